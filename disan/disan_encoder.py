@@ -1,0 +1,129 @@
+"""DiSAN: Directional Self-Attention Network (Shen et al. 2018, Sec. 4, Figs. 2 and 4)."""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+from .attention import auto_chunk, multi_dim_token2token, source2token
+from .masks import attention_allowed, direction_mask
+from .trace import DiSABlockTrace, DiSANTrace, detach
+
+#: Above this many tokens the trace keeps only reduced probability views
+#: (mean/max over features) instead of the full (B, T, T, D) tensor.
+FULL_PROBS_MAX_TOKENS = 256
+
+
+def glorot_(module: nn.Module) -> None:
+    """Shen Sec. 5: Glorot-initialised weight matrices, zero biases."""
+    for name, p in module.named_parameters():
+        if p.dim() >= 2:
+            nn.init.xavier_uniform_(p)
+        elif name.endswith("bias") or name.endswith("b1"):
+            nn.init.zeros_(p)
+
+
+class DiSABlock(nn.Module):
+    """Directional self-attention block (Shen Fig. 2)."""
+
+    def __init__(self, d_in: int, d_h: int, c: float, dropout: float):
+        super().__init__()
+        self.c = c
+        self.fc_h = nn.Linear(d_in, d_h)  # Eq. 14: W^(h), b^(h)
+        self.w1 = nn.Linear(d_h, d_h, bias=False)  # Eq. 15: W^(1) (keys)
+        self.w2 = nn.Linear(d_h, d_h, bias=False)  # Eq. 15: W^(2) (queries)
+        self.b1 = nn.Parameter(torch.zeros(d_h))  # Eq. 15: b^(1)
+        self.gate_s = nn.Linear(d_h, d_h, bias=False)  # Eq. 19: W^(f1)
+        self.gate_h = nn.Linear(d_h, d_h)  # Eq. 19: W^(f2), b^(f)
+        self.drop = nn.Dropout(dropout)
+
+    def forward(
+        self, x: Tensor, valid: Tensor, mask: str, record: bool = False, chunk: int | None = -1
+    ) -> tuple[Tensor, DiSABlockTrace | None]:
+        """x: (B, T, d_in), valid: (B, T) → u (B, T, D) and an optional trace.
+
+        ``chunk=-1`` picks a query chunk size from the memory budget.
+        """
+        B, T, _ = x.shape
+        h = F.elu(self.fc_h(x))  # (B, T, D)  Eq. 14, σ_h = ELU
+        allowed = attention_allowed(direction_mask(T, mask, x.device), valid)  # (B, T, T)
+        h_att = self.drop(h)  # authors' code: dropout on h before attention
+        if chunk == -1:
+            chunk = auto_chunk(B, T, h.shape[-1])
+        keep = record and T <= FULL_PROBS_MAX_TOKENS
+        s, views = multi_dim_token2token(
+            h_att, allowed, self.w1.weight, self.w2.weight, self.b1, self.c, chunk=chunk, keep_probs=keep
+        )  # s: (B, T, D)
+        gate = torch.sigmoid(self.gate_s(s) + self.gate_h(h))  # (B, T, D)  Eq. 19
+        u = gate * h + (1 - gate) * s  # (B, T, D)  Eq. 20
+        u = u * valid[..., None]  # (B, T, D)  padding stays zero
+        if not record:
+            return u, None
+        trace = DiSABlockTrace(
+            mask=mask,
+            allowed=detach(allowed),
+            h=detach(h),
+            probs=detach(views["probs"]) if keep else None,
+            probs_mean=detach(views["mean"]),
+            probs_max=detach(views["max"]),
+            s=detach(s),
+            gate=detach(gate),
+            u=detach(u),
+        )
+        return u, trace
+
+
+class Source2Token(nn.Module):
+    """Multi-dimensional source2token self-attention (Shen Eqs. 12–13)."""
+
+    def __init__(self, d: int, layer_norm: bool = False):
+        super().__init__()
+        self.fc1 = nn.Linear(d, d)  # W^(1), b^(1)
+        self.fc2 = nn.Linear(d, d)  # W, b
+        self.norm = nn.LayerNorm(d) if layer_norm else None  # Im Sec. 5.2
+
+    def forward(self, x: Tensor, valid: Tensor) -> tuple[Tensor, Tensor]:
+        """x: (B, T, d), valid: (B, T) → s (B, d), P (B, T, d)."""
+        return source2token(
+            x, valid, self.fc1.weight, self.fc1.bias, self.fc2.weight, self.fc2.bias, F.elu, self.norm
+        )
+
+
+class DiSANEncoder(nn.Module):
+    """Two untied DiSA blocks (forward, backward), concatenated, then source2token (Shen Sec. 4)."""
+
+    def __init__(self, d_in: int, d_h: int = 300, c: float = 5.0, dropout: float = 0.2, masks=("fw", "bw")):
+        super().__init__()
+        self.masks = tuple(masks)
+        self.fw = DiSABlock(d_in, d_h, c, dropout)
+        self.bw = DiSABlock(d_in, d_h, c, dropout)
+        self.s2t = Source2Token(2 * d_h)
+        self.out_dim = 2 * d_h
+        glorot_(self)
+
+    def forward(
+        self,
+        x: Tensor,
+        valid: Tensor,
+        record: bool = False,
+        masks: tuple[str, str] | None = None,
+        alpha: float | None = None,
+        chunk: int | None = -1,
+    ) -> tuple[Tensor, DiSANTrace | None]:
+        """x: (B, T, d_in), valid: (B, T) → sentence (B, 2D) and an optional trace.
+
+        ``masks`` overrides the two blocks' masks at inference; ``alpha`` is
+        accepted for a uniform interface and must be ``None`` (DiSAN has no
+        distance mask).
+        """
+        if alpha is not None:
+            raise ValueError(f"alpha={alpha} was given, but DiSAN has no distance mask; leave alpha unset.")
+        m_fw, m_bw = masks or self.masks
+        u_fw, t_fw = self.fw(x, valid, m_fw, record, chunk)  # (B, T, D)
+        u_bw, t_bw = self.bw(x, valid, m_bw, record, chunk)  # (B, T, D)
+        u = torch.cat([u_fw, u_bw], dim=-1)  # (B, T, 2D)
+        sentence, p = self.s2t(u, valid)  # (B, 2D), (B, T, 2D)
+        if not record:
+            return sentence, None
+        return sentence, DiSANTrace(detach(valid), t_fw, t_bw, detach(p), detach(sentence))

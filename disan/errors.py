@@ -1,0 +1,17 @@
+"""Exceptions whose message is one clear sentence saying what is wrong and what to do."""
+
+
+class DisanError(Exception):
+    """Base class: every error the API raises on purpose."""
+
+
+class InputError(DisanError, ValueError):
+    """The text cannot be encoded (empty, too long, …)."""
+
+
+class ModelNotFoundError(DisanError, LookupError):
+    """No pretrained model or checkpoint file under that name."""
+
+
+class CheckpointError(DisanError, ValueError):
+    """A checkpoint file is missing, truncated, tampered with or inconsistent."""

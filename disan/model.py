@@ -1,0 +1,247 @@
+"""The user-facing model: tokens → embeddings → encoder → task head, with ``trace`` and ``predict``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import torch
+from torch import Tensor, nn
+
+from .attention import auto_chunk, multi_dim_token2token
+from .config import ModelConfig
+from .disan_encoder import DiSANEncoder
+from .distance_encoder import DistanceEncoder
+from .errors import InputError
+from .heads import ClassifierHead, ImNLIHead, ShenNLIHead
+from .masks import MASK_KINDS, attention_allowed, direction_mask
+from .trace import ModelTrace, SentenceTrace
+from .vocab import Glove, Vocab, tokenize
+
+#: Named inference-time mask overrides (issue #2, item 6).
+MASK_PRESETS = {
+    "default": None,
+    "swap": ("bw", "fw"),
+    "diag": ("diag", "diag"),
+    "none": ("none", "none"),
+}
+
+
+def resolve_masks(masks: str | Sequence[str] | None, default: tuple[str, str]) -> tuple[str, str]:
+    """Turn ``None``, a preset name, ``"fw,bw"`` or a pair into a pair of mask kinds."""
+    if masks is None:
+        return default
+    if isinstance(masks, str):
+        if masks in MASK_PRESETS:
+            return MASK_PRESETS[masks] or default
+        masks = masks.split(",")
+    pair = tuple(m.strip() for m in masks)
+    if len(pair) != 2 or any(m not in MASK_KINDS for m in pair):
+        raise InputError(
+            f"Masks {masks!r} are not understood; use a preset ({', '.join(MASK_PRESETS)}) "
+            f"or two of {', '.join(MASK_KINDS)} such as 'fw,bw'."
+        )
+    return pair  # type: ignore[return-value]
+
+
+def build_encoder(cfg: ModelConfig) -> nn.Module:
+    if cfg.arch == "disan":
+        return DiSANEncoder(cfg.d_in, cfg.d_h, cfg.c, cfg.dropout, cfg.masks)
+    return DistanceEncoder(cfg.d_in, cfg.d_h, cfg.heads, cfg.alpha, cfg.ffn_mult, cfg.dropout, cfg.masks)
+
+
+def build_head(cfg: ModelConfig, d_enc: int) -> nn.Module:
+    k = len(cfg.labels)
+    if not cfg.pair:
+        return ClassifierHead(d_enc, cfg.head_hidden, k, cfg.dropout, relu=cfg.arch == "dsa")
+    if cfg.arch == "disan":
+        return ShenNLIHead(d_enc, cfg.head_hidden, k, cfg.dropout)
+    return ImNLIHead(d_enc, cfg.head_hidden, k, cfg.dropout)
+
+
+class SentenceModel(nn.Module):
+    """Embedding table + encoder + head.
+
+    Words in the model's own ``vocab`` use its (possibly fine-tuned) rows; any
+    other word that GloVe knows gets its GloVe vector; anything else gets the
+    ``<unk>`` row and is flagged ``unknown`` in the trace.
+    """
+
+    def __init__(self, cfg: ModelConfig, vocab: Vocab, glove: Glove | None, name: str, random_weights: bool):
+        super().__init__()
+        self.cfg = cfg
+        self.vocab = vocab
+        self.glove = glove
+        self.name = name
+        self.random_weights = random_weights
+        self.embedding = nn.Embedding(len(vocab.words), cfg.d_in, padding_idx=0)
+        self.embedding.weight.requires_grad_(cfg.finetune_embeddings)
+        self.encoder = build_encoder(cfg)
+        self.head = build_head(cfg, self.encoder.out_dim)
+
+    @property
+    def device(self) -> torch.device:
+        return self.embedding.weight.device
+
+    # ----------------------------------------------------------- embedding
+    def token_status(self, tokens: Sequence[str]) -> tuple[str, ...]:
+        """Per token: ``vocab``, ``glove`` or ``unknown``."""
+        glove = self.glove
+        return tuple(
+            "vocab" if t in self.vocab.index else "glove" if glove is not None and t in glove else "unknown"
+            for t in tokens
+        )
+
+    def embed(self, batch: Sequence[Sequence[str]]) -> tuple[Tensor, Tensor]:
+        """Right-padded token lists → x (B, T, d_in) and valid (B, T)."""
+        B, T = len(batch), max(1, max(len(toks) for toks in batch))
+        ids = torch.zeros(B, T, dtype=torch.long)  # (B, T)  0 = <pad>
+        ext = torch.full((B, T), -1, dtype=torch.long)  # (B, T)  row in ext_vectors or -1
+        rows: dict[int, int] = {}
+        for b, toks in enumerate(batch):
+            for t, tok in enumerate(toks):
+                own = self.vocab.index.get(tok)
+                if own is not None:
+                    ids[b, t] = own
+                    continue
+                g = self.glove.index(tok) if self.glove is not None else None
+                if g is None:
+                    ids[b, t] = 1  # <unk>
+                else:
+                    ext[b, t] = rows.setdefault(g, len(rows))
+        ids, ext = ids.to(self.device), ext.to(self.device)
+        x = self.embedding(ids)  # (B, T, d_in)
+        if rows:
+            table = torch.from_numpy(self.glove.vectors[list(rows)]).to(x)  # (G, d_in)
+            x = torch.where((ext >= 0)[..., None], table[ext.clamp(min=0)], x)  # (B, T, d_in)
+        valid = torch.tensor([[t < len(toks) for t in range(T)] for toks in batch], device=self.device)  # (B, T)
+        return x, valid
+
+    # ------------------------------------------------------------- forward
+    def forward(
+        self,
+        premise: Sequence[Sequence[str]],
+        hypothesis: Sequence[Sequence[str]] | None = None,
+        record: bool = False,
+        masks: tuple[str, str] | None = None,
+        alpha: float | None = None,
+    ):
+        """Token lists → logits (B, K), plus encoder traces when ``record``.
+
+        Returns ``(logits, premise_trace, hypothesis_trace)``; traces are
+        ``None`` unless ``record``. Recording never changes the logits.
+        """
+        if self.cfg.pair and hypothesis is None:
+            raise InputError(f"Model {self.name!r} is an NLI model; give a hypothesis as well as a premise.")
+        if self.cfg.arch == "disan" and alpha is not None:
+            raise InputError(f"alpha={alpha} was given, but {self.name!r} is a DiSAN model with no distance mask.")
+        x, valid = self.embed(premise)
+        sp, tp = self.encoder(x, valid, record, masks, alpha)  # (B, E)
+        if not self.cfg.pair:
+            return self.head(sp), tp, None
+        y, valid_h = self.embed(hypothesis)
+        sh, th = self.encoder(y, valid_h, record, masks, alpha)  # (B, E)  tied encoders
+        return self.head(sp, sh), tp, th
+
+    # ---------------------------------------------------------------- API
+    def tokenize_checked(self, text: str, what: str = "text") -> list[str]:
+        """Tokenize and enforce the token limit, before any large allocation."""
+        if not isinstance(text, str):
+            raise InputError(f"The {what} must be a string, not {type(text).__name__}.")
+        tokens = tokenize(text)
+        if not tokens:
+            raise InputError(f"The {what} is empty (or only invisible characters); type a sentence with at least one word.")
+        if len(tokens) > self.cfg.max_tokens:
+            raise InputError(
+                f"The {what} has {len(tokens)} tokens, over this model's limit of {self.cfg.max_tokens}; shorten it."
+            )
+        return tokens
+
+    @torch.inference_mode()
+    def trace(
+        self,
+        text: str,
+        hypothesis: str | None = None,
+        *,
+        alpha: float | None = None,
+        masks: str | Sequence[str] | None = None,
+    ) -> ModelTrace:
+        """Encode one sentence (or pair) and return every intermediate (B = 1)."""
+        self.eval()
+        pair = resolve_masks(masks, self.cfg.masks)
+        premise = self.tokenize_checked(text, "premise" if self.cfg.pair else "text")
+        hyp = self.tokenize_checked(hypothesis, "hypothesis") if self.cfg.pair else None
+        if not self.cfg.pair and hypothesis:
+            raise InputError(f"Model {self.name!r} classifies single sentences; leave the hypothesis empty.")
+        logits, tp, th = self(
+            [premise], [hyp] if hyp is not None else None, record=True, masks=pair, alpha=alpha
+        )
+        probs = torch.softmax(logits.float(), -1)[0].tolist()  # (K,)
+        used_alpha = None if self.cfg.arch == "disan" else (self.cfg.alpha if alpha is None else float(alpha))
+        return ModelTrace(
+            model=self.name,
+            random_weights=self.random_weights,
+            arch=self.cfg.arch,
+            premise=SentenceTrace(tuple(premise), self.token_status(premise), tp),
+            hypothesis=SentenceTrace(tuple(hyp), self.token_status(hyp), th) if hyp is not None else None,
+            prediction=dict(zip(self.cfg.labels, probs)),
+            masks=pair,
+            alpha=used_alpha,
+        )
+
+    @torch.inference_mode()
+    def predict(
+        self, inputs: Sequence[str | tuple[str, str]], batch_size: int = 128, **overrides
+    ) -> list[dict[str, float]]:
+        """Label → probability for each text (or ``(premise, hypothesis)`` pair).
+
+        Batches by length so 10,000 inputs cost seconds. ``overrides`` are
+        ``masks=`` and ``alpha=`` as in ``trace``.
+        """
+        self.eval()
+        masks = resolve_masks(overrides.get("masks"), self.cfg.masks)
+        alpha = overrides.get("alpha")
+        items = [self.split_input(item) for item in inputs]
+        order = sorted(range(len(items)), key=lambda i: max(len(t) for t in items[i] if t is not None))
+        out: list[dict[str, float] | None] = [None] * len(items)
+        for start in range(0, len(order), batch_size):
+            idx = order[start : start + batch_size]
+            prem = [items[i][0] for i in idx]
+            hyp = [items[i][1] for i in idx] if self.cfg.pair else None
+            logits, _, _ = self(prem, hyp, masks=masks, alpha=alpha)
+            for i, row in zip(idx, torch.softmax(logits.float(), -1).tolist()):
+                out[i] = dict(zip(self.cfg.labels, row))
+        return out  # type: ignore[return-value]
+
+    def split_input(self, item: str | tuple[str, str]) -> tuple[list[str], list[str] | None]:
+        if self.cfg.pair:
+            if isinstance(item, str) or len(item) != 2:
+                raise InputError(f"Model {self.name!r} needs (premise, hypothesis) pairs, got {item!r}.")
+            return self.tokenize_checked(item[0], "premise"), self.tokenize_checked(item[1], "hypothesis")
+        if not isinstance(item, str):
+            raise InputError(f"Model {self.name!r} classifies single texts; got {type(item).__name__}.")
+        return self.tokenize_checked(item), None
+
+    @torch.inference_mode()
+    def feature_slice(self, text: str, feature: int, direction: str = "fw", masks=None) -> Tensor:
+        """DiSAN per-feature probabilities P[..., k] (T, T) for any length, chunk by chunk.
+
+        Long sentences keep only reduced views in the trace (see
+        ``disan_encoder.FULL_PROBS_MAX_TOKENS``); this recomputes one feature.
+        """
+        if self.cfg.arch != "disan":
+            raise InputError("Per-feature probabilities exist only for DiSAN models.")
+        self.eval()
+        kinds = resolve_masks(masks, self.cfg.masks)
+        block = self.encoder.fw if direction == "fw" else self.encoder.bw
+        kind = kinds[0] if direction == "fw" else kinds[1]
+        if not 0 <= feature < self.cfg.d_h:
+            raise InputError(f"Feature {feature} is out of range; choose 0 to {self.cfg.d_h - 1}.")
+        x, valid = self.embed([self.tokenize_checked(text)])
+        h = torch.nn.functional.elu(block.fc_h(x))  # (1, T, D)
+        T = h.shape[1]
+        allowed = attention_allowed(direction_mask(T, kind, x.device), valid)  # (1, T, T)
+        _, views = multi_dim_token2token(
+            h, allowed, block.w1.weight, block.w2.weight, block.b1, block.c,
+            chunk=auto_chunk(1, T, h.shape[-1]), keep_probs=False, feature=feature,
+        )
+        return views["feature"][0].float().cpu()  # (T, T)
