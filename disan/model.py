@@ -15,7 +15,7 @@ from .errors import InputError
 from .heads import ClassifierHead, ImNLIHead, ShenNLIHead
 from .masks import MASK_KINDS, attention_allowed, direction_mask
 from .trace import ModelTrace, SentenceTrace
-from .vocab import Glove, Vocab, tokenize
+from .vocab import Glove, Vocab, classify_tokens, tokenize
 
 #: Named inference-time mask overrides (issue #2, item 6).
 MASK_PRESETS = {
@@ -85,11 +85,7 @@ class SentenceModel(nn.Module):
     # ----------------------------------------------------------- embedding
     def token_status(self, tokens: Sequence[str]) -> tuple[str, ...]:
         """Per token: ``vocab``, ``glove`` or ``unknown``."""
-        glove = self.glove
-        return tuple(
-            "vocab" if t in self.vocab.index else "glove" if glove is not None and t in glove else "unknown"
-            for t in tokens
-        )
+        return tuple(classify_tokens(tokens, self.vocab, self.glove))
 
     def embed(self, batch: Sequence[Sequence[str]]) -> tuple[Tensor, Tensor]:
         """Right-padded token lists → x (B, T, d_in) and valid (B, T)."""

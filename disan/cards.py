@@ -1,0 +1,91 @@
+"""Model cards: ``pretrained/<name>.json`` (data) rendered to ``pretrained/<name>.md``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .api import PRETRAINED_DIR
+
+#: Paper numbers to compare against (300-d GloVe, full training sets).
+PAPER_REFERENCE = {
+    "disan-sst5": "51.72% (Shen Table 2)",
+    "disan-sst5-nodir": "49.41% (Shen Table 2, DiSAN without directions)",
+    "dsa-sst5": "not in the paper",
+    "dsa-sst5-nodist": "not in the paper",
+    "disan-nli": "85.62% with the full SNLI train (Shen Table 1)",
+    "dsa-nli": "86.3% with the full SNLI train (Im Table 1)",
+    "dsa-nli-nodist": "86.0% with the full SNLI train (Im Table 1)",
+}
+
+
+def card_path(name: str, directory: Path = PRETRAINED_DIR) -> Path:
+    return directory / f"{name}.json"
+
+
+def read_card(name: str, directory: Path = PRETRAINED_DIR) -> dict:
+    path = card_path(name, directory)
+    return json.loads(path.read_text()) if path.exists() else {"name": name}
+
+
+def update_card(name: str, split: str, report: dict, directory: Path = PRETRAINED_DIR) -> Path:
+    """Store an evaluation report under ``evaluation.<split>`` and re-render the markdown."""
+    card = read_card(name, directory)
+    card.setdefault("evaluation", {})[split] = report
+    return write_card(card, directory)
+
+
+def write_card(card: dict, directory: Path = PRETRAINED_DIR) -> Path:
+    path = card_path(card["name"], directory)
+    path.write_text(json.dumps(card, indent=2, ensure_ascii=False) + "\n")
+    path.with_suffix(".md").write_text(render(card))
+    return path
+
+
+def pct(x: float | None) -> str:
+    return "–" if x is None else f"{100 * x:.2f}%"
+
+
+def render(card: dict) -> str:
+    """Markdown card: data, hyper-parameters, cost, accuracy, reproduction command, caveats."""
+    name = card["name"]
+    train = card.get("train", {})
+    tcfg = train.get("train_config", {})
+    mcfg = train.get("model_config", {})
+    evals = card.get("evaluation", {})
+    lines = [f"# Model card: `{name}`", ""]
+    lines += [card.get("description", ""), ""]
+    lines += ["## Data", ""]
+    lines += [f"- Task: `{tcfg.get('task')}`; training examples: {train.get('train_examples', '–'):,}"
+              if isinstance(train.get("train_examples"), int) else f"- Task: `{tcfg.get('task')}`"]
+    lines += [f"- Dev (model selection) examples: {train.get('dev_examples', '–')}"]
+    for split, rep in evals.items():
+        lines += [f"- Scored on `{split}`: {rep.get('n')} examples"]
+    lines += [f"- {card['data_note']}"] if card.get("data_note") else []
+    lines += ["", "## Model and training", ""]
+    lines += [f"- Architecture: `{mcfg.get('arch')}`, d_h={mcfg.get('d_h')}, heads={mcfg.get('heads')}, "
+              f"alpha={mcfg.get('alpha')}, masks={mcfg.get('masks')}, input dim {mcfg.get('d_in')} (GloVe 6B 50d)"]
+    lines += [f"- Parameters without embeddings: {train.get('params_without_embeddings', 0):,}; vocabulary {train.get('vocab_size')} words"]
+    lines += [f"- Optimizer {tcfg.get('optimizer')} lr {tcfg.get('lr')}, batch {tcfg.get('batch_size')}, dropout {tcfg.get('dropout')}, "
+              f"weight decay {tcfg.get('weight_decay')}, seed {tcfg.get('seed')}"]
+    lines += [f"- Epochs run: {train.get('epochs_run')}; wall time {train.get('wall_time_s')} s on {train.get('hardware')} (torch {train.get('torch')})"]
+    lines += ["", "## Accuracy", "", "| split | accuracy | paper |", "|---|---|---|"]
+    lines += [f"| dev (held out) | {pct(train.get('best_dev_acc'))} | |"]
+    for split, rep in evals.items():
+        lines += [f"| {split} | {pct(rep.get('accuracy'))} | {PAPER_REFERENCE.get(name, '')} |"]
+    for split, rep in evals.items():
+        lines += ["", f"### {split}: per class", "", "| class | accuracy |", "|---|---|"]
+        lines += [f"| {k} | {pct(v)} |" for k, v in rep.get("per_class_accuracy", {}).items()]
+        lines += ["", f"### {split}: by length (tokens; pairs: mean of both)", "", "| lengths | n | accuracy |", "|---|---|---|"]
+        lines += [f"| {b['lengths']} | {b['n']} | {pct(b['accuracy'])} |" for b in rep.get("accuracy_by_length", [])]
+        cm = rep.get("confusion_matrix")
+        if cm:
+            lines += ["", f"### {split}: confusion matrix (rows gold, columns predicted)", ""]
+            lines += ["| | " + " | ".join(cm["labels"]) + " |", "|---" * (len(cm["labels"]) + 1) + "|"]
+            lines += [f"| {lab} | " + " | ".join(str(v) for v in row) + " |" for lab, row in zip(cm["labels"], cm["rows_gold_cols_pred"])]
+    lines += ["", "## Reproduce", "", "```", card.get("train_command", train.get("command", "")), "```"]
+    for split in evals:
+        lines += ["```", f"python -m disan evaluate --model {name} --task {tcfg.get('task')} --split {split} --card", "```"]
+    if card.get("shortfall"):
+        lines += ["", "## Where we fall short of the paper, and why", "", card["shortfall"]]
+    return "\n".join(lines) + "\n"

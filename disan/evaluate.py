@@ -1,0 +1,117 @@
+"""Evaluation: ``python -m disan evaluate --model NAME --task ...``.
+
+Reports accuracy, per-class accuracy, the confusion matrix and accuracy by
+sentence-length bucket (Shen Fig. 5, Im Fig. 6: average length of the pair).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from .data import Example
+from .model import SentenceModel
+from .vocab import tokenize
+
+#: Upper bounds of the length buckets (tokens; pairs use the mean of both).
+LENGTH_BUCKETS = (5, 10, 15, 20, 25, 30, 40, 60, 1_000_000)
+
+
+@dataclass(frozen=True)
+class Encoded:
+    """Tokenised examples: premise tokens, hypothesis tokens (or None) and labels."""
+
+    premises: tuple[tuple[str, ...], ...]
+    hypotheses: tuple[tuple[str, ...], ...] | None
+    labels: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.premises)
+
+    def lengths(self) -> np.ndarray:
+        """Per example: the longer sentence's length (what padding costs)."""
+        p = np.array([len(t) for t in self.premises])
+        if self.hypotheses is None:
+            return p
+        return np.maximum(p, np.array([len(t) for t in self.hypotheses]))
+
+    def mean_lengths(self) -> np.ndarray:
+        """Per example: sentence length, or the pair's average length (Im Fig. 5)."""
+        p = np.array([len(t) for t in self.premises], dtype=float)
+        return p if self.hypotheses is None else (p + np.array([len(t) for t in self.hypotheses])) / 2
+
+    def all_token_lists(self) -> list[tuple[str, ...]]:
+        return list(self.premises) + list(self.hypotheses or ())
+
+    def batch(self, idx: Sequence[int]) -> tuple[list, list | None, torch.Tensor]:
+        prem = [self.premises[i] for i in idx]
+        hyp = [self.hypotheses[i] for i in idx] if self.hypotheses is not None else None
+        return prem, hyp, torch.as_tensor(self.labels[np.asarray(idx)], dtype=torch.long)
+
+
+def encode_examples(examples: Sequence[Example], max_len: int = 128) -> Encoded:
+    """Tokenise once; empty texts become ``<unk>`` and long ones are cut to ``max_len``."""
+
+    def tok(text: str) -> tuple[str, ...]:
+        return tuple(tokenize(text)[:max_len]) or ("<unk>",)
+
+    pair = any(e.hypothesis is not None for e in examples)
+    return Encoded(
+        premises=tuple(tok(e.text) for e in examples),
+        hypotheses=tuple(tok(e.hypothesis or "") for e in examples) if pair else None,
+        labels=np.array([e.label for e in examples], dtype=np.int64),
+    )
+
+
+@torch.inference_mode()
+def predict_encoded(model: SentenceModel, data: Encoded, batch_size: int = 256) -> np.ndarray:
+    """Predicted label ids for every example, batched by length."""
+    model.eval()
+    order = np.argsort(data.lengths(), kind="stable")
+    preds = np.zeros(len(data), dtype=np.int64)
+    for start in range(0, len(order), batch_size):
+        idx = order[start : start + batch_size]
+        prem, hyp, _ = data.batch(idx)
+        logits, _, _ = model(prem, hyp)
+        preds[idx] = logits.argmax(-1).cpu().numpy()
+    return preds
+
+
+def accuracy(model: SentenceModel, data: Encoded) -> float:
+    return float((predict_encoded(model, data) == data.labels).mean()) if len(data) else 0.0
+
+
+def metrics(labels: np.ndarray, preds: np.ndarray, names: Sequence[str], lengths: np.ndarray) -> dict:
+    """Accuracy, per-class accuracy, confusion matrix (rows = gold) and accuracy by length bucket."""
+    k = len(names)
+    confusion = np.zeros((k, k), dtype=np.int64)
+    np.add.at(confusion, (labels, preds), 1)
+    per_class = {
+        name: (float(confusion[i, i] / confusion[i].sum()) if confusion[i].sum() else None)
+        for i, name in enumerate(names)
+    }
+    buckets = []
+    lower = 0
+    for upper in LENGTH_BUCKETS:
+        sel = (lengths > lower) & (lengths <= upper)
+        if sel.any():
+            label = f"{lower + 1}-{upper}" if upper < LENGTH_BUCKETS[-1] else f">{lower}"
+            buckets.append({"lengths": label, "n": int(sel.sum()), "accuracy": float((labels[sel] == preds[sel]).mean())})
+        lower = upper
+    return {
+        "n": int(len(labels)),
+        "accuracy": float((labels == preds).mean()) if len(labels) else 0.0,
+        "per_class_accuracy": per_class,
+        "confusion_matrix": {"labels": list(names), "rows_gold_cols_pred": confusion.tolist()},
+        "accuracy_by_length": buckets,
+    }
+
+
+def evaluate(model: SentenceModel, examples: Sequence[Example], max_len: int | None = None) -> dict:
+    """Full evaluation report of ``model`` on labelled examples."""
+    data = encode_examples(examples, max_len or model.cfg.max_tokens)
+    preds = predict_encoded(model, data)
+    return metrics(data.labels, preds, model.cfg.labels, data.mean_lengths())

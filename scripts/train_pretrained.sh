@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Reproduces every checkpoint in pretrained/ (the exact commands quoted in the model cards).
+# Usage: bash scripts/train_pretrained.sh [name ...]   (default: all seven)
+# Each run resumes from runs/<name>.state.pt if interrupted; the best dev checkpoint is
+# runs/<name>.safetensors, then copied to pretrained/ by scripts/publish_pretrained.py.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-.venv/bin/python}
+declare -A CMD=(
+  [disan-sst5]="--model disan --task sst5 --epochs 6 --eval-every 1000 --time-budget-min 35"
+  [disan-sst5-nodir]="--model disan --task sst5 --ablation nodir --epochs 6 --eval-every 1000 --time-budget-min 35"
+  [dsa-sst5]="--model dsa --task sst5 --epochs 6 --eval-every 1000 --time-budget-min 20"
+  [dsa-sst5-nodist]="--model dsa --task sst5 --ablation nodist --epochs 6 --eval-every 1000 --time-budget-min 20"
+  [disan-nli]="--model disan --task nli --epochs 15 --time-budget-min 25"
+  [dsa-nli]="--model dsa --task nli --epochs 15 --time-budget-min 20"
+  [dsa-nli-nodist]="--model dsa --task nli --ablation nodist --epochs 15 --time-budget-min 20"
+)
+names=("$@")
+[ ${#names[@]} -gt 0 ] || names=(disan-sst5 disan-sst5-nodir dsa-sst5 dsa-sst5-nodist disan-nli dsa-nli dsa-nli-nodist)
+for name in "${names[@]}"; do
+  echo "== $name: python -m disan train ${CMD[$name]} --out runs/$name"
+  $PY -m disan train ${CMD[$name]} --out "runs/$name" --threads "${THREADS:-1}"
+done

@@ -1,0 +1,125 @@
+"""Plain numpy records of a ``ModelTrace`` (B = 1), cheap to cache and pickle.
+
+``TraceView`` keeps only what the views draw: T×T maps reduced over features
+(DiSAN) or kept per head (DSA), gates, pooling weights and FFN statistics.
+The full per-feature DiSAN tensor stays in the cached ``ModelTrace``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from disan.trace import DiSABlockTrace, DistanceBlockTrace, ModelTrace, SentenceTrace
+
+from .reduce import feature_entropy
+
+
+@dataclass(frozen=True)
+class BlockView:
+    """One directional block. ``attention`` (T, T) = mean over features (DiSAN) or heads (DSA)."""
+
+    mask: str
+    allowed: np.ndarray  # (T, T) bool
+    attention: np.ndarray  # (T, T)
+    gate: np.ndarray  # (T, D)  Shen Eq. 19 / Im Eq. 12
+    probs_max: np.ndarray | None = None  # (T, T) DiSAN: max over features
+    probs_entropy: np.ndarray | None = None  # (T, T) DiSAN: see reduce.feature_entropy
+    heads: np.ndarray | None = None  # (H, T, T) DSA: Eq. 7 per head
+    scores: np.ndarray | None = None  # (H, T, T) DSA: QK^T/√d_k before masks
+    ffn_deactivation: np.ndarray | None = None  # (T,) DSA: Im Fig. 10a
+    ln_max: np.ndarray | None = None  # (T,) DSA: Im Fig. 10b
+
+
+@dataclass(frozen=True)
+class SentenceView:
+    """One sentence: tokens, vocabulary status and both blocks."""
+
+    tokens: tuple[str, ...]
+    status: tuple[str, ...]
+    fw: BlockView
+    bw: BlockView
+    s2t: np.ndarray  # (T, 2D) source2token probabilities (Shen Fig. 8; Im Fig. 11a)
+    maxpool_share: np.ndarray | None  # (T,) DSA: Im Fig. 11b
+
+    @property
+    def length(self) -> int:
+        return len(self.tokens)
+
+    def block(self, direction: str) -> BlockView:
+        return self.fw if direction == "fw" else self.bw
+
+
+@dataclass(frozen=True)
+class TraceView:
+    """A model's prediction and the views of its premise (and hypothesis)."""
+
+    model: str
+    arch: str
+    random_weights: bool
+    prediction: dict[str, float]
+    masks: tuple[str, str]
+    alpha: float | None
+    premise: SentenceView
+    hypothesis: SentenceView | None
+
+    def side(self, name: str) -> SentenceView:
+        return self.hypothesis if name == "hypothesis" and self.hypothesis is not None else self.premise
+
+
+def _np(t) -> np.ndarray:
+    return t.detach().cpu().numpy()
+
+
+def _block(block: DiSABlockTrace | DistanceBlockTrace, T: int) -> BlockView:
+    allowed = _np(block.allowed[0, :T, :T])
+    gate = _np(block.gate[0, :T])
+    if isinstance(block, DiSABlockTrace):
+        probs = None if block.probs is None else _np(block.probs[0, :T, :T])
+        return BlockView(
+            mask=block.mask,
+            allowed=allowed,
+            attention=_np(block.probs_mean[0, :T, :T]),
+            gate=gate,
+            probs_max=_np(block.probs_max[0, :T, :T]),
+            probs_entropy=None if probs is None else feature_entropy(probs),
+        )
+    heads = _np(block.probs[0, :, :T, :T])
+    return BlockView(
+        mask=block.mask,
+        allowed=allowed,
+        attention=heads.mean(0),
+        gate=gate,
+        heads=heads,
+        scores=_np(block.scores[0, :, :T, :T]),
+        ffn_deactivation=_np(block.ffn_deactivation[0, :T]),
+        ln_max=_np(block.ln_max[0, :T]),
+    )
+
+
+def sentence_view(sent: SentenceTrace) -> SentenceView:
+    T = len(sent.tokens)
+    enc = sent.encoder
+    share = getattr(enc, "maxpool_share", None)
+    return SentenceView(
+        tokens=sent.tokens,
+        status=sent.token_status,
+        fw=_block(enc.fw, T),
+        bw=_block(enc.bw, T),
+        s2t=_np(enc.s2t_probs[0, :T]),
+        maxpool_share=None if share is None else _np(share[0, :T]),
+    )
+
+
+def trace_view(trace: ModelTrace) -> TraceView:
+    return TraceView(
+        model=trace.model,
+        arch=trace.arch,
+        random_weights=trace.random_weights,
+        prediction=dict(trace.prediction),
+        masks=tuple(trace.masks),
+        alpha=trace.alpha,
+        premise=sentence_view(trace.premise),
+        hypothesis=None if trace.hypothesis is None else sentence_view(trace.hypothesis),
+    )

@@ -1,0 +1,37 @@
+"""App-wide limits and defaults (constants only; override the token limit with ``VIZ_MAX_TOKENS``)."""
+
+from __future__ import annotations
+
+import os
+
+
+def _env_int(name: str, default: int, low: int) -> int:
+    """An integer from the environment, or ``default`` when unset or invalid."""
+    raw = os.environ.get(name, "")
+    return max(low, int(raw)) if raw.strip().isdigit() else default
+
+
+#: Most tokens a sentence may have in the app (the API allows more; the
+#: browser would not draw T×T×heads maps quickly beyond this).
+MAX_TOKENS = _env_int("VIZ_MAX_TOKENS", 128, 8)
+
+#: Most characters accepted in a text box or query parameter.
+MAX_CHARS = 5000
+
+#: Range and step of every α slider (Im Eq. 7's distance weight).
+ALPHA_MIN, ALPHA_MAX, ALPHA_STEP = 0.0, 5.0, 0.1
+
+#: α drawn by the Masks view when the model is a DiSAN model (Im Sec. 5.2: 1.5).
+PAPER_ALPHA = 1.5
+
+#: Sentence shown on first load (Shen Fig. 6, sentence 2).
+DEFAULT_SENTENCE = "Families have some dogs in front of a carousel"
+
+#: Hypothesis used when an NLI model is chosen and none was typed.
+DEFAULT_HYPOTHESIS = "A family is outside ."
+
+#: Heatmaps print each cell's value when the sentence has at most this many tokens.
+CELL_TEXT_MAX = 12
+
+#: Small multiples are block-averaged down to at most this many cells per side.
+SMALL_MULTIPLE_MAX = 48
