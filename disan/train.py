@@ -11,6 +11,7 @@ the CPU, nccl on CUDA).
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import os
 import platform
@@ -217,12 +218,13 @@ def train(cfg: TrainConfig) -> dict:
                 break
         bar.close()
         step0 = 0
-        best = checkpoint_if_best(cfg, model, dev_set, best, history, log, epoch, len(batches), losses, started, elapsed0, rank)
+        best = checkpoint_if_best(cfg, model, dev_set, best, history, log, epoch, done, losses, started, elapsed0, rank)
         if rank == 0:
             save_state(cfg, model, opt, epoch + (0 if stop else 1), done if stop else 0, best, history)
         if stop:
             break
     summary = run_summary(cfg, model, train_set, dev_set, best, history, started, elapsed0, world)
+    summary["rank_weight_sha256"] = gather_weight_digests(model, world)
     if rank == 0:
         Path(cfg.out).with_suffix(".train.json").write_text(json.dumps(summary, indent=2) + "\n")
     if world > 1:
@@ -260,6 +262,25 @@ def out_of_time(cfg: TrainConfig, started: float, elapsed0: float, world: int) -
     if world > 1:
         dist.all_reduce(flag, op=dist.ReduceOp.MAX)  # every rank stops at the same step
     return bool(flag.item())
+
+
+def weight_digest(model: torch.nn.Module) -> str:
+    """SHA-256 of every parameter's bytes: equal digests mean bit-identical weights."""
+    digest = hashlib.sha256()
+    for name, tensor in sorted(model.state_dict().items()):
+        digest.update(name.encode())
+        digest.update(tensor.detach().cpu().contiguous().view(-1).view(torch.uint8).numpy().tobytes())
+    return digest.hexdigest()
+
+
+def gather_weight_digests(model: torch.nn.Module, world: int) -> list[str]:
+    """One digest per rank, so a run can prove that DDP kept every replica in sync."""
+    mine = weight_digest(model)
+    if world == 1:
+        return [mine]
+    out: list = [None] * world
+    dist.all_gather_object(out, mine)
+    return out
 
 
 def setup_distributed() -> tuple[int, int]:

@@ -21,9 +21,11 @@ already-tokenised SST/SNLI files go through it unchanged.
      hyphens and minus sign become ``-``;
    * Unicode NFKC (composes ``e`` + U+0301 into ``é``, maps full-width forms
      and ``…`` to ASCII), then lower case (GloVe 6B is lower case);
-   * Penn Treebank escapes are undone: ``-lrb- -rrb- -lsb- -rsb- -lcb- -rcb-``
-     become ``( ) [ ] { }``, ``\\/`` and ``\\*`` become ``/`` and ``*``, and
-     the PTB quotes ``````/``''`` become ``"``.
+   * Penn Treebank escapes are undone, so SST's ``-lrb-`` and a typed ``(``
+     give the same token (GloVe 6B has ``(`` but no ``-lrb-``):
+     ``-lrb- -rrb- -lsb- -rsb- -lcb- -rcb-`` become ``( ) [ ] { }``;
+     ``\\/`` and ``\\*`` become ``/`` and ``*``; the PTB quotes (two
+     backticks, two apostrophes) become ``"``.
 
 2. Splitting (Penn Treebank style, as in SST and SNLI), tried in this order:
 
@@ -34,7 +36,8 @@ already-tokenised SST/SNLI files go through it unchanged.
      ``dr.``, ``etc.`` ...;
    * clitics are their own tokens: ``don't`` → ``do n't``, ``can't`` →
      ``ca n't``, ``won't`` → ``wo n't``, ``it's`` → ``it 's``; likewise
-     ``'m 're 've 'll 'd``;
+     ``'m 're 've 'll 'd``.  Other apostrophes stay inside the word
+     (``o'neil``, ``y'all``) and ``cannot``/``gonna`` are not split;
    * ``..``/``...`` and ``--`` (two or more) are one token;
    * each emoji/other symbol (``So``) is its own token, with its variation
      selector, keycap or skin-tone modifier; a flag (two regional indicators)
@@ -293,12 +296,12 @@ class Glove:
         return self.word_to_row.get(word)
 
     def vector(self, word: str) -> np.ndarray:
-        """The (d,) read-only vector of ``word``; KeyError if GloVe does not know it."""
+        """A (d,) float32 copy of the vector of ``word``; KeyError if GloVe does not know it."""
         row = self.word_to_row.get(word)
         if row is None:
             source = self.source or "this table"
             raise KeyError(f"{word!r} has no GloVe vector in {source}; test `word in glove` first.")
-        return self.vectors[row]
+        return self.vectors[row].copy()
 
 
 def load_glove(path: str | os.PathLike[str] | None = None) -> Glove:
@@ -366,7 +369,7 @@ def _load_txt_glove(file: Path, mtime_ns: int, size: int) -> Glove:
         lines = itertools.chain(probe, handle)
         words: list[str] = []
         blocks: list[np.ndarray] = []
-        total = bad = 0
+        total = 0
         while chunk := list(itertools.islice(lines, _PARSE_CHUNK_LINES)):
             chunk_words, block, n_lines = _parse_chunk(chunk, dim)
             words.extend(chunk_words)

