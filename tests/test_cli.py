@@ -1,0 +1,59 @@
+"""`python -m disan trace`: JSON keys, random-weight labelling, one-line errors with exit status 2."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from disan.__main__ import main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_cli(*args):
+    return subprocess.run([sys.executable, "-m", "disan", *args], capture_output=True, text=True, cwd=ROOT, timeout=120)
+
+
+def test_trace_json_disan_random_weights():
+    proc = run_cli("trace", "--model", "disan", "The glass bottle is big", "--json")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["random_weights"] is True and "random" in out["model"]
+    assert out["tokens"] == ["the", "glass", "bottle", "is", "big"]
+    T = len(out["tokens"])
+    for key in ("fw_attention", "bw_attention"):
+        assert len(out[key]) == T and all(len(row) == T for row in out[key])
+    assert out["fw_attention"][0] == [0.0] * T  # first token attends to nothing under the forward mask
+    assert len(out["fw_gate"]) == len(out["bw_gate"]) == len(out["s2t"]) == T
+    assert abs(sum(out["prediction"].values()) - 1) < 1e-5
+
+
+def test_trace_json_dsa_alpha_override(capsys):
+    assert main(["trace", "--model", "dsa", "A lady stands outside of a Mexican market .", "--alpha", "0", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["alpha"] == 0.0
+    H, T = len(out["fw_heads"]), len(out["tokens"])
+    assert H == 5 and len(out["fw_heads"][0]) == T
+    assert abs(sum(out["maxpool_share"]) - 1) < 1e-5
+
+
+def test_plain_output_says_random_weights(capsys):
+    assert main(["trace", "--model", "dsa", "good movie"]) == 0
+    assert "random weights" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "args,fragment",
+    [
+        (["trace", "--model", "disan", "   "], "empty"),
+        (["trace", "--model", "no-such-model", "hi"], "No model named"),
+        (["trace", "--model", "disan", "hi", "--alpha", "1"], "no distance mask"),
+        (["trace", "--model", "disan", "hi", "--masks", "up,down"], "not understood"),
+    ],
+)
+def test_errors_are_one_line_with_status_2(capsys, args, fragment):
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert fragment in err and "\n" not in err and "Traceback" not in err
