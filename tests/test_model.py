@@ -120,3 +120,22 @@ def test_random_models_are_labelled_everywhere():
     tr = model.trace("a gorgeous , witty , seductive movie .")
     assert tr.random_weights and "random" in tr.model
     assert tr.to_json()["random_weights"] is True
+
+
+def test_request_memory_limit_refuses_before_encoding(tiny_glove, monkeypatch):
+    model = make_tiny("disan", tiny_glove, max_request_mb=1)
+    text = " ".join(["the movie is good ."] * 60)  # 300 tokens
+    calls = []
+    monkeypatch.setattr(model.encoder, "forward", lambda *a, **k: calls.append(1))
+    with pytest.raises(InputError, match="per-request limit of 1 MB"):
+        model.trace(text)
+    assert calls == []  # refused before the encoder ran
+    assert model.request_bytes(300) > model.request_bytes(30) > 0
+
+
+def test_same_input_gives_identical_traces_every_time(tiny_model):
+    a = tiny_model.trace("the movie is good , but the ending is bad .")
+    b = tiny_model.trace("the movie is good , but the ending is bad .")
+    assert a.prediction == b.prediction
+    assert torch.equal(a.premise.encoder.fw.u, b.premise.encoder.fw.u)
+    assert torch.equal(a.premise.encoder.s2t_probs, b.premise.encoder.s2t_probs)
