@@ -139,3 +139,13 @@ def test_same_input_gives_identical_traces_every_time(tiny_model):
     assert a.prediction == b.prediction
     assert torch.equal(a.premise.encoder.fw.u, b.premise.encoder.fw.u)
     assert torch.equal(a.premise.encoder.s2t_probs, b.premise.encoder.s2t_probs)
+
+
+def test_1024_token_sentence_runs_on_cpu_with_reduced_views():
+    model = disan.load("disan", device="cpu")
+    text = " ".join("the" if i % 7 == 0 else f"w{i % 50}" for i in range(1024))
+    tr = model.trace(text)
+    fw = tr.premise.encoder.fw
+    assert len(tr.tokens) == 1024 and fw.probs is None
+    sums = fw.probs_mean[0].sum(-1)  # (T,) mean over features of rows that each sum to 1
+    assert sums[0] == 0 and torch.allclose(sums[1:], torch.ones(1023), atol=1e-4)
