@@ -1,0 +1,64 @@
+"""Block-level equations against per-token, per-feature loops using the modules' own weights."""
+
+import math
+
+import torch
+
+from disan.disan_encoder import DiSABlock
+from disan.distance_encoder import DistanceBlock
+from disan.masks import padding_mask
+
+
+def elu(v):
+    return v if v > 0 else math.exp(v) - 1
+
+
+def sigmoid(v):
+    return 1 / (1 + math.exp(-v))
+
+
+def test_disa_block_eq14_19_20_against_loops():
+    torch.manual_seed(0)
+    block = DiSABlock(d_in=3, d_h=4, c=5.0, dropout=0.0).double().eval()
+    x = torch.randn(1, 5, 3, dtype=torch.float64)
+    u, tr = block(x, padding_mask([5], 5), "fw", record=True)
+    W, b = block.fc_h.weight, block.fc_h.bias
+    for t in range(5):
+        for k in range(4):
+            h = elu(float(sum(W[k, m] * x[0, t, m] for m in range(3)) + b[k]))  # Eq. 14
+            assert abs(h - float(tr.h[0, t, k])) < 1e-6
+    s, h = tr.s[0].double(), tr.h[0].double()
+    for t in range(5):
+        for k in range(4):
+            pre = sum(block.gate_s.weight[k, m] * s[t, m] + block.gate_h.weight[k, m] * h[t, m] for m in range(4))
+            F = sigmoid(float(pre + block.gate_h.bias[k]))  # Eq. 19
+            assert abs(F - float(tr.gate[0, t, k])) < 1e-6
+            assert abs(F * h[t, k] + (1 - F) * s[t, k] - float(u[0, t, k])) < 1e-6  # Eq. 20
+
+
+def test_distance_block_eq12_13_against_loops():
+    torch.manual_seed(0)
+    d, ff = 4, 8
+    block = DistanceBlock(d, heads=2, ffn_mult=2, dropout=0.0).double().eval()
+    x = torch.randn(1, 4, d, dtype=torch.float64)
+    u, tr = block(x, padding_mask([4], 4), "bw", alpha=1.5, record=True)
+    sf = block.gate_s(x)[0]  # (T, d)  Eq. 11, LayerNorm'd projections
+    hf = block.gate_h(tr.attn_out.double())[0]
+    for t in range(4):
+        fused = []
+        for k in range(d):
+            F = sigmoid(float(sf[t, k] + hf[t, k] + block.gate_b[k]))  # Eq. 12
+            assert abs(F - float(tr.gate[0, t, k])) < 1e-6
+            fused.append(F * float(sf[t, k]) + (1 - F) * float(hf[t, k]))
+        hidden = [max(0.0, sum(block.ffn1.weight[j, m].item() * fused[m] for m in range(d)) + block.ffn1.bias[j].item())
+                  for j in range(ff)]  # Eq. 13 first layer, ReLU
+        assert abs(sum(v == 0 for v in hidden) / ff - float(tr.ffn_deactivation[0, t])) < 1e-9
+        out = [fused[k] + sum(block.ffn2.weight[k, j].item() * hidden[j] for j in range(ff)) + block.ffn2.bias[k].item()
+               for k in range(d)]  # residual
+        mu = sum(out) / d
+        var = sum((o - mu) ** 2 for o in out) / d
+        normed = [(o - mu) / math.sqrt(var + block.ffn_norm.eps) * block.ffn_norm.weight[k].item() + block.ffn_norm.bias[k].item()
+                  for k, o in enumerate(out)]
+        for k in range(d):
+            assert abs(normed[k] - float(u[0, t, k])) < 1e-6
+        assert abs(max(normed) - float(tr.ln_max[0, t])) < 1e-6
