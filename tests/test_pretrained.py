@@ -1,0 +1,62 @@
+"""Shipped checkpoints: integrity, cards, labels, and (with the real data) a fresh test evaluation."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+import disan
+from disan import checkpoint
+from disan.config import NLI_LABELS, SST5_LABELS
+from disan.data import data_dir, load_task
+from disan.evaluate import evaluate
+
+PRETRAINED = Path(__file__).resolve().parents[1] / "pretrained"
+NAMES = sorted(p.stem for p in PRETRAINED.glob("*.safetensors"))
+CARD_KEYS = ("train_examples", "dev_examples", "params_without_embeddings", "best_dev_acc", "epochs_run",
+             "wall_time_s", "hardware", "command", "train_config", "model_config")
+
+pytestmark = pytest.mark.skipif(not NAMES, reason="no checkpoint in pretrained/ yet")
+
+
+def card(name):
+    return json.loads((PRETRAINED / f"{name}.json").read_text())
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_checkpoint_is_small_hashed_and_has_a_card(name):
+    path = PRETRAINED / f"{name}.safetensors"
+    assert path.stat().st_size < 16 * 2**20
+    manifest = json.loads((PRETRAINED / "MANIFEST.json").read_text())
+    assert manifest[path.name] == checkpoint.sha256(path)
+    c = card(name)
+    assert all(key in c["train"] for key in CARD_KEYS)
+    assert 0 < c["evaluation"]["test"]["accuracy"] <= 1
+    assert (PRETRAINED / f"{name}.md").read_text().startswith(f"# Model card: `{name}`")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_loads_by_name_and_predicts_named_labels(name):
+    model = disan.load(name, device="cpu")
+    assert not model.random_weights
+    if model.cfg.pair:
+        (pred,) = model.predict([("A man is pouring a glass of tea .", "A man pours a drink .")])
+        assert tuple(pred) == NLI_LABELS
+    else:
+        (pred,) = model.predict(["a gorgeous , witty , seductive movie ."])
+        assert tuple(pred) == SST5_LABELS
+    assert abs(sum(pred.values()) - 1) < 1e-5
+
+
+@pytest.mark.data
+@pytest.mark.parametrize("name", NAMES)
+def test_card_matches_a_fresh_evaluation_on_the_real_test_set(name):
+    task = card(name)["train"]["train_config"]["task"]
+    try:
+        examples = load_task(task, "test")
+    except FileNotFoundError:
+        pytest.skip(f"real test data for {task} not found under {data_dir()}; set DISAN_DATA_DIR")
+    report = evaluate(disan.load(name, device="cpu"), examples)
+    recorded = card(name)["evaluation"]["test"]
+    assert report["n"] == recorded["n"]
+    assert abs(report["accuracy"] - recorded["accuracy"]) < 1e-3, (report["accuracy"], recorded["accuracy"])
