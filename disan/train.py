@@ -104,10 +104,15 @@ def build_model(cfg: TrainConfig, train: Encoded) -> SentenceModel:
 
 
 def make_optimizer(cfg: TrainConfig, model: torch.nn.Module) -> torch.optim.Optimizer:
-    """L2 decay on weight matrices only (Shen Sec. 5: cross-entropy + L2 penalty)."""
-    params = [p for p in model.parameters() if p.requires_grad]
-    decay = [p for p in params if p.dim() >= 2]
-    rest = [p for p in params if p.dim() < 2]
+    """L2 decay on weight matrices only (Shen Sec. 5: cross-entropy + L2 penalty).
+
+    The embedding table is not decayed: with an adaptive optimizer the decay term
+    alone is normalised to a full-size step, so every row a batch does not use
+    would be pulled towards zero at the learning rate, erasing GloVe.
+    """
+    named = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
+    decay = [p for n, p in named if p.dim() >= 2 and not n.startswith("embedding")]
+    rest = [p for n, p in named if p.dim() < 2 or n.startswith("embedding")]
     groups = [{"params": decay, "weight_decay": cfg.weight_decay}, {"params": rest, "weight_decay": 0.0}]
     if cfg.optimizer == "adadelta":
         return torch.optim.Adadelta(groups, lr=cfg.lr)

@@ -13,11 +13,11 @@ PY=${PYTHON:-.venv/bin/python}
 declare -A CMD=(
   [disan-sst5]="--model disan --task sst5 --optimizer adam --lr 0.001 --balance --epochs 6 --eval-every 1000 --time-budget-min 35"
   [disan-sst5-nodir]="--model disan --task sst5 --ablation nodir --optimizer adam --lr 0.001 --balance --epochs 6 --eval-every 1000 --time-budget-min 35"
-  [dsa-sst5]="--model dsa --task sst5 --balance --epochs 6 --eval-every 1000 --time-budget-min 20"
-  [dsa-sst5-nodist]="--model dsa --task sst5 --ablation nodist --balance --epochs 6 --eval-every 1000 --time-budget-min 20"
+  [dsa-sst5]="--model dsa --task sst5 --balance --epochs 6 --eval-every 1000 --time-budget-min 15"
+  [dsa-sst5-nodist]="--model dsa --task sst5 --ablation nodist --balance --epochs 6 --eval-every 1000 --time-budget-min 15"
   [disan-nli]="--model disan --task nli --optimizer adam --lr 0.001 --epochs 15 --time-budget-min 25"
-  [dsa-nli]="--model dsa --task nli --epochs 15 --time-budget-min 20"
-  [dsa-nli-nodist]="--model dsa --task nli --ablation nodist --epochs 15 --time-budget-min 20"
+  [dsa-nli]="--model dsa --task nli --epochs 15 --time-budget-min 15"
+  [dsa-nli-nodist]="--model dsa --task nli --ablation nodist --epochs 15 --time-budget-min 15"
 )
 names=("$@")
 [ ${#names[@]} -gt 0 ] || names=(disan-sst5 disan-sst5-nodir dsa-sst5 dsa-sst5-nodist disan-nli dsa-nli dsa-nli-nodist)

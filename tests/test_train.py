@@ -109,3 +109,15 @@ def test_ddp_two_cpu_processes_end_with_identical_weights(tmp_path, glove_txt):
     assert len(digests) == 2 and digests[0] == digests[1]
     weights = load_file(str(Path(cfg.out).with_suffix(".safetensors")))
     assert all(torch.isfinite(v).all() for v in weights.values())
+
+
+def test_embeddings_are_not_weight_decayed(tmp_path, glove_txt):
+    from disan.train import make_optimizer
+    from tests.conftest import make_tiny
+    from disan.vocab import load_glove
+
+    model = make_tiny("disan", load_glove(glove_txt))
+    opt = make_optimizer(config(tmp_path, glove_txt, weight_decay=1e-4), model)
+    decayed = {id(p) for g in opt.param_groups if g["weight_decay"] > 0 for p in g["params"]}
+    assert id(model.embedding.weight) not in decayed
+    assert id(model.encoder.fw.w1.weight) in decayed
