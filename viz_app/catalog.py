@@ -1,4 +1,4 @@
-"""The app's views: URL path, title and icon, in navigation order (no Streamlit import)."""
+"""The app's views: URL path, title and module, in navigation order (no Streamlit import)."""
 
 from __future__ import annotations
 
@@ -7,24 +7,26 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class ViewSpec:
-    """One page; ``url_path`` doubles as the ``view`` query parameter."""
+    """One page; ``url_path`` doubles as the ``view`` query parameter.
+
+    No icons: Streamlit loads a page's icon as the favicon from a CDN, and the app must work offline.
+    """
 
     url_path: str
     title: str
-    icon: str
     module: str
 
 
 VIEWS = (
-    ViewSpec("explore", "Explore", ":material/search:", "explore"),
-    ViewSpec("disan_attention", "DiSAN attention", ":material/grid_on:", "disan_attention"),
-    ViewSpec("fusion_gate", "Fusion gate", ":material/merge_type:", "fusion_gate"),
-    ViewSpec("source2token", "Source2token", ":material/compress:", "source2token"),
-    ViewSpec("distance_attention", "Distance attention", ":material/social_distance:", "distance_attention"),
-    ViewSpec("ffn_pooling", "FFN and pooling", ":material/filter_alt:", "ffn_pooling"),
-    ViewSpec("masks", "Masks", ":material/masks:", "masks"),
-    ViewSpec("compare", "Compare", ":material/compare:", "compare"),
-    ViewSpec("paper_figures", "Paper figures", ":material/menu_book:", "paper_figures"),
+    ViewSpec("explore", "Explore", "explore"),
+    ViewSpec("disan_attention", "DiSAN attention", "disan_attention"),
+    ViewSpec("fusion_gate", "Fusion gate", "fusion_gate"),
+    ViewSpec("source2token", "Source2token", "source2token"),
+    ViewSpec("distance_attention", "Distance attention", "distance_attention"),
+    ViewSpec("ffn_pooling", "FFN and pooling", "ffn_pooling"),
+    ViewSpec("masks", "Masks", "masks"),
+    ViewSpec("compare", "Compare", "compare"),
+    ViewSpec("paper_figures", "Paper figures", "paper_figures"),
 )
 
 VIEW_IDS = tuple(v.url_path for v in VIEWS)

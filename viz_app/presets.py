@@ -51,9 +51,21 @@ PRESETS = (
     Preset("Shen Fig. 8 — close (near)", SHEN_PAIRS[1][2], "A person is near a fountain ."),
     Preset("Im Figs. 7, 9–13 — Mexican market", IM_SENTENCE, "A woman is outdoors ."),
     Preset("Im Fig. 8 — longest SNLI test sentence (57 tokens)", SNLI_LONGEST_TEST, "A man is sitting ."),
-    Preset("Ours — negation flips sentiment", "The plot is not bad at all , but the ending is not good .", "The ending is good ."),
-    Preset("Ours — long-range agreement", "The keys that the old man left on the kitchen table are missing .", "The keys are gone ."),
-    Preset("Ours — repeated word, two senses", "I sat on the bank of the river before I went to the bank .", "I went to a bank ."),
+    Preset(
+        "Ours — negation flips sentiment",
+        "The plot is not bad at all , but the ending is not good .",
+        "The ending is good .",
+    ),
+    Preset(
+        "Ours — long-range agreement",
+        "The keys that the old man left on the kitchen table are missing .",
+        "The keys are gone .",
+    ),
+    Preset(
+        "Ours — repeated word, two senses",
+        "I sat on the bank of the river before I went to the bank .",
+        "I went to a bank .",
+    ),
     Preset("Ours — strong sentiment", "A gorgeous , witty , seductive movie .", "The movie is good ."),
 )
 

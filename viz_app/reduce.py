@@ -75,7 +75,9 @@ def block_mean(matrix: np.ndarray, max_cells: int) -> tuple[np.ndarray, int]:
         return matrix, 1
     n = -(-T // block)
     pad = n * block - T
-    padded = np.pad(matrix.astype(np.float64), [(0, 0)] * (matrix.ndim - 2) + [(0, pad), (0, pad)], constant_values=np.nan)
+    padded = np.pad(
+        matrix.astype(np.float64), [(0, 0)] * (matrix.ndim - 2) + [(0, pad), (0, pad)], constant_values=np.nan
+    )
     shape = matrix.shape[:-2] + (n, block, n, block)
     return np.nanmean(padded.reshape(shape), axis=(-3, -1)), block
 
@@ -99,7 +101,5 @@ def head_divergence(heads: np.ndarray, allowed: np.ndarray) -> float:
     H = heads.shape[0]
     if H < 2 or not live.any():
         return 0.0
-    dists = [
-        0.5 * np.abs(heads[a][live] - heads[b][live]).sum(-1).mean() for a in range(H) for b in range(a + 1, H)
-    ]
+    dists = [0.5 * np.abs(heads[a][live] - heads[b][live]).sum(-1).mean() for a in range(H) for b in range(a + 1, H)]
     return float(np.mean(dists))

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from .state import WIDGET_KEYS, parse_query_params, to_query_params
+from .state import LOCAL_KEYS, WIDGET_KEYS, parse_query_params, to_query_params
 
 _INIT = "_state_initialised"
 _WARNINGS = "_state_warnings"
@@ -30,7 +30,7 @@ def init_from_url(models: Sequence[str], default_model: str) -> None:
 
 def keep_widget_state() -> None:
     """Re-assign widget values so they survive pages that do not draw the widget."""
-    for key in WIDGET_KEYS:
+    for key in WIDGET_KEYS + LOCAL_KEYS:
         if key in st.session_state:
             st.session_state[key] = st.session_state[key]
 

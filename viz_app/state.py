@@ -101,8 +101,11 @@ PARAMS = (
     Param("present", False, _flag),
 )
 
-#: Session keys whose widget state must survive page switches.
+#: Session keys mirrored in the URL (besides ``view``), all backed by widgets.
 WIDGET_KEYS = ("model",) + tuple(p.key for p in PARAMS if p.key != "view")
+
+#: Page-local widget keys that must also survive page switches (not in the URL).
+LOCAL_KEYS = ("s2t_scale", "s2t_pair", "s2t_other", "shen_model", "im_model", "cmp_pair")
 
 
 def parse_query_params(

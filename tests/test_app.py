@@ -1,0 +1,342 @@
+"""Every view of the Streamlit app under ``streamlit.testing.v1.AppTest`` (in-process, no browser).
+
+Uses the random-weight ``disan``/``dsa`` models unless a test needs a trained
+one, so it runs with or without checkpoints in ``pretrained/``.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import disan
+from disan.config import NLI_LABELS
+from viz_app import loaders, settings
+from viz_app.catalog import VIEW_IDS
+from viz_app.presets import IM_SENTENCE, PRESETS
+
+APP = Path(__file__).resolve().parent.parent / "viz_app" / "app.py"
+TIMEOUT = 120
+
+#: view → (model that has it, at least this many charts, widgets that must exist as (kind, key)).
+EXPECT = {
+    "explore": ("disan", 3, []),
+    "disan_attention": ("disan", 2, [("radio", "reduce"), ("selectbox", "token")]),
+    "fusion_gate": ("dsa", 2, [("radio", "dir"), ("slider", "alpha")]),
+    "source2token": ("disan", 2, [("selectbox", "token"), ("radio", "s2t_pair"), ("radio", "s2t_scale")]),
+    "distance_attention": ("dsa", 3, [("slider", "alpha")]),
+    "ffn_pooling": ("dsa", 3, [("slider", "alpha")]),
+    "masks": ("disan", 1, [("slider", "alpha")]),
+    "compare": ("dsa", 1, [("radio", "cmp"), ("radio", "dir"), ("radio", "cmp_b"), ("slider", "alpha")]),
+    "paper_figures": ("disan", 2, [("selectbox", "shen_model"), ("selectbox", "im_model")]),
+}
+ARCH_ONLY = {"disan_attention": "disan", "distance_attention": "dsa"}
+
+
+def run_app(**params) -> AppTest:
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    for key, value in params.items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def assert_clean(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def charts(at: AppTest) -> list[dict]:
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def decode(array) -> np.ndarray:
+    """Plotly JSON arrays are lists or base64 typed arrays ({dtype, bdata, shape})."""
+    if isinstance(array, dict) and "bdata" in array:
+        out = np.frombuffer(base64.b64decode(array["bdata"]), dtype=np.dtype(array["dtype"]))
+        shape = array.get("shape")
+        return out.reshape([int(s) for s in str(shape).split(",")]) if shape else out
+    return np.asarray(array, dtype=float)
+
+
+def chart_by_key(at: AppTest, key: str) -> dict:
+    for c in at.get("plotly_chart"):
+        if c.proto.id.endswith(f"chart_{key}"):
+            return json.loads(c.proto.spec)
+    raise AssertionError(f"no chart {key!r}")
+
+
+def plain(markdown: str) -> str:
+    """Markdown with backslash escapes removed (the app escapes user text with viz_app.text.md_escape)."""
+    return re.sub(r"\\(.)", r"\1", markdown)
+
+
+def warnings_text(at: AppTest) -> str:
+    return " ".join(plain(w.value) for w in at.warning)
+
+
+@pytest.mark.parametrize("view", VIEW_IDS)
+def test_every_view_runs_on_the_default_model(view):
+    at = run_app(view=view)
+    assert_clean(at)
+    model = at.session_state["model"]
+    assert model in disan.available()
+    needs = ARCH_ONLY.get(view)
+    if needs and not model.startswith(needs):
+        assert any(b.key == f"switch_{needs}" for b in at.button)
+    else:
+        assert len(at.get("plotly_chart")) >= 1
+    if model in ("disan", "dsa"):
+        assert "random weights" in warnings_text(at) + " ".join(plain(i.value) for i in at.info)
+
+
+@pytest.mark.parametrize("view", VIEW_IDS)
+def test_every_view_runs_on_a_preset_with_its_charts_and_widgets(view):
+    model, n_charts, widgets = EXPECT[view]
+    at = run_app(view=view, model=model)
+    assert_clean(at)
+    preset = next(p for p in PRESETS if p.sentence == IM_SENTENCE)
+    at.selectbox(key="preset").set_value(preset.label).run()
+    assert_clean(at)
+    assert at.text_area(key="sentence").value == IM_SENTENCE
+    assert not at.error, [e.value for e in at.error]
+    assert len(at.get("plotly_chart")) >= n_charts
+    for kind, key in widgets:
+        getattr(at, kind)(key=key)  # raises KeyError when missing
+    assert at.query_params["sentence"] == IM_SENTENCE
+
+
+def test_alpha_reweights_cached_scores_without_an_encoder_pass(monkeypatch):
+    at = run_app(view="distance_attention", model="dsa")
+    assert_clean(at)
+    before = decode(chart_by_key(at, "dsa_pair")["data"][0]["z"])
+    calls = []
+    original = disan.model.SentenceModel.trace
+    monkeypatch.setattr(
+        disan.model.SentenceModel, "trace", lambda self, *a, **k: calls.append(a) or original(self, *a, **k)
+    )
+    at.slider(key="alpha").set_value(4.0).run()
+    assert_clean(at)
+    after = decode(chart_by_key(at, "dsa_pair")["data"][0]["z"])
+    assert before.shape == after.shape
+    assert not np.allclose(before, after)
+    assert calls == []
+    assert at.query_params["alpha"] == "4"
+
+
+def test_compare_alpha_slider_changes_panel_a_on_one_shared_scale():
+    at = run_app(view="compare", model="dsa", cmp="distance")
+    assert_clean(at)
+    first = chart_by_key(at, "compare")
+    at.slider(key="alpha").set_value(0.5).run()
+    assert_clean(at)
+    second = chart_by_key(at, "compare")
+    a1, a2 = decode(first["data"][0]["z"]), decode(second["data"][0]["z"])
+    assert not np.allclose(a1, a2)
+    for spec in (first, second):
+        a, b, diff = spec["data"]
+        assert (a["zmin"], a["zmax"]) == (b["zmin"], b["zmax"])
+        np.testing.assert_allclose(decode(diff["z"]), decode(a["z"]) - decode(b["z"]), atol=1e-6)
+        assert diff["zmid"] == 0
+    assert any("mean attention distance" in m.value for m in at.markdown)
+
+
+def test_compare_direction_masks_on_disan():
+    at = run_app(view="compare", model="disan", cmp="direction", cmp_b="diag", dir="bw")
+    assert_clean(at)
+    spec = chart_by_key(at, "compare")
+    assert "masks diag" in json.dumps(spec)
+    assert at.radio(key="dir").value == "bw"
+
+
+def test_compare_ablation_names_a_missing_checkpoint():
+    at = run_app(view="compare", model="disan", cmp="ablation")
+    assert_clean(at)
+    names = disan.available()
+    if {"disan-sst5", "disan-sst5-nodir"} <= set(names):
+        assert chart_by_key(at, "compare")
+    else:
+        text = warnings_text(at)
+        assert "missing" in text and ("disan-sst5" in text)
+
+
+def test_query_params_restore_state():
+    sentence = "The keys that the old man left are missing ."
+    at = run_app(view="disan_attention", model="disan", sentence=sentence, reduce="feature", feature="5", token="2")
+    assert_clean(at)
+    assert at.text_area(key="sentence").value == sentence
+    assert at.radio(key="reduce").value == "feature"
+    assert at.number_input(key="feature").value == 5
+    assert at.selectbox(key="token").value == 2
+    assert "k=5" in json.dumps(chart_by_key(at, "disan_pair"))
+    link = dict(at.query_params)
+    assert link["view"] == "disan_attention" and link["feature"] == "5" and link["token"] == "2"
+    again = run_app(**link)
+    assert_clean(again)
+    assert again.number_input(key="feature").value == 5 and again.selectbox(key="token").value == 2
+
+
+def test_widget_changes_are_written_to_the_url_and_reopen_the_same_view():
+    at = run_app(view="masks", model="dsa")
+    at.slider(key="alpha").set_value(2.3).run()
+    at.toggle(key="present").set_value(True).run()
+    assert_clean(at)
+    link = dict(at.query_params)
+    assert link["alpha"] == "2.3" and link["present"] == "1" and link["view"] == "masks"
+    again = run_app(**link)
+    assert_clean(again)
+    assert again.slider(key="alpha").value == pytest.approx(2.3)
+    assert again.toggle(key="present").value is True
+    assert chart_by_key(again, "masks")["layout"]["font"]["size"] == 20
+
+
+def test_bad_query_params_fall_back_with_warnings():
+    at = run_app(view="disan_attention", model="nope", alpha="abc", feature="99999", reduce="feature", token="77")
+    assert_clean(at)
+    text = warnings_text(at)
+    assert "'nope'" in text and "'abc'" in text and "feature=99999" in text and "token=77" in text
+    assert at.number_input(key="feature").value == 0
+    assert len(at.get("plotly_chart")) >= 2
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("", "empty"),
+        ("   \n\t ", "empty"),
+        ("\x00\x00", "no words"),
+        (" ".join(["word"] * (settings.MAX_TOKENS + 1)), f"at most {settings.MAX_TOKENS}"),
+        ("\u200b\u200b", "no words"),
+    ],
+)
+def test_bad_input_shows_one_error_not_an_exception(text, message):
+    at = run_app(view="explore", model="disan")
+    at.text_area(key="sentence").set_value(text).run()
+    assert_clean(at)
+    errors = [plain(e.value) for e in at.error]
+    assert len(errors) == 1 and message in errors[0], errors
+
+
+def test_over_long_link_text_is_refused_with_a_warning():
+    at = run_app(view="explore", model="disan", sentence="a" * (settings.MAX_CHARS + 5))
+    assert_clean(at)
+    assert "characters" in warnings_text(at)
+    assert at.text_area(key="sentence").value == settings.DEFAULT_SENTENCE
+
+
+@pytest.mark.parametrize(
+    "text", ["<script>alert(1)</script>", "I 😀 it 👍", "שלום עולם مرحبا بكم", "a\x00b & <b>c</b>"]
+)
+def test_odd_input_renders_as_text(text):
+    at = run_app(view="explore", model="dsa")
+    at.text_area(key="sentence").set_value(text).run()
+    assert_clean(at)
+    assert not at.error
+    for spec in charts(at):
+        dumped = json.dumps(spec)
+        assert "<script" not in dumped and "<b>c" not in dumped
+    ticks = chart_by_key(at, "overview")["layout"]["xaxis"]["ticktext"]
+    assert all("<" not in t and ">" not in t for t in ticks)
+    if "<" in text:
+        assert "&lt;" in ticks
+    badges = next(m.value for m in at.markdown if "-badge[" in m.value)
+    assert "<" not in badges.replace("\\<", "")
+
+
+def test_long_input_up_to_the_limit_renders():
+    text = " ".join(f"w{i % 50}" for i in range(settings.MAX_TOKENS))
+    for view, model in (("disan_attention", "disan"), ("distance_attention", "dsa")):
+        at = run_app(view=view, model=model, sentence=text)
+        assert_clean(at)
+        assert not at.error
+        spec = charts(at)[0]
+        assert spec["data"][0].get("texttemplate") is None
+
+
+def test_presentation_mode_hides_tables_and_downloads():
+    normal = run_app(view="explore", model="disan")
+    assert len(normal.get("download_button")) >= 3 and len(normal.expander) >= 1
+    talk = run_app(view="explore", model="disan", present="1")
+    assert_clean(talk)
+    assert len(talk.get("download_button")) == 0 and len(talk.expander) == 0
+    assert (
+        chart_by_key(talk, "overview")["data"][0]["colorscale"]
+        != chart_by_key(normal, "overview")["data"][0]["colorscale"]
+    )
+
+
+def test_exports_offer_html_csv_and_json():
+    at = run_app(view="distance_attention", model="dsa")
+    labels = {b.proto.label for b in at.get("download_button")}
+    assert {"HTML (self-contained)", "Matrix as CSV", "Trace as JSON"} <= labels
+    config = json.loads(at.get("plotly_chart")[0].proto.config)
+    assert config["toImageButtonOptions"]["format"] == "svg"
+
+
+def test_disan_feature_and_entropy_reductions():
+    at = run_app(view="disan_attention", model="disan", reduce="entropy")
+    assert_clean(at)
+    z = decode(chart_by_key(at, "disan_pair")["data"][0]["z"])
+    finite = z[np.isfinite(z)]
+    assert finite.size and finite.min() >= 0 and finite.max() <= 1 + 1e-6
+    at.radio(key="reduce").set_value("max").run()
+    assert_clean(at)
+
+
+def test_arch_specific_view_offers_a_switch():
+    at = run_app(view="distance_attention", model="disan")
+    assert_clean(at)
+    button = next(b for b in at.button if b.key == "switch_dsa")
+    button.click().run()
+    assert_clean(at)
+    assert at.session_state["model"].startswith("dsa")
+    assert len(at.get("plotly_chart")) >= 3
+
+
+@pytest.mark.parametrize("figure", ["shen6", "shen7", "shen8", "im7", "im8", "im9", "im10", "im11", "im12", "im13"])
+def test_each_paper_figure_renders_with_a_measured_verdict(figure):
+    at = run_app(view="paper_figures", fig=figure)
+    assert_clean(at)
+    assert not at.error
+    assert len(at.get("plotly_chart")) >= 1
+    text = " ".join(m.value for m in at.markdown)
+    assert "**Paper:**" in text and (
+        "our model shows it" in text or "does not show it" in text or "cannot tell" in text
+    )
+
+
+@pytest.fixture
+def fake_nli(monkeypatch):
+    """A random-weight NLI DSA model listed as ``dsa-nli`` (no checkpoint needed)."""
+    real_available, real_load = disan.available, disan.load
+    monkeypatch.setattr(disan, "available", lambda *a: ["dsa-nli"] + [n for n in real_available(*a) if n != "dsa-nli"])
+    monkeypatch.setattr(
+        disan,
+        "load",
+        lambda name, device=None: (
+            disan.random_model("dsa", "cpu", pair=True, labels=NLI_LABELS)
+            if name == "dsa-nli"
+            else real_load(name, device)
+        ),
+    )
+    loaders.load_model.clear()
+    yield
+    loaders.load_model.clear()
+    loaders.trace_view.clear()
+    loaders.full_trace.clear()
+
+
+def test_nli_model_has_a_hypothesis_and_sides(fake_nli):
+    at = run_app(view="explore", model="dsa-nli")
+    assert_clean(at)
+    assert at.text_input(key="hypothesis").value == settings.DEFAULT_HYPOTHESIS
+    assert set(json.dumps(chart_by_key(at, "prediction")).split('"')) >= set(NLI_LABELS)
+    at.radio(key="side").set_value("hypothesis").run()
+    assert_clean(at)
+    at.text_input(key="hypothesis").set_value("").run()
+    assert_clean(at)
+    assert any("hypothesis" in plain(e.value) for e in at.error)

@@ -1,0 +1,237 @@
+"""End-to-end: a real headless Chromium drives `streamlit run viz_app/app.py` on 127.0.0.1.
+
+Types a sentence, waits for the Plotly heatmaps, walks through the views,
+moves α on the Compare view and saves screenshots to docs/screenshots/.
+Fails on any Streamlit exception box, page error or request that leaves
+127.0.0.1. Skips when chromium or Playwright is missing.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = ROOT / "viz_app" / "app.py"
+SHOTS = ROOT / "docs" / "screenshots"
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+SENTENCE = "The lighthouse keeper waved at the passing ships ."
+TIMEOUT_MS = 90_000
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_healthy(url: str, proc: subprocess.Popen, seconds: float = 90) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited with code {proc.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.5)
+    raise TimeoutError(f"streamlit did not become healthy at {url} within {seconds} s")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    if CHROMIUM is None:
+        pytest.skip("chromium is not installed (needed for the browser test)")
+    pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    port = _free_port()
+    log = (tmp_path_factory.mktemp("streamlit") / "server.log").open("w")
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            str(APP),
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+            "--server.headless",
+            "true",
+            "--browser.gatherUsageStats",
+            "false",
+            "--server.fileWatcherType",
+            "none",
+        ],
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(url, proc)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def browser_page(server):
+    from playwright.sync_api import sync_playwright
+
+    outside: list[str] = []
+    page_errors: list[str] = []
+
+    def only_local(route):
+        url = route.request.url
+        if url.startswith(("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:")):
+            route.continue_()
+        else:
+            outside.append(url)
+            route.abort()
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        context = browser.new_context(viewport={"width": 1500, "height": 1100})
+        context.route("**/*", only_local)
+        page = context.new_page()
+        page.on("pageerror", lambda err: page_errors.append(str(err)))
+        page.set_default_timeout(TIMEOUT_MS)
+        try:
+            yield page, outside, page_errors
+        finally:
+            browser.close()
+
+
+def settle(page, contains: str | None = None) -> None:
+    """Wait for heatmaps (optionally containing ``contains``), then let the rerun finish drawing."""
+    page.wait_for_selector(".js-plotly-plot", state="attached")
+    if contains is not None:
+        page.wait_for_function(
+            "(t) => Array.from(document.querySelectorAll('.js-plotly-plot')).some(e => e.textContent.includes(t))",
+            arg=contains,
+        )
+    page.wait_for_timeout(1500)
+
+
+def assert_no_exception(page) -> None:
+    boxes = page.locator('[data-testid="stException"]')
+    assert boxes.count() == 0, boxes.all_inner_texts()
+
+
+def goto_view(page, title: str) -> None:
+    page.locator('[data-testid="stSidebarNav"] a', has_text=title).first.click()
+
+
+def shot(page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def first_plot_data(page) -> str:
+    return page.evaluate("() => JSON.stringify(document.querySelector('.js-plotly-plot').data.map(t => t.z))")
+
+
+def test_walk_through_the_views(server, browser_page):
+    page, outside, page_errors = browser_page
+    page.goto(f"{server}/?model=disan")
+    settle(page)
+    assert_no_exception(page)
+
+    box = page.locator('[data-testid="stSidebar"] [data-testid="stTextArea"] textarea')
+    box.fill(SENTENCE)
+    box.press("Control+Enter")
+    settle(page, "lighthouse")
+    assert_no_exception(page)
+    assert page.locator('[data-testid="stMain"]').get_by_text("lighthouse", exact=True).count() >= 1
+    shot(page, "explore")
+
+    goto_view(page, "DiSAN attention")
+    settle(page, "lighthouse")
+    assert_no_exception(page)
+    search = page.evaluate("() => location.search")
+    assert "view=disan_attention" in search and "lighthouse" in search
+    hover = page.evaluate("() => document.querySelector('.js-plotly-plot').data.map(t => t.hovertemplate || '')")
+    assert any("customdata[0]" in h and "customdata[1]" in h for h in hover)
+    shot(page, "disan_attention")
+    cell = page.evaluate(
+        """() => { const gd = document.querySelector('.js-plotly-plot'); const r = gd.getBoundingClientRect();
+        const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis;
+        return [r.left + xa._offset + xa.l2p(0), r.top + ya._offset + ya.l2p(3)]; }"""
+    )
+    page.mouse.click(*cell)  # clicking a heatmap cell picks its row (token #3) via on_select
+    page.wait_for_function("() => /[?&]token=3(&|$)/.test(location.search)")
+    settle(page, "lighthouse")
+    assert_no_exception(page)
+
+    goto_view(page, "Distance attention")
+    page.get_by_role("button", name="Switch to").click()
+    settle(page, "lighthouse")
+    assert_no_exception(page)
+    assert page.locator(".js-plotly-plot").count() >= 3
+    shot(page, "distance_attention")
+
+    goto_view(page, "Compare")
+    settle(page, "lighthouse")
+    page.get_by_text("distance mask α vs α = 0").click()
+    settle(page, "lighthouse")
+    before = first_plot_data(page)
+    slider = page.locator('[data-testid="stMain"] [data-testid="stSlider"] input[type="range"]').first
+    slider.focus()
+    slider.press("End")  # one key event: α jumps to 5
+    page.wait_for_function("() => /[?&]alpha=5(&|$)/.test(location.search)")
+    page.wait_for_function(
+        "(b) => JSON.stringify(document.querySelector('.js-plotly-plot').data.map(t => t.z)) !== b", arg=before
+    )
+    settle(page, "lighthouse")
+    assert_no_exception(page)
+    zs = page.evaluate("() => document.querySelector('.js-plotly-plot').data.map(t => [t.zmin, t.zmax])")
+    assert zs[0] == zs[1]
+    shot(page, "compare")
+
+    goto_view(page, "Paper figures")
+    settle(page)
+    page.get_by_role("radio", name="Im Fig. 8").click()
+    settle(page, "luggage")
+    assert_no_exception(page)
+    assert page.get_by_text("Paper:").count() >= 1
+    shot(page, "paper_figures")
+
+    assert outside == [], f"requests left 127.0.0.1: {outside}"
+    assert page_errors == [], json.dumps(page_errors)
+
+
+def test_script_sentence_renders_as_text(server, browser_page):
+    page, outside, _ = browser_page
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.goto(f"{server}/?model=dsa&view=explore&sentence=%3Cscript%3Ealert(1)%3C%2Fscript%3E")
+    settle(page, "script")
+    assert_no_exception(page)
+    assert dialogs == []
+    ticks = page.evaluate(
+        "() => Array.from(document.querySelectorAll('.js-plotly-plot')).flatMap(e => e.layout.xaxis.ticktext || [])"
+    )
+    assert "&lt;" in ticks
+    assert page.locator(".js-plotly-plot .xtick text", has_text="<").count() >= 1
+    assert outside == []

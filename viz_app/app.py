@@ -1,0 +1,70 @@
+"""Entry point of the attention explorer: ``streamlit run viz_app/app.py`` from the repository root.
+
+Builds the shared sidebar (``sidebar.py``), the ``st.navigation`` menu over
+the views in ``views/`` and keeps the URL query string in step with the
+session (``session.py``), so a copied link reopens the same view.
+"""
+
+import sys
+from pathlib import Path
+
+# Streamlit runs this file as a script with viz_app/ on sys.path; put the repository root there too.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import importlib  # noqa: E402
+from functools import partial  # noqa: E402
+
+import streamlit as st  # noqa: E402
+
+from viz_app.catalog import DEFAULT_VIEW, VIEWS  # noqa: E402
+from viz_app.context import Context  # noqa: E402
+from viz_app.session import DEFAULT_VIEW_KEY, pop_warnings, write_url  # noqa: E402
+from viz_app.sidebar import render_sidebar  # noqa: E402
+from viz_app.text import md_escape  # noqa: E402
+
+_PRESENTATION_CSS = """
+<style>
+html, body, [data-testid="stAppViewContainer"] { font-size: 20px; }
+[data-testid="stMarkdownContainer"] p, [data-testid="stCaptionContainer"] { font-size: 1.15rem; }
+h1 { font-size: 2.6rem !important; }
+</style>
+"""
+
+
+def banners(ctx: Context) -> None:
+    """Random-weight banner and warnings from a bad link, on every view."""
+    if not ctx.any_trained:
+        st.warning(
+            "No trained checkpoint found — showing random weights. Patterns below are not learned; "
+            "put trained checkpoints in pretrained/ to see real attention."
+        )
+    elif ctx.random_weights:
+        st.info(md_escape(f"{ctx.model} has random weights (untrained); pick a trained model for learned patterns."))
+    for message in pop_warnings():
+        st.warning(md_escape(message))
+    if ctx.presentation:
+        st.markdown(_PRESENTATION_CSS, unsafe_allow_html=True)
+
+
+def main() -> None:
+    # No page or page_icon icons: Streamlit fetches emoji/material favicons from a CDN, and the app must work offline.
+    st.set_page_config(page_title="DiSAN & DSA attention", layout="wide")
+    ctx = render_sidebar()
+    start = st.session_state.get(DEFAULT_VIEW_KEY, DEFAULT_VIEW)
+    pages = {}
+    for spec in VIEWS:
+        module = importlib.import_module(f"viz_app.views.{spec.module}")
+        page = st.Page(
+            partial(module.render, ctx),
+            title=spec.title,
+            url_path=spec.url_path,
+            default=spec.url_path == start,
+        )
+        pages[spec.title] = (page, spec.url_path)
+    current = st.navigation([p for p, _ in pages.values()])
+    banners(ctx)
+    current.run()
+    write_url(pages[current.title][1])
+
+
+main()

@@ -1,0 +1,112 @@
+"""One helper that draws a figure with its exports: mode-bar image, HTML, CSV, trace JSON and a table."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from .context import Context
+from .figures import standalone_html
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def chart_key(key: str) -> str:
+    """Session key of a chart's selection state (prefixed so it never collides with a widget key)."""
+    return f"chart_{key}"
+
+
+def chart_config(name: str, image_format: str) -> dict:
+    """Plotly config: the camera button saves ``image_format`` (svg or png); no logo, no cloud links."""
+    return {
+        "displaylogo": False,
+        "toImageButtonOptions": {"format": image_format, "filename": name, "scale": 2},
+        "modeBarButtonsToRemove": ["lasso2d", "select2d"],
+    }
+
+
+def safe_name(text: str) -> str:
+    """A file-name stem from any text."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-")[:80] or "figure"
+
+
+def _cell_label(text: str) -> str:
+    """Spreadsheet-safe label: a leading ``= + - @`` would be read as a formula."""
+    return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+def token_index(tokens: Sequence[str]) -> list[str]:
+    """``#i token`` labels, unique even for repeated tokens, spreadsheet-safe."""
+    return [_cell_label(f"#{i} {t}") for i, t in enumerate(tokens)]
+
+
+def series_table(series: Mapping[str, Sequence[float]], tokens: Sequence[str]) -> pd.DataFrame:
+    """One column per series, one row per token."""
+    return pd.DataFrame({k: np.asarray(v, dtype=np.float64) for k, v in series.items()}, index=token_index(tokens))
+
+
+def matrix_table(matrix: np.ndarray, rows: Sequence[str], cols: Sequence[str] | None = None) -> pd.DataFrame:
+    """A DataFrame of a 2-D matrix with ``#i token`` labels (unique even for repeated tokens)."""
+    matrix = np.atleast_2d(np.asarray(matrix, dtype=np.float64))
+    return pd.DataFrame(matrix, index=token_index(rows), columns=token_index(cols) if cols is not None else None)
+
+
+def show_figure(
+    fig: go.Figure,
+    ctx: Context,
+    *,
+    key: str,
+    table: pd.DataFrame | None = None,
+    trace_json: Callable[[], str] | None = None,
+    on_select: Callable[[], None] | None = None,
+) -> None:
+    """Draw ``fig`` and, outside presentation mode, a table fallback and download buttons.
+
+    The HTML download is self-contained (plotly.js inlined, no CDN); HTML and
+    JSON are built only when clicked.
+    """
+    name = safe_name(f"{key}-{ctx.model}")
+    config = chart_config(name, ctx.image_format)
+    if on_select is None:
+        st.plotly_chart(fig, key=chart_key(key), theme=None, config=config)
+    else:
+        st.plotly_chart(
+            fig, key=chart_key(key), theme=None, config=config, on_select=on_select, selection_mode="points"
+        )
+    if ctx.presentation:
+        return
+    with st.expander("Table and downloads", expanded=False):
+        if table is not None:
+            st.dataframe(table, width="stretch")
+        cols = st.columns(3)
+        cols[0].download_button(
+            "HTML (self-contained)",
+            data=lambda: standalone_html(fig, config),
+            file_name=f"{name}.html",
+            mime="text/html",
+            key=f"{key}_html",
+            on_click="ignore",
+        )
+        if table is not None:
+            cols[1].download_button(
+                "Matrix as CSV",
+                data=table.to_csv().encode("utf-8"),
+                file_name=f"{name}.csv",
+                mime="text/csv",
+                key=f"{key}_csv",
+                on_click="ignore",
+            )
+        if trace_json is not None:
+            cols[2].download_button(
+                "Trace as JSON",
+                data=trace_json,
+                file_name=f"{name}-trace.json",
+                mime="application/json",
+                key=f"{key}_json",
+                on_click="ignore",
+            )

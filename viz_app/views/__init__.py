@@ -1,0 +1,1 @@
+"""One module per page; each has ``render(ctx)`` and only wires widgets to loaders and figures."""

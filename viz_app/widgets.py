@@ -1,0 +1,141 @@
+"""Small widgets and guards shared by several views (state keys are the query-parameter names)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import partial
+
+import numpy as np
+import streamlit as st
+import torch
+
+import disan
+from disan.stats import summarize
+
+from . import loaders, models, settings
+from .context import Context
+from .export import chart_key
+from .records import SentenceView, TraceView
+from .session import ensure
+from .text import md_escape
+
+DIRECTION_NAMES = {"fw": "forward", "bw": "backward"}
+
+
+def get_trace(ctx: Context, *, alpha: float | None = None, masks: str | None = None) -> TraceView | None:
+    """The cached trace for the current inputs, or None after showing one clear error."""
+    if ctx.input_error:
+        st.error(md_escape(ctx.input_error))
+        return None
+    try:
+        return loaders.trace_view(ctx.model, ctx.text, ctx.hypothesis, masks or ctx.masks, alpha)
+    except disan.DisanError as err:
+        st.error(md_escape(str(err)))
+        return None
+
+
+def trace_json_source(ctx: Context, alpha: float | None = None, masks: str | None = None):
+    """A zero-argument callable giving the trace JSON (for lazy download buttons)."""
+    return partial(loaders.trace_json, ctx.model, ctx.text, ctx.hypothesis, masks or ctx.masks, alpha)
+
+
+def sentence_of(ctx: Context, tv: TraceView) -> SentenceView:
+    return tv.side(ctx.side)
+
+
+def require_arch(ctx: Context, arch: str, what: str) -> bool:
+    """True when the model has ``arch``; otherwise explain and offer a one-click switch."""
+    if ctx.arch == arch:
+        return True
+    target = models.best_of_arch(arch, ctx.models)
+    paper = "Shen et al. 2018 (DiSAN)" if arch == "disan" else "Im & Cho 2017 (distance-based SAN)"
+    st.info(md_escape(f"{what} exists only in {paper} models; {ctx.model} is a {ctx.arch.upper()} model."))
+    st.button(f"Switch to {models.label(target)}", key=f"switch_{arch}", on_click=_set_model, args=(target,))
+    return False
+
+
+def _set_model(name: str) -> None:
+    st.session_state["model"] = name
+
+
+def alpha_slider(ctx: Context, help_text: str | None = None) -> float:
+    """The α slider (key ``alpha``), 0–5 (Im Eq. 7). Returns its value."""
+    ensure("alpha", ctx.trained_alpha if ctx.trained_alpha is not None else settings.PAPER_ALPHA)
+    return float(
+        st.slider(
+            "α — distance-mask weight (Im Eq. 7)",
+            settings.ALPHA_MIN,
+            settings.ALPHA_MAX,
+            step=settings.ALPHA_STEP,
+            key="alpha",
+            help=help_text,
+        )
+    )
+
+
+def direction_radio(label: str = "Block") -> str:
+    ensure("dir", "fw")
+    return st.radio(label, ("fw", "bw"), key="dir", horizontal=True, format_func=DIRECTION_NAMES.get)
+
+
+def token_select(tokens: Sequence[str], label: str = "Token") -> int:
+    """Selectbox of ``#i token`` (key ``token``); an out-of-range value falls back to 0 with a warning."""
+    value = st.session_state.get("token", 0)
+    if not isinstance(value, int) or not 0 <= value < len(tokens):
+        st.warning(f"token={value} is out of range for this {len(tokens)}-token sentence; showing token 0.")
+        st.session_state["token"] = 0
+    return st.selectbox(label, list(range(len(tokens))), key="token", format_func=lambda i: f"#{i} {tokens[i]}")
+
+
+def feature_input(d: int) -> int:
+    """Feature index k in [0, d) (key ``feature``); out-of-range values fall back to 0 with a warning."""
+    value = st.session_state.get("feature", 0)
+    if not isinstance(value, int) or not 0 <= value < d:
+        st.warning(f"feature={value} is out of range for d_h={d}; showing feature 0 (choose 0 to {d - 1}).")
+        st.session_state["feature"] = 0
+    return int(st.number_input(f"Feature k (0–{d - 1})", min_value=0, max_value=d - 1, step=1, key="feature"))
+
+
+def select_row_from_chart(key: str) -> None:
+    """``on_select`` callback of figure ``key``: a clicked heatmap cell picks its row as the chosen token."""
+    event = st.session_state.get(chart_key(key)) or {}
+    points = (event.get("selection") or {}).get("points") or []
+    if not points:
+        return
+    y = points[0].get("y")
+    if isinstance(y, (int, float)) and y >= 0:
+        st.session_state["token"] = int(y)
+
+
+def summary_text(probs: np.ndarray) -> str:
+    """``disan.stats.summarize`` as one line: mean |i − j| and mean row entropy."""
+    s = summarize(torch.from_numpy(np.asarray(probs, dtype=np.float32)))
+    return (
+        f"mean attention distance |i−j| = {s['mean_distance']:.2f} tokens · "
+        f"attention entropy = {s['entropy']:.2f} nats · {s['rows']} attending rows"
+    )
+
+
+def tokens_markdown(tokens: Sequence[str], status: Sequence[str]) -> str:
+    """Tokens as markdown badges: unknown words orange, GloVe-only (unseen in training) blue."""
+    badge = {"unknown": "orange", "glove": "blue", "vocab": "gray"}
+    return " ".join(f":{badge.get(s, 'gray')}-badge[{md_escape(t)}]" for t, s in zip(tokens, status))
+
+
+def caption_claim(verdict) -> None:
+    """Paper claim, measured evidence and verdict as a caption."""
+    st.markdown(
+        f"**Paper:** {md_escape(verdict.claim)}\\.  \n**Ours:** {md_escape(verdict.evidence)} → **{verdict.label}**\\."
+    )
+
+
+def trace_for(model: str, text: str, *, masks: str = "default", alpha: float | None = None) -> TraceView | None:
+    """Trace ``text`` with any model (NLI models get the default hypothesis; the premise side is
+    unaffected because both sentences go through the same tied encoder). Shows one error on failure."""
+    try:
+        pair = loaders.load_model(model).cfg.pair
+        hypothesis = settings.DEFAULT_HYPOTHESIS if pair else None
+        return loaders.trace_view(model, text, hypothesis, masks, alpha)
+    except disan.DisanError as err:
+        st.error(md_escape(str(err)))
+        return None
