@@ -8,7 +8,7 @@ Public API::
     model.predict(["a gorgeous , witty , seductive movie ."])
 """
 
-from .api import available, load, random_model
+from .api import available, describe, load, random_model
 from .config import ModelConfig
 from .errors import CheckpointError, DisanError, InputError, ModelNotFoundError
 from .vocab import tokenize
@@ -20,6 +20,7 @@ __all__ = [
     "ModelConfig",
     "ModelNotFoundError",
     "available",
+    "describe",
     "load",
     "random_model",
     "tokenize",

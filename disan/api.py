@@ -39,6 +39,19 @@ def random_model(arch: str, device: torch.device | str = "cpu", **config) -> Sen
     return model.to(device).eval()
 
 
+def describe(name_or_path: str) -> ModelConfig:
+    """A model's config (arch, labels, pair, α, masks …) without loading its weights."""
+    if name_or_path in ARCHS:
+        return ModelConfig(arch=name_or_path, finetune_embeddings=name_or_path == "disan")
+    bundled = PRETRAINED_DIR / f"{name_or_path}.safetensors"
+    path = bundled if bundled.is_file() else Path(name_or_path)
+    if not path.is_file():
+        raise ModelNotFoundError(
+            f"No model named {name_or_path!r}; choose one of {', '.join(available())} or give a .safetensors path."
+        )
+    return read_metadata(path)[0]
+
+
 def load(name_or_path: str, device: torch.device | str | None = None) -> SentenceModel:
     """Load a pretrained model by name (``disan-sst5``), a checkpoint by path, or ``disan``/``dsa`` random models."""
     device = default_device() if device is None else torch.device(device)

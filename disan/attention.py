@@ -19,6 +19,8 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
+from .masks import distance_mask
+
 #: Queries per chunk are chosen so that one chunk of DiSAN's 4-D logits holds
 #: about this many elements (64 MB in float32).
 CHUNK_ELEMENTS = 1 << 24
@@ -152,6 +154,17 @@ def masked_attention(scores: Tensor, v: Tensor, allowed: Tensor, distance_bias: 
     """
     probs = masked_softmax(scores + distance_bias, allowed[:, None], dim=-1)  # (B, H, T, T)
     return probs @ v, probs  # (B, H, T, dk), (B, H, T, T)
+
+
+def reweight_distance(scores: Tensor, allowed: Tensor, alpha: float) -> Tensor:
+    """Im Eq. 7's probabilities for any α from stored scores, with no encoder pass.
+
+    scores: (..., H, T, T) ``QK^T/√d_k``; allowed: (..., T, T) bool.
+    Returns ``softmax(scores + M_dir + α·M_dis)`` (..., H, T, T).
+    """
+    T = scores.shape[-1]
+    bias = float(alpha) * distance_mask(T, scores.device).to(scores.dtype)  # (T, T)
+    return masked_softmax(scores + bias, allowed.unsqueeze(-3), dim=-1)  # (..., H, T, T)
 
 
 def split_heads(x: Tensor, heads: int) -> Tensor:

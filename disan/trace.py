@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import torch
 from torch import Tensor
+
+from .attention import reweight_distance
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,10 @@ class DistanceBlockTrace:
     ffn_deactivation: Tensor
     ln_max: Tensor
     u: Tensor
+
+    def probs_at(self, alpha: float) -> Tensor:
+        """(B, H, T, T) attention for another α, from ``scores`` (no forward pass)."""
+        return reweight_distance(self.scores, self.allowed, alpha)
 
 
 @dataclass(frozen=True)

@@ -126,3 +126,13 @@ def test_parameter_counts_match_papers(capsys):
     assert abs(dsa_total - 4.7e6) / 4.7e6 < 0.02
     assert dsa_enc.proj is None  # 300-d inputs skip the projection
     assert DistanceEncoder(50, 300).proj is not None
+
+
+def test_probs_at_reweights_alpha_from_stored_scores():
+    enc = make("dsa")
+    x, valid = batch()
+    _, t = enc(x, valid, record=True)
+    for alpha in (0.0, 1.5, 4.0):
+        _, fresh = enc(x, valid, record=True, alpha=alpha)
+        assert (t.fw.probs_at(alpha) - fresh.fw.probs).abs().max() < 1e-5
+        assert (t.bw.probs_at(alpha) - fresh.bw.probs).abs().max() < 1e-5

@@ -149,3 +149,14 @@ def test_1024_token_sentence_runs_on_cpu_with_reduced_views():
     assert len(tr.tokens) == 1024 and fw.probs is None
     sums = fw.probs_mean[0].sum(-1)  # (T,) mean over features of rows that each sum to 1
     assert sums[0] == 0 and torch.allclose(sums[1:], torch.ones(1023), atol=1e-4)
+
+
+def test_describe_reads_config_without_weights(tmp_path, tiny_glove):
+    from disan import checkpoint
+
+    path = checkpoint.save(make_tiny("dsa", tiny_glove, pair=True), tmp_path / "nli")
+    cfg = disan.describe(str(path))
+    assert cfg.arch == "dsa" and cfg.pair and cfg.labels[0] == "entailment"
+    assert disan.describe("disan").arch == "disan"
+    with pytest.raises(disan.ModelNotFoundError):
+        disan.describe("nope")

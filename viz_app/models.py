@@ -49,8 +49,8 @@ def default_model(names: Sequence[str]) -> str:
 
 
 def arch_of(name: str) -> str:
-    """Architecture guessed from a model name (``disan…`` / ``dsa…``) without loading it."""
-    return "dsa" if name.startswith("dsa") else "disan"
+    """Architecture of a model, read from its checkpoint metadata without loading the weights."""
+    return disan.describe(name).arch
 
 
 def best_of_arch(arch: str, names: Sequence[str]) -> str:

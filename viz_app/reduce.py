@@ -9,8 +9,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from disan.attention import masked_softmax
-from disan.masks import distance_mask
+from disan.attention import reweight_distance
 
 
 def feature_entropy(probs: np.ndarray) -> np.ndarray:
@@ -32,14 +31,13 @@ def feature_entropy(probs: np.ndarray) -> np.ndarray:
 def reweight_alpha(scores: np.ndarray, allowed: np.ndarray, alpha: float) -> np.ndarray:
     """Im Eq. 7 for another α from cached pre-mask scores, without an encoder pass.
 
-    scores: (H, T, T) ``QK^T/√d_k``; allowed: (T, T) bool. Returns (H, T, T)
-    ``masked_softmax(scores + α·M_dis, allowed)``, exactly what the model's own
-    attention would give at this α.
+    scores: (H, T, T) ``QK^T/√d_k``; allowed: (T, T) bool. Returns (H, T, T),
+    exactly what the model's own attention gives at this α
+    (``disan.attention.reweight_distance``).
     """
     s = torch.from_numpy(np.ascontiguousarray(scores, dtype=np.float32))  # (H, T, T)
-    bias = float(alpha) * distance_mask(s.shape[-1])  # (T, T)
-    probs = masked_softmax(s + bias, torch.from_numpy(np.asarray(allowed, dtype=bool))[None], -1)
-    return probs.numpy()
+    ok = torch.from_numpy(np.asarray(allowed, dtype=bool))  # (T, T)
+    return reweight_distance(s, ok, alpha).numpy()
 
 
 def received_attention(probs: np.ndarray, allowed: np.ndarray) -> np.ndarray:
