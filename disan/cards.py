@@ -42,6 +42,18 @@ def write_card(card: dict, directory: Path = PRETRAINED_DIR) -> Path:
     return path
 
 
+def epochs_text(train: dict) -> str:
+    """Epochs as a fraction: a time budget can stop a run inside an epoch."""
+    hist = train.get("history") or []
+    tcfg = train.get("train_config", {})
+    if not hist or not train.get("train_examples"):
+        return f"{train.get('epochs_run', 0)} epochs"
+    per_epoch = -(-train["train_examples"] // tcfg.get("batch_size", 64))  # ceil
+    last = hist[-1]
+    done = last["epoch"] - 1 + last["step"] / per_epoch
+    return f"{done:.2f} epochs ({last['step']:,} of {per_epoch:,} steps in epoch {last['epoch']})"
+
+
 def pct(x: float | None) -> str:
     return "–" if x is None else f"{100 * x:.2f}%"
 
@@ -68,7 +80,7 @@ def render(card: dict) -> str:
     lines += [f"- Parameters without embeddings: {train.get('params_without_embeddings', 0):,}; vocabulary {train.get('vocab_size')} words"]
     lines += [f"- Optimizer {tcfg.get('optimizer')} lr {tcfg.get('lr')}, batch {tcfg.get('batch_size')}, dropout {tcfg.get('dropout')}, "
               f"weight decay {tcfg.get('weight_decay')}, seed {tcfg.get('seed')}"]
-    lines += [f"- Epochs run: {train.get('epochs_run')}; wall time {train.get('wall_time_s')} s on {train.get('hardware')} (torch {train.get('torch')})"]
+    lines += [f"- Training length: {epochs_text(train)}; wall time {train.get('wall_time_s')} s on {train.get('hardware')} (torch {train.get('torch')})"]
     lines += ["", "## Accuracy", "", "| split | accuracy | paper |", "|---|---|---|"]
     lines += [f"| dev (held out) | {pct(train.get('best_dev_acc'))} | |"]
     for split, rep in evals.items():
