@@ -102,21 +102,19 @@ def run_evaluate(args) -> int:
 
 
 def add_bench(sub) -> None:
-    p = sub.add_parser("bench", help="print latency / throughput tables")
-    p.add_argument("rest", nargs=argparse.REMAINDER)
-
-
-def run_bench(args) -> int:
-    from .bench import main as bench_main
-
-    return bench_main(args.rest)
+    sub.add_parser("bench", help="print latency / throughput tables (python -m disan bench --help)")
 
 
 COMMANDS = {"trace": (add_trace, run_trace), "train": (add_train, run_train),
-            "evaluate": (add_evaluate, run_evaluate), "bench": (add_bench, run_bench)}
+            "evaluate": (add_evaluate, run_evaluate), "bench": (add_bench, None)}
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["bench"]:  # the bench command owns its own flags
+        from .bench import main as bench_main
+
+        return bench_main(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m disan", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     for add, _ in COMMANDS.values():

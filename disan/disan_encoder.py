@@ -7,6 +7,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from .attention import auto_chunk, multi_dim_token2token, source2token
+from .fused_attention import fused_token2token, use_fused
 from .masks import attention_allowed, direction_mask
 from .trace import DiSABlockTrace, DiSANTrace, detach
 
@@ -26,6 +27,11 @@ def glorot_(module: nn.Module) -> None:
 
 class DiSABlock(nn.Module):
     """Directional self-attention block (Shen Fig. 2)."""
+
+    #: token2token implementation (``fused_attention.IMPLS``): ``auto`` uses the
+    #: fused kernel when no trace is recorded and the block trains or autograd is
+    #: off (train.py, ``predict``); traces always use the reference.
+    token2token_impl = "auto"
 
     def __init__(self, d_in: int, d_h: int, c: float, dropout: float):
         super().__init__()
@@ -49,12 +55,15 @@ class DiSABlock(nn.Module):
         h = F.elu(self.fc_h(x))  # (B, T, D)  Eq. 14, σ_h = ELU
         allowed = attention_allowed(direction_mask(T, mask, x.device), valid)  # (B, T, T)
         h_att = self.drop(h)  # authors' code: dropout on h before attention
-        if chunk == -1:
-            chunk = auto_chunk(B, T, h.shape[-1])
         keep = record and T <= FULL_PROBS_MAX_TOKENS
-        s, views = multi_dim_token2token(
-            h_att, allowed, self.w1.weight, self.w2.weight, self.b1, self.c, chunk=chunk, keep_probs=keep
-        )  # s: (B, T, D)
+        if use_fused(self.token2token_impl, record, self.training, h_att, self.c):
+            s = fused_token2token(h_att, allowed, self.w1.weight, self.w2.weight, self.b1, self.c)  # (B, T, D)
+        else:
+            if chunk == -1:
+                chunk = None if self.token2token_impl == "naive" else auto_chunk(B, T, h.shape[-1])
+            s, views = multi_dim_token2token(
+                h_att, allowed, self.w1.weight, self.w2.weight, self.b1, self.c, chunk=chunk, keep_probs=keep
+            )  # s: (B, T, D)
         gate = torch.sigmoid(self.gate_s(s) + self.gate_h(h))  # (B, T, D)  Eq. 19
         u = gate * h + (1 - gate) * s  # (B, T, D)  Eq. 20
         u = u * valid[..., None]  # (B, T, D)  padding stays zero

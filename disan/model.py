@@ -90,26 +90,28 @@ class SentenceModel(nn.Module):
     def embed(self, batch: Sequence[Sequence[str]]) -> tuple[Tensor, Tensor]:
         """Right-padded token lists → x (B, T, d_in) and valid (B, T)."""
         B, T = len(batch), max(1, max(len(toks) for toks in batch))
-        ids = torch.zeros(B, T, dtype=torch.long)  # (B, T)  0 = <pad>
-        ext = torch.full((B, T), -1, dtype=torch.long)  # (B, T)  row in ext_vectors or -1
+        ids = [[0] * T for _ in range(B)]  # 0 = <pad>
+        ext = [[-1] * T for _ in range(B)]  # row in the GloVe table below, or -1
         rows: dict[int, int] = {}
         for b, toks in enumerate(batch):
             for t, tok in enumerate(toks):
                 own = self.vocab.index.get(tok)
                 if own is not None:
-                    ids[b, t] = own
+                    ids[b][t] = own
                     continue
                 g = self.glove.index(tok) if self.glove is not None else None
                 if g is None:
-                    ids[b, t] = 1  # <unk>
+                    ids[b][t] = 1  # <unk>
                 else:
-                    ext[b, t] = rows.setdefault(g, len(rows))
-        ids, ext = ids.to(self.device), ext.to(self.device)
+                    ext[b][t] = rows.setdefault(g, len(rows))
+        ids = torch.tensor(ids, device=self.device)  # (B, T)
+        ext = torch.tensor(ext, device=self.device)  # (B, T)
         x = self.embedding(ids)  # (B, T, d_in)
         if rows:
             table = torch.from_numpy(self.glove.vectors[list(rows)]).to(x)  # (G, d_in)
             x = torch.where((ext >= 0)[..., None], table[ext.clamp(min=0)], x)  # (B, T, d_in)
-        valid = torch.tensor([[t < len(toks) for t in range(T)] for toks in batch], device=self.device)  # (B, T)
+        lengths = torch.tensor([len(toks) for toks in batch], device=self.device)  # (B,)
+        valid = torch.arange(T, device=self.device)[None] < lengths[:, None]  # (B, T)
         return x, valid
 
     # ------------------------------------------------------------- forward

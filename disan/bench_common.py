@@ -1,0 +1,177 @@
+"""Shared pieces of ``python -m disan bench``: timing statistics, tables, machine description."""
+
+from __future__ import annotations
+
+import os
+import platform
+import resource
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+#: Words that GloVe 6B knows, to build sentences of an exact token count.
+FILLER_WORDS = (
+    "the", "man", "in", "a", "blue", "shirt", "is", "playing", "with", "his", "dog", "on", "beach",
+    "while", "two", "children", "watch", "from", "small", "boat", "near", "old", "bridge", "and",
+)
+
+
+def sentence(n_tokens: int, offset: int = 0) -> str:
+    """A lower-case sentence of exactly ``n_tokens`` tokens (checked by the callers' tokenizer)."""
+    return " ".join(FILLER_WORDS[(offset + i) % len(FILLER_WORDS)] for i in range(n_tokens))
+
+
+# ------------------------------------------------------------------ stats
+@dataclass(frozen=True)
+class Stats:
+    """Summary of repeated timings, in seconds."""
+
+    n: int
+    median: float
+    p95: float
+    mean: float
+    min: float
+
+    @classmethod
+    def of(cls, seconds: Sequence[float]) -> Stats:
+        a = np.asarray(seconds, dtype=float)
+        if a.size == 0:
+            return cls(0, float("nan"), float("nan"), float("nan"), float("nan"))
+        return cls(int(a.size), float(np.median(a)), float(np.percentile(a, 95)), float(a.mean()), float(a.min()))
+
+
+def repeat(
+    fn: Callable[[], object],
+    warmup: int,
+    repeats: int,
+    max_seconds: float | None = None,
+    min_repeats: int = 3,
+    sync: Callable[[], None] | None = None,
+) -> list[float]:
+    """Run ``fn`` ``warmup`` times untimed, then up to ``repeats`` timed runs.
+
+    Stops early once ``max_seconds`` of timed runs have passed, but never
+    before ``min_repeats`` runs. ``sync`` (e.g. ``torch.cuda.synchronize``)
+    is called before every clock read.
+    """
+    sync = sync or (lambda: None)
+    for _ in range(warmup):
+        fn()
+    sync()
+    times: list[float] = []
+    spent = 0.0
+    for i in range(repeats):
+        start = time.perf_counter()
+        fn()
+        sync()
+        times.append(time.perf_counter() - start)
+        spent += times[-1]
+        if max_seconds is not None and spent > max_seconds and i + 1 >= min(min_repeats, repeats):
+            break
+    return times
+
+
+def peak_rss_mib() -> float:
+    """High-water mark of this process's resident set (Linux ``ru_maxrss`` is in KiB)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / 2**20 if sys.platform == "darwin" else peak / 1024  # macOS reports bytes
+
+
+def fmt_ms(seconds: float) -> str:
+    if seconds != seconds:  # NaN
+        return "–"
+    ms = seconds * 1e3
+    return f"{ms:,.0f}" if ms >= 100 else f"{ms:.1f}" if ms >= 10 else f"{ms:.2f}"
+
+
+def fmt_mib(mib: float | None) -> str:
+    return "–" if mib is None or mib != mib else f"{mib:,.0f}"
+
+
+# ------------------------------------------------------------------ tables
+@dataclass
+class Table:
+    """A titled table that prints as aligned text and as Markdown."""
+
+    title: str
+    columns: Sequence[str]
+    rows: list[list[str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def add(self, *cells: object) -> None:
+        if len(cells) != len(self.columns):
+            raise ValueError(f"{self.title}: {len(cells)} cells for {len(self.columns)} columns")
+        self.rows.append([str(c) for c in cells])
+
+    def to_text(self) -> str:
+        cells = [list(self.columns)] + self.rows
+        widths = [max(len(r[i]) for r in cells) for i in range(len(self.columns))]
+        line = "  ".join("-" * w for w in widths)
+        out = [self.title, line]
+        for k, row in enumerate(cells):
+            out.append("  ".join(c.rjust(w) if k and _numeric(c) else c.ljust(w) for c, w in zip(row, widths)).rstrip())
+            if k == 0:
+                out.append(line)
+        out.extend(f"  note: {n}" for n in self.notes)
+        return "\n".join(out)
+
+    def to_markdown(self) -> str:
+        out = [f"### {self.title}", "", "| " + " | ".join(self.columns) + " |"]
+        out.append("|" + "|".join("---:" if any(_numeric(r[i]) for r in self.rows) else "---" for i in range(len(self.columns))) + "|")
+        out.extend("| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in self.rows)
+        if self.notes:
+            out.append("")
+            out.extend(f"- {n}" for n in self.notes)
+        return "\n".join(out)
+
+    def to_dict(self) -> dict:
+        return {"title": self.title, "columns": list(self.columns), "rows": self.rows, "notes": self.notes}
+
+
+def _numeric(cell: str) -> bool:
+    c = cell.replace(",", "").replace("×", "").replace("%", "").strip()
+    try:
+        float(c)
+    except ValueError:
+        return False
+    return True
+
+
+# ---------------------------------------------------------------- machine
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def machine_info() -> dict:
+    """What the figures were measured on, and how busy the machine was when the run started."""
+    import torch
+
+    info = {
+        "cpu": cpu_model(),
+        "logical_cpus": os.cpu_count(),
+        "torch_threads": torch.get_num_threads(),
+        "torch": torch.__version__,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "gpu": torch.cuda.get_device_name() if torch.cuda.is_available() else None,
+        "load_average_at_start": [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None,
+    }
+    return info
+
+
+def busy(info: dict) -> bool:
+    """True when other work kept the CPU busy at the start (1-minute load ≥ a quarter of the cores)."""
+    load = info.get("load_average_at_start")
+    return bool(load) and load[0] >= 0.25 * (info.get("logical_cpus") or 1)

@@ -1,0 +1,102 @@
+"""``python -m disan bench``: a --quick run prints every table with its columns and writes the Markdown report.
+
+Only that the command works is tested here; speed targets live in the
+benchmark report (docs/benchmarks.md), never in timed tests.
+"""
+
+import pytest
+
+from disan import bench, bench_app, bench_train
+from disan.bench_common import Stats, Table, sentence
+from disan.vocab import tokenize
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+    """One in-process ``all --quick`` run (app excluded), hermetic: no dataset folder, one thread."""
+    tmp = tmp_path_factory.mktemp("bench")
+    md, js = tmp / "benchmarks.md", tmp / "raw.json"
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = bench.main(["all", "--quick", "--threads", "1", "--data-dir", str(tmp / "no-data"),
+                           "--predict-inputs", "32", "--markdown", str(md), "--json", str(js)])
+    lines = out.getvalue()
+    return code, lines, md.read_text(), js.read_text()
+
+
+def test_quick_run_prints_trace_table(quick_run):
+    code, out, _, _ = quick_run
+    assert code == 0
+    for column in ("model", "trace median ms", "trace p95 ms", "trace peak RSS MiB", "predict median ms",
+                   "predict p95 ms"):
+        assert column in out
+    assert "disan" in out and "dsa" in out
+
+
+def test_quick_run_prints_training_table_against_the_papers(quick_run):
+    _, out, _, _ = quick_run
+    for column in ("s / epoch", "sentences / s", "vs paper", "speed-up vs naive"):
+        assert column in out
+    assert "587" in out and "693" in out
+    assert "naive reference" in out and "fused token2token" in out
+    assert "fallback lengths" in out  # no SNLI files in the given data dir: says so
+
+
+def test_quick_run_prints_predict_and_target_tables(quick_run):
+    _, out, _, _ = quick_run
+    assert "Batch prediction" in out and "inputs / s" in out
+    assert "Targets (issue #5)" in out
+    assert "H100" in out and "not measured" in out  # no GPU here, and the app is not run by --quick
+
+
+def test_markdown_report_has_command_machine_and_tables(quick_run):
+    _, _, md, raw = quick_run
+    assert md.startswith("# Benchmarks")
+    assert "python -m disan bench all --quick" in md
+    for item in ("| CPU |", "| logical CPUs |", "| torch |", "Smoke run"):
+        assert item in md
+    assert md.count("### ") >= 4 and "| model |" in md
+    assert '"trace"' in raw and '"train"' in raw
+
+
+def test_cli_dispatch_through_python_m_disan(capsys):
+    from disan.__main__ import main
+
+    assert main(["bench", "trace", "--quick", "--threads", "1", "--models", "dsa", "--sizes", "8"]) == 0
+    assert "trace median ms" in capsys.readouterr().out
+
+
+def test_stats_and_tables():
+    st = Stats.of([0.1, 0.2, 0.3, 0.4, 10.0])
+    assert st.median == pytest.approx(0.3) and st.n == 5 and st.p95 > 0.4
+    t = Table("T", ["a", "b"])
+    t.add("x", "1.5")
+    assert "| x | 1.5 |" in t.to_markdown() and t.to_text().startswith("T")
+    with pytest.raises(ValueError):
+        t.add("only one cell")
+
+
+@pytest.mark.parametrize("n", [1, 8, 20, 64, 1024])
+def test_benchmark_sentences_have_exact_lengths(n):
+    assert len(tokenize(sentence(n))) == n
+
+
+def test_epoch_plan_is_an_snli_epoch(tmp_path):
+    pool = bench_train.load_pairs(tmp_path, limit=500)  # fallback: no SNLI here
+    plan = bench_train.plan_epoch(pool, n_timed=5, n_warmup=2)
+    assert len(plan.pair_of) == 549_367 and len(plan.batches) == 8_584
+    assert len(plan.timed) == 5 and not set(plan.timed) & set(plan.warmup)
+
+
+@pytest.mark.browser
+def test_app_latency_rows(capsys):
+    why = bench_app.unavailable()
+    if why:
+        pytest.skip(why)
+    assert bench.main(["app", "--quick", "--app-lengths", "10", "--app-models", "disan"]) == 0
+    out = capsys.readouterr().out
+    assert "submit → heatmap" in out and "α slider → re-render" in out and "p95 ms" in out
+    assert "failed" not in out
