@@ -110,6 +110,9 @@ COMMANDS = {"trace": (add_trace, run_trace), "train": (add_train, run_train),
 
 
 def main(argv: list[str] | None = None) -> int:
+    for stream in (sys.stdout, sys.stderr):  # a non-UTF-8 console must not crash on an emoji token
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["bench"]:  # the bench command owns its own flags
         from .bench import main as bench_main

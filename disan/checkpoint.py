@@ -102,6 +102,12 @@ def load_checkpoint(path: str | Path, glove: Glove | None, device: str | torch.d
         raise CheckpointError(f"Checkpoint file {path} does not exist; check the path or run `python -m disan train`.")
     verify(path)
     cfg, vocab, _ = read_metadata(path)
+    if glove is not None and glove.dim != cfg.d_in:
+        raise CheckpointError(
+            f"Checkpoint {path} expects {cfg.d_in}-d word vectors but its GloVe ({cfg.glove}) has {glove.dim}; "
+            "pass the GloVe it was trained with."
+        )
+    check_shapes(path, cfg, vocab)
     try:
         state = load_file(str(path))
     except (SafetensorError, OSError) as err:
@@ -113,3 +119,20 @@ def load_checkpoint(path: str | Path, glove: Glove | None, device: str | torch.d
         first = str(err).splitlines()[0]
         raise CheckpointError(f"Checkpoint {path}: its weights do not match its config ({first}).") from err
     return model.to(device).eval()
+
+
+def check_shapes(path: Path, cfg: ModelConfig, vocab: Vocab) -> None:
+    """Compare the config's parameter shapes with the file header before allocating anything.
+
+    The model is built on the ``meta`` device (no memory), so a hostile config
+    (say d_h = 10⁶) is refused instead of allocating gigabytes.
+    """
+    with torch.device("meta"):
+        expected = {k: tuple(v.shape) for k, v in SentenceModel(cfg, vocab, None, "", False).state_dict().items()}
+    with safe_open(str(path), framework="pt") as f:
+        found = {k: tuple(f.get_slice(k).get_shape()) for k in f.keys()}
+    if expected != found:
+        bad = sorted(k for k in expected.keys() | found.keys() if expected.get(k) != found.get(k))
+        raise CheckpointError(
+            f"Checkpoint {path}: its weights do not match its config ({len(bad)} tensors differ, e.g. {bad[0]!r})."
+        )

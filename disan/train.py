@@ -14,6 +14,7 @@ import dataclasses
 import hashlib
 import json
 import os
+import pickle
 import platform
 import sys
 import time
@@ -29,6 +30,7 @@ from tqdm import tqdm
 
 from . import checkpoint
 from .config import ModelConfig
+from .errors import CheckpointError
 from .data import PAIR_TASKS, TASK_LABELS, load_task
 from .evaluate import Encoded, accuracy, encode_examples
 from .model import SentenceModel
@@ -162,9 +164,14 @@ def load_state(cfg: TrainConfig, model, opt) -> tuple[int, int, float, list]:
     path = state_path(cfg)
     if not path.exists():
         return 0, 0, -1.0, []
-    state = torch.load(path, weights_only=True)
-    model.load_state_dict(state["model"])
-    opt.load_state_dict(state["optimizer"])
+    try:
+        state = torch.load(path, weights_only=True)
+        model.load_state_dict(state["model"])
+        opt.load_state_dict(state["optimizer"])
+    except (RuntimeError, EOFError, KeyError, ValueError, pickle.UnpicklingError) as err:
+        raise CheckpointError(
+            f"Training state {path} cannot be read ({str(err).splitlines()[0][:120]}); delete it to start over."
+        ) from err
     torch.set_rng_state(state["torch_rng"])
     return state["epoch"], state["step"], state["best"], json.loads(state["history"])
 

@@ -29,13 +29,24 @@ TICK_MAX = 60
 GRID_TICK_MAX = 24
 
 
+#: Longest token drawn whole in a tick label / hover box; longer ones are cut with "…" (a pasted
+#: 5,000-character word or URL would otherwise push the heatmap out of its own figure).
+TICK_LABEL_MAX = 24
+HOVER_LABEL_MAX = 120
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, the last one "…", before escaping (never mid-entity)."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def token_labels(tokens: Sequence[str]) -> list[str]:
-    """Escaped tokens for tick labels."""
-    return [html_escape(t) for t in tokens]
+    """Escaped (and clipped) tokens for tick labels."""
+    return [html_escape(clip(t, TICK_LABEL_MAX)) for t in tokens]
 
 
 def _hover_labels(tokens: Sequence[str]) -> list[str]:
-    return [f"#{i} {html_escape(t)}" for i, t in enumerate(tokens)]
+    return [f"#{i} {html_escape(clip(t, HOVER_LABEL_MAX))}" for i, t in enumerate(tokens)]
 
 
 def cell_customdata(rows: Sequence[str], cols: Sequence[str]) -> np.ndarray:

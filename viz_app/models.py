@@ -48,9 +48,16 @@ def default_model(names: Sequence[str]) -> str:
     return bundled[0] if bundled else "disan"
 
 
-def arch_of(name: str) -> str:
-    """Architecture of a model, read from its checkpoint metadata without loading the weights."""
-    return disan.describe(name).arch
+def arch_of(name: str) -> str | None:
+    """Architecture of a model, read from its checkpoint metadata without loading the weights.
+
+    None when the checkpoint is missing or unreadable: pickers then leave it out, and the
+    sidebar names the damaged file when someone picks it (``sidebar._pick_model``).
+    """
+    try:
+        return disan.describe(name).arch
+    except disan.DisanError:
+        return None
 
 
 def best_of_arch(arch: str, names: Sequence[str]) -> str:
