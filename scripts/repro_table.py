@@ -17,7 +17,7 @@ ORDER = ("disan-sst5", "disan-sst5-nodir", "dsa-sst5", "dsa-sst5-nodist", "disan
 
 def main() -> int:
     sys.path.insert(0, str(ROOT))
-    from disan.cards import PAPER_REFERENCE
+    from disan.cards import PAPER_REFERENCE, epochs_text
 
     print("| model | trained on | dev (selection) | test | paper (300-d GloVe) | epochs | CPU time |")
     print("|---|---|---|---|---|---|---|")
@@ -32,7 +32,7 @@ def main() -> int:
         print(
             f"| `{name}` | {train['train_examples']:,} examples | {100 * train['best_dev_acc']:.2f}% "
             f"| {100 * test['accuracy']:.2f}% ({test['n']:,}) | {PAPER_REFERENCE[name]} "
-            f"| {train['epochs_run']} | {train['wall_time_s'] / 60:.0f} min |"
+            f"| {epochs_text(train).split(' (')[0]} | {train['wall_time_s'] / 60:.0f} min |"
         )
     return 0
 
