@@ -83,7 +83,7 @@ def add_evaluate(sub) -> None:
     p.add_argument("--split", default="test")
     p.add_argument("--data-dir", default=None)
     p.add_argument("--device", default=None)
-    p.add_argument("--card", action="store_true", help="write the figures into the model card (pretrained/<name>.json/.md)")
+    p.add_argument("--card", action="store_true", help="write the figures into the model card (pretrained/<name>.json and <name>.card.md)")
 
 
 def run_evaluate(args) -> int:

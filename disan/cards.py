@@ -1,4 +1,4 @@
-"""Model cards: ``pretrained/<name>.json`` (data) rendered to ``pretrained/<name>.md``."""
+"""Model cards: ``pretrained/<name>.json`` (data) rendered to ``pretrained/<name>.card.md``."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def update_card(name: str, split: str, report: dict, directory: Path = PRETRAINE
 def write_card(card: dict, directory: Path = PRETRAINED_DIR) -> Path:
     path = card_path(card["name"], directory)
     path.write_text(json.dumps(card, indent=2, ensure_ascii=False) + "\n")
-    path.with_suffix(".md").write_text(render(card))
+    path.with_suffix(".card.md").write_text(render(card))
     return path
 
 

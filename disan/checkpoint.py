@@ -4,7 +4,7 @@ Layout of ``pretrained/``::
 
     <name>.safetensors   weights (fp16), metadata {"format", "config", "vocab"}
     <name>.json          model card data (metrics, command, hardware)
-    <name>.md            model card
+    <name>.card.md       model card
     MANIFEST.json        {"<name>.safetensors": "<sha256>"}
 
 safetensors never unpickles, so a hostile checkpoint cannot run code.

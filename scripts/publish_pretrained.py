@@ -2,7 +2,7 @@
 
 Usage: python scripts/publish_pretrained.py NAME [NAME ...]
 Reads runs/<NAME>.safetensors and runs/<NAME>.train.json (written by `python -m disan train`),
-writes pretrained/<NAME>.safetensors (+ MANIFEST.json hash), pretrained/<NAME>.json and .md.
+writes pretrained/<NAME>.safetensors (+ MANIFEST.json hash), pretrained/<NAME>.json and <NAME>.card.md.
 The test split is scored here, once, after model selection on dev.
 """
 

@@ -32,7 +32,7 @@ def test_checkpoint_is_small_hashed_and_has_a_card(name):
     c = card(name)
     assert all(key in c["train"] for key in CARD_KEYS)
     assert 0 < c["evaluation"]["test"]["accuracy"] <= 1
-    assert (PRETRAINED / f"{name}.md").read_text().startswith(f"# Model card: `{name}`")
+    assert (PRETRAINED / f"{name}.card.md").read_text().startswith(f"# Model card: `{name}`")
 
 
 @pytest.mark.parametrize("name", NAMES)
