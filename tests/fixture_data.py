@@ -1,7 +1,8 @@
 """Small invented files in each real dataset format, materialised under their real names.
 
-They are stored as ``<real name>.fixture`` so that nothing in the repository is
-named like (or could be mistaken for) a copy of a real dataset.
+They are stored as ``<real name with "." written "__">.fixture`` (``TREC__train__all.fixture``)
+so that nothing in the repository is named like, or could be mistaken for, a copy of a real
+dataset.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ def fixture_data_dir() -> Path:
     """A temporary data directory laid out like ``../shared/data`` (created once per run)."""
     dest = Path(tempfile.mkdtemp(prefix="disan-fixture-data-"))
     for src in SOURCE.rglob("*.fixture"):
-        target = dest / src.relative_to(SOURCE).with_suffix("")
+        rel = src.relative_to(SOURCE)
+        target = dest / rel.parent / rel.name.removesuffix(".fixture").replace("__", ".")
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(src, target)
     return dest
