@@ -80,16 +80,23 @@ def free_port() -> int:
 
 
 @contextmanager
-def streamlit_server(port: int, max_tokens: int, startup_s: float = 120.0, threads: int | None = None):
-    """A headless Streamlit server for ``viz_app/app.py`` on 127.0.0.1:``port``; stopped on exit."""
-    env = {**os.environ, "VIZ_MAX_TOKENS": str(max(max_tokens, 128)),
-           "PYTHONPATH": str(REPO_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+def streamlit_server(
+    port: int, max_tokens: int | None = None, startup_s: float = 120.0, threads: int | None = None, log_path=None
+):
+    """A headless Streamlit server for ``viz_app/app.py`` on 127.0.0.1:``port``; stopped on exit.
+
+    Yields ``(base_url, process)``; the server's output goes to ``log_path`` (default: discarded).
+    Shared by the app benchmark, the browser test and the load test.
+    """
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    if max_tokens is not None:
+        env["VIZ_MAX_TOKENS"] = str(max(max_tokens, 128))
     if threads:
         env["OMP_NUM_THREADS"] = str(threads)
     cmd = [sys.executable, "-m", "streamlit", "run", str(APP), "--server.headless", "true",
            "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
            "--server.fileWatcherType", "none"]
-    log = open(os.devnull, "w")
+    log = open(log_path or os.devnull, "w")
     proc = subprocess.Popen(cmd, cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     try:
         deadline = time.monotonic() + startup_s
@@ -105,7 +112,7 @@ def streamlit_server(port: int, max_tokens: int, startup_s: float = 120.0, threa
             if time.monotonic() > deadline:
                 raise RuntimeError(f"streamlit did not answer on 127.0.0.1:{port} within {startup_s:.0f} s")
             time.sleep(0.25)
-        yield f"http://127.0.0.1:{port}"
+        yield f"http://127.0.0.1:{port}", proc
     finally:
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)
@@ -199,7 +206,7 @@ def run(
     from playwright.sync_api import sync_playwright
 
     rows = []
-    with streamlit_server(free_port(), max(lengths), threads=threads) as base, sync_playwright() as p:
+    with streamlit_server(free_port(), max(lengths), threads=threads) as (base, _), sync_playwright() as p:
         browser = p.chromium.launch(executable_path=shutil.which("chromium"), args=CHROMIUM_ARGS)
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1000})

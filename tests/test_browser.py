@@ -11,18 +11,15 @@ from __future__ import annotations
 import json
 import shutil
 import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
+from disan.bench_app import streamlit_server
+
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parent.parent
-APP = ROOT / "viz_app" / "app.py"
 SHOTS = ROOT / "docs" / "screenshots"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 SENTENCE = "The lighthouse keeper waved at the passing ships ."
@@ -35,61 +32,14 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _wait_healthy(url: str, proc: subprocess.Popen, seconds: float = 90) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"streamlit exited with code {proc.returncode}")
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    return
-        except OSError:
-            time.sleep(0.5)
-    raise TimeoutError(f"streamlit did not become healthy at {url} within {seconds} s")
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     if CHROMIUM is None:
         pytest.skip("chromium is not installed (needed for the browser test)")
     pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-    port = _free_port()
-    log = (tmp_path_factory.mktemp("streamlit") / "server.log").open("w")
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            str(APP),
-            "--server.port",
-            str(port),
-            "--server.address",
-            "127.0.0.1",
-            "--server.headless",
-            "true",
-            "--browser.gatherUsageStats",
-            "false",
-            "--server.fileWatcherType",
-            "none",
-        ],
-        cwd=ROOT,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_healthy(url, proc)
+    log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
+    with streamlit_server(_free_port(), log_path=log_path) as (url, _):
         yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
 
 
 @pytest.fixture(scope="module")

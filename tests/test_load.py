@@ -35,8 +35,6 @@ import os
 import platform
 import re
 import statistics
-import subprocess
-import sys
 import threading
 import time
 from datetime import datetime, timezone
@@ -45,8 +43,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from disan.bench_app import streamlit_server
+
 from tests.test_app import decode
-from tests.test_browser import APP, CHROMIUM, ROOT, _free_port, _wait_healthy
+from tests.test_browser import CHROMIUM, ROOT, _free_port
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -96,24 +96,8 @@ def load_server(tmp_path_factory):
     pytest.importorskip("websockets.asyncio.client", reason="websockets (a streamlit dependency) is missing")
     port = _free_port()
     log_path = tmp_path_factory.mktemp("load") / "server.log"
-    log = log_path.open("w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(APP), "--server.port", str(port),
-         "--server.address", HOST, "--server.headless", "true", "--browser.gatherUsageStats", "false",
-         "--server.fileWatcherType", "none"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-    )
-    try:
-        _wait_healthy(f"http://{HOST}:{port}", proc)
+    with streamlit_server(port, log_path=log_path) as (_, proc):
         yield port, proc, log_path
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
 
 
 class Sampler(threading.Thread):
