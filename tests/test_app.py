@@ -50,8 +50,18 @@ def assert_clean(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
 
 
+def chart_payloads(at: AppTest) -> list[dict]:
+    """``{"id", "spec", "config", "selectable"}`` of every chart (``viz_app.chart`` components), in page order."""
+    out = []
+    for c in at.get("bidi_component"):
+        if c.proto.component_name == "viz_plotly_chart":
+            out.append({"id": c.proto.id, **json.loads(c.proto.json)})
+    return out
+
+
 def charts(at: AppTest) -> list[dict]:
-    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    """Every chart's Plotly figure JSON (``{"data", "layout"}``), in page order."""
+    return [json.loads(c["spec"]) for c in chart_payloads(at)]
 
 
 def decode(array) -> np.ndarray:
@@ -64,9 +74,9 @@ def decode(array) -> np.ndarray:
 
 
 def chart_by_key(at: AppTest, key: str) -> dict:
-    for c in at.get("plotly_chart"):
-        if c.proto.id.endswith(f"chart_{key}"):
-            return json.loads(c.proto.spec)
+    for c in chart_payloads(at):
+        if c["id"].endswith(f"chart_{key}"):
+            return json.loads(c["spec"])
     raise AssertionError(f"no chart {key!r}")
 
 
@@ -89,7 +99,7 @@ def test_every_view_runs_on_the_default_model(view):
     if needs and not model.startswith(needs):
         assert any(b.key == f"switch_{needs}" for b in at.button)
     else:
-        assert len(at.get("plotly_chart")) >= 1
+        assert len(charts(at)) >= 1
     if model in ("disan", "dsa"):
         assert "random weights" in warnings_text(at) + " ".join(plain(i.value) for i in at.info)
 
@@ -104,7 +114,7 @@ def test_every_view_runs_on_a_preset_with_its_charts_and_widgets(view):
     assert_clean(at)
     assert at.text_area(key="sentence").value == IM_SENTENCE
     assert not at.error, [e.value for e in at.error]
-    assert len(at.get("plotly_chart")) >= n_charts
+    assert len(charts(at)) >= n_charts
     for kind, key in widgets:
         getattr(at, kind)(key=key)  # raises KeyError when missing
     assert at.query_params["sentence"] == IM_SENTENCE
@@ -200,7 +210,7 @@ def test_bad_query_params_fall_back_with_warnings():
     text = warnings_text(at)
     assert "'nope'" in text and "'abc'" in text and "feature=99999" in text and "token=77" in text
     assert at.number_input(key="feature").value == 0
-    assert len(at.get("plotly_chart")) >= 2
+    assert len(charts(at)) >= 2
 
 
 @pytest.mark.parametrize(
@@ -273,7 +283,7 @@ def test_exports_offer_html_csv_and_json():
     at = run_app(view="distance_attention", model="dsa")
     labels = {b.proto.label for b in at.get("download_button")}
     assert {"HTML (self-contained)", "Matrix as CSV", "Trace as JSON"} <= labels
-    config = json.loads(at.get("plotly_chart")[0].proto.config)
+    config = chart_payloads(at)[0]["config"]
     assert config["toImageButtonOptions"]["format"] == "svg"
 
 
@@ -294,7 +304,7 @@ def test_arch_specific_view_offers_a_switch():
     button.click().run()
     assert_clean(at)
     assert at.session_state["model"].startswith("dsa")
-    assert len(at.get("plotly_chart")) >= 3
+    assert len(charts(at)) >= 3
 
 
 @pytest.mark.parametrize("figure", ["shen6", "shen7", "shen8", "im7", "im8", "im9", "im10", "im11", "im12", "im13"])
@@ -302,7 +312,7 @@ def test_each_paper_figure_renders_with_a_measured_verdict(figure):
     at = run_app(view="paper_figures", fig=figure)
     assert_clean(at)
     assert not at.error
-    assert len(at.get("plotly_chart")) >= 1
+    assert len(charts(at)) >= 1
     text = " ".join(m.value for m in at.markdown)
     assert "**Paper:**" in text and (
         "our model shows it" in text or "does not show it" in text or "cannot tell" in text

@@ -187,7 +187,7 @@ def test_corrupt_checkpoint_is_a_message_naming_the_file(broken_pretrained, view
     assert CORRUPTIONS[kind] in errors[0]
     assert (path.name if kind != "missing" else "broken") in errors[0]
     assert "random-weight DiSAN model instead" in errors[0]
-    assert len(at.get("plotly_chart")) >= 1 or any(b.key == "switch_dsa" for b in at.button)
+    assert len(charts(at)) >= 1 or any(b.key == "switch_dsa" for b in at.button)
 
 
 def test_checkpoint_whose_input_size_does_not_match_its_glove(tmp_path, monkeypatch):
@@ -269,7 +269,7 @@ def test_app_token_limit_is_configurable_and_shown(monkeypatch):
     assert len(errors) == 1 and "9 tokens" in errors[0] and "at most 8" in errors[0] and "VIZ_MAX_TOKENS" in errors[0]
     at.text_area(key="sentence").set_value("one two three four five six seven eight").run()
     assert_clean(at)
-    assert not at.error and len(at.get("plotly_chart")) >= 3
+    assert not at.error and len(charts(at)) >= 3
 
 
 def test_env_var_sets_the_app_token_limit(monkeypatch):

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
+from plotly.subplots import make_subplots
 
 from viz_app import figures
 from viz_app.theme import NORMAL, PRESENTATION
@@ -156,3 +158,48 @@ def test_standalone_html_inlines_plotly_and_needs_no_cdn():
     assert "<script src=" not in html and "cdn.plot.ly/plotly" not in html
     assert len(html) > 1_000_000  # plotly.js itself is inside
     assert "&lt;script&gt;" in html or "\\u0026lt;script\\u0026gt;" in html
+
+
+_EVERY_BUILDER = {
+    "heatmap": lambda: figures.heatmap(A, TOKENS, title="t", masked=A == 0),
+    "heatmap_diverging": lambda: figures.heatmap(A - B, TOKENS, diverging=True, theme=PRESENTATION),
+    "grid": lambda: figures.heatmap_grid([A, B], ["fw", "bw"], TOKENS, masked=[A == 0, None]),
+    "grid_clickable": lambda: figures.heatmap_grid([A, B, A], ["a", "b", "c"], TOKENS, cols=2, clickable=True),
+    "compare": lambda: figures.compare_heatmaps(A, B, TOKENS),
+    "small_multiples": lambda: figures.small_multiples(np.stack([A, B, A]), TOKENS, ["h1", "h2", "h3"]),
+    "bar": lambda: figures.bar_chart({"fw": [1, 2, 3, 4], "bw": [0, 1, 0, 1]}, TOKENS, y_range=(0, 5)),
+    "prediction": lambda: figures.prediction_chart({"neg": 0.3, "pos": 0.7}, theme=PRESENTATION),
+    "token_feature": lambda: figures.token_feature_heatmap(A, TOKENS),
+    "vector_grids": lambda: figures.vector_grids([np.arange(7.0), np.arange(7.0)], ["a", "b"], cols=3),
+    "mask_panels": lambda: figures.mask_panels({"fw": np.where(A > 0, 0.0, -np.inf)}, TOKENS),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_EVERY_BUILDER))
+def test_builders_emit_what_plotly_validation_would_build(name):
+    """Builders skip Plotly's validation for speed; validating their output must change nothing."""
+    fig = _EVERY_BUILDER[name]()
+    fast = json.loads(fig.to_json(validate=False))
+    validated = json.loads(go.Figure(fig.to_dict()).to_json())
+    assert fast == validated
+
+
+@pytest.mark.parametrize("rows,cols,h,v", [(1, 1, 0.02, 0.05), (1, 3, 0.09, 0.0), (2, 5, 0.06, 0.12), (3, 2, 0.06, 0.12)])
+def test_grid_layout_matches_make_subplots(rows, cols, h, v):
+    titles = [f"p{k}" for k in range(rows * cols)]
+    ours = figures._grid(rows, cols, titles, h_space=h, v_space=v, font_size=13)
+    ref = make_subplots(rows=rows, cols=cols, subplot_titles=titles, horizontal_spacing=h, vertical_spacing=v).layout
+    for k in range(rows * cols):
+        xa, ya, xr, yr = figures._axis_names(k)
+        np.testing.assert_allclose(ours[xa]["domain"], ref[xa].domain, atol=1e-12)
+        np.testing.assert_allclose(ours[ya]["domain"], ref[ya].domain, atol=1e-12)
+        assert (ours[xa]["anchor"], ours[ya]["anchor"]) == (ref[xa].anchor, ref[ya].anchor) == (yr, xr)
+    for mine, theirs in zip(ours["annotations"], ref.annotations, strict=True):
+        assert mine["text"] == theirs.text
+        assert (mine["x"], mine["y"]) == pytest.approx((theirs.x, theirs.y))
+
+
+def test_template_edits_do_not_leak_between_figures():
+    first = figures.heatmap(A, TOKENS)
+    first.layout.template.layout.paper_bgcolor = "#ff0000"
+    assert figures.heatmap(A, TOKENS).layout.template.layout.paper_bgcolor != "#ff0000"

@@ -172,8 +172,8 @@ def summarise_run(elements) -> dict:
             out["exceptions"] += 1
         elif kind == "alert" and el.alert.format == Alert.ERROR:
             out["errors"] += 1
-        elif kind == "plotly_chart" and el.plotly_chart.id.endswith("chart_overview"):
-            spec = json.loads(el.plotly_chart.spec)
+        elif kind == "bidi_component" and el.bidi_component.id.endswith("chart_overview"):
+            spec = json.loads(json.loads(el.bidi_component.json)["spec"])
             out["z"] = decode(spec["data"][0]["z"]).tolist()
             out["ticks"] = spec["layout"]["xaxis"]["ticktext"]
     return out

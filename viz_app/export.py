@@ -10,6 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from . import chart
 from .context import Context
 from .figures import standalone_html
 
@@ -72,12 +73,7 @@ def show_figure(
     """
     name = safe_name(f"{key}-{ctx.model}")
     config = chart_config(name, ctx.image_format)
-    if on_select is None:
-        st.plotly_chart(fig, key=chart_key(key), theme=None, config=config)
-    else:
-        st.plotly_chart(
-            fig, key=chart_key(key), theme=None, config=config, on_select=on_select, selection_mode="points"
-        )
+    chart.draw(fig, key=chart_key(key), config=config, on_select=on_select)
     if ctx.presentation:
         return
     with st.expander("Table and downloads", expanded=False):

@@ -1,5 +1,11 @@
 """Pure Plotly figure builders: numpy in, ``go.Figure`` out (no Streamlit import).
 
+Figures are assembled as plain dicts in Plotly's canonical form and wrapped
+without property validation (``_figure``): validating costs 15–50 ms per
+figure, several times the rest of a rerun. ``tests/test_figures.py`` checks
+that validating every builder's output changes nothing, so the fast form is
+exactly what Plotly would have built.
+
 Every text argument (tokens, titles, labels) is *plain text*; builders escape
 ``& < > "`` themselves because Plotly renders a subset of HTML in labels and
 hover text. Axes are numeric with token tick labels, so repeated tokens keep
@@ -12,9 +18,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import copy
+from functools import lru_cache
+
 import numpy as np
+import plotly.colors
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
+import plotly.io as pio
 
 from .reduce import block_mean
 from .settings import CELL_TEXT_MAX, SMALL_MULTIPLE_MAX
@@ -79,6 +89,54 @@ def _limits(mats: Sequence[np.ndarray], zmin: float | None, zmax: float | None) 
     return lo, (hi if hi > lo else lo + 1e-9)
 
 
+@lru_cache(maxsize=8)
+def _template(name: str) -> dict:
+    """A named Plotly template as a plain dict (``_layout`` copies it, so one figure's edit cannot leak)."""
+    return pio.templates[name].to_plotly_json()
+
+
+@lru_cache(maxsize=16)
+def _colorscale(name: str) -> tuple[tuple[float, str], ...]:
+    """A named colour scale as explicit [position, colour] stops (what Plotly's validator would store)."""
+    return tuple((float(p), c) for p, c in plotly.colors.get_colorscale(name))
+
+
+def _scale(name_or_stops) -> list[list]:
+    stops = _colorscale(name_or_stops) if isinstance(name_or_stops, str) else name_or_stops
+    return [[p, c] for p, c in stops]
+
+
+def _figure(data: list[dict], layout: dict) -> go.Figure:
+    """Wrap canonical trace/layout dicts without validation (see the module docstring)."""
+    return go.Figure({"data": data, "layout": layout}, _validate=False)
+
+
+def _axis_names(k: int) -> tuple[str, str, str, str]:
+    """Layout keys and trace references of subplot ``k``: ("xaxis2", "yaxis2", "x2", "y2")."""
+    n = "" if k == 0 else str(k + 1)
+    return f"xaxis{n}", f"yaxis{n}", f"x{n}", f"y{n}"
+
+
+def _grid(rows: int, cols: int, titles: Sequence[str], h_space: float, v_space: float, font_size: int) -> dict:
+    """Subplot axes on a rows × cols grid (top-left first) and their titles, as ``make_subplots`` lays them out."""
+    width = (1.0 - h_space * (cols - 1)) / cols
+    height = (1.0 - v_space * (rows - 1)) / rows
+    layout: dict = {"annotations": []}
+    for k in range(rows * cols):
+        r, c = divmod(k, cols)
+        x0 = c * (width + h_space)
+        y1 = 1.0 - r * (height + v_space)
+        xa, ya, xr, yr = _axis_names(k)
+        layout[xa] = {"anchor": yr, "domain": [max(0.0, x0), min(1.0, x0 + width)]}
+        layout[ya] = {"anchor": xr, "domain": [max(0.0, y1 - height), min(1.0, y1)]}
+        if k < len(titles):
+            layout["annotations"].append({
+                "text": titles[k], "x": x0 + width / 2, "y": y1, "xref": "paper", "yref": "paper",
+                "xanchor": "center", "yanchor": "bottom", "showarrow": False, "font": {"size": font_size},
+            })
+    return layout
+
+
 def _heat(
     z: np.ndarray,
     rows: Sequence[str],
@@ -93,48 +151,54 @@ def _heat(
     showscale: bool = True,
     colorbar: dict | None = None,
     show_text: bool = False,
-) -> go.Heatmap:
+) -> dict:
     z = np.asarray(z, dtype=np.float64)
     name = html_escape(value_name)
-    return go.Heatmap(
-        z=np.where(np.isfinite(z), z, np.nan),
-        x=np.arange(z.shape[1]),
-        y=np.arange(z.shape[0]),
-        customdata=cell_customdata(rows, cols),
-        hovertemplate=f"row: %{{customdata[0]}}<br>column: %{{customdata[1]}}<br>{name} = %{{z:.6g}}<extra></extra>",
-        colorscale=colorscale or theme.sequential,
-        zmin=zmin,
-        zmax=zmax,
-        zmid=zmid,
-        showscale=showscale,
-        colorbar={"title": {"text": name}, **(colorbar or {})},
-        texttemplate="%{z:.2f}" if show_text else None,
-        textfont={"size": max(9, theme.font_size - 3)},
-        xgap=0,
-        ygap=0,
-    )
+    trace = {
+        "type": "heatmap",
+        "z": np.where(np.isfinite(z), z, np.nan),
+        "x": np.arange(z.shape[1]),
+        "y": np.arange(z.shape[0]),
+        "customdata": cell_customdata(rows, cols),
+        "hovertemplate": f"row: %{{customdata[0]}}<br>column: %{{customdata[1]}}<br>{name} = %{{z:.6g}}<extra></extra>",
+        "colorscale": _scale(colorscale or theme.sequential),
+        "zmin": zmin,
+        "zmax": zmax,
+        "showscale": showscale,
+        "colorbar": {"title": {"text": name}, **(colorbar or {})},
+        "textfont": {"size": max(9, theme.font_size - 3)},
+        "xgap": 0,
+        "ygap": 0,
+    }
+    if zmid is not None:
+        trace["zmid"] = zmid
+    if show_text:
+        trace["texttemplate"] = "%{z:.2f}"
+    return trace
 
 
-def _masked_overlay(masked: np.ndarray, rows: Sequence[str], cols: Sequence[str], theme: Theme) -> go.Heatmap:
+def _masked_overlay(masked: np.ndarray, rows: Sequence[str], cols: Sequence[str], theme: Theme) -> dict:
     """Masked (−∞) cells in ``theme.masked``, a colour outside every scale, with ``−∞`` hover text."""
     z = np.where(masked, 1.0, np.nan)
-    small = masked.shape[0] <= 2 * CELL_TEXT_MAX
-    return go.Heatmap(
-        z=z,
-        x=np.arange(z.shape[1]),
-        y=np.arange(z.shape[0]),
-        customdata=cell_customdata(rows, cols),
-        hovertemplate="row: %{customdata[0]}<br>column: %{customdata[1]}<br>value = −∞ (masked)<extra></extra>",
-        colorscale=[[0, theme.masked], [1, theme.masked]],
-        showscale=False,
-        text=np.where(masked, "−∞", "") if small else None,
-        texttemplate="%{text}" if small else None,
-        textfont={"size": max(9, theme.font_size - 3), "color": "#333333"},
-        name="masked",
-    )
+    trace = {
+        "type": "heatmap",
+        "z": z,
+        "x": np.arange(z.shape[1]),
+        "y": np.arange(z.shape[0]),
+        "customdata": cell_customdata(rows, cols),
+        "hovertemplate": "row: %{customdata[0]}<br>column: %{customdata[1]}<br>value = −∞ (masked)<extra></extra>",
+        "colorscale": [[0.0, theme.masked], [1.0, theme.masked]],
+        "showscale": False,
+        "textfont": {"size": max(9, theme.font_size - 3), "color": "#333333"},
+        "name": "masked",
+    }
+    if masked.shape[0] <= 2 * CELL_TEXT_MAX:
+        trace["text"] = np.where(masked, "−∞", "")
+        trace["texttemplate"] = "%{text}"
+    return trace
 
 
-def _click_layer(z: np.ndarray, rows: Sequence[str], cols: Sequence[str], value_name: str) -> go.Scatter:
+def _click_layer(z: np.ndarray, rows: Sequence[str], cols: Sequence[str], value_name: str) -> dict:
     """Invisible markers on every cell: Plotly heatmaps cannot be selected, scatter points can.
 
     Clicking a cell selects its marker, so the app learns the row (the token) that was clicked;
@@ -147,31 +211,33 @@ def _click_layer(z: np.ndarray, rows: Sequence[str], cols: Sequence[str], value_
     custom = np.column_stack([data, np.where(np.isfinite(values), values, np.nan)])
     name = html_escape(value_name)
     invisible = {"marker": {"opacity": 0}}
-    return go.Scatter(
-        x=xx.ravel(),
-        y=yy.ravel(),
-        mode="markers",
-        customdata=custom,
-        showlegend=False,
-        marker={"opacity": 0, "size": 12, "symbol": "square"},
-        selected=invisible,
-        unselected=invisible,
-        hovertemplate=(
+    return {
+        "type": "scatter",
+        "x": xx.ravel(),
+        "y": yy.ravel(),
+        "mode": "markers",
+        "customdata": custom,
+        "showlegend": False,
+        "marker": {"opacity": 0, "size": 12, "symbol": "square"},
+        "selected": invisible,
+        "unselected": invisible,
+        "hovertemplate": (
             f"row: %{{customdata[0]}}<br>column: %{{customdata[1]}}<br>{name} = %{{customdata[2]:.6g}}<extra></extra>"
         ),
-        name="cells",
-    )
+        "name": "cells",
+    }
 
 
-def _style(fig: go.Figure, theme: Theme, title: str, height: int) -> go.Figure:
-    fig.update_layout(
-        template=theme.template,
-        title={"text": html_escape(title), "x": 0.01, "xanchor": "left"},
-        font={"size": theme.font_size},
-        height=height,
-        margin={"l": 10, "r": 10, "t": 60 + theme.font_size, "b": 10},
-    )
-    return fig
+def _layout(theme: Theme, title: str, height: int, **extra) -> dict:
+    """The shared look: template, escaped title, font, height and margins."""
+    return {
+        "template": copy.deepcopy(_template(theme.template)),
+        "title": {"text": html_escape(title), "x": 0.01, "xanchor": "left"},
+        "font": {"size": theme.font_size},
+        "height": height,
+        "margin": {"l": 10, "r": 10, "t": 60 + theme.font_size, "b": 10},
+        **extra,
+    }
 
 
 def _square_height(n: int, theme: Theme, lo: int = 340, hi: int = 900) -> int:
@@ -200,7 +266,7 @@ def heatmap(
     if diverging:
         bound = max(abs(lo), abs(hi), 1e-9)
         lo, hi = -bound, bound
-    fig = go.Figure(
+    data = [
         _heat(
             z,
             row_tokens,
@@ -213,14 +279,17 @@ def heatmap(
             zmid=0.0 if diverging else None,
             show_text=max(z.shape) <= CELL_TEXT_MAX,
         )
-    )
+    ]
     if masked is not None and masked.any():
-        fig.add_trace(_masked_overlay(masked, row_tokens, col_tokens, theme))
+        data.append(_masked_overlay(masked, row_tokens, col_tokens, theme))
     height = _square_height(z.shape[0], theme)
     limit = _tick_limit(height, theme)
-    fig.update_xaxes(title=x_title, tickangle=-60, **_ticks(token_labels(col_tokens), limit))
-    fig.update_yaxes(title=y_title, autorange="reversed", **_ticks(token_labels(row_tokens), limit))
-    return _style(fig, theme, title, height)
+    return _figure(data, _layout(
+        theme, title, height,
+        xaxis={"title": {"text": html_escape(x_title)}, "tickangle": -60, **_ticks(token_labels(col_tokens), limit)},
+        yaxis={"title": {"text": html_escape(y_title)}, "autorange": "reversed",
+               **_ticks(token_labels(row_tokens), limit)},
+    ))
 
 
 def heatmap_grid(
@@ -248,57 +317,45 @@ def heatmap_grid(
     cols = cols or n
     rows = -(-n // cols)
     lo, hi = _limits([np.asarray(m, float) for m in mats], zmin, zmax)
-    fig = make_subplots(
-        rows=rows,
-        cols=cols,
-        subplot_titles=[html_escape(t) for t in titles],
-        horizontal_spacing=0.06 if cols > 1 else 0.02,
-        vertical_spacing=0.12 if rows > 1 else 0.05,
+    layout = _grid(
+        rows, cols, [html_escape(t) for t in titles],
+        h_space=0.06 if cols > 1 else 0.02, v_space=0.12 if rows > 1 else 0.05, font_size=theme.font_size,
     )
     T = len(row_tokens)
     show_ticks = T <= (GRID_TICK_MAX if cols > 2 else TICK_MAX)
     per = panel_height or int(min(760, max(260, 90 + theme.cell_height * T * (1.0 if cols <= 2 else 0.6))))
     limit = _tick_limit(per, theme)
+    x_ticks, y_ticks = _ticks(token_labels(col_tokens), limit), _ticks(token_labels(row_tokens), limit)
+    data = []
     for k, mat in enumerate(mats):
-        r, c = k // cols + 1, k % cols + 1
-        fig.add_trace(
-            _heat(
-                mat,
-                row_tokens,
-                col_tokens,
-                theme=theme,
-                zmin=lo,
-                zmax=hi,
-                value_name=value_name,
-                showscale=k == n - 1,
-                show_text=n <= 2 and T <= CELL_TEXT_MAX,
-            ),
-            row=r,
-            col=c,
+        xa, ya, xr, yr = _axis_names(k)
+        on_axes = {"xaxis": xr, "yaxis": yr}
+        heat = _heat(
+            mat,
+            row_tokens,
+            col_tokens,
+            theme=theme,
+            zmin=lo,
+            zmax=hi,
+            value_name=value_name,
+            showscale=k == n - 1,
+            show_text=n <= 2 and T <= CELL_TEXT_MAX,
         )
+        data.append({**heat, **on_axes})
         mask = None if masked is None else masked[k]
         if mask is not None and mask.any():
-            fig.add_trace(_masked_overlay(mask, row_tokens, col_tokens, theme), row=r, col=c)
+            data.append({**_masked_overlay(mask, row_tokens, col_tokens, theme), **on_axes})
         if clickable:
-            fig.data[-1].update(hoverinfo="skip", customdata=None, hovertemplate=None)
-            fig.add_trace(_click_layer(np.asarray(mat, np.float64), row_tokens, col_tokens, value_name), row=r, col=c)
+            top = data[-1]
+            for hover_key in ("customdata", "hovertemplate"):
+                top.pop(hover_key, None)
+            top["hoverinfo"] = "skip"
+            data.append({**_click_layer(np.asarray(mat, np.float64), row_tokens, col_tokens, value_name), **on_axes})
         bottom = k + cols >= n  # no panel below: label the columns here
-        fig.update_xaxes(
-            row=r,
-            col=c,
-            tickangle=-60,
-            showticklabels=show_ticks and bottom,
-            **_ticks(token_labels(col_tokens), limit),
-        )
-        fig.update_yaxes(
-            row=r,
-            col=c,
-            autorange="reversed",
-            showticklabels=show_ticks and c == 1,
-            **_ticks(token_labels(row_tokens), limit),
-        )
-    fig.update_annotations(font_size=theme.font_size)
-    return _style(fig, theme, title, per * rows + 40)
+        layout[xa].update(tickangle=-60, showticklabels=show_ticks and bottom, **x_ticks)
+        layout[ya].update(autorange="reversed", showticklabels=show_ticks and k % cols == 0, **y_ticks)
+    layout.update(_layout(theme, title, per * rows + 40))
+    return _figure(data, layout)
 
 
 def compare_heatmaps(
@@ -317,22 +374,15 @@ def compare_heatmaps(
     diff = a - b
     bound = float(np.nanmax(np.abs(diff))) if np.isfinite(diff).any() else 0.0
     bound = bound if bound > 0 else 1e-9
-    fig = make_subplots(
-        rows=1,
-        cols=3,
-        horizontal_spacing=0.09,
-        subplot_titles=[html_escape(titles[0]), html_escape(titles[1]), html_escape(f"{titles[0]} − {titles[1]}")],
-    )
+    names = [html_escape(titles[0]), html_escape(titles[1]), html_escape(f"{titles[0]} − {titles[1]}")]
+    layout = _grid(1, 3, names, h_space=0.09, v_space=0.0, font_size=theme.font_size)
     small = len(tokens) <= CELL_TEXT_MAX // 2
     shared = {"theme": theme, "zmin": lo, "zmax": hi, "value_name": value_name, "show_text": small}
-    fig.add_trace(_heat(a, tokens, tokens, showscale=False, **shared), row=1, col=1)
-    fig.add_trace(
-        _heat(b, tokens, tokens, showscale=True, colorbar={"x": 0.645, "len": 0.9, "thickness": 12}, **shared),
-        row=1,
-        col=2,
-    )
-    fig.add_trace(
-        _heat(
+    data = [
+        _heat(a, tokens, tokens, showscale=False, **shared),
+        {**_heat(b, tokens, tokens, showscale=True, colorbar={"x": 0.645, "len": 0.9, "thickness": 12}, **shared),
+         "xaxis": "x2", "yaxis": "y2"},
+        {**_heat(
             diff,
             tokens,
             tokens,
@@ -344,19 +394,18 @@ def compare_heatmaps(
             value_name=f"Δ{value_name}",
             colorbar={"x": 1.0, "len": 0.9, "thickness": 12},
             show_text=small,
-        ),
-        row=1,
-        col=3,
-    )
+        ), "xaxis": "x3", "yaxis": "y3"},
+    ]
     labels = token_labels(tokens)
     show = len(tokens) <= GRID_TICK_MAX * 2
     height = int(min(640, max(340, 110 + theme.cell_height * len(tokens) * 0.7)))
     limit = _tick_limit(height, theme)
-    fig.update_xaxes(tickangle=-60, showticklabels=show, **_ticks(labels, limit))
-    fig.update_yaxes(autorange="reversed", showticklabels=False, **_ticks(labels, limit))
-    fig.update_yaxes(row=1, col=1, showticklabels=show)
-    fig.update_annotations(font_size=theme.font_size)
-    return _style(fig, theme, title, height)
+    for k in range(3):
+        xa, ya, _, _ = _axis_names(k)
+        layout[xa].update(tickangle=-60, showticklabels=show, **_ticks(labels, limit))
+        layout[ya].update(autorange="reversed", showticklabels=show and k == 0, **_ticks(labels, limit))
+    layout.update(_layout(theme, title, height))
+    return _figure(data, layout)
 
 
 def small_multiples(
@@ -390,23 +439,30 @@ def bar_chart(
     y_range: tuple[float, float] | None = None,
 ) -> go.Figure:
     """Grouped bars per token, one colour per series (Okabe–Ito)."""
-    fig = go.Figure()
     hover = _hover_labels(tokens)
-    for k, (name, values) in enumerate(series.items()):
-        fig.add_trace(
-            go.Bar(
-                x=np.arange(len(tokens)),
-                y=np.asarray(values, np.float64),
-                name=html_escape(name),
-                marker_color=theme.categorical[k % len(theme.categorical)],
-                customdata=hover,
-                hovertemplate=f"%{{customdata}}<br>{html_escape(name)} = %{{y:.6g}}<extra></extra>",
-            )
-        )
-    fig.update_layout(barmode="group", showlegend=len(series) > 1, legend={"orientation": "h", "y": 1.12})
-    fig.update_xaxes(tickangle=-60, **_ticks(token_labels(tokens)))
-    fig.update_yaxes(title=html_escape(y_title), range=list(y_range) if y_range else None)
-    return _style(fig, theme, title, 360 + 4 * theme.font_size)
+    data = [
+        {
+            "type": "bar",
+            "x": np.arange(len(tokens)),
+            "y": np.asarray(values, np.float64),
+            "name": html_escape(name),
+            "marker": {"color": theme.categorical[k % len(theme.categorical)]},
+            "customdata": hover,
+            "hovertemplate": f"%{{customdata}}<br>{html_escape(name)} = %{{y:.6g}}<extra></extra>",
+        }
+        for k, (name, values) in enumerate(series.items())
+    ]
+    y_axis = {"title": {"text": html_escape(y_title)}}
+    if y_range:
+        y_axis["range"] = list(y_range)
+    return _figure(data, _layout(
+        theme, title, 360 + 4 * theme.font_size,
+        barmode="group",
+        showlegend=len(series) > 1,
+        legend={"orientation": "h", "y": 1.12},
+        xaxis={"tickangle": -60, **_ticks(token_labels(tokens))},
+        yaxis=y_axis,
+    ))
 
 
 def prediction_chart(prediction: Mapping[str, float], *, title: str = "Prediction", theme: Theme = NORMAL) -> go.Figure:
@@ -415,22 +471,23 @@ def prediction_chart(prediction: Mapping[str, float], *, title: str = "Predictio
     values = [float(prediction[k]) for k in labels]
     best = int(np.argmax(values)) if values else -1
     colors = [theme.categorical[1] if i == best else theme.categorical[0] for i in range(len(labels))]
-    fig = go.Figure(
-        go.Bar(
-            y=[html_escape(k) for k in labels],
-            x=values,
-            orientation="h",
-            marker_color=colors,
-            hovertemplate="%{y}: %{x:.4f}<extra></extra>",
-            text=[f"{v:.2f}" for v in values],
-            textposition="outside",
-            textangle=0,
-            cliponaxis=False,
-        )
-    )
-    fig.update_xaxes(title="probability", range=[0, 1])
-    fig.update_yaxes(autorange="reversed")
-    return _style(fig, theme, title, 120 + 40 * max(1, len(labels)) + 2 * theme.font_size)
+    bar = {
+        "type": "bar",
+        "y": [html_escape(k) for k in labels],
+        "x": values,
+        "orientation": "h",
+        "marker": {"color": colors},
+        "hovertemplate": "%{y}: %{x:.4f}<extra></extra>",
+        "text": [f"{v:.2f}" for v in values],
+        "textposition": "outside",
+        "textangle": 0,
+        "cliponaxis": False,
+    }
+    return _figure([bar], _layout(
+        theme, title, 120 + 40 * max(1, len(labels)) + 2 * theme.font_size,
+        xaxis={"title": {"text": "probability"}, "range": [0, 1]},
+        yaxis={"autorange": "reversed"},
+    ))
 
 
 def token_feature_heatmap(
@@ -447,10 +504,12 @@ def token_feature_heatmap(
     matrix = np.asarray(matrix, np.float64)
     features = [f"feature {k}" for k in range(matrix.shape[1])]
     lo, hi = _limits([matrix], zmin, zmax)
-    fig = go.Figure(_heat(matrix, tokens, features, theme=theme, zmin=lo, zmax=hi, value_name=value_name))
-    fig.update_xaxes(title="feature k", tickmode="auto")
-    fig.update_yaxes(title="token", autorange="reversed", **_ticks(token_labels(tokens)))
-    return _style(fig, theme, title, int(min(900, max(300, 120 + 18 * len(tokens)))))
+    heat = _heat(matrix, tokens, features, theme=theme, zmin=lo, zmax=hi, value_name=value_name)
+    return _figure([heat], _layout(
+        theme, title, int(min(900, max(300, 120 + 18 * len(tokens)))),
+        xaxis={"title": {"text": "feature k"}, "tickmode": "auto"},
+        yaxis={"title": {"text": "token"}, "autorange": "reversed", **_ticks(token_labels(tokens))},
+    ))
 
 
 def vector_grids(
@@ -472,30 +531,30 @@ def vector_grids(
         padded[: v.size] = v
         grids.append(padded.reshape(rows, cols))
     lo, hi = _limits(grids, None, None)
-    fig = make_subplots(
-        rows=1, cols=len(grids), subplot_titles=[html_escape(t) for t in titles], horizontal_spacing=0.06
-    )
+    layout = _grid(1, len(grids), [html_escape(t) for t in titles], h_space=0.06, v_space=0.0,
+                   font_size=theme.font_size)
     name = html_escape(value_name)
+    index = np.arange(rows * cols).reshape(rows, cols)
+    data = []
     for k, grid in enumerate(grids):
-        index = np.arange(rows * cols).reshape(rows, cols)
-        fig.add_trace(
-            go.Heatmap(
-                z=grid,
-                customdata=index,
-                colorscale=theme.sequential,
-                zmin=lo,
-                zmax=hi,
-                showscale=k == len(grids) - 1,
-                colorbar={"title": {"text": name}},
-                hovertemplate=f"feature %{{customdata}}<br>{name} = %{{z:.6g}}<extra></extra>",
-            ),
-            row=1,
-            col=k + 1,
-        )
-    fig.update_xaxes(showticklabels=False)
-    fig.update_yaxes(showticklabels=False, autorange="reversed")
-    fig.update_annotations(font_size=theme.font_size)
-    return _style(fig, theme, title, 200 + 14 * rows + 2 * theme.font_size)
+        xa, ya, xr, yr = _axis_names(k)
+        data.append({
+            "type": "heatmap",
+            "z": grid,
+            "customdata": index,
+            "colorscale": _scale(theme.sequential),
+            "zmin": lo,
+            "zmax": hi,
+            "showscale": k == len(grids) - 1,
+            "colorbar": {"title": {"text": name}},
+            "hovertemplate": f"feature %{{customdata}}<br>{name} = %{{z:.6g}}<extra></extra>",
+            "xaxis": xr,
+            "yaxis": yr,
+        })
+        layout[xa]["showticklabels"] = False
+        layout[ya].update(showticklabels=False, autorange="reversed")
+    layout.update(_layout(theme, title, 200 + 14 * rows + 2 * theme.font_size))
+    return _figure(data, layout)
 
 
 def mask_panels(

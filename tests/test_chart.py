@@ -1,0 +1,49 @@
+"""viz_app.chart: figures drawn by the in-place Plotly component, with st.plotly_chart as the fallback."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import plotly
+
+from tests.test_app import assert_clean, chart_payloads, charts, run_app
+from viz_app import chart
+
+
+def test_bundled_plotly_js_is_copied_to_the_static_folder(tmp_path, monkeypatch):
+    monkeypatch.setattr(chart, "STATIC_DIR", tmp_path / "static")
+    chart.plotly_js_served.clear()
+    try:
+        assert chart.plotly_js_served()
+        source = Path(plotly.__file__).resolve().parent / "package_data" / chart.PLOTLY_JS
+        assert (tmp_path / "static" / chart.PLOTLY_JS).read_bytes() == source.read_bytes()
+    finally:
+        chart.plotly_js_served.clear()
+
+
+def test_charts_are_components_with_the_figure_and_the_static_plotly_url():
+    at = run_app(view="explore")
+    assert_clean(at)
+    payloads = chart_payloads(at)
+    assert {p["id"].rsplit("-", 1)[-1] for p in payloads} >= {"chart_prediction", "chart_overview"}
+    assert all(p["plotly_url"] == f"app/static/{chart.PLOTLY_JS}" for p in payloads)
+    assert any(t["type"] == "heatmap" for fig in charts(at) for t in fig["data"])
+    assert not at.get("plotly_chart")
+
+
+def test_clickable_heatmap_asks_for_selection_events():
+    at = run_app(view="disan_attention", model="disan")
+    assert_clean(at)
+    selectable = {p["id"].rsplit("-", 1)[-1]: p["selectable"] for p in chart_payloads(at)}
+    assert selectable["chart_disan_pair"] is True
+    assert not any(v for k, v in selectable.items() if k != "chart_disan_pair")
+
+
+def test_without_static_serving_charts_fall_back_to_st_plotly_chart(monkeypatch):
+    monkeypatch.setattr(chart, "plotly_js_served", lambda: False)
+    at = run_app(view="explore")
+    assert_clean(at)
+    assert not chart_payloads(at)
+    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    assert len(specs) >= 2 and any(t["type"] == "heatmap" for s in specs for t in s["data"])
