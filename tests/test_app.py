@@ -350,3 +350,17 @@ def test_nli_model_has_a_hypothesis_and_sides(fake_nli):
     at.text_input(key="hypothesis").set_value("").run()
     assert_clean(at)
     assert any("hypothesis" in plain(e.value) for e in at.error)
+
+
+def test_table_fallback_is_drawn_on_demand_with_the_figure_values():
+    at = run_app(view="explore", model="disan")
+    assert_clean(at)
+    assert not at.dataframe  # nothing serialised until asked for
+    at.toggle(key="overview_table").set_value(True).run()
+    assert_clean(at)
+    (frame,) = [d.value for d in at.dataframe]
+    z = decode(chart_by_key(at, "overview")["data"][0]["z"])
+    T = z.shape[0]
+    assert frame.shape == (T, 2 * T)
+    np.testing.assert_allclose(frame["forward"].to_numpy(), z, atol=1e-12)
+    assert frame.index[0].startswith("#0 ")

@@ -144,6 +144,15 @@ def test_walk_through_the_views(server, browser_page):
     assert_no_exception(page)
     assert page.locator(".js-plotly-plot").count() >= 3
     shot(page, "distance_attention")
+    alpha = page.locator('[data-testid="stMain"] [data-testid="stSlider"] input[type="range"]').first
+    alpha.focus()
+    alpha.press("Home")  # α → 0: the maps are redrawn in place by the fragment, and the link follows
+    page.wait_for_function("() => /[?&]alpha=0(&|$)/.test(location.search)")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.js-plotly-plot')].some(gd => (gd.layout.title.text || '')"
+        ".includes('α = 0 '))"
+    )
+    assert_no_exception(page)
 
     goto_view(page, "Compare")
     settle(page, "lighthouse")

@@ -68,8 +68,9 @@ def show_figure(
 ) -> None:
     """Draw ``fig`` and, outside presentation mode, a table fallback and download buttons.
 
-    The HTML download is self-contained (plotly.js inlined, no CDN); HTML and
-    JSON are built only when clicked.
+    The HTML download is self-contained (plotly.js inlined, no CDN); the table
+    is drawn when its toggle is on, and HTML, CSV and JSON are built only when
+    clicked.
     """
     name = safe_name(f"{key}-{ctx.model}")
     config = chart_config(name, ctx.image_format)
@@ -77,7 +78,9 @@ def show_figure(
     if ctx.presentation:
         return
     with st.expander("Table and downloads", expanded=False):
-        if table is not None:
+        # Tables and file contents are built only on demand: serialising every matrix on every rerun
+        # cost more than drawing the figures (docs/benchmarks.md).
+        if table is not None and st.toggle("Show the numbers as a table", key=f"{key}_table"):
             st.dataframe(table, width="stretch")
         cols = st.columns(3)
         cols[0].download_button(
@@ -91,7 +94,7 @@ def show_figure(
         if table is not None:
             cols[1].download_button(
                 "Matrix as CSV",
-                data=table.to_csv().encode("utf-8"),
+                data=lambda: table.to_csv().encode("utf-8"),
                 file_name=f"{name}.csv",
                 mime="text/csv",
                 key=f"{key}_csv",

@@ -8,19 +8,30 @@ import streamlit as st
 from .. import figures, loaders
 from ..context import Context
 from ..export import matrix_table, show_figure
+from ..records import TraceView
+from ..session import write_url
 from ..widgets import alpha_slider, get_trace, require_arch, sentence_of, summary_text, trace_json_source
+
+VIEW = "distance_attention"
 
 
 def render(ctx: Context) -> None:
     st.title("Distance-based attention (Im Figs. 7, 12, 13)")
     if not require_arch(ctx, "dsa", "Distance-masked multi-head attention"):
         return
-    alpha = alpha_slider(
-        ctx, "Re-weights the cached pre-softmax scores: softmax(QKᵀ/√d_k + M_dir + α·M_dis). No encoder pass."
-    )
     tv = get_trace(ctx)
     if tv is None:
         return
+    alpha_panels(ctx, tv)
+
+
+@st.fragment
+def alpha_panels(ctx: Context, tv: TraceView) -> None:
+    """The α slider and every map it changes. A fragment: moving α reruns only this part of the page
+    (no sidebar, no encoder pass), so the maps follow the slider quickly."""
+    alpha = alpha_slider(
+        ctx, "Re-weights the cached pre-softmax scores: softmax(QKᵀ/√d_k + M_dir + α·M_dis). No encoder pass."
+    )
     sent = sentence_of(ctx, tv)
     heads = loaders.heads_at_alpha(ctx.model, ctx.text, ctx.hypothesis, ctx.masks, ctx.side, alpha)
     fw, bw = heads["fw"].mean(0), heads["bw"].mean(0)
@@ -53,3 +64,4 @@ def render(ctx: Context) -> None:
             key=f"dsa_heads_{direction}",
             table=pd.concat({t: matrix_table(m, sent.tokens, sent.tokens) for t, m in zip(titles, stack)}, axis=1),
         )
+    write_url(VIEW)  # a fragment rerun skips the app's own write_url: keep α in the link
