@@ -49,9 +49,19 @@ def token2token_chunk(
     allowed:    (B, Tq, Tk)
     Returns s (B, Tq, D) and P (B, Tq, Tk, D), softmax over keys per feature.
     """
-    logits = c * torch.tanh((query_part[:, :, None, :] + key_part[:, None, :, :]) / c)  # (B, Tq, Tk, D)
-    probs = masked_softmax(logits, allowed[..., None], dim=2)  # (B, Tq, Tk, D)
-    s = (probs * h[:, None, :, :]).sum(dim=2)  # (B, Tq, D)  Eq. 11
+    logits = query_part[:, :, None, :] + key_part[:, None, :, :]  # (B, Tq, Tk, D)
+    if torch.is_grad_enabled() and any(t.requires_grad for t in (key_part, query_part, h)):
+        logits = c * torch.tanh(logits / c)  # (B, Tq, Tk, D)
+        probs = masked_softmax(logits, allowed[..., None], dim=2)  # (B, Tq, Tk, D)
+        s = (probs * h[:, None, :, :]).sum(dim=2)  # (B, Tq, D)  Eq. 11
+        return s, probs
+    # No autograd (traces, inference): the same operations in place on the one (B, Tq, Tk, D) buffer, which
+    # saves four passes and allocations of it; tests/test_attention.py checks both paths agree (P bit for bit).
+    logits.div_(c).tanh_().mul_(c)
+    keep = allowed[..., None]  # (B, Tq, Tk, 1)
+    probs = torch.softmax(logits.masked_fill_(~keep, torch.finfo(logits.dtype).min), dim=2)  # (B, Tq, Tk, D)
+    probs.mul_(keep.to(probs.dtype))
+    s = torch.einsum("bqkd,bkd->bqd", probs, h)  # (B, Tq, D)  Eq. 11
     return s, probs
 
 
@@ -96,12 +106,17 @@ def multi_dim_token2token(
             full.append(p)  # (B, Tq, T, D)
         if feature is not None:
             one.append(p[..., feature])  # (B, Tq, T)
-    views = {"mean": torch.cat(means, dim=1), "max": torch.cat(maxes, dim=1)}  # (B, T, T) each
+    views = {"mean": _join(means), "max": _join(maxes)}  # (B, T, T) each
     if keep_probs:
-        views["probs"] = torch.cat(full, dim=1)  # (B, T, T, D)
+        views["probs"] = _join(full)  # (B, T, T, D)
     if feature is not None:
-        views["feature"] = torch.cat(one, dim=1)  # (B, T, T)
-    return torch.cat(outs, dim=1), views
+        views["feature"] = _join(one)  # (B, T, T)
+    return _join(outs), views
+
+
+def _join(chunks: list[Tensor]) -> Tensor:
+    """Chunks concatenated along the query axis (dim 1); a single chunk is returned as is, not copied."""
+    return chunks[0] if len(chunks) == 1 else torch.cat(chunks, dim=1)
 
 
 def auto_chunk(B: int, T: int, D: int, budget: int = CHUNK_ELEMENTS) -> int | None:

@@ -50,12 +50,16 @@ def naive_token2token(h, allowed, w1, w2, b1, c):
     return s, P
 
 
+@pytest.mark.parametrize("autograd", [False, True], ids=["in-place", "autograd"])
 @pytest.mark.parametrize("kind", ["fw", "bw", "diag", "none"])
-def test_token2token_matches_naive_loop(g, kind):
+def test_token2token_matches_naive_loop(g, kind, autograd):
+    """Both code paths: in place when nothing needs a gradient (traces), out of place under autograd."""
     h, w1, w2, b1 = rand(g, T, D), rand(g, D, D), rand(g, D, D), rand(g, D)
+    h.requires_grad_(autograd)
     allowed = attention_allowed(direction_mask(T, kind), torch.ones(1, T, dtype=torch.bool))
     s, views = multi_dim_token2token(h[None], allowed, w1, w2, b1, c=5.0)
-    s_ref, p_ref = naive_token2token(h, allowed[0], w1, w2, b1, 5.0)
+    assert s.requires_grad == autograd
+    s_ref, p_ref = naive_token2token(h.detach(), allowed[0], w1, w2, b1, 5.0)
     assert torch.allclose(s[0], s_ref, atol=1e-6)
     assert torch.allclose(views["probs"][0], p_ref, atol=1e-6)
     assert torch.allclose(views["mean"][0], p_ref.mean(-1), atol=1e-6)
@@ -171,3 +175,15 @@ def test_masked_softmax_all_masked_row_is_zero_not_nan():
     allowed = torch.tensor([[True, False], [False, False]])
     p = masked_softmax(logits, allowed, dim=-1)
     assert p.tolist() == [[1.0, 0.0], [0.0, 0.0]]
+
+
+def test_in_place_path_equals_autograd_path(g):
+    """The no-grad path (in-place ops, einsum) and the autograd path agree, masked entries exactly 0 in both."""
+    h = rand(g, 2, 9, D)
+    allowed = attention_allowed(direction_mask(9, "fw"), padding_mask([9, 6], 9))
+    args = (rand(g, D, D), rand(g, D, D), rand(g, D))
+    s_fast, v_fast = multi_dim_token2token(h, allowed, *args)
+    s_ref, v_ref = multi_dim_token2token(h.clone().requires_grad_(True), allowed, *args)
+    torch.testing.assert_close(s_fast, s_ref.detach(), rtol=1e-12, atol=1e-12)
+    torch.testing.assert_close(v_fast["probs"], v_ref["probs"].detach(), rtol=0, atol=0)
+    assert (v_fast["probs"][~allowed] == 0).all()
