@@ -367,12 +367,23 @@ def write_markdown(path: Path, args, info: dict, threads: int, tables: list[Tabl
         "- **App latency** (`bench app`): headless Chromium against a local Streamlit server: Ctrl+Enter in the "
         "sentence box → heatmap drawn; one α-slider step → heatmap redrawn.",
         "",
+        "What the app does to be quick: charts are one `st.components.v2` element per key that hands each new "
+        "figure to `Plotly.react` (`viz_app/chart.py`; `st.plotly_chart` derives a chart's identity from its "
+        "figure and so re-mounted every chart on every rerun); figure builders emit Plotly's canonical dicts "
+        "without per-property validation (`tests/test_figures.py` checks validation would change nothing); the "
+        "Distance view's α slider reruns only its maps (`st.fragment`, no encoder pass); the table behind each "
+        "figure is serialised only when its toggle is on. What is left is mostly the browser: every data change "
+        "makes plotly.js redraw the whole chart (axes and tick labels included), on the same two cores as the "
+        "Streamlit server and the benchmark.",
+        "",
         "The fast path (`disan/fused_attention.py`) is a custom autograd function for DiSAN's token2token attention: "
         "cache-sized blocks over (batch rows × queries) with only the allowed key span, one sigmoid instead of "
         "tanh, a fixed shift c instead of a running maximum (the logits lie in [−c, c]), closed-form gradients, and "
         "no (B, T, T, D) tensor kept for the backward pass. `naive` is the reference `attention.multi_dim_token2token` in one piece (no chunking) "
         "with plain autograd. Training (`train.py`, through `DiSABlock`) and `predict` use the fused kernel; traces "
-        "(`record=True`) stay on the reference path, so recorded probabilities are unchanged. "
+        "(`record=True`) stay on the reference path, so recorded probabilities are unchanged; without autograd that "
+        "path transforms its one (B, T, T, D) buffer in place (`tests/test_attention.py` checks it against the "
+        "autograd path and the naive loop). "
         "`tests/test_fast_path.py` checks values and gradients against the reference.",
         "",
     ]
