@@ -26,14 +26,17 @@ from .masks import distance_mask
 CHUNK_ELEMENTS = 1 << 24
 
 
-def masked_softmax(logits: Tensor, allowed: Tensor, dim: int) -> Tensor:
+def masked_softmax(logits: Tensor, allowed: Tensor, dim: int, in_place: bool = False) -> Tensor:
     """Softmax over ``dim`` with disallowed entries set to exactly 0.
 
     Like the authors' code: fill masked logits with a very large negative
     number, take the softmax, then multiply by the mask, so that rows with no
-    allowed entry become all zeros rather than NaN.
+    allowed entry become all zeros rather than NaN. ``in_place`` overwrites
+    ``logits`` and masks the result in place (only where autograd is off).
     """
     neg = torch.finfo(logits.dtype).min
+    if in_place:
+        return torch.softmax(logits.masked_fill_(~allowed, neg), dim=dim).mul_(allowed.to(logits.dtype))
     probs = torch.softmax(logits.masked_fill(~allowed, neg), dim=dim)
     return probs * allowed.to(probs.dtype)
 
@@ -58,9 +61,7 @@ def token2token_chunk(
     # No autograd (traces, inference): the same operations in place on the one (B, Tq, Tk, D) buffer, which
     # saves four passes and allocations of it; tests/test_attention.py checks both paths agree (P bit for bit).
     logits.div_(c).tanh_().mul_(c)
-    keep = allowed[..., None]  # (B, Tq, Tk, 1)
-    probs = torch.softmax(logits.masked_fill_(~keep, torch.finfo(logits.dtype).min), dim=2)  # (B, Tq, Tk, D)
-    probs.mul_(keep.to(probs.dtype))
+    probs = masked_softmax(logits, allowed[..., None], dim=2, in_place=True)  # (B, Tq, Tk, D)
     s = torch.einsum("bqkd,bkd->bqd", probs, h)  # (B, Tq, D)  Eq. 11
     return s, probs
 

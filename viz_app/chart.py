@@ -2,8 +2,8 @@
 
 ``st.plotly_chart`` derives a chart's identity from its figure, so every new
 sentence or α value unmounts each chart and plotly.js lays it out from
-scratch; on the 2-core benchmark machine that browser work was most of the
-submit → heatmap and α → re-render latency (docs/benchmarks.md). This
+scratch; in a Chrome profile on the 2-core benchmark machine that was most of
+the browser's work per rerun. This
 component keeps one element per ``key`` and hands each new figure to
 ``Plotly.react``, which redraws only what changed.
 

@@ -78,34 +78,16 @@ def show_figure(
     if ctx.presentation:
         return
     with st.expander("Table and downloads", expanded=False):
-        # Tables and file contents are built only on demand: serialising every matrix on every rerun
-        # cost more than drawing the figures (docs/benchmarks.md).
+        # Tables and file contents are built only on demand: serialising every matrix to Arrow and CSV on
+        # every rerun was the largest part of the Distance view's server time in a profile.
         if table is not None and st.toggle("Show the numbers as a table", key=f"{key}_table"):
             st.dataframe(table, width="stretch")
-        cols = st.columns(3)
-        cols[0].download_button(
-            "HTML (self-contained)",
-            data=lambda: standalone_html(fig, config),
-            file_name=f"{name}.html",
-            mime="text/html",
-            key=f"{key}_html",
-            on_click="ignore",
-        )
+        downloads = [("HTML (self-contained)", lambda: standalone_html(fig, config), f"{name}.html", "text/html", "html")]
         if table is not None:
-            cols[1].download_button(
-                "Matrix as CSV",
-                data=lambda: table.to_csv().encode("utf-8"),
-                file_name=f"{name}.csv",
-                mime="text/csv",
-                key=f"{key}_csv",
-                on_click="ignore",
-            )
+            downloads.append(("Matrix as CSV", lambda: table.to_csv().encode("utf-8"), f"{name}.csv", "text/csv", "csv"))
         if trace_json is not None:
-            cols[2].download_button(
-                "Trace as JSON",
-                data=trace_json,
-                file_name=f"{name}-trace.json",
-                mime="application/json",
-                key=f"{key}_json",
-                on_click="ignore",
+            downloads.append(("Trace as JSON", trace_json, f"{name}-trace.json", "application/json", "json"))
+        for col, (label, data, file_name, mime, suffix) in zip(st.columns(3), downloads):
+            col.download_button(
+                label, data=data, file_name=file_name, mime=mime, key=f"{key}_{suffix}", on_click="ignore"
             )
