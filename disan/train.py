@@ -4,6 +4,13 @@ Defaults follow each paper (``paper_defaults``). Runs are resumable: every
 ``save_every`` steps the full state (weights, optimizer, position in the epoch,
 RNG) goes to ``<out>.state.pt``; the best model on dev goes to
 ``<out>.safetensors``; every evaluation is appended to ``<out>.log.jsonl``.
+
+A run is meant to end on convergence, counted in optimizer steps so a rerun
+is reproducible step for step: dev accuracy is measured every ``eval_every``
+steps, and the run stops after ``patience`` evaluations without a new best
+(early stopping) or at ``max_steps``. ``time_budget_min`` is only a safety
+stop. The summary records ``total_steps``, ``stopped_by`` and the learning
+curve (dev accuracy and the mean train loss since the previous evaluation).
 Multi-process training uses ``torchrun`` + DistributedDataParallel (gloo on
 the CPU, nccl on CUDA).
 """
@@ -63,6 +70,8 @@ class TrainConfig:
     max_len: int = 128
     eval_every: int = 0
     save_every: int = 200
+    max_steps: int | None = None
+    patience: int | None = None
     time_budget_min: float | None = None
     threads: int | None = None
     on_error: str = "raise"
@@ -136,6 +145,23 @@ def epoch_batches(lengths: np.ndarray, batch_size: int, seed: int, epoch: int) -
     return [batches[i] for i in rng.permutation(len(batches))]
 
 
+def evals_since_best(history: list) -> int:
+    """Evaluations after the first one that reached the best dev accuracy (0 right after a new best)."""
+    if not history:
+        return 0
+    accs = [h["dev_acc"] for h in history]
+    return len(accs) - 1 - accs.index(max(accs))
+
+
+def stop_reason(cfg: TrainConfig, history: list, global_step: int) -> str | None:
+    """Why the run is finished (``max_steps`` / ``patience``), or None to go on."""
+    if cfg.max_steps is not None and global_step >= cfg.max_steps:
+        return "max_steps"
+    if cfg.patience is not None and history and evals_since_best(history) >= cfg.patience:
+        return "patience"
+    return None
+
+
 # ----------------------------------------------------------------- state
 def state_path(cfg: TrainConfig) -> Path:
     return Path(cfg.out).with_suffix(".state.pt")
@@ -201,13 +227,17 @@ def train(cfg: TrainConfig) -> dict:
     log = Path(cfg.out).with_suffix(".log.jsonl")
     started = time.time()
     elapsed0 = history[-1]["elapsed_s"] if history else 0.0
-    stop = False
     lengths = train_set.lengths()
+    per_epoch = len(epoch_batches(lengths, cfg.batch_size, cfg.seed, 0)) // world  # the same every epoch
+    global_step = epoch0 * per_epoch + step0
+    stopped_by = agreed(stop_reason(cfg, history, global_step), world)  # a finished run resumed: nothing left to do
+    losses: list[float] = []  # train losses since the previous evaluation
     for epoch in range(epoch0, cfg.epochs):
+        if stopped_by:
+            break
         batches = epoch_batches(lengths, cfg.batch_size, cfg.seed, epoch)
         batches = batches[: len(batches) // world * world][rank::world]
         bar = tqdm(batches, desc=f"epoch {epoch + 1}/{cfg.epochs}", initial=step0, total=len(batches), disable=rank > 0)
-        losses = []
         done = step0
         for step in range(step0, len(batches)):
             net.train()
@@ -220,22 +250,27 @@ def train(cfg: TrainConfig) -> dict:
             losses.append(loss.item())
             bar.update(1)
             bar.set_postfix(loss=f"{np.mean(losses[-50:]):.3f}")
-            done = step + 1
-            if cfg.eval_every and done % cfg.eval_every == 0 and done < len(batches):
-                best = checkpoint_if_best(cfg, model, dev_set, best, history, log, epoch, done, losses, started, elapsed0, rank)
-            if cfg.save_every and done % cfg.save_every == 0 and rank == 0:
+            done, global_step = step + 1, global_step + 1
+            if cfg.eval_every and global_step % cfg.eval_every == 0:
+                best = checkpoint_if_best(cfg, model, dev_set, best, history, log, epoch, done, global_step, losses, started, elapsed0, rank)
+                losses = []
+            late = out_of_time(cfg, started, elapsed0, world)
+            stopped_by = agreed(stop_reason(cfg, history, global_step) or ("time_budget" if late else None), world)
+            if cfg.save_every and done % cfg.save_every == 0 and rank == 0 and not stopped_by:
                 save_state(cfg, model, opt, epoch, done, best, history)
-            if out_of_time(cfg, started, elapsed0, world):
-                stop = True
+            if stopped_by:
                 break
         bar.close()
         step0 = 0
-        best = checkpoint_if_best(cfg, model, dev_set, best, history, log, epoch, done, losses, started, elapsed0, rank)
+        if not history or history[-1]["global_step"] != global_step:  # the epoch's (or the run's) last evaluation
+            best = checkpoint_if_best(cfg, model, dev_set, best, history, log, epoch, done, global_step, losses, started, elapsed0, rank)
+            losses = []
+            stopped_by = stopped_by or agreed(stop_reason(cfg, history, global_step), world)
         if rank == 0:
-            save_state(cfg, model, opt, epoch + (0 if stop else 1), done if stop else 0, best, history)
-        if stop:
-            break
-    summary = run_summary(cfg, model, train_set, dev_set, best, history, started, elapsed0, world)
+            ended_inside = done < len(batches)
+            save_state(cfg, model, opt, epoch + (0 if ended_inside else 1), done if ended_inside else 0, best, history)
+    stopped_by = stopped_by or "epochs"
+    summary = run_summary(cfg, model, train_set, dev_set, best, history, started, elapsed0, world, global_step, stopped_by)
     summary["rank_weight_sha256"] = gather_weight_digests(model, world)
     if rank == 0:
         Path(cfg.out).with_suffix(".train.json").write_text(json.dumps(summary, indent=2) + "\n")
@@ -244,13 +279,18 @@ def train(cfg: TrainConfig) -> dict:
     return summary
 
 
-def checkpoint_if_best(cfg, model, dev_set, best, history, log, epoch, step, losses, started, elapsed0, rank) -> float:
-    """Evaluate on dev (rank 0), append to the log, save the checkpoint when dev improves."""
+def checkpoint_if_best(cfg, model, dev_set, best, history, log, epoch, step, global_step, losses, started, elapsed0, rank) -> float:
+    """Evaluate on dev (rank 0), append to the log, save the checkpoint when dev improves.
+
+    ``losses`` are the train losses since the previous evaluation, so the curve's
+    ``train_loss`` is a mean over one evaluation interval.
+    """
     if rank == 0:
         dev_acc = accuracy(model, dev_set)
         entry = {
             "epoch": epoch + 1,
             "step": step,
+            "global_step": global_step,
             "train_loss": float(np.mean(losses)) if losses else None,
             "dev_acc": dev_acc,
             "elapsed_s": round(elapsed0 + time.time() - started, 1),
@@ -274,6 +314,15 @@ def out_of_time(cfg: TrainConfig, started: float, elapsed0: float, world: int) -
     if world > 1:
         dist.all_reduce(flag, op=dist.ReduceOp.MAX)  # every rank stops at the same step
     return bool(flag.item())
+
+
+def agreed(reason: str | None, world: int) -> str | None:
+    """Rank 0's stop decision on every rank (only rank 0 evaluates, so only it has the history)."""
+    if world == 1:
+        return reason
+    box = [reason]
+    dist.broadcast_object_list(box, src=0)
+    return box[0]
 
 
 def weight_digest(model: torch.nn.Module) -> str:
@@ -303,7 +352,7 @@ def setup_distributed() -> tuple[int, int]:
     return (dist.get_rank(), world) if world > 1 else (0, 1)
 
 
-def run_summary(cfg, model, train_set, dev_set, best, history, started, elapsed0, world) -> dict:
+def run_summary(cfg, model, train_set, dev_set, best, history, started, elapsed0, world, total_steps, stopped_by) -> dict:
     encoder_params = sum(p.numel() for n, p in model.named_parameters() if not n.startswith("embedding"))
     return {
         "train_config": dataclasses.asdict(cfg),
@@ -313,6 +362,11 @@ def run_summary(cfg, model, train_set, dev_set, best, history, started, elapsed0
         "vocab_size": len(model.vocab),
         "params_without_embeddings": encoder_params,
         "best_dev_acc": best,
+        "best_step": next((h["global_step"] for h in history if h["dev_acc"] == best), None),
+        "total_steps": total_steps,
+        "stopped_by": stopped_by,
+        "patience": cfg.patience,
+        "eval_every": cfg.eval_every,
         "epochs_run": history[-1]["epoch"] if history else 0,
         "history": history,
         "wall_time_s": round(elapsed0 + time.time() - started, 1),

@@ -121,3 +121,37 @@ def test_embeddings_are_not_weight_decayed(tmp_path, glove_txt):
     decayed = {id(p) for g in opt.param_groups if g["weight_decay"] > 0 for p in g["params"]}
     assert id(model.embedding.weight) not in decayed
     assert id(model.encoder.fw.w1.weight) in decayed
+
+
+def test_max_steps_counts_optimizer_steps_across_epochs_and_a_rerun_adds_none(tmp_path, glove_txt):
+    cfg = config(tmp_path, glove_txt, epochs=100, max_steps=7, eval_every=3)
+    summary = train(cfg)
+    assert summary["total_steps"] == 7 and summary["stopped_by"] == "max_steps"
+    assert [h["global_step"] for h in summary["history"]][-3:] == [3, 6, 7]
+    again = train(cfg)  # resuming a finished run trains nothing more
+    assert again["total_steps"] == 7 and again["history"] == summary["history"]
+
+
+def test_patience_stops_after_that_many_evaluations_without_a_new_best(tmp_path, glove_txt):
+    cfg = config(tmp_path, glove_txt, epochs=100, lr=0.0, eval_every=2, patience=3)  # lr 0: dev never improves
+    summary = train(cfg)
+    assert summary["stopped_by"] == "patience"
+    assert [h["global_step"] for h in summary["history"]] == [2, 4, 6, 8]
+    assert summary["total_steps"] == 8 and summary["best_step"] == 2
+
+
+def test_learning_curve_losses_are_per_interval_means(tmp_path, glove_txt, monkeypatch):
+    cfg = config(tmp_path, glove_txt, epochs=100, max_steps=6, eval_every=2)
+    seen = []
+    real = torch.nn.functional.cross_entropy
+
+    def spy(*a, **k):
+        out = real(*a, **k)
+        if out.requires_grad:
+            seen.append(out.item())
+        return out
+
+    monkeypatch.setattr(torch.nn.functional, "cross_entropy", spy)
+    summary = train(cfg)
+    want = [np.mean(seen[i : i + 2]) for i in (0, 2, 4)]
+    assert [h["train_loss"] for h in summary["history"]] == pytest.approx(want)
