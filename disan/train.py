@@ -8,7 +8,9 @@ RNG) goes to ``<out>.state.pt``; the best model on dev goes to
 A run is meant to end on convergence, counted in optimizer steps so a rerun
 is reproducible step for step: dev accuracy is measured every ``eval_every``
 steps, and the run stops after ``patience`` evaluations without a new best
-(early stopping) or at ``max_steps``. ``time_budget_min`` is only a safety
+(early stopping, not before ``min_steps``) or at ``max_steps``. An ablation
+pair ends at the same step: ``--min-steps N --max-steps N`` makes a run take
+exactly N steps (``scripts/train_pretrained.sh`` does this). ``time_budget_min`` is only a safety
 stop. The summary records ``total_steps``, ``stopped_by`` and the learning
 curve (dev accuracy and the mean train loss since the previous evaluation).
 Multi-process training uses ``torchrun`` + DistributedDataParallel (gloo on
@@ -71,6 +73,7 @@ class TrainConfig:
     eval_every: int = 0
     save_every: int = 200
     max_steps: int | None = None
+    min_steps: int = 0
     patience: int | None = None
     time_budget_min: float | None = None
     threads: int | None = None
@@ -157,6 +160,8 @@ def stop_reason(cfg: TrainConfig, history: list, global_step: int) -> str | None
     """Why the run is finished (``max_steps`` / ``patience``), or None to go on."""
     if cfg.max_steps is not None and global_step >= cfg.max_steps:
         return "max_steps"
+    if global_step < cfg.min_steps:
+        return None
     if cfg.patience is not None and history and evals_since_best(history) >= cfg.patience:
         return "patience"
     return None
@@ -366,6 +371,7 @@ def run_summary(cfg, model, train_set, dev_set, best, history, started, elapsed0
         "total_steps": total_steps,
         "stopped_by": stopped_by,
         "patience": cfg.patience,
+        "min_steps": cfg.min_steps,
         "eval_every": cfg.eval_every,
         "epochs_run": history[-1]["epoch"] if history else 0,
         "history": history,

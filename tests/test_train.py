@@ -155,3 +155,12 @@ def test_learning_curve_losses_are_per_interval_means(tmp_path, glove_txt, monke
     summary = train(cfg)
     want = [np.mean(seen[i : i + 2]) for i in (0, 2, 4)]
     assert [h["train_loss"] for h in summary["history"]] == pytest.approx(want)
+
+
+def test_min_steps_extends_a_patience_stopped_run_to_exactly_that_step(tmp_path, glove_txt):
+    """The pair protocol: a run that stopped early is resumed to its partner's step count."""
+    cfg = config(tmp_path, glove_txt, epochs=100, lr=0.0, eval_every=2, patience=1)
+    assert train(cfg)["total_steps"] == 4
+    longer = train(TrainConfig(**{**cfg.__dict__, "min_steps": 9, "max_steps": 9}))
+    assert longer["total_steps"] == 9 and longer["stopped_by"] == "max_steps"
+    assert [h["global_step"] for h in longer["history"]] == [2, 4, 6, 8, 9]
