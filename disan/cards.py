@@ -54,6 +54,29 @@ def epochs_text(train: dict) -> str:
     return f"{done:.2f} epochs ({last['step']:,} of {per_epoch:,} steps in epoch {last['epoch']})"
 
 
+def stopping_text(train: dict) -> str:
+    """How the run ended, in optimizer steps (issue 10: convergence, not a clock)."""
+    if "total_steps" not in train:
+        return "a wall-clock budget (before step budgets and early stopping existed)"
+    how = {
+        "patience": f"early stopping: {train.get('patience')} evaluations in a row without a new best dev accuracy",
+        "max_steps": f"the step budget (--max-steps {train['train_config'].get('max_steps')})",
+        "epochs": f"the epoch limit ({train['train_config'].get('epochs')} epochs)",
+        "time_budget": "the wall-clock safety stop (the run had not converged)",
+    }.get(train.get("stopped_by"), str(train.get("stopped_by")))
+    return (f"{train['total_steps']:,} optimizer steps, evaluated every {train.get('eval_every'):,} steps; "
+            f"best dev at step {train.get('best_step') or 0:,}; ended by {how}")
+
+
+def curve_lines(history: list) -> list[str]:
+    """The learning curve as a Markdown table: one row per dev evaluation."""
+    lines = ["| step | epoch | train loss (since previous row) | dev accuracy |", "|---|---|---|---|"]
+    for h in history:
+        loss = "–" if h.get("train_loss") is None else f"{h['train_loss']:.4f}"
+        lines.append(f"| {h.get('global_step', h['step']):,} | {h['epoch']} | {loss} | {pct(h['dev_acc'])} |")
+    return lines
+
+
 def pct(x: float | None) -> str:
     return "–" if x is None else f"{100 * x:.2f}%"
 
@@ -81,6 +104,9 @@ def render(card: dict) -> str:
     lines += [f"- Optimizer {tcfg.get('optimizer')} lr {tcfg.get('lr')}, batch {tcfg.get('batch_size')}, dropout {tcfg.get('dropout')}, "
               f"weight decay {tcfg.get('weight_decay')}, seed {tcfg.get('seed')}"]
     lines += [f"- Training length: {epochs_text(train)}; wall time {train.get('wall_time_s')} s on {train.get('hardware')} (torch {train.get('torch')})"]
+    lines += [f"- Stopping: {stopping_text(train)}"]
+    if card.get("recipe"):
+        lines += ["", "## Recipe choices (decided on dev)", ""] + [f"- {line}" for line in card["recipe"]]
     lines += ["", "## Accuracy", "", "| split | accuracy | paper |", "|---|---|---|"]
     lines += [f"| dev (held out) | {pct(train.get('best_dev_acc'))} | |"]
     for split, rep in evals.items():
@@ -95,6 +121,8 @@ def render(card: dict) -> str:
             lines += ["", f"### {split}: confusion matrix (rows gold, columns predicted)", ""]
             lines += ["| | " + " | ".join(cm["labels"]) + " |", "|---" * (len(cm["labels"]) + 1) + "|"]
             lines += [f"| {lab} | " + " | ".join(str(v) for v in row) + " |" for lab, row in zip(cm["labels"], cm["rows_gold_cols_pred"])]
+    if train.get("history"):
+        lines += ["", "## Learning curve", ""] + curve_lines(train["history"])
     lines += ["", "## Reproduce", "", "```", card.get("train_command", train.get("command", "")), "```"]
     for split in evals:
         lines += ["```", f"python -m disan evaluate --model {name} --task {tcfg.get('task')} --split {split} --card", "```"]

@@ -6,6 +6,7 @@ sentence-length bucket (Shen Fig. 5, Im Fig. 6: average length of the pair).
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -84,8 +85,19 @@ def accuracy(model: SentenceModel, data: Encoded) -> float:
     return float((predict_encoded(model, data) == data.labels).mean()) if len(data) else 0.0
 
 
+def pack_correct(correct: np.ndarray) -> str:
+    """Per-example correctness (in the split's file order) as base64 bits: what a paired bootstrap needs."""
+    return base64.b64encode(np.packbits(correct.astype(bool)).tobytes()).decode("ascii")
+
+
+def unpack_correct(packed: str, n: int) -> np.ndarray:
+    """(n,) bool, the inverse of ``pack_correct``."""
+    return np.unpackbits(np.frombuffer(base64.b64decode(packed), dtype=np.uint8))[:n].astype(bool)
+
+
 def metrics(labels: np.ndarray, preds: np.ndarray, names: Sequence[str], lengths: np.ndarray) -> dict:
-    """Accuracy, per-class accuracy, confusion matrix (rows = gold) and accuracy by length bucket."""
+    """Accuracy, per-class accuracy, confusion matrix (rows = gold), accuracy by length bucket and
+    the per-example correctness bits (``correct_bits``, see ``pack_correct``)."""
     k = len(names)
     confusion = np.zeros((k, k), dtype=np.int64)
     np.add.at(confusion, (labels, preds), 1)
@@ -107,6 +119,7 @@ def metrics(labels: np.ndarray, preds: np.ndarray, names: Sequence[str], lengths
         "per_class_accuracy": per_class,
         "confusion_matrix": {"labels": list(names), "rows_gold_cols_pred": confusion.tolist()},
         "accuracy_by_length": buckets,
+        "correct_bits": pack_correct(labels == preds),
     }
 
 

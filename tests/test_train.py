@@ -11,7 +11,7 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from disan.evaluate import metrics
+from disan.evaluate import metrics, unpack_correct
 from disan.train import TrainConfig, epoch_batches, train
 from tests.fixture_data import fixture_data_dir
 
@@ -94,6 +94,7 @@ def test_metrics_on_known_labels():
     assert [(b["lengths"], b["n"], b["accuracy"]) for b in m["accuracy_by_length"]] == [
         ("1-5", 2, 0.5), ("11-15", 2, 1.0), ("26-30", 1, 0.0), ("31-40", 1, 1.0)
     ]
+    assert unpack_correct(m["correct_bits"], 6).tolist() == [True, False, True, True, False, True]
 
 
 def test_ddp_two_cpu_processes_end_with_identical_weights(tmp_path, glove_txt):
