@@ -1,27 +1,54 @@
 #!/usr/bin/env bash
 # Reproduces every checkpoint in pretrained/ (the exact commands quoted in the model cards).
 # Usage: bash scripts/train_pretrained.sh [name ...]   (default: all seven)
-# Each run resumes from runs/<name>.state.pt if interrupted; the best dev checkpoint is
-# runs/<name>.safetensors, then copied to pretrained/ by scripts/publish_pretrained.py.
-# Deviation: DiSAN uses Adam (lr 1e-3) instead of Shen's Adadelta (lr 0.5). Under our CPU
-# time budget Adadelta reached only 35-36% SST-5 dev accuracy after 2,000 steps.
+#   RUNS=DIR (default runs/) holds the run files; THREADS (default 1) torch threads per run.
+# Every run trains until dev accuracy stops improving (early stopping, --patience evaluations
+# without a new best, counted in optimizer steps) and resumes from DIR/<name>.state.pt when
+# interrupted: rerun the same line. Ablation pairs (disan-sst5/disan-sst5-nodir,
+# dsa-sst5/dsa-sst5-nodist, dsa-nli/dsa-nli-nodist) share seed and data order, and end at the
+# same step: after both stop, the one that stopped first is resumed to the other's step count
+# (--min-steps N --max-steps N), so the accuracy gap measures the mask and nothing else.
+# Then: python scripts/publish_pretrained.py --runs DIR NAME.
+# Deviation: DiSAN uses Adam (lr 1e-3) instead of Shen's Adadelta (lr 0.5): in a 2,000-step
+# trial Adadelta reached only 35-36% SST-5 dev accuracy.
 # SST runs use the authors' class balancing (--balance: non-neutral phrases and whole
 # sentences appear 4 times, as in their released code).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-.venv/bin/python}
+RUNS=${RUNS:-runs}
+SST="--task sst5 --balance --epochs 10 --eval-every 1000 --patience 5"
+NLI="--task nli --epochs 40 --eval-every 147 --patience 6"
 declare -A CMD=(
-  [disan-sst5]="--model disan --task sst5 --optimizer adam --lr 0.001 --balance --epochs 6 --eval-every 1000 --time-budget-min 35"
-  [disan-sst5-nodir]="--model disan --task sst5 --ablation nodir --optimizer adam --lr 0.001 --balance --epochs 6 --eval-every 1000 --time-budget-min 35"
-  [dsa-sst5]="--model dsa --task sst5 --balance --epochs 6 --eval-every 1000 --time-budget-min 15"
-  [dsa-sst5-nodist]="--model dsa --task sst5 --ablation nodist --balance --epochs 6 --eval-every 1000 --time-budget-min 15"
-  [disan-nli]="--model disan --task nli --optimizer adam --lr 0.001 --epochs 15 --time-budget-min 25"
-  [dsa-nli]="--model dsa --task nli --epochs 15 --time-budget-min 15"
-  [dsa-nli-nodist]="--model dsa --task nli --ablation nodist --epochs 15 --time-budget-min 15"
+  [disan-sst5]="--model disan $SST --optimizer adam --lr 0.001"
+  [disan-sst5-nodir]="--model disan $SST --ablation nodir --optimizer adam --lr 0.001"
+  [dsa-sst5]="--model dsa $SST"
+  [dsa-sst5-nodist]="--model dsa $SST --ablation nodist"
+  [disan-nli]="--model disan $NLI --optimizer adam --lr 0.001"
+  [dsa-nli]="--model dsa $NLI"
+  [dsa-nli-nodist]="--model dsa $NLI --ablation nodist"
 )
+declare -A PARTNER=([disan-sst5]=disan-sst5-nodir [disan-sst5-nodir]=disan-sst5 [dsa-sst5]=dsa-sst5-nodist
+                    [dsa-sst5-nodist]=dsa-sst5 [dsa-nli]=dsa-nli-nodist [dsa-nli-nodist]=dsa-nli)
+
+run() {  # run NAME [extra flags]
+  local name=$1; shift
+  echo "== $name: python -m disan train ${CMD[$name]} $* --out $RUNS/$name"
+  $PY -m disan train ${CMD[$name]} "$@" --out "$RUNS/$name" --threads "${THREADS:-1}"
+}
+
+steps() {  # optimizer steps a finished run took
+  $PY -c "import json,sys; print(json.load(open(sys.argv[1]))['total_steps'])" "$RUNS/$1.train.json"
+}
+
 names=("$@")
 [ ${#names[@]} -gt 0 ] || names=(disan-sst5 disan-sst5-nodir dsa-sst5 dsa-sst5-nodist disan-nli dsa-nli dsa-nli-nodist)
 for name in "${names[@]}"; do
-  echo "== $name: python -m disan train ${CMD[$name]} --out runs/$name"
-  $PY -m disan train ${CMD[$name]} --out "runs/$name" --threads "${THREADS:-1}"
+  run "$name"
+  partner=${PARTNER[$name]:-}
+  if [ -n "$partner" ] && [ -f "$RUNS/$partner.train.json" ]; then
+    n=$(steps "$name"); m=$(steps "$partner")
+    if [ "$n" -lt "$m" ]; then run "$name" --min-steps "$m" --max-steps "$m"; fi
+    if [ "$m" -lt "$n" ]; then run "$partner" --min-steps "$n" --max-steps "$n"; fi
+  fi
 done
