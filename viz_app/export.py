@@ -65,16 +65,17 @@ def show_figure(
     table: pd.DataFrame | None = None,
     trace_json: Callable[[], str] | None = None,
     on_select: Callable[[], None] | None = None,
+    live: dict | None = None,
 ) -> None:
     """Draw ``fig`` and, outside presentation mode, a table fallback and download buttons.
 
     The HTML download is self-contained (plotly.js inlined, no CDN); the table
     is drawn when its toggle is on, and HTML, CSV and JSON are built only when
-    clicked.
+    clicked. ``live`` makes the chart follow a slider in the page (``chart.draw``).
     """
     name = safe_name(f"{key}-{ctx.model}")
     config = chart_config(name, ctx.image_format)
-    chart.draw(fig, key=chart_key(key), config=config, on_select=on_select)
+    chart.draw(fig, key=chart_key(key), config=config, on_select=on_select, live=live)
     if ctx.presentation:
         return
     with st.expander("Table and downloads", expanded=False):

@@ -202,6 +202,33 @@ def shared_scale(traces: Sequence[int], zmin: float | None = None, zmax: float |
     return {"traces": list(traces), "zmin": zmin, "zmax": zmax, "diverging": diverging}
 
 
+def grid_binding(
+    fig: go.Figure,
+    exprs: Sequence[dict],
+    replacements: Mapping[str, str],
+    *,
+    pool: int | None = None,
+    zmin: float | None = None,
+    zmax: float | None = None,
+    hover: bool = False,
+) -> dict:
+    """The binding of a ``figures.heatmap_grid`` (or ``small_multiples``/``mask_panels``): panel k shows
+    ``exprs[k]``, all panels share one colour scale; ``hover`` also rewrites the click layers' values."""
+    panels = panel_traces(fig)
+    clicks = click_traces(fig) if hover else []
+    if len(exprs) != len(panels):
+        raise ValueError(f"{len(exprs)} expressions for {len(panels)} heatmap panels")
+    items = []
+    for k, (trace, expr) in enumerate(zip(panels, exprs)):
+        item = {"trace": trace, "z": expr}
+        if pool:
+            item["pool"] = pool
+        if hover:
+            item["hover_trace"] = clicks[k]
+        items.append(item)
+    return binding(items, scales=[shared_scale(panels, zmin, zmax)], texts=templates(fig, replacements))
+
+
 def format_value(value: float) -> str:
     """α as drawn in titles (``f"{alpha:g}"``), as ``DisanRecompute.formatValue`` writes it."""
     return f"{value:g}"

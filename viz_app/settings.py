@@ -35,3 +35,7 @@ CELL_TEXT_MAX = 12
 
 #: Small multiples are block-averaged down to at most this many cells per side.
 SMALL_MULTIPLE_MAX = 48
+
+#: α and feature sliders recompute the maps in the browser (``viz_app/browser``); 0 = the server path
+#: (a Streamlit rerun per step), kept as the benchmark's baseline.
+BROWSER_RECOMPUTE = os.environ.get("VIZ_BROWSER_RECOMPUTE", "1").strip() != "0"
