@@ -76,6 +76,17 @@ def alpha_slider(ctx: Context, help_text: str | None = None) -> float:
 ALPHA_LABEL = "α — distance-mask weight (Im Eq. 7)"
 
 
+def live_payload(ctx: Context, kind: str) -> dict | None:
+    """The payload (``live.py``) that lets the page recompute this view's maps, or None for the server path
+    (no chart component, ``VIZ_BROWSER_RECOMPUTE=0``, bad input, or a sentence too long for features)."""
+    if ctx.input_error or not chart.live_available():
+        return None
+    try:
+        return loaders.live_payload(ctx.model, ctx.text, ctx.hypothesis, ctx.masks, ctx.side, kind)
+    except disan.DisanError:
+        return None  # the view's own trace call shows the error
+
+
 def live_alpha(ctx: Context, help_text: str, payload: dict | None) -> float:
     """α for a view whose maps the page can recompute: a slider inside the chart component that redraws
     them while it moves (Im Eq. 7 from ``payload``'s scores); the server learns the final value (key

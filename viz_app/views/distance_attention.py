@@ -10,7 +10,15 @@ from ..context import Context
 from ..export import matrix_table, show_figure
 from ..records import TraceView
 from ..session import write_url
-from ..widgets import get_trace, live_alpha, require_arch, sentence_of, summary_text, trace_json_source
+from ..widgets import (
+    get_trace,
+    live_alpha,
+    live_payload,
+    require_arch,
+    sentence_of,
+    summary_text,
+    trace_json_source,
+)
 
 VIEW = "distance_attention"
 
@@ -29,7 +37,7 @@ def render(ctx: Context) -> None:
 def alpha_panels(ctx: Context, tv: TraceView) -> None:
     """The α slider and every map it changes. The page recomputes the maps while the slider moves
     (``live.py``); the final α reruns only this fragment (no sidebar, no encoder pass)."""
-    payload = loaders.live_payload(ctx.model, ctx.text, ctx.hypothesis, ctx.masks, ctx.side, "distance")
+    payload = live_payload(ctx, "distance")
     alpha = live_alpha(
         ctx, "Re-weights the cached pre-softmax scores: softmax(QKᵀ/√d_k + M_dir + α·M_dis). No encoder pass.", payload
     )
