@@ -1,4 +1,4 @@
-"""One helper that draws a figure with its exports: mode-bar image, HTML, CSV, trace JSON and a table."""
+"""Exports: each figure with its mode-bar image, HTML, CSV, trace JSON and a table; the whole report."""
 
 from __future__ import annotations
 
@@ -10,9 +10,12 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+import disan
+
 from . import chart
 from .context import Context
 from .figures import standalone_html
+from .text import md_escape
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -91,3 +94,29 @@ def show_figure(
             col.download_button(
                 label, data=data, file_name=file_name, mime=mime, key=f"{key}_{suffix}", on_click="ignore"
             )
+
+
+def report_download(ctx: Context) -> None:
+    """The export area: "Download report", the standalone HTML report (``python -m disan report``) of the
+    current sentence and model, built only when clicked."""
+    from . import loaders, report  # the report module reads plotly.js; import it only where it is offered
+
+    st.subheader("Export")
+    if ctx.input_error:
+        st.caption("Type a valid sentence to download its report.")
+        return
+    try:
+        report.check_text(ctx.text, ctx.hypothesis)
+    except disan.InputError as err:
+        st.caption(md_escape(str(err)))
+        return
+    args = (ctx.model, ctx.text, ctx.hypothesis, ctx.masks, ctx.trace_alpha)
+    st.download_button(
+        "Download report",
+        data=lambda: report.report_html(loaders.full_trace(*args)).encode("utf-8"),
+        file_name=f"{safe_name(f'report-{ctx.model}-{ctx.source_text[:40]}')}.html",
+        mime="text/html",
+        key="report_download",
+        on_click="ignore",
+        help="One HTML file with this sentence's figures and the in-page α and feature controls; opens offline.",
+    )

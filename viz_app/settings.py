@@ -35,3 +35,7 @@ CELL_TEXT_MAX = 12
 
 #: Small multiples are block-averaged down to at most this many cells per side.
 SMALL_MULTIPLE_MAX = 48
+
+#: Most tokens per sentence in a standalone report (``python -m disan report``, ``trace.to_html``): its
+#: in-page α and feature data grow with T², and 64 tokens keep the worst case (a DiSAN NLI pair) under 10 MB.
+REPORT_MAX_TOKENS = 64
