@@ -72,7 +72,7 @@ def test_report_is_one_offline_file_with_every_section(tiny_traces, arch):
     html = report.report_html(trace)
     assert_offline(html)
     scripts = [a for t, a in tags(html) if t == "script"]
-    assert len(scripts) == 1 + len(report.PAGE_SCRIPTS) + 2  # plotly, shared + page scripts, data, start
+    assert len(scripts) == 5  # plotly.js, recompute.js, report.js, the data, the start call
     data = data_of(html)
     ids = set(re.findall(r'<section class="section" id="([^"]+)"', html))
     expected = {"tokens", "prediction"} | (
@@ -80,7 +80,7 @@ def test_report_is_one_offline_file_with_every_section(tiny_traces, arch):
         else {"dsa-mean", "dsa-heads", "dsa-gate", "dsa-ffn", "dsa-pool"}
     )
     assert ids == expected
-    plots = re.findall(r'data-fig="([^"]+)"', html)
+    plots = re.findall(r'class="plot" id="fig-[^"]+" data-fig="([^"]+)"', html)
     assert sorted(plots) == sorted(data["figures"]) and plots
     captions = re.findall(r"<figcaption><b>([^<]+)\.</b> ([^<]+)</figcaption>", html)
     assert len(captions) == len(plots)
@@ -96,7 +96,8 @@ def test_dsa_report_binds_every_map_to_alpha_and_disan_to_feature(tiny_traces):
     assert {f"alpha-heads-{d}-{s}" for d in ("fw", "bw") for s in ("premise", "hypothesis")} <= live
     assert set(dsa["payloads"]) == {"premise", "hypothesis"}
     html = report.report_html(tiny_traces["disan"])
-    assert 'data-control="feature"' in html and 'data-control="alpha"' not in html
+    assert '<input type="range" data-control="feature"' in html
+    assert '<input type="range" data-control="alpha"' not in html
     assert set(data_of(html)["live"]) == {"feature-premise"}
 
 
@@ -116,7 +117,7 @@ def test_notebook_view_loads_nothing_from_the_network(tiny_traces):
         inner = outer[0][1]["srcdoc"]
         assert_offline(inner)
         assert data_of(inner)["compact"] is True
-        assert 'data-control="talk"' not in inner
+        assert '<button type="button" data-control="talk"' not in inner
 
 
 def test_notebook_view_falls_back_without_the_report_code(tiny_traces, monkeypatch):

@@ -29,8 +29,8 @@ from .theme import NORMAL, PRESENTATION
 
 BROWSER = Path(__file__).resolve().parent / "browser"
 PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
-#: Inlined after plotly.js, in this order: the recomputation shared with the app, then the page.
-PAGE_SCRIPTS = ("recompute.js", "report.js")
+#: The page's own script, inlined after plotly.js and the recomputation shared with the app (``live.recompute_js``).
+PAGE_SCRIPT = BROWSER / "report.js"
 
 
 def check_lengths(counts: dict[str, int]) -> None:
@@ -72,18 +72,26 @@ def _json_script(data: dict, element_id: str) -> str:
     return f'<script type="application/json" id="{element_id}">{text}</script>'
 
 
+def payload(trace: ModelTrace, side: str) -> dict:
+    """The recompute.js payload of one sentence (``viz_app.live``): scores for the DSA, features for DiSAN."""
+    sent = trace.hypothesis if side == "hypothesis" else trace.premise
+    return live.distance_payload(sent) if trace.arch == "dsa" else live.feature_payload(sent)
+
+
 def page_data(trace: ModelTrace, tv: TraceView, sections: list[Section], compact: bool) -> dict:
-    """What the page script reads: the figures, which of them it redraws, and the data to redraw them from."""
+    """What the page script reads: the figures, the bindings of those it redraws and their payloads."""
     figs = [f for s in sections for f in s.figures]
     sides = {"premise": tv.premise, "hypothesis": tv.hypothesis}
+    bound = [f for f in figs if f.binding is not None]
     return {
         "arch": trace.arch,
+        "alpha": trace.alpha,
         "compact": compact,
         "fonts": {"normal": NORMAL.font_size, "talk": PRESENTATION.font_size},
         "figures": {f.id: json.loads(pio.to_json(f.figure, validate=False)) for f in figs},
-        "live": {f.id: {"kind": f.live, "side": f.side} for f in figs if f.live},
-        "payload": live.report_payload(trace),
-        "words": {f.side: word_frames(sides[f.side]) for f in figs if f.live == "word"},
+        "live": {f.id: {"side": f.side, "binding": f.binding} for f in bound},
+        "payloads": {side: payload(trace, side) for side in {f.side for f in bound}},
+        "words": {f.side: word_frames(sides[f.side]) for f in figs if f.word},
     }
 
 
@@ -160,8 +168,11 @@ def _document(trace: ModelTrace, compact: bool) -> tuple[str, list[Section]]:
     tv = trace_view(trace)
     sections = compact_sections(tv, trace) if compact else report_sections(tv, trace)
     d_h = tv.premise.s2t.shape[1] // 2
-    scripts = [_inline_script(_read(PLOTLY_JS), "plotly.min.js")]
-    scripts += [_inline_script(_read(BROWSER / name), name) for name in PAGE_SCRIPTS]
+    scripts = [
+        _inline_script(_read(PLOTLY_JS), "plotly.min.js"),
+        _inline_script(live.recompute_js(), "recompute.js"),
+        _inline_script(_read(PAGE_SCRIPT), "report.js"),
+    ]
     body = "".join(_section_html(s, tv, d_h) for s in sections)
     page = (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'

@@ -2,9 +2,9 @@
 
 Each ``Section`` is one screen of a talk: a title, optional server-rendered
 HTML (the tokens) and figures, each with its paper figure number and a
-one-line caption. ``live`` names the figures the page redraws itself (α for
-the DSA, feature k and the source2token word for DiSAN); their data comes from
-``viz_app.live`` and the redrawing from ``viz_app/browser/recompute.js``.
+one-line caption. A figure the page redraws for α (DSA) or feature k (DiSAN)
+carries a *binding* (``viz_app.live``: which trace shows which recomputed map),
+which ``viz_app/browser/recompute.js`` — the code the app's charts run — applies.
 Nothing here imports Streamlit.
 """
 
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-from . import figures
+from . import figures, live
 from disan.trace import ModelTrace
 
 from .records import SentenceView, TraceView
@@ -36,14 +36,27 @@ STATUS_NAMES = {
 
 @dataclass(frozen=True)
 class Figure:
-    """One drawn figure. ``live``: how the page redraws it (``None``: never), on sentence ``side``."""
+    """One drawn figure of sentence ``side``. ``binding``: how recompute.js redraws it for α / feature k;
+    ``word``: the source2token word control swaps its vector."""
 
     id: str
     figure: go.Figure
     paper: str
     caption: str
     side: str = "premise"
-    live: str | None = None
+    binding: dict | None = None
+    word: bool = False
+
+
+def bound(fig: go.Figure, maps: Sequence[dict], replacements: dict[str, str]) -> dict:
+    """A binding that draws ``maps`` (recompute.js expressions) into the panels of ``fig`` on one shared
+    colour scale, as the builder drew them, and rewrites the texts that name the control's value."""
+    traces = live.panel_traces(fig)[: len(maps)]
+    return live.binding(
+        [{"trace": t, "z": m} for t, m in zip(traces, maps)],
+        scales=[live.shared_scale(traces)],
+        texts=live.templates(fig, replacements),
+    )
 
 
 @dataclass(frozen=True)
@@ -135,14 +148,16 @@ def disan_sections(tv: TraceView, trace: ModelTrace, theme: Theme) -> list[Secti
             "P averaged over the d_h features (Shen Sec. 5.3); rows attend, columns are attended.",
             side,
         ))
+        fig = _pair(feature_slice(trace, side, "fw", 0), feature_slice(trace, side, "bw", 0), sent.tokens, titles,
+                    _named("Token2token attention, feature k = 0", side, tv), theme, "P[k]")
         feature.append(Figure(
             f"feature-{side}",
-            _pair(feature_slice(trace, side, "fw", 0), feature_slice(trace, side, "bw", 0), sent.tokens, titles,
-                  _named("Token2token attention, feature k = 0", side, tv), theme, "P[k]"),
+            fig,
             "Shen Fig. 6, one feature (Eq. 15)",
             "The softmax of one feature k before averaging; drag the slider or use its arrow keys.",
             side,
-            live="feature",
+            binding=bound(fig, [{"op": "feature", "dir": "fw"}, {"op": "feature", "dir": "bw"}],
+                          {"feature k = 0": "feature k = {feature}"}),
         ))
         means = {"forward gate": sent.fw.gate.mean(-1), "backward gate": sent.bw.gate.mean(-1)}
         gates.append(Figure(
@@ -159,7 +174,7 @@ def disan_sections(tv: TraceView, trace: ModelTrace, theme: Theme) -> list[Secti
             "Shen Fig. 8 (Eqs. 12–13)",
             "The feature-wise source2token probability of the chosen word, folded into rows of 30 features.",
             side,
-            live="word",
+            word=True,
         ))
         weight = {"source2token weight": sent.s2t.mean(-1)}
         s2t.append(Figure(
@@ -189,30 +204,34 @@ def s2t_word_figure(sent: SentenceView, token: int, theme: Theme = NORMAL, title
 def dsa_sections(tv: TraceView, theme: Theme) -> list[Section]:
     """DSA: head-averaged maps, every head (both redrawn for α in the page), gates, FFN, pooling (Im Figs. 7–13)."""
     alpha = tv.alpha if tv.alpha is not None else 0.0
+    at = {f"α = {live.format_value(alpha)}": "α = {alpha}"}
     mean, heads, gates, ffn, pool = [], [], [], [], []
     for side, sent in _sides(tv):
+        fig = _pair(sent.fw.attention, sent.bw.attention, sent.tokens,
+                    [f"forward (mask {tv.masks[0]})", f"backward (mask {tv.masks[1]})"],
+                    _named(f"Head-averaged attention weights at α = {live.format_value(alpha)}", side, tv), theme)
         mean.append(Figure(
             f"alpha-mean-{side}",
-            _pair(sent.fw.attention, sent.bw.attention, sent.tokens,
-                  [f"forward (mask {tv.masks[0]})", f"backward (mask {tv.masks[1]})"],
-                  _named(f"Head-averaged attention weights at α = {alpha:g}", side, tv), theme),
+            fig,
             "Im Fig. 7 (Eq. 7)",
             "softmax(QKᵀ/√d_k + M_dir + α·M_dis) averaged over heads; the α control recomputes it in the page.",
             side,
-            live="alpha-mean",
+            binding=bound(fig, [{"op": "mean", "dir": "fw"}, {"op": "mean", "dir": "bw"}], at),
         ))
         for direction, name, number in (("fw", "Forward", 12), ("bw", "Backward", 13)):
             stack = sent.block(direction).heads
+            fig = figures.small_multiples(
+                stack, sent.tokens, [f"head {h + 1}" for h in range(stack.shape[0])],
+                title=_named(f"{name} heads at α = {live.format_value(alpha)}", side, tv), theme=theme,
+                max_cells=HEAD_CELLS,
+            )
             heads.append(Figure(
                 f"alpha-heads-{direction}-{side}",
-                figures.small_multiples(
-                    stack, sent.tokens, [f"head {h + 1}" for h in range(stack.shape[0])],
-                    title=_named(f"{name} heads at α = {alpha:g}", side, tv), theme=theme, max_cells=HEAD_CELLS,
-                ),
+                fig,
                 f"Im Fig. {number}",
                 f"Every head of the {name.lower()} block on one colour scale; heads specialise on different distances.",
                 side,
-                live=f"alpha-heads-{direction}",
+                binding=bound(fig, [{"op": "head", "dir": direction, "head": h} for h in range(stack.shape[0])], at),
             ))
         means = {"forward gate": sent.fw.gate.mean(-1), "backward gate": sent.bw.gate.mean(-1)}
         gates.append(Figure(
