@@ -1,0 +1,30 @@
+"""The labelled example every loader returns, and the argument check they share."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Union
+
+StrPath = Union[str, "os.PathLike[str]"]
+
+
+@dataclass(frozen=True)
+class Example:
+    """One labelled example.
+
+    ``text`` is the sentence (the premise for pair tasks), ``hypothesis`` the
+    second sentence of a pair or ``None``; ``label`` indexes the task's label
+    tuple; ``source`` is ``"<file name>:<1-based line>"``.
+    """
+
+    text: str
+    label: int
+    hypothesis: str | None = None
+    source: str = ""
+
+
+def _check_choice(name: str, value: str, choices: Sequence[str]) -> None:
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {list(choices)}, got {value!r}")
