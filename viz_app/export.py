@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -12,7 +13,7 @@ import streamlit as st
 
 import disan
 
-from . import chart
+from . import chart, loaders, report
 from .context import Context
 from .figures import standalone_html
 from .text import md_escape
@@ -96,11 +97,13 @@ def show_figure(
             )
 
 
-def report_download(ctx: Context) -> None:
-    """The export area: "Download report", the standalone HTML report (``python -m disan report``) of the
-    current sentence and model, built only when clicked."""
-    from . import loaders, report  # the report module reads plotly.js; import it only where it is offered
+def report_bytes(model: str, text: str, hypothesis: str | None, masks: str, alpha: float | None) -> bytes:
+    """The standalone report (``python -m disan report``) of these inputs, from the cached trace."""
+    return report.report_html(loaders.full_trace(model, text, hypothesis, masks, alpha)).encode("utf-8")
 
+
+def report_download(ctx: Context) -> None:
+    """The export area: "Download report" for the current sentence and model, built only when clicked."""
     st.subheader("Export")
     if ctx.input_error:
         st.caption("Type a valid sentence to download its report.")
@@ -110,13 +113,12 @@ def report_download(ctx: Context) -> None:
     except disan.InputError as err:
         st.caption(md_escape(str(err)))
         return
-    args = (ctx.model, ctx.text, ctx.hypothesis, ctx.masks, ctx.trace_alpha)
     st.download_button(
         "Download report",
-        data=lambda: report.report_html(loaders.full_trace(*args)).encode("utf-8"),
+        data=partial(report_bytes, ctx.model, ctx.text, ctx.hypothesis, ctx.masks, ctx.trace_alpha),
         file_name=f"{safe_name(f'report-{ctx.model}-{ctx.source_text[:40]}')}.html",
         mime="text/html",
         key="report_download",
         on_click="ignore",
-        help="One HTML file with this sentence's figures and the in-page α and feature controls; opens offline.",
+        help="One HTML file with this sentence's figures, the α / feature controls and a talk mode; opens offline.",
     )
