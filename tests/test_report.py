@@ -5,6 +5,8 @@ The browser half (drawing offline, the α and feature controls against the core)
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
 import re
 import subprocess
@@ -51,9 +53,13 @@ def assert_offline(html: str) -> None:
     assert not re.search(r"url\(\s*['\"]?(https?:)?//", html)
 
 
+def unpack(html: str, element_id: str) -> bytes:
+    match = re.search(rf'<script type="application/gzip-base64" id="{element_id}">(.*?)</script>', html, re.S)
+    return gzip.decompress(base64.b64decode(match.group(1)))
+
+
 def data_of(html: str) -> dict:
-    match = re.search(r'<script type="application/json" id="report-data">(.*?)</script>', html, re.S)
-    return json.loads(match.group(1))
+    return json.loads(unpack(html, "report-data"))
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +78,8 @@ def test_report_is_one_offline_file_with_every_section(tiny_traces, arch):
     html = report.report_html(trace)
     assert_offline(html)
     scripts = [a for t, a in tags(html) if t == "script"]
-    assert len(scripts) == 5  # plotly.js, recompute.js, report.js, the data, the start call
+    assert len(scripts) == 5  # plotly.js and the data (packed), recompute.js, report.js, the start call
+    assert unpack(html, "plotly-js") == report.PLOTLY_JS.read_bytes()
     data = data_of(html)
     ids = set(re.findall(r'<section class="section" id="([^"]+)"', html))
     expected = {"tokens", "prediction"} | (

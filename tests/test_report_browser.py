@@ -7,7 +7,6 @@ plotly holds after the α / feature controls move. Saves docs/screenshots/report
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
@@ -16,6 +15,7 @@ import pytest
 
 import disan
 from disan.__main__ import main
+from viz_app import live
 
 pytestmark = pytest.mark.browser
 
@@ -138,14 +138,12 @@ def test_disan_report_feature_scrubber_keyboard_and_talk_mode(tmp_path, open_off
     page, blocked, errors = open_offline(path)
     trace = disan.load(DISAN, device="cpu").trace(SENTENCE)
     T = len(trace.tokens)
-    payload = json.loads(page.evaluate("() => document.getElementById('report-data').textContent"))
     for step in range(3):
         move(page, "feature", "ArrowRight", str(step + 1))
     for index, block in enumerate((trace.premise.encoder.fw, trace.premise.encoder.bw)):
         want = block.probs[0, :T, :T, 3].numpy()
         got = z_of(page, "feature-premise", index)
-        scale = payload["payloads"]["premise"]["blocks"][("fw", "bw")[index]]["features"].get("scale", 0.0)
-        np.testing.assert_allclose(got, want, atol=max(scale, 1e-6), rtol=0)  # the stated quantisation error
+        np.testing.assert_allclose(got, want, atol=live.QUANTISATION_ERROR + 1e-7, rtol=0)  # the stated error
         assert np.all(got[~block.allowed[0, :T, :T].numpy()] == 0)
 
     page.select_option('select[data-control="word"]', "2")

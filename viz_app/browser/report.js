@@ -125,5 +125,63 @@
     });
   }
 
-  window.DisanReport = { start };
+  /* gzip + base64 text (report.py `_packed`) → bytes, with the browser's own DecompressionStream. */
+  function inflate(text) {
+    const bin = atob(text.trim());
+    const bytes = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return new Response(stream).arrayBuffer().then(buffer => new Uint8Array(buffer));
+  }
+
+  function base64(bytes) {
+    return new Promise((resolve, reject) => {
+      const reader = new FileReader();
+      reader.onload = () => resolve(reader.result.slice(reader.result.indexOf(",") + 1));
+      reader.onerror = () => reject(reader.error);
+      reader.readAsDataURL(new Blob([bytes]));
+    });
+  }
+
+  /* A packed payload array {gz} back into live.py's own format {b64} (viz_app/report.py `_packed_arrays`). */
+  function unpackPayloads(payloads) {
+    const jobs = [];
+    for (const payload of Object.values(payloads)) {
+      for (const block of Object.values(payload.blocks)) {
+        for (const array of Object.values(block)) {
+          if (!array || typeof array.gz !== "string") continue;
+          jobs.push(inflate(array.gz).then(base64).then(b64 => { array.b64 = b64; delete array.gz; }));
+        }
+      }
+    }
+    return Promise.all(jobs);
+  }
+
+  /* Unpack plotly.js and the data, then draw. Every failure is shown on the page in one sentence. */
+  function boot(doc) {
+    const root = doc.getElementById("report");
+    const fail = err => {
+      console.error(err);
+      const box = doc.createElement("p");
+      box.className = "error";
+      box.textContent = `This report could not be drawn: ${err && err.message || err}`;
+      root.prepend(box);
+    };
+    if (typeof DecompressionStream === "undefined") {
+      fail("this browser cannot unpack it (no DecompressionStream); open it in a current Chrome, Edge, Firefox or Safari");
+      return Promise.resolve();
+    }
+    const text = id => inflate(doc.getElementById(id).textContent).then(b => new TextDecoder().decode(b));
+    return text("plotly-js").then(source => {
+      const script = doc.createElement("script");
+      script.textContent = source;
+      doc.head.appendChild(script);
+      return text("report-data");
+    }).then(json => {
+      const data = JSON.parse(json);
+      return unpackPayloads(data.payloads).then(() => start(root, data));
+    }).catch(fail);
+  }
+
+  window.DisanReport = { boot, start };
 })();
