@@ -111,9 +111,6 @@ def test_dsa_report_draws_offline_and_alpha_matches_probs_at(tmp_path, open_offl
     n_figures = page.locator(".plot[data-fig]").count()
     assert page.locator(".js-plotly-plot").count() == n_figures >= 6
     assert page.locator(".plot[data-fig] .heatmaplayer .hm, .plot[data-fig] .heatmaplayer image").count() >= 4
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / "report.png"), full_page=False)
-
     trace = disan.load(model_name, device="cpu").trace(SENTENCE, hypothesis)
     for key, alpha in (("Home", 0.0), ("End", 5.0)):
         move(page, "alpha", key, f"{alpha:g}")
@@ -130,6 +127,13 @@ def test_dsa_report_draws_offline_and_alpha_matches_probs_at(tmp_path, open_offl
                 np.testing.assert_allclose(got, want.mean(0), atol=1e-5, rtol=0)
         title = page.evaluate("() => document.querySelector(`.plot[data-fig='alpha-mean-premise']`).layout.title.text")
         assert f"α = {alpha:g}" in title
+    move(page, "alpha", "ArrowLeft", "4.9")
+    page.locator("h1").click()
+    page.keyboard.press("j")
+    page.keyboard.press("j")  # Tokens → Prediction → Head-averaged attention
+    assert page.evaluate("() => location.hash") == "#dsa-mean"
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "report.png"), full_page=False)
     assert blocked == [] and errors == [], (blocked, errors)
 
 

@@ -163,7 +163,9 @@ def _header(tv: TraceView, trace: ModelTrace, sections: list[Section], compact: 
     lines = [f"<h1>{escape(tv.model)}: {escape(text)}</h1>"]
     if tv.hypothesis is not None:
         lines.append(f'<p class="sub">hypothesis: {escape(" ".join(tv.hypothesis.tokens))}</p>')
-    facts = [f"masks {tv.masks[0]}/{tv.masks[1]}"] + ([f"α = {tv.alpha:g}"] if tv.alpha is not None else [])
+    facts = [f"masks {tv.masks[0]}/{tv.masks[1]}"]
+    if tv.alpha is not None:
+        facts.append(f"encoder pass at α = {tv.alpha:g}")
     paper = "Shen et al. 2018 (DiSAN)" if tv.arch == "disan" else "Im & Cho 2017 (distance-based SAN)"
     lines.append(f'<p class="sub">{escape(paper)} · {" · ".join(escape(f) for f in facts)}</p>')
     if tv.random_weights:

@@ -18,7 +18,7 @@
       return plots.reduce((done, gd) => done.then(() => {
         const spec = data.figures[gd.dataset.fig];
         return Plotly.newPlot(gd, spec.data, spec.layout, config).then(() => {
-          gd.__base = { font: (spec.layout.font || {}).size || data.fonts.normal,
+          gd.__base = { font: (spec.layout.font || {}).size || data.fonts.normal, height: spec.layout.height,
                         annotations: (spec.layout.annotations || []).map(a => (a.font || {}).size) };
         });
       }), Promise.resolve());
@@ -70,6 +70,7 @@
       for (const gd of plots) {
         if (!gd.__base) continue;
         const update = { "font.size": Math.round(gd.__base.font * scale) };
+        if (gd.__base.height) update.height = Math.round(gd.__base.height * scale);
         gd.__base.annotations.forEach((size, i) => {
           if (size) update[`annotations[${i}].font.size`] = Math.round(size * scale);
         });
