@@ -25,18 +25,16 @@ import plotly.graph_objects as go
 import plotly.io as pio
 import streamlit as st
 
-from . import settings
+from . import live, settings
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 PLOTLY_JS = "plotly.min.js"
 #: A live control tells the server its value this long after the last move (drawing never waits for it).
 SEND_AFTER_MS = 300
 
-BROWSER = Path(__file__).resolve().parent / "browser"
-
-# The component's module: recompute.js (a classic script defining DisanRecompute, shared with the offline
-# report) followed by chart.js (charts drawn in place; live groups recomputed in the page).
-_JS = (BROWSER / "recompute.js").read_text(encoding="utf-8") + "\n" + (BROWSER / "chart.js").read_text(encoding="utf-8")
+# The component's module: recompute.js and paint.js (classic scripts defining DisanRecompute and DisanPaint,
+# shared with the offline report) followed by chart.js (charts drawn in place; live groups redrawn in the page).
+_JS = live.recompute_js() + "\n" + (Path(__file__).resolve().parent / "browser" / "chart.js").read_text(encoding="utf-8")
 _CSS = """
 .viz-live label { font-size: 0.875rem; }
 .viz-live output { font-weight: 600; }
