@@ -148,6 +148,7 @@ def add_claims(sub) -> None:
     p.add_argument("--write", action="store_true", help="store pretrained/<name>.claims.json beside the checkpoint")
     p.add_argument("--stale-only", action="store_true", help="with --write: skip models whose stored file is current")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--pretrained-dir", default=None, help="folder of the checkpoints and results (default pretrained/)")
 
 
 def claims_table(result: dict) -> str:
@@ -162,6 +163,7 @@ def claims_table(result: dict) -> str:
 
 
 def run_claims(args) -> int:
+    from .api import PRETRAINED_DIR
     from .claims_file import bundled, compute, read_claims, stale_reason, write_claims
     from .errors import InputError
 
@@ -169,16 +171,22 @@ def run_claims(args) -> int:
         raise InputError("Give either --model NAME or --all (every bundled checkpoint).")
     if args.write and args.split != "test":
         raise InputError(f"Stored results are test-set results; drop --write or use --split test, not {args.split!r}.")
-    names = bundled() if args.all else [args.model]
-    for name in names:
-        stored = read_claims(name) if args.stale_only else None
-        if stored is not None and stale_reason(stored) is None:
+    directory = Path(args.pretrained_dir) if args.pretrained_dir else PRETRAINED_DIR
+    if args.all:
+        targets = [(name, directory) for name in bundled(directory)]
+    elif args.model.endswith(".safetensors"):  # a checkpoint path: its results go beside it
+        targets = [(Path(args.model).name.removesuffix(".safetensors"), Path(args.model).parent)]
+    else:
+        targets = [(args.model, directory)]
+    for name, folder in targets:
+        stored = read_claims(name, folder) if args.stale_only else None
+        if stored is not None and stale_reason(stored, folder) is None:
             print(f"{name}: stored results are current (checkpoint SHA-256 matches); skipped.", file=sys.stderr)
             continue
-        result = compute(name, args.split, args.task, args.data_dir, progress=not args.no_progress)
+        result = compute(name, args.split, args.task, args.data_dir, not args.no_progress, folder)
         print(json.dumps(result, ensure_ascii=False) if args.json else claims_table(result), flush=True)
         if args.write:
-            print(f"wrote {write_claims(result)}", file=sys.stderr)
+            print(f"wrote {write_claims(result, folder)}", file=sys.stderr)
     return 0
 
 

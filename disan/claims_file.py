@@ -92,9 +92,11 @@ def compute(name: str, split: str = "test", task: str | None = None, data_dir: s
     """Measure every claim of model ``name`` (a bundled name or a .safetensors path) on its task's ``split``."""
     if name in ARCHS:
         raise InputError(f"{name!r} has random weights; its claims mean nothing. Choose a trained checkpoint.")
-    model = load(name, device="cpu")
     path = checkpoint_path(name, directory)
     path = path if path.is_file() else Path(name)
+    if not path.is_file():
+        load(name)  # raises ModelNotFoundError naming the available models
+    model = load(str(path), device="cpu")
     task = task_of(model, task, directory)
     try:
         examples = load_task(task, split, data_dir)
