@@ -10,7 +10,7 @@ Public API::
 
 from .api import available, describe, load, random_model
 from .config import ModelConfig
-from .errors import CheckpointError, DisanError, InputError, ModelNotFoundError
+from .errors import CheckpointError, DisanError, InputError, ModelNotFoundError, OutputError
 from .vocab import tokenize
 
 __all__ = [
@@ -19,6 +19,7 @@ __all__ = [
     "InputError",
     "ModelConfig",
     "ModelNotFoundError",
+    "OutputError",
     "available",
     "describe",
     "load",

@@ -1,4 +1,4 @@
-"""Command line: ``python -m disan trace | train | evaluate | bench``.
+"""Command line: ``python -m disan trace | report | train | evaluate | bench``.
 
 Every expected failure (bad text, unknown model, missing data file, corrupt
 checkpoint) prints one sentence to stderr and exits with status 2.
@@ -42,6 +42,42 @@ def run_trace(args) -> int:
     for label, p in sorted(trace.prediction.items(), key=lambda kv: -kv[1]):
         print(f"  {p:6.3f}  {label}")
     return 0
+
+
+def add_report(sub) -> None:
+    p = sub.add_parser("report", help="write one self-contained HTML report of a sentence (opens offline)")
+    p.add_argument("text")
+    p.add_argument("--model", required=True, help="pretrained name, checkpoint path, or disan/dsa (random weights)")
+    p.add_argument("--out", required=True, help="the HTML file to write (replaced all-or-nothing)")
+    p.add_argument("--hypothesis", default=None)
+    p.add_argument("--alpha", type=float, default=None, help="DSA distance weight the report starts at")
+    p.add_argument("--masks", default=None, help="default | swap | diag | none | 'fw,bw'")
+    p.add_argument("--device", default=None)
+
+
+def run_report(args) -> int:
+    from .api import load
+    from .output import check_writable
+
+    out = check_writable(args.out)  # before loading anything: a bad path costs nothing
+    report = report_module()
+    report.check_text(args.text, args.hypothesis)
+    trace = load(args.model, args.device).trace(args.text, args.hypothesis, alpha=args.alpha, masks=args.masks)
+    path = report.write_report(trace, out)
+    print(f"wrote {path} ({path.stat().st_size / 2**20:.1f} MB)")
+    return 0
+
+
+def report_module():
+    """``viz_app.report``, imported only here: the model core itself never loads plotly."""
+    try:
+        from viz_app import report
+    except ImportError as err:
+        raise DisanError(
+            f"The report needs the app's figure code and plotly ({err}); run from the repository root "
+            "after `pip install -r requirements.txt`."
+        ) from None
+    return report
 
 
 def add_train(sub) -> None:
@@ -106,7 +142,7 @@ def add_bench(sub) -> None:
     sub.add_parser("bench", help="print latency / throughput tables (python -m disan bench --help)")
 
 
-COMMANDS = {"trace": (add_trace, run_trace), "train": (add_train, run_train),
+COMMANDS = {"trace": (add_trace, run_trace), "report": (add_report, run_report), "train": (add_train, run_train),
             "evaluate": (add_evaluate, run_evaluate), "bench": (add_bench, None)}
 
 

@@ -15,3 +15,7 @@ class ModelNotFoundError(DisanError, LookupError):
 
 class CheckpointError(DisanError, ValueError):
     """A checkpoint file is missing, truncated, tampered with or inconsistent."""
+
+
+class OutputError(DisanError, OSError):
+    """An output file cannot be written (missing folder, no permission, full disk)."""

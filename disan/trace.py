@@ -9,6 +9,8 @@ are the attending token, columns the attended token (see ``masks.py``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from html import escape
+from pathlib import Path
 
 from torch import Tensor
 
@@ -179,6 +181,38 @@ class ModelTrace:
         if self.hypothesis is not None:
             out["hypothesis"] = sentence_json(self.hypothesis)
         return out
+
+    def to_html(self, path) -> Path:
+        """Write the same self-contained report as ``python -m disan report`` to ``path``; returns the path.
+
+        The report is built by ``viz_app.report`` (plotly figures), imported only here so the model core
+        never loads plotly. Raises ``DisanError`` when that code cannot be imported.
+        """
+        try:
+            from viz_app.report import write_report
+        except ImportError as err:
+            from .errors import DisanError
+
+            raise DisanError(
+                f"trace.to_html needs the app's figure code and plotly ({err}); run from the repository root "
+                "after `pip install -r requirements.txt`."
+            ) from None
+        return write_report(self, path)
+
+    def _repr_html_(self) -> str:
+        """Jupyter's compact view: tokens, prediction and the main maps, all inline (no network).
+
+        Falls back to a plain table of tokens and prediction when ``viz_app``/plotly cannot be imported.
+        """
+        try:
+            from viz_app.report import notebook_html
+        except ImportError as err:
+            rows = "".join(f"<tr><td>{escape(k)}</td><td>{v:.4f}</td></tr>" for k, v in self.prediction.items())
+            return (
+                f"<p><b>{escape(self.model)}</b>: {escape(' '.join(self.tokens))}</p><table>{rows}</table>"
+                f"<p><i>The interactive view needs viz_app and plotly ({escape(str(err))}).</i></p>"
+            )
+        return notebook_html(self)
 
 
 def _list(t: Tensor) -> list:

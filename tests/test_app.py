@@ -30,10 +30,11 @@ EXPECT = {
     "disan_attention": ("disan", 2, [("radio", "reduce"), ("selectbox", "token")]),
     "fusion_gate": ("dsa", 2, [("radio", "dir"), ("slider", "alpha")]),
     "source2token": ("disan", 2, [("selectbox", "token"), ("radio", "s2t_pair"), ("radio", "s2t_scale")]),
-    "distance_attention": ("dsa", 3, [("slider", "alpha")]),
+    "distance_attention": ("dsa", 3, [("live", "alpha")]),
     "ffn_pooling": ("dsa", 3, [("slider", "alpha")]),
-    "masks": ("disan", 1, [("slider", "alpha")]),
+    "masks": ("disan", 1, [("live", "alpha")]),
     "compare": ("dsa", 1, [("radio", "cmp"), ("radio", "dir"), ("radio", "cmp_b"), ("slider", "alpha")]),
+    # (kind "live": a slider inside the chart component, ``viz_app.chart.live_control``, named by its group)
     "paper_figures": ("disan", 2, [("selectbox", "shen_model"), ("selectbox", "im_model")]),
 }
 ARCH_ONLY = {"disan_attention": "disan", "distance_attention": "dsa"}
@@ -55,8 +56,27 @@ def chart_payloads(at: AppTest) -> list[dict]:
     out = []
     for c in at.get("bidi_component"):
         if c.proto.component_name == "viz_plotly_chart":
-            out.append({"id": c.proto.id, **json.loads(c.proto.json)})
+            data = json.loads(c.proto.json)
+            if data.get("role") != "control":  # live sliders share the component (chart.live_control)
+                out.append({"id": c.proto.id, **data})
     return out
+
+
+def live_controls(at: AppTest) -> dict[str, dict]:
+    """The live sliders (``chart.live_control``) by group: label, value, bounds and payload."""
+    out = {}
+    for c in at.get("bidi_component"):
+        if c.proto.component_name == "viz_plotly_chart":
+            data = json.loads(c.proto.json)
+            if data.get("role") == "control":
+                out[data["group"]] = data
+    return out
+
+
+def release_live(at: AppTest, key: str, value) -> AppTest:
+    """What the page sends when a live slider stops: its final value becomes the session's ``key``."""
+    at.session_state[key] = value
+    return at.run()
 
 
 def charts(at: AppTest) -> list[dict]:
@@ -116,7 +136,10 @@ def test_every_view_runs_on_a_preset_with_its_charts_and_widgets(view):
     assert not at.error, [e.value for e in at.error]
     assert len(charts(at)) >= n_charts
     for kind, key in widgets:
-        getattr(at, kind)(key=key)  # raises KeyError when missing
+        if kind == "live":
+            assert key in live_controls(at)
+        else:
+            getattr(at, kind)(key=key)  # raises KeyError when missing
     assert at.query_params["sentence"] == IM_SENTENCE
 
 
@@ -129,7 +152,7 @@ def test_alpha_reweights_cached_scores_without_an_encoder_pass(monkeypatch):
     monkeypatch.setattr(
         disan.model.SentenceModel, "trace", lambda self, *a, **k: calls.append(a) or original(self, *a, **k)
     )
-    at.slider(key="alpha").set_value(4.0).run()
+    release_live(at, "alpha", 4.0)
     assert_clean(at)
     after = decode(chart_by_key(at, "dsa_pair")["data"][0]["z"])
     assert before.shape == after.shape
@@ -142,7 +165,7 @@ def test_compare_alpha_slider_changes_panel_a_on_one_shared_scale():
     at = run_app(view="compare", model="dsa", cmp="distance")
     assert_clean(at)
     first = chart_by_key(at, "compare")
-    at.slider(key="alpha").set_value(0.5).run()
+    release_live(at, "alpha", 0.5)
     assert_clean(at)
     second = chart_by_key(at, "compare")
     a1, a2 = decode(first["data"][0]["z"]), decode(second["data"][0]["z"])
@@ -180,26 +203,26 @@ def test_query_params_restore_state():
     assert_clean(at)
     assert at.text_area(key="sentence").value == sentence
     assert at.radio(key="reduce").value == "feature"
-    assert at.number_input(key="feature").value == 5
+    assert live_controls(at)["feature"]["value"] == 5
     assert at.selectbox(key="token").value == 2
     assert "k=5" in json.dumps(chart_by_key(at, "disan_pair"))
     link = dict(at.query_params)
     assert link["view"] == "disan_attention" and link["feature"] == "5" and link["token"] == "2"
     again = run_app(**link)
     assert_clean(again)
-    assert again.number_input(key="feature").value == 5 and again.selectbox(key="token").value == 2
+    assert live_controls(again)["feature"]["value"] == 5 and again.selectbox(key="token").value == 2
 
 
 def test_widget_changes_are_written_to_the_url_and_reopen_the_same_view():
     at = run_app(view="masks", model="dsa")
-    at.slider(key="alpha").set_value(2.3).run()
+    release_live(at, "alpha", 2.3)
     at.toggle(key="present").set_value(True).run()
     assert_clean(at)
     link = dict(at.query_params)
     assert link["alpha"] == "2.3" and link["present"] == "1" and link["view"] == "masks"
     again = run_app(**link)
     assert_clean(again)
-    assert again.slider(key="alpha").value == pytest.approx(2.3)
+    assert live_controls(again)["alpha"]["value"] == pytest.approx(2.3)
     assert again.toggle(key="present").value is True
     assert chart_by_key(again, "masks")["layout"]["font"]["size"] == 20
 
@@ -209,7 +232,7 @@ def test_bad_query_params_fall_back_with_warnings():
     assert_clean(at)
     text = warnings_text(at)
     assert "'nope'" in text and "'abc'" in text and "feature=99999" in text and "token=77" in text
-    assert at.number_input(key="feature").value == 0
+    assert live_controls(at)["feature"]["value"] == 0
     assert len(charts(at)) >= 2
 
 

@@ -144,9 +144,9 @@ def test_walk_through_the_views(server, browser_page):
     assert_no_exception(page)
     assert page.locator(".js-plotly-plot").count() >= 3
     shot(page, "distance_attention")
-    alpha = page.locator('[data-testid="stMain"] [data-testid="stSlider"] input[type="range"]').first
+    alpha = page.locator('[data-testid="stMain"] .viz-live input[type="range"]').first  # α inside the chart component
     alpha.focus()
-    alpha.press("Home")  # α → 0: the maps are redrawn in place by the fragment, and the link follows
+    alpha.press("Home")  # α → 0: the page redraws the maps itself, then the link follows
     page.wait_for_function("() => /[?&]alpha=0(&|$)/.test(location.search)")
     page.wait_for_function(
         "() => [...document.querySelectorAll('.js-plotly-plot')].some(gd => (gd.layout.title.text || '')"
@@ -159,7 +159,7 @@ def test_walk_through_the_views(server, browser_page):
     page.get_by_text("distance mask α vs α = 0").click()
     settle(page, "lighthouse")
     before = first_plot_data(page)
-    slider = page.locator('[data-testid="stMain"] [data-testid="stSlider"] input[type="range"]').first
+    slider = page.locator('[data-testid="stMain"] .viz-live input[type="range"]').first
     slider.focus()
     slider.press("End")  # one key event: α jumps to 5
     page.wait_for_function("() => /[?&]alpha=5(&|$)/.test(location.search)")

@@ -18,6 +18,7 @@ import streamlit as st  # noqa: E402
 
 from viz_app.catalog import DEFAULT_VIEW, VIEWS  # noqa: E402
 from viz_app.context import Context  # noqa: E402
+from viz_app.export import report_download  # noqa: E402
 from viz_app.session import DEFAULT_VIEW_KEY, pop_warnings, write_url  # noqa: E402
 from viz_app.sidebar import render_sidebar  # noqa: E402
 from viz_app.text import md_escape  # noqa: E402
@@ -63,6 +64,9 @@ def main() -> None:
         pages[spec.title] = (page, spec.url_path)
     current = st.navigation([p for p, _ in pages.values()])
     banners(ctx)
+    if not ctx.presentation:
+        with st.sidebar:
+            report_download(ctx)
     current.run()
     write_url(pages[current.title][1])
 

@@ -25,50 +25,26 @@ import plotly.graph_objects as go
 import plotly.io as pio
 import streamlit as st
 
+from . import settings
+
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 PLOTLY_JS = "plotly.min.js"
+#: A live control tells the server its value this long after the last move (drawing never waits for it).
+SEND_AFTER_MS = 300
 
-# The module loads plotly.js once per page (fetched as text: Streamlit serves unknown types as text/plain with
-# nosniff, which a <script src> would refuse), then draws each figure into one persistent element.
-_JS = """
-function plotlyReady(url) {
-  if (!window.__vizPlotly) {
-    window.__vizPlotly = fetch(url)
-      .then(r => { if (!r.ok) throw new Error(`${url}: HTTP ${r.status}`); return r.text(); })
-      .then(src => { const s = document.createElement("script"); s.textContent = src;
-                     document.head.appendChild(s); return window.Plotly; });
-  }
-  return window.__vizPlotly;
-}
+BROWSER = Path(__file__).resolve().parent / "browser"
 
-export default function (component) {
-  const { data, parentElement, setTriggerValue } = component;
-  let gd = parentElement.querySelector(".viz-chart");
-  if (!gd) {
-    gd = document.createElement("div");
-    gd.className = "viz-chart";
-    parentElement.appendChild(gd);
-  }
-  gd.__vizSelect = data.selectable ? setTriggerValue : null;
-  const fig = JSON.parse(data.spec);
-  const config = Object.assign({ responsive: true }, data.config);
-  gd.__vizQueue = (gd.__vizQueue || Promise.resolve())
-    .then(() => plotlyReady(data.plotly_url))
-    .then(Plotly => Plotly.react(gd, fig.data, fig.layout, config))
-    .then(() => {
-      if (gd.__vizBound) return;
-      gd.__vizBound = true;
-      gd.on("plotly_click", ev => {
-        if (!gd.__vizSelect || !ev.points.length) return;
-        const p = ev.points[0];
-        gd.__vizSelect("selection", { points: [{ x: p.x, y: p.y, curve_number: p.curveNumber }] });
-      });
-    })
-    .catch(err => { gd.textContent = `This chart could not be drawn: ${err.message}`; });
-}
+# The component's module: recompute.js (a classic script defining DisanRecompute, shared with the offline
+# report) followed by chart.js (charts drawn in place; live groups recomputed in the page).
+_JS = (BROWSER / "recompute.js").read_text(encoding="utf-8") + "\n" + (BROWSER / "chart.js").read_text(encoding="utf-8")
+_CSS = """
+.viz-live label { font-size: 0.875rem; }
+.viz-live output { font-weight: 600; }
+.viz-live input[type=range] { width: 100%; margin: 0.25rem 0; touch-action: pan-y; }
+.viz-live-help { font-size: 0.8rem; opacity: 0.7; }
 """
 
-_component = st.components.v2.component("viz_plotly_chart", js=_JS, isolate_styles=False)
+_component = st.components.v2.component("viz_plotly_chart", js=_JS, css=_CSS, isolate_styles=False)
 
 
 @st.cache_resource(show_spinner=False)
@@ -89,9 +65,19 @@ def plotly_js_served() -> bool:
     return True
 
 
-def draw(fig: go.Figure, *, key: str, config: dict, on_select: Callable[[], None] | None = None) -> None:
+def draw(
+    fig: go.Figure,
+    *,
+    key: str,
+    config: dict,
+    on_select: Callable[[], None] | None = None,
+    live: dict | None = None,
+) -> None:
     """Draw ``fig`` under ``key``; with ``on_select``, a click on a point stores
-    ``{"selection": {"points": [{"x", "y", "curve_number"}]}}`` in ``st.session_state[key]`` and calls it."""
+    ``{"selection": {"points": [{"x", "y", "curve_number"}]}}`` in ``st.session_state[key]`` and calls it.
+
+    ``live`` (``{"group", "payload_id", "binding"}``, see ``viz_app/live.py``) makes the chart follow the
+    ``live_control`` of that group in the page."""
     if not plotly_js_served():
         if on_select is None:
             st.plotly_chart(fig, key=key, theme=None, config=config)
@@ -99,12 +85,55 @@ def draw(fig: go.Figure, *, key: str, config: dict, on_select: Callable[[], None
             st.plotly_chart(fig, key=key, theme=None, config=config, on_select=on_select, selection_mode="points")
         return
     data = {
+        "role": "chart",
         "spec": pio.to_json(fig, validate=False),
         "config": config,
         "selectable": on_select is not None,
         "plotly_url": f"app/static/{PLOTLY_JS}",
+        "live": live,
     }
     if on_select is None:
         _component(key=key, data=data)
     else:
         _component(key=key, data=data, on_selection_change=on_select)
+
+
+def live_available() -> bool:
+    """True when charts are drawn by the component, so a ``live_control`` can recompute them in the page."""
+    return settings.BROWSER_RECOMPUTE and plotly_js_served()
+
+
+def live_control(
+    *,
+    key: str,
+    group: str,
+    param: str,
+    label: str,
+    value: float,
+    bounds: tuple[float, float, float],
+    payload: dict,
+    on_change: Callable[[], None],
+    help_text: str = "",
+) -> None:
+    """A slider (``input[type=range]``) that recomputes every chart of ``group`` in the page while it moves.
+
+    ``param`` is ``alpha`` or ``feature``; ``bounds`` = (min, max, step). The value reaches the server
+    (``st.session_state[key]["value"]``, then ``on_change``) 300 ms after the last move.
+    """
+    lo, hi, step = bounds
+    data = {
+        "role": "control",
+        "group": group,
+        "param": param,
+        "label": label,
+        "help": help_text,
+        "value": value,
+        "values": {param: value},
+        "min": lo,
+        "max": hi,
+        "step": step,
+        "payload": payload,
+        "send_after_ms": SEND_AFTER_MS,
+        "plotly_url": f"app/static/{PLOTLY_JS}",
+    }
+    _component(key=key, data=data, default={"value": value}, on_value_change=on_change)

@@ -1,18 +1,22 @@
-"""One helper that draws a figure with its exports: mode-bar image, HTML, CSV, trace JSON and a table."""
+"""Exports: each figure with its mode-bar image, HTML, CSV, trace JSON and a table; the whole report."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from . import chart
+import disan
+
+from . import chart, loaders, report
 from .context import Context
 from .figures import standalone_html
+from .text import md_escape
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -65,16 +69,17 @@ def show_figure(
     table: pd.DataFrame | None = None,
     trace_json: Callable[[], str] | None = None,
     on_select: Callable[[], None] | None = None,
+    live: dict | None = None,
 ) -> None:
     """Draw ``fig`` and, outside presentation mode, a table fallback and download buttons.
 
     The HTML download is self-contained (plotly.js inlined, no CDN); the table
     is drawn when its toggle is on, and HTML, CSV and JSON are built only when
-    clicked.
+    clicked. ``live`` makes the chart follow a slider in the page (``chart.draw``).
     """
     name = safe_name(f"{key}-{ctx.model}")
     config = chart_config(name, ctx.image_format)
-    chart.draw(fig, key=chart_key(key), config=config, on_select=on_select)
+    chart.draw(fig, key=chart_key(key), config=config, on_select=on_select, live=live)
     if ctx.presentation:
         return
     with st.expander("Table and downloads", expanded=False):
@@ -91,3 +96,30 @@ def show_figure(
             col.download_button(
                 label, data=data, file_name=file_name, mime=mime, key=f"{key}_{suffix}", on_click="ignore"
             )
+
+
+def report_bytes(model: str, text: str, hypothesis: str | None, masks: str, alpha: float | None) -> bytes:
+    """The standalone report (``python -m disan report``) of these inputs, from the cached trace."""
+    return report.report_html(loaders.full_trace(model, text, hypothesis, masks, alpha)).encode("utf-8")
+
+
+def report_download(ctx: Context) -> None:
+    """The export area: "Download report" for the current sentence and model, built only when clicked."""
+    st.subheader("Export")
+    if ctx.input_error:
+        st.caption("Type a valid sentence to download its report.")
+        return
+    try:
+        report.check_text(ctx.text, ctx.hypothesis)
+    except disan.InputError as err:
+        st.caption(md_escape(str(err)))
+        return
+    st.download_button(
+        "Download report",
+        data=partial(report_bytes, ctx.model, ctx.text, ctx.hypothesis, ctx.masks, ctx.trace_alpha),
+        file_name=f"{safe_name(f'report-{ctx.model}-{ctx.source_text[:40]}')}.html",
+        mime="text/html",
+        key="report_download",
+        on_click="ignore",
+        help="One HTML file with this sentence's figures, the α / feature controls and a talk mode; opens offline.",
+    )

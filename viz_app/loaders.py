@@ -7,6 +7,8 @@
   sentence, hypothesis, masks and α.
 * ``heads_at_alpha``: DSA attention for any α re-weighted from the cached
   pre-softmax scores (Im Eq. 7) — moving the α slider runs no encoder pass.
+* ``live_payload``: the same scores (or DiSAN's per-feature probabilities) for
+  the page, which recomputes the maps itself while a slider moves (``live.py``).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import disan
 from disan.model import SentenceModel
 from disan.trace import ModelTrace
 
+from . import live
 from .records import TraceView
 from .records import trace_view as to_view
 from .reduce import reweight_alpha
@@ -70,3 +73,16 @@ def heads_at_alpha(
 def trace_json(name: str, text: str, hypothesis: str | None, masks: str, alpha: float | None) -> str:
     """``ModelTrace.to_json()`` as text (built on demand for the download button)."""
     return json.dumps(full_trace(name, text, hypothesis, masks, alpha).to_json(), ensure_ascii=False, indent=1)
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def live_payload(name: str, text: str, hypothesis: str | None, masks: str, side: str, kind: str) -> dict | None:
+    """``live.distance_payload`` (kind ``distance``) or ``live.feature_payload`` (``features``) of one side;
+    None when the sentence is too long for per-feature payloads (the server path is kept)."""
+    trace = full_trace(name, text, hypothesis, masks, None)
+    sent = trace.hypothesis if side == "hypothesis" and trace.hypothesis is not None else trace.premise
+    if kind == "distance":
+        return live.distance_payload(sent)
+    if len(sent.tokens) > live.FEATURE_MAX_TOKENS or sent.encoder.fw.probs is None:
+        return None
+    return live.feature_payload(sent)

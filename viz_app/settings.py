@@ -35,3 +35,11 @@ CELL_TEXT_MAX = 12
 
 #: Small multiples are block-averaged down to at most this many cells per side.
 SMALL_MULTIPLE_MAX = 48
+
+#: α and feature sliders recompute the maps in the browser (``viz_app/browser``); 0 = the server path
+#: (a Streamlit rerun per step), kept as the benchmark's baseline.
+BROWSER_RECOMPUTE = os.environ.get("VIZ_BROWSER_RECOMPUTE", "1").strip() != "0"
+
+#: Most tokens per sentence in a standalone report (``python -m disan report``, ``trace.to_html``): its
+#: in-page α and feature data grow with T², and 64 tokens keep the worst case (a DiSAN NLI pair) under 10 MB.
+REPORT_MAX_TOKENS = 64

@@ -12,7 +12,7 @@ import torch
 import disan
 from disan.stats import summarize
 
-from . import loaders, models, settings
+from . import chart, loaders, models, settings
 from .context import Context
 from .export import chart_key
 from .records import SentenceView, TraceView
@@ -71,6 +71,77 @@ def alpha_slider(ctx: Context, help_text: str | None = None) -> float:
             help=help_text,
         )
     )
+
+
+ALPHA_LABEL = "α — distance-mask weight (Im Eq. 7)"
+
+
+def live_payload(ctx: Context, kind: str) -> dict | None:
+    """The payload (``live.py``) that lets the page recompute this view's maps, or None for the server path
+    (no chart component, ``VIZ_BROWSER_RECOMPUTE=0``, bad input, or a sentence too long for features)."""
+    if ctx.input_error or not chart.live_available():
+        return None
+    try:
+        return loaders.live_payload(ctx.model, ctx.text, ctx.hypothesis, ctx.masks, ctx.side, kind)
+    except disan.DisanError:
+        return None  # the view's own trace call shows the error
+
+
+def live_alpha(ctx: Context, help_text: str, payload: dict | None) -> float:
+    """α for a view whose maps the page can recompute: a slider inside the chart component that redraws
+    them while it moves (Im Eq. 7 from ``payload``'s scores); the server learns the final value (key
+    ``alpha``). Without the component (or without a payload) it is ``alpha_slider``, a rerun per step."""
+    if payload is None or not chart.live_available():
+        return alpha_slider(ctx, help_text)
+    ensure("alpha", ctx.trained_alpha if ctx.trained_alpha is not None else settings.PAPER_ALPHA)
+    alpha = float(st.session_state["alpha"])
+    chart.live_control(
+        key="alpha_live",
+        group="alpha",
+        param="alpha",
+        label=ALPHA_LABEL,
+        value=alpha,
+        bounds=(settings.ALPHA_MIN, settings.ALPHA_MAX, settings.ALPHA_STEP),
+        payload=payload,
+        on_change=partial(_from_control, "alpha_live", "alpha"),
+        help_text=help_text + " Recomputed in the page while you drag.",
+    )
+    return alpha
+
+
+def live_feature(d: int, payload: dict | None) -> int:
+    """Feature k for DiSAN's "one feature k": a slider that re-slices the maps in the page (``payload``
+    holds P for every feature), or ``feature_input`` (the server path) without one."""
+    if payload is None or not chart.live_available():
+        return feature_input(d)
+    value = st.session_state.get("feature", 0)
+    if not isinstance(value, int) or not 0 <= value < d:
+        st.warning(f"feature={value} is out of range for d_h={d}; showing feature 0 (choose 0 to {d - 1}).")
+        st.session_state["feature"] = 0
+    feature = int(st.session_state.get("feature", 0))
+    chart.live_control(
+        key="feature_live",
+        group="feature",
+        param="feature",
+        label=f"Feature k (0–{d - 1})",
+        value=feature,
+        bounds=(0, d - 1, 1),
+        payload=payload,
+        on_change=partial(_from_control, "feature_live", "feature"),
+        help_text="Scrubs through the features in the page; arrow keys step by one.",
+    )
+    return feature
+
+
+def _from_control(control: str, target: str) -> None:
+    """``on_value_change`` of a live control: its final value becomes the session's (and the URL's)."""
+    value = (st.session_state.get(control) or {}).get("value")
+    if not isinstance(value, (int, float)):
+        return
+    if target == "alpha":
+        st.session_state["alpha"] = round(min(settings.ALPHA_MAX, max(settings.ALPHA_MIN, float(value))), 1)
+    else:
+        st.session_state[target] = max(0, int(value))
 
 
 def direction_radio(label: str = "Block") -> str:

@@ -6,13 +6,22 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from .. import figures, loaders, models
+from .. import figures, live, loaders, models
 from ..context import Context
 from ..export import matrix_table, show_figure
 from ..session import ensure
 from ..state import COMPARE_MODES, NO_DIRECTION_MASKS
 from ..text import md_escape
-from ..widgets import DIRECTION_NAMES, alpha_slider, direction_radio, get_trace, summary_text, trace_for
+from ..widgets import (
+    DIRECTION_NAMES,
+    alpha_slider,
+    direction_radio,
+    get_trace,
+    live_alpha,
+    live_payload,
+    summary_text,
+    trace_for,
+)
 
 _MODE_NAMES = {
     "direction": "direction masks on / off (same weights)",
@@ -33,20 +42,21 @@ def _attention(ctx: Context, masks: str, direction: str, alpha: float | None) ->
     return heads[direction].mean(0), sent.tokens
 
 
-def _panels(a, b, title_a: str, title_b: str):
+def _panels(a, b, title_a: str, title_b: str, live_payload: dict | None = None):
     if a is None or b is None:
         return None
-    return a[0], b[0], title_a, title_b, a[1]
+    return a[0], b[0], title_a, title_b, a[1], live_payload
 
 
 def _same_weights(ctx: Context, mode: str, direction: str):
     if mode == "distance":
-        alpha = alpha_slider(
-            ctx, "Panel A uses this α, panel B α = 0; both re-weighted from cached scores (no encoder pass)."
+        payload = live_payload(ctx, "distance")
+        alpha = live_alpha(
+            ctx, "Panel A uses this α, panel B α = 0; both re-weighted from cached scores (no encoder pass).", payload
         )
         a = _attention(ctx, ctx.masks, direction, alpha)
         b = _attention(ctx, ctx.masks, direction, 0.0)
-        return _panels(a, b, f"α = {alpha:g}", "α = 0 (no distance mask)")
+        return _panels(a, b, f"α = {alpha:g}", "α = 0 (no distance mask)", payload)
     ensure("cmp_b", "none")
     b_masks = st.radio(
         "Panel B masks",
@@ -92,6 +102,7 @@ def _ablation(ctx: Context, direction: str):
         titles[0],
         titles[1],
         out[0].premise.tokens,
+        None,
     )
 
 
@@ -106,7 +117,7 @@ def render(ctx: Context) -> None:
     result = _ablation(ctx, direction) if mode == "ablation" else _same_weights(ctx, mode, direction)
     if result is None:
         return
-    a, b, title_a, title_b, tokens = result
+    a, b, title_a, title_b, tokens, payload = result
     what = "mean over features" if ctx.arch == "disan" else "mean over heads"
     fig = figures.compare_heatmaps(
         a,
@@ -124,9 +135,26 @@ def render(ctx: Context) -> None:
         },
         axis=1,
     )
-    show_figure(fig, ctx, key="compare", table=table)
+    show_figure(fig, ctx, key="compare", table=table, live=None if payload is None else _live(payload, fig, direction, title_a))
     st.markdown(f"**A** — {summary_text(a)}  \n**B** — {summary_text(b)}")
     st.caption(
         "Mean attention distance Σ_j P[i,j]·|i − j| and row entropy −Σ_j P log P, averaged over rows that "
         "attend (disan.stats.summarize). The difference panel is A − B on a diverging scale centred at 0."
     )
+
+
+def _live(payload: dict, fig, direction: str, title_a: str) -> dict:
+    """A (α from the slider), B (α = 0) and A − B recomputed in the page (Im Eq. 7 from cached scores)."""
+    a, b, diff = live.panel_traces(fig)
+    at_alpha = {"op": "mean", "dir": direction}
+    at_zero = {"op": "mean", "dir": direction, "alpha": 0.0}
+    binding = live.binding(
+        [
+            {"trace": a, "z": at_alpha},
+            {"trace": b, "z": at_zero},
+            {"trace": diff, "z": {"op": "diff", "a": at_alpha, "b": at_zero}},
+        ],
+        scales=[live.shared_scale([a, b]), live.shared_scale([diff], diverging=True)],
+        texts=live.templates(fig, {f"A: {title_a}": "A: α = {alpha}"}),  # "A: " keeps B's "α = 0" untouched
+    )
+    return {"group": "alpha", "payload_id": payload["id"], "binding": binding}

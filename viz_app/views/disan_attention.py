@@ -8,14 +8,15 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from .. import figures, loaders
+from .. import figures, live, loaders
 from ..context import Context
 from ..export import matrix_table, series_table, show_figure
 from ..session import ensure
 from ..state import REDUCTIONS
 from ..widgets import (
-    feature_input,
     get_trace,
+    live_feature,
+    live_payload,
     require_arch,
     select_row_from_chart,
     sentence_of,
@@ -69,10 +70,11 @@ def render(ctx: Context) -> None:
     reduction = left.radio(
         "Reduce over features", REDUCTIONS, key="reduce", horizontal=True, format_func=_REDUCTION_NAMES.get
     )
-    feature = 0
+    feature, payload = 0, None
     if reduction == "feature":
-        with right:
-            feature = feature_input(ctx.d_h)
+        payload = live_payload(ctx, "features")
+        with right if payload is None else left:
+            feature = live_feature(ctx.d_h, payload)
     fw = _matrix(ctx, sent.fw, "fw", reduction, feature)
     bw = _matrix(ctx, sent.bw, "bw", reduction, feature)
     value = {"entropy": "H (normalised)", "feature": f"P[k={feature}]"}.get(reduction, "P")
@@ -89,6 +91,8 @@ def render(ctx: Context) -> None:
         {"forward": matrix_table(fw, sent.tokens, sent.tokens), "backward": matrix_table(bw, sent.tokens, sent.tokens)},
         axis=1,
     )
+    shown = {f"P[k={feature}]": "P[k={feature}]"}
+    by_feature = [{"op": "feature", "dir": "fw"}, {"op": "feature", "dir": "bw"}]
     show_figure(
         fig,
         ctx,
@@ -96,21 +100,26 @@ def render(ctx: Context) -> None:
         table=table,
         trace_json=trace_json_source(ctx),
         on_select=partial(select_row_from_chart, "disan_pair"),
+        live=_live(payload, live.grid_binding(fig, by_feature, shown, hover=True)) if payload else None,
     )
     st.caption(_EXPLAIN)
     if reduction in ("mean", "feature"):
         st.caption(f"Forward: {summary_text(fw)}  \nBackward: {summary_text(bw)}")
     token = token_select(sent.tokens, "Token (or click a heatmap row)")
     row = {"forward": fw[token], "backward": bw[token]}
-    show_figure(
-        figures.bar_chart(
-            row,
-            sent.tokens,
-            title=f"Row #{token} '{sent.tokens[token]}': what it attends to",
-            y_title=value,
-            theme=ctx.theme,
-        ),
-        ctx,
-        key="disan_row",
-        table=series_table(row, sent.tokens),
+    bars = figures.bar_chart(
+        row, sent.tokens, title=f"Row #{token} '{sent.tokens[token]}': what it attends to", y_title=value,
+        theme=ctx.theme,
     )
+    row_binding = live.binding(
+        [], rows=[{"trace": k, "z": z, "row": token} for k, z in enumerate(by_feature)],
+        texts=live.templates(bars, shown),
+    ) if payload else None
+    show_figure(bars, ctx, key="disan_row", table=series_table(row, sent.tokens), live=_live(payload, row_binding))
+
+
+def _live(payload: dict | None, binding: dict | None) -> dict | None:
+    """The chart follows the feature slider in the page (``live.py``), or None on the server path."""
+    if payload is None or binding is None:
+        return None
+    return {"group": "feature", "payload_id": payload["id"], "binding": binding}

@@ -8,11 +8,11 @@ import streamlit as st
 import disan
 from disan.masks import additive_mask, direction_mask, distance_mask
 
-from .. import figures
+from .. import chart, figures, live
 from ..context import Context
 from ..export import matrix_table, show_figure
 from ..text import md_escape
-from ..widgets import alpha_slider
+from ..widgets import live_alpha
 
 
 def render(ctx: Context) -> None:
@@ -21,7 +21,8 @@ def render(ctx: Context) -> None:
         st.error(md_escape(ctx.input_error))
         return
     tokens = disan.tokenize(ctx.source_text)
-    alpha = alpha_slider(ctx, "Weight of the distance mask in Im Eq. 7 (the DSA is trained with α = 1.5).")
+    payload = live.mask_payload(tokens) if chart.live_available() else None  # only T is needed
+    alpha = live_alpha(ctx, "Weight of the distance mask in Im Eq. 7 (the DSA is trained with α = 1.5).", payload)
     T = len(tokens)
     dist = alpha * distance_mask(T)
     panels = {
@@ -34,11 +35,17 @@ def render(ctx: Context) -> None:
     }
     panels = {k: v.numpy() for k, v in panels.items()}
     table = pd.concat({k: matrix_table(v, tokens, tokens) for k, v in panels.items()}, axis=1)
+    fig = figures.mask_panels(panels, tokens, title=f"Masks for T = {T} tokens", theme=ctx.theme)
+    # Every panel is M_dir + a·M_dis: a = 0 for the pure direction masks, the slider's α for the others.
+    exprs = [{"op": "mask", "dir": kind, "alpha": 0.0} for kind in ("diag", "fw", "bw")]
+    exprs += [{"op": "mask", "dir": kind} for kind in ("none", "fw", "bw")]
+    binding = live.grid_binding(fig, exprs, {f"α = {live.format_value(alpha)}": "α = {alpha}"}, zmax=0.0)
     show_figure(
-        figures.mask_panels(panels, tokens, title=f"Masks for T = {T} tokens", theme=ctx.theme),
+        fig,
         ctx,
         key="masks",
         table=table,
+        live=None if payload is None else {"group": "alpha", "payload_id": payload["id"], "binding": binding},
     )
     st.caption(
         "Rows are the attending token, columns the attended token. Additive masks are added to the logits before "

@@ -1,0 +1,54 @@
+"""Writing output files all-or-nothing: a reader never sees a half-written report."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from .errors import OutputError
+
+
+def check_writable(path: str | os.PathLike) -> Path:
+    """``path`` as a ``Path`` when a file can be created there; else ``OutputError`` naming the fix.
+
+    Checked before any slow work, so a typo in ``--out`` costs nothing.
+    """
+    target = Path(path).expanduser()
+    if target.is_dir():
+        raise OutputError(f"--out {str(target)!r} is a folder; give a file name such as {str(target / 'report.html')!r}.")
+    folder = target.parent
+    if not folder.is_dir():
+        raise OutputError(f"Cannot write {str(target)!r}: the folder {str(folder)!r} does not exist; create it first.")
+    if not os.access(folder, os.W_OK | os.X_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        raise OutputError(f"Cannot write {str(target)!r}: permission denied; choose a folder you can write to.")
+    return target
+
+
+def write_atomic(path: str | os.PathLike, produce: Callable[[], str]) -> Path:
+    """Write ``produce()`` to ``path`` through a temporary file in the same folder, then rename.
+
+    ``os.replace`` is atomic on one file system, so ``path`` holds either its old
+    content or the whole new text. On any failure — in ``produce`` too — the
+    temporary file is removed and ``path`` is left untouched.
+    """
+    target = check_writable(path)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+    except OSError as err:
+        raise OutputError(f"Cannot write {str(target)!r}: {err.strerror}; choose another path.") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(produce())
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, target)
+    except OSError as err:
+        Path(tmp).unlink(missing_ok=True)
+        raise OutputError(f"Cannot write {str(target)!r}: {err.strerror or err}; choose another path.") from None
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return target

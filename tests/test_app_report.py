@@ -1,0 +1,32 @@
+"""The app's export area offers "Download report" for the current sentence and model (AppTest, no browser)."""
+
+from __future__ import annotations
+
+import re
+
+from tests.test_app import assert_clean, run_app
+from viz_app import export, settings
+
+
+def report_button(at):
+    return [b for b in at.get("download_button") if b.proto.label == "Download report"]
+
+
+def test_download_report_is_the_report_of_the_current_sentence():
+    at = run_app(view="distance_attention", model="dsa", sentence="the dog is outside .", alpha="0.7")
+    assert_clean(at)
+    (button,) = report_button(at)
+    assert button.proto.deferred_file_id  # built only when clicked
+    state = at.session_state
+    html = export.report_bytes(state["model"], state["sentence"], None, state["masks"], 0.7).decode("utf-8")
+    assert html.startswith("<!DOCTYPE html>") and ">outside</span>" in html
+    assert 'data-control="alpha" min="0" max="5" step="0.1" value="0.7"' in html
+    assert not re.search(r"<script[^>]+src=", html)
+
+
+def test_no_report_for_sentences_a_report_cannot_hold():
+    long = " ".join(["dog"] * (settings.REPORT_MAX_TOKENS + 1))
+    at = run_app(view="explore", model="disan", sentence=long)
+    assert_clean(at)
+    assert report_button(at) == []
+    assert any(f"at most {settings.REPORT_MAX_TOKENS}" in c.value for c in at.caption)

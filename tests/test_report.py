@@ -1,0 +1,211 @@
+"""The standalone report (`python -m disan report`, `trace.to_html`) and the notebook view, without a browser.
+
+The browser half (drawing offline, the α and feature controls against the core) is tests/test_report_browser.py.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+import re
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from disan.__main__ import main
+from disan.errors import InputError, OutputError
+from disan.output import write_atomic
+from tests.conftest import make_tiny
+from viz_app import report, settings
+
+ROOT = Path(__file__).resolve().parents[1]
+LONG = " ".join(["movie"] * (settings.REPORT_MAX_TOKENS + 1))
+
+
+class Tags(HTMLParser):
+    """Every start tag with its attributes, and the text of each inline script."""
+
+    def __init__(self):
+        super().__init__()
+        self.tags: list[tuple[str, dict]] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+
+def tags(html: str) -> list[tuple[str, dict]]:
+    parser = Tags()
+    parser.feed(html)
+    return parser.tags
+
+
+def assert_offline(html: str) -> None:
+    """No element loads anything: no script/link/img/iframe source, no stylesheet link, no remote url()."""
+    for tag, attrs in tags(html):
+        assert "src" not in attrs or tag == "iframe" and not attrs["src"], (tag, attrs)
+        assert not (tag == "link" and attrs.get("href")), attrs
+        for value in attrs.values():
+            assert not re.match(r"\s*(https?:)?//", value or ""), (tag, attrs)
+    assert not re.search(r"url\(\s*['\"]?(https?:)?//", html)
+
+
+def unpack(html: str, element_id: str) -> bytes:
+    match = re.search(rf'<script type="application/gzip-base64" id="{element_id}">(.*?)</script>', html, re.S)
+    return gzip.decompress(base64.b64decode(match.group(1)))
+
+
+def data_of(html: str) -> dict:
+    return json.loads(unpack(html, "report-data"))
+
+
+@pytest.fixture(scope="module")
+def tiny_traces(tiny_glove):
+    disan_model = make_tiny("disan", tiny_glove)
+    dsa_model = make_tiny("dsa", tiny_glove, pair=True)
+    return {
+        "disan": disan_model.trace("the movie is n't good , the dog is ."),
+        "dsa": dsa_model.trace("a man pours the tea .", "the man drinks tea"),
+    }
+
+
+@pytest.mark.parametrize("arch", ["disan", "dsa"])
+def test_report_is_one_offline_file_with_every_section(tiny_traces, arch):
+    trace = tiny_traces[arch]
+    html = report.report_html(trace)
+    assert_offline(html)
+    scripts = [a for t, a in tags(html) if t == "script"]
+    assert len(scripts) == 5  # plotly.js and the data (packed), recompute.js, report.js, the start call
+    assert unpack(html, "plotly-js") == report.PLOTLY_JS.read_bytes()
+    data = data_of(html)
+    ids = set(re.findall(r'<section class="section" id="([^"]+)"', html))
+    expected = {"tokens", "prediction"} | (
+        {"disan-mean", "disan-feature", "disan-gate", "disan-s2t"} if arch == "disan"
+        else {"dsa-mean", "dsa-heads", "dsa-gate", "dsa-ffn", "dsa-pool"}
+    )
+    assert ids == expected
+    plots = re.findall(r'class="plot" id="fig-[^"]+" data-fig="([^"]+)"', html)
+    assert sorted(plots) == sorted(data["figures"]) and plots
+    captions = re.findall(r"<figcaption><b>([^<]+)\.</b> ([^<]+)</figcaption>", html)
+    assert len(captions) == len(plots)
+    assert all(re.search(r"(Shen|Im) (Fig|Sec)\. \d", paper) and text.strip() for paper, text in captions)
+    for token in trace.premise.tokens:
+        assert f">{token}</span>" in html.replace("&#x27;", "'")
+
+
+def test_dsa_report_binds_every_map_to_alpha_and_disan_to_feature(tiny_traces):
+    dsa = data_of(report.report_html(tiny_traces["dsa"]))
+    live = {fid for fid in dsa["live"]}
+    assert {f"alpha-mean-{s}" for s in ("premise", "hypothesis")} <= live
+    assert {f"alpha-heads-{d}-{s}" for d in ("fw", "bw") for s in ("premise", "hypothesis")} <= live
+    assert set(dsa["payloads"]) == {"premise", "hypothesis"}
+    html = report.report_html(tiny_traces["disan"])
+    assert '<input type="range" data-control="feature"' in html
+    assert '<input type="range" data-control="alpha"' not in html
+    assert set(data_of(html)["live"]) == {"feature-premise"}
+
+
+def test_token_text_cannot_break_out_of_the_page(tiny_glove):
+    model = make_tiny("disan", tiny_glove)
+    html = report.report_html(model.trace("</script><script>alert(1)</script> <b>x</b> & the"))
+    assert "<script>alert(1)" not in html and "<b>x</b>" not in html
+    assert data_of(html)["figures"]
+
+
+def test_notebook_view_loads_nothing_from_the_network(tiny_traces):
+    for trace in tiny_traces.values():
+        html = trace._repr_html_()
+        outer = tags(html)
+        assert [t for t, _ in outer] == ["iframe"]
+        assert "allow-same-origin" not in outer[0][1]["sandbox"]
+        inner = outer[0][1]["srcdoc"]
+        assert_offline(inner)
+        assert data_of(inner)["compact"] is True
+        assert '<button type="button" data-control="talk"' not in inner
+
+
+def test_notebook_view_falls_back_without_the_report_code(tiny_traces, monkeypatch):
+    monkeypatch.setitem(sys.modules, "viz_app.report", None)  # import now raises ImportError
+    html = tiny_traces["disan"]._repr_html_()
+    assert "<script" not in html and "the movie is" in html and "needs viz_app and plotly" in html
+    with pytest.raises(Exception, match="needs the app's figure code"):
+        tiny_traces["disan"].to_html("unused.html")
+
+
+def test_to_html_writes_the_report_of_the_command(tiny_traces, tmp_path):
+    path = tiny_traces["dsa"].to_html(tmp_path / "r.html")
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith("<!DOCTYPE html>") and text.endswith("</html>")
+    assert data_of(text)["figures"].keys() == data_of(report.report_html(tiny_traces["dsa"]))["figures"].keys()
+
+
+def test_long_sentences_are_refused_before_writing(tiny_glove, tmp_path):
+    trace = make_tiny("disan", tiny_glove, max_tokens=200).trace(LONG)
+    with pytest.raises(InputError, match=f"at most {settings.REPORT_MAX_TOKENS}"):
+        trace.to_html(tmp_path / "long.html")
+    assert list(tmp_path.iterdir()) == []
+    assert "at most" in trace._repr_html_()
+
+
+def test_atomic_write_leaves_nothing_when_production_fails(tmp_path):
+    target = tmp_path / "out.html"
+    target.write_text("old")
+
+    def boom() -> str:
+        raise RuntimeError("half way")
+
+    with pytest.raises(RuntimeError):
+        write_atomic(target, boom)
+    assert target.read_text() == "old" and sorted(p.name for p in tmp_path.iterdir()) == ["out.html"]
+    write_atomic(target, lambda: "new")
+    assert target.read_text() == "new" and sorted(p.name for p in tmp_path.iterdir()) == ["out.html"]
+    with pytest.raises(OutputError, match="does not exist"):
+        write_atomic(tmp_path / "missing" / "x.html", lambda: "x")
+    with pytest.raises(OutputError, match="is a folder"):
+        write_atomic(tmp_path, lambda: "x")
+
+
+@pytest.mark.parametrize(
+    "args,fragment",
+    [
+        (["   "], "empty"),
+        ([LONG], f"at most {settings.REPORT_MAX_TOKENS}"),
+        (["good movie", "--model", "no-such-model"], "No model named"),
+        (["good movie", "--alpha", "1"], "no distance mask"),
+        (["good movie", "--out", "{tmp}/missing/r.html"], "does not exist"),
+        (["good movie", "--out", "{tmp}"], "is a folder"),
+    ],
+)
+def test_cli_errors_are_one_line_status_2_and_leave_no_file(capsys, tmp_path, args, fragment):
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    out = [] if "--out" in args else ["--out", str(tmp_path / "r.html")]
+    model = [] if "--model" in args else ["--model", "disan"]
+    assert main(["report", *args, *model, *out]) == 2
+    err = capsys.readouterr().err.strip()
+    assert fragment in err and "\n" not in err and "Traceback" not in err
+    assert list(tmp_path.rglob("*")) == []
+
+
+def test_cli_failure_keeps_an_existing_report(capsys, tmp_path):
+    target = tmp_path / "r.html"
+    target.write_text("previous report")
+    assert main(["report", "", "--model", "disan", "--out", str(target)]) == 2
+    assert target.read_text() == "previous report" and len(list(tmp_path.iterdir())) == 1
+
+
+def test_cli_writes_a_report_in_a_fresh_process(tmp_path):
+    out = tmp_path / "dsa.html"
+    proc = subprocess.run(
+        [sys.executable, "-m", "disan", "report", "A lady stands outside .", "--model", "dsa", "--alpha", "0.5",
+         "--out", str(out)],
+        capture_output=True, text=True, cwd=ROOT, timeout=180,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert str(out) in proc.stdout
+    html = out.read_text(encoding="utf-8")
+    assert_offline(html)
+    assert 'value="0.5"' in html and "random weights" in html.lower()
+    assert data_of(html)["alpha"] == 0.5

@@ -1,0 +1,142 @@
+/* The app's chart component (viz_app/chart.py): an ES module that Streamlit calls on every render.
+ *
+ * data.role "chart":   draw data.spec with Plotly.react into one persistent element. With data.live
+ *                      ({group, payload_id, binding}), the chart joins a live group and is recomputed
+ *                      in the page (DisanRecompute.render) whenever the group's control moves.
+ * data.role "control": an ordinary <input type=range> that owns a live group: it decodes the payload
+ *                      once, redraws every chart of the group on each input event (at most once per
+ *                      animation frame), and sends the value to the server 300 ms after the last move,
+ *                      so the URL and the other views learn it without holding up drawing.
+ * recompute.js is prepended to this module by chart.py, so DisanRecompute is defined.
+ */
+const GROUPS = (window.__disanLive = window.__disanLive || {});
+
+function plotlyReady(url) {
+  if (!window.__vizPlotly) {
+    // Fetched as text: Streamlit serves unknown types as text/plain with nosniff, which a <script src> would refuse.
+    window.__vizPlotly = fetch(url)
+      .then(r => { if (!r.ok) throw new Error(`${url}: HTTP ${r.status}`); return r.text(); })
+      .then(src => { const s = document.createElement("script"); s.textContent = src;
+                     document.head.appendChild(s); return window.Plotly; });
+  }
+  return window.__vizPlotly;
+}
+
+function group(name) {
+  if (!GROUPS[name]) GROUPS[name] = { live: null, values: {}, charts: new Set(), frame: 0, drawn: null };
+  return GROUPS[name];
+}
+
+function bound(g, gd) {
+  return gd.__live && g.live && gd.__live.payload_id === g.live.id;
+}
+
+/* Recompute and redraw every chart of the group once, on the next animation frame. */
+function scheduleRedraw(g) {
+  if (g.frame) return;
+  g.frame = requestAnimationFrame(() => {
+    g.frame = 0;
+    const values = Object.assign({}, g.values);
+    const draws = [];
+    for (const gd of g.charts) {
+      if (!gd.isConnected) { g.charts.delete(gd); continue; }
+      if (!bound(g, gd)) continue;
+      DisanRecompute.render(g.live, gd.__live.binding, gd.__figure, values);
+      draws.push(gd.__vizQueue = gd.__vizQueue.then(() => window.Plotly.react(gd, gd.__figure.data, gd.__figure.layout, gd.__config)));
+    }
+    Promise.all(draws).then(() => {
+      g.drawn = { values: values, charts: draws.length, t: performance.now() };
+      window.dispatchEvent(new CustomEvent("disan-live-drawn", { detail: g.drawn }));
+    });
+  });
+}
+
+function mountChart(component) {
+  const { data, parentElement, setTriggerValue } = component;
+  let gd = parentElement.querySelector(".viz-chart");
+  if (!gd) {
+    gd = document.createElement("div");
+    gd.className = "viz-chart";
+    parentElement.appendChild(gd);
+    gd.__vizQueue = Promise.resolve();
+  }
+  gd.__vizSelect = data.selectable ? setTriggerValue : null;
+  gd.__figure = JSON.parse(data.spec);
+  gd.__config = Object.assign({ responsive: true }, data.config);
+  gd.__live = data.live || null;
+  if (gd.__live) {
+    const g = group(gd.__live.group);
+    g.charts.add(gd);
+    // A figure the server built for an earlier value is redrawn at the control's current one (no jump back).
+    if (bound(g, gd)) DisanRecompute.render(g.live, gd.__live.binding, gd.__figure, g.values);
+  }
+  gd.__vizQueue = gd.__vizQueue
+    .then(() => plotlyReady(data.plotly_url))
+    .then(Plotly => Plotly.react(gd, gd.__figure.data, gd.__figure.layout, gd.__config))
+    .then(() => {
+      if (gd.__vizBound) return;
+      gd.__vizBound = true;
+      gd.on("plotly_click", ev => {
+        if (!gd.__vizSelect || !ev.points.length) return;
+        const p = ev.points[0];
+        gd.__vizSelect("selection", { points: [{ x: p.x, y: p.y, curve_number: p.curveNumber }] });
+      });
+    })
+    .catch(err => { gd.textContent = `This chart could not be drawn: ${err.message}`; });
+}
+
+function show(data, value) {
+  return data.param === "alpha" ? DisanRecompute.formatValue(value) : String(value);
+}
+
+function mountControl(component) {
+  const { data, parentElement, setStateValue } = component;
+  let box = parentElement.querySelector(".viz-live");
+  if (!box) {
+    box = document.createElement("div");
+    box.className = "viz-live";
+    box.innerHTML = '<label><span class="viz-live-label"></span> <output></output></label>' +
+      '<input type="range"><div class="viz-live-help"></div>';
+    parentElement.appendChild(box);
+    const input = box.querySelector("input");
+    input.addEventListener("input", () => {
+      const g = group(box.__data.group), value = Number(input.value);
+      g.values[box.__data.param] = value;
+      box.querySelector("output").textContent = show(box.__data, value);
+      window.__disanLiveInput = { group: box.__data.group, value: value, t: performance.now() };
+      scheduleRedraw(g);
+      clearTimeout(box.__timer);
+      box.__timer = setTimeout(() => {
+        if (value === box.__server) return;
+        box.__sent = value;
+        box.__send("value", value);
+      }, box.__data.send_after_ms);
+    });
+  }
+  const input = box.querySelector("input");
+  box.__data = data;
+  box.__send = setStateValue;
+  const id = `viz-live-${data.group}`;
+  input.id = id;
+  input.min = data.min; input.max = data.max; input.step = data.step;
+  input.setAttribute("aria-label", data.label);
+  box.querySelector("label").htmlFor = id;
+  box.querySelector(".viz-live-label").textContent = data.label;
+  box.querySelector(".viz-live-help").textContent = data.help || "";
+  // Adopt the server's value unless it is the echo of one this control sent (the user may have moved on).
+  if (box.__server !== data.value) {
+    box.__server = data.value;
+    if (data.value !== box.__sent) input.value = data.value;
+  }
+  box.querySelector("output").textContent = show(data, Number(input.value));
+  const g = group(data.group), value = Number(input.value);
+  const changed = !g.live || g.live.id !== data.payload.id || g.values[data.param] !== value;
+  if (!g.live || g.live.id !== data.payload.id) g.live = DisanRecompute.prepare(data.payload);
+  g.values = Object.assign({}, data.values, { [data.param]: value });
+  if (changed) plotlyReady(data.plotly_url).then(() => scheduleRedraw(g));
+}
+
+export default function (component) {
+  if (component.data.role === "control") mountControl(component);
+  else mountChart(component);
+}

@@ -1,0 +1,278 @@
+/* DisanRecompute — the attention maths the app and the offline report run in the browser.
+ *
+ * A classic script (no modules, no build step, no network): it attaches one object,
+ * `DisanRecompute`, to the global object, so it works inlined in a file:// page, in a
+ * notebook output cell and inside the app's chart component. Every function is pure:
+ * arrays in, new arrays out (`render` alone writes into the figure it is given).
+ *
+ * Conventions (disan/masks.py): every T×T matrix is flat, row-major, [attending row i,
+ * attended column j]; allowed[i*T + j] != 0 where row i may attend column j. Rows with no
+ * allowed key stay exactly 0, as `disan.attention.masked_softmax` gives.
+ * The payload and binding formats are described in /work/briefs/JS_CONTRACT.md and
+ * built by viz_app/live.py.
+ */
+(function (root) {
+  "use strict";
+
+  var LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+  var SIZES = { float32: 4, uint16: 2, uint8: 1 };
+
+  function base64Bytes(text) {
+    var bin = atob(text);
+    var out = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+    return out;
+  }
+
+  /* {dtype, shape, b64[, scale]} → the stored values as a typed array (little-endian bytes):
+   * float32 → Float32Array, uint16 → Uint16Array, uint8 → Uint8Array. `scale` is not applied. */
+  function decode(array) {
+    var size = SIZES[array.dtype];
+    if (!size) throw new Error("DisanRecompute.decode: dtype " + array.dtype + " is not float32, uint16 or uint8");
+    var n = array.shape.reduce(function (a, b) { return a * b; }, 1);
+    var bytes = base64Bytes(array.b64);
+    if (bytes.length !== n * size) {
+      throw new Error("DisanRecompute.decode: " + bytes.length + " bytes for shape [" + array.shape + "] of " + array.dtype);
+    }
+    if (size === 1) return bytes;
+    var Typed = size === 4 ? Float32Array : Uint16Array;
+    if (LITTLE_ENDIAN) return new Typed(bytes.buffer);
+    var view = new DataView(bytes.buffer), out = new Typed(n);
+    for (var i = 0; i < n; i++) out[i] = size === 4 ? view.getFloat32(4 * i, true) : view.getUint16(2 * i, true);
+    return out;
+  }
+
+  /* Im Eq. 7: softmax_j(scores[h,i,j] − α|i − j|) over the allowed j of each row.
+   * scores: H·T·T (pre-mask QKᵀ/√d_k); allowed: T·T, shared by every head. Returns Float32Array H·T·T. */
+  function distanceProbs(scores, T, allowed, alpha) {
+    var out = new Float32Array(scores.length);
+    var row = new Float64Array(T);
+    var H = scores.length / (T * T);
+    for (var h = 0; h < H; h++) {
+      for (var i = 0; i < T; i++) {
+        var base = (h * T + i) * T, max = -Infinity, j;
+        for (j = 0; j < T; j++) {
+          if (!allowed[i * T + j]) continue;
+          row[j] = scores[base + j] - alpha * Math.abs(i - j);
+          if (row[j] > max) max = row[j];
+        }
+        if (max === -Infinity) continue; // no allowed key: the row stays exactly 0
+        var sum = 0;
+        for (j = 0; j < T; j++) if (allowed[i * T + j]) { row[j] = Math.exp(row[j] - max); sum += row[j]; }
+        for (j = 0; j < T; j++) if (allowed[i * T + j]) out[base + j] = row[j] / sum;
+      }
+    }
+    return out;
+  }
+
+  /* Mean over the H stacked T×T maps of `stack` (H·T·T) → Float32Array T·T (Im Fig. 7). */
+  function headMean(stack, T) {
+    var n = T * T, H = stack.length / n, out = new Float32Array(n);
+    for (var c = 0; c < n; c++) {
+      var s = 0;
+      for (var h = 0; h < H; h++) s += stack[h * n + c];
+      out[c] = s / H;
+    }
+    return out;
+  }
+
+  /* One T×T map out of an H·T·T stack. */
+  function slice(stack, T, index) {
+    return stack.slice(index * T * T, (index + 1) * T * T);
+  }
+
+  /* Row-major indices of the allowed cells (the order of the feature payload's N cells). */
+  function allowedCells(allowed) {
+    var cells = [];
+    for (var c = 0; c < allowed.length; c++) if (allowed[c]) cells.push(c);
+    return Int32Array.from(cells);
+  }
+
+  /* DiSAN's P[:, :, k] (Shen Eq. 15, one feature): values is D·N (feature-major, N = cells.length),
+   * value = stored · scale. Masked cells are exactly 0. Returns Float32Array T·T. */
+  function featureSlice(values, scale, cells, k, T) {
+    var n = cells.length, out = new Float32Array(T * T), base = k * n;
+    for (var c = 0; c < n; c++) out[cells[c]] = values[base + c] * scale;
+    return out;
+  }
+
+  /* The boolean direction mask (Shen Eqs. 16–18, Im Fig. 3) as Uint8Array T·T. */
+  function directionAllowed(T, kind) {
+    var out = new Uint8Array(T * T);
+    for (var i = 0; i < T; i++) {
+      for (var j = 0; j < T; j++) {
+        var ok = kind === "fw" ? j < i : kind === "bw" ? j > i : kind === "diag" ? j !== i : kind === "none";
+        out[i * T + j] = ok ? 1 : 0;
+      }
+    }
+    return out;
+  }
+
+  /* Im Eq. 7's additive term M_dir + α·M_dis (Float64Array T·T; cells M_dir forbids are NaN, shown as −∞).
+   * kind "none" gives α·M_dis alone (Im Fig. 4 times α). */
+  function maskPanel(T, kind, alpha) {
+    var allowed = directionAllowed(T, kind), out = new Float64Array(T * T);
+    for (var i = 0; i < T; i++) {
+      for (var j = 0; j < T; j++) out[i * T + j] = allowed[i * T + j] ? -alpha * Math.abs(i - j) : NaN;
+    }
+    return out;
+  }
+
+  /* viz_app.reduce.block_mean: average T×T over blocks of ceil(T / maxCells) so a side has at most
+   * maxCells cells (NaN ignored). Returns {z: Float64Array n·n, n, block}. */
+  function blockMean(mat, T, maxCells) {
+    var block = Math.ceil(T / maxCells);
+    if (!maxCells || block <= 1) return { z: Float64Array.from(mat), n: T, block: 1 };
+    var n = Math.ceil(T / block), z = new Float64Array(n * n);
+    for (var r = 0; r < n; r++) {
+      for (var c = 0; c < n; c++) {
+        var s = 0, k = 0;
+        for (var i = r * block; i < Math.min(T, (r + 1) * block); i++) {
+          for (var j = c * block; j < Math.min(T, (c + 1) * block); j++) {
+            var v = mat[i * T + j];
+            if (v === v) { s += v; k++; }
+          }
+        }
+        z[r * n + c] = k ? s / k : NaN;
+      }
+    }
+    return { z: z, n: n, block: block };
+  }
+
+  /* viz_app.figures._limits: [lo, hi] over the finite values of `mats`, zmin/zmax when given (not null). */
+  function limits(mats, zmin, zmax) {
+    var lo = Infinity, hi = -Infinity;
+    mats.forEach(function (m) {
+      for (var c = 0; c < m.length; c++) {
+        var v = m[c];
+        if (isFinite(v)) { if (v < lo) lo = v; if (v > hi) hi = v; }
+      }
+    });
+    if (lo === Infinity) { lo = 0; hi = 0; }
+    if (zmin !== null && zmin !== undefined) lo = zmin;
+    if (zmax !== null && zmax !== undefined) hi = zmax;
+    return [lo, hi > lo ? hi : lo + 1e-9];
+  }
+
+  /* Flat n·n values → Plotly's z: n arrays of n numbers, non-finite values as null (as plotly.io writes NaN). */
+  function rows(flat, n) {
+    var out = new Array(n);
+    for (var r = 0; r < n; r++) {
+      var line = new Array(n);
+      for (var c = 0; c < n; c++) { var v = flat[r * n + c]; line[c] = isFinite(v) ? v : null; }
+      out[r] = line;
+    }
+    return out;
+  }
+
+  /* α as Python's f"{alpha:g}" writes the app's 0.1-step values: 1.5, 0, 5, 0.3. */
+  function formatValue(x) {
+    return String(Number(Number(x).toPrecision(6)));
+  }
+
+  /* Decode a payload once (viz_app/live.py): {T, tokens, blocks: {fw|bw: {allowed, cells, scores?,
+   * features?, scale?}}}. Keeps the payload's id so callers can tell payloads apart. */
+  function prepare(payload) {
+    var blocks = {};
+    Object.keys(payload.blocks || {}).forEach(function (name) {
+      var b = payload.blocks[name], allowed = decode(b.allowed);
+      blocks[name] = {
+        mask: b.mask,
+        allowed: allowed,
+        cells: allowedCells(allowed),
+        scores: b.scores ? decode(b.scores) : null,
+        features: b.features ? decode(b.features) : null,
+        scale: b.features ? b.features.scale || 1 : 1,
+      };
+    });
+    return { id: payload.id, kind: payload.kind, T: payload.T, tokens: payload.tokens, blocks: blocks, memo: null };
+  }
+
+  /* The T·T (flat) map an expression names, at `values` {alpha, feature} (see JS_CONTRACT.md "Bindings"). */
+  function evaluate(live, expr, values) {
+    var T = live.T, b = expr.dir ? live.blocks[expr.dir] : null;
+    if (expr.op === "mask") return maskPanel(T, expr.dir, alpha(expr, values));
+    if (expr.op === "diff") {
+      var a = evaluate(live, expr.a, values), c = evaluate(live, expr.b, values), out = new Float64Array(a.length);
+      for (var i = 0; i < a.length; i++) out[i] = a[i] - c[i];
+      return out;
+    }
+    if (!b) throw new Error("DisanRecompute: the payload has no block " + expr.dir);
+    if (expr.op === "feature") return featureSlice(b.features, b.scale, b.cells, values.feature, T);
+    if (!live.memo || live.memo.stamp !== String(values.alpha)) live.memo = { stamp: String(values.alpha), maps: {} };
+    var key = expr.dir + "@" + alpha(expr, values); // the mean and the heads of one α share one softmax
+    if (!live.memo.maps[key]) live.memo.maps[key] = distanceProbs(b.scores, T, b.allowed, alpha(expr, values));
+    var probs = live.memo.maps[key];
+    if (expr.op === "mean") return headMean(probs, T);
+    if (expr.op === "head") return slice(probs, T, expr.head);
+    throw new Error("DisanRecompute: unknown op " + expr.op);
+  }
+
+  function alpha(expr, values) {
+    return expr.alpha !== undefined && expr.alpha !== null ? expr.alpha : values.alpha;
+  }
+
+  function setPath(obj, path, value) {
+    var keys = path.split("."), o = obj;
+    for (var i = 0; i < keys.length - 1; i++) {
+      if (o[keys[i]] === undefined) o[keys[i]] = {};
+      o = o[keys[i]];
+    }
+    o[keys[keys.length - 1]] = value;
+  }
+
+  function fill(template, values) {
+    return template.replace(/\{alpha\}/g, formatValue(values.alpha)).replace(/\{feature\}/g, String(values.feature));
+  }
+
+  /* Recompute one figure in place for `values` {alpha, feature} from its binding, and return it.
+   * figure: {data, layout} as built by viz_app/figures.py; binding: see JS_CONTRACT.md. */
+  function render(live, binding, figure, values) {
+    var mats = {};
+    binding.panels.forEach(function (p) {
+      var flat = evaluate(live, p.z, values), n = live.T;
+      if (p.pool) { var pooled = blockMean(flat, n, p.pool); flat = pooled.z; n = pooled.n; }
+      mats[p.trace] = { flat: flat, n: n };
+      figure.data[p.trace].z = rows(flat, n);
+      if (p.hover_trace !== undefined) {
+        var custom = figure.data[p.hover_trace].customdata;
+        figure.data[p.hover_trace].customdata = custom.map(function (cell, c) {
+          var v = flat[c];
+          return [cell[0], cell[1], isFinite(v) ? v : null];
+        });
+      }
+    });
+    (binding.scales || []).forEach(function (s) {
+      var lim = limits(s.traces.map(function (t) { return mats[t].flat; }), s.zmin, s.zmax);
+      if (s.diverging) { var bound = Math.max(Math.abs(lim[0]), Math.abs(lim[1])); bound = bound > 1e-9 ? bound : 1e-9; lim = [-bound, bound]; }
+      s.traces.forEach(function (t) { figure.data[t].zmin = lim[0]; figure.data[t].zmax = lim[1]; });
+    });
+    (binding.rows || []).forEach(function (r) {
+      var flat = evaluate(live, r.z, values), line = [];
+      for (var c = 0; c < live.T; c++) line.push(flat[r.row * live.T + c]);
+      figure.data[r.trace].y = line;
+    });
+    Object.keys(binding.texts || {}).forEach(function (path) { setPath(figure, path, fill(binding.texts[path], values)); });
+    figure.layout.datarevision = (figure.layout.datarevision || 0) + 1;
+    return figure;
+  }
+
+  root.DisanRecompute = {
+    version: 1,
+    decode: decode,
+    distanceProbs: distanceProbs,
+    headMean: headMean,
+    slice: slice,
+    allowedCells: allowedCells,
+    featureSlice: featureSlice,
+    directionAllowed: directionAllowed,
+    maskPanel: maskPanel,
+    blockMean: blockMean,
+    limits: limits,
+    rows: rows,
+    formatValue: formatValue,
+    prepare: prepare,
+    evaluate: evaluate,
+    render: render,
+  };
+})(typeof globalThis !== "undefined" ? globalThis : this);
