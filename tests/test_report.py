@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import gzip
 import json
+import os
 import re
 import subprocess
 import sys
@@ -148,6 +149,41 @@ def test_long_sentences_are_refused_before_writing(tiny_glove, tmp_path):
         trace.to_html(tmp_path / "long.html")
     assert list(tmp_path.iterdir()) == []
     assert "at most" in trace._repr_html_()
+
+
+def test_a_report_over_the_size_limit_is_refused_not_written(tiny_traces, tmp_path, monkeypatch):
+    monkeypatch.setattr(settings, "REPORT_MAX_BYTES", 100_000)
+    with pytest.raises(InputError, match="over the 0.1 MB limit"):
+        tiny_traces["dsa"].to_html(tmp_path / "big.html")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_worst_case_reports_stay_under_10_mb():
+    """The README's size table: 64 + 64-token NLI pairs, the largest input a report takes."""
+    proc = subprocess.run(
+        [sys.executable, "scripts/report_sizes.py", "--models", "disan-nli", "dsa-nli"],
+        capture_output=True, text=True, cwd=ROOT, timeout=600,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    sizes = [float(row.split("|")[3]) for row in proc.stdout.splitlines()[2:]]
+    assert len(sizes) == 2 and all(0 < mb <= 10 for mb in sizes), proc.stdout
+
+
+def test_readme_notebook_example_runs(tmp_path):
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    code = re.search(r"<!-- notebook-example:start -->\n```python\n(.*?)```", readme, re.S).group(1)
+    checks = (
+        "html = trace._repr_html_()\n"
+        "assert html.startswith('<iframe srcdoc=') and 'plotly-js' in html\n"
+        "assert open('lady.html', encoding='utf-8').read().startswith('<!DOCTYPE html>')\n"
+    )
+    script = tmp_path / "notebook_example.py"
+    script.write_text(code + checks, encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, env=env,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "lady.html").stat().st_size > 1_000_000
 
 
 def test_atomic_write_leaves_nothing_when_production_fails(tmp_path):

@@ -83,7 +83,7 @@ def _packed(raw: bytes, element_id: str) -> str:
     return f'<script type="application/gzip-base64" id="{element_id}">{_gzip_b64(raw)}</script>'
 
 
-def _packed_arrays(payload: dict) -> dict:
+def packed_arrays(payload: dict) -> dict:
     """A live payload whose arrays carry ``gz`` (gzipped bytes, base64) instead of ``b64``; report.js turns
     them back into live's own format before ``DisanRecompute.prepare``."""
     def pack(value):
@@ -114,7 +114,7 @@ def page_data(trace: ModelTrace, tv: TraceView, sections: list[Section], compact
         "fonts": {"normal": NORMAL.font_size, "talk": PRESENTATION.font_size},
         "figures": {f.id: json.loads(pio.to_json(f.figure, validate=False)) for f in figs},
         "live": {f.id: {"side": f.side, "binding": f.binding} for f in bound},
-        "payloads": {side: _packed_arrays(payload(trace, side)) for side in {f.side for f in bound}},
+        "payloads": {side: packed_arrays(payload(trace, side)) for side in {f.side for f in bound}},
         "words": {f.side: word_frames(sides[f.side]) for f in figs if f.word},
     }
 
@@ -211,6 +211,12 @@ def _document(trace: ModelTrace, compact: bool) -> tuple[str, list[Section]]:
         f'<main id="report">{body}</main>{"".join(scripts)}<script>DisanReport.boot(document);</script>'
         "</body></html>"
     )
+    size = len(page.encode("utf-8"))
+    if size > settings.REPORT_MAX_BYTES:
+        raise InputError(
+            f"This report would be {size / 1e6:.1f} MB, over the {settings.REPORT_MAX_BYTES / 1e6:g} MB limit; "
+            "use the trained masks (--masks default) or shorter sentences."
+        )
     return page, sections
 
 
