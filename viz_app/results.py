@@ -15,6 +15,7 @@ import pandas as pd
 import streamlit as st
 
 from disan.api import PRETRAINED_DIR
+from disan.claims import CLAIM_IDS
 from disan.claims_file import bundled, claims_path, read_claims, stale_reason
 
 from .corpus_figures import ForestRow
@@ -51,12 +52,10 @@ class Results:
         return next((s for s in self.stored if s.name == name), None)
 
     def claim_ids(self) -> list[str]:
-        """Claim ids in the order they first appear (the order of ``disan.claims.CLAIMS``)."""
-        seen: dict[str, None] = {}
-        for s in self.stored:
-            for c in s.data["claims"]:
-                seen.setdefault(c["id"], None)
-        return list(seen)
+        """Ids of the claims any stored result measures, in the order of ``disan.claims.CLAIMS``."""
+        seen = {c["id"] for s in self.stored for c in s.data["claims"]}
+        order = {cid: k for k, cid in enumerate(CLAIM_IDS)}
+        return sorted(seen, key=lambda cid: (order.get(cid, len(order)), cid))
 
     def with_claim(self, claim_id: str) -> list[tuple[Stored, dict]]:
         return [(s, c) for s in self.stored if (c := s.claim(claim_id)) is not None]
