@@ -267,3 +267,19 @@ def test_hostile_text_gives_an_offline_report_or_one_line_and_no_file(capsys, tm
     tokens = data["payloads"]["premise"]["tokens"]
     assert tokens and (case.tokens is None or tuple(tokens) == case.tokens)
     assert "<script>alert" not in html and "<img src=x" not in html and "<b>bold" not in html
+
+
+def test_the_core_loads_no_plotly_and_the_report_no_streamlit(tmp_path):
+    """disan/ reaches viz_app.report only when a report is asked for; the report itself never needs Streamlit."""
+    code = (
+        "import sys, disan\n"
+        "t = disan.load('dsa', device='cpu').trace('good movie')\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'plotly', 'streamlit', 'viz_app'}))\n"
+        "t.to_html(sys.argv[1])\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'plotly', 'streamlit', 'viz_app'}))\n"
+    )
+    out = tmp_path / "x.html"
+    proc = subprocess.run([sys.executable, "-c", code, str(out)], capture_output=True, text=True, timeout=300,
+                          cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["[]", "['plotly', 'viz_app']"] and out.is_file()
