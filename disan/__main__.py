@@ -81,6 +81,7 @@ def report_module():
 
 
 def add_train(sub) -> None:
+    from .config import RECIPE_CHOICES
     from .train import TrainConfig
 
     p = sub.add_parser("train", help="train a model (paper defaults per --model)")
@@ -96,7 +97,7 @@ def add_train(sub) -> None:
             p.add_argument(flag, action=argparse.BooleanOptionalAction, default=None)
         else:
             kind = {"int": int, "float": float}.get(f.type.split(" |")[0], str)
-            p.add_argument(flag, type=kind, default=None)
+            p.add_argument(flag, type=kind, default=None, choices=RECIPE_CHOICES.get(f.name))
 
 
 def run_train(args) -> int:
