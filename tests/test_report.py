@@ -20,6 +20,8 @@ import pytest
 from disan.__main__ import main
 from disan.errors import InputError, OutputError
 from disan.output import write_atomic
+from disan.vocab import tokenize
+from tests.bad_text import CASES
 from tests.conftest import make_tiny
 from viz_app import report, settings
 
@@ -245,3 +247,39 @@ def test_cli_writes_a_report_in_a_fresh_process(tmp_path):
     assert_offline(html)
     assert 'value="0.5"' in html and "random weights" in html.lower()
     assert data_of(html)["alpha"] == 0.5
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_hostile_text_gives_an_offline_report_or_one_line_and_no_file(capsys, tmp_path, case):
+    """The bad-text catalogue (tests/bad_text.py) through `python -m disan report` (in-process: argv cannot carry NUL)."""
+    out = tmp_path / "r.html"
+    code = main(["report", case.text, "--model", "dsa", "--out", str(out)])
+    stdout, err = capsys.readouterr()
+    too_long = len(tokenize(case.text)) > settings.REPORT_MAX_TOKENS
+    if case.error is not None or too_long:
+        assert code == 2 and err.startswith("error: ") and err.count("\n") == 1
+        assert list(tmp_path.iterdir()) == []
+        return
+    assert code == 0 and err == "" and str(out) in stdout
+    html = out.read_text(encoding="utf-8")
+    assert_offline(html)
+    data = data_of(html)
+    tokens = data["payloads"]["premise"]["tokens"]
+    assert tokens and (case.tokens is None or tuple(tokens) == case.tokens)
+    assert "<script>alert" not in html and "<img src=x" not in html and "<b>bold" not in html
+
+
+def test_the_core_loads_no_plotly_and_the_report_no_streamlit(tmp_path):
+    """disan/ reaches viz_app.report only when a report is asked for; the report itself never needs Streamlit."""
+    code = (
+        "import sys, disan\n"
+        "t = disan.load('dsa', device='cpu').trace('good movie')\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'plotly', 'streamlit', 'viz_app'}))\n"
+        "t.to_html(sys.argv[1])\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'plotly', 'streamlit', 'viz_app'}))\n"
+    )
+    out = tmp_path / "x.html"
+    proc = subprocess.run([sys.executable, "-c", code, str(out)], capture_output=True, text=True, timeout=300,
+                          cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["[]", "['plotly', 'viz_app']"] and out.is_file()
