@@ -144,7 +144,7 @@
     });
   }
 
-  /* A packed payload array {gz} back into live.py's own format {b64} (viz_app/report.py `_packed_arrays`). */
+  /* A packed payload array {gz} back into live.py's own format {b64} (viz_app/report.py `packed_arrays`). */
   function unpackPayloads(payloads) {
     const jobs = [];
     for (const payload of Object.values(payloads)) {
