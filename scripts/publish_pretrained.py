@@ -83,6 +83,30 @@ def recipe_lines(name: str) -> list[str]:
     return card_lines(json.loads(path.read_text()), name)
 
 
+def unk_zero_chosen() -> bool:
+    path = ROOT / "docs" / "recipe.json"
+    rows = json.loads(path.read_text()) if path.exists() else []
+    return any(r["id"] == "unk" and r.get("choice") == "authors" for r in rows)
+
+
+def copy_checkpoint(source: Path, target: Path) -> None:
+    """Copy a run's checkpoint; with the authors' zero ``<unk>`` row chosen, apply it to a run trained without it.
+
+    ``<unk>`` never occurs in training, so zeroing the row afterwards gives exactly the model a run with
+    --unk-zero would have trained (tests/test_recipe_decisions.py checks it).
+    """
+    if not unk_zero_chosen():
+        shutil.copyfile(source, target)
+        return
+    import dataclasses
+
+    model = load(str(source), device="cpu")
+    if not model.cfg.unk_zero:
+        model.cfg = dataclasses.replace(model.cfg, unk_zero=True)
+        model.zero_unk_row()
+    checkpoint.save(model, target, manifest=False)
+
+
 def publish(name: str, runs: Path, run_name: str | None = None) -> dict:
     run = runs / (run_name or name)
     summary = json.loads(run.with_suffix(".train.json").read_text())
@@ -92,7 +116,7 @@ def publish(name: str, runs: Path, run_name: str | None = None) -> dict:
     task = summary["train_config"]["task"]
     PRETRAINED_DIR.mkdir(exist_ok=True)
     target = PRETRAINED_DIR / f"{name}.safetensors"
-    shutil.copyfile(run.with_suffix(".safetensors"), target)
+    copy_checkpoint(run.with_suffix(".safetensors"), target)
     checkpoint.update_manifest(target)
     model = load(name, device="cpu")
     report = evaluate(model, load_task(task, "test"))

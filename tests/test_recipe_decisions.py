@@ -39,3 +39,32 @@ def test_decide_reads_the_run_logs_and_says_what_is_missing(tmp_path):
     lines = rd.card_lines(list(rows.values()), point.models[0])
     assert len(lines) == 1 and "our way" in lines[0] and "45.00%" in lines[0] and "44.00%" in lines[0]
     assert "not measured yet" in rd.markdown(list(rows.values()))
+
+
+def test_training_with_unk_zero_equals_zeroing_the_row_afterwards(tmp_path):
+    """Why the <unk> point needs no second run: <unk> never occurs in training, so only its row differs."""
+    import numpy as np
+    import torch
+
+    from disan.train import TrainConfig, train
+    from tests.fixture_data import fixture_data_dir
+
+    words = ["the", "movie", "is", "good", "bad", "a", "great", "awful", "film", ".", ",", "not", "and", "it", "'s"]
+    rng = np.random.default_rng(0)
+    glove = tmp_path / "vectors.8d.txt"
+    glove.write_text("".join(f"{w} {' '.join(f'{v:.4f}' for v in rng.standard_normal(8))}\n" for w in words))
+    states = {}
+    for unk_zero in (False, True):
+        cfg = TrainConfig(model="disan", task="sst5", out=str(tmp_path / f"u{unk_zero}" / "m"),
+                          data_dir=str(fixture_data_dir()), glove=str(glove), d_h=10, batch_size=4,
+                          optimizer="adam", lr=1e-2, weight_decay=1e-3, epochs=2, threads=1, unk_zero=unk_zero)
+        train(cfg)
+        states[unk_zero] = torch.load(Path(cfg.out).with_suffix(".state.pt"), weights_only=True)["model"]
+    plain, zero = states[False], states[True]
+    assert plain.keys() == zero.keys()
+    for key in plain:
+        if key == "embedding.weight":
+            assert torch.equal(plain[key][2:], zero[key][2:]) and torch.equal(plain[key][0], zero[key][0])
+            assert not zero[key][1].any() and plain[key][1].any()  # only the <unk> row differs
+        else:
+            assert torch.equal(plain[key], zero[key]), key
