@@ -1,4 +1,4 @@
-"""Command line: ``python -m disan trace | report | train | evaluate | bench``.
+"""Command line: ``python -m disan trace | report | train | evaluate | claims | bench``.
 
 Every expected failure (bad text, unknown model, missing data file, corrupt
 checkpoint) prints one sentence to stderr and exits with status 2.
@@ -81,6 +81,7 @@ def report_module():
 
 
 def add_train(sub) -> None:
+    from .config import RECIPE_CHOICES
     from .train import TrainConfig
 
     p = sub.add_parser("train", help="train a model (paper defaults per --model)")
@@ -96,7 +97,7 @@ def add_train(sub) -> None:
             p.add_argument(flag, action=argparse.BooleanOptionalAction, default=None)
         else:
             kind = {"int": int, "float": float}.get(f.type.split(" |")[0], str)
-            p.add_argument(flag, type=kind, default=None)
+            p.add_argument(flag, type=kind, default=None, choices=RECIPE_CHOICES.get(f.name))
 
 
 def run_train(args) -> int:
@@ -137,12 +138,66 @@ def run_evaluate(args) -> int:
     return 0
 
 
+def add_claims(sub) -> None:
+    p = sub.add_parser("claims", help="measure every paper claim over a whole test set (bootstrap CIs, verdicts)")
+    p.add_argument("--model", default=None, help="bundled checkpoint name or .safetensors path")
+    p.add_argument("--all", action="store_true", help="every bundled checkpoint in pretrained/")
+    p.add_argument("--split", default="test")
+    p.add_argument("--task", default=None, help="override the task read from the model card (sst5, nli, …)")
+    p.add_argument("--data-dir", default=None)
+    p.add_argument("--json", action="store_true", help="print the claims JSON (one object per model and line)")
+    p.add_argument("--write", action="store_true", help="store pretrained/<name>.claims.json beside the checkpoint")
+    p.add_argument("--stale-only", action="store_true", help="with --write: skip models whose stored file is current")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--pretrained-dir", default=None, help="folder of the checkpoints and results (default pretrained/)")
+
+
+def claims_table(result: dict) -> str:
+    """The verdicts of one claims result as aligned text lines."""
+    lines = [f"{result['model']} on {result['task']} {result['split']} ({result['n_examples']:,} examples; "
+             f"accuracy {100 * result['accuracy']['value']:.2f}%)"]
+    for c in result["claims"]:
+        lo, hi = c["ci95"]
+        lines.append(f"  {c['figure']:<12} {c['id']:<26} {c['value']:+9.4f} [{lo:+.4f}, {hi:+.4f}]  "
+                     f"n={c['n']:<6,} {c['verdict']}")
+    return "\n".join(lines)
+
+
+def run_claims(args) -> int:
+    from .api import PRETRAINED_DIR
+    from .claims_file import bundled, compute, read_claims, stale_reason, write_claims
+    from .errors import InputError
+
+    if args.all == bool(args.model):
+        raise InputError("Give either --model NAME or --all (every bundled checkpoint).")
+    if args.write and args.split != "test":
+        raise InputError(f"Stored results are test-set results; drop --write or use --split test, not {args.split!r}.")
+    directory = Path(args.pretrained_dir) if args.pretrained_dir else PRETRAINED_DIR
+    if args.all:
+        targets = [(name, directory) for name in bundled(directory)]
+    elif args.model.endswith(".safetensors"):  # a checkpoint path: its results go beside it
+        targets = [(Path(args.model).name.removesuffix(".safetensors"), Path(args.model).parent)]
+    else:
+        targets = [(args.model, directory)]
+    for name, folder in targets:
+        stored = read_claims(name, folder) if args.stale_only else None
+        if stored is not None and stale_reason(stored, folder) is None:
+            print(f"{name}: stored results are current (checkpoint SHA-256 matches); skipped.", file=sys.stderr)
+            continue
+        result = compute(name, args.split, args.task, args.data_dir, not args.no_progress, folder)
+        print(json.dumps(result, ensure_ascii=False) if args.json else claims_table(result), flush=True)
+        if args.write:
+            print(f"wrote {write_claims(result, folder)}", file=sys.stderr)
+    return 0
+
+
 def add_bench(sub) -> None:
     sub.add_parser("bench", help="print latency / throughput tables (benchmarks/; python -m disan bench --help)")
 
 
 COMMANDS = {"trace": (add_trace, run_trace), "report": (add_report, run_report), "train": (add_train, run_train),
-            "evaluate": (add_evaluate, run_evaluate), "bench": (add_bench, None)}
+            "evaluate": (add_evaluate, run_evaluate), "claims": (add_claims, run_claims),
+            "bench": (add_bench, None)}
 
 
 def main(argv: list[str] | None = None) -> int:

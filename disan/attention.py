@@ -76,6 +76,7 @@ def multi_dim_token2token(
     chunk: int | None = None,
     keep_probs: bool = True,
     feature: int | None = None,
+    values: Tensor | None = None,
 ) -> tuple[Tensor, dict[str, Tensor]]:
     """Multi-dimensional token2token self-attention with a positional mask.
 
@@ -84,6 +85,8 @@ def multi_dim_token2token(
     ``s_j = Σ_i P^j_{·i} ⊙ h_i``.
 
     h: (B, T, D); allowed: (B, T, T) rows = query; w1, w2: (D, D); b1: (D,).
+    ``values`` (B, T, D) replaces h in Eq. 11 only (the authors' code takes the
+    values from h before dropout, the logits from h after it); ``None``: h.
     ``chunk`` = queries per chunk (``None``: all at once). The (B, T, T, D)
     tensor is the memory bottleneck; chunking gives the same numbers.
 
@@ -95,11 +98,12 @@ def multi_dim_token2token(
     B, T, D = h.shape
     key_part = h @ w1.T + b1  # (B, T, D)
     query_part = h @ w2.T  # (B, T, D)
+    values = h if values is None else values  # (B, T, D)
     step = T if chunk is None else max(1, chunk)
     outs, means, maxes, full, one = [], [], [], [], []
     for start in range(0, T, step):
         stop = min(T, start + step)
-        s, p = token2token_chunk(key_part, query_part[:, start:stop], h, allowed[:, start:stop], c)
+        s, p = token2token_chunk(key_part, query_part[:, start:stop], values, allowed[:, start:stop], c)
         outs.append(s)  # (B, Tq, D)
         means.append(p.mean(dim=-1))  # (B, Tq, T)
         maxes.append(p.amax(dim=-1))  # (B, Tq, T)
@@ -136,21 +140,25 @@ def source2token(
     b: Tensor,
     act: Callable[[Tensor], Tensor] = F.elu,
     pre_norm: Callable[[Tensor], Tensor] | None = None,
+    drop: Callable[[Tensor], Tensor] | None = None,
 ) -> tuple[Tensor, Tensor]:
     """Multi-dimensional source2token self-attention.
 
     Shen Eq. 12: ``f(x_i) = W^T σ(W1 x_i + b1) + b`` (σ = ELU), a softmax over
     tokens per feature, then Eq. 13: ``s = Σ_i P_{·i} ⊙ x_i``. Im Eqs. 14–16
     are the same with row vectors; ``pre_norm`` inserts Im's LayerNorm on the
-    first projection (Im Sec. 5.2).
+    first projection (Im Sec. 5.2). ``drop`` (dropout) is applied to the input
+    of both dense layers, as in the authors' code; the weighted sum uses the
+    undropped x.
 
     x: (B, T, D); valid: (B, T); w1, w: (D, D); b1, b: (D,).
     Returns s (B, D) and P (B, T, D) (zero at padding, sums to 1 over tokens).
     """
-    hidden = x @ w1.T + b1  # (B, T, D)
+    hidden = (x if drop is None else drop(x)) @ w1.T + b1  # (B, T, D)
     if pre_norm is not None:
         hidden = pre_norm(hidden)  # (B, T, D)
-    logits = act(hidden) @ w.T + b  # (B, T, D)
+    hidden = act(hidden)  # (B, T, D)
+    logits = (hidden if drop is None else drop(hidden)) @ w.T + b  # (B, T, D)
     probs = masked_softmax(logits, valid[..., None], dim=1)  # (B, T, D)
     return (probs * x).sum(dim=1), probs  # (B, D), (B, T, D)
 

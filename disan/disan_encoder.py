@@ -11,6 +11,9 @@ from .fused_attention import fused_token2token, use_fused
 from .masks import attention_allowed, direction_mask
 from .trace import DiSABlockTrace, DiSANTrace, detach
 
+#: σ of DiSAN by ``ModelConfig.activation`` (Shen Sec. 5: ELU unless specified).
+ACTIVATIONS = {"elu": F.elu, "relu": F.relu}
+
 #: Above this many tokens the trace keeps only reduced probability views
 #: (mean/max over features) instead of the full (B, T, T, D) tensor.
 FULL_PROBS_MAX_TOKENS = 256
@@ -26,16 +29,26 @@ def glorot_(module: nn.Module) -> None:
 
 
 class DiSABlock(nn.Module):
-    """Directional self-attention block (Shen Fig. 2)."""
+    """Directional self-attention block (Shen Fig. 2).
+
+    ``dropout_mode`` (``ModelConfig.dropout_mode``): ``ours`` drops h before
+    token2token, for the logits and the values; ``authors`` follows the
+    authors' code (SST_disan/src/nn_utils/disan.py): dropout on x before
+    Eq. 14, on h for the logits only (the values are h before dropout), and on
+    both inputs of the fusion gate (Eq. 19), while Eq. 20 mixes undropped h and s.
+    """
 
     #: token2token implementation (``fused_attention.IMPLS``): ``auto`` uses the
     #: fused kernel when no trace is recorded and the block trains or autograd is
     #: off (train.py, ``predict``); traces always use the reference.
     token2token_impl = "auto"
 
-    def __init__(self, d_in: int, d_h: int, c: float, dropout: float):
+    def __init__(self, d_in: int, d_h: int, c: float, dropout: float, activation: str = "elu",
+                 dropout_mode: str = "ours"):
         super().__init__()
         self.c = c
+        self.act = ACTIVATIONS[activation]
+        self.authors_dropout = dropout_mode == "authors"
         self.fc_h = nn.Linear(d_in, d_h)  # Eq. 14: W^(h), b^(h)
         self.w1 = nn.Linear(d_h, d_h, bias=False)  # Eq. 15: W^(1) (keys)
         self.w2 = nn.Linear(d_h, d_h, bias=False)  # Eq. 15: W^(2) (queries)
@@ -52,19 +65,24 @@ class DiSABlock(nn.Module):
         ``chunk=-1`` picks a query chunk size from the memory budget.
         """
         B, T, _ = x.shape
-        h = F.elu(self.fc_h(x))  # (B, T, D)  Eq. 14, σ_h = ELU
+        h = self.act(self.fc_h(self.drop(x) if self.authors_dropout else x))  # (B, T, D)  Eq. 14
         allowed = attention_allowed(direction_mask(T, mask, x.device), valid)  # (B, T, T)
-        h_att = self.drop(h)  # authors' code: dropout on h before attention
+        h_att = self.drop(h)  # dropout on h before the attention logits (both modes)
+        values = h if self.authors_dropout else None  # authors: Eq. 11 sums the undropped h
         keep = record and T <= FULL_PROBS_MAX_TOKENS
         if use_fused(self.token2token_impl, record, self.training, h_att, self.c):
-            s = fused_token2token(h_att, allowed, self.w1.weight, self.w2.weight, self.b1, self.c)  # (B, T, D)
+            s = fused_token2token(
+                h_att, allowed, self.w1.weight, self.w2.weight, self.b1, self.c, values=values
+            )  # (B, T, D)
         else:
             if chunk == -1:
                 chunk = None if self.token2token_impl == "naive" else auto_chunk(B, T, h.shape[-1])
             s, views = multi_dim_token2token(
-                h_att, allowed, self.w1.weight, self.w2.weight, self.b1, self.c, chunk=chunk, keep_probs=keep
+                h_att, allowed, self.w1.weight, self.w2.weight, self.b1, self.c, chunk=chunk, keep_probs=keep,
+                values=values,
             )  # s: (B, T, D)
-        gate = torch.sigmoid(self.gate_s(s) + self.gate_h(h))  # (B, T, D)  Eq. 19
+        gate_s, gate_h = (self.drop(s), self.drop(h)) if self.authors_dropout else (s, h)  # (B, T, D) each
+        gate = torch.sigmoid(self.gate_s(gate_s) + self.gate_h(gate_h))  # (B, T, D)  Eq. 19
         u = gate * h + (1 - gate) * s  # (B, T, D)  Eq. 20
         u = u * valid[..., None]  # (B, T, D)  padding stays zero
         if not record:
@@ -84,30 +102,45 @@ class DiSABlock(nn.Module):
 
 
 class Source2Token(nn.Module):
-    """Multi-dimensional source2token self-attention (Shen Eqs. 12–13)."""
+    """Multi-dimensional source2token self-attention (Shen Eqs. 12–13).
 
-    def __init__(self, d: int, layer_norm: bool = False):
+    ``dropout`` (the authors' dropout mode): drop the input of both dense
+    layers; ``None``: no dropout here.
+    """
+
+    def __init__(self, d: int, layer_norm: bool = False, activation: str = "elu", dropout: float | None = None):
         super().__init__()
         self.fc1 = nn.Linear(d, d)  # W^(1), b^(1)
         self.fc2 = nn.Linear(d, d)  # W, b
         self.norm = nn.LayerNorm(d) if layer_norm else None  # Im Sec. 5.2
+        self.act = ACTIVATIONS[activation]
+        self.drop = nn.Dropout(dropout) if dropout is not None else None
 
     def forward(self, x: Tensor, valid: Tensor) -> tuple[Tensor, Tensor]:
         """x: (B, T, d), valid: (B, T) → s (B, d), P (B, T, d)."""
         return source2token(
-            x, valid, self.fc1.weight, self.fc1.bias, self.fc2.weight, self.fc2.bias, F.elu, self.norm
+            x, valid, self.fc1.weight, self.fc1.bias, self.fc2.weight, self.fc2.bias, self.act, self.norm, self.drop
         )
 
 
 class DiSANEncoder(nn.Module):
     """Two untied DiSA blocks (forward, backward), concatenated, then source2token (Shen Sec. 4)."""
 
-    def __init__(self, d_in: int, d_h: int = 300, c: float = 5.0, dropout: float = 0.2, masks=("fw", "bw")):
+    def __init__(
+        self,
+        d_in: int,
+        d_h: int = 300,
+        c: float = 5.0,
+        dropout: float = 0.2,
+        masks=("fw", "bw"),
+        activation: str = "elu",
+        dropout_mode: str = "ours",
+    ):
         super().__init__()
         self.masks = tuple(masks)
-        self.fw = DiSABlock(d_in, d_h, c, dropout)
-        self.bw = DiSABlock(d_in, d_h, c, dropout)
-        self.s2t = Source2Token(2 * d_h)
+        self.fw = DiSABlock(d_in, d_h, c, dropout, activation, dropout_mode)
+        self.bw = DiSABlock(d_in, d_h, c, dropout, activation, dropout_mode)
+        self.s2t = Source2Token(2 * d_h, activation=activation, dropout=dropout if dropout_mode == "authors" else None)
         self.out_dim = 2 * d_h
         glorot_(self)
 

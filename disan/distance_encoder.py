@@ -18,11 +18,14 @@ from .trace import DistanceBlockTrace, DistanceTrace, detach
 
 
 class NormedLinear(nn.Module):
-    """A linear projection followed by LayerNorm (Im Sec. 5.2: LN on all linear projections)."""
+    """A linear projection followed by LayerNorm (Im Sec. 5.2: LN on all linear projections).
 
-    def __init__(self, d_in: int, d_out: int):
+    ``bias=False`` follows Im Eqs. 8 and 11, which have no bias (``ModelConfig.dsa_proj_bias``).
+    """
+
+    def __init__(self, d_in: int, d_out: int, bias: bool = True):
         super().__init__()
-        self.fc = nn.Linear(d_in, d_out)
+        self.fc = nn.Linear(d_in, d_out, bias=bias)
         self.norm = nn.LayerNorm(d_out)
 
     def forward(self, x: Tensor) -> Tensor:
@@ -32,15 +35,15 @@ class NormedLinear(nn.Module):
 class DistanceBlock(nn.Module):
     """Masked multi-head attention → fusion gate → position-wise FFN (one direction)."""
 
-    def __init__(self, d: int, heads: int, ffn_mult: int, dropout: float):
+    def __init__(self, d: int, heads: int, ffn_mult: int, dropout: float, proj_bias: bool = True):
         super().__init__()
         self.heads = heads
-        self.q = NormedLinear(d, d)  # Eq. 8: W^Q_i for all heads
-        self.k = NormedLinear(d, d)  # W^K_i
-        self.v = NormedLinear(d, d)  # W^V_i
-        self.o = NormedLinear(d, d)  # W^O
-        self.gate_s = NormedLinear(d, d)  # Eq. 11: W^S
-        self.gate_h = NormedLinear(d, d)  # Eq. 11: W^H
+        self.q = NormedLinear(d, d, proj_bias)  # Eq. 8: W^Q_i for all heads
+        self.k = NormedLinear(d, d, proj_bias)  # W^K_i
+        self.v = NormedLinear(d, d, proj_bias)  # W^V_i
+        self.o = NormedLinear(d, d, proj_bias)  # W^O
+        self.gate_s = NormedLinear(d, d, proj_bias)  # Eq. 11: W^S
+        self.gate_h = NormedLinear(d, d, proj_bias)  # Eq. 11: W^H
         self.gate_b = nn.Parameter(torch.zeros(d))  # Eq. 12: b^F
         self.ffn1 = nn.Linear(d, ffn_mult * d)  # Eq. 13: W^P_1, b^P_1
         self.ffn2 = nn.Linear(ffn_mult * d, d)  # Eq. 13: W^P_2, b^P_2
@@ -96,13 +99,14 @@ class DistanceEncoder(nn.Module):
         ffn_mult: int = 4,
         dropout: float = 0.1,
         masks=("fw", "bw"),
+        proj_bias: bool = True,
     ):
         super().__init__()
         self.alpha = alpha
         self.masks = tuple(masks)
         self.proj = nn.Linear(d_in, d_model) if d_in != d_model else None  # deviation: 50-d GloVe → d_model
-        self.fw = DistanceBlock(d_model, heads, ffn_mult, dropout)
-        self.bw = DistanceBlock(d_model, heads, ffn_mult, dropout)
+        self.fw = DistanceBlock(d_model, heads, ffn_mult, dropout, proj_bias)
+        self.bw = DistanceBlock(d_model, heads, ffn_mult, dropout, proj_bias)
         self.s2t = Source2Token(2 * d_model, layer_norm=True)
         self.out_dim = 4 * d_model
         glorot_(self)

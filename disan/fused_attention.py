@@ -189,12 +189,14 @@ def fused_token2token(
     c: float = 5.0,
     block: tuple[int, int] | None = None,
     sort: bool = True,
+    values: Tensor | None = None,
 ) -> Tensor:
     """Same ``s`` (B, T, D) as ``multi_dim_token2token(...)[0]``, without the probability views.
 
     h: (B, T, D); allowed: (B, T, T) rows = query; w1, w2: (D, D); b1: (D,).
     ``block`` = (batch rows, query rows) per block (``None``: ``block_shape``
-    picks it from ``FUSED_BLOCK_ELEMENTS``). Differentiable in h, w1, w2, b1.
+    picks it from ``FUSED_BLOCK_ELEMENTS``). ``values`` (B, T, D) replaces h in
+    Eq. 11 only (``None``: h). Differentiable in h, w1, w2, b1 and values.
     """
     if not supported(h, c):
         raise ValueError(f"The fused token2token needs float32/float64 and 0 < c <= {MAX_C}; use the reference.")
@@ -202,6 +204,7 @@ def fused_token2token(
     c = float(c)
     key_part = h @ w1.T + b1  # (B, T, D)  W1 h_i + b1
     query_part = h @ w2.T  # (B, T, D)  W2 h_j
+    h = h if values is None else values  # (B, T, D)  from here on h means the values of Eq. 11
     order = None
     if sort and B > 1 and not h.is_cuda:
         order = allowed.sum(dim=(1, 2)).argsort(descending=True, stable=True)  # (B,) busiest rows first

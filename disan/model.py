@@ -15,7 +15,7 @@ from .errors import InputError
 from .heads import ClassifierHead, ImNLIHead, ShenNLIHead
 from .masks import MASK_KINDS, attention_allowed, direction_mask
 from .trace import ModelTrace, SentenceTrace
-from .vocab import Glove, Vocab, classify_tokens, tokenize
+from .vocab import UNK_ID, Glove, Vocab, classify_tokens, tokenize
 
 #: Named inference-time mask overrides (issue #2, item 6).
 MASK_PRESETS = {
@@ -45,17 +45,21 @@ def resolve_masks(masks: str | Sequence[str] | None, default: tuple[str, str]) -
 
 def build_encoder(cfg: ModelConfig) -> nn.Module:
     if cfg.arch == "disan":
-        return DiSANEncoder(cfg.d_in, cfg.d_h, cfg.c, cfg.dropout, cfg.masks)
-    return DistanceEncoder(cfg.d_in, cfg.d_h, cfg.heads, cfg.alpha, cfg.ffn_mult, cfg.dropout, cfg.masks)
+        return DiSANEncoder(cfg.d_in, cfg.d_h, cfg.c, cfg.dropout, cfg.masks, cfg.activation, cfg.dropout_mode)
+    return DistanceEncoder(
+        cfg.d_in, cfg.d_h, cfg.heads, cfg.alpha, cfg.ffn_mult, cfg.dropout, cfg.masks, cfg.dsa_proj_bias
+    )
 
 
 def build_head(cfg: ModelConfig, d_enc: int) -> nn.Module:
+    """The task head; DiSAN's hidden layer uses ``cfg.activation`` (ELU by default), the DSA's ReLU (Im)."""
     k = len(cfg.labels)
+    relu = cfg.arch == "dsa" or cfg.activation == "relu"
     if not cfg.pair:
-        return ClassifierHead(d_enc, cfg.head_hidden, k, cfg.dropout, relu=cfg.arch == "dsa")
+        return ClassifierHead(d_enc, cfg.head_hidden, k, cfg.dropout, relu=relu, output_bias=cfg.output_bias)
     if cfg.arch == "disan":
-        return ShenNLIHead(d_enc, cfg.head_hidden, k, cfg.dropout)
-    return ImNLIHead(d_enc, cfg.head_hidden, k, cfg.dropout)
+        return ShenNLIHead(d_enc, cfg.head_hidden, k, cfg.dropout, relu=relu, output_bias=cfg.output_bias)
+    return ImNLIHead(d_enc, cfg.head_hidden, k, cfg.dropout, output_bias=cfg.output_bias)
 
 
 class SentenceModel(nn.Module):
@@ -63,7 +67,9 @@ class SentenceModel(nn.Module):
 
     Words in the model's own ``vocab`` use its (possibly fine-tuned) rows; any
     other word that GloVe knows gets its GloVe vector; anything else gets the
-    ``<unk>`` row and is flagged ``unknown`` in the trace.
+    ``<unk>`` row and is flagged ``unknown`` in the trace. With ``cfg.unk_zero``
+    that row is a constant zero vector (authors' code): it is zeroed here and
+    masked in ``embed``, so it never receives a gradient.
     """
 
     def __init__(self, cfg: ModelConfig, vocab: Vocab, glove: Glove | None, name: str, random_weights: bool):
@@ -77,6 +83,13 @@ class SentenceModel(nn.Module):
         self.embedding.weight.requires_grad_(cfg.finetune_embeddings)
         self.encoder = build_encoder(cfg)
         self.head = build_head(cfg, self.encoder.out_dim)
+        self.zero_unk_row()
+
+    def zero_unk_row(self) -> None:
+        """Set the ``<unk>`` row to zero when ``cfg.unk_zero`` (call again after replacing the table)."""
+        if self.cfg.unk_zero:
+            with torch.no_grad():
+                self.embedding.weight[UNK_ID].zero_()
 
     @property
     def device(self) -> torch.device:
@@ -101,12 +114,14 @@ class SentenceModel(nn.Module):
                     continue
                 g = self.glove.index(tok) if self.glove is not None else None
                 if g is None:
-                    ids[b][t] = 1  # <unk>
+                    ids[b][t] = UNK_ID
                 else:
                     ext[b][t] = rows.setdefault(g, len(rows))
         ids = torch.tensor(ids, device=self.device)  # (B, T)
         ext = torch.tensor(ext, device=self.device)  # (B, T)
         x = self.embedding(ids)  # (B, T, d_in)
+        if self.cfg.unk_zero:
+            x = x.masked_fill((ids == UNK_ID)[..., None], 0.0)  # (B, T, d_in)  constant zero, zero gradient
         if rows:
             table = torch.from_numpy(self.glove.vectors[list(rows)]).to(x)  # (G, d_in)
             x = torch.where((ext >= 0)[..., None], table[ext.clamp(min=0)], x)  # (B, T, d_in)
@@ -255,7 +270,7 @@ class SentenceModel(nn.Module):
         if not 0 <= feature < self.cfg.d_h:
             raise InputError(f"Feature {feature} is out of range; choose 0 to {self.cfg.d_h - 1}.")
         x, valid = self.embed([self.tokenize_checked(text)])
-        h = torch.nn.functional.elu(block.fc_h(x))  # (1, T, D)
+        h = block.act(block.fc_h(x))  # (1, T, D)  Eq. 14 (eval: no dropout)
         T = h.shape[1]
         allowed = attention_allowed(direction_mask(T, kind, x.device), valid)  # (1, T, T)
         _, views = multi_dim_token2token(

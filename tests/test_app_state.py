@@ -40,6 +40,7 @@ def test_good_values_are_restored():
         cmp="distance",
         cmp_b="diag",
         fig="im8",
+        claim="im9-gate-of-period",
         present="1",
     )
     assert warnings == []
@@ -58,6 +59,7 @@ def test_good_values_are_restored():
         "cmp": "distance",
         "cmp_b": "diag",
         "fig": "im8",
+        "claim": "im9-gate-of-period",
         "present": True,
     }
 
@@ -73,6 +75,7 @@ def test_good_values_are_restored():
         ("feature", "99999999", 0),
         ("token", "x", 0),
         ("view", "admin", "explore"),
+        ("claim", "shen99-nothing", "shen7-gate-stop-words"),
         ("masks", "sideways", "default"),
         ("reduce", "median", "mean"),
         ("present", "maybe", False),

@@ -198,3 +198,36 @@ def test_script_sentence_renders_as_text(server, browser_page):
     assert "&lt;" in ticks
     assert page.locator(".js-plotly-plot .xtick text", has_text="<").count() >= 1
     assert outside == []
+
+
+def test_evidence_and_models_views(server, browser_page):
+    """The Evidence view loads from the stored results; a listed sentence opens in its view; the Models page."""
+    page, outside, page_errors = browser_page
+    page.goto(f"{server}/evidence?model=dsa-nli&claim=shen7-gate-stop-words")
+    settle(page)
+    assert_no_exception(page)
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.js-plotly-plot')].some(gd => (gd.layout.title.text || '')"
+        ".includes('every model'))"
+    )
+    shot(page, "evidence")
+    link = page.locator('[data-testid="stMain"] a[href*="sentence="]').first
+    text = link.inner_text()
+    with page.context.expect_page() as opened:
+        link.click()  # Markdown links open a new tab: a new session that reads the link's query string
+    other = opened.value
+    settle(other)
+    assert "view=fusion_gate" in other.evaluate("() => location.search")
+    assert other.locator('[data-testid="stMain"] h1', has_text="Fusion gate").count() == 1
+    box = other.locator('[data-testid="stSidebar"] [data-testid="stTextArea"] textarea')
+    assert box.input_value() == text
+    assert other.locator('[data-testid="stException"]').count() == 0
+    other.close()
+
+    page.goto(f"{server}/models?model=dsa-nli")
+    settle(page)
+    assert_no_exception(page)
+    assert page.get_by_text("Test accuracy").count() >= 1
+    shot(page, "models")
+    assert outside == [], f"requests left 127.0.0.1: {outside}"
+    assert page_errors == [], json.dumps(page_errors)

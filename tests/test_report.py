@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import gzip
 import json
+import os
 import re
 import subprocess
 import sys
@@ -19,6 +20,8 @@ import pytest
 from disan.__main__ import main
 from disan.errors import InputError, OutputError
 from disan.output import write_atomic
+from disan.vocab import tokenize
+from tests.bad_text import CASES
 from tests.conftest import make_tiny
 from viz_app import report, settings
 
@@ -150,6 +153,41 @@ def test_long_sentences_are_refused_before_writing(tiny_glove, tmp_path):
     assert "at most" in trace._repr_html_()
 
 
+def test_a_report_over_the_size_limit_is_refused_not_written(tiny_traces, tmp_path, monkeypatch):
+    monkeypatch.setattr(settings, "REPORT_MAX_BYTES", 100_000)
+    with pytest.raises(InputError, match="over the 0.1 MB limit"):
+        tiny_traces["dsa"].to_html(tmp_path / "big.html")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_worst_case_reports_stay_under_10_mb():
+    """The README's size table: 64 + 64-token NLI pairs, the largest input a report takes."""
+    proc = subprocess.run(
+        [sys.executable, "scripts/report_sizes.py", "--models", "disan-nli", "dsa-nli"],
+        capture_output=True, text=True, cwd=ROOT, timeout=600,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    sizes = [float(row.split("|")[3]) for row in proc.stdout.splitlines()[2:]]
+    assert len(sizes) == 2 and all(0 < mb <= 10 for mb in sizes), proc.stdout
+
+
+def test_readme_notebook_example_runs(tmp_path):
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    code = re.search(r"<!-- notebook-example:start -->\n```python\n(.*?)```", readme, re.S).group(1)
+    checks = (
+        "html = trace._repr_html_()\n"
+        "assert html.startswith('<iframe srcdoc=') and 'plotly-js' in html\n"
+        "assert open('lady.html', encoding='utf-8').read().startswith('<!DOCTYPE html>')\n"
+    )
+    script = tmp_path / "notebook_example.py"
+    script.write_text(code + checks, encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, env=env,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "lady.html").stat().st_size > 1_000_000
+
+
 def test_atomic_write_leaves_nothing_when_production_fails(tmp_path):
     target = tmp_path / "out.html"
     target.write_text("old")
@@ -209,3 +247,39 @@ def test_cli_writes_a_report_in_a_fresh_process(tmp_path):
     assert_offline(html)
     assert 'value="0.5"' in html and "random weights" in html.lower()
     assert data_of(html)["alpha"] == 0.5
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_hostile_text_gives_an_offline_report_or_one_line_and_no_file(capsys, tmp_path, case):
+    """The bad-text catalogue (tests/bad_text.py) through `python -m disan report` (in-process: argv cannot carry NUL)."""
+    out = tmp_path / "r.html"
+    code = main(["report", case.text, "--model", "dsa", "--out", str(out)])
+    stdout, err = capsys.readouterr()
+    too_long = len(tokenize(case.text)) > settings.REPORT_MAX_TOKENS
+    if case.error is not None or too_long:
+        assert code == 2 and err.startswith("error: ") and err.count("\n") == 1
+        assert list(tmp_path.iterdir()) == []
+        return
+    assert code == 0 and err == "" and str(out) in stdout
+    html = out.read_text(encoding="utf-8")
+    assert_offline(html)
+    data = data_of(html)
+    tokens = data["payloads"]["premise"]["tokens"]
+    assert tokens and (case.tokens is None or tuple(tokens) == case.tokens)
+    assert "<script>alert" not in html and "<img src=x" not in html and "<b>bold" not in html
+
+
+def test_the_core_loads_no_plotly_and_the_report_no_streamlit(tmp_path):
+    """disan/ reaches viz_app.report only when a report is asked for; the report itself never needs Streamlit."""
+    code = (
+        "import sys, disan\n"
+        "t = disan.load('dsa', device='cpu').trace('good movie')\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'plotly', 'streamlit', 'viz_app'}))\n"
+        "t.to_html(sys.argv[1])\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'plotly', 'streamlit', 'viz_app'}))\n"
+    )
+    out = tmp_path / "x.html"
+    proc = subprocess.run([sys.executable, "-c", code, str(out)], capture_output=True, text=True, timeout=300,
+                          cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["[]", "['plotly', 'viz_app']"] and out.is_file()

@@ -2,6 +2,8 @@
 
 Run from the repository root: ``streamlit run viz_app/app.py``. The pure
 modules (``figures``, ``reduce``, ``records``, ``claims``, ``state``, ``presets``,
-``theme``, ``text``) never import Streamlit; ``loaders``, ``session``, ``sidebar``,
-``widgets``, ``export`` and ``views/`` do. ``disan/`` never imports anything from here.
+``theme``, ``text``, ``live``, ``report``, ``report_sections``) never import Streamlit;
+``loaders``, ``session``, ``sidebar``, ``widgets``, ``export`` and ``views/`` do.
+``disan/`` imports nothing from here at module level; only ``python -m disan report`` and
+``ModelTrace.to_html`` / ``_repr_html_`` import ``viz_app.report``, when they are called.
 """

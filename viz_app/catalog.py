@@ -27,6 +27,8 @@ VIEWS = (
     ViewSpec("masks", "Masks", "masks"),
     ViewSpec("compare", "Compare", "compare"),
     ViewSpec("paper_figures", "Paper figures", "paper_figures"),
+    ViewSpec("evidence", "Evidence", "evidence"),
+    ViewSpec("models", "Models", "models"),
 )
 
 VIEW_IDS = tuple(v.url_path for v in VIEWS)

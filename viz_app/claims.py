@@ -1,8 +1,10 @@
 """What each case-study figure claims, measured on our model's trace (no hard-coded verdicts).
 
-Each function returns a ``Verdict``: the numbers behind it and whether the
-model shows the paper's claim. ``STOP_WORDS`` (presets.py) splits function
-words and punctuation from content words.
+Each function returns a ``Verdict``: the numbers behind it, whether the
+model shows the paper's claim on this one sentence, and the id of the
+corpus-level claim (``disan.claims``) the Evidence view measures over a whole
+test set. Word classes and thresholds come from ``disan.wordclass`` and
+``disan.claims``, so one sentence and the corpus are judged alike.
 """
 
 from __future__ import annotations
@@ -12,15 +14,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .presets import STOP_WORDS
+from disan.claims import DIFFERENT_R, HEADS_DIFFER_TV, IM_GATE_WORDS, SIMILAR_R
+from disan.wordclass import CONTENT, STOP, word_class
+
 from .reduce import head_divergence, pearson, received_attention, uniform_distance
 
-#: Shen Fig. 8: two context vectors with Pearson r below this count as "very different".
-DIFFERENT_R = 0.9
-#: Im Fig. 11: pooling weights and max-pool shares with r above this count as "similar".
-SIMILAR_R = 0.5
-#: Im Figs. 12–13: mean pairwise total-variation distance above this counts as "heads differ".
-HEADS_DIFFER_TV = 0.1
 #: Two group means closer than this fraction of their mean count as "no clear difference".
 MIN_RELATIVE_GAP = 0.05
 
@@ -32,21 +30,23 @@ class Verdict:
     claim: str
     evidence: str
     shown: bool | None
+    claim_id: str | None = None
 
     @property
     def label(self) -> str:
         return {True: "our model shows it", False: "our model does not show it", None: "cannot tell"}[self.shown]
 
 
-def stop_mask(tokens: Sequence[str]) -> np.ndarray:
-    return np.array([t.lower() in STOP_WORDS for t in tokens], dtype=bool)
+def class_mask(tokens: Sequence[str], name: str) -> np.ndarray:
+    """(T,) bool: tokens of word class ``name`` (``disan.wordclass``: stop, punct, content)."""
+    return np.array([word_class(t) == name for t in tokens], dtype=bool)
 
 
-def _group_means(values: np.ndarray, tokens: Sequence[str]) -> tuple[float, float]:
-    """(mean over content words, mean over stop words); NaN for an empty group."""
-    stop = stop_mask(tokens)
+def _group_means(values: np.ndarray, tokens: Sequence[str], first: np.ndarray | None = None) -> tuple[float, float]:
+    """(mean over content words, mean over stop words — or over ``first``); NaN for an empty group."""
+    stop = class_mask(tokens, STOP) if first is None else first
     values = np.asarray(values, float)
-    content = values[~stop & np.isfinite(values)]
+    content = values[class_mask(tokens, CONTENT) & np.isfinite(values)]
     stops = values[stop & np.isfinite(values)]
     return (
         float(content.mean()) if content.size else float("nan"),
@@ -76,25 +76,31 @@ def content_attention(blocks: Sequence[tuple[np.ndarray, np.ndarray]], tokens: S
         f"attention received relative to uniform: content words {content:.2f}, stop words {stops:.2f}"
         f" (gaps under {MIN_RELATIVE_GAP:.0%} count as no effect)",
         _compare(content, stops, a_larger=True),
+        "shen6-content-attention",
     )
 
 
 def gate_by_word_type(gate: np.ndarray, tokens: Sequence[str], stop_words_small: bool, who: str) -> Verdict:
-    """Shen Fig. 7 (stop words get SMALL gates) or Im Fig. 9 (stop words and '.' get LARGE gates).
+    """Shen Fig. 7 (stop words get SMALL gates) or Im Fig. 9 ('of' and '.' get LARGE gates).
 
-    gate: (T,) fusion gate averaged over features (Shen Eq. 19 / Im Eq. 12).
+    gate: (T,) fusion gate averaged over features (Shen Eq. 19 / Im Eq. 12); both
+    papers' F weights the input side, so the two claims are opposite.
     """
-    content, stops = _group_means(gate, tokens)
-    claim = (
-        f"{who}: the gate F is small for stop words (they take context from the attention output)"
-        if stop_words_small
-        else f"{who}: unimportant words ('of', '.') get large gates, keywords small ones"
-    )
+    if stop_words_small:
+        content, stops = _group_means(gate, tokens)
+        claim = f"{who}: the gate F is small for stop words (they take context from the attention output)"
+        group = "stop words"
+    else:
+        named = np.array([t.lower() in IM_GATE_WORDS for t in tokens], dtype=bool)
+        content, stops = _group_means(gate, tokens, named)
+        claim = f"{who}: unimportant words ('of', '.') get large gates, keywords small ones"
+        group = "'of' and '.'"
     return Verdict(
         claim,
-        f"mean gate: content words {content:.3f}, stop words {stops:.3f}"
+        f"mean gate: content words {content:.3f}, {group} {stops:.3f}"
         f" (gaps under {MIN_RELATIVE_GAP:.0%} count as no effect)",
         _compare(stops, content, a_larger=not stop_words_small),
+        "shen7-gate-stop-words" if stop_words_small else "im9-gate-of-period",
     )
 
 
@@ -105,6 +111,7 @@ def locality(probs: np.ndarray, allowed: np.ndarray, mean_distance: float) -> Ve
         "attention weights are heavier on nearby words than on distant ones",
         f"mean attention distance {mean_distance:.2f} tokens vs {uniform:.2f} under uniform attention",
         mean_distance < uniform if uniform > 0 else None,
+        "im7-locality",
     )
 
 
@@ -132,6 +139,7 @@ def distance_effect(with_mask: dict, without_mask: dict) -> Verdict:
             f"entropy {without_mask['entropy']:.2f} vs {with_mask['entropy']:.2f} nats"
         ),
         shown,
+        "im8-distance-spread",
     )
 
 
@@ -147,6 +155,7 @@ def ffn_keywords(deactivation: np.ndarray, ln_max: np.ndarray, tokens: Sequence[
             f"max value: content {m_content:.3f} vs stop {m_stop:.3f}"
         ),
         None if a is None or b is None else a and b,
+        "im10-deactivation",
     )
 
 
@@ -157,6 +166,7 @@ def pooling_agreement(s2t_mean: np.ndarray, maxpool_share: np.ndarray) -> Verdic
         "multi-dimensional attention and max pooling concentrate on the same key words",
         f"Pearson r between (a) and (b) over tokens = {r:.2f} (similar if > {SIMILAR_R})",
         None if not np.isfinite(r) else r > SIMILAR_R,
+        "im11-pooling-agreement",
     )
 
 
@@ -168,6 +178,7 @@ def heads_differ(heads: np.ndarray, allowed: np.ndarray, direction: str) -> Verd
         f"mean pairwise total-variation distance between heads = {tv:.3f}"
         f" (0 = identical, 1 = disjoint; differ if > {HEADS_DIFFER_TV})",
         tv > HEADS_DIFFER_TV,
+        "im13-backward-heads" if direction.startswith("b") else "im12-forward-heads",
     )
 
 
@@ -178,4 +189,5 @@ def context_vectors_differ(a: np.ndarray, b: np.ndarray, word: str) -> Verdict:
         f"the source2token vectors of '{word}' in the two sentences are very different",
         f"Pearson r between the two vectors = {r:.2f} (different if < {DIFFERENT_R})",
         None if not np.isfinite(r) else r < DIFFERENT_R,
+        "shen8-context-vectors",
     )

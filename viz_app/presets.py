@@ -69,15 +69,6 @@ PRESETS = (
     Preset("Ours — strong sentiment", "A gorgeous , witty , seductive movie .", "The movie is good ."),
 )
 
-#: Function words and punctuation, used to test the papers' stop-word claims
-#: (Shen Figs. 6–7, Im Figs. 9–10). Everything else counts as a content word.
-STOP_WORDS = frozenset(
-    """a an the of in on at to into onto from by for with about as is are am was were be been being
-    and or but nor so yet some any this that these those there here it its it's he she they we you i me
-    him her them us my your his their our do does did has have had not no n't 's 'm 're 've 'll 'd
-    . , ; : ! ? ' " ` `` '' -- - ( ) -lrb- -rrb- ...""".split()
-)
-
 
 def preset_by_label(label: str) -> Preset | None:
     return next((p for p in PRESETS if p.label == label), None)

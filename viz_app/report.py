@@ -9,8 +9,9 @@ pure builders (``report_sections.py`` → ``figures.py``), serialised by Plotly.
 plotly.js, the data and the payload arrays inside it are stored gzip-compressed
 and base64-encoded (``_packed``), and the page unpacks them with the browser's
 own ``DecompressionStream``: a DiSAN NLI pair of two 64-token sentences carries
-2 × 2 × 300 × 2,016 per-feature probabilities, and stored plainly the file would
-be about 13 MB; packed it stays under the 10 MB the issue allows.
+2 sentences × 2 blocks × d_h per-feature probabilities of every allowed cell, and
+stored plainly the file would pass the 10 MB the issue allows
+(``scripts/report_sizes.py`` prints the sizes).
 """
 
 from __future__ import annotations
@@ -83,7 +84,7 @@ def _packed(raw: bytes, element_id: str) -> str:
     return f'<script type="application/gzip-base64" id="{element_id}">{_gzip_b64(raw)}</script>'
 
 
-def _packed_arrays(payload: dict) -> dict:
+def packed_arrays(payload: dict) -> dict:
     """A live payload whose arrays carry ``gz`` (gzipped bytes, base64) instead of ``b64``; report.js turns
     them back into live's own format before ``DisanRecompute.prepare``."""
     def pack(value):
@@ -114,7 +115,7 @@ def page_data(trace: ModelTrace, tv: TraceView, sections: list[Section], compact
         "fonts": {"normal": NORMAL.font_size, "talk": PRESENTATION.font_size},
         "figures": {f.id: json.loads(pio.to_json(f.figure, validate=False)) for f in figs},
         "live": {f.id: {"side": f.side, "binding": f.binding} for f in bound},
-        "payloads": {side: _packed_arrays(payload(trace, side)) for side in {f.side for f in bound}},
+        "payloads": {side: packed_arrays(payload(trace, side)) for side in sorted({f.side for f in bound})},
         "words": {f.side: word_frames(sides[f.side]) for f in figs if f.word},
     }
 
@@ -158,7 +159,7 @@ def _section_html(section: Section, tv: TraceView, d_h: int) -> str:
     )
 
 
-def _header(tv: TraceView, trace: ModelTrace, sections: list[Section], compact: bool) -> str:
+def _header(tv: TraceView, sections: list[Section], compact: bool) -> str:
     text = " ".join(tv.premise.tokens)
     lines = [f"<h1>{escape(tv.model)}: {escape(text)}</h1>"]
     if tv.hypothesis is not None:
@@ -207,10 +208,16 @@ def _document(trace: ModelTrace, compact: bool) -> tuple[str, list[Section]]:
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{escape(tv.model)} — attention report</title><style>{_read(BROWSER / 'report.css')}</style>"
-        f'</head><body class="{"compact" if compact else "report"}">{_header(tv, trace, sections, compact)}'
+        f'</head><body class="{"compact" if compact else "report"}">{_header(tv, sections, compact)}'
         f'<main id="report">{body}</main>{"".join(scripts)}<script>DisanReport.boot(document);</script>'
         "</body></html>"
     )
+    size = len(page.encode("utf-8"))
+    if size > settings.REPORT_MAX_BYTES:
+        raise InputError(
+            f"This report would be {size / 1e6:.1f} MB, over the {settings.REPORT_MAX_BYTES / 1e6:g} MB limit; "
+            "use the trained masks (--masks default) or shorter sentences."
+        )
     return page, sections
 
 

@@ -48,17 +48,6 @@ class Figure:
     word: bool = False
 
 
-def bound(fig: go.Figure, maps: Sequence[dict], replacements: dict[str, str]) -> dict:
-    """A binding that draws ``maps`` (recompute.js expressions) into the panels of ``fig`` on one shared
-    colour scale, as the builder drew them, and rewrites the texts that name the control's value."""
-    traces = live.panel_traces(fig)[: len(maps)]
-    return live.binding(
-        [{"trace": t, "z": m} for t, m in zip(traces, maps)],
-        scales=[live.shared_scale(traces)],
-        texts=live.templates(fig, replacements),
-    )
-
-
 @dataclass(frozen=True)
 class Section:
     """One screen: ``control`` is the in-page control drawn at its top (``alpha``, ``feature``, ``word``)."""
@@ -156,8 +145,8 @@ def disan_sections(tv: TraceView, trace: ModelTrace, theme: Theme) -> list[Secti
             "Shen Fig. 6, one feature (Eq. 15)",
             "The softmax of one feature k before averaging; drag the slider or use its arrow keys.",
             side,
-            binding=bound(fig, [{"op": "feature", "dir": "fw"}, {"op": "feature", "dir": "bw"}],
-                          {"feature k = 0": "feature k = {feature}"}),
+            binding=live.grid_binding(fig, [{"op": "feature", "dir": "fw"}, {"op": "feature", "dir": "bw"}],
+                                      {"feature k = 0": "feature k = {feature}"}),
         ))
         means = {"forward gate": sent.fw.gate.mean(-1), "backward gate": sent.bw.gate.mean(-1)}
         gates.append(Figure(
@@ -216,7 +205,7 @@ def dsa_sections(tv: TraceView, theme: Theme) -> list[Section]:
             "Im Fig. 7 (Eq. 7)",
             "softmax(QKᵀ/√d_k + M_dir + α·M_dis) averaged over heads; the α control recomputes it in the page.",
             side,
-            binding=bound(fig, [{"op": "mean", "dir": "fw"}, {"op": "mean", "dir": "bw"}], at),
+            binding=live.grid_binding(fig, [{"op": "mean", "dir": "fw"}, {"op": "mean", "dir": "bw"}], at),
         ))
         for direction, name, number in (("fw", "Forward", 12), ("bw", "Backward", 13)):
             stack = sent.block(direction).heads
@@ -231,7 +220,9 @@ def dsa_sections(tv: TraceView, theme: Theme) -> list[Section]:
                 f"Im Fig. {number}",
                 f"Every head of the {name.lower()} block on one colour scale; heads specialise on different distances.",
                 side,
-                binding=bound(fig, [{"op": "head", "dir": direction, "head": h} for h in range(stack.shape[0])], at),
+                binding=live.grid_binding(
+                    fig, [{"op": "head", "dir": direction, "head": h} for h in range(stack.shape[0])], at
+                ),
             ))
         means = {"forward gate": sent.fw.gate.mean(-1), "backward gate": sent.bw.gate.mean(-1)}
         gates.append(Figure(

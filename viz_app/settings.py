@@ -48,3 +48,7 @@ BROWSER_RECOMPUTE = os.environ.get("VIZ_BROWSER_RECOMPUTE", "1").strip() != "0"
 #: Most tokens per sentence in a standalone report (``python -m disan report``, ``trace.to_html``): its
 #: in-page α and feature data grow with T², and 64 tokens keep the worst case (a DiSAN NLI pair) under 10 MB.
 REPORT_MAX_TOKENS = 64
+
+#: Largest report file written (10 MB): ``python scripts/report_sizes.py`` prints the worst cases, which stay
+#: below it with the trained masks even if nothing compresses; the diag/none overrides rely on gzip.
+REPORT_MAX_BYTES = 10_000_000

@@ -13,6 +13,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from disan.claims import CLAIM_IDS
 from disan.masks import MASK_KINDS
 from disan.model import MASK_PRESETS
 
@@ -24,6 +25,8 @@ COMPARE_MODES = ("direction", "distance", "ablation")
 DIRECTIONS = ("fw", "bw")
 SIDES = ("premise", "hypothesis")
 NO_DIRECTION_MASKS = ("none", "diag")
+#: The Evidence view opens on the two papers' opposite gate claims.
+DEFAULT_CLAIM = "shen7-gate-stop-words"
 PAPER_FIGURES = ("shen6", "shen7", "shen8", "im7", "im8", "im9", "im10", "im11", "im12", "im13")
 
 
@@ -98,6 +101,7 @@ PARAMS = (
     Param("cmp", "direction", _choice(COMPARE_MODES)),
     Param("cmp_b", "none", _choice(NO_DIRECTION_MASKS)),
     Param("fig", PAPER_FIGURES[0], _choice(PAPER_FIGURES)),
+    Param("claim", DEFAULT_CLAIM, _choice(CLAIM_IDS)),
     Param("present", False, _flag),
 )
 
@@ -105,7 +109,7 @@ PARAMS = (
 WIDGET_KEYS = ("model",) + tuple(p.key for p in PARAMS if p.key != "view")
 
 #: Page-local widget keys that must also survive page switches (not in the URL).
-LOCAL_KEYS = ("s2t_scale", "s2t_pair", "s2t_other", "shen_model", "im_model", "cmp_pair")
+LOCAL_KEYS = ("s2t_scale", "s2t_pair", "s2t_other", "shen_model", "im_model", "cmp_pair", "ev_model")
 
 
 def parse_query_params(

@@ -15,6 +15,7 @@ from disan.stats import summarize
 from . import chart, loaders, models, settings
 from .context import Context
 from .export import chart_key
+from .links import claim_url, md_link
 from .records import SentenceView, TraceView
 from .session import ensure
 from .text import md_escape
@@ -193,10 +194,15 @@ def tokens_markdown(tokens: Sequence[str], status: Sequence[str]) -> str:
     return " ".join(f":{badge.get(s, 'gray')}-badge[{md_escape(t)}]" for t, s in zip(tokens, status))
 
 
-def caption_claim(verdict) -> None:
-    """Paper claim, measured evidence and verdict as a caption."""
+def caption_claim(verdict, model: str | None = None) -> None:
+    """Paper claim, measured evidence and verdict as a caption, with a link to the same claim measured over
+    a whole test set (the Evidence view) when the verdict names one."""
+    corpus = ""
+    if verdict.claim_id and model:
+        corpus = "  \n" + md_link("Corpus-level result for this claim ↗", claim_url(verdict.claim_id, model))
     st.markdown(
         f"**Paper:** {md_escape(verdict.claim)}\\.  \n**Ours:** {md_escape(verdict.evidence)} → **{verdict.label}**\\."
+        + corpus
     )
 
 

@@ -66,7 +66,7 @@ def render(ctx: Context) -> None:
         key="ffn_max",
         table=series_table(ln, sent.tokens),
     )
-    caption_claim(claims.ffn_keywords(sent.fw.ffn_deactivation, sent.fw.ln_max, sent.tokens))
+    caption_claim(claims.ffn_keywords(sent.fw.ffn_deactivation, sent.fw.ln_max, sent.tokens), ctx.model)
     pool = {
         "multi-dimensional attention (mean over 2d features)": sent.s2t.mean(-1),
         "share of features won in max pooling": sent.maxpool_share,
@@ -87,4 +87,4 @@ def render(ctx: Context) -> None:
         "Im Eqs. 14–16: the sentence vector is [Σ_t softmax(L)_t ⊙ U_t ; max_t U_t]. (a) averages softmax(L) "
         "over its 2d_e features; (b) is the share of the 2d_e features whose maximum comes from this token."
     )
-    caption_claim(claims.pooling_agreement(sent.s2t.mean(-1), sent.maxpool_share))
+    caption_claim(claims.pooling_agreement(sent.s2t.mean(-1), sent.maxpool_share), ctx.model)

@@ -50,9 +50,9 @@ def render(ctx: Context) -> None:
     )
     st.caption(_EXPLAIN[tv.arch])
     caption_claim(
-        claims.gate_by_word_type((means["forward"] + means["backward"]) / 2, sent.tokens, True, "Shen Fig. 7")
+        claims.gate_by_word_type((means["forward"] + means["backward"]) / 2, sent.tokens, True, "Shen Fig. 7"), ctx.model
     )
-    caption_claim(claims.gate_by_word_type(means["forward"], sent.tokens, False, "Im Fig. 9 (forward block)"))
+    caption_claim(claims.gate_by_word_type(means["forward"], sent.tokens, False, "Im Fig. 9 (forward block)"), ctx.model)
     direction = direction_radio("Token × feature map of the")
     gate = sent.block(direction).gate
     show_figure(

@@ -46,8 +46,8 @@ def fig7(ctx: Context, model: str) -> None:
             axis=1,
         ),
     )
-    caption_claim(claims.locality(fw, sent.fw.allowed, _stats(fw)["mean_distance"]))
-    caption_claim(claims.locality(bw, sent.bw.allowed, _stats(bw)["mean_distance"]))
+    caption_claim(claims.locality(fw, sent.fw.allowed, _stats(fw)["mean_distance"]), model)
+    caption_claim(claims.locality(bw, sent.bw.allowed, _stats(bw)["mean_distance"]), model)
     top_fw = claims.top_received(fw, sent.fw.allowed, sent.tokens)
     top_bw = claims.top_received(bw, sent.bw.allowed, sent.tokens)
     st.markdown(
@@ -94,7 +94,7 @@ def fig8(ctx: Context, model: str) -> None:
     )
     for d, name in ((0, "Forward"), (1, "Backward")):
         st.markdown(f"*{name} block*")
-        caption_claim(claims.distance_effect(_stats(mats[2 + d]), _stats(mats[d])))
+        caption_claim(claims.distance_effect(_stats(mats[2 + d]), _stats(mats[d])), model)
     ablation = models.ABLATIONS.get(model)
     if ablation and ablation in ctx.models:
         other = trace_for(ablation, SNLI_LONGEST_TEST)
@@ -126,7 +126,7 @@ def fig9(ctx: Context, model: str) -> None:
         key="im9",
         table=series_table(gate, sent.tokens),
     )
-    caption_claim(claims.gate_by_word_type(gate["forward gate"], sent.tokens, False, "Im Fig. 9"))
+    caption_claim(claims.gate_by_word_type(gate["forward gate"], sent.tokens, False, "Im Fig. 9"), model)
 
 
 def fig10(ctx: Context, model: str) -> None:
@@ -145,7 +145,7 @@ def fig10(ctx: Context, model: str) -> None:
             key=key,
             table=series_table(series, sent.tokens),
         )
-    caption_claim(claims.ffn_keywords(sent.fw.ffn_deactivation, sent.fw.ln_max, sent.tokens))
+    caption_claim(claims.ffn_keywords(sent.fw.ffn_deactivation, sent.fw.ln_max, sent.tokens), model)
 
 
 def fig11(ctx: Context, model: str) -> None:
@@ -163,7 +163,7 @@ def fig11(ctx: Context, model: str) -> None:
         key="im11",
         table=series_table(series, sent.tokens),
     )
-    caption_claim(claims.pooling_agreement(series["(a) softmax(L), mean over features"], sent.maxpool_share))
+    caption_claim(claims.pooling_agreement(series["(a) softmax(L), mean over features"], sent.maxpool_share), model)
 
 
 def _heads(ctx: Context, model: str, direction: str, key: str) -> None:
@@ -181,7 +181,7 @@ def _heads(ctx: Context, model: str, direction: str, key: str) -> None:
         key=key,
         table=pd.concat({t: matrix_table(m, sent.tokens, sent.tokens) for t, m in zip(titles, block.heads)}, axis=1),
     )
-    caption_claim(claims.heads_differ(block.heads, block.allowed, name.lower()))
+    caption_claim(claims.heads_differ(block.heads, block.allowed, name.lower()), model)
 
 
 def fig12(ctx: Context, model: str) -> None:

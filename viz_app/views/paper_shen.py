@@ -37,7 +37,7 @@ def fig6(ctx: Context, model: str) -> None:
         caption_claim(
             claims.content_attention(
                 [(sent.fw.attention, sent.fw.allowed), (sent.bw.attention, sent.bw.allowed)], sent.tokens
-            )
+            ), model
         )
 
 
@@ -63,7 +63,7 @@ def fig7(ctx: Context, model: str) -> None:
             table=series_table(gates, sent.tokens),
         )
         caption_claim(
-            claims.gate_by_word_type((gates["forward"] + gates["backward"]) / 2, sent.tokens, True, "Shen Fig. 7")
+            claims.gate_by_word_type((gates["forward"] + gates["backward"]) / 2, sent.tokens, True, "Shen Fig. 7"), model
         )
 
 
@@ -86,7 +86,7 @@ def fig8(ctx: Context, model: str) -> None:
             key=f"shen8_{word}",
             table=matrix_table([va, vb], [first, second], [f"feature {k}" for k in range(va.size)]),
         )
-        caption_claim(claims.context_vectors_differ(va, vb, word))
+        caption_claim(claims.context_vectors_differ(va, vb, word), model)
     st.caption(
         "Each grid folds the word's 2·d_h source2token probabilities into rows of 30 features, multiplied by the "
         "sentence length so that 1 = uniform attention and sentences of different lengths share one scale."

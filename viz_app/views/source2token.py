@@ -110,4 +110,4 @@ def render(ctx: Context) -> None:
         key="s2t_pair_fig",
         table=matrix_table(np.stack([va, vb]), [ta, tb], [f"feature {k}" for k in range(va.size)]),
     )
-    caption_claim(claims.context_vectors_differ(va, vb, word))
+    caption_claim(claims.context_vectors_differ(va, vb, word), ctx.model)

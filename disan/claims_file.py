@@ -1,0 +1,118 @@
+"""Stored claim results beside each checkpoint: ``pretrained/<name>.claims.json``.
+
+A results file records the SHA-256 of the checkpoint it measured (and of the
+ablation, for Im Fig. 6). When a checkpoint changes, its file is *stale*:
+``stale_reason`` says so, ``python -m disan claims --all --write --stale-only``
+recomputes exactly those, and the app labels a stale file instead of
+showing it as current.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from .api import PRETRAINED_DIR, load
+from .cards import read_card
+from .config import ARCHS
+from .data import SST2_LABELS, SST5_LABELS, load_task
+from .errors import DisanError, InputError
+from .evidence import run
+from .model import SentenceModel
+
+#: Separately trained ablations (Shen Tables 1–2 "w/o directions"; Im Table 3 / Fig. 6 "w/o distance mask").
+ABLATIONS = {
+    "disan-sst5": "disan-sst5-nodir",
+    "dsa-sst5": "dsa-sst5-nodist",
+    "dsa-nli": "dsa-nli-nodist",
+}
+
+
+def checkpoint_path(name: str, directory: Path = PRETRAINED_DIR) -> Path:
+    return directory / f"{name}.safetensors"
+
+
+def claims_path(name: str, directory: Path = PRETRAINED_DIR) -> Path:
+    return directory / f"{name}.claims.json"
+
+
+def bundled(directory: Path = PRETRAINED_DIR) -> list[str]:
+    """Names of the checkpoints in ``directory``."""
+    return sorted(p.name.removesuffix(".safetensors") for p in directory.glob("*.safetensors"))
+
+
+def file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def read_claims(name: str, directory: Path = PRETRAINED_DIR) -> dict | None:
+    """The stored results of ``name``, or None when there is no file."""
+    path = claims_path(name, directory)
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
+def stale_reason(result: dict, directory: Path = PRETRAINED_DIR) -> str | None:
+    """Why a stored result no longer describes the checkpoints on disk, or None when it is current."""
+    name = result["model"]
+    ckpt = checkpoint_path(name, directory)
+    if not ckpt.is_file():
+        return f"{ckpt.name} is missing"
+    if file_sha256(ckpt) != result["checkpoint_sha256"]:
+        return f"{ckpt.name} changed since these results were computed"
+    ab = result.get("ablation")
+    if ab:
+        other = checkpoint_path(ab["model"], directory)
+        if not other.is_file() or file_sha256(other) != ab["checkpoint_sha256"]:
+            return f"the ablation {other.name} changed since these results were computed"
+    return None
+
+
+def task_of(model: SentenceModel, task: str | None = None, directory: Path = PRETRAINED_DIR) -> str:
+    """The model's task: ``task`` if given, else its card's training task, else guessed from its labels."""
+    if task:
+        return task
+    card_task = read_card(model.name, directory).get("train", {}).get("train_config", {}).get("task")
+    if card_task:
+        return card_task
+    labels = tuple(model.cfg.labels)
+    if model.cfg.pair:
+        return "nli"
+    if labels in (SST5_LABELS, SST2_LABELS):
+        return "sst5" if labels == SST5_LABELS else "sst2"
+    raise InputError(f"Cannot tell which test set {model.name!r} belongs to; pass --task (e.g. sst5 or nli).")
+
+
+def compute(name: str, split: str = "test", task: str | None = None, data_dir: str | None = None,
+            progress: bool = True, directory: Path = PRETRAINED_DIR) -> dict:
+    """Measure every claim of model ``name`` (a bundled name or a .safetensors path) on its task's ``split``."""
+    if name in ARCHS:
+        raise InputError(f"{name!r} has random weights; its claims mean nothing. Choose a trained checkpoint.")
+    path = checkpoint_path(name, directory)
+    path = path if path.is_file() else Path(name)
+    if not path.is_file():
+        load(name)  # raises ModelNotFoundError naming the available models
+    model = load(str(path), device="cpu")
+    task = task_of(model, task, directory)
+    try:
+        examples = load_task(task, split, data_dir)
+    except ValueError as err:  # an unknown task or split name; DataFileError (missing file) passes through
+        if isinstance(err, DisanError):
+            raise
+        raise InputError(f"{err}; pass a valid --task / --split.") from None
+    ablation, ablation_sha = None, None
+    other = ABLATIONS.get(model.name)
+    if other and checkpoint_path(other, directory).is_file():
+        ablation = load(str(checkpoint_path(other, directory)), device="cpu")
+        ablation_sha = file_sha256(checkpoint_path(other, directory))
+    return run(model, examples, task, split, file_sha256(path), ablation, ablation_sha, progress)
+
+
+def write_claims(result: dict, directory: Path = PRETRAINED_DIR) -> Path:
+    path = claims_path(result["model"], directory)
+    path.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
+    return path

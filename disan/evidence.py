@@ -1,0 +1,246 @@
+"""Measure every claim of ``claims.py`` over a whole test set: ``python -m disan claims``.
+
+Token-level claims run on the split's distinct sentences (an NLI pair's
+premise and hypothesis go through the same tied encoder separately, so each
+is one sentence; SNLI repeats each premise for about three hypotheses), in
+batches of similar length with the trace recorded. Accuracy comes from the
+fast ``predict`` path. Every interval is a percentile bootstrap over
+sentences (``stats.bootstrap_ci``); the JSON layout is documented in the
+README and in ``docs/claims.schema.json``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from .claims import (ABLATION, ACCURACY_BY_LENGTH, CONTEXT, IM_LONG, SENTENCE, SHEN_LONG, Claim, SentenceBatch,
+                     claims_for)
+from .context_pairs import ContextPairs
+from .data import Example
+from .evaluate import encode_examples, pack_correct, predict_encoded
+from .model import SentenceModel
+from .stats import BOOT_SEED, N_BOOT, bootstrap_ci, paired_bootstrap_diff, verdict
+from .vocab import tokenize
+from .wordclass import CLASS_NAMES
+
+#: Length buckets are [lo, lo + BUCKET_WIDTH) tokens (pairs: mean of both sentences), as in Shen Fig. 5 / Im Fig. 6.
+BUCKET_WIDTH = 5
+#: Sentences listed per claim as the strongest and the weakest examples of its effect.
+N_EXAMPLES = 5
+#: Histogram bins of each claim's distribution.
+N_BINS = 30
+#: Elements of the largest per-batch (B, T, T, D) tensor (DiSAN keeps it in the trace).
+BATCH_ELEMENTS = 2**24
+SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """A labelled split tokenised once, and its distinct sentences.
+
+    lengths: (N,) tokens per example (pairs: the mean of both sentences).
+    sentences / texts: the distinct token lists and one raw text of each.
+    """
+
+    examples: tuple[Example, ...]
+    lengths: np.ndarray
+    sentences: tuple[tuple[str, ...], ...]
+    texts: tuple[str, ...]
+
+    @property
+    def pair(self) -> bool:
+        return any(e.hypothesis is not None for e in self.examples)
+
+
+def make_corpus(examples: Sequence[Example]) -> Corpus:
+    seen: dict[tuple[str, ...], str] = {}
+    lengths = []
+    for e in examples:
+        sides = [e.text] if e.hypothesis is None else [e.text, e.hypothesis]
+        toks = [tuple(tokenize(s)) for s in sides]
+        lengths.append(float(np.mean([len(t) for t in toks])))
+        for t, s in zip(toks, sides):
+            if t:
+                seen.setdefault(t, s)
+    return Corpus(tuple(examples), np.array(lengths, dtype=float), tuple(seen), tuple(seen.values()))
+
+
+def batches(sentences: Sequence[Sequence[str]], width: int, max_tokens: int) -> list[list[int]]:
+    """Sentence ids in batches of similar length, each under ``BATCH_ELEMENTS`` of (B, T, T, width)."""
+    order = sorted(range(len(sentences)), key=lambda i: len(sentences[i]))
+    out: list[list[int]] = []
+    for i in order:
+        T = min(len(sentences[i]), max_tokens)
+        if out and (len(out[-1]) + 1) * T * T * width <= BATCH_ELEMENTS and len(out[-1]) < 256:
+            out[-1].append(i)
+        else:
+            out.append([i])
+    return out
+
+
+@torch.inference_mode()
+def measure_sentences(model: SentenceModel, corpus: Corpus, claims: Sequence[Claim], progress: bool = True) -> dict:
+    """claim id → {"values": (S,) per distinct sentence (NaN = undefined), "groups": name → token values}."""
+    model.eval()
+    S = len(corpus.sentences)
+    values = {c.id: np.full(S, np.nan) for c in claims if c.kind in (SENTENCE, CONTEXT)}
+    groups: dict[str, dict[str, list[np.ndarray]]] = {c.id: {} for c in claims}
+    pairs = ContextPairs() if any(c.kind == CONTEXT for c in claims) else None
+    alpha = None if model.cfg.arch == "disan" else float(model.encoder.alpha)
+    bar = tqdm(total=S, desc=f"{model.name}: traces", unit="sentence", disable=not progress, leave=False)
+    for ids in batches(corpus.sentences, model.cfg.d_h, model.cfg.max_tokens):
+        toks = tuple(corpus.sentences[i][: model.cfg.max_tokens] for i in ids)
+        x, valid = model.embed(toks)  # (B, T, d_in), (B, T)
+        _, trace = model.encoder(x, valid, record=True)
+        batch = SentenceBatch(toks, trace, alpha)
+        for c in claims:
+            if c.kind == SENTENCE:
+                values[c.id][ids] = c.per_sentence(batch).double().numpy()
+                for name, v in (c.tokens(batch) if c.tokens else {}).items():
+                    groups[c.id].setdefault(name, []).append(v.double().numpy())
+            elif c.kind == CONTEXT:
+                per_sentence, r = pairs.update(batch, ids)
+                values[c.id][ids] = per_sentence.double().numpy()
+                groups[c.id].setdefault("word pairs", []).append(r.double().numpy())
+        bar.update(len(ids))
+    bar.close()
+    return {cid: {"values": values.get(cid), "groups": {k: np.concatenate(v) for k, v in g.items()}}
+            for cid, g in groups.items()}
+
+
+def predict_correct(model: SentenceModel, corpus: Corpus) -> np.ndarray:
+    """(N,) bool, prediction == gold for every example (fast path, no trace)."""
+    data = encode_examples(corpus.examples, model.cfg.max_tokens)
+    return predict_encoded(model, data) == data.labels
+
+
+def histogram(groups: dict[str, np.ndarray]) -> dict:
+    """Shared-bin histograms of each group (bins span the 1st–99th percentile; outliers go to the end bins)."""
+    finite = {k: v[np.isfinite(v)] for k, v in groups.items()}
+    pooled = np.concatenate([v for v in finite.values()] or [np.zeros(0)])
+    if pooled.size == 0:
+        return {"edges": [], "groups": {}}
+    lo, hi = np.percentile(pooled, [1, 99])
+    if hi <= lo:
+        lo, hi = lo - 0.5, hi + 0.5
+    edges = np.linspace(lo, hi, N_BINS + 1)
+    return {
+        "edges": [round(float(e), 6) for e in edges],
+        "groups": {
+            k: {"counts": np.histogram(np.clip(v, lo, hi), edges)[0].tolist(), "n": int(v.size),
+                "mean": float(v.mean()) if v.size else None}
+            for k, v in finite.items()
+        },
+    }
+
+
+def examples_of(claim: Claim, values: np.ndarray, corpus: Corpus) -> dict:
+    """The sentences where the claimed effect is strongest and weakest (signed towards the claim)."""
+    ok = np.flatnonzero(np.isfinite(values))
+    effect = (values[ok] - claim.no_effect) * claim.direction
+    order = ok[np.argsort(-effect, kind="stable")]
+
+    def rows(idx):
+        return [{"text": corpus.texts[i], "value": float(values[i])} for i in idx]
+
+    return {"strongest": rows(order[:N_EXAMPLES]), "weakest": rows(order[::-1][:N_EXAMPLES])}
+
+
+def _result(claim: Claim, value: float, lo: float, hi: float, n: int) -> dict:
+    return {
+        "id": claim.id, "figure": claim.figure, "claim": claim.claim, "statistic": claim.statistic,
+        "value": float(value), "ci95": [float(lo), float(hi)], "n": int(n),
+        "verdict": verdict(value, lo, hi, claim.no_effect, claim.direction),
+        "no_effect": claim.no_effect, "direction": claim.direction, "view": claim.view,
+    }
+
+
+def sentence_result(claim: Claim, measured: dict, corpus: Corpus) -> dict | None:
+    v = measured["values"]
+    ok = v[np.isfinite(v)]
+    if ok.size == 0:
+        return None
+    out = _result(claim, ok.mean(), *bootstrap_ci(ok), ok.size)
+    groups = {CLASS_NAMES.get(k, k): g for k, g in measured["groups"].items()} or {"sentences": ok}
+    out["distribution"] = histogram(groups)
+    out["examples"] = examples_of(claim, v, corpus)
+    return out
+
+
+def long_gap(correct: np.ndarray, lengths: np.ndarray, claim: Claim) -> dict | None:
+    """Shen Fig. 5: accuracy on long sentences minus on the rest, bootstrap over sentences."""
+    long = lengths >= SHEN_LONG
+    if not long.any() or long.all():
+        return None
+
+    def gap(c, is_long):
+        return c[is_long].mean() - c[~is_long].mean() if is_long.any() and (~is_long).any() else np.nan
+
+    value = gap(correct.astype(float), long)
+    out = _result(claim, value, *bootstrap_ci((correct.astype(float), long), gap), len(correct))
+    out["n_long"] = int(long.sum())
+    return out
+
+
+def ablation_gap(correct: np.ndarray, other: np.ndarray, lengths: np.ndarray, claim: Claim) -> dict | None:
+    """Im Fig. 6: this model minus its ablation on long pairs, paired bootstrap."""
+    long = lengths >= IM_LONG
+    if not long.any():
+        return None
+    return _result(claim, *paired_bootstrap_diff(correct[long], other[long]), int(long.sum()))
+
+
+def accuracy_by_length(correct: np.ndarray, lengths: np.ndarray) -> list[dict]:
+    """Buckets lo ≤ length < hi of width ``BUCKET_WIDTH``; the non-empty ones cover every example."""
+    lows = np.floor(lengths / BUCKET_WIDTH) * BUCKET_WIDTH
+    out = []
+    for lo in np.unique(lows):
+        c = correct[lows == lo].astype(float)
+        ci = bootstrap_ci(c)
+        out.append({"lo": float(lo), "hi": float(lo + BUCKET_WIDTH), "n": int(c.size),
+                    "accuracy": float(c.mean()), "ci95": list(ci)})
+    return out
+
+
+def length_distribution(lengths: np.ndarray) -> list[dict]:
+    """Im Fig. 5: how many examples have each length (pairs: half-token steps)."""
+    values, counts = np.unique(lengths, return_counts=True)
+    return [{"length": float(v), "n": int(k)} for v, k in zip(values, counts)]
+
+
+def run(model: SentenceModel, examples: Sequence[Example], task: str, split: str, checkpoint_sha256: str,
+        ablation: SentenceModel | None = None, ablation_sha256: str | None = None, progress: bool = True) -> dict:
+    """Every claim for ``model`` on ``examples``: the claims JSON (README "Claims JSON")."""
+    corpus = make_corpus(examples)
+    claims = claims_for(model.cfg.arch, task, ablation is not None)
+    measured = measure_sentences(model, corpus, [c for c in claims if c.kind in (SENTENCE, CONTEXT)], progress)
+    correct = predict_correct(model, corpus)
+    results, skipped = [], []
+    for c in claims:
+        if c.kind in (SENTENCE, CONTEXT):
+            r = sentence_result(c, measured[c.id], corpus)
+        elif c.kind == ACCURACY_BY_LENGTH:
+            r = long_gap(correct, corpus.lengths, c)
+        else:
+            r = ablation_gap(correct, predict_correct(ablation, corpus), corpus.lengths, c)
+        (results.append(r) if r is not None else skipped.append({"id": c.id, "reason": "no example qualifies"}))
+    acc = correct.astype(float)
+    out = {
+        "schema_version": SCHEMA_VERSION, "model": model.name, "checkpoint_sha256": checkpoint_sha256,
+        "task": task, "split": split, "n_examples": len(corpus.examples), "n_sentences": len(corpus.sentences),
+        "claims": results, "skipped": skipped,
+        "accuracy": {"value": float(acc.mean()), "ci95": list(bootstrap_ci(acc)), "n": int(acc.size)},
+        "accuracy_by_length": accuracy_by_length(correct, corpus.lengths),
+        "length_distribution": length_distribution(corpus.lengths),
+        "length_unit": "tokens (disan.tokenize); pairs: mean of premise and hypothesis",
+        "correct_bits": pack_correct(correct),
+        "bootstrap": {"replicates": N_BOOT, "seed": BOOT_SEED, "unit": "sentence", "level": 0.95},
+    }
+    if ablation is not None:
+        out["ablation"] = {"model": ablation.name, "checkpoint_sha256": ablation_sha256}
+    return out

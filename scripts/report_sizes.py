@@ -1,0 +1,79 @@
+"""Print the size of the worst-case report of every model (the README's table).
+
+Usage: python scripts/report_sizes.py [--models NAME ...]
+
+The worst case is the longest input a report takes: a sentence of
+``settings.REPORT_MAX_TOKENS`` (64) tokens, and for NLI models a hypothesis of 64
+tokens too, cut from the papers' case-study sentences. Sizes are in MB of
+10^6 bytes, as written to disk by ``python -m disan report``'s own code. The last
+column is the size the same report would have if its payload arrays (DiSAN's
+per-feature probabilities, the DSA's scores) did not compress at all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LIMIT_MB = 10.0
+
+
+def worst_case_texts() -> tuple[str, str]:
+    """(premise, hypothesis), each exactly ``REPORT_MAX_TOKENS`` tokens of natural text."""
+    from disan import tokenize
+    from viz_app.presets import PRESETS, SNLI_LONGEST_TEST
+    from viz_app.settings import REPORT_MAX_TOKENS
+
+    sentences = [p.sentence for p in PRESETS]
+    premise = tokenize(" ".join([SNLI_LONGEST_TEST, *sentences]))[:REPORT_MAX_TOKENS]
+    hypothesis = tokenize(" ".join(reversed(sentences)))[:REPORT_MAX_TOKENS]
+    return " ".join(premise), " ".join(hypothesis)
+
+
+def _incompressible_extra(plain: dict, pack) -> int:
+    """Bytes a payload's packed arrays would grow by if gzip saved nothing (base64 of raw bytes + gzip header)."""
+    packed = pack(plain)
+    extra = 0
+    for name, block in plain["blocks"].items():
+        for key, value in block.items():
+            if isinstance(value, dict) and "b64" in value:
+                raw = len(base64.b64decode(value["b64"]))
+                extra += 4 * -(-(raw + 20) // 3) - len(packed["blocks"][name][key]["gz"])
+    return extra
+
+
+def main(argv: list[str] | None = None) -> int:
+    sys.path.insert(0, str(ROOT))
+    import disan
+    from viz_app.report import packed_arrays, payload, write_report
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", nargs="*", default=None, help="default: every bundled and random model")
+    args = parser.parse_args(argv)
+    premise, hypothesis = worst_case_texts()
+    print(f"| model | input | report size (MB) | within {LIMIT_MB:g} MB | build time (s) | if nothing compressed (MB) |")
+    print("|---|---|---|---|---|---|")
+    worst = 0.0
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in args.models or disan.available():
+            model = disan.load(name, device="cpu")
+            start = time.perf_counter()
+            trace = model.trace(premise, hypothesis if model.cfg.pair else None)
+            path = write_report(trace, Path(tmp) / f"{name}.html")
+            seconds = time.perf_counter() - start
+            mb = path.stat().st_size / 1e6
+            worst = max(worst, mb)
+            what = "premise + hypothesis, 64 tokens each" if model.cfg.pair else "one sentence of 64 tokens"
+            sides = ["premise", "hypothesis"] if model.cfg.pair else ["premise"]
+            bound = mb + sum(_incompressible_extra(payload(trace, side), packed_arrays) for side in sides) / 1e6
+            print(f"| `{name}` | {what} | {mb:.2f} | {'yes' if mb <= LIMIT_MB else 'NO'} | {seconds:.1f} | {bound:.2f} |")
+    return 0 if worst <= LIMIT_MB else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

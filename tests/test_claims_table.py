@@ -1,0 +1,35 @@
+"""The README's verdict table is exactly what scripts/claims_table.py makes from pretrained/*.claims.json."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SPEC = importlib.util.spec_from_file_location("claims_table", ROOT / "scripts" / "claims_table.py")
+claims_table = importlib.util.module_from_spec(SPEC)
+SPEC.loader.exec_module(claims_table)
+
+
+def test_readme_table_matches_the_stored_results():
+    readme = (ROOT / "README.md").read_text()
+    assert claims_table.replace_block(readme, claims_table.block()) == readme, (
+        "README.md is out of date: run python scripts/claims_table.py --readme")
+
+
+def test_every_stored_model_and_claim_is_in_the_table():
+    results = claims_table._results(ROOT / "pretrained")
+    text = claims_table.block()
+    for s in results.stored:
+        assert f"`{s.label}`" in text
+        for c in s.data["claims"]:
+            assert f"(`{c['id']}`)" in text
+    bullets = {line.split(" (")[0]: line for line in text.splitlines() if line.startswith("- ")}
+    for claim_id, bullet in (("shen7-gate-stop-words", "- Shen Fig. 7"), ("im9-gate-of-period", "- Im Fig. 9")):
+        for s, c in results.with_claim(claim_id):
+            assert f"`{s.name}` ({c['value']:+.3f})" in bullets[bullet]
+
+
+def test_replace_block_keeps_the_rest_of_the_readme():
+    readme = f"intro\n{claims_table.START}\nold\n{claims_table.END}\noutro\n"
+    assert claims_table.replace_block(readme, "new") == f"intro\n{claims_table.START}\nnew\n{claims_table.END}\noutro\n"
