@@ -77,23 +77,38 @@
     return canvas.toDataURL("image/png");
   }
 
-  /* Cell labels of a `texttemplate` such as "%{z:.2f}" (the only kind figures.py writes): digits, or
-   * null when the labels cannot be rewritten in place. */
-  function labelDigits(node, z, template) {
+  function defined(v) {
+    return v !== null && v !== undefined && v === v;
+  }
+
+  /* Cell labels of a `texttemplate` such as "%{z:.2f}" (the only kind figures.py writes): Plotly draws one
+   * per cell with a value, row by row. Returns the digits, -1 when no labels are drawn, or null when they
+   * cannot be rewritten in place (another template, or the cells with a value changed). */
+  function labelDigits(node, z, old, template) {
     var texts = node.querySelectorAll("text");
-    if (!texts.length) return -1; // no labels drawn
-    var m = /^%\{z:\.(\d+)f\}$/.exec(template || "");
-    return m && texts.length === z.length * z[0].length ? Number(m[1]) : null;
+    if (!texts.length) return -1;
+    var m = /^%\{z:\.(\d+)f\}$/.exec(template || ""), count = 0;
+    if (!m) return null;
+    for (var r = 0; r < z.length; r++) {
+      for (var c = 0; c < z[r].length; c++) {
+        if (defined(z[r][c]) !== defined(old[r][c])) return null;
+        if (defined(z[r][c])) count++;
+      }
+    }
+    return texts.length === count ? Number(m[1]) : null;
   }
 
   function relabel(node, z, digits, color) {
     if (digits < 0) return;
-    var n = z[0].length;
-    node.querySelectorAll("text").forEach(function (t, k) {
-      var v = z[Math.floor(k / n)][k % n];
-      t.textContent = v === null || v === undefined ? "" : v.toFixed(digits).replace("-", "\u2212");
-      t.style.fill = labelColor(color(v));
-    });
+    var texts = node.querySelectorAll("text"), k = 0;
+    for (var r = 0; r < z.length; r++) {
+      for (var c = 0; c < z[r].length; c++) {
+        var v = z[r][c];
+        if (!defined(v)) continue;
+        texts[k].textContent = v.toFixed(digits);
+        texts[k++].style.fill = labelColor(color(v));
+      }
+    }
   }
 
   var ENTITIES = { "&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"' };
@@ -173,7 +188,7 @@
       if (!full || full.type !== "heatmap" || !img || !Array.isArray(z) || !z.length) return false;
       var old = gd.calcdata[t][0].z;
       if (!old || old.length !== z.length || old[0].length !== z[0].length) return false; // shape change
-      var color = colorScale(full.colorscale, full.zmin, full.zmax), digits = labelDigits(node, z, full.texttemplate);
+      var color = colorScale(full.colorscale, full.zmin, full.zmax), digits = labelDigits(node, z, old, full.texttemplate);
       var xa = gd._fullLayout[full.xaxis.replace("x", "xaxis")], ya = gd._fullLayout[full.yaxis.replace("y", "yaxis")];
       if (!color || digits === null || !xa || !ya || !xa.c2p || !ya.c2p) return false;
       jobs.push({ t: t, z: z, node: node, img: img, color: color, digits: digits,
