@@ -34,7 +34,7 @@ from . import server
 from . import trace as bench_trace
 from . import train as bench_train
 from .common import Table, busy, machine_info
-from .report import write_markdown
+from .report import readme_block, write_markdown, write_readme
 from .verdicts import Verdicts, app_verdicts, predict_verdicts, train_verdicts, trace_verdicts
 
 COMMANDS = ("all", "trace", "predict", "train", "app")
@@ -47,6 +47,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--quick", action="store_true", help="smoke run: tiny sizes and repeats (seconds); app only if named")
     p.add_argument("--markdown", metavar="PATH", help="write the report as Markdown, e.g. docs/benchmarks.md")
     p.add_argument("--json", metavar="PATH", help="write the raw timings as JSON")
+    p.add_argument("--readme", metavar="PATH", help="write the app targets between the app-latency markers of PATH")
     p.add_argument("--note", default=None, help="a line for the report, e.g. 'CPU busy with two training jobs'")
     p.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice, all cores)")
     p.add_argument("--device", choices=("auto", "cpu"), default="auto", help="auto: CPU, plus CUDA when present")
@@ -197,6 +198,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.markdown:
         write_markdown(Path(args.markdown), args, info, threads, tables, elapsed, argv)
         print(f"\nwrote {args.markdown}")
+    if args.readme and "app" in run:
+        write_readme(Path(args.readme), readme_block(tables[-1], info, argv))
+        print(f"wrote the app targets into {args.readme}")
     return 0
 
 

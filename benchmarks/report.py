@@ -101,3 +101,34 @@ def write_markdown(path: Path, args, info: dict, threads: int, tables: list[Tabl
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines))
 
+
+README_START, README_END = "<!-- app-latency:start -->", "<!-- app-latency:end -->"
+
+
+def readme_block(verdicts: Table, info: dict, argv) -> str:
+    """The app rows of the targets table, with the command and the machine's load, for the README."""
+    load = info.get("load_average_at_start")
+    jobs = info.get("background_jobs_at_start") or []
+    lines = [
+        f"Measured by `{command_line(argv)}` on {info['logical_cpus']} logical CPUs ({info['cpu']}); "
+        f"load average at start {load[0] if load else '–'}"
+        + (f", with {len(jobs)} low-priority (nice ≥ 10) jobs, such as model training at nice 19, sharing the "
+           "cores" if jobs else "")
+        + f", {time.strftime('%Y-%m-%d')}. Full table: [docs/benchmarks.md](docs/benchmarks.md).",
+        "",
+        "| target | measured | verdict |",
+        "|---|---|---|",
+    ]
+    lines += [f"| {t} | {m} | {v} |" for t, m, v in verdicts.rows if t.startswith(("app ", "goal: app "))]
+    return "\n".join(lines)
+
+
+def write_readme(path: Path, block: str) -> None:
+    """Replace the text between the app-latency markers of ``path`` (a README) by ``block``."""
+    text = path.read_text(encoding="utf-8")
+    if README_START not in text or README_END not in text:
+        raise SystemExit(f"{path} has no {README_START} … {README_END} markers; add them where the figures go")
+    head, rest = text.split(README_START, 1)
+    _, tail = rest.split(README_END, 1)
+    path.write_text(f"{head}{README_START}\n{block}\n{README_END}{tail}", encoding="utf-8")
+

@@ -122,3 +122,25 @@ def test_app_latency_rows(capsys):
         assert row in out
     assert "p95 ms" in out and "failed" not in out
     assert "one frame" in out  # the 16 ms goal is reported beside the limits
+
+
+def test_readme_block_carries_the_app_targets_and_the_load(tmp_path):
+    from benchmarks.report import README_END, README_START, readme_block, write_readme
+
+    targets = Table("Targets", ["target", "measured", "verdict"])
+    targets.add("app α step → every map, dsa T=10: p95 ≤ 50 ms", "median 8.0 ms, p95 12.0 ms", "met")
+    targets.add("trace T=20, CPU, dsa: median ≤ 20 ms", "median 5 ms", "met")
+    info = {"logical_cpus": 2, "cpu": "test CPU", "load_average_at_start": [3.5, 2.0, 1.0],
+            "background_jobs_at_start": ["1 python (nice 19, 90% of a core)"]}
+    block = readme_block(targets, info, ["app"])
+    assert "p95 ≤ 50 ms" in block and "trace T=20" not in block
+    assert "load average at start 3.5" in block and "nice 19" in block and "python -m disan bench app" in block
+    readme = tmp_path / "README.md"
+    readme.write_text(f"intro\n{README_START}\nold\n{README_END}\nrest\n")
+    write_readme(readme, block)
+    text = readme.read_text()
+    assert "old" not in text and "median 8.0 ms" in text and text.startswith("intro") and text.endswith("rest\n")
+    plain = tmp_path / "plain.md"
+    plain.write_text("no markers here")
+    with pytest.raises(SystemExit, match="markers"):
+        write_readme(plain, block)

@@ -7,11 +7,18 @@ the browser's work per rerun. This
 component keeps one element per ``key`` and hands each new figure to
 ``Plotly.react``, which redraws only what changed.
 
+The same component draws the *live controls* (``live_control``): an ordinary
+``input[type=range]`` for α or DiSAN's feature k that recomputes every chart of
+its group in the page while it moves (``viz_app/browser``: ``recompute.js`` for
+the maths, ``paint.js`` to repaint drawn heatmaps in place, ``chart.js`` for the
+wiring; payloads and bindings from ``live.py``) and tells the server the final
+value afterwards, for the link and the other views.
+
 plotly.js is the copy bundled with the installed ``plotly`` package, written
 to ``viz_app/static/`` and served by Streamlit's static file serving
 (``server.enableStaticServing`` in ``.streamlit/config.toml``): no CDN, so
 the app stays offline. Where static serving is off or the copy cannot be
-written, charts fall back to ``st.plotly_chart``.
+written, charts fall back to ``st.plotly_chart`` and sliders to ``st.slider``.
 """
 
 from __future__ import annotations
