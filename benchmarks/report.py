@@ -119,7 +119,7 @@ def readme_block(verdicts: Table, info: dict, argv) -> str:
         "| target | measured | verdict |",
         "|---|---|---|",
     ]
-    lines += [f"| {t} | {m} | {v} |" for t, m, v in verdicts.rows if t.startswith(("app ", "goal: app "))]
+    lines += [f"| {t} | {m} | {v} |" for t, m, v in verdicts.rows if t.startswith(("app ", "goal: app ", "baseline: app "))]
     return "\n".join(lines)
 
 

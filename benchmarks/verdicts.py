@@ -89,6 +89,10 @@ FRAME_S = 1 / 60
 def app_verdicts(v: Verdicts, rows: list[dict] | None, why: str) -> None:
     """p95 against issue 12's limits (median shown too); the server path is the baseline, not a target."""
     measured = [r for r in rows or [] if r["path"] != "server" and r["tokens"] <= 64]
+    for r in [r for r in rows or [] if r["path"] == "server" and "times" in r]:
+        st = Stats.of(r["times"])
+        v.note(f"baseline: app {r['kind']}, old server path, {r['model']} T={r['tokens']}",
+               f"median {_fmt(st.median, 'ms')}, p95 {_fmt(st.p95, 'ms')}", "reference (no target)")
     for kind, (small, large) in APP_TARGETS.items():
         for r in [r for r in measured if r["kind"] == kind] or [None]:
             if r is None:
