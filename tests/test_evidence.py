@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from disan.__main__ import main
+from disan.cards import read_card
 from disan.claims import CLAIMS, GATE_CLAIMS, claims_for
 from disan.claims_file import claims_path, file_sha256, read_claims, stale_reason, write_claims
 from disan.data import Example
@@ -122,6 +123,11 @@ def test_stored_results_match_the_schema_and_their_checkpoint(name):
     jsonschema.validate(data, SCHEMA)
     assert data["model"] == name
     assert stale_reason(data) is None, f"{name}: run python -m disan claims --all --write --stale-only"
+    card_test = read_card(name).get("evaluation", {}).get("test")
+    if card_test and data["split"] == "test":  # the same predictions as `python -m disan evaluate --card`
+        assert data["accuracy"]["value"] == pytest.approx(card_test["accuracy"], abs=1e-12)
+        if card_test.get("correct_bits"):
+            assert data["correct_bits"] == card_test["correct_bits"]
 
 
 def test_cli_unknown_model_and_missing_data_exit_2(capsys, tmp_path):

@@ -85,8 +85,11 @@ def claim_section(ctx: Context, results: Results) -> None:
     if stored.stale:
         st.warning(md_escape(f"{model}'s results are stale ({stored.stale})."))
     if claim.get("distribution", {}).get("groups"):
+        of = claim["distribution"].get("of", "sentences")
+        x_title = {"tokens": "value of each token, by word class", "word pairs": "Pearson r of each word pair"}.get(
+            of, "value of each sentence")
         show_figure(cf.distribution_plot(claim["distribution"], title=f"What the statistic is made of — {model}",
-                                         x_title=claim_id, theme=ctx.theme), ctx, key="ev_distribution")
+                                         x_title=x_title, theme=ctx.theme), ctx, key="ev_distribution")
     _examples(claim, model)
     st.markdown(md_link(f"Model page of {md_escape(model)}", model_url(model)))
 
