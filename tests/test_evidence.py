@@ -19,6 +19,7 @@ from disan.evaluate import unpack_correct
 from disan.evidence import run
 from disan.stats import bootstrap_ci, paired_bootstrap_diff, verdict
 from tests.conftest import make_tiny
+from viz_app.results import read_results
 from tests.fixture_data import fixture_data_dir
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -115,6 +116,17 @@ def test_stored_file_is_stale_when_the_checkpoint_changes(tmp_path, tiny_glove):
     assert "changed" in stale_reason(result, tmp_path)
     ckpt.unlink()
     assert "missing" in stale_reason(result, tmp_path)
+
+
+def test_a_damaged_results_file_is_reported_not_raised(tmp_path):
+    for name, text in (("broken", "{not json"), ("partial", '{"model": "partial", "claims": []}'), ("none", None)):
+        (tmp_path / f"{name}.safetensors").write_bytes(b"weights")
+        if text is not None:
+            (tmp_path / f"{name}.claims.json").write_text(text)
+    results = read_results(tmp_path)
+    assert results.stored == () and results.missing == ("none",)
+    assert [n for n, _ in results.unreadable] == ["broken", "partial"]
+    assert all("claims.json" in why for _, why in results.unreadable)
 
 
 @pytest.mark.parametrize("name", sorted(p.name.removesuffix(".claims.json") for p in PRETRAINED.glob("*.claims.json")))
