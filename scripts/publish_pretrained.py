@@ -1,7 +1,8 @@
 """Copy trained runs into pretrained/, score them on test once, and write their model cards.
 
-Usage: python scripts/publish_pretrained.py [--runs DIR] NAME [NAME ...]
-Reads DIR/<NAME>.safetensors and DIR/<NAME>.train.json (written by `python -m disan train`; DIR
+Usage: python scripts/publish_pretrained.py [--runs DIR] NAME[=RUN] [NAME[=RUN] ...]
+Reads DIR/<RUN>.safetensors and DIR/<RUN>.train.json (RUN defaults to NAME; a recipe arm such as
+disan-nli+authors-dropout is published as disan-nli with NAME=RUN) (written by `python -m disan train`; DIR
 defaults to runs/), refuses a run that has not finished (no stopped_by, or the wall-clock safety stop),
 writes pretrained/<NAME>.safetensors (+ MANIFEST.json hash), pretrained/<NAME>.json and <NAME>.card.md.
 The test split is scored here, once, after model selection on dev.
@@ -72,8 +73,42 @@ def gap_left(target: float | None, test_acc: float) -> bool:
     return target is not None and test_acc < target
 
 
-def publish(name: str, runs: Path) -> dict:
-    run = runs / name
+def recipe_lines(name: str) -> list[str]:
+    """The card's recipe choices, from docs/recipe.json (written by scripts/recipe_decisions.py --write)."""
+    path = ROOT / "docs" / "recipe.json"
+    if not path.exists():
+        return []
+    from recipe_decisions import card_lines  # noqa: PLC0415  (a sibling script)
+
+    return card_lines(json.loads(path.read_text()), name)
+
+
+def unk_zero_chosen() -> bool:
+    path = ROOT / "docs" / "recipe.json"
+    rows = json.loads(path.read_text()) if path.exists() else []
+    return any(r["id"] == "unk" and r.get("choice") == "authors" for r in rows)
+
+
+def copy_checkpoint(source: Path, target: Path) -> None:
+    """Copy a run's checkpoint; with the authors' zero ``<unk>`` row chosen, apply it to a run trained without it.
+
+    ``<unk>`` never occurs in training, so zeroing the row afterwards gives exactly the model a run with
+    --unk-zero would have trained (tests/test_recipe_decisions.py checks it).
+    """
+    if not unk_zero_chosen():
+        shutil.copyfile(source, target)
+        return
+    import dataclasses
+
+    model = load(str(source), device="cpu")
+    if not model.cfg.unk_zero:
+        model.cfg = dataclasses.replace(model.cfg, unk_zero=True)
+        model.zero_unk_row()
+    checkpoint.save(model, target, manifest=False)
+
+
+def publish(name: str, runs: Path, run_name: str | None = None) -> dict:
+    run = runs / (run_name or name)
     summary = json.loads(run.with_suffix(".train.json").read_text())
     if summary.get("stopped_by") not in ("patience", "max_steps"):
         raise SystemExit(f"{run}: the run ended by {summary.get('stopped_by')!r}, not by early stopping or its step "
@@ -81,7 +116,7 @@ def publish(name: str, runs: Path) -> dict:
     task = summary["train_config"]["task"]
     PRETRAINED_DIR.mkdir(exist_ok=True)
     target = PRETRAINED_DIR / f"{name}.safetensors"
-    shutil.copyfile(run.with_suffix(".safetensors"), target)
+    copy_checkpoint(run.with_suffix(".safetensors"), target)
     checkpoint.update_manifest(target)
     model = load(name, device="cpu")
     report = evaluate(model, load_task(task, "test"))
@@ -93,6 +128,7 @@ def publish(name: str, runs: Path) -> dict:
         "train_command": f"bash scripts/train_pretrained.sh {name}   # = {summary['command']}",
         "evaluation": {"test": {"model": name, "task": task, "split": "test", **report}},
         "shortfall": shortfall(name, task, report["accuracy"], summary),
+        "recipe": recipe_lines(name),
     }
     write_card(card)
     print(f"{name}: dev {summary['best_dev_acc']:.4f}  test {report['accuracy']:.4f}")
@@ -102,7 +138,9 @@ def publish(name: str, runs: Path) -> dict:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=Path, default=ROOT / "runs", help="folder of finished runs (default runs/)")
-    parser.add_argument("names", nargs="+")
+    parser.add_argument("names", nargs="+", metavar="NAME[=RUN]")
     args = parser.parse_args()
+    sys.path.insert(0, str(ROOT / "scripts"))
     for arg in args.names:
-        publish(arg, args.runs)
+        name, _, run_name = arg.partition("=")
+        publish(name, args.runs, run_name or None)

@@ -1,39 +1,106 @@
-"""Print the README's reproduction table from the model cards in pretrained/*.json.
+"""Print (or write into README.md) the reproduction table and the ablation gaps from the model cards.
 
-Usage: python scripts/repro_table.py
-Every number comes from a card, and every card from `python -m disan evaluate ... --card`
-or scripts/publish_pretrained.py.
+Usage: python scripts/repro_table.py [--readme]
+Every number comes from a card in pretrained/*.json, and every card from
+scripts/publish_pretrained.py (test scored once, after model selection on dev). The gap of a
+model over its ablation is the difference of their test accuracies with a 95% interval from a
+paired bootstrap over the test examples (``disan.stats.paired_bootstrap_diff``, 10,000
+resamples, seed 0), computed from the per-example correctness bits each card stores.
+With --readme the tables replace the text between the repro-table markers in README.md.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
+import re
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 ORDER = ("disan-sst5", "disan-sst5-nodir", "dsa-sst5", "dsa-sst5-nodist", "disan-nli", "dsa-nli", "dsa-nli-nodist")
+#: (model, its ablation, what the ablation removes)
+PAIRS = (("disan-sst5", "disan-sst5-nodir", "directional masks (Shen Table 2)"),
+         ("dsa-sst5", "dsa-sst5-nodist", "distance mask"),
+         ("dsa-nli", "dsa-nli-nodist", "distance mask (Im Table 1)"))
+START, END = "<!-- repro-table:start -->", "<!-- repro-table:end -->"
+
+
+def read_cards() -> dict[str, dict]:
+    cards = {}
+    for name in ORDER:
+        path = ROOT / "pretrained" / f"{name}.json"
+        if path.exists():
+            cards[name] = json.loads(path.read_text())
+    return cards
+
+
+def model_rows(cards: dict[str, dict]) -> list[str]:
+    from disan.cards import PAPER_REFERENCE, epochs_text
+
+    rows = ["| model | trained on | dev (selection) | test | paper (300-d GloVe) | optimizer steps (epochs) | ended by | CPU time |",
+            "|---|---|---|---|---|---|---|---|"]
+    for name in ORDER:
+        card = cards.get(name)
+        if card is None:
+            rows.append(f"| `{name}` | not trained yet | | | {PAPER_REFERENCE[name]} | | | |")
+            continue
+        train, test = card["train"], card["evaluation"]["test"]
+        steps = f"{train['total_steps']:,}" if "total_steps" in train else "–"
+        rows.append(
+            f"| `{name}` | {train['train_examples']:,} examples | {100 * train['best_dev_acc']:.2f}% "
+            f"| {100 * test['accuracy']:.2f}% ({test['n']:,}) | {PAPER_REFERENCE[name]} "
+            f"| {steps} ({epochs_text(train).split(' (')[0]}) | {train.get('stopped_by', 'wall clock')} "
+            f"| {train['wall_time_s'] / 60:.0f} min |"
+        )
+    return rows
+
+
+def gap_rows(cards: dict[str, dict]) -> list[str]:
+    from disan.evaluate import unpack_correct
+    from disan.stats import paired_bootstrap_diff
+
+    rows = ["| model − ablation | what the ablation removes | test gap (points) | 95% CI (paired bootstrap) | same steps |",
+            "|---|---|---|---|---|"]
+    for a, b, what in PAIRS:
+        if a not in cards or b not in cards:
+            rows.append(f"| `{a}` − `{b}` | {what} | not trained yet | | |")
+            continue
+        ta, tb = cards[a]["evaluation"]["test"], cards[b]["evaluation"]["test"]
+        if "correct_bits" not in ta or "correct_bits" not in tb or ta["n"] != tb["n"]:
+            rows.append(f"| `{a}` − `{b}` | {what} | {100 * (ta['accuracy'] - tb['accuracy']):+.2f} "
+                        "| not available: a card predates per-example correctness bits | |")
+            continue
+        ca, cb = unpack_correct(ta["correct_bits"], ta["n"]), unpack_correct(tb["correct_bits"], tb["n"])
+        diff, lo, hi = paired_bootstrap_diff(ca, cb, n_boot=10_000, seed=0)
+        sa, sb = cards[a]["train"].get("total_steps"), cards[b]["train"].get("total_steps")
+        same = "yes" if sa is not None and sa == sb else f"no ({sa} vs {sb})"
+        rows.append(f"| `{a}` − `{b}` | {what} | {100 * diff:+.2f} | [{100 * lo:+.2f}, {100 * hi:+.2f}] | {same} |")
+    return rows
+
+
+def tables() -> str:
+    cards = read_cards()
+    return "\n".join(model_rows(cards) + ["", "Ablation gaps on test:", ""] + gap_rows(cards))
+
+
+def write_readme(text: str, readme: Path = ROOT / "README.md") -> None:
+    body = readme.read_text()
+    pattern = re.compile(re.escape(START) + r".*?" + re.escape(END), re.S)
+    if not pattern.search(body):
+        raise SystemExit(f"{readme} has no {START} … {END} markers; add them where the table belongs.")
+    readme.write_text(pattern.sub(lambda _: f"{START}\n{text}\n{END}", body))
 
 
 def main() -> int:
     sys.path.insert(0, str(ROOT))
-    from disan.cards import PAPER_REFERENCE, epochs_text
-
-    print("| model | trained on | dev (selection) | test | paper (300-d GloVe) | epochs | CPU time |")
-    print("|---|---|---|---|---|---|---|")
-    for name in ORDER:
-        path = ROOT / "pretrained" / f"{name}.json"
-        if not path.exists():
-            print(f"| `{name}` | not trained yet | | | {PAPER_REFERENCE[name]} | | |")
-            continue
-        card = json.loads(path.read_text())
-        train = card["train"]
-        test = card["evaluation"]["test"]
-        print(
-            f"| `{name}` | {train['train_examples']:,} examples | {100 * train['best_dev_acc']:.2f}% "
-            f"| {100 * test['accuracy']:.2f}% ({test['n']:,}) | {PAPER_REFERENCE[name]} "
-            f"| {epochs_text(train).split(' (')[0]} | {train['wall_time_s'] / 60:.0f} min |"
-        )
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--readme", action="store_true", help="write the tables into README.md between the markers")
+    args = parser.parse_args()
+    text = tables()
+    if args.readme:
+        write_readme(text)
+    print(text)
     return 0
 
 

@@ -127,6 +127,14 @@ def test_dsa_report_draws_offline_and_alpha_matches_probs_at(tmp_path, open_offl
                 np.testing.assert_allclose(got, want.mean(0), atol=1e-5, rtol=0)
         title = page.evaluate("() => document.querySelector(`.plot[data-fig='alpha-mean-premise']`).layout.title.text")
         assert f"α = {alpha:g}" in title
+    slider = page.locator('input[data-control="alpha"]').first
+    for _ in range(5):  # a fast drag: events arrive while the page is still drawing
+        slider.press("ArrowLeft")
+    page.wait_for_function("() => document.getElementById('report').dataset.alpha === '4.5'")
+    T = len(trace.premise.tokens)
+    want = trace.premise.encoder.bw.probs_at(4.5)[0, :, :T, :T].numpy().astype(np.float64)
+    np.testing.assert_allclose(z_of(page, "alpha-mean-premise", 1), want.mean(0), atol=1e-5, rtol=0)
+    move(page, "alpha", "End", "5")
     move(page, "alpha", "ArrowLeft", "4.9")
     page.locator("h1").click()
     page.keyboard.press("j")

@@ -8,7 +8,7 @@
 
   function start(root, data) {
     const doc = root.ownerDocument;
-    const state = { alpha: data.alpha, feature: 0, talk: false, busy: Promise.resolve() };
+    const state = { alpha: data.alpha, feature: 0, talk: false, busy: Promise.resolve(), queued: false };
     const payloads = {};
     for (const side of Object.keys(data.payloads)) payloads[side] = DisanRecompute.prepare(data.payloads[side]);
     const plots = Array.from(root.querySelectorAll(".plot[data-fig]"));
@@ -24,15 +24,22 @@
       }), Promise.resolve());
     }
 
-    /* Redraw every live figure from the controls' values (queued: a fast drag never interleaves redraws). */
+    /* Redraw every live figure for the controls' latest values. Redraws run one at a time, and events that
+     * arrive meanwhile collapse into one more redraw, so a fast drag never falls behind the slider. */
     function redraw() {
-      const values = { alpha: state.alpha, feature: state.feature };
-      state.busy = state.busy.then(() => Promise.all(plots.map(gd => {
-        const info = data.live[gd.dataset.fig];
-        if (!info) return null;
-        const figure = DisanRecompute.render(payloads[info.side], info.binding, { data: gd.data, layout: gd.layout }, values);
-        return Plotly.react(gd, figure.data, figure.layout, config);
-      }))).then(() => { root.dataset.alpha = state.alpha; root.dataset.feature = state.feature; });
+      if (state.queued) return state.busy;
+      state.queued = true;
+      state.busy = state.busy.then(() => {
+        state.queued = false;
+        const values = { alpha: state.alpha, feature: state.feature };
+        return Promise.all(plots.map(gd => {
+          const info = data.live[gd.dataset.fig];
+          if (!info) return null;
+          const figure = DisanRecompute.render(payloads[info.side], info.binding, { data: gd.data, layout: gd.layout },
+                                               values);
+          return Plotly.react(gd, figure.data, figure.layout, config);
+        })).then(() => { root.dataset.alpha = values.alpha; root.dataset.feature = values.feature; });
+      });
       return state.busy;
     }
 

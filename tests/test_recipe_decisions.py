@@ -1,0 +1,70 @@
+"""scripts/recipe_decisions.py compares two runs on dev over the steps both reached."""
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+spec = importlib.util.spec_from_file_location("recipe_decisions", ROOT / "scripts" / "recipe_decisions.py")
+rd = importlib.util.module_from_spec(spec)
+sys.modules["recipe_decisions"] = rd  # dataclasses look their module up
+spec.loader.exec_module(rd)
+
+
+def _curve(*pairs):
+    return [{"global_step": s, "dev_acc": a} for s, a in pairs]
+
+
+def test_compare_only_counts_evaluations_both_runs_reached():
+    ours = _curve((100, 0.50), (200, 0.60), (300, 0.70))  # its 0.70 comes after the other run stopped
+    authors = _curve((100, 0.55), (200, 0.62))
+    r = rd.compare(ours, authors)
+    assert (r["steps_compared"], r["ours_dev"], r["authors_dev"], r["choice"]) == (200, 0.60, 0.62, "authors")
+
+
+def test_ours_wins_only_when_strictly_better_on_dev():
+    assert rd.compare(_curve((10, 0.7)), _curve((10, 0.6)))["choice"] == "ours"
+    assert rd.compare(_curve((10, 0.6)), _curve((10, 0.6)))["choice"] == "authors"
+
+
+def test_decide_reads_the_run_logs_and_says_what_is_missing(tmp_path):
+    point = rd.POINTS[0]
+    for name, accs in ((point.ours, (0.40, 0.45)), (point.authors, (0.41, 0.44))):
+        lines = [json.dumps({"global_step": 1000 * (i + 1), "dev_acc": a}) for i, a in enumerate(accs)]
+        (tmp_path / f"{name}.log.jsonl").write_text("\n".join(lines) + "\n")
+    rows = {r["id"]: r for r in rd.decide(tmp_path)}
+    assert rows[point.id]["choice"] == "ours" and rows[point.id]["steps_compared"] == 2000
+    assert rows["dsa-bias"]["choice"] is None and "missing" in rows["dsa-bias"]["missing"]
+    lines = rd.card_lines(list(rows.values()), point.models[0])
+    assert len(lines) == 1 and "our way" in lines[0] and "45.00%" in lines[0] and "44.00%" in lines[0]
+    assert "not measured yet" in rd.markdown(list(rows.values()))
+
+
+def test_training_with_unk_zero_equals_zeroing_the_row_afterwards(tmp_path):
+    """Why the <unk> point needs no second run: <unk> never occurs in training, so only its row differs."""
+    import numpy as np
+    import torch
+
+    from disan.train import TrainConfig, train
+    from tests.fixture_data import fixture_data_dir
+
+    words = ["the", "movie", "is", "good", "bad", "a", "great", "awful", "film", ".", ",", "not", "and", "it", "'s"]
+    rng = np.random.default_rng(0)
+    glove = tmp_path / "vectors.8d.txt"
+    glove.write_text("".join(f"{w} {' '.join(f'{v:.4f}' for v in rng.standard_normal(8))}\n" for w in words))
+    states = {}
+    for unk_zero in (False, True):
+        cfg = TrainConfig(model="disan", task="sst5", out=str(tmp_path / f"u{unk_zero}" / "m"),
+                          data_dir=str(fixture_data_dir()), glove=str(glove), d_h=10, batch_size=4,
+                          optimizer="adam", lr=1e-2, weight_decay=1e-3, epochs=2, threads=1, unk_zero=unk_zero)
+        train(cfg)
+        states[unk_zero] = torch.load(Path(cfg.out).with_suffix(".state.pt"), weights_only=True)["model"]
+    plain, zero = states[False], states[True]
+    assert plain.keys() == zero.keys()
+    for key in plain:
+        if key == "embedding.weight":
+            assert torch.equal(plain[key][2:], zero[key][2:]) and torch.equal(plain[key][0], zero[key][0])
+            assert not zero[key][1].any() and plain[key][1].any()  # only the <unk> row differs
+        else:
+            assert torch.equal(plain[key], zero[key]), key
