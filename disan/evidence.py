@@ -244,7 +244,10 @@ def run(model: SentenceModel, examples: Sequence[Example], task: str, split: str
             r = long_gap(correct, corpus.lengths, c)
         else:
             r = ablation_gap(correct, predict_correct(ablation, corpus), corpus.lengths, c)
-        (results.append(r) if r is not None else skipped.append({"id": c.id, "reason": "no example qualifies"}))
+        if r is None:
+            skipped.append({"id": c.id, "reason": "no example qualifies"})
+        else:
+            results.append(r)
     acc = correct.astype(float)
     out = {
         "schema_version": SCHEMA_VERSION, "model": model.name, "checkpoint_sha256": checkpoint_sha256,
