@@ -195,7 +195,7 @@ def run_claims(args) -> int:
 
 
 def add_bench(sub) -> None:
-    sub.add_parser("bench", help="print latency / throughput tables (python -m disan bench --help)")
+    sub.add_parser("bench", help="print latency / throughput tables (benchmarks/; python -m disan bench --help)")
 
 
 COMMANDS = {"trace": (add_trace, run_trace), "report": (add_report, run_report), "train": (add_train, run_train),
@@ -208,9 +208,13 @@ def main(argv: list[str] | None = None) -> int:
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["bench"]:  # the bench command owns its own flags
-        from .bench import main as bench_main
-
+    if argv[:1] == ["bench"]:  # the bench command owns its own flags and lives outside the model package
+        try:
+            from benchmarks.cli import main as bench_main
+        except ImportError as err:
+            print(f"error: the benchmarks package is not importable ({err}); run `python -m disan bench` from the "
+                  "repository root, where benchmarks/ is", file=sys.stderr)
+            return 2
         return bench_main(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m disan", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)

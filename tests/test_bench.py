@@ -1,13 +1,18 @@
-"""``python -m disan bench``: a --quick run prints every table with its columns and writes the Markdown report.
+"""``python -m disan bench`` (``benchmarks/``): a --quick run prints every table with its columns and writes the
+Markdown report.
 
 Only that the command works is tested here; speed targets live in the
 benchmark report (docs/benchmarks.md), never in timed tests.
 """
 
+from pathlib import Path
+
 import pytest
 
-from disan import bench, bench_app, bench_train
-from disan.bench_common import Stats, Table, sentence
+from benchmarks import cli as bench
+from benchmarks import server
+from benchmarks import train as bench_train
+from benchmarks.common import Stats, Table, background_jobs, sentence
 from disan.vocab import tokenize
 
 
@@ -48,7 +53,7 @@ def test_quick_run_prints_training_table_against_the_papers(quick_run):
 def test_quick_run_prints_predict_and_target_tables(quick_run):
     _, out, _, _ = quick_run
     assert "Batch prediction" in out and "inputs / s" in out
-    assert "Targets (issue #5)" in out
+    assert "Targets (issues 5 and 12)" in out
     assert "H100" in out and "not measured" in out  # no GPU here, and the app is not run by --quick
 
 
@@ -56,7 +61,7 @@ def test_markdown_report_has_command_machine_and_tables(quick_run):
     _, _, md, raw = quick_run
     assert md.startswith("# Benchmarks")
     assert "python -m disan bench all --quick" in md
-    for item in ("| CPU |", "| logical CPUs |", "| torch |", "Smoke run"):
+    for item in ("| CPU |", "| logical CPUs |", "| torch |", "Smoke run", "load average at start", "nice ≥ 10"):
         assert item in md
     assert md.count("### ") >= 4 and "| model |" in md
     assert '"trace"' in raw and '"train"' in raw
@@ -91,12 +96,51 @@ def test_epoch_plan_is_an_snli_epoch(tmp_path):
     assert len(plan.timed) == 5 and not set(plan.timed) & set(plan.warmup)
 
 
+def test_model_package_holds_no_benchmarks():
+    import disan
+
+    package = Path(disan.__file__).parent
+    assert not list(package.glob("bench*.py"))
+    for path in package.glob("*.py"):
+        text = path.read_text()
+        assert "playwright" not in text and "import streamlit" not in text, path.name
+
+
+def test_background_jobs_are_listed_as_text():
+    jobs = background_jobs(sample_s=0.05)
+    assert isinstance(jobs, list) and all("nice" in j for j in jobs)
+
+
 @pytest.mark.browser
 def test_app_latency_rows(capsys):
-    why = bench_app.unavailable()
+    why = server.unavailable()
     if why:
         pytest.skip(why)
     assert bench.main(["app", "--quick", "--app-lengths", "10", "--app-models", "disan"]) == 0
     out = capsys.readouterr().out
-    assert "submit → heatmap" in out and "α slider → re-render" in out and "p95 ms" in out
-    assert "failed" not in out
+    for row in ("α step → every map", "feature step → redrawn", "submit → Explore heatmaps", "browser", "server"):
+        assert row in out
+    assert "p95 ms" in out and "failed" not in out
+    assert "one frame" in out  # the 16 ms goal is reported beside the limits
+
+
+def test_readme_block_carries_the_app_targets_and_the_load(tmp_path):
+    from benchmarks.report import README_END, README_START, readme_block, write_readme
+
+    targets = Table("Targets", ["target", "measured", "verdict"])
+    targets.add("app α step → every map, dsa T=10: p95 ≤ 50 ms", "median 8.0 ms, p95 12.0 ms", "met")
+    targets.add("trace T=20, CPU, dsa: median ≤ 20 ms", "median 5 ms", "met")
+    info = {"logical_cpus": 2, "cpu": "test CPU", "load_average_at_start": [3.5, 2.0, 1.0],
+            "background_jobs_at_start": ["1 python (nice 19, 90% of a core)"]}
+    block = readme_block(targets, info, ["app"])
+    assert "p95 ≤ 50 ms" in block and "trace T=20" not in block
+    assert "load average at start 3.5" in block and "nice 19" in block and "python -m disan bench app" in block
+    readme = tmp_path / "README.md"
+    readme.write_text(f"intro\n{README_START}\nold\n{README_END}\nrest\n")
+    write_readme(readme, block)
+    text = readme.read_text()
+    assert "old" not in text and "median 8.0 ms" in text and text.startswith("intro") and text.endswith("rest\n")
+    plain = tmp_path / "plain.md"
+    plain.write_text("no markers here")
+    with pytest.raises(SystemExit, match="markers"):
+        write_readme(plain, block)

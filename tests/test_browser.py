@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from disan.bench_app import streamlit_server
+from benchmarks.server import streamlit_server
 
 pytestmark = pytest.mark.browser
 

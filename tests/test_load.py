@@ -43,7 +43,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from disan.bench_app import streamlit_server
+from benchmarks.server import streamlit_server
 
 from tests.test_app import decode
 from tests.test_browser import CHROMIUM, ROOT, _free_port

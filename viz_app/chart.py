@@ -7,11 +7,18 @@ the browser's work per rerun. This
 component keeps one element per ``key`` and hands each new figure to
 ``Plotly.react``, which redraws only what changed.
 
+The same component draws the *live controls* (``live_control``): an ordinary
+``input[type=range]`` for α or DiSAN's feature k that recomputes every chart of
+its group in the page while it moves (``viz_app/browser``: ``recompute.js`` for
+the maths, ``paint.js`` to repaint drawn heatmaps in place, ``chart.js`` for the
+wiring; payloads and bindings from ``live.py``) and tells the server the final
+value afterwards, for the link and the other views.
+
 plotly.js is the copy bundled with the installed ``plotly`` package, written
 to ``viz_app/static/`` and served by Streamlit's static file serving
 (``server.enableStaticServing`` in ``.streamlit/config.toml``): no CDN, so
 the app stays offline. Where static serving is off or the copy cannot be
-written, charts fall back to ``st.plotly_chart``.
+written, charts fall back to ``st.plotly_chart`` and sliders to ``st.slider``.
 """
 
 from __future__ import annotations
@@ -25,18 +32,16 @@ import plotly.graph_objects as go
 import plotly.io as pio
 import streamlit as st
 
-from . import settings
+from . import live, settings
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 PLOTLY_JS = "plotly.min.js"
 #: A live control tells the server its value this long after the last move (drawing never waits for it).
 SEND_AFTER_MS = 300
 
-BROWSER = Path(__file__).resolve().parent / "browser"
-
-# The component's module: recompute.js (a classic script defining DisanRecompute, shared with the offline
-# report) followed by chart.js (charts drawn in place; live groups recomputed in the page).
-_JS = (BROWSER / "recompute.js").read_text(encoding="utf-8") + "\n" + (BROWSER / "chart.js").read_text(encoding="utf-8")
+# The component's module: recompute.js and paint.js (classic scripts defining DisanRecompute and DisanPaint,
+# shared with the offline report) followed by chart.js (charts drawn in place; live groups redrawn in the page).
+_JS = live.recompute_js() + "\n" + (Path(__file__).resolve().parent / "browser" / "chart.js").read_text(encoding="utf-8")
 _CSS = """
 .viz-live label { font-size: 0.875rem; }
 .viz-live output { font-weight: 600; }

@@ -30,8 +30,10 @@ import plotly.graph_objects as go
 
 from disan.trace import DiSABlockTrace, DistanceBlockTrace, SentenceTrace
 
-#: The browser code every host embeds (a classic script defining ``DisanRecompute``).
+#: The browser code every host embeds: classic scripts defining ``DisanRecompute`` (the maths) and
+#: ``DisanPaint`` (repainting a drawn Plotly heatmap in place while a slider moves).
 RECOMPUTE_JS = Path(__file__).resolve().parent / "browser" / "recompute.js"
+PAINT_JS = Path(__file__).resolve().parent / "browser" / "paint.js"
 
 #: Longest sentence whose per-feature probabilities are sent to the page (2 blocks × T² / 2 × D × 2 bytes:
 #: about 2.4 MB at T = 64, D = 300); longer sentences keep the server path.
@@ -44,8 +46,8 @@ QUANTISATION_ERROR = 0.5 * Q16_SCALE
 
 
 def recompute_js() -> str:
-    """The source of ``recompute.js``, to inline in a page or a component."""
-    return RECOMPUTE_JS.read_text(encoding="utf-8")
+    """``recompute.js`` and ``paint.js``, to inline in a page (``<script>…</script>``) or a component."""
+    return RECOMPUTE_JS.read_text(encoding="utf-8") + "\n" + PAINT_JS.read_text(encoding="utf-8")
 
 
 def encode(array: np.ndarray, dtype: str, scale: float | None = None) -> dict:

@@ -17,20 +17,25 @@ import json
 
 import numpy as np
 import streamlit as st
+import torch
 
 import disan
 from disan.model import SentenceModel
 from disan.trace import ModelTrace
 
-from . import live
+from . import live, settings
 from .records import TraceView
 from .records import trace_view as to_view
-from .reduce import reweight_alpha
+from .reduce import feature_entropy, reweight_alpha
 
 
 @st.cache_resource(max_entries=8, show_spinner="Loading model…")
 def load_model(name: str) -> SentenceModel:
-    """The model called ``name`` on the CPU (raises ``disan.DisanError`` subclasses)."""
+    """The model called ``name`` on the CPU (raises ``disan.DisanError`` subclasses).
+
+    Also sets the process's torch threads to ``settings.TORCH_THREADS`` (the app's process runs only
+    the app's small traces)."""
+    torch.set_num_threads(settings.TORCH_THREADS)
     return disan.load(name, device="cpu")
 
 
@@ -59,6 +64,19 @@ def feature_matrix(
         return block.probs[0, :T, :T, feature].numpy().copy()
     source = hypothesis if side == "hypothesis" else text
     return load_model(name).feature_slice(source, feature, direction, masks=masks).numpy()
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def entropy_matrix(
+    name: str, text: str, hypothesis: str | None, masks: str, side: str, direction: str
+) -> np.ndarray | None:
+    """``reduce.feature_entropy`` of one DiSAN block (T, T); None when the trace kept no per-feature tensor.
+    Computed on demand: only the DiSAN view's "feature entropy" shows it."""
+    trace = full_trace(name, text, hypothesis, masks, None)
+    sent = trace.hypothesis if side == "hypothesis" and trace.hypothesis is not None else trace.premise
+    block = sent.encoder.fw if direction == "fw" else sent.encoder.bw
+    T = len(sent.tokens)
+    return None if block.probs is None else feature_entropy(block.probs[0, :T, :T].numpy())
 
 
 @st.cache_data(max_entries=256, show_spinner=False)

@@ -13,7 +13,6 @@ import numpy as np
 
 from disan.trace import DiSABlockTrace, DistanceBlockTrace, ModelTrace, SentenceTrace
 
-from .reduce import feature_entropy
 
 
 @dataclass(frozen=True)
@@ -25,7 +24,6 @@ class BlockView:
     attention: np.ndarray  # (T, T)
     gate: np.ndarray  # (T, D)  Shen Eq. 19 / Im Eq. 12
     probs_max: np.ndarray | None = None  # (T, T) DiSAN: max over features
-    probs_entropy: np.ndarray | None = None  # (T, T) DiSAN: see reduce.feature_entropy
     heads: np.ndarray | None = None  # (H, T, T) DSA: Eq. 7 per head
     scores: np.ndarray | None = None  # (H, T, T) DSA: QK^T/√d_k before masks
     ffn_deactivation: np.ndarray | None = None  # (T,) DSA: Im Fig. 10a
@@ -76,14 +74,12 @@ def _block(block: DiSABlockTrace | DistanceBlockTrace, T: int) -> BlockView:
     allowed = _np(block.allowed[0, :T, :T])
     gate = _np(block.gate[0, :T])
     if isinstance(block, DiSABlockTrace):
-        probs = None if block.probs is None else _np(block.probs[0, :T, :T])
         return BlockView(
             mask=block.mask,
             allowed=allowed,
             attention=_np(block.probs_mean[0, :T, :T]),
             gate=gate,
             probs_max=_np(block.probs_max[0, :T, :T]),
-            probs_entropy=None if probs is None else feature_entropy(probs),
         )
     heads = _np(block.probs[0, :, :T, :T])
     return BlockView(

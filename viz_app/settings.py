@@ -11,6 +11,11 @@ def _env_int(name: str, default: int, low: int) -> int:
     return max(low, int(raw)) if raw.strip().isdigit() else default
 
 
+#: Torch threads of the app's process (``VIZ_TORCH_THREADS``). The app's traces are small (≤ 128 tokens), and
+#: with more threads than free cores OpenMP's barriers wait on busy cores: on this 2-core machine under
+#: load, one DSA trace of 64 tokens took far longer with 2 threads than with 1.
+TORCH_THREADS = _env_int("VIZ_TORCH_THREADS", 1, 1)
+
 #: Most tokens a sentence may have in the app (the API allows more; the
 #: browser would not draw T×T×heads maps quickly beyond this).
 MAX_TOKENS = _env_int("VIZ_MAX_TOKENS", 128, 8)

@@ -45,13 +45,14 @@ def _matrix(ctx: Context, block, direction: str, reduction: str, feature: int) -
     if reduction == "max":
         return block.probs_max
     if reduction == "entropy":
-        if block.probs_entropy is None:
+        entropy = loaders.entropy_matrix(ctx.model, ctx.text, ctx.hypothesis, ctx.masks, ctx.side, direction)
+        if entropy is None:
             st.warning(
                 "Feature entropy needs the full per-feature tensor, which the trace keeps up to 256 tokens; "
                 "showing the mean."
             )
             return block.attention
-        return block.probs_entropy
+        return entropy
     if reduction == "feature":
         return loaders.feature_matrix(ctx.model, ctx.text, ctx.hypothesis, ctx.masks, ctx.side, direction, feature)
     return block.attention

@@ -167,8 +167,39 @@ def machine_info() -> dict:
         "platform": platform.platform(),
         "gpu": torch.cuda.get_device_name() if torch.cuda.is_available() else None,
         "load_average_at_start": [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None,
+        "background_jobs_at_start": background_jobs(),
     }
     return info
+
+
+def background_jobs(sample_s: float = 1.0) -> list[str]:
+    """Processes of other users of the CPU at low priority (nice ≥ 10) that used it during ``sample_s``,
+    as ``"pid name (nice N, X% of a core)"`` — e.g. training runs at nice 19 sharing the cores (Linux only)."""
+
+    def snapshot() -> dict[int, tuple[str, int, int]]:
+        out = {}
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                text = stat.read_text()
+            except OSError:
+                continue
+            name = text[text.index("(") + 1 : text.rindex(")")]
+            fields = text[text.rindex(")") + 2 :].split()  # fields[0] = state (field 3 of proc(5))
+            out[int(stat.parent.name)] = (name, int(fields[16]), int(fields[11]) + int(fields[12]))
+        return out
+
+    if not Path("/proc/self/stat").exists():
+        return []
+    tick = os.sysconf("SC_CLK_TCK")
+    before = snapshot()
+    time.sleep(sample_s)
+    after = snapshot()
+    jobs = []
+    for pid, (name, nice, cpu) in after.items():
+        used = (cpu - before.get(pid, (name, nice, cpu))[2]) / tick / sample_s
+        if nice >= 10 and used > 0.05:
+            jobs.append(f"{pid} {name} (nice {nice}, {used:.0%} of a core)")
+    return jobs
 
 
 def busy(info: dict) -> bool:

@@ -6,7 +6,7 @@ alone; the memory column is that peak minus the resident set right after the
 model was loaded (CUDA: ``torch.cuda.max_memory_allocated`` after the load).
 ``tracemalloc`` is not used: it does not see torch's allocations.
 
-Worker: ``python -m disan.bench_trace '<json spec>'`` prints one JSON line.
+Worker: ``python -m benchmarks.trace '<json spec>'`` prints one JSON line.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import sys
 import time
 from dataclasses import asdict, dataclass
 
-from .bench_common import REPO_ROOT, Stats, Table, fmt_mib, fmt_ms, peak_rss_mib, repeat, sentence
+from .common import REPO_ROOT, Stats, Table, fmt_mib, fmt_ms, peak_rss_mib, repeat, sentence
 
 MODES = ("trace", "predict")
 
@@ -36,7 +36,7 @@ class LatencySpec:
 
 
 def load_model(arch: str, device: str):
-    from .api import random_model
+    from disan.api import random_model
 
     return random_model(arch, device)
 
@@ -45,7 +45,7 @@ def measure(spec: LatencySpec, model=None) -> dict:
     """Time ``spec.mode`` on a sentence of ``spec.tokens`` tokens; memory as described in the module doc."""
     import torch
 
-    from .vocab import tokenize
+    from disan.vocab import tokenize
 
     if spec.threads:
         torch.set_num_threads(spec.threads)
@@ -87,7 +87,7 @@ def measure(spec: LatencySpec, model=None) -> dict:
 def run_isolated(spec: LatencySpec, timeout: float = 3600) -> dict:
     """``measure(spec)`` in a fresh interpreter; a failure becomes ``{"error": ...}``."""
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    cmd = [sys.executable, "-m", "disan.bench_trace", json.dumps(asdict(spec))]
+    cmd = [sys.executable, "-m", "benchmarks.trace", json.dumps(asdict(spec))]
     try:
         proc = subprocess.run(cmd, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:

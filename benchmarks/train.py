@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .bench_common import FILLER_WORDS, Table
+from .common import FILLER_WORDS, Table
 
 SNLI_TRAIN_PAIRS = 549_367
 BATCH_SIZE = 64
@@ -53,11 +53,11 @@ class PairPool:
 
 def load_pairs(data_dir: str | None = None, limit: int | None = None) -> PairPool:
     """SNLI dev + test pairs (tokenized; the first ``limit`` of dev only if given), or the documented fallback."""
-    from .errors import DisanError
-    from .vocab import tokenize
+    from disan.errors import DisanError
+    from disan.vocab import tokenize
 
     try:
-        from .data import load_snli
+        from disan.data import load_snli
 
         examples = load_snli("dev", data_dir)[:limit] if limit else load_snli("dev", data_dir) + load_snli("test", data_dir)
     except (DisanError, OSError) as err:
@@ -92,7 +92,7 @@ class EpochPlan:
 
 
 def plan_epoch(pool: PairPool, n_timed: int, n_warmup: int, seed: int = 0, pairs: int = SNLI_TRAIN_PAIRS) -> EpochPlan:
-    from .train import epoch_batches
+    from disan.train import epoch_batches
 
     rng = np.random.default_rng(seed)
     lp, lh = pool.lengths()
@@ -106,9 +106,9 @@ def build(arch: str, pool: PairPool, device: str):
     """A model and optimizer as ``train.py`` builds them (paper defaults, vocabulary of the pool's words)."""
     import torch
 
-    from .config import NLI_LABELS
-    from .evaluate import Encoded
-    from .train import TrainConfig, build_model, make_optimizer, paper_defaults
+    from disan.config import NLI_LABELS
+    from disan.evaluate import Encoded
+    from disan.train import TrainConfig, build_model, make_optimizer, paper_defaults
 
     cfg = TrainConfig(model=arch, task="snli", out="runs/bench", **paper_defaults(arch, "snli"))
     data = Encoded(tuple(pool.premises), tuple(pool.hypotheses), np.zeros(len(pool.premises), dtype=np.int64))
@@ -125,7 +125,7 @@ def run(
     import torch
     import torch.nn.functional as F
 
-    from .fused_attention import set_impl
+    from disan.fused_attention import set_impl
 
     if threads:
         torch.set_num_threads(threads)

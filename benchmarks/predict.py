@@ -13,8 +13,8 @@ import time
 
 import numpy as np
 
-from .bench_common import Table
-from .bench_train import PairPool
+from .common import Table
+from .train import PairPool
 
 
 def texts_from(pool: PairPool, n: int) -> list[str]:
@@ -33,8 +33,8 @@ def texts_from(pool: PairPool, n: int) -> list[str]:
 def run(archs, texts: list[str], repeats: int = 1, device: str = "cpu", threads: int | None = None, log=print) -> list[dict]:
     import torch
 
-    from .api import random_model
-    from .fused_attention import set_impl
+    from disan.api import random_model
+    from disan.fused_attention import set_impl
 
     if threads:
         torch.set_num_threads(threads)

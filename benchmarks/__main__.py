@@ -1,0 +1,7 @@
+"""``python -m benchmarks [all|trace|predict|train|app] [options]`` (the same as ``python -m disan bench``)."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

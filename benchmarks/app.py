@@ -1,0 +1,226 @@
+"""App latency in headless Chromium against a local Streamlit server (``benchmarks/server.py``).
+
+Rows (every figure after warm-up interactions; the clock runs inside the page, from the input
+event's own timestamp to the moment the last affected chart finished ``Plotly.react``, read from
+``chart.js``; the frame that shows it is painted right after):
+
+* **α step → every map** (Distance attention view, DSA): one → key press on the α slider.
+  *browser* = the live slider of ``viz_app/browser`` (recomputed in the page); *server* = the
+  baseline, the same app with ``VIZ_BROWSER_RECOMPUTE=0`` (``st.slider`` → fragment rerun → every
+  chart receives a new figure). Both paths wait until all three charts show the new α.
+* **feature step → redrawn** (DiSAN attention, "one feature k"): → on the live feature slider
+  (browser), or the number input's + button (server baseline); both charts (maps and row bars).
+* **submit → Explore heatmaps**: Ctrl+Enter in the sidebar's sentence box with a new sentence →
+  every heatmap chart on Explore names its first token (no cached trace reused).
+
+Between two interactions the page is left to settle (the app idle, the live value sent and the
+rerun it causes drawn), so each step starts from a quiet page. Requests go to 127.0.0.1 only.
+"""
+
+from __future__ import annotations
+
+import shutil
+from urllib.parse import urlencode
+
+from .common import Stats, Table, fmt_ms, sentence
+from .server import CHROMIUM_ARGS, free_port, streamlit_server
+
+#: In every page: the timestamp of the last key press or pointer press (the start of each clock).
+PROBES = """(() => {
+  window.__inputT = 0;
+  for (const type of ['keydown', 'pointerdown']) {
+    window.addEventListener(type, e => { window.__inputT = e.timeStamp; }, true);
+  }
+})()"""
+
+_IDLE = """() => { const a = document.querySelector('[data-testid=stApp]');
+  return !!a && a.getAttribute('data-test-script-state') !== 'running'; }"""
+
+#: Milliseconds from the input to the live group's redraw at ``value``, once it happened (else false).
+LIVE_DRAWN = """([group, param, value, charts]) => {
+  const g = (window.__disanLive || {})[group];
+  if (!g || !g.drawn || g.drawn.values[param] !== value || g.drawn.t < window.__inputT) return false;
+  return g.drawn.charts >= charts ? {ms: g.drawn.t - window.__inputT} : false;
+}"""
+
+#: Milliseconds from the input until every chart matching ``which`` was redrawn after it and shows ``marker``.
+CHARTS_DRAWN = """([which, marker, count]) => {
+  const app = document.querySelector('[data-testid=stApp]');
+  if (!app || app.getAttribute('data-test-script-state') === 'running') return false;
+  const gds = [...document.querySelectorAll('.viz-chart')].filter(gd => gd.data && (which === 'heatmaps'
+    ? gd.data.some(t => t.type === 'heatmap') : which.some(k => gd.closest('.st-key-' + k))));
+  if (gds.length < count) return false;
+  let last = 0;
+  for (const gd of gds) {
+    if (!(gd.__vizDrawn > window.__inputT)) return false;
+    last = Math.max(last, gd.__vizDrawn);
+  }
+  if (!gds.some(gd => JSON.stringify(gd.layout).includes(marker))) return false;
+  return {ms: last - window.__inputT};
+}"""
+
+ALPHA_CHARTS = ["chart_dsa_pair", "chart_dsa_heads_fw", "chart_dsa_heads_bw"]
+FEATURE_CHARTS = ["chart_disan_pair", "chart_disan_row"]
+
+
+def _url(base: str, **params) -> str:
+    return f"{base}/?{urlencode(params)}"
+
+
+def _settle(page, timeout_ms: float, pause_ms: int = 400) -> None:
+    """Let the page go quiet: the live value sent (300 ms), the rerun it causes finished and drawn."""
+    page.wait_for_timeout(pause_ms)
+    page.wait_for_function(_IDLE, timeout=timeout_ms)
+    page.wait_for_timeout(150)
+
+
+def _measure(page, act, predicate: str, arg, timeout_ms: float) -> float:
+    act()
+    return page.wait_for_function(predicate, arg=arg, timeout=timeout_ms, polling="raf").json_value()["ms"] / 1e3
+
+
+def alpha_steps(page, base: str, T: int, path: str, warmup: int, n: int, timeout_ms: float) -> list[float]:
+    """Seconds from one → press on the α slider until every map of the Distance view shows the new α."""
+    page.goto(_url(base, model="dsa", view="distance_attention", sentence=sentence(T, offset=T), alpha="0.5"))
+    selector = ".viz-live input[type=range]" if path == "browser" else "[data-testid=stSlider] input[type=range]"
+    slider = page.locator(selector).first
+    slider.wait_for(timeout=timeout_ms)
+    page.wait_for_function(CHARTS_DRAWN, arg=[ALPHA_CHARTS, "α = 0.5", 3], timeout=timeout_ms)
+    _settle(page, timeout_ms)
+    out = []
+    for k in range(warmup + n):
+        value = round(0.6 + 0.1 * k, 1)  # every α new for this sentence (0.6 … ≤ 5)
+        slider.focus()
+        if path == "browser":
+            s = _measure(page, lambda: slider.press("ArrowRight"), LIVE_DRAWN, ["alpha", "alpha", value, 3], timeout_ms)
+        else:
+            s = _measure(page, lambda: slider.press("ArrowRight"), CHARTS_DRAWN,
+                         [ALPHA_CHARTS, f"α = {value:g} ", 3], timeout_ms)
+        if k >= warmup:
+            out.append(s)
+        _settle(page, timeout_ms)
+    return out
+
+
+def feature_steps(page, base: str, T: int, path: str, warmup: int, n: int, timeout_ms: float) -> list[float]:
+    """Seconds from one feature step (→ on the live slider, + on the number input) to both charts redrawn."""
+    page.goto(_url(base, model="disan", view="disan_attention", reduce="feature", feature="0",
+                   sentence=sentence(T, offset=2 * T)))
+    page.wait_for_function(CHARTS_DRAWN, arg=[FEATURE_CHARTS, "P[k=0]", 2], timeout=timeout_ms)
+    if path == "browser":
+        control = page.locator(".viz-live input[type=range]").first
+    else:
+        control = page.locator("[data-testid=stNumberInput] button[data-testid=stNumberInputStepUp]").first
+    control.wait_for(timeout=timeout_ms)
+    _settle(page, timeout_ms)
+    out = []
+    for k in range(warmup + n):
+        value = k + 1
+        if path == "browser":
+            control.focus()
+            s = _measure(page, lambda: control.press("ArrowRight"), LIVE_DRAWN, ["feature", "feature", value, 2],
+                         timeout_ms)
+        else:
+            s = _measure(page, control.click, CHARTS_DRAWN, [FEATURE_CHARTS, f"P[k={value}]", 2], timeout_ms)
+        if k >= warmup:
+            out.append(s)
+        _settle(page, timeout_ms)
+    return out
+
+
+def submit_steps(page, base: str, model: str, T: int, warmup: int, n: int, timeout_ms: float) -> list[float]:
+    """Seconds from Ctrl+Enter in the sentence box until every heatmap on Explore names the new first token."""
+    page.goto(_url(base, model=model, view="explore", sentence=sentence(T)))
+    page.wait_for_function(CHARTS_DRAWN, arg=["heatmaps", sentence(T).split()[0], 1], timeout=timeout_ms)
+    box = page.locator("section[data-testid=stSidebar] textarea").first
+    out = []
+    for k in range(warmup + n):
+        marker = f"zq{T}x{k}"  # first token: always among the tick labels, however thinned
+        box.fill(f"{marker} {sentence(T - 1, offset=k)}")
+        s = _measure(page, lambda: box.press("Control+Enter"), CHARTS_DRAWN, ["heatmaps", marker, 1], timeout_ms)
+        if k >= warmup:
+            out.append(s)
+        _settle(page, timeout_ms, pause_ms=100)
+    return out
+
+
+def _row(rows: list, log, kind: str, path: str, model: str, T: int, fn) -> None:
+    try:
+        times = fn()
+        rows.append({"kind": kind, "path": path, "model": model, "tokens": T, "times": times})
+        st = Stats.of(times)
+        log(f"  {kind} [{path}] {model} T={T}: median {fmt_ms(st.median)} ms, p95 {fmt_ms(st.p95)} ms")
+    except Exception as err:  # noqa: BLE001 - a broken view must not hide the other rows
+        msg = str(err).splitlines()[0][:160]
+        rows.append({"kind": kind, "path": path, "model": model, "tokens": T, "error": msg})
+        log(f"  {kind} [{path}] {model} T={T}: FAILED ({msg})")
+
+
+def _session(base: str, work, timeout_s: float) -> None:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=shutil.which("chromium"), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.add_init_script(PROBES)
+            page.route("**/*", lambda route: route.continue_() if route.request.url.startswith(base)
+                       else route.abort())  # 127.0.0.1 only
+            page.set_default_timeout(timeout_s * 1000)
+            work(page)
+        finally:
+            browser.close()
+
+
+def run(
+    lengths=(10, 64), interactions: int = 20, warmup: int = 3, submit_models=("disan", "dsa"),
+    timeout_s: float = 120.0, threads: int | None = None, log=print, baseline: bool = True,
+) -> list[dict]:
+    """Every row: ``{"kind", "path", "model", "tokens", "times"}`` or ``"error"`` instead of times."""
+    rows: list[dict] = []
+    ms = timeout_s * 1000
+    paths = [("browser", {})] + ([("server", {"VIZ_BROWSER_RECOMPUTE": "0"})] if baseline else [])
+    for path, env in paths:
+        log(f"  [{path} path] starting a Streamlit server")
+        with streamlit_server(free_port(), max(lengths), threads=threads, env=env) as (base, _):
+            def work(page, path=path, base=base):
+                for T in lengths:
+                    _row(rows, log, "α step → every map", path, "dsa", T,
+                         lambda: alpha_steps(page, base, T, path, warmup, interactions, ms))
+                for T in lengths:
+                    _row(rows, log, "feature step → redrawn", path, "disan", T,
+                         lambda: feature_steps(page, base, T, path, warmup, interactions, ms))
+                if path == "browser":
+                    for model in submit_models:
+                        for T in lengths:
+                            _row(rows, log, "submit → Explore heatmaps", "–", model, T,
+                                 lambda: submit_steps(page, base, model, T, warmup, interactions, ms))
+
+            _session(base, work, timeout_s)
+    return rows
+
+
+def table(rows: list[dict], warmup: int) -> Table:
+    t = Table("App latency in headless Chromium (viz_app/app.py, local Streamlit server)",
+              ["interaction", "path", "model", "T", "median ms", "p95 ms", "max ms", "n"])
+    for r in rows:
+        if "error" in r:
+            t.add(r["kind"], r["path"], r["model"], r["tokens"], "failed: " + r["error"], "–", "–", 0)
+            continue
+        st = Stats.of(r["times"])
+        t.add(r["kind"], r["path"], r["model"], r["tokens"], fmt_ms(st.median), fmt_ms(st.p95),
+              fmt_ms(max(r["times"])), st.n)
+    t.notes.append(
+        f"After {warmup} warm-up interactions per row (model loaded, first trace done). The clock runs in the page: "
+        "from the key press's (or click's) event timestamp until the last affected chart has finished "
+        "`Plotly.react` at the new value (`chart.js` records it); that frame is painted next."
+    )
+    t.notes.append(
+        "Path *browser*: the live slider recomputes the maps in the page (`viz_app/browser/recompute.js`); the "
+        "server learns the final value 300 ms later. Path *server*: the old way, a Streamlit rerun per step "
+        "(`VIZ_BROWSER_RECOMPUTE=0`), measured in the same run as the baseline. α: all 3 charts of the Distance "
+        "view; feature: the DiSAN maps and the row bars; submit: every heatmap on Explore names the new sentence."
+    )
+    t.notes.append("Server, browser and benchmark share the same CPU; random-weight models (speed does not depend "
+                   "on the weights).")
+    return t

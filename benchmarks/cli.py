@@ -1,0 +1,208 @@
+"""``python -m disan bench [all|trace|predict|train|app] [options]``: measure, print tables, check targets.
+
+Commands (``all`` runs every one; ``--quick`` is a smoke run of seconds):
+
+* ``trace``   — latency (median, p95) and peak memory of ``model.trace`` and
+  ``model.predict`` for one sentence of T = 8 … 1,024 tokens (``benchmarks/trace.py``);
+* ``predict`` — ``model.predict`` on 10,000 sentences (``benchmarks/predict.py``);
+* ``train``   — SNLI-epoch equivalent, fused vs naive, against the papers'
+  587 s / 693 s (``benchmarks/train.py``);
+* ``app``     — α step, feature step and submit in headless Chromium, in-page
+  recomputation against the old server path (``benchmarks/app.py``; skipped
+  with a reason when chromium/playwright are missing).
+
+Every row runs on the CPU; with ``--device auto`` (default) the trace, predict
+and train rows are repeated on CUDA when a GPU is present. ``--markdown
+docs/benchmarks.md`` writes the command, the machine, every table and the
+target verdicts; ``--json`` writes the raw timings.
+
+``python -m disan bench …`` and ``python -m benchmarks …`` are the same command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from . import app as bench_app
+from . import predict as bench_predict
+from . import server
+from . import trace as bench_trace
+from . import train as bench_train
+from .common import Table, busy, machine_info
+from .report import readme_block, write_markdown, write_readme
+from .verdicts import Verdicts, app_verdicts, predict_verdicts, train_verdicts, trace_verdicts
+
+COMMANDS = ("all", "trace", "predict", "train", "app")
+DEFAULT_SIZES = (8, 16, 20, 32, 64, 128, 256, 512, 1024)
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m disan bench", description=__doc__.splitlines()[0])
+    p.add_argument("command", nargs="?", default="all", choices=COMMANDS)
+    p.add_argument("--quick", action="store_true", help="smoke run: tiny sizes and repeats (seconds); app only if named")
+    p.add_argument("--markdown", metavar="PATH", help="write the report as Markdown, e.g. docs/benchmarks.md")
+    p.add_argument("--json", metavar="PATH", help="write the raw timings as JSON")
+    p.add_argument("--readme", metavar="PATH", help="write the app targets between the app-latency markers of PATH")
+    p.add_argument("--note", default=None, help="a line for the report, e.g. 'CPU busy with two training jobs'")
+    p.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice, all cores)")
+    p.add_argument("--device", choices=("auto", "cpu"), default="auto", help="auto: CPU, plus CUDA when present")
+    p.add_argument("--models", default="disan,dsa", help="architectures, comma-separated")
+    p.add_argument("--data-dir", default=None, help="dataset root (default: $DISAN_DATA_DIR or ../shared/data)")
+    g = p.add_argument_group("trace")
+    g.add_argument("--sizes", default=None, help=f"sentence lengths (default {','.join(map(str, DEFAULT_SIZES))})")
+    g.add_argument("--warmup", type=int, default=None, help="untimed runs per cell (default 2)")
+    g.add_argument("--repeats", type=int, default=None, help="timed runs per cell (default 20)")
+    g.add_argument("--max-seconds", type=float, default=None, help="stop a cell's timed runs after this (default 20; ≥ 3 runs)")
+    g.add_argument("--in-process", action="store_true", help="no fresh process per cell (no per-cell peak memory)")
+    g = p.add_argument_group("predict")
+    g.add_argument("--predict-inputs", type=int, default=None, help="sentences (default 10000)")
+    g.add_argument("--predict-repeats", type=int, default=None, help="timed passes, best reported (default 2)")
+    g = p.add_argument_group("train")
+    g.add_argument("--train-batches", type=int, default=None, help="timed batches per implementation (default 48)")
+    g.add_argument("--train-warmup", type=int, default=None, help="untimed batches first (default 4)")
+    g = p.add_argument_group("app")
+    g.add_argument("--app-lengths", default="10,64", help="sentence lengths (default 10,64)")
+    g.add_argument("--app-interactions", type=int, default=None, help="timed interactions per row (default 20)")
+    g.add_argument("--app-warmup", type=int, default=None, help="untimed interactions per row (default 3)")
+    g.add_argument("--app-models", default="disan,dsa", help="models for submit → heatmap (α: dsa, feature: disan)")
+    g.add_argument("--no-baseline", action="store_true", help="skip the server-path baseline rows")
+    args = p.parse_args(argv)
+    quick = args.quick
+    defaults = {
+        "sizes": "8,20" if quick else ",".join(map(str, DEFAULT_SIZES)),
+        "warmup": 1 if quick else 2, "repeats": 3 if quick else 20, "max_seconds": 5.0 if quick else 20.0,
+        "predict_inputs": 256 if quick else 10_000, "predict_repeats": 1 if quick else 2,
+        "train_batches": 1 if quick else 48, "train_warmup": 0 if quick else 4,
+        "app_interactions": 3 if quick else 20, "app_warmup": 1 if quick else 3,
+    }
+    for key, value in defaults.items():
+        if getattr(args, key) is None:
+            setattr(args, key, value)
+    args.in_process = args.in_process or quick
+    args.sizes = [int(s) for s in str(args.sizes).split(",") if s.strip()]
+    args.app_lengths = [int(s) for s in str(args.app_lengths).split(",") if s.strip()]
+    args.models = [m.strip() for m in args.models.split(",") if m.strip()]
+    args.app_models = [m.strip() for m in args.app_models.split(",") if m.strip()]
+    return args
+
+
+def devices(args) -> list[str]:
+    import torch
+
+    return ["cpu"] + (["cuda"] if args.device == "auto" and torch.cuda.is_available() else [])
+
+
+def hardware(device: str, threads: int) -> str:
+    import torch
+
+    if device.startswith("cuda"):
+        return torch.cuda.get_device_name()
+    return f"CPU, {threads} thread{'s' if threads != 1 else ''}"
+
+
+# ------------------------------------------------------------------- main
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(list(sys.argv[1:] if argv is None else argv))
+    import torch
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    threads = torch.get_num_threads()
+    info = machine_info()
+    started = time.time()
+    run = {args.command} if args.command != "all" else {"trace", "predict", "train", "app"}
+    if args.command == "all" and args.quick:
+        run.discard("app")  # the browser part is slow to start; name it to include it
+    print(f"machine: {info['cpu']}, {info['logical_cpus']} logical CPUs, torch {info['torch']} "
+          f"({threads} threads), GPU: {info['gpu'] or 'none'}; load average {info['load_average_at_start']}")
+    if busy(info):
+        print("WARNING: the CPU was busy when the benchmark started; figures are slower than on an idle machine.")
+    tables: list[Table] = []
+    raw: dict = {"machine": info, "argv": list(argv or sys.argv[1:])}
+    verdicts = Verdicts()
+
+    if "trace" in run:
+        results = []
+        for dev in devices(args):
+            print(f"[trace] {dev}: sizes {args.sizes}, {args.repeats} repeats (≤ {args.max_seconds:g} s per cell)")
+            res = bench_trace.run(args.models, args.sizes, args.warmup, args.repeats, args.max_seconds, args.threads,
+                                  dev, isolated=not args.in_process)
+            for r in res:
+                r.setdefault("device", dev)
+            results += res
+            tables.append(bench_trace.table(res, f"{dev} ({hardware(dev, threads)})", not args.in_process))
+            print(tables[-1].to_text(), "\n")
+        raw["trace"] = results
+        trace_verdicts(verdicts, results, args.models, not args.in_process)
+
+    pool = None
+    if "predict" in run or "train" in run:
+        pool = bench_train.load_pairs(args.data_dir, limit=2_000 if args.quick else None)
+        print(f"pairs: {pool.source}")
+
+    if "predict" in run:
+        texts = bench_predict.texts_from(pool, args.predict_inputs)
+        rows = []
+        for dev in devices(args):
+            print(f"[predict] {dev}: {len(texts):,} sentences")
+            res = bench_predict.run(args.models, texts, args.predict_repeats, dev, args.threads)
+            rows += res
+            tables.append(bench_predict.table(res, pool.source, bench_predict.mean_tokens(texts), hardware(dev, threads)))
+            print(tables[-1].to_text(), "\n")
+        raw["predict"] = rows
+        predict_verdicts(verdicts, rows)
+
+    if "train" in run:
+        per_device = {}
+        for dev in devices(args):
+            print(f"[train] {dev}: {args.train_batches} timed batches (+{args.train_warmup} warm-up) per implementation")
+            res = bench_train.run(args.models, pool, args.train_batches, args.train_warmup, dev, args.threads)
+            res["hardware"] = hardware(dev, threads)
+            per_device[dev] = res
+            tables.append(bench_train.table(res, res["hardware"]))
+            print(tables[-1].to_text(), "\n")
+        raw["train"] = {dev: {**r, "rows": {f"{a}/{i}": v for (a, i), v in r["rows"].items()}}
+                        for dev, r in per_device.items()}
+        train_verdicts(verdicts, per_device)
+
+    if "app" in run:
+        why = server.unavailable()
+        rows = None
+        if why is None:
+            print(f"[app] lengths {args.app_lengths}, {args.app_interactions} interactions (+{args.app_warmup} warm-up)")
+            rows = bench_app.run(args.app_lengths, args.app_interactions, args.app_warmup, args.app_models,
+                                 baseline=not args.no_baseline,
+                                 threads=args.threads)
+            tables.append(bench_app.table(rows, args.app_warmup))
+            print(tables[-1].to_text(), "\n")
+        else:
+            print(f"[app] skipped: {why}")
+            tables.append(Table("App latency in headless Chromium", ["status"], [[f"not measured: {why}"]]))
+        raw["app"] = rows
+        app_verdicts(verdicts, rows, why or "")
+    elif args.command == "all":
+        app_verdicts(verdicts, None, "app not run (--quick skips it; run `bench app`)")
+
+    tables.append(verdicts.table())
+    print(tables[-1].to_text())
+    elapsed = time.time() - started
+    info["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps({**raw, "tables": [t.to_dict() for t in tables]}, indent=1, default=str) + "\n")
+    if args.markdown:
+        write_markdown(Path(args.markdown), args, info, threads, tables, elapsed, argv)
+        print(f"\nwrote {args.markdown}")
+    if args.readme and "app" in run:
+        write_readme(Path(args.readme), readme_block(tables[-1], info, argv))
+        print(f"wrote the app targets into {args.readme}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,134 @@
+"""The Markdown report of ``python -m disan bench --markdown docs/benchmarks.md``."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+import time
+from pathlib import Path
+
+from .common import Table, busy
+
+
+def command_line(argv: list[str] | None) -> str:
+    rest = list(sys.argv[1:] if argv is None else argv)
+    return "python -m disan bench " + " ".join(shlex.quote(a) for a in rest)
+
+
+def write_markdown(path: Path, args, info: dict, threads: int, tables: list[Table], elapsed: float, argv) -> None:
+    lines = [
+        "# Benchmarks",
+        "",
+        "Written by the benchmark command itself — do not edit the figures by hand; re-run it instead:",
+        "",
+        "```",
+        command_line(argv),
+        "```",
+        "",
+        "## Machine",
+        "",
+        "| | |",
+        "|---|---|",
+        f"| CPU | {info['cpu']} |",
+        f"| logical CPUs | {info['logical_cpus']} |",
+        f"| torch threads | {threads} |",
+        f"| torch | {info['torch']} |",
+        f"| Python | {info['python']} |",
+        f"| platform | {info['platform']} |",
+        f"| GPU | {info['gpu'] or 'none (GPU rows not measured)'} |",
+        f"| load average at start / end (1, 5, 15 min) | {info['load_average_at_start']} / {info.get('load_average_at_end')} |",
+        f"| low-priority jobs using the CPU at start (nice ≥ 10) | "
+        f"{', '.join(info.get('background_jobs_at_start') or []) or 'none'} |",
+        f"| run time | {elapsed / 60:.1f} min, finished {time.strftime('%Y-%m-%d %H:%M %Z')} |",
+        "",
+    ]
+    if busy(info):
+        lines += [
+            f"> **Measured under load:** the 1-minute load average was {info['load_average_at_start'][0]} on "
+            f"{info['logical_cpus']} logical CPUs when the run started, so other processes competed for the CPU; "
+            "absolute figures are pessimistic and noisy. Re-run on an idle machine for reference figures."
+            + (f" {len(info['background_jobs_at_start'])} of them ran at nice ≥ 10 (e.g. model training at nice 19): "
+               "the kernel favours the benchmark over them, but they still share the cores and the caches."
+               if info.get("background_jobs_at_start") else ""),
+            "",
+        ]
+    if args.quick:
+        lines += ["> **Smoke run (`--quick`):** tiny sizes and repeats; not reference figures.", ""]
+    if args.note:
+        lines += [f"> {args.note}", ""]
+    lines += [
+        "## What is measured",
+        "",
+        "- **Trace latency** (`bench trace`): one sentence of T tokens through `model.trace` (every intermediate, "
+        "reference attention) and through `model.predict` (label probabilities only); median and p95 of repeated runs "
+        "after warm-up; peak memory = peak resident set of a fresh process per cell minus the resident set after the "
+        "model load (`ru_maxrss`; `tracemalloc` cannot see torch's allocations).",
+        "- **Batch prediction** (`bench predict`): `model.predict` on 10,000 short real sentences.",
+        "- **Training throughput** (`bench train`): forward + backward + optimizer step on batches of a simulated SNLI "
+        "epoch (549,367 pairs, batch 64, length-bucketed as in `train.py`), extrapolated from a random sample of "
+        "batches; DiSAN with the fused token2token that training uses and with the naive reference, interleaved on "
+        "the same batches, so the speed-up is a ratio measured under the same load.",
+        "- **App latency** (`bench app`): headless Chromium against a local Streamlit server, clocked inside the "
+        "page from the input event to the last affected chart's `Plotly.react`: one α step on the Distance "
+        "attention view (every map), one feature step on DiSAN's \"one feature k\" (maps and row bars), and "
+        "Ctrl+Enter with a new sentence until every heatmap on Explore shows it. The α and feature rows run twice: "
+        "the *browser* path (the slider recomputes the maps in the page) and the *server* path it replaced "
+        "(`VIZ_BROWSER_RECOMPUTE=0`: a Streamlit rerun per step), as the baseline.",
+        "",
+        "What the app does to be quick: α and feature k are recomputed in the page. Im Eq. 7's α enters only "
+        "after QKᵀ/√d_k, so the page gets the pre-mask scores once (float32) and evaluates "
+        "softmax(scores + M_dir + α·M_dis) itself on every input event of an ordinary `input[type=range]`, at most "
+        "once per animation frame, then hands each chart its new z to `Plotly.react` "
+        "(`viz_app/browser/recompute.js`, `viz_app/browser/chart.js`, payloads from `viz_app/live.py`); DiSAN's "
+        "per-feature probabilities are sent once for T ≤ 64 (uint16, error ≤ 7.6e-6). The server learns the final "
+        "value 300 ms after the last move, for the link and the other views. Charts are one `st.components.v2` "
+        "element per key that `Plotly.react` updates in place; figure builders emit Plotly's canonical dicts "
+        "without per-property validation; tables are serialised only when shown.",
+        "",
+        "The fast path (`disan/fused_attention.py`) is a custom autograd function for DiSAN's token2token attention: "
+        "cache-sized blocks over (batch rows × queries) with only the allowed key span, one sigmoid instead of "
+        "tanh, a fixed shift c instead of a running maximum (the logits lie in [−c, c]), closed-form gradients, and "
+        "no (B, T, T, D) tensor kept for the backward pass. `naive` is the reference `attention.multi_dim_token2token` in one piece (no chunking) "
+        "with plain autograd. Training (`train.py`, through `DiSABlock`) and `predict` use the fused kernel; traces "
+        "(`record=True`) stay on the reference path, so recorded probabilities are unchanged; without autograd that "
+        "path transforms its one (B, T, T, D) buffer in place (`tests/test_attention.py` checks it against the "
+        "autograd path and the naive loop). "
+        "`tests/test_fast_path.py` checks values and gradients against the reference.",
+        "",
+    ]
+    for t in tables:
+        lines += [t.to_markdown(), ""]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines))
+
+
+README_START, README_END = "<!-- app-latency:start -->", "<!-- app-latency:end -->"
+
+
+def readme_block(verdicts: Table, info: dict, argv) -> str:
+    """The app rows of the targets table, with the command and the machine's load, for the README."""
+    load = info.get("load_average_at_start")
+    jobs = info.get("background_jobs_at_start") or []
+    lines = [
+        f"Measured by `{command_line(argv)}` on {info['logical_cpus']} logical CPUs ({info['cpu']}); "
+        f"load average at start {load[0] if load else '–'}"
+        + (f", with {len(jobs)} low-priority (nice ≥ 10) jobs, such as model training at nice 19, sharing the "
+           "cores" if jobs else "")
+        + f", {time.strftime('%Y-%m-%d')}. Full table: [docs/benchmarks.md](docs/benchmarks.md).",
+        "",
+        "| target | measured | verdict |",
+        "|---|---|---|",
+    ]
+    lines += [f"| {t} | {m} | {v} |" for t, m, v in verdicts.rows if t.startswith(("app ", "goal: app "))]
+    return "\n".join(lines)
+
+
+def write_readme(path: Path, block: str) -> None:
+    """Replace the text between the app-latency markers of ``path`` (a README) by ``block``."""
+    text = path.read_text(encoding="utf-8")
+    if README_START not in text or README_END not in text:
+        raise SystemExit(f"{path} has no {README_START} … {README_END} markers; add them where the figures go")
+    head, rest = text.split(README_START, 1)
+    _, tail = rest.split(README_END, 1)
+    path.write_text(f"{head}{README_START}\n{block}\n{README_END}{tail}", encoding="utf-8")
+

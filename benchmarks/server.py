@@ -1,0 +1,91 @@
+"""A local Streamlit server for ``viz_app/app.py`` and the Chromium it is driven with.
+
+Shared by the app benchmark (``benchmarks/app.py``), the browser tests and the load test.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from contextlib import contextmanager
+
+from .common import REPO_ROOT
+
+APP = REPO_ROOT / "viz_app" / "app.py"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+
+
+def unavailable() -> str | None:
+    """Why the app benchmark cannot run here, or None."""
+    if shutil.which("chromium") is None:
+        return "chromium is not installed (apt-get install chromium)"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "playwright is not installed (pip install playwright)"
+    try:
+        import streamlit  # noqa: F401
+    except ImportError:
+        return "streamlit is not installed"
+    if not APP.is_file():
+        return f"{APP.relative_to(REPO_ROOT)} does not exist yet"
+    return None
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def streamlit_server(
+    port: int, max_tokens: int | None = None, startup_s: float = 120.0, threads: int | None = None, log_path=None,
+    env: dict[str, str] | None = None,
+):
+    """A headless Streamlit server for ``viz_app/app.py`` on 127.0.0.1:``port``; stopped on exit.
+
+    Yields ``(base_url, process)``; the server's output goes to ``log_path`` (default: discarded);
+    ``env`` adds environment variables (e.g. ``VIZ_BROWSER_RECOMPUTE=0`` for the server path).
+    """
+    env = {**os.environ, **(env or {}),
+           "PYTHONPATH": str(REPO_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    if max_tokens is not None:
+        env["VIZ_MAX_TOKENS"] = str(max(max_tokens, 128))
+    if threads:
+        env["OMP_NUM_THREADS"] = str(threads)
+    cmd = [sys.executable, "-m", "streamlit", "run", str(APP), "--server.headless", "true",
+           "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
+           "--server.fileWatcherType", "none"]
+    log = open(log_path or os.devnull, "w")
+    proc = subprocess.Popen(cmd, cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        deadline = time.monotonic() + startup_s
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"streamlit exited with status {proc.returncode} before serving")
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"streamlit did not answer on 127.0.0.1:{port} within {startup_s:.0f} s")
+            time.sleep(0.25)
+        yield f"http://127.0.0.1:{port}", proc
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(10)
+        log.close()

@@ -1,0 +1,151 @@
+"""viz_app/browser/paint.js: repainting a drawn chart in place gives what Plotly itself would draw.
+
+A blank page holds plotly.js and the shared scripts (``live.recompute_js``), draws a figure from
+``viz_app/figures.py`` with Plotly, moves α (or feature k) with ``DisanPaint.repaint`` and compares the
+result with a full ``Plotly.react`` of the same figure: every cell's colour, every cell label, the values
+hover reads, the titles, and the bar heights.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import plotly
+import pytest
+
+from tests.conftest import make_tiny
+from viz_app import figures, live
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
+
+#: Draw with Plotly, repaint to `values` with the limits Plotly drew, snapshot; then let Plotly draw the
+#: same figure and snapshot again. Snapshots: per heatmap trace its cells' RGBA, labels, hover z; texts.
+COMPARE = """async ({spec, payload, binding, values, keepRange}) => {
+  const gd = document.createElement('div'); gd.style.width = '900px'; document.body.appendChild(gd);
+  const fig = JSON.parse(spec);
+  await Plotly.newPlot(gd, fig.data, fig.layout);
+  const live = DisanRecompute.prepare(payload);
+  DisanRecompute.render(live, binding, fig, values);
+  for (const p of binding.panels) { fig.data[p.trace].zmin = gd._fullData[p.trace].zmin; fig.data[p.trace].zmax = gd._fullData[p.trace].zmax; }
+  if (keepRange) { fig.layout.yaxis.range = gd._fullLayout.yaxis.range.slice(); fig.layout.yaxis.autorange = false; }
+  const snap = async () => {
+    const out = {cells: {}, labels: {}, hover: {}, bars: {}, title: (gd.querySelector('text.gtitle') || {}).textContent};
+    for (const node of gd.querySelectorAll('g.hm')) {
+      const t = node.__data__[0].trace.index, img = new Image();
+      img.src = node.querySelector('image').getAttribute('href') || node.querySelector('image').getAttributeNS('http://www.w3.org/1999/xlink', 'href');
+      await img.decode();
+      const z = gd.calcdata[t][0].z, rows = z.length, cols = z[0].length;
+      const c = document.createElement('canvas'); c.width = cols; c.height = rows;
+      const ctx = c.getContext('2d'); ctx.imageSmoothingEnabled = false; ctx.drawImage(img, 0, 0, cols, rows);
+      out.cells[t] = Array.from(ctx.getImageData(0, 0, cols, rows).data);
+      out.labels[t] = [...node.querySelectorAll('text')].map(e => [e.textContent, getComputedStyle(e).fill]);
+      out.hover[t] = z;
+    }
+    for (const node of gd.querySelectorAll('g.trace.bars')) {
+      out.bars[node.__data__[0].trace.index] = [...node.querySelectorAll('g.point path')].map(p => p.getAttribute('d'));
+    }
+    return out;
+  };
+  if (!DisanPaint.repaint(gd, fig, binding)) return null;
+  const fast = await snap();
+  await Plotly.react(gd, fig.data, fig.layout);
+  return {fast, full: await snap()};
+}"""
+
+
+@pytest.fixture(scope="module")
+def page():
+    if CHROMIUM is None:
+        pytest.skip("chromium is not installed (needed for the browser test)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"])
+        try:
+            pg = browser.new_page()
+            pg.route("**/*", lambda route: route.abort())
+            pg.set_content("<!doctype html><body></body>")
+            pg.add_script_tag(path=str(PLOTLY_JS))
+            pg.add_script_tag(content=live.recompute_js())
+            yield pg
+        finally:
+            browser.close()
+
+
+def _numbers(path: str) -> list[float]:
+    return [float(x) for x in path.replace("M", " ").replace("V", " ").replace("H", " ").replace("Z", " ")
+            .replace(",", " ").split()]
+
+
+def _same_drawing(result) -> None:
+    assert result is not None, "repaint refused a figure it should handle"
+    fast, full = result["fast"], result["full"]
+    assert fast["title"] == full["title"]
+    for t, cells in full["cells"].items():
+        assert np.abs(np.array(fast["cells"][t]) - np.array(cells)).max() <= 1  # RGBA of every cell
+        assert fast["labels"][t] == full["labels"][t]  # cell labels and their contrast colour
+        assert np.allclose(np.array(fast["hover"][t], float), np.array(full["hover"][t], float), equal_nan=True)
+    for t, paths in full["bars"].items():
+        assert len(fast["bars"][t]) == len(paths)
+        for a, b in zip(fast["bars"][t], paths):
+            assert np.allclose(_numbers(a), _numbers(b), atol=0.5)
+
+
+def test_alpha_repaint_equals_plotly(page, tiny_glove):
+    trace = make_tiny("dsa", tiny_glove).trace("the movie is good . the dog is bad")
+    enc = trace.premise.encoder
+    fig = figures.heatmap_grid([enc.fw.probs_at(1.5)[0].mean(0).numpy(), enc.bw.probs_at(1.5)[0].mean(0).numpy()],
+                               ["fw", "bw"], trace.tokens, title="maps at α = 1.5")  # T ≤ 12: cell labels drawn
+    binding = live.grid_binding(fig, [{"op": "mean", "dir": "fw"}, {"op": "mean", "dir": "bw"}],
+                                {"α = 1.5": "α = {alpha}"})
+    result = page.evaluate(COMPARE, {"spec": fig.to_json(), "payload": live.distance_payload(trace.premise),
+                                     "binding": binding, "values": {"alpha": 0.2}, "keepRange": False})
+    _same_drawing(result)
+    assert result["fast"]["title"] == "maps at α = 0.2"
+    assert any(label != "0.00" for label, _ in result["fast"]["labels"]["0"])
+
+
+def test_heads_and_masks_repaint_equal_plotly(page, tiny_glove):
+    trace = make_tiny("dsa", tiny_glove).trace("the movie is good . the dog is bad")
+    stack = trace.premise.encoder.bw.probs_at(1.5)[0].numpy()
+    fig = figures.small_multiples(stack, trace.tokens, ["h1", "h2"], title="heads", max_cells=4)  # pooled 3×3
+    binding = live.grid_binding(fig, [{"op": "head", "dir": "bw", "head": h} for h in range(2)], {}, pool=4)
+    payload = live.distance_payload(trace.premise)
+    _same_drawing(page.evaluate(COMPARE, {"spec": fig.to_json(), "payload": payload, "binding": binding,
+                                          "values": {"alpha": 4.0}, "keepRange": False}))
+    T = len(trace.tokens)
+    panels = {"fw": np.where(np.tri(T, k=-1, dtype=bool), -1.5 * np.abs(np.subtract.outer(range(T), range(T))), -np.inf)}
+    masks = figures.mask_panels(panels, trace.tokens)
+    bind = live.grid_binding(masks, [{"op": "mask", "dir": "fw"}], {}, zmax=0.0)
+    _same_drawing(page.evaluate(COMPARE, {"spec": masks.to_json(), "payload": live.mask_payload(trace.tokens),
+                                          "binding": bind, "values": {"alpha": 0.5}, "keepRange": False}))
+
+
+def test_feature_repaint_with_click_layers_and_bars_equals_plotly(page, tiny_glove):
+    trace = make_tiny("disan", tiny_glove).trace("the movie is good . a dog")
+    enc = trace.premise.encoder
+    payload = live.feature_payload(trace.premise)
+    fw, bw = enc.fw.probs[0, :, :, 2].numpy(), enc.bw.probs[0, :, :, 2].numpy()
+    fig = figures.heatmap_grid([fw, bw], ["fw", "bw"], trace.tokens, value_name="P[k=2]", clickable=True)
+    exprs = [{"op": "feature", "dir": "fw"}, {"op": "feature", "dir": "bw"}]
+    binding = live.grid_binding(fig, exprs, {"P[k=2]": "P[k={feature}]"}, hover=True)
+    _same_drawing(page.evaluate(COMPARE, {"spec": fig.to_json(), "payload": payload, "binding": binding,
+                                          "values": {"feature": 7}, "keepRange": False}))
+    bars = figures.bar_chart({"forward": fw[3], "backward": bw[3]}, trace.tokens, y_title="P[k=2]")
+    rows = live.binding([], rows=[{"trace": k, "z": z, "row": 3} for k, z in enumerate(exprs)],
+                        texts=live.templates(bars, {"P[k=2]": "P[k={feature}]"}))
+    _same_drawing(page.evaluate(COMPARE, {"spec": bars.to_json(), "payload": payload, "binding": rows,
+                                          "values": {"feature": 7}, "keepRange": True}))
+
+
+def test_repaint_refuses_what_it_cannot_draw(page, tiny_glove):
+    trace = make_tiny("dsa", tiny_glove).trace("the movie is good")
+    fig = figures.heatmap_grid([np.eye(4)], ["p"], trace.tokens, title="t")
+    binding = live.binding([{"trace": 0, "z": {"op": "mean", "dir": "fw"}}],
+                           texts={"layout.xaxis.tickfont.family": "x {alpha}"})  # no such drawn text
+    assert page.evaluate(COMPARE, {"spec": fig.to_json(), "payload": live.distance_payload(trace.premise),
+                                   "binding": binding, "values": {"alpha": 1.0}, "keepRange": False}) is None

@@ -1,0 +1,217 @@
+/* DisanPaint — repaint the heatmaps of an already drawn Plotly chart in well under a frame.
+ *
+ * A classic script like recompute.js (one global, `DisanPaint`; no modules, no network). While a
+ * slider moves, `Plotly.react` of a multi-panel chart costs 30–100 ms on a 2-core machine: it lays
+ * out every axis, colour bar and label again. Only the cell colours change, so `repaint` writes each
+ * heatmap's new z straight into the image Plotly drew for it (Plotly's own "fast" heatmap mode: one
+ * pixel per cell, scaled with image-rendering: pixelated), updates the cell labels and the values
+ * hover reads (bars: their heights), and leaves everything else alone. Colours use the limits Plotly last drew, so they
+ * always agree with the colour bar; the caller redraws with `Plotly.react` once the slider rests
+ * (new limits, colour bar, click layers). It returns false whenever it cannot: then call Plotly.react.
+ *
+ * Plotly internals read (stable since plotly.js 1.x): gd.calcdata, gd._fullData, gd._fullLayout axes
+ * (c2p) and the `g.hm` node of each heatmap trace.
+ */
+(function (root) {
+  "use strict";
+
+  function parseColor(text) {
+    var s = String(text).trim(), m;
+    if (s[0] === "#") {
+      if (s.length === 4) s = "#" + s[1] + s[1] + s[2] + s[2] + s[3] + s[3];
+      return [parseInt(s.slice(1, 3), 16), parseInt(s.slice(3, 5), 16), parseInt(s.slice(5, 7), 16), 1];
+    }
+    m = s.match(/rgba?\(([^)]+)\)/);
+    if (!m) return null;
+    var p = m[1].split(",").map(Number);
+    return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1];
+  }
+
+  /* Plotly's colour scale (d3 linear over the stops, clamped) as v → [r, g, b, a]; null for NaN. */
+  function colorScale(stops, zmin, zmax) {
+    var pos = stops.map(function (s) { return zmin + s[0] * (zmax - zmin); });
+    var rgba = stops.map(function (s) { return parseColor(s[1]); });
+    if (rgba.some(function (c) { return !c; })) return null;
+    return function (v) {
+      if (v === null || v === undefined || v !== v) return null;
+      if (v <= pos[0]) return rgba[0];
+      var k = 1;
+      while (k < pos.length - 1 && v > pos[k]) k++;
+      if (v >= pos[k]) return rgba[k];
+      var t = (v - pos[k - 1]) / (pos[k] - pos[k - 1]), a = rgba[k - 1], b = rgba[k];
+      return [a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1]), a[2] + t * (b[2] - a[2]), a[3] + t * (b[3] - a[3])];
+    };
+  }
+
+  /* Dark cells get white labels, light ones Plotly's #444 (Color.contrast: brightness < 128 is dark). */
+  function labelColor(c) {
+    return c && (c[0] * 299 + c[1] * 587 + c[2] * 114) / 1000 < 128 ? "#fff" : "#444";
+  }
+
+  function heatmapNodes(gd) {
+    var out = {};
+    gd.querySelectorAll("g.hm").forEach(function (node) {
+      var cd = node.__data__;
+      if (cd && cd[0] && cd[0].trace) out[cd[0].trace.index] = node;
+    });
+    return out;
+  }
+
+  /* The n·m PNG of z (rows of numbers/null), oriented as the trace's axes draw it. */
+  function image(z, color, rowsDown, colsRight) {
+    var m = z.length, n = m ? z[0].length : 0;
+    var canvas = document.createElement("canvas");
+    canvas.width = n;
+    canvas.height = m;
+    var ctx = canvas.getContext("2d"), img = ctx.createImageData(n, m), px = img.data;
+    for (var r = 0; r < m; r++) {
+      var y = rowsDown ? r : m - 1 - r;
+      for (var c = 0; c < n; c++) {
+        var x = colsRight ? c : n - 1 - c, rgba = color(z[r][c]), o = (y * n + x) * 4;
+        if (!rgba) continue; // NaN cells stay transparent, as Plotly leaves them
+        px[o] = Math.round(rgba[0]); px[o + 1] = Math.round(rgba[1]); px[o + 2] = Math.round(rgba[2]);
+        px[o + 3] = Math.round(rgba[3] * 255);
+      }
+    }
+    ctx.putImageData(img, 0, 0);
+    return canvas.toDataURL("image/png");
+  }
+
+  function defined(v) {
+    return v !== null && v !== undefined && v === v;
+  }
+
+  /* Cell labels of a `texttemplate` such as "%{z:.2f}" (the only kind figures.py writes): Plotly draws one
+   * per cell with a value, row by row. Returns the digits, -1 when no labels are drawn, or null when they
+   * cannot be rewritten in place (another template, or the cells with a value changed). */
+  function labelDigits(node, z, old, template) {
+    var texts = node.querySelectorAll("text");
+    if (!texts.length) return -1;
+    var m = /^%\{z:\.(\d+)f\}$/.exec(template || ""), count = 0;
+    if (!m) return null;
+    for (var r = 0; r < z.length; r++) {
+      for (var c = 0; c < z[r].length; c++) {
+        if (defined(z[r][c]) !== defined(old[r][c])) return null;
+        if (defined(z[r][c])) count++;
+      }
+    }
+    return texts.length === count ? Number(m[1]) : null;
+  }
+
+  function relabel(node, z, digits, color) {
+    if (digits < 0) return;
+    var texts = node.querySelectorAll("text"), k = 0;
+    for (var r = 0; r < z.length; r++) {
+      for (var c = 0; c < z[r].length; c++) {
+        var v = z[r][c];
+        if (!defined(v)) continue;
+        texts[k].textContent = v.toFixed(digits);
+        texts[k++].style.fill = labelColor(color(v));
+      }
+    }
+  }
+
+  var ENTITIES = { "&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"' };
+
+  /* Plain text of a figure label (builders escape & < > "); null when it holds markup. */
+  function plain(text) {
+    if (/<[a-z/]/i.test(text)) return null;
+    return text.replace(/&(amp|lt|gt|quot);/g, function (e) { return ENTITIES[e]; });
+  }
+
+  /* A function that writes the templated text at `path` (now `value`) into the drawn chart, or null. */
+  function textSetter(gd, path, value) {
+    var m, shown = typeof value === "string" ? plain(value) : null;
+    if ((m = /^data\.(\d+)\.hovertemplate$/.exec(path))) {
+      var k = Number(m[1]);
+      return gd._fullData[k] ? function () { gd._fullData[k].hovertemplate = value; } : null;
+    }
+    if (shown === null) return null;
+    if (path === "layout.title.text") {
+      var title = gd.querySelector("text.gtitle");
+      return title && function () { title.textContent = shown; };
+    }
+    if ((m = /^layout\.annotations\.(\d+)\.text$/.exec(path))) {
+      var note = gd.querySelector('g.annotation[data-index="' + m[1] + '"] text.annotation-text');
+      return note && function () { note.textContent = shown; };
+    }
+    if ((m = /^layout\.([xy])axis(\d*)\.title\.text$/.exec(path))) {
+      var axis = gd.querySelector("text." + m[1] + m[2] + "title");
+      return axis && function () { axis.textContent = shown; };
+    }
+    if ((m = /^data\.(\d+)\.colorbar\.title\.text$/.exec(path))) {
+      var full = gd._fullData[Number(m[1])], bar = full && gd.querySelector("g.cb" + full.uid + " .cbtitle text");
+      if (full && !full.showscale) return function () {}; // no colour bar drawn for this panel
+      return bar && function () { bar.textContent = shown; };
+    }
+    return null;
+  }
+
+  /* Vertical bars of the `rows` of a binding: new heights on the axes as drawn (base 0), or null. */
+  function barJobs(gd, figure, rows) {
+    var nodes = {};
+    gd.querySelectorAll("g.trace.bars").forEach(function (node) {
+      var cd = node.__data__;
+      if (cd && cd[0] && cd[0].trace) nodes[cd[0].trace.index] = node;
+    });
+    var jobs = [];
+    for (var i = 0; i < rows.length; i++) {
+      var t = rows[i].trace, full = gd._fullData[t], node = nodes[t], cd = gd.calcdata[t], y = figure.data[t].y;
+      if (!full || full.type !== "bar" || full.orientation === "h" || !node || !cd || !y) return null;
+      var points = node.querySelectorAll("g.point path");
+      var xa = gd._fullLayout[full.xaxis.replace("x", "xaxis")], ya = gd._fullLayout[full.yaxis.replace("y", "yaxis")];
+      if (points.length !== y.length || cd.length !== y.length || !xa || !ya) return null;
+      jobs.push({ points: points, cd: cd, y: y, xa: xa, ya: ya });
+    }
+    return jobs;
+  }
+
+  function reshape(job) {
+    var base = job.ya.c2p(0);
+    job.points.forEach(function (path, k) {
+      var di = job.cd[k], top = job.ya.c2p(job.y[k]), x0 = job.xa.c2p(di.p0), x1 = job.xa.c2p(di.p1);
+      path.setAttribute("d", "M" + x0 + "," + base + "V" + top + "H" + x1 + "V" + base + "Z");
+      di.s = di.s1 = job.y[k]; // what hover reads
+    });
+  }
+
+  /* Repaint the chart gd from figure (after DisanRecompute.render with `binding`): heatmap images, cell
+   * labels, hover values and the templated texts. Returns false, having changed nothing, when it cannot
+   * (a shape change, an unknown text or trace type): then use Plotly.react. */
+  function repaint(gd, figure, binding) {
+    if (!gd.calcdata || !gd._fullData || !gd._fullLayout) return false;
+    var nodes = heatmapNodes(gd), jobs = [], setters = [], bars = barJobs(gd, figure, binding.rows || []);
+    if (!bars) return false;
+    for (var i = 0; i < binding.panels.length; i++) {
+      var t = binding.panels[i].trace, full = gd._fullData[t], node = nodes[t];
+      var img = node && node.querySelector("image"), z = figure.data[t].z;
+      if (!full || full.type !== "heatmap" || !img || !Array.isArray(z) || !z.length) return false;
+      var old = gd.calcdata[t][0].z;
+      if (!old || old.length !== z.length || old[0].length !== z[0].length) return false; // shape change
+      var color = colorScale(full.colorscale, full.zmin, full.zmax), digits = labelDigits(node, z, old, full.texttemplate);
+      var xa = gd._fullLayout[full.xaxis.replace("x", "xaxis")], ya = gd._fullLayout[full.yaxis.replace("y", "yaxis")];
+      if (!color || digits === null || !xa || !ya || !xa.c2p || !ya.c2p) return false;
+      jobs.push({ t: t, z: z, node: node, img: img, color: color, digits: digits,
+                  hover: binding.panels[i].hover_trace, down: ya.c2p(0) < ya.c2p(1), right: xa.c2p(0) < xa.c2p(1) });
+    }
+    var texts = binding.texts || {};
+    for (var path in texts) {
+      var value = path.split(".").reduce(function (o, key) { return o === undefined ? o : o[key]; }, figure);
+      var set = textSetter(gd, path, value);
+      if (!set) return false;
+      setters.push(set);
+    }
+    jobs.forEach(function (job) {
+      job.img.setAttributeNS("http://www.w3.org/1999/xlink", "xlink:href", image(job.z, job.color, job.down, job.right));
+      job.img.style.imageRendering = "pixelated";
+      relabel(job.node, job.z, job.digits, job.color);
+      gd.calcdata[job.t][0].z = job.z; // what heatmap hover reads
+      if (job.hover !== undefined && gd._fullData[job.hover]) gd._fullData[job.hover].customdata = figure.data[job.hover].customdata;
+    });
+    bars.forEach(reshape);
+    setters.forEach(function (set) { set(); });
+    return true;
+  }
+
+  root.DisanPaint = { version: 1, parseColor: parseColor, colorScale: colorScale, labelColor: labelColor, repaint: repaint };
+})(typeof globalThis !== "undefined" ? globalThis : this);
