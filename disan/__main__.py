@@ -10,6 +10,7 @@ import argparse
 import dataclasses
 import json
 import sys
+import time
 from pathlib import Path
 
 from .errors import DisanError
@@ -184,10 +185,12 @@ def run_claims(args) -> int:
         if stored is not None and stale_reason(stored, folder) is None:
             print(f"{name}: stored results are current (checkpoint SHA-256 matches); skipped.", file=sys.stderr)
             continue
+        start = time.perf_counter()
         result = compute(name, args.split, args.task, args.data_dir, not args.no_progress, folder)
+        seconds = time.perf_counter() - start
         print(json.dumps(result, ensure_ascii=False) if args.json else claims_table(result), flush=True)
-        if args.write:
-            print(f"wrote {write_claims(result, folder)}", file=sys.stderr)
+        done = f"wrote {write_claims(result, folder)}" if args.write else "measured"
+        print(f"{name}: {done} in {seconds:.0f} s", file=sys.stderr)
     return 0
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from .api import PRETRAINED_DIR, load
 from .cards import read_card
+from .claims import ABLATION, claims_for
 from .config import ARCHS
 from .data import SST2_LABELS, SST5_LABELS, load_task
 from .errors import DisanError, InputError
@@ -106,7 +107,8 @@ def compute(name: str, split: str = "test", task: str | None = None, data_dir: s
         raise InputError(f"{err}; pass a valid --task / --split.") from None
     ablation, ablation_sha = None, None
     other = ABLATIONS.get(model.name)
-    if other and checkpoint_path(other, directory).is_file():
+    needs_ablation = any(c.kind == ABLATION for c in claims_for(model.cfg.arch, task, True))
+    if needs_ablation and other and checkpoint_path(other, directory).is_file():
         ablation = load(str(checkpoint_path(other, directory)), device="cpu")
         ablation_sha = file_sha256(checkpoint_path(other, directory))
     return run(model, examples, task, split, file_sha256(path), ablation, ablation_sha, progress)

@@ -18,7 +18,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from .claims import (ABLATION, ACCURACY_BY_LENGTH, CONTEXT, IM_LONG, SENTENCE, SHEN_LONG, Claim, SentenceBatch,
+from .claims import (ACCURACY_BY_LENGTH, CONTEXT, IM_LONG, SENTENCE, SHEN_LONG, Claim, SentenceBatch,
                      claims_for)
 from .context_pairs import ContextPairs
 from .data import Example
@@ -32,6 +32,8 @@ from .wordclass import CLASS_NAMES
 BUCKET_WIDTH = 5
 #: Sentences listed per claim as the strongest and the weakest examples of its effect.
 N_EXAMPLES = 5
+#: Example sentences shorter than this are listed only when too few longer ones exist.
+EXAMPLE_MIN_TOKENS = 6
 #: Histogram bins of each claim's distribution.
 N_BINS = 30
 #: Elements of the largest per-batch (B, T, T, D) tensor (DiSAN keeps it in the trace).
@@ -119,17 +121,21 @@ def predict_correct(model: SentenceModel, corpus: Corpus) -> np.ndarray:
     return predict_encoded(model, data) == data.labels
 
 
-def histogram(groups: dict[str, np.ndarray]) -> dict:
-    """Shared-bin histograms of each group (bins span the 1st–99th percentile; outliers go to the end bins)."""
+def histogram(groups: dict[str, np.ndarray], of: str) -> dict:
+    """Shared-bin histograms of each group (bins span the 1st–99th percentile; outliers go to the end bins).
+
+    ``of`` says what one count is: ``tokens``, ``sentences`` or ``word pairs``.
+    """
     finite = {k: v[np.isfinite(v)] for k, v in groups.items()}
     pooled = np.concatenate([v for v in finite.values()] or [np.zeros(0)])
     if pooled.size == 0:
-        return {"edges": [], "groups": {}}
+        return {"of": of, "edges": [], "groups": {}}
     lo, hi = np.percentile(pooled, [1, 99])
     if hi <= lo:
         lo, hi = lo - 0.5, hi + 0.5
     edges = np.linspace(lo, hi, N_BINS + 1)
     return {
+        "of": of,
         "edges": [round(float(e), 6) for e in edges],
         "groups": {
             k: {"counts": np.histogram(np.clip(v, lo, hi), edges)[0].tolist(), "n": int(v.size),
@@ -140,8 +146,14 @@ def histogram(groups: dict[str, np.ndarray]) -> dict:
 
 
 def examples_of(claim: Claim, values: np.ndarray, corpus: Corpus) -> dict:
-    """The sentences where the claimed effect is strongest and weakest (signed towards the claim)."""
+    """The sentences where the claimed effect is strongest and weakest (signed towards the claim).
+
+    Sentences of at least ``EXAMPLE_MIN_TOKENS`` tokens are preferred: a per-sentence mean over two
+    or three tokens is mostly noise.
+    """
     ok = np.flatnonzero(np.isfinite(values))
+    long_enough = ok[[len(corpus.sentences[i]) >= EXAMPLE_MIN_TOKENS for i in ok]]
+    ok = long_enough if long_enough.size >= 2 * N_EXAMPLES else ok
     effect = (values[ok] - claim.no_effect) * claim.direction
     order = ok[np.argsort(-effect, kind="stable")]
 
@@ -166,8 +178,9 @@ def sentence_result(claim: Claim, measured: dict, corpus: Corpus) -> dict | None
     if ok.size == 0:
         return None
     out = _result(claim, ok.mean(), *bootstrap_ci(ok), ok.size)
-    groups = {CLASS_NAMES.get(k, k): g for k, g in measured["groups"].items()} or {"sentences": ok}
-    out["distribution"] = histogram(groups)
+    groups = {CLASS_NAMES.get(k, k): g for k, g in measured["groups"].items()}
+    of = "word pairs" if claim.kind == CONTEXT else "tokens" if groups else "sentences"
+    out["distribution"] = histogram(groups or {"sentences": ok}, of)
     out["examples"] = examples_of(claim, v, corpus)
     return out
 
@@ -219,6 +232,9 @@ def run(model: SentenceModel, examples: Sequence[Example], task: str, split: str
     corpus = make_corpus(examples)
     claims = claims_for(model.cfg.arch, task, ablation is not None)
     measured = measure_sentences(model, corpus, [c for c in claims if c.kind in (SENTENCE, CONTEXT)], progress)
+    if progress:
+        tqdm.write(f"{model.name}: predicting {len(corpus.examples):,} examples"
+                   + (f" with it and with {ablation.name}" if ablation is not None else ""))
     correct = predict_correct(model, corpus)
     results, skipped = [], []
     for c in claims:
@@ -228,7 +244,10 @@ def run(model: SentenceModel, examples: Sequence[Example], task: str, split: str
             r = long_gap(correct, corpus.lengths, c)
         else:
             r = ablation_gap(correct, predict_correct(ablation, corpus), corpus.lengths, c)
-        (results.append(r) if r is not None else skipped.append({"id": c.id, "reason": "no example qualifies"}))
+        if r is None:
+            skipped.append({"id": c.id, "reason": "no example qualifies"})
+        else:
+            results.append(r)
     acc = correct.astype(float)
     out = {
         "schema_version": SCHEMA_VERSION, "model": model.name, "checkpoint_sha256": checkpoint_sha256,

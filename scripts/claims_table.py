@@ -46,13 +46,14 @@ def table(results) -> list[str]:
 def _by_verdict(results, claim_id: str) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {"supported": [], "contradicted": [], "inconclusive": []}
     for s, c in results.with_claim(claim_id):
-        out[c["verdict"]].append(f"`{s.name}` ({c['value']:+.3f})")
+        out[c["verdict"]].append(f"`{s.name}` ({c['value']:+.4f})")
     return out
 
 
 def _count_text(groups: dict[str, list[str]]) -> str:
     total = sum(len(v) for v in groups.values())
-    parts = [f"{verdict} by {len(v)} of {total} ({', '.join(v)})" for verdict, v in groups.items() if v]
+    parts = [f"{verdict} {'for' if verdict == 'inconclusive' else 'by'} {len(v)} of {total} ({', '.join(v)})"
+             for verdict, v in groups.items() if v]
     return "; ".join(parts)
 
 

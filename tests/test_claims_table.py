@@ -27,7 +27,7 @@ def test_every_stored_model_and_claim_is_in_the_table():
     bullets = {line.split(" (")[0]: line for line in text.splitlines() if line.startswith("- ")}
     for claim_id, bullet in (("shen7-gate-stop-words", "- Shen Fig. 7"), ("im9-gate-of-period", "- Im Fig. 9")):
         for s, c in results.with_claim(claim_id):
-            assert f"`{s.name}` ({c['value']:+.3f})" in bullets[bullet]
+            assert f"`{s.name}` ({c['value']:+.4f})" in bullets[bullet]
 
 
 def test_replace_block_keeps_the_rest_of_the_readme():

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from disan.__main__ import main
+from disan.cards import read_card
 from disan.claims import CLAIMS, GATE_CLAIMS, claims_for
 from disan.claims_file import claims_path, file_sha256, read_claims, stale_reason, write_claims
 from disan.data import Example
@@ -18,6 +19,7 @@ from disan.evaluate import unpack_correct
 from disan.evidence import run
 from disan.stats import bootstrap_ci, paired_bootstrap_diff, verdict
 from tests.conftest import make_tiny
+from viz_app.results import read_results
 from tests.fixture_data import fixture_data_dir
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -116,12 +118,28 @@ def test_stored_file_is_stale_when_the_checkpoint_changes(tmp_path, tiny_glove):
     assert "missing" in stale_reason(result, tmp_path)
 
 
+def test_a_damaged_results_file_is_reported_not_raised(tmp_path):
+    for name, text in (("broken", "{not json"), ("partial", '{"model": "partial", "claims": []}'), ("none", None)):
+        (tmp_path / f"{name}.safetensors").write_bytes(b"weights")
+        if text is not None:
+            (tmp_path / f"{name}.claims.json").write_text(text)
+    results = read_results(tmp_path)
+    assert results.stored == () and results.missing == ("none",)
+    assert [n for n, _ in results.unreadable] == ["broken", "partial"]
+    assert all("claims.json" in why for _, why in results.unreadable)
+
+
 @pytest.mark.parametrize("name", sorted(p.name.removesuffix(".claims.json") for p in PRETRAINED.glob("*.claims.json")))
 def test_stored_results_match_the_schema_and_their_checkpoint(name):
     data = read_claims(name)
     jsonschema.validate(data, SCHEMA)
     assert data["model"] == name
     assert stale_reason(data) is None, f"{name}: run python -m disan claims --all --write --stale-only"
+    card_test = read_card(name).get("evaluation", {}).get("test")
+    if card_test and data["split"] == "test":  # the same predictions as `python -m disan evaluate --card`
+        assert data["accuracy"]["value"] == pytest.approx(card_test["accuracy"], abs=1e-12)
+        if card_test.get("correct_bits"):
+            assert data["correct_bits"] == card_test["correct_bits"]
 
 
 def test_cli_unknown_model_and_missing_data_exit_2(capsys, tmp_path):

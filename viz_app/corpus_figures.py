@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-from .figures import _figure, _layout
+from .figures import _figure, _layout, _scale
 from .text import html_escape
 from .theme import NORMAL, Theme
 
@@ -184,7 +184,7 @@ def confusion_matrix(labels: Sequence[str], counts: Sequence[Sequence[int]], *, 
     share = z / np.maximum(z.sum(1, keepdims=True), 1)  # (K, K)
     names = [html_escape(x) for x in labels]
     data = [{
-        "type": "heatmap", "z": share, "x": names, "y": names, "colorscale": theme.sequential,
+        "type": "heatmap", "z": share, "x": names, "y": names, "colorscale": _scale(theme.sequential),
         "zmin": 0, "zmax": 1, "text": z.astype(int).astype(str), "texttemplate": "%{text}",
         "colorbar": {"title": {"text": "share of row"}, "tickformat": ".0%"},
         "hovertemplate": "gold %{y}, predicted %{x}: %{text} (%{z:.1%} of the row)<extra></extra>",

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from disan.cards import PAPER_REFERENCE, epochs_text, stopping_text
 from disan.evaluate import unpack_correct
 from disan.stats import bootstrap_ci
@@ -129,7 +127,3 @@ def reproduce(card: dict) -> list[str]:
 
 def per_class(card: dict) -> dict[str, float | None]:
     return card.get("evaluation", {}).get("test", {}).get("per_class_accuracy", {})
-
-
-def finite(values) -> bool:
-    return bool(np.isfinite(np.asarray([v for v in values if v is not None], dtype=float)).any())

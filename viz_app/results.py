@@ -121,3 +121,11 @@ def verdict_table(results: Results) -> pd.DataFrame:
     table = pd.DataFrame(cells, index=list(rows)).fillna("")
     table.index = [rows[i] for i in table.index]
     return table
+
+
+def forest_table(rows: list[ForestRow]) -> pd.DataFrame:
+    """The numbers behind a forest plot, one row per model (the figure's table fallback)."""
+    return pd.DataFrame(
+        [{"model": r.label, "value": r.value, "ci95 lo": r.lo, "ci95 hi": r.hi, "n": r.n, "verdict": r.verdict,
+          "stale": r.stale} for r in rows]
+    ).set_index("model")

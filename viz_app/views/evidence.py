@@ -15,7 +15,7 @@ from .. import corpus_figures as cf
 from ..context import Context
 from ..export import show_figure
 from ..links import md_link, model_url, sentence_url
-from ..results import REFRESH_COMMAND, Results, forest_rows, load_results, verdict_table
+from ..results import REFRESH_COMMAND, Results, forest_rows, forest_table, load_results, verdict_table
 from ..session import ensure
 from ..state import DEFAULT_CLAIM
 from ..text import md_escape
@@ -72,9 +72,10 @@ def claim_section(ctx: Context, results: Results) -> None:
                 f"**Statistic:** {md_escape(first['statistic'])}\\.  \n"
                 f"**No effect** = {first.get('no_effect', 0):g}; the claim is supported when the 95% interval lies "
                 f"{'above' if first.get('direction', 1) > 0 else 'below'} it, inconclusive when it contains it\\.")
-    panel = cf.ForestPanel(claim_id, forest_rows(results, claim_id), first.get("no_effect", 0.0), "value")
+    rows_of_plot = forest_rows(results, claim_id)
+    panel = cf.ForestPanel(claim_id, rows_of_plot, first.get("no_effect", 0.0), "value")
     show_figure(cf.forest_plot([panel], title=f"{first['figure']}: every model, 95% bootstrap interval",
-                               theme=ctx.theme), ctx, key="ev_forest")
+                               theme=ctx.theme), ctx, key="ev_forest", table=forest_table(rows_of_plot))
     names = [s.name for s, _ in rows]
     ensure("ev_model", ctx.model if ctx.model in names else names[0])
     if st.session_state["ev_model"] not in names:
@@ -85,8 +86,11 @@ def claim_section(ctx: Context, results: Results) -> None:
     if stored.stale:
         st.warning(md_escape(f"{model}'s results are stale ({stored.stale})."))
     if claim.get("distribution", {}).get("groups"):
+        of = claim["distribution"].get("of", "sentences")
+        x_title = {"tokens": "value of each token, by word class", "word pairs": "Pearson r of each word pair"}.get(
+            of, "value of each sentence")
         show_figure(cf.distribution_plot(claim["distribution"], title=f"What the statistic is made of — {model}",
-                                         x_title=claim_id, theme=ctx.theme), ctx, key="ev_distribution")
+                                         x_title=x_title, theme=ctx.theme), ctx, key="ev_distribution")
     _examples(claim, model)
     st.markdown(md_link(f"Model page of {md_escape(model)}", model_url(model)))
 

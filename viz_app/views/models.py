@@ -44,8 +44,7 @@ def headline(name: str, card: dict, acc: mp.Accuracy | None) -> None:
     train = card.get("train", {})
     mcfg = train.get("model_config", {})
     task = train.get("train_config", {}).get("task", "?")
-    st.markdown(f"### `{md_escape(name)}` — {md_escape(str(mcfg.get('arch', '?')).upper())} on "
-                f"{md_escape(task)}")
+    st.markdown(f"### {md_escape(name)} — {md_escape(str(mcfg.get('arch', '?')).upper())} on {md_escape(task)}")
     cols = st.columns(4)
     cols[0].metric("Test accuracy", f"{100 * acc.value:.2f}%" if acc else "–",
                    help=acc.text() + f" — from the {acc.source}" if acc else None)
