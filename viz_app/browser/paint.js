@@ -1,7 +1,7 @@
 /* DisanPaint — repaint the heatmaps of an already drawn Plotly chart in well under a frame.
  *
  * A classic script like recompute.js (one global, `DisanPaint`; no modules, no network). While a
- * slider moves, `Plotly.react` of a multi-panel chart costs 30–100 ms on a 2-core machine: it lays
+ * slider moves, `Plotly.react` of a multi-panel chart costs several frames on a 2-core machine: it lays
  * out every axis, colour bar and label again. Only the cell colours change, so `repaint` writes each
  * heatmap's new z straight into the image Plotly drew for it (Plotly's own "fast" heatmap mode: one
  * pixel per cell, scaled with image-rendering: pixelated), updates the cell labels and the values
