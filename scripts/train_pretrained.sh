@@ -33,6 +33,7 @@ declare -A CMD=(
   [dsa-nli]="--model dsa $NLI"
   [dsa-nli-nodist]="--model dsa $NLI --ablation nodist"
   [disan-sst5+relu]="--model disan $SST --optimizer adam --lr 0.001 --activation relu --no-output-bias"
+  [disan-sst5+authors-dropout]="--model disan $SST --optimizer adam --lr 0.001 --dropout-mode authors"
   [disan-nli+authors-dropout]="--model disan $NLI --optimizer adam --lr 0.001 --dropout-mode authors"
   [dsa-nli+nobias]="--model dsa $NLI --no-dsa-proj-bias"
 )

@@ -39,6 +39,7 @@ def test_decide_reads_the_run_logs_and_says_what_is_missing(tmp_path):
     lines = rd.card_lines(list(rows.values()), point.models[0])
     assert len(lines) == 1 and "our way" in lines[0] and "45.00%" in lines[0] and "44.00%" in lines[0]
     assert "not measured yet" in rd.markdown(list(rows.values()))
+    assert rows[point.id]["final"] is False and "interim" in rd.markdown(list(rows.values()))
 
 
 def test_training_with_unk_zero_equals_zeroing_the_row_afterwards(tmp_path):
