@@ -105,7 +105,7 @@ def run_train(args) -> int:
     from .train import TrainConfig, paper_defaults, train
 
     if args.model == "disan" and args.ablation == "nodist" or args.model == "dsa" and args.ablation == "nodir":
-        raise SystemExit(f"--ablation {args.ablation} does not apply to --model {args.model}.")
+        raise DisanError(f"--ablation {args.ablation} does not apply to --model {args.model}; use --ablation {'nodir' if args.model == 'disan' else 'nodist'}.")
     given = {k: v for k, v in vars(args).items() if v is not None and k not in ("command", "func")}
     name = "-".join(x for x in (args.model, args.task, args.ablation) if x)
     cfg = TrainConfig(**{**paper_defaults(args.model, args.task), "out": f"runs/{name}", **given})

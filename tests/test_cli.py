@@ -51,6 +51,7 @@ def test_plain_output_says_random_weights(capsys):
         (["trace", "--model", "no-such-model", "hi"], "No model named"),
         (["trace", "--model", "disan", "hi", "--alpha", "1"], "no distance mask"),
         (["trace", "--model", "disan", "hi", "--masks", "up,down"], "not understood"),
+        (["train", "--model", "dsa", "--task", "nli", "--ablation", "nodir"], "use --ablation nodist"),
     ],
 )
 def test_errors_are_one_line_with_status_2(capsys, args, fragment):
