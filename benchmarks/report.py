@@ -7,6 +7,8 @@ import sys
 import time
 from pathlib import Path
 
+from disan.output import replace_marked
+
 from .common import Table, busy
 
 
@@ -128,9 +130,5 @@ def readme_block(verdicts: Table, info: dict, argv) -> str:
 def write_readme(path: Path, block: str) -> None:
     """Replace the text between the app-latency markers of ``path`` (a README) by ``block``."""
     text = path.read_text(encoding="utf-8")
-    if README_START not in text or README_END not in text:
-        raise SystemExit(f"{path} has no {README_START} … {README_END} markers; add them where the figures go")
-    head, rest = text.split(README_START, 1)
-    _, tail = rest.split(README_END, 1)
-    path.write_text(f"{head}{README_START}\n{block}\n{README_END}{tail}", encoding="utf-8")
+    path.write_text(replace_marked(text, README_START, README_END, block), encoding="utf-8")
 

@@ -52,3 +52,16 @@ def write_atomic(path: str | os.PathLike, produce: Callable[[], str]) -> Path:
         Path(tmp).unlink(missing_ok=True)
         raise
     return target
+
+
+def replace_marked(text: str, start: str, end: str, block: str) -> str:
+    """``text`` with whatever lies between the ``start`` and ``end`` markers replaced by ``block``.
+
+    The README's generated tables (reproduction, recipe, claims, app latency) live between such
+    markers, so each command rewrites its own block and nothing else.
+    """
+    if start not in text or end not in text:
+        raise OutputError(f"The document has no {start} … {end} markers; add them where the block belongs.")
+    head, rest = text.split(start, 1)
+    _, tail = rest.split(end, 1)
+    return f"{head}{start}\n{block}\n{end}{tail}"

@@ -15,6 +15,10 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # run as a plain script from a clean clone
+
+from disan.output import replace_marked  # noqa: E402
+
 START, END = "<!-- claims-table:start -->", "<!-- claims-table:end -->"
 MARK = {"supported": "✓", "contradicted": "✗", "inconclusive": "?"}
 #: Gate differences below this (on the 0–1 gate scale) are called small in the paragraph.
@@ -109,14 +113,6 @@ def block(directory: Path = ROOT / "pretrained") -> str:
     return "\n".join(table(results) + [""] + paragraph(results))
 
 
-def replace_block(readme: str, new: str) -> str:
-    if START not in readme or END not in readme:
-        raise SystemExit(f"README.md lacks the markers {START} … {END}; add them where the table belongs.")
-    head, rest = readme.split(START, 1)
-    _, tail = rest.split(END, 1)
-    return f"{head}{START}\n{new}\n{END}{tail}"
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--readme", action="store_true", help="write the block into README.md")
@@ -126,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     readme_path = ROOT / "README.md"
     if args.readme or args.check:
         readme = readme_path.read_text()
-        updated = replace_block(readme, text)
+        updated = replace_marked(readme, START, END, text)
         if args.check:
             if updated != readme:
                 print("README.md's claims table differs from pretrained/*.claims.json; "
@@ -141,4 +137,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from disan.errors import DisanError
+
+    try:
+        sys.exit(main())
+    except DisanError as err:  # e.g. README.md without the markers: one line, status 2
+        print(f"error: {err}", file=sys.stderr)
+        sys.exit(2)

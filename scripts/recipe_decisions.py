@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # run as a plain script from a clean clone
 OUT = ROOT / "docs" / "recipe.json"
 START, END = "<!-- recipe:start -->", "<!-- recipe:end -->"
 
@@ -151,14 +151,6 @@ def markdown(rows: list[dict]) -> str:
     return "\n".join(out)
 
 
-def write_readme(text: str, readme: Path = ROOT / "README.md") -> None:
-    body = readme.read_text()
-    pattern = re.compile(re.escape(START) + r".*?" + re.escape(END), re.S)
-    if not pattern.search(body):
-        raise SystemExit(f"{readme} has no {START} … {END} markers; add them where the table belongs.")
-    readme.write_text(pattern.sub(lambda _: f"{START}\n{text}\n{END}", body))
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=Path, default=ROOT / "runs", help="folder of the paired runs (default runs/)")
@@ -167,16 +159,24 @@ def main() -> int:
     parser.add_argument("--write", action="store_true", help=f"store the decisions in {OUT.relative_to(ROOT)}")
     parser.add_argument("--readme", action="store_true", help="write the table into README.md")
     args = parser.parse_args()
-    sys.path.insert(0, str(ROOT))
     rows = decide(args.runs, args.unk)
     if args.write:
         OUT.write_text(json.dumps(rows, indent=2) + "\n")
     text = markdown(rows)
     if args.readme:
-        write_readme(text)
+        from disan.output import replace_marked
+
+        readme = ROOT / "README.md"
+        readme.write_text(replace_marked(readme.read_text(), START, END, text))
     print(text)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from disan.errors import DisanError
+
+    try:
+        sys.exit(main())
+    except DisanError as err:  # e.g. README.md without the markers: one line, status 2
+        print(f"error: {err}", file=sys.stderr)
+        sys.exit(2)

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # run as a plain script from a clean clone
 ORDER = ("disan-sst5", "disan-sst5-nodir", "dsa-sst5", "dsa-sst5-nodist", "disan-nli", "dsa-nli", "dsa-nli-nodist")
 #: (model, its ablation, what the ablation removes)
 PAIRS = (("disan-sst5", "disan-sst5-nodir", "directional masks (Shen Table 2)"),
@@ -84,25 +84,25 @@ def tables() -> str:
     return "\n".join(model_rows(cards) + ["", "Ablation gaps on test:", ""] + gap_rows(cards))
 
 
-def write_readme(text: str, readme: Path = ROOT / "README.md") -> None:
-    body = readme.read_text()
-    pattern = re.compile(re.escape(START) + r".*?" + re.escape(END), re.S)
-    if not pattern.search(body):
-        raise SystemExit(f"{readme} has no {START} … {END} markers; add them where the table belongs.")
-    readme.write_text(pattern.sub(lambda _: f"{START}\n{text}\n{END}", body))
-
-
 def main() -> int:
-    sys.path.insert(0, str(ROOT))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--readme", action="store_true", help="write the tables into README.md between the markers")
     args = parser.parse_args()
     text = tables()
     if args.readme:
-        write_readme(text)
+        from disan.output import replace_marked
+
+        readme = ROOT / "README.md"
+        readme.write_text(replace_marked(readme.read_text(), START, END, text))
     print(text)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from disan.errors import DisanError
+
+    try:
+        sys.exit(main())
+    except DisanError as err:  # e.g. README.md without the markers: one line, status 2
+        print(f"error: {err}", file=sys.stderr)
+        sys.exit(2)

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from disan.errors import OutputError
+
 from benchmarks import cli as bench
 from benchmarks import server
 from benchmarks import train as bench_train
@@ -142,5 +144,5 @@ def test_readme_block_carries_the_app_targets_and_the_load(tmp_path):
     assert "old" not in text and "median 8.0 ms" in text and text.startswith("intro") and text.endswith("rest\n")
     plain = tmp_path / "plain.md"
     plain.write_text("no markers here")
-    with pytest.raises(SystemExit, match="markers"):
+    with pytest.raises(OutputError, match="markers"):
         write_readme(plain, block)

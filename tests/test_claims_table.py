@@ -5,6 +5,8 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+from disan.output import replace_marked
+
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = importlib.util.spec_from_file_location("claims_table", ROOT / "scripts" / "claims_table.py")
 claims_table = importlib.util.module_from_spec(SPEC)
@@ -13,7 +15,7 @@ SPEC.loader.exec_module(claims_table)
 
 def test_readme_table_matches_the_stored_results():
     readme = (ROOT / "README.md").read_text()
-    assert claims_table.replace_block(readme, claims_table.block()) == readme, (
+    assert replace_marked(readme, claims_table.START, claims_table.END, claims_table.block()) == readme, (
         "README.md is out of date: run python scripts/claims_table.py --readme")
 
 
@@ -30,6 +32,6 @@ def test_every_stored_model_and_claim_is_in_the_table():
             assert f"`{s.name}` ({c['value']:+.4f})" in bullets[bullet]
 
 
-def test_replace_block_keeps_the_rest_of_the_readme():
+def test_replace_marked_keeps_the_rest_of_the_readme():
     readme = f"intro\n{claims_table.START}\nold\n{claims_table.END}\noutro\n"
-    assert claims_table.replace_block(readme, "new") == f"intro\n{claims_table.START}\nnew\n{claims_table.END}\noutro\n"
+    assert replace_marked(readme, claims_table.START, claims_table.END, "new") == f"intro\n{claims_table.START}\nnew\n{claims_table.END}\noutro\n"
