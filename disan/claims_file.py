@@ -9,12 +9,12 @@ showing it as current.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
 from .api import PRETRAINED_DIR, load
 from .cards import read_card
+from .checkpoint import sha256
 from .claims import ABLATION, claims_for
 from .config import ARCHS
 from .data import SST2_LABELS, SST5_LABELS, load_task
@@ -43,14 +43,6 @@ def bundled(directory: Path = PRETRAINED_DIR) -> list[str]:
     return sorted(p.name.removesuffix(".safetensors") for p in directory.glob("*.safetensors"))
 
 
-def file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def read_claims(name: str, directory: Path = PRETRAINED_DIR) -> dict | None:
     """The stored results of ``name``, or None when there is no file."""
     path = claims_path(name, directory)
@@ -63,12 +55,12 @@ def stale_reason(result: dict, directory: Path = PRETRAINED_DIR) -> str | None:
     ckpt = checkpoint_path(name, directory)
     if not ckpt.is_file():
         return f"{ckpt.name} is missing"
-    if file_sha256(ckpt) != result["checkpoint_sha256"]:
+    if sha256(ckpt) != result["checkpoint_sha256"]:
         return f"{ckpt.name} changed since these results were computed"
     ab = result.get("ablation")
     if ab:
         other = checkpoint_path(ab["model"], directory)
-        if not other.is_file() or file_sha256(other) != ab["checkpoint_sha256"]:
+        if not other.is_file() or sha256(other) != ab["checkpoint_sha256"]:
             return f"the ablation {other.name} changed since these results were computed"
     return None
 
@@ -110,8 +102,8 @@ def compute(name: str, split: str = "test", task: str | None = None, data_dir: s
     needs_ablation = any(c.kind == ABLATION for c in claims_for(model.cfg.arch, task, True))
     if needs_ablation and other and checkpoint_path(other, directory).is_file():
         ablation = load(str(checkpoint_path(other, directory)), device="cpu")
-        ablation_sha = file_sha256(checkpoint_path(other, directory))
-    return run(model, examples, task, split, file_sha256(path), ablation, ablation_sha, progress)
+        ablation_sha = sha256(checkpoint_path(other, directory))
+    return run(model, examples, task, split, sha256(path), ablation, ablation_sha, progress)
 
 
 def write_claims(result: dict, directory: Path = PRETRAINED_DIR) -> Path:

@@ -13,7 +13,8 @@ import pytest
 from disan.__main__ import main
 from disan.cards import read_card
 from disan.claims import CLAIMS, GATE_CLAIMS, claims_for
-from disan.claims_file import claims_path, file_sha256, read_claims, stale_reason, write_claims
+from disan.checkpoint import sha256
+from disan.claims_file import claims_path, read_claims, stale_reason, write_claims
 from disan.data import Example
 from disan.evaluate import unpack_correct
 from disan.evidence import run
@@ -108,7 +109,7 @@ def test_every_claim_names_its_figure_as_in_the_captions():
 def test_stored_file_is_stale_when_the_checkpoint_changes(tmp_path, tiny_glove):
     ckpt = tmp_path / "tiny.safetensors"
     ckpt.write_bytes(b"weights v1")
-    result = {"model": "tiny", "checkpoint_sha256": file_sha256(ckpt), "claims": []}
+    result = {"model": "tiny", "checkpoint_sha256": sha256(ckpt), "claims": []}
     write_claims(result, tmp_path)
     assert read_claims("tiny", tmp_path)["checkpoint_sha256"] == result["checkpoint_sha256"]
     assert stale_reason(result, tmp_path) is None
@@ -158,7 +159,7 @@ def test_cli_json_on_fixture_data(capsys):
     out = json.loads(capsys.readouterr().out)
     jsonschema.validate(out, SCHEMA)
     assert out["model"] == "disan-sst5" and out["n_examples"] == 3 and out["task"] == "sst5"
-    assert out["checkpoint_sha256"] == file_sha256(PRETRAINED / "disan-sst5.safetensors")
+    assert out["checkpoint_sha256"] == sha256(PRETRAINED / "disan-sst5.safetensors")
 
 
 def test_cli_write_stale_only_recomputes_only_stale_files(tmp_path, capsys):
@@ -170,7 +171,7 @@ def test_cli_write_stale_only_recomputes_only_stale_files(tmp_path, capsys):
             "--pretrained-dir", str(tmp_path)]
     assert main(args) == 0
     fresh = read_claims("disan-sst5", tmp_path)
-    assert fresh["checkpoint_sha256"] == file_sha256(tmp_path / "disan-sst5.safetensors") and fresh["claims"]
+    assert fresh["checkpoint_sha256"] == sha256(tmp_path / "disan-sst5.safetensors") and fresh["claims"]
     capsys.readouterr()
     assert main(args) == 0
     assert "current" in capsys.readouterr().err
