@@ -42,6 +42,24 @@ def test_decide_reads_the_run_logs_and_says_what_is_missing(tmp_path):
     assert rows[point.id]["final"] is False and "interim" in rd.markdown(list(rows.values()))
 
 
+def test_unk_decision_is_kept_once_the_measured_models_carry_the_zero_row(tmp_path, tiny_glove, monkeypatch):
+    """Re-running the decisions after publishing must not compare a zeroed row with itself."""
+    from disan import checkpoint
+    from tests.conftest import make_tiny
+
+    zeroed, trainable = tmp_path / "zeroed.safetensors", tmp_path / "trainable.safetensors"
+    checkpoint.save(make_tiny("disan", tiny_glove, unk_zero=True), zeroed, manifest=False)
+    checkpoint.save(make_tiny("disan", tiny_glove), trainable, manifest=False)
+    assert rd.measurable_unk_models([str(zeroed), str(trainable)]) == [str(trainable)]
+    stored = {"id": "unk", "choice": "authors", "ours_dev": 0.4280, "authors_dev": 0.4285}
+    monkeypatch.setattr(rd, "OUT", tmp_path / "recipe.json")
+    rd.OUT.write_text(json.dumps([stored, {"id": "dsa-bias", "choice": "ours"}]))
+    rows = rd.decide(tmp_path / "no-runs", [str(zeroed)])
+    assert rows[0] == stored and [r["id"] for r in rows[1:]] == [p.id for p in rd.POINTS]
+    rd.OUT.unlink()
+    assert [r["id"] for r in rd.decide(tmp_path / "no-runs", [str(zeroed)])] == [p.id for p in rd.POINTS]
+
+
 def test_training_with_unk_zero_equals_zeroing_the_row_afterwards(tmp_path):
     """Why the <unk> point needs no second run: <unk> never occurs in training, so only its row differs."""
     import numpy as np

@@ -1,5 +1,6 @@
-"""The bundled checkpoints predate the recipe options: they load with the defaults, and those defaults
-compute the formulas the checkpoints were trained with (written out here from the stored weights)."""
+"""The bundled checkpoints load with the recipe they were trained with (a checkpoint saved before the
+options existed has no recipe keys and loads with the defaults), and that recipe computes the formulas
+written out here from the stored weights."""
 
 import json
 import math
@@ -25,7 +26,7 @@ pytestmark = pytest.mark.skipif(not NAMES, reason="no checkpoint in pretrained/ 
 
 
 def linear(layer, x):
-    return x @ layer.weight.T + layer.bias  # every pre-option layer had a bias
+    return x @ layer.weight.T + (0 if layer.bias is None else layer.bias)  # --no-output-bias, --no-dsa-proj-bias
 
 
 def normed(layer, x):
@@ -36,26 +37,30 @@ def masked_softmax(logits, allowed, dim):
     return torch.softmax(logits.masked_fill(~allowed, -1e30), dim=dim) * allowed
 
 
-def source2token(s2t, u, valid):
+def activation(cfg):
+    return F.relu if cfg.activation == "relu" else F.elu  # --activation, DiSAN only
+
+
+def source2token(s2t, u, valid, act=F.elu):
     hidden = linear(s2t.fc1, u)  # (B, T, 2D)
     if s2t.norm is not None:
         hidden = s2t.norm(hidden)
-    probs = masked_softmax(linear(s2t.fc2, F.elu(hidden)), valid[..., None], dim=1)  # ELU, Shen Eq. 12
+    probs = masked_softmax(linear(s2t.fc2, act(hidden)), valid[..., None], dim=1)  # Shen Eq. 12
     return (probs * u).sum(dim=1)  # (B, 2D)
 
 
-def disan_encoder(enc, x, valid):
+def disan_encoder(enc, x, valid, act):
     outs = []
     for block, kind in ((enc.fw, enc.masks[0]), (enc.bw, enc.masks[1])):
-        h = F.elu(linear(block.fc_h, x))  # (B, T, D)  Eq. 14 with ELU
+        h = act(linear(block.fc_h, x))  # (B, T, D)  Eq. 14
         allowed = attention_allowed(direction_mask(x.shape[1], kind), valid)  # (B, T, T)
         s, _ = multi_dim_token2token(h, allowed, block.w1.weight, block.w2.weight, block.b1, block.c)
         gate = torch.sigmoid(s @ block.gate_s.weight.T + linear(block.gate_h, h))  # Eq. 19
         outs.append((gate * h + (1 - gate) * s) * valid[..., None])  # Eq. 20
-    return source2token(enc.s2t, torch.cat(outs, -1), valid)
+    return source2token(enc.s2t, torch.cat(outs, -1), valid, act)
 
 
-def dsa_encoder(enc, x, valid):
+def dsa_encoder(enc, x, valid, act=None):
     x = linear(enc.proj, x) if enc.proj is not None else x  # (B, T, D)
     B, T, D = x.shape
     outs = []
@@ -77,25 +82,27 @@ def dsa_encoder(enc, x, valid):
 def head(model, sp, sh):
     h, dsa = model.head, model.cfg.arch == "dsa"
     if not model.cfg.pair:
-        return linear(h.out, (F.relu if dsa else F.elu)(linear(h.fc, sp)))
+        return linear(h.out, (F.relu if dsa else activation(model.cfg))(linear(h.fc, sp)))
     if dsa:
         return linear(h.out, F.relu(h.norm(linear(h.fc, torch.cat([sp, sh, (sp - sh).abs(), sp * sh], -1)))))
-    return linear(h.out, F.elu(linear(h.fc, torch.cat([sp, sh, sp - sh, sp * sh], -1))))
+    return linear(h.out, activation(model.cfg)(linear(h.fc, torch.cat([sp, sh, sp - sh, sp * sh], -1))))
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_stored_config_has_no_recipe_keys_and_loads_with_the_defaults(name):
+def test_checkpoint_loads_with_its_stored_recipe_and_the_defaults_where_none_is_stored(name):
     with safe_open(str(PRETRAINED / f"{name}.safetensors"), "pt") as f:
         stored = json.loads(f.metadata()["config"])
     model = disan.load(name, device="cpu")
     defaults = ModelConfig()
     for field in RECIPE_FIELDS:
-        assert stored.get(field, getattr(defaults, field)) == getattr(defaults, field) == getattr(model.cfg, field)
+        assert getattr(model.cfg, field) == stored.get(field, getattr(defaults, field)), field
+    if model.cfg.unk_zero:
+        assert not model.embedding.weight[UNK_ID].any()  # the authors' constant zero <unk>
 
 
 @pytest.mark.parametrize("name", NAMES)
 @torch.inference_mode()
-def test_defaults_compute_the_formulas_the_checkpoint_was_trained_with(name):
+def test_stored_recipe_computes_the_formulas_the_checkpoint_was_trained_with(name):
     model = disan.load(name, device="cpu").eval()
     encoder = disan_encoder if model.cfg.arch == "disan" else dsa_encoder
     items = PAIRS if model.cfg.pair else [(s, None) for s in SENTENCES]
@@ -104,8 +111,9 @@ def test_defaults_compute_the_formulas_the_checkpoint_was_trained_with(name):
     x, valid = model.embed(prem)
     unk = prem[0].index("qqunknownqq")
     assert torch.equal(x[0, unk], model.embedding.weight[UNK_ID])  # an unknown word gets the stored <unk> row
-    sp = encoder(model.encoder, x, valid)
-    sh = encoder(model.encoder, *model.embed(hyp)) if hyp else None
+    act = activation(model.cfg)
+    sp = encoder(model.encoder, x, valid, act)
+    sh = encoder(model.encoder, *model.embed(hyp), act) if hyp else None
     expected = head(model, sp, sh)  # (B, K)
     logits, _, _ = model(prem, hyp)  # the fast path predict() uses
     assert torch.allclose(logits, expected, atol=1e-4, rtol=1e-4)

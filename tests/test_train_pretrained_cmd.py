@@ -1,0 +1,60 @@
+"""scripts/train_pretrained.sh reproduces the published checkpoints: its flags give each card's training config."""
+
+import argparse
+import json
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+from disan.__main__ import add_train
+from disan.train import TrainConfig, paper_defaults
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = (ROOT / "scripts" / "train_pretrained.sh").read_text()
+#: Fields a run may set beyond its recipe: where it writes, its threads, the pair protocol's step budget,
+#: and --unk-zero, which publish applies afterwards to runs trained without it (an identical model).
+RUN_FIELDS = {"out", "threads", "min_steps", "max_steps", "unk_zero"}
+
+
+def script_commands() -> dict[str, list[str]]:
+    """NAME → the `python -m disan train` arguments the script runs for it, with $SST/$NLI expanded."""
+    shared = dict(re.findall(r'^(SST|NLI)="([^"]*)"', SCRIPT, re.M))
+    commands = {}
+    for name, flags in re.findall(r'^\s+\[([\w+.-]+)\]="([^"]*)"', SCRIPT, re.M):
+        for var, value in shared.items():
+            flags = flags.replace(f"${var}", value)
+        commands[name] = shlex.split(flags)
+    return commands
+
+
+def config_from(argv: list[str]) -> dict:
+    sub = argparse.ArgumentParser().add_subparsers(dest="command")
+    add_train(sub)
+    args = vars(sub.choices["train"].parse_args(argv))
+    given = {k: v for k, v in args.items() if v is not None}
+    return TrainConfig(**{**paper_defaults(args["model"], args["task"]), "out": "x", **given}).__dict__
+
+
+def published_cards() -> list[dict]:
+    names = [Path(f).stem for f in json.loads((ROOT / "pretrained" / "MANIFEST.json").read_text())]
+    cards = [json.loads((ROOT / "pretrained" / f"{name}.json").read_text()) for name in names]
+    return [c for c in cards if "stopped_by" in c["train"]]  # cards from runs that trained to a stop rule
+
+
+def test_every_published_model_and_recipe_arm_has_a_command():
+    commands = script_commands()
+    expected = {"disan-sst5", "disan-sst5-nodir", "dsa-sst5", "dsa-sst5-nodist", "disan-nli", "dsa-nli", "dsa-nli-nodist"}
+    assert expected <= commands.keys()
+    for argv in commands.values():
+        config_from(argv)  # every line parses as `python -m disan train` arguments
+
+
+@pytest.mark.parametrize("card", published_cards(), ids=lambda c: c["name"])
+def test_script_flags_give_the_cards_training_config(card):
+    ours = config_from(script_commands()[card["name"]])
+    trained = card["train"]["train_config"]
+    differs = {k: (ours[k], trained.get(k)) for k in ours.keys() - RUN_FIELDS if ours[k] != trained.get(k)}
+    assert not differs, f"{card['name']}: scripts/train_pretrained.sh differs from the run that was published: {differs}"
+    assert card["train"]["model_config"]["unk_zero"] or not trained["unk_zero"]
