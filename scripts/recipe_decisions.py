@@ -74,6 +74,19 @@ def compare(ours: list[dict], authors: list[dict]) -> dict:
             "choice": "ours" if best_o > best_a else "authors"}
 
 
+def settled(runs: Path, names: tuple, steps_compared: int) -> bool:
+    """True when more training cannot change the comparison: a run has finished at the compared step count.
+
+    The comparison only sees evaluations up to the shorter run's last step, so once one run has stopped
+    (its .train.json exists) and the other has reached as many steps, later evaluations do not count.
+    """
+    for name in names:
+        path = runs / f"{name}.train.json"
+        if path.exists() and json.loads(path.read_text())["total_steps"] <= steps_compared:
+            return True
+    return False
+
+
 UNK_TEXT = ("the `<unk>` embedding is a constant zero vector (ours: a trainable row that is never trained, "
             "because `<unk>` never occurs in training)")
 ALL_MODELS = ("disan-sst5", "disan-sst5-nodir", "dsa-sst5", "dsa-sst5-nodist", "disan-nli", "dsa-nli", "dsa-nli-nodist")
@@ -126,7 +139,7 @@ def decide(runs: Path, unk_models: list[str] | None = None) -> list[dict]:
     for p in POINTS:
         try:
             result = compare(curve(runs, p.ours), curve(runs, p.authors))
-            result["final"] = all((runs / f"{name}.train.json").exists() for name in (p.ours, p.authors))
+            result["final"] = settled(runs, (p.ours, p.authors), result["steps_compared"])
         except FileNotFoundError as err:
             result = {"choice": None, "missing": str(err)}
         rows.append({"id": p.id, "point": p.text, "models": list(p.models), "runs": [p.ours, p.authors],

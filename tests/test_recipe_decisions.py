@@ -60,6 +60,18 @@ def test_unk_decision_is_kept_once_the_measured_models_carry_the_zero_row(tmp_pa
     assert [r["id"] for r in rd.decide(tmp_path / "no-runs", [str(zeroed)])] == [p.id for p in rd.POINTS]
 
 
+def test_a_comparison_is_final_once_a_finished_run_is_reached_by_the_other(tmp_path):
+    names = ("a", "b")
+    for name, steps in (("a", (100, 200)), ("b", (100, 200, 300))):
+        lines = [json.dumps({"global_step": s, "dev_acc": 0.5}) for s in steps]
+        (tmp_path / f"{name}.log.jsonl").write_text("\n".join(lines) + "\n")
+    assert not rd.settled(tmp_path, names, 200)  # neither has finished: the shorter one may go on
+    (tmp_path / "b.train.json").write_text(json.dumps({"total_steps": 300}))
+    assert not rd.settled(tmp_path, names, 200)  # b finished later than a has reached
+    (tmp_path / "a.train.json").write_text(json.dumps({"total_steps": 200}))
+    assert rd.settled(tmp_path, names, 200)
+
+
 def test_training_with_unk_zero_equals_zeroing_the_row_afterwards(tmp_path):
     """Why the <unk> point needs no second run: <unk> never occurs in training, so only its row differs."""
     import numpy as np
