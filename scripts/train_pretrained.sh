@@ -26,8 +26,8 @@ SST="--task sst5 --balance --epochs 10 --eval-every 1000 --patience 5 --unk-zero
 NLI="--task nli --epochs 40 --eval-every 147 --patience 6 --unk-zero"
 # The seven published models, with the recipe decided on dev (docs/recipe.json, README "Recipe options").
 declare -A CMD=(
-  [disan-sst5]="--model disan $SST --optimizer adam --lr 0.001 --dropout-mode authors"
-  [disan-sst5-nodir]="--model disan $SST --ablation nodir --optimizer adam --lr 0.001 --dropout-mode authors"
+  [disan-sst5]="--model disan $SST --optimizer adam --lr 0.001 --dropout-mode authors --activation relu --no-output-bias"
+  [disan-sst5-nodir]="--model disan $SST --ablation nodir --optimizer adam --lr 0.001 --dropout-mode authors --activation relu --no-output-bias"
   [dsa-sst5]="--model dsa $SST"
   [dsa-sst5-nodist]="--model dsa $SST --ablation nodist"
   [disan-nli]="--model disan $NLI --optimizer adam --lr 0.001 --dropout-mode authors"
