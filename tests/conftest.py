@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
@@ -9,6 +13,17 @@ import torch
 from disan.config import NLI_LABELS, ModelConfig
 from disan.model import SentenceModel
 from disan.vocab import Glove, build_vocab
+
+#: Set to 1 to let the browser and load tests rewrite their figures in docs/ (screenshots, load table).
+REFRESH_DOCS = "DISAN_REFRESH_DOCS"
+
+
+def docs_out(*parts: str) -> Path:
+    """Where a test writes a figure the docs show: docs/ under DISAN_REFRESH_DOCS=1, else a temporary
+    folder, so an ordinary test run leaves the tracked files as they are."""
+    base = Path(__file__).resolve().parents[1] / "docs" if os.environ.get(REFRESH_DOCS) == "1" else Path(tempfile.mkdtemp(prefix="disan-docs-"))
+    return base.joinpath(*parts)
+
 
 WORDS = ("the", "a", "movie", "is", "good", "bad", "dog", "dogs", "man", "tea", ".", ",", "n't", "do", "glass")
 

@@ -1,7 +1,7 @@
 """End-to-end: a real headless Chromium drives `streamlit run viz_app/app.py` on 127.0.0.1.
 
 Types a sentence, waits for the Plotly heatmaps, walks through the views,
-moves α on the Compare view and saves screenshots to docs/screenshots/.
+moves α on the Compare view and saves screenshots (to docs/screenshots/ under DISAN_REFRESH_DOCS=1).
 Fails on any Streamlit exception box, page error or request that leaves
 127.0.0.1. Skips when chromium or Playwright is missing.
 """
@@ -16,11 +16,12 @@ from pathlib import Path
 import pytest
 
 from benchmarks.server import streamlit_server
+from tests.conftest import docs_out
 
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parent.parent
-SHOTS = ROOT / "docs" / "screenshots"
+SHOTS = docs_out("screenshots")
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 SENTENCE = "The lighthouse keeper waved at the passing ships ."
 TIMEOUT_MS = 90_000

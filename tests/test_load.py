@@ -23,7 +23,8 @@ leaves 127.0.0.1 (the protocol client only dials 127.0.0.1, the browsers abort a
 record any other URL). Bounded: every wait has a timeout, the whole phase has a
 deadline, and the server is killed in ``finally``.
 
-Figures go to ``docs/reliability-load.json`` and ``.md`` (quoted by ``docs/reliability.md``).
+Figures go to ``docs/reliability-load.json`` and ``.md`` (quoted by ``docs/reliability.md``) under
+``DISAN_REFRESH_DOCS=1``, else to a temporary folder.
 Skips when chromium or Playwright is missing.
 """
 
@@ -47,6 +48,7 @@ from benchmarks.server import streamlit_server
 
 from tests.test_app import decode
 from tests.test_browser import CHROMIUM, ROOT, _free_port
+from tests.conftest import docs_out
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -64,7 +66,7 @@ DEADLINE_S = 600  # the whole concurrent phase; after it the test fails and the 
 #: state is a few kB; the rest is allocator noise. Keeping every trace (a leak of ≈ 0.5–1 MB per
 #: interaction, × 200) would exceed it.
 RSS_GROWTH_MB = 150
-FIGURES = ROOT / "docs" / "reliability-load.json"
+FIGURES = docs_out("reliability-load.json")
 _LOG_ERROR = re.compile(r"Traceback|Exception|Error|Uncaught|CRITICAL")
 
 

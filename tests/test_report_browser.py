@@ -2,7 +2,7 @@
 
 Writes reports with `python -m disan report` (the bundled models when present, else the random-weight
 ones), opens them from disk with every request except the file itself aborted, and reads the numbers
-plotly holds after the α / feature controls move. Saves docs/screenshots/report.png.
+plotly holds after the α / feature controls move. Saves report.png (to docs/screenshots/ under DISAN_REFRESH_DOCS=1).
 """
 
 from __future__ import annotations
@@ -16,11 +16,12 @@ import pytest
 import disan
 from disan.__main__ import main
 from viz_app import live
+from tests.conftest import docs_out
 
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parent.parent
-SHOTS = ROOT / "docs" / "screenshots"
+SHOTS = docs_out("screenshots")
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 TIMEOUT_MS = 90_000
 SENTENCE = "A lady stands outside of a Mexican market ."
