@@ -1,6 +1,6 @@
 """Print the size of the worst-case report of every model (the README's table).
 
-Usage: python scripts/report_sizes.py [--models NAME ...]
+Usage: python scripts/report_sizes.py [--models NAME ...] [--readme]  (--readme: also write the table into README.md)
 
 The worst case is the longest input a report takes: a sentence of
 ``settings.REPORT_MAX_TOKENS`` (64) tokens, and for NLI models a hypothesis of 64
@@ -54,10 +54,12 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", nargs="*", default=None, help="default: every bundled and random model")
+    parser.add_argument("--readme", action="store_true", help="write the table between the report-sizes markers in README.md")
     args = parser.parse_args(argv)
     premise, hypothesis = worst_case_texts()
-    print(f"| model | input | report size (MB) | within {LIMIT_MB:g} MB | build time (s) | if nothing compressed (MB) |")
-    print("|---|---|---|---|---|---|")
+    rows = [f"| model | input | report size (MB) | within {LIMIT_MB:g} MB | build time (s) | if nothing compressed (MB) |",
+            "|---|---|---|---|---|---|"]
+    print("\n".join(rows))
     worst = 0.0
     with tempfile.TemporaryDirectory() as tmp:
         for name in args.models or disan.available():
@@ -71,9 +73,22 @@ def main(argv: list[str] | None = None) -> int:
             what = "premise + hypothesis, 64 tokens each" if model.cfg.pair else "one sentence of 64 tokens"
             sides = ["premise", "hypothesis"] if model.cfg.pair else ["premise"]
             bound = mb + sum(_incompressible_extra(payload(trace, side), packed_arrays) for side in sides) / 1e6
-            print(f"| `{name}` | {what} | {mb:.2f} | {'yes' if mb <= LIMIT_MB else 'NO'} | {seconds:.1f} | {bound:.2f} |")
+            rows.append(f"| `{name}` | {what} | {mb:.2f} | {'yes' if mb <= LIMIT_MB else 'NO'} | {seconds:.1f} | {bound:.2f} |")
+            print(rows[-1])
+    if args.readme:
+        from disan.output import replace_marked
+
+        readme = ROOT / "README.md"
+        readme.write_text(replace_marked(readme.read_text(), "<!-- report-sizes:start -->", "<!-- report-sizes:end -->", "\n".join(rows)))
     return 0 if worst <= LIMIT_MB else 1
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.path.insert(0, str(ROOT))
+    from disan.errors import DisanError
+
+    try:
+        sys.exit(main())
+    except DisanError as err:  # e.g. README.md without the markers: one line, status 2
+        print(f"error: {err}", file=sys.stderr)
+        sys.exit(2)
