@@ -21,13 +21,9 @@ sys.path.insert(0, str(ROOT))  # run as a plain script from a clean clone
 
 from disan import checkpoint  # noqa: E402
 from disan.api import PRETRAINED_DIR, load  # noqa: E402
-from disan.cards import PAPER_REFERENCE, stopping_text, write_card  # noqa: E402
+from disan.cards import PAPER_REFERENCE, TARGETS, stopping_text, write_card  # noqa: E402
 from disan.data import load_task  # noqa: E402
 from disan.evaluate import evaluate  # noqa: E402
-
-#: Test-set floors from issue 10, to state a shortfall in numbers.
-TARGETS = {"disan-sst5": 0.48, "disan-sst5-nodir": 0.45, "dsa-sst5": 0.46, "dsa-sst5-nodist": 0.45,
-           "disan-nli": 0.67, "dsa-nli": 0.67, "dsa-nli-nodist": 0.67}
 
 DESCRIPTIONS = {
     "sst5": "Fine-grained sentiment (SST-5): very negative … very positive, one sentence in.",
@@ -135,12 +131,29 @@ def publish(name: str, runs: Path, run_name: str | None = None) -> dict:
     return card
 
 
+def refresh_recipe(name: str) -> None:
+    """Rewrite a published card's recipe lines (after a later decision), leaving its checkpoint and scores alone."""
+    path = PRETRAINED_DIR / f"{name}.json"
+    if not path.exists():
+        raise SystemExit(f"{path} does not exist: publish {name} first (python scripts/publish_pretrained.py {name}).")
+    card = json.loads(path.read_text())
+    card["recipe"] = recipe_lines(name)
+    write_card(card)
+    print(f"{name}: recipe lines rewritten ({len(card['recipe'])})")
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=Path, default=ROOT / "runs", help="folder of finished runs (default runs/)")
+    parser.add_argument("--recipe-only", action="store_true",
+                        help="only rewrite the recipe lines of published cards from docs/recipe.json (no checkpoint, no scoring)")
     parser.add_argument("names", nargs="+", metavar="NAME[=RUN]")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT / "scripts"))
+    if args.recipe_only:
+        for name in args.names:
+            refresh_recipe(name.partition("=")[0])
+        sys.exit(0)
     for arg in args.names:
         name, _, run_name = arg.partition("=")
         publish(name, args.runs, run_name or None)

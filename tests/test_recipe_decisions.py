@@ -56,6 +56,7 @@ def test_unk_decision_is_kept_once_the_measured_models_carry_the_zero_row(tmp_pa
     rd.OUT.write_text(json.dumps([stored, {"id": "dsa-bias", "choice": "ours"}]))
     rows = rd.decide(tmp_path / "no-runs", [str(zeroed)])
     assert rows[0] == stored and [r["id"] for r in rows[1:]] == [p.id for p in rd.POINTS]
+    assert rd.decide(tmp_path / "no-runs", [str(zeroed), str(trainable)])[0] == stored  # no partial re-measurement
     rd.OUT.unlink()
     assert [r["id"] for r in rd.decide(tmp_path / "no-runs", [str(zeroed)])] == [p.id for p in rd.POINTS]
 
@@ -99,3 +100,18 @@ def test_training_with_unk_zero_equals_zeroing_the_row_afterwards(tmp_path):
             assert not zero[key][1].any() and plain[key][1].any()  # only the <unk> row differs
         else:
             assert torch.equal(plain[key], zero[key]), key
+
+
+def test_published_cards_state_the_recipe_decisions_as_stored():
+    """Each card's recipe lines are docs/recipe.json's, so a later decision cannot leave a card behind."""
+    decisions = ROOT / "docs" / "recipe.json"
+    cards = sorted((ROOT / "pretrained").glob("*.card.md"))
+    if not decisions.exists() or not cards:
+        import pytest
+
+        pytest.skip("no recipe decisions or no published card")
+    rows = json.loads(decisions.read_text())
+    for md in cards:
+        card = json.loads(md.with_name(md.name.replace(".card.md", ".json")).read_text())
+        assert card.get("recipe") == rd.card_lines(rows, card["name"]), (
+            f"{card['name']}: run python scripts/publish_pretrained.py --recipe-only {card['name']}")
