@@ -61,14 +61,20 @@ def stopping_text(train: dict) -> str:
     """How the run ended, in optimizer steps (issue 10: convergence, not a clock)."""
     if "total_steps" not in train:
         return "a wall-clock budget (before step budgets and early stopping existed)"
+    tcfg = train["train_config"]
+    paired = tcfg.get("max_steps") is not None and tcfg.get("min_steps") == tcfg.get("max_steps")
     how = {
         "patience": f"early stopping: {train.get('patience')} evaluations in a row without a new best dev accuracy",
-        "max_steps": f"the step budget (--max-steps {train['train_config'].get('max_steps')})",
-        "epochs": f"the epoch limit ({train['train_config'].get('epochs')} epochs)",
+        "max_steps": f"the pair protocol: resumed to its ablation partner's step count (--min-steps {tcfg.get('max_steps')} "
+        f"--max-steps {tcfg.get('max_steps')})" if paired else f"the step budget (--max-steps {tcfg.get('max_steps')})",
+        "epochs": f"the epoch limit ({tcfg.get('epochs')} epochs)",
         "time_budget": "the wall-clock safety stop (the run had not converged)",
     }.get(train.get("stopped_by"), str(train.get("stopped_by")))
+    accs = [h["dev_acc"] for h in train.get("history") or []]
+    after = len(accs) - 1 - accs.index(max(accs)) if accs else 0  # evaluations after the first best one
     return (f"{train['total_steps']:,} optimizer steps, evaluated every {train.get('eval_every'):,} steps; "
-            f"best dev at step {train.get('best_step') or 0:,}; ended by {how}")
+            f"best dev at step {train.get('best_step') or 0:,}, followed by {after} evaluations without a new best; "
+            f"ended by {how}")
 
 
 def curve_lines(history: list) -> list[str]:

@@ -131,28 +131,31 @@ def publish(name: str, runs: Path, run_name: str | None = None) -> dict:
     return card
 
 
-def refresh_recipe(name: str) -> None:
-    """Rewrite a published card's recipe lines (after a later decision), leaving its checkpoint and scores alone."""
+def refresh_text(name: str) -> None:
+    """Rewrite a published card's generated text (after a later decision), leaving its checkpoint and scores alone."""
     path = PRETRAINED_DIR / f"{name}.json"
     if not path.exists():
         raise SystemExit(f"{path} does not exist: publish {name} first (python scripts/publish_pretrained.py {name}).")
     card = json.loads(path.read_text())
     card["recipe"] = recipe_lines(name)
+    test = card["evaluation"]["test"]
+    card["shortfall"] = shortfall(name, test["task"], test["accuracy"], card["train"])
     write_card(card)
-    print(f"{name}: recipe lines rewritten ({len(card['recipe'])})")
+    print(f"{name}: recipe lines ({len(card['recipe'])}) and shortfall rewritten")
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=Path, default=ROOT / "runs", help="folder of finished runs (default runs/)")
-    parser.add_argument("--recipe-only", action="store_true",
-                        help="only rewrite the recipe lines of published cards from docs/recipe.json (no checkpoint, no scoring)")
+    parser.add_argument("--text-only", action="store_true",
+                        help="only rewrite the generated text of published cards (recipe lines from docs/recipe.json, "
+                        "shortfall from the stored figures): no checkpoint copied, nothing scored")
     parser.add_argument("names", nargs="+", metavar="NAME[=RUN]")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT / "scripts"))
-    if args.recipe_only:
+    if args.text_only:
         for name in args.names:
-            refresh_recipe(name.partition("=")[0])
+            refresh_text(name.partition("=")[0])
         sys.exit(0)
     for arg in args.names:
         name, _, run_name = arg.partition("=")

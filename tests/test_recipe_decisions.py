@@ -114,4 +114,4 @@ def test_published_cards_state_the_recipe_decisions_as_stored():
     for md in cards:
         card = json.loads(md.with_name(md.name.replace(".card.md", ".json")).read_text())
         assert card.get("recipe") == rd.card_lines(rows, card["name"]), (
-            f"{card['name']}: run python scripts/publish_pretrained.py --recipe-only {card['name']}")
+            f"{card['name']}: run python scripts/publish_pretrained.py --text-only {card['name']}")
