@@ -40,8 +40,10 @@ declare -A CMD=(
   [disan-nli+authors-dropout]="--model disan $NLI --optimizer adam --lr 0.001 --dropout-mode authors"
   [dsa-nli+nobias]="--model dsa $NLI --no-dsa-proj-bias"
 )
-declare -A PARTNER=([disan-sst5]=disan-sst5-nodir [disan-sst5-nodir]=disan-sst5 [dsa-sst5]=dsa-sst5-nodist
-                    [dsa-sst5-nodist]=dsa-sst5 [dsa-nli]=dsa-nli-nodist [dsa-nli-nodist]=dsa-nli)
+partner_of() {  # the ablation partner of a model, from disan.claims_file.ABLATIONS (empty if none)
+  $PY -c "import sys; from disan.claims_file import ABLATIONS as A
+pairs = {**A, **{b: a for a, b in A.items()}}; print(pairs.get(sys.argv[1], ''))" "$1"
+}
 
 run() {  # run NAME [extra flags]
   local name=$1; shift
@@ -57,7 +59,7 @@ names=("$@")
 [ ${#names[@]} -gt 0 ] || names=(disan-sst5 disan-sst5-nodir dsa-sst5 dsa-sst5-nodist disan-nli dsa-nli dsa-nli-nodist)
 for name in "${names[@]}"; do
   run "$name"
-  partner=${PARTNER[$name]:-}
+  partner=$(partner_of "$name")
   if [ -n "$partner" ] && [ -f "$RUNS/$partner.train.json" ]; then
     n=$(steps "$name"); m=$(steps "$partner")
     if [ "$n" -lt "$m" ]; then run "$name" --min-steps "$m" --max-steps "$m"; fi

@@ -60,3 +60,20 @@ def test_script_flags_give_the_cards_training_config(card):
     differs = {k: (ours[k], trained[k]) for k in ours.keys() - RUN_FIELDS if ours[k] != trained[k]}
     assert not differs, f"{card['name']}: scripts/train_pretrained.sh differs from the run that was published: {differs}"
     assert card["train"]["model_config"].get("unk_zero") or not trained["unk_zero"]
+
+
+def test_the_pair_protocol_takes_its_partners_from_the_ablation_map():
+    import subprocess
+    import sys
+
+    from disan.claims_file import ABLATIONS
+
+    function = re.search(r"^partner_of\(\) \{.*?^\}$", SCRIPT, re.S | re.M).group(0)
+    names = [*ABLATIONS, *ABLATIONS.values(), "disan-nli"]  # every pair member and one model without a partner
+    assert set(names) <= script_commands().keys()
+    out = subprocess.run(["bash", "-c", f'{function}\nfor n in "$@"; do echo "$n=$(partner_of "$n")"; done', "_", *names],
+                         env={"PY": sys.executable, "PATH": "/usr/bin:/bin"}, cwd=ROOT, capture_output=True, text=True,
+                         check=True).stdout
+    got = dict(line.split("=") for line in out.splitlines())
+    expected = {**ABLATIONS, **{b: a for a, b in ABLATIONS.items()}}
+    assert got == {n: expected.get(n, "") for n in names}
