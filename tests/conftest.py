@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -54,3 +56,25 @@ def make_tiny(arch: str, glove: Glove, pair: bool = False, **kw) -> SentenceMode
 @pytest.fixture(params=["disan", "dsa"])
 def tiny_model(request, tiny_glove) -> SentenceModel:
     return make_tiny(request.param, tiny_glove)
+
+
+@contextmanager
+def offline_page(*scripts: dict):
+    """A blank headless-Chromium page that may fetch nothing, holding the given script tags
+    (Playwright's ``add_script_tag`` arguments: ``{"path": ...}`` or ``{"content": ...}``).
+    Skips the calling test when chromium or Playwright is missing."""
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.skip("chromium is not installed (needed for the browser test)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=["--headless", "--no-sandbox", "--disable-gpu"])
+        try:
+            page = browser.new_page()
+            page.route("**/*", lambda route: route.abort())  # nothing may be fetched: every script is inline
+            page.set_content("<!doctype html><body></body>")
+            for script in scripts:
+                page.add_script_tag(**script)
+            yield page
+        finally:
+            browser.close()

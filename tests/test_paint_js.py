@@ -8,19 +8,17 @@ hover reads, the titles, and the bar heights.
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import numpy as np
 import plotly
 import pytest
 
-from tests.conftest import make_tiny
+from tests.conftest import make_tiny, offline_page
 from viz_app import figures, live
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
 
 #: Draw with Plotly, repaint to `values` with the limits Plotly drew, snapshot; then let Plotly draw the
@@ -60,20 +58,8 @@ COMPARE = """async ({spec, payload, binding, values, keepRange}) => {
 
 @pytest.fixture(scope="module")
 def page():
-    if CHROMIUM is None:
-        pytest.skip("chromium is not installed (needed for the browser test)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"])
-        try:
-            pg = browser.new_page()
-            pg.route("**/*", lambda route: route.abort())
-            pg.set_content("<!doctype html><body></body>")
-            pg.add_script_tag(path=str(PLOTLY_JS))
-            pg.add_script_tag(content=live.recompute_js())
-            yield pg
-        finally:
-            browser.close()
+    with offline_page({"path": str(PLOTLY_JS)}, {"content": live.recompute_js()}) as pg:
+        yield pg
 
 
 def _numbers(path: str) -> list[float]:

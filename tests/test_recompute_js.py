@@ -9,36 +9,24 @@ probabilities within the stated quantisation error.
 from __future__ import annotations
 
 import json
-import shutil
 
 import numpy as np
 import pytest
 
 from disan.masks import combined_mask
-from tests.conftest import make_tiny
+from tests.conftest import make_tiny, offline_page
 from viz_app import figures, live
 from viz_app.reduce import block_mean
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 @pytest.fixture(scope="module")
 def page():
-    if CHROMIUM is None:
-        pytest.skip("chromium is not installed (needed for the browser test)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"])
-        try:
-            pg = browser.new_page()
-            pg.route("**/*", lambda route: route.abort())  # nothing may be fetched: the script is inline
-            pg.set_content(f"<!doctype html><script>{live.recompute_js()}</script>")
-            assert pg.evaluate("typeof DisanRecompute.distanceProbs") == "function"
-            yield pg
-        finally:
-            browser.close()
+    with offline_page({"content": live.recompute_js()}) as pg:
+        assert pg.evaluate("typeof DisanRecompute.distanceProbs") == "function"
+        yield pg
 
 
 @pytest.fixture(scope="module")
