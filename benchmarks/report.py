@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from disan.output import replace_marked
+from disan.output import rewrite_marked
 
 from .common import Table, busy
 
@@ -129,6 +129,5 @@ def readme_block(verdicts: Table, info: dict, argv) -> str:
 
 def write_readme(path: Path, block: str) -> None:
     """Replace the text between the app-latency markers of ``path`` (a README) by ``block``."""
-    text = path.read_text(encoding="utf-8")
-    path.write_text(replace_marked(text, README_START, README_END, block), encoding="utf-8")
+    rewrite_marked(path, README_START, README_END, block)
 

@@ -19,3 +19,14 @@ class CheckpointError(DisanError, ValueError):
 
 class OutputError(DisanError, OSError):
     """An output file cannot be written (missing folder, no permission, full disk)."""
+
+
+def run_script(main) -> None:
+    """Exit with ``main()``'s status; a ``DisanError`` (a missing README marker, say) is one line and status 2."""
+    import sys
+
+    try:
+        sys.exit(main())
+    except DisanError as err:
+        print(f"error: {err}", file=sys.stderr)
+        sys.exit(2)

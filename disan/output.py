@@ -65,3 +65,9 @@ def replace_marked(text: str, start: str, end: str, block: str) -> str:
     head, rest = text.split(start, 1)
     _, tail = rest.split(end, 1)
     return f"{head}{start}\n{block}\n{end}{tail}"
+
+
+def rewrite_marked(path: str | os.PathLike, start: str, end: str, block: str) -> Path:
+    """Replace the block between ``start`` and ``end`` in the file at ``path`` (a README), all-or-nothing."""
+    text = Path(path).read_text(encoding="utf-8")
+    return write_atomic(path, lambda: replace_marked(text, start, end, block))

@@ -17,7 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a plain script from a clean clone
 
-from disan.output import replace_marked  # noqa: E402
+from disan.output import replace_marked, write_atomic  # noqa: E402
 
 START, END = "<!-- claims-table:start -->", "<!-- claims-table:end -->"
 MARK = {"supported": "✓", "contradicted": "✗", "inconclusive": "?"}
@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
                       "run python scripts/claims_table.py --readme", file=sys.stderr)
                 return 1
             return 0
-        readme_path.write_text(updated)
+        write_atomic(readme_path, lambda: updated)
         print(f"updated {readme_path}")
         return 0
     print(text)
@@ -137,10 +137,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    from disan.errors import DisanError
+    from disan.errors import run_script
 
-    try:
-        sys.exit(main())
-    except DisanError as err:  # e.g. README.md without the markers: one line, status 2
-        print(f"error: {err}", file=sys.stderr)
-        sys.exit(2)
+    run_script(main)

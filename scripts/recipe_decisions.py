@@ -197,19 +197,14 @@ def main() -> int:
         OUT.write_text(json.dumps(rows, indent=2) + "\n")
     text = markdown(rows)
     if args.readme:
-        from disan.output import replace_marked
+        from disan.output import rewrite_marked
 
-        readme = ROOT / "README.md"
-        readme.write_text(replace_marked(readme.read_text(), START, END, text))
+        rewrite_marked(ROOT / "README.md", START, END, text)
     print(text)
     return 0
 
 
 if __name__ == "__main__":
-    from disan.errors import DisanError
+    from disan.errors import run_script
 
-    try:
-        sys.exit(main())
-    except DisanError as err:  # e.g. README.md without the markers: one line, status 2
-        print(f"error: {err}", file=sys.stderr)
-        sys.exit(2)
+    run_script(main)

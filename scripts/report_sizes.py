@@ -76,19 +76,14 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(f"| `{name}` | {what} | {mb:.2f} | {'yes' if mb <= LIMIT_MB else 'NO'} | {seconds:.1f} | {bound:.2f} |")
             print(rows[-1])
     if args.readme:
-        from disan.output import replace_marked
+        from disan.output import rewrite_marked
 
-        readme = ROOT / "README.md"
-        readme.write_text(replace_marked(readme.read_text(), "<!-- report-sizes:start -->", "<!-- report-sizes:end -->", "\n".join(rows)))
+        rewrite_marked(ROOT / "README.md", "<!-- report-sizes:start -->", "<!-- report-sizes:end -->", "\n".join(rows))
     return 0 if worst <= LIMIT_MB else 1
 
 
 if __name__ == "__main__":
     sys.path.insert(0, str(ROOT))
-    from disan.errors import DisanError
+    from disan.errors import run_script
 
-    try:
-        sys.exit(main())
-    except DisanError as err:  # e.g. README.md without the markers: one line, status 2
-        print(f"error: {err}", file=sys.stderr)
-        sys.exit(2)
+    run_script(main)

@@ -35,3 +35,20 @@ def test_every_stored_model_and_claim_is_in_the_table():
 def test_replace_marked_keeps_the_rest_of_the_readme():
     readme = f"intro\n{claims_table.START}\nold\n{claims_table.END}\noutro\n"
     assert replace_marked(readme, claims_table.START, claims_table.END, "new") == f"intro\n{claims_table.START}\nnew\n{claims_table.END}\noutro\n"
+
+
+def test_rewrite_marked_replaces_the_block_in_place_and_refuses_a_file_without_markers(tmp_path):
+    import pytest
+
+    from disan.errors import OutputError
+    from disan.output import rewrite_marked
+
+    doc = tmp_path / "README.md"
+    doc.write_text(f"intro\n{claims_table.START}\nold\n{claims_table.END}\noutro\n")
+    rewrite_marked(doc, claims_table.START, claims_table.END, "new")
+    assert doc.read_text() == f"intro\n{claims_table.START}\nnew\n{claims_table.END}\noutro\n"
+    plain = tmp_path / "plain.md"
+    plain.write_text("no markers")
+    with pytest.raises(OutputError, match="markers"):
+        rewrite_marked(plain, claims_table.START, claims_table.END, "new")
+    assert plain.read_text() == "no markers" and sorted(p.name for p in tmp_path.iterdir()) == ["README.md", "plain.md"]
