@@ -7,10 +7,10 @@ from pathlib import Path
 
 from .api import PRETRAINED_DIR
 
-#: Paper numbers to compare against (300-d GloVe, full training sets).
 #: Test-set floors of the bundled models (issue 10), to state a shortfall in numbers.
 TARGETS = {"disan-sst5": 0.48, "disan-sst5-nodir": 0.45, "dsa-sst5": 0.46, "dsa-sst5-nodist": 0.45,
            "disan-nli": 0.67, "dsa-nli": 0.67, "dsa-nli-nodist": 0.67}
+#: Paper numbers to compare against (300-d GloVe, full training sets).
 PAPER_REFERENCE = {
     "disan-sst5": "51.72% (Shen Table 2)",
     "disan-sst5-nodir": "49.41% (Shen Table 2, DiSAN without directions)",
@@ -70,8 +70,9 @@ def stopping_text(train: dict) -> str:
         "epochs": f"the epoch limit ({tcfg.get('epochs')} epochs)",
         "time_budget": "the wall-clock safety stop (the run had not converged)",
     }.get(train.get("stopped_by"), str(train.get("stopped_by")))
-    accs = [h["dev_acc"] for h in train.get("history") or []]
-    after = len(accs) - 1 - accs.index(max(accs)) if accs else 0  # evaluations after the first best one
+    from .train import evals_since_best  # the rule early stopping itself counts with
+
+    after = evals_since_best(train.get("history") or [])
     return (f"{train['total_steps']:,} optimizer steps, evaluated every {train.get('eval_every'):,} steps; "
             f"best dev at step {train.get('best_step') or 0:,}, followed by {after} evaluations without a new best; "
             f"ended by {how}")

@@ -135,10 +135,11 @@ def stored_unk_row() -> list[dict]:
 
 def decide(runs: Path, unk_models: list[str] | None = None) -> list[dict]:
     rows = []
-    if unk_models:  # measured on all the models or none: a partial re-measurement would replace a whole one
-        measurable = measurable_unk_models(unk_models)
-        stored = stored_unk_row()
-        rows = stored if stored and len(measurable) < len(unk_models) else [unk_point(measurable)] if measurable else stored
+    if unk_models:
+        measurable, stored = measurable_unk_models(unk_models), stored_unk_row()
+        # measure only when every model can be: a partial re-measurement must not replace a whole one
+        complete = len(measurable) == len(unk_models)
+        rows = [unk_point(measurable)] if measurable and (complete or not stored) else stored
     for p in POINTS:
         try:
             result = compare(curve(runs, p.ours), curve(runs, p.authors))
