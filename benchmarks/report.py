@@ -83,7 +83,7 @@ def write_markdown(path: Path, args, info: dict, threads: int, tables: list[Tabl
         "once per animation frame, and repaints the heatmaps Plotly drew in place (`viz_app/browser/paint.js`; a full "
         "`Plotly.react` lays out every axis, colour bar and label again) until the slider rests, when `Plotly.react` "
         "redraws colour bars and limits (`viz_app/browser/recompute.js`, `viz_app/browser/chart.js`, payloads from "
-        "`viz_app/live.py`); DiSAN's "
+        "`viz_app/draw/live.py`); DiSAN's "
         "per-feature probabilities are sent once for T ≤ 64 (uint16, error ≤ 7.6e-6). The server learns the final "
         "value 300 ms after the last move, for the link and the other views. Charts are one `st.components.v2` "
         "element per key that `Plotly.react` updates in place; figure builders emit Plotly's canonical dicts "

@@ -70,9 +70,9 @@ def run_report(args) -> int:
 
 
 def report_module():
-    """``viz_app.report``, imported only here: the model core itself never loads plotly."""
+    """``viz_app.draw.report``, imported only here: the model core itself never loads plotly."""
     try:
-        from viz_app import report
+        from viz_app.draw import report
     except ImportError as err:
         raise DisanError(
             f"The report needs the app's figure code and plotly ({err}); run from the repository root "

@@ -185,11 +185,11 @@ class ModelTrace:
     def to_html(self, path) -> Path:
         """Write the same self-contained report as ``python -m disan report`` to ``path``; returns the path.
 
-        The report is built by ``viz_app.report`` (plotly figures), imported only here so the model core
+        The report is built by ``viz_app.draw.report`` (plotly figures), imported only here so the model core
         never loads plotly. Raises ``DisanError`` when that code cannot be imported.
         """
         try:
-            from viz_app.report import write_report
+            from viz_app.draw.report import write_report
         except ImportError as err:
             from .errors import DisanError
 
@@ -205,7 +205,7 @@ class ModelTrace:
         Falls back to a plain table of tokens and prediction when ``viz_app``/plotly cannot be imported.
         """
         try:
-            from viz_app.report import notebook_html
+            from viz_app.draw.report import notebook_html
         except ImportError as err:
             rows = "".join(f"<tr><td>{escape(k)}</td><td>{v:.4f}</td></tr>" for k, v in self.prediction.items())
             return (

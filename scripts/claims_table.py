@@ -27,7 +27,7 @@ SMALL_GATE_GAP = 0.05
 
 def _results(directory: Path):
     sys.path.insert(0, str(ROOT))
-    from viz_app.results import read_results
+    from viz_app.shell.results import read_results
 
     return read_results(directory)
 

@@ -26,8 +26,8 @@ LIMIT_MB = 10.0
 def worst_case_texts() -> tuple[str, str]:
     """(premise, hypothesis), each exactly ``REPORT_MAX_TOKENS`` tokens of natural text."""
     from disan import tokenize
-    from viz_app.presets import PRESETS, SNLI_LONGEST_TEST
-    from viz_app.settings import REPORT_MAX_TOKENS
+    from viz_app.draw.presets import PRESETS, SNLI_LONGEST_TEST
+    from viz_app.draw.settings import REPORT_MAX_TOKENS
 
     sentences = [p.sentence for p in PRESETS]
     premise = tokenize(" ".join([SNLI_LONGEST_TEST, *sentences]))[:REPORT_MAX_TOKENS]
@@ -50,7 +50,7 @@ def _incompressible_extra(plain: dict, pack) -> int:
 def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(ROOT))
     import disan
-    from viz_app.report import packed_arrays, payload, write_report
+    from viz_app.draw.report import packed_arrays, payload, write_report
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", nargs="*", default=None, help="default: every bundled and random model")

@@ -4,7 +4,7 @@ Each case is either ``TRACE`` (a correct trace is expected) or an expected
 error whose one-sentence message contains ``fragment``. ``tokens`` pins the
 tokenizer's answer where the case is about tokenization (case folding, curly
 quotes, URLs, invisible characters). The API/CLI limit is the model's
-``max_tokens`` (1,024); the app has its own, lower limits (``viz_app.settings``)
+``max_tokens`` (1,024); the app has its own, lower limits (``viz_app.draw.settings``)
 and its own expectations in ``tests/test_app_bad_input.py``.
 """
 

@@ -17,9 +17,10 @@ from streamlit.testing.v1 import AppTest
 
 import disan
 from disan.config import NLI_LABELS
-from viz_app import loaders, settings
-from viz_app.catalog import VIEW_IDS
-from viz_app.presets import IM_SENTENCE, PRESETS
+from viz_app.shell import loaders
+from viz_app.draw import settings
+from viz_app.shell.catalog import VIEW_IDS
+from viz_app.draw.presets import IM_SENTENCE, PRESETS
 
 APP = Path(__file__).resolve().parent.parent / "viz_app" / "app.py"
 TIMEOUT = 120
@@ -34,7 +35,7 @@ EXPECT = {
     "ffn_pooling": ("dsa", 3, [("slider", "alpha")]),
     "masks": ("disan", 1, [("live", "alpha")]),
     "compare": ("dsa", 1, [("radio", "cmp"), ("radio", "dir"), ("radio", "cmp_b"), ("slider", "alpha")]),
-    # (kind "live": a slider inside the chart component, ``viz_app.chart.live_control``, named by its group)
+    # (kind "live": a slider inside the chart component, ``viz_app.shell.chart.live_control``, named by its group)
     "paper_figures": ("disan", 2, [("selectbox", "shen_model"), ("selectbox", "im_model")]),
     "evidence": ("disan", 2, [("selectbox", "claim"), ("selectbox", "ev_model")]),
     "models": ("dsa", 2, [("selectbox", "models_pick")]),
@@ -54,7 +55,7 @@ def assert_clean(at: AppTest) -> None:
 
 
 def chart_payloads(at: AppTest) -> list[dict]:
-    """``{"id", "spec", "config", "selectable"}`` of every chart (``viz_app.chart`` components), in page order."""
+    """``{"id", "spec", "config", "selectable"}`` of every chart (``viz_app.shell.chart`` components), in page order."""
     out = []
     for c in at.get("bidi_component"):
         if c.proto.component_name == "viz_plotly_chart":
@@ -103,7 +104,7 @@ def chart_by_key(at: AppTest, key: str) -> dict:
 
 
 def plain(markdown: str) -> str:
-    """Markdown with backslash escapes removed (the app escapes user text with viz_app.text.md_escape)."""
+    """Markdown with backslash escapes removed (the app escapes user text with viz_app.draw.text.md_escape)."""
     return re.sub(r"\\(.)", r"\1", markdown)
 
 

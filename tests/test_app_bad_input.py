@@ -26,12 +26,13 @@ from safetensors.torch import load_file, save_file
 import disan
 import disan.api
 from disan import checkpoint
-from viz_app import figures, loaders, settings
+from viz_app.draw import figures, settings
+from viz_app.shell import loaders
 from tests.bad_text import CASES
 from tests.test_app import assert_clean, chart_by_key, charts, decode, plain, run_app
 
 #: Cases the app refuses, with a fragment of its one-sentence message. The app's limits
-#: are lower than the API's: MAX_CHARS characters and MAX_TOKENS tokens (viz_app/settings.py).
+#: are lower than the API's: MAX_CHARS characters and MAX_TOKENS tokens (viz_app/draw/settings.py).
 APP_ERRORS = {
     "empty": "is empty",
     "whitespace": "is empty",

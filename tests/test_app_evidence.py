@@ -8,9 +8,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from viz_app import results as results_module
-from viz_app.links import claim_url, sentence_url
-from viz_app.results import read_results, verdict_table
+from viz_app.shell import results as results_module
+from viz_app.shell.links import claim_url, sentence_url
+from viz_app.shell.results import read_results, verdict_table
 
 from tests.test_app import assert_clean, chart_by_key, plain, run_app
 
@@ -78,7 +78,7 @@ def test_a_stale_result_is_flagged_not_shown_as_current(monkeypatch):
     first = STORED.stored[0]
     stale = dataclasses.replace(first, stale="its checkpoint changed since these results were computed")
     faked = dataclasses.replace(STORED, stored=(stale,) + STORED.stored[1:])
-    monkeypatch.setattr("viz_app.views.evidence.load_results", lambda: faked)
+    monkeypatch.setattr("viz_app.shell.views.evidence.load_results", lambda: faked)
     claim_id = first.data["claims"][0]["id"]
     at = run_app(view="evidence", claim=claim_id)
     assert_clean(at)

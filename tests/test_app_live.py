@@ -1,4 +1,4 @@
-"""Live sliders (viz_app.chart.live_control): the views send the payload and bindings that let the page
+"""Live sliders (viz_app.shell.chart.live_control): the views send the payload and bindings that let the page
 recompute α and feature maps itself, and keep the server path where the page cannot."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.test_app import assert_clean, chart_payloads, live_controls, release_live, run_app
-from viz_app import live, settings
+from viz_app.draw import live, settings
 
 
 def _live_of(at, key: str) -> dict | None:

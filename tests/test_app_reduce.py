@@ -1,4 +1,4 @@
-"""Reductions (viz_app/reduce.py) and paper-claim verdicts (viz_app/claims.py) on literal data and a random DSA."""
+"""Reductions (viz_app/draw/reduce.py) and paper-claim verdicts (viz_app/draw/claims.py) on literal data and a random DSA."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 import disan
-from viz_app import claims
-from viz_app.records import trace_view
-from viz_app.reduce import block_mean, feature_entropy, received_attention, reweight_alpha, uniform_distance
+from viz_app.draw import claims
+from viz_app.draw.records import trace_view
+from viz_app.draw.reduce import block_mean, feature_entropy, received_attention, reweight_alpha, uniform_distance
 
 
 def test_feature_entropy_is_one_for_equal_features_and_zero_for_one_feature():

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 from tests.test_app import assert_clean, run_app
-from viz_app import export, settings
+from viz_app.shell import export
+from viz_app.draw import settings
 
 
 def report_button(at):

@@ -1,12 +1,12 @@
-"""Query parameters ↔ state (viz_app/state.py): parsing, fallbacks with warnings, round trip."""
+"""Query parameters ↔ state (viz_app/shell/state.py): parsing, fallbacks with warnings, round trip."""
 
 from __future__ import annotations
 
 import pytest
 
-from viz_app import settings
-from viz_app.catalog import VIEW_IDS
-from viz_app.state import PARAMS, parse_query_params, to_query_params
+from viz_app.draw import settings
+from viz_app.shell.catalog import VIEW_IDS
+from viz_app.shell.state import PARAMS, parse_query_params, to_query_params
 
 MODELS = ["disan-sst5", "disan", "dsa"]
 

@@ -9,7 +9,7 @@ import pytest
 
 import disan
 from tests.test_browser import browser_page, server  # noqa: F401 - module-scoped fixtures
-from viz_app import live
+from viz_app.draw import live
 
 pytestmark = pytest.mark.browser
 

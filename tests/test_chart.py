@@ -1,4 +1,4 @@
-"""viz_app.chart: figures drawn by the in-place Plotly component, with st.plotly_chart as the fallback."""
+"""viz_app.shell.chart: figures drawn by the in-place Plotly component, with st.plotly_chart as the fallback."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import plotly
 
 from tests.test_app import assert_clean, chart_payloads, charts, run_app
-from viz_app import chart
+from viz_app.shell import chart
 
 
 def test_bundled_plotly_js_is_copied_to_the_static_folder(tmp_path, monkeypatch):

@@ -1,4 +1,4 @@
-"""Corpus figure builders (viz_app/corpus_figures.py): values drawn where they belong, escaped labels, valid Plotly."""
+"""Corpus figure builders (viz_app/draw/corpus_figures.py): values drawn where they belong, escaped labels, valid Plotly."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import plotly.graph_objects as go
 import pytest
 
 from tests.test_app import decode
-from viz_app import corpus_figures as cf
-from viz_app.theme import PRESENTATION
+from viz_app.draw import corpus_figures as cf
+from viz_app.draw.theme import PRESENTATION
 
 ROWS = [cf.ForestRow("model-a", -0.02, -0.03, -0.01, "supported", 100),
         cf.ForestRow("model-b", 0.01, -0.02, 0.04, "inconclusive", 80),

@@ -20,7 +20,7 @@ from disan.evaluate import unpack_correct
 from disan.evidence import run
 from disan.stats import bootstrap_ci, paired_bootstrap_diff, verdict
 from tests.conftest import make_tiny
-from viz_app.results import read_results
+from viz_app.shell.results import read_results
 from tests.fixture_data import fixture_data_dir
 
 ROOT = Path(__file__).resolve().parent.parent

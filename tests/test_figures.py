@@ -1,4 +1,4 @@
-"""Figure builders (viz_app/figures.py) on small literal matrices: shapes, shared scales, escaping, hover data."""
+"""Figure builders (viz_app/draw/figures.py) on small literal matrices: shapes, shared scales, escaping, hover data."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import plotly.graph_objects as go
 import pytest
 from plotly.subplots import make_subplots
 
-from viz_app import figures
-from viz_app.theme import NORMAL, PRESENTATION
+from viz_app.draw import figures
+from viz_app.draw.theme import NORMAL, PRESENTATION
 
 TOKENS = ["the", "<script>", "a&b", "the"]
 A = np.array([[0.0, 0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0], [0.5, 0.5, 0.0, 0.0], [0.2, 0.3, 0.5, 0.0]])

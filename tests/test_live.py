@@ -1,4 +1,4 @@
-"""viz_app/live.py: payloads for the in-browser recomputation, built from small seeded traces."""
+"""viz_app/draw/live.py: payloads for the in-browser recomputation, built from small seeded traces."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import make_tiny
-from viz_app import figures, live
+from viz_app.draw import figures, live
 
 
 @pytest.fixture(scope="module")

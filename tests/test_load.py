@@ -62,7 +62,7 @@ WAIT_S = 180  # one page load, one run or one redraw (the machine may be shared)
 DEADLINE_S = 600  # the whole concurrent phase; after it the test fails and the server is killed
 #: Bound on server RSS growth between the end of warm-up and the end of the run. The app's caches
 #: are bounded by entry count (trace_view 64, full_trace 6, feature/heads 256 each; see
-#: viz_app/loaders.py), a DSA trace of a 10-token sentence is well under 1 MB, and a session's
+#: viz_app/shell/loaders.py), a DSA trace of a 10-token sentence is well under 1 MB, and a session's
 #: state is a few kB; the rest is allocator noise. Keeping every trace (a leak of ≈ 0.5–1 MB per
 #: interaction, × 200) would exceed it.
 RSS_GROWTH_MB = 150

@@ -1,7 +1,7 @@
 """viz_app/browser/paint.js: repainting a drawn chart in place gives what Plotly itself would draw.
 
 A blank page holds plotly.js and the shared scripts (``live.recompute_js``), draws a figure from
-``viz_app/figures.py`` with Plotly, moves α (or feature k) with ``DisanPaint.repaint`` and compares the
+``viz_app/draw/figures.py`` with Plotly, moves α (or feature k) with ``DisanPaint.repaint`` and compares the
 result with a full ``Plotly.react`` of the same figure: every cell's colour, every cell label, the values
 hover reads, the titles, and the bar heights.
 """
@@ -15,7 +15,7 @@ import plotly
 import pytest
 
 from tests.conftest import make_tiny, offline_page
-from viz_app import figures, live
+from viz_app.draw import figures, live
 
 pytestmark = pytest.mark.browser
 

@@ -1,7 +1,7 @@
 """viz_app/browser/recompute.js in headless Chromium, against the Python core.
 
 The script is inlined into a blank page (as the offline report does) and fed
-the payloads of ``viz_app/live.py``; its numbers must equal
+the payloads of ``viz_app/draw/live.py``; its numbers must equal
 ``DistanceBlockTrace.probs_at(α)`` within 1e-5 and DiSAN's per-feature
 probabilities within the stated quantisation error.
 """
@@ -15,8 +15,8 @@ import pytest
 
 from disan.masks import combined_mask
 from tests.conftest import make_tiny, offline_page
-from viz_app import figures, live
-from viz_app.reduce import block_mean
+from viz_app.draw import figures, live
+from viz_app.draw.reduce import block_mean
 
 pytestmark = pytest.mark.browser
 

@@ -23,7 +23,7 @@ from disan.output import write_atomic
 from disan.vocab import tokenize
 from tests.bad_text import CASES
 from tests.conftest import make_tiny
-from viz_app import report, settings
+from viz_app.draw import report, settings
 
 ROOT = Path(__file__).resolve().parents[1]
 LONG = " ".join(["movie"] * (settings.REPORT_MAX_TOKENS + 1))
@@ -131,7 +131,7 @@ def test_notebook_view_loads_nothing_from_the_network(tiny_traces):
 
 
 def test_notebook_view_falls_back_without_the_report_code(tiny_traces, monkeypatch):
-    monkeypatch.setitem(sys.modules, "viz_app.report", None)  # import now raises ImportError
+    monkeypatch.setitem(sys.modules, "viz_app.draw.report", None)  # import now raises ImportError
     html = tiny_traces["disan"]._repr_html_()
     assert "<script" not in html and "the movie is" in html and "needs viz_app and plotly" in html
     with pytest.raises(Exception, match="needs the app's figure code"):
@@ -270,7 +270,7 @@ def test_hostile_text_gives_an_offline_report_or_one_line_and_no_file(capsys, tm
 
 
 def test_the_core_loads_no_plotly_and_the_report_no_streamlit(tmp_path):
-    """disan/ reaches viz_app.report only when a report is asked for; the report itself never needs Streamlit."""
+    """disan/ reaches viz_app.draw.report only when a report is asked for; the report itself never needs Streamlit."""
     code = (
         "import sys, disan\n"
         "t = disan.load('dsa', device='cpu').trace('good movie')\n"

@@ -15,7 +15,7 @@ import pytest
 
 import disan
 from disan.__main__ import main
-from viz_app import live
+from viz_app.draw import live
 from tests.conftest import docs_out
 
 pytestmark = pytest.mark.browser

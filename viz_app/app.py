@@ -1,8 +1,10 @@
 """Entry point of the attention explorer: ``streamlit run viz_app/app.py`` from the repository root.
 
-Builds the shared sidebar (``sidebar.py``), the ``st.navigation`` menu over
-the views in ``views/`` and keeps the URL query string in step with the
-session (``session.py``), so a copied link reopens the same view.
+It stays in viz_app/ (not shell/) because Streamlit serves ``static/`` beside the script it runs.
+
+Builds the shared sidebar (``shell/sidebar.py``), the ``st.navigation`` menu over
+the views in ``shell/views/`` and keeps the URL query string in step with the
+session (``shell/session.py``), so a copied link reopens the same view.
 """
 
 import sys
@@ -16,12 +18,12 @@ from functools import partial  # noqa: E402
 
 import streamlit as st  # noqa: E402
 
-from viz_app.catalog import DEFAULT_VIEW, VIEWS  # noqa: E402
-from viz_app.context import Context  # noqa: E402
-from viz_app.export import report_download  # noqa: E402
-from viz_app.session import DEFAULT_VIEW_KEY, pop_warnings, write_url  # noqa: E402
-from viz_app.sidebar import render_sidebar  # noqa: E402
-from viz_app.text import md_escape  # noqa: E402
+from viz_app.shell.catalog import DEFAULT_VIEW, VIEWS  # noqa: E402
+from viz_app.shell.context import Context  # noqa: E402
+from viz_app.shell.export import report_download  # noqa: E402
+from viz_app.shell.session import DEFAULT_VIEW_KEY, pop_warnings, write_url  # noqa: E402
+from viz_app.shell.sidebar import render_sidebar  # noqa: E402
+from viz_app.draw.text import md_escape  # noqa: E402
 
 _PRESENTATION_CSS = """
 <style>
@@ -54,7 +56,7 @@ def main() -> None:
     start = st.session_state.get(DEFAULT_VIEW_KEY, DEFAULT_VIEW)
     pages = {}
     for spec in VIEWS:
-        module = importlib.import_module(f"viz_app.views.{spec.module}")
+        module = importlib.import_module(f"viz_app.shell.views.{spec.module}")
         page = st.Page(
             partial(module.render, ctx),
             title=spec.title,

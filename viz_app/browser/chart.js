@@ -1,4 +1,4 @@
-/* The app's chart component (viz_app/chart.py): an ES module that Streamlit calls on every render.
+/* The app's chart component (viz_app/shell/chart.py): an ES module that Streamlit calls on every render.
  *
  * data.role "chart":   draw data.spec with Plotly.react into one persistent element. With data.live
  *                      ({group, payload_id, binding}), the chart joins a live group and is recomputed

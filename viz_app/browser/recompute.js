@@ -9,7 +9,7 @@
  * attended column j]; allowed[i*T + j] != 0 where row i may attend column j. Rows with no
  * allowed key stay exactly 0, as `disan.attention.masked_softmax` gives.
  * The payload and binding formats are described in /work/briefs/JS_CONTRACT.md and
- * built by viz_app/live.py.
+ * built by viz_app/draw/live.py.
  */
 (function (root) {
   "use strict";
@@ -170,7 +170,7 @@
     return String(Number(Number(x).toPrecision(6)));
   }
 
-  /* Decode a payload once (viz_app/live.py): {T, tokens, blocks: {fw|bw: {allowed, cells, scores?,
+  /* Decode a payload once (viz_app/draw/live.py): {T, tokens, blocks: {fw|bw: {allowed, cells, scores?,
    * features?, scale?}}}. Keeps the payload's id so callers can tell payloads apart. */
   function prepare(payload) {
     var blocks = {};
@@ -226,7 +226,7 @@
   }
 
   /* Recompute one figure in place for `values` {alpha, feature} from its binding, and return it.
-   * figure: {data, layout} as built by viz_app/figures.py; binding: see JS_CONTRACT.md. */
+   * figure: {data, layout} as built by viz_app/draw/figures.py; binding: see JS_CONTRACT.md. */
   function render(live, binding, figure, values) {
     var mats = {};
     binding.panels.forEach(function (p) {

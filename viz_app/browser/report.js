@@ -1,7 +1,7 @@
 /* The standalone report and notebook view (viz_app/report.py): draws every figure with plotly.js,
  * redraws the live ones when a control moves, and moves between sections from the keyboard.
  * Every recomputed number comes from DisanRecompute (recompute.js, the code the app's charts run:
- * α by Im Eq. 7, feature k by Shen Eq. 15) through the figure's binding from viz_app/live.py;
+ * α by Im Eq. 7, feature k by Shen Eq. 15) through the figure's binding from viz_app/draw/live.py;
  * this file only wires controls to it. Plain classic script, no network. */
 (function () {
   "use strict";

@@ -1,0 +1,196 @@
+"""Pure Plotly builders for corpus-level figures: plain data in, ``go.Figure`` out (no Streamlit).
+
+Forest plots of claim values with their 95% intervals, the distributions
+behind a claim, accuracy against length (Shen Fig. 5, Im Fig. 6), the
+length distribution (Im Fig. 5), learning curves and confusion matrices.
+Text arguments are plain text and are escaped here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import plotly.graph_objects as go
+
+from viz_app.draw.figures import _figure, _layout, _scale
+from viz_app.draw.text import html_escape
+from viz_app.draw.theme import NORMAL, Theme
+
+#: Verdict colours (Okabe–Ito): supported blue, contradicted vermillion, inconclusive grey.
+VERDICT_COLOURS = {"supported": "#0072B2", "contradicted": "#D55E00", "inconclusive": "#7f7f7f"}
+
+
+@dataclass(frozen=True)
+class ForestRow:
+    """One model's value of one claim: ``stale`` rows are drawn hollow and labelled."""
+
+    label: str
+    value: float
+    lo: float
+    hi: float
+    verdict: str
+    n: int
+    stale: bool = False
+
+
+@dataclass(frozen=True)
+class ForestPanel:
+    title: str
+    rows: Sequence[ForestRow]
+    no_effect: float
+    x_title: str = "value"
+
+
+def _forest_traces(panel: ForestPanel, axis: str, yaxis: str, shown: set) -> list[dict]:
+    data = []
+    for verdict, colour in VERDICT_COLOURS.items():
+        rows = [r for r in panel.rows if r.verdict == verdict]
+        if not rows:
+            continue
+        data.append({
+            "type": "scatter", "mode": "markers", "xaxis": axis, "yaxis": yaxis,
+            "x": [r.value for r in rows],
+            "y": [html_escape(r.label + (" (stale)" if r.stale else "")) for r in rows],
+            "error_x": {"type": "data", "symmetric": False, "array": [r.hi - r.value for r in rows],
+                        "arrayminus": [r.value - r.lo for r in rows], "color": colour, "thickness": 2},
+            "marker": {"color": colour, "size": 11,
+                       "symbol": ["circle-open" if r.stale else "circle" for r in rows]},
+            "name": verdict, "legendgroup": verdict, "showlegend": verdict not in shown,
+            "customdata": [[r.lo, r.hi, r.n] for r in rows],
+            "hovertemplate": "%{y}: %{x:.4g} [%{customdata[0]:.4g}, %{customdata[1]:.4g}], "
+                             f"n = %{{customdata[2]:,}}<br>{verdict}<extra></extra>",
+        })
+        shown.add(verdict)
+    return data
+
+
+def forest_plot(panels: Sequence[ForestPanel], *, title: str = "", theme: Theme = NORMAL) -> go.Figure:
+    """Value ± 95% interval per model, one panel per claim, a dashed line at "no effect"."""
+    n = len(panels)
+    gap = 0.12 if n > 1 else 0.0
+    width = (1 - gap * (n - 1)) / n
+    layout_axes: dict = {}
+    data: list[dict] = []
+    shapes, annotations, shown = [], [], set()
+    for k, panel in enumerate(panels):
+        suffix = "" if k == 0 else str(k + 1)
+        x0 = k * (width + gap)
+        layout_axes[f"xaxis{suffix}"] = {"domain": [x0, x0 + width], "title": {"text": html_escape(panel.x_title)},
+                                         "zeroline": False, "anchor": f"y{suffix}"}
+        layout_axes[f"yaxis{suffix}"] = {"anchor": f"x{suffix}", "automargin": True, "autorange": "reversed",
+                                         "type": "category"}
+        data += _forest_traces(panel, f"x{suffix}", f"y{suffix}", shown)
+        shapes.append({"type": "line", "xref": f"x{suffix}", "yref": f"y{suffix} domain", "x0": panel.no_effect,
+                       "x1": panel.no_effect, "y0": 0, "y1": 1, "line": {"dash": "dash", "color": "#444"}})
+        annotations.append({"text": f"<b>{html_escape(panel.title)}</b>", "xref": "paper", "yref": "paper",
+                            "x": x0 + width / 2, "y": 1.0, "yanchor": "bottom", "showarrow": False})
+    rows = max((len(p.rows) for p in panels), default=1)
+    return _figure(data, _layout(
+        theme, title, 170 + 34 * rows + 3 * theme.font_size, shapes=shapes, annotations=annotations,
+        legend={"orientation": "h", "y": -0.25}, **layout_axes,
+    ))
+
+
+def distribution_plot(distribution: Mapping, *, title: str = "", x_title: str = "", theme: Theme = NORMAL) -> go.Figure:
+    """Overlaid histograms (share of each group per bin) from a claim's stored ``distribution``."""
+    edges = np.asarray(distribution.get("edges") or [0.0, 1.0], dtype=float)
+    centres = (edges[:-1] + edges[1:]) / 2
+    data = []
+    for k, (name, group) in enumerate(distribution.get("groups", {}).items()):
+        counts = np.asarray(group["counts"], dtype=float)
+        share = counts / counts.sum() if counts.sum() else counts
+        mean = group.get("mean")
+        label = f"{name} (n = {group['n']:,}" + (f", mean {mean:.3g})" if mean is not None else ")")
+        data.append({
+            "type": "bar", "x": centres, "y": share, "width": float(np.diff(edges).mean()),
+            "name": html_escape(label), "opacity": 0.55,
+            "marker": {"color": theme.categorical[k % len(theme.categorical)]},
+            "hovertemplate": f"{html_escape(name)}<br>%{{x:.4g}}: %{{y:.1%}}<extra></extra>",
+        })
+    return _figure(data, _layout(
+        theme, title, 340 + 4 * theme.font_size, barmode="overlay", showlegend=True,
+        legend={"orientation": "h", "y": -0.3}, xaxis={"title": {"text": html_escape(x_title)}},
+        yaxis={"title": {"text": "share of the group"}, "tickformat": ".0%"},
+    ))
+
+
+def accuracy_by_length_plot(series: Mapping[str, Sequence[Mapping]], *, title: str = "", x_title: str = "length",
+                            theme: Theme = NORMAL) -> go.Figure:
+    """Accuracy per length bucket with 95% intervals, one line per model (Shen Fig. 5, Im Fig. 6)."""
+    data = []
+    for k, (name, buckets) in enumerate(series.items()):
+        mids = [(b["lo"] + b["hi"]) / 2 for b in buckets]
+        acc = [b["accuracy"] for b in buckets]
+        ci = [b.get("ci95") or [b["accuracy"], b["accuracy"]] for b in buckets]
+        colour = theme.categorical[k % len(theme.categorical)]
+        data.append({
+            "type": "scatter", "mode": "lines+markers", "x": mids, "y": acc, "name": html_escape(name),
+            "line": {"color": colour}, "marker": {"color": colour},
+            "error_y": {"type": "data", "symmetric": False, "array": [c[1] - a for c, a in zip(ci, acc)],
+                        "arrayminus": [a - c[0] for c, a in zip(ci, acc)], "color": colour},
+            "customdata": [[b["lo"], b["hi"], b["n"]] for b in buckets],
+            "hovertemplate": f"{html_escape(name)}<br>%{{customdata[0]:g}} ≤ length < %{{customdata[1]:g}}"
+                             "<br>accuracy %{y:.1%} (n = %{customdata[2]:,})<extra></extra>",
+        })
+    return _figure(data, _layout(
+        theme, title, 380 + 4 * theme.font_size, showlegend=True, legend={"orientation": "h", "y": -0.25},
+        xaxis={"title": {"text": html_escape(x_title)}},
+        yaxis={"title": {"text": "accuracy"}, "tickformat": ".0%", "range": [0, 1]},
+    ))
+
+
+def length_histogram(distribution: Sequence[Mapping], *, title: str = "", x_title: str = "length",
+                     theme: Theme = NORMAL) -> go.Figure:
+    """How many examples have each length (Im Fig. 5)."""
+    data = [{
+        "type": "bar", "x": [d["length"] for d in distribution], "y": [d["n"] for d in distribution],
+        "marker": {"color": theme.categorical[0]}, "name": "examples",
+        "hovertemplate": "length %{x:g}: %{y:,} examples<extra></extra>",
+    }]
+    return _figure(data, _layout(
+        theme, title, 340 + 4 * theme.font_size, xaxis={"title": {"text": html_escape(x_title)}},
+        yaxis={"title": {"text": "examples"}},
+    ))
+
+
+def learning_curve(steps: Sequence[float], dev_accuracy: Sequence[float | None], train_loss: Sequence[float | None],
+                   *, title: str = "", x_title: str = "optimizer step", theme: Theme = NORMAL) -> go.Figure:
+    """Dev accuracy (left axis) and mean training loss since the previous evaluation (right axis)."""
+    def clean(values):
+        return [np.nan if v is None else float(v) for v in values]
+
+    data = [
+        {"type": "scatter", "mode": "lines+markers", "x": list(steps), "y": clean(dev_accuracy),
+         "name": "dev accuracy", "line": {"color": theme.categorical[0]},
+         "hovertemplate": "step %{x:,}: dev accuracy %{y:.2%}<extra></extra>"},
+        {"type": "scatter", "mode": "lines+markers", "x": list(steps), "y": clean(train_loss), "yaxis": "y2",
+         "name": "train loss", "line": {"color": theme.categorical[1], "dash": "dot"},
+         "hovertemplate": "step %{x:,}: train loss %{y:.4f}<extra></extra>"},
+    ]
+    return _figure(data, _layout(
+        theme, title, 360 + 4 * theme.font_size, showlegend=True, legend={"orientation": "h", "y": -0.25},
+        xaxis={"title": {"text": html_escape(x_title)}},
+        yaxis={"title": {"text": "dev accuracy"}, "tickformat": ".0%"},
+        yaxis2={"title": {"text": "train loss"}, "overlaying": "y", "side": "right", "showgrid": False},
+    ))
+
+
+def confusion_matrix(labels: Sequence[str], counts: Sequence[Sequence[int]], *, title: str = "",
+                     theme: Theme = NORMAL) -> go.Figure:
+    """Counts with rows = gold label, columns = predicted label; colour = share of the gold row."""
+    z = np.asarray(counts, dtype=float)  # (K, K)
+    share = z / np.maximum(z.sum(1, keepdims=True), 1)  # (K, K)
+    names = [html_escape(x) for x in labels]
+    data = [{
+        "type": "heatmap", "z": share, "x": names, "y": names, "colorscale": _scale(theme.sequential),
+        "zmin": 0, "zmax": 1, "text": z.astype(int).astype(str), "texttemplate": "%{text}",
+        "colorbar": {"title": {"text": "share of row"}, "tickformat": ".0%"},
+        "hovertemplate": "gold %{y}, predicted %{x}: %{text} (%{z:.1%} of the row)<extra></extra>",
+    }]
+    return _figure(data, _layout(
+        theme, title, 300 + 40 * len(labels),
+        xaxis={"title": {"text": "predicted"}, "side": "bottom"},
+        yaxis={"title": {"text": "gold"}, "autorange": "reversed"},
+    ))

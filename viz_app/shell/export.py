@@ -1,0 +1,127 @@
+"""Exports: each figure with its mode-bar image, HTML, CSV, trace JSON and a table; the whole report."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+import disan
+
+from viz_app.shell import chart, loaders
+
+from viz_app.draw import report
+from viz_app.shell.context import Context
+from viz_app.draw.figures import standalone_html
+from viz_app.draw.text import md_escape
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def chart_key(key: str) -> str:
+    """Session key of a chart's selection state (prefixed so it never collides with a widget key)."""
+    return f"chart_{key}"
+
+
+def chart_config(name: str, image_format: str) -> dict:
+    """Plotly config: the camera button saves ``image_format`` (svg or png); no logo, no cloud links."""
+    return {
+        "displaylogo": False,
+        "toImageButtonOptions": {"format": image_format, "filename": name, "scale": 2},
+        "modeBarButtonsToRemove": ["lasso2d", "select2d"],
+    }
+
+
+def safe_name(text: str) -> str:
+    """A file-name stem from any text."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-")[:80] or "figure"
+
+
+def _cell_label(text: str) -> str:
+    """Spreadsheet-safe label: a leading ``= + - @`` would be read as a formula."""
+    return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+def token_index(tokens: Sequence[str]) -> list[str]:
+    """``#i token`` labels, unique even for repeated tokens, spreadsheet-safe."""
+    return [_cell_label(f"#{i} {t}") for i, t in enumerate(tokens)]
+
+
+def series_table(series: Mapping[str, Sequence[float]], tokens: Sequence[str]) -> pd.DataFrame:
+    """One column per series, one row per token."""
+    return pd.DataFrame({k: np.asarray(v, dtype=np.float64) for k, v in series.items()}, index=token_index(tokens))
+
+
+def matrix_table(matrix: np.ndarray, rows: Sequence[str], cols: Sequence[str] | None = None) -> pd.DataFrame:
+    """A DataFrame of a 2-D matrix with ``#i token`` labels (unique even for repeated tokens)."""
+    matrix = np.atleast_2d(np.asarray(matrix, dtype=np.float64))
+    return pd.DataFrame(matrix, index=token_index(rows), columns=token_index(cols) if cols is not None else None)
+
+
+def show_figure(
+    fig: go.Figure,
+    ctx: Context,
+    *,
+    key: str,
+    table: pd.DataFrame | None = None,
+    trace_json: Callable[[], str] | None = None,
+    on_select: Callable[[], None] | None = None,
+    live: dict | None = None,
+) -> None:
+    """Draw ``fig`` and, outside presentation mode, a table fallback and download buttons.
+
+    The HTML download is self-contained (plotly.js inlined, no CDN); the table
+    is drawn when its toggle is on, and HTML, CSV and JSON are built only when
+    clicked. ``live`` makes the chart follow a slider in the page (``chart.draw``).
+    """
+    name = safe_name(f"{key}-{ctx.model}")
+    config = chart_config(name, ctx.image_format)
+    chart.draw(fig, key=chart_key(key), config=config, on_select=on_select, live=live)
+    if ctx.presentation:
+        return
+    with st.expander("Table and downloads", expanded=False):
+        # Tables and file contents are built only on demand: serialising every matrix to Arrow and CSV on
+        # every rerun was the largest part of the Distance view's server time in a profile.
+        if table is not None and st.toggle("Show the numbers as a table", key=f"{key}_table"):
+            st.dataframe(table, width="stretch")
+        downloads = [("HTML (self-contained)", lambda: standalone_html(fig, config), f"{name}.html", "text/html", "html")]
+        if table is not None:
+            downloads.append(("Matrix as CSV", lambda: table.to_csv().encode("utf-8"), f"{name}.csv", "text/csv", "csv"))
+        if trace_json is not None:
+            downloads.append(("Trace as JSON", trace_json, f"{name}-trace.json", "application/json", "json"))
+        for col, (label, data, file_name, mime, suffix) in zip(st.columns(3), downloads):
+            col.download_button(
+                label, data=data, file_name=file_name, mime=mime, key=f"{key}_{suffix}", on_click="ignore"
+            )
+
+
+def report_bytes(model: str, text: str, hypothesis: str | None, masks: str, alpha: float | None) -> bytes:
+    """The standalone report (``python -m disan report``) of these inputs, from the cached trace."""
+    return report.report_html(loaders.full_trace(model, text, hypothesis, masks, alpha)).encode("utf-8")
+
+
+def report_download(ctx: Context) -> None:
+    """The export area: "Download report" for the current sentence and model, built only when clicked."""
+    st.subheader("Export")
+    if ctx.input_error:
+        st.caption("Type a valid sentence to download its report.")
+        return
+    try:
+        report.check_text(ctx.text, ctx.hypothesis)
+    except disan.InputError as err:
+        st.caption(md_escape(str(err)))
+        return
+    st.download_button(
+        "Download report",
+        data=partial(report_bytes, ctx.model, ctx.text, ctx.hypothesis, ctx.masks, ctx.trace_alpha),
+        file_name=f"{safe_name(f'report-{ctx.model}-{ctx.source_text[:40]}')}.html",
+        mime="text/html",
+        key="report_download",
+        on_click="ignore",
+        help="One HTML file with this sentence's figures, the α / feature controls and a talk mode; opens offline.",
+    )

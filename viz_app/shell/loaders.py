@@ -1,0 +1,106 @@
+"""Cached access to models and traces — the app's only data source is ``SentenceModel.trace``.
+
+* ``load_model``: ``st.cache_resource``, one model object per name.
+* ``full_trace``: ``st.cache_resource`` (immutable ``ModelTrace``, kept for
+  per-feature DiSAN slices and JSON export without pickling 2×T×T×D floats).
+* ``trace_view``: ``st.cache_data`` of plain numpy records, keyed by model,
+  sentence, hypothesis, masks and α.
+* ``heads_at_alpha``: DSA attention for any α re-weighted from the cached
+  pre-softmax scores (Im Eq. 7) — moving the α slider runs no encoder pass.
+* ``live_payload``: the same scores (or DiSAN's per-feature probabilities) for
+  the page, which recomputes the maps itself while a slider moves (``live.py``).
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import streamlit as st
+import torch
+
+import disan
+from disan.model import SentenceModel
+from disan.trace import ModelTrace
+
+from viz_app.draw import live, settings
+from viz_app.draw.records import TraceView
+from viz_app.draw.records import trace_view as to_view
+from viz_app.draw.reduce import feature_entropy, reweight_alpha
+
+
+@st.cache_resource(max_entries=8, show_spinner="Loading model…")
+def load_model(name: str) -> SentenceModel:
+    """The model called ``name`` on the CPU (raises ``disan.DisanError`` subclasses).
+
+    Also sets the process's torch threads to ``settings.TORCH_THREADS`` (the app's process runs only
+    the app's small traces)."""
+    torch.set_num_threads(settings.TORCH_THREADS)
+    return disan.load(name, device="cpu")
+
+
+@st.cache_resource(max_entries=6, show_spinner=False)
+def full_trace(name: str, text: str, hypothesis: str | None, masks: str, alpha: float | None) -> ModelTrace:
+    """``model.trace`` for these inputs; ``alpha=None`` means the model's trained α (and is required for DiSAN)."""
+    return load_model(name).trace(text, hypothesis, alpha=alpha, masks=masks)
+
+
+@st.cache_data(max_entries=64, show_spinner="Encoding…")
+def trace_view(name: str, text: str, hypothesis: str | None, masks: str, alpha: float | None) -> TraceView:
+    """Numpy records of ``full_trace`` (see ``records.py``)."""
+    return to_view(full_trace(name, text, hypothesis, masks, alpha))
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def feature_matrix(
+    name: str, text: str, hypothesis: str | None, masks: str, side: str, direction: str, feature: int
+) -> np.ndarray:
+    """DiSAN's per-feature probabilities P[..., k] (T, T) for one block (Shen Fig. 6 before averaging)."""
+    trace = full_trace(name, text, hypothesis, masks, None)
+    sent = trace.hypothesis if side == "hypothesis" and trace.hypothesis is not None else trace.premise
+    block = sent.encoder.fw if direction == "fw" else sent.encoder.bw
+    T = len(sent.tokens)
+    if block.probs is not None:
+        return block.probs[0, :T, :T, feature].numpy().copy()
+    source = hypothesis if side == "hypothesis" else text
+    return load_model(name).feature_slice(source, feature, direction, masks=masks).numpy()
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def entropy_matrix(
+    name: str, text: str, hypothesis: str | None, masks: str, side: str, direction: str
+) -> np.ndarray | None:
+    """``reduce.feature_entropy`` of one DiSAN block (T, T); None when the trace kept no per-feature tensor.
+    Computed on demand: only the DiSAN view's "feature entropy" shows it."""
+    trace = full_trace(name, text, hypothesis, masks, None)
+    sent = trace.hypothesis if side == "hypothesis" and trace.hypothesis is not None else trace.premise
+    block = sent.encoder.fw if direction == "fw" else sent.encoder.bw
+    T = len(sent.tokens)
+    return None if block.probs is None else feature_entropy(block.probs[0, :T, :T].numpy())
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def heads_at_alpha(
+    name: str, text: str, hypothesis: str | None, masks: str, side: str, alpha: float
+) -> dict[str, np.ndarray]:
+    """DSA per-head attention {"fw", "bw"} → (H, T, T) at ``alpha``, from the cached scores (no encoder pass)."""
+    view = trace_view(name, text, hypothesis, masks, None).side(side)
+    return {d: reweight_alpha(view.block(d).scores, view.block(d).allowed, alpha) for d in ("fw", "bw")}
+
+
+def trace_json(name: str, text: str, hypothesis: str | None, masks: str, alpha: float | None) -> str:
+    """``ModelTrace.to_json()`` as text (built on demand for the download button)."""
+    return json.dumps(full_trace(name, text, hypothesis, masks, alpha).to_json(), ensure_ascii=False, indent=1)
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def live_payload(name: str, text: str, hypothesis: str | None, masks: str, side: str, kind: str) -> dict | None:
+    """``live.distance_payload`` (kind ``distance``) or ``live.feature_payload`` (``features``) of one side;
+    None when the sentence is too long for per-feature payloads (the server path is kept)."""
+    trace = full_trace(name, text, hypothesis, masks, None)
+    sent = trace.hypothesis if side == "hypothesis" and trace.hypothesis is not None else trace.premise
+    if kind == "distance":
+        return live.distance_payload(sent)
+    if len(sent.tokens) > live.FEATURE_MAX_TOKENS or sent.encoder.fw.probs is None:
+        return None
+    return live.feature_payload(sent)

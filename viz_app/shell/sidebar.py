@@ -1,0 +1,140 @@
+"""The shared sidebar: model picker, sentence/hypothesis, presets, masks, presentation mode."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+import disan
+
+from viz_app.shell import loaders, models
+
+from viz_app.draw import settings
+from viz_app.shell.context import Context
+from viz_app.draw.presets import PRESETS, preset_by_label
+from viz_app.shell.session import ensure, init_from_url, keep_widget_state
+from viz_app.draw.text import md_escape
+from viz_app.draw.theme import theme_for
+
+_PRESET_PLACEHOLDER = "— choose a preset sentence —"
+MASK_CHOICES = {
+    "default": "as trained",
+    "none": "none (every token, itself included)",
+    "diag": "diag (all but itself; Shen Eq. 16)",
+    "swap": "swapped (fw ↔ bw)",
+}
+
+
+def _apply_preset() -> None:
+    preset = preset_by_label(st.session_state.get("preset", ""))
+    if preset is not None:
+        st.session_state["sentence"] = preset.sentence
+        st.session_state["hypothesis"] = preset.hypothesis
+    st.session_state["preset"] = _PRESET_PLACEHOLDER
+
+
+def validate(text: str | None, what: str) -> str | None:
+    """One sentence naming what is wrong with ``text`` and how to fix it, or None."""
+    if text is None or not text.strip():
+        return f"The {what} is empty; type a sentence (or pick a preset in the sidebar)."
+    if len(text) > settings.MAX_CHARS:
+        return f"The {what} has {len(text):,} characters; this app accepts at most {settings.MAX_CHARS:,}. Shorten it."
+    tokens = disan.tokenize(text)
+    if not tokens:
+        return f"The {what} has no words the tokenizer can use (only invisible or control characters); type a sentence."
+    if len(tokens) > settings.MAX_TOKENS:
+        return (
+            f"The {what} has {len(tokens)} tokens; this app draws at most {settings.MAX_TOKENS} "
+            "(set VIZ_MAX_TOKENS to change the limit). Shorten it."
+        )
+    return None
+
+
+def _pick_model(names: list[str], default: str):
+    """Model selectbox; returns (name, model), falling back to random DiSAN if loading fails."""
+    if st.session_state.get("model") not in names:
+        st.session_state["model"] = default
+    name = st.selectbox("Model", names, key="model", format_func=models.label)
+    try:
+        return name, loaders.load_model(name)
+    except disan.DisanError as err:
+        st.error(md_escape(f"{err} Showing the random-weight DiSAN model instead."))
+        return "disan", loaders.load_model("disan")
+
+
+def _sync_model_defaults(name: str, model) -> None:
+    """When the model changes: α to its trained value (DSA), a hypothesis for NLI models."""
+    if model.cfg.arch == "dsa" and st.session_state.get("alpha_owner") != name:
+        st.session_state["alpha"] = float(model.cfg.alpha)
+        st.session_state["alpha_owner"] = name
+    ensure("alpha", settings.PAPER_ALPHA)
+    if model.cfg.pair and st.session_state.get("hypothesis_owner") != name:
+        if not st.session_state.get("hypothesis"):
+            st.session_state["hypothesis"] = settings.DEFAULT_HYPOTHESIS
+        st.session_state["hypothesis_owner"] = name
+
+
+def render_sidebar() -> Context:
+    """Draw the sidebar and return the run's ``Context``."""
+    names = models.available()
+    default = models.default_model(names)
+    init_from_url(names, default)
+    keep_widget_state()
+    ensure("sentence", settings.DEFAULT_SENTENCE)
+    ensure("hypothesis", "")
+    ensure("masks", "default")
+    ensure("side", "premise")
+    ensure("present", False)
+    ensure("imgfmt", "svg")
+    ensure("preset", _PRESET_PLACEHOLDER)
+    with st.sidebar:
+        name, model = _pick_model(names, default)
+        cfg = model.cfg
+        _sync_model_defaults(name, model)
+        st.selectbox(
+            "Preset", (_PRESET_PLACEHOLDER,) + tuple(p.label for p in PRESETS), key="preset", on_change=_apply_preset
+        )
+        text = st.text_area(
+            "Premise" if cfg.pair else "Sentence", key="sentence", max_chars=settings.MAX_CHARS, height=90
+        )
+        hypothesis = None
+        if cfg.pair:
+            hypothesis = st.text_input("Hypothesis", key="hypothesis", max_chars=settings.MAX_CHARS)
+            st.radio("Draw", ("premise", "hypothesis"), key="side", horizontal=True)
+        masks = st.session_state["masks"]
+        options = list(MASK_CHOICES) + ([masks] if masks not in MASK_CHOICES else [])
+        st.selectbox(
+            "Direction masks (inference override)",
+            options,
+            key="masks",
+            format_func=lambda m: MASK_CHOICES.get(m, m),
+            help="Replaces the trained masks at inference; the weights stay the same.",
+        )
+        st.toggle(
+            "Presentation mode", key="present", help="Large fonts, cividis/PuOr palettes, no tables or downloads."
+        )
+        st.radio("Camera button saves", ("svg", "png"), key="imgfmt", horizontal=True, format_func=str.upper)
+    error = validate(text, "premise" if cfg.pair else "sentence")
+    if error is None and cfg.pair:
+        error = validate(hypothesis, "hypothesis")
+    presentation = bool(st.session_state["present"])
+    return Context(
+        model=name,
+        models=tuple(names),
+        arch=cfg.arch,
+        pair=cfg.pair,
+        random_weights=model.random_weights,
+        any_trained=bool(models.trained(names)),
+        labels=tuple(cfg.labels),
+        d_h=cfg.d_h,
+        heads=cfg.heads,
+        trained_alpha=float(cfg.alpha) if cfg.arch == "dsa" else None,
+        text=text,
+        hypothesis=hypothesis if cfg.pair else None,
+        masks=st.session_state["masks"],
+        alpha=float(st.session_state["alpha"]),
+        side=st.session_state["side"] if cfg.pair else "premise",
+        theme=theme_for(presentation),
+        presentation=presentation,
+        image_format=st.session_state["imgfmt"],
+        input_error=error,
+    )

@@ -1,0 +1,88 @@
+"""Distance-masked multi-head attention (Im Figs. 7, 12, 13; Eq. 7): head averages and every head."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from viz_app.draw import figures, live, settings
+
+from viz_app.shell import loaders
+from viz_app.shell.context import Context
+from viz_app.shell.export import matrix_table, show_figure
+from viz_app.draw.records import TraceView
+from viz_app.shell.session import write_url
+from viz_app.shell.widgets import (
+    get_trace,
+    live_alpha,
+    live_payload,
+    require_arch,
+    sentence_of,
+    summary_text,
+    trace_json_source,
+)
+
+VIEW = "distance_attention"
+
+
+def render(ctx: Context) -> None:
+    st.title("Distance-based attention (Im Figs. 7, 12, 13)")
+    if not require_arch(ctx, "dsa", "Distance-masked multi-head attention"):
+        return
+    tv = get_trace(ctx)
+    if tv is None:
+        return
+    alpha_panels(ctx, tv)
+
+
+@st.fragment
+def alpha_panels(ctx: Context, tv: TraceView) -> None:
+    """The α slider and every map it changes. The page recomputes the maps while the slider moves
+    (``live.py``); the final α reruns only this fragment (no sidebar, no encoder pass)."""
+    payload = live_payload(ctx, "distance")
+    alpha = live_alpha(
+        ctx, "Re-weights the cached pre-softmax scores: softmax(QKᵀ/√d_k + M_dir + α·M_dis). No encoder pass.", payload
+    )
+    sent = sentence_of(ctx, tv)
+    heads = loaders.heads_at_alpha(ctx.model, ctx.text, ctx.hypothesis, ctx.masks, ctx.side, alpha)
+    fw, bw = heads["fw"].mean(0), heads["bw"].mean(0)
+    shown = {f"α = {live.format_value(alpha)}": "α = {alpha}"}
+    fig = figures.heatmap_grid(
+        [fw, bw],
+        [f"forward (mask {tv.masks[0]})", f"backward (mask {tv.masks[1]})"],
+        sent.tokens,
+        title=f"Head-averaged attention weights at α = {alpha:g} (Im Fig. 7)",
+        theme=ctx.theme,
+    )
+    table = pd.concat(
+        {"forward": matrix_table(fw, sent.tokens, sent.tokens), "backward": matrix_table(bw, sent.tokens, sent.tokens)},
+        axis=1,
+    )
+    pair = live.grid_binding(fig, [{"op": "mean", "dir": "fw"}, {"op": "mean", "dir": "bw"}], shown)
+    show_figure(fig, ctx, key="dsa_pair", table=table, trace_json=trace_json_source(ctx), live=_live(payload, pair))
+    st.caption(
+        f"Forward: {summary_text(fw)}  \nBackward: {summary_text(bw)}  \n"
+        f"Attention maps at this α come from the cached scores QKᵀ/√d_k of the last encoder pass "
+        f"(α only enters Eq. 7 after them, so they are exact). Gates, FFN, pooling and the prediction in other "
+        f"views are recomputed by a full pass at α (trained α = {ctx.trained_alpha:g})."
+    )
+    for direction, name, figure_no in (("fw", "Forward", 12), ("bw", "Backward", 13)):
+        stack = heads[direction]
+        titles = [f"head {h + 1}" for h in range(stack.shape[0])]
+        fig = figures.small_multiples(
+            stack, sent.tokens, titles, title=f"{name} heads (Im Fig. {figure_no})", theme=ctx.theme
+        )
+        exprs = [{"op": "head", "dir": direction, "head": h} for h in range(stack.shape[0])]
+        binding = live.grid_binding(fig, exprs, shown, pool=settings.SMALL_MULTIPLE_MAX)
+        show_figure(
+            fig,
+            ctx,
+            key=f"dsa_heads_{direction}",
+            table=pd.concat({t: matrix_table(m, sent.tokens, sent.tokens) for t, m in zip(titles, stack)}, axis=1),
+            live=_live(payload, binding),
+        )
+    write_url(VIEW)  # a fragment rerun skips the app's own write_url: keep α in the link
+
+
+def _live(payload: dict | None, binding: dict) -> dict | None:
+    return None if payload is None else {"group": "alpha", "payload_id": payload["id"], "binding": binding}

@@ -1,0 +1,78 @@
+"""Explore (home): tokens with their vocabulary status, the prediction, and an overview of the main maps."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from viz_app.draw import figures
+from viz_app.shell.context import Context
+from viz_app.shell.export import matrix_table, series_table, show_figure
+from viz_app.shell.widgets import alpha_slider, get_trace, sentence_of, summary_text, tokens_markdown, trace_json_source
+
+_LEGEND = (
+    "Tokens: :gray-badge[in the model's vocabulary] · :blue-badge[glove — a GloVe vector the model never "
+    "trained on] · :orange-badge[unknown — no vector, uses the <unk> row]"
+)
+
+
+def render(ctx: Context) -> None:
+    st.title("Explore")
+    st.caption("Type a sentence in the sidebar; every other view opens on the same sentence and model.")
+    if ctx.is_dsa:
+        alpha_slider(ctx, "Changes the distance mask of both blocks; the prediction is recomputed at this α.")
+    tv = get_trace(ctx, alpha=ctx.trace_alpha)
+    if tv is None:
+        return
+    sent = sentence_of(ctx, tv)
+    st.markdown(tokens_markdown(sent.tokens, sent.status))
+    st.caption(_LEGEND)
+    unknown = sum(s == "unknown" for s in sent.status)
+    glove = sum(s == "glove" for s in sent.status)
+    st.caption(
+        f"{sent.length} tokens · {unknown} unknown · {glove} GloVe-only · masks {tv.masks[0]}/{tv.masks[1]}"
+        + (f" · α = {tv.alpha:g}" if tv.alpha is not None else "")
+    )
+    left, right = st.columns([1, 2])
+    with left:
+        title = "Prediction (random weights: meaningless)" if tv.random_weights else "Prediction"
+        table = pd.DataFrame({"probability": list(tv.prediction.values())}, index=list(tv.prediction))
+        show_figure(
+            figures.prediction_chart(tv.prediction, title=title, theme=ctx.theme),
+            ctx,
+            key="prediction",
+            table=table,
+            trace_json=trace_json_source(ctx, ctx.trace_alpha),
+        )
+    with right:
+        what = "mean over features" if tv.arch == "disan" else "mean over heads"
+        fig = figures.heatmap_grid(
+            [sent.fw.attention, sent.bw.attention],
+            ["forward block", "backward block"],
+            sent.tokens,
+            title=f"Token2token attention ({what})",
+            theme=ctx.theme,
+        )
+        table = pd.concat(
+            {
+                "forward": matrix_table(sent.fw.attention, sent.tokens, sent.tokens),
+                "backward": matrix_table(sent.bw.attention, sent.tokens, sent.tokens),
+            },
+            axis=1,
+        )
+        show_figure(fig, ctx, key="overview", table=table, trace_json=trace_json_source(ctx, ctx.trace_alpha))
+        st.caption(f"Forward: {summary_text(sent.fw.attention)}  \nBackward: {summary_text(sent.bw.attention)}")
+    gates = {"forward gate": sent.fw.gate.mean(-1), "backward gate": sent.bw.gate.mean(-1)}
+    show_figure(
+        figures.bar_chart(
+            gates,
+            sent.tokens,
+            title="Fusion gate per token (mean over features)",
+            y_title="F",
+            theme=ctx.theme,
+            y_range=(0, 1),
+        ),
+        ctx,
+        key="overview_gate",
+        table=series_table(gates, sent.tokens),
+    )

@@ -1,0 +1,113 @@
+"""Source2token attention vectors (Shen Fig. 8; Eqs. 12–13): one probability per feature and token."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from viz_app.draw import claims, figures
+from viz_app.shell.context import Context
+from viz_app.shell.export import matrix_table, show_figure
+from viz_app.draw.presets import SHEN_PAIRS
+from viz_app.shell.session import ensure
+from viz_app.draw.text import md_escape
+from viz_app.shell.widgets import caption_claim, get_trace, sentence_of, token_select, trace_for, trace_json_source
+
+_CUSTOM = "this sentence vs another sentence"
+_SCALES = ("probability", "probability × sentence length")
+
+
+def _vector(sent, index: int, scale: str) -> np.ndarray:
+    vec = sent.s2t[index]
+    return vec * sent.length if scale == _SCALES[1] else vec
+
+
+def _pair_vectors(ctx: Context, choice: str, token: int, sent, scale: str):
+    """(word, vector A, vector B, title A, title B) or None when the comparison cannot be made."""
+    if choice == _CUSTOM:
+        word = sent.tokens[token]
+        other_text = st.text_input("Other sentence", key="s2t_other")
+        other = trace_for(ctx.model, other_text, masks=ctx.masks, alpha=ctx.trace_alpha)
+        if other is None:
+            return None
+        if word not in other.premise.tokens:
+            st.warning(md_escape(f"'{word}' does not occur in the other sentence; type a sentence that contains it."))
+            return None
+        return (
+            word,
+            _vector(sent, token, scale),
+            _vector(other.premise, other.premise.tokens.index(word), scale),
+            ctx.source_text,
+            other_text,
+        )
+    word, first, second = next(p for p in SHEN_PAIRS if p[0] == choice)
+    a = trace_for(ctx.model, first, masks=ctx.masks, alpha=ctx.trace_alpha)
+    b = trace_for(ctx.model, second, masks=ctx.masks, alpha=ctx.trace_alpha)
+    if a is None or b is None:
+        return None
+    va = _vector(a.premise, a.premise.tokens.index(word), scale)
+    vb = _vector(b.premise, b.premise.tokens.index(word), scale)
+    return word, va, vb, first, second
+
+
+def render(ctx: Context) -> None:
+    st.title("Source2token (Shen Fig. 8)")
+    tv = get_trace(ctx, alpha=ctx.trace_alpha)
+    if tv is None:
+        return
+    sent = sentence_of(ctx, tv)
+    ensure("s2t_scale", _SCALES[0])
+    scale = st.radio(
+        "Scale",
+        _SCALES,
+        key="s2t_scale",
+        horizontal=True,
+        help=(
+            "Probabilities sum to 1 over the tokens of a sentence, per feature; × length makes 1 = uniform, "
+            "so sentences of different lengths compare fairly."
+        ),
+    )
+    token = token_select(sent.tokens, "Word")
+    show_figure(
+        figures.vector_grids(
+            [_vector(sent, token, scale)],
+            [f"'{sent.tokens[token]}' ({sent.s2t.shape[1]} features)"],
+            title="Feature-wise source2token score vector",
+            theme=ctx.theme,
+            value_name="P",
+        ),
+        ctx,
+        key="s2t_word",
+        table=matrix_table(
+            sent.s2t[token][None], [sent.tokens[token]], [f"feature {k}" for k in range(sent.s2t.shape[1])]
+        ),
+        trace_json=trace_json_source(ctx, ctx.trace_alpha),
+    )
+    st.caption(
+        "Shen Eqs. 12–13: for each feature k a softmax over the tokens gives P[t, k]; the sentence "
+        "encoding is Σ_t P[t] ⊙ u_t. The grid folds the feature vector into rows of 30 (read left to right)."
+    )
+    st.subheader("Same word, two sentences")
+    ensure("s2t_pair", SHEN_PAIRS[0][0])
+    ensure("s2t_other", SHEN_PAIRS[0][2])
+    choice = st.radio(
+        "Pair",
+        [p[0] for p in SHEN_PAIRS] + [_CUSTOM],
+        key="s2t_pair",
+        horizontal=True,
+        format_func=lambda c: c if c == _CUSTOM else f"'{c}' (Shen Fig. 8)",
+    )
+    result = _pair_vectors(ctx, choice, token, sent, scale)
+    if result is None:
+        return
+    word, va, vb, ta, tb = result
+    fig = figures.vector_grids(
+        [va, vb, va - vb], [ta, tb, "difference"], title=f"'{word}' in two contexts", theme=ctx.theme
+    )
+    show_figure(
+        fig,
+        ctx,
+        key="s2t_pair_fig",
+        table=matrix_table(np.stack([va, vb]), [ta, tb], [f"feature {k}" for k in range(va.size)]),
+    )
+    caption_claim(claims.context_vectors_differ(va, vb, word), ctx.model)
