@@ -1,4 +1,4 @@
-"""Command line: ``python -m disan trace | report | train | evaluate | claims | bench``.
+"""Command line: ``python -m disan trace | report | train | evaluate | claims | faithfulness | bench``.
 
 Every expected failure (bad text, unknown model, missing data file, corrupt
 checkpoint) prints one sentence to stderr and exits with status 2.
@@ -194,13 +194,78 @@ def run_claims(args) -> int:
     return 0
 
 
+def add_faithfulness(sub) -> None:
+    p = sub.add_parser("faithfulness", help="attention against token attributions over a whole test set (Kendall τ, "
+                                            "ERASER comprehensiveness/sufficiency)")
+    p.add_argument("--model", default=None, help="bundled checkpoint name or .safetensors path")
+    p.add_argument("--all", action="store_true", help="every bundled checkpoint in pretrained/")
+    p.add_argument("--split", default="test")
+    p.add_argument("--task", default=None, help="override the task read from the model card (sst5, nli, …)")
+    p.add_argument("--data-dir", default=None)
+    p.add_argument("--limit", type=int, default=None, help="a seeded random sample of N examples instead of all")
+    p.add_argument("--json", action="store_true", help="print the results JSON (one object per model and line)")
+    p.add_argument("--write", action="store_true", help="store pretrained/<name>.faithfulness.json beside the checkpoint")
+    p.add_argument("--stale-only", action="store_true", help="with --write: skip models whose stored file is current")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--pretrained-dir", default=None, help="folder of the checkpoints and results (default pretrained/)")
+
+
+def faithfulness_table(result: dict) -> str:
+    """Kendall τ and ERASER's AOPC of one faithfulness result as aligned text lines."""
+    n = f"{result['n']:,} of {result['n_examples']:,} examples" + ("" if result["complete"] else ", a random sample")
+    lines = [f"{result['model']} on {result['task']} {result['split']} ({n}); IG {result['integrated_gradients']['steps']} "
+             f"steps, mean |delta| {result['integrated_gradients']['mean_abs_delta']:.4f}"]
+    for row in result["tau"]:
+        if row["a"] == "attention":
+            lo, hi = row["ci95"]
+            lines.append(f"  τ attention ~ {row['b']:<22} {row['value']:+.3f} [{lo:+.3f}, {hi:+.3f}]  n={row['n']:,}")
+    for kind, by_ranking in result["aopc"].items():
+        for ranking, v in by_ranking.items():
+            lo, hi = v["ci95"]
+            lines.append(f"  {kind:<17} by {ranking:<22} {v['value']:.3f} [{lo:.3f}, {hi:.3f}]")
+    lines.append("  " + result["answer"])
+    return "\n".join(lines)
+
+
+def run_faithfulness(args) -> int:
+    from .api import PRETRAINED_DIR
+    from .attribution.stored import compute, read_faithfulness, stale_reason, write_faithfulness
+    from .claims_file import bundled
+    from .errors import InputError
+
+    if args.all == bool(args.model):
+        raise InputError("Give either --model NAME or --all (every bundled checkpoint).")
+    if args.write and args.split != "test":
+        raise InputError(f"Stored results are test-set results; drop --write or use --split test, not {args.split!r}.")
+    directory = Path(args.pretrained_dir) if args.pretrained_dir else PRETRAINED_DIR
+    if args.all:
+        targets = [(name, directory) for name in bundled(directory)]
+    elif args.model.endswith(".safetensors"):
+        targets = [(Path(args.model).name.removesuffix(".safetensors"), Path(args.model).parent)]
+    else:
+        targets = [(args.model, directory)]
+    for name, folder in targets:
+        stored = read_faithfulness(name, folder) if args.stale_only else None
+        if stored is not None and stale_reason(stored, folder) is None:
+            print(f"{name}: stored results are current (checkpoint SHA-256 matches); skipped.", file=sys.stderr)
+            continue
+        start = time.perf_counter()
+        result = compute(name, args.split, args.task, args.data_dir, args.limit, not args.no_progress, folder)
+        seconds = time.perf_counter() - start
+        print(json.dumps(result, ensure_ascii=False) if args.json else faithfulness_table(result), flush=True)
+        done = f"wrote {write_faithfulness(result, folder)}" if args.write else "measured"
+        print(f"{name}: {done} in {seconds:.0f} s ({result['n']:,} examples, "
+              f"{1000 * seconds / max(1, result['n']):.0f} ms each)", file=sys.stderr, flush=True)
+    return 0
+
+
 def add_bench(sub) -> None:
     sub.add_parser("bench", help="print latency / throughput tables (benchmarks/; python -m disan bench --help)")
 
 
 COMMANDS = {"trace": (add_trace, run_trace), "report": (add_report, run_report), "train": (add_train, run_train),
             "evaluate": (add_evaluate, run_evaluate), "claims": (add_claims, run_claims),
-            "bench": (add_bench, None)}
+            "faithfulness": (add_faithfulness, run_faithfulness), "bench": (add_bench, None)}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,74 @@
+"""The function every attribution explains: embeddings → probability of one class.
+
+An input is one or two *sides* (a sentence, or an NLI premise and hypothesis), each
+embedded once by ``SentenceModel.embed`` into x (B, T, d_in) with a padding mask. The
+encoder and head then run on x directly, so gradients reach the embeddings and
+erasures can swap rows without tokenising again. ``masks`` and ``alpha`` are the
+trace's inference-time overrides, so an attribution explains the same computation
+the trace recorded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor
+
+from ..model import SentenceModel
+from ..vocab import UNK_ID
+
+
+@dataclass(frozen=True)
+class Embedded:
+    """Embedded sides of a batch. xs: per side (B, T_s, d_in); valids: per side (B, T_s) bool;
+    tokens: per side the B token lists."""
+
+    xs: tuple[Tensor, ...]
+    valids: tuple[Tensor, ...]
+    tokens: tuple[tuple[tuple[str, ...], ...], ...]
+
+    @property
+    def batch(self) -> int:
+        return self.xs[0].shape[0]
+
+
+@dataclass(frozen=True)
+class ClassProbability:
+    """``model``'s class probabilities from embeddings, under fixed masks and α (eval mode, no dropout)."""
+
+    model: SentenceModel
+    masks: tuple[str, str]
+    alpha: float | None
+
+    def probs(self, xs: Sequence[Tensor], valids: Sequence[Tensor]) -> Tensor:
+        """Per side x (B, T_s, d_in) and valid (B, T_s) → probabilities (B, K)."""
+        model = self.model
+        alpha = None if model.cfg.arch == "disan" else self.alpha
+        enc = [model.encoder(x, v, False, self.masks, alpha)[0] for x, v in zip(xs, valids)]  # (B, E) per side
+        logits = model.head(*enc)  # (B, K)
+        return torch.softmax(logits.float(), -1)  # (B, K)
+
+    def captum_forward(self, *args: Tensor) -> Tensor:
+        """Captum's ``forward_func``: the sides' embeddings, then their masks (its additional arguments)."""
+        half = len(args) // 2
+        return self.probs(args[:half], args[half:])  # (B, K)
+
+    def embed(self, sides: Sequence[Sequence[Sequence[str]]]) -> Embedded:
+        """Token lists per side (each B long) → ``Embedded``, with no gradient into the embedding table."""
+        with torch.no_grad():
+            pairs = [self.model.embed(side) for side in sides]
+        return Embedded(tuple(x.detach() for x, _ in pairs), tuple(v for _, v in pairs),
+                        tuple(tuple(tuple(t) for t in side) for side in sides))
+
+    def unk_vector(self) -> Tensor:
+        """The ``<unk>`` embedding (d_in,): a zero vector with ``--unk-zero`` (every bundled checkpoint)."""
+        if self.model.cfg.unk_zero:
+            return torch.zeros(self.model.cfg.d_in, device=self.model.device)
+        return self.model.embedding.weight[UNK_ID].detach()  # (d_in,)
+
+
+def model_masks(model: SentenceModel, masks: tuple[str, str] | None, alpha: float | None) -> ClassProbability:
+    """``ClassProbability`` with the model's trained masks and α unless overridden."""
+    return ClassProbability(model, tuple(masks or model.cfg.masks), alpha)
