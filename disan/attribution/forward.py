@@ -48,7 +48,7 @@ class ClassProbability:
         alpha = None if model.cfg.arch == "disan" else self.alpha
         enc = [model.encoder(x, v, False, self.masks, alpha)[0] for x, v in zip(xs, valids)]  # (B, E) per side
         logits = model.head(*enc)  # (B, K)
-        return torch.softmax(logits.float(), -1)  # (B, K)
+        return torch.softmax(logits, -1)  # (B, K)
 
     def captum_forward(self, *args: Tensor) -> Tensor:
         """Captum's ``forward_func``: the sides' embeddings, then their masks (its additional arguments)."""

@@ -1,0 +1,237 @@
+"""Token attributions: IG completeness, attention flow against a brute-force composition, leave-one-out and
+ERASER erasures against direct re-runs, Kendall τ against hand counts."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from disan.attribution import METHODS, attribute
+from disan.attribution.erasure import leave_one_out, subset_probs
+from disan.attribution.flow import attention_flow
+from disan.attribution.forward import ClassProbability
+from disan.attribution.gradient import gradient_x_input, integrated_gradients
+from disan.attribution.rank import kendall_tau, top_count, top_positions
+from disan.errors import InputError
+from tests.conftest import make_tiny
+
+SENTENCE = "the dog is n't good , the man is bad ."
+PAIR = ("the man is good .", "a dog is bad .")
+
+
+def _trace(model, masks=None):
+    return model.trace(*PAIR, masks=masks) if model.cfg.pair else model.trace(SENTENCE, masks=masks)
+
+
+@pytest.fixture(params=[("disan", False), ("dsa", False), ("disan", True), ("dsa", True)],
+                ids=["disan", "dsa", "disan-nli", "dsa-nli"])
+def model(request, tiny_glove):
+    arch, pair = request.param
+    return with_biases(make_tiny(arch, tiny_glove, pair=pair, unk_zero=True))
+
+
+def with_biases(model):
+    """Random biases, as training leaves them (Glorot init zeroes them): with zero biases the DSA's
+    LayerNorm(W x) is scale-invariant in x, so p(αx) jumps at α = 0 and no integration rule converges."""
+    gen = torch.Generator().manual_seed(1)
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if p.dim() == 1 and ("bias" in name or name.endswith("b1")):
+                p.add_(0.3 * torch.randn(p.shape, generator=gen))
+    return model
+
+
+def test_integrated_gradients_add_up_to_the_probability_gap_within_the_reported_delta(model):
+    trace = _trace(model)
+    result = attribute(model, trace, target=1)
+    fn = ClassProbability(model, trace.masks, trace.alpha)
+    emb = fn.embed([[list(s.tokens)] for s in ([trace.premise] + ([trace.hypothesis] if trace.hypothesis else []))])
+    with torch.no_grad():  # f(x) and f(baseline) straight from the model, not from Captum
+        gap = float(fn.probs(emb.xs, emb.valids)[0, 1] - fn.probs([x * 0 for x in emb.xs], emb.valids)[0, 1])
+    total = sum(float(s.scores["integrated_gradients"].sum()) for s in result.sides)
+    assert abs(total - gap) <= abs(result.ig_delta) + 1e-5
+    assert result.ig_gap == pytest.approx(gap, abs=1e-6)
+    assert abs(result.ig_delta) < 0.05 * max(abs(gap), 0.05)  # the steps are enough on these small models
+
+
+def test_integrated_gradients_through_a_batch_equal_one_at_a_time(tiny_glove):
+    model = make_tiny("dsa", tiny_glove, unk_zero=True)
+    fn = ClassProbability(model, model.cfg.masks, model.cfg.alpha)
+    sents = [["the", "movie", "is", "good", "."], ["a", "bad", "dog"]]
+    both = integrated_gradients(fn, fn.embed([sents]), torch.tensor([0, 1]), 16, internal_batch_size=20)
+    for b, toks in enumerate(sents):
+        one = integrated_gradients(fn, fn.embed([[toks]]), torch.tensor([b]), 16)
+        assert torch.allclose(both.scores[0][b, :len(toks)], one.scores[0][0], atol=1e-5)
+        assert float(both.scores[0][b, len(toks):].abs().sum()) == 0.0  # padding gets nothing
+
+
+def test_gradient_x_input_matches_a_finite_difference(tiny_glove):
+    """Σ_t grad·x_t is the derivative of p(class) along x at scale 1: compare with (p(1+ε)x − p(1−ε)x) / 2ε."""
+    model = make_tiny("disan", tiny_glove, unk_zero=True).double()
+    fn = ClassProbability(model, model.cfg.masks, None)
+    emb = fn.embed([[["the", "movie", "is", "bad", "."]]])
+    emb = type(emb)(tuple(x.double() for x in emb.xs), emb.valids, emb.tokens)
+    scores = gradient_x_input(fn, emb, torch.tensor([1]))[0]
+    eps = 1e-6
+    with torch.no_grad():
+        up, down = (fn.probs([x * (1 + s * eps) for x in emb.xs], emb.valids)[0, 1] for s in (1, -1))
+    assert float(scores.sum()) == pytest.approx(float(up - down) / (2 * eps), rel=1e-5, abs=1e-9)
+
+
+def test_leave_one_out_equals_a_direct_rerun_with_unk(model):
+    trace = _trace(model)
+    result = attribute(model, trace)
+    k = result.target_index
+    sides = [list(s.tokens) for s in result.sides]
+    with torch.no_grad():
+        base = torch.softmax(model(*[[s] for s in sides])[0], -1)[0, k]
+        for side, sa in enumerate(result.sides):
+            for t in range(len(sa.tokens)):
+                variant = [list(s) for s in sides]
+                variant[side][t] = "<unk>"  # the vocabulary's own <unk> entry
+                p = torch.softmax(model(*[[s] for s in variant])[0], -1)[0, k]
+                assert float(sa.scores["leave_one_out"][t]) == pytest.approx(float(base - p), abs=2e-6)
+
+
+def test_leave_one_out_uses_the_unk_row_when_it_is_not_zero(tiny_glove):
+    model = make_tiny("dsa", tiny_glove, unk_zero=False)
+    fn = ClassProbability(model, model.cfg.masks, model.cfg.alpha)
+    assert float(fn.unk_vector().abs().sum()) > 0
+    toks = ["the", "movie", "is", "good"]
+    emb = fn.embed([[toks]])
+    with torch.no_grad():
+        p = fn.probs(emb.xs, emb.valids)[:, 0]
+        drops = leave_one_out(fn, emb, torch.tensor([0]), p)[0][0]
+        direct = torch.softmax(model([toks[:2] + ["<unk>"] + toks[3:]])[0], -1)[0, 0]
+    assert float(drops[2]) == pytest.approx(float(p[0] - direct), abs=2e-6)
+
+
+def test_subset_probs_equal_the_model_on_the_shortened_sentence(model):
+    fn = ClassProbability(model, tuple(model.cfg.masks), model.cfg.alpha if model.cfg.arch == "dsa" else None)
+    sides = [["the", "dog", "is", "n't", "good", "."], ["a", "man", "."]][: 2 if model.cfg.pair else 1]
+    emb = fn.embed([[s] for s in sides])
+    keep = [[[0, 2, 4]], [[1, 2]]][: len(sides)]
+    p = subset_probs(fn, emb, [0], keep, torch.tensor([1]))
+    with torch.no_grad():
+        direct = torch.softmax(model(*[[[s[i] for i in k[0]]] for s, k in zip(sides, keep)])[0], -1)[0, 1]
+    assert float(p[0]) == pytest.approx(float(direct), abs=2e-6)
+
+
+def _disan_brute(enc):
+    """A_i[k] by loops over blocks, queries j and keys i (Shen Eqs. 11, 13, 20 with the weights held fixed)."""
+    T, D = enc.fw.h.shape[1], enc.fw.h.shape[2]
+    A = torch.zeros(T, 2 * D, dtype=torch.float64)
+    for half, block in enumerate((enc.fw, enc.bw)):
+        for k in range(D):
+            kk = half * D + k
+            for j in range(T):
+                w = float(enc.s2t_probs[0, j, kk])
+                f = float(block.gate[0, j, k])
+                A[j, kk] += w * f
+                for i in range(T):
+                    A[i, kk] += w * (1 - f) * float(block.probs[0, j, i, k])
+    return A
+
+
+@pytest.mark.parametrize("masks", [None, "none", "diag"])
+def test_disan_flow_equals_a_brute_force_composition_and_rebuilds_the_sentence(tiny_glove, masks):
+    model = make_tiny("disan", tiny_glove)
+    enc = model.trace(SENTENCE, masks=masks).premise.encoder
+    flow = attention_flow(enc)
+    assert flow.exact
+    brute = _disan_brute(enc)
+    assert torch.allclose(flow.per_feature[0].double(), brute, atol=1e-6)
+    h = torch.cat([enc.fw.h, enc.bw.h], -1)[0].double()  # (T, 2D) token-local h_i of each block
+    assert torch.allclose((brute * h).sum(0), enc.sentence[0].double(), atol=1e-5)  # exact: Σ_i A_i ⊙ h_i = s
+    # The remainder comes from the rows with no allowed key (token 1 under fw, token T under bw), computed apart.
+    assert float(flow.shares.sum() + flow.remainder) == pytest.approx(1.0, abs=1e-5)
+    if masks is None:
+        assert float(flow.remainder) > 0.0
+    else:  # no empty row: nothing is left over
+        assert float(flow.remainder) == pytest.approx(0.0, abs=1e-7)
+
+
+def _dsa_brute(enc):
+    """Shares by loops: pooling and max pooling over U, gates, head-averaged attention (flow.py's rule)."""
+    T, D = enc.fw.gate.shape[1], enc.fw.gate.shape[2]
+    A = torch.zeros(T, 4 * D, dtype=torch.float64)
+    blocks = (enc.fw, enc.bw)
+
+    def share(j, i, kk):  # token i's share of U_j[kk]
+        block, k = blocks[kk // D], kk % D
+        g = float(block.gate[0, j, k])
+        return g * (i == j) + (1 - g) * float(block.probs[0, :, j, i].mean())
+
+    for kk in range(2 * D):
+        m = int(enc.maxpool_argmax[0, kk])
+        for i in range(T):
+            A[i, kk] = sum(float(enc.s2t_probs[0, j, kk]) * share(j, i, kk) for j in range(T))
+            A[i, 2 * D + kk] = share(m, i, kk)
+    return A
+
+
+@pytest.mark.parametrize("masks", [None, "none"])
+def test_dsa_flow_equals_a_brute_force_composition_and_adds_up_with_its_remainder(tiny_glove, masks):
+    model = make_tiny("dsa", tiny_glove)
+    enc = model.trace(SENTENCE, masks=masks).premise.encoder
+    flow = attention_flow(enc)
+    assert not flow.exact
+    assert torch.allclose(flow.per_feature[0].double(), _dsa_brute(enc), atol=1e-6)
+    assert float(flow.shares.sum() + flow.remainder) == pytest.approx(1.0, abs=1e-5)
+    assert (float(flow.remainder) > 0.0) == (masks is None)
+
+
+def test_flow_of_a_batch_equals_each_sentence_alone(tiny_glove):
+    for arch in ("disan", "dsa"):
+        model = make_tiny(arch, tiny_glove)
+        sents = [["the", "movie", "is", "good", "."], ["a", "bad", "dog"]]
+        x, valid = model.embed(sents)
+        with torch.no_grad():
+            _, enc = model.encoder(x, valid, record=True)
+        both = attention_flow(enc)
+        for b, toks in enumerate(sents):
+            one = attention_flow(model.trace(" ".join(toks)).premise.encoder)
+            assert torch.allclose(both.shares[b, :len(toks)], one.shares[0], atol=1e-6)
+            assert float(both.remainder[b]) == pytest.approx(float(one.remainder[0]), abs=1e-6)
+
+
+def test_kendall_tau_counts_pairs_and_corrects_for_ties():
+    assert kendall_tau([1, 2, 3], [1, 3, 2]) == pytest.approx(1 / 3)  # 2 concordant, 1 discordant
+    assert kendall_tau([1, 2, 3, 4], [4, 3, 2, 1]) == pytest.approx(-1.0)
+    # a ties one pair: C = 4, D = 1 of the 5 untied pairs in a, all 6 untied in b → (4 − 1) / √(5·6)
+    assert kendall_tau([1, 1, 2, 3], [1, 2, 3, 0]) == pytest.approx((2 - 3) / math.sqrt(5 * 6))
+    assert math.isnan(kendall_tau([1.0], [2.0])) and math.isnan(kendall_tau([1, 1, 1], [1, 2, 3]))
+    with pytest.raises(ValueError, match="one length"):
+        kendall_tau([1, 2], [1, 2, 3])
+
+
+def test_top_count_never_empties_a_side_and_top_positions_break_ties_by_order():
+    assert [top_count(10, f) for f in (0.1, 0.2, 0.5)] == [1, 2, 5]
+    assert [top_count(3, f) for f in (0.1, 0.5)] == [1, 2] and top_count(1, 0.5) == 0 and top_count(2, 0.5) == 1
+    assert top_positions([0.1, 0.5, 0.5, 0.9], 2) == [1, 3]
+
+
+def test_attribute_explains_any_class_and_refuses_a_bad_one(tiny_glove):
+    model = make_tiny("disan", tiny_glove, unk_zero=True)
+    trace = model.trace(SENTENCE)
+    default = attribute(model, trace)
+    assert default.target == max(trace.prediction, key=trace.prediction.get)
+    other = attribute(model, trace, target="neg" if default.target == "pos" else "pos")
+    assert other.target != default.target
+    # the two classes' probabilities sum to 1, so their gradients are opposite
+    assert torch.allclose(default.sides[0].scores["grad_input"], -other.sides[0].scores["grad_input"], atol=1e-6)
+    assert set(default.sides[0].scores) == set(METHODS) and default.flow_exact
+    with pytest.raises(InputError, match="labels"):
+        attribute(model, trace, target="happy")
+    with pytest.raises(InputError, match="out of range"):
+        attribute(model, trace, target=7)
+
+
+def test_attribute_follows_the_trace_masks_and_alpha(tiny_glove):
+    model = make_tiny("dsa", tiny_glove, unk_zero=True)
+    plain, shifted = (attribute(model, model.trace(SENTENCE, alpha=a)) for a in (None, 0.0))
+    assert not torch.allclose(plain.sides[0].scores["leave_one_out"], shifted.sides[0].scores["leave_one_out"])
+    assert plain.to_json()["sides"][0]["tokens"] == SENTENCE.split()
