@@ -35,6 +35,7 @@ EXPECT = {
     "ffn_pooling": ("dsa", 3, [("slider", "alpha")]),
     "masks": ("disan", 1, [("live", "alpha")]),
     "compare": ("dsa", 1, [("radio", "cmp"), ("radio", "dir"), ("radio", "cmp_b"), ("slider", "alpha")]),
+    "attribution": ("dsa", 2, [("selectbox", "cls"), ("slider", "alpha")]),
     # (kind "live": a slider inside the chart component, ``viz_app.shell.chart.live_control``, named by its group)
     "paper_figures": ("disan", 2, [("selectbox", "shen_model"), ("selectbox", "im_model")]),
     "evidence": ("disan", 2, [("selectbox", "claim"), ("selectbox", "ev_model")]),

@@ -41,6 +41,7 @@ def test_good_values_are_restored():
         cmp_b="diag",
         fig="im8",
         claim="im9-gate-of-period",
+        cls="very positive",
         present="1",
     )
     assert warnings == []
@@ -60,6 +61,7 @@ def test_good_values_are_restored():
         "cmp_b": "diag",
         "fig": "im8",
         "claim": "im9-gate-of-period",
+        "cls": "very positive",
         "present": True,
     }
 
@@ -79,6 +81,7 @@ def test_good_values_are_restored():
         ("masks", "sideways", "default"),
         ("reduce", "median", "mean"),
         ("present", "maybe", False),
+        ("cls", "x" * 61, ""),
         ("sentence", "x" * (settings.MAX_CHARS + 1), settings.DEFAULT_SENTENCE),
     ],
 )

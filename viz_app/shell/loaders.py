@@ -1,4 +1,4 @@
-"""Cached access to models and traces — the app's only data source is ``SentenceModel.trace``.
+"""Cached access to models, traces and attributions (``SentenceModel.trace``, ``disan.attribution.attribute``).
 
 * ``load_model``: ``st.cache_resource``, one model object per name.
 * ``full_trace``: ``st.cache_resource`` (immutable ``ModelTrace``, kept for
@@ -9,6 +9,7 @@
   pre-softmax scores (Im Eq. 7) — moving the α slider runs no encoder pass.
 * ``live_payload``: the same scores (or DiSAN's per-feature probabilities) for
   the page, which recomputes the maps itself while a slider moves (``live.py``).
+* ``attribution_view``: the four token attributions of one input and class (``disan.attribution``).
 """
 
 from __future__ import annotations
@@ -20,10 +21,13 @@ import streamlit as st
 import torch
 
 import disan
+from disan.attribution import attribute
 from disan.model import SentenceModel
 from disan.trace import ModelTrace
 
 from viz_app.draw import live, settings
+from viz_app.draw.attribution import AttributionView
+from viz_app.draw.attribution import attribution_view as to_attribution_view
 from viz_app.draw.records import TraceView
 from viz_app.draw.records import trace_view as to_view
 from viz_app.draw.reduce import feature_entropy, reweight_alpha
@@ -104,3 +108,10 @@ def live_payload(name: str, text: str, hypothesis: str | None, masks: str, side:
     if len(sent.tokens) > live.FEATURE_MAX_TOKENS or sent.encoder.fw.probs is None:
         return None
     return live.feature_payload(sent)
+
+
+@st.cache_data(max_entries=32, show_spinner="Computing attributions…")
+def attribution_view(name: str, text: str, hypothesis: str | None, masks: str, alpha: float | None,
+                     target: str | None) -> AttributionView:
+    """``disan.attribution.attribute`` of the cached trace for class ``target`` (None: predicted), as records."""
+    return to_attribution_view(attribute(load_model(name), full_trace(name, text, hypothesis, masks, alpha), target))

@@ -79,6 +79,13 @@ def _masks(raw: str) -> str:
     raise ValueError(f"use a preset ({', '.join(MASK_PRESETS)}) or two of {', '.join(MASK_KINDS)} such as fw,bw")
 
 
+def _class_name(raw: str) -> str:
+    """A class label (checked against the model's labels by the Attribution view); empty: the predicted class."""
+    if len(raw) > 60:
+        raise ValueError("use one of the model's class labels, or leave it out for the predicted class")
+    return raw
+
+
 def _flag(raw: str) -> bool:
     if raw.lower() in ("1", "true", "yes", "on"):
         return True
@@ -102,6 +109,7 @@ PARAMS = (
     Param("cmp_b", "none", _choice(NO_DIRECTION_MASKS)),
     Param("fig", PAPER_FIGURES[0], _choice(PAPER_FIGURES)),
     Param("claim", DEFAULT_CLAIM, _choice(CLAIM_IDS)),
+    Param("cls", "", _class_name),
     Param("present", False, _flag),
 )
 

@@ -1,0 +1,60 @@
+"""The Attribution view under AppTest: the class picker and its URL state, the bars' raw table, NLI sides."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from disan.attribution import METHODS, attribute
+from tests.conftest import make_tiny
+from tests.test_app import assert_clean, chart_by_key, decode, run_app, warnings_text
+from viz_app.draw.attribution import attribution_view, normalised
+from viz_app.shell import loaders
+
+
+def bars(at) -> dict[str, np.ndarray]:
+    return {t["name"]: decode(t["y"]) for t in chart_by_key(at, "attr_bars")["data"]}
+
+
+def test_the_view_draws_five_aligned_series_and_a_tau_matrix():
+    at = run_app(view="attribution", model="disan", sentence="the movie is good .")
+    assert_clean(at)
+    series = bars(at)
+    assert len(series) == len(METHODS) and all(v.shape == (5,) for v in series.values())
+    assert all(np.abs(v).max() == pytest.approx(1.0) or not v.any() for v in series.values())
+    tau = decode(chart_by_key(at, "attr_tau")["data"][0]["z"])
+    assert tau.shape == (5, 5) and np.allclose(np.diag(tau), 1.0) and np.allclose(tau, tau.T, equal_nan=True)
+    text = " ".join(m.value for m in at.markdown)
+    assert "Integrated Gradients" in text and "convergence delta" in text
+
+
+def test_the_class_picker_explains_another_class_and_lives_in_the_url():
+    at = run_app(view="attribution", model="disan", sentence="the movie is good .")
+    before = bars(at)["gradient × input"]
+    labels = at.selectbox(key="cls").options
+    predicted = loaders.attribution_view("disan", "the movie is good .", None, "default", None, None).target
+    other = next(label for label in labels[1:] if label != predicted)
+    at.selectbox(key="cls").set_value(other).run()
+    assert_clean(at)
+    assert at.query_params["cls"] == other
+    assert not np.allclose(bars(at)["gradient × input"], before)
+    again = run_app(view="attribution", model="disan", sentence="the movie is good .", cls=other)
+    assert again.selectbox(key="cls").value == other
+
+
+def test_a_class_the_model_lacks_falls_back_to_the_predicted_one_with_a_warning():
+    at = run_app(view="attribution", model="disan", sentence="the movie is good .", cls="entailment")
+    assert_clean(at)
+    assert "entailment" in warnings_text(at) and at.selectbox(key="cls").value == ""
+
+
+def test_nli_records_keep_both_sentences_and_pick_the_chosen_side(tiny_glove):
+    model = make_tiny("dsa", tiny_glove, pair=True, unk_zero=True)
+    view = attribution_view(attribute(model, model.trace("the man is good .", "a dog .")))
+    assert [len(s.tokens) for s in view.sides] == [5, 3]
+    assert view.side("hypothesis").tokens == ("a", "dog", ".") and view.side("premise") is view.sides[0]
+    norm = normalised(view.sides[1].scores)
+    assert set(norm) == {label for label, _ in METHODS.values()}
+    json.dumps(attribute(model, model.trace("the man is good .", "a dog .")).to_json())

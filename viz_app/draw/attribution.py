@@ -1,0 +1,82 @@
+"""Attributions beside the attention, as plain numpy records and pure figures (no Streamlit).
+
+``attribution_view`` turns a ``disan.attribution.Attribution`` into records the app
+caches; ``attribution_bars`` draws the five per-token series as aligned bars (each
+divided by its largest magnitude, so methods in different units share one axis: the
+table keeps the raw values), and ``tau_heatmap`` the Kendall τ of every pair.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import plotly.graph_objects as go
+
+from disan.attribution import METHODS, Attribution
+
+from viz_app.draw.figures import bar_chart, heatmap
+from viz_app.draw.theme import NORMAL, Theme
+
+LABELS = {key: label for key, (label, _) in METHODS.items()}
+
+
+@dataclass(frozen=True)
+class SideScores:
+    """One sentence: tokens, raw (T,) scores per method (``METHODS`` order), Kendall τ (M, M) between the
+    methods' importance rankings (NaN below two tokens) and the flow's remainder."""
+
+    tokens: tuple[str, ...]
+    scores: dict[str, np.ndarray]
+    tau: np.ndarray
+    flow_remainder: float
+
+
+@dataclass(frozen=True)
+class AttributionView:
+    """What the Attribution view draws (see ``disan.attribution.Attribution`` for the fields)."""
+
+    target: str
+    probability: float
+    sides: tuple[SideScores, ...]
+    ig_steps: int
+    ig_baseline: str
+    ig_gap: float
+    ig_delta: float
+    flow_exact: bool
+
+    def side(self, name: str) -> SideScores:
+        return self.sides[1] if name == "hypothesis" and len(self.sides) > 1 else self.sides[0]
+
+
+def attribution_view(a: Attribution) -> AttributionView:
+    methods = list(METHODS)
+    sides = []
+    for s in a.sides:
+        tau = np.array([[1.0 if m == n else s.tau(m, n) for n in methods] for m in methods])  # (M, M)
+        sides.append(SideScores(s.tokens, {m: s.scores[m].numpy().astype(np.float64) for m in methods}, tau,
+                                s.flow_remainder))
+    return AttributionView(a.target, a.probability, tuple(sides), a.ig_steps, a.ig_baseline, a.ig_gap, a.ig_delta,
+                           a.flow_exact)
+
+
+def normalised(scores: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Each series divided by its largest magnitude (a series of zeros stays zero), keyed by label."""
+    out = {}
+    for key, values in scores.items():
+        top = float(np.abs(values).max()) if values.size else 0.0
+        out[LABELS[key]] = values / top if top > 0 else values
+    return out
+
+
+def attribution_bars(side: SideScores, *, title: str = "", theme: Theme = NORMAL) -> go.Figure:
+    """Per-token bars of attention and the four attributions, each scaled to its largest magnitude."""
+    return bar_chart(normalised(side.scores), side.tokens, title=title,
+                     y_title="score ÷ largest |score| of its method", theme=theme, y_range=(-1.05, 1.05))
+
+
+def tau_heatmap(side: SideScores, *, title: str = "", theme: Theme = NORMAL) -> go.Figure:
+    """Kendall τ between every two methods' rankings, on a diverging scale from −1 to 1."""
+    names = [LABELS[m] for m in METHODS]
+    return heatmap(side.tau, names, names, title=title, theme=theme, zmin=-1.0, zmax=1.0, diverging=True,
+                   value_name="τ", x_title="ranking by", y_title="ranking by")

@@ -1,0 +1,93 @@
+"""Attribution: the model's own attention beside four token attributions, and how alike they rank tokens.
+
+Does the model use what it attends to? For the current sentence and a class (default:
+the predicted one): source2token attention, gradient × input, Integrated Gradients,
+leave-one-out and attention flow as aligned per-token bars, and the Kendall τ between
+every two rankings (``disan.attribution``). The whole-test-set answer is on the
+Evidence view's "Attention as explanation" tab.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+import disan
+from disan.attribution import METHODS
+
+from viz_app.draw.attribution import LABELS, attribution_bars, tau_heatmap
+from viz_app.draw.text import md_escape
+from viz_app.shell import loaders
+from viz_app.shell.context import Context
+from viz_app.shell.export import series_table, show_figure
+from viz_app.shell.links import md_link, view_url
+from viz_app.shell.session import ensure
+from viz_app.shell.widgets import alpha_slider, trace_json_source
+
+PREDICTED = ""
+
+
+def class_picker(ctx: Context) -> str | None:
+    """Selectbox of the class explained (key ``cls``); returns the label, or None for the predicted class."""
+    ensure("cls", PREDICTED)
+    if st.session_state["cls"] not in (PREDICTED, *ctx.labels):
+        st.warning(md_escape(f"cls={st.session_state['cls']} is not a class of {ctx.model}; explaining the predicted "
+                             f"class (choose one of {', '.join(ctx.labels)})."))
+        st.session_state["cls"] = PREDICTED
+    choice = st.selectbox("Class explained", (PREDICTED, *ctx.labels), key="cls",
+                          format_func=lambda c: c or "the predicted class")
+    return choice or None
+
+
+def methods_caption(view) -> str:
+    ig = (f"Integrated Gradients: {view.ig_steps} Gauss–Legendre steps from the baseline ({view.ig_baseline}); "
+          f"p(x) − p(baseline) = {view.ig_gap:+.4f}, convergence delta {view.ig_delta:+.2e} (what the scores miss "
+          "of that gap).")
+    flow = ("Attention flow is exact for DiSAN, given this input's weights." if view.flow_exact else
+            "Attention flow for the distance-based model is exact through pooling, gates and the attention's "
+            "mixing of values, and approximate through the head average, the FFN and the LayerNorms.")
+    lines = [f"**{md_escape(label)}:** {md_escape(what)}." for label, what in METHODS.values()]
+    return "  \n".join(lines + [md_escape(ig), md_escape(flow)])
+
+
+def render(ctx: Context) -> None:
+    st.title("Attribution — does the model use what it attends to?")
+    st.caption("The model's own source2token attention beside four attributions of the class probability, one "
+               "bar group per token, and how alike they rank the tokens (Jain & Wallace 2019; Wiegreffe & "
+               "Pinter 2019). Each series is scaled to its largest magnitude; the table has the raw values.")
+    if ctx.is_dsa:
+        alpha_slider(ctx, "The attributions explain the model at this α (a full pass).")
+    if ctx.input_error:
+        st.error(md_escape(ctx.input_error))
+        return
+    target = class_picker(ctx)
+    try:
+        view = loaders.attribution_view(ctx.model, ctx.text, ctx.hypothesis, ctx.masks, ctx.trace_alpha, target)
+    except disan.DisanError as err:
+        st.error(md_escape(str(err)))
+        return
+    side = view.side(ctx.side)
+    what = f" ({ctx.side})" if ctx.pair else ""
+    st.markdown(md_escape(f"Explaining '{view.target}' (p = {view.probability:.3f}){what}."))
+    raw = {LABELS[m]: v for m, v in side.scores.items()}
+    show_figure(attribution_bars(side, title=f"Attention and attributions per token{what}", theme=ctx.theme),
+                ctx, key="attr_bars", table=series_table(raw, side.tokens),
+                trace_json=trace_json_source(ctx, ctx.trace_alpha))
+    st.markdown(methods_caption(view))
+    if side.flow_remainder > 0:
+        st.caption(md_escape(f"The flow shares add up to {1 - side.flow_remainder:.4f}: the remaining "
+                             f"{side.flow_remainder:.4f} of the sentence vector comes from rows with no allowed key "
+                             "(the first token under the forward mask, the last under the backward mask), whose "
+                             "attention output is zero."))
+    if ctx.pair:
+        st.caption("Gradient, IG and leave-one-out score every token of premise and hypothesis for one class "
+                   "probability; attention and flow are per sentence (the tied encoder reads each alone). Switch "
+                   "sentences with 'Draw' in the sidebar.")
+    names = [LABELS[m] for m in METHODS]
+    table = pd.DataFrame(side.tau, index=names, columns=names)
+    show_figure(tau_heatmap(side, title=f"Kendall τ between the rankings{what}", theme=ctx.theme), ctx,
+                key="attr_tau", table=table)
+    st.caption("Kendall τ-b over this sentence's tokens: +1 = the same order, 0 = unrelated, −1 = reversed. "
+               "Signed attributions are ranked by magnitude (attention has no sign).")
+    st.markdown(md_link("The same comparison over the whole test set (Evidence → Attention as explanation) ↗",
+                        view_url("evidence", model=ctx.model)))
