@@ -70,9 +70,12 @@ def normalised(scores: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
 
 
 def attribution_bars(side: SideScores, *, title: str = "", theme: Theme = NORMAL) -> go.Figure:
-    """Per-token bars of attention and the four attributions, each scaled to its largest magnitude."""
-    return bar_chart(normalised(side.scores), side.tokens, title=title,
-                     y_title="score ÷ largest |score| of its method", theme=theme, y_range=(-1.05, 1.05))
+    """Per-token bars of attention and the four attributions, each scaled to its largest magnitude; the axis
+    goes below zero only when some token lowers the class probability."""
+    series = normalised(side.scores)
+    low = -1.05 if any((v < 0).any() for v in series.values()) else 0.0
+    return bar_chart(series, side.tokens, title=title, y_title="score ÷ largest |score| of its method", theme=theme,
+                     y_range=(low, 1.05))
 
 
 def tau_heatmap(side: SideScores, *, title: str = "", theme: Theme = NORMAL) -> go.Figure:
