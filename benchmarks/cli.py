@@ -7,6 +7,8 @@ Commands (``all`` runs every one; ``--quick`` is a smoke run of seconds):
 * ``predict`` — ``model.predict`` on 10,000 sentences (``benchmarks/predict.py``);
 * ``train``   — SNLI-epoch equivalent, fused vs naive, against the papers'
   587 s / 693 s (``benchmarks/train.py``);
+* ``attribution`` — the four token attributions of one 20-token sentence
+  (``benchmarks/attribution.py``; issue 20's 250 ms target);
 * ``app``     — α step, feature step and submit in headless Chromium, in-page
   recomputation against the old server path (``benchmarks/app.py``; skipped
   with a reason when chromium/playwright are missing).
@@ -29,15 +31,16 @@ import time
 from pathlib import Path
 
 from . import app as bench_app
+from . import attribution as bench_attribution
 from . import predict as bench_predict
 from . import server
 from . import trace as bench_trace
 from . import train as bench_train
 from .common import Table, busy, machine_info
-from .report import readme_block, write_markdown, write_readme
+from .report import command_line, readme_block, write_markdown, write_readme
 from .verdicts import Verdicts, app_verdicts, predict_verdicts, train_verdicts, trace_verdicts
 
-COMMANDS = ("all", "trace", "predict", "train", "app")
+COMMANDS = ("all", "trace", "predict", "train", "attribution", "app")
 DEFAULT_SIZES = (8, 16, 20, 32, 64, 128, 256, 512, 1024)
 
 
@@ -47,7 +50,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--quick", action="store_true", help="smoke run: tiny sizes and repeats (seconds); app only if named")
     p.add_argument("--markdown", metavar="PATH", help="write the report as Markdown, e.g. docs/benchmarks.md")
     p.add_argument("--json", metavar="PATH", help="write the raw timings as JSON")
-    p.add_argument("--readme", metavar="PATH", help="write the app targets between the app-latency markers of PATH")
+    p.add_argument("--readme", metavar="PATH", help="write the app targets (app-latency markers) and the attribution "
+                                                     "timings (attribution-bench markers) into PATH")
     p.add_argument("--note", default=None, help="a line for the report, e.g. 'CPU busy with two training jobs'")
     p.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice, all cores)")
     p.add_argument("--device", choices=("auto", "cpu"), default="auto", help="auto: CPU, plus CUDA when present")
@@ -65,6 +69,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     g = p.add_argument_group("train")
     g.add_argument("--train-batches", type=int, default=None, help="timed batches per implementation (default 48)")
     g.add_argument("--train-warmup", type=int, default=None, help="untimed batches first (default 4)")
+    g = p.add_argument_group("attribution")
+    g.add_argument("--attribution-tokens", type=int, default=20, help="sentence length (default 20)")
     g = p.add_argument_group("app")
     g.add_argument("--app-lengths", default="10,64", help="sentence lengths (default 10,64)")
     g.add_argument("--app-interactions", type=int, default=None, help="timed interactions per row (default 20)")
@@ -115,9 +121,9 @@ def main(argv: list[str] | None = None) -> int:
     threads = torch.get_num_threads()
     info = machine_info()
     started = time.time()
-    run = {args.command} if args.command != "all" else {"trace", "predict", "train", "app"}
+    run = {args.command} if args.command != "all" else {"trace", "predict", "train", "attribution", "app"}
     if args.command == "all" and args.quick:
-        run.discard("app")  # the browser part is slow to start; name it to include it
+        run -= {"app", "attribution"}  # the browser part is slow to start, Captum slow to import; name them
     print(f"machine: {info['cpu']}, {info['logical_cpus']} logical CPUs, torch {info['torch']} "
           f"({threads} threads), GPU: {info['gpu'] or 'none'}; load average {info['load_average_at_start']}")
     if busy(info):
@@ -170,6 +176,15 @@ def main(argv: list[str] | None = None) -> int:
                         for dev, r in per_device.items()}
         train_verdicts(verdicts, per_device)
 
+    if "attribution" in run:
+        print(f"[attribution] T={args.attribution_tokens}, {args.repeats} repeats (≤ {args.max_seconds:g} s per model)")
+        rows = bench_attribution.run(args.models, args.attribution_tokens, args.warmup, args.repeats,
+                                     args.max_seconds, args.threads)
+        tables.append(bench_attribution.table(rows))
+        print(tables[-1].to_text(), "\n")
+        raw["attribution"] = rows
+        bench_attribution.verdicts(verdicts, rows)
+
     if "app" in run:
         why = server.unavailable()
         rows = None
@@ -201,6 +216,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.readme and "app" in run:
         write_readme(Path(args.readme), readme_block(tables[-1], info, argv))
         print(f"wrote the app targets into {args.readme}")
+    if args.readme and "attribution" in run:
+        from disan.output import rewrite_marked
+
+        block = bench_attribution.readme_block(raw["attribution"], info, command_line(argv))
+        rewrite_marked(Path(args.readme), bench_attribution.README_START, bench_attribution.README_END, block)
+        print(f"wrote the attribution timings into {args.readme}")
     return 0
 
 

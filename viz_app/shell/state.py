@@ -117,7 +117,7 @@ PARAMS = (
 WIDGET_KEYS = ("model",) + tuple(p.key for p in PARAMS if p.key != "view")
 
 #: Page-local widget keys that must also survive page switches (not in the URL).
-LOCAL_KEYS = ("s2t_scale", "s2t_pair", "s2t_other", "shen_model", "im_model", "cmp_pair", "ev_model")
+LOCAL_KEYS = ("s2t_scale", "s2t_pair", "s2t_other", "shen_model", "im_model", "cmp_pair", "ev_model", "ev_faith_model")
 
 
 def parse_query_params(

@@ -1,0 +1,96 @@
+"""Latency of the four token attributions of one sentence (``disan.attribution.attribute``), issue 20.
+
+For a DiSAN and a DSA checkpoint (the bundled ``disan-sst5`` and ``dsa-sst5``, else the
+random-weight architectures): gradient × input, Integrated Gradients (Captum, its steps
+in one batch), leave-one-out (every variant in one batch) and attention flow on a
+sentence of T tokens, given its trace (the app caches the trace; its time is reported
+apart). Target: median ≤ 250 ms at T = 20 on the CPU.
+"""
+
+from __future__ import annotations
+
+import time
+
+from .common import Stats, Table, fmt_ms, repeat, sentence
+
+TARGET_S = 0.250
+README_START, README_END = "<!-- attribution-bench:start -->", "<!-- attribution-bench:end -->"
+CHECKPOINTS = {"disan": "disan-sst5", "dsa": "dsa-sst5"}
+
+
+def load(arch: str):
+    """The bundled checkpoint of ``arch`` when present, else the seeded random-weight model (named so)."""
+    import disan
+    from disan.api import PRETRAINED_DIR
+
+    name = CHECKPOINTS[arch]
+    return disan.load(name if (PRETRAINED_DIR / f"{name}.safetensors").is_file() else arch, device="cpu")
+
+
+def run(archs, tokens: int, warmup: int, repeats: int, max_seconds: float, threads: int | None) -> list[dict]:
+    """One row per architecture: attribution times (and the trace's, apart), IG steps and delta."""
+    import torch
+
+    from disan.attribution import attribute
+    from disan.vocab import tokenize
+
+    if threads:
+        torch.set_num_threads(threads)
+    rows = []
+    for arch in archs:
+        model = load(arch)
+        text = sentence(tokens)
+        if len(tokenize(text)) != tokens:
+            raise RuntimeError(f"the benchmark sentence has {len(tokenize(text))} tokens, not {tokens}")
+        trace = model.trace(text)
+        start = time.perf_counter()
+        result = attribute(model, trace)  # first call: imports Captum
+        first = time.perf_counter() - start
+        times = repeat(lambda: attribute(model, trace), warmup, repeats, max_seconds)
+        trace_times = repeat(lambda: model.trace(text), 1, repeats, max_seconds / 4)
+        rows.append({"arch": arch, "model": model.name, "tokens": tokens, "times": times, "trace_times": trace_times,
+                     "first_call_s": first, "ig_steps": result.ig_steps, "ig_delta": result.ig_delta,
+                     "threads": torch.get_num_threads()})
+    return rows
+
+
+def table(rows: list[dict]) -> Table:
+    t = Table("Token attributions of one sentence: gradient × input, IG, leave-one-out, attention flow (CPU)",
+              ["model", "T", "attributions median ms", "attributions p95 ms", "trace median ms", "IG steps",
+               "IG delta", "threads", "runs"])
+    for r in rows:
+        s, tr = Stats.of(r["times"]), Stats.of(r["trace_times"])
+        t.add(r["model"], r["tokens"], fmt_ms(s.median), fmt_ms(s.p95), fmt_ms(tr.median), r["ig_steps"],
+              f"{r['ig_delta']:+.1e}", r["threads"], s.n)
+    return t
+
+
+def verdicts(v, rows: list[dict] | None, why: str = "") -> None:
+    for arch in ("disan", "dsa"):
+        r = next((r for r in rows or [] if r["arch"] == arch), None)
+        target = f"attributions (all four) T=20, CPU, {arch}: median ≤ 250 ms"
+        if r is None or r["tokens"] != 20:
+            v.check(target, None, TARGET_S, "ms", "median", why or "not run at T=20")
+            continue
+        s = Stats.of(r["times"])
+        v.check(target, s.median, TARGET_S, "ms", f"p95 {fmt_ms(s.p95)} ms; median")
+
+
+def readme_block(rows: list[dict], info: dict, command: str) -> str:
+    """The attribution rows with the command and the machine's load, for the README's attribution-bench block."""
+    load = info.get("load_average_at_start")
+    jobs = info.get("background_jobs_at_start") or []
+    lines = [
+        f"Measured by `{command}` on {info['logical_cpus']} logical CPUs ({info['cpu']}), load average at start "
+        f"{load[0] if load else '–'}" + (f" with {len(jobs)} low-priority (nice ≥ 10) jobs sharing the cores"
+                                         if jobs else "") + f", {time.strftime('%Y-%m-%d')}:",
+        "",
+        "| model | T | threads | median ms | p95 ms | trace median ms | IG steps | IG delta | verdict (median ≤ 250 ms) |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for r in rows:
+        s, tr = Stats.of(r["times"]), Stats.of(r["trace_times"])
+        verdict = "met" if s.median <= TARGET_S else f"missed by {fmt_ms(s.median - TARGET_S)} ms"
+        lines.append(f"| `{r['model']}` | {r['tokens']} | {r['threads']} | {fmt_ms(s.median)} | {fmt_ms(s.p95)} | "
+                     f"{fmt_ms(tr.median)} | {r['ig_steps']} | {r['ig_delta']:+.1e} | {verdict} |")
+    return "\n".join(lines)

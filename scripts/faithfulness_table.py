@@ -1,0 +1,109 @@
+"""The README's faithfulness table and one-line answers, from the stored results pretrained/*.faithfulness.json.
+
+Usage:
+    python scripts/faithfulness_table.py            # print the block
+    python scripts/faithfulness_table.py --readme   # write it into README.md between the faithfulness markers
+    python scripts/faithfulness_table.py --check    # exit 1 when README.md differs from the stored results
+
+Every number comes from a results file made by `python -m disan faithfulness --all --write`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # run as a plain script from a clean clone
+
+from disan.output import replace_marked, write_atomic  # noqa: E402
+
+START, END = "<!-- faithfulness-table:start -->", "<!-- faithfulness-table:end -->"
+TAU_METHODS = ("grad_input", "integrated_gradients", "leave_one_out", "flow")
+RANKINGS = ("attention", "integrated_gradients", "flow", "random")
+
+
+def _results(directory: Path):
+    from viz_app.shell.faithfulness_results import read_all
+
+    return read_all(directory)
+
+
+def _ci(v: dict, f: str = "{:+.2f}") -> str:
+    return f"{f.format(v['value'])} [{f.format(v['ci95'][0])}, {f.format(v['ci95'][1])}]"
+
+
+def table(results) -> list[str]:
+    """Models × (n, τ of attention with each method, ERASER's averaged comprehensiveness and sufficiency)."""
+    head = ["model", "examples (of the test set)", "IG steps, mean \\|delta\\|"]
+    head += [f"τ attention ~ {m}" for m in ("grad × input", "IG", "leave-one-out", "flow")]
+    head += ["comprehensiveness: attention / IG / flow / random", "sufficiency: attention / IG / flow / random",
+             "comprehensiveness, attention − random", "time (s)"]
+    lines = ["| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
+    for m in results.measured:
+        d = m.data
+        n = f"{d['n']:,} of {d['n_examples']:,}" + ("" if d["complete"] else " (random sample)")
+        ig = d["integrated_gradients"]
+        cells = [f"`{m.name}`" + (" (stale)" if m.stale else ""), n, f"{ig['steps']}, {ig['mean_abs_delta']:.4f}"]
+        cells += [_ci(m.tau("attention", meth)) for meth in TAU_METHODS]
+        for kind in ("comprehensiveness", "sufficiency"):
+            cells.append(" / ".join(f"{d['aopc'][kind][r]['value']:.3f}" for r in RANKINGS))
+        diff = d["attention_minus_random"]
+        cells += [_ci(diff, "{:+.3f}") + f" ({diff['verdict']})",
+                  f"{d['seconds']:,.0f}"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def answers(results) -> list[str]:
+    lines = []
+    for m in results.measured:
+        d = m.data
+        sample = "" if d["complete"] else f" *(a random sample of {d['n']:,} of {d['n_examples']:,} test examples)*"
+        lines.append(f"- {d['answer']}{sample}")
+    return lines
+
+
+def block(directory: Path = ROOT / "pretrained") -> str:
+    results = _results(directory)
+    if not results.measured:
+        return "No stored faithfulness results; run `python -m disan faithfulness --all --write`."
+    parts = table(results) + [""] + answers(results)
+    missing = list(results.missing)
+    if missing:
+        parts += ["", f"Not measured: {', '.join(f'`{n}`' for n in missing)} (no results file)."]
+    stale = [m.name for m in results.measured if m.stale]
+    if stale:
+        parts += ["", f"**Stale:** {', '.join(stale)} changed since their results were computed; run "
+                      "`python -m disan faithfulness --all --write --stale-only`."]
+    return "\n".join(parts)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--readme", action="store_true", help="write the block into README.md")
+    parser.add_argument("--check", action="store_true", help="exit 1 if README.md is out of date")
+    args = parser.parse_args(argv)
+    text = block()
+    readme_path = ROOT / "README.md"
+    if args.readme or args.check:
+        readme = readme_path.read_text()
+        updated = replace_marked(readme, START, END, text)
+        if args.check:
+            if updated != readme:
+                print("README.md's faithfulness table differs from pretrained/*.faithfulness.json; "
+                      "run python scripts/faithfulness_table.py --readme", file=sys.stderr)
+                return 1
+            return 0
+        write_atomic(readme_path, lambda: updated)
+        print(f"updated {readme_path}")
+        return 0
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    from disan.errors import run_script
+
+    run_script(main)
