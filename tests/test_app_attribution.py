@@ -9,7 +9,7 @@ import pytest
 
 from disan.attribution import METHODS, attribute
 from tests.conftest import make_tiny
-from tests.test_app import assert_clean, chart_by_key, decode, run_app, warnings_text
+from tests.test_app import assert_clean, chart_by_key, chart_payloads, decode, run_app, warnings_text
 from viz_app.draw.attribution import attribution_view, normalised
 from viz_app.shell import loaders
 
@@ -58,3 +58,31 @@ def test_nli_records_keep_both_sentences_and_pick_the_chosen_side(tiny_glove):
     norm = normalised(view.sides[1].scores)
     assert set(norm) == {label for label, _ in METHODS.values()}
     json.dumps(attribute(model, model.trace("the man is good .", "a dog .")).to_json())
+
+
+def test_evidence_tab_draws_the_stored_faithfulness_results_or_says_how_to_make_them():
+    from disan.attribution.stored import REFRESH_COMMAND
+    from viz_app.shell.faithfulness_results import read_all
+
+    results = read_all()
+    at = run_app(view="evidence")
+    assert_clean(at)
+    keys = {c["id"].rsplit("chart_", 1)[-1] for c in chart_payloads(at)}
+    if results.measured:
+        assert {"ev_faith_tau", "ev_faith_comprehensiveness", "ev_faith_sufficiency"} <= keys
+        text = " ".join(m.value for m in at.markdown)
+        assert all(m.data["answer"].split(":")[0] in text for m in results.measured)
+    if results.missing:
+        assert any(REFRESH_COMMAND in i.value.replace("\\", "") for i in at.info)
+
+
+def test_damaged_faithfulness_files_are_reported_not_raised(tmp_path):
+    from viz_app.shell.faithfulness_results import read_all
+
+    for name, text in (("broken", "{not json"), ("partial", '{"model": "partial"}'), ("none", None)):
+        (tmp_path / f"{name}.safetensors").write_bytes(b"weights")
+        if text is not None:
+            (tmp_path / f"{name}.faithfulness.json").write_text(text)
+    results = read_all(tmp_path)
+    assert results.measured == () and results.missing == ("none",)
+    assert [n for n, _ in results.unreadable] == ["broken", "partial"]

@@ -32,6 +32,7 @@ from ..data import Example
 from ..model import SentenceModel
 from ..stats import BOOT_SEED, N_BOOT, bootstrap_ci, verdict
 from ..vocab import tokenize
+from .budget import IG_ELEMENTS, ig_rows, row_elements
 from .erasure import leave_one_out, subset_probs
 from .flow import attention_flow
 from .forward import ClassProbability, Embedded
@@ -48,8 +49,6 @@ ATTRIBUTIONS = ("grad_input", "integrated_gradients", "leave_one_out")
 TAU_BANDS = ((0.1, "no"), (0.3, "weak"), (0.5, "moderate"), (math.inf, "strong"))
 #: Seed of the --limit sample and of the random rankings (the latter also keyed by example index).
 SEED = 0
-#: Elements of the largest (rows, T, T, d_h) tensor one IG pass may hold with autograd (DiSAN's token2token).
-IG_ELEMENTS = 2**25
 MAX_BATCH = 64
 
 
@@ -65,12 +64,6 @@ def example_sides(e: Example, max_tokens: int) -> tuple[tuple[str, ...], ...]:
     return tuple(tuple(tokenize(s)[:max_tokens]) for s in sides)
 
 
-def row_elements(cfg, T: int) -> int:
-    """Elements of the largest per-sentence activation of a pass with autograd: DiSAN's (T, T, d_h)
-    token2token logits, the DSA's (T, ffn_mult·d_h) FFN hidden layer."""
-    return T * T * cfg.d_h if cfg.arch == "disan" else T * cfg.ffn_mult * cfg.d_h
-
-
 def batches(items: Sequence[tuple[tuple[str, ...], ...]], cfg, steps: int) -> list[list[int]]:
     """Example ids in batches of similar length whose IG rows (examples·steps) stay under ``IG_ELEMENTS``."""
     order = sorted(range(len(items)), key=lambda i: max(len(s) for s in items[i]))
@@ -82,11 +75,6 @@ def batches(items: Sequence[tuple[tuple[str, ...], ...]], cfg, steps: int) -> li
         else:
             out.append([i])
     return out
-
-
-def ig_rows(cfg, T: int, steps: int) -> int:
-    """Captum's internal batch size: IG rows per pass under ``IG_ELEMENTS`` (at least one example's steps)."""
-    return max(steps, IG_ELEMENTS // row_elements(cfg, T))
 
 
 def _eraser(fn: ClassProbability, emb: Embedded, rankings: dict[str, list[list[np.ndarray]]], target: torch.Tensor,
@@ -132,7 +120,7 @@ def measure_batch(model: SentenceModel, fn: ClassProbability, sides: Sequence[tu
     T = max(x.shape[1] for x in emb.xs)
     flows = [attention_flow(t) for _, t in encs]
     gi = gradient_x_input(fn, emb, target)
-    ig = integrated_gradients(fn, emb, target, steps, internal_batch_size=ig_rows(model.cfg, T, steps))
+    ig = integrated_gradients(fn, emb, target, steps, internal_batch_size=ig_rows(model.cfg, T))
     loo = leave_one_out(fn, emb, target, p_full)
     series = {m: [] for m in METHODS}  # method → [side][b] (T_s,) numpy
     for s, (_, t) in enumerate(encs):

@@ -16,6 +16,7 @@ from torch import Tensor
 from ..errors import InputError
 from ..model import SentenceModel
 from ..trace import ModelTrace, SentenceTrace
+from .budget import ig_rows
 from .erasure import leave_one_out
 from .flow import attention_flow
 from .forward import ClassProbability
@@ -122,7 +123,8 @@ def attribute(model: SentenceModel, trace: ModelTrace, target: str | int | None 
         p = fn.probs(emb.xs, emb.valids)[:, k]  # (1,)
         p_base = fn.probs([torch.zeros_like(x) for x in emb.xs], emb.valids)[:, k]  # (1,)
     gi = gradient_x_input(fn, emb, tgt)
-    ig = integrated_gradients(fn, emb, tgt, steps)
+    T = max(x.shape[1] for x in emb.xs)
+    ig = integrated_gradients(fn, emb, tgt, steps, internal_batch_size=ig_rows(model.cfg, T))  # bounded memory
     loo = leave_one_out(fn, emb, tgt, p)
     out = []
     for s, sent in enumerate(sents):
