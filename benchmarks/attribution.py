@@ -85,7 +85,8 @@ def readme_block(rows: list[dict], info: dict, command: str) -> str:
         f"{load[0] if load else '–'}" + (f" with {len(jobs)} low-priority (nice ≥ 10) jobs sharing the cores"
                                          if jobs else "") + f", {time.strftime('%Y-%m-%d')}:",
         "",
-        "| model | T | threads | median ms | p95 ms | trace median ms | IG steps | IG delta | verdict (median ≤ 250 ms) |",
+        "| model | T | threads | median ms | p95 ms | trace median ms | IG steps | IG delta "
+        "| verdict (median ≤ 250 ms) |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for r in rows:

@@ -155,7 +155,8 @@ def measure(model: SentenceModel, examples: Sequence[Example], ids: Sequence[int
     """Per-example values (see ``measure_batch``) of every example, in the order given; ids: their indices
     in the split (they seed the random rankings, so a sample draws the same as the whole run)."""
     model.eval()
-    fn = ClassProbability(model, tuple(model.cfg.masks), None if model.cfg.arch == "disan" else float(model.encoder.alpha))
+    alpha = None if model.cfg.arch == "disan" else float(model.encoder.alpha)
+    fn = ClassProbability(model, tuple(model.cfg.masks), alpha)
     sides = [example_sides(e, model.cfg.max_tokens) for e in examples]
     steps = steps or IG_STEPS[model.cfg.arch]
     out: dict[str, np.ndarray] = {}

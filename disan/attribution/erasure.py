@@ -67,7 +67,8 @@ def subset_probs(
         for s, x_s in enumerate(emb.xs):
             kept = [keep[s][v] for v in chunk]
             T = max(1, max(len(k) for k in kept))
-            idx = torch.tensor([list(k) + [0] * (T - len(k)) for k in kept], device=device)  # (v, T) positions, 0-padded
+            padded = [list(k) + [0] * (T - len(k)) for k in kept]
+            idx = torch.tensor(padded, device=device)  # (v, T) positions, 0-padded
             lengths = torch.tensor([len(k) for k in kept], device=device)  # (v,)
             valid = torch.arange(T, device=device)[None] < lengths[:, None]  # (v, T)
             xs.append(x_s[rows[:, None], idx] * valid[..., None])  # (v, T, d_in)

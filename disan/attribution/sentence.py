@@ -107,7 +107,8 @@ def attribute(model: SentenceModel, trace: ModelTrace, target: str | int | None 
         k = max(range(len(labels)), key=lambda i: trace.prediction[labels[i]])
     elif isinstance(target, str):
         if target not in labels:
-            raise InputError(f"Class {target!r} is not one of {model.name}'s labels; choose one of {', '.join(labels)}.")
+            raise InputError(
+                f"Class {target!r} is not one of {model.name}'s labels; choose one of {', '.join(labels)}.")
         k = labels.index(target)
     else:
         if not 0 <= int(target) < len(labels):

@@ -30,8 +30,8 @@ class IntervalRow:
     note: str = ""
 
 
-def interval_plot(rows: Sequence[IntervalRow], *, title: str = "", x_title: str = "value", reference: float | None = 0.0,
-                  theme: Theme = NORMAL) -> go.Figure:
+def interval_plot(rows: Sequence[IntervalRow], *, title: str = "", x_title: str = "value",
+                  reference: float | None = 0.0, theme: Theme = NORMAL) -> go.Figure:
     """Markers with 95% intervals, one colour per series, models down the y axis (nudged apart per series)."""
     series = list(dict.fromkeys(r.series for r in rows))
     models = list(dict.fromkeys(r.model + r.note for r in rows))
@@ -50,8 +50,9 @@ def interval_plot(rows: Sequence[IntervalRow], *, title: str = "", x_title: str 
             "hovertemplate": f"%{{customdata[0]}} — {html_escape(name)}: %{{x:.3f}} "
                              "[%{customdata[1]:.3f}, %{customdata[2]:.3f}], n = %{customdata[3]:,}<extra></extra>",
         })
-    shapes = [] if reference is None else [{"type": "line", "xref": "x", "yref": "paper", "x0": reference,
-                                            "x1": reference, "y0": 0, "y1": 1, "line": {"dash": "dash", "color": "#444"}}]
+    line = {"dash": "dash", "color": "#444"}
+    shapes = [] if reference is None else [
+        {"type": "line", "xref": "x", "yref": "paper", "x0": reference, "x1": reference, "y0": 0, "y1": 1, "line": line}]
     return _figure(data, _layout(
         theme, title, 200 + 46 * max(1, len(models)) + 3 * theme.font_size, shapes=shapes, showlegend=True,
         legend={"orientation": "h", "y": -0.2}, xaxis={"title": {"text": html_escape(x_title)}, "zeroline": False},
