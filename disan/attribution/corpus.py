@@ -94,7 +94,8 @@ def _eraser(fn: ClassProbability, emb: Embedded, rankings: dict[str, list[list[n
                         if not top:  # a one-token side: left whole in both variants
                             keep[s].append(list(everything))
                         elif kind == "comprehensiveness":
-                            keep[s].append([i for i in everything if i not in set(top)])
+                            removed = set(top)
+                            keep[s].append([i for i in everything if i not in removed])
                         else:
                             keep[s].append(top)
     probs = subset_probs(fn, emb, example, keep, target).cpu().numpy()  # (V,)
@@ -111,8 +112,7 @@ def measure_batch(model: SentenceModel, fn: ClassProbability, sides: Sequence[tu
     n_sides = len(sides[0])
     emb = fn.embed([[list(s[k]) for s in sides] for k in range(n_sides)])
     with torch.no_grad():
-        encs = [model.encoder(x, v, True, fn.masks, fn.alpha if model.cfg.arch == "dsa" else None)
-                for x, v in zip(emb.xs, emb.valids)]
+        encs = [model.encoder(x, v, True, fn.masks, fn.alpha) for x, v in zip(emb.xs, emb.valids)]
         probs = torch.softmax(model.head(*[s for s, _ in encs]).float(), -1)  # (B, K)
         target = probs.argmax(-1)  # (B,) the predicted class
         p_full = probs.gather(1, target[:, None])[:, 0]  # (B,)
