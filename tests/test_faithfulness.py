@@ -136,3 +136,16 @@ def test_cli_write_stale_only_recomputes_only_stale_files(tmp_path, capsys):
     capsys.readouterr()
     assert main(args) == 0
     assert "current" in capsys.readouterr().err and faithfulness_path("dsa-sst5", tmp_path).is_file()
+
+
+def test_tau_bands_and_the_answer_follow_the_numbers():
+    from disan.attribution.corpus import answer, band
+
+    assert [band(t) for t in (0.05, -0.2, 0.3, -0.49, 0.5)] == ["no", "weak", "moderate", "moderate", "strong"]
+    tau = {f"attention:{m}": {"value": v} for m, v in
+           (("grad_input", 0.6), ("integrated_gradients", 0.5), ("leave_one_out", 0.4), ("flow", 0.9))}
+    comp = {"attention": {"value": 0.2}, "random": {"value": 0.25}}
+    diff = {"value": -0.05, "ci95": [-0.08, -0.02], "verdict": "contradicted"}
+    line = answer("m", tau, diff, comp)
+    assert line.startswith("m: attention ranks tokens like its attributions (strong agreement: mean Kendall τ +0.50")
+    assert "less than removing random ones" in line and "-0.050 [-0.080, -0.020]" in line
