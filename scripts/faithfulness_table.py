@@ -47,7 +47,7 @@ def table(results) -> list[str]:
         d = m.data
         n = f"{d['n']:,} of {d['n_examples']:,}" + ("" if d["complete"] else " (random sample)")
         ig = d["integrated_gradients"]
-        cells = [f"`{m.name}`" + (" (stale)" if m.stale else ""), n, f"{ig['steps']}, {ig['mean_abs_delta']:.4f}"]
+        cells = [f"`{m.name}`" + (" (stale)" if m.stale else ""), n, f"{ig['steps']}, {ig['mean_abs_delta']:.1e}"]
         cells += [_ci(m.tau("attention", meth)) for meth in TAU_METHODS]
         for kind in ("comprehensiveness", "sufficiency"):
             cells.append(" / ".join(f"{d['aopc'][kind][r]['value']:.3f}" for r in RANKINGS))
