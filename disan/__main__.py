@@ -1,4 +1,4 @@
-"""Command line: ``python -m disan trace | report | train | evaluate | claims | bench``.
+"""Command line: ``python -m disan trace | report | site | train | evaluate | claims | bench``.
 
 Every expected failure (bad text, unknown model, missing data file, corrupt
 checkpoint) prints one sentence to stderr and exits with status 2.
@@ -66,6 +66,29 @@ def run_report(args) -> int:
     trace = load(args.model, args.device).trace(args.text, args.hypothesis, alpha=args.alpha, masks=args.masks)
     path = report.write_report(trace, out)
     print(f"wrote {path} ({path.stat().st_size / 2**20:.1f} MB)")
+    return 0
+
+
+def add_site(sub) -> None:
+    p = sub.add_parser("site", help="write the static explorer: a folder where the models run in the page (no server)")
+    p.add_argument("--out", required=True, help="the folder to write (created; an earlier site there is replaced)")
+    p.add_argument("--model", action="append", default=None,
+                   help="a bundled model to include (repeat for several; default: every bundled checkpoint)")
+    p.add_argument("--extra-words", type=int, default=None,
+                   help="GloVe words kept beyond each model's own vocabulary (default: disan.onnx_export's)")
+
+
+def run_site(args) -> int:
+    try:
+        from viz_app.draw import site
+    except ImportError as err:
+        raise DisanError(
+            f"The site needs the app's figure code and plotly ({err}); run from the repository root "
+            "after `bash scripts/setup.sh`."
+        ) from None
+    info = site.build_site(args.out, args.model, extra_words=args.extra_words,
+                           log=lambda line: print(line, file=sys.stderr, flush=True))
+    print(site.describe(info))
     return 0
 
 
@@ -200,7 +223,7 @@ def add_bench(sub) -> None:
 
 COMMANDS = {"trace": (add_trace, run_trace), "report": (add_report, run_report), "train": (add_train, run_train),
             "evaluate": (add_evaluate, run_evaluate), "claims": (add_claims, run_claims),
-            "bench": (add_bench, None)}
+            "site": (add_site, run_site), "bench": (add_bench, None)}
 
 
 def main(argv: list[str] | None = None) -> int:
