@@ -20,7 +20,7 @@ import streamlit as st  # noqa: E402
 
 from viz_app.shell.catalog import DEFAULT_VIEW, VIEWS  # noqa: E402
 from viz_app.shell.context import Context  # noqa: E402
-from viz_app.shell.export import report_download  # noqa: E402
+from viz_app.shell.export import explorer_download, report_download  # noqa: E402
 from viz_app.shell.session import DEFAULT_VIEW_KEY, pop_warnings, write_url  # noqa: E402
 from viz_app.shell.sidebar import render_sidebar  # noqa: E402
 from viz_app.draw.text import md_escape  # noqa: E402
@@ -69,6 +69,7 @@ def main() -> None:
     if not ctx.presentation:
         with st.sidebar:
             report_download(ctx)
+            explorer_download(ctx)
     current.run()
     write_url(pages[current.title][1])
 

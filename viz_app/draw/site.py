@@ -23,10 +23,12 @@ from __future__ import annotations
 
 import base64
 import gzip
+import io
 import json
 import os
 import shutil
 import tempfile
+import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -176,16 +178,20 @@ def _tokenizer() -> dict:
     return tokenizer_rules()
 
 
-def site_data(models: Sequence[dict]) -> dict:
-    """``window.DisanSiteData``: everything the page needs besides the models' own files."""
+def site_data(models: Sequence[dict], start: tuple[str, str] | None = None) -> dict:
+    """``window.DisanSiteData``: everything the page needs besides the models' own files.
+
+    ``start``: the (sentence, hypothesis) the page opens on (default: the app's first sentence).
+    """
     names = [m["name"] for m in models]
     default = DEFAULT_MODEL if DEFAULT_MODEL in names else names[0]
+    text, hypothesis = start or (settings.DEFAULT_SENTENCE, settings.DEFAULT_HYPOTHESIS)
     return {
         "format": "disan-site/1",
         "models": list(models),
         "default_model": default,
-        "default_text": settings.DEFAULT_SENTENCE,
-        "default_hypothesis": settings.DEFAULT_HYPOTHESIS,
+        "default_text": text[: settings.MAX_CHARS],
+        "default_hypothesis": (hypothesis or settings.DEFAULT_HYPOTHESIS)[: settings.MAX_CHARS],
         "presets": [{"label": p.label, "text": p.sentence, "hypothesis": p.hypothesis} for p in presets.PRESETS],
         "limits": {"max_tokens": MAX_TOKENS, "max_chars": settings.MAX_CHARS, "alpha_min": settings.ALPHA_MIN,
                    "alpha_max": settings.ALPHA_MAX, "alpha_step": settings.ALPHA_STEP},
@@ -266,9 +272,11 @@ def build_site(
     models: Sequence[str] | None = None,
     *,
     extra_words: int | None = None,
+    start: tuple[str, str] | None = None,
     log: Callable[[str], None] = lambda _: None,
 ) -> SiteInfo:
-    """Write the explorer for ``models`` (default: every bundled checkpoint) into the folder ``out``."""
+    """Write the explorer for ``models`` (default: every bundled checkpoint) into the folder ``out``;
+    ``start`` is the (sentence, hypothesis) it opens on."""
     from disan.api import PRETRAINED_DIR
 
     names = list(dict.fromkeys(models or sorted(p.stem for p in PRETRAINED_DIR.glob("*.safetensors"))))
@@ -301,7 +309,7 @@ def build_site(
         (assets / "ort-runtime.js").write_text(_script("DisanOrtRuntime", runtime), encoding="utf-8")
         for name in PAGE_SCRIPTS + STYLES:
             shutil.copyfile(BROWSER / name, assets / name)
-        (assets / "site-data.js").write_text(_script("DisanSiteData", site_data(metas)), encoding="utf-8")
+        (assets / "site-data.js").write_text(_script("DisanSiteData", site_data(metas, start)), encoding="utf-8")
         (tmp / "index.html").write_text(index_html(), encoding="utf-8")
         (tmp / MARKER).write_text("written by python -m disan site; this folder is replaced when rebuilt\n")
         shared = sum(p.stat().st_size for p in assets.iterdir()) + (tmp / "index.html").stat().st_size
@@ -310,6 +318,19 @@ def build_site(
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return SiteInfo(out, tuple(written), shared)
+
+
+def site_zip(model: str, start: tuple[str, str] | None = None) -> bytes:
+    """The explorer for one model as a zip of its folder (the app's Export area offers it)."""
+    with tempfile.TemporaryDirectory(prefix="disan-site-") as work:
+        folder = Path(work) / f"explorer-{model}"
+        build_site(folder, [model], start=start)
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+            for path in sorted(folder.rglob("*")):
+                if path.is_file():
+                    archive.write(path, path.relative_to(folder.parent).as_posix())
+        return buffer.getvalue()
 
 
 def describe(info: SiteInfo) -> str:
