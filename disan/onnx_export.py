@@ -356,7 +356,22 @@ def _torch_onnx(model: SentenceModel, table: SiteTable) -> bytes:
             dynamic_axes={k: v for k, v in dynamic.items() if v},
             do_constant_folding=False,  # keeps every weight an initializer named after its parameter
         )
-    return buffer.getvalue()
+    return _declare_shapes(buffer.getvalue(), output_specs(cfg))
+
+
+def _declare_shapes(graph_bytes: bytes, specs: Sequence[TensorSpec]) -> bytes:
+    """The outputs' declared shapes set from ``specs`` (the tracer leaves H as an anonymous symbol)."""
+    import onnx
+
+    proto = onnx.load_from_string(graph_bytes)
+    for output, spec in zip(proto.graph.output, specs):
+        dims = output.type.tensor_type.shape.dim
+        for dim, size in zip(dims, spec.dims):
+            if isinstance(size, str):
+                dim.dim_param = size
+            else:
+                dim.dim_value = size
+    return proto.SerializeToString()
 
 
 # ---------------------------------------------------------------- weight storage

@@ -17,6 +17,7 @@ from disan.onnx_export import (
     SITE_MAX_BYTES,
     SiteRunner,
     export_site_model,
+    input_specs,
     max_differences,
     maxpool_consistent,
     output_specs,
@@ -98,6 +99,20 @@ def test_runtime_equals_rounded_trace_at_every_length(tiny_site, T):
         assert_keyless_rows_are_zero(got, cfg, "p_" if cfg.pair else "", T)
         if cfg.pair:
             assert_keyless_rows_are_zero(got, cfg, "h_", len(tr.hypothesis.tokens))
+
+
+def declared(values):
+    """(name, dims) of graph inputs or outputs as the .onnx declares them."""
+    return [(v.name, tuple(d.dim_param or d.dim_value for d in v.type.tensor_type.shape.dim)) for v in values]
+
+
+def test_graph_declares_the_documented_names_and_shapes(tiny_site):
+    model, result, runner, _ = tiny_site
+    graph = onnx.load(result.onnx_path).graph
+    assert declared(graph.input) == [(s.name, s.dims) for s in input_specs(model.cfg)]
+    assert declared(graph.output) == [(s.name, s.dims) for s in output_specs(model.cfg)]
+    assert runner.meta["outputs"] == [s.to_json() for s in output_specs(model.cfg)]
+    assert {i.data_type for i in graph.initializer} <= {onnx.TensorProto.FLOAT16, onnx.TensorProto.INT64}
 
 
 def test_alpha_is_an_input_not_a_constant(tiny_glove, tmp_path):
