@@ -523,7 +523,10 @@ class SiteRunner:
         feeds = {}
         names = ["p_ids", "h_ids"] if self.meta["pair"] else ["ids"]
         for name, sentence in zip(names, (text, hypothesis)):
-            feeds[name] = self.ids(tokenize(sentence))[0]
+            tokens = tokenize(sentence or "")
+            if not tokens:
+                raise InputError(f"{name} got no tokens from {sentence!r}; give at least one word.")
+            feeds[name] = self.ids(tokens)[0]
         if self.meta["arch"] == "dsa":
             feeds["alpha"] = np.array([self.meta["alpha"] if alpha is None else alpha], dtype=np.float32)
         names = [o.name for o in self.session.get_outputs()]
@@ -692,8 +695,8 @@ def export_site_model(
     except ImportError:
         raise DisanError("Exporting a site model needs onnx; `pip install -r requirements.txt`.") from None
     name = _site_name(model, name)
-    folder = _prepare_folder(out_dir)
     table = site_table(model, extra_words)
+    folder = _prepare_folder(out_dir)
     graph = _torch_onnx(model, table)
     candidates, int8 = int8_candidates(graph), []
     while True:

@@ -192,9 +192,14 @@ def test_bad_folders_names_and_files_are_clear_errors(tiny_glove, tmp_path):
         export_site_model(model, tmp_path, name="../evil")
     with pytest.raises(InputError, match="extra_words=-1"):
         export_site_model(model, tmp_path, extra_words=-1)
+    with pytest.raises(InputError, match="extra_words=1.5"):
+        export_site_model(model, tmp_path / "never", extra_words=1.5)
+    assert not (tmp_path / "never").exists()  # refused before any folder is made
     with pytest.raises(CheckpointError, match="is missing; run export_site_model"):
         SiteRunner.open(tmp_path / "nowhere", "tiny-disan")
-    result, _ = export(model, tmp_path / "site", extra_words=EXTRA)
+    result, runner = export(model, tmp_path / "site", extra_words=EXTRA)
+    with pytest.raises(InputError, match="no tokens"):
+        runner.run(" \u200b ")
     data = result.onnx_path.read_bytes()
     result.onnx_path.write_bytes(data[: len(data) // 2])
     with pytest.raises(CheckpointError, match="is not a loadable ONNX model"):
