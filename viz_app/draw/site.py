@@ -55,6 +55,8 @@ MARKER = ".disan-site"
 #: Most tokens per sentence the page takes (the report's limit: T² maps and T²·D DiSAN features stay small).
 MAX_TOKENS = settings.REPORT_MAX_TOKENS
 DEFAULT_MODEL = "disan-sst5"
+#: Largest file one model may ship as (weights + vocabulary, gzip + base64): issue 18's 10 MB.
+MODEL_MAX_BYTES = 10_000_000
 
 
 @dataclass(frozen=True)
@@ -256,7 +258,13 @@ def _swap_in(tmp: Path, out: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
-def _export(name: str, workdir: Path, extra_words: int | None):
+def _export(name: str, workdir: Path, extra_words: int | None) -> tuple:
+    """Export ``name`` so that its shipped file (gzip + base64) stays within ``MODEL_MAX_BYTES``.
+
+    The export's own budget counts raw bytes; base64 adds a third and float16 weights hardly compress, so
+    the raw budget is lowered until the shipped file fits (more matrices go to int8, each stated).
+    Returns the export and the text of ``models/<name>.js``.
+    """
     import disan
     from disan.onnx_export import export_site_model
 
@@ -264,7 +272,15 @@ def _export(name: str, workdir: Path, extra_words: int | None):
     if model.random_weights:
         raise InputError(f"{name!r} has random weights; the explorer shows trained models only, pick a bundled one.")
     kwargs = {} if extra_words is None else {"extra_words": extra_words}
-    return export_site_model(model, workdir, **kwargs)
+    budget = MODEL_MAX_BYTES
+    for _ in range(6):
+        export = export_site_model(model, workdir, max_bytes=budget, **kwargs)
+        text = _model_script(name, export.onnx_path.read_bytes(), export.vocab_path.read_bytes())
+        shipped = len(text.encode("utf-8"))
+        if shipped <= MODEL_MAX_BYTES:
+            return export, text
+        budget = int(budget * MODEL_MAX_BYTES / shipped * 0.99)
+    raise OutputError(f"{name}'s file stays over {MODEL_MAX_BYTES:,} bytes; lower --extra-words.")
 
 
 def build_site(
@@ -292,11 +308,10 @@ def build_site(
         with tempfile.TemporaryDirectory(prefix="disan-export-") as work:
             for name in names:
                 log(f"exporting {name} …")
-                export = _export(name, Path(work), extra_words)
-                onnx, vocab = export.onnx_path.read_bytes(), export.vocab_path.read_bytes()
-                meta = json.loads(vocab)
+                export, text = _export(name, Path(work), extra_words)
+                meta = json.loads(export.vocab_path.read_bytes())
                 file = f"models/{name}.js"
-                (tmp / file).write_text(_model_script(name, onnx, vocab), encoding="utf-8")
+                (tmp / file).write_text(text, encoding="utf-8")
                 size = (tmp / file).stat().st_size
                 metas.append(_page_model(name, meta, file))
                 written.append(SiteModel(name, file, size, export.onnx_bytes, export.vocab_bytes, export.own_words,
