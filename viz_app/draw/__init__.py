@@ -1,0 +1,1 @@
+"""Code that draws without Streamlit: figure builders, payloads, the report and the static site."""
