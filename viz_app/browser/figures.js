@@ -70,6 +70,7 @@
   /* f"{x:.{digits}f}": JS toFixed rounds exact ties up, Python to even; ties are exact only when 2·x·10^d
    * is an odd integer divisible by 5^d (x = 0.125, 0.375 … for d = 2). */
   function formatFixed(x, digits) {
+    if (Object.is(x, -0)) return "-" + (0).toFixed(digits);
     var text = x.toFixed(digits), p = Math.pow(10, digits), t = x * p, twice = 2 * t;
     if (Number.isInteger(twice) && Math.abs(twice) % 2 === 1 && twice % Math.pow(5, digits) === 0 && t / p === x) {
       var down = (Math.trunc(t) / p).toFixed(digits), up = text;
