@@ -64,9 +64,22 @@ const [dir, ...files] = process.argv.slice(1);
 for (const f of files) vm.runInThisContext(fs.readFileSync(path.join(dir, f), "utf8"), { filename: f });
 const input = JSON.parse(fs.readFileSync(0, "utf8"));
 DisanFigures.configure(input.context);
+// The trace view as onnxruntime-web hands it over: Float32Array numbers, Uint8Array masks.
+const typed = (s) => {
+  for (const d of ["fw", "bw"]) {
+    const b = s[d];
+    for (const k of ["attention", "gate", "probs_max", "heads", "scores", "ffn_deactivation", "ln_max", "probs"]) {
+      if (b[k]) b[k] = Float32Array.from(b[k]);
+    }
+    b.allowed = Uint8Array.from(b.allowed);
+  }
+  for (const k of ["s2t", "maxpool_share"]) if (s[k]) s[k] = Float32Array.from(s[k]);
+};
 const run = (job) => {
   try {
     if (job.fn === "page") { const p = DisanSections.page(job.args[0], job.args[1]); delete p.sections; return p; }
+    if (job.fn === "typed") { typed(job.args[0].premise); if (job.args[0].hypothesis) typed(job.args[0].hypothesis); }
+    if (job.fn === "typed") { const p = DisanSections.page(job.args[0], job.args[1]); delete p.sections; return p; }
     const [lib, name] = job.fn.split(".");
     return (lib === "F" ? DisanFigures : DisanSections)[name](...job.args);
   } catch (e) { return { error: String(e && e.message || e) }; }
@@ -153,9 +166,10 @@ def built():
     jobs = []
     for trace in traces:
         tv = trace_view_json(trace)
-        jobs += [{"fn": "page", "args": [tv, {}]}, {"fn": "page", "args": [tv, {"compact": True}]}]
+        jobs += [{"fn": "page", "args": [tv, {}]}, {"fn": "page", "args": [tv, {"compact": True}]},
+                 {"fn": "typed", "args": [tv, {}]}]
     pages = node(jobs)
-    return [(trace, pages[2 * i], pages[2 * i + 1]) for i, trace in enumerate(traces)]
+    return [(trace, pages[3 * i], pages[3 * i + 1], pages[3 * i + 2]) for i, trace in enumerate(traces)]
 
 
 def python_page(trace, compact: bool) -> dict:
@@ -174,7 +188,7 @@ def python_page(trace, compact: bool) -> dict:
 @pytest.mark.parametrize("index", range(len(CASES)), ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
 @pytest.mark.parametrize("compact", [False, True], ids=["report", "compact"])
 def test_js_page_equals_the_python_report(built, index, compact):
-    trace, full, small = built[index]
+    trace, full, small, _ = built[index]
     js = small if compact else full
     assert "error" not in js, js.get("error")
     py = python_page(trace, compact)
@@ -191,6 +205,19 @@ def test_js_page_equals_the_python_report(built, index, compact):
     assert data["payloads"].keys() == py["data"]["payloads"].keys()
     for side, got in data["payloads"].items():
         check_payload(trace, side, got)
+
+
+@pytest.mark.parametrize("index", range(len(CASES)), ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_typed_arrays_give_the_same_page_as_lists(built, index):
+    _, full, _, typed = built[index]
+
+    def without_ids(page: dict) -> dict:  # only the payload ids of two builds differ
+        page = json.loads(json.dumps(page))
+        for payload in page["data"]["payloads"].values():
+            payload.pop("id")
+        return page
+
+    assert without_ids(typed) == without_ids(full)
 
 
 def check_payload(trace, side: str, got: dict) -> None:
@@ -369,6 +396,7 @@ def test_report_js_draws_and_redraws_js_built_pages_in_one_document():
         title = page.evaluate("() => document.querySelector(`.plot[data-fig='alpha-mean-premise']`).layout.title.text")
         assert title == "Head-averaged attention weights at α = 5"
         assert page.evaluate("() => document.body.classList.contains('talk')")
+        assert page.get_attribute('#head [data-control="talk"]', "aria-pressed") == "true"  # a new header, talk kept
         assert page.evaluate("() => document.querySelector(`.plot[data-fig='alpha-mean-premise']`).layout.font.size") == 20
         page.locator("h2").first.click()
         page.keyboard.press("j")

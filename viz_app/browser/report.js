@@ -205,18 +205,47 @@
     });
   }
 
-  /* Put the page's body into root, moving in the drawn plot of every figure it keeps (Plotly.react then
-   * redraws it in place) and purging the rest. */
-  function replaceBody(v, body) {
-    const doc = v.doc, fresh = doc.createElement("template"), old = {};
-    fresh.innerHTML = body;
-    for (const gd of v.root.querySelectorAll(".plot[data-fig]")) old[gd.dataset.fig] = gd;
-    for (const slot of fresh.content.querySelectorAll(".plot[data-fig]")) {
-      const gd = old[slot.dataset.fig];
-      if (gd) { slot.replaceWith(gd); delete old[slot.dataset.fig]; }
+  function isPlot(node) {
+    return node.nodeType === 1 && node.matches(".plot[data-fig]");
+  }
+
+  function purgeIn(node) {
+    if (node.nodeType !== 1) return;
+    for (const gd of isPlot(node) ? [node] : node.querySelectorAll(".plot[data-fig]")) if (gd._fullLayout) Plotly.purge(gd);
+  }
+
+  function syncAttributes(target, source) {
+    for (const name of target.getAttributeNames()) if (!source.hasAttribute(name)) target.removeAttribute(name);
+    for (const name of source.getAttributeNames()) {
+      if (target.getAttribute(name) !== source.getAttribute(name)) target.setAttribute(name, source.getAttribute(name));
     }
-    for (const gd of Object.values(old)) if (gd._fullLayout) Plotly.purge(gd);
-    v.root.replaceChildren(fresh.content);
+  }
+
+  /* Make target's children those of source in place: equal nodes stay, every drawn plot whose figure the new
+   * page still has stays where it is (Plotly.react then redraws it), the rest is replaced. Taking a drawn
+   * plot out of the document and back would cost a style pass over all its SVG (10–30 ms a page here). */
+  function morph(target, source) {
+    const old = Array.from(target.childNodes), fresh = Array.from(source.childNodes);
+    fresh.forEach((n, i) => {
+      const o = old[i];
+      if (o && isPlot(n) && isPlot(o) && o.dataset.fig === n.dataset.fig) return;
+      if (o && n.nodeType === 1 && !isPlot(n) && o.nodeName === n.nodeName && !isPlot(o) &&
+          n.querySelector(".plot[data-fig]")) {
+        syncAttributes(o, n);
+        morph(o, n);
+        return;
+      }
+      if (o && o.isEqualNode(n)) return;
+      if (o) { purgeIn(o); target.replaceChild(n, o); } else target.appendChild(n);
+    });
+    for (const o of old.slice(fresh.length)) { purgeIn(o); o.remove(); }
+  }
+
+  /* Put the page's body into root (morph: the plots of figures it keeps stay drawn). */
+  function replaceBody(v, body) {
+    const fresh = v.doc.createElement("div");
+    fresh.innerHTML = body;
+    morph(v.root, fresh);
   }
 
   /* The control values a new page is drawn at: opts.values, else those the user last set, else the page's. */
@@ -230,6 +259,7 @@
   function install(v, page, opts) {
     const data = page.data, doc = v.doc;
     if (opts.header) opts.header.innerHTML = page.header;
+    for (const button of doc.querySelectorAll('[data-control="talk"]')) button.setAttribute("aria-pressed", String(docState(doc).talk));
     if (page.body !== undefined) replaceBody(v, page.body);
     for (const box of v.root.querySelectorAll(":scope > p.error")) box.remove();
     const payloads = {};
