@@ -6,7 +6,7 @@ For each model and length the page builds ``DisanSections.page(tv)`` (sections.j
 ``DisanReport.show`` (report.js) into the same document, alternating two sentences of that length, so
 every drawing after the first reuses the plots (``Plotly.react``). The trace views' arrays are typed
 arrays, as onnxruntime-web returns them. The page is scrolled to the first attention maps
-(``#disan-mean`` / ``#dsa-mean``). Prints, from the trace view in hand, the median and the slowest of:
+(``#disan-mean`` / ``#dsa-mean``; ``--at top``: left at the tokens and prediction). Prints, from the trace view in hand, the median and the slowest of:
 the build, the figures on screen drawn (report.js draws those first), every figure drawn (``show``
 resolved) and the next painted frame; and the costliest figures (each figure's ``Plotly.react`` timed
 alone). Not part of ``python -m disan bench``: it measures one piece of the
@@ -80,7 +80,7 @@ def views(model: str, T: int) -> list[dict]:
     return [trace_view_json(m.trace(sentence(T, k), hyp[i])) for i, k in enumerate((0, 7))]
 
 
-def run(models: list[str], lengths: list[int], repeats: int) -> list[dict]:
+def run(models: list[str], lengths: list[int], repeats: int, at: str = "maps") -> list[dict]:
     from playwright.sync_api import sync_playwright
 
     out = []
@@ -99,7 +99,7 @@ def run(models: list[str], lengths: list[int], repeats: int) -> list[dict]:
                                    *((BROWSER / f).read_text(encoding="utf-8") for f in ("figures.js", "sections.js", "report.js"))):
                         page.add_script_tag(content=script)
                     page.evaluate("(c) => DisanFigures.configure(c)", figure_context())
-                    anchor = "disan-mean" if model.startswith("disan") else "dsa-mean"
+                    anchor = "tokens" if at == "top" else "disan-mean" if model.startswith("disan") else "dsa-mean"
                     result = page.evaluate(MEASURE, [views(model, T), repeats, anchor])
                     out.append({"model": model, "T": T, **result})
                     page.close()
@@ -118,9 +118,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--models", nargs="+", default=["disan-sst5", "dsa-sst5"])
     parser.add_argument("--lengths", nargs="+", type=int, default=[10, 20])
     parser.add_argument("--repeats", type=int, default=10)
+    parser.add_argument("--at", choices=["maps", "top"], default="maps",
+                        help="scroll to the first attention maps (default) or stay at the top (tokens, prediction)")
     parser.add_argument("--json", action="store_true", help="print the raw timings as JSON")
     args = parser.parse_args(argv)
-    results = run(args.models, args.lengths, args.repeats)
+    results = run(args.models, args.lengths, args.repeats, args.at)
     if args.json:
         print(json.dumps(results, indent=1))
         return 0

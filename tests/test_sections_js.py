@@ -47,11 +47,13 @@ CASES = [
     ("disan", "A lady stands outside of a Mexican market .", None, {}),
     ("disan", "good", None, {}),
     ("disan", HTMLISH, None, {"masks": ("none", "diag")}),
+    ("dsa", "good", None, {}),
     ("dsa", "good movie", None, {}),
     ("dsa", HTMLISH, None, {"alpha": 0.0, "masks": ("diag", "bw")}),
     ("dsa", LONG, None, {"alpha": 0.5}),
     ("disan-sst5", "A lady stands outside of a Mexican market .", None, {}),
     ("disan-sst5", TWENTY, None, {}),
+    ("disan-sst5", "bad movie", None, {}),
     ("dsa-nli", "A lady stands outside of a Mexican market .", "A woman is outdoors .", {}),
     ("dsa-nli", "<b> & & <b>", "nobody", {"alpha": 2.5}),
 ]

@@ -30,7 +30,7 @@
     if (root.__disanView) return root.__disanView;
     const doc = root.ownerDocument;
     const v = { root, doc, data: null, payloads: {}, plots: [], values: { alpha: null, feature: 0 },
-                busy: Promise.resolve(), queued: false, next: null, drawn: 0, hash: true };
+                busy: Promise.resolve(), queued: false, next: null, nextQueued: false, drawn: 0, hash: true };
     root.__disanView = v;
     docState(doc).views.push(v);
     root.addEventListener("input", ev => {
@@ -260,8 +260,8 @@
     const data = page.data, doc = v.doc;
     if (opts.header) opts.header.innerHTML = page.header;
     for (const button of doc.querySelectorAll('[data-control="talk"]')) button.setAttribute("aria-pressed", String(docState(doc).talk));
-    if (page.body !== undefined) replaceBody(v, page.body);
     for (const box of v.root.querySelectorAll(":scope > p.error")) box.remove();
+    if (page.body !== undefined) replaceBody(v, page.body);
     const payloads = {};
     for (const side of Object.keys(data.payloads)) payloads[side] = prepared(data.payloads[side]);
     const values = valuesFor(v, data, opts);
@@ -303,8 +303,9 @@
    * what an earlier call drew there. opts: {header: an element that receives page.header, values: {alpha,
    * feature} to draw at (default: those the user last set on this root, else the page's), hash: false to
    * leave the address alone when the keys move between sections}. Calls that arrive while one is drawing
-   * collapse: only the latest page is drawn. Resolves when every figure is drawn; a failure is shown in
-   * root as one sentence and rejects. */
+   * collapse: only the latest page is drawn, and a page still drawing its off-screen figures stops for it.
+   * Resolves when every figure of this page is drawn (then root.dataset.drawn counts up) or a newer page
+   * took its place; a failure is shown in root as one sentence and rejects. */
   function show(root, page, opts) {
     const v = view(root);
     v.next = { page, opts: opts || {} };
