@@ -54,7 +54,7 @@
 
   /* ------------------------------------------------------------ trace view arrays */
 
-  /* `count` rows of `cols` values of `flat` from `offset`, as an array of rows. */
+  /* `rows` rows of `cols` values of `flat` from `offset`, as an array of rows. */
   function matrix(flat, rows, cols, offset) {
     var out = new Array(rows), base = offset || 0;
     for (var r = 0; r < rows; r++) out[r] = Array.prototype.slice.call(flat, base + r * cols, base + (r + 1) * cols);
@@ -339,14 +339,14 @@
       [["fw", "Forward", 12], ["bw", "Backward", 13]].forEach(function (d) {
         var direction = d[0], name = d[1], block = sent[direction], H = block.H, stack = [], titles = [];
         for (var h = 0; h < H; h++) { stack.push(matrix(block.heads, T, T, h * T * T)); titles.push("head " + (h + 1)); }
-        var heads_fig = F().smallMultiples(stack, sent.tokens, titles, {
+        var headsFig = F().smallMultiples(stack, sent.tokens, titles, {
           title: named(name + " heads at α = " + formatValue(alpha), side, tv), theme: theme,
           maxCells: F().constant("HEAD_CELLS"),
         });
         var exprs = titles.map(function (_, h) { return { op: "head", dir: direction, head: h }; });
-        heads.push(figure("alpha-heads-" + direction + "-" + side, heads_fig, "Im Fig. " + d[2],
+        heads.push(figure("alpha-heads-" + direction + "-" + side, headsFig, "Im Fig. " + d[2],
           "Every head of the " + name.toLowerCase() + " block on one colour scale; heads specialise on different distances.",
-          side, { binding: gridBinding(heads_fig, exprs, at) }));
+          side, { binding: gridBinding(headsFig, exprs, at) }));
       });
       gates.push(figure("gate-" + side,
         F().barChart(gateMeans(sent), sent.tokens, { title: named("Fusion gate per token at α = " + F().formatG(alpha), side, tv),
@@ -517,15 +517,18 @@
     return "<header>" + lines.join("") + "</header>";
   }
 
-  /* The report's page for a trace view: {title, header (the <header> element's HTML), body (the <main>
-   * element's inner HTML), data (what DisanReport.show draws), sections}. opts: {compact}. */
+  /* The report's page for a trace view: {title (plain text, for document.title), header (the <header>
+   * element's HTML), body (the <main> element's inner HTML), data (what DisanReport.show draws: arch, alpha,
+   * compact, fonts, figures {id: {data, layout}}, live {id: {side, binding}}, payloads {side: prepared},
+   * words {side: frames}), sections (the Section objects the HTML was made from)}. opts: {compact}.
+   * Throws one sentence when the trace view is incomplete or a sentence is longer than a report holds. */
   function page(tv, opts) {
     var o = opts || {}, compact = !!o.compact;
     checkView(tv);
     var sections = compact ? compactSections(tv) : reportSections(tv);
     var dH = Math.floor(tv.premise.D2 / 2);
     return {
-      title: escape(tv.model) + " — attention report",
+      title: tv.model + " — attention report",
       header: header(tv, sections, compact),
       body: sections.map(function (s) { return sectionHtml(s, tv, dH); }).join(""),
       data: pageData(tv, sections, compact),

@@ -34,7 +34,7 @@ import numpy as np
 
 from disan.trace import ModelTrace
 
-from viz_app.draw import figures, live, report_sections, settings
+from viz_app.draw import figures, report_sections, settings
 from viz_app.draw.records import BlockView, SentenceView, trace_view
 from viz_app.draw.theme import NORMAL, PRESENTATION
 
@@ -105,7 +105,7 @@ def trace_view_json(trace: ModelTrace) -> dict:
 
 def figure_context() -> dict:
     """What ``DisanFigures.configure`` needs (module docstring): Plotly's own templates and colour scales,
-    the themes and the constants of ``figures.py``, ``report_sections.py``, ``live.py`` and ``settings.py``."""
+    the themes, and the constants of ``figures.py``, ``report_sections.py`` and ``settings.py`` the page uses."""
     themes = {t.name: {**asdict(t), "categorical": list(t.categorical)} for t in (NORMAL, PRESENTATION)}
     scales = sorted({t.sequential for t in (NORMAL, PRESENTATION)} | {t.diverging for t in (NORMAL, PRESENTATION)})
     return {
@@ -117,8 +117,6 @@ def figure_context() -> dict:
             "GRID_TICK_MAX": figures.GRID_TICK_MAX,
             "TICK_LABEL_MAX": figures.TICK_LABEL_MAX,
             "HOVER_LABEL_MAX": figures.HOVER_LABEL_MAX,
-            "ROW_TITLE": figures.ROW_TITLE,
-            "COL_TITLE": figures.COL_TITLE,
             "CELL_TEXT_MAX": settings.CELL_TEXT_MAX,
             "SMALL_MULTIPLE_MAX": settings.SMALL_MULTIPLE_MAX,
             "HEAD_CELLS": report_sections.HEAD_CELLS,
@@ -127,7 +125,6 @@ def figure_context() -> dict:
             "ALPHA_STEP": settings.ALPHA_STEP,
             "PAPER_ALPHA": settings.PAPER_ALPHA,
             "REPORT_MAX_TOKENS": settings.REPORT_MAX_TOKENS,
-            "QUANTISATION_ERROR": live.QUANTISATION_ERROR,
         },
         "status_names": dict(report_sections.STATUS_NAMES),
     }
