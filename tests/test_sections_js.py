@@ -38,7 +38,7 @@ SCRIPTS = ("recompute.js", "figures.js", "sections.js")
 NODE = shutil.which("node")
 TOLERANCE = 1e-6
 
-HTMLISH = "it's <b>bold</b> & \"the\" the the & <i>"
+HTMLISH = "it's <b>bold</b> & \"the\" the the & <i> zzqxvw"  # zzqxvw: an unknown token
 LONG = " ".join(["the", "man", "in", "a", "blue", "shirt", "is", "playing", "with", "his", "dog"] * 3)  # 33 tokens
 TWENTY = "a man in a blue shirt is playing with his dog on the beach while two children watch from the boat"
 
@@ -54,6 +54,7 @@ CASES = [
     ("disan-sst5", "A lady stands outside of a Mexican market .", None, {}),
     ("disan-sst5", TWENTY, None, {}),
     ("disan-sst5", "bad movie", None, {}),
+    ("disan-sst5", HTMLISH, None, {}),
     ("dsa-nli", "A lady stands outside of a Mexican market .", "A woman is outdoors .", {}),
     ("dsa-nli", "<b> & & <b>", "nobody", {"alpha": 2.5}),
 ]
