@@ -392,5 +392,5 @@
     }).catch(fail);
   }
 
-  window.DisanReport = { boot, start, show, values, showError };
+  window.DisanReport = { boot, start, show, values, showError, setTalk };
 })();

@@ -282,7 +282,7 @@
       doc.body.dataset.state = "computing";
       return compute(model, input).then(function (tv) {
         if (pending !== null && pending !== mine) return loop(model);
-        return draw(tv, model).then(function () {
+        return draw(tv).then(function () {
           say("");
           doc.body.dataset.state = "ready";
           doc.body.dataset.generation = String(mine);
@@ -300,20 +300,32 @@
     return running;
   }
 
-  var view = null; // DisanReport view of the drawn page
-
-  function draw(tv, model) {
-    var page = DisanSections.page(tv, {
-      constants: DATA.figures, d_h: model.meta.d_model, alpha: state.alpha, feature: state.feature,
+  /* The report's sections for this trace view (sections.js), drawn into the page by report.js, which keeps
+   * the plots, talk mode and the α / feature controls across sentences. */
+  function draw(tv) {
+    var page = DisanSections.page(tv);
+    doc.title = page.title + " — attention explorer";
+    return DisanReport.show(el("report"), page, {
+      header: el("page-header"), values: { alpha: state.alpha, feature: state.feature }, hash: false,
+    }).then(function () {
+      if (DisanReport.values(el("report")).talk !== state.talk) DisanReport.setTalk(doc, state.talk);
     });
-    if (!view) view = DisanReport.mount(el("report"), el("page-header"), { talk: state.talk, onState: onReportState });
-    return view.show(page, { alpha: state.alpha, feature: state.feature, section: state.section });
   }
 
-  /* report.js tells us when α, feature, section or talk mode change, so the address follows. */
-  function onReportState(change) {
-    Object.keys(change).forEach(function (k) { if (k in state) state[k] = change[k]; });
-    writeHash();
+  /* α, feature k and talk mode are report.js's controls; the address follows them. */
+  function followReport() {
+    var sync = function () {
+      var v = DisanReport.values(el("report"));
+      var changed = false;
+      ["alpha", "feature", "talk"].forEach(function (k) {
+        if (v[k] !== undefined && v[k] !== null && v[k] !== state[k]) { state[k] = v[k]; changed = true; }
+      });
+      if (changed) writeHash();
+    };
+    el("report").addEventListener("input", sync);
+    el("report").addEventListener("change", sync);
+    doc.addEventListener("keyup", sync);
+    doc.addEventListener("click", sync);
   }
 
   function bind() {
@@ -364,11 +376,13 @@
       return Promise.resolve();
     }
     tokenize = DisanTokenize.create(DATA.tokenizer);
+    DisanFigures.configure(DATA.figures);
     var notes = [];
     fillControls();
     applyHash(notes);
     showState();
     bind();
+    followReport();
     if (notes.length) say(notes.join(" "), "note");
     else say("Loading " + state.model + "…", "note");
     writeHash();

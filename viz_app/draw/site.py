@@ -169,9 +169,9 @@ def _page_model(name: str, meta: dict, file: str) -> dict:
 
 
 def _figure_constants() -> dict:
-    from viz_app.draw.site_view import figure_constants
+    from viz_app.draw.site_view import figure_context
 
-    return figure_constants()
+    return figure_context()
 
 
 def _tokenizer() -> dict:
@@ -298,7 +298,11 @@ def build_site(
     names = list(dict.fromkeys(models or sorted(p.stem for p in PRETRAINED_DIR.glob("*.safetensors"))))
     if not names:
         raise InputError("No model to put in the site; pass --model NAME or add checkpoints to pretrained/.")
-    ort = ort_dir()  # before any work: a missing runtime costs nothing
+    ort = ort_dir()  # before any work: a missing runtime or an unknown model costs nothing
+    from disan.api import describe
+
+    for name in names:
+        describe(name)
     out = Path(out).expanduser().resolve()
     tmp = _fresh_folder(out)
     try:
