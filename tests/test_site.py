@@ -115,7 +115,7 @@ def type_text(page, selector: str, text: str) -> None:
 
 def test_folder_holds_the_page_the_runtime_and_one_file_per_model(built):
     names = {p.relative_to(built.out).as_posix() for p in built.out.rglob("*") if p.is_file()}
-    assert {"index.html", "assets/site-data.js", "assets/ort-runtime.js", "assets/plotly.min.js"} <= names
+    assert {"index.html", "assets/site-data.js", "assets/ort-runtime.js", "assets/plotly.js"} <= names
     assert {f"models/{m}.js" for m in MODELS} <= names
     html = (built.out / "index.html").read_text(encoding="utf-8")
     assert "http://" not in html and "https://" not in html  # nothing outside the folder is referenced

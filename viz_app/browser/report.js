@@ -119,7 +119,9 @@
   function drawAll(v, recompute) {
     const now = v.plots.filter(onScreen), later = v.plots.filter(gd => !now.includes(gd));
     const win = v.doc.defaultView;
-    return Promise.all(now.map(gd => drawOne(v, gd, recompute))).then(() => later.reduce(
+    return Promise.all(now.map(gd => drawOne(v, gd, recompute))).then(() => {
+      v.root.dataset.visibleAt = win.performance.now().toFixed(2); // the maps on screen are drawn
+    }).then(() => later.reduce(
       (done, gd, i) => done.then(complete => {
         if (!complete) return false;
         return (i === 0 ? nextFrame(win) : nextTask()).then(() => v.next ? false : drawOne(v, gd, recompute).then(() => true));

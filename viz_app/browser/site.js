@@ -59,6 +59,7 @@
       ort.env.wasm.proxy = false;
       ort.env.wasm.wasmBinary = wasm;
       ort.env.wasm.wasmPaths = { mjs: URL.createObjectURL(new Blob([assets.loader], { type: "text/javascript" })) };
+      root.performance.mark("disan:runtime");
       return ort;
     });
     return runtime;
@@ -80,6 +81,7 @@
         vocab.words.forEach(function (w, i) { if (!index.has(w)) index.set(w, i); });
         return ort.InferenceSession.create(bytes[0], { executionProviders: ["wasm"], graphOptimizationLevel: "all" })
           .then(function (session) {
+            root.performance.mark("disan:session:" + name);
             delete root.DisanSiteModels[name]; // the base64 text is no longer needed
             return { session: session, vocab: vocab, index: index, meta: meta, ort: ort };
           });
@@ -281,6 +283,7 @@
       var t0 = root.performance.now();
       doc.body.dataset.state = "computing";
       return compute(model, input).then(function (tv) {
+        root.performance.mark("disan:computed");
         if (pending !== null && pending !== mine) return loop(model);
         return draw(tv).then(function () {
           say("");
@@ -368,6 +371,15 @@
     });
   }
 
+  /* Start onnxruntime and the linked model before plotly.js is parsed: the wasm compiles and the session is
+   * built off the main thread meanwhile. */
+  function preload() {
+    DATA = root.DisanSiteData;
+    if (!DATA || typeof DecompressionStream === "undefined") return;
+    var wanted = new URLSearchParams(root.location.hash.replace(/^#/, "")).get(KEYS.model);
+    loadModel(modelMeta(wanted) ? wanted : DATA.default_model).catch(function () {});
+  }
+
   function boot() {
     DATA = root.DisanSiteData;
     if (!DATA) { doc.body.textContent = "assets/site-data.js is missing; rebuild this folder with python -m disan site."; return Promise.resolve(); }
@@ -401,5 +413,5 @@
     });
   }
 
-  root.DisanSite = { boot: boot, state: function () { return Object.assign({}, state); }, update: update, traceOf: traceOf };
+  root.DisanSite = { preload: preload, boot: boot, state: function () { return Object.assign({}, state); }, update: update, traceOf: traceOf };
 })(typeof globalThis !== "undefined" ? globalThis : this);

@@ -26,6 +26,7 @@ import gzip
 import io
 import json
 import os
+import re
 import shutil
 import tempfile
 import zipfile
@@ -41,13 +42,20 @@ from viz_app.draw import presets, settings
 
 BROWSER = Path(__file__).resolve().parents[1] / "browser"
 REPO = Path(__file__).resolve().parents[2]
+NODE_MODULES = REPO / "node_modules"
 PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
 #: onnxruntime-web's files, installed by ``npm ci`` (scripts/setup.sh); ``DISAN_ORT_DIR`` overrides.
 ORT_VERSION = "1.30.0"
 ORT_SCRIPT = "ort.wasm.min.js"  # the classic-script build: a file:// page cannot import modules
 ORT_WASM = "ort-wasm-simd-threaded.wasm"
 ORT_LOADER = "ort-wasm-simd-threaded.mjs"
-#: Page scripts, in load order (each defines one global; site.js last).
+#: plotly.js's cartesian bundle (heatmap, bar, scatter: every trace the figures use), from npm: parsing the
+#: full bundle from the plotly package took 1.1-1.5 s of a cold open here, this one 0.5 s.
+PLOTLY_BUNDLE = ("plotly.js-cartesian-dist-min", "plotly-cartesian.min.js")
+#: Page scripts (each defines one global). The runtime, the data and site.js come first so that
+#: ``DisanSite.preload`` starts the model while plotly.js and the drawing code are parsed.
+EARLY_SCRIPTS = (ORT_SCRIPT, "ort-runtime.js", "site-data.js", "tokenize.js", "site.js")
+LATE_SCRIPTS = ("plotly.js", "recompute.js", "paint.js", "figures.js", "sections.js", "report.js")
 PAGE_SCRIPTS = ("recompute.js", "paint.js", "tokenize.js", "figures.js", "sections.js", "report.js", "site.js")
 STYLES = ("report.css", "site.css")
 #: Present in every folder this module writes: only such a folder is ever replaced.
@@ -90,7 +98,7 @@ class SiteInfo:
 def ort_dir() -> Path:
     """onnxruntime-web's ``dist`` folder, or ``DisanError`` saying how to install it."""
     given = os.environ.get("DISAN_ORT_DIR")
-    folder = Path(given).expanduser() if given else REPO / "node_modules" / "onnxruntime-web" / "dist"
+    folder = Path(given).expanduser() if given else NODE_MODULES / "onnxruntime-web" / "dist"
     missing = [n for n in (ORT_SCRIPT, ORT_WASM, ORT_LOADER) if not (folder / n).is_file()]
     if missing:
         raise DisanError(
@@ -98,6 +106,23 @@ def ort_dir() -> Path:
             "repository root (bash scripts/setup.sh does it) or set DISAN_ORT_DIR to its dist/ folder."
         )
     return folder
+
+
+def plotly_bundle() -> Path:
+    """plotly.js's cartesian bundle from npm when installed, else the full bundle of the plotly package.
+
+    Both must be the plotly.js the figures were built for: the npm bundle's version is checked against it.
+    """
+    bundle = NODE_MODULES / PLOTLY_BUNDLE[0] / PLOTLY_BUNDLE[1]
+    if bundle.is_file() and _plotly_version(bundle) == _plotly_version(PLOTLY_JS):
+        return bundle
+    return PLOTLY_JS
+
+
+def _plotly_version(path: Path) -> str | None:
+    head = path.read_bytes()[:400].decode("utf-8", "replace")
+    match = re.search(r"plotly\.js (?:\([^)]*\) )?v(\d+\.\d+\.\d+)", head)
+    return match.group(1) if match else None
 
 
 def _b64gz(raw: bytes) -> str:
@@ -205,10 +230,8 @@ def site_data(models: Sequence[dict], start: tuple[str, str] | None = None) -> d
 def index_html() -> str:
     """The page: controls, the message line and the report's sections (filled by site.js)."""
     styles = "".join(f'<link rel="stylesheet" href="assets/{s}">' for s in STYLES)
-    scripts = "".join(
-        f'<script src="assets/{s}"></script>'
-        for s in ("plotly.min.js", ORT_SCRIPT, "ort-runtime.js", "site-data.js", *PAGE_SCRIPTS)
-    )
+    tags = lambda names: "".join(f'<script src="assets/{s}"></script>' for s in names)  # noqa: E731
+    scripts = f"{tags(EARLY_SCRIPTS)}<script>DisanSite.preload();</script>{tags(LATE_SCRIPTS)}"
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -321,7 +344,7 @@ def build_site(
                 written.append(SiteModel(name, file, size, export.onnx_bytes, export.vocab_bytes, export.own_words,
                                          export.extra_words, tuple(export.int8), export.max_float16_error))
         assets = tmp / "assets"
-        shutil.copyfile(PLOTLY_JS, assets / "plotly.min.js")
+        shutil.copyfile(plotly_bundle(), assets / "plotly.js")
         shutil.copyfile(ort / ORT_SCRIPT, assets / ORT_SCRIPT)
         runtime = {"version": ORT_VERSION, "wasm": _b64gz((ort / ORT_WASM).read_bytes()),
                    "loader": (ort / ORT_LOADER).read_text(encoding="utf-8")}
