@@ -254,3 +254,46 @@ def test_html_and_odd_unicode_are_shown_as_text_never_run(open_site):
     assert page.locator("#report img, #report script").count() == 0
     assert page.locator(".tokens .tok").all_inner_texts() == disan.tokenize(text)
     assert errors == [] and blocked == []
+
+
+#: Test sentences per task the data test compares (issue 18: at least 500).
+EQUALITY_SENTENCES = 500
+
+_BATCH = """([m, items]) => items.reduce((done, [t, h]) => done.then(out => DisanSite.traceOf(m, t, h).then(v => {
+  if (v.problem) { out.push({problem: v.problem}); return out; }
+  const side = s => s && ({tokens: s.tokens, status: s.status, s2t: Array.from(s.s2t),
+    fw: {attention: Array.from(s.fw.attention), gate: Array.from(s.fw.gate), heads: s.fw.heads && Array.from(s.fw.heads)},
+    bw: {attention: Array.from(s.bw.attention), gate: Array.from(s.bw.gate), heads: s.bw.heads && Array.from(s.bw.heads)}});
+  out.push({prediction: v.prediction, arch: v.arch, premise: side(v.premise), hypothesis: side(v.hypothesis)});
+  return out;
+})), Promise.resolve([]))"""
+
+
+@pytest.mark.data
+@pytest.mark.slow
+@pytest.mark.parametrize("model", MODELS)
+def test_page_equals_the_torch_trace_on_500_test_sentences(open_site, built, model):
+    """Probabilities, gates and prediction of the page equal the rounded torch model's trace within 1e-4."""
+    from disan.data import DataFileError, load_task
+    from disan.onnx_export import rounded_model
+
+    reference = rounded_model(disan.load(model, "cpu"), built_extra(built, model), int8=built_int8(built, model))
+    try:
+        examples = load_task("nli" if reference.cfg.pair else "sst5", "test")
+    except (DataFileError, OSError) as err:
+        pytest.skip(f"the {model} test set is missing: {err}")
+    fits = lambda text: text is None or len(disan.tokenize(text)) <= site.MAX_TOKENS  # noqa: E731
+    items = [(e.text, e.hypothesis) for e in examples if fits(e.text) and fits(e.hypothesis)][:EQUALITY_SENTENCES]
+    assert len(items) == EQUALITY_SENTENCES
+    page, _, errors = open_site(fragment(m=model, t="good", h="good"))
+    got = []
+    for start in range(0, len(items), 100):
+        got += page.evaluate(_BATCH, [model, [list(i) for i in items[start:start + 100]]])
+    worst = 0.0
+    for (text, hyp), tv in zip(items, got):
+        assert "problem" not in tv, (text, tv)
+        trace = reference.trace(text, hyp)
+        assert_close(tv, trace)
+        worst = max(worst, max(abs(tv["prediction"][k] - p) for k, p in trace.prediction.items()))
+    print(f"{model}: {len(got)} test sentences, largest prediction difference {worst:.2e}")
+    assert errors == []
