@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import disan
+import disan.api
 from disan.errors import DisanError, OutputError
 from viz_app.draw import site
 
@@ -23,6 +24,8 @@ ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 TIMEOUT_MS = 120_000
 MODELS = ("disan-sst5", "dsa-nli")
+#: Every bundled checkpoint goes into the one site these tests build (issue 18: every bundled model works).
+BUNDLED = tuple(sorted(p.stem for p in (ROOT / "pretrained").glob("*.safetensors")))
 #: The page equals the torch model with the stored (rounded) weights within this (issue 18).
 TOLERANCE = 1e-4
 
@@ -37,7 +40,7 @@ def ort_or_skip() -> None:
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> site.SiteInfo:
     ort_or_skip()
-    return site.build_site(tmp_path_factory.mktemp("site") / "explorer", list(MODELS))
+    return site.build_site(tmp_path_factory.mktemp("site") / "explorer", list(BUNDLED))
 
 
 @pytest.fixture(scope="module")
@@ -116,7 +119,7 @@ def type_text(page, selector: str, text: str) -> None:
 def test_folder_holds_the_page_the_runtime_and_one_file_per_model(built):
     names = {p.relative_to(built.out).as_posix() for p in built.out.rglob("*") if p.is_file()}
     assert {"index.html", "assets/site-data.js", "assets/ort-runtime.js", "assets/plotly.js"} <= names
-    assert {f"models/{m}.js" for m in MODELS} <= names
+    assert {f"models/{m}.js" for m in BUNDLED} <= names
     html = (built.out / "index.html").read_text(encoding="utf-8")
     assert "http://" not in html and "https://" not in html  # nothing outside the folder is referenced
     for m in built.models:
@@ -153,6 +156,33 @@ def test_cli_writes_the_site_and_refuses_bad_arguments_in_one_line(tmp_path, cap
 
 
 # ------------------------------------------------------------------- the page
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model", BUNDLED)
+def test_every_bundled_model_draws_offline_from_disk(open_site, model):
+    meta = disan.api.describe(model)
+    state = {"m": model, "t": "A man is pouring a glass of tea ."}
+    if meta.pair:
+        state["h"] = "A man drinks ."
+    page, blocked, errors = open_site(fragment(**state))
+    assert page.evaluate("document.body.dataset.state") == "ready", page.inner_text("#status")
+    assert page.locator("#report g.hm").count() >= 2
+    assert blocked == [] and errors == []
+    assert page.input_value("#model") == model
+
+
+def test_screenshot_of_the_explorer(open_site):
+    from tests.conftest import docs_out
+
+    page, _, _ = open_site(fragment(m="dsa-nli", t="A lady stands outside of a Mexican market .",
+                                    h="A woman is outdoors ."))
+    page.wait_for_function("() => document.body.dataset.drawnAt")
+    out = docs_out("screenshots", "site.png")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    page.set_viewport_size({"width": 1300, "height": 1400})
+    page.screenshot(path=str(out))
+    assert out.stat().st_size > 20_000  # a drawn page, not a blank one
 
 
 def test_page_opens_from_disk_and_draws_the_linked_sentence(open_site):
