@@ -207,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         Path(args.json).write_text(json.dumps({**result, "tables": [t.to_dict() for t in out]}, indent=1) + "\n")
     if args.markdown:
-        body = [f"# Static explorer benchmark", "", header, ""] + [t.to_markdown() + "\n" for t in out]
+        body = ["# Static explorer benchmark", "", header, ""] + [t.to_markdown() + "\n" for t in out]
         body.append(f"Took {time.time() - started:.0f} s.")
         Path(args.markdown).write_text("\n".join(body) + "\n", encoding="utf-8")
         print(f"wrote {args.markdown}")

@@ -8,8 +8,6 @@ in the address, and one clear line for every input the page refuses.
 
 from __future__ import annotations
 
-import json
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +19,6 @@ from disan.errors import DisanError, OutputError
 from viz_app.draw import site
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 TIMEOUT_MS = 120_000
 MODELS = ("disan-sst5", "dsa-nli")
 #: Every bundled checkpoint goes into the one site these tests build (issue 18: every bundled model works).
@@ -41,24 +38,6 @@ def ort_or_skip() -> None:
 def built(tmp_path_factory) -> site.SiteInfo:
     ort_or_skip()
     return site.build_site(tmp_path_factory.mktemp("site") / "explorer", list(BUNDLED))
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    if CHROMIUM is None:
-        pytest.skip("chromium is not installed (needed for the browser test)")
-    pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        try:
-            yield browser
-        finally:
-            browser.close()
 
 
 @pytest.fixture
