@@ -284,6 +284,7 @@
       doc.body.dataset.state = "computing";
       return compute(model, input).then(function (tv) {
         root.performance.mark("disan:computed");
+        doc.body.dataset.runMs = (root.performance.now() - t0).toFixed(2); // the model alone (onnxruntime-web)
         if (pending !== null && pending !== mine) return loop(model);
         return draw(tv).then(function () {
           say("");
