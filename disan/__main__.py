@@ -275,7 +275,8 @@ def main(argv: list[str] | None = None) -> int:
     args, unknown = parser.parse_known_args(argv)
     if unknown and args.command not in PASS_THROUGH:
         parser.error(f"unrecognized arguments: {' '.join(unknown)}")
-    args.streamlit_options = unknown
+    if args.command in PASS_THROUGH:
+        args.streamlit_options = unknown
     try:
         return COMMANDS[args.command][1](args)
     except DisanError as err:

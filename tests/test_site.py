@@ -306,3 +306,21 @@ def test_page_equals_the_torch_trace_on_500_test_sentences(open_site, built, mod
         worst = max(worst, max(abs(tv["prediction"][k] - p) for k, p in trace.prediction.items()))
     print(f"{model}: {len(got)} test sentences, largest prediction difference {worst:.2e}")
     assert errors == []
+
+
+def test_alpha_and_feature_live_in_the_address_and_alpha_reruns_the_model(open_site):
+    state = {"m": "dsa-nli", "t": "A lady stands outside .", "h": "A woman is outdoors .", "a": "0.5"}
+    page, _, errors = open_site(fragment(**state))
+    slider = page.locator('input[data-control="alpha"]').first
+    assert slider.input_value() == "0.5"
+    assert "encoder pass at α = 0.5" in page.inner_text("#page-header")
+    before = page.evaluate("document.body.dataset.generation")
+    slider.focus()
+    slider.press("ArrowRight")  # input and change: the maps follow, then the model runs at the new α
+    page.wait_for_function("b => document.body.dataset.generation !== b && document.body.dataset.state === 'ready'",
+                           arg=before)
+    assert "a=0.6" in page.url
+    assert "encoder pass at α = 0.6" in page.inner_text("#page-header")
+    disan_page, _, more = open_site(fragment(m="disan-sst5", t="a gorgeous , witty , seductive movie .", k="7"))
+    assert disan_page.locator('input[data-control="feature"]').first.input_value() == "7"
+    assert errors == [] and more == []

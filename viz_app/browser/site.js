@@ -11,7 +11,7 @@
  * onnxruntime-web; this file only tokenizes (tokenize.js, the rules disan.tokenize uses), maps tokens to
  * ids, runs the session, arranges its outputs as a trace view, and hands that to DisanSections (the
  * report's sections, sections.js) and DisanReport (drawing, α / feature controls, talk mode, report.js).
- * State (model, sentence, hypothesis, α, feature, section, talk) lives in the address after '#', so a
+ * State (model, sentence, hypothesis, α, feature, talk mode) lives in the address after '#', so a
  * copied link reopens the same view.
  */
 (function (root) {
@@ -19,7 +19,7 @@
 
   var doc = root.document;
   var DATA = null; // window.DisanSiteData
-  var state = { model: null, text: "", hypothesis: "", alpha: null, feature: 0, section: "", talk: false };
+  var state = { model: null, text: "", hypothesis: "", alpha: null, feature: 0, talk: false };
   var loaded = {}; // name → Promise<{session, vocab, meta}>
   var pending = null, running = false, generation = 0;
 
@@ -178,7 +178,7 @@
 
   /* ---------------------------------------------------------------- state */
 
-  var KEYS = { model: "m", text: "t", hypothesis: "h", alpha: "a", feature: "k", section: "s", talk: "talk" };
+  var KEYS = { model: "m", text: "t", hypothesis: "h", alpha: "a", feature: "k", talk: "talk" };
 
   function readHash() {
     var params = new URLSearchParams(root.location.hash.replace(/^#/, ""));
@@ -194,7 +194,6 @@
     if (modelMeta(state.model).pair) params.set(KEYS.hypothesis, state.hypothesis);
     if (state.alpha !== null && modelMeta(state.model).arch === "dsa") params.set(KEYS.alpha, String(state.alpha));
     if (state.feature && modelMeta(state.model).arch === "disan") params.set(KEYS.feature, String(state.feature));
-    if (state.section) params.set(KEYS.section, state.section);
     if (state.talk) params.set(KEYS.talk, "1");
     root.history.replaceState(null, "", "#" + params.toString());
   }
@@ -213,7 +212,6 @@
     state.alpha = a >= DATA.limits.alpha_min && a <= DATA.limits.alpha_max ? a : (meta.alpha === undefined ? null : meta.alpha);
     var k = h.feature !== undefined ? Number(h.feature) : 0;
     state.feature = Number.isInteger(k) && k >= 0 && k < meta.d_model ? k : 0;
-    state.section = h.section && /^[\w-]+$/.test(h.section) ? h.section : "";
     state.talk = h.talk === "1";
   }
 
@@ -316,20 +314,25 @@
     });
   }
 
-  /* α, feature k and talk mode are report.js's controls; the address follows them. */
+  /* α, feature k and talk mode are report.js's controls; the address follows them. While α moves, report.js
+   * redraws the maps in the page (Im Eq. 7 from the scores); once it is let go the model runs again at the new
+   * α, so the gates, FFN and pooling follow too. */
   function followReport() {
-    var sync = function () {
+    var sync = function (ev) {
       var v = DisanReport.values(el("report"));
       var changed = false;
       ["alpha", "feature", "talk"].forEach(function (k) {
         if (v[k] !== undefined && v[k] !== null && v[k] !== state[k]) { state[k] = v[k]; changed = true; }
       });
       if (changed) writeHash();
+      if (ev && ev.type === "change" && ev.target.dataset && ev.target.dataset.control === "alpha") update();
     };
-    el("report").addEventListener("input", sync);
-    el("report").addEventListener("change", sync);
-    doc.addEventListener("keyup", sync);
-    doc.addEventListener("click", sync);
+    // After report.js's own listeners have taken the new value (they may be bound after these).
+    var later = function (ev) { root.setTimeout(function () { sync(ev); }, 0); };
+    el("report").addEventListener("input", later);
+    el("report").addEventListener("change", later);
+    doc.addEventListener("keyup", later);
+    doc.addEventListener("click", later);
   }
 
   function bind() {
