@@ -1,4 +1,4 @@
-"""``python -m disan bench [all|trace|predict|train|app] [options]``: measure, print tables, check targets.
+"""``python -m disan bench [all|trace|predict|train|app|site] [options]``: measure, print tables, check targets.
 
 Commands (``all`` runs every one; ``--quick`` is a smoke run of seconds):
 
@@ -11,7 +11,9 @@ Commands (``all`` runs every one; ``--quick`` is a smoke run of seconds):
   (``benchmarks/attribution.py``; issue 20's 250 ms target);
 * ``app``     — α step, feature step and submit in headless Chromium, in-page
   recomputation against the old server path (``benchmarks/app.py``; skipped
-  with a reason when chromium/playwright are missing).
+  with a reason when chromium/playwright are missing);
+* ``site``    — the static explorer in headless Chromium from ``file://``: typed sentence →
+  every map drawn, opened → first maps, sizes (``benchmarks/site.py``, its own flags; not in ``all``).
 
 Every row runs on the CPU; with ``--device auto`` (default) the trace, predict
 and train rows are repeated on CUDA when a GPU is present. ``--markdown
@@ -113,7 +115,12 @@ def hardware(device: str, threads: int) -> str:
 
 # ------------------------------------------------------------------- main
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(list(sys.argv[1:] if argv is None else argv))
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["site"]:  # the static explorer's numbers have their own flags (benchmarks/site.py)
+        from . import site as bench_site
+
+        return bench_site.main(argv[1:])
+    args = parse_args(argv)
     import torch
 
     if args.threads:

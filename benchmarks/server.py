@@ -63,8 +63,18 @@ def streamlit_server(
     cmd = [sys.executable, "-m", "streamlit", "run", str(APP), "--server.headless", "true",
            "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
            "--server.fileWatcherType", "none"]
+    with serving(cmd, port, cwd=REPO_ROOT, env=env, startup_s=startup_s, log_path=log_path) as served:
+        yield served
+
+
+@contextmanager
+def serving(cmd: list[str], port: int, *, cwd, env: dict[str, str], startup_s: float = 120.0, log_path=None):
+    """Run ``cmd``, a Streamlit server on 127.0.0.1:``port``, and yield ``(base_url, process)`` once it answers.
+
+    Also starts the installed ``disan app`` in the wheel test (tests/test_wheel.py); stopped on exit.
+    """
     log = open(log_path or os.devnull, "w")
-    proc = subprocess.Popen(cmd, cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     try:
         deadline = time.monotonic() + startup_s
         while True:

@@ -1,4 +1,5 @@
-"""Command line: ``python -m disan trace | report | train | evaluate | claims | faithfulness | bench``.
+"""Command line: ``disan`` (or ``python -m disan``)
+``trace | report | site | train | evaluate | claims | faithfulness | bench | app``.
 
 Every expected failure (bad text, unknown model, missing data file, corrupt
 checkpoint) prints one sentence to stderr and exits with status 2.
@@ -9,6 +10,8 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -69,14 +72,37 @@ def run_report(args) -> int:
     return 0
 
 
+def add_site(sub) -> None:
+    p = sub.add_parser("site", help="write the static explorer: a folder where the models run in the page (no server)")
+    p.add_argument("--out", required=True, help="the folder to write (created; an earlier site there is replaced)")
+    p.add_argument("--model", action="append", default=None,
+                   help="a bundled model to include (repeat for several; default: every bundled checkpoint)")
+    p.add_argument("--extra-words", type=int, default=None,
+                   help="GloVe words kept beyond each model's own vocabulary (default: disan.onnx_export's)")
+
+
+def run_site(args) -> int:
+    try:
+        from viz_app.draw import site
+    except ImportError as err:
+        raise DisanError(
+            f"The site needs the app's figure code and plotly ({err}); run from the repository root "
+            "after `bash scripts/setup.sh`."
+        ) from None
+    info = site.build_site(args.out, args.model, extra_words=args.extra_words,
+                           log=lambda line: print(line, file=sys.stderr, flush=True))
+    print(site.describe(info))
+    return 0
+
+
 def report_module():
     """``viz_app.draw.report``, imported only here: the model core itself never loads plotly."""
     try:
         from viz_app.draw import report
     except ImportError as err:
         raise DisanError(
-            f"The report needs the app's figure code and plotly ({err}); run from the repository root "
-            "after `pip install -r requirements.txt`."
+            f"The report needs the app's figure code and plotly ({err}); reinstall the package with "
+            "`pip install .`, or in a checkout run `pip install -r requirements.txt` and start from the repository root."
         ) from None
     return report
 
@@ -259,13 +285,46 @@ def run_faithfulness(args) -> int:
     return 0
 
 
+def run_bench(argv: list[str]) -> int:
+    from .locations import CHECKOUT
+
+    if CHECKOUT is not None and str(CHECKOUT) not in sys.path:  # the `disan` script does not start in the checkout
+        sys.path.insert(0, str(CHECKOUT))
+    try:
+        from benchmarks.cli import main as bench_main
+    except ImportError as err:
+        print(f"error: the benchmarks package is not importable ({err}); `disan bench` needs a repository "
+              "checkout (benchmarks/ is not installed with the package): run it from a clone", file=sys.stderr)
+        return 2
+    return bench_main(argv)
+
+
 def add_bench(sub) -> None:
     sub.add_parser("bench", help="print latency / throughput tables (benchmarks/; python -m disan bench --help)")
 
 
+def add_app(sub) -> None:
+    sub.add_parser("app", help="start the Streamlit app on http://localhost:8501 (further options go to "
+                               "`streamlit run`, e.g. --server.port 8502)")
+
+
+def run_app(args) -> int:
+    try:
+        from viz_app.launch import command
+    except ImportError as err:
+        raise DisanError(f"The app is not importable ({err}); reinstall the package with `pip install .`.") from None
+    cmd = command(args.streamlit_options)
+    if os.name == "posix":  # Streamlit itself receives Ctrl+C and a PaaS's SIGTERM, with no parent in between
+        os.execv(cmd[0], cmd)
+    return subprocess.call(cmd)
+
+
 COMMANDS = {"trace": (add_trace, run_trace), "report": (add_report, run_report), "train": (add_train, run_train),
             "evaluate": (add_evaluate, run_evaluate), "claims": (add_claims, run_claims),
-            "faithfulness": (add_faithfulness, run_faithfulness), "bench": (add_bench, None)}
+            "faithfulness": (add_faithfulness, run_faithfulness), "site": (add_site, run_site),
+            "bench": (add_bench, None), "app": (add_app, run_app)}
+#: Commands whose unknown options are passed on (to ``streamlit run``) instead of refused.
+PASS_THROUGH = {"app"}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -274,18 +333,17 @@ def main(argv: list[str] | None = None) -> int:
             stream.reconfigure(errors="backslashreplace")
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["bench"]:  # the bench command owns its own flags and lives outside the model package
-        try:
-            from benchmarks.cli import main as bench_main
-        except ImportError as err:
-            print(f"error: the benchmarks package is not importable ({err}); run `python -m disan bench` from the "
-                  "repository root, where benchmarks/ is", file=sys.stderr)
-            return 2
-        return bench_main(argv[1:])
-    parser = argparse.ArgumentParser(prog="python -m disan", description=__doc__.splitlines()[0])
+        return run_bench(argv[1:])
+    prog = "python -m disan" if Path(sys.argv[0]).name == "__main__.py" else "disan"
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     for add, _ in COMMANDS.values():
         add(sub)
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown and args.command not in PASS_THROUGH:
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    if args.command in PASS_THROUGH:
+        args.streamlit_options = unknown
     try:
         return COMMANDS[args.command][1](args)
     except DisanError as err:

@@ -9,10 +9,9 @@ import torch
 from .checkpoint import load_checkpoint, read_metadata
 from .config import ARCHS, ModelConfig
 from .errors import ModelNotFoundError
+from .locations import PRETRAINED_DIR
 from .model import SentenceModel
 from .vocab import Vocab, load_glove
-
-PRETRAINED_DIR = Path(__file__).resolve().parent.parent / "pretrained"
 
 #: Seed of the random-weight models, so that ``disan``/``dsa`` are the same everywhere.
 RANDOM_SEED = 0

@@ -51,9 +51,9 @@ class DistanceBlock(nn.Module):
         self.drop = nn.Dropout(dropout)
 
     def forward(
-        self, x: Tensor, valid: Tensor, mask: str, alpha: float, record: bool = False
+        self, x: Tensor, valid: Tensor, mask: str, alpha: float | Tensor, record: bool = False
     ) -> tuple[Tensor, DistanceBlockTrace | None]:
-        """x: (B, T, D), valid: (B, T) → U (B, T, D) and an optional trace."""
+        """x: (B, T, D), valid: (B, T), α a float or a (1,) tensor → U (B, T, D) and an optional trace."""
         B, T, D = x.shape
         allowed = attention_allowed(direction_mask(T, mask, x.device), valid)  # (B, T, T)
         bias = alpha * distance_mask(T, x.device).to(x.dtype)  # (T, T)  α·M_dis
@@ -123,9 +123,10 @@ class DistanceEncoder(nn.Module):
         """x: (B, T, d_in), valid: (B, T) → sentence (B, 4D) and an optional trace.
 
         ``masks`` and ``alpha`` override the trained ones at inference without
-        touching the weights. ``chunk`` is accepted for a uniform interface.
+        touching the weights. ``chunk`` is accepted for a uniform interface. A tensor ``alpha`` (1,) stays a
+        tensor, so that the ONNX export (``onnx_export.py``) keeps α an input of the graph.
         """
-        alpha = self.alpha if alpha is None else float(alpha)
+        alpha = self.alpha if alpha is None else alpha if isinstance(alpha, Tensor) else float(alpha)
         m_fw, m_bw = masks or self.masks
         if self.proj is not None:
             x = self.proj(x)  # (B, T, D)

@@ -147,11 +147,28 @@ class SentenceModel(nn.Module):
             raise InputError(f"Model {self.name!r} is an NLI model; give a hypothesis as well as a premise.")
         if self.cfg.arch == "disan" and alpha is not None:
             raise InputError(f"alpha={alpha} was given, but {self.name!r} is a DiSAN model with no distance mask.")
-        x, valid = self.embed(premise)
+        x, valid = self.embed(premise)  # (B, T, d_in), (B, T)
+        y, valid_h = self.embed(hypothesis) if self.cfg.pair else (None, None)  # (B, T2, d_in), (B, T2)
+        return self.classify(x, valid, y, valid_h, record, masks, alpha)
+
+    def classify(
+        self,
+        x: Tensor,
+        valid: Tensor,
+        y: Tensor | None = None,
+        valid_h: Tensor | None = None,
+        record: bool = False,
+        masks: tuple[str, str] | None = None,
+        alpha: float | Tensor | None = None,
+    ):
+        """Embedded sentence(s) → ``forward``'s ``(logits, premise_trace, hypothesis_trace)``.
+
+        ``forward`` after ``embed``; the ONNX export (``onnx_export.py``) enters here with its own table lookup.
+        x: (B, T, d_in), valid: (B, T); y, valid_h: the hypothesis (B, T2, …) for NLI models, else ``None``.
+        """
         sp, tp = self.encoder(x, valid, record, masks, alpha)  # (B, E)
-        if not self.cfg.pair:
+        if y is None:
             return self.head(sp), tp, None
-        y, valid_h = self.embed(hypothesis)
         sh, th = self.encoder(y, valid_h, record, masks, alpha)  # (B, E)  tied encoders
         return self.head(sp, sh), tp, th
 

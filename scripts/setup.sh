@@ -16,3 +16,9 @@ if [ "${1:-}" = "--dev" ]; then
 else
   .venv/bin/python -m pip install -q -r requirements.txt
 fi
+# The static explorer's browser runtime (onnxruntime-web, package-lock.json), copied into every site folder.
+if command -v npm >/dev/null 2>&1; then
+  npm ci --no-audit --no-fund --loglevel=error >/dev/null
+else
+  echo "warning: npm not found; python -m disan site needs it (install Node.js, then rerun this script)" >&2
+fi

@@ -78,3 +78,22 @@ def offline_page(*scripts: dict):
             yield page
         finally:
             browser.close()
+
+
+#: Flags every browser test launches Debian's chromium with (no background requests: the network is closed).
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    """One headless Chromium per test module; skips the module's browser tests when it is missing."""
+    executable = shutil.which("chromium") or shutil.which("chromium-browser")
+    if executable is None:
+        pytest.skip("chromium is not installed (needed for the browser test)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()

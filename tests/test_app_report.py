@@ -31,3 +31,40 @@ def test_no_report_for_sentences_a_report_cannot_hold():
     assert_clean(at)
     assert report_button(at) == []
     assert any(f"at most {settings.REPORT_MAX_TOKENS}" in c.value for c in at.caption)
+
+
+def explorer_button(at):
+    return [b for b in at.get("download_button") if b.proto.label == "Download explorer (zip)"]
+
+
+def test_download_explorer_is_the_static_site_of_the_current_model_opening_on_its_sentence():
+    import io
+    import json
+    import zipfile
+
+    from disan.errors import DisanError
+    from viz_app.draw import site
+
+    try:
+        site.ort_dir()
+    except DisanError as err:
+        import pytest
+
+        pytest.skip(f"onnxruntime-web is not installed: {err}")
+    at = run_app(view="explore", model="disan-sst5", sentence="a dull , lifeless mess .")
+    assert_clean(at)
+    (button,) = explorer_button(at)
+    assert button.proto.deferred_file_id  # built only when clicked: an export takes seconds
+    archive = zipfile.ZipFile(io.BytesIO(export.explorer_zip("disan-sst5", "a dull , lifeless mess .", None)))
+    names = set(archive.namelist())
+    assert {"explorer-disan-sst5/index.html", "explorer-disan-sst5/models/disan-sst5.js"} <= names
+    assert not any("/models/dsa" in n for n in names)  # the current model only
+    data = archive.read("explorer-disan-sst5/assets/site-data.js").decode("utf-8")
+    meta = json.loads(data[data.index("=") + 1:].strip().rstrip(";"))
+    assert meta["default_text"] == "a dull , lifeless mess ." and [m["name"] for m in meta["models"]] == ["disan-sst5"]
+
+
+def test_no_explorer_for_random_weights():
+    at = run_app(view="explore", model="disan", sentence="a dull mess .")
+    assert_clean(at)
+    assert explorer_button(at) == []

@@ -171,7 +171,9 @@ def test_worst_case_reports_stay_under_10_mb():
     assert len(sizes) == 2 and all(0 < mb <= 10 for mb in sizes), proc.stdout
 
 
-def test_readme_notebook_example_runs(tmp_path):
+def notebook_example_script(folder: Path) -> Path:
+    """The README's notebook example followed by checks of its output, as a script in ``folder`` (also run
+    against the installed wheel by tests/test_wheel.py)."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     code = re.search(r"<!-- notebook-example:start -->\n```python\n(.*?)```", readme, re.S).group(1)
     checks = (
@@ -179,8 +181,13 @@ def test_readme_notebook_example_runs(tmp_path):
         "assert html.startswith('<iframe srcdoc=') and 'plotly-js' in html\n"
         "assert open('lady.html', encoding='utf-8').read().startswith('<!DOCTYPE html>')\n"
     )
-    script = tmp_path / "notebook_example.py"
+    script = folder / "notebook_example.py"
     script.write_text(code + checks, encoding="utf-8")
+    return script
+
+
+def test_readme_notebook_example_runs(tmp_path):
+    script = notebook_example_script(tmp_path)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, env=env,
                           timeout=300)

@@ -7,7 +7,6 @@ plotly holds after the α / feature controls move. Saves report.png (to docs/scr
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -22,30 +21,11 @@ pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parent.parent
 SHOTS = docs_out("screenshots")
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 TIMEOUT_MS = 90_000
 SENTENCE = "A lady stands outside of a Mexican market ."
 TRAINED = (ROOT / "pretrained" / "dsa-nli.safetensors").exists()
 DSA = ("dsa-nli", "A woman is outdoors .") if TRAINED else ("dsa", None)
 DISAN = "disan-sst5" if (ROOT / "pretrained" / "disan-sst5.safetensors").exists() else "disan"
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    if CHROMIUM is None:
-        pytest.skip("chromium is not installed (needed for the browser test)")
-    pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        try:
-            yield browser
-        finally:
-            browser.close()
 
 
 @pytest.fixture

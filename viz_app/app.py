@@ -1,4 +1,5 @@
-"""Entry point of the attention explorer: ``streamlit run viz_app/app.py`` from the repository root.
+"""Entry point of the attention explorer: ``streamlit run viz_app/app.py`` from the repository root, or
+``disan app`` from anywhere once the package is installed (``viz_app/launch.py``).
 
 It stays in viz_app/ (not shell/) because Streamlit serves ``static/`` beside the script it runs.
 
@@ -10,7 +11,8 @@ session (``shell/session.py``), so a copied link reopens the same view.
 import sys
 from pathlib import Path
 
-# Streamlit runs this file as a script with viz_app/ on sys.path; put the repository root there too.
+# Streamlit runs this file as a script with viz_app/ on sys.path; put the folder above it there too: the
+# repository root in a checkout, site-packages (already there) in an installed package.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import importlib  # noqa: E402
@@ -20,7 +22,7 @@ import streamlit as st  # noqa: E402
 
 from viz_app.shell.catalog import DEFAULT_VIEW, VIEWS  # noqa: E402
 from viz_app.shell.context import Context  # noqa: E402
-from viz_app.shell.export import report_download  # noqa: E402
+from viz_app.shell.export import explorer_download, report_download  # noqa: E402
 from viz_app.shell.session import DEFAULT_VIEW_KEY, pop_warnings, write_url  # noqa: E402
 from viz_app.shell.sidebar import render_sidebar  # noqa: E402
 from viz_app.draw.text import md_escape  # noqa: E402
@@ -69,6 +71,7 @@ def main() -> None:
     if not ctx.presentation:
         with st.sidebar:
             report_download(ctx)
+            explorer_download(ctx)
     current.run()
     write_url(pages[current.title][1])
 

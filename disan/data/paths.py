@@ -8,6 +8,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from ..errors import DisanError
+from ..locations import CHECKOUT, PACKAGE
 from .example import StrPath
 
 _NLI_URLS = ("https://nlp.stanford.edu/projects/snli/", "https://cims.nyu.edu/~sbowman/multinli/")
@@ -28,19 +29,19 @@ _DOWNLOADS: Mapping[str, tuple[str, tuple[str, ...]]] = MappingProxyType({
 
 
 class DataFileError(DisanError, FileNotFoundError):
-    """A dataset file is missing; the message says where to download it."""
+    """A dataset file or the dataset folder is missing; the message says where to get it or how to name it."""
 
-    def __init__(self, message: str, path: StrPath) -> None:
+    def __init__(self, message: str, path: StrPath | None) -> None:
         super().__init__(message)
-        self.path = Path(path)
+        self.path = None if path is None else Path(path)  # None: no dataset folder was given at all
 
 
 def data_dir(path: StrPath | None = None) -> Path:
     """Resolve the dataset root folder.
 
-    Order: ``path`` if given; else ``$DISAN_DATA_DIR`` if set and non-empty;
-    else ``<repo root>/../shared/data`` if that folder exists; else
-    ``../shared/data`` relative to the current working directory.
+    Order: ``path`` if given; else ``$DISAN_DATA_DIR`` if set and non-empty; else, inside a checkout
+    only, ``<repo root>/../shared/data`` if that folder exists, else ``../shared/data`` relative to the
+    current working directory. An installed package has no default and raises :class:`DataFileError`.
     The result is not checked for existence: loaders raise :class:`DataFileError`.
     """
     return _resolve_root(path)
@@ -52,7 +53,13 @@ def _resolve_root(path: StrPath | None) -> Path:
     env = os.environ.get("DISAN_DATA_DIR", "")
     if env:
         return Path(env).expanduser()
-    beside_repo = Path(__file__).resolve().parents[3] / "shared" / "data"
+    if CHECKOUT is None:  # beside site-packages, ../shared/data would name an unrelated folder
+        raise DataFileError(
+            "No dataset folder given: pass --data-dir DIR or set DISAN_DATA_DIR=DIR (the default "
+            f"../shared/data applies only inside a repository checkout, and disan is installed at {PACKAGE}).",
+            None,
+        )
+    beside_repo = CHECKOUT.parent / "shared" / "data"
     if beside_repo.is_dir():
         return beside_repo
     return (Path.cwd() / ".." / "shared" / "data").resolve()

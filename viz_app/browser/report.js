@@ -1,81 +1,169 @@
-/* The standalone report and notebook view (viz_app/report.py): draws every figure with plotly.js,
- * redraws the live ones when a control moves, and moves between sections from the keyboard.
+/* The standalone report, the notebook view and the static explorer's report part: draws every figure
+ * with plotly.js, redraws the live ones when a control moves, and moves between sections from the keyboard.
  * Every recomputed number comes from DisanRecompute (recompute.js, the code the app's charts run:
- * α by Im Eq. 7, feature k by Shen Eq. 15) through the figure's binding from viz_app/draw/live.py;
- * this file only wires controls to it. Plain classic script, no network. */
+ * α by Im Eq. 7, feature k by Shen Eq. 15) through the figure's binding from viz_app/draw/live.py (or its
+ * port in sections.js); this file only wires controls to it. Plain classic script, no network.
+ *
+ * Two ways in:
+ *   DisanReport.boot(document)        the report file (viz_app/draw/report.py): unpacks plotly.js and the
+ *                                     data, then `start`s on the <main id="report"> already in the page;
+ *   DisanReport.show(root, page, opts) the explorer: draws page = DisanSections.page(tv) into `root`, and
+ *                                     draws again for each new sentence in the same document.
+ * A redraw reuses the plot of every figure the new page still has (Plotly.react), keeps talk mode and the
+ * α / feature values, and binds nothing twice: controls are delegated from `root` once, keys and the talk
+ * button from the document once. */
 (function () {
   "use strict";
 
-  function start(root, data) {
+  const CONFIG = { displaylogo: false, responsive: true, modeBarButtonsToRemove: ["lasso2d", "select2d"] };
+  const KEYS = { j: 1, n: 1, ArrowRight: 1, PageDown: 1, k: -1, p: -1, ArrowLeft: -1, PageUp: -1,
+                 Home: "first", End: "last" };
+
+  /* What belongs to the document, not to one drawing: talk mode, the view the keys move, keys bound or not. */
+  function docState(doc) {
+    if (!doc.__disanReport) doc.__disanReport = { talk: false, keys: false, hashChecked: false, current: null, views: [] };
+    return doc.__disanReport;
+  }
+
+  /* One drawn report in `root`: its data, prepared payloads, plots, control values and the queue of drawings. */
+  function view(root) {
+    if (root.__disanView) return root.__disanView;
     const doc = root.ownerDocument;
-    const state = { alpha: data.alpha, feature: 0, talk: false, busy: Promise.resolve(), queued: false };
-    const payloads = {};
-    for (const side of Object.keys(data.payloads)) payloads[side] = DisanRecompute.prepare(data.payloads[side]);
-    const plots = Array.from(root.querySelectorAll(".plot[data-fig]"));
-    const config = { displaylogo: false, responsive: true, modeBarButtonsToRemove: ["lasso2d", "select2d"] };
+    const v = { root, doc, data: null, payloads: {}, plots: [], values: { alpha: null, feature: 0 },
+                busy: Promise.resolve(), queued: false, next: null, nextQueued: false, drawn: 0, hash: true };
+    root.__disanView = v;
+    docState(doc).views.push(v);
+    root.addEventListener("input", ev => {
+      const input = ev.target;
+      if (!input.matches || !input.matches('input[data-control="alpha"], input[data-control="feature"]')) return;
+      const key = input.dataset.control;
+      v.values[key] = key === "alpha" ? +input.value : Math.round(+input.value);
+      syncInputs(v, key);
+      redraw(v);
+    });
+    root.addEventListener("change", ev => {
+      if (ev.target.matches && ev.target.matches('select[data-control="word"]')) showWord(v, ev.target);
+    });
+    return v;
+  }
 
-    function draw() {
-      return plots.reduce((done, gd) => done.then(() => {
-        const spec = data.figures[gd.dataset.fig];
-        return Plotly.newPlot(gd, spec.data, spec.layout, config).then(() => {
-          gd.__base = { font: (spec.layout.font || {}).size || data.fonts.normal, height: spec.layout.height,
-                        annotations: (spec.layout.annotations || []).map(a => (a.font || {}).size) };
-        });
-      }), Promise.resolve());
+  /* Run `job` after every drawing queued before it, whether or not that one failed. */
+  function enqueue(v, job) {
+    v.busy = v.busy.catch(() => {}).then(job);
+    return v.busy;
+  }
+
+  function syncInputs(v, key) {
+    for (const input of v.root.querySelectorAll(`input[data-control="${key}"]`)) {
+      const value = key === "alpha" ? v.values.alpha : v.values.feature;
+      if (value === null || value === undefined) continue;
+      if (key === "feature" && value > +input.max) v.values.feature = +input.max;
+      input.value = String(key === "alpha" ? value : v.values.feature);
+      input.nextElementSibling.textContent = input.value;
     }
+  }
 
-    /* Redraw every live figure for the controls' latest values. Redraws run one at a time, and events that
-     * arrive meanwhile collapse into one more redraw, so a fast drag never falls behind the slider. */
-    function redraw() {
-      if (state.queued) return state.busy;
-      state.queued = true;
-      state.busy = state.busy.then(() => {
-        state.queued = false;
-        const values = { alpha: state.alpha, feature: state.feature };
-        return Promise.all(plots.map(gd => {
-          const info = data.live[gd.dataset.fig];
-          if (!info) return null;
-          const figure = DisanRecompute.render(payloads[info.side], info.binding, { data: gd.data, layout: gd.layout },
-                                               values);
-          return Plotly.react(gd, figure.data, figure.layout, config);
-        })).then(() => { root.dataset.alpha = values.alpha; root.dataset.feature = values.feature; });
-      });
-      return state.busy;
+  /* A payload as recompute.js works on it: already prepared (sections.js) or live.py's base64 form. */
+  function prepared(payload) {
+    const blocks = Object.values(payload.blocks || {});
+    return blocks.length && blocks.every(b => b.cells) ? payload : DisanRecompute.prepare(payload);
+  }
+
+  function talkScale(v) {
+    return docState(v.doc).talk ? v.data.fonts.talk / v.data.fonts.normal : 1;
+  }
+
+  function baseOf(spec, data) {
+    return { font: (spec.layout.font || {}).size || data.fonts.normal, height: spec.layout.height,
+             annotations: (spec.layout.annotations || []).map(a => (a.font || {}).size) };
+  }
+
+  /* The layout with talk mode's font sizes and height (the spec itself is left as built). */
+  function scaledLayout(layout, base, scale) {
+    if (scale === 1) return layout;
+    const out = Object.assign({}, layout, { font: Object.assign({}, layout.font, { size: Math.round(base.font * scale) }) });
+    if (base.height) out.height = Math.round(base.height * scale);
+    if (layout.annotations) {
+      out.annotations = layout.annotations.map((a, i) => base.annotations[i]
+        ? Object.assign({}, a, { font: Object.assign({}, a.font, { size: Math.round(base.annotations[i] * scale) }) }) : a);
     }
+    return out;
+  }
 
-    function showWord(select) {
-      const frame = data.words[select.dataset.side][+select.value];
-      const gd = root.querySelector(`.plot[data-fig="s2t-${select.dataset.side}"]`);
-      state.busy = state.busy.then(() => Plotly.restyle(gd, { z: [frame.z], zmin: [frame.zmin], zmax: [frame.zmax] }, [0])
-        .then(() => Plotly.relayout(gd, { "annotations[0].text": frame.title })));
-    }
+  /* Draw (or, for a plot already drawn, react) one figure of v.data; a live one at the current values. */
+  function drawOne(v, gd, recompute) {
+    const spec = v.data.figures[gd.dataset.fig], info = v.data.live[gd.dataset.fig];
+    if (!spec) return Promise.reject(new Error(`the page has no figure ${gd.dataset.fig}`));
+    if (recompute && info) DisanRecompute.render(v.payloads[info.side], info.binding, spec, v.values);
+    gd.__base = baseOf(spec, v.data);
+    const layout = scaledLayout(spec.layout, gd.__base, talkScale(v));
+    return gd._fullLayout ? Plotly.react(gd, spec.data, layout, CONFIG) : Plotly.newPlot(gd, spec.data, layout, CONFIG);
+  }
 
-    function bind() {
-      for (const input of root.querySelectorAll('input[data-control="alpha"], input[data-control="feature"]')) {
-        const key = input.dataset.control;
-        state[key] = key === "alpha" ? +input.value : Math.round(+input.value);
-        input.addEventListener("input", () => {
-          state[key] = key === "alpha" ? +input.value : Math.round(+input.value);
-          for (const other of root.querySelectorAll(`input[data-control="${key}"]`)) {
-            other.value = input.value;
-            other.nextElementSibling.textContent = input.value;
-          }
-          redraw();
-        });
-      }
-      for (const select of root.querySelectorAll('select[data-control="word"]')) {
-        select.addEventListener("change", () => showWord(select));
-      }
-    }
+  function onScreen(el) {
+    const r = el.getBoundingClientRect(), win = el.ownerDocument.defaultView;
+    return r.bottom > 0 && r.top < win.innerHeight;
+  }
 
-    function setTalk(on) {
-      state.talk = on;
-      doc.body.classList.toggle("talk", on);
-      const button = doc.querySelector('[data-control="talk"]');
-      if (button) button.setAttribute("aria-pressed", String(on));
-      const scale = on ? data.fonts.talk / data.fonts.normal : 1;
-      for (const gd of plots) {
-        if (!gd.__base) continue;
+  function nextTask() {
+    return new Promise(resolve => setTimeout(resolve, 0));
+  }
+
+  function nextFrame(win) {
+    return new Promise(resolve => win.requestAnimationFrame(() => setTimeout(resolve, 0)));
+  }
+
+  /* Draw every figure: those on screen first, together; then the others one per task, so the page paints the
+   * visible maps and takes keystrokes in between. A newer page (v.next) stops this one: it redraws them all
+   * anyway. Resolves to true when every figure was drawn. */
+  function drawAll(v, recompute) {
+    const now = v.plots.filter(onScreen), later = v.plots.filter(gd => !now.includes(gd));
+    const win = v.doc.defaultView;
+    return Promise.all(now.map(gd => drawOne(v, gd, recompute))).then(() => {
+      v.root.dataset.visibleAt = win.performance.now().toFixed(2); // the maps on screen are drawn
+    }).then(() => later.reduce(
+      (done, gd, i) => done.then(complete => {
+        if (!complete) return false;
+        return (i === 0 ? nextFrame(win) : nextTask()).then(() => v.next ? false : drawOne(v, gd, recompute).then(() => true));
+      }), Promise.resolve(true)));
+  }
+
+  /* Redraw every live figure for the controls' latest values. Redraws run one at a time, and events that
+   * arrive meanwhile collapse into one more redraw, so a fast drag never falls behind the slider. */
+  function redraw(v) {
+    if (v.queued) return v.busy;
+    v.queued = true;
+    return enqueue(v, () => {
+      v.queued = false;
+      if (v.next) return null; // a newer page is queued; it is drawn at these values
+      const values = { alpha: v.values.alpha, feature: v.values.feature };
+      return Promise.all(v.plots.map(gd => {
+        const info = v.data.live[gd.dataset.fig];
+        if (!info || !gd._fullLayout) return null;
+        const figure = DisanRecompute.render(v.payloads[info.side], info.binding, { data: gd.data, layout: gd.layout },
+                                             values);
+        return Plotly.react(gd, figure.data, figure.layout, CONFIG);
+      })).then(() => { v.root.dataset.alpha = values.alpha; v.root.dataset.feature = values.feature; });
+    });
+  }
+
+  function showWord(v, select) {
+    const frame = v.data.words[select.dataset.side][+select.value];
+    const gd = v.root.querySelector(`.plot[data-fig="s2t-${select.dataset.side}"]`);
+    enqueue(v, () => Plotly.restyle(gd, { z: [frame.z], zmin: [frame.zmin], zmax: [frame.zmax] }, [0])
+      .then(() => Plotly.relayout(gd, { "annotations[0].text": frame.title })));
+  }
+
+  function setTalk(doc, on) {
+    const ds = docState(doc);
+    ds.talk = on;
+    doc.body.classList.toggle("talk", on);
+    for (const button of doc.querySelectorAll('[data-control="talk"]')) button.setAttribute("aria-pressed", String(on));
+    for (const v of ds.views) {
+      if (!v.data) continue;
+      const scale = talkScale(v);
+      for (const gd of v.plots) {
+        if (!gd.__base || !gd._fullLayout) continue;
         const update = { "font.size": Math.round(gd.__base.font * scale) };
         if (gd.__base.height) update.height = Math.round(gd.__base.height * scale);
         gd.__base.annotations.forEach((size, i) => {
@@ -84,53 +172,171 @@
         Plotly.relayout(gd, update).then(() => Plotly.Plots.resize(gd));
       }
     }
+  }
 
-    function sections() { return Array.from(root.querySelectorAll(".section")); }
+  function go(doc, step) {
+    const v = docState(doc).current;
+    if (!v) return;
+    const all = Array.from(v.root.querySelectorAll(".section"));
+    if (!all.length) return;
+    const header = doc.querySelector("header");
+    const top = header && getComputedStyle(header).position === "sticky" ? header.offsetHeight : 0;
+    let current = 0;
+    all.forEach((s, i) => { if (s.getBoundingClientRect().top <= top + 8) current = i; });
+    const target = all[Math.max(0, Math.min(all.length - 1, step === "first" ? 0 : step === "last"
+      ? all.length - 1 : current + step))];
+    target.style.scrollMarginTop = `${top}px`;
+    target.scrollIntoView({ block: "start" });
+    target.focus({ preventScroll: true });
+    if (v.hash) history.replaceState(null, "", `#${target.id}${docState(doc).talk ? "-talk" : ""}`);
+  }
 
-    function go(step) {
-      const all = sections();
-      const header = doc.querySelector("header");
-      const top = header && getComputedStyle(header).position === "sticky" ? header.offsetHeight : 0;
-      let current = 0;
-      all.forEach((s, i) => { if (s.getBoundingClientRect().top <= top + 8) current = i; });
-      const target = all[Math.max(0, Math.min(all.length - 1, step === "first" ? 0 : step === "last"
-        ? all.length - 1 : current + step))];
-      target.style.scrollMarginTop = `${top}px`;
-      target.scrollIntoView({ block: "start" });
-      target.focus({ preventScroll: true });
-      history.replaceState(null, "", `#${target.id}${state.talk ? "-talk" : ""}`);
+  /* Keys and the talk button, bound once per document whatever is drawn or redrawn. */
+  function keyboard(doc) {
+    const ds = docState(doc);
+    if (ds.keys) return;
+    ds.keys = true;
+    doc.addEventListener("keydown", ev => {
+      if (ev.defaultPrevented || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+      if (ev.target.closest && ev.target.closest("input, select, textarea, [contenteditable]")) return;
+      if (ev.key === "t") { setTalk(doc, !ds.talk); ev.preventDefault(); return; }
+      if (ev.key in KEYS) { go(doc, KEYS[ev.key]); ev.preventDefault(); }
+    });
+    doc.addEventListener("click", ev => {
+      if (ev.target.closest && ev.target.closest('[data-control="talk"]')) setTalk(doc, !ds.talk);
+    });
+  }
+
+  function isPlot(node) {
+    return node.nodeType === 1 && node.matches(".plot[data-fig]");
+  }
+
+  function purgeIn(node) {
+    if (node.nodeType !== 1) return;
+    for (const gd of isPlot(node) ? [node] : node.querySelectorAll(".plot[data-fig]")) if (gd._fullLayout) Plotly.purge(gd);
+  }
+
+  function syncAttributes(target, source) {
+    for (const name of target.getAttributeNames()) if (!source.hasAttribute(name)) target.removeAttribute(name);
+    for (const name of source.getAttributeNames()) {
+      if (target.getAttribute(name) !== source.getAttribute(name)) target.setAttribute(name, source.getAttribute(name));
     }
+  }
 
-    const KEYS = { j: 1, n: 1, ArrowRight: 1, PageDown: 1, k: -1, p: -1, ArrowLeft: -1, PageUp: -1,
-                   Home: "first", End: "last" };
-
-    function keyboard() {
-      doc.addEventListener("keydown", ev => {
-        if (ev.defaultPrevented || ev.altKey || ev.ctrlKey || ev.metaKey) return;
-        if (ev.target.closest && ev.target.closest("input, select, textarea")) return;
-        if (ev.key === "t") { setTalk(!state.talk); ev.preventDefault(); return; }
-        if (ev.key in KEYS) { go(KEYS[ev.key]); ev.preventDefault(); }
-      });
-      const button = doc.querySelector('[data-control="talk"]');
-      if (button) button.addEventListener("click", () => setTalk(!state.talk));
-    }
-
-    bind();
-    return draw().then(() => {
-      if (!data.compact) {
-        keyboard();
-        if (/-talk$|^#talk$/.test(location.hash)) setTalk(true);
+  /* Make target's children those of source in place: equal nodes stay, every drawn plot whose figure the new
+   * page still has stays where it is (Plotly.react then redraws it), the rest is replaced. Taking a drawn
+   * plot out of the document and back would cost a style pass over all its SVG (10–30 ms a page here). */
+  function morph(target, source) {
+    const old = Array.from(target.childNodes), fresh = Array.from(source.childNodes);
+    fresh.forEach((n, i) => {
+      const o = old[i];
+      if (o && isPlot(n) && isPlot(o) && o.dataset.fig === n.dataset.fig) return;
+      if (o && n.nodeType === 1 && !isPlot(n) && o.nodeName === n.nodeName && !isPlot(o) &&
+          n.querySelector(".plot[data-fig]")) {
+        syncAttributes(o, n);
+        morph(o, n);
+        return;
       }
-      root.dataset.alpha = state.alpha;
-      root.dataset.feature = state.feature;
-      root.dataset.ready = "1";
-    }).catch(err => {
-      const box = doc.createElement("p");
-      box.className = "error";
-      box.textContent = `This report could not be drawn: ${err && err.message || err}`;
-      root.prepend(box);
+      if (o && o.isEqualNode(n)) return;
+      if (o) { purgeIn(o); target.replaceChild(n, o); } else target.appendChild(n);
+    });
+    for (const o of old.slice(fresh.length)) { purgeIn(o); o.remove(); }
+  }
+
+  /* Put the page's body into root (morph: the plots of figures it keeps stay drawn). */
+  function replaceBody(v, body) {
+    const fresh = v.doc.createElement("div");
+    fresh.innerHTML = body;
+    morph(v.root, fresh);
+  }
+
+  /* The control values a new page is drawn at: opts.values, else those the user last set, else the page's. */
+  function valuesFor(v, data, opts) {
+    const given = opts.values || {}, kept = v.data && v.data.arch === data.arch ? v.values : {};
+    const alpha = given.alpha !== undefined ? given.alpha : kept.alpha !== undefined && kept.alpha !== null ? kept.alpha : data.alpha;
+    const feature = given.feature !== undefined ? given.feature : kept.feature !== undefined ? kept.feature : 0;
+    return { alpha, feature: Math.max(0, Math.round(feature)) };
+  }
+
+  function install(v, page, opts) {
+    const data = page.data, doc = v.doc;
+    if (opts.header) opts.header.innerHTML = page.header;
+    for (const button of doc.querySelectorAll('[data-control="talk"]')) button.setAttribute("aria-pressed", String(docState(doc).talk));
+    for (const box of v.root.querySelectorAll(":scope > p.error")) box.remove();
+    if (page.body !== undefined) replaceBody(v, page.body);
+    const payloads = {};
+    for (const side of Object.keys(data.payloads)) payloads[side] = prepared(data.payloads[side]);
+    const values = valuesFor(v, data, opts);
+    Object.assign(v, { data, payloads, plots: Array.from(v.root.querySelectorAll(".plot[data-fig]")),
+                       values, hash: opts.hash !== false });
+    syncInputs(v, "alpha");
+    syncInputs(v, "feature");
+    const ds = docState(doc);
+    ds.current = v;
+    if (!data.compact) {
+      keyboard(doc);
+      if (!ds.hashChecked) {
+        ds.hashChecked = true;
+        if (/-talk$|^#talk$/.test(location.hash)) setTalk(doc, true);
+      }
+    }
+    const moved = (data.alpha !== null && v.values.alpha !== data.alpha) || v.values.feature !== 0;
+    return drawAll(v, moved).then(complete => {
+      if (!complete) return;
+      v.drawn += 1;
+      v.root.dataset.alpha = v.values.alpha;
+      v.root.dataset.feature = v.values.feature;
+      v.root.dataset.drawn = String(v.drawn);
+      v.root.dataset.ready = "1";
+    });
+  }
+
+  /* One sentence in the page: the error box a failed drawing leaves. */
+  function showError(root, err) {
+    const doc = root.ownerDocument;
+    for (const box of root.querySelectorAll(":scope > p.error")) box.remove();
+    const box = doc.createElement("p");
+    box.className = "error";
+    box.textContent = `This report could not be drawn: ${err && err.message || err}`;
+    root.prepend(box);
+  }
+
+  /* Draw page = DisanSections.page(tv, …) ({header, body, data}) into root (the <main> element), replacing
+   * what an earlier call drew there. opts: {header: an element that receives page.header, values: {alpha,
+   * feature} to draw at (default: those the user last set on this root, else the page's), hash: false to
+   * leave the address alone when the keys move between sections}. Calls that arrive while one is drawing
+   * collapse: only the latest page is drawn, and a page still drawing its off-screen figures stops for it.
+   * Resolves when every figure of this page is drawn (then root.dataset.drawn counts up) or a newer page
+   * took its place; a failure is shown in root as one sentence and rejects. */
+  function show(root, page, opts) {
+    const v = view(root);
+    v.next = { page, opts: opts || {} };
+    if (!v.nextQueued) {
+      v.nextQueued = true;
+      enqueue(v, () => {
+        v.nextQueued = false;
+        const job = v.next;
+        v.next = null;
+        return install(v, job.page, job.opts);
+      });
+    }
+    const done = v.busy;
+    done.catch(err => { console.error(err); showError(root, err); });
+    return done;
+  }
+
+  /* The report file's start: its sections are already in root; data carries live.py's payloads. */
+  function start(root, data) {
+    return enqueue(view(root), () => install(view(root), { data }, {})).catch(err => {
+      showError(root, err);
       throw err;
     });
+  }
+
+  /* The control values and talk mode now: {alpha, feature, talk}. */
+  function values(root) {
+    const v = view(root);
+    return { alpha: v.values.alpha, feature: v.values.feature, talk: docState(v.doc).talk };
   }
 
   /* gzip + base64 text (report.py `_packed`) → bytes, with the browser's own DecompressionStream. */
@@ -170,10 +376,7 @@
     const root = doc.getElementById("report");
     const fail = err => {
       console.error(err);
-      const box = doc.createElement("p");
-      box.className = "error";
-      box.textContent = `This report could not be drawn: ${err && err.message || err}`;
-      root.prepend(box);
+      showError(root, err);
     };
     if (typeof DecompressionStream === "undefined") {
       fail("this browser cannot unpack it (no DecompressionStream); open it in a current Chrome, Edge, Firefox or Safari");
@@ -191,5 +394,5 @@
     }).catch(fail);
   }
 
-  window.DisanReport = { boot, start };
+  window.DisanReport = { boot, start, show, values, showError, setTalk };
 })();

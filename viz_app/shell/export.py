@@ -15,7 +15,7 @@ import disan
 
 from viz_app.shell import chart, loaders
 
-from viz_app.draw import report
+from viz_app.draw import report, site
 from viz_app.shell.context import Context
 from viz_app.draw.figures import standalone_html
 from viz_app.draw.text import md_escape
@@ -124,4 +124,32 @@ def report_download(ctx: Context) -> None:
         key="report_download",
         on_click="ignore",
         help="One HTML file with this sentence's figures, the α / feature controls and a talk mode; opens offline.",
+    )
+
+
+@st.cache_data(max_entries=2, show_spinner="Building the explorer (exporting the model to ONNX)…")
+def explorer_zip(model: str, text: str, hypothesis: str | None) -> bytes:
+    """The static explorer of ``model`` as a zip, opening on this sentence (cached: an export takes seconds)."""
+    return site.site_zip(model, (text, hypothesis or ""))
+
+
+def explorer_download(ctx: Context) -> None:
+    """ "Download explorer": the static explorer (``python -m disan site``) of the current model, as a zip."""
+    if ctx.random_weights or ctx.input_error:
+        st.caption("The explorer download needs a trained model and a valid sentence.")
+        return
+    try:
+        site.ort_dir()
+    except disan.DisanError as err:
+        st.caption(md_escape(str(err)))
+        return
+    st.download_button(
+        "Download explorer (zip)",
+        data=partial(explorer_zip, ctx.model, ctx.text, ctx.hypothesis),
+        file_name=f"{safe_name(f'explorer-{ctx.model}')}.zip",
+        mime="application/zip",
+        key="explorer_download",
+        on_click="ignore",
+        help="A folder where this model runs in the browser: type any sentence, no server; open index.html from "
+        "disk or put the folder on any static host. It opens on the current sentence.",
     )

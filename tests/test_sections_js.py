@@ -1,0 +1,449 @@
+"""The report built in the page (viz_app/browser/figures.js + sections.js) against the Python report, and
+report.js drawing and redrawing it.
+
+Node runs ``DisanSections.page(trace_view_json(trace))`` for random-weight and bundled models (T = 1, 2,
+HTML-ish and repeated tokens, mask and α overrides, sentences past the cell-label and tick limits, an NLI
+pair): every figure's data and layout must equal Python's ``json.loads(pio.to_json(fig))`` (numbers within
+1e-6, strings exact; Plotly's typed-array specs decoded), the bindings and the HTML exactly, the word
+frames within 1e-6 and the payloads as recompute.js prepares them (DiSAN's float32 features within the
+report's quantisation error of its uint16 ones). Then headless Chromium draws a JS-built page with
+report.js, moves the α and feature controls, draws further sentences into the same page, and checks the
+maps against the core, talk mode and the kept control values.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import plotly.io as pio
+import pytest
+
+import disan
+from disan.errors import InputError
+from tests.conftest import offline_page
+from viz_app.draw import figures, live, report
+from viz_app.draw.records import trace_view
+from viz_app.draw.report_sections import compact_sections, report_sections, word_frames
+from viz_app.draw.site_view import figure_context, trace_view_json
+from viz_app.draw.theme import NORMAL
+
+ROOT = Path(__file__).resolve().parents[1]
+BROWSER = ROOT / "viz_app" / "browser"
+SCRIPTS = ("recompute.js", "figures.js", "sections.js")
+NODE = shutil.which("node")
+TOLERANCE = 1e-6
+
+HTMLISH = "it's <b>bold</b> & \"the\" the the & <i> zzqxvw"  # zzqxvw: an unknown token
+LONG = " ".join(["the", "man", "in", "a", "blue", "shirt", "is", "playing", "with", "his", "dog"] * 3)  # 33 tokens
+TWENTY = "a man in a blue shirt is playing with his dog on the beach while two children watch from the boat"
+
+#: (model, text, hypothesis, trace keywords); bundled models are skipped when their checkpoint is missing.
+CASES = [
+    ("disan", "A lady stands outside of a Mexican market .", None, {}),
+    ("disan", "good", None, {}),
+    ("disan", HTMLISH, None, {"masks": ("none", "diag")}),
+    ("dsa", "good", None, {}),
+    ("dsa", "good movie", None, {}),
+    ("dsa", HTMLISH, None, {"alpha": 0.0, "masks": ("diag", "bw")}),
+    ("dsa", LONG, None, {"alpha": 0.5}),
+    ("disan-sst5", "A lady stands outside of a Mexican market .", None, {}),
+    ("disan-sst5", TWENTY, None, {}),
+    ("disan-sst5", "bad movie", None, {}),
+    ("disan-sst5", HTMLISH, None, {}),
+    ("dsa-nli", "A lady stands outside of a Mexican market .", "A woman is outdoors .", {}),
+    ("dsa-nli", "<b> & & <b>", "nobody", {"alpha": 2.5}),
+]
+
+#: Runs in Node: loads the classic scripts, then answers each job {fn, args} with its result (typed arrays
+#: as lists, errors as {error}).
+RUNNER = r"""
+const fs = require("fs"), vm = require("vm"), path = require("path");
+const [dir, ...files] = process.argv.slice(1);
+for (const f of files) vm.runInThisContext(fs.readFileSync(path.join(dir, f), "utf8"), { filename: f });
+const input = JSON.parse(fs.readFileSync(0, "utf8"));
+DisanFigures.configure(input.context);
+// The trace view as onnxruntime-web hands it over: Float32Array numbers, Uint8Array masks.
+const typed = (s) => {
+  for (const d of ["fw", "bw"]) {
+    const b = s[d];
+    for (const k of ["attention", "gate", "probs_max", "heads", "scores", "ffn_deactivation", "ln_max", "probs"]) {
+      if (b[k]) b[k] = Float32Array.from(b[k]);
+    }
+    b.allowed = Uint8Array.from(b.allowed);
+  }
+  for (const k of ["s2t", "maxpool_share"]) if (s[k]) s[k] = Float32Array.from(s[k]);
+};
+const run = (job) => {
+  try {
+    if (job.fn === "page") { const p = DisanSections.page(job.args[0], job.args[1]); delete p.sections; return p; }
+    if (job.fn === "typed") { typed(job.args[0].premise); if (job.args[0].hypothesis) typed(job.args[0].hypothesis); }
+    if (job.fn === "typed") { const p = DisanSections.page(job.args[0], job.args[1]); delete p.sections; return p; }
+    const [lib, name] = job.fn.split(".");
+    return (lib === "F" ? DisanFigures : DisanSections)[name](...job.args);
+  } catch (e) { return { error: String(e && e.message || e) }; }
+};
+process.stdout.write(JSON.stringify(input.jobs.map(run), (k, v) => ArrayBuffer.isView(v) ? Array.from(v) : v));
+"""
+
+
+def node(jobs: list[dict]) -> list:
+    if NODE is None:
+        pytest.skip("node is not installed (needed to run the page's scripts)")
+    payload = json.dumps({"context": figure_context(), "jobs": jobs}, allow_nan=False)
+    proc = subprocess.run([NODE, "-e", RUNNER, str(BROWSER), *SCRIPTS], input=payload, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def plain(value):
+    """Python's figure JSON with Plotly's typed-array specs ({dtype, bdata, shape}) as nested lists, NaN as None."""
+    if isinstance(value, dict):
+        if "bdata" in value and "dtype" in value:
+            array = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
+            if "shape" in value:
+                array = array.reshape([int(s) for s in str(value["shape"]).split(",")])
+            return _nested(array)
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    return value
+
+
+def _nested(array: np.ndarray):
+    if array.ndim > 1:
+        return [_nested(row) for row in array]
+    return [None if isinstance(v, float) and not np.isfinite(v) else v for v in array.tolist()]
+
+
+def differences(a, b, path: str = "", out: list | None = None) -> list:
+    """Where ``a`` (Python) and ``b`` (JS) differ: numbers beyond TOLERANCE, anything else at all."""
+    out = [] if out is None else out
+    if isinstance(a, bool) or isinstance(b, bool):
+        if a is not b:
+            out.append((path, a, b))
+    elif isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        if not abs(a - b) <= TOLERANCE:
+            out.append((path, a, b))
+    elif isinstance(a, dict) and isinstance(b, dict):
+        if a.keys() != b.keys():
+            out.append((path, sorted(a.keys() - b.keys()), sorted(b.keys() - a.keys())))
+        for k in a.keys() & b.keys():
+            differences(a[k], b[k], f"{path}.{k}", out)
+    elif isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            out.append((path, f"{len(a)} items", f"{len(b)} items"))
+        else:
+            for i, (x, y) in enumerate(zip(a, b)):
+                differences(x, y, f"{path}.{i}", out)
+    elif a != b:
+        out.append((path, a, b))
+    return out
+
+
+def assert_same(python, js, what: str) -> None:
+    diff = differences(python, js, what)
+    assert not diff, f"{len(diff)} differences, first: {diff[:5]}"
+
+
+_MODELS: dict = {}
+
+
+def trace_of(name: str, text: str, hypothesis, kw: dict):
+    if name not in ("disan", "dsa") and not (ROOT / "pretrained" / f"{name}.safetensors").exists():
+        pytest.skip(f"the bundled model {name} is not in pretrained/")
+    if name not in _MODELS:
+        _MODELS[name] = disan.load(name, device="cpu")
+    return _MODELS[name].trace(text, hypothesis, **kw)
+
+
+@pytest.fixture(scope="module")
+def built():
+    """For every case: the trace, and the JS page of its trace view, full and compact."""
+    traces = [trace_of(*case) for case in CASES]
+    jobs = []
+    for trace in traces:
+        tv = trace_view_json(trace)
+        jobs += [{"fn": "page", "args": [tv, {}]}, {"fn": "page", "args": [tv, {"compact": True}]},
+                 {"fn": "typed", "args": [tv, {}]}]
+    pages = node(jobs)
+    return [(trace, pages[3 * i], pages[3 * i + 1], pages[3 * i + 2]) for i, trace in enumerate(traces)]
+
+
+def python_page(trace, compact: bool) -> dict:
+    tv = trace_view(trace)
+    sections = compact_sections(tv, trace) if compact else report_sections(tv, trace)
+    d_h = tv.premise.s2t.shape[1] // 2
+    figs = {f.id: plain(json.loads(pio.to_json(f.figure, validate=False))) for s in sections for f in s.figures}
+    return {
+        "header": report._header(tv, sections, compact),
+        "body": "".join(report._section_html(s, tv, d_h) for s in sections),
+        "data": report.page_data(trace, tv, sections, compact),
+        "figures": figs,
+    }
+
+
+@pytest.mark.parametrize("index", range(len(CASES)), ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+@pytest.mark.parametrize("compact", [False, True], ids=["report", "compact"])
+def test_js_page_equals_the_python_report(built, index, compact):
+    trace, full, small, _ = built[index]
+    js = small if compact else full
+    assert "error" not in js, js.get("error")
+    py = python_page(trace, compact)
+    assert js["header"] == py["header"]
+    assert js["body"] == py["body"]
+    data = js["data"]
+    assert {k: data[k] for k in ("arch", "alpha", "compact", "fonts")} == {
+        k: py["data"][k] for k in ("arch", "alpha", "compact", "fonts")}
+    assert list(data["figures"]) == list(py["figures"])  # same figures in the same order
+    for fid, fig in py["figures"].items():
+        assert_same(fig, data["figures"][fid], fid)
+    assert data["live"] == py["data"]["live"]
+    assert_same(py["data"]["words"], data["words"], "words")
+    assert data["payloads"].keys() == py["data"]["payloads"].keys()
+    for side, got in data["payloads"].items():
+        check_payload(trace, side, got)
+
+
+@pytest.mark.parametrize("index", range(len(CASES)), ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_typed_arrays_give_the_same_page_as_lists(built, index):
+    _, full, _, typed = built[index]
+
+    def without_ids(page: dict) -> dict:  # only the payload ids of two builds differ
+        page = json.loads(json.dumps(page))
+        for payload in page["data"]["payloads"].values():
+            payload.pop("id")
+        return page
+
+    assert without_ids(typed) == without_ids(full)
+
+
+def check_payload(trace, side: str, got: dict) -> None:
+    """The JS payload is what DisanRecompute.prepare makes of live.py's, with float32 features at scale 1."""
+    want = report.payload(trace, side)
+    sent = trace.hypothesis if side == "hypothesis" else trace.premise
+    assert (got["kind"], got["T"], got["tokens"], got["memo"]) == (want["kind"], want["T"], want["tokens"], None)
+    assert got["id"].startswith(f"{want['kind']}-js")
+    for name, block in want["blocks"].items():
+        mine = got["blocks"][name]
+        allowed = live.decode(block["allowed"])
+        assert mine["mask"] == block["mask"]
+        assert mine["allowed"] == allowed.ravel().tolist()
+        assert mine["cells"] == np.flatnonzero(allowed).tolist()
+        assert mine["scale"] == 1
+        if want["kind"] == "distance":
+            assert mine["features"] is None
+            assert np.array_equal(np.asarray(mine["scores"], np.float32), live.decode(block["scores"]).ravel())
+        else:
+            assert mine["scores"] is None
+            features = np.asarray(mine["features"], np.float64).reshape(live.decode(block["features"]).shape)
+            quantised = live.decode(block["features"]) * block["features"]["scale"]
+            assert np.abs(features - quantised).max(initial=0.0) <= live.QUANTISATION_ERROR + 1e-7
+            T = len(sent.tokens)
+            exact = getattr(sent.encoder, name).probs[0, :T, :T].numpy()[allowed.astype(bool)].T  # (D, N)
+            assert np.array_equal(features.astype(np.float32), exact)
+
+
+def test_the_figure_context_is_json_and_names_what_the_themes_use():
+    context = figure_context()
+    assert json.loads(json.dumps(context, allow_nan=False)) == context
+    for theme in context["themes"].values():
+        assert theme["template"] in context["templates"]
+        assert {theme["sequential"], theme["diverging"]} <= context["colorscales"].keys()
+    assert context["colorscales"]["Viridis"] == figures._scale("Viridis")
+    assert context["themes"]["normal"]["font_size"] == NORMAL.font_size
+
+
+def test_builders_beyond_the_report_masked_clickable_and_pooled():
+    """heatmap_grid's masked overlay and click layer and small_multiples' block averaging, which the report
+    never reaches, equal Python too."""
+    rng = np.random.default_rng(1)
+    tokens = ["a", "<b>", "&", "a", "x" * 40, "é🙂" * 70, "c"]
+    T = len(tokens)
+    mats = [rng.random((T, T)), rng.random((T, T))]
+    mats[1][2, 3] = np.nan
+    masked = [np.tri(T, dtype=bool), None]
+    stack = rng.random((3, T, T))
+    python = [
+        figures.heatmap_grid(mats, ["one", "two <i>"], tokens, title="grid & co", masked=masked, clickable=True,
+                             value_name="P<k>"),
+        figures.small_multiples(stack, tokens, ["h1", "h2", "h3"], title="pooled", max_cells=3),
+        figures.heatmap_grid(mats, ["one", "two"], tokens, cols=1, zmin=0.0, zmax=2.0),
+        figures.bar_chart({"1": [0.1, np.nan, 0.3, 0, 1, 2, 3]}, tokens, y_range=(0, 1)),
+        figures.prediction_chart({"x": 0.125, "y": 0.375, "z": 0.5}),
+    ]
+    jobs = [
+        {"fn": "F.heatmapGrid", "args": [[m.tolist() for m in mats], ["one", "two <i>"], tokens,
+                                         {"title": "grid & co", "masked": [masked[0].tolist(), None],
+                                          "clickable": True, "valueName": "P<k>"}]},
+        {"fn": "F.smallMultiples", "args": [stack.tolist(), tokens, ["h1", "h2", "h3"],
+                                            {"title": "pooled", "maxCells": 3}]},
+        {"fn": "F.heatmapGrid", "args": [[m.tolist() for m in mats], ["one", "two"], tokens,
+                                         {"cols": 1, "zmin": 0.0, "zmax": 2.0}]},
+        {"fn": "F.barChart", "args": [[["1", [0.1, None, 0.3, 0, 1, 2, 3]]], tokens, {"yRange": [0, 1]}]},
+        {"fn": "F.predictionChart", "args": [[["x", 0.125], ["y", 0.375], ["z", 0.5]]]},
+    ]
+    got = node([{**j, "args": json.loads(json.dumps(j["args"]).replace("NaN", "null"))} for j in jobs])
+    for k, fig in enumerate(python):
+        assert "error" not in got[k], got[k]
+        assert_same(plain(json.loads(pio.to_json(fig, validate=False))), got[k], f"figure {k}")
+
+
+def test_number_formats_and_escapes_follow_python():
+    values = [0, -0.0, 1.5, 0.1, 2.5, 1e-5, 0.0001, 123456, 1234567, 1e16, 0.125, 0.375, 0.625, 0.875, 1.005, -0.125,
+              3.14159265, 0.000123456789, 99999.95, 1 / 3]
+    texts = ["a & b", "<b>\"x\"</b>", "it's", ""]
+    jobs = ([{"fn": "F.formatG", "args": [v]} for v in values]
+            + [{"fn": "F.formatFixed", "args": [v, 2]} for v in values]
+            + [{"fn": "F.htmlEscape", "args": [t]} for t in texts] + [{"fn": "S.escape", "args": [t]} for t in texts]
+            + [{"fn": "F.clip", "args": ["é🙂" * 20, 24]}, {"fn": "F.clip", "args": ["short", 24]}])
+    got = node(jobs)
+    n, m = len(values), len(texts)
+    assert got[:n] == [f"{v:g}" for v in values]
+    assert got[n:2 * n] == [f"{v:.2f}" for v in values]
+    from html import escape
+
+    from viz_app.draw.text import html_escape
+
+    assert got[2 * n:2 * n + m] == [html_escape(t) for t in texts]
+    assert got[2 * n + m:2 * n + 2 * m] == [escape(t) for t in texts]
+    assert got[-2:] == [figures.clip("é🙂" * 20, 24), "short"]
+
+
+def test_word_frames_and_errors_are_one_sentence():
+    trace = trace_of("dsa", "a <b> man", None, {})
+    tv = trace_view_json(trace)
+    too_long = trace_of("dsa", " ".join(["good"] * 65), None, {})
+    broken = {**tv, "premise": {**tv["premise"], "fw": {**tv["premise"]["fw"], "attention": [0.5]}}}
+    got = node([{"fn": "S.wordFrames", "args": [tv["premise"]]},
+                {"fn": "page", "args": [trace_view_json(too_long), {}]},
+                {"fn": "page", "args": [broken, {}]}])
+    assert_same(word_frames(trace_view(trace).premise), got[0], "frames")
+    with pytest.raises(InputError) as err:
+        report.check_length(too_long)
+    assert got[1] == {"error": str(err.value)}
+    T = len(trace.tokens)
+    assert got[2] == {"error": "The trace view is not complete: "
+                               f"premise.fw.attention should have {T * T} values but has 1."}
+
+
+# ------------------------------------------------------------------ drawing in Chromium
+
+@pytest.mark.browser
+def test_report_js_draws_and_redraws_js_built_pages_in_one_document():
+    dsa_a = trace_of("dsa", "A lady stands outside of a Mexican market .", None, {})
+    dsa_b = trace_of("dsa", "the dog & <b> dog", None, {})
+    dsa_c = trace_of("dsa", "good movie", None, {})
+    disan_a = trace_of("disan", "the movie is good .", None, {})
+    disan_b = trace_of("disan", "a bad movie", None, {})
+    scripts = [{"path": str(report.PLOTLY_JS)}, {"content": live.recompute_js()},
+               *({"path": str(BROWSER / name)} for name in ("figures.js", "sections.js", "report.js"))]
+    with offline_page(*scripts) as page:
+        errors: list[str] = []
+        page.on("pageerror", lambda err: errors.append(str(err)))
+        page.add_style_tag(content=(BROWSER / "report.css").read_text(encoding="utf-8"))
+        page.evaluate("""(context) => {
+            document.body.className = "report";
+            document.body.innerHTML = '<div id="head"></div><main id="report"></main>';
+            DisanFigures.configure(context);
+            window.draw = (tv) => DisanReport.show(document.getElementById("report"), DisanSections.page(tv),
+                                                   { header: document.getElementById("head") });
+        }""", figure_context())
+
+        def draw(trace, n: int) -> None:
+            page.evaluate("(tv) => { draw(tv); }", trace_view_json(trace))
+            page.wait_for_function("(n) => document.getElementById('report').dataset.drawn === String(n)", arg=n,
+                                   timeout=60_000)
+
+        def on(fig: str, expr: str):
+            """``expr`` evaluated with ``gd``, the plot of figure ``fig``."""
+            find = f"document.querySelector(`.plot[data-fig='{fig}']`)"
+            return page.evaluate(f"() => {{ const gd = {find}; return {expr}; }}")
+
+        def z(fig: str, index: int) -> np.ndarray:
+            rows = page.evaluate("([f, t]) => document.querySelector(`.plot[data-fig='${f}']`).data[t].z"
+                                 ".map(r => Array.from(r, v => v === null ? NaN : v))", [fig, index])
+            return np.asarray(rows, np.float64)
+
+        def heads_at(trace, alpha: float, direction: str) -> np.ndarray:
+            T = len(trace.tokens)
+            return getattr(trace.premise.encoder, direction).probs_at(alpha)[0, :, :T, :T].numpy().astype(np.float64)
+
+        def move(control: str, key: str, expect: str) -> None:
+            page.locator(f'input[data-control="{control}"]').first.focus()
+            page.keyboard.press(key)
+            page.wait_for_function("([c, v]) => document.getElementById('report').dataset[c] === v",
+                                   arg=[control, expect])
+
+        # A DSA page drawn from its trace view; α moved in the page is Im Eq. 7 of the core.
+        draw(dsa_a, 1)
+        drawn = page.locator("#report .plot[data-fig].js-plotly-plot")
+        assert drawn.count() == page.locator(".plot[data-fig]").count() == 8
+        assert page.locator("#head header h1").inner_text().endswith("a lady stands outside of a mexican market .")
+        move("alpha", "End", "5")
+        for h, want in enumerate(heads_at(dsa_a, 5.0, "fw")):
+            np.testing.assert_allclose(z("alpha-heads-fw-premise", h), want, atol=1e-5, rtol=0)
+        np.testing.assert_allclose(z("alpha-mean-premise", 1), heads_at(dsa_a, 5.0, "bw").mean(0), atol=1e-5, rtol=0)
+
+        # Talk mode from the keyboard, bound once: one press switches it on.
+        page.locator("h2").first.click()
+        page.keyboard.press("t")
+        assert page.evaluate("() => document.body.classList.contains('talk')")
+        assert on("prediction", "gd.layout.font.size") == 20
+
+        # A second sentence in the same page: its tokens, the kept α = 5 (recomputed before drawing), talk mode.
+        on("alpha-mean-premise", "gd.__kept = true")
+        draw(dsa_b, 2)
+        badges = page.locator("#report .tokens .tok").all_inner_texts()
+        assert badges == list(dsa_b.tokens)
+        assert on("alpha-mean-premise", "gd.__kept") is True  # the plot was reused
+        ticks = on("alpha-mean-premise", "gd.layout.xaxis.ticktext")
+        assert ticks == ["the", "dog", "&amp;", "&lt;", "b", "&gt;", "dog"]
+        assert page.evaluate("() => document.getElementById('report').dataset.alpha") == "5"
+        assert page.locator('input[data-control="alpha"]').first.input_value() == "5"
+        np.testing.assert_allclose(z("alpha-heads-bw-premise", 2), heads_at(dsa_b, 5.0, "bw")[2], atol=1e-5, rtol=0)
+        title = on("alpha-mean-premise", "gd.layout.title.text")
+        assert title == "Head-averaged attention weights at α = 5"
+        assert page.evaluate("() => document.body.classList.contains('talk')")
+        assert page.get_attribute('#head [data-control="talk"]', "aria-pressed") == "true"  # a new header, talk kept
+        assert on("alpha-mean-premise", "gd.layout.font.size") == 20
+        page.locator("h2").first.click()
+        page.keyboard.press("j")
+        assert page.evaluate("() => location.hash").endswith("-talk")
+        page.keyboard.press("t")  # a second binding would switch it straight back on
+        assert not page.evaluate("() => document.body.classList.contains('talk')")
+        assert on("prediction", "gd.layout.font.size") == 13
+
+        # Several sentences in a row: only the last is drawn, whole.
+        page.evaluate("([a, b]) => { draw(a); draw(b); }", [trace_view_json(dsa_a), trace_view_json(dsa_c)])
+        page.wait_for_function("() => document.getElementById('report').dataset.drawn === '3'")
+        assert on("alpha-mean-premise", "gd.data[0].z.length") == 2
+        assert page.locator("#report .tokens .tok").all_inner_texts() == ["good", "movie"]
+
+        # DiSAN into the same page: the feature scrubber on the new payload, kept for the next sentence.
+        draw(disan_a, 4)
+        assert page.locator("#report .plot[data-fig].js-plotly-plot").count() == 6
+        for step in range(3):
+            move("feature", "ArrowRight", str(step + 1))
+        T = len(disan_a.tokens)
+        for index, block in enumerate((disan_a.premise.encoder.fw, disan_a.premise.encoder.bw)):
+            # float32 features at scale 1: exactly the trace's P[:, :, 3], no quantisation
+            np.testing.assert_array_equal(z("feature-premise", index), block.probs[0, :T, :T, 3].numpy())
+        page.select_option('select[data-control="word"]', "2")
+        page.wait_for_function("() => document.querySelector(`.plot[data-fig='s2t-premise']`)"
+                               ".layout.annotations[0].text.startsWith('#2 ')")
+        word = f"#2 '{disan_a.tokens[2]}' ({disan_a.premise.encoder.s2t_probs.shape[-1]} features)"
+        assert on("s2t-premise", "gd.layout.annotations[0].text") == word
+        draw(disan_b, 5)
+        T = len(disan_b.tokens)
+        assert page.locator('input[data-control="feature"]').first.input_value() == "3"
+        np.testing.assert_array_equal(z("feature-premise", 0), disan_b.premise.encoder.fw.probs[0, :T, :T, 3].numpy())
+        features = disan_b.premise.encoder.s2t_probs.shape[-1]
+        assert on("s2t-premise", "gd.layout.annotations[0].text") == f"#0 'a' ({features} features)"  # word 0 again
+        assert page.locator("#report p.error").count() == 0
+        assert errors == []

@@ -1,0 +1,326 @@
+"""The static explorer (``python -m disan site``): a folder that works from disk with no server and no network.
+
+Builds a site with a DiSAN sentence model and a DSA NLI model, opens ``index.html`` from ``file://`` in
+headless Chromium with every request outside the folder aborted, and checks what a visitor sees: the maps of
+the sentence in the link, a typed sentence computed in the page equal to the torch model's trace, the state
+in the address, and one clear line for every input the page refuses.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import disan
+import disan.api
+from disan.errors import DisanError, OutputError
+from viz_app.draw import site
+
+ROOT = Path(__file__).resolve().parents[1]
+TIMEOUT_MS = 120_000
+MODELS = ("disan-sst5", "dsa-nli")
+#: Every bundled checkpoint goes into the one site these tests build (issue 18: every bundled model works).
+BUNDLED = tuple(sorted(p.stem for p in (ROOT / "pretrained").glob("*.safetensors")))
+#: The page equals the torch model with the stored (rounded) weights within this (issue 18).
+TOLERANCE = 1e-4
+
+
+def ort_or_skip() -> None:
+    try:
+        site.ort_dir()
+    except DisanError as err:
+        pytest.skip(f"onnxruntime-web is not installed: {err}")
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> site.SiteInfo:
+    ort_or_skip()
+    return site.build_site(tmp_path_factory.mktemp("site") / "explorer", list(BUNDLED))
+
+
+@pytest.fixture
+def open_site(chromium, built):
+    """Open the built folder's index.html (with an address fragment) allowing only files inside the folder."""
+    opened = []
+
+    def opener(fragment: str = "", ready: bool = True):
+        context = chromium.new_context(viewport={"width": 1400, "height": 1000})
+        blocked: list[str] = []
+        errors: list[str] = []
+        folder = built.out.as_uri() + "/"
+
+        def inside_only(route):
+            if route.request.url.startswith(folder):
+                route.continue_()
+            else:
+                blocked.append(route.request.url)
+                route.abort()
+
+        context.route("**/*", inside_only)
+        page = context.new_page()
+        page.on("pageerror", lambda err: errors.append(str(err)))
+        page.on("console", lambda msg: msg.type == "error" and errors.append(msg.text))
+        page.on("dialog", lambda dialog: (errors.append(f"dialog: {dialog.message}"), dialog.dismiss()))
+        page.set_default_timeout(TIMEOUT_MS)
+        page.goto((built.out / "index.html").as_uri() + fragment)
+        if ready:
+            page.wait_for_function("() => ['ready', 'error'].includes(document.body.dataset.state)")
+        opened.append(context)
+        return page, blocked, errors
+
+    yield opener
+    for context in opened:
+        context.close()
+
+
+def fragment(**state: str) -> str:
+    from urllib.parse import urlencode
+
+    return "#" + urlencode(state)
+
+
+def type_text(page, selector: str, text: str) -> None:
+    """Replace the field's text as a person would and wait until the page has answered."""
+    before = page.evaluate("() => document.body.dataset.generation || ''")
+    page.fill(selector, text)
+    page.wait_for_function(
+        "before => document.body.dataset.state === 'error' || "
+        "(document.body.dataset.state === 'ready' && document.body.dataset.generation !== before)",
+        arg=before,
+    )
+
+
+# ------------------------------------------------------------------ the folder
+
+
+def test_folder_holds_the_page_the_runtime_and_one_file_per_model(built):
+    names = {p.relative_to(built.out).as_posix() for p in built.out.rglob("*") if p.is_file()}
+    assert {"index.html", "assets/site-data.js", "assets/ort-runtime.js", "assets/plotly.js"} <= names
+    assert {f"models/{m}.js" for m in BUNDLED} <= names
+    html = (built.out / "index.html").read_text(encoding="utf-8")
+    assert "http://" not in html and "https://" not in html  # nothing outside the folder is referenced
+    for m in built.models:
+        assert m.bytes <= 10_000_000, f"{m.name}: {m.bytes / 1e6:.2f} MB, over the 10 MB a model may take"
+
+
+def test_rebuilding_replaces_a_site_but_never_a_folder_of_other_files(tmp_path, built):
+    other = tmp_path / "mine"
+    other.mkdir()
+    (other / "notes.txt").write_text("keep me")
+    with pytest.raises(OutputError, match="not a site"):
+        site.build_site(other, ["disan-sst5"])
+    assert (other / "notes.txt").read_text() == "keep me"
+    with pytest.raises(OutputError, match="is a file"):
+        site.build_site(other / "notes.txt", ["disan-sst5"])
+
+
+def test_a_missing_runtime_is_one_sentence_naming_the_fix(monkeypatch, tmp_path):
+    monkeypatch.setenv("DISAN_ORT_DIR", str(tmp_path))
+    with pytest.raises(DisanError, match="npm ci"):
+        site.ort_dir()
+
+
+def test_cli_writes_the_site_and_refuses_bad_arguments_in_one_line(tmp_path, capsys):
+    ort_or_skip()
+    from disan.__main__ import main
+
+    assert main(["site", "--out", str(tmp_path / "s"), "--model", "no-such-model"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error:") and "no-such-model" in err[0]
+    assert not (tmp_path / "s").exists()
+    assert main(["site", "--out", str(tmp_path / "s"), "--model", "disan"]) == 2  # random weights: refused
+    assert "random weights" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------- the page
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model", BUNDLED)
+def test_every_bundled_model_draws_offline_from_disk(open_site, model):
+    meta = disan.api.describe(model)
+    state = {"m": model, "t": "A man is pouring a glass of tea ."}
+    if meta.pair:
+        state["h"] = "A man drinks ."
+    page, blocked, errors = open_site(fragment(**state))
+    assert page.evaluate("document.body.dataset.state") == "ready", page.inner_text("#status")
+    assert page.locator("#report g.hm").count() >= 2
+    assert blocked == [] and errors == []
+    assert page.input_value("#model") == model
+
+
+def test_screenshot_of_the_explorer(open_site):
+    from tests.conftest import docs_out
+
+    page, _, _ = open_site(fragment(m="dsa-nli", t="A lady stands outside of a Mexican market .",
+                                    h="A woman is outdoors ."))
+    page.wait_for_function("() => document.body.dataset.drawnAt")
+    out = docs_out("screenshots", "site.png")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    page.set_viewport_size({"width": 1300, "height": 1400})
+    page.screenshot(path=str(out))
+    assert out.stat().st_size > 20_000  # a drawn page, not a blank one
+
+
+def test_page_opens_from_disk_and_draws_the_linked_sentence(open_site):
+    page, blocked, errors = open_site(fragment(m="disan-sst5", t="a gorgeous , witty , seductive movie ."))
+    assert page.evaluate("document.body.dataset.state") == "ready", page.inner_text("#status")
+    assert blocked == [] and errors == []
+    assert page.locator("#report .plot .main-svg").count() >= 4  # prediction, maps, gates, source2token
+    assert page.locator("#report g.hm").count() >= 2  # the forward and backward heatmaps
+    tokens = page.locator(".tokens .tok").all_inner_texts()
+    assert tokens == disan.tokenize("a gorgeous , witty , seductive movie .")
+    assert "Shen Fig. 6" in page.inner_text("#report")
+
+
+def test_typed_sentences_are_computed_in_the_page_as_the_torch_model_computes_them(open_site, built):
+    from disan.onnx_export import rounded_model
+
+    page, _, errors = open_site(fragment(m="dsa-nli", t="A lady stands outside .", h="A woman is outdoors ."))
+    for name, pairs in (
+        ("disan-sst5", [("the movie is n't good , but the actors do their best .", None), ("good", None)]),
+        ("dsa-nli", [("A lady stands outside of a Mexican market .", "A woman is outdoors ."),
+                     ("A man is pouring a glass of tea", "A man drinks")]),
+    ):
+        reference = rounded_model(disan.load(name, "cpu"), built_extra(built, name), int8=built_int8(built, name))
+        for text, hyp in pairs:
+            tv = page.evaluate(
+                "([m, t, h]) => DisanSite.traceOf(m, t, h).then(v => JSON.parse(JSON.stringify(v, "
+                "(k, x) => ArrayBuffer.isView(x) ? Array.from(x) : x)))",
+                [name, text, hyp],
+            )
+            trace = reference.trace(text, hyp)
+            assert_close(tv, trace)
+    assert errors == []
+
+
+def built_extra(built, name: str) -> int:
+    return next(m.extra_words for m in built.models if m.name == name)
+
+
+def built_int8(built, name: str) -> tuple[str, ...]:
+    return next(m.int8 for m in built.models if m.name == name)
+
+
+def assert_close(tv: dict, trace) -> None:
+    """The page's trace view against the torch trace: prediction, maps, gates, source2token (≤ TOLERANCE)."""
+    want = [trace.prediction[k] for k in trace.prediction]
+    got = [tv["prediction"][k] for k in trace.prediction]
+    np.testing.assert_allclose(got, want, atol=TOLERANCE)
+    for side, sent in (("premise", trace.premise), ("hypothesis", trace.hypothesis)):
+        if sent is None:
+            continue
+        view, enc, T = tv[side], sent.encoder, len(sent.tokens)
+        assert view["tokens"] == list(sent.tokens) and view["status"] == list(sent.token_status)
+        for d in ("fw", "bw"):
+            block = getattr(enc, d)
+            mean = block.probs_mean[0] if trace.arch == "disan" else block.probs[0].mean(0)
+            np.testing.assert_allclose(np.reshape(view[d]["attention"], (T, T)), mean.numpy(), atol=TOLERANCE)
+            np.testing.assert_allclose(np.reshape(view[d]["gate"], (T, -1)), block.gate[0].numpy(), atol=TOLERANCE)
+            if trace.arch == "dsa":
+                np.testing.assert_allclose(np.reshape(view[d]["heads"], block.probs[0].shape), block.probs[0].numpy(),
+                                           atol=TOLERANCE)
+        np.testing.assert_allclose(np.reshape(view["s2t"], (T, -1)), enc.s2t_probs[0].numpy(), atol=TOLERANCE)
+
+
+def test_the_address_holds_the_state_and_reopens_it(open_site):
+    page, _, _ = open_site(fragment(m="disan-sst5", t="good"))
+    type_text(page, "#text", "a dull , lifeless mess .")
+    url = page.url
+    assert "a+dull" in url or "a%20dull" in url
+    again, _, errors = open_site(url[url.index("#"):])
+    assert again.input_value("#text") == "a dull , lifeless mess ."
+    assert again.locator(".tokens .tok").all_inner_texts() == disan.tokenize("a dull , lifeless mess .")
+    assert errors == []
+
+
+@pytest.mark.parametrize(
+    ("model", "text", "hypothesis", "expect"),
+    [
+        ("disan-sst5", "", None, "empty"),
+        ("disan-sst5", " \u200b\u200d ", None, "empty"),
+        ("disan-sst5", " ".join(["word"] * 65), None, "at most 64"),
+        ("dsa-nli", "A man sleeps .", "", "hypothesis"),
+    ],
+    ids=["empty", "invisible", "too-long", "nli-without-hypothesis"],
+)
+def test_bad_input_is_one_clear_line_never_an_exception(open_site, model, text, hypothesis, expect):
+    state = {"m": model, "t": text}
+    if hypothesis is not None:
+        state["h"] = hypothesis
+    page, _, errors = open_site(fragment(**state))
+    assert page.evaluate("document.body.dataset.state") == "error"
+    assert expect in page.inner_text("#status")
+    assert errors == []
+
+
+def test_html_and_odd_unicode_are_shown_as_text_never_run(open_site):
+    text = '<img src=x onerror="alert(1)"> <script>alert(2)</script> naïve ｆｕｌｌ 👍🏽 مرحبا'
+    page, blocked, errors = open_site(fragment(m="disan-sst5", t=text))
+    assert page.evaluate("document.body.dataset.state") == "ready", page.inner_text("#status")
+    assert page.locator("#report img, #report script").count() == 0
+    assert page.locator(".tokens .tok").all_inner_texts() == disan.tokenize(text)
+    assert errors == [] and blocked == []
+
+
+#: Test sentences per task the data test compares (issue 18: at least 500).
+EQUALITY_SENTENCES = 500
+
+_BATCH = """([m, items]) => items.reduce((done, [t, h]) => done.then(out => DisanSite.traceOf(m, t, h).then(v => {
+  if (v.problem) { out.push({problem: v.problem}); return out; }
+  const side = s => s && ({tokens: s.tokens, status: s.status, s2t: Array.from(s.s2t),
+    fw: {attention: Array.from(s.fw.attention), gate: Array.from(s.fw.gate), heads: s.fw.heads && Array.from(s.fw.heads)},
+    bw: {attention: Array.from(s.bw.attention), gate: Array.from(s.bw.gate), heads: s.bw.heads && Array.from(s.bw.heads)}});
+  out.push({prediction: v.prediction, arch: v.arch, premise: side(v.premise), hypothesis: side(v.hypothesis)});
+  return out;
+})), Promise.resolve([]))"""
+
+
+@pytest.mark.data
+@pytest.mark.slow
+@pytest.mark.parametrize("model", MODELS)
+def test_page_equals_the_torch_trace_on_500_test_sentences(open_site, built, model):
+    """Probabilities, gates and prediction of the page equal the rounded torch model's trace within 1e-4."""
+    from disan.data import DataFileError, load_task
+    from disan.onnx_export import rounded_model
+
+    reference = rounded_model(disan.load(model, "cpu"), built_extra(built, model), int8=built_int8(built, model))
+    try:
+        examples = load_task("nli" if reference.cfg.pair else "sst5", "test")
+    except (DataFileError, OSError) as err:
+        pytest.skip(f"the {model} test set is missing: {err}")
+    fits = lambda text: text is None or len(disan.tokenize(text)) <= site.MAX_TOKENS  # noqa: E731
+    items = [(e.text, e.hypothesis) for e in examples if fits(e.text) and fits(e.hypothesis)][:EQUALITY_SENTENCES]
+    assert len(items) == EQUALITY_SENTENCES
+    page, _, errors = open_site(fragment(m=model, t="good", h="good"))
+    got = []
+    for start in range(0, len(items), 100):
+        got += page.evaluate(_BATCH, [model, [list(i) for i in items[start:start + 100]]])
+    worst = 0.0
+    for (text, hyp), tv in zip(items, got):
+        assert "problem" not in tv, (text, tv)
+        trace = reference.trace(text, hyp)
+        assert_close(tv, trace)
+        worst = max(worst, max(abs(tv["prediction"][k] - p) for k, p in trace.prediction.items()))
+    print(f"{model}: {len(got)} test sentences, largest prediction difference {worst:.2e}")
+    assert errors == []
+
+
+def test_alpha_and_feature_live_in_the_address_and_alpha_reruns_the_model(open_site):
+    state = {"m": "dsa-nli", "t": "A lady stands outside .", "h": "A woman is outdoors .", "a": "0.5"}
+    page, _, errors = open_site(fragment(**state))
+    slider = page.locator('input[data-control="alpha"]').first
+    assert slider.input_value() == "0.5"
+    assert "encoder pass at α = 0.5" in page.inner_text("#page-header")
+    before = page.evaluate("document.body.dataset.generation")
+    slider.focus()
+    slider.press("ArrowRight")  # input and change: the maps follow, then the model runs at the new α
+    page.wait_for_function("b => document.body.dataset.generation !== b && document.body.dataset.state === 'ready'",
+                           arg=before)
+    assert "a=0.6" in page.url
+    assert "encoder pass at α = 0.6" in page.inner_text("#page-header")
+    disan_page, _, more = open_site(fragment(m="disan-sst5", t="a gorgeous , witty , seductive movie .", k="7"))
+    assert disan_page.locator('input[data-control="feature"]').first.input_value() == "7"
+    assert errors == [] and more == []

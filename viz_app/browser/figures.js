@@ -1,0 +1,497 @@
+/* DisanFigures — the report's Plotly figure builders (viz_app/draw/figures.py) in the page.
+ *
+ * The static explorer runs the model in the page, so the report's figures must be built there for any
+ * typed sentence. This is a line-by-line port of the figures.py builders the report uses
+ * (heatmap_grid, small_multiples, bar_chart, prediction_chart, vector_grids) and the helpers they need;
+ * tests/test_sections_js.py checks that every figure equals Python's
+ * `json.loads(pio.to_json(fig, validate=False))` for the same trace: numbers within 1e-6, strings exact.
+ * Where Python (Plotly ≥ 6) stores a numpy array as a typed-array spec {dtype, bdata, shape}, this file
+ * writes the same values as plain arrays (non-finite values as null, as plotly.io writes NaN in lists);
+ * plotly.js draws both alike.
+ *
+ * Nothing here is retyped from Plotly or from the Python themes: `configure(context)` takes, once per page,
+ * what viz_app.draw.site_view.figure_context() writes (Plotly's templates and colour scales, the themes,
+ * the constants of figures.py / settings.py). A classic script like recompute.js: one global,
+ * `DisanFigures`; pure functions (arrays in, new {data, layout} out); no modules, no network.
+ *
+ * Arguments mirror Python: the positional ones stay positional, the keyword ones go in an options object
+ * in camelCase (value_name → valueName). A matrix is an array of rows (each row an array or typed array),
+ * a stack an array of matrices, a vector an array or typed array. `theme` is a theme object from
+ * `theme(name)` or its name ("normal", "presentation").
+ */
+(function (root) {
+  "use strict";
+
+  var context = null;
+
+  /* Take the figure context of viz_app.draw.site_view.figure_context(): {templates, colorscales, themes,
+   * constants, status_names}. Call once before building anything. */
+  function configure(ctx) {
+    if (!ctx || !ctx.templates || !ctx.colorscales || !ctx.themes || !ctx.constants) {
+      throw new Error("DisanFigures.configure needs the figure context that viz_app.draw.site_view.figure_context() writes");
+    }
+    context = ctx;
+    return ctx;
+  }
+
+  function ctx() {
+    if (!context) throw new Error("DisanFigures.configure has not been given the figure context yet");
+    return context;
+  }
+
+  function constant(name) {
+    var value = ctx().constants[name];
+    if (value === undefined) throw new Error("DisanFigures: the figure context has no constant " + name);
+    return value;
+  }
+
+  function theme(nameOrTheme) {
+    if (nameOrTheme && typeof nameOrTheme === "object") return nameOrTheme;
+    var t = ctx().themes[nameOrTheme || "normal"];
+    if (!t) throw new Error("DisanFigures: no theme named " + nameOrTheme);
+    return t;
+  }
+
+  /* ------------------------------------------------------------ text (viz_app/draw/text.py) */
+
+  var HTML = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
+
+  /* text.html_escape: & < > " only (Plotly renders a subset of HTML in labels and hover text). */
+  function htmlEscape(text) {
+    return String(text).replace(/[&<>"]/g, function (ch) { return HTML[ch]; });
+  }
+
+  /* Python's len() and slicing count code points, not UTF-16 units: an emoji is one character. */
+  function clip(text, limit) {
+    var chars = Array.from(text);
+    return chars.length <= limit ? text : chars.slice(0, limit - 1).join("") + "…";
+  }
+
+  /* f"{x:.{digits}f}": JS toFixed rounds exact ties up, Python to even; ties are exact only when 2·x·10^d
+   * is an odd integer divisible by 5^d (x = 0.125, 0.375 … for d = 2). */
+  function formatFixed(x, digits) {
+    if (Object.is(x, -0)) return "-" + (0).toFixed(digits);
+    var text = x.toFixed(digits), p = Math.pow(10, digits), t = x * p, twice = 2 * t;
+    if (Number.isInteger(twice) && Math.abs(twice) % 2 === 1 && twice % Math.pow(5, digits) === 0 && t / p === x) {
+      var down = (Math.trunc(t) / p).toFixed(digits), up = text;
+      var lastDown = Number(down.slice(-1));
+      text = lastDown % 2 === 0 ? down : up;
+    }
+    return text;
+  }
+
+  /* f"{x:g}": 6 significant digits, trailing zeros dropped, exponent form below 1e-4 and from 1e6. */
+  function formatG(x) {
+    x = Number(x);
+    if (!isFinite(x)) return x !== x ? "nan" : x > 0 ? "inf" : "-inf";
+    if (x === 0) return Object.is(x, -0) ? "-0" : "0";
+    var exp = Number(x.toExponential(5).split("e")[1]);
+    if (exp < -4 || exp >= 6) {
+      var parts = x.toExponential(5).split("e"), mant = parts[0].replace(/\.?0+$/, ""), e = Number(parts[1]);
+      return mant + "e" + (e < 0 ? "-" : "+") + (Math.abs(e) < 10 ? "0" : "") + Math.abs(e);
+    }
+    var text = x.toFixed(Math.max(0, 5 - exp));
+    return text.indexOf(".") >= 0 ? text.replace(/\.?0+$/, "") : text;
+  }
+
+  /* float(f"{x:.6g}"): x rounded to 6 significant digits. */
+  function round6(x) {
+    return Number(x.toPrecision(6));
+  }
+
+  /* ------------------------------------------------------------ helpers (figures.py) */
+
+  function tokenLabels(tokens) {
+    var limit = constant("TICK_LABEL_MAX");
+    return Array.from(tokens, function (t) { return htmlEscape(clip(t, limit)); });
+  }
+
+  function hoverLabels(tokens) {
+    var limit = constant("HOVER_LABEL_MAX");
+    return Array.from(tokens, function (t, i) { return "#" + i + " " + htmlEscape(clip(t, limit)); });
+  }
+
+  /* (R, C, 2) escaped [row token, column token] pairs for heatmap hover text. */
+  function cellCustomdata(rows, cols) {
+    var r = hoverLabels(rows), c = hoverLabels(cols);
+    return r.map(function (a) { return c.map(function (b) { return [a, b]; }); });
+  }
+
+  function ticks(labels, limit) {
+    limit = limit === undefined ? constant("TICK_MAX") : limit;
+    var step = Math.max(1, Math.ceil(labels.length / limit)), vals = [], text = [];
+    for (var i = 0; i < labels.length; i += step) { vals.push(i); text.push(labels[i]); }
+    return { tickmode: "array", tickvals: vals, ticktext: text };
+  }
+
+  /* How many token labels fit along an axis of `pixels` without overlapping. */
+  function tickLimit(pixels, th) {
+    return Math.max(8, Math.min(constant("TICK_MAX"), Math.trunc((pixels - 80) / (th.font_size + 2))));
+  }
+
+  /* [lo, hi] over the finite values of `mats` (arrays of rows), zmin/zmax when given. */
+  function limits(mats, zmin, zmax) {
+    var lo = Infinity, hi = -Infinity;
+    mats.forEach(function (m) {
+      for (var r = 0; r < m.length; r++) {
+        var row = m[r];
+        for (var c = 0; c < row.length; c++) {
+          var v = row[c];
+          if (v !== null && isFinite(v)) { if (v < lo) lo = v; if (v > hi) hi = v; }
+        }
+      }
+    });
+    if (lo === Infinity) { lo = 0; hi = 0; }
+    if (zmin !== null && zmin !== undefined) lo = zmin;
+    if (zmax !== null && zmax !== undefined) hi = zmax;
+    return [lo, hi > lo ? hi : lo + 1e-9];
+  }
+
+  function clone(value) {
+    return JSON.parse(JSON.stringify(value));
+  }
+
+  function template(name) {
+    var t = ctx().templates[name];
+    if (!t) throw new Error("DisanFigures: the figure context has no Plotly template " + name);
+    return clone(t);
+  }
+
+  function scale(nameOrStops) {
+    var stops = typeof nameOrStops === "string" ? ctx().colorscales[nameOrStops] : nameOrStops;
+    if (!stops) throw new Error("DisanFigures: the figure context has no colour scale " + nameOrStops);
+    return stops.map(function (s) { return [s[0], s[1]]; });
+  }
+
+  function axisNames(k) {
+    var n = k === 0 ? "" : String(k + 1);
+    return ["xaxis" + n, "yaxis" + n, "x" + n, "y" + n];
+  }
+
+  /* Subplot axes on a rows × cols grid (top-left first) and their titles, as make_subplots lays them out. */
+  function grid(rows, cols, titles, hSpace, vSpace, fontSize) {
+    var width = (1.0 - hSpace * (cols - 1)) / cols, height = (1.0 - vSpace * (rows - 1)) / rows;
+    var layout = { annotations: [] };
+    for (var k = 0; k < rows * cols; k++) {
+      var r = Math.floor(k / cols), c = k % cols, x0 = c * (width + hSpace), y1 = 1.0 - r * (height + vSpace);
+      var names = axisNames(k);
+      layout[names[0]] = { anchor: names[3], domain: [Math.max(0.0, x0), Math.min(1.0, x0 + width)] };
+      layout[names[1]] = { anchor: names[2], domain: [Math.max(0.0, y1 - height), Math.min(1.0, y1)] };
+      if (k < titles.length) {
+        layout.annotations.push({
+          text: titles[k], x: x0 + width / 2, y: y1, xref: "paper", yref: "paper",
+          xanchor: "center", yanchor: "bottom", showarrow: false, font: { size: fontSize },
+        });
+      }
+    }
+    return layout;
+  }
+
+  function range(n) {
+    var out = new Array(n);
+    for (var i = 0; i < n; i++) out[i] = i;
+    return out;
+  }
+
+  /* A matrix as plain rows of numbers, non-finite values as null. */
+  function finiteRows(z) {
+    return Array.from(z, function (row) {
+      return Array.from(row, function (v) { return v !== null && isFinite(v) ? v : null; });
+    });
+  }
+
+  function heat(z, rows, cols, o) {
+    var th = o.theme, name = htmlEscape(o.valueName);
+    var colorbar = { title: { text: name } };
+    Object.keys(o.colorbar || {}).forEach(function (k) { colorbar[k] = o.colorbar[k]; });
+    var trace = {
+      type: "heatmap",
+      z: finiteRows(z),
+      x: range(z.length ? z[0].length : 0),
+      y: range(z.length),
+      customdata: cellCustomdata(rows, cols),
+      hovertemplate: "row: %{customdata[0]}<br>column: %{customdata[1]}<br>" + name + " = %{z:.6g}<extra></extra>",
+      colorscale: scale(o.colorscale || th.sequential),
+      zmin: o.zmin,
+      zmax: o.zmax,
+      showscale: o.showscale === undefined ? true : o.showscale,
+      colorbar: colorbar,
+      textfont: { size: Math.max(9, th.font_size - 3) },
+      xgap: 0,
+      ygap: 0,
+    };
+    if (o.zmid !== null && o.zmid !== undefined) trace.zmid = o.zmid;
+    if (o.showText) trace.texttemplate = "%{z:.2f}";
+    return trace;
+  }
+
+  /* Masked (−∞) cells in theme.masked, a colour outside every scale, with −∞ hover text. */
+  function maskedOverlay(masked, rows, cols, th) {
+    var z = Array.from(masked, function (row) { return Array.from(row, function (m) { return m ? 1.0 : null; }); });
+    var trace = {
+      type: "heatmap",
+      z: z,
+      x: range(z.length ? z[0].length : 0),
+      y: range(z.length),
+      customdata: cellCustomdata(rows, cols),
+      hovertemplate: "row: %{customdata[0]}<br>column: %{customdata[1]}<br>value = −∞ (masked)<extra></extra>",
+      colorscale: [[0.0, th.masked], [1.0, th.masked]],
+      showscale: false,
+      textfont: { size: Math.max(9, th.font_size - 3), color: "#333333" },
+      name: "masked",
+    };
+    if (masked.length <= 2 * constant("CELL_TEXT_MAX")) {
+      trace.text = Array.from(masked, function (row) { return Array.from(row, function (m) { return m ? "−∞" : ""; }); });
+      trace.texttemplate = "%{text}";
+    }
+    return trace;
+  }
+
+  /* Invisible markers on every cell: Plotly heatmaps cannot be selected, scatter points can. */
+  function clickLayer(z, rows, cols, valueName) {
+    var labels = cellCustomdata(rows, cols), xs = [], ys = [], custom = [];
+    for (var r = 0; r < z.length; r++) {
+      for (var c = 0; c < z[r].length; c++) {
+        var v = z[r][c];
+        xs.push(c); ys.push(r);
+        custom.push([labels[r][c][0], labels[r][c][1], v !== null && isFinite(v) ? v : null]);
+      }
+    }
+    var name = htmlEscape(valueName), invisible = { marker: { opacity: 0 } };
+    return {
+      type: "scatter", x: xs, y: ys, mode: "markers", customdata: custom, showlegend: false,
+      marker: { opacity: 0, size: 12, symbol: "square" }, selected: invisible, unselected: invisible,
+      hovertemplate: "row: %{customdata[0]}<br>column: %{customdata[1]}<br>" + name + " = %{customdata[2]:.6g}<extra></extra>",
+      name: "cells",
+    };
+  }
+
+  /* The shared look: template, escaped title, font, height and margins (plus `extra` keys). */
+  function baseLayout(th, title, height, extra) {
+    var layout = {
+      template: template(th.template),
+      title: { text: htmlEscape(title), x: 0.01, xanchor: "left" },
+      font: { size: th.font_size },
+      height: height,
+      margin: { l: 10, r: 10, t: 60 + th.font_size, b: 10 },
+    };
+    Object.keys(extra || {}).forEach(function (k) { layout[k] = extra[k]; });
+    return layout;
+  }
+
+  function assign(target, source) {
+    Object.keys(source).forEach(function (k) { target[k] = source[k]; });
+    return target;
+  }
+
+  function copyTicks(t) {
+    return { tickmode: t.tickmode, tickvals: t.tickvals.slice(), ticktext: t.ticktext.slice() };
+  }
+
+  /* ------------------------------------------------------------ builders */
+
+  /* figures.heatmap_grid: panels sharing ONE colour scale. opts: {colTokens, title, theme, cols, valueName,
+   * zmin, zmax, masked (array of boolean matrices or null per panel), panelHeight, clickable}. */
+  function heatmapGrid(mats, titles, rowTokens, opts) {
+    var o = opts || {}, th = theme(o.theme), valueName = o.valueName === undefined ? "P" : o.valueName;
+    var colTokens = o.colTokens || rowTokens, n = mats.length, cols = o.cols || n, rows = Math.ceil(n / cols);
+    var lim = limits(mats, o.zmin, o.zmax);
+    var layout = grid(rows, cols, Array.from(titles, htmlEscape), cols > 1 ? 0.06 : 0.02, rows > 1 ? 0.12 : 0.05,
+                      th.font_size);
+    var T = rowTokens.length, cellMax = constant("CELL_TEXT_MAX");
+    var showTicks = T <= (cols > 2 ? constant("GRID_TICK_MAX") : constant("TICK_MAX"));
+    var per = o.panelHeight || Math.trunc(Math.min(760, Math.max(260, 90 + th.cell_height * T * (cols <= 2 ? 1.0 : 0.6))));
+    var limit = tickLimit(per, th);
+    var xTicks = ticks(tokenLabels(colTokens), limit), yTicks = ticks(tokenLabels(rowTokens), limit);
+    var data = [];
+    mats.forEach(function (mat, k) {
+      var names = axisNames(k), onAxes = { xaxis: names[2], yaxis: names[3] };
+      var trace = heat(mat, rowTokens, colTokens, {
+        theme: th, zmin: lim[0], zmax: lim[1], valueName: valueName, showscale: k === n - 1,
+        showText: n <= 2 && T <= cellMax,
+      });
+      data.push(assign(trace, onAxes));
+      var mask = o.masked ? o.masked[k] : null;
+      if (mask && mask.some(function (row) { return Array.from(row).some(Boolean); })) {
+        data.push(assign(maskedOverlay(mask, rowTokens, colTokens, th), onAxes));
+      }
+      if (o.clickable) {
+        var top = data[data.length - 1];
+        delete top.customdata;
+        delete top.hovertemplate;
+        top.hoverinfo = "skip";
+        data.push(assign(clickLayer(mat, rowTokens, colTokens, valueName), onAxes));
+      }
+      var bottom = k + cols >= n;
+      assign(layout[names[0]], assign({ tickangle: -60, showticklabels: showTicks && bottom }, copyTicks(xTicks)));
+      assign(layout[names[1]], assign({ autorange: "reversed", showticklabels: showTicks && k % cols === 0 },
+                                      copyTicks(yTicks)));
+    });
+    assign(layout, baseLayout(th, o.title || "", per * rows + 40));
+    return { data: data, layout: layout };
+  }
+
+  /* viz_app.draw.reduce.block_mean of one matrix: the mean of each block × block square (NaN ignored). */
+  function blockMean(mat, maxCells) {
+    var T = mat.length, block = Math.ceil(T / maxCells);
+    if (block <= 1) return { z: mat, block: 1 };
+    var n = Math.ceil(T / block), z = [];
+    for (var r = 0; r < n; r++) {
+      var line = [];
+      for (var c = 0; c < n; c++) {
+        var s = 0, k = 0;
+        for (var i = r * block; i < Math.min(T, (r + 1) * block); i++) {
+          for (var j = c * block; j < Math.min(T, (c + 1) * block); j++) {
+            var v = mat[i][j];
+            if (v !== null && v === v) { s += v; k++; }
+          }
+        }
+        line.push(k ? s / k : NaN);
+      }
+      z.push(line);
+    }
+    return { z: z, block: block };
+  }
+
+  /* figures.small_multiples: one panel per head on a shared scale, block-averaged to maxCells per side.
+   * opts: {title, theme, cols, valueName, maxCells}. */
+  function smallMultiples(stack, tokens, titles, opts) {
+    var o = opts || {}, maxCells = o.maxCells === undefined ? constant("SMALL_MULTIPLE_MAX") : o.maxCells;
+    var pooled = stack.map(function (m) { return blockMean(m, maxCells); });
+    var block = pooled.length ? pooled[0].block : 1, labels = Array.from(tokens), title = o.title || "";
+    if (block > 1) {
+      labels = [];
+      for (var i = 0; i < tokens.length; i += block) {
+        labels.push(tokens[i] + "…" + tokens[Math.min(i + block, tokens.length) - 1]);
+      }
+      title = title + " (averaged over blocks of " + block + " tokens)";
+    }
+    return heatmapGrid(pooled.map(function (p) { return p.z; }), titles, labels, {
+      title: title, theme: o.theme, cols: o.cols || Math.min(pooled.length, 5),
+      valueName: o.valueName === undefined ? "P" : o.valueName,
+    });
+  }
+
+  function pairs(mapping) {
+    return Array.isArray(mapping) ? mapping : Object.keys(mapping).map(function (k) { return [k, mapping[k]]; });
+  }
+
+  /* figures.bar_chart: grouped bars per token, one colour per series. series: [[name, values], ...] (or an
+   * object whose keys are not integer-like). opts: {title, yTitle, theme, yRange}. */
+  function barChart(series, tokens, opts) {
+    var o = opts || {}, th = theme(o.theme), hover = hoverLabels(tokens), list = pairs(series);
+    var data = list.map(function (item, k) {
+      var name = htmlEscape(item[0]);
+      return {
+        type: "bar",
+        x: range(tokens.length),
+        y: Array.from(item[1], function (v) { return v !== null && isFinite(v) ? v : null; }),
+        name: name,
+        marker: { color: th.categorical[k % th.categorical.length] },
+        customdata: hover.slice(),
+        hovertemplate: "%{customdata}<br>" + name + " = %{y:.6g}<extra></extra>",
+      };
+    });
+    var yAxis = { title: { text: htmlEscape(o.yTitle || "") } };
+    if (o.yRange) yAxis.range = [o.yRange[0], o.yRange[1]];
+    return { data: data, layout: baseLayout(th, o.title || "", 360 + 4 * th.font_size, {
+      barmode: "group",
+      showlegend: list.length > 1,
+      legend: { orientation: "h", y: 1.12 },
+      xaxis: assign({ tickangle: -60 }, ticks(tokenLabels(tokens))),
+      yaxis: yAxis,
+    }) };
+  }
+
+  /* figures.prediction_chart: horizontal bars of label probabilities, the predicted label in the accent
+   * colour. prediction: {label: p} or [[label, p], ...]. opts: {title, theme}. */
+  function predictionChart(prediction, opts) {
+    var o = opts || {}, th = theme(o.theme), list = pairs(prediction);
+    var labels = list.map(function (p) { return p[0]; }), values = list.map(function (p) { return Number(p[1]); });
+    var best = -1;
+    values.forEach(function (v, i) { if (best < 0 || v > values[best]) best = i; });
+    var bar = {
+      type: "bar",
+      y: labels.map(htmlEscape),
+      x: values,
+      orientation: "h",
+      marker: { color: labels.map(function (_, i) { return i === best ? th.categorical[1] : th.categorical[0]; }) },
+      hovertemplate: "%{y}: %{x:.4f}<extra></extra>",
+      text: values.map(function (v) { return formatFixed(v, 2); }),
+      textposition: "outside",
+      textangle: 0,
+      cliponaxis: false,
+    };
+    return { data: [bar], layout: baseLayout(th, o.title === undefined ? "Prediction" : o.title,
+                                             120 + 40 * Math.max(1, labels.length) + 2 * th.font_size, {
+      xaxis: { title: { text: "probability" }, range: [0, 1] },
+      yaxis: { autorange: "reversed" },
+    }) };
+  }
+
+  /* figures.vector_grids: feature vectors folded into rows × cols grids side by side on ONE scale
+   * (Shen Fig. 8). opts: {title, theme, cols (30), valueName}. */
+  function vectorGrids(vectors, titles, opts) {
+    var o = opts || {}, th = theme(o.theme), cols = o.cols || 30, valueName = o.valueName === undefined ? "P" : o.valueName;
+    var size = Math.max.apply(null, vectors.map(function (v) { return v.length; }));
+    var rows = Math.ceil(size / cols);
+    var grids = vectors.map(function (v) {
+      var out = [];
+      for (var r = 0; r < rows; r++) {
+        var line = new Array(cols);
+        for (var c = 0; c < cols; c++) { var i = r * cols + c; line[c] = i < v.length ? v[i] : NaN; }
+        out.push(line);
+      }
+      return out;
+    });
+    var lim = limits(grids, null, null);
+    var layout = grid(1, grids.length, Array.from(titles, htmlEscape), 0.06, 0.0, th.font_size);
+    var name = htmlEscape(valueName), index = [];
+    for (var r = 0; r < rows; r++) index.push(range(cols).map(function (c) { return r * cols + c; }));
+    var data = grids.map(function (g, k) {
+      var names = axisNames(k);
+      layout[names[0]].showticklabels = false;
+      assign(layout[names[1]], { showticklabels: false, autorange: "reversed" });
+      return {
+        type: "heatmap",
+        z: finiteRows(g),
+        customdata: index.map(function (line) { return line.slice(); }),
+        colorscale: scale(th.sequential),
+        zmin: lim[0],
+        zmax: lim[1],
+        showscale: k === grids.length - 1,
+        colorbar: { title: { text: name } },
+        hovertemplate: "feature %{customdata}<br>" + name + " = %{z:.6g}<extra></extra>",
+        xaxis: names[2],
+        yaxis: names[3],
+      };
+    });
+    assign(layout, baseLayout(th, o.title || "", 200 + 14 * rows + 2 * th.font_size));
+    return { data: data, layout: layout };
+  }
+
+  root.DisanFigures = {
+    version: 1,
+    configure: configure,
+    context: ctx,
+    constant: constant,
+    theme: theme,
+    htmlEscape: htmlEscape,
+    clip: clip,
+    formatFixed: formatFixed,
+    formatG: formatG,
+    round6: round6,
+    tokenLabels: tokenLabels,
+    hoverLabels: hoverLabels,
+    cellCustomdata: cellCustomdata,
+    ticks: ticks,
+    tickLimit: tickLimit,
+    limits: limits,
+    grid: grid,
+    heatmapGrid: heatmapGrid,
+    smallMultiples: smallMultiples,
+    barChart: barChart,
+    predictionChart: predictionChart,
+    vectorGrids: vectorGrids,
+  };
+})(typeof globalThis !== "undefined" ? globalThis : this);

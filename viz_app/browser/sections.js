@@ -1,0 +1,560 @@
+/* DisanSections — the offline report's page (viz_app/draw/report.py + report_sections.py) built in the page.
+ *
+ * The static explorer runs the model in the page for any typed sentence, so the report's sections, their
+ * figures (DisanFigures, figures.js), the α / feature bindings (viz_app/draw/live.py) and the page's HTML
+ * must be built there from the model's outputs. This file ports report_sections.py (overview,
+ * disan_sections, dsa_sections, report_sections, compact_sections, s2t_word_figure, word_frames,
+ * tokens_html, legend_html), live.py's grid_binding / templates / shared_scale / format_value, and
+ * report.py's page_data, _control, _section_html and _header. tests/test_sections_js.py checks that
+ * `page(tv)` equals the Python report for the same trace: every figure, binding and word frame, and the
+ * HTML character for character.
+ *
+ * One difference from Python, on purpose: the payloads (what recompute.js redraws the α / feature maps
+ * from) are built *prepared*, in the form `DisanRecompute.prepare` returns, not as base64:
+ *   {id, kind: "distance" | "features", T, tokens, memo: null,
+ *    blocks: {fw | bw: {mask, allowed: Uint8Array T·T, cells: Int32Array N (row-major allowed cells),
+ *                       scores: Float32Array H·T·T | null, features: Float32Array D·N | null, scale}}}
+ * DiSAN's per-feature probabilities come from the model as float32 and are kept as they are (scale 1):
+ * the report quantises them to uint16 (scale 1/65535, error ≤ 7.6e-6) only to keep its file small.
+ * Payload ids are "<kind>-js<n>", unique in the document, not the report's content hash.
+ *
+ * The JS trace view `tv` (documented in viz_app/draw/site_view.py, which writes it for a Python trace):
+ *   tv = {model, arch: "disan" | "dsa", random_weights, prediction: {label: p} (label order kept; or
+ *         [[label, p], ...]), masks: [fw, bw], alpha: number | null, premise: S, hypothesis: S | null}
+ *   S  = {tokens, status: ["vocab" | "glove" | "unknown", ..], T, fw: B, bw: B, s2t: (T·2D), D2: 2D,
+ *         maxpool_share: (T) | null}
+ *   B  = {mask, allowed: (T·T) 0/1, attention: (T·T), gate: (T·D), D, probs_max: (T·T) | null,
+ *         heads: (H·T·T) | null, H, scores: (H·T·T) | null, ffn_deactivation: (T) | null,
+ *         ln_max: (T) | null, probs: (T·T·D) | null  (DiSAN's per-feature P, for the feature scrubber)}
+ * Every array is flat and row-major, a plain array or a typed array.
+ *
+ * A classic script (one global, `DisanSections`; needs DisanFigures and its `configure` call first);
+ * pure functions, no modules, no network. Errors are thrown as one sentence.
+ */
+(function (root) {
+  "use strict";
+
+  var F = function () {
+    if (!root.DisanFigures) throw new Error("DisanSections needs figures.js (DisanFigures) loaded first");
+    return root.DisanFigures;
+  };
+
+  /* ------------------------------------------------------------ text */
+
+  var PY_HTML = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" };
+
+  /* Python's html.escape(text, quote=True), which report.py uses for the page's own HTML. */
+  function escape(text) {
+    return String(text).replace(/[&<>"']/g, function (ch) { return PY_HTML[ch]; });
+  }
+
+  function capitalize(word) {
+    return word.charAt(0).toUpperCase() + word.slice(1).toLowerCase();
+  }
+
+  /* ------------------------------------------------------------ trace view arrays */
+
+  /* `rows` rows of `cols` values of `flat` from `offset`, as an array of rows. */
+  function matrix(flat, rows, cols, offset) {
+    var out = new Array(rows), base = offset || 0;
+    for (var r = 0; r < rows; r++) out[r] = Array.prototype.slice.call(flat, base + r * cols, base + (r + 1) * cols);
+    return out;
+  }
+
+  /* The mean of each row of a rows × cols flat array (numpy's .mean(-1)). */
+  function rowMeans(flat, rows, cols) {
+    var out = new Array(rows);
+    for (var r = 0; r < rows; r++) {
+      var s = 0;
+      for (var c = 0; c < cols; c++) s += flat[r * cols + c];
+      out[r] = s / cols;
+    }
+    return out;
+  }
+
+  function need(cond, what) {
+    if (!cond) throw new Error("The trace view is not complete: " + what + ".");
+  }
+
+  function checkArray(value, length, what) {
+    need(value && value.length === length, what + " should have " + length + " values" +
+         (value && value.length !== undefined ? " but has " + value.length : ""));
+  }
+
+  /* The shapes the sections read, checked up front so a wrong field names itself instead of drawing noise. */
+  function checkSentence(sent, arch, name) {
+    need(sent && Array.isArray(sent.tokens) && sent.tokens.length > 0, name + ".tokens is missing or empty");
+    var T = sent.tokens.length;
+    need(sent.T === undefined || sent.T === T, name + ".T is " + sent.T + " for " + T + " tokens");
+    checkArray(sent.status, T, name + ".status");
+    checkArray(sent.s2t, T * sent.D2, name + ".s2t (T·D2)");
+    ["fw", "bw"].forEach(function (d) {
+      var b = sent[d], where = name + "." + d;
+      need(b, where + " is missing");
+      checkArray(b.allowed, T * T, where + ".allowed");
+      checkArray(b.attention, T * T, where + ".attention");
+      checkArray(b.gate, T * b.D, where + ".gate (T·D)");
+      if (arch === "dsa") {
+        checkArray(b.heads, b.H * T * T, where + ".heads (H·T·T)");
+        checkArray(b.scores, b.H * T * T, where + ".scores (H·T·T)");
+        checkArray(b.ffn_deactivation, T, where + ".ffn_deactivation");
+        checkArray(b.ln_max, T, where + ".ln_max");
+      } else {
+        checkArray(b.probs, T * T * b.D, where + ".probs (T·T·D, DiSAN's per-feature P)");
+      }
+    });
+    if (arch === "dsa") checkArray(sent.maxpool_share, T, name + ".maxpool_share");
+  }
+
+  /* report.check_lengths: a report holds at most REPORT_MAX_TOKENS tokens per sentence. */
+  function checkLengths(tv) {
+    var most = F().constant("REPORT_MAX_TOKENS"), counts = tv.hypothesis
+      ? [["premise", tv.premise.tokens.length], ["hypothesis", tv.hypothesis.tokens.length]]
+      : [["text", tv.premise.tokens.length]];
+    counts.forEach(function (c) {
+      if (c[1] > most) {
+        throw new Error("The " + c[0] + " has " + c[1] + " tokens; a report holds at most " + most + " per sentence " +
+                        "(its in-page maps grow with the square of the length). Shorten it.");
+      }
+    });
+  }
+
+  function checkView(tv) {
+    need(tv && (tv.arch === "disan" || tv.arch === "dsa"), "arch should be \"disan\" or \"dsa\"");
+    need(Array.isArray(tv.masks) && tv.masks.length === 2, "masks should be [fw, bw]");
+    need(tv.prediction, "prediction is missing");
+    checkSentence(tv.premise, tv.arch, "premise");
+    if (tv.hypothesis) checkSentence(tv.hypothesis, tv.arch, "hypothesis");
+    checkLengths(tv);
+  }
+
+  /* ------------------------------------------------------------ live.py: bindings */
+
+  function panelTraces(fig) {
+    var out = [];
+    fig.data.forEach(function (t, i) { if (t.type === "heatmap" && t.name !== "masked") out.push(i); });
+    return out;
+  }
+
+  function clickTraces(fig) {
+    var out = [];
+    fig.data.forEach(function (t, i) { if (t.type === "scatter" && t.name === "cells") out.push(i); });
+    return out;
+  }
+
+  function isDict(v) {
+    return v !== null && typeof v === "object" && !Array.isArray(v) && !ArrayBuffer.isView(v);
+  }
+
+  /* live.templates: {path: template} for every text of `fig` that contains a key of `replacements`. */
+  function templates(fig, replacements) {
+    var out = {}, olds = Object.keys(replacements);
+    function visit(node, path) {
+      if (isDict(node)) {
+        Object.keys(node).forEach(function (key) { visit(node[key], path ? path + "." + key : key); });
+      } else if (Array.isArray(node) && node.length && isDict(node[0])) {
+        node.forEach(function (value, k) { visit(value, path + "." + k); });
+      } else if (typeof node === "string") {
+        var text = node;
+        olds.forEach(function (old) { text = text.split(old).join(replacements[old]); });
+        if (text !== node) out[path] = text;
+      }
+    }
+    var texts = fig.data.map(function (t) {
+      var keep = {};
+      ["name", "hovertemplate", "colorbar"].forEach(function (k) { if (k in t) keep[k] = t[k]; });
+      return keep;
+    });
+    visit({ layout: fig.layout, data: texts }, "");
+    return out;
+  }
+
+  function binding(panels, scales, texts, rows) {
+    return { panels: panels, scales: scales || [], texts: texts || {}, rows: rows || [] };
+  }
+
+  function sharedScale(traces, zmin, zmax, diverging) {
+    return { traces: traces, zmin: zmin === undefined ? null : zmin, zmax: zmax === undefined ? null : zmax,
+             diverging: !!diverging };
+  }
+
+  /* live.grid_binding: panel k of a heatmap_grid / small_multiples shows exprs[k], on one shared scale.
+   * opts: {pool, zmin, zmax, hover}. */
+  function gridBinding(fig, exprs, replacements, opts) {
+    var o = opts || {}, panels = panelTraces(fig), clicks = o.hover ? clickTraces(fig) : [];
+    if (exprs.length !== panels.length) {
+      throw new Error(exprs.length + " expressions for " + panels.length + " heatmap panels");
+    }
+    var items = panels.map(function (trace, k) {
+      var item = { trace: trace, z: exprs[k] };
+      if (o.pool) item.pool = o.pool;
+      if (o.hover) item.hover_trace = clicks[k];
+      return item;
+    });
+    return binding(items, [sharedScale(panels, o.zmin, o.zmax)], templates(fig, replacements));
+  }
+
+  function formatValue(value) {
+    return F().formatG(value);
+  }
+
+  /* ------------------------------------------------------------ report_sections.py */
+
+  function sides(tv) {
+    var out = [["premise", tv.premise]];
+    if (tv.hypothesis) out.push(["hypothesis", tv.hypothesis]);
+    return out;
+  }
+
+  function named(title, side, tv) {
+    return tv.hypothesis ? title + " — " + side : title;
+  }
+
+  function figure(id, fig, paper, caption, side, extra) {
+    var out = { id: id, figure: fig, paper: paper, caption: caption, side: side || "premise", binding: null, word: false };
+    if (extra) Object.keys(extra).forEach(function (k) { out[k] = extra[k]; });
+    return out;
+  }
+
+  function section(id, title, html, figures, control) {
+    return { id: id, title: title, html: html || "", figures: figures || [], control: control || null };
+  }
+
+  function statusNames() {
+    return F().context().status_names;
+  }
+
+  /* Tokens as escaped badges coloured by vocabulary status. */
+  function tokensHtml(sent) {
+    var esc = F().htmlEscape, names = statusNames(), unknown = 0, glove = 0;
+    var badges = Array.from(sent.tokens, function (t, i) {
+      var s = sent.status[i];
+      if (s === "unknown") unknown++;
+      if (s === "glove") glove++;
+      var name = Object.prototype.hasOwnProperty.call(names, s) ? names[s] : s;
+      return '<span class="tok tok-' + esc(s) + '" title="#' + i + " " + esc(name) + '">' + esc(t) + "</span>";
+    });
+    var counts = sent.tokens.length + " tokens · " + unknown + " unknown · " + glove + " GloVe-only";
+    return '<p class="tokens">' + badges.join(" ") + '</p><p class="counts">' + counts + "</p>";
+  }
+
+  function legendHtml() {
+    var names = statusNames(), esc = F().htmlEscape;
+    return '<p class="legend">' + Object.keys(names).map(function (k) {
+      return '<span class="tok tok-' + k + '">' + k + "</span> " + esc(names[k]);
+    }).join(" · ") + "</p>";
+  }
+
+  function overview(tv, theme) {
+    var body = sides(tv).map(function (s) {
+      return (tv.hypothesis ? "<h3>" + capitalize(s[0]) + "</h3>" : "") + tokensHtml(s[1]);
+    }).join("");
+    var paper = tv.arch === "disan" ? "Shen Sec. 5" : "Im Sec. 4.1";
+    var title = tv.random_weights ? "Prediction (random weights: meaningless)" : "Prediction";
+    var prediction = figure("prediction", F().predictionChart(tv.prediction, { title: title, theme: theme }),
+                            paper + ", classifier output",
+                            "Probability of each label from the classifier head on the sentence encoding.");
+    return [section("tokens", "Tokens", body + legendHtml()), section("prediction", "Prediction", "", [prediction])];
+  }
+
+  function pair(fw, bw, tokens, titles, title, theme, valueName) {
+    return F().heatmapGrid([fw, bw], titles, tokens, { title: title, theme: theme, valueName: valueName || "P" });
+  }
+
+  /* DiSAN's P[:, :, k] (T × T) of one block, from the trace view's per-feature P. */
+  function featureSlice(sent, direction, k) {
+    var b = sent[direction], T = sent.tokens.length, D = b.D, out = new Array(T);
+    for (var i = 0; i < T; i++) {
+      var row = new Array(T);
+      for (var j = 0; j < T; j++) row[j] = b.probs[(i * T + j) * D + k];
+      out[i] = row;
+    }
+    return out;
+  }
+
+  /* Shen Fig. 8 for one word: its 2·d_h source2token probabilities on a grid. */
+  function s2tWordFigure(sent, token, theme, title) {
+    var D2 = sent.D2, vector = Array.prototype.slice.call(sent.s2t, token * D2, (token + 1) * D2);
+    return F().vectorGrids([vector], ["#" + token + " '" + sent.tokens[token] + "' (" + D2 + " features)"],
+                           { title: title || "", theme: theme, valueName: "P" });
+  }
+
+  function gateMeans(sent) {
+    var T = sent.tokens.length;
+    return [["forward gate", rowMeans(sent.fw.gate, T, sent.fw.D)], ["backward gate", rowMeans(sent.bw.gate, T, sent.bw.D)]];
+  }
+
+  function disanSections(tv, theme) {
+    var titles = ["forward block (mask " + tv.masks[0] + ")", "backward block (mask " + tv.masks[1] + ")"];
+    var mean = [], feature = [], gates = [], s2t = [];
+    sides(tv).forEach(function (s) {
+      var side = s[0], sent = s[1], T = sent.tokens.length;
+      mean.push(figure("mean-" + side,
+        pair(matrix(sent.fw.attention, T, T), matrix(sent.bw.attention, T, T), sent.tokens, titles,
+             named("Token2token attention, mean over features", side, tv), theme),
+        "Shen Fig. 6",
+        "P averaged over the d_h features (Shen Sec. 5.3); rows attend, columns are attended.", side));
+      var fig = pair(featureSlice(sent, "fw", 0), featureSlice(sent, "bw", 0), sent.tokens, titles,
+                     named("Token2token attention, feature k = 0", side, tv), theme, "P[k]");
+      feature.push(figure("feature-" + side, fig, "Shen Fig. 6, one feature (Eq. 15)",
+        "The softmax of one feature k before averaging; drag the slider or use its arrow keys.", side,
+        { binding: gridBinding(fig, [{ op: "feature", dir: "fw" }, { op: "feature", dir: "bw" }],
+                               { "feature k = 0": "feature k = {feature}" }) }));
+      gates.push(figure("gate-" + side,
+        F().barChart(gateMeans(sent), sent.tokens, { title: named("Fusion gate per token, mean over features", side, tv),
+                                                     yTitle: "F", theme: theme, yRange: [0, 1] }),
+        "Shen Fig. 7 (Eq. 19)",
+        "A large F keeps the token's own input h, a small F takes its context s (u = F⊙h + (1−F)⊙s).", side));
+      s2t.push(figure("s2t-" + side, s2tWordFigure(sent, 0, theme, named("Source2token score vector", side, tv)),
+        "Shen Fig. 8 (Eqs. 12–13)",
+        "The feature-wise source2token probability of the chosen word, folded into rows of 30 features.", side,
+        { word: true }));
+      s2t.push(figure("s2t-mean-" + side,
+        F().barChart([["source2token weight", rowMeans(sent.s2t, T, sent.D2)]], sent.tokens,
+                     { title: named("Source2token weight per token", side, tv), yTitle: "mean P", theme: theme }),
+        "Shen Fig. 8, mean over features",
+        "How much each token contributes to the sentence encoding, averaged over the 2·d_h features.", side));
+    });
+    return [
+      section("disan-mean", "Forward and backward attention", "", mean),
+      section("disan-feature", "One feature at a time", "", feature, "feature"),
+      section("disan-gate", "Fusion gate", "", gates),
+      section("disan-s2t", "Source2token vectors", "", s2t, "word"),
+    ];
+  }
+
+  function dsaSections(tv, theme) {
+    var esc = F().htmlEscape, alpha = tv.alpha !== null && tv.alpha !== undefined ? tv.alpha : 0.0;
+    var at = {};
+    at["α = " + formatValue(alpha)] = "α = {alpha}";
+    var mean = [], heads = [], gates = [], ffn = [], pool = [];
+    sides(tv).forEach(function (s) {
+      var side = s[0], sent = s[1], T = sent.tokens.length;
+      var fig = pair(matrix(sent.fw.attention, T, T), matrix(sent.bw.attention, T, T), sent.tokens,
+                     ["forward (mask " + tv.masks[0] + ")", "backward (mask " + tv.masks[1] + ")"],
+                     named("Head-averaged attention weights at α = " + formatValue(alpha), side, tv), theme);
+      mean.push(figure("alpha-mean-" + side, fig, "Im Fig. 7 (Eq. 7)",
+        "softmax(QKᵀ/√d_k + M_dir + α·M_dis) averaged over heads; the α control recomputes it in the page.", side,
+        { binding: gridBinding(fig, [{ op: "mean", dir: "fw" }, { op: "mean", dir: "bw" }], at) }));
+      [["fw", "Forward", 12], ["bw", "Backward", 13]].forEach(function (d) {
+        var direction = d[0], name = d[1], block = sent[direction], H = block.H, stack = [], titles = [];
+        for (var h = 0; h < H; h++) { stack.push(matrix(block.heads, T, T, h * T * T)); titles.push("head " + (h + 1)); }
+        var headsFig = F().smallMultiples(stack, sent.tokens, titles, {
+          title: named(name + " heads at α = " + formatValue(alpha), side, tv), theme: theme,
+          maxCells: F().constant("HEAD_CELLS"),
+        });
+        var exprs = titles.map(function (_, h) { return { op: "head", dir: direction, head: h }; });
+        heads.push(figure("alpha-heads-" + direction + "-" + side, headsFig, "Im Fig. " + d[2],
+          "Every head of the " + name.toLowerCase() + " block on one colour scale; heads specialise on different distances.",
+          side, { binding: gridBinding(headsFig, exprs, at) }));
+      });
+      gates.push(figure("gate-" + side,
+        F().barChart(gateMeans(sent), sent.tokens, { title: named("Fusion gate per token at α = " + F().formatG(alpha), side, tv),
+                                                     yTitle: "mean F", theme: theme, yRange: [0, 1] }),
+        "Im Fig. 9 (Eq. 12)",
+        "Mean over features of F: a large F keeps the input S_F, a small F the attention H_F.", side));
+      ffn.push(figure("ffn-deact-" + side,
+        F().barChart([["forward", sent.fw.ffn_deactivation], ["backward", sent.bw.ffn_deactivation]], sent.tokens,
+                     { title: named("FFN deactivation ratio", side, tv), yTitle: "ratio", theme: theme, yRange: [0, 1] }),
+        "Im Fig. 10a (Eq. 13)", "Share of the d_ff hidden ReLU units that are 0 for each token.", side));
+      ffn.push(figure("ffn-max-" + side,
+        F().barChart([["forward", sent.fw.ln_max], ["backward", sent.bw.ln_max]], sent.tokens,
+                     { title: named("Max over features of LayerNorm(x + FFN(x))", side, tv), yTitle: "max value", theme: theme }),
+        "Im Fig. 10b", "The largest feature of each token after the FFN's residual and LayerNorm.", side));
+      pool.push(figure("pool-" + side,
+        F().barChart([["multi-dimensional attention (mean over features)", rowMeans(sent.s2t, T, sent.D2)],
+                      ["share of features won in max pooling", sent.maxpool_share]], sent.tokens,
+                     { title: named("Pooling weight and max-pooling share", side, tv), yTitle: "weight / share", theme: theme }),
+        "Im Fig. 11 (Eqs. 14–16)",
+        "softmax(L) per token averaged over features, and the share of features whose maximum this token holds.", side));
+    });
+    var fixed = '<p class="note">' + esc("Computed by the encoder at α = " + F().formatG(alpha) +
+                                         "; the α control redraws only the attention maps.") + "</p>";
+    return [
+      section("dsa-mean", "Head-averaged attention", "", mean, "alpha"),
+      section("dsa-heads", "Every head", "", heads, "alpha"),
+      section("dsa-gate", "Fusion gate", fixed, gates),
+      section("dsa-ffn", "Position-wise FFN", fixed, ffn),
+      section("dsa-pool", "Pooling", fixed, pool),
+    ];
+  }
+
+  /* Every section of the report for this trace view, in reading order. */
+  function reportSections(tv, theme) {
+    theme = F().theme(theme || "normal");
+    return overview(tv, theme).concat(tv.arch === "disan" ? disanSections(tv, theme) : dsaSections(tv, theme));
+  }
+
+  var COMPACT = { tokens: 1, prediction: 1, "disan-mean": 1, "dsa-mean": 1 };
+
+  /* The notebook view: tokens, prediction and the two main maps (α control for the DSA). */
+  function compactSections(tv, theme) {
+    return reportSections(tv, theme).filter(function (s) { return COMPACT[s.id]; });
+  }
+
+  /* Per token, what the word control swaps into the Shen Fig. 8 figure: z, colour limits, panel title. */
+  function wordFrames(sent, theme) {
+    theme = F().theme(theme || "normal");
+    return Array.from(sent.tokens, function (_, t) {
+      var fig = s2tWordFigure(sent, t, theme), heat = fig.data[0];
+      return {
+        z: heat.z.map(function (row) { return row.map(function (v) { return v === null ? null : F().round6(v); }); }),
+        zmin: heat.zmin,
+        zmax: heat.zmax,
+        title: fig.layout.annotations[0].text,
+      };
+    });
+  }
+
+  /* ------------------------------------------------------------ payloads (prepared, see the header) */
+
+  var payloadCount = 0;
+
+  function allowedOf(block, T) {
+    var allowed = new Uint8Array(T * T), cells = [];
+    for (var c = 0; c < T * T; c++) if (block.allowed[c]) { allowed[c] = 1; cells.push(c); }
+    return { allowed: allowed, cells: Int32Array.from(cells) };
+  }
+
+  /* What DisanRecompute.prepare would return for this sentence's live payload (scale 1, float32). */
+  function payload(sent, arch) {
+    var T = sent.tokens.length, blocks = {};
+    ["fw", "bw"].forEach(function (d) {
+      var b = sent[d], a = allowedOf(b, T), out = { mask: b.mask, allowed: a.allowed, cells: a.cells, scores: null,
+                                                    features: null, scale: 1 };
+      if (arch === "dsa") {
+        out.scores = Float32Array.from(b.scores);
+      } else {
+        var N = a.cells.length, D = b.D, features = new Float32Array(D * N);
+        for (var c = 0; c < N; c++) {
+          var base = a.cells[c] * D;
+          for (var k = 0; k < D; k++) features[k * N + c] = b.probs[base + k];
+        }
+        out.features = features;
+      }
+      blocks[d] = out;
+    });
+    var kind = arch === "dsa" ? "distance" : "features";
+    payloadCount += 1;
+    return { id: kind + "-js" + payloadCount, kind: kind, T: T, tokens: Array.from(sent.tokens), blocks: blocks, memo: null };
+  }
+
+  /* ------------------------------------------------------------ report.py */
+
+  /* report.page_data: the figures, the bindings of those the page redraws and their payloads. */
+  function pageData(tv, sections, compact) {
+    var figs = [];
+    sections.forEach(function (s) { figs = figs.concat(s.figures); });
+    var themes = F().context().themes, data = {
+      arch: tv.arch,
+      alpha: tv.alpha === undefined ? null : tv.alpha,
+      compact: !!compact,
+      fonts: { normal: themes.normal.font_size, talk: themes.presentation.font_size },
+      figures: {}, live: {}, payloads: {}, words: {},
+    };
+    figs.forEach(function (f) {
+      data.figures[f.id] = f.figure;
+      if (f.binding) {
+        data.live[f.id] = { side: f.side, binding: f.binding };
+        if (!data.payloads[f.side]) data.payloads[f.side] = payload(tv[f.side], tv.arch);
+      }
+      if (f.word) data.words[f.side] = wordFrames(tv[f.side]);
+    });
+    return data;
+  }
+
+  function control(sec, tv, dH) {
+    var G = F().formatG;
+    if (sec.control === "alpha") {
+      var a = tv.alpha !== null && tv.alpha !== undefined ? tv.alpha : F().constant("PAPER_ALPHA");
+      return '<label class="control">α — distance-mask weight (Im Eq. 7) ' +
+        '<input type="range" data-control="alpha" min="' + G(F().constant("ALPHA_MIN")) + '" max="' +
+        G(F().constant("ALPHA_MAX")) + '" step="' + G(F().constant("ALPHA_STEP")) + '" value="' + G(a) +
+        '" aria-label="alpha"> <output>' + G(a) + "</output></label>";
+    }
+    if (sec.control === "feature") {
+      return '<label class="control">feature k (0–' + (dH - 1) + ') <input type="range" data-control="feature" min="0" ' +
+        'max="' + (dH - 1) + '" step="1" value="0" aria-label="feature k"> <output>0</output></label>';
+    }
+    if (sec.control === "word") {
+      return sides(tv).map(function (s) {
+        var options = Array.from(s[1].tokens, function (t, i) {
+          return '<option value="' + i + '">#' + i + " " + escape(t) + "</option>";
+        }).join("");
+        var name = tv.hypothesis ? s[0] + " word" : "word";
+        return '<label class="control">' + name + ' <select data-control="word" data-side="' + s[0] + '">' +
+          options + "</select></label>";
+      }).join("");
+    }
+    return "";
+  }
+
+  function sectionHtml(sec, tv, dH) {
+    var figs = sec.figures.map(function (f) {
+      return '<figure class="fig"><div class="plot" id="fig-' + f.id + '" data-fig="' + f.id + '"></div>' +
+        "<figcaption><b>" + escape(f.paper) + ".</b> " + escape(f.caption) + "</figcaption></figure>";
+    }).join("");
+    return '<section class="section" id="' + sec.id + '" tabindex="-1"><h2>' + escape(sec.title) + "</h2>" +
+      control(sec, tv, dH) + sec.html + figs + "</section>";
+  }
+
+  function header(tv, sections, compact) {
+    var lines = ["<h1>" + escape(tv.model) + ": " + escape(Array.from(tv.premise.tokens).join(" ")) + "</h1>"];
+    if (tv.hypothesis) lines.push('<p class="sub">hypothesis: ' + escape(Array.from(tv.hypothesis.tokens).join(" ")) + "</p>");
+    var facts = ["masks " + tv.masks[0] + "/" + tv.masks[1]];
+    if (tv.alpha !== null && tv.alpha !== undefined) facts.push("encoder pass at α = " + F().formatG(tv.alpha));
+    var paper = tv.arch === "disan" ? "Shen et al. 2018 (DiSAN)" : "Im & Cho 2017 (distance-based SAN)";
+    lines.push('<p class="sub">' + escape(paper) + " · " + facts.map(escape).join(" · ") + "</p>");
+    if (tv.random_weights) {
+      lines.push('<p class="warn">Random weights (no trained checkpoint): these patterns are not learned.</p>');
+    }
+    if (!compact) {
+      var nav = sections.map(function (s) { return '<a href="#' + s.id + '">' + escape(s.title) + "</a>"; }).join(" ");
+      lines.push("<nav>" + nav + '</nav><p class="keys"><button type="button" data-control="talk" aria-pressed="false">' +
+        "Talk mode</button> keys: j / → / PageDown next section · k / ← / PageUp previous · t talk mode " +
+        "(large fonts, one section per screen)</p>");
+    }
+    return "<header>" + lines.join("") + "</header>";
+  }
+
+  /* The report's page for a trace view: {title (plain text, for document.title), header (the <header>
+   * element's HTML), body (the <main> element's inner HTML), data (what DisanReport.show draws: arch, alpha,
+   * compact, fonts, figures {id: {data, layout}}, live {id: {side, binding}}, payloads {side: prepared},
+   * words {side: frames}), sections (the Section objects the HTML was made from)}. opts: {compact}.
+   * Throws one sentence when the trace view is incomplete or a sentence is longer than a report holds. */
+  function page(tv, opts) {
+    var o = opts || {}, compact = !!o.compact;
+    checkView(tv);
+    var sections = compact ? compactSections(tv) : reportSections(tv);
+    var dH = Math.floor(tv.premise.D2 / 2);
+    return {
+      title: tv.model + " — attention report",
+      header: header(tv, sections, compact),
+      body: sections.map(function (s) { return sectionHtml(s, tv, dH); }).join(""),
+      data: pageData(tv, sections, compact),
+      sections: sections,
+    };
+  }
+
+  root.DisanSections = {
+    version: 1,
+    page: page,
+    reportSections: reportSections,
+    compactSections: compactSections,
+    overview: overview,
+    disanSections: disanSections,
+    dsaSections: dsaSections,
+    s2tWordFigure: s2tWordFigure,
+    wordFrames: wordFrames,
+    tokensHtml: tokensHtml,
+    legendHtml: legendHtml,
+    pageData: pageData,
+    payload: payload,
+    gridBinding: gridBinding,
+    templates: templates,
+    sharedScale: sharedScale,
+    formatValue: formatValue,
+    escape: escape,
+    checkView: checkView,
+  };
+})(typeof globalThis !== "undefined" ? globalThis : this);

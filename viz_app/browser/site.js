@@ -1,0 +1,421 @@
+/* DisanSite — the static explorer's page: any typed sentence, computed in the page, no server.
+ *
+ * A classic script (no modules, no network), so the folder works from file://, where Chromium refuses
+ * fetch(): every file the page needs is a <script> beside it. `python -m disan site` (viz_app/draw/site.py)
+ * writes the folder:
+ *   assets/site-data.js      window.DisanSiteData: models, presets, tokenizer rules, figure constants, limits;
+ *   assets/ort-runtime.js    window.DisanOrtRuntime: onnxruntime-web's wasm (gzip + base64) and its loader;
+ *   models/<name>.js         window.DisanSiteModels[name]: the exported model (ONNX) and its vocabulary,
+ *                            each gzip + base64, loaded only when that model is picked.
+ * The model is the torch modules themselves, exported to ONNX (disan/onnx_export.py) and run by
+ * onnxruntime-web; this file only tokenizes (tokenize.js, the rules disan.tokenize uses), maps tokens to
+ * ids, runs the session, arranges its outputs as a trace view, and hands that to DisanSections (the
+ * report's sections, sections.js) and DisanReport (drawing, α / feature controls, talk mode, report.js).
+ * State (model, sentence, hypothesis, α, feature, talk mode) lives in the address after '#', so a
+ * copied link reopens the same view.
+ */
+(function (root) {
+  "use strict";
+
+  var doc = root.document;
+  var DATA = null; // window.DisanSiteData
+  var state = { model: null, text: "", hypothesis: "", alpha: null, feature: 0, talk: false };
+  var loaded = {}; // name → Promise<{session, vocab, meta}>
+  var pending = null, running = false, generation = 0;
+
+  /* ----------------------------------------------------------------- bytes */
+
+  /* gzip + base64 text → Uint8Array, with the browser's own DecompressionStream (as the report unpacks). */
+  function inflate(text) {
+    var bin = atob(text), bytes = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return new Response(stream).arrayBuffer().then(function (buffer) { return new Uint8Array(buffer); });
+  }
+
+  function loadScript(src) {
+    return new Promise(function (resolve, reject) {
+      var el = doc.createElement("script");
+      el.src = src;
+      el.onload = function () { resolve(); };
+      el.onerror = function () { reject(new Error("the file " + src + " is missing from this folder; rebuild it with python -m disan site")); };
+      doc.head.appendChild(el);
+    });
+  }
+
+  /* ------------------------------------------------------------------ ORT */
+
+  var runtime = null;
+
+  /* onnxruntime-web from file://: the wasm bytes handed over directly, its .mjs loader as a blob URL, one
+   * thread (a file:// page has no cross-origin isolation, so no SharedArrayBuffer). */
+  function startRuntime() {
+    if (runtime) return runtime;
+    var assets = root.DisanOrtRuntime;
+    if (!root.ort || !assets) return Promise.reject(new Error("onnxruntime-web is missing from assets/; rebuild the folder with python -m disan site"));
+    runtime = inflate(assets.wasm).then(function (wasm) {
+      var ort = root.ort;
+      ort.env.wasm.numThreads = 1;
+      ort.env.wasm.proxy = false;
+      ort.env.wasm.wasmBinary = wasm;
+      ort.env.wasm.wasmPaths = { mjs: URL.createObjectURL(new Blob([assets.loader], { type: "text/javascript" })) };
+      root.performance.mark("disan:runtime");
+      return ort;
+    });
+    return runtime;
+  }
+
+  function modelMeta(name) {
+    return DATA.models.filter(function (m) { return m.name === name; })[0] || null;
+  }
+
+  function loadModel(name) {
+    if (loaded[name]) return loaded[name];
+    var meta = modelMeta(name);
+    loaded[name] = Promise.all([startRuntime(), loadScript(meta.file)]).then(function (parts) {
+      var ort = parts[0], files = (root.DisanSiteModels || {})[name];
+      if (!files) throw new Error("models/" + name + ".js did not define the model; rebuild the folder");
+      return Promise.all([inflate(files.onnx), inflate(files.vocab)]).then(function (bytes) {
+        var vocab = JSON.parse(new TextDecoder().decode(bytes[1]));
+        var index = new Map();
+        vocab.words.forEach(function (w, i) { if (!index.has(w)) index.set(w, i); });
+        return ort.InferenceSession.create(bytes[0], { executionProviders: ["wasm"], graphOptimizationLevel: "all" })
+          .then(function (session) {
+            root.performance.mark("disan:session:" + name);
+            delete root.DisanSiteModels[name]; // the base64 text is no longer needed
+            return { session: session, vocab: vocab, index: index, meta: meta, ort: ort };
+          });
+      });
+    });
+    loaded[name].catch(function () { delete loaded[name]; });
+    return loaded[name];
+  }
+
+  /* ------------------------------------------------------------- tokenize */
+
+  var tokenize = null;
+
+  /* Token → [id, status] as SentenceModel.embed does: the model's own row, else an extra GloVe row kept in
+   * the export (GloVe's most frequent words, up to the stated limit), else <unk>. */
+  function lookup(model, tokens) {
+    var own = model.vocab.own, ids = [], status = [];
+    tokens.forEach(function (t) {
+      var id = model.index.get(t);
+      if (id === undefined) { ids.push(model.vocab.unk); status.push("unknown"); }
+      else { ids.push(id); status.push(id < own ? "vocab" : "glove"); }
+    });
+    return { ids: ids, status: status };
+  }
+
+  /* One sentence's problem in a sentence a person can act on, or null. */
+  function checkTokens(tokens, what) {
+    var limit = DATA.limits.max_tokens;
+    if (!tokens.length) return "The " + what + " is empty (or only invisible characters); type a sentence with at least one word.";
+    if (tokens.length > limit) return "The " + what + " has " + tokens.length + " tokens; this page takes at most " + limit + ". Shorten it.";
+    return null;
+  }
+
+  /* ------------------------------------------------------------------ run */
+
+  function int64(ort, ids) {
+    return new ort.Tensor("int64", BigInt64Array.from(ids.map(function (v) { return BigInt(v); })), [1, ids.length]);
+  }
+
+  function array(out, name) {
+    var t = out[name];
+    if (!t) throw new Error("the model gave no output " + name + "; rebuild the folder with this version");
+    return t.data;
+  }
+
+  /* The trace view (sections.js's format) of one sentence from the session's outputs; `names` maps each
+   * trace-view field to its ONNX output (site-data.js, written by viz_app/draw/site.py). */
+  function sentenceView(meta, out, names, tokens, status) {
+    var T = tokens.length;
+    function block(dir) {
+      var n = names[dir], b = { mask: meta.masks[dir === "fw" ? 0 : 1], T: T, D: meta.d_model, H: meta.heads || 0 };
+      b.allowed = DisanRecompute.directionAllowed(T, b.mask);
+      b.gate = array(out, n.gate);
+      if (meta.arch === "disan") {
+        b.attention = array(out, n.mean);
+        b.probs_max = n.max ? array(out, n.max) : null;
+        b.probs = out[n.probs] ? out[n.probs].data : null;
+        b.heads = b.scores = b.ffn_deactivation = b.ln_max = null;
+      } else {
+        b.heads = array(out, n.probs);
+        b.scores = array(out, n.scores);
+        b.attention = DisanRecompute.headMean(b.heads, T);
+        b.ffn_deactivation = array(out, n.ffn_deactivation);
+        b.ln_max = array(out, n.ln_max);
+        b.probs_max = b.probs = null;
+      }
+      return b;
+    }
+    return {
+      tokens: tokens, status: status, T: T, fw: block("fw"), bw: block("bw"),
+      s2t: array(out, names.s2t), D2: 2 * meta.d_model,
+      maxpool_share: names.maxpool_share ? array(out, names.maxpool_share) : null,
+    };
+  }
+
+  /* Run the model on the current text (and hypothesis) and return its trace view. */
+  function compute(model, input) {
+    var meta = model.meta, feeds = {}, names = meta.outputs;
+    feeds[meta.inputs.premise] = int64(model.ort, input.premise.ids);
+    if (meta.pair) feeds[meta.inputs.hypothesis] = int64(model.ort, input.hypothesis.ids);
+    if (meta.inputs.alpha) feeds[meta.inputs.alpha] = new model.ort.Tensor("float32", Float32Array.of(input.alpha), [1]);
+    return model.session.run(feeds).then(function (out) {
+      var probs = array(out, names.prediction), prediction = {};
+      meta.labels.forEach(function (label, i) { prediction[label] = probs[i]; });
+      return {
+        model: meta.name, arch: meta.arch, random_weights: false, prediction: prediction,
+        masks: meta.masks.slice(), alpha: meta.arch === "dsa" ? input.alpha : null,
+        premise: sentenceView(meta, out, names.premise, input.premise.tokens, input.premise.status),
+        hypothesis: meta.pair
+          ? sentenceView(meta, out, names.hypothesis, input.hypothesis.tokens, input.hypothesis.status) : null,
+      };
+    });
+  }
+
+  /* ---------------------------------------------------------------- state */
+
+  var KEYS = { model: "m", text: "t", hypothesis: "h", alpha: "a", feature: "k", talk: "talk" };
+
+  function readHash() {
+    var params = new URLSearchParams(root.location.hash.replace(/^#/, ""));
+    var out = {};
+    Object.keys(KEYS).forEach(function (k) { if (params.has(KEYS[k])) out[k] = params.get(KEYS[k]); });
+    return out;
+  }
+
+  function writeHash() {
+    var params = new URLSearchParams();
+    params.set(KEYS.model, state.model);
+    params.set(KEYS.text, state.text);
+    if (modelMeta(state.model).pair) params.set(KEYS.hypothesis, state.hypothesis);
+    if (state.alpha !== null && modelMeta(state.model).arch === "dsa") params.set(KEYS.alpha, String(state.alpha));
+    if (state.feature && modelMeta(state.model).arch === "disan") params.set(KEYS.feature, String(state.feature));
+    if (state.talk) params.set(KEYS.talk, "1");
+    root.history.replaceState(null, "", "#" + params.toString());
+  }
+
+  /* A link's values, each checked; anything unusable falls back to the default with a note. */
+  function applyHash(notes) {
+    var h = readHash();
+    var names = DATA.models.map(function (m) { return m.name; });
+    if (h.model !== undefined && names.indexOf(h.model) < 0) notes.push("The link names a model this folder lacks (" + h.model + "); showing " + DATA.default_model + ".");
+    state.model = names.indexOf(h.model) >= 0 ? h.model : DATA.default_model;
+    var meta = modelMeta(state.model);
+    state.text = h.text !== undefined ? h.text.slice(0, DATA.limits.max_chars) : DATA.default_text;
+    state.hypothesis = h.hypothesis !== undefined ? h.hypothesis.slice(0, DATA.limits.max_chars) : DATA.default_hypothesis;
+    var a = h.alpha !== undefined ? Number(h.alpha) : NaN;
+    if (h.alpha !== undefined && !(a >= DATA.limits.alpha_min && a <= DATA.limits.alpha_max)) notes.push("α = " + h.alpha + " is outside " + DATA.limits.alpha_min + "–" + DATA.limits.alpha_max + "; using the model's own.");
+    state.alpha = a >= DATA.limits.alpha_min && a <= DATA.limits.alpha_max ? a : (meta.alpha === undefined ? null : meta.alpha);
+    var k = h.feature !== undefined ? Number(h.feature) : 0;
+    state.feature = Number.isInteger(k) && k >= 0 && k < meta.d_model ? k : 0;
+    state.talk = h.talk === "1";
+  }
+
+  /* ------------------------------------------------------------------- UI */
+
+  function el(id) { return doc.getElementById(id); }
+
+  function say(text, kind) {
+    var box = el("status");
+    box.textContent = text || "";
+    box.className = text ? (kind || "note") : "";
+  }
+
+  function fillControls() {
+    var select = el("model");
+    select.textContent = "";
+    DATA.models.forEach(function (m) {
+      var opt = doc.createElement("option");
+      opt.value = m.name;
+      opt.textContent = m.name + " — " + m.title;
+      select.appendChild(opt);
+    });
+    var presets = el("preset");
+    DATA.presets.forEach(function (p, i) {
+      var opt = doc.createElement("option");
+      opt.value = String(i);
+      opt.textContent = p.label;
+      presets.appendChild(opt);
+    });
+  }
+
+  function showState() {
+    var meta = modelMeta(state.model);
+    el("model").value = state.model;
+    el("text").value = state.text;
+    el("hypothesis").value = state.hypothesis;
+    el("hyp-row").hidden = !meta.pair;
+    el("model-facts").textContent = meta.facts;
+  }
+
+  /* Tokens and ids of the current input, or a message when it cannot be run. */
+  function prepare(model) {
+    var meta = model.meta, premise = tokenize(state.text);
+    var problem = checkTokens(premise, meta.pair ? "premise" : "sentence");
+    var input = { premise: Object.assign({ tokens: premise }, lookup(model, premise)), alpha: state.alpha || 0 };
+    if (!problem && meta.pair) {
+      var hyp = tokenize(state.hypothesis);
+      problem = state.hypothesis.trim() === "" || !hyp.length
+        ? "This is an NLI model: type a hypothesis as well as the premise." : checkTokens(hyp, "hypothesis");
+      input.hypothesis = Object.assign({ tokens: hyp }, lookup(model, hyp));
+    }
+    return problem ? { problem: problem } : input;
+  }
+
+  /* Compute and draw the current state; a newer request replaces one still waiting, so typing never queues
+   * more than one run behind the one in flight. */
+  function update() {
+    pending = ++generation;
+    if (running) return running;
+    running = loadModel(state.model).then(function loop(model) {
+      if (pending === null) return null;
+      var mine = pending;
+      pending = null;
+      if (model.meta.name !== state.model) return loadModel(state.model).then(loop);
+      var input = prepare(model);
+      if (input.problem) { say(input.problem, "error"); root.document.body.dataset.state = "error"; return loop(model); }
+      var t0 = root.performance.now();
+      doc.body.dataset.state = "computing";
+      return compute(model, input).then(function (tv) {
+        root.performance.mark("disan:computed");
+        doc.body.dataset.runMs = (root.performance.now() - t0).toFixed(2); // the model alone (onnxruntime-web)
+        if (pending !== null && pending !== mine) return loop(model);
+        return draw(tv).then(function () {
+          say("");
+          doc.body.dataset.state = "ready";
+          doc.body.dataset.generation = String(mine);
+          doc.body.dataset.computeMs = (root.performance.now() - t0).toFixed(2);
+          // The benchmark's clock stops at the next frame, when the new maps are on screen.
+          root.requestAnimationFrame(function () { doc.body.dataset.drawnAt = root.performance.now().toFixed(2); });
+          return loop(model);
+        });
+      });
+    }).catch(function (err) {
+      console.error(err);
+      say("This sentence could not be computed: " + (err && err.message || err), "error");
+      doc.body.dataset.state = "error";
+    }).then(function () { running = null; });
+    return running;
+  }
+
+  /* The report's sections for this trace view (sections.js), drawn into the page by report.js, which keeps
+   * the plots, talk mode and the α / feature controls across sentences. */
+  function draw(tv) {
+    var page = DisanSections.page(tv);
+    doc.title = page.title + " — attention explorer";
+    return DisanReport.show(el("report"), page, {
+      header: el("page-header"), values: { alpha: state.alpha, feature: state.feature }, hash: false,
+    }).then(function () {
+      if (DisanReport.values(el("report")).talk !== state.talk) DisanReport.setTalk(doc, state.talk);
+    });
+  }
+
+  /* α, feature k and talk mode are report.js's controls; the address follows them. While α moves, report.js
+   * redraws the maps in the page (Im Eq. 7 from the scores); once it is let go the model runs again at the new
+   * α, so the gates, FFN and pooling follow too. */
+  function followReport() {
+    var sync = function (ev) {
+      var v = DisanReport.values(el("report"));
+      var changed = false;
+      ["alpha", "feature", "talk"].forEach(function (k) {
+        if (v[k] !== undefined && v[k] !== null && v[k] !== state[k]) { state[k] = v[k]; changed = true; }
+      });
+      if (changed) writeHash();
+      if (ev && ev.type === "change" && ev.target.dataset && ev.target.dataset.control === "alpha") update();
+    };
+    // After report.js's own listeners have taken the new value (they may be bound after these).
+    var later = function (ev) { root.setTimeout(function () { sync(ev); }, 0); };
+    el("report").addEventListener("input", later);
+    el("report").addEventListener("change", later);
+    doc.addEventListener("keyup", later);
+    doc.addEventListener("click", later);
+  }
+
+  function bind() {
+    el("model").addEventListener("change", function () {
+      state.model = el("model").value;
+      var meta = modelMeta(state.model);
+      state.alpha = meta.alpha === undefined ? null : meta.alpha;
+      state.feature = 0;
+      showState();
+      writeHash();
+      say("Loading " + state.model + "…", "note");
+      update();
+    });
+    el("text").addEventListener("input", function () {
+      state.text = el("text").value.slice(0, DATA.limits.max_chars);
+      writeHash();
+      update();
+    });
+    el("hypothesis").addEventListener("input", function () {
+      state.hypothesis = el("hypothesis").value.slice(0, DATA.limits.max_chars);
+      writeHash();
+      update();
+    });
+    el("preset").addEventListener("change", function () {
+      var p = DATA.presets[+el("preset").value];
+      if (!p) return;
+      state.text = p.text;
+      state.hypothesis = p.hypothesis;
+      el("preset").value = "";
+      showState();
+      writeHash();
+      update();
+    });
+    root.addEventListener("hashchange", function () {
+      var notes = [];
+      applyHash(notes);
+      showState();
+      if (notes.length) say(notes.join(" "), "note");
+      update();
+    });
+  }
+
+  /* Start onnxruntime and the linked model before plotly.js is parsed: the wasm compiles and the session is
+   * built off the main thread meanwhile. */
+  function preload() {
+    DATA = root.DisanSiteData;
+    if (!DATA || typeof DecompressionStream === "undefined") return;
+    var wanted = new URLSearchParams(root.location.hash.replace(/^#/, "")).get(KEYS.model);
+    loadModel(modelMeta(wanted) ? wanted : DATA.default_model).catch(function () {});
+  }
+
+  function boot() {
+    DATA = root.DisanSiteData;
+    if (!DATA) { doc.body.textContent = "assets/site-data.js is missing; rebuild this folder with python -m disan site."; return Promise.resolve(); }
+    if (typeof DecompressionStream === "undefined") {
+      say("This browser cannot unpack the model (no DecompressionStream); open the page in a current Chrome, Edge, Firefox or Safari.", "error");
+      return Promise.resolve();
+    }
+    tokenize = DisanTokenize.create(DATA.tokenizer);
+    DisanFigures.configure(DATA.figures);
+    var notes = [];
+    fillControls();
+    applyHash(notes);
+    showState();
+    bind();
+    followReport();
+    if (notes.length) say(notes.join(" "), "note");
+    else say("Loading " + state.model + "…", "note");
+    writeHash();
+    return update();
+  }
+
+  /* The trace view of any input, computed as the page computes it but not drawn: the equality tests compare
+   * it with the torch model's trace. Resolves {problem} for input the page refuses. */
+  function traceOf(name, text, hypothesis, alpha) {
+    return loadModel(name).then(function (model) {
+      var saved = { text: state.text, hypothesis: state.hypothesis, alpha: state.alpha };
+      state.text = text; state.hypothesis = hypothesis || ""; state.alpha = alpha === undefined ? model.meta.alpha : alpha;
+      var input = prepare(model);
+      Object.assign(state, saved);
+      return input.problem ? { problem: input.problem } : compute(model, input);
+    });
+  }
+
+  root.DisanSite = { preload: preload, boot: boot, state: function () { return Object.assign({}, state); }, update: update, traceOf: traceOf };
+})(typeof globalThis !== "undefined" ? globalThis : this);

@@ -1,0 +1,386 @@
+"""The static explorer: ``python -m disan site --out DIR [--model NAME ...]``.
+
+Writes a folder that works opened from disk (``file://``), from any static file server and with no
+network at all. The models run in the visitor's browser: each is the torch modules exported to ONNX
+(``disan.onnx_export``) and run by onnxruntime-web, so any typed sentence is computed in the page.
+
+Chromium refuses ``fetch()`` from a ``file://`` page, so every file the page reads is a classic
+``<script>`` beside it that assigns one global (``viz_app/browser/site.js`` lists them). Binary
+files (the ONNX graph, onnxruntime's wasm) travel as gzip + base64 text and are unpacked by the
+browser's own ``DecompressionStream``, as the offline report does.
+
+Folder::
+
+    index.html                the page
+    assets/                   plotly.js, onnxruntime-web, the page scripts (shared by every model)
+    models/<name>.js          one model: its ONNX graph and vocabulary (loaded when picked)
+
+The folder is built beside ``DIR`` and renamed into place, so a failed build leaves ``DIR`` as it was.
+An existing ``DIR`` is replaced only when it is an earlier site (it holds ``MARKER``).
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import io
+import json
+import os
+import re
+import shutil
+import tempfile
+import zipfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import plotly
+
+from disan.errors import DisanError, InputError, OutputError
+
+from viz_app.draw import presets, settings
+
+BROWSER = Path(__file__).resolve().parents[1] / "browser"
+REPO = Path(__file__).resolve().parents[2]
+NODE_MODULES = REPO / "node_modules"
+PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
+#: onnxruntime-web's files, installed by ``npm ci`` (scripts/setup.sh); ``DISAN_ORT_DIR`` overrides.
+ORT_VERSION = "1.30.0"
+ORT_SCRIPT = "ort.wasm.min.js"  # the classic-script build: a file:// page cannot import modules
+ORT_WASM = "ort-wasm-simd-threaded.wasm"
+ORT_LOADER = "ort-wasm-simd-threaded.mjs"
+#: plotly.js's cartesian bundle (heatmap, bar, scatter: every trace the figures use), from npm: parsing the
+#: full bundle from the plotly package took 1.1-1.5 s of a cold open here, this one 0.5 s.
+PLOTLY_BUNDLE = ("plotly.js-cartesian-dist-min", "plotly-cartesian.min.js")
+#: Page scripts (each defines one global). The runtime, the data and site.js come first so that
+#: ``DisanSite.preload`` starts the model while plotly.js and the drawing code are parsed.
+EARLY_SCRIPTS = (ORT_SCRIPT, "ort-runtime.js", "site-data.js", "tokenize.js", "site.js")
+LATE_SCRIPTS = ("plotly.js", "recompute.js", "paint.js", "figures.js", "sections.js", "report.js")
+PAGE_SCRIPTS = ("recompute.js", "paint.js", "tokenize.js", "figures.js", "sections.js", "report.js", "site.js")
+STYLES = ("report.css", "site.css")
+#: Present in every folder this module writes: only such a folder is ever replaced.
+MARKER = ".disan-site"
+#: Most tokens per sentence the page takes (the report's limit: T² maps and T²·D DiSAN features stay small).
+MAX_TOKENS = settings.REPORT_MAX_TOKENS
+DEFAULT_MODEL = "disan-sst5"
+#: Largest file one model may ship as (weights + vocabulary, gzip + base64): issue 18's 10 MB.
+MODEL_MAX_BYTES = 10_000_000
+
+
+@dataclass(frozen=True)
+class SiteModel:
+    """One model in the folder: its file and what its export measured."""
+
+    name: str
+    file: str
+    bytes: int
+    onnx_bytes: int
+    vocab_bytes: int
+    own_words: int
+    extra_words: int
+    int8: tuple[str, ...]
+    float16_error: float
+
+
+@dataclass(frozen=True)
+class SiteInfo:
+    """What ``build_site`` wrote."""
+
+    out: Path
+    models: tuple[SiteModel, ...]
+    shared_bytes: int
+
+    @property
+    def total_bytes(self) -> int:
+        return self.shared_bytes + sum(m.bytes for m in self.models)
+
+
+def ort_dir() -> Path:
+    """onnxruntime-web's ``dist`` folder, or ``DisanError`` saying how to install it."""
+    given = os.environ.get("DISAN_ORT_DIR")
+    folder = Path(given).expanduser() if given else NODE_MODULES / "onnxruntime-web" / "dist"
+    missing = [n for n in (ORT_SCRIPT, ORT_WASM, ORT_LOADER) if not (folder / n).is_file()]
+    if missing:
+        raise DisanError(
+            f"onnxruntime-web {ORT_VERSION} is not installed ({folder / missing[0]} is missing); run `npm ci` in the "
+            "repository root (bash scripts/setup.sh does it) or set DISAN_ORT_DIR to its dist/ folder."
+        )
+    return folder
+
+
+def plotly_bundle() -> Path:
+    """plotly.js's cartesian bundle from npm when installed, else the full bundle of the plotly package.
+
+    Both must be the plotly.js the figures were built for: the npm bundle's version is checked against it.
+    """
+    bundle = NODE_MODULES / PLOTLY_BUNDLE[0] / PLOTLY_BUNDLE[1]
+    if bundle.is_file() and _plotly_version(bundle) == _plotly_version(PLOTLY_JS):
+        return bundle
+    return PLOTLY_JS
+
+
+def _plotly_version(path: Path) -> str | None:
+    head = path.read_bytes()[:400].decode("utf-8", "replace")
+    match = re.search(r"plotly\.js (?:\([^)]*\) )?v(\d+\.\d+\.\d+)", head)
+    return match.group(1) if match else None
+
+
+def _b64gz(raw: bytes) -> str:
+    return base64.b64encode(gzip.compress(raw, compresslevel=9, mtime=0)).decode("ascii")
+
+
+def _script(global_name: str, value) -> str:
+    """A classic script assigning ``value`` (JSON) to a global; ``</`` is escaped so no string ends the tag."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
+    return f"window.{global_name} = {text};\n"
+
+
+def _model_script(name: str, onnx: bytes, vocab: bytes) -> str:
+    entry = json.dumps(name)
+    return (
+        "window.DisanSiteModels = window.DisanSiteModels || {};\n"
+        f'window.DisanSiteModels[{entry}] = {{"onnx": "{_b64gz(onnx)}", "vocab": "{_b64gz(vocab)}"}};\n'
+    )
+
+
+def _outputs(meta: dict) -> dict:
+    """Which ONNX output holds each trace-view field (site.js's ``names``), from the export's own names."""
+    names = {o["name"] for o in meta["outputs"]}
+    sides = ("premise", "hypothesis") if meta["pair"] else ("premise",)
+    prefixes = ("p_", "h_") if meta["pair"] else ("",)
+    fields = ("gate", "mean", "probs") if meta["arch"] == "disan" else (
+        "gate", "probs", "scores", "ffn_deactivation", "ln_max")
+    out: dict = {"prediction": "probs"}
+    for side, prefix in zip(sides, prefixes):
+        entry = {d: {f: f"{prefix}{d}_{f}" for f in fields} for d in ("fw", "bw")}
+        entry["s2t"] = f"{prefix}s2t"
+        if meta["arch"] == "dsa":
+            entry["maxpool_share"] = f"{prefix}maxpool_share"
+        out[side] = entry
+    wanted = [v for side in sides for d in ("fw", "bw") for v in out[side][d].values()]
+    missing = sorted(set(wanted) - names)
+    if missing:
+        raise DisanError(f"The export of {meta['model']} lacks the outputs {', '.join(missing)}; re-export it.")
+    return out
+
+
+def _facts(name: str, meta: dict) -> tuple[str, str]:
+    """A short title and one line of facts for the model picker (from its card when it has one)."""
+    from disan.cards import read_card
+
+    task = "NLI" if meta["pair"] else "SST-5"
+    arch = "DiSAN (Shen et al. 2018)" if meta["arch"] == "disan" else "distance-based SAN (Im & Cho 2017)"
+    try:
+        acc = read_card(name)["evaluation"]["test"]["accuracy"]
+        tested = f"test accuracy {100 * acc:.2f}%"
+    except (DisanError, OSError, KeyError, TypeError):
+        tested = "no model card"
+    return f"{arch}, {task}", f"{name}: {arch} trained on {task}; {tested}; masks {'/'.join(meta['masks'])}" + (
+        f"; α = {meta['alpha']:g}" if meta["alpha"] is not None else "")
+
+
+def _page_model(name: str, meta: dict, file: str) -> dict:
+    title, facts = _facts(name, meta)
+    inputs = {"premise": "p_ids" if meta["pair"] else "ids", "hypothesis": "h_ids" if meta["pair"] else None,
+              "alpha": "alpha" if meta["arch"] == "dsa" else None}
+    d_model = next(o["shape"][-1] for o in meta["outputs"] if o["name"].endswith("fw_gate"))
+    heads = next((o["shape"][0] for o in meta["outputs"] if o["name"].endswith("fw_scores")), 0)
+    out = {"name": name, "title": title, "facts": facts, "file": file, "arch": meta["arch"], "pair": meta["pair"],
+           "labels": meta["labels"], "masks": meta["masks"], "d_model": d_model, "heads": heads,
+           "inputs": inputs, "outputs": _outputs(meta)}
+    if meta["alpha"] is not None:
+        out["alpha"] = meta["alpha"]
+    return out
+
+
+def _figure_constants() -> dict:
+    from viz_app.draw.site_view import figure_context
+
+    return figure_context()
+
+
+def _tokenizer() -> dict:
+    from viz_app.draw.tokenizer_rules import tokenizer_rules
+
+    return tokenizer_rules()
+
+
+def site_data(models: Sequence[dict], start: tuple[str, str] | None = None) -> dict:
+    """``window.DisanSiteData``: everything the page needs besides the models' own files.
+
+    ``start``: the (sentence, hypothesis) the page opens on (default: the app's first sentence).
+    """
+    names = [m["name"] for m in models]
+    default = DEFAULT_MODEL if DEFAULT_MODEL in names else names[0]
+    text, hypothesis = start or (settings.DEFAULT_SENTENCE, settings.DEFAULT_HYPOTHESIS)
+    return {
+        "format": "disan-site/1",
+        "models": list(models),
+        "default_model": default,
+        "default_text": text[: settings.MAX_CHARS],
+        "default_hypothesis": (hypothesis or settings.DEFAULT_HYPOTHESIS)[: settings.MAX_CHARS],
+        "presets": [{"label": p.label, "text": p.sentence, "hypothesis": p.hypothesis} for p in presets.PRESETS],
+        "limits": {"max_tokens": MAX_TOKENS, "max_chars": settings.MAX_CHARS, "alpha_min": settings.ALPHA_MIN,
+                   "alpha_max": settings.ALPHA_MAX, "alpha_step": settings.ALPHA_STEP},
+        "tokenizer": _tokenizer(),
+        "figures": _figure_constants(),
+    }
+
+
+def index_html() -> str:
+    """The page: controls, the message line and the report's sections (filled by site.js)."""
+    styles = "".join(f'<link rel="stylesheet" href="assets/{s}">' for s in STYLES)
+    tags = lambda names: "".join(f'<script src="assets/{s}"></script>' for s in names)  # noqa: E731
+    scripts = f"{tags(EARLY_SCRIPTS)}<script>DisanSite.preload();</script>{tags(LATE_SCRIPTS)}"
+    return (
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>DiSAN &amp; distance-based SAN: attention explorer</title>{styles}</head>"
+        '<body class="report site" data-state="loading">'
+        '<header id="site-header"><h1>Attention explorer: DiSAN and the distance-based SAN</h1>'
+        '<form id="controls" onsubmit="return false">'
+        '<label class="field">model <select id="model"></select></label>'
+        '<label class="field">papers\' sentences <select id="preset"><option value="">— pick one —</option>'
+        "</select></label>"
+        f'<label class="field wide">sentence <textarea id="text" rows="2" maxlength="{settings.MAX_CHARS}" '
+        'spellcheck="false"></textarea></label>'
+        f'<label class="field wide" id="hyp-row">hypothesis <input id="hypothesis" maxlength="{settings.MAX_CHARS}" '
+        'spellcheck="false"></label></form>'
+        '<p id="model-facts" class="sub"></p><p id="status" role="status" aria-live="polite"></p>'
+        '<div id="page-header"></div></header>'
+        '<main id="report"></main>'
+        "<noscript><p class=\"error\">This page computes in the browser and needs JavaScript.</p></noscript>"
+        f"{scripts}<script>DisanSite.boot();</script></body></html>"
+    )
+
+
+def _fresh_folder(out: Path) -> Path:
+    """A new empty folder beside ``out`` to build in; ``OutputError`` when ``out`` cannot be (re)placed."""
+    if out.exists() and not out.is_dir():
+        raise OutputError(f"{str(out)!r} is a file; give a folder for the site (it is created).")
+    if out.is_dir() and any(out.iterdir()) and not (out / MARKER).is_file():
+        raise OutputError(
+            f"{str(out)!r} already holds files that are not a site written by this command; give an empty or new folder."
+        )
+    if not out.parent.is_dir():
+        raise OutputError(f"Cannot create {str(out)!r}: its folder {str(out.parent)!r} does not exist; create it first.")
+    try:
+        return Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".part", dir=out.parent))
+    except OSError as err:
+        raise OutputError(f"Cannot write in {str(out.parent)!r}: {err.strerror}; choose a folder you can write to.") from None
+
+
+def _swap_in(tmp: Path, out: Path) -> None:
+    """Replace ``out`` (an earlier site or nothing) by ``tmp`` with renames, never leaving half a site."""
+    old = None
+    if out.exists():
+        old = out.with_name(f".{out.name}.old-{os.getpid()}")
+        os.replace(out, old)
+    os.replace(tmp, out)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def _export(name: str, workdir: Path, extra_words: int | None) -> tuple:
+    """Export ``name`` so that its shipped file (gzip + base64) stays within ``MODEL_MAX_BYTES``.
+
+    The export's own budget counts raw bytes; base64 adds a third and float16 weights hardly compress, so
+    the raw budget is lowered until the shipped file fits (more matrices go to int8, each stated).
+    Returns the export and the text of ``models/<name>.js``.
+    """
+    import disan
+    from disan.onnx_export import export_site_model
+
+    model = disan.load(name, "cpu")
+    if model.random_weights:
+        raise InputError(f"{name!r} has random weights; the explorer shows trained models only, pick a bundled one.")
+    kwargs = {} if extra_words is None else {"extra_words": extra_words}
+    budget = MODEL_MAX_BYTES
+    for _ in range(6):
+        export = export_site_model(model, workdir, max_bytes=budget, **kwargs)
+        text = _model_script(name, export.onnx_path.read_bytes(), export.vocab_path.read_bytes())
+        shipped = len(text.encode("utf-8"))
+        if shipped <= MODEL_MAX_BYTES:
+            return export, text
+        budget = int(budget * MODEL_MAX_BYTES / shipped * 0.99)
+    raise OutputError(f"{name}'s file stays over {MODEL_MAX_BYTES:,} bytes; lower --extra-words.")
+
+
+def build_site(
+    out: str | os.PathLike,
+    models: Sequence[str] | None = None,
+    *,
+    extra_words: int | None = None,
+    start: tuple[str, str] | None = None,
+    log: Callable[[str], None] = lambda _: None,
+) -> SiteInfo:
+    """Write the explorer for ``models`` (default: every bundled checkpoint) into the folder ``out``;
+    ``start`` is the (sentence, hypothesis) it opens on."""
+    from disan.api import PRETRAINED_DIR
+
+    names = list(dict.fromkeys(models or sorted(p.stem for p in PRETRAINED_DIR.glob("*.safetensors"))))
+    if not names:
+        raise InputError("No model to put in the site; pass --model NAME or add checkpoints to pretrained/.")
+    ort = ort_dir()  # before any work: a missing runtime or an unknown model costs nothing
+    from disan.api import describe
+
+    for name in names:
+        describe(name)
+    out = Path(out).expanduser().resolve()
+    tmp = _fresh_folder(out)
+    try:
+        (tmp / "assets").mkdir()
+        (tmp / "models").mkdir()
+        written, metas = [], []
+        with tempfile.TemporaryDirectory(prefix="disan-export-") as work:
+            for name in names:
+                log(f"exporting {name} …")
+                export, text = _export(name, Path(work), extra_words)
+                meta = json.loads(export.vocab_path.read_bytes())
+                file = f"models/{name}.js"
+                (tmp / file).write_text(text, encoding="utf-8")
+                size = (tmp / file).stat().st_size
+                metas.append(_page_model(name, meta, file))
+                written.append(SiteModel(name, file, size, export.onnx_bytes, export.vocab_bytes, export.own_words,
+                                         export.extra_words, tuple(export.int8), export.max_float16_error))
+        assets = tmp / "assets"
+        shutil.copyfile(plotly_bundle(), assets / "plotly.js")
+        shutil.copyfile(ort / ORT_SCRIPT, assets / ORT_SCRIPT)
+        runtime = {"version": ORT_VERSION, "wasm": _b64gz((ort / ORT_WASM).read_bytes()),
+                   "loader": (ort / ORT_LOADER).read_text(encoding="utf-8")}
+        (assets / "ort-runtime.js").write_text(_script("DisanOrtRuntime", runtime), encoding="utf-8")
+        for name in PAGE_SCRIPTS + STYLES:
+            shutil.copyfile(BROWSER / name, assets / name)
+        (assets / "site-data.js").write_text(_script("DisanSiteData", site_data(metas, start)), encoding="utf-8")
+        (tmp / "index.html").write_text(index_html(), encoding="utf-8")
+        (tmp / MARKER).write_text("written by python -m disan site; this folder is replaced when rebuilt\n")
+        shared = sum(p.stat().st_size for p in assets.iterdir()) + (tmp / "index.html").stat().st_size
+        _swap_in(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return SiteInfo(out, tuple(written), shared)
+
+
+def site_zip(model: str, start: tuple[str, str] | None = None) -> bytes:
+    """The explorer for one model as a zip of its folder (the app's Export area offers it)."""
+    with tempfile.TemporaryDirectory(prefix="disan-site-") as work:
+        folder = Path(work) / f"explorer-{model}"
+        build_site(folder, [model], start=start)
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+            for path in sorted(folder.rglob("*")):
+                if path.is_file():
+                    archive.write(path, path.relative_to(folder.parent).as_posix())
+        return buffer.getvalue()
+
+
+def describe(info: SiteInfo) -> str:
+    """What the command prints: the folder, each model's file and the totals."""
+    lines = [f"wrote {info.out}/index.html (open it from disk, or serve the folder: "
+             f"python -m http.server -d {info.out})"]
+    for m in info.models:
+        lines.append(f"  {m.file}: {m.bytes / 1e6:.2f} MB ({m.own_words:,} own + {m.extra_words:,} GloVe words; "
+                     f"max float16 error {m.float16_error:.1e}{'; int8: ' + ', '.join(m.int8) if m.int8 else ''})")
+    lines.append(f"  shared assets: {info.shared_bytes / 1e6:.2f} MB; whole folder {info.total_bytes / 1e6:.2f} MB")
+    return "\n".join(lines)

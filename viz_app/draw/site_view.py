@@ -1,0 +1,130 @@
+"""A trace as plain JSON for the in-page report builder (``viz_app/browser/sections.js``), and the figure
+context that builder needs from Python.
+
+The static explorer runs the model in the page and builds the report's sections there, with
+``DisanSections.page(tv)``. ``tv`` is the *JS trace view*: the content of
+``viz_app.draw.records.TraceView`` with every array flat and row-major. The site builder writes it
+for its preset sentences with ``trace_view_json``; the page's own model run fills the same fields
+from its outputs. Arrays may be plain lists or typed arrays (``Float32Array`` …)::
+
+    tv = {model, arch: "disan" | "dsa", random_weights, prediction: {label: p} (label order kept),
+          masks: [fw, bw], alpha: number | null, premise: S, hypothesis: S | null}
+    S  = {tokens: [..], status: ["vocab" | "glove" | "unknown", ..], T,
+          fw: B, bw: B, s2t: (T·2D), D2: 2D, maxpool_share: (T) | null}
+    B  = {mask, allowed: (T·T) 0/1, attention: (T·T), gate: (T·D), D,
+          probs_max: (T·T) | null, heads: (H·T·T) | null, H: H | null, scores: (H·T·T) | null,
+          ffn_deactivation: (T) | null, ln_max: (T) | null,
+          probs: (T·T·D) | null}   # DiSAN's per-feature P (Shen Eq. 15), for the feature scrubber
+
+``attention`` is the mean over features (DiSAN) or heads (DSA); ``heads``, ``scores``,
+``ffn_deactivation``, ``ln_max`` and ``maxpool_share`` are the DSA's, ``probs_max`` and ``probs``
+DiSAN's, as in ``BlockView``. A prediction whose labels look like integers ("0", "1") loses its order
+in a JS object; such a prediction may be given as ``[[label, p], ...]`` instead.
+
+``figure_context`` is what ``DisanFigures.configure`` takes once per page: the Plotly templates and
+colour scales the themes name (from Plotly itself, as ``figures.py`` reads them), the two themes, the
+figure and report constants, and the vocabulary-status names, so the page retypes none of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+import numpy as np
+
+from disan.trace import ModelTrace
+
+from viz_app.draw import figures, report_sections, settings
+from viz_app.draw.records import BlockView, SentenceView, trace_view
+from viz_app.draw.theme import NORMAL, PRESENTATION
+
+
+def _flat(array) -> list | None:
+    """A flat row-major list of numbers (bools as 0/1), or None."""
+    if array is None:
+        return None
+    a = np.asarray(array)
+    return (a.astype(np.uint8) if a.dtype == bool else a).ravel().tolist()
+
+
+def _block(view: BlockView, probs) -> dict:
+    heads = view.heads
+    return {
+        "mask": view.mask,
+        "allowed": _flat(view.allowed),
+        "attention": _flat(view.attention),
+        "gate": _flat(view.gate),
+        "D": int(view.gate.shape[1]),
+        "probs_max": _flat(view.probs_max),
+        "heads": _flat(heads),
+        "H": None if heads is None else int(heads.shape[0]),
+        "scores": _flat(view.scores),
+        "ffn_deactivation": _flat(view.ffn_deactivation),
+        "ln_max": _flat(view.ln_max),
+        "probs": _flat(probs),
+    }
+
+
+def _per_feature(block, T: int):
+    """DiSAN's kept (T, T, D) P of one block, or None (DSA blocks, or a sentence too long to keep it)."""
+    probs = getattr(block, "probs", None)
+    if probs is None or probs.dim() != 4:
+        return None
+    return probs[0, :T, :T].numpy()
+
+
+def _sentence(view: SentenceView, sent) -> dict:
+    T = view.length
+    enc = sent.encoder
+    return {
+        "tokens": list(view.tokens),
+        "status": list(view.status),
+        "T": T,
+        "fw": _block(view.fw, _per_feature(enc.fw, T)),
+        "bw": _block(view.bw, _per_feature(enc.bw, T)),
+        "s2t": _flat(view.s2t),
+        "D2": int(view.s2t.shape[1]),
+        "maxpool_share": _flat(view.maxpool_share),
+    }
+
+
+def trace_view_json(trace: ModelTrace) -> dict:
+    """The JS trace view (module docstring) of ``trace``, as JSON-ready lists."""
+    tv = trace_view(trace)
+    return {
+        "model": tv.model,
+        "arch": tv.arch,
+        "random_weights": bool(tv.random_weights),
+        "prediction": {k: float(v) for k, v in tv.prediction.items()},
+        "masks": list(tv.masks),
+        "alpha": None if tv.alpha is None else float(tv.alpha),
+        "premise": _sentence(tv.premise, trace.premise),
+        "hypothesis": None if tv.hypothesis is None else _sentence(tv.hypothesis, trace.hypothesis),
+    }
+
+
+def figure_context() -> dict:
+    """What ``DisanFigures.configure`` needs (module docstring): Plotly's own templates and colour scales,
+    the themes, and the constants of ``figures.py``, ``report_sections.py`` and ``settings.py`` the page uses."""
+    themes = {t.name: {**asdict(t), "categorical": list(t.categorical)} for t in (NORMAL, PRESENTATION)}
+    scales = sorted({t.sequential for t in (NORMAL, PRESENTATION)} | {t.diverging for t in (NORMAL, PRESENTATION)})
+    return {
+        "templates": {name: figures._template(name) for name in sorted({NORMAL.template, PRESENTATION.template})},
+        "colorscales": {name: figures._scale(name) for name in scales},
+        "themes": themes,
+        "constants": {
+            "TICK_MAX": figures.TICK_MAX,
+            "GRID_TICK_MAX": figures.GRID_TICK_MAX,
+            "TICK_LABEL_MAX": figures.TICK_LABEL_MAX,
+            "HOVER_LABEL_MAX": figures.HOVER_LABEL_MAX,
+            "CELL_TEXT_MAX": settings.CELL_TEXT_MAX,
+            "SMALL_MULTIPLE_MAX": settings.SMALL_MULTIPLE_MAX,
+            "HEAD_CELLS": report_sections.HEAD_CELLS,
+            "ALPHA_MIN": settings.ALPHA_MIN,
+            "ALPHA_MAX": settings.ALPHA_MAX,
+            "ALPHA_STEP": settings.ALPHA_STEP,
+            "PAPER_ALPHA": settings.PAPER_ALPHA,
+            "REPORT_MAX_TOKENS": settings.REPORT_MAX_TOKENS,
+        },
+        "status_names": dict(report_sections.STATUS_NAMES),
+    }

@@ -1,0 +1,36 @@
+"""``disan app``: the ``streamlit run`` command for ``viz_app/app.py``, wherever the package is installed.
+
+Streamlit reads ``.streamlit/config.toml`` only from the working directory (and ``~/.streamlit``), so a
+checkout started from its root gets the app's settings from that file, while ``disan app`` started in any
+other folder passes the same settings as flags. ``tests/test_packaging.py`` checks that the two agree.
+Importing this module imports neither Streamlit nor the app.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+APP = Path(__file__).resolve().parent / "app.py"
+
+#: The settings of .streamlit/config.toml. Static serving delivers the plotly.js the app copies into
+#: ``viz_app/static/`` (without it charts fall back to ``st.plotly_chart``); the rest keeps the app offline.
+OPTIONS: dict[str, bool | str] = {
+    "browser.gatherUsageStats": False,
+    "server.headless": True,
+    "server.runOnSave": False,
+    "server.enableStaticServing": True,
+    "client.toolbarMode": "minimal",
+    "theme.base": "light",
+}
+
+
+def _flag_value(value: bool | str) -> str:
+    return ("true" if value else "false") if isinstance(value, bool) else value
+
+
+def command(extra: Sequence[str] = ()) -> list[str]:
+    """``python -m streamlit run viz_app/app.py`` with OPTIONS as flags; ``extra`` options come last, so they win."""
+    flags = [f"--{name}={_flag_value(value)}" for name, value in OPTIONS.items()]
+    return [sys.executable, "-m", "streamlit", "run", str(APP), *flags, *extra]
