@@ -324,3 +324,41 @@ def test_alpha_and_feature_live_in_the_address_and_alpha_reruns_the_model(open_s
     disan_page, _, more = open_site(fragment(m="disan-sst5", t="a gorgeous , witty , seductive movie .", k="7"))
     assert disan_page.locator('input[data-control="feature"]').first.input_value() == "7"
     assert errors == [] and more == []
+
+
+def test_served_by_a_static_file_server_in_talk_mode(chromium, built):
+    """The same folder over HTTP (python -m http.server on loopback), opened with talk mode in the address."""
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "-d",
+                               str(built.out)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        base = f"http://127.0.0.1:{port}/"
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.2)
+        context = chromium.new_context()
+        blocked: list[str] = []
+        context.route("**/*", lambda r: r.continue_() if r.request.url.startswith(base)
+                      else (blocked.append(r.request.url), r.abort()))
+        page = context.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        page.goto(base + "index.html" + fragment(m="disan-sst5", t="a gorgeous movie .", talk="1"))
+        page.wait_for_function("() => document.body.dataset.state === 'ready'")
+        assert page.locator("#report g.hm").count() >= 2
+        assert "talk" in page.evaluate("document.body.className")
+        assert blocked == []
+        context.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
