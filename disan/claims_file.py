@@ -80,11 +80,15 @@ def task_of(model: SentenceModel, task: str | None = None, directory: Path = PRE
     raise InputError(f"Cannot tell which test set {model.name!r} belongs to; pass --task (e.g. sst5 or nli).")
 
 
-def compute(name: str, split: str = "test", task: str | None = None, data_dir: str | None = None,
-            progress: bool = True, directory: Path = PRETRAINED_DIR) -> dict:
-    """Measure every claim of model ``name`` (a bundled name or a .safetensors path) on its task's ``split``."""
+def trained_model_and_examples(name: str, split: str, task: str | None, data_dir: str | None, directory: Path,
+                               results: str) -> tuple[Path, SentenceModel, str, list]:
+    """The checkpoint path, model, task and examples a whole-test-set command measures (claims, faithfulness).
+
+    ``name``: a bundled name or a .safetensors path; random-weight models are refused, since their
+    ``results`` would mean nothing.
+    """
     if name in ARCHS:
-        raise InputError(f"{name!r} has random weights; its claims mean nothing. Choose a trained checkpoint.")
+        raise InputError(f"{name!r} has random weights; its {results} mean nothing. Choose a trained checkpoint.")
     path = checkpoint_path(name, directory)
     path = path if path.is_file() else Path(name)
     if not path.is_file():
@@ -97,6 +101,13 @@ def compute(name: str, split: str = "test", task: str | None = None, data_dir: s
         if isinstance(err, DisanError):
             raise
         raise InputError(f"{err}; pass a valid --task / --split.") from None
+    return path, model, task, examples
+
+
+def compute(name: str, split: str = "test", task: str | None = None, data_dir: str | None = None,
+            progress: bool = True, directory: Path = PRETRAINED_DIR) -> dict:
+    """Measure every claim of model ``name`` (a bundled name or a .safetensors path) on its task's ``split``."""
+    path, model, task, examples = trained_model_and_examples(name, split, task, data_dir, directory, "claims")
     ablation, ablation_sha = None, None
     other = ABLATIONS.get(model.name)
     needs_ablation = any(c.kind == ABLATION for c in claims_for(model.cfg.arch, task, True))

@@ -71,3 +71,32 @@ def rewrite_marked(path: str | os.PathLike, start: str, end: str, block: str) ->
     """Replace the block between ``start`` and ``end`` in the file at ``path`` (a README), all-or-nothing."""
     text = Path(path).read_text(encoding="utf-8")
     return write_atomic(path, lambda: replace_marked(text, start, end, block))
+
+
+def readme_block_main(argv, description: str, text: str, readme: Path, start: str, end: str, what: str,
+                      command: str) -> int:
+    """The ``--readme`` / ``--check`` command of a script that writes one generated README block.
+
+    Prints ``text`` (no flag), writes it between the markers (``--readme``), or exits 1 naming ``command``
+    when the README's block differs (``--check``).
+    """
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--readme", action="store_true", help="write the block into README.md")
+    parser.add_argument("--check", action="store_true", help="exit 1 if README.md is out of date")
+    args = parser.parse_args(argv)
+    if not (args.readme or args.check):
+        print(text)
+        return 0
+    current = readme.read_text(encoding="utf-8")
+    updated = replace_marked(current, start, end, text)
+    if args.check:
+        if updated != current:
+            print(f"README.md's {what} differs; run {command}", file=sys.stderr)
+            return 1
+        return 0
+    write_atomic(readme, lambda: updated)
+    print(f"updated {readme}")
+    return 0

@@ -10,14 +10,13 @@ Every number comes from a results file made by `python -m disan faithfulness --a
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a plain script from a clean clone
 
-from disan.output import replace_marked, write_atomic  # noqa: E402
+from disan.output import readme_block_main  # noqa: E402
 
 START, END = "<!-- faithfulness-table:start -->", "<!-- faithfulness-table:end -->"
 TAU_METHODS = ("grad_input", "integrated_gradients", "leave_one_out", "flow")
@@ -109,26 +108,8 @@ def block(directory: Path = ROOT / "pretrained") -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--readme", action="store_true", help="write the block into README.md")
-    parser.add_argument("--check", action="store_true", help="exit 1 if README.md is out of date")
-    args = parser.parse_args(argv)
-    text = block()
-    readme_path = ROOT / "README.md"
-    if args.readme or args.check:
-        readme = readme_path.read_text()
-        updated = replace_marked(readme, START, END, text)
-        if args.check:
-            if updated != readme:
-                print("README.md's faithfulness table differs from pretrained/*.faithfulness.json; "
-                      "run python scripts/faithfulness_table.py --readme", file=sys.stderr)
-                return 1
-            return 0
-        write_atomic(readme_path, lambda: updated)
-        print(f"updated {readme_path}")
-        return 0
-    print(text)
-    return 0
+    return readme_block_main(argv, __doc__.splitlines()[0], block(), ROOT / "README.md", START, END,
+                             "faithfulness table (from pretrained/*.faithfulness.json)", "python scripts/faithfulness_table.py --readme")
 
 
 if __name__ == "__main__":

@@ -10,12 +10,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..api import PRETRAINED_DIR, load
+from ..api import PRETRAINED_DIR
 from ..checkpoint import sha256
-from ..claims_file import checkpoint_path, task_of
-from ..config import ARCHS
-from ..data import load_task
-from ..errors import DisanError, InputError
+from ..claims_file import checkpoint_path, trained_model_and_examples
+from ..errors import InputError
 from ..output import write_atomic
 from .corpus import run
 
@@ -46,22 +44,9 @@ def stale_reason(result: dict, directory: Path = PRETRAINED_DIR) -> str | None:
 def compute(name: str, split: str = "test", task: str | None = None, data_dir: str | None = None,
             limit: int | None = None, progress: bool = True, directory: Path = PRETRAINED_DIR) -> dict:
     """Measure model ``name`` (a bundled name or a .safetensors path) on its task's ``split``."""
-    if name in ARCHS:
-        raise InputError(f"{name!r} has random weights; its attributions mean nothing. Choose a trained checkpoint.")
     if limit is not None and limit < 1:
         raise InputError(f"--limit {limit} measures nothing; give a positive number of examples or leave it out.")
-    path = checkpoint_path(name, directory)
-    path = path if path.is_file() else Path(name)
-    if not path.is_file():
-        load(name)  # raises ModelNotFoundError naming the available models
-    model = load(str(path), device="cpu")
-    task = task_of(model, task, directory)
-    try:
-        examples = load_task(task, split, data_dir)
-    except ValueError as err:  # an unknown task or split name; DataFileError (missing file) passes through
-        if isinstance(err, DisanError):
-            raise
-        raise InputError(f"{err}; pass a valid --task / --split.") from None
+    path, model, task, examples = trained_model_and_examples(name, split, task, data_dir, directory, "attributions")
     return run(model, examples, task, split, sha256(path), limit, progress=progress)
 
 
