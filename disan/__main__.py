@@ -190,9 +190,11 @@ def claims_table(result: dict) -> str:
     return "\n".join(lines)
 
 
-def run_claims(args) -> int:
+def stored_targets(args) -> list[tuple[str, Path]]:
+    """(name, folder) of each model a stored-results command (claims, faithfulness) measures, after checking
+    ``--model``/``--all`` and ``--write``/``--split``."""
     from .api import PRETRAINED_DIR
-    from .claims_file import bundled, compute, read_claims, stale_reason, write_claims
+    from .claims_file import bundled
     from .errors import InputError
 
     if args.all == bool(args.model):
@@ -201,12 +203,16 @@ def run_claims(args) -> int:
         raise InputError(f"Stored results are test-set results; drop --write or use --split test, not {args.split!r}.")
     directory = Path(args.pretrained_dir) if args.pretrained_dir else PRETRAINED_DIR
     if args.all:
-        targets = [(name, directory) for name in bundled(directory)]
-    elif args.model.endswith(".safetensors"):  # a checkpoint path: its results go beside it
-        targets = [(Path(args.model).name.removesuffix(".safetensors"), Path(args.model).parent)]
-    else:
-        targets = [(args.model, directory)]
-    for name, folder in targets:
+        return [(name, directory) for name in bundled(directory)]
+    if args.model.endswith(".safetensors"):  # a checkpoint path: its results go beside it
+        return [(Path(args.model).name.removesuffix(".safetensors"), Path(args.model).parent)]
+    return [(args.model, directory)]
+
+
+def run_claims(args) -> int:
+    from .claims_file import compute, read_claims, stale_reason, write_claims
+
+    for name, folder in stored_targets(args):
         stored = read_claims(name, folder) if args.stale_only else None
         if stored is not None and stale_reason(stored, folder) is None:
             print(f"{name}: stored results are current (checkpoint SHA-256 matches); skipped.", file=sys.stderr)
@@ -254,23 +260,9 @@ def faithfulness_table(result: dict) -> str:
 
 
 def run_faithfulness(args) -> int:
-    from .api import PRETRAINED_DIR
     from .attribution.stored import compute, read_faithfulness, stale_reason, write_faithfulness
-    from .claims_file import bundled
-    from .errors import InputError
 
-    if args.all == bool(args.model):
-        raise InputError("Give either --model NAME or --all (every bundled checkpoint).")
-    if args.write and args.split != "test":
-        raise InputError(f"Stored results are test-set results; drop --write or use --split test, not {args.split!r}.")
-    directory = Path(args.pretrained_dir) if args.pretrained_dir else PRETRAINED_DIR
-    if args.all:
-        targets = [(name, directory) for name in bundled(directory)]
-    elif args.model.endswith(".safetensors"):
-        targets = [(Path(args.model).name.removesuffix(".safetensors"), Path(args.model).parent)]
-    else:
-        targets = [(args.model, directory)]
-    for name, folder in targets:
+    for name, folder in stored_targets(args):
         stored = read_faithfulness(name, folder) if args.stale_only else None
         if stored is not None and stale_reason(stored, folder) is None:
             print(f"{name}: stored results are current (checkpoint SHA-256 matches); skipped.", file=sys.stderr)
