@@ -170,8 +170,8 @@ def tables(result: dict) -> list[Table]:
         typed.add(r["model"], f"{lo}–{hi}" if lo != hi else str(lo), s.n, f"{s.median:.1f}", f"{s.p95:.1f}",
                   f"{c.median:.1f} / {c.p95:.1f}", f"{v.median:.1f} / {v.p95:.1f}", f"p95 ≤ {limit:g} ms",
                   _verdict(s.p95, limit))
-    typed.notes.append("every map: every figure of every section, also those below the fold. Model run: input event "
-                       "to onnxruntime-web's outputs (tokenize, ids, session.run). Maps on screen: input event until "
+    typed.notes.append("every map: every figure of every section, also those below the fold. Model run: onnxruntime-web's "
+                       "session.run on the tokenized sentence, until its outputs are read. Maps on screen: input event until "
                        "the figures in the window are drawn; the rest of the time is plotly.js laying out the "
                        "figures below the fold")
     first = Stats.of(result["first_maps_ms"])
