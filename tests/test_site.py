@@ -362,3 +362,20 @@ def test_served_by_a_static_file_server_in_talk_mode(chromium, built):
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def test_the_benchmark_measures_the_built_folder_and_states_every_target(built):
+    """``python -m disan bench site --quick`` on the built folder: every row timed, every target given a verdict."""
+    pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    from benchmarks import site as bench_site
+
+    args = bench_site.parse_args(["--site", str(built.out), "--quick", "--models", "disan-sst5"])
+    result = bench_site.run(args)
+    typed, opened, sizes = bench_site.tables(result)
+    assert [r["class"] for r in result["typed"]] == ["short", "long"]
+    assert all(len(r["drawn_ms"]) == args.typed and min(r["drawn_ms"]) > 0 for r in result["typed"])
+    assert all(r["compute_ms"][i] <= r["drawn_ms"][i] for r in result["typed"] for i in range(args.typed))
+    assert len(result["first_maps_ms"]) == args.opens and result["first_maps_ms"][0] > 0
+    for table in (typed, opened):
+        assert all(row[-1] == "met" or row[-1].startswith("missed by") for row in table.rows)
+    assert {row[0] for row in sizes.rows} >= {f"models/{m}.js (weights + vocabulary)" for m in BUNDLED}
