@@ -115,7 +115,26 @@ def _verdict(value: float, limit: float) -> str:
     return "met" if value <= limit else f"missed by {value - limit:,.1f} ({value / limit:.1f}× the limit)"
 
 
-def run(args) -> dict:
+def _measure(browser, folder: Path, args) -> tuple[list[float], list[dict]]:
+    """Cold opens, then typed sentences per model and length class."""
+    first = _first_maps(browser, folder, args.models[0], args.opens)
+    rows = []
+    for model in args.models:
+        context, page = _open(browser, folder, {"m": model, "t": sentence(8), "h": sentence(6, offset=3)})
+        for label, lengths in (("short", list(range(5, 21))), ("long", [64])):
+            drawn, compute, visible = _typed(page, lengths, args.typed, args.warmup)
+            rows.append({"model": model, "class": label, "lengths": [min(lengths), max(lengths)],
+                         "drawn_ms": drawn, "compute_ms": compute, "visible_ms": visible})
+            s = Stats.of(drawn)
+            print(f"[site] {model} T={min(lengths)}–{max(lengths)}: median {s.median:.1f} ms, "
+                  f"p95 {s.p95:.1f} ms", flush=True)
+        context.close()
+    return first, rows
+
+
+def run(args, browser=None) -> dict:
+    """Measure the folder (``--site``) or a freshly built one; ``browser``: a launched Chromium to use
+    (the tests'), else one is launched here."""
     from playwright.sync_api import sync_playwright
 
     from viz_app.draw import site
@@ -137,21 +156,13 @@ def run(args) -> dict:
             sizes = {"models": {p.stem: p.stat().st_size for p in (folder / "models").glob("*.js")},
                      "shared": sum(p.stat().st_size for p in (folder / "assets").iterdir())
                      + (folder / "index.html").stat().st_size}
-        rows = []
-        with sync_playwright() as p:
-            browser = _browser(p)
-            first = _first_maps(browser, folder, args.models[0], args.opens)
-            for model in args.models:
-                context, page = _open(browser, folder, {"m": model, "t": sentence(8), "h": sentence(6, offset=3)})
-                for label, lengths in (("short", list(range(5, 21))), ("long", [64])):
-                    drawn, compute, visible = _typed(page, lengths, args.typed, args.warmup)
-                    rows.append({"model": model, "class": label, "lengths": [min(lengths), max(lengths)],
-                                 "drawn_ms": drawn, "compute_ms": compute, "visible_ms": visible})
-                    s = Stats.of(drawn)
-                    print(f"[site] {model} T={min(lengths)}–{max(lengths)}: median {s.median:.1f} ms, "
-                          f"p95 {s.p95:.1f} ms", flush=True)
-                context.close()
-            browser.close()
+        if browser is not None:
+            first, rows = _measure(browser, folder, args)
+        else:
+            with sync_playwright() as p:
+                own = _browser(p)
+                first, rows = _measure(own, folder, args)
+                own.close()
     finally:
         if work is not None:
             shutil.rmtree(work, ignore_errors=True)

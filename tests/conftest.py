@@ -97,3 +97,26 @@ def chromium():
             yield browser
         finally:
             browser.close()
+
+
+def guarded_page(browser, allowed, timeout_ms: int, width: int = 1400):
+    """A new context and page that may load only URLs ``allowed(url)`` accepts; every other request is aborted
+    and listed. Returns (context, page, blocked URLs, page errors: exceptions, console errors, dialogs)."""
+    context = browser.new_context(viewport={"width": width, "height": 1000})
+    blocked: list[str] = []
+    errors: list[str] = []
+
+    def guard(route):
+        if allowed(route.request.url):
+            route.continue_()
+        else:
+            blocked.append(route.request.url)
+            route.abort()
+
+    context.route("**/*", guard)
+    page = context.new_page()
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    page.on("console", lambda msg: msg.type == "error" and errors.append(msg.text))
+    page.on("dialog", lambda dialog: (errors.append(f"dialog: {dialog.message}"), dialog.dismiss()))
+    page.set_default_timeout(timeout_ms)
+    return context, page, blocked, errors

@@ -15,7 +15,7 @@ import pytest
 import disan
 from disan.__main__ import main
 from viz_app.draw import live
-from tests.conftest import docs_out
+from tests.conftest import guarded_page, docs_out
 
 pytestmark = pytest.mark.browser
 
@@ -34,23 +34,8 @@ def open_offline(chromium):
     opened = []
 
     def opener(path: Path, width: int = 1400):
-        context = chromium.new_context(viewport={"width": width, "height": 1000})
-        blocked: list[str] = []
-        errors: list[str] = []
         own = path.resolve().as_uri()
-
-        def only_the_file(route):
-            if route.request.url == own:
-                route.continue_()
-            else:
-                blocked.append(route.request.url)
-                route.abort()
-
-        context.route("**/*", only_the_file)
-        page = context.new_page()
-        page.on("pageerror", lambda err: errors.append(str(err)))
-        page.on("console", lambda msg: msg.type == "error" and errors.append(msg.text))
-        page.set_default_timeout(TIMEOUT_MS)
+        context, page, blocked, errors = guarded_page(chromium, lambda url: url == own, TIMEOUT_MS, width)
         page.goto(own)
         page.wait_for_function("() => document.getElementById('report').dataset.ready === '1'")
         opened.append(context)

@@ -8,6 +8,7 @@ in the address, and one clear line for every input the page refuses.
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +17,7 @@ import pytest
 import disan
 import disan.api
 from disan.errors import DisanError, OutputError
+from tests.conftest import guarded_page
 from viz_app.draw import site
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,24 +48,8 @@ def open_site(chromium, built):
     opened = []
 
     def opener(fragment: str = "", ready: bool = True):
-        context = chromium.new_context(viewport={"width": 1400, "height": 1000})
-        blocked: list[str] = []
-        errors: list[str] = []
         folder = built.out.as_uri() + "/"
-
-        def inside_only(route):
-            if route.request.url.startswith(folder):
-                route.continue_()
-            else:
-                blocked.append(route.request.url)
-                route.abort()
-
-        context.route("**/*", inside_only)
-        page = context.new_page()
-        page.on("pageerror", lambda err: errors.append(str(err)))
-        page.on("console", lambda msg: msg.type == "error" and errors.append(msg.text))
-        page.on("dialog", lambda dialog: (errors.append(f"dialog: {dialog.message}"), dialog.dismiss()))
-        page.set_default_timeout(TIMEOUT_MS)
+        context, page, blocked, errors = guarded_page(chromium, lambda url: url.startswith(folder), TIMEOUT_MS)
         page.goto((built.out / "index.html").as_uri() + fragment)
         if ready:
             page.wait_for_function("() => ['ready', 'error'].includes(document.body.dataset.state)")
@@ -106,6 +92,12 @@ def test_folder_holds_the_page_the_runtime_and_one_file_per_model(built):
 
 
 def test_rebuilding_replaces_a_site_but_never_a_folder_of_other_files(tmp_path, built):
+    earlier = tmp_path / "earlier"
+    shutil.copytree(built.out, earlier)
+    (earlier / "stale.txt").write_text("from an earlier build")
+    site._swap_in(site._fresh_folder(earlier), earlier)  # what build_site does once the new folder is complete
+    assert earlier.is_dir() and list(earlier.iterdir()) == []
+    assert not list(tmp_path.glob(".earlier*"))  # neither the temporary nor the old folder is left behind
     other = tmp_path / "mine"
     other.mkdir()
     (other / "notes.txt").write_text("keep me")
@@ -347,12 +339,7 @@ def test_served_by_a_static_file_server_in_talk_mode(chromium, built):
                 break
             except OSError:
                 time.sleep(0.2)
-        context = chromium.new_context()
-        blocked: list[str] = []
-        context.route("**/*", lambda r: r.continue_() if r.request.url.startswith(base)
-                      else (blocked.append(r.request.url), r.abort()))
-        page = context.new_page()
-        page.set_default_timeout(TIMEOUT_MS)
+        context, page, blocked, _ = guarded_page(chromium, lambda url: url.startswith(base), TIMEOUT_MS)
         page.goto(base + "index.html" + fragment(m="disan-sst5", t="a gorgeous movie .", talk="1"))
         page.wait_for_function("() => document.body.dataset.state === 'ready'")
         assert page.locator("#report g.hm").count() >= 2
@@ -364,13 +351,13 @@ def test_served_by_a_static_file_server_in_talk_mode(chromium, built):
         server.wait(timeout=10)
 
 
-def test_the_benchmark_measures_the_built_folder_and_states_every_target(built):
+def test_the_benchmark_measures_the_built_folder_and_states_every_target(chromium, built):
     """``python -m disan bench site --quick`` on the built folder: every row timed, every target given a verdict."""
     pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
     from benchmarks import site as bench_site
 
     args = bench_site.parse_args(["--site", str(built.out), "--quick", "--models", "disan-sst5"])
-    result = bench_site.run(args)
+    result = bench_site.run(args, chromium)  # the module's browser: a second sync Playwright cannot start
     typed, opened, sizes = bench_site.tables(result)
     assert [r["class"] for r in result["typed"]] == ["short", "long"]
     assert all(len(r["drawn_ms"]) == args.typed and min(r["drawn_ms"]) > 0 for r in result["typed"])

@@ -252,14 +252,14 @@
     el("model-facts").textContent = meta.facts;
   }
 
-  /* Tokens and ids of the current input, or a message when it cannot be run. */
-  function prepare(model) {
-    var meta = model.meta, premise = tokenize(state.text);
+  /* Tokens and ids of an input, or a message when it cannot be run. */
+  function prepare(model, text, hypothesis, alpha) {
+    var meta = model.meta, premise = tokenize(text);
     var problem = checkTokens(premise, meta.pair ? "premise" : "sentence");
-    var input = { premise: Object.assign({ tokens: premise }, lookup(model, premise)), alpha: state.alpha || 0 };
+    var input = { premise: Object.assign({ tokens: premise }, lookup(model, premise)), alpha: alpha || 0 };
     if (!problem && meta.pair) {
-      var hyp = tokenize(state.hypothesis);
-      problem = state.hypothesis.trim() === "" || !hyp.length
+      var hyp = tokenize(hypothesis);
+      problem = hypothesis.trim() === "" || !hyp.length
         ? "This is an NLI model: type a hypothesis as well as the premise." : checkTokens(hyp, "hypothesis");
       input.hypothesis = Object.assign({ tokens: hyp }, lookup(model, hyp));
     }
@@ -276,8 +276,8 @@
       var mine = pending;
       pending = null;
       if (model.meta.name !== state.model) return loadModel(state.model).then(loop);
-      var input = prepare(model);
-      if (input.problem) { say(input.problem, "error"); root.document.body.dataset.state = "error"; return loop(model); }
+      var input = prepare(model, state.text, state.hypothesis, state.alpha);
+      if (input.problem) { say(input.problem, "error"); doc.body.dataset.state = "error"; return loop(model); }
       var t0 = root.performance.now();
       doc.body.dataset.state = "computing";
       return compute(model, input).then(function (tv) {
@@ -409,10 +409,7 @@
    * it with the torch model's trace. Resolves {problem} for input the page refuses. */
   function traceOf(name, text, hypothesis, alpha) {
     return loadModel(name).then(function (model) {
-      var saved = { text: state.text, hypothesis: state.hypothesis, alpha: state.alpha };
-      state.text = text; state.hypothesis = hypothesis || ""; state.alpha = alpha === undefined ? model.meta.alpha : alpha;
-      var input = prepare(model);
-      Object.assign(state, saved);
+      var input = prepare(model, text, hypothesis || "", alpha === undefined ? model.meta.alpha : alpha);
       return input.problem ? { problem: input.problem } : compute(model, input);
     });
   }

@@ -56,7 +56,9 @@ PLOTLY_BUNDLE = ("plotly.js-cartesian-dist-min", "plotly-cartesian.min.js")
 #: ``DisanSite.preload`` starts the model while plotly.js and the drawing code are parsed.
 EARLY_SCRIPTS = (ORT_SCRIPT, "ort-runtime.js", "site-data.js", "tokenize.js", "site.js")
 LATE_SCRIPTS = ("plotly.js", "recompute.js", "paint.js", "figures.js", "sections.js", "report.js")
-PAGE_SCRIPTS = ("recompute.js", "paint.js", "tokenize.js", "figures.js", "sections.js", "report.js", "site.js")
+#: Of those, the ones written by the build (the others are copied from viz_app/browser/).
+GENERATED = (ORT_SCRIPT, "ort-runtime.js", "site-data.js", "plotly.js")
+PAGE_SCRIPTS = tuple(s for s in EARLY_SCRIPTS + LATE_SCRIPTS if s not in GENERATED)
 STYLES = ("report.css", "site.css")
 #: Present in every folder this module writes: only such a folder is ever replaced.
 MARKER = ".disan-site"
