@@ -21,6 +21,7 @@ OPTIONS: dict[str, bool | str] = {
     "server.headless": True,
     "server.runOnSave": False,
     "server.enableStaticServing": True,
+    "runner.postScriptGC": False,
     "client.toolbarMode": "minimal",
     "theme.base": "light",
 }

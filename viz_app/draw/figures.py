@@ -93,8 +93,17 @@ def _limits(mats: Sequence[np.ndarray], zmin: float | None, zmax: float | None) 
 
 @lru_cache(maxsize=8)
 def _template(name: str) -> dict:
-    """A named Plotly template as a plain dict (``_layout`` copies it, so one figure's edit cannot leak)."""
-    return pio.templates[name].to_plotly_json()
+    """A named Plotly template as a plain dict (``_layout`` copies it, so one figure's edit cannot leak).
+
+    Tick labels may overflow the plot (``ticklabeloverflow="allow"``): Plotly's default for numeric axes and
+    colour bars ("hide past div") measures every label's box after each draw, which was a third of
+    plotly.js's time per redraw of the app's charts (Chrome profile, issue 19)."""
+    template = pio.templates[name].to_plotly_json()
+    for axis in ("xaxis", "yaxis"):
+        template["layout"].setdefault(axis, {})["ticklabeloverflow"] = "allow"
+    for trace in template["data"].get("heatmap", []):
+        trace.setdefault("colorbar", {})["ticklabeloverflow"] = "allow"
+    return template
 
 
 @lru_cache(maxsize=16)
