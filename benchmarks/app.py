@@ -23,6 +23,10 @@ from __future__ import annotations
 import shutil
 from urllib.parse import urlencode
 
+import time
+
+from viz_app.draw import settings
+
 from .common import Stats, Table, fmt_ms, sentence
 from .server import CHROMIUM_ARGS, free_port, streamlit_server
 
@@ -46,6 +50,14 @@ LIVE_DRAWN = """([group, param, value, charts]) => {
   const gds = [...g.charts].filter(gd => gd.isConnected);
   if (gds.some(gd => !(gd.__vizShown >= window.__inputT))) return false;
   return {ms: Math.max(...gds.map(gd => gd.__vizShown)) - window.__inputT};
+}"""
+
+#: ``LIVE_DRAWN`` for whatever value the last input event set (chart.js records it in window.__disanLiveInput):
+#: a server update landing between key presses may move the slider elsewhere than the benchmark expects.
+LIVE_DRAWN_LATEST = """([group, param, charts]) => {
+  const input = window.__disanLiveInput;
+  if (!input || input.group !== group || !(input.t >= window.__inputT)) return false;
+  return (""" + LIVE_DRAWN + """)([group, param, input.value, charts]);
 }"""
 
 #: Milliseconds from the input until every chart matching ``which`` was redrawn after it, on screen, and one of
@@ -73,8 +85,8 @@ def _url(base: str, **params) -> str:
     return f"{base}/?{urlencode(params)}"
 
 
-def _settle(page, timeout_ms: float, pause_ms: int = 400) -> None:
-    """Let the page go quiet: the live value sent (300 ms), the rerun it causes finished and drawn."""
+def _settle(page, timeout_ms: float, pause_ms: int = settings.LIVE_SEND_AFTER_MS + 100) -> None:
+    """Let the page go quiet: the live value sent, the rerun it causes finished and drawn."""
     page.wait_for_timeout(pause_ms)
     page.wait_for_function(_IDLE, timeout=timeout_ms)
     page.wait_for_timeout(150)
@@ -105,6 +117,27 @@ def alpha_steps(page, base: str, T: int, path: str, warmup: int, n: int, timeout
         if k >= warmup:
             out.append(s)
         _settle(page, timeout_ms)
+    return out
+
+
+def alpha_keys(page, base: str, T: int, rate: float, warmup: int, n: int, timeout_ms: float) -> list[float]:
+    """Seconds from each → press to every map of the Distance view at the new α, pressing ``rate`` times a
+    second without waiting for the page to settle (a person stepping α with the keyboard, issue 19): the
+    settle redraw and the server's update must not hold up the next step."""
+    page.goto(_url(base, model="dsa", view="distance_attention", sentence=sentence(T, offset=3 * T), alpha="0.5"))
+    slider = page.locator(".viz-live input[type=range]").first
+    slider.wait_for(timeout=timeout_ms)
+    page.wait_for_function(CHARTS_DRAWN, arg=[ALPHA_CHARTS, "α = 0.5", 3], timeout=timeout_ms)
+    _settle(page, timeout_ms)
+    slider.focus()
+    period = 1.0 / rate
+    out = []
+    for k in range(warmup + n):
+        start = time.monotonic()
+        s = _measure(page, lambda: slider.press("ArrowRight"), LIVE_DRAWN_LATEST, ["alpha", "alpha", 3], timeout_ms)
+        if k >= warmup:
+            out.append(s)
+        time.sleep(max(0.0, period - (time.monotonic() - start)))
     return out
 
 
@@ -181,6 +214,7 @@ def _session(base: str, work, timeout_s: float) -> None:
 def run(
     lengths=(10, 64), interactions: int = 20, warmup: int = 3, submit_models=("disan", "dsa"),
     timeout_s: float = 120.0, threads: int | None = None, log=print, baseline: bool = True,
+    key_rates=(3.0, 5.0),
 ) -> list[dict]:
     """Every row: ``{"kind", "path", "model", "tokens", "times"}`` or ``"error"`` instead of times."""
     rows: list[dict] = []
@@ -193,6 +227,11 @@ def run(
                 for T in lengths:
                     _row(rows, log, "α step → every map", path, "dsa", T,
                          lambda: alpha_steps(page, base, T, path, warmup, interactions, ms))
+                if path == "browser":
+                    for rate in key_rates:
+                        for T in lengths:
+                            _row(rows, log, f"α keys at {rate:g}/s → every map", path, "dsa", T,
+                                 lambda: alpha_keys(page, base, T, rate, warmup, interactions, ms))
                 for T in lengths:
                     _row(rows, log, "feature step → redrawn", path, "disan", T,
                          lambda: feature_steps(page, base, T, path, warmup, interactions, ms))

@@ -11,9 +11,11 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from contextlib import contextmanager
+from pathlib import Path
 
 from .common import REPO_ROOT
 
@@ -45,25 +47,49 @@ def free_port() -> int:
 
 
 @contextmanager
+def checkout(rev: str):
+    """A temporary ``git worktree`` of ``rev`` (the code an earlier figure was measured on), removed on exit.
+
+    Benchmarks run a baseline in the same run by pointing ``streamlit_server(root=...)`` at it; the
+    checkpoints and the virtual environment are this checkout's (``pretrained/`` is tracked by git)."""
+    folder = Path(tempfile.mkdtemp(prefix="disan-baseline-"))
+    tree = folder / "tree"
+    try:
+        subprocess.run(["git", "-C", str(REPO_ROOT), "worktree", "add", "--detach", "--quiet", str(tree), rev],
+                       check=True, capture_output=True, text=True)
+    except subprocess.CalledProcessError as err:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise RuntimeError(f"git worktree add {rev!r} failed ({err.stderr.strip()}); give a commit of this "
+                           "repository (e.g. --baseline-rev HEAD~3)") from err
+    try:
+        yield tree
+    finally:
+        subprocess.run(["git", "-C", str(REPO_ROOT), "worktree", "remove", "--force", str(tree)],
+                       capture_output=True)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@contextmanager
 def streamlit_server(
     port: int, max_tokens: int | None = None, startup_s: float = 120.0, threads: int | None = None, log_path=None,
-    env: dict[str, str] | None = None,
+    env: dict[str, str] | None = None, root: Path = REPO_ROOT,
 ):
-    """A headless Streamlit server for ``viz_app/app.py`` on 127.0.0.1:``port``; stopped on exit.
+    """A headless Streamlit server for ``viz_app/app.py`` of ``root`` (this checkout, or a ``checkout`` of an
+    earlier commit) on 127.0.0.1:``port``; stopped on exit.
 
     Yields ``(base_url, process)``; the server's output goes to ``log_path`` (default: discarded);
     ``env`` adds environment variables (e.g. ``VIZ_BROWSER_RECOMPUTE=0`` for the server path).
     """
     env = {**os.environ, **(env or {}),
-           "PYTHONPATH": str(REPO_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+           "PYTHONPATH": str(root) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     if max_tokens is not None:
         env["VIZ_MAX_TOKENS"] = str(max(max_tokens, 128))
     if threads:
         env["OMP_NUM_THREADS"] = str(threads)
-    cmd = [sys.executable, "-m", "streamlit", "run", str(APP), "--server.headless", "true",
+    cmd = [sys.executable, "-m", "streamlit", "run", str(root / APP.relative_to(REPO_ROOT)), "--server.headless", "true",
            "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
            "--server.fileWatcherType", "none"]
-    with serving(cmd, port, cwd=REPO_ROOT, env=env, startup_s=startup_s, log_path=log_path) as served:
+    with serving(cmd, port, cwd=root, env=env, startup_s=startup_s, log_path=log_path) as served:
         yield served
 
 

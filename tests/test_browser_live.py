@@ -101,3 +101,25 @@ def test_feature_slice_in_the_page_equals_the_trace(server, browser_page):  # no
         assert (got[~block.allowed[0].numpy()] == 0).all()
     page.wait_for_function("() => /[?&]feature=7(&|$)/.test(location.search)")
     assert errors == []
+
+
+def test_the_servers_echo_of_alpha_redraws_nothing(server, browser_page):  # noqa: F811
+    """Issue 19: the rerun that the control's own value causes brings figures for what the page already
+    shows; chart.js must not lay them out again (a Plotly.react there would hold up the next key press).
+    After two steps the only full redraws are the settle redraw of each of the view's three charts."""
+    page, outside, errors = browser_page
+    _open(page, server, f"view=distance_attention&model=dsa&sentence={SENTENCE.replace(' ', '+')}&alpha=1.5")
+    page.wait_for_function("() => document.querySelector('[data-testid=stApp]')"
+                           ".getAttribute('data-test-script-state') !== 'running'")
+    page.wait_for_timeout(800)
+    page.evaluate("() => { window.__reacts = 0; const react = Plotly.react; "
+                  "Plotly.react = (...args) => { window.__reacts += 1; return react(...args); }; }")
+    _step(page, "alpha", "alpha", 2, 1.7)
+    page.wait_for_function("() => /[?&]alpha=1.7(&|$)/.test(location.search)")  # the echo rerun ran
+    page.wait_for_function("() => document.querySelector('[data-testid=stApp]')"
+                           ".getAttribute('data-test-script-state') !== 'running'")
+    page.wait_for_timeout(1000)
+    charts = page.evaluate("() => document.querySelectorAll('.viz-chart').length")
+    assert charts == 3
+    assert page.evaluate("() => window.__reacts") == charts
+    assert not errors and not outside

@@ -104,3 +104,22 @@ def test_bindings_find_panels_and_templates():
     assert "P[k={feature}]" in texts["data.1.hovertemplate"]
     masks = figures.mask_panels({"M": np.array([[0.0, -np.inf], [0.0, 0.0]]), "D": -np.ones((2, 2))}, ["a", "b"])
     assert live.panel_traces(masks) == [0, 2]  # the −∞ overlay of panel 0 is skipped
+
+
+def _grid(stack, tokens, alpha, names=("forward", "backward")):
+    fig = figures.heatmap_grid([stack[0], stack[1]], list(names), tokens, title=f"Head-averaged at α = {alpha:g}")
+    shown = {f"α = {live.format_value(alpha)}": "α = {alpha}"}
+    return fig, live.grid_binding(fig, [{"op": "mean", "dir": "fw"}, {"op": "mean", "dir": "bw"}], shown)
+
+
+def test_static_key_ignores_what_the_page_recomputes_and_nothing_else():
+    rng = np.random.default_rng(0)
+    tokens = ["the", "dog", "ran", "home"]
+    a = rng.random((2, 4, 4))
+    b = rng.random((2, 4, 4)) * 3  # other maps, other colour limits, another α in the title
+    key = live.static_key(*_grid(a, tokens, 1.5))
+    assert live.static_key(*_grid(b, tokens, 2.5)) == key
+    assert live.static_key(*_grid(a, ["the", "cat", "ran", "home"], 1.5)) != key  # a tick label changed
+    assert live.static_key(*_grid(a, tokens, 1.5, names=("forward", "other"))) != key  # a panel title changed
+    fig, binding = _grid(a, tokens, 1.5)
+    assert live.static_key(fig, {**binding, "panels": binding["panels"][:1]}) != key  # another binding

@@ -5,8 +5,10 @@
  *                      in the page (DisanRecompute.render) whenever the group's control moves.
  * data.role "control": an ordinary <input type=range> that owns a live group: it decodes the payload
  *                      once, redraws every chart of the group on each input event (at most once per
- *                      animation frame), and sends the value to the server 300 ms after the last move,
- *                      so the URL and the other views learn it without holding up drawing.
+ *                      animation frame), and sends the value to the server data.send_after_ms after the
+ *                      last move, so the URL and the other views learn it without holding up drawing.
+ * A server figure for what a chart already shows (the rerun that the control's own value causes) is not
+ * drawn again: data.live.static fingerprints everything the page does not recompute itself (live.py).
  * recompute.js and paint.js are prepended to this module by chart.py (live.recompute_js()), so
  * DisanRecompute and DisanPaint are defined.
  */
@@ -39,20 +41,26 @@ function markShown(gd) {
   requestAnimationFrame(() => { gd.__vizShown = performance.now(); });
 }
 
-function fullDraw(gd) {
+function fullDraw(gd, values) {
   gd.__vizQueue = gd.__vizQueue
     .then(() => window.Plotly.react(gd, gd.__figure.data, gd.__figure.layout, gd.__config))
-    .then(() => markShown(gd));
+    .then(() => { gd.__shown = values; markShown(gd); });
   return gd.__vizQueue;
+}
+
+function sameValues(a, b) {
+  if (!a || !b) return false;
+  const keys = Object.keys(b);
+  return keys.length === Object.keys(a).length && keys.every(k => a[k] === b[k]);
 }
 
 /* Recompute every chart of the group once, on the next animation frame: heatmaps are repainted in place
  * (DisanPaint, well under a frame); what cannot be (bar charts) gets Plotly.react. When the control has
- * rested SETTLE_MS, every chart is redrawn by Plotly.react: colour limits, colour bars and click layers
- * follow the new values too. */
-const SETTLE_MS = 150;
-
+ * rested data.settle_ms, every chart is redrawn by Plotly.react (colour limits, colour bars and click
+ * layers follow the new values too), one chart per task, and a new input stops the rest: a key press never
+ * waits for more than one chart's redraw (issue 19). */
 function scheduleRedraw(g) {
+  g.stamp = (g.stamp || 0) + 1;
   if (g.frame) return;
   g.frame = requestAnimationFrame(() => {
     g.frame = 0;
@@ -65,9 +73,10 @@ function scheduleRedraw(g) {
       DisanRecompute.render(g.live, gd.__live.binding, gd.__figure, values);
       if (gd.__vizDrawn && DisanPaint.repaint(gd, gd.__figure, gd.__live.binding)) {
         painted += 1;
+        gd.__shown = values;
         draws.push(Promise.resolve(gd.__vizDrawn = gd.__vizShown = performance.now())); // shown by this frame
       } else {
-        draws.push(fullDraw(gd));
+        draws.push(fullDraw(gd, values));
       }
     }
     Promise.all(draws).then(() => {
@@ -75,9 +84,18 @@ function scheduleRedraw(g) {
       window.dispatchEvent(new CustomEvent("disan-live-drawn", { detail: g.drawn }));
     });
     clearTimeout(g.settle);
-    g.settle = setTimeout(() => { for (const gd of g.charts) if (gd.isConnected && bound(g, gd)) fullDraw(gd); },
-                          SETTLE_MS);
+    const stamp = g.stamp;
+    g.settle = setTimeout(() => settle(g, stamp), g.settleMs);
   });
+}
+
+function settle(g, stamp) {
+  const charts = [...g.charts].filter(gd => gd.isConnected && bound(g, gd));
+  const next = i => {
+    if (i >= charts.length || g.stamp !== stamp) return;
+    fullDraw(charts[i], Object.assign({}, g.values)).then(() => setTimeout(() => next(i + 1), 0));
+  };
+  next(0);
 }
 
 function mountChart(component) {
@@ -90,19 +108,31 @@ function mountChart(component) {
     gd.__vizQueue = Promise.resolve();
   }
   gd.__vizSelect = data.selectable ? setTriggerValue : null;
+  const live = data.live || null;
+  const g = live ? group(live.group) : null;
+  const config = JSON.stringify(data.config);
+  if (live && gd.__live && gd.__live.static === live.static && gd.__live.payload_id === live.payload_id &&
+      gd.__configText === config && bound(g, gd) && sameValues(gd.__shown, g.values)) {
+    return; // the page drew exactly this already (its own values, the same static parts): nothing to redraw
+  }
   gd.__figure = JSON.parse(data.spec);
   gd.__config = Object.assign({ responsive: true }, data.config);
-  gd.__live = data.live || null;
-  if (gd.__live) {
-    const g = group(gd.__live.group);
+  gd.__configText = config;
+  gd.__live = live;
+  let values = null;
+  if (live) {
     g.charts.add(gd);
     // A figure the server built for an earlier value is redrawn at the control's current one (no jump back).
-    if (bound(g, gd)) DisanRecompute.render(g.live, gd.__live.binding, gd.__figure, g.values);
+    if (bound(g, gd)) {
+      values = Object.assign({}, g.values);
+      DisanRecompute.render(g.live, live.binding, gd.__figure, values);
+    }
   }
   gd.__vizQueue = gd.__vizQueue
     .then(() => plotlyReady(data.plotly_url))
     .then(Plotly => Plotly.react(gd, gd.__figure.data, gd.__figure.layout, gd.__config))
     .then(() => {
+      gd.__shown = values;
       markShown(gd);
       if (gd.__vizBound) return;
       gd.__vizBound = true;
@@ -160,6 +190,7 @@ function mountControl(component) {
   }
   box.querySelector("output").textContent = show(data, Number(input.value));
   const g = group(data.group), value = Number(input.value);
+  g.settleMs = data.settle_ms;
   const changed = !g.live || g.live.id !== data.payload.id || g.values[data.param] !== value;
   if (!g.live || g.live.id !== data.payload.id) g.live = DisanRecompute.prepare(data.payload);
   g.values = Object.assign({}, data.values, { [data.param]: value });

@@ -2,8 +2,8 @@
 
 Pure Python (numpy, no Streamlit): the app's chart component and the offline
 report send the same payload, built here from a trace, and the same bindings,
-which say which trace of which figure shows which recomputed map. The format
-is specified in ``/work/briefs/JS_CONTRACT.md``; in short:
+which say which trace of which figure shows which recomputed map (``binding``). The
+format is read by ``recompute.js``; in short:
 
 * **distance payload** (DSA): per block the pre-mask scores ``QKᵀ/√d_k``
   (H, T, T) as float32 and the allowed mask (T, T) as uint8, so the page can
@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 import plotly.graph_objects as go
+import plotly.io
 
 from disan.trace import DiSABlockTrace, DistanceBlockTrace, SentenceTrace
 
@@ -193,7 +194,7 @@ def binding(
     texts: Mapping[str, str] | None = None,
     rows: Sequence[dict] = (),
 ) -> dict:
-    """One figure's binding (see JS_CONTRACT.md): panels {"trace", "z", ["pool"], ["hover_trace"]},
+    """One figure's binding (read by ``DisanRecompute.render``): panels {"trace", "z", ["pool"], ["hover_trace"]},
     scales {"traces", "zmin", "zmax", "diverging"}, rows {"trace", "z", "row"}, texts {path: template}."""
     return {"panels": list(panels), "scales": list(scales), "texts": dict(texts or {}), "rows": list(rows)}
 
@@ -229,6 +230,44 @@ def grid_binding(
             item["hover_trace"] = clicks[k]
         items.append(item)
     return binding(items, scales=[shared_scale(panels, zmin, zmax)], texts=templates(fig, replacements))
+
+
+def static_key(fig: go.Figure, binding: Mapping) -> str:
+    """A digest of everything in ``fig`` that the page does not recompute from ``binding``, and of the binding.
+
+    Two figures with the same key differ only in the bound maps, colour limits, row bars and templated texts,
+    which the page redraws itself at its control's value; so a server figure whose key (and payload) matches
+    what a chart shows is not drawn again (``chart.js``)."""
+    spec = fig.to_plotly_json()
+    bound: dict[int, set[str]] = {}
+    for p in binding.get("panels", ()):
+        bound.setdefault(p["trace"], set()).add("z")
+        if "hover_trace" in p:
+            bound.setdefault(p["hover_trace"], set()).add("customdata")
+    for s in binding.get("scales", ()):
+        for t in s["traces"]:
+            bound.setdefault(t, set()).update(("zmin", "zmax"))
+    for r in binding.get("rows", ()):
+        bound.setdefault(r["trace"], set()).add("y")
+    static = {
+        "data": [{k: v for k, v in trace.items() if k not in bound.get(i, ())} for i, trace in enumerate(spec["data"])],
+        "layout": spec["layout"],
+    }
+    for path in binding.get("texts", {}):  # the templates themselves are part of the binding, hashed below
+        _set_path(static, path, None)
+    text = plotly.io.json.to_json_plotly(static) + json.dumps(dict(binding), sort_keys=True)
+    return hashlib.sha1(text.encode()).hexdigest()
+
+
+def _set_path(obj: dict, path: str, value) -> None:
+    """``DisanRecompute``'s setPath on a dict of dicts and lists (list indices are numbers in ``path``)."""
+    *head, last = path.split(".")
+    for key in head:
+        obj = obj[int(key)] if isinstance(obj, list) else obj.setdefault(key, {})
+    if isinstance(obj, list):
+        obj[int(last)] = value
+    else:
+        obj[last] = value
 
 
 def format_value(value: float) -> str:

@@ -45,6 +45,14 @@ SMALL_MULTIPLE_MAX = 48
 #: (a Streamlit rerun per step), kept as the benchmark's baseline.
 BROWSER_RECOMPUTE = os.environ.get("VIZ_BROWSER_RECOMPUTE", "1").strip() != "0"
 
+#: A live control tells the server its value this long after the last move: longer than the gap between key
+#: presses at two or more steps a second, so stepping α or k with the arrow keys never meets a rerun (issue 19).
+LIVE_SEND_AFTER_MS = 700
+
+#: After a live control rests this long, every chart of its group is redrawn by Plotly.react (colour bars and
+#: limits follow); until then the page repaints the heatmaps in place. Also longer than a key-press gap.
+LIVE_SETTLE_MS = 600
+
 #: Most tokens per sentence in a standalone report (``python -m disan report``, ``trace.to_html``): its
 #: in-page α and feature data grow with T², and 64 tokens keep the worst case (a DiSAN NLI pair) under 10 MB.
 REPORT_MAX_TOKENS = 64

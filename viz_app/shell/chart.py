@@ -33,11 +33,10 @@ import plotly.io as pio
 import streamlit as st
 
 from viz_app.draw import live, settings
+from viz_app.draw.live import static_key as live_static_key
 
 STATIC_DIR = Path(__file__).resolve().parents[1] / "static"
 PLOTLY_JS = "plotly.min.js"
-#: A live control tells the server its value this long after the last move (drawing never waits for it).
-SEND_AFTER_MS = 300
 
 # The component's module: recompute.js and paint.js (classic scripts defining DisanRecompute and DisanPaint,
 # shared with the offline report) followed by chart.js (charts drawn in place; live groups redrawn in the page).
@@ -95,7 +94,7 @@ def draw(
         "config": config,
         "selectable": on_select is not None,
         "plotly_url": f"app/static/{PLOTLY_JS}",
-        "live": live,
+        "live": None if live is None else {**live, "static": live_static_key(fig, live["binding"])},
     }
     if on_select is None:
         _component(key=key, data=data)
@@ -123,7 +122,7 @@ def live_control(
     """A slider (``input[type=range]``) that recomputes every chart of ``group`` in the page while it moves.
 
     ``param`` is ``alpha`` or ``feature``; ``bounds`` = (min, max, step). The value reaches the server
-    (``st.session_state[key]["value"]``, then ``on_change``) 300 ms after the last move.
+    (``st.session_state[key]["value"]``, then ``on_change``) ``settings.LIVE_SEND_AFTER_MS`` after the last move.
     """
     lo, hi, step = bounds
     data = {
@@ -138,7 +137,8 @@ def live_control(
         "max": hi,
         "step": step,
         "payload": payload,
-        "send_after_ms": SEND_AFTER_MS,
+        "send_after_ms": settings.LIVE_SEND_AFTER_MS,
+        "settle_ms": settings.LIVE_SETTLE_MS,
         "plotly_url": f"app/static/{PLOTLY_JS}",
     }
     _component(key=key, data=data, default={"value": value}, on_value_change=on_change)
