@@ -294,9 +294,28 @@ def test_long_input_up_to_the_limit_renders():
         assert spec["data"][0].get("texttemplate") is None
 
 
+def figure_downloads(at: AppTest) -> list[str]:
+    return [b.proto.label for b in at.get("download_button") if b.proto.label in FIGURE_DOWNLOADS]
+
+
+FIGURE_DOWNLOADS = {"HTML (self-contained)", "Matrix as CSV", "Trace as JSON"}
+
+
+def test_a_figures_table_and_downloads_are_built_when_opened():
+    """Issue 19: a closed "Table and downloads" sends no widgets on a rerun; opened, it offers all three."""
+    at = run_app(view="explore", model="disan")
+    assert [e.label for e in at.expander].count("Table and downloads") == 3
+    assert figure_downloads(at) == [] and [t.key for t in at.toggle] == ["present"]
+    at.session_state["overview_more"] = True
+    at.run()
+    assert_clean(at)
+    assert sorted(figure_downloads(at)) == sorted(FIGURE_DOWNLOADS)
+    assert sorted(t.key for t in at.toggle) == ["overview_table", "present"]
+
+
 def test_presentation_mode_hides_tables_and_downloads():
     normal = run_app(view="explore", model="disan")
-    assert len(normal.get("download_button")) >= 3 and len(normal.expander) >= 1
+    assert len(normal.expander) >= 1
     talk = run_app(view="explore", model="disan", present="1")
     assert_clean(talk)
     assert len(talk.get("download_button")) == 0 and len(talk.expander) == 0
@@ -308,8 +327,9 @@ def test_presentation_mode_hides_tables_and_downloads():
 
 def test_exports_offer_html_csv_and_json():
     at = run_app(view="distance_attention", model="dsa")
-    labels = {b.proto.label for b in at.get("download_button")}
-    assert {"HTML (self-contained)", "Matrix as CSV", "Trace as JSON"} <= labels
+    at.session_state["dsa_pair_more"] = True
+    at.run()
+    assert set(figure_downloads(at)) == FIGURE_DOWNLOADS
     config = chart_payloads(at)[0]["config"]
     assert config["toImageButtonOptions"]["format"] == "svg"
 
@@ -383,6 +403,9 @@ def test_table_fallback_is_drawn_on_demand_with_the_figure_values():
     at = run_app(view="explore", model="disan")
     assert_clean(at)
     assert not at.dataframe  # nothing serialised until asked for
+    at.session_state["overview_more"] = True
+    at.run()
+    assert not at.dataframe
     at.toggle(key="overview_table").set_value(True).run()
     assert_clean(at)
     (frame,) = [d.value for d in at.dataframe]

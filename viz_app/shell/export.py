@@ -84,7 +84,12 @@ def show_figure(
     chart.draw(fig, key=chart_key(key), config=config, on_select=on_select, live=live)
     if ctx.presentation:
         return
-    with st.expander("Table and downloads", expanded=False):
+    more = st.expander("Table and downloads", key=f"{key}_more", on_change="rerun")
+    if not more.open:
+        # Its toggle, columns and buttons are built once opened: they were a third of the elements every
+        # submit sent and the page re-rendered (issue 19).
+        return
+    with more:
         # Tables and file contents are built only on demand: serialising every matrix to Arrow and CSV on
         # every rerun was the largest part of the Distance view's server time in a profile.
         if table is not None and st.toggle("Show the numbers as a table", key=f"{key}_table"):
