@@ -92,11 +92,26 @@ def summary(results) -> list[str]:
     return lines
 
 
+def published(results) -> list[str]:
+    """Jain & Wallace's Table 2 (SST and SNLI, BiLSTM) with our models on the same tasks (viz_app/draw/published.py)."""
+    from viz_app.draw.published import comparison_rows
+
+    rows = comparison_rows(results.measured)
+    head = list(rows[0])
+    lines = ["**Beside Jain & Wallace 2019, Table 2.** Theirs: mean ± std over test instances per predicted class "
+             "(the fraction with p ≤ 0.05), BiLSTM with additive attention, binary SST; τ over all tokens, "
+             "gradient = |gradient × input|, leave-one-out = total-variation distance after deleting the token. "
+             "Ours: mean over every test example with its 95% bootstrap interval; leave-one-out replaces the "
+             "token by `<unk>`.", "", "| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
+    lines += ["| " + " | ".join(r[h] for h in head) + " |" for r in rows]
+    return lines
+
+
 def block(directory: Path = ROOT / "pretrained") -> str:
     results = _results(directory)
     if not results.measured:
         return "No stored faithfulness results; run `python -m disan faithfulness --all --write`."
-    parts = table(results) + [""] + answers(results) + [""] + [" ".join(summary(results))]
+    parts = table(results) + [""] + answers(results) + [""] + [" ".join(summary(results))] + [""] + published(results)
     missing = list(results.missing)
     if missing:
         parts += ["", f"Not measured: {', '.join(f'`{n}`' for n in missing)} (no results file)."]

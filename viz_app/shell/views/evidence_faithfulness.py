@@ -6,12 +6,14 @@ runs no model.
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from disan.attribution.corpus import FRACTIONS
 from disan.attribution.stored import REFRESH_COMMAND
 
 from viz_app.draw.faithfulness_figures import interval_plot
+from viz_app.draw.published import comparison_rows
 from viz_app.draw.text import md_escape
 from viz_app.shell.context import Context
 from viz_app.shell.export import show_figure
@@ -50,8 +52,7 @@ def render(ctx: Context) -> None:
         st.markdown("- " + md_escape(m.data["answer"] + sample + (" (stale)" if m.stale else "")))
     st.caption("Agreement bands of mean |τ|: below 0.1 none, 0.1–0.3 weak, 0.3–0.5 moderate, from 0.5 strong "
                "(our convention). Attention flow is built from the attention weights themselves, so it is shown "
-               "but not counted as an independent attribution. Jain & Wallace's own τ figures for their BiLSTM "
-               "models are not reproduced here: their paper is not available on this machine (see the README).")
+               "but not counted as an independent attribution.")
     rows = tau_rows(results)
     show_figure(interval_plot(rows, title="Kendall τ between attention and each attribution", x_title="Kendall τ-b",
                               theme=ctx.theme), ctx, key="ev_faith_tau", table=rows_table(rows))
@@ -61,6 +62,13 @@ def render(ctx: Context) -> None:
         show_figure(interval_plot(rows, title=f"ERASER {kind} by ranking (mean over 10/20/50%; {better})",
                                   x_title=f"{kind} (probability of the predicted class)", theme=ctx.theme),
                     ctx, key=f"ev_faith_{kind}", table=rows_table(rows))
+    st.markdown("**Beside Jain & Wallace (2019), Table 2**")
+    st.dataframe(pd.DataFrame(comparison_rows(results.measured)), width="stretch", hide_index=True)
+    st.caption("Theirs: mean ± std over test instances per predicted class (the fraction with p ≤ 0.05), BiLSTM "
+               "with additive attention, binary SST; gradient = |gradient × input|, leave-one-out = total-variation "
+               "distance after deleting the token. Ours: mean over every test example with its 95% bootstrap "
+               "interval; leave-one-out replaces the token by <unk>. Different encoders: side by side, not a "
+               "replication.")
     names = [m.name for m in results.measured]
     ensure("ev_faith_model", ctx.model if ctx.model in names else names[0])
     if st.session_state["ev_faith_model"] not in names:
