@@ -23,12 +23,15 @@ from __future__ import annotations
 import shutil
 from urllib.parse import urlencode
 
+import contextlib
 import time
+
+import numpy as np
 
 from viz_app.draw import settings
 
-from .common import Stats, Table, fmt_ms, sentence
-from .server import CHROMIUM_ARGS, free_port, streamlit_server
+from .common import REPO_ROOT, Stats, Table, fmt_ms, process_cpu_s, sentence
+from .server import CHROMIUM_ARGS, checkout, free_port, streamlit_server
 
 #: In every page: the timestamp of the last key press or pointer press (the start of each clock).
 PROBES = """(() => {
@@ -66,7 +69,7 @@ CHARTS_DRAWN = """([which, marker, count]) => {
   const app = document.querySelector('[data-testid=stApp]');
   if (!app || app.getAttribute('data-test-script-state') === 'running') return false;
   const gds = [...document.querySelectorAll('.viz-chart')].filter(gd => gd.data && (which === 'heatmaps'
-    ? gd.data.some(t => t.type === 'heatmap') : which.some(k => gd.closest('.st-key-' + k))));
+    ? gd.data.some(t => t.type === 'heatmap') : which === 'charts' || which.some(k => gd.closest('.st-key-' + k))));
   if (gds.length < count) return false;
   let last = 0;
   for (const gd of gds) {
@@ -167,28 +170,48 @@ def feature_steps(page, base: str, T: int, path: str, warmup: int, n: int, timeo
     return out
 
 
-def submit_steps(page, base: str, model: str, T: int, warmup: int, n: int, timeout_ms: float) -> list[float]:
-    """Seconds from Ctrl+Enter in the sentence box until every heatmap on Explore names the new first token."""
-    page.goto(_url(base, model=model, view="explore", sentence=sentence(T)))
-    page.wait_for_function(CHARTS_DRAWN, arg=["heatmaps", sentence(T).split()[0], 1], timeout=timeout_ms)
+#: Views whose maps follow the sentence, with the model they are measured on (issue 19: "the same holds for
+#: the other views' first draw after a submit"; Explore is measured on both models).
+SUBMIT_VIEWS = (("explore", "disan"), ("explore", "dsa"), ("disan_attention", "disan"), ("fusion_gate", "disan"),
+                ("source2token", "disan"), ("distance_attention", "dsa"), ("ffn_pooling", "dsa"), ("compare", "dsa"),
+                ("attribution", "disan"))
+#: Which charts a submit must redraw where it is not every heatmap (the default): every chart where a heatmap
+#: does not name the tokens (the Attribution view's Kendall τ matrix), or named charts (Source2token's word
+#: chart; its pair chart shows the word in a second sentence and may not change).
+SUBMIT_CHARTS = {"attribution": "charts", "ffn_pooling": "charts", "source2token": ["chart_s2t_word"]}
+
+
+def submit_steps(page, base: str, model: str, T: int, warmup: int, n: int, timeout_ms: float,
+                 view: str = "explore", server_pid: int | None = None) -> tuple[list[float], list[float]]:
+    """Seconds from Ctrl+Enter in the sentence box until every heatmap of ``view`` names the new first token,
+    and the server's CPU seconds per submit (its rerun; empty without ``server_pid``)."""
+    which = SUBMIT_CHARTS.get(view, "heatmaps")
+    page.goto(_url(base, model=model, view=view, sentence=sentence(T)))
+    page.wait_for_function(CHARTS_DRAWN, arg=[which, sentence(T).split()[0], 1], timeout=timeout_ms)
     box = page.locator("section[data-testid=stSidebar] textarea").first
-    out = []
+    out, cpu = [], []
     for k in range(warmup + n):
         marker = f"zq{T}x{k}"  # first token: always among the tick labels, however thinned
         box.fill(f"{marker} {sentence(T - 1, offset=k)}")
-        s = _measure(page, lambda: box.press("Control+Enter"), CHARTS_DRAWN, ["heatmaps", marker, 1], timeout_ms)
+        before = process_cpu_s(server_pid) if server_pid else 0.0
+        s = _measure(page, lambda: box.press("Control+Enter"), CHARTS_DRAWN, [which, marker, 1], timeout_ms)
+        _settle(page, timeout_ms, pause_ms=100)
         if k >= warmup:
             out.append(s)
-        _settle(page, timeout_ms, pause_ms=100)
-    return out
+            if server_pid:
+                cpu.append(process_cpu_s(server_pid) - before)
+    return out, cpu
 
 
 def _row(rows: list, log, kind: str, path: str, model: str, T: int, fn) -> None:
+    """Run ``fn`` (times, or (times, server CPU seconds per interaction)) and append its row."""
     try:
-        times = fn()
-        rows.append({"kind": kind, "path": path, "model": model, "tokens": T, "times": times})
+        result = fn()
+        times, cpu = result if isinstance(result, tuple) else (result, [])
+        rows.append({"kind": kind, "path": path, "model": model, "tokens": T, "times": times, "server_cpu": cpu})
         st = Stats.of(times)
-        log(f"  {kind} [{path}] {model} T={T}: median {fmt_ms(st.median)} ms, p95 {fmt_ms(st.p95)} ms")
+        extra = f", server CPU {fmt_ms(float(np.median(cpu)))} ms per rerun" if cpu else ""
+        log(f"  {kind} [{path}] {model} T={T}: median {fmt_ms(st.median)} ms, p95 {fmt_ms(st.p95)} ms{extra}")
     except Exception as err:  # noqa: BLE001 - a broken view must not hide the other rows
         msg = str(err).splitlines()[0][:160]
         rows.append({"kind": kind, "path": path, "model": model, "tokens": T, "error": msg})
@@ -211,35 +234,52 @@ def _session(base: str, work, timeout_s: float) -> None:
             browser.close()
 
 
+#: The last commit before issue 19's changes: `bench app --baseline-rev` default, measured in the same run.
+BASELINE_REV = "c2680bf"
+
+
 def run(
-    lengths=(10, 64), interactions: int = 20, warmup: int = 3, submit_models=("disan", "dsa"),
+    lengths=(10, 64), interactions: int = 20, warmup: int = 3, submit_views=SUBMIT_VIEWS,
     timeout_s: float = 120.0, threads: int | None = None, log=print, baseline: bool = True,
-    key_rates=(3.0, 5.0),
+    key_rates=(3.0, 5.0), baseline_rev: str | None = None,
 ) -> list[dict]:
-    """Every row: ``{"kind", "path", "model", "tokens", "times"}`` or ``"error"`` instead of times."""
+    """Every row: ``{"kind", "path", "model", "tokens", "times", "server_cpu"}`` or ``"error"`` instead of times.
+
+    Paths: *browser* (this checkout), *server* (this checkout with ``VIZ_BROWSER_RECOMPUTE=0``: the α and
+    feature rows' baseline) and, with ``baseline_rev``, *before <rev>*: the submit and α-key rows against a
+    ``git worktree`` of that commit, the earlier figures measured in the same run."""
     rows: list[dict] = []
     ms = timeout_s * 1000
-    paths = [("browser", {})] + ([("server", {"VIZ_BROWSER_RECOMPUTE": "0"})] if baseline else [])
-    for path, env in paths:
+    paths = [("browser", {}, None)]
+    if baseline:
+        paths.append(("server", {"VIZ_BROWSER_RECOMPUTE": "0"}, None))
+    if baseline_rev:
+        paths.append((f"before {baseline_rev}", {}, baseline_rev))
+    for path, env, rev in paths:
         log(f"  [{path} path] starting a Streamlit server")
-        with streamlit_server(free_port(), max(lengths), threads=threads, env=env) as (base, _):
-            def work(page, path=path, base=base):
-                for T in lengths:
-                    _row(rows, log, "α step → every map", path, "dsa", T,
-                         lambda: alpha_steps(page, base, T, path, warmup, interactions, ms))
-                if path == "browser":
+        with contextlib.ExitStack() as stack:
+            root = stack.enter_context(checkout(rev)) if rev else REPO_ROOT
+            base, proc = stack.enter_context(streamlit_server(free_port(), max(lengths), threads=threads, env=env,
+                                                              root=root))
+
+            def work(page, path=path, base=base, pid=proc.pid):
+                if path != "server":
                     for rate in key_rates:
                         for T in lengths:
                             _row(rows, log, f"α keys at {rate:g}/s → every map", path, "dsa", T,
                                  lambda: alpha_keys(page, base, T, rate, warmup, interactions, ms))
-                for T in lengths:
-                    _row(rows, log, "feature step → redrawn", path, "disan", T,
-                         lambda: feature_steps(page, base, T, path, warmup, interactions, ms))
-                if path == "browser":
-                    for model in submit_models:
+                if path in ("browser", "server"):
+                    for T in lengths:
+                        _row(rows, log, "α step → every map", path, "dsa", T,
+                             lambda: alpha_steps(page, base, T, path, warmup, interactions, ms))
+                    for T in lengths:
+                        _row(rows, log, "feature step → redrawn", path, "disan", T,
+                             lambda: feature_steps(page, base, T, path, warmup, interactions, ms))
+                if path != "server":
+                    for view, model in submit_views:
                         for T in lengths:
-                            _row(rows, log, "submit → Explore heatmaps", "–", model, T,
-                                 lambda: submit_steps(page, base, model, T, warmup, interactions, ms))
+                            _row(rows, log, f"submit → {view} heatmaps", path, model, T,
+                                 lambda: submit_steps(page, base, model, T, warmup, interactions, ms, view, pid))
 
             _session(base, work, timeout_s)
     return rows
@@ -247,14 +287,15 @@ def run(
 
 def table(rows: list[dict], warmup: int) -> Table:
     t = Table("App latency in headless Chromium (viz_app/app.py, local Streamlit server)",
-              ["interaction", "path", "model", "T", "median ms", "p95 ms", "max ms", "n"])
+              ["interaction", "path", "model", "T", "median ms", "p95 ms", "max ms", "n", "server CPU ms / rerun"])
     for r in rows:
         if "error" in r:
-            t.add(r["kind"], r["path"], r["model"], r["tokens"], "failed: " + r["error"], "–", "–", 0)
+            t.add(r["kind"], r["path"], r["model"], r["tokens"], "failed: " + r["error"], "–", "–", 0, "–")
             continue
         st = Stats.of(r["times"])
+        cpu = fmt_ms(float(np.median(r["server_cpu"]))) if r.get("server_cpu") else "–"
         t.add(r["kind"], r["path"], r["model"], r["tokens"], fmt_ms(st.median), fmt_ms(st.p95),
-              fmt_ms(max(r["times"])), st.n)
+              fmt_ms(max(r["times"])), st.n, cpu)
     t.notes.append(
         f"After {warmup} warm-up interactions per row (model loaded, first trace done). The clock runs in the page: "
         "from the key press's (or click's) event timestamp until the frame that shows the last affected chart at "
@@ -262,10 +303,17 @@ def table(rows: list[dict], warmup: int) -> Table:
         "`Plotly.react` by the next frame after its task)."
     )
     t.notes.append(
-        "Path *browser*: the live slider recomputes the maps in the page (`viz_app/browser/recompute.js`); the "
-        "server learns the final value 300 ms later. Path *server*: the old way, a Streamlit rerun per step "
-        "(`VIZ_BROWSER_RECOMPUTE=0`), measured in the same run as the baseline. α: all 3 charts of the Distance "
-        "view; feature: the DiSAN maps and the row bars; submit: every heatmap on Explore names the new sentence."
+        "Path *browser*: this checkout; the live slider recomputes the maps in the page "
+        f"(`viz_app/browser/recompute.js`) and the server learns the final value {settings.LIVE_SEND_AFTER_MS} ms "
+        "after the last move. Path *server*: a Streamlit rerun per step (`VIZ_BROWSER_RECOMPUTE=0`). Path "
+        "*before <rev>*: the same rows against a `git worktree` of that commit (the code before issue 19), in the "
+        "same run. α step: one → press after the page settled, all 3 charts of the Distance view; α keys: → "
+        "pressed 3 or 5 times a second without waiting; feature: the DiSAN maps and the row bars; submit: "
+        "Ctrl+Enter with a new sentence until every heatmap of the view names it."
+    )
+    t.notes.append(
+        "Server CPU per rerun: the Streamlit process's user + system time (/proc, 10 ms ticks) from the key press "
+        "until the page settled, median over the row; the median hides the tick granularity."
     )
     t.notes.append("Server, browser and benchmark share the same CPU; random-weight models (speed does not depend "
                    "on the weights).")

@@ -78,7 +78,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     g.add_argument("--app-interactions", type=int, default=None, help="timed interactions per row (default 20)")
     g.add_argument("--app-warmup", type=int, default=None, help="untimed interactions per row (default 3)")
     g.add_argument("--app-models", default="disan,dsa", help="models for submit → heatmap (α: dsa, feature: disan)")
-    g.add_argument("--no-baseline", action="store_true", help="skip the server-path baseline rows")
+    g.add_argument("--app-views", default=None,
+                   help="views for submit → heatmap (default: every view whose maps follow the sentence)")
+    g.add_argument("--no-baseline", action="store_true", help="skip the baseline rows (server path, earlier commit)")
+    g.add_argument("--baseline-rev", default=None,
+                   help=f"commit whose app is measured in the same run as the baseline (default {bench_app.BASELINE_REV}; "
+                        "none with --quick)")
     args = p.parse_args(argv)
     quick = args.quick
     defaults = {
@@ -96,6 +101,13 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     args.app_lengths = [int(s) for s in str(args.app_lengths).split(",") if s.strip()]
     args.models = [m.strip() for m in args.models.split(",") if m.strip()]
     args.app_models = [m.strip() for m in args.app_models.split(",") if m.strip()]
+    views = None if args.app_views is None else {v.strip() for v in args.app_views.split(",") if v.strip()}
+    args.submit_views = [(v, m) for v, m in bench_app.SUBMIT_VIEWS
+                         if m in args.app_models and (views is None or v in views)]
+    if args.no_baseline:
+        args.baseline_rev = None
+    elif args.baseline_rev is None and not quick:
+        args.baseline_rev = bench_app.BASELINE_REV
     return args
 
 
@@ -197,8 +209,8 @@ def main(argv: list[str] | None = None) -> int:
         rows = None
         if why is None:
             print(f"[app] lengths {args.app_lengths}, {args.app_interactions} interactions (+{args.app_warmup} warm-up)")
-            rows = bench_app.run(args.app_lengths, args.app_interactions, args.app_warmup, args.app_models,
-                                 baseline=not args.no_baseline,
+            rows = bench_app.run(args.app_lengths, args.app_interactions, args.app_warmup, args.submit_views,
+                                 baseline=not args.no_baseline, baseline_rev=args.baseline_rev,
                                  threads=args.threads)
             tables.append(bench_app.table(rows, args.app_warmup))
             print(tables[-1].to_text(), "\n")

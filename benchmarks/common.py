@@ -77,6 +77,12 @@ def repeat(
     return times
 
 
+def process_cpu_s(pid: int) -> float:
+    """User + system CPU seconds ``pid`` has used so far (/proc/<pid>/stat; Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def peak_rss_mib() -> float:
     """High-water mark of this process's resident set (Linux ``ru_maxrss`` is in KiB)."""
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

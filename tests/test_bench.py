@@ -120,7 +120,8 @@ def test_app_latency_rows(capsys):
         pytest.skip(why)
     assert bench.main(["app", "--quick", "--app-lengths", "10", "--app-models", "disan"]) == 0
     out = capsys.readouterr().out
-    for row in ("α step → every map", "feature step → redrawn", "submit → Explore heatmaps", "browser", "server"):
+    for row in ("α step → every map", "α keys at 3/s", "feature step → redrawn", "submit → explore heatmaps",
+                "submit → disan_attention heatmaps", "browser", "server", "server CPU"):
         assert row in out
     assert "p95 ms" in out and "failed" not in out
     assert "one frame" in out  # the 16 ms goal is reported beside the limits
@@ -146,3 +147,18 @@ def test_readme_block_carries_the_app_targets_and_the_load(tmp_path):
     plain.write_text("no markers here")
     with pytest.raises(OutputError, match="markers"):
         write_readme(plain, block)
+
+
+def test_a_baseline_checkout_holds_that_commits_app_and_is_removed_afterwards():
+    import subprocess
+
+    head = subprocess.run(["git", "rev-parse", "HEAD~1"], cwd=server.REPO_ROOT, capture_output=True, text=True,
+                          check=True).stdout.strip()
+    with server.checkout(head) as tree:
+        assert (tree / "viz_app" / "app.py").is_file() and (tree / "pretrained").is_dir()
+        got = subprocess.run(["git", "rev-parse", "HEAD"], cwd=tree, capture_output=True, text=True).stdout.strip()
+        assert got == head
+    assert not tree.exists()
+    with pytest.raises(RuntimeError, match="no-such-rev"):
+        with server.checkout("no-such-rev"):
+            pass
