@@ -1,6 +1,6 @@
 """A local Streamlit server for ``viz_app/app.py`` and the Chromium it is driven with.
 
-Shared by the app benchmark (``benchmarks/app.py``), the browser tests and the load test.
+Shared by the app and load benchmarks (``benchmarks/app.py``, ``benchmarks/load.py``) and the browser tests.
 """
 
 from __future__ import annotations
@@ -47,23 +47,25 @@ def free_port() -> int:
 @contextmanager
 def streamlit_server(
     port: int, max_tokens: int | None = None, startup_s: float = 120.0, threads: int | None = None, log_path=None,
-    env: dict[str, str] | None = None,
+    env: dict[str, str] | None = None, root=REPO_ROOT,
 ):
     """A headless Streamlit server for ``viz_app/app.py`` on 127.0.0.1:``port``; stopped on exit.
 
     Yields ``(base_url, process)``; the server's output goes to ``log_path`` (default: discarded);
-    ``env`` adds environment variables (e.g. ``VIZ_BROWSER_RECOMPUTE=0`` for the server path).
+    ``env`` adds environment variables (e.g. ``VIZ_BROWSER_RECOMPUTE=0`` for the server path); ``root``:
+    the checkout whose app runs, with its own ``.streamlit/config.toml`` (the load benchmark's baseline
+    commit), on this Python.
     """
     env = {**os.environ, **(env or {}),
-           "PYTHONPATH": str(REPO_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+           "PYTHONPATH": str(root) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     if max_tokens is not None:
         env["VIZ_MAX_TOKENS"] = str(max(max_tokens, 128))
     if threads:
         env["OMP_NUM_THREADS"] = str(threads)
-    cmd = [sys.executable, "-m", "streamlit", "run", str(APP), "--server.headless", "true",
+    cmd = [sys.executable, "-m", "streamlit", "run", str(root / APP.relative_to(REPO_ROOT)), "--server.headless", "true",
            "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
            "--server.fileWatcherType", "none"]
-    with serving(cmd, port, cwd=REPO_ROOT, env=env, startup_s=startup_s, log_path=log_path) as served:
+    with serving(cmd, port, cwd=root, env=env, startup_s=startup_s, log_path=log_path) as served:
         yield served
 
 
