@@ -575,29 +575,31 @@ def table(figures: list[dict]) -> Table:
 def verdicts(figures: list[dict]) -> Table:
     t = Table("Targets (issue 19, part 4)", ["target", "measured", "verdict"])
 
-    def row(name: str, value: float | None, limit: float, shown: str) -> None:
+    def row(name: str, value: float | None, limit: float, shown: str, unit: str = "") -> None:
         if value is None:
             t.add(name, "–", "not measured")
         elif value <= limit:
             t.add(name, shown, "met")
         else:
             ratio = f" ({value / limit:.1f}× the limit)" if limit else ""
-            t.add(name, shown, f"missed by {value - limit:,.2f}{ratio}")
+            digits = 2 if unit.strip() in ("s", "MB") else 0  # the rest are counts
+            t.add(name, shown, f"missed by {value - limit:,.{digits}f}{unit}{ratio}")
 
     for f in figures:
         who = f"{f['setup']}, {f['protocol_sessions'] + f['browser_sessions']} sessions"
         p95 = f["latency_p95_s"]
-        row(f"{who}: p95 ≤ {TARGETS['p95_s']:g} s", p95, TARGETS["p95_s"], f"p95 {_s(p95)} s")
+        row(f"{who}: p95 ≤ {TARGETS['p95_s']:g} s", p95, TARGETS["p95_s"], f"p95 {_s(p95)} s", " s")
         if f["browser_p95_s"] is not None:
             row(f"{who}: in Chromium, p95 ≤ {TARGETS['p95_s']:g} s", f["browser_p95_s"], TARGETS["p95_s"],
-                f"p95 {_s(f['browser_p95_s'])} s")
+                f"p95 {_s(f['browser_p95_s'])} s", " s")
         kinds = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in f["error_counts"].items() if v)
-        row(f"{who}: 0 errors", f["errors"], 0, f"{f['errors']}" + (f" ({kinds})" if kinds else ""))
+        row(f"{who}: 0 errors", f["errors"], 0, f"{f['errors']}" + (f" ({kinds})" if kinds else ""), " errors")
         row(f"{who}: 0 heatmaps differing from the core", f["heatmaps_differing_from_core"], 0,
-            f"{f['heatmaps_differing_from_core']} of {f['interactions_total'] - f['error_counts']['heatmaps_missing']}")
+            f"{f['heatmaps_differing_from_core']} of {f['interactions_total'] - f['error_counts']['heatmaps_missing']}",
+            " heatmaps")
         g = f["rss_growth_mb"]
         row(f"{who}: memory growth ≤ {TARGETS['growth_mb']:g} MB", g, TARGETS["growth_mb"],
-            "–" if g is None else f"{g:+.1f} MB")
+            "–" if g is None else f"{g:+.1f} MB", " MB")
     return t
 
 
