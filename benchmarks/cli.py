@@ -1,4 +1,4 @@
-"""``python -m disan bench [all|trace|predict|train|app|site] [options]``: measure, print tables, check targets.
+"""``python -m disan bench [all|trace|predict|train|app|site|load] [options]``: measure, print tables, check targets.
 
 Commands (``all`` runs every one; ``--quick`` is a smoke run of seconds):
 
@@ -13,7 +13,9 @@ Commands (``all`` runs every one; ``--quick`` is a smoke run of seconds):
   recomputation against the old server path (``benchmarks/app.py``; skipped
   with a reason when chromium/playwright are missing);
 * ``site``    — the static explorer in headless Chromium from ``file://``: typed sentence →
-  every map drawn, opened → first maps, sizes (``benchmarks/site.py``, its own flags; not in ``all``).
+  every map drawn, opened → first maps, sizes (``benchmarks/site.py``, its own flags; not in ``all``);
+* ``load``    — 50 sessions submitting at once against one app process, N processes behind nginx and
+  an earlier commit as the baseline (``benchmarks/load.py``, its own flags; not in ``all``).
 
 Every row runs on the CPU; with ``--device auto`` (default) the trace, predict
 and train rows are repeated on CUDA when a GPU is present. ``--markdown
@@ -132,6 +134,10 @@ def main(argv: list[str] | None = None) -> int:
         from . import site as bench_site
 
         return bench_site.main(argv[1:])
+    if argv[:1] == ["load"]:  # many sessions at once, its own flags (benchmarks/load.py)
+        from . import load as bench_load
+
+        return bench_load.main(argv[1:])
     args = parse_args(argv)
     import torch
 

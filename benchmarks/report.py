@@ -76,6 +76,9 @@ def write_markdown(path: Path, args, info: dict, threads: int, tables: list[Tabl
         "Ctrl+Enter with a new sentence until every heatmap on Explore shows it. The α and feature rows run twice: "
         "the *browser* path (the slider recomputes the maps in the page) and the *server* path it replaced "
         "(`VIZ_BROWSER_RECOMPUTE=0`: a Streamlit rerun per step), as the baseline.",
+        "- **Many sessions at once** (`bench load`, not in `all`): 50 sessions submitting together against one "
+        "process, N processes behind nginx and an earlier commit, with their own verdicts in "
+        "[load-benchmark.md](load-benchmark.md).",
         "",
         "What the app does to be quick: α and feature k are recomputed in the page. Im Eq. 7's α enters only "
         "after QKᵀ/√d_k, so the page gets the pre-mask scores once (float32) and evaluates "

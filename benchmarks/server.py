@@ -1,6 +1,6 @@
 """A local Streamlit server for ``viz_app/app.py`` and the Chromium it is driven with.
 
-Shared by the app benchmark (``benchmarks/app.py``), the browser tests and the load test.
+Shared by the app and load benchmarks (``benchmarks/app.py``, ``benchmarks/load.py``) and the browser tests.
 """
 
 from __future__ import annotations
@@ -10,10 +10,13 @@ import shutil
 import signal
 import socket
 import subprocess
+import io
 import sys
+import tarfile
 import tempfile
 import time
 import urllib.request
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -47,25 +50,25 @@ def free_port() -> int:
 
 
 @contextmanager
-def checkout(rev: str):
-    """A temporary ``git worktree`` of ``rev`` (the code an earlier figure was measured on), removed on exit.
+def checkout(rev: str) -> Iterator[Path]:
+    """The tracked files of ``rev`` in a temporary folder (``git archive``; the repository is not touched).
 
-    Benchmarks run a baseline in the same run by pointing ``streamlit_server(root=...)`` at it; the
-    checkpoints and the virtual environment are this checkout's (``pretrained/`` is tracked by git)."""
-    folder = Path(tempfile.mkdtemp(prefix="disan-baseline-"))
-    tree = folder / "tree"
+    Benchmarks measure the code an earlier figure was measured on in the same run by pointing
+    ``streamlit_server(root=...)`` at it, with this checkout's Python (``pretrained/`` is tracked by git)."""
     try:
-        subprocess.run(["git", "-C", str(REPO_ROOT), "worktree", "add", "--detach", "--quiet", str(tree), rev],
-                       check=True, capture_output=True, text=True)
-    except subprocess.CalledProcessError as err:
-        shutil.rmtree(folder, ignore_errors=True)
-        raise RuntimeError(f"git worktree add {rev!r} failed ({err.stderr.strip()}); give a commit of this "
-                           "repository (e.g. --baseline-rev HEAD~3)") from err
+        sha = subprocess.run(["git", "-C", str(REPO_ROOT), "rev-parse", "--verify", f"{rev}^{{commit}}"],
+                             capture_output=True, text=True, check=True, timeout=30).stdout.strip()
+    except (subprocess.CalledProcessError, FileNotFoundError) as err:
+        raise SystemExit(f"error: --baseline-rev {rev!r} is not a commit of {REPO_ROOT} ({err}); "
+                         "give a commit hash or tag, e.g. --baseline-rev c2680bf, or --no-baseline") from None
+    folder = Path(tempfile.mkdtemp(prefix=f"disan-baseline-{sha[:7]}-"))
     try:
-        yield tree
+        archive = subprocess.run(["git", "-C", str(REPO_ROOT), "archive", "--format=tar", sha],
+                                 capture_output=True, check=True, timeout=300).stdout
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(folder, filter="data")
+        yield folder
     finally:
-        subprocess.run(["git", "-C", str(REPO_ROOT), "worktree", "remove", "--force", str(tree)],
-                       capture_output=True)
         shutil.rmtree(folder, ignore_errors=True)
 
 
@@ -78,7 +81,9 @@ def streamlit_server(
     earlier commit) on 127.0.0.1:``port``; stopped on exit.
 
     Yields ``(base_url, process)``; the server's output goes to ``log_path`` (default: discarded);
-    ``env`` adds environment variables (e.g. ``VIZ_BROWSER_RECOMPUTE=0`` for the server path).
+    ``env`` adds environment variables (e.g. ``VIZ_BROWSER_RECOMPUTE=0`` for the server path); ``root``:
+    the checkout whose app runs, with its own ``.streamlit/config.toml`` (the load benchmark's baseline
+    commit), on this Python.
     """
     env = {**os.environ, **(env or {}),
            "PYTHONPATH": str(root) + os.pathsep + os.environ.get("PYTHONPATH", "")}

@@ -6,7 +6,6 @@ one, so it runs with or without checkpoints in ``pretrained/``.
 
 from __future__ import annotations
 
-import base64
 import json
 import re
 from pathlib import Path
@@ -16,6 +15,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import disan
+from benchmarks.load import decode  # Plotly arrays; the other app tests import it from here
 from disan.config import NLI_LABELS
 from viz_app.shell import loaders
 from viz_app.draw import settings
@@ -86,15 +86,6 @@ def release_live(at: AppTest, key: str, value) -> AppTest:
 def charts(at: AppTest) -> list[dict]:
     """Every chart's Plotly figure JSON (``{"data", "layout"}``), in page order."""
     return [json.loads(c["spec"]) for c in chart_payloads(at)]
-
-
-def decode(array) -> np.ndarray:
-    """Plotly JSON arrays are lists or base64 typed arrays ({dtype, bdata, shape})."""
-    if isinstance(array, dict) and "bdata" in array:
-        out = np.frombuffer(base64.b64decode(array["bdata"]), dtype=np.dtype(array["dtype"]))
-        shape = array.get("shape")
-        return out.reshape([int(s) for s in str(shape).split(",")]) if shape else out
-    return np.asarray(array, dtype=float)
 
 
 def chart_by_key(at: AppTest, key: str) -> dict:

@@ -156,9 +156,47 @@ def test_a_baseline_checkout_holds_that_commits_app_and_is_removed_afterwards():
                           check=True).stdout.strip()
     with server.checkout(head) as tree:
         assert (tree / "viz_app" / "app.py").is_file() and (tree / "pretrained").is_dir()
-        got = subprocess.run(["git", "rev-parse", "HEAD"], cwd=tree, capture_output=True, text=True).stdout.strip()
-        assert got == head
+        shown = subprocess.run(["git", "show", f"{head}:viz_app/app.py"], cwd=server.REPO_ROOT, capture_output=True,
+                               text=True, check=True).stdout
+        assert (tree / "viz_app" / "app.py").read_text() == shown
     assert not tree.exists()
-    with pytest.raises(RuntimeError, match="no-such-rev"):
+    with pytest.raises(SystemExit, match="--baseline-rev 'no-such-rev'.*--no-baseline"):
         with server.checkout("no-such-rev"):
             pass
+
+
+def _load_figures(**change) -> dict:
+    f = dict(setup="1 process", protocol_sessions=48, browser_sessions=2, latency_p95_s=1.5, browser_p95_s=1.9,
+             errors=0, error_counts={"failed_sessions": 0, "heatmaps_missing": 0}, heatmaps_differing_from_core=0,
+             interactions_total=296, rss_growth_mb=4.0)
+    return {**f, **change}
+
+
+def test_load_verdicts_are_met_when_every_target_holds():
+    from benchmarks import load
+
+    rows = load.verdicts([_load_figures()]).rows
+    assert [r[2] for r in rows] == ["met"] * 5
+    assert all(r[0].startswith("1 process, 50 sessions: ") for r in rows)
+
+
+def test_load_verdicts_say_by_how_much_a_target_is_missed():
+    from benchmarks import load
+
+    rows = load.verdicts([_load_figures(latency_p95_s=2.5, errors=3, error_counts={"failed_sessions": 3,
+                                        "heatmaps_missing": 0}, heatmaps_differing_from_core=1,
+                                        rss_growth_mb=180.0)]).rows
+    verdict = {r[0].split(": ", 1)[1]: (r[1], r[2]) for r in rows}
+    assert verdict["p95 ≤ 2 s"] == ("p95 2.50 s", "missed by 0.50 s (1.2× the limit)")
+    assert verdict["in Chromium, p95 ≤ 2 s"][1] == "met"
+    assert verdict["0 errors"] == ("3 (failed sessions 3)", "missed by 3 errors")
+    assert verdict["0 heatmaps differing from the core"] == ("1 of 296", "missed by 1 heatmaps")
+    assert verdict["memory growth ≤ 150 MB"] == ("+180.0 MB", "missed by 30.00 MB (1.2× the limit)")
+
+
+def test_load_arguments_name_the_bad_value(capsys):
+    from benchmarks import load
+
+    with pytest.raises(SystemExit):
+        load.parse_args(["--processes", "one"])
+    assert "--processes 'one'" in capsys.readouterr().err

@@ -23,6 +23,7 @@ written, charts fall back to ``st.plotly_chart`` and sliders to ``st.slider``.
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -61,7 +62,9 @@ def plotly_js_served() -> bool:
     try:
         if not target.is_file() or target.stat().st_size != source.stat().st_size:
             STATIC_DIR.mkdir(exist_ok=True)
-            partial = target.with_suffix(".tmp")
+            # One partial file per process: processes started together (viz_app/serve.py) copy at once, and a
+            # shared name would let one process move the file away under another's copy.
+            partial = target.with_suffix(f".{os.getpid()}.tmp")
             shutil.copyfile(source, partial)
             partial.replace(target)
     except OSError:
