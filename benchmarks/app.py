@@ -247,7 +247,7 @@ def run(
 
     Paths: *browser* (this checkout), *server* (this checkout with ``VIZ_BROWSER_RECOMPUTE=0``: the α and
     feature rows' baseline) and, with ``baseline_rev``, *before <rev>*: the submit and α-key rows against a
-    ``git worktree`` of that commit, the earlier figures measured in the same run."""
+    copy of that commit (``server.checkout``), the earlier figures measured in the same run."""
     rows: list[dict] = []
     ms = timeout_s * 1000
     paths = [("browser", {}, None)]
@@ -306,7 +306,7 @@ def table(rows: list[dict], warmup: int) -> Table:
         "Path *browser*: this checkout; the live slider recomputes the maps in the page "
         f"(`viz_app/browser/recompute.js`) and the server learns the final value {settings.LIVE_SEND_AFTER_MS} ms "
         "after the last move. Path *server*: a Streamlit rerun per step (`VIZ_BROWSER_RECOMPUTE=0`). Path "
-        "*before <rev>*: the same rows against a `git worktree` of that commit (the code before issue 19), in the "
+        "*before <rev>*: the same rows against that commit's files (`git archive`) (the code before issue 19), in the "
         "same run. α step: one → press after the page settled, all 3 charts of the Distance view; α keys: → "
         "pressed 3 or 5 times a second without waiting; feature: the DiSAN maps and the row bars; submit: "
         "Ctrl+Enter with a new sentence until every heatmap of the view names it."
