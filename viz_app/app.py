@@ -20,6 +20,11 @@ from functools import partial  # noqa: E402
 
 import streamlit as st  # noqa: E402
 
+from viz_app.shell.startup import mark  # noqa: E402
+
+mark("script")
+
+
 from viz_app.shell.catalog import DEFAULT_VIEW, VIEWS  # noqa: E402
 from viz_app.shell.context import Context  # noqa: E402
 from viz_app.shell.export import explorer_download, report_download  # noqa: E402
