@@ -76,6 +76,12 @@ def write_markdown(path: Path, args, info: dict, threads: int, tables: list[Tabl
         "Ctrl+Enter with a new sentence until every heatmap on Explore shows it. The α and feature rows run twice: "
         "the *browser* path (the slider recomputes the maps in the page) and the *server* path it replaced "
         "(`VIZ_BROWSER_RECOMPUTE=0`: a Streamlit rerun per step), as the baseline.",
+        "- **Cold start** (`bench cold-start`): Chromium already open, then `streamlit run viz_app/app.py` started; "
+        "`/` opened as soon as `/_stcore/health` answers; clocked from the server's start to the frame that shows "
+        "the first heatmap. `--baseline-rev` measures an earlier commit the same way in the same run (a temporary "
+        "git worktree, same Python). What the app does for it: plotly.js (npm's cartesian bundle where installed) is "
+        "preloaded by the first script run before torch is imported; the GloVe matrix is memory-mapped; the "
+        "shape check of a checkpoint no longer imports torch's compiler stack.",
         "",
         "What the app does to be quick: α and feature k are recomputed in the page. Im Eq. 7's α enters only "
         "after QKᵀ/√d_k, so the page gets the pre-mask scores once (float32) and evaluates "
