@@ -162,7 +162,7 @@ def test_cold_start_quick_run_times_the_first_heatmap(capsys, tmp_path):
 
     worktrees = subprocess.run(["git", "worktree", "list"], cwd=REPO_ROOT, capture_output=True, text=True).stdout
     readme = tmp_path / "README.md"
-    readme.write_text(f"intro\n{cold_start.README_START}\nold\n{cold_start.README_END}\n")
+    readme.write_text(f"intro\n{cold_start.README_START}\nstale figures\n{cold_start.README_END}\n")
     assert bench.main(["cold-start", "--quick", "--baseline-rev", "HEAD~1", "--readme", str(readme)]) == 0
     out = capsys.readouterr().out
     assert "failed" not in out.lower() and "cold start → first heatmap: median ≤ 3 s" in out
@@ -171,7 +171,7 @@ def test_cold_start_quick_run_times_the_first_heatmap(capsys, tmp_path):
     assert all(0.3 < float(median) < 120 for _, median, _ in rows)
     assert re.search(r"script [0-9.]+, imported [0-9.]+, model [0-9.]+, trace [0-9.]+", out)  # server phases
     text = readme.read_text()
-    assert "old" not in text and "| now |" in text and "load average at start" in text
+    assert "stale figures" not in text and "| now |" in text and "load average at start" in text
     after = subprocess.run(["git", "worktree", "list"], cwd=REPO_ROOT, capture_output=True, text=True).stdout
     assert after == worktrees  # the baseline's worktree is gone
 
