@@ -12,6 +12,9 @@ Commands (``all`` runs every one; ``--quick`` is a smoke run of seconds):
 * ``app``     — α step, feature step and submit in headless Chromium, in-page
   recomputation against the old server path (``benchmarks/app.py``; skipped
   with a reason when chromium/playwright are missing);
+* ``cold-start`` — ``streamlit run`` → browser opens ``/`` → first heatmap drawn, in headless Chromium,
+  several runs, with ``--baseline-rev`` measured in the same run from a temporary copy (git archive)
+  (``benchmarks/cold_start.py``; issue 19's 3 s target);
 * ``site``    — the static explorer in headless Chromium from ``file://``: typed sentence →
   every map drawn, opened → first maps, sizes (``benchmarks/site.py``, its own flags; not in ``all``);
 * ``load``    — 50 sessions submitting at once against one app process, N processes behind nginx and
@@ -36,6 +39,7 @@ from pathlib import Path
 
 from . import app as bench_app
 from . import attribution as bench_attribution
+from . import cold_start as bench_cold_start
 from . import predict as bench_predict
 from . import server
 from . import trace as bench_trace
@@ -44,7 +48,7 @@ from .common import Table, busy, machine_info
 from .report import command_line, readme_block, write_markdown, write_readme
 from .verdicts import Verdicts, app_verdicts, predict_verdicts, train_verdicts, trace_verdicts
 
-COMMANDS = ("all", "trace", "predict", "train", "attribution", "app")
+COMMANDS = ("all", "trace", "predict", "train", "attribution", "app", "cold-start")
 DEFAULT_SIZES = (8, 16, 20, 32, 64, 128, 256, 512, 1024)
 
 
@@ -54,8 +58,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--quick", action="store_true", help="smoke run: tiny sizes and repeats (seconds); app only if named")
     p.add_argument("--markdown", metavar="PATH", help="write the report as Markdown, e.g. docs/benchmarks.md")
     p.add_argument("--json", metavar="PATH", help="write the raw timings as JSON")
-    p.add_argument("--readme", metavar="PATH", help="write the app targets (app-latency markers) and the attribution "
-                                                     "timings (attribution-bench markers) into PATH")
+    p.add_argument("--readme", metavar="PATH", help="write the app targets (app-latency markers), the attribution "
+                                                     "timings (attribution-bench markers) and the cold start "
+                                                     "(cold-start markers) into PATH")
     p.add_argument("--note", default=None, help="a line for the report, e.g. 'CPU busy with two training jobs'")
     p.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice, all cores)")
     p.add_argument("--device", choices=("auto", "cpu"), default="auto", help="auto: CPU, plus CUDA when present")
@@ -86,6 +91,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     g.add_argument("--baseline-rev", default=None,
                    help=f"commit whose app is measured in the same run as the baseline (default {bench_app.BASELINE_REV}; "
                         "none with --quick)")
+    g = p.add_argument_group("cold-start")
+    g.add_argument("--cold-runs", type=int, default=None, help="timed cold starts per code version (default 5)")
     args = p.parse_args(argv)
     quick = args.quick
     defaults = {
@@ -94,6 +101,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "predict_inputs": 256 if quick else 10_000, "predict_repeats": 1 if quick else 2,
         "train_batches": 1 if quick else 48, "train_warmup": 0 if quick else 4,
         "app_interactions": 3 if quick else 20, "app_warmup": 1 if quick else 3,
+        "cold_runs": 1 if quick else 5,
     }
     for key, value in defaults.items():
         if getattr(args, key) is None:
@@ -146,9 +154,10 @@ def main(argv: list[str] | None = None) -> int:
     threads = torch.get_num_threads()
     info = machine_info()
     started = time.time()
-    run = {args.command} if args.command != "all" else {"trace", "predict", "train", "attribution", "app"}
+    run = {args.command} if args.command != "all" else {"trace", "predict", "train", "attribution", "app",
+                                                        "cold-start"}
     if args.command == "all" and args.quick:
-        run -= {"app", "attribution"}  # the browser part is slow to start, Captum slow to import; name them
+        run -= {"app", "attribution", "cold-start"}  # the browser part is slow to start, Captum slow to import; name them
     print(f"machine: {info['cpu']}, {info['logical_cpus']} logical CPUs, torch {info['torch']} "
           f"({threads} threads), GPU: {info['gpu'] or 'none'}; load average {info['load_average_at_start']}")
     if busy(info):
@@ -228,6 +237,21 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "all":
         app_verdicts(verdicts, None, "app not run (--quick skips it; run `bench app`)")
 
+    if "cold-start" in run:
+        why = server.unavailable()
+        rows = None
+        if why is None:
+            print(f"[cold-start] {args.cold_runs} runs per code version"
+                  + (f", baseline {args.baseline_rev}" if args.baseline_rev else ""))
+            rows = bench_cold_start.run(args.cold_runs, args.baseline_rev)
+            tables.append(bench_cold_start.table(rows))
+            print(tables[-1].to_text(), "\n")
+        else:
+            print(f"[cold-start] skipped: {why}")
+            tables.append(Table("Cold start in headless Chromium", ["status"], [[f"not measured: {why}"]]))
+        raw["cold_start"] = rows
+        bench_cold_start.verdicts(verdicts, rows, why or "")
+
     tables.append(verdicts.table())
     print(tables[-1].to_text())
     elapsed = time.time() - started
@@ -241,6 +265,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.readme and "app" in run:
         write_readme(Path(args.readme), readme_block(tables[-1], info, argv))
         print(f"wrote the app targets into {args.readme}")
+    if args.readme and raw.get("cold_start"):
+        from disan.output import rewrite_marked
+
+        block = bench_cold_start.readme_block(raw["cold_start"], info, command_line(argv))
+        rewrite_marked(Path(args.readme), bench_cold_start.README_START, bench_cold_start.README_END, block)
+        print(f"wrote the cold-start times into {args.readme}")
     if args.readme and "attribution" in run:
         from disan.output import rewrite_marked
 

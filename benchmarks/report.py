@@ -79,6 +79,12 @@ def write_markdown(path: Path, args, info: dict, threads: int, tables: list[Tabl
         "- **Many sessions at once** (`bench load`, not in `all`): 50 sessions submitting together against one "
         "process, N processes behind nginx and an earlier commit, with their own verdicts in "
         "[load-benchmark.md](load-benchmark.md).",
+        "- **Cold start** (`bench cold-start`): Chromium already open, then `streamlit run viz_app/app.py` started; "
+        "`/` opened as soon as `/_stcore/health` answers; clocked from the server's start to the frame that shows "
+        "the first heatmap. `--baseline-rev` measures an earlier commit the same way in the same run (a temporary "
+        "copy of its files, same Python). What the app does for it: plotly.js (npm's cartesian bundle where installed) is "
+        "preloaded by the first script run before torch is imported; the GloVe matrix is memory-mapped; the "
+        "shape check of a checkpoint no longer imports torch's compiler stack.",
         "",
         "What the app does to be quick: α and feature k are recomputed in the page. Im Eq. 7's α enters only "
         "after QKᵀ/√d_k, so the page gets the pre-mask scores once (float32) and evaluates "

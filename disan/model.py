@@ -79,7 +79,13 @@ class SentenceModel(nn.Module):
         self.glove = glove
         self.name = name
         self.random_weights = random_weights
-        self.embedding = nn.Embedding(len(vocab.words), cfg.d_in, padding_idx=0)
+        # nn.Embedding's own init is normal_, which on the meta device (checkpoint.check_shapes) imports torch's
+        # decompositions and dynamo: ~1-2 s of a cold start. The same draw is made here for real tensors only, so
+        # a seeded random model gets the weights that nn.Embedding(..., padding_idx=0) gives.
+        weight = torch.empty(len(vocab.words), cfg.d_in)
+        self.embedding = nn.Embedding(len(vocab.words), cfg.d_in, padding_idx=0, _weight=weight)
+        if not weight.is_meta:
+            self.embedding.reset_parameters()
         self.embedding.weight.requires_grad_(cfg.finetune_embeddings)
         self.encoder = build_encoder(cfg)
         self.head = build_head(cfg, self.encoder.out_dim)

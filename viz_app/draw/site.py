@@ -26,7 +26,6 @@ import gzip
 import io
 import json
 import os
-import re
 import shutil
 import tempfile
 import zipfile
@@ -34,24 +33,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import plotly
-
 from disan.errors import DisanError, InputError, OutputError
 
 from viz_app.draw import presets, settings
+from viz_app.draw.plotly_bundle import NODE_MODULES, plotly_bundle
 
 BROWSER = Path(__file__).resolve().parents[1] / "browser"
-REPO = Path(__file__).resolve().parents[2]
-NODE_MODULES = REPO / "node_modules"
-PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
 #: onnxruntime-web's files, installed by ``npm ci`` (scripts/setup.sh); ``DISAN_ORT_DIR`` overrides.
 ORT_VERSION = "1.30.0"
 ORT_SCRIPT = "ort.wasm.min.js"  # the classic-script build: a file:// page cannot import modules
 ORT_WASM = "ort-wasm-simd-threaded.wasm"
 ORT_LOADER = "ort-wasm-simd-threaded.mjs"
-#: plotly.js's cartesian bundle (heatmap, bar, scatter: every trace the figures use), from npm: parsing the
-#: full bundle from the plotly package took 1.1-1.5 s of a cold open here, this one 0.5 s.
-PLOTLY_BUNDLE = ("plotly.js-cartesian-dist-min", "plotly-cartesian.min.js")
 #: Page scripts (each defines one global). The runtime, the data and site.js come first so that
 #: ``DisanSite.preload`` starts the model while plotly.js and the drawing code are parsed.
 EARLY_SCRIPTS = (ORT_SCRIPT, "ort-runtime.js", "site-data.js", "tokenize.js", "site.js")
@@ -108,23 +100,6 @@ def ort_dir() -> Path:
             "repository root (bash scripts/setup.sh does it) or set DISAN_ORT_DIR to its dist/ folder."
         )
     return folder
-
-
-def plotly_bundle() -> Path:
-    """plotly.js's cartesian bundle from npm when installed, else the full bundle of the plotly package.
-
-    Both must be the plotly.js the figures were built for: the npm bundle's version is checked against it.
-    """
-    bundle = NODE_MODULES / PLOTLY_BUNDLE[0] / PLOTLY_BUNDLE[1]
-    if bundle.is_file() and _plotly_version(bundle) == _plotly_version(PLOTLY_JS):
-        return bundle
-    return PLOTLY_JS
-
-
-def _plotly_version(path: Path) -> str | None:
-    head = path.read_bytes()[:400].decode("utf-8", "replace")
-    match = re.search(r"plotly\.js (?:\([^)]*\) )?v(\d+\.\d+\.\d+)", head)
-    return match.group(1) if match else None
 
 
 def _b64gz(raw: bytes) -> str:

@@ -14,34 +14,31 @@ the maths, ``paint.js`` to repaint drawn heatmaps in place, ``chart.js`` for the
 wiring; payloads and bindings from ``live.py``) and tells the server the final
 value afterwards, for the link and the other views.
 
-plotly.js is the copy bundled with the installed ``plotly`` package, written
-to ``viz_app/static/`` and served by Streamlit's static file serving
-(``server.enableStaticServing`` in ``.streamlit/config.toml``): no CDN, so
+plotly.js is served from ``viz_app/static/`` by Streamlit's static file serving
+(``server.enableStaticServing`` in ``.streamlit/config.toml``; ``plotly_js.py`` copies it there): no CDN, so
 the app stays offline. Where static serving is off or the copy cannot be
 written, charts fall back to ``st.plotly_chart`` and sliders to ``st.slider``.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-import plotly
 import plotly.graph_objects as go
 import plotly.io as pio
 import streamlit as st
 
 from viz_app.draw import live, settings
 from viz_app.draw.live import static_key as live_static_key
+from viz_app.shell.plotly_js import PLOTLY_URL, READY_JS, plotly_js_served
 
-STATIC_DIR = Path(__file__).resolve().parents[1] / "static"
-PLOTLY_JS = "plotly.min.js"
 
 # The component's module: recompute.js and paint.js (classic scripts defining DisanRecompute and DisanPaint,
-# shared with the offline report) followed by chart.js (charts drawn in place; live groups redrawn in the page).
-_JS = live.recompute_js() + "\n" + (Path(__file__).resolve().parents[1] / "browser" / "chart.js").read_text(encoding="utf-8")
+# shared with the offline report), plotly_ready.js (plotly.js fetched once per page, shared with the preloader)
+# and chart.js (charts drawn in place; live groups redrawn in the page).
+_JS = "\n".join([live.recompute_js(), READY_JS,
+                  (Path(__file__).resolve().parents[1] / "browser" / "chart.js").read_text(encoding="utf-8")])
 _CSS = """
 .viz-live label { font-size: 0.875rem; }
 .viz-live output { font-weight: 600; }
@@ -50,26 +47,6 @@ _CSS = """
 """
 
 _component = st.components.v2.component("viz_plotly_chart", js=_JS, css=_CSS, isolate_styles=False)
-
-
-@st.cache_resource(show_spinner=False)
-def plotly_js_served() -> bool:
-    """True when plotly.js is in ``viz_app/static/`` and Streamlit serves that folder (copied once per process)."""
-    if not st.get_option("server.enableStaticServing"):
-        return False
-    source = Path(plotly.__file__).resolve().parent / "package_data" / PLOTLY_JS
-    target = STATIC_DIR / PLOTLY_JS
-    try:
-        if not target.is_file() or target.stat().st_size != source.stat().st_size:
-            STATIC_DIR.mkdir(exist_ok=True)
-            # One partial file per process: processes started together (viz_app/serve.py) copy at once, and a
-            # shared name would let one process move the file away under another's copy.
-            partial = target.with_suffix(f".{os.getpid()}.tmp")
-            shutil.copyfile(source, partial)
-            partial.replace(target)
-    except OSError:
-        return False
-    return True
 
 
 def draw(
@@ -96,7 +73,7 @@ def draw(
         "spec": pio.to_json(fig, validate=False),
         "config": config,
         "selectable": on_select is not None,
-        "plotly_url": f"app/static/{PLOTLY_JS}",
+        "plotly_url": PLOTLY_URL,
         "live": None if live is None else {**live, "static": live_static_key(fig, live["binding"])},
     }
     if on_select is None:
@@ -142,6 +119,6 @@ def live_control(
         "payload": payload,
         "send_after_ms": settings.LIVE_SEND_AFTER_MS,
         "settle_ms": settings.LIVE_SETTLE_MS,
-        "plotly_url": f"app/static/{PLOTLY_JS}",
+        "plotly_url": PLOTLY_URL,
     }
     _component(key=key, data=data, default={"value": value}, on_value_change=on_change)

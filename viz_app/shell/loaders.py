@@ -31,6 +31,9 @@ from viz_app.draw.attribution import attribution_view as to_attribution_view
 from viz_app.draw.records import TraceView
 from viz_app.draw.records import trace_view as to_view
 from viz_app.draw.reduce import feature_entropy, reweight_alpha
+from viz_app.shell.startup import mark
+
+mark("imported")
 
 
 @st.cache_resource(max_entries=8, show_spinner="Loading model…")
@@ -40,13 +43,17 @@ def load_model(name: str) -> SentenceModel:
     Also sets the process's torch threads to ``settings.TORCH_THREADS`` (the app's process runs only
     the app's small traces)."""
     torch.set_num_threads(settings.TORCH_THREADS)
-    return disan.load(name, device="cpu")
+    model = disan.load(name, device="cpu")
+    mark("model")
+    return model
 
 
 @st.cache_resource(max_entries=6, show_spinner=False)
 def full_trace(name: str, text: str, hypothesis: str | None, masks: str, alpha: float | None) -> ModelTrace:
     """``model.trace`` for these inputs; ``alpha=None`` means the model's trained α (and is required for DiSAN)."""
-    return load_model(name).trace(text, hypothesis, alpha=alpha, masks=masks)
+    trace = load_model(name).trace(text, hypothesis, alpha=alpha, masks=masks)
+    mark("trace")
+    return trace
 
 
 @st.cache_data(max_entries=64, show_spinner="Encoding…")

@@ -1,0 +1,220 @@
+"""Cold start the way a person meets it (issue 19): server start → browser opens ``/`` → first heatmap drawn.
+
+One run: Chromium is already open (a person's browser is), with a fresh context (empty cache). The clock
+starts at the ``Popen`` of ``streamlit run viz_app/app.py`` from the repository root (the README's command,
+with the flags of ``benchmarks/server.py``: headless, 127.0.0.1, a free port); ``/_stcore/health`` is polled
+every 50 ms, ``/`` opened as soon as it answers, and the clock stops at the frame that shows the first heatmap
+chart (``gd.__vizShown``, set by ``viz_app/browser/chart.js``, read against ``performance.timeOrigin``).
+Requests go to 127.0.0.1 only.
+
+``baseline_rev`` measures the same thing for an earlier commit, its files in a temporary folder
+(``server.checkout``: ``git archive``, removed afterwards) run with the same Python, in the same run: the
+earlier figures as a baseline.
+Each code version gets one untimed launch first (its ``.pyc`` files written, plotly.js copied into
+``viz_app/static/``), as on an installed machine that has run the app before.
+
+The server prints ``viz-startup <phase> <seconds since the Popen>`` lines when ``VIZ_STARTUP_T0`` is set
+(``viz_app/shell/startup.py``); they are collected as the server-side phases where the code under test has
+them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+from .common import REPO_ROOT, Stats, Table
+from .server import CHROMIUM_ARGS, checkout, free_port
+
+#: The issue's target: first heatmap at most this many seconds after ``streamlit run``.
+TARGET_S = 3.0
+
+#: Epoch milliseconds of the frame that showed the first heatmap chart, else false.
+FIRST_HEATMAP = """() => {
+  const shown = [...document.querySelectorAll('.viz-chart')]
+    .filter(gd => gd.data && gd.data.some(t => t.type === 'heatmap') && gd.__vizShown > 0)
+    .map(gd => gd.__vizShown);
+  return shown.length ? performance.timeOrigin + Math.min(...shown) : false;
+}"""
+
+_PHASE = re.compile(r"^viz-startup (\S+) ([0-9.]+)$")
+
+
+def command(app: Path, port: int) -> list[str]:
+    """``streamlit run <app>`` with the flags of ``benchmarks/server.py`` (headless, 127.0.0.1 only)."""
+    return [sys.executable, "-m", "streamlit", "run", str(app), "--server.headless", "true",
+            "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
+            "--server.fileWatcherType", "none"]
+
+
+def _health(port: int) -> bool:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1) as r:
+            return r.status == 200
+    except OSError:
+        return False
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
+
+
+def phases(log_text: str) -> dict[str, float]:
+    """``{phase: seconds since the server process started}`` from its ``viz-startup`` lines (first of each)."""
+    out: dict[str, float] = {}
+    for line in log_text.splitlines():
+        m = _PHASE.match(line.strip())
+        if m:
+            out.setdefault(m.group(1), float(m.group(2)))
+    return out
+
+
+def one_run(browser, root: Path, timeout_s: float) -> dict:
+    """Seconds from the server's ``Popen`` to its health answer and to the first heatmap on screen."""
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    env = {**os.environ, "PYTHONPATH": str(root) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.route("**/*", lambda route: route.continue_() if route.request.url.startswith(base) else route.abort())
+    page.set_default_timeout(timeout_s * 1000)
+    with tempfile.TemporaryFile("w+") as log:
+        t0_epoch = time.time()
+        t0 = time.monotonic()
+        env["VIZ_STARTUP_T0"] = repr(t0_epoch)
+        proc = subprocess.Popen(command(root / "viz_app" / "app.py", port), cwd=root, env=env, stdout=log,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            while not _health(port):
+                if proc.poll() is not None:
+                    raise RuntimeError(f"streamlit exited with status {proc.returncode} before serving")
+                if time.monotonic() - t0 > timeout_s:
+                    raise RuntimeError(f"streamlit did not answer within {timeout_s:.0f} s")
+                time.sleep(0.05)
+            health = time.monotonic() - t0
+            page.goto(base + "/")
+            shown = page.wait_for_function(FIRST_HEATMAP, polling="raf").json_value()
+        finally:
+            _stop(proc)
+            context.close()
+        log.seek(0)
+        server_phases = phases(log.read())
+    return {"seconds": shown / 1e3 - t0_epoch, "health": health, "phases": server_phases}
+
+
+def _measure(browser, code: str, root: Path, runs: int, timeout_s: float, log) -> dict:
+    row: dict = {"code": code, "times": [], "health": [], "phases": []}
+    try:
+        one_run(browser, root, timeout_s)  # untimed: .pyc written, plotly.js copied into viz_app/static/
+        for k in range(runs):
+            r = one_run(browser, root, timeout_s)
+            row["times"].append(r["seconds"])
+            row["health"].append(r["health"])
+            row["phases"].append(r["phases"])
+            log(f"  [{code}] run {k + 1}: first heatmap {r['seconds']:.2f} s (server answered at {r['health']:.2f} s)"
+                + "".join(f", {p} {s:.2f}" for p, s in r["phases"].items()))
+    except Exception as err:  # noqa: BLE001 - a failed version must not hide the other's row
+        row["error"] = str(err).splitlines()[0][:160]
+        log(f"  [{code}] FAILED ({row['error']})")
+    return row
+
+
+def run(runs: int = 5, baseline_rev: str | None = None, timeout_s: float = 120.0, log=print) -> list[dict]:
+    """Rows ``{"code", "times", "health", "phases"}`` (or ``"error"``): this checkout, then ``baseline_rev``."""
+    from playwright.sync_api import sync_playwright
+
+    baseline = f"baseline {baseline_rev}" if baseline_rev else None
+    rows = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=shutil.which("chromium"), args=CHROMIUM_ARGS)
+        try:
+            rows.append(_measure(browser, "now", REPO_ROOT, runs, timeout_s, log))
+            if baseline:
+                with checkout(baseline_rev) as root:
+                    rows.append(_measure(browser, baseline, root, runs, timeout_s, log))
+        finally:
+            browser.close()
+    return rows
+
+
+def _phase_medians(row: dict) -> str:
+    names = list(dict.fromkeys(name for ph in row["phases"] for name in ph))
+    parts = []
+    for name in names:
+        values = [ph[name] for ph in row["phases"] if name in ph]
+        parts.append(f"{name} {Stats.of(values).median:.2f}")
+    return ", ".join(parts) or "–"
+
+
+def table(rows: list[dict]) -> Table:
+    t = Table("Cold start in headless Chromium: `streamlit run viz_app/app.py` → first heatmap drawn",
+              ["code", "median s", "max s", "server answers (median s)", "server phases (median s)", "n"])
+    for r in rows:
+        if "error" in r:
+            t.add(r["code"], "failed: " + r["error"], "–", "–", "–", 0)
+            continue
+        t.add(r["code"], f"{Stats.of(r['times']).median:.2f}", f"{max(r['times']):.2f}",
+              f"{Stats.of(r['health']).median:.2f}", _phase_medians(r), len(r["times"]))
+    t.notes.append(
+        "Clock: from the `Popen` of the server (Chromium already running, a fresh context each run: nothing cached) "
+        "until the frame that shows the first heatmap chart of the default view (`chart.js`'s `gd.__vizShown`). "
+        "`/_stcore/health` is polled every 50 ms and `/` opened as soon as it answers. One untimed launch per code "
+        "version comes first (bytecode written, plotly.js copied), as on a machine that has run the app before."
+    )
+    t.notes.append("Server phases: seconds after the `Popen`, from the server's `viz-startup` log lines "
+                   "(`viz_app/shell/startup.py`), where the code has them. Server, browser and benchmark share the CPU.")
+    return t
+
+
+def verdicts(v, rows: list[dict] | None, why: str) -> None:
+    """The issue's ≤ 3 s target on the median (max shown), and the baseline row as the reference."""
+    name = f"cold start → first heatmap: median ≤ {TARGET_S:g} s"
+    now = next((r for r in rows or [] if r["code"] == "now"), None)
+    for r in [r for r in rows or [] if r["code"] != "now" and "times" in r]:
+        v.note(f"baseline: cold start → first heatmap, {r['code']}",
+               f"median {Stats.of(r['times']).median:.2f} s, max {max(r['times']):.2f} s", "reference (no target)")
+    if now is None or "times" not in now:
+        v.note(name, "–", f"not measured: {(now or {}).get('error') or why or 'not run'}")
+        return
+    v.check(name, Stats.of(now["times"]).median, TARGET_S, "s",
+            f"max {max(now['times']):.2f} s, median")
+
+
+README_START, README_END = "<!-- cold-start:start -->", "<!-- cold-start:end -->"
+
+
+def readme_block(rows: list[dict], info: dict, command: str) -> str:
+    """Every code version's cold start with the command and the machine's load, for the README's cold-start block."""
+    load = info.get("load_average_at_start")
+    jobs = info.get("background_jobs_at_start") or []
+    lines = [
+        f"Measured by `{command}` on {info['logical_cpus']} logical CPUs ({info['cpu']}), load average at start "
+        f"{load[0] if load else '–'}" + (f" with {len(jobs)} low-priority (nice ≥ 10) jobs sharing the cores"
+                                         if jobs else "") + f", {time.strftime('%Y-%m-%d')}:",
+        "",
+        f"| code | median s | max s | runs | verdict (median ≤ {TARGET_S:g} s) |",
+        "|---|---:|---:|---:|---|",
+    ]
+    for r in rows:
+        if "error" not in r:
+            median = Stats.of(r["times"]).median
+            verdict = "met" if median <= TARGET_S else f"missed by {median - TARGET_S:.2f} s"
+            lines.append(f"| {r['code']} | {median:.2f} | {max(r['times']):.2f} | {len(r['times'])} | "
+                         + ("reference" if r["code"] != "now" else verdict) + " |")
+        else:
+            lines.append(f"| {r['code']} | – | – | 0 | failed: {r['error']} |")
+    return "\n".join(lines)
