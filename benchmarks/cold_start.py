@@ -48,11 +48,17 @@ FIRST_HEATMAP = """() => {
 _PHASE = re.compile(r"^viz-startup (\S+) ([0-9.]+)$")
 
 
-def command(app: Path, port: int) -> list[str]:
-    """``streamlit run <app>`` with the flags of ``benchmarks/server.py`` (headless, 127.0.0.1 only)."""
-    return [sys.executable, "-m", "streamlit", "run", str(app), "--server.headless", "true",
-            "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-            "--server.fileWatcherType", "none"]
+#: The two ways the README starts the app: a checkout's ``streamlit run viz_app/app.py`` and the installed
+#: ``disan app`` (``python -m disan app``: Streamlit in-process, with the core warmed up beside it).
+LAUNCHERS = ("streamlit run", "disan app")
+
+
+def command(app: Path, port: int, launcher: str = "streamlit run") -> list[str]:
+    """The launcher's command with the flags of ``benchmarks/server.py`` (headless, 127.0.0.1 only)."""
+    start = ([sys.executable, "-m", "streamlit", "run", str(app)] if launcher == "streamlit run"
+             else [sys.executable, "-m", "disan", "app"])
+    return start + ["--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1",
+                    "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
 
 
 def _health(port: int) -> bool:
@@ -83,7 +89,7 @@ def phases(log_text: str) -> dict[str, float]:
     return out
 
 
-def one_run(browser, root: Path, timeout_s: float) -> dict:
+def one_run(browser, root: Path, timeout_s: float, launcher: str = "streamlit run") -> dict:
     """Seconds from the server's ``Popen`` to its health answer and to the first heatmap on screen."""
     port = free_port()
     base = f"http://127.0.0.1:{port}"
@@ -96,7 +102,7 @@ def one_run(browser, root: Path, timeout_s: float) -> dict:
         t0_epoch = time.time()
         t0 = time.monotonic()
         env["VIZ_STARTUP_T0"] = repr(t0_epoch)
-        proc = subprocess.Popen(command(root / "viz_app" / "app.py", port), cwd=root, env=env, stdout=log,
+        proc = subprocess.Popen(command(root / "viz_app" / "app.py", port, launcher), cwd=root, env=env, stdout=log,
                                 stderr=subprocess.STDOUT, start_new_session=True)
         try:
             while not _health(port):
@@ -116,12 +122,13 @@ def one_run(browser, root: Path, timeout_s: float) -> dict:
     return {"seconds": shown / 1e3 - t0_epoch, "health": health, "phases": server_phases}
 
 
-def _measure(browser, code: str, root: Path, runs: int, timeout_s: float, log) -> dict:
+def _measure(browser, code: str, root: Path, runs: int, timeout_s: float, log,
+             launcher: str = "streamlit run") -> dict:
     row: dict = {"code": code, "times": [], "health": [], "phases": []}
     try:
-        one_run(browser, root, timeout_s)  # untimed: .pyc written, plotly.js copied into viz_app/static/
+        one_run(browser, root, timeout_s, launcher)  # untimed: .pyc written, plotly.js copied into viz_app/static/
         for k in range(runs):
-            r = one_run(browser, root, timeout_s)
+            r = one_run(browser, root, timeout_s, launcher)
             row["times"].append(r["seconds"])
             row["health"].append(r["health"])
             row["phases"].append(r["phases"])
@@ -142,10 +149,11 @@ def run(runs: int = 5, baseline_rev: str | None = None, timeout_s: float = 120.0
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=shutil.which("chromium"), args=CHROMIUM_ARGS)
         try:
-            rows.append(_measure(browser, "now", REPO_ROOT, runs, timeout_s, log))
+            for launcher in LAUNCHERS:
+                rows.append(_measure(browser, f"now, {launcher}", REPO_ROOT, runs, timeout_s, log, launcher))
             if baseline:
                 with checkout(baseline_rev) as root:
-                    rows.append(_measure(browser, baseline, root, runs, timeout_s, log))
+                    rows.append(_measure(browser, f"{baseline}, streamlit run", root, runs, timeout_s, log))
         finally:
             browser.close()
     return rows
@@ -180,18 +188,24 @@ def table(rows: list[dict]) -> Table:
     return t
 
 
+def _is_now(row: dict) -> bool:
+    return row["code"].startswith("now")
+
+
 def verdicts(v, rows: list[dict] | None, why: str) -> None:
-    """The issue's ≤ 3 s target on the median (max shown), and the baseline row as the reference."""
-    name = f"cold start → first heatmap: median ≤ {TARGET_S:g} s"
-    now = next((r for r in rows or [] if r["code"] == "now"), None)
-    for r in [r for r in rows or [] if r["code"] != "now" and "times" in r]:
+    """The issue's ≤ 3 s target on the median (max shown) for each launcher; baseline rows as the reference."""
+    for r in [r for r in rows or [] if not _is_now(r) and "times" in r]:
         v.note(f"baseline: cold start → first heatmap, {r['code']}",
                f"median {Stats.of(r['times']).median:.2f} s, max {max(r['times']):.2f} s", "reference (no target)")
-    if now is None or "times" not in now:
-        v.note(name, "–", f"not measured: {(now or {}).get('error') or why or 'not run'}")
-        return
-    v.check(name, Stats.of(now["times"]).median, TARGET_S, "s",
-            f"max {max(now['times']):.2f} s, median")
+    now = [r for r in rows or [] if _is_now(r)]
+    if not now:
+        v.note(f"cold start → first heatmap: median ≤ {TARGET_S:g} s", "–", f"not measured: {why or 'not run'}")
+    for r in now:
+        name = f"cold start → first heatmap ({r['code'].removeprefix('now, ')}): median ≤ {TARGET_S:g} s"
+        if "times" not in r:
+            v.note(name, "–", f"not measured: {r.get('error')}")
+            continue
+        v.check(name, Stats.of(r["times"]).median, TARGET_S, "s", f"max {max(r['times']):.2f} s, median")
 
 
 README_START, README_END = "<!-- cold-start:start -->", "<!-- cold-start:end -->"
@@ -214,7 +228,7 @@ def readme_block(rows: list[dict], info: dict, command: str) -> str:
             median = Stats.of(r["times"]).median
             verdict = "met" if median <= TARGET_S else f"missed by {median - TARGET_S:.2f} s"
             lines.append(f"| {r['code']} | {median:.2f} | {max(r['times']):.2f} | {len(r['times'])} | "
-                         + ("reference" if r["code"] != "now" else verdict) + " |")
+                         + (verdict if _is_now(r) else "reference") + " |")
         else:
             lines.append(f"| {r['code']} | – | – | 0 | failed: {r['error']} |")
     return "\n".join(lines)
