@@ -94,7 +94,7 @@ def write_markdown(path: Path, args, info: dict, threads: int, tables: list[Tabl
         "redraws colour bars and limits (`viz_app/browser/recompute.js`, `viz_app/browser/chart.js`, payloads from "
         "`viz_app/draw/live.py`); DiSAN's "
         "per-feature probabilities are sent once for T ≤ 64 (uint16, error ≤ 7.6e-6). The server learns the final "
-        "value 300 ms after the last move, for the link and the other views. Charts are one `st.components.v2` "
+        "value 700 ms after the last move (beyond a key-press gap), for the link and the other views, and the figures of that rerun are not drawn again where the page shows them already (`live.static_key`). Charts are one `st.components.v2` "
         "element per key that `Plotly.react` updates in place; figure builders emit Plotly's canonical dicts "
         "without per-property validation; tables are serialised only when shown.",
         "",
