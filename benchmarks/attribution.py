@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 
-from .common import Stats, Table, fmt_ms, repeat, sentence
+from .common import Stats, Table, fmt_ms, measured_by, repeat, sentence
 
 TARGET_S = 0.250
 README_START, README_END = "<!-- attribution-bench:start -->", "<!-- attribution-bench:end -->"
@@ -78,12 +78,8 @@ def verdicts(v, rows: list[dict] | None, why: str = "") -> None:
 
 def readme_block(rows: list[dict], info: dict, command: str) -> str:
     """The attribution rows with the command and the machine's load, for the README's attribution-bench block."""
-    load = info.get("load_average_at_start")
-    jobs = info.get("background_jobs_at_start") or []
     lines = [
-        f"Measured by `{command}` on {info['logical_cpus']} logical CPUs ({info['cpu']}), load average at start "
-        f"{load[0] if load else '–'}" + (f" with {len(jobs)} low-priority (nice ≥ 10) jobs sharing the cores"
-                                         if jobs else "") + f", {time.strftime('%Y-%m-%d')}:",
+        measured_by(command, info),
         "",
         "| model | T | threads | median ms | p95 ms | trace median ms | IG steps | IG delta "
         "| verdict (median ≤ 250 ms) |",

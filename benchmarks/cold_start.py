@@ -23,7 +23,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -31,7 +30,9 @@ import time
 import urllib.request
 from pathlib import Path
 
-from .common import REPO_ROOT, Stats, Table
+from .common import REPO_ROOT, Stats, Table, measured_by
+from viz_app.serve import stop
+
 from .server import CHROMIUM_ARGS, checkout, free_port
 
 #: The issue's target: first heatmap at most this many seconds after ``streamlit run``.
@@ -67,16 +68,6 @@ def _health(port: int) -> bool:
             return r.status == 200
     except OSError:
         return False
-
-
-def _stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
 
 
 def phases(log_text: str) -> dict[str, float]:
@@ -115,7 +106,7 @@ def one_run(browser, root: Path, timeout_s: float, launcher: str = "streamlit ru
             page.goto(base + "/")
             shown = page.wait_for_function(FIRST_HEATMAP, polling="raf").json_value()
         finally:
-            _stop(proc)
+            stop(proc)
             context.close()
         log.seek(0)
         server_phases = phases(log.read())
@@ -213,12 +204,8 @@ README_START, README_END = "<!-- cold-start:start -->", "<!-- cold-start:end -->
 
 def readme_block(rows: list[dict], info: dict, command: str) -> str:
     """Every code version's cold start with the command and the machine's load, for the README's cold-start block."""
-    load = info.get("load_average_at_start")
-    jobs = info.get("background_jobs_at_start") or []
     lines = [
-        f"Measured by `{command}` on {info['logical_cpus']} logical CPUs ({info['cpu']}), load average at start "
-        f"{load[0] if load else '–'}" + (f" with {len(jobs)} low-priority (nice ≥ 10) jobs sharing the cores"
-                                         if jobs else "") + f", {time.strftime('%Y-%m-%d')}:",
+        measured_by(command, info),
         "",
         f"| code | median s | max s | runs | verdict (median ≤ {TARGET_S:g} s) |",
         "|---|---:|---:|---:|---|",

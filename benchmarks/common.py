@@ -83,6 +83,15 @@ def process_cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def measured_by(command: str, info: dict) -> str:
+    """The first line of a README block: the command, the machine and its load at the start, today's date."""
+    load = info.get("load_average_at_start")
+    jobs = info.get("background_jobs_at_start") or []
+    return (f"Measured by `{command}` on {info['logical_cpus']} logical CPUs ({info['cpu']}), load average at start "
+            f"{load[0] if load else '–'}" + (f" with {len(jobs)} low-priority (nice ≥ 10) jobs sharing the cores"
+                                             if jobs else "") + f", {time.strftime('%Y-%m-%d')}:")
+
+
 def peak_rss_mib() -> float:
     """High-water mark of this process's resident set (Linux ``ru_maxrss`` is in KiB)."""
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

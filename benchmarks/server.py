@@ -7,18 +7,17 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import io
 import sys
 import tarfile
 import tempfile
-import time
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from viz_app.serve import stop, wait_healthy
 
 from .common import REPO_ROOT
 
@@ -107,26 +106,8 @@ def serving(cmd: list[str], port: int, *, cwd, env: dict[str, str], startup_s: f
     log = open(log_path or os.devnull, "w")
     proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     try:
-        deadline = time.monotonic() + startup_s
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"streamlit exited with status {proc.returncode} before serving")
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"streamlit did not answer on 127.0.0.1:{port} within {startup_s:.0f} s")
-            time.sleep(0.25)
+        wait_healthy(f"http://127.0.0.1:{port}/_stcore/health", proc, "streamlit", startup_s)
         yield f"http://127.0.0.1:{port}", proc
     finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(10)
+        stop(proc)
         log.close()

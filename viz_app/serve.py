@@ -48,7 +48,9 @@ def render(listen: str, backends: Sequence[int], template: str | None = None) ->
     return _LISTEN.sub(lambda m: f"{m.group(1)}listen {listen};", text, count=1)
 
 
-def _wait_healthy(url: str, proc: subprocess.Popen, what: str, timeout_s: float) -> None:
+def wait_healthy(url: str, proc: subprocess.Popen, what: str, timeout_s: float) -> None:
+    """Return once ``url`` answers 200; raise, naming ``what``, when ``proc`` exits or ``timeout_s`` passes.
+    Also used by the benchmarks' servers (``benchmarks/server.py``)."""
     deadline = time.monotonic() + timeout_s
     while True:
         if proc.poll() is not None:
@@ -64,7 +66,8 @@ def _wait_healthy(url: str, proc: subprocess.Popen, what: str, timeout_s: float)
         time.sleep(0.25)
 
 
-def _stop(proc: subprocess.Popen) -> None:
+def stop(proc: subprocess.Popen) -> None:
+    """SIGTERM, then SIGKILL after 10 s."""
     if proc.poll() is None:
         proc.send_signal(signal.SIGTERM)
         try:
@@ -116,7 +119,7 @@ def cluster(
             proc = subprocess.Popen(
                 command([*streamlit_options, "--server.port", str(p), "--server.address", LOOPBACK]),
                 env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-            stack.callback(_stop, proc)
+            stack.callback(stop, proc)
             backends[p] = proc
         check = subprocess.run([nginx, "-t", "-q", "-p", str(folder), "-c", str(conf), "-e", "stderr"],
                                capture_output=True, text=True, timeout=30)
@@ -125,13 +128,13 @@ def cluster(
         log = stack.enter_context(open(folder / "nginx.log", "w"))
         proxy = subprocess.Popen([nginx, "-p", str(folder), "-c", str(conf), "-e", "stderr", "-g", "daemon off;"],
                                  stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        stack.callback(_stop, proxy)
+        stack.callback(stop, proxy)
         for p, proc in backends.items():
-            _wait_healthy(f"http://{LOOPBACK}:{p}/_stcore/health", proc, f"the app process on port {p}", startup_s)
+            wait_healthy(f"http://{LOOPBACK}:{p}/_stcore/health", proc, f"the app process on port {p}", startup_s)
         host = (listen or LOOPBACK).rsplit(":", 1)[0] if listen and ":" in listen else LOOPBACK
         host = LOOPBACK if host in ("0.0.0.0", "[::]", "*") else host  # a wildcard listens on loopback too
         url = f"http://{host}:{port}"
-        _wait_healthy(f"{url}/_stcore/health", proxy, "nginx", startup_s)
+        wait_healthy(f"{url}/_stcore/health", proxy, "nginx", startup_s)
         yield Cluster(url=url, proxy=proxy, backends=backends, folder=folder)
 
 
