@@ -263,7 +263,7 @@ def main(argv: list[str] | None = None) -> int:
         write_markdown(Path(args.markdown), args, info, threads, tables, elapsed, argv)
         print(f"\nwrote {args.markdown}")
     if args.readme and "app" in run:
-        write_readme(Path(args.readme), readme_block(tables[-1], info, argv))
+        write_readme(Path(args.readme), readme_block(tables[-1], info, argv, args.markdown))
         print(f"wrote the app targets into {args.readme}")
     if args.readme and raw.get("cold_start"):
         from disan.output import rewrite_marked

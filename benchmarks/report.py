@@ -118,8 +118,9 @@ def write_markdown(path: Path, args, info: dict, threads: int, tables: list[Tabl
 README_START, README_END = "<!-- app-latency:start -->", "<!-- app-latency:end -->"
 
 
-def readme_block(verdicts: Table, info: dict, argv) -> str:
-    """The app rows of the targets table, with the command and the machine's load, for the README."""
+def readme_block(verdicts: Table, info: dict, argv, markdown: str | None = None) -> str:
+    """The app rows of the targets table, with the command and the machine's load, for the README; ``markdown``:
+    the file holding the full tables (``--markdown``)."""
     load = info.get("load_average_at_start")
     jobs = info.get("background_jobs_at_start") or []
     lines = [
@@ -127,7 +128,7 @@ def readme_block(verdicts: Table, info: dict, argv) -> str:
         f"load average at start {load[0] if load else '–'}"
         + (f", with {len(jobs)} low-priority (nice ≥ 10) jobs, such as model training at nice 19, sharing the "
            "cores" if jobs else "")
-        + f", {time.strftime('%Y-%m-%d')}. Full table: [docs/benchmarks.md](docs/benchmarks.md).",
+        + f", {time.strftime('%Y-%m-%d')}." + (f" Full tables: [{markdown}]({markdown})." if markdown else ""),
         "",
         "| target | measured | verdict |",
         "|---|---|---|",
