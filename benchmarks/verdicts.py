@@ -28,7 +28,7 @@ class Verdicts:
         self.rows.append((target, measured, verdict))
 
     def table(self) -> Table:
-        t = Table("Targets (issues 5 and 12)", ["target", "measured", "verdict"])
+        t = Table("Targets (issues 5, 12 and 19)", ["target", "measured", "verdict"])
         for row in self.rows:
             t.add(*row)
         return t

@@ -85,10 +85,10 @@ def test_the_warm_up_loads_the_default_model_and_never_raises(monkeypatch):
 
     loaded = []
     monkeypatch.setattr(disan, "load", lambda name, device: loaded.append((name, device)))
-    launch.warm()
+    launch.warm(wait_s=0)
     assert loaded == [("disan-sst5", "cpu")]
     monkeypatch.setattr(disan, "load", lambda name, device: 1 / 0)
-    launch.warm()  # a broken checkpoint is the app's to report, not the warm-up's
+    launch.warm(wait_s=0)  # a broken checkpoint is the app's to report, not the warm-up's
 
 
 def test_unknown_options_are_refused_by_every_other_command(capsys):

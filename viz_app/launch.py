@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -42,9 +43,16 @@ def command(extra: Sequence[str] = ()) -> list[str]:
     return [sys.executable, "-m", "streamlit", "run", str(APP), *flags, *extra]
 
 
-def warm() -> None:
+def warm(wait_s: float = 30.0) -> None:
     """Import torch and the core and load the default model once (GloVe stays cached by ``disan.load_glove``);
-    the app's ``loaders.load_model`` then builds its own copy in a fraction of the time."""
+    the app's ``loaders.load_model`` then builds its own copy in a fraction of the time.
+
+    Starts once Streamlit's server is up (or after ``wait_s``): begun beside the server's own imports it held
+    the GIL and delayed the server's first answer by as much as it saved (``bench cold-start``); begun then,
+    it overlaps the browser loading Streamlit's page."""
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline and not _server_up():
+        time.sleep(0.02)
     try:
         import disan
         from viz_app.shell.models import available, default_model
@@ -52,6 +60,13 @@ def warm() -> None:
         disan.load(default_model(available()), device="cpu")
     except Exception:  # noqa: BLE001 - only a head start: the app reports any failure when it loads the model
         return
+
+
+def _server_up() -> bool:
+    from streamlit.runtime import Runtime
+    from streamlit.runtime.runtime import RuntimeState
+
+    return Runtime.exists() and Runtime.instance().state != RuntimeState.INITIAL
 
 
 def run(extra: Sequence[str] = ()) -> int:
