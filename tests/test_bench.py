@@ -56,7 +56,7 @@ def test_quick_run_prints_training_table_against_the_papers(quick_run):
 def test_quick_run_prints_predict_and_target_tables(quick_run):
     _, out, _, _ = quick_run
     assert "Batch prediction" in out and "inputs / s" in out
-    assert "Targets (issues 5 and 12)" in out
+    assert "Targets (issues 5, 12 and 19)" in out
     assert "H100" in out and "not measured" in out  # no GPU here, and the app is not run by --quick
 
 
