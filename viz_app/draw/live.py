@@ -20,6 +20,7 @@ Every array is ``{"dtype", "shape", "b64"}``: little-endian bytes, base64.
 from __future__ import annotations
 
 import base64
+import copy
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
@@ -232,13 +233,13 @@ def grid_binding(
     return binding(items, scales=[shared_scale(panels, zmin, zmax)], texts=templates(fig, replacements))
 
 
-def static_key(fig: go.Figure, binding: Mapping) -> str:
-    """A digest of everything in ``fig`` that the page does not recompute from ``binding``, and of the binding.
+def static_key(spec: Mapping, binding: Mapping) -> str:
+    """A digest of everything in a figure (``spec``: ``fig.to_plotly_json()``, not modified) that the page does
+    not recompute from ``binding``, and of the binding.
 
     Two figures with the same key differ only in the bound maps, colour limits, row bars and templated texts,
     which the page redraws itself at its control's value; so a server figure whose key (and payload) matches
     what a chart shows is not drawn again (``chart.js``)."""
-    spec = fig.to_plotly_json()
     bound: dict[int, set[str]] = {}
     for p in binding.get("panels", ()):
         bound.setdefault(p["trace"], set()).add("z")
@@ -251,9 +252,13 @@ def static_key(fig: go.Figure, binding: Mapping) -> str:
         bound.setdefault(r["trace"], set()).add("y")
     static = {
         "data": [{k: v for k, v in trace.items() if k not in bound.get(i, ())} for i, trace in enumerate(spec["data"])],
-        "layout": spec["layout"],
+        "layout": copy.deepcopy(spec["layout"]),
     }
     for path in binding.get("texts", {}):  # the templates themselves are part of the binding, hashed below
+        if path.startswith("data."):  # copy the trace entry the path enters: ``spec`` stays as it is
+            _, index, key = path.split(".", 3)[:3]
+            trace = static["data"][int(index)]
+            trace[key] = copy.deepcopy(trace[key]) if key in trace else None
         _set_path(static, path, None)
     text = plotly.io.json.to_json_plotly(static) + json.dumps(dict(binding), sort_keys=True)
     return hashlib.sha1(text.encode()).hexdigest()

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import plotly.graph_objects as go
-import plotly.io as pio
+import plotly.io
 import streamlit as st
 
 from viz_app.draw import live, settings
@@ -68,13 +68,14 @@ def draw(
         else:
             st.plotly_chart(fig, key=key, theme=None, config=config, on_select=on_select, selection_mode="points")
         return
+    spec = fig.to_plotly_json()  # once: the page's JSON and the live fingerprint both read it
     data = {
         "role": "chart",
-        "spec": pio.to_json(fig, validate=False),
+        "spec": plotly.io.json.to_json_plotly(spec),
         "config": config,
         "selectable": on_select is not None,
         "plotly_url": PLOTLY_URL,
-        "live": None if live is None else {**live, "static": live_static_key(fig, live["binding"])},
+        "live": None if live is None else {**live, "static": live_static_key(spec, live["binding"])},
     }
     if on_select is None:
         _component(key=key, data=data)
