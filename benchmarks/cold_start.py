@@ -50,7 +50,7 @@ _PHASE = re.compile(r"^viz-startup (\S+) ([0-9.]+)$")
 
 
 #: The two ways the README starts the app: a checkout's ``streamlit run viz_app/app.py`` and the installed
-#: ``disan app`` (``python -m disan app``, which imports the package, torch included, before it execs Streamlit).
+#: ``disan app`` (``python -m disan app``: Streamlit in-process, with the core warmed up beside it).
 LAUNCHERS = ("streamlit run", "disan app")
 
 

@@ -10,8 +10,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -302,13 +300,10 @@ def add_app(sub) -> None:
 
 def run_app(args) -> int:
     try:
-        from viz_app.launch import command
+        from viz_app.launch import run
     except ImportError as err:
         raise DisanError(f"The app is not importable ({err}); reinstall the package with `pip install .`.") from None
-    cmd = command(args.streamlit_options)
-    if os.name == "posix":  # Streamlit itself receives Ctrl+C and a PaaS's SIGTERM, with no parent in between
-        os.execv(cmd[0], cmd)
-    return subprocess.call(cmd)
+    return run(args.streamlit_options)  # in this process: Streamlit receives Ctrl+C and a PaaS's SIGTERM itself
 
 
 COMMANDS = {"trace": (add_trace, run_trace), "report": (add_report, run_report), "train": (add_train, run_train),
