@@ -107,7 +107,7 @@ def report_module():
 
 def add_train(sub) -> None:
     from .config import RECIPE_CHOICES
-    from .train import TrainConfig
+    from .train_config import TrainConfig
 
     p = sub.add_parser("train", help="train a model (paper defaults per --model)")
     p.add_argument("--model", choices=["disan", "dsa"], required=True)

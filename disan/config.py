@@ -6,9 +6,11 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from .errors import DisanError
-from .masks import MASK_KINDS
 
 ARCHS = ("disan", "dsa")
+#: Direction-mask names accepted everywhere (CLI, API, app); here rather than in masks.py, which imports torch,
+#: so that reading a config (and building the CLI) does not.
+MASK_KINDS = ("fw", "bw", "diag", "none")
 
 #: Options where the papers are silent and the authors' released code differs
 #: from ours (issue #10, item 3). Their defaults reproduce the models trained

@@ -23,8 +23,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-#: Direction-mask names accepted everywhere (CLI, API, app).
-MASK_KINDS = ("fw", "bw", "diag", "none")
+from .config import MASK_KINDS
 
 
 def direction_mask(T: int, kind: str, device: torch.device | str | None = None) -> Tensor:

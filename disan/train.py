@@ -27,7 +27,6 @@ import pickle
 import platform
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -43,47 +42,10 @@ from .errors import CheckpointError
 from .data import PAIR_TASKS, TASK_LABELS, load_task
 from .evaluate import Encoded, accuracy, encode_examples
 from .model import SentenceModel
+from .train_config import TrainConfig
 from .vocab import build_vocab, init_embedding_matrix, load_glove
 
 ABLATIONS = {"nodir": {"masks": ("diag", "diag")}, "nodist": {"alpha": 0.0}}
-
-
-@dataclass(frozen=True)
-class TrainConfig:
-    """One training run; saved beside the checkpoint so the run can be reproduced."""
-
-    model: str = "disan"
-    task: str = "sst5"
-    out: str = "runs/model"
-    ablation: str | None = None
-    data_dir: str | None = None
-    glove: str | None = None
-    epochs: int = 10
-    batch_size: int = 64
-    optimizer: str = "adadelta"
-    lr: float = 0.5
-    weight_decay: float = 1e-4
-    dropout: float = 0.2
-    d_h: int = 300
-    seed: int = 0
-    max_train: int | None = None
-    phrases: bool = True
-    balance: bool = False
-    max_len: int = 128
-    eval_every: int = 0
-    save_every: int = 200
-    max_steps: int | None = None
-    min_steps: int = 0
-    patience: int | None = None
-    time_budget_min: float | None = None
-    threads: int | None = None
-    on_error: str = "raise"
-    # Recipe options (config.RECIPE_FIELDS), saved in the checkpoint's ModelConfig.
-    activation: str = "elu"
-    output_bias: bool = True
-    dropout_mode: str = "ours"
-    unk_zero: bool = False
-    dsa_proj_bias: bool = True
 
 
 def paper_defaults(model: str, task: str) -> dict:

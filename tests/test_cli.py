@@ -58,3 +58,17 @@ def test_errors_are_one_line_with_status_2(capsys, args, fragment):
     assert main(args) == 2
     err = capsys.readouterr().err.strip()
     assert fragment in err and "\n" not in err and "Traceback" not in err
+
+
+def test_import_and_parser_do_not_import_torch():
+    """``import disan`` and building the CLI's parser leave torch unimported (``disan app`` starts Streamlit's
+    server first: issue 19's cold start); the lazy names still resolve to the real functions."""
+    code = (
+        "import sys, disan, disan.__main__ as m\n"
+        "try:\n    m.main(['train', '--help'])\nexcept SystemExit:\n    pass\n"
+        "print('torch' in sys.modules)\n"
+        "from disan.api import load\n"
+        "print(disan.load is load, 'torch' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out[-3:] == ["False", "True", "True"]
