@@ -28,9 +28,10 @@ from pathlib import Path
 
 import numpy as np
 import plotly.graph_objects as go
-import plotly.io
 
 from disan.trace import DiSABlockTrace, DistanceBlockTrace, SentenceTrace
+
+from viz_app.draw.figure_json import figure_json
 
 #: The browser code every host embeds: classic scripts defining ``DisanRecompute`` (the maths) and
 #: ``DisanPaint`` (repainting a drawn Plotly heatmap in place while a slider moves).
@@ -260,7 +261,7 @@ def static_key(spec: Mapping, binding: Mapping) -> str:
             trace = static["data"][int(index)]
             trace[key] = copy.deepcopy(trace[key]) if key in trace else None
         _set_path(static, path, None)
-    text = plotly.io.json.to_json_plotly(static) + json.dumps(dict(binding), sort_keys=True)
+    text = figure_json(static) + json.dumps(dict(binding), sort_keys=True)
     return hashlib.sha1(text.encode()).hexdigest()
 
 

@@ -24,7 +24,6 @@ from html import escape
 from pathlib import Path
 
 import plotly
-import plotly.io as pio
 
 from disan.errors import InputError
 from disan.output import write_atomic
@@ -32,6 +31,7 @@ from disan.trace import ModelTrace
 from disan.vocab import tokenize
 
 from viz_app.draw import live, settings
+from viz_app.draw.figure_json import figure_json
 from viz_app.draw.records import TraceView, trace_view
 from viz_app.draw.report_sections import Section, compact_sections, report_sections, word_frames
 from viz_app.draw.theme import NORMAL, PRESENTATION
@@ -113,7 +113,7 @@ def page_data(trace: ModelTrace, tv: TraceView, sections: list[Section], compact
         "alpha": trace.alpha,
         "compact": compact,
         "fonts": {"normal": NORMAL.font_size, "talk": PRESENTATION.font_size},
-        "figures": {f.id: json.loads(pio.to_json(f.figure, validate=False)) for f in figs},
+        "figures": {f.id: json.loads(figure_json(f.figure.to_plotly_json())) for f in figs},
         "live": {f.id: {"side": f.side, "binding": f.binding} for f in bound},
         "payloads": {side: packed_arrays(payload(trace, side)) for side in sorted({f.side for f in bound})},
         "words": {f.side: word_frames(sides[f.side]) for f in figs if f.word},

@@ -26,10 +26,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import plotly.graph_objects as go
-import plotly.io
 import streamlit as st
 
 from viz_app.draw import live, settings
+from viz_app.draw.figure_json import figure_json
 from viz_app.draw.live import static_key as live_static_key
 from viz_app.shell.plotly_js import PLOTLY_URL, READY_JS, plotly_js_served
 
@@ -71,7 +71,7 @@ def draw(
     spec = fig.to_plotly_json()  # once: the page's JSON and the live fingerprint both read it
     data = {
         "role": "chart",
-        "spec": plotly.io.json.to_json_plotly(spec),
+        "spec": figure_json(spec),
         "config": config,
         "selectable": on_select is not None,
         "plotly_url": PLOTLY_URL,
