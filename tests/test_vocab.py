@@ -426,3 +426,17 @@ def test_init_embedding_matrix_never_takes_special_rows_from_glove():
 def test_init_embedding_matrix_rejects_bad_scale():
     with pytest.raises(ValueError, match="oov_scale must be a finite number > 0, got -1"):
         init_embedding_matrix(build_vocab([]), load_glove(TINY), np.random.default_rng(0), oov_scale=-1)
+
+
+def test_vocab_check_fast_path_agrees_with_isspace_on_every_code_point():
+    """``_check_tokens`` refuses a vocabulary in one regex pass; its ``\\s`` must be exactly ``str.isspace``."""
+    from disan.vocab import _WHITESPACE
+
+    differ = [c for c in map(chr, range(0x110000)) if bool(_WHITESPACE.match(c)) != c.isspace()]
+    assert differ == []
+
+
+@pytest.mark.parametrize("bad", ["a b", "", 3, "x\u00a0y", "tab\t", None])
+def test_vocab_refuses_bad_word_naming_it(bad):
+    with pytest.raises(ValueError, match="must be a non-empty str without whitespace"):
+        Vocab(("<pad>", "<unk>", "ok", bad))
