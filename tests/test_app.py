@@ -405,3 +405,29 @@ def test_table_fallback_is_drawn_on_demand_with_the_figure_values():
     assert frame.shape == (T, 2 * T)
     np.testing.assert_allclose(frame["forward"].to_numpy(), z, atol=1e-12)
     assert frame.index[0].startswith("#0 ")
+
+
+@pytest.mark.parametrize("view", sorted(set(EXPECT) - {"evidence", "models"}))
+def test_every_figures_table_opens_with_one_row_per_token(view):
+    """Tables are built only when their "Table and downloads" is opened (issue 19); opened, each figure's table
+    and its CSV exist on every view, and token tables have one labelled row per token."""
+    model = EXPECT[view][0]
+    at = run_app(view=view, model=model)
+    assert_clean(at)
+    assert not at.dataframe
+    keys = [c["id"].rsplit("chart_", 1)[1] for c in chart_payloads(at)]  # show_figure's chart_<key>
+    assert len(keys) == [e.label for e in at.expander].count("Table and downloads"), keys
+    for key in keys:
+        at.session_state[f"{key}_more"] = True
+    at.run()
+    for key in keys:
+        toggle = [t for t in at.toggle if t.key == f"{key}_table"]
+        if toggle:
+            toggle[0].set_value(True)
+    at.run()
+    assert_clean(at)
+    frames = [d.value for d in at.dataframe]
+    assert frames and all(f.shape[0] > 0 for f in frames)
+    assert "Matrix as CSV" in figure_downloads(at)
+    tokenised = [f for f in frames if str(f.index[0]).startswith("#0 ")]
+    assert tokenised and all(list(f.index).index(f.index[-1]) == len(f.index) - 1 for f in tokenised)

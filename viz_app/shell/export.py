@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -20,7 +20,14 @@ from viz_app.shell.context import Context
 from viz_app.draw.figures import standalone_html
 from viz_app.draw.text import md_escape
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+#: A figure's table, built only when someone opens its "Table and downloads" (``show_figure``): building every
+#: table on every rerun cost each submit time for nothing, and importing pandas cost the first page 0.4 s.
+Table = Callable[[], "pd.DataFrame"]
 
 
 def chart_key(key: str) -> str:
@@ -52,15 +59,50 @@ def token_index(tokens: Sequence[str]) -> list[str]:
     return [_cell_label(f"#{i} {t}") for i, t in enumerate(tokens)]
 
 
-def series_table(series: Mapping[str, Sequence[float]], tokens: Sequence[str]) -> pd.DataFrame:
-    """One column per series, one row per token."""
+def _series_frame(series: Mapping[str, Sequence[float]], tokens: Sequence[str]) -> pd.DataFrame:
+    import pandas as pd
+
     return pd.DataFrame({k: np.asarray(v, dtype=np.float64) for k, v in series.items()}, index=token_index(tokens))
 
 
-def matrix_table(matrix: np.ndarray, rows: Sequence[str], cols: Sequence[str] | None = None) -> pd.DataFrame:
-    """A DataFrame of a 2-D matrix with ``#i token`` labels (unique even for repeated tokens)."""
+def _matrix_frame(matrix: np.ndarray, rows: Sequence[str], cols: Sequence[str] | None = None) -> pd.DataFrame:
+    import pandas as pd
+
     matrix = np.atleast_2d(np.asarray(matrix, dtype=np.float64))
     return pd.DataFrame(matrix, index=token_index(rows), columns=token_index(cols) if cols is not None else None)
+
+
+def _matrices_frame(panels: Mapping[str, np.ndarray], rows: Sequence[str], cols: Sequence[str] | None) -> pd.DataFrame:
+    import pandas as pd
+
+    return pd.concat({name: _matrix_frame(m, rows, cols) for name, m in panels.items()}, axis=1)
+
+
+def _plain_frame(data, index: Sequence[str] | None, columns: Sequence[str] | None) -> pd.DataFrame:
+    import pandas as pd
+
+    return pd.DataFrame(data, index=None if index is None else list(index),
+                        columns=None if columns is None else list(columns))
+
+
+def series_table(series: Mapping[str, Sequence[float]], tokens: Sequence[str]) -> Table:
+    """One column per series, one row per token."""
+    return partial(_series_frame, series, tokens)
+
+
+def matrix_table(matrix: np.ndarray, rows: Sequence[str], cols: Sequence[str] | None = None) -> Table:
+    """A 2-D matrix with ``#i token`` labels (unique even for repeated tokens)."""
+    return partial(_matrix_frame, matrix, rows, cols)
+
+
+def matrices_table(panels: Mapping[str, np.ndarray], rows: Sequence[str], cols: Sequence[str] | None = None) -> Table:
+    """Several matrices side by side, one column group per panel name (``matrix_table`` labels)."""
+    return partial(_matrices_frame, dict(panels), rows, cols)
+
+
+def plain_table(data, index: Sequence[str] | None = None, columns: Sequence[str] | None = None) -> Table:
+    """``pd.DataFrame(data, index, columns)`` with labels as given (method names, class labels)."""
+    return partial(_plain_frame, data, index, columns)
 
 
 def show_figure(
@@ -68,7 +110,7 @@ def show_figure(
     ctx: Context,
     *,
     key: str,
-    table: pd.DataFrame | None = None,
+    table: Table | None = None,
     trace_json: Callable[[], str] | None = None,
     on_select: Callable[[], None] | None = None,
     live: dict | None = None,
@@ -76,8 +118,8 @@ def show_figure(
     """Draw ``fig`` and, outside presentation mode, a table fallback and download buttons.
 
     The HTML download is self-contained (plotly.js inlined, no CDN); the table
-    is drawn when its toggle is on, and HTML, CSV and JSON are built only when
-    clicked. ``live`` makes the chart follow a slider in the page (``chart.draw``).
+    (``table``, a ``Table``) is built once the expander is open and drawn when its toggle is on, and HTML, CSV
+    and JSON are built only when clicked. ``live`` makes the chart follow a slider in the page (``chart.draw``).
     """
     name = safe_name(f"{key}-{ctx.model}")
     config = chart_config(name, ctx.image_format)
@@ -92,11 +134,12 @@ def show_figure(
     with more:
         # Tables and file contents are built only on demand: serialising every matrix to Arrow and CSV on
         # every rerun was the largest part of the Distance view's server time in a profile.
-        if table is not None and st.toggle("Show the numbers as a table", key=f"{key}_table"):
-            st.dataframe(table, width="stretch")
+        frame = None if table is None else table()
+        if frame is not None and st.toggle("Show the numbers as a table", key=f"{key}_table"):
+            st.dataframe(frame, width="stretch")
         downloads = [("HTML (self-contained)", lambda: standalone_html(fig, config), f"{name}.html", "text/html", "html")]
-        if table is not None:
-            downloads.append(("Matrix as CSV", lambda: table.to_csv().encode("utf-8"), f"{name}.csv", "text/csv", "csv"))
+        if frame is not None:
+            downloads.append(("Matrix as CSV", lambda: frame.to_csv().encode("utf-8"), f"{name}.csv", "text/csv", "csv"))
         if trace_json is not None:
             downloads.append(("Trace as JSON", trace_json, f"{name}-trace.json", "application/json", "json"))
         for col, (label, data, file_name, mime, suffix) in zip(st.columns(3), downloads):

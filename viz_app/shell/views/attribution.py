@@ -9,7 +9,6 @@ Evidence view's "Attention as explanation" tab.
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 import disan
@@ -19,7 +18,7 @@ from viz_app.draw.attribution import LABELS, attribution_bars, tau_heatmap
 from viz_app.draw.text import md_escape
 from viz_app.shell import loaders
 from viz_app.shell.context import Context
-from viz_app.shell.export import series_table, show_figure
+from viz_app.shell.export import plain_table, series_table, show_figure
 from viz_app.shell.links import md_link, view_url
 from viz_app.shell.session import ensure
 from viz_app.shell.widgets import alpha_slider, trace_json_source
@@ -84,7 +83,7 @@ def render(ctx: Context) -> None:
                    "probability; attention and flow are per sentence (the tied encoder reads each alone). Switch "
                    "sentences with 'Draw' in the sidebar.")
     names = [LABELS[m] for m in METHODS]
-    table = pd.DataFrame(side.tau, index=names, columns=names)
+    table = plain_table(side.tau, index=names, columns=names)
     show_figure(tau_heatmap(side, title=f"Kendall τ between the rankings{what}", theme=ctx.theme), ctx,
                 key="attr_tau", table=table)
     st.caption("Kendall τ-b over this sentence's tokens: +1 = the same order, 0 = unrelated, −1 = reversed. "

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from viz_app.draw import figures, live
 
 from viz_app.shell import loaders, models
 from viz_app.shell.context import Context
-from viz_app.shell.export import matrix_table, show_figure
+from viz_app.shell.export import matrices_table, show_figure
 from viz_app.shell.session import ensure
 from viz_app.shell.state import COMPARE_MODES, NO_DIRECTION_MASKS
 from viz_app.draw.text import md_escape
@@ -129,14 +128,7 @@ def render(ctx: Context) -> None:
         theme=ctx.theme,
         title=f"{DIRECTION_NAMES[direction].capitalize()} block, {what} — A and B share one colour scale",
     )
-    table = pd.concat(
-        {
-            "A": matrix_table(a, tokens, tokens),
-            "B": matrix_table(b, tokens, tokens),
-            "A − B": matrix_table(a - b, tokens, tokens),
-        },
-        axis=1,
-    )
+    table = matrices_table({"A": a, "B": b, "A − B": a - b}, tokens, tokens)
     show_figure(fig, ctx, key="compare", table=table, live=None if payload is None else _live(payload, fig, direction, title_a))
     st.markdown(f"**A** — {summary_text(a)}  \n**B** — {summary_text(b)}")
     st.caption(

@@ -5,14 +5,13 @@ from __future__ import annotations
 from functools import partial
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from viz_app.draw import figures, live
 
 from viz_app.shell import loaders
 from viz_app.shell.context import Context
-from viz_app.shell.export import matrix_table, series_table, show_figure
+from viz_app.shell.export import matrices_table, series_table, show_figure
 from viz_app.shell.session import ensure
 from viz_app.shell.state import REDUCTIONS
 from viz_app.shell.widgets import (
@@ -90,10 +89,7 @@ def render(ctx: Context) -> None:
         value_name=value,
         clickable=True,
     )
-    table = pd.concat(
-        {"forward": matrix_table(fw, sent.tokens, sent.tokens), "backward": matrix_table(bw, sent.tokens, sent.tokens)},
-        axis=1,
-    )
+    table = matrices_table({"forward": fw, "backward": bw}, sent.tokens, sent.tokens)
     shown = {f"P[k={feature}]": "P[k={feature}]"}
     by_feature = [{"op": "feature", "dir": "fw"}, {"op": "feature", "dir": "bw"}]
     show_figure(

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from viz_app.draw import figures, live, settings
 
 from viz_app.shell import loaders
 from viz_app.shell.context import Context
-from viz_app.shell.export import matrix_table, show_figure
+from viz_app.shell.export import matrices_table, show_figure
 from viz_app.draw.records import TraceView
 from viz_app.shell.session import write_url
 from viz_app.shell.widgets import (
@@ -54,10 +53,7 @@ def alpha_panels(ctx: Context, tv: TraceView) -> None:
         title=f"Head-averaged attention weights at α = {alpha:g} (Im Fig. 7)",
         theme=ctx.theme,
     )
-    table = pd.concat(
-        {"forward": matrix_table(fw, sent.tokens, sent.tokens), "backward": matrix_table(bw, sent.tokens, sent.tokens)},
-        axis=1,
-    )
+    table = matrices_table({"forward": fw, "backward": bw}, sent.tokens, sent.tokens)
     pair = live.grid_binding(fig, [{"op": "mean", "dir": "fw"}, {"op": "mean", "dir": "bw"}], shown)
     show_figure(fig, ctx, key="dsa_pair", table=table, trace_json=trace_json_source(ctx), live=_live(payload, pair))
     st.caption(
@@ -78,7 +74,7 @@ def alpha_panels(ctx: Context, tv: TraceView) -> None:
             fig,
             ctx,
             key=f"dsa_heads_{direction}",
-            table=pd.concat({t: matrix_table(m, sent.tokens, sent.tokens) for t, m in zip(titles, stack)}, axis=1),
+            table=matrices_table(dict(zip(titles, stack)), sent.tokens, sent.tokens),
             live=_live(payload, binding),
         )
     write_url(VIEW)  # a fragment rerun skips the app's own write_url: keep α in the link

@@ -7,6 +7,8 @@ changed are labelled stale (hollow markers, "(stale)") and never shown as curren
 
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
 from disan.claims import GATE_CLAIMS, claim_by_id
@@ -75,7 +77,7 @@ def claim_section(ctx: Context, results: Results) -> None:
     rows_of_plot = forest_rows(results, claim_id)
     panel = cf.ForestPanel(claim_id, rows_of_plot, first.get("no_effect", 0.0), "value")
     show_figure(cf.forest_plot([panel], title=f"{first['figure']}: every model, 95% bootstrap interval",
-                               theme=ctx.theme), ctx, key="ev_forest", table=forest_table(rows_of_plot))
+                               theme=ctx.theme), ctx, key="ev_forest", table=partial(forest_table, rows_of_plot))
     names = [s.name for s, _ in rows]
     ensure("ev_model", ctx.model if ctx.model in names else names[0])
     if st.session_state["ev_model"] not in names:

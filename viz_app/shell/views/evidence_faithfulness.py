@@ -6,6 +6,8 @@ runs no model.
 
 from __future__ import annotations
 
+from functools import partial
+
 import pandas as pd
 import streamlit as st
 
@@ -55,13 +57,13 @@ def render(ctx: Context) -> None:
                "but not counted as an independent attribution.")
     rows = tau_rows(results)
     show_figure(interval_plot(rows, title="Kendall τ between attention and each attribution", x_title="Kendall τ-b",
-                              theme=ctx.theme), ctx, key="ev_faith_tau", table=rows_table(rows))
+                              theme=ctx.theme), ctx, key="ev_faith_tau", table=partial(rows_table, rows))
     for kind, better in (("comprehensiveness", "higher: removing the ranked tokens hurts more"),
                          ("sufficiency", "lower: the ranked tokens alone keep the prediction")):
         rows = aopc_rows(results, kind)
         show_figure(interval_plot(rows, title=f"ERASER {kind} by ranking (mean over 10/20/50%; {better})",
                                   x_title=f"{kind} (probability of the predicted class)", theme=ctx.theme),
-                    ctx, key=f"ev_faith_{kind}", table=rows_table(rows))
+                    ctx, key=f"ev_faith_{kind}", table=partial(rows_table, rows))
     st.markdown("**Beside Jain & Wallace (2019), Table 2**")
     st.dataframe(pd.DataFrame(comparison_rows(results.measured)), width="stretch", hide_index=True)
     st.caption("Theirs: mean ± std over test instances per predicted class (the fraction with p ≤ 0.05), BiLSTM "

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from viz_app.draw import figures
 from viz_app.shell.context import Context
-from viz_app.shell.export import matrix_table, series_table, show_figure
+from viz_app.shell.export import matrices_table, plain_table, series_table, show_figure
 from viz_app.shell.widgets import alpha_slider, get_trace, sentence_of, summary_text, tokens_markdown, trace_json_source
 
 _LEGEND = (
@@ -36,7 +35,7 @@ def render(ctx: Context) -> None:
     left, right = st.columns([1, 2])
     with left:
         title = "Prediction (random weights: meaningless)" if tv.random_weights else "Prediction"
-        table = pd.DataFrame({"probability": list(tv.prediction.values())}, index=list(tv.prediction))
+        table = plain_table({"probability": list(tv.prediction.values())}, index=list(tv.prediction))
         show_figure(
             figures.prediction_chart(tv.prediction, title=title, theme=ctx.theme),
             ctx,
@@ -53,13 +52,7 @@ def render(ctx: Context) -> None:
             title=f"Token2token attention ({what})",
             theme=ctx.theme,
         )
-        table = pd.concat(
-            {
-                "forward": matrix_table(sent.fw.attention, sent.tokens, sent.tokens),
-                "backward": matrix_table(sent.bw.attention, sent.tokens, sent.tokens),
-            },
-            axis=1,
-        )
+        table = matrices_table({"forward": sent.fw.attention, "backward": sent.bw.attention}, sent.tokens, sent.tokens)
         show_figure(fig, ctx, key="overview", table=table, trace_json=trace_json_source(ctx, ctx.trace_alpha))
         st.caption(f"Forward: {summary_text(sent.fw.attention)}  \nBackward: {summary_text(sent.bw.attention)}")
     gates = {"forward gate": sent.fw.gate.mean(-1), "backward gate": sent.bw.gate.mean(-1)}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 import disan
@@ -12,7 +11,7 @@ from viz_app.shell import chart
 
 from viz_app.draw import figures, live
 from viz_app.shell.context import Context
-from viz_app.shell.export import matrix_table, show_figure
+from viz_app.shell.export import matrices_table, show_figure
 from viz_app.draw.text import md_escape
 from viz_app.shell.widgets import live_alpha
 
@@ -36,7 +35,7 @@ def render(ctx: Context) -> None:
         "M_bw + α·M_dis (Im Eq. 7)": additive_mask(direction_mask(T, "bw")) + dist,
     }
     panels = {k: v.numpy() for k, v in panels.items()}
-    table = pd.concat({k: matrix_table(v, tokens, tokens) for k, v in panels.items()}, axis=1)
+    table = matrices_table(panels, tokens, tokens)
     fig = figures.mask_panels(panels, tokens, title=f"Masks for T = {T} tokens", theme=ctx.theme)
     # Every panel is M_dir + a·M_dis: a = 0 for the pure direction masks, the slider's α for the others.
     exprs = [{"op": "mask", "dir": kind, "alpha": 0.0} for kind in ("diag", "fw", "bw")]

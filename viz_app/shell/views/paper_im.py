@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 import torch
 
@@ -13,7 +12,7 @@ from viz_app.draw import claims, figures, settings
 
 from viz_app.shell import loaders, models
 from viz_app.shell.context import Context
-from viz_app.shell.export import matrix_table, series_table, show_figure
+from viz_app.shell.export import matrices_table, series_table, show_figure
 from viz_app.draw.presets import IM_SENTENCE, SNLI_LONGEST_TEST
 from viz_app.draw.text import md_escape
 from viz_app.shell.widgets import caption_claim, summary_text, trace_for
@@ -40,13 +39,7 @@ def fig7(ctx: Context, model: str) -> None:
         ),
         ctx,
         key="im7",
-        table=pd.concat(
-            {
-                "forward": matrix_table(fw, sent.tokens, sent.tokens),
-                "backward": matrix_table(bw, sent.tokens, sent.tokens),
-            },
-            axis=1,
-        ),
+        table=matrices_table({"forward": fw, "backward": bw}, sent.tokens, sent.tokens),
     )
     caption_claim(claims.locality(fw, sent.fw.allowed, _stats(fw)["mean_distance"]), model)
     caption_claim(claims.locality(bw, sent.bw.allowed, _stats(bw)["mean_distance"]), model)
@@ -88,7 +81,7 @@ def fig8(ctx: Context, model: str) -> None:
         ),
         ctx,
         key="im8",
-        table=pd.concat({t: matrix_table(m, tokens, tokens) for t, m in zip(titles, mats)}, axis=1),
+        table=matrices_table(dict(zip(titles, mats)), tokens, tokens),
     )
     st.caption(
         "Same weights: panels (a)–(b) re-weight the cached scores with α = 0 (Im Eq. 7 without M_dis)."
@@ -181,7 +174,7 @@ def _heads(ctx: Context, model: str, direction: str, key: str) -> None:
         ),
         ctx,
         key=key,
-        table=pd.concat({t: matrix_table(m, sent.tokens, sent.tokens) for t, m in zip(titles, block.heads)}, axis=1),
+        table=matrices_table(dict(zip(titles, block.heads)), sent.tokens, sent.tokens),
     )
     caption_claim(claims.heads_differ(block.heads, block.allowed, name.lower()), model)
 

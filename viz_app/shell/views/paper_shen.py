@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from viz_app.draw import claims, figures
 from viz_app.shell.context import Context
-from viz_app.shell.export import matrix_table, series_table, show_figure
+from viz_app.shell.export import matrices_table, matrix_table, series_table, show_figure
 from viz_app.draw.presets import SHEN_PAIRS, SHEN_SENTENCES
 from viz_app.shell.widgets import caption_claim, trace_for
 
@@ -26,13 +25,7 @@ def fig6(ctx: Context, model: str) -> None:
             title=f"Sentence {n}: {text} — {model}",
             theme=ctx.theme,
         )
-        table = pd.concat(
-            {
-                "forward": matrix_table(sent.fw.attention, sent.tokens, sent.tokens),
-                "backward": matrix_table(sent.bw.attention, sent.tokens, sent.tokens),
-            },
-            axis=1,
-        )
+        table = matrices_table({"forward": sent.fw.attention, "backward": sent.bw.attention}, sent.tokens, sent.tokens)
         show_figure(fig, ctx, key=f"shen6_{n}", table=table)
         caption_claim(
             claims.content_attention(
