@@ -18,6 +18,7 @@ import disan
 from benchmarks.load import decode  # Plotly arrays; the other app tests import it from here
 from disan.config import NLI_LABELS
 from viz_app.shell import loaders
+from viz_app.shell.chart import unwire
 from viz_app.draw import settings
 from viz_app.shell.catalog import VIEW_IDS
 from viz_app.draw.presets import IM_SENTENCE, PRESETS
@@ -60,7 +61,7 @@ def chart_payloads(at: AppTest) -> list[dict]:
     out = []
     for c in at.get("bidi_component"):
         if c.proto.component_name == "viz_plotly_chart":
-            data = json.loads(c.proto.json)
+            data = unwire(json.loads(c.proto.json))
             if data.get("role") != "control":  # live sliders share the component (chart.live_control)
                 out.append({"id": c.proto.id, **data})
     return out
@@ -71,7 +72,7 @@ def live_controls(at: AppTest) -> dict[str, dict]:
     out = {}
     for c in at.get("bidi_component"):
         if c.proto.component_name == "viz_plotly_chart":
-            data = json.loads(c.proto.json)
+            data = unwire(json.loads(c.proto.json))
             if data.get("role") == "control":
                 out[data["group"]] = data
     return out
@@ -431,3 +432,34 @@ def test_every_figures_table_opens_with_one_row_per_token(view):
     assert "Matrix as CSV" in figure_downloads(at)
     tokenised = [f for f in frames if str(f.index[0]).startswith("#0 ")]
     assert tokenised and all(list(f.index).index(f.index[-1]) == len(f.index) - 1 for f in tokenised)
+
+
+def test_first_page_imports_no_pandas():
+    """Issue 19's cold start: the opening page builds no table and hands Streamlit no nested component data
+    (``chart.wire``), so pandas (0.4 s to import here) is not imported until a table or the Evidence view needs it."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from streamlit.testing.v1 import AppTest\n"
+        f"at = AppTest.from_file({str(APP)!r}, default_timeout={TIMEOUT}).run()\n"
+        "assert not at.exception, [e.value for e in at.exception]\n"
+        "assert len(at.get('bidi_component')) >= 3\n"
+        "print('pandas' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=TIMEOUT,
+                         cwd=APP.parent.parent)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split()[-1] == "False"
+
+
+def test_wire_round_trips_nested_fields_as_text():
+    from viz_app.shell.chart import wire
+
+    data = {"role": "chart", "spec": "{}", "config": {"a": [1, 2]}, "live": None, "values": {"alpha": 0.5},
+            "list": [1, "x"], "n": 3}
+    sent = wire(data)
+    assert all(not isinstance(v, (dict, list)) for v in sent.values())
+    assert sorted(sent["json"].split(",")) == ["config", "list", "values"]
+    assert {k: v for k, v in unwire(sent).items() if k != "json"} == data

@@ -87,8 +87,8 @@ function settle(g, stamp) {
   next(0);
 }
 
-function mountChart(component) {
-  const { data, parentElement, setTriggerValue } = component;
+function mountChart(component, data) {
+  const { parentElement, setTriggerValue } = component;
   let gd = parentElement.querySelector(".viz-chart");
   if (!gd) {
     gd = document.createElement("div");
@@ -138,8 +138,8 @@ function show(data, value) {
   return data.param === "alpha" ? DisanRecompute.formatValue(value) : String(value);
 }
 
-function mountControl(component) {
-  const { data, parentElement, setStateValue } = component;
+function mountControl(component, data) {
+  const { parentElement, setStateValue } = component;
   let box = parentElement.querySelector(".viz-live");
   if (!box) {
     box = document.createElement("div");
@@ -186,7 +186,16 @@ function mountControl(component) {
   if (changed) plotlyReady(data.plotly_url).then(() => scheduleRedraw(g));
 }
 
+/* The fields that chart.py sent as JSON text (data.json names them, comma-separated): a nested object in the
+ * component's data made Streamlit import pandas to look for data frames in it (issue 19's cold start). */
+function unwire(raw) {
+  const data = Object.assign({}, raw);
+  for (const name of (raw.json || "").split(",").filter(Boolean)) data[name] = JSON.parse(raw[name]);
+  return data;
+}
+
 export default function (component) {
-  if (component.data.role === "control") mountControl(component);
-  else mountChart(component);
+  const data = unwire(component.data);
+  if (data.role === "control") mountControl(component, data);
+  else mountChart(component, data);
 }

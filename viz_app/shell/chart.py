@@ -22,6 +22,7 @@ written, charts fall back to ``st.plotly_chart`` and sliders to ``st.slider``.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -45,6 +46,25 @@ _CSS = """
 .viz-live input[type=range] { width: 100%; margin: 0.25rem 0; touch-action: pan-y; }
 .viz-live-help { font-size: 0.8rem; opacity: 0.7; }
 """
+
+def wire(data: dict) -> dict:
+    """``data`` as the component receives it: nested dicts and lists as JSON text, named in ``data["json"]``
+    (``chart.js``'s ``unwire`` parses them back). Streamlit looks for data frames in every dict or list at the
+    top of a component's data, which imported pandas on the first page (0.4 s of the cold start, issue 19)
+    and cost each chart a type check per rerun; text and numbers it passes over."""
+    nested = [name for name, value in data.items() if isinstance(value, (dict, list))]
+    out = {name: figure_json(value) if name in nested else value for name, value in data.items()}
+    out["json"] = ",".join(nested)
+    return out
+
+
+def unwire(data: dict) -> dict:
+    """The inverse of ``wire`` (what ``chart.js`` does in the page); for tests and benchmarks."""
+    out = dict(data)
+    for name in filter(None, data.get("json", "").split(",")):
+        out[name] = json.loads(data[name])
+    return out
+
 
 _component = st.components.v2.component("viz_plotly_chart", js=_JS, css=_CSS, isolate_styles=False)
 
@@ -78,9 +98,9 @@ def draw(
         "live": None if live is None else {**live, "static": live_static_key(spec, live["binding"])},
     }
     if on_select is None:
-        _component(key=key, data=data)
+        _component(key=key, data=wire(data))
     else:
-        _component(key=key, data=data, on_selection_change=on_select)
+        _component(key=key, data=wire(data), on_selection_change=on_select)
 
 
 def live_available() -> bool:
@@ -122,4 +142,4 @@ def live_control(
         "settle_ms": settings.LIVE_SETTLE_MS,
         "plotly_url": PLOTLY_URL,
     }
-    _component(key=key, data=data, default={"value": value}, on_value_change=on_change)
+    _component(key=key, data=wire(data), default={"value": value}, on_value_change=on_change)
