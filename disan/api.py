@@ -1,17 +1,23 @@
-"""``load(name_or_path)``: pretrained models by name, checkpoints by path, random models by arch."""
+"""``load(name_or_path)``: pretrained models by name, checkpoints by path, random models by arch.
+
+``available`` and ``describe`` read file names and checkpoint headers only, without importing torch (the app
+shows its sidebar before torch has loaded); the functions that build a model import it.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import torch
-
-from .checkpoint import load_checkpoint, read_metadata
+from .checkpoint import read_metadata
 from .config import ARCHS, ModelConfig
 from .errors import ModelNotFoundError
 from .locations import PRETRAINED_DIR
-from .model import SentenceModel
-from .vocab import Vocab, load_glove
+
+if TYPE_CHECKING:
+    import torch
+
+    from .model import SentenceModel
 
 #: Seed of the random-weight models, so that ``disan``/``dsa`` are the same everywhere.
 RANDOM_SEED = 0
@@ -19,6 +25,8 @@ RANDOM_SEED = 0
 
 def default_device() -> torch.device:
     """CUDA when present, else the CPU (issue #2, item 10)."""
+    import torch
+
     return torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 
@@ -30,6 +38,11 @@ def available(pretrained_dir: Path = PRETRAINED_DIR) -> list[str]:
 
 def random_model(arch: str, device: torch.device | str = "cpu", **config) -> SentenceModel:
     """A model with seeded random weights; its trace says ``random_weights=True``."""
+    import torch
+
+    from .model import SentenceModel
+    from .vocab import Vocab, load_glove
+
     glove = load_glove(config.get("glove"))
     cfg = ModelConfig(**{"arch": arch, "d_in": glove.dim, "finetune_embeddings": arch == "disan", **config})
     with torch.random.fork_rng(devices=[]):
@@ -53,6 +66,11 @@ def describe(name_or_path: str) -> ModelConfig:
 
 def load(name_or_path: str, device: torch.device | str | None = None) -> SentenceModel:
     """Load a pretrained model by name (``disan-sst5``), a checkpoint by path, or ``disan``/``dsa`` random models."""
+    import torch
+
+    from .checkpoint import load_checkpoint
+    from .vocab import load_glove
+
     device = default_device() if device is None else torch.device(device)
     if name_or_path in ARCHS:
         return random_model(name_or_path, device)

@@ -8,6 +8,9 @@ Layout of ``pretrained/``::
     MANIFEST.json        {"<name>.safetensors": "<sha256>"}
 
 safetensors never unpickles, so a hostile checkpoint cannot run code.
+
+Reading a checkpoint's header (``read_metadata``, ``verify``) needs no torch: the app reads a model's config
+before torch has loaded (issue 19's cold start). Only ``save`` and ``load_checkpoint`` import it.
 """
 
 from __future__ import annotations
@@ -15,15 +18,18 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import torch
 from safetensors import SafetensorError, safe_open
-from safetensors.torch import load_file, save_file
 
 from .config import ModelConfig
 from .errors import CheckpointError
-from .model import SentenceModel
 from .vocab import Glove, Vocab
+
+if TYPE_CHECKING:
+    import torch
+
+    from .model import SentenceModel
 
 FORMAT = "disan-checkpoint-1"
 MANIFEST = "MANIFEST.json"
@@ -39,6 +45,9 @@ def sha256(path: Path) -> str:
 
 def save(model: SentenceModel, path: str | Path, fp16: bool = True, manifest: bool = True) -> Path:
     """Write ``model`` to ``path`` (``.safetensors``) and record its hash in the folder's manifest."""
+    import torch
+    from safetensors.torch import save_file
+
     path = Path(path).with_suffix(".safetensors")
     path.parent.mkdir(parents=True, exist_ok=True)
     dtype = torch.float16 if fp16 else torch.float32
@@ -81,7 +90,7 @@ def verify(path: Path) -> None:
 
 def read_metadata(path: Path) -> tuple[ModelConfig, Vocab, dict]:
     try:
-        with safe_open(str(path), framework="pt") as f:
+        with safe_open(str(path), framework="numpy") as f:
             meta = f.metadata() or {}
     except (SafetensorError, OSError, ValueError) as err:
         raise CheckpointError(f"Checkpoint {path} cannot be read ({err}); it is truncated or not a safetensors file.") from err
@@ -97,6 +106,10 @@ def read_metadata(path: Path) -> tuple[ModelConfig, Vocab, dict]:
 
 def load_checkpoint(path: str | Path, glove: Glove | None, device: str | torch.device = "cpu", name: str | None = None) -> SentenceModel:
     """Rebuild a model from a checkpoint file, after checking its hash."""
+    from safetensors.torch import load_file
+
+    from .model import SentenceModel
+
     path = Path(path)
     if not path.is_file():
         raise CheckpointError(f"Checkpoint file {path} does not exist; check the path or run `python -m disan train`.")
@@ -127,6 +140,10 @@ def check_shapes(path: Path, cfg: ModelConfig, vocab: Vocab) -> None:
     The model is built on the ``meta`` device (no memory), so a hostile config
     (say d_h = 10⁶) is refused instead of allocating gigabytes.
     """
+    import torch
+
+    from .model import SentenceModel
+
     with torch.device("meta"):
         expected = {k: tuple(v.shape) for k, v in SentenceModel(cfg, vocab, None, "", False).state_dict().items()}
     with safe_open(str(path), framework="pt") as f:

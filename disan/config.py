@@ -11,6 +11,13 @@ ARCHS = ("disan", "dsa")
 #: Direction-mask names accepted everywhere (CLI, API, app); here rather than in masks.py, which imports torch,
 #: so that reading a config (and building the CLI) does not.
 MASK_KINDS = ("fw", "bw", "diag", "none")
+#: Named inference-time mask overrides (issue #2, item 6).
+MASK_PRESETS = {
+    "default": None,
+    "swap": ("bw", "fw"),
+    "diag": ("diag", "diag"),
+    "none": ("none", "none"),
+}
 
 #: Options where the papers are silent and the authors' released code differs
 #: from ours (issue #10, item 3). Their defaults reproduce the models trained

@@ -8,7 +8,7 @@ import torch
 from torch import Tensor, nn
 
 from .attention import CHUNK_ELEMENTS, auto_chunk, multi_dim_token2token
-from .config import ModelConfig
+from .config import MASK_PRESETS, ModelConfig
 from .disan_encoder import FULL_PROBS_MAX_TOKENS, DiSANEncoder
 from .distance_encoder import DistanceEncoder
 from .errors import InputError
@@ -17,13 +17,6 @@ from .masks import MASK_KINDS, attention_allowed, direction_mask
 from .trace import ModelTrace, SentenceTrace
 from .vocab import UNK_ID, Glove, Vocab, classify_tokens, tokenize
 
-#: Named inference-time mask overrides (issue #2, item 6).
-MASK_PRESETS = {
-    "default": None,
-    "swap": ("bw", "fw"),
-    "diag": ("diag", "diag"),
-    "none": ("none", "none"),
-}
 
 
 def resolve_masks(masks: str | Sequence[str] | None, default: tuple[str, str]) -> tuple[str, str]:

@@ -13,9 +13,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from disan.claims import CLAIM_IDS
-from disan.masks import MASK_KINDS
-from disan.model import MASK_PRESETS
+from disan.config import MASK_KINDS, MASK_PRESETS
 
 from viz_app.draw import settings
 from viz_app.shell.catalog import DEFAULT_VIEW, VIEW_IDS
@@ -46,6 +44,13 @@ def _choice(options: Sequence[str]) -> Callable[[str], str]:
         return raw
 
     return parse
+
+
+def _claim(raw: str) -> str:
+    """A claim id of ``disan.claims`` (imported here, when a link names a claim: it imports torch)."""
+    from disan.claims import CLAIM_IDS
+
+    return _choice(CLAIM_IDS)(raw)
 
 
 def _text(raw: str) -> str:
@@ -108,7 +113,7 @@ PARAMS = (
     Param("cmp", "direction", _choice(COMPARE_MODES)),
     Param("cmp_b", "none", _choice(NO_DIRECTION_MASKS)),
     Param("fig", PAPER_FIGURES[0], _choice(PAPER_FIGURES)),
-    Param("claim", DEFAULT_CLAIM, _choice(CLAIM_IDS)),
+    Param("claim", DEFAULT_CLAIM, _claim),
     Param("cls", "", _class_name),
     Param("present", False, _flag),
 )
