@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .checkpoint import read_metadata
+from .checkpoint import verify as check_manifest
 from .config import ARCHS, ModelConfig
 from .errors import ModelNotFoundError
 from .locations import PRETRAINED_DIR
@@ -51,8 +52,9 @@ def random_model(arch: str, device: torch.device | str = "cpu", **config) -> Sen
     return model.to(device).eval()
 
 
-def describe(name_or_path: str) -> ModelConfig:
-    """A model's config (arch, labels, pair, α, masks …) without loading its weights."""
+def describe(name_or_path: str, verify: bool = False) -> ModelConfig:
+    """A model's config (arch, labels, pair, α, masks …) without loading its weights; ``verify`` first checks
+    the file against the manifest beside it, as ``load`` does."""
     if name_or_path in ARCHS:
         return ModelConfig(arch=name_or_path, finetune_embeddings=name_or_path == "disan")
     bundled = PRETRAINED_DIR / f"{name_or_path}.safetensors"
@@ -61,6 +63,8 @@ def describe(name_or_path: str) -> ModelConfig:
         raise ModelNotFoundError(
             f"No model named {name_or_path!r}; choose one of {', '.join(available())} or give a .safetensors path."
         )
+    if verify:
+        check_manifest(path)
     return read_metadata(path)[0]
 
 

@@ -30,6 +30,17 @@ def docs_out(*parts: str) -> Path:
 WORDS = ("the", "a", "movie", "is", "good", "bad", "dog", "dogs", "man", "tea", ".", ",", "n't", "do", "glass")
 
 
+#: The app's stored opening pages (``viz_app/draw/view_store.py``) go to a folder of the test run's own, never
+#: to the user's ``~/.cache``; servers started by tests inherit it.
+os.environ["DISAN_VIEW_CACHE"] = tempfile.mkdtemp(prefix="disan-views-")
+
+
+@pytest.fixture(autouse=True)
+def view_store_folder(tmp_path_factory, monkeypatch):
+    """Each test starts with an empty store of opening pages, so no test draws a page another one stored."""
+    monkeypatch.setenv("DISAN_VIEW_CACHE", str(tmp_path_factory.mktemp("views")))
+
+
 @pytest.fixture(scope="session")
 def tiny_glove() -> Glove:
     rng = np.random.default_rng(0)

@@ -372,9 +372,15 @@ def fake_nli(monkeypatch):
             else real_load(name, device)
         ),
     )
+    fake_cfg = disan.random_model("dsa", "cpu", pair=True, labels=NLI_LABELS).cfg
+    real_describe = disan.describe
+    monkeypatch.setattr(disan, "describe", lambda name, verify=False: fake_cfg if name == "dsa-nli"
+                        else real_describe(name, verify))
     loaders.load_model.clear()
+    loaders.model_config.clear()
     yield
     loaders.load_model.clear()
+    loaders.model_config.clear()
     loaders.trace_view.clear()
     loaders.full_trace.clear()
 

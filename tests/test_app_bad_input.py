@@ -162,8 +162,10 @@ def broken_pretrained(tmp_path, monkeypatch, request):
     monkeypatch.setattr(disan.api, "PRETRAINED_DIR", folder)
     monkeypatch.setattr(disan, "available", lambda *a: ["broken", "disan", "dsa"])  # whatever is bundled
     loaders.load_model.clear()
+    loaders.model_config.clear()
     yield request.param, path
     loaders.load_model.clear()
+    loaders.model_config.clear()
     assert not (tmp_path / MARKER_NAME).exists(), "unpickling ran code"
 
 
@@ -200,12 +202,14 @@ def test_checkpoint_whose_input_size_does_not_match_its_glove(tmp_path, monkeypa
     monkeypatch.setattr(disan.api, "PRETRAINED_DIR", path.parent)
     monkeypatch.setattr(disan, "available", lambda *a: ["tiny", "disan", "dsa"])
     loaders.load_model.clear()
+    loaders.model_config.clear()
     try:
         at = run_app(view="explore", sentence="the glass is good")
         assert_clean(at)
         assert any("tiny" in plain(e.value) for e in at.error)
     finally:
         loaders.load_model.clear()
+        loaders.model_config.clear()
         loaders.trace_view.clear()
         loaders.full_trace.clear()
 

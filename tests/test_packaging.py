@@ -4,7 +4,6 @@ and where an installed package looks for checkpoints and data. tests/test_wheel.
 from __future__ import annotations
 
 import sys
-import threading
 import tomllib
 from pathlib import Path
 
@@ -65,30 +64,16 @@ def test_disan_app_passes_the_settings_of_the_checkout_config():
 
 
 def test_disan_app_runs_streamlit_with_the_extra_options_last(monkeypatch):
-    """In this process (Streamlit's own CLI), after starting the warm-up thread (issue 19: cold start)."""
+    """In this process (Streamlit's own CLI), with the app's settings as flags and the user's options last."""
     from streamlit.web import cli
 
     seen = {}
-    warmed = threading.Event()
-    monkeypatch.setattr(launch, "warm", warmed.set)
     monkeypatch.setattr(cli, "main", lambda prog_name: seen.setdefault("argv", list(sys.argv)) and 0)
     assert main(["app", "--server.port", "8502", "--server.address=127.0.0.1"]) == 0
     argv = seen["argv"]
     assert argv[:3] == ["streamlit", "run", str(launch.APP)]
     assert "--server.enableStaticServing=true" in argv and "--runner.postScriptGC=false" in argv
     assert argv[-3:] == ["--server.port", "8502", "--server.address=127.0.0.1"]
-    assert warmed.wait(5)
-
-
-def test_the_warm_up_loads_the_default_model_and_never_raises(monkeypatch):
-    import disan
-
-    loaded = []
-    monkeypatch.setattr(disan, "load", lambda name, device: loaded.append((name, device)))
-    launch.warm(wait_s=0)
-    assert loaded == [("disan-sst5", "cpu")]
-    monkeypatch.setattr(disan, "load", lambda name, device: 1 / 0)
-    launch.warm(wait_s=0)  # a broken checkpoint is the app's to report, not the warm-up's
 
 
 def test_unknown_options_are_refused_by_every_other_command(capsys):

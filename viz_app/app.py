@@ -30,6 +30,7 @@ plotly_js.preload()
 import importlib  # noqa: E402
 from functools import partial  # noqa: E402
 
+from viz_app.shell import loaders  # noqa: E402
 from viz_app.shell.catalog import DEFAULT_VIEW, VIEWS  # noqa: E402
 from viz_app.shell.context import Context  # noqa: E402
 from viz_app.shell.export import explorer_download, report_download  # noqa: E402
@@ -87,6 +88,9 @@ def main() -> None:
             explorer_download(ctx)
     current.run()
     write_url(pages[current.title][1])
+    mark("page")
+    if not loaders.core_loaded():  # the page came from stored records: load the model while the user reads it
+        loaders.warm_up(ctx.model)
 
 
 main()

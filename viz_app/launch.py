@@ -5,16 +5,15 @@ checkout started from its root gets the app's settings from that file, while ``d
 other folder passes the same settings as flags. ``tests/test_packaging.py`` checks that the two agree.
 Importing this module imports neither Streamlit nor the app.
 
-``run`` starts Streamlit in this process after starting ``warm`` in a thread: torch, the core and the default
-model's GloVe are loaded while the server starts and the browser loads the page, so the first script run finds
-them ready (issue 19: cold start). ``streamlit run viz_app/app.py`` works as well, without that head start.
+``run`` starts Streamlit in this process (so it receives Ctrl+C and a PaaS's SIGTERM itself). It starts no
+warm-up of its own: a thread importing torch while the browser loads the page held back the first page by as
+much as it saved (``bench cold-start``, issue 19). The app draws its opening page from stored records and
+loads torch and the model after it (``viz_app/shell/loaders.py``), the same under ``streamlit run``.
 """
 
 from __future__ import annotations
 
 import sys
-import threading
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -43,35 +42,8 @@ def command(extra: Sequence[str] = ()) -> list[str]:
     return [sys.executable, "-m", "streamlit", "run", str(APP), *flags, *extra]
 
 
-def warm(wait_s: float = 30.0) -> None:
-    """Import torch and the core and load the default model once (GloVe stays cached by ``disan.load_glove``);
-    the app's ``loaders.load_model`` then builds its own copy in a fraction of the time.
-
-    Starts once Streamlit's server is up (or after ``wait_s``): begun beside the server's own imports it held
-    the GIL and delayed the server's first answer by as much as it saved (``bench cold-start``); begun then,
-    it overlaps the browser loading Streamlit's page."""
-    deadline = time.monotonic() + wait_s
-    while time.monotonic() < deadline and not _server_up():
-        time.sleep(0.02)
-    try:
-        import disan
-        from viz_app.shell.models import available, default_model
-
-        disan.load(default_model(available()), device="cpu")
-    except Exception:  # noqa: BLE001 - only a head start: the app reports any failure when it loads the model
-        return
-
-
-def _server_up() -> bool:
-    from streamlit.runtime import Runtime
-    from streamlit.runtime.runtime import RuntimeState
-
-    return Runtime.exists() and Runtime.instance().state != RuntimeState.INITIAL
-
-
 def run(extra: Sequence[str] = ()) -> int:
-    """``command(extra)`` in this process, with ``warm`` running beside Streamlit's start."""
-    threading.Thread(target=warm, name="disan-warm-up", daemon=True).start()
+    """``command(extra)`` in this process."""
     from streamlit.web import cli
 
     sys.argv = ["streamlit", *command(extra)[3:]]

@@ -1,12 +1,23 @@
-/* plotly.js for the app's components (viz_app/shell/plotly_js.py): fetched once per page and shared through
- * window.__vizPlotly, by the preloader of the first script run and by every chart (chart.js). */
+/* plotly.js for the app's components (viz_app/shell/plotly_js.py): loaded once per page and shared through
+ * window.__vizPlotly, by the preloader of the first script run and by every chart (chart.js).
+ *
+ * A <script src> first: Chromium compiles such a script off the main thread while it downloads, where text put
+ * into a <script> element is compiled on it (about 0.6 s of a cold open on the 2-core benchmark machine, the
+ * time the page could not draw: issue 19). Streamlit serves app/static/*.js as application/javascript; where a
+ * server sends another type (nosniff refuses it), the text is fetched and inlined instead. */
 function plotlyReady(url) {
   if (!window.__vizPlotly) {
-    // Fetched as text: Streamlit serves unknown types as text/plain with nosniff, which a <script src> would refuse.
-    window.__vizPlotly = fetch(url)
+    window.__vizPlotly = new Promise((resolve, reject) => {
+      const s = document.createElement("script");
+      s.src = url;
+      s.async = true;
+      s.onload = () => (window.Plotly ? resolve(window.Plotly) : reject(new Error(`${url}: no Plotly`)));
+      s.onerror = () => reject(new Error(`${url}: not loaded as a script`));
+      document.head.appendChild(s);
+    }).catch(() => fetch(url)
       .then(r => { if (!r.ok) throw new Error(`${url}: HTTP ${r.status}`); return r.text(); })
       .then(src => { const s = document.createElement("script"); s.textContent = src;
-                     document.head.appendChild(s); return window.Plotly; });
+                     document.head.appendChild(s); return window.Plotly; }));
   }
   return window.__vizPlotly;
 }

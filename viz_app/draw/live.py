@@ -25,11 +25,13 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import plotly.graph_objects as go
 
-from disan.trace import DiSABlockTrace, DistanceBlockTrace, SentenceTrace
+if TYPE_CHECKING:
+    from disan.trace import SentenceTrace
 
 from viz_app.draw.figure_json import figure_json
 
@@ -128,6 +130,8 @@ def _block_arrays(block, T: int, field: str) -> dict:
 
 def distance_payload(sent: SentenceTrace) -> dict:
     """The distance payload of one DSA sentence (B = 1; padding cut off)."""
+    from disan.trace import DistanceBlockTrace  # imports torch: only the payload builders need it
+
     T = len(sent.tokens)
     blocks = {"fw": sent.encoder.fw, "bw": sent.encoder.bw}
     if not all(isinstance(b, DistanceBlockTrace) for b in blocks.values()):
@@ -137,6 +141,8 @@ def distance_payload(sent: SentenceTrace) -> dict:
 
 def feature_payload(sent: SentenceTrace) -> dict:
     """The per-feature payload of one DiSAN sentence of at most ``FEATURE_MAX_TOKENS`` tokens."""
+    from disan.trace import DiSABlockTrace
+
     T = len(sent.tokens)
     blocks = {"fw": sent.encoder.fw, "bw": sent.encoder.bw}
     if not all(isinstance(b, DiSABlockTrace) and b.probs is not None for b in blocks.values()):

@@ -3,15 +3,20 @@
 ``TraceView`` keeps only what the views draw: T×T maps reduced over features
 (DiSAN) or kept per head (DSA), gates, pooling weights and FFN statistics.
 The full per-feature DiSAN tensor stays in the cached ``ModelTrace``.
+
+Importing this module imports no torch (the records hold numpy only, so a stored ``TraceView`` is read and
+drawn before torch loads: ``view_store.py``); ``trace_view`` imports what converting a trace needs.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from disan.trace import DiSABlockTrace, DistanceBlockTrace, ModelTrace, SentenceTrace
+if TYPE_CHECKING:
+    from disan.trace import DiSABlockTrace, DistanceBlockTrace, ModelTrace, SentenceTrace
 
 
 
@@ -28,6 +33,8 @@ class BlockView:
     scores: np.ndarray | None = None  # (H, T, T) DSA: QK^T/√d_k before masks
     ffn_deactivation: np.ndarray | None = None  # (T,) DSA: Im Fig. 10a
     ln_max: np.ndarray | None = None  # (T,) DSA: Im Fig. 10b
+    #: ``disan.stats.summarize(attention)``: mean |i − j|, mean row entropy, attending rows.
+    summary: dict[str, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -71,22 +78,31 @@ def _np(t) -> np.ndarray:
 
 
 def _block(block: DiSABlockTrace | DistanceBlockTrace, T: int) -> BlockView:
+    import torch
+
+    from disan.stats import summarize
+    from disan.trace import DiSABlockTrace
+
     allowed = _np(block.allowed[0, :T, :T])
     gate = _np(block.gate[0, :T])
     if isinstance(block, DiSABlockTrace):
+        attention = _np(block.probs_mean[0, :T, :T])  # (T, T)
         return BlockView(
             mask=block.mask,
             allowed=allowed,
-            attention=_np(block.probs_mean[0, :T, :T]),
+            attention=attention,
             gate=gate,
             probs_max=_np(block.probs_max[0, :T, :T]),
+            summary=summarize(torch.from_numpy(attention)),
         )
-    heads = _np(block.probs[0, :, :T, :T])
+    heads = _np(block.probs[0, :, :T, :T])  # (H, T, T)
+    attention = heads.mean(0)  # (T, T)
     return BlockView(
         mask=block.mask,
         allowed=allowed,
-        attention=heads.mean(0),
+        attention=attention,
         gate=gate,
+        summary=summarize(torch.from_numpy(attention)),
         heads=heads,
         scores=_np(block.scores[0, :, :T, :T]),
         ffn_deactivation=_np(block.ffn_deactivation[0, :T]),

@@ -7,9 +7,6 @@ attended token; disallowed cells have probability exactly 0.
 from __future__ import annotations
 
 import numpy as np
-import torch
-
-from disan.attention import reweight_distance
 
 
 def feature_entropy(probs: np.ndarray) -> np.ndarray:
@@ -35,6 +32,10 @@ def reweight_alpha(scores: np.ndarray, allowed: np.ndarray, alpha: float) -> np.
     exactly what the model's own attention gives at this α
     (``disan.attention.reweight_distance``).
     """
+    import torch  # here, not at the top: the app's first page draws from numpy alone (issue 19's cold start)
+
+    from disan.attention import reweight_distance
+
     s = torch.from_numpy(np.ascontiguousarray(scores, dtype=np.float32))  # (H, T, T)
     ok = torch.from_numpy(np.asarray(allowed, dtype=bool))  # (T, T)
     return reweight_distance(s, ok, alpha).numpy()

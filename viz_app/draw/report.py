@@ -22,12 +22,12 @@ import json
 import os
 from html import escape
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import plotly
 
 from disan.errors import InputError
 from disan.output import write_atomic
-from disan.trace import ModelTrace
 from disan.vocab import tokenize
 
 from viz_app.draw import live, settings
@@ -35,6 +35,9 @@ from viz_app.draw.figure_json import figure_json
 from viz_app.draw.records import TraceView, trace_view
 from viz_app.draw.report_sections import Section, compact_sections, report_sections, word_frames
 from viz_app.draw.theme import NORMAL, PRESENTATION
+
+if TYPE_CHECKING:
+    from disan.trace import ModelTrace  # annotations only: importing it imports torch
 
 BROWSER = Path(__file__).resolve().parents[1] / "browser"
 PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"

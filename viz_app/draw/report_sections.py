@@ -12,16 +12,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import plotly.graph_objects as go
 
 from viz_app.draw import figures, live
-from disan.trace import ModelTrace
 
 from viz_app.draw.records import SentenceView, TraceView
 from viz_app.draw.text import html_escape
 from viz_app.draw.theme import NORMAL, Theme
+
+if TYPE_CHECKING:
+    from disan.trace import ModelTrace  # annotations only: importing it imports torch
 
 #: Small multiples in a report are never block-averaged: its sentences have at most 64 tokens and the α
 #: control redraws every head cell by cell.

@@ -60,3 +60,8 @@ REPORT_MAX_TOKENS = 64
 #: Largest report file written (10 MB): ``python scripts/report_sizes.py`` prints the worst cases, which stay
 #: below it with the trained masks even if nothing compresses; the diag/none overrides rely on gzip.
 REPORT_MAX_BYTES = 10_000_000
+
+#: Seconds between a page drawn from stored records (``view_store``) and the background load of torch and the
+#: model (``loaders.warm_up``): importing torch holds Python's lock for long stretches, and begun at once it
+#: held back the sending of that very page by about a second (``bench cold-start``).
+WARM_UP_DELAY_S = 1.5

@@ -1,39 +1,66 @@
 """Cached access to models, traces and attributions (``SentenceModel.trace``, ``disan.attribution.attribute``).
 
+* ``model_config``: ``st.cache_resource``, a model's config from its checkpoint header, without torch.
 * ``load_model``: ``st.cache_resource``, one model object per name.
 * ``full_trace``: ``st.cache_resource`` (immutable ``ModelTrace``, kept for
   per-feature DiSAN slices and JSON export without pickling 2×T×T×D floats).
 * ``trace_view``: ``st.cache_data`` of plain numpy records, keyed by model,
-  sentence, hypothesis, masks and α.
+  sentence, hypothesis, masks and α; a model's opening page also goes to disk (``view_store``).
+* ``warm_up``: torch and the model loaded in the background after a page drawn from disk.
 * ``heads_at_alpha``: DSA attention for any α re-weighted from the cached
   pre-softmax scores (Im Eq. 7) — moving the α slider runs no encoder pass.
 * ``live_payload``: the same scores (or DiSAN's per-feature probabilities) for
   the page, which recomputes the maps itself while a slider moves (``live.py``).
 * ``attribution_view``: the four token attributions of one input and class (``disan.attribution``).
+
+Importing this module imports no torch (issue 19's cold start): a restarted app draws its opening page from
+``view_store`` records, and the functions that need the model import it.
 """
 
 from __future__ import annotations
 
 import json
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import streamlit as st
-import torch
 
 import disan
-from disan.attribution import attribute
-from disan.model import SentenceModel
-from disan.trace import ModelTrace
+from disan.config import ARCHS, ModelConfig
 
-from viz_app.draw import live, settings
-from viz_app.draw.attribution import AttributionView
-from viz_app.draw.attribution import attribution_view as to_attribution_view
+from viz_app.draw import live, settings, view_store
 from viz_app.draw.records import TraceView
 from viz_app.draw.records import trace_view as to_view
 from viz_app.draw.reduce import feature_entropy, reweight_alpha
 from viz_app.shell.startup import mark
 
+if TYPE_CHECKING:
+    from disan.model import SentenceModel
+    from disan.trace import ModelTrace
+    from viz_app.draw.attribution import AttributionView
+
 mark("imported")
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def model_config(name: str) -> ModelConfig:
+    """The config of model ``name`` from its checkpoint header, the file checked against the manifest first
+    (raises ``disan.DisanError`` subclasses like ``load_model``); no torch, no weights."""
+    return disan.describe(name, verify=True)
+
+
+def checkpoint_of(name: str) -> Path | None:
+    """The checkpoint file of a bundled name or a path; None for the random-weight architectures."""
+    if name in ARCHS:
+        return None
+    from disan.api import PRETRAINED_DIR
+
+    bundled = PRETRAINED_DIR / f"{name}.safetensors"
+    return bundled if bundled.is_file() else Path(name)
 
 
 @st.cache_resource(max_entries=8, show_spinner="Loading model…")
@@ -42,6 +69,8 @@ def load_model(name: str) -> SentenceModel:
 
     Also sets the process's torch threads to ``settings.TORCH_THREADS`` (the app's process runs only
     the app's small traces)."""
+    import torch
+
     torch.set_num_threads(settings.TORCH_THREADS)
     model = disan.load(name, device="cpu")
     mark("model")
@@ -56,10 +85,62 @@ def full_trace(name: str, text: str, hypothesis: str | None, masks: str, alpha: 
     return trace
 
 
+def _opening_record(name: str, text: str, hypothesis: str | None, masks: str, alpha: float | None) -> Path | None:
+    """The ``view_store`` file of these inputs when they are the model's opening page (its default sentence,
+    masks and α), else None: other inputs are not kept on disk."""
+    cfg = model_config(name)
+    opening = (text == settings.DEFAULT_SENTENCE and masks == "default" and alpha is None
+               and hypothesis == (settings.DEFAULT_HYPOTHESIS if cfg.pair else None))
+    if not opening:
+        return None
+    source = view_store.source_id(checkpoint_of(name), cfg.arch, cfg.glove)
+    return view_store.record_path(name, source, {"text": text, "hypothesis": hypothesis, "masks": masks})
+
+
+def opening_recorded(name: str, text: str, hypothesis: str | None, masks: str) -> bool:
+    """True when these inputs are ``name``'s opening page and its record is on disk."""
+    record = _opening_record(name, text, hypothesis, masks, None)
+    return record is not None and record.is_file()
+
+
 @st.cache_data(max_entries=64, show_spinner="Encoding…")
 def trace_view(name: str, text: str, hypothesis: str | None, masks: str, alpha: float | None) -> TraceView:
-    """Numpy records of ``full_trace`` (see ``records.py``)."""
-    return to_view(full_trace(name, text, hypothesis, masks, alpha))
+    """Numpy records of ``full_trace`` (see ``records.py``); a model's opening page is read from, or written
+    to, ``view_store`` (issue 19's cold start)."""
+    record = _opening_record(name, text, hypothesis, masks, alpha)
+    stored = None if record is None else view_store.read(record)
+    if stored is not None:
+        mark("stored-view")
+        return stored
+    view = to_view(full_trace(name, text, hypothesis, masks, alpha))
+    if record is not None:
+        view_store.write(view, record)
+    return view
+
+
+def _warm(name: str) -> None:
+    """Import torch and the core, load ``name`` and trace one sentence (the first trace pays torch's set-up),
+    ``settings.WARM_UP_DELAY_S`` after the page that asked for it."""
+    time.sleep(settings.WARM_UP_DELAY_S)
+    try:
+        load_model(name).trace(settings.DEFAULT_SENTENCE)
+    except Exception:  # noqa: BLE001 - only a head start: the page reports any failure when it needs the model
+        return
+
+
+def core_loaded() -> bool:
+    """True once this process has imported the model core (and so torch): any model built, any trace run."""
+    return "disan.model" in sys.modules
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def warm_up(name: str) -> threading.Thread:
+    """Once per process and model: ``_warm`` in a background thread, started after a page drawn from
+    ``view_store`` records (``app.py``, when ``core_loaded`` is still False), so that the next submit finds
+    the model loaded."""
+    thread = threading.Thread(target=_warm, args=(name,), name=f"disan-warm-{name}", daemon=True)
+    thread.start()
+    return thread
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
@@ -121,4 +202,8 @@ def live_payload(name: str, text: str, hypothesis: str | None, masks: str, side:
 def attribution_view(name: str, text: str, hypothesis: str | None, masks: str, alpha: float | None,
                      target: str | None) -> AttributionView:
     """``disan.attribution.attribute`` of the cached trace for class ``target`` (None: predicted), as records."""
+    from disan.attribution import attribute
+
+    from viz_app.draw.attribution import attribution_view as to_attribution_view
+
     return to_attribution_view(attribute(load_model(name), full_trace(name, text, hypothesis, masks, alpha), target))

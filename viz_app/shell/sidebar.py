@@ -50,24 +50,35 @@ def validate(text: str | None, what: str) -> str | None:
 
 
 def _pick_model(names: list[str], default: str):
-    """Model selectbox; returns (name, model), falling back to random DiSAN if loading fails."""
+    """Model selectbox; returns (name, config), falling back to random DiSAN if the checkpoint cannot be loaded.
+
+    The weights are loaded here, so that a damaged file falls back before any view needs it, unless the page
+    opens on this model's stored opening page (``view_store``): the same file loaded when it was stored, and
+    the page is then drawn before torch loads (issue 19's cold start)."""
     if st.session_state.get("model") not in names:
         st.session_state["model"] = default
     name = st.selectbox("Model", names, key="model", format_func=models.label)
     try:
-        return name, loaders.load_model(name)
+        cfg = loaders.model_config(name)
+        _sync_model_defaults(name, cfg)
+        hypothesis = st.session_state.get("hypothesis") if cfg.pair else None
+        if not loaders.opening_recorded(name, st.session_state["sentence"], hypothesis, st.session_state["masks"]):
+            loaders.load_model(name)
+        return name, cfg
     except disan.DisanError as err:
         st.error(md_escape(f"{err} Showing the random-weight DiSAN model instead."))
-        return "disan", loaders.load_model("disan")
+        cfg = loaders.model_config("disan")
+        _sync_model_defaults("disan", cfg)
+        return "disan", cfg
 
 
-def _sync_model_defaults(name: str, model) -> None:
+def _sync_model_defaults(name: str, cfg) -> None:
     """When the model changes: α to its trained value (DSA), a hypothesis for NLI models."""
-    if model.cfg.arch == "dsa" and st.session_state.get("alpha_owner") != name:
-        st.session_state["alpha"] = float(model.cfg.alpha)
+    if cfg.arch == "dsa" and st.session_state.get("alpha_owner") != name:
+        st.session_state["alpha"] = float(cfg.alpha)
         st.session_state["alpha_owner"] = name
     ensure("alpha", settings.PAPER_ALPHA)
-    if model.cfg.pair and st.session_state.get("hypothesis_owner") != name:
+    if cfg.pair and st.session_state.get("hypothesis_owner") != name:
         if not st.session_state.get("hypothesis"):
             st.session_state["hypothesis"] = settings.DEFAULT_HYPOTHESIS
         st.session_state["hypothesis_owner"] = name
@@ -87,9 +98,7 @@ def render_sidebar() -> Context:
     ensure("imgfmt", "svg")
     ensure("preset", _PRESET_PLACEHOLDER)
     with st.sidebar:
-        name, model = _pick_model(names, default)
-        cfg = model.cfg
-        _sync_model_defaults(name, model)
+        name, cfg = _pick_model(names, default)
         st.selectbox(
             "Preset", (_PRESET_PLACEHOLDER,) + tuple(p.label for p in PRESETS), key="preset", on_change=_apply_preset
         )
@@ -122,7 +131,7 @@ def render_sidebar() -> Context:
         models=tuple(names),
         arch=cfg.arch,
         pair=cfg.pair,
-        random_weights=model.random_weights,
+        random_weights=models.is_random(name),
         any_trained=bool(models.trained(names)),
         labels=tuple(cfg.labels),
         d_h=cfg.d_h,

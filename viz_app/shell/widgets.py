@@ -7,10 +7,8 @@ from functools import partial
 
 import numpy as np
 import streamlit as st
-import torch
 
 import disan
-from disan.stats import summarize
 
 from viz_app.shell import chart, loaders, models
 
@@ -183,7 +181,15 @@ def select_row_from_chart(key: str) -> None:
 
 def summary_text(probs: np.ndarray) -> str:
     """``disan.stats.summarize`` as one line: mean |i − j| and mean row entropy."""
-    s = summarize(torch.from_numpy(np.asarray(probs, dtype=np.float32)))
+    import torch
+
+    from disan.stats import summarize
+
+    return summary_line(summarize(torch.from_numpy(np.asarray(probs, dtype=np.float32))))
+
+
+def summary_line(s: dict[str, float]) -> str:
+    """A ``summarize`` result as one line (``BlockView.summary`` holds it for a trace's own maps)."""
     return (
         f"mean attention distance |i−j| = {s['mean_distance']:.2f} tokens · "
         f"attention entropy = {s['entropy']:.2f} nats · {s['rows']} attending rows"
@@ -212,7 +218,7 @@ def trace_for(model: str, text: str, *, masks: str = "default", alpha: float | N
     """Trace ``text`` with any model (NLI models get the default hypothesis; the premise side is
     unaffected because both sentences go through the same tied encoder). Shows one error on failure."""
     try:
-        pair = loaders.load_model(model).cfg.pair
+        pair = loaders.model_config(model).pair
         hypothesis = settings.DEFAULT_HYPOTHESIS if pair else None
         return loaders.trace_view(model, text, hypothesis, masks, alpha)
     except disan.DisanError as err:

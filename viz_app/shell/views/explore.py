@@ -7,7 +7,7 @@ import streamlit as st
 from viz_app.draw import figures
 from viz_app.shell.context import Context
 from viz_app.shell.export import matrices_table, plain_table, series_table, show_figure
-from viz_app.shell.widgets import alpha_slider, get_trace, sentence_of, summary_text, tokens_markdown, trace_json_source
+from viz_app.shell.widgets import alpha_slider, get_trace, sentence_of, summary_line, tokens_markdown, trace_json_source
 
 _LEGEND = (
     "Tokens: :gray-badge[in the model's vocabulary] · :blue-badge[glove — a GloVe vector the model never "
@@ -54,7 +54,7 @@ def render(ctx: Context) -> None:
         )
         table = matrices_table({"forward": sent.fw.attention, "backward": sent.bw.attention}, sent.tokens, sent.tokens)
         show_figure(fig, ctx, key="overview", table=table, trace_json=trace_json_source(ctx, ctx.trace_alpha))
-        st.caption(f"Forward: {summary_text(sent.fw.attention)}  \nBackward: {summary_text(sent.bw.attention)}")
+        st.caption(f"Forward: {summary_line(sent.fw.summary)}  \nBackward: {summary_line(sent.bw.summary)}")
     gates = {"forward gate": sent.fw.gate.mean(-1), "backward gate": sent.bw.gate.mean(-1)}
     show_figure(
         figures.bar_chart(

@@ -59,7 +59,7 @@ def fig8(ctx: Context, model: str) -> None:
         return
     trained = tv.alpha or 0.0
     alpha = trained if trained > 0 else settings.PAPER_ALPHA
-    hyp = settings.DEFAULT_HYPOTHESIS if loaders.load_model(model).cfg.pair else None
+    hyp = settings.DEFAULT_HYPOTHESIS if loaders.model_config(model).pair else None
     without = loaders.heads_at_alpha(model, SNLI_LONGEST_TEST, hyp, "default", "premise", 0.0)
     with_ = loaders.heads_at_alpha(model, SNLI_LONGEST_TEST, hyp, "default", "premise", alpha)
     mats = [without["fw"].mean(0), without["bw"].mean(0), with_["fw"].mean(0), with_["bw"].mean(0)]
