@@ -11,7 +11,9 @@ Requests go to 127.0.0.1 only.
 (``server.checkout``: ``git archive``, removed afterwards) run with the same Python, in the same run: the
 earlier figures as a baseline.
 Each code version gets one untimed launch first (its ``.pyc`` files written, plotly.js copied into
-``viz_app/static/``), as on an installed machine that has run the app before.
+``viz_app/static/``, the opening page stored by ``viz_app/draw/view_store.py`` in a folder of the run's own), as
+on an installed machine that has run the app before. The row "no stored page (first start)" gives every start
+an empty folder instead: the first start after installing, or after a checkpoint changed.
 
 The server prints ``viz-startup <phase> <seconds since the Popen>`` lines when ``VIZ_STARTUP_T0`` is set
 (``viz_app/shell/startup.py``); they are collected as the server-side phases where the code under test has
@@ -49,6 +51,9 @@ FIRST_HEATMAP = """() => {
 _PHASE = re.compile(r"^viz-startup (\S+) ([0-9.]+)$")
 
 
+#: The row of starts with an empty folder of stored opening pages (``viz_app/draw/view_store.py``).
+NO_STORED_PAGE = "no stored page (first start)"
+
 #: The two ways the README starts the app: a checkout's ``streamlit run viz_app/app.py`` and the installed
 #: ``disan app`` (``python -m disan app``: Streamlit in-process, with the core warmed up beside it).
 LAUNCHERS = ("streamlit run", "disan app")
@@ -80,11 +85,14 @@ def phases(log_text: str) -> dict[str, float]:
     return out
 
 
-def one_run(browser, root: Path, timeout_s: float, launcher: str = "streamlit run") -> dict:
-    """Seconds from the server's ``Popen`` to its health answer and to the first heatmap on screen."""
+def one_run(browser, root: Path, timeout_s: float, launcher: str = "streamlit run", store: Path | None = None) -> dict:
+    """Seconds from the server's ``Popen`` to its health answer and to the first heatmap on screen; ``store``: the
+    folder of the app's stored opening pages (``viz_app/draw/view_store.py``, ``DISAN_VIEW_CACHE``)."""
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     env = {**os.environ, "PYTHONPATH": str(root) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    if store is not None:
+        env["DISAN_VIEW_CACHE"] = str(store)
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
     page.route("**/*", lambda route: route.continue_() if route.request.url.startswith(base) else route.abort())
@@ -114,21 +122,34 @@ def one_run(browser, root: Path, timeout_s: float, launcher: str = "streamlit ru
 
 
 def _measure(browser, code: str, root: Path, runs: int, timeout_s: float, log,
-             launcher: str = "streamlit run") -> dict:
+             launcher: str = "streamlit run", stored: bool = True) -> dict:
+    """``runs`` timed starts after one untimed one. ``stored``: the starts share a folder of stored opening
+    pages, which the untimed start fills, as on a machine that has run the app before; else every start gets an
+    empty folder, as the first start after installing (or after a checkpoint changed)."""
     row: dict = {"code": code, "times": [], "health": [], "phases": []}
     try:
-        one_run(browser, root, timeout_s, launcher)  # untimed: .pyc written, plotly.js copied into viz_app/static/
-        for k in range(runs):
-            r = one_run(browser, root, timeout_s, launcher)
-            row["times"].append(r["seconds"])
-            row["health"].append(r["health"])
-            row["phases"].append(r["phases"])
-            log(f"  [{code}] run {k + 1}: first heatmap {r['seconds']:.2f} s (server answered at {r['health']:.2f} s)"
-                + "".join(f", {p} {s:.2f}" for p, s in r["phases"].items()))
+        with tempfile.TemporaryDirectory(prefix="disan-views-") as folder:
+            _measure_in(browser, row, root, runs, timeout_s, log, launcher, Path(folder) if stored else None)
     except Exception as err:  # noqa: BLE001 - a failed version must not hide the other's row
         row["error"] = str(err).splitlines()[0][:160]
         log(f"  [{code}] FAILED ({row['error']})")
     return row
+
+
+def _measure_in(browser, row: dict, root: Path, runs: int, timeout_s: float, log, launcher: str,
+                store: Path | None) -> None:
+    code = row["code"]
+    with tempfile.TemporaryDirectory(prefix="disan-views-untimed-") as untimed:
+        # untimed: .pyc written, plotly.js copied into viz_app/static/, the opening page stored
+        one_run(browser, root, timeout_s, launcher, store or Path(untimed))
+    for k in range(runs):
+        with tempfile.TemporaryDirectory(prefix="disan-views-empty-") as empty:
+            r = one_run(browser, root, timeout_s, launcher, store or Path(empty))
+        row["times"].append(r["seconds"])
+        row["health"].append(r["health"])
+        row["phases"].append(r["phases"])
+        log(f"  [{code}] run {k + 1}: first heatmap {r['seconds']:.2f} s (server answered at {r['health']:.2f} s)"
+            + "".join(f", {p} {s:.2f}" for p, s in r["phases"].items()))
 
 
 def run(runs: int = 5, baseline_rev: str | None = None, timeout_s: float = 120.0, log=print) -> list[dict]:
@@ -142,6 +163,8 @@ def run(runs: int = 5, baseline_rev: str | None = None, timeout_s: float = 120.0
         try:
             for launcher in LAUNCHERS:
                 rows.append(_measure(browser, f"now, {launcher}", REPO_ROOT, runs, timeout_s, log, launcher))
+            rows.append(_measure(browser, f"now, {LAUNCHERS[0]}, {NO_STORED_PAGE}", REPO_ROOT, runs, timeout_s, log,
+                                 LAUNCHERS[0], stored=False))
             if baseline:
                 with checkout(baseline_rev) as root:
                     rows.append(_measure(browser, f"{baseline}, streamlit run", root, runs, timeout_s, log))
@@ -172,7 +195,9 @@ def table(rows: list[dict]) -> Table:
         "Clock: from the `Popen` of the server (Chromium already running, a fresh context each run: nothing cached) "
         "until the frame that shows the first heatmap chart of the default view (`chart.js`'s `gd.__vizShown`). "
         "`/_stcore/health` is polled every 50 ms and `/` opened as soon as it answers. One untimed launch per code "
-        "version comes first (bytecode written, plotly.js copied), as on a machine that has run the app before."
+        "version comes first (bytecode written, plotly.js copied, the opening page stored in a folder of the run's "
+        f"own), as on a machine that has run the app before; the row '{NO_STORED_PAGE}' starts every run with an "
+        "empty folder of stored pages (the first start after installing, or after a checkpoint changed)."
     )
     t.notes.append("Server phases: seconds after the `Popen`, from the server's `viz-startup` log lines "
                    "(`viz_app/shell/startup.py`), where the code has them. Server, browser and benchmark share the CPU.")

@@ -61,14 +61,18 @@ def test_errors_are_one_line_with_status_2(capsys, args, fragment):
 
 
 def test_import_and_parser_do_not_import_torch():
-    """``import disan`` and building the CLI's parser leave torch unimported (``disan app`` starts Streamlit's
-    server first: issue 19's cold start); the lazy names still resolve to the real functions."""
+    """``import disan``, building the CLI's parser and reading a checkpoint's header leave torch unimported
+    (``disan app`` starts Streamlit's server first, and the app's opening page needs no torch: issue 19's cold
+    start); the lazy names still resolve to the real functions, and loading a model imports torch."""
     code = (
         "import sys, disan, disan.__main__ as m\n"
         "try:\n    m.main(['train', '--help'])\nexcept SystemExit:\n    pass\n"
         "print('torch' in sys.modules)\n"
         "from disan.api import load\n"
+        "cfg = disan.describe('disan-sst5' if 'disan-sst5' in disan.available() else 'disan', verify=True)\n"
         "print(disan.load is load, 'torch' in sys.modules)\n"
+        "disan.load('disan', device='cpu')\n"
+        "print('torch' in sys.modules)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
-    assert out[-3:] == ["False", "True", "True"]
+    assert out[-4:] == ["False", "True", "False", "True"]  # headers read without torch; a model loads it

@@ -23,8 +23,8 @@ from viz_app.shell.startup import mark  # noqa: E402
 mark("script")
 # No page or page_icon icons: Streamlit fetches emoji/material favicons from a CDN, and the app must work offline.
 st.set_page_config(page_title="DiSAN & DSA attention", layout="wide")
-# Before the imports below (torch, the views): on the first run the browser fetches and parses plotly.js while
-# the server imports them and loads the model (issue 19's cold start).
+# Before the imports below and the page: on the first run the browser fetches and compiles plotly.js while the
+# server builds the page (issue 19's cold start).
 plotly_js.preload()
 
 import importlib  # noqa: E402
