@@ -119,11 +119,16 @@ def trace_view(name: str, text: str, hypothesis: str | None, masks: str, alpha: 
 
 
 def _warm(name: str) -> None:
-    """Import torch and the core, load ``name`` and trace one sentence (the first trace pays torch's set-up),
-    ``settings.WARM_UP_DELAY_S`` after the page that asked for it."""
+    """Import torch and the core, load ``name`` (its GloVe stays cached by ``disan.load_glove``) and trace one
+    sentence (the first trace pays torch's set-up), ``settings.WARM_UP_DELAY_S`` after the page that asked for
+    it. Not through ``load_model``: Streamlit's caches warn when called outside a script run, and the model the
+    next run loads then takes a fraction of the time."""
     time.sleep(settings.WARM_UP_DELAY_S)
     try:
-        load_model(name).trace(settings.DEFAULT_SENTENCE)
+        import torch
+
+        torch.set_num_threads(settings.TORCH_THREADS)
+        disan.load(name, device="cpu").trace(settings.DEFAULT_SENTENCE)
     except Exception:  # noqa: BLE001 - only a head start: the page reports any failure when it needs the model
         return
 
