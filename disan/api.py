@@ -6,6 +6,7 @@ shows its sidebar before torch has loaded); the functions that build a model imp
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,6 +23,10 @@ if TYPE_CHECKING:
 
 #: Seed of the random-weight models, so that ``disan``/``dsa`` are the same everywhere.
 RANDOM_SEED = 0
+#: Held while a random-weight model draws its weights from torch's process-wide generator: two threads
+#: seeding and drawing at once (the app's background warm-up beside a page's own load) interleave their draws
+#: and build models with different weights (the load test's heatmaps differed from the core's before it).
+_RANDOM_WEIGHTS_LOCK = threading.Lock()
 
 
 def default_device() -> torch.device:
@@ -46,7 +51,7 @@ def random_model(arch: str, device: torch.device | str = "cpu", **config) -> Sen
 
     glove = load_glove(config.get("glove"))
     cfg = ModelConfig(**{"arch": arch, "d_in": glove.dim, "finetune_embeddings": arch == "disan", **config})
-    with torch.random.fork_rng(devices=[]):
+    with _RANDOM_WEIGHTS_LOCK, torch.random.fork_rng(devices=[]):
         torch.manual_seed(RANDOM_SEED)
         model = SentenceModel(cfg, Vocab(("<pad>", "<unk>")), glove, f"{arch} (random weights)", random_weights=True)
     return model.to(device).eval()

@@ -160,3 +160,17 @@ def test_describe_reads_config_without_weights(tmp_path, tiny_glove):
     assert disan.describe("disan").arch == "disan"
     with pytest.raises(disan.ModelNotFoundError):
         disan.describe("nope")
+
+
+def test_random_models_built_in_threads_at_once_have_the_same_weights():
+    """The app's background warm-up may build a random-weight model while a page builds its own: the seeded
+    draws must not interleave (issue 19's warm-up; the load test saw differing heatmaps before the lock)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import disan
+
+    with ThreadPoolExecutor(4) as pool:
+        models = list(pool.map(lambda _: disan.random_model("dsa", "cpu"), range(8)))
+    first = models[0].state_dict()
+    for m in models[1:]:
+        assert all(torch.equal(first[k], v) for k, v in m.state_dict().items())
