@@ -57,13 +57,18 @@ def random_model(arch: str, device: torch.device | str = "cpu", **config) -> Sen
     return model.to(device).eval()
 
 
+def checkpoint_path(name_or_path: str) -> Path:
+    """The file of a bundled checkpoint name, else ``name_or_path`` as a path (it may not exist)."""
+    bundled = PRETRAINED_DIR / f"{name_or_path}.safetensors"
+    return bundled if bundled.is_file() else Path(name_or_path)
+
+
 def describe(name_or_path: str, verify: bool = False) -> ModelConfig:
     """A model's config (arch, labels, pair, α, masks …) without loading its weights; ``verify`` first checks
     the file against the manifest beside it, as ``load`` does."""
     if name_or_path in ARCHS:
         return ModelConfig(arch=name_or_path, finetune_embeddings=name_or_path == "disan")
-    bundled = PRETRAINED_DIR / f"{name_or_path}.safetensors"
-    path = bundled if bundled.is_file() else Path(name_or_path)
+    path = checkpoint_path(name_or_path)
     if not path.is_file():
         raise ModelNotFoundError(
             f"No model named {name_or_path!r}; choose one of {', '.join(available())} or give a .safetensors path."
@@ -83,8 +88,7 @@ def load(name_or_path: str, device: torch.device | str | None = None) -> Sentenc
     device = default_device() if device is None else torch.device(device)
     if name_or_path in ARCHS:
         return random_model(name_or_path, device)
-    bundled = PRETRAINED_DIR / f"{name_or_path}.safetensors"
-    path = bundled if bundled.is_file() else Path(name_or_path)
+    path = checkpoint_path(name_or_path)
     if not path.is_file():
         raise ModelNotFoundError(
             f"No model named {name_or_path!r}; choose one of {', '.join(available())} or give a .safetensors path."

@@ -20,28 +20,15 @@ import orjson
 _OPTIONS = orjson.OPT_SERIALIZE_NUMPY
 
 
-def _lister():
-    """orjson's ``default``: what it cannot write itself, i.e. text and object arrays (as lists) and numpy scalars.
-
-    The hover-label arrays of a figure's heatmaps are equal to one another (same tokens), so each distinct array
-    is turned into a list once per call: at T = 64 that was most of the remaining time."""
-    lists: dict[tuple, list] = {}
-
-    def default(value):
-        if isinstance(value, np.ndarray):
-            if value.dtype.kind != "U":
-                return value.tolist()
-            key = (value.dtype.str, value.shape, value.tobytes())
-            if key not in lists:
-                lists[key] = value.tolist()
-            return lists[key]
-        if isinstance(value, np.generic):
-            return value.item()
-        raise TypeError(f"figure_json cannot write a value of type {type(value).__name__}")
-
-    return default
+def _default(value):
+    """What orjson cannot write itself: object and text arrays (hover labels, as lists) and numpy scalars."""
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"figure_json cannot write a value of type {type(value).__name__}")
 
 
 def figure_json(spec: Mapping) -> str:
     """``spec`` (``fig.to_plotly_json()``, or any dict of the same kinds of values) as JSON text."""
-    return orjson.dumps(spec, default=_lister(), option=_OPTIONS).decode("utf-8")
+    return orjson.dumps(spec, default=_default, option=_OPTIONS).decode("utf-8")

@@ -63,5 +63,5 @@ REPORT_MAX_BYTES = 10_000_000
 
 #: Seconds between a page drawn from stored records (``view_store``) and the background load of torch and the
 #: model (``loaders.warm_up``): importing torch holds Python's lock for long stretches, and begun at once it
-#: held back the sending of that very page by about a second (``bench cold-start``).
+#: held back the sending of that very page (its heatmap came visibly later in ``bench cold-start``'s runs).
 WARM_UP_DELAY_S = 1.5

@@ -30,6 +30,7 @@ import numpy as np
 import streamlit as st
 
 import disan
+from disan.api import checkpoint_path
 from disan.config import ARCHS, ModelConfig
 
 from viz_app.draw import live, settings, view_store
@@ -55,12 +56,7 @@ def model_config(name: str) -> ModelConfig:
 
 def checkpoint_of(name: str) -> Path | None:
     """The checkpoint file of a bundled name or a path; None for the random-weight architectures."""
-    if name in ARCHS:
-        return None
-    from disan.api import PRETRAINED_DIR
-
-    bundled = PRETRAINED_DIR / f"{name}.safetensors"
-    return bundled if bundled.is_file() else Path(name)
+    return None if name in ARCHS else checkpoint_path(name)
 
 
 @st.cache_resource(max_entries=8, show_spinner="Loading model…")
