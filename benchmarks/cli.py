@@ -21,7 +21,9 @@ Commands (``all`` runs every one; ``--quick`` is a smoke run of seconds):
   an earlier commit as the baseline (``benchmarks/load.py``, its own flags; not in ``all``).
 
 Every row runs on the CPU; with ``--device auto`` (default) the trace, predict
-and train rows are repeated on CUDA when a GPU is present. ``--markdown
+and train rows are repeated on CUDA when a GPU is present. ``--device cuda``
+runs only those three, and only on the GPU (``all`` then skips the CPU-only
+attribution, app and cold-start rows): the command for a lent GPU machine. ``--markdown
 docs/benchmarks.md`` writes the command, the machine, every table and the
 target verdicts; ``--json`` writes the raw timings.
 
@@ -63,7 +65,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                                                      "(cold-start markers) into PATH")
     p.add_argument("--note", default=None, help="a line for the report, e.g. 'CPU busy with two training jobs'")
     p.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice, all cores)")
-    p.add_argument("--device", choices=("auto", "cpu"), default="auto", help="auto: CPU, plus CUDA when present")
+    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
+                   help="auto: CPU, plus CUDA when present; cuda: the GPU rows only (trace, predict, train)")
     p.add_argument("--models", default="disan,dsa", help="architectures, comma-separated")
     p.add_argument("--data-dir", default=None, help="dataset root (default: $DISAN_DATA_DIR or ../shared/data)")
     g = p.add_argument_group("trace")
@@ -124,6 +127,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 def devices(args) -> list[str]:
     import torch
 
+    if args.device == "cuda":
+        return ["cuda"]
     return ["cpu"] + (["cuda"] if args.device == "auto" and torch.cuda.is_available() else [])
 
 
@@ -158,6 +163,14 @@ def main(argv: list[str] | None = None) -> int:
                                                         "cold-start"}
     if args.command == "all" and args.quick:
         run -= {"app", "attribution", "cold-start"}  # the browser part is slow to start, Captum slow to import; name them
+    if args.device == "cuda":
+        if not torch.cuda.is_available():
+            print("--device cuda: torch sees no CUDA device here; use --device auto or cpu.", file=sys.stderr)
+            return 2
+        run &= {"trace", "predict", "train"}  # the rest runs on the CPU or in a browser only
+        if not run:
+            print(f"--device cuda measures trace, predict and train, not {args.command}.", file=sys.stderr)
+            return 2
     print(f"machine: {info['cpu']}, {info['logical_cpus']} logical CPUs, torch {info['torch']} "
           f"({threads} threads), GPU: {info['gpu'] or 'none'}; load average {info['load_average_at_start']}")
     if busy(info):
@@ -178,7 +191,8 @@ def main(argv: list[str] | None = None) -> int:
             tables.append(bench_trace.table(res, f"{dev} ({hardware(dev, threads)})", not args.in_process))
             print(tables[-1].to_text(), "\n")
         raw["trace"] = results
-        trace_verdicts(verdicts, results, args.models, not args.in_process)
+        if "cpu" in devices(args):  # the targets are the CPU's (issue 5)
+            trace_verdicts(verdicts, results, args.models, not args.in_process)
 
     pool = None
     if "predict" in run or "train" in run:
@@ -234,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
             tables.append(Table("App latency in headless Chromium", ["status"], [[f"not measured: {why}"]]))
         raw["app"] = rows
         app_verdicts(verdicts, rows, why or "")
-    elif args.command == "all":
+    elif args.command == "all" and args.device != "cuda":
         app_verdicts(verdicts, None, "app not run (--quick skips it; run `bench app`)")
 
     if "cold-start" in run:

@@ -160,6 +160,9 @@ def table(results: list[dict], device: str, isolated: bool) -> Table:
             "Peak memory = peak resident set of a fresh process per cell minus its resident set after the model load "
             "(GPU: `torch.cuda.max_memory_allocated` minus the allocation after the load)."
         )
+    elif device.startswith("cuda"):
+        t.notes.append("Measured in one process (`--in-process`): GPU peak = `torch.cuda.max_memory_allocated`, reset "
+                       "before each cell, minus the allocation at its start.")
     else:
         t.notes.append("Measured in one process (`--in-process`/`--quick`): no per-cell peak memory.")
     return t

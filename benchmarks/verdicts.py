@@ -144,7 +144,7 @@ def train_verdicts(v: Verdicts, results: dict[str, dict]) -> None:
             verdict = "met" if ratio >= 2 else f"missed by {2 - ratio:.2f}× (speed-up {ratio:.2f}× < 2×)"
             v.note("SNLI-epoch equivalent, CPU, DiSAN: ≥ 2× faster than naive", f"speed-up {ratio:.2f}×", verdict)
     else:
-        v.note("SNLI-epoch equivalent, CPU, DiSAN: ≥ 2× faster than naive", "–", "not measured: train not run")
+        v.note("SNLI-epoch equivalent, CPU, DiSAN: ≥ 2× faster than naive", "–", "not measured: no CPU rows (--device cuda)")
 
 
 def predict_verdicts(v: Verdicts, rows: list[dict] | None) -> None:

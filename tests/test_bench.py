@@ -77,6 +77,25 @@ def test_cli_dispatch_through_python_m_disan(capsys):
     assert "trace median ms" in capsys.readouterr().out
 
 
+def test_device_cuda_without_a_gpu_says_so_and_runs_nothing(capsys, monkeypatch):
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert bench.main(["all", "--quick", "--device", "cuda"]) == 2
+    err = capsys.readouterr().err
+    assert "no CUDA device" in err and "--device auto or cpu" in err
+
+
+def test_device_cuda_runs_only_the_gpu_rows(monkeypatch):
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    args = bench.parse_args(["all", "--device", "cuda"])
+    assert bench.devices(args) == ["cuda"]
+    assert bench.devices(bench.parse_args(["all", "--device", "cpu"])) == ["cpu"]
+    assert bench.devices(bench.parse_args(["all"])) == ["cpu", "cuda"]
+
+
 def test_stats_and_tables():
     st = Stats.of([0.1, 0.2, 0.3, 0.4, 10.0])
     assert st.median == pytest.approx(0.3) and st.n == 5 and st.p95 > 0.4

@@ -54,3 +54,33 @@ def test_batched_predictions_agree(name, hypothesis):
     inputs = [(t, hypothesis) for t in texts] if hypothesis else texts
     for pa, pb in zip(cpu.predict(inputs), gpu.predict(inputs)):
         assert max(abs(pa[k] - pb[k]) for k in pa) < TOL
+
+
+@pytest.mark.parametrize("kind", ["fw", "bw"])
+@pytest.mark.parametrize("block", [None, (2, 5)])
+def test_fused_token2token_on_cuda_equals_the_cpu_reference_in_values_and_gradients(kind, block):
+    """The fused kernel (disan/fused_attention.py) on CUDA, with the GPU's block budget and no batch sorting,
+    against the reference on the CPU; float64 so only rounding differs."""
+    from disan.attention import multi_dim_token2token
+    from disan.fused_attention import fused_token2token
+    from disan.masks import attention_allowed, direction_mask, padding_mask
+
+    B, T, D = 4, 33, 16
+    g = torch.Generator().manual_seed(0)
+    leaves = [torch.randn(B, T, D, generator=g, dtype=torch.float64),
+              torch.randn(D, D, generator=g, dtype=torch.float64) / D**0.5,
+              torch.randn(D, D, generator=g, dtype=torch.float64) / D**0.5,
+              torch.randn(D, generator=g, dtype=torch.float64)]
+    upstream = torch.randn(B, T, D, generator=g, dtype=torch.float64)
+    allowed = attention_allowed(direction_mask(T, kind), padding_mask([33, 20, 1, 7], T))  # (B, T, T)
+
+    def run(fn, device):
+        xs = [x.to(device).requires_grad_() for x in leaves]
+        s = fn(xs[0], allowed.to(device), *xs[1:])  # (B, T, D)
+        grads = torch.autograd.grad(s, xs, upstream.to(device))
+        return [t.detach().cpu() for t in (s, *grads)]
+
+    ref = run(lambda *a: multi_dim_token2token(*a, 5.0, chunk=None)[0], "cpu")
+    got = run(lambda *a: fused_token2token(*a, block=block), "cuda")
+    for a, b in zip(got, ref):
+        torch.testing.assert_close(a, b, atol=1e-10, rtol=1e-10)
