@@ -12,6 +12,7 @@ from disan.attention import multi_dim_token2token
 from disan.disan_encoder import DiSABlock, DiSANEncoder
 from disan.fused_attention import (
     IMPLS,
+    fused_gradients,
     fused_token2token,
     plan_blocks,
     set_impl,
@@ -124,6 +125,42 @@ def test_policy_fused_only_without_trace_and_when_training_or_no_grad():
         assert use_fused("auto", record=False, training=False, h=h, c=5.0)
     assert not use_fused("reference", record=False, training=True, h=h, c=5.0)
     assert not use_fused("naive", record=False, training=True, h=h, c=5.0)
+    with fused_gradients():
+        assert use_fused("auto", record=False, training=False, h=h, c=5.0)  # attributions: eval with autograd
+        assert not use_fused("auto", record=True, training=False, h=h, c=5.0)
+    assert not use_fused("auto", record=False, training=False, h=h, c=5.0)  # reset on leaving
+
+
+def test_fused_gradients_is_per_thread():
+    """A server thread's attribution must not switch another thread's kernel (the model is shared)."""
+    import threading
+
+    h, seen = torch.zeros(1, 2, 3), []
+    with fused_gradients():
+        worker = threading.Thread(target=lambda: seen.append(use_fused("auto", False, False, h, 5.0)))
+        worker.start()
+        worker.join()
+    assert seen == [False]
+
+
+def test_evaluated_encoder_input_gradients_fused_equal_reference():
+    """What attributions take (gradient × input, Integrated Gradients): ∂out/∂x of an encoder in eval mode."""
+    torch.manual_seed(0)
+    enc = DiSANEncoder(6, d_h=8).double().eval()
+    valid = padding_mask([5, 3, 1], 5)
+    x0 = torch.randn(3, 5, 6, dtype=torch.float64) * valid[..., None]
+    upstream = torch.randn(3, 16, dtype=torch.float64)
+
+    def input_grad():
+        x = x0.clone().requires_grad_()
+        out, _ = enc(x, valid)  # (B, 2D)
+        return torch.autograd.grad(out, x, upstream)[0]  # (B, T, d_in)
+
+    reference = input_grad()
+    with fused_gradients():
+        fused = input_grad()
+    assert not torch.equal(fused, reference)  # the fused kernel ran: its rounding differs
+    assert_close(fused, reference, torch.float64)
 
 
 def _block_pair(seed=0):

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
+from ..fused_attention import fused_gradients
 from .forward import ClassProbability, Embedded
 
 #: Integration points of Integrated Gradients per architecture (Captum's default method, Gauss–Legendre).
@@ -40,7 +41,7 @@ class IGResult:
 def gradient_x_input(fn: ClassProbability, emb: Embedded, target: Tensor) -> tuple[Tensor, ...]:
     """∂p_target/∂x ⊙ x summed over d_in: per side (B, T_s), zero at padding. target: (B,) class ids."""
     xs = [x.clone().requires_grad_(True) for x in emb.xs]
-    with torch.enable_grad():
+    with torch.enable_grad(), fused_gradients():
         p = fn.probs(xs, emb.valids).gather(1, target[:, None]).sum()  # examples are independent: one backward
         grads = torch.autograd.grad(p, xs)
     return tuple(((g * x).sum(-1) * v).detach() for g, x, v in zip(grads, xs, emb.valids))  # (B, T_s) each
@@ -58,7 +59,7 @@ def integrated_gradients(fn: ClassProbability, emb: Embedded, target: Tensor, st
         raise DisanError(f"Integrated Gradients needs Captum ({err}); run `pip install -r requirements.txt`.") from None
     xs = tuple(x.clone() for x in emb.xs)
     baselines = tuple(torch.zeros_like(x) for x in xs)
-    with torch.enable_grad():
+    with torch.enable_grad(), fused_gradients():
         attrs, delta = IntegratedGradients(fn.captum_forward).attribute(
             xs, baselines=baselines, target=target, additional_forward_args=tuple(emb.valids),
             n_steps=steps, method=IG_METHOD, internal_batch_size=internal_batch_size,
