@@ -37,6 +37,31 @@ def test_clickable_heatmap_asks_for_selection_events():
     assert not any(v for k, v in selectable.items() if k != "chart_disan_pair")
 
 
+def test_click_layers_are_drawn_without_markers_by_the_component_only():
+    import numpy as np
+
+    from viz_app.draw import figures
+
+    fig = figures.heatmap_grid([np.eye(3), np.eye(3)], ["a", "b"], ["x", "y", "z"], clickable=True)
+    spec = fig.to_plotly_json()
+    out = chart.markerless_click_layers(spec)
+    modes = [(t["type"], t.get("mode")) for t in out["data"]]
+    assert modes.count(("scatter", "none")) == 2 and sum(t == "heatmap" for t, _ in modes) == 2
+    assert all(t.get("mode") == "markers" for t in spec["data"] if t["type"] == "scatter")  # input unchanged
+    assert [t.get("customdata") is not None for t in out["data"]] == [t.get("customdata") is not None
+                                                                       for t in spec["data"]]  # hover kept
+    plain = figures.heatmap_grid([np.eye(3)], ["a"], ["x", "y", "z"]).to_plotly_json()
+    assert chart.markerless_click_layers(plain) is plain
+
+
+def test_selectable_chart_payload_has_markerless_click_layers():
+    at = run_app(view="disan_attention", model="disan")
+    assert_clean(at)
+    pair = [c for c in chart_payloads(at) if c["id"].endswith("chart_disan_pair")]
+    spec = json.loads(pair[0]["spec"])
+    assert [t["mode"] for t in spec["data"] if t["type"] == "scatter"] == ["none", "none"]
+
+
 def test_without_static_serving_charts_fall_back_to_st_plotly_chart(monkeypatch):
     monkeypatch.setattr(chart, "plotly_js_served", lambda: False)
     at = run_app(view="explore")
