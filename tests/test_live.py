@@ -127,3 +127,17 @@ def test_static_key_ignores_what_the_page_recomputes_and_nothing_else():
     before = json.dumps(spec, default=str)
     assert live.static_key(spec, {**binding, "panels": binding["panels"][:1]}) != key  # another binding
     assert json.dumps(spec, default=str) == before  # the spec the page is sent is left as it was
+
+
+def test_static_key_of_the_uncopied_figure_equals_that_of_its_copy():
+    from viz_app.draw.figure_json import figure_spec
+
+    rng = np.random.default_rng(1)
+    fig = figures.heatmap_grid([rng.random((4, 4)), rng.random((4, 4))], ["forward", "backward"], list("abcd"),
+                               title="at α = 1.5", clickable=True)
+    binding = live.grid_binding(fig, [{"op": "mean", "dir": "fw"}, {"op": "mean", "dir": "bw"}],
+                                {"α = 1.5": "α = {alpha}"}, hover=True)
+    copied = fig.to_plotly_json()
+    before = fig.to_json()
+    assert live.static_key(figure_spec(fig), binding) == live.static_key(copied, binding)
+    assert fig.to_json() == before  # static_key left the figure's own dicts as they were

@@ -33,7 +33,7 @@ import plotly.graph_objects as go
 if TYPE_CHECKING:
     from disan.trace import SentenceTrace
 
-from viz_app.draw.figure_json import figure_json
+from viz_app.draw.figure_json import figure_json, figure_spec
 
 #: The browser code every host embeds: classic scripts defining ``DisanRecompute`` (the maths) and
 #: ``DisanPaint`` (repainting a drawn Plotly heatmap in place while a slider moves).
@@ -184,7 +184,7 @@ def templates(fig: go.Figure, replacements: Mapping[str, str]) -> dict[str, str]
             if text != node:
                 out[path] = text
 
-    spec = fig.to_plotly_json()
+    spec = figure_spec(fig)
     visit({"layout": spec["layout"], "data": [_texts_only(t) for t in spec["data"]]}, "")
     return out
 
@@ -241,7 +241,8 @@ def grid_binding(
 
 
 def static_key(spec: Mapping, binding: Mapping) -> str:
-    """A digest of everything in a figure (``spec``: ``fig.to_plotly_json()``, not modified) that the page does
+    """A digest of everything in a figure (``spec``: ``figure_spec(fig)`` or ``fig.to_plotly_json()``, not
+    modified; both give the same digest) that the page does
     not recompute from ``binding``, and of the binding.
 
     Two figures with the same key differ only in the bound maps, colour limits, row bars and templated texts,

@@ -30,7 +30,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from viz_app.draw import live, settings
-from viz_app.draw.figure_json import figure_json
+from viz_app.draw.figure_json import figure_json, figure_spec
 from viz_app.draw.live import static_key as live_static_key
 from viz_app.shell.plotly_js import PLOTLY_URL, READY_JS, plotly_js_served
 
@@ -88,7 +88,7 @@ def draw(
         else:
             st.plotly_chart(fig, key=key, theme=None, config=config, on_select=on_select, selection_mode="points")
         return
-    spec = fig.to_plotly_json()  # once: the page's JSON and the live fingerprint both read it
+    spec = figure_spec(fig)  # uncopied, read only: the page's JSON and the live fingerprint both read it
     if on_select is not None:
         spec = markerless_click_layers(spec)
     data = {
