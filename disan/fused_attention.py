@@ -241,8 +241,8 @@ _FUSED_GRADIENTS = contextvars.ContextVar("disan_fused_gradients", default=False
 def fused_gradients() -> Iterator[None]:
     """Within this block, an evaluated model's gradients also take the fused kernel (closed-form backward,
     tested against the reference's). For attributions, whose outputs are never compared bit for bit with a
-    trace: at T = 64 it made the Attribution view's gradient × input and Integrated Gradients 2.9× faster
-    (issue 19)."""
+    trace: the reference's autograd made Integrated Gradients most of the Attribution view's time per submit
+    at T = 64 (issue 19; ``bench app``'s attribution rows)."""
     token = _FUSED_GRADIENTS.set(True)
     try:
         yield

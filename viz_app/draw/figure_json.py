@@ -6,8 +6,8 @@ the largest part of that view's server time per submit (py-spy, issue 19). orjso
 about 3 ms. Plotly's own orjson engine is no help here: it first copies every list in Python
 (``clean_to_json_compatible``), which was slower still, so this module calls orjson directly.
 
-``fig.to_plotly_json()`` itself deep-copies every trace and then base64-encodes its numeric arrays: 2 ms for
-Explore's T = 10 heatmap pair and 7 ms at T = 64, paid by every chart of every rerun. ``figure_spec`` hands
+``fig.to_plotly_json()`` itself deep-copies every trace and then base64-encodes its numeric arrays in Python,
+for every chart of every rerun (a visible part of Explore's server time in py-spy). ``figure_spec`` hands
 over the figure's own dicts instead, and ``figure_json`` writes numeric numpy arrays as the same typed-array
 specs (plotly's ``to_typed_array_spec``, base64) while it writes the JSON.
 

@@ -110,9 +110,9 @@ def markerless_click_layers(spec: dict) -> dict:
 
     The layers exist for ``st.plotly_chart``, whose click selection needs marker points. This component learns
     a click from ``plotly_click``, which (like the hover labels) Plotly finds from the data, not from the drawn
-    markers; so here the 2·T² invisible SVG markers are not drawn. They made every redraw of the DiSAN
-    attention pair cost about 200 ms more at T = 64 (plotly.js in headless Chromium, issue 19). Tested: a click
-    on a cell still picks its row, and hovering it still names the cell."""
+    markers; so here the 2·T² invisible SVG markers are not drawn: at T = 64 they were most of the DiSAN
+    attention pair's redraw (issue 19; ``bench app``'s submit row for that view). Tested: a click on a cell
+    still picks its row, and hovering it still names the cell."""
     layers = {i for i, t in enumerate(spec.get("data", ())) if t.get("type") == "scatter" and t.get("name") == "cells"}
     if not layers:
         return spec
