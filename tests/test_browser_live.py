@@ -123,3 +123,28 @@ def test_the_servers_echo_of_alpha_redraws_nothing(server, browser_page):  # noq
     assert charts == 3
     assert page.evaluate("() => window.__reacts") == charts
     assert not errors and not outside
+
+
+def test_a_new_sentence_draws_each_live_chart_once(server, browser_page):  # noqa: F811
+    """Issue 19: a submit brings a new payload (the control redraws its group) and new figures (each chart
+    draws itself); the page must lay each chart out once, not again for the group's redraw nor at the
+    settle 600 ms later: those repeats held up the draws of the next submit on the Distance view."""
+    page, outside, errors = browser_page
+    _open(page, server, f"view=distance_attention&model=dsa&sentence={SENTENCE.replace(' ', '+')}&alpha=1.5")
+    page.wait_for_function("() => document.querySelector('[data-testid=stApp]')"
+                           ".getAttribute('data-test-script-state') !== 'running'")
+    page.wait_for_timeout(1000)
+    page.evaluate("() => { window.__reacts = []; const react = Plotly.react; Plotly.react = (gd, ...args) => {"
+                  "window.__reacts.push([...document.querySelectorAll('.viz-chart')].indexOf(gd));"
+                  "return react(gd, ...args); }; }")
+    box = page.locator("section[data-testid=stSidebar] textarea").first
+    box.fill("a brand new sentence about the quiet harbour")
+    box.press("Control+Enter")
+    page.wait_for_function("() => document.querySelector('.st-key-chart_dsa_pair .js-plotly-plot')"
+                           ".layout.xaxis.ticktext.join(' ').includes('harbour')")
+    page.wait_for_function("() => document.querySelector('[data-testid=stApp]')"
+                           ".getAttribute('data-test-script-state') !== 'running'")
+    page.wait_for_timeout(1500)  # past the group's settle (LIVE_SETTLE_MS)
+    reacts = page.evaluate("() => window.__reacts")
+    assert sorted(reacts) == [0, 1, 2]
+    assert not errors and not outside

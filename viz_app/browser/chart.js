@@ -30,7 +30,14 @@ function markShown(gd) {
   requestAnimationFrame(() => { gd.__vizShown = performance.now(); });
 }
 
+/* A full Plotly.react of this chart at these values is drawn or queued: nothing more to draw for them. The
+ * record is set when the draw is queued, so a redraw scheduled before it finishes does not repeat it. */
+function fullAt(gd, g, values) {
+  return Boolean(gd.__full && g.live && gd.__full.id === g.live.id && sameValues(gd.__full.values, values));
+}
+
 function fullDraw(gd, values) {
+  gd.__full = { id: gd.__live && gd.__live.payload_id, values: values };
   gd.__vizQueue = gd.__vizQueue
     .then(() => window.Plotly.react(gd, gd.__figure.data, gd.__figure.layout, gd.__config))
     .then(() => { gd.__shown = values; markShown(gd); });
@@ -58,10 +65,11 @@ function scheduleRedraw(g) {
     let painted = 0;
     for (const gd of g.charts) {
       if (!gd.isConnected) { g.charts.delete(gd); continue; }
-      if (!bound(g, gd)) continue;
+      if (!bound(g, gd) || fullAt(gd, g, values)) continue; // e.g. a new sentence's figure, drawn at these values
       DisanRecompute.render(g.live, gd.__live.binding, gd.__figure, values);
       if (gd.__vizDrawn && DisanPaint.repaint(gd, gd.__figure, gd.__live.binding)) {
         painted += 1;
+        gd.__full = null; // colour bars and limits are the old ones until the settle's Plotly.react
         gd.__shown = values;
         draws.push(Promise.resolve(gd.__vizDrawn = gd.__vizShown = performance.now())); // shown by this frame
       } else {
@@ -79,7 +87,7 @@ function scheduleRedraw(g) {
 }
 
 function settle(g, stamp) {
-  const charts = [...g.charts].filter(gd => gd.isConnected && bound(g, gd));
+  const charts = [...g.charts].filter(gd => gd.isConnected && bound(g, gd) && !fullAt(gd, g, g.values));
   const next = i => {
     if (i >= charts.length || g.stamp !== stamp) return;
     fullDraw(charts[i], Object.assign({}, g.values)).then(() => setTimeout(() => next(i + 1), 0));
@@ -117,6 +125,7 @@ function mountChart(component, data) {
       DisanRecompute.render(g.live, live.binding, gd.__figure, values);
     }
   }
+  gd.__full = { id: live && live.payload_id, values: values };
   gd.__vizQueue = gd.__vizQueue
     .then(() => plotlyReady(data.plotly_url))
     .then(Plotly => Plotly.react(gd, gd.__figure.data, gd.__figure.layout, gd.__config))
