@@ -32,6 +32,12 @@ def _open(page, base: str, query: str) -> None:
     page.wait_for_function("() => document.querySelectorAll('.viz-chart .main-svg').length > 0")
 
 
+def _idle(page) -> None:
+    """Wait until the app's script run has finished."""
+    page.wait_for_function("() => document.querySelector('[data-testid=stApp]')"
+                           ".getAttribute('data-test-script-state') !== 'running'")
+
+
 def _step(page, group: str, key: str, presses: int, expected: float) -> None:
     slider = page.locator(".viz-live input[type=range]").first
     slider.focus()
@@ -109,15 +115,13 @@ def test_the_servers_echo_of_alpha_redraws_nothing(server, browser_page):  # noq
     After two steps the only full redraws are the settle redraw of each of the view's three charts."""
     page, outside, errors = browser_page
     _open(page, server, f"view=distance_attention&model=dsa&sentence={SENTENCE.replace(' ', '+')}&alpha=1.5")
-    page.wait_for_function("() => document.querySelector('[data-testid=stApp]')"
-                           ".getAttribute('data-test-script-state') !== 'running'")
+    _idle(page)
     page.wait_for_timeout(800)
     page.evaluate("() => { window.__reacts = 0; const react = Plotly.react; "
                   "Plotly.react = (...args) => { window.__reacts += 1; return react(...args); }; }")
     _step(page, "alpha", "alpha", 2, 1.7)
     page.wait_for_function("() => /[?&]alpha=1.7(&|$)/.test(location.search)")  # the echo rerun ran
-    page.wait_for_function("() => document.querySelector('[data-testid=stApp]')"
-                           ".getAttribute('data-test-script-state') !== 'running'")
+    _idle(page)
     page.wait_for_timeout(1000)
     charts = page.evaluate("() => document.querySelectorAll('.viz-chart').length")
     assert charts == 3
@@ -131,8 +135,7 @@ def test_a_new_sentence_draws_each_live_chart_once(server, browser_page):  # noq
     settle 600 ms later: those repeats held up the draws of the next submit on the Distance view."""
     page, outside, errors = browser_page
     _open(page, server, f"view=distance_attention&model=dsa&sentence={SENTENCE.replace(' ', '+')}&alpha=1.5")
-    page.wait_for_function("() => document.querySelector('[data-testid=stApp]')"
-                           ".getAttribute('data-test-script-state') !== 'running'")
+    _idle(page)
     page.wait_for_timeout(1000)
     page.evaluate("() => { window.__reacts = []; const react = Plotly.react; Plotly.react = (gd, ...args) => {"
                   "window.__reacts.push([...document.querySelectorAll('.viz-chart')].indexOf(gd));"
@@ -142,8 +145,7 @@ def test_a_new_sentence_draws_each_live_chart_once(server, browser_page):  # noq
     box.press("Control+Enter")
     page.wait_for_function("() => document.querySelector('.st-key-chart_dsa_pair .js-plotly-plot')"
                            ".layout.xaxis.ticktext.join(' ').includes('harbour')")
-    page.wait_for_function("() => document.querySelector('[data-testid=stApp]')"
-                           ".getAttribute('data-test-script-state') !== 'running'")
+    _idle(page)
     page.wait_for_timeout(1500)  # past the group's settle (LIVE_SETTLE_MS)
     reacts = page.evaluate("() => window.__reacts")
     assert sorted(reacts) == [0, 1, 2]

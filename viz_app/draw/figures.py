@@ -209,6 +209,15 @@ def _masked_overlay(masked: np.ndarray, rows: Sequence[str], cols: Sequence[str]
     return trace
 
 
+#: The ``name`` of the click layers (``_click_layer``): ``is_click_layer`` finds them by it.
+CLICK_LAYER = "cells"
+
+
+def is_click_layer(trace: Mapping) -> bool:
+    """True for a trace dict (``figure_spec(fig)["data"][i]``) that ``_click_layer`` made."""
+    return trace.get("type") == "scatter" and trace.get("name") == CLICK_LAYER
+
+
 def _click_layer(z: np.ndarray, rows: Sequence[str], cols: Sequence[str], value_name: str) -> dict:
     """Invisible markers on every cell: Plotly heatmaps cannot be selected, scatter points can.
 
@@ -237,7 +246,7 @@ def _click_layer(z: np.ndarray, rows: Sequence[str], cols: Sequence[str], value_
         "hovertemplate": (
             f"row: %{{customdata[0]}}<br>column: %{{customdata[1]}}<br>{name} = %{{customdata[2]:.6g}}<extra></extra>"
         ),
-        "name": "cells",
+        "name": CLICK_LAYER,
     }
 
 

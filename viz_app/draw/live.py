@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from disan.trace import SentenceTrace
 
 from viz_app.draw.figure_json import figure_json, figure_spec
+from viz_app.draw.figures import is_click_layer
 
 #: The browser code every host embeds: classic scripts defining ``DisanRecompute`` (the maths) and
 #: ``DisanPaint`` (repainting a drawn Plotly heatmap in place while a slider moves).
@@ -159,7 +160,7 @@ def panel_traces(fig: go.Figure) -> list[int]:
 
 def click_traces(fig: go.Figure) -> list[int]:
     """Indices of the invisible click layers (``figures._click_layer``), one per panel when clickable."""
-    return [i for i, t in enumerate(fig.data) if t.type == "scatter" and t.name == "cells"]
+    return [i for i, t in enumerate(figure_spec(fig)["data"]) if is_click_layer(t)]
 
 
 def templates(fig: go.Figure, replacements: Mapping[str, str]) -> dict[str, str]:

@@ -30,6 +30,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from viz_app.draw import live, settings
+from viz_app.draw.figures import is_click_layer
 from viz_app.draw.figure_json import figure_json, figure_spec
 from viz_app.draw.live import static_key as live_static_key
 from viz_app.shell.plotly_js import PLOTLY_URL, READY_JS, plotly_js_served
@@ -113,7 +114,7 @@ def markerless_click_layers(spec: dict) -> dict:
     markers; so here the 2·T² invisible SVG markers are not drawn: at T = 64 they were most of the DiSAN
     attention pair's redraw (issue 19; ``bench app``'s submit row for that view). Tested: a click on a cell
     still picks its row, and hovering it still names the cell."""
-    layers = {i for i, t in enumerate(spec.get("data", ())) if t.get("type") == "scatter" and t.get("name") == "cells"}
+    layers = {i for i, t in enumerate(spec.get("data", ())) if is_click_layer(t)}
     if not layers:
         return spec
     data = [{**t, "mode": "none"} if i in layers else t for i, t in enumerate(spec["data"])]
