@@ -33,9 +33,10 @@ def test_label_tuples_and_task_tables():
     assert d.SST5_LABELS[0] == "very negative" and d.SST5_LABELS[4] == "very positive"
     assert d.NLI_LABELS == ("entailment", "neutral", "contradiction")
     assert d.TREC_LABELS == ("ABBR", "DESC", "ENTY", "HUM", "LOC", "NUM")
-    assert set(d.TASK_LABELS) == {"sst5", "sst2", "nli", "snli", "trec", "subj", "mpqa", "cr"}
+    assert set(d.TASK_LABELS) == {"sst5", "sst2", "nli", "snli", "trec", "subj", "mpqa", "cr", "sick"}
     assert d.TASK_LABELS["sst2"] == ("negative", "positive")
-    assert d.PAIR_TASKS == {"nli", "snli"}
+    assert d.TASK_LABELS["sick"] == ("1", "2", "3", "4", "5")
+    assert d.PAIR_TASKS == {"nli", "snli", "sick"}
 
 
 def test_package_reexports_its_public_names_and_each_module_stays_short():

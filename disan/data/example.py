@@ -16,13 +16,15 @@ class Example:
 
     ``text`` is the sentence (the premise for pair tasks), ``hypothesis`` the
     second sentence of a pair or ``None``; ``label`` indexes the task's label
-    tuple; ``source`` is ``"<file name>:<1-based line>"``.
+    tuple; ``source`` is ``"<file name>:<1-based line>"``; ``score`` is a
+    graded gold value (SICK relatedness, 1-5) or ``None`` for class-only tasks.
     """
 
     text: str
     label: int
     hypothesis: str | None = None
     source: str = ""
+    score: float | None = None
 
 
 def _check_choice(name: str, value: str, choices: Sequence[str]) -> None:

@@ -12,6 +12,8 @@ TREC_LABELS: tuple[str, ...] = ("ABBR", "DESC", "ENTY", "HUM", "LOC", "NUM")
 SUBJ_LABELS: tuple[str, ...] = ("subjective", "objective")
 MPQA_LABELS: tuple[str, ...] = ("negative", "positive")
 CR_LABELS: tuple[str, ...] = ("negative", "positive")
+#: SICK relatedness grades r = 1..5 (Tai, Socher & Manning 2015, Sec. 4.2: the classes of p̂).
+SICK_GRADES: tuple[str, ...] = ("1", "2", "3", "4", "5")
 
 #: Meaning of the numeric labels 0..5 in the ``TREC.*.all`` files
 #: (harvardnlp/sent-conv-torch order, checked against the official class counts).
@@ -26,5 +28,10 @@ TASK_LABELS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "subj": SUBJ_LABELS,
     "mpqa": MPQA_LABELS,
     "cr": CR_LABELS,
+    "sick": SICK_GRADES,
 })
-PAIR_TASKS: frozenset[str] = frozenset({"nli", "snli"})
+PAIR_TASKS: frozenset[str] = frozenset({"nli", "snli", "sick"})
+#: Tasks whose gold value is a graded score (``Example.score``), not a class.
+RELATEDNESS_TASKS: frozenset[str] = frozenset({"sick"})
+#: Tasks scored by k-fold cross-validation (Shen Table 5: CR, MPQA, SUBJ).
+CV_TASKS: frozenset[str] = frozenset({"subj", "mpqa", "cr"})

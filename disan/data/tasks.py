@@ -7,7 +7,9 @@ from functools import partial
 from types import MappingProxyType
 
 from .example import Example, StrPath, _check_choice
+from .folds import fold_parts
 from .nli import load_sick, load_snli
+from .relatedness import load_sick_relatedness
 from .senteval import _SENTEVAL_FILES, load_senteval, load_trec
 from .splits import _three_way, train_dev_split
 from .sst import BALANCE_COPIES, load_sst_trees, sst2_from_sst5
@@ -47,11 +49,19 @@ def _trec_task(split: str, root: StrPath | None, *, on_error: str = "raise") -> 
     return train if split == "train" else dev
 
 
-def _senteval_task(split: str, root: StrPath | None, *, name: str,
+def _senteval_task(split: str, root: StrPath | None, *, name: str, fold: int | None = None,
                    on_error: str = "raise") -> list[Example]:
-    """SUBJ/MPQA/CR: 'all', or a fixed 80/10/10 split (seed 13)."""
+    """SUBJ/MPQA/CR: 'all'; fold ``fold`` of the stratified 10-fold split; else a fixed 80/10/10 split."""
     examples = load_senteval(name, root, on_error)
-    return examples if split == "all" else _three_way(examples, HELDOUT_SEED)[split]
+    if split == "all":
+        return examples
+    if fold is not None:
+        return fold_parts(examples, fold)[split]
+    return _three_way(examples, HELDOUT_SEED)[split]
+
+
+def _sick_task(split: str, root: StrPath | None, *, on_error: str = "raise") -> list[Example]:
+    return load_sick_relatedness(split, root, on_error)
 
 
 _TASK_LOADERS: Mapping[str, Callable[..., list[Example]]] = MappingProxyType({
@@ -63,6 +73,7 @@ _TASK_LOADERS: Mapping[str, Callable[..., list[Example]]] = MappingProxyType({
     "subj": partial(_senteval_task, name="subj"),
     "mpqa": partial(_senteval_task, name="mpqa"),
     "cr": partial(_senteval_task, name="cr"),
+    "sick": _sick_task,
 })
 _TASK_SPLITS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     task: ("train", "dev", "test", "all") if task in _SENTEVAL_FILES else ("train", "dev", "test")
@@ -80,8 +91,12 @@ def load_task(task: str, split: str, data_dir: StrPath | None = None, **kw: obje
       dev = that slice, test = SNLI test. No SNLI train needed.
     - ``snli``: official SNLI splits (train needs ``snli_1.0_train.jsonl``).
     - ``trec``: official train/test; dev = 10% of train (seed 13), train = the rest.
-    - ``subj``/``mpqa``/``cr``: ``all``, or a fixed 80/10/10 train/dev/test
-      split (seed 13); use :func:`kfold` on ``all`` for cross-validation.
+    - ``subj``/``mpqa``/``cr``: ``all``; with kw ``fold=N`` (0-9) fold N of the
+      seeded, stratified 10-fold cross-validation (:mod:`disan.data.folds`: test =
+      fold N, dev = a stratified ninth of the other folds, train = the rest);
+      without ``fold`` a fixed 80/10/10 train/dev/test split (seed 13).
+    - ``sick``: SICK relatedness, official train / trial (dev) / test files;
+      ``Example.score`` holds the 1-5 relatedness.
 
     Every task accepts kw ``on_error``. Pair tasks are listed in :data:`PAIR_TASKS`.
     """
