@@ -111,7 +111,7 @@ def add_train(sub) -> None:
 
     p = sub.add_parser("train", help="train a model (paper defaults per --model)")
     p.add_argument("--model", choices=["disan", "dsa"], required=True)
-    p.add_argument("--task", choices=["sst5", "sst2", "nli", "snli", "trec", "subj", "mpqa", "cr"], required=True)
+    p.add_argument("--task", choices=["sst5", "sst2", "nli", "snli", "trec", "subj", "mpqa", "cr", "sick"], required=True)
     p.add_argument("--ablation", choices=["nodir", "nodist"], default=None)
     p.add_argument("--out", default=None, help="checkpoint path (default runs/<model>-<task>[-<ablation>])")
     for f in dataclasses.fields(TrainConfig):
@@ -131,10 +131,13 @@ def run_train(args) -> int:
     if args.model == "disan" and args.ablation == "nodist" or args.model == "dsa" and args.ablation == "nodir":
         raise DisanError(f"--ablation {args.ablation} does not apply to --model {args.model}; use --ablation {'nodir' if args.model == 'disan' else 'nodist'}.")
     given = {k: v for k, v in vars(args).items() if v is not None and k not in ("command", "func")}
-    name = "-".join(x for x in (args.model, args.task, args.ablation) if x)
+    fold = f"fold{args.fold}" if args.fold is not None else None
+    name = "-".join(x for x in (args.model, args.task, args.ablation, fold) if x)
     cfg = TrainConfig(**{**paper_defaults(args.model, args.task), "out": f"runs/{name}", **given})
     summary = train(cfg)
-    print(f"best dev accuracy {summary['best_dev_acc']:.4f}; checkpoint {Path(cfg.out).with_suffix('.safetensors')}")
+    best = (f"dev Pearson's r {summary['best_dev_pearson']:.4f}" if "best_dev_pearson" in summary
+            else f"dev accuracy {summary['best_dev_acc']:.4f}")
+    print(f"best {best}; checkpoint {Path(cfg.out).with_suffix('.safetensors')}")
     return 0
 
 

@@ -55,6 +55,9 @@ class ModelConfig:
     glove:       where out-of-table words get their vectors at inference.
     max_tokens:  API token limit per sentence (issue #2: at least 1,024).
     max_request_mb: refuse a trace whose tensors would need more memory than this.
+    relatedness: a graded pair task (SICK): ``labels`` are the grades 1..K, the head is Tai,
+                 Socher & Manning 2015's (``heads.RelatednessHead``) and ``predict()`` returns the
+                 score rᵀp̂ instead of class probabilities. Needs ``pair``.
 
     Recipe options (``RECIPE_FIELDS``; see the README's "Recipe options"):
 
@@ -93,6 +96,7 @@ class ModelConfig:
     dropout_mode: str = "ours"
     unk_zero: bool = False
     dsa_proj_bias: bool = True
+    relatedness: bool = False
     extra: dict = field(default_factory=dict, compare=False, hash=False)
 
     def __post_init__(self) -> None:
@@ -105,6 +109,8 @@ class ModelConfig:
             raise ValueError(f"d_h={self.d_h} must be divisible by heads={self.heads}.")
         if not self.labels:
             raise ValueError("A model needs at least one label.")
+        if self.relatedness and (not self.pair or len(self.labels) < 2):
+            raise ValueError("A relatedness model scores sentence pairs over at least two grades; set pair=True.")
         check_recipe(self.arch, {name: getattr(self, name) for name in RECIPE_FIELDS})
 
     def to_dict(self) -> dict:

@@ -1,7 +1,8 @@
 """Evaluation: ``python -m disan evaluate --model NAME --task ...``.
 
 Reports accuracy, per-class accuracy, the confusion matrix and accuracy by
-sentence-length bucket (Shen Fig. 5, Im Fig. 6: average length of the pair).
+sentence-length bucket (Shen Fig. 5, Im Fig. 6: average length of the pair);
+for a relatedness model (SICK) Pearson's r, Spearman's ρ and MSE (Shen Table 4).
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ import numpy as np
 import torch
 
 from .data import Example
+from .errors import InputError
 from .model import SentenceModel
+from .relatedness import expected_score, relatedness_metrics
 from .vocab import tokenize
 
 #: Upper bounds of the length buckets (tokens; pairs use the mean of both).
@@ -23,11 +26,12 @@ LENGTH_BUCKETS = (5, 10, 15, 20, 25, 30, 40, 60, 1_000_000)
 
 @dataclass(frozen=True)
 class Encoded:
-    """Tokenised examples: premise tokens, hypothesis tokens (or None) and labels."""
+    """Tokenised examples: premise tokens, hypothesis tokens (or None), labels and graded scores (or None)."""
 
     premises: tuple[tuple[str, ...], ...]
     hypotheses: tuple[tuple[str, ...], ...] | None
     labels: np.ndarray
+    scores: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.premises)
@@ -48,8 +52,11 @@ class Encoded:
         return list(self.premises) + list(self.hypotheses or ())
 
     def batch(self, idx: Sequence[int]) -> tuple[list, list | None, torch.Tensor]:
+        """Premises, hypotheses and the targets: float scores (B,) for graded data, else label ids (B,)."""
         prem = [self.premises[i] for i in idx]
         hyp = [self.hypotheses[i] for i in idx] if self.hypotheses is not None else None
+        if self.scores is not None:
+            return prem, hyp, torch.as_tensor(self.scores[np.asarray(idx)], dtype=torch.float32)
         return prem, hyp, torch.as_tensor(self.labels[np.asarray(idx)], dtype=torch.long)
 
 
@@ -60,10 +67,12 @@ def encode_examples(examples: Sequence[Example], max_len: int = 128) -> Encoded:
         return tuple(tokenize(text)[:max_len]) or ("<unk>",)
 
     pair = any(e.hypothesis is not None for e in examples)
+    graded = bool(examples) and all(e.score is not None for e in examples)
     return Encoded(
         premises=tuple(tok(e.text) for e in examples),
         hypotheses=tuple(tok(e.hypothesis or "") for e in examples) if pair else None,
         labels=np.array([e.label for e in examples], dtype=np.int64),
+        scores=np.array([e.score for e in examples], dtype=np.float64) if graded else None,
     )
 
 
@@ -83,6 +92,30 @@ def predict_encoded(model: SentenceModel, data: Encoded, batch_size: int = 256) 
 
 def accuracy(model: SentenceModel, data: Encoded) -> float:
     return float((predict_encoded(model, data) == data.labels).mean()) if len(data) else 0.0
+
+
+@torch.inference_mode()
+def predict_scores(model: SentenceModel, data: Encoded, batch_size: int = 256) -> np.ndarray:
+    """A relatedness model's score rᵀp̂ for every pair, batched by length: (n,)."""
+    model.eval()
+    order = np.argsort(data.lengths(), kind="stable")
+    out = np.zeros(len(data), dtype=np.float64)
+    for start in range(0, len(order), batch_size):
+        idx = order[start : start + batch_size]
+        prem, hyp, _ = data.batch(idx)
+        logits, _, _ = model(prem, hyp)
+        out[idx] = expected_score(logits).cpu().numpy()
+    return out
+
+
+def dev_metric(model: SentenceModel, data: Encoded) -> tuple[str, float]:
+    """The model-selection measure on dev: (history key, value); higher is better.
+
+    Accuracy for classifiers; Pearson's r for relatedness models (Shen Table 4's first measure).
+    """
+    if model.cfg.relatedness:
+        return "dev_pearson", relatedness_metrics(data.scores, predict_scores(model, data))["pearson_r"]
+    return "dev_acc", accuracy(model, data)
 
 
 def pack_correct(correct: np.ndarray) -> str:
@@ -126,5 +159,9 @@ def metrics(labels: np.ndarray, preds: np.ndarray, names: Sequence[str], lengths
 def evaluate(model: SentenceModel, examples: Sequence[Example], max_len: int | None = None) -> dict:
     """Full evaluation report of ``model`` on labelled examples."""
     data = encode_examples(examples, max_len or model.cfg.max_tokens)
+    if model.cfg.relatedness:
+        if data.scores is None:
+            raise InputError(f"Model {model.name!r} scores relatedness; evaluate it on --task sick.")
+        return relatedness_metrics(data.scores, predict_scores(model, data))
     preds = predict_encoded(model, data)
     return metrics(data.labels, preds, model.cfg.labels, data.mean_lengths())

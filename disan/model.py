@@ -12,8 +12,9 @@ from .config import MASK_PRESETS, ModelConfig
 from .disan_encoder import FULL_PROBS_MAX_TOKENS, DiSANEncoder
 from .distance_encoder import DistanceEncoder
 from .errors import InputError
-from .heads import ClassifierHead, ImNLIHead, ShenNLIHead
+from .heads import ClassifierHead, ImNLIHead, RelatednessHead, ShenNLIHead
 from .masks import MASK_KINDS, attention_allowed, direction_mask
+from .relatedness import expected_score
 from .trace import ModelTrace, SentenceTrace
 from .vocab import UNK_ID, Glove, Vocab, classify_tokens, tokenize
 
@@ -47,6 +48,8 @@ def build_encoder(cfg: ModelConfig) -> nn.Module:
 def build_head(cfg: ModelConfig, d_enc: int) -> nn.Module:
     """The task head; DiSAN's hidden layer uses ``cfg.activation`` (ELU by default), the DSA's ReLU (Im)."""
     k = len(cfg.labels)
+    if cfg.relatedness:  # SICK: Tai, Socher & Manning 2015's module, as Shen Sec. 5.3 uses it
+        return RelatednessHead(d_enc, cfg.head_hidden, k, cfg.dropout)
     relu = cfg.arch == "dsa" or cfg.activation == "relu"
     if not cfg.pair:
         return ClassifierHead(d_enc, cfg.head_hidden, k, cfg.dropout, relu=relu, output_bias=cfg.output_bias)
@@ -225,6 +228,7 @@ class SentenceModel(nn.Module):
             [premise], [hyp] if hyp is not None else None, record=True, masks=pair, alpha=alpha
         )
         probs = torch.softmax(logits.float(), -1)[0].tolist()  # (K,)
+        score = float(expected_score(logits)[0]) if self.cfg.relatedness else None
         used_alpha = None if self.cfg.arch == "disan" else (self.cfg.alpha if alpha is None else float(alpha))
         return ModelTrace(
             model=self.name,
@@ -235,14 +239,16 @@ class SentenceModel(nn.Module):
             prediction=dict(zip(self.cfg.labels, probs)),
             masks=pair,
             alpha=used_alpha,
+            relatedness=score,
         )
 
     @torch.inference_mode()
     def predict(
         self, inputs: Sequence[str | tuple[str, str]], batch_size: int = 128, **overrides
-    ) -> list[dict[str, float]]:
+    ) -> list[dict[str, float]] | list[float]:
         """Label → probability for each text (or ``(premise, hypothesis)`` pair).
 
+        A relatedness model (``cfg.relatedness``, SICK) returns each pair's score rᵀp̂ (1..K) instead.
         Batches by length so 10,000 inputs cost seconds. ``overrides`` are
         ``masks=`` and ``alpha=`` as in ``trace``.
         """
@@ -251,12 +257,16 @@ class SentenceModel(nn.Module):
         alpha = overrides.get("alpha")
         items = [self.split_input(item) for item in inputs]
         order = sorted(range(len(items)), key=lambda i: max(len(t) for t in items[i] if t is not None))
-        out: list[dict[str, float] | None] = [None] * len(items)
+        out: list = [None] * len(items)
         for start in range(0, len(order), batch_size):
             idx = order[start : start + batch_size]
             prem = [items[i][0] for i in idx]
             hyp = [items[i][1] for i in idx] if self.cfg.pair else None
             logits, _, _ = self(prem, hyp, masks=masks, alpha=alpha)
+            if self.cfg.relatedness:
+                for i, score in zip(idx, expected_score(logits).tolist()):
+                    out[i] = score
+                continue
             for i, row in zip(idx, torch.softmax(logits.float(), -1).tolist()):
                 out[i] = dict(zip(self.cfg.labels, row))
         return out  # type: ignore[return-value]

@@ -149,8 +149,9 @@ class ModelTrace:
     arch:         ``disan`` or ``dsa``.
     premise:      the (first) sentence.
     hypothesis:   the second sentence for NLI models, else ``None``.
-    prediction:   label → probability.
+    prediction:   label → probability (a relatedness model's grades 1..K: p̂).
     masks, alpha: the masks and α actually used (after overrides).
+    relatedness:  a relatedness model's score rᵀp̂ (Tai, Socher & Manning 2015), else ``None``.
     """
 
     model: str
@@ -161,6 +162,7 @@ class ModelTrace:
     prediction: dict[str, float]
     masks: tuple[str, str]
     alpha: float | None
+    relatedness: float | None = None
 
     @property
     def tokens(self) -> tuple[str, ...]:
@@ -177,6 +179,8 @@ class ModelTrace:
             "prediction": self.prediction,
             "predicted_label": max(self.prediction, key=self.prediction.get),
         }
+        if self.relatedness is not None:
+            out["relatedness"] = self.relatedness
         out.update(sentence_json(self.premise))
         if self.hypothesis is not None:
             out["hypothesis"] = sentence_json(self.hypothesis)

@@ -1,4 +1,9 @@
-"""Training: ``python -m disan train --model disan|dsa --task sst5|nli|...``.
+"""Training: ``python -m disan train --model disan|dsa --task sst5|nli|trec|subj|mpqa|cr|sick|...``.
+
+Cross-validated tasks (subj, mpqa, cr) take ``--fold N``: test on fold N of the seeded,
+stratified 10-fold assignment, select on a dev slice of the other folds (``disan.data.folds``);
+the assignment is written to ``<out>.folds.json``. ``sick`` trains a relatedness model (Tai,
+Socher & Manning 2015's module; KL-divergence loss; selection on dev Pearson's r).
 
 Defaults follow each paper (``paper_defaults``). Runs are resumable: every
 ``save_every`` steps the full state (weights, optimizer, position in the epoch,
@@ -39,9 +44,11 @@ from tqdm import tqdm
 from . import checkpoint
 from .config import RECIPE_FIELDS, ModelConfig, check_recipe
 from .errors import CheckpointError
-from .data import PAIR_TASKS, TASK_LABELS, load_task
-from .evaluate import Encoded, accuracy, encode_examples
+from .data import CV_TASKS, PAIR_TASKS, RELATEDNESS_TASKS, TASK_LABELS, fold_record, load_task
+from .errors import InputError
+from .evaluate import Encoded, dev_metric, encode_examples
 from .model import SentenceModel
+from .relatedness import relatedness_loss
 from .train_config import TrainConfig
 from .vocab import build_vocab, init_embedding_matrix, load_glove
 
@@ -71,6 +78,7 @@ def build_model(cfg: TrainConfig, train: Encoded) -> SentenceModel:
         arch=cfg.model,
         labels=TASK_LABELS[cfg.task],
         pair=cfg.task in PAIR_TASKS,
+        relatedness=cfg.task in RELATEDNESS_TASKS,
         d_in=glove.dim,
         d_h=cfg.d_h,
         dropout=cfg.dropout,
@@ -118,12 +126,48 @@ def epoch_batches(lengths: np.ndarray, batch_size: int, seed: int, epoch: int) -
     return [batches[i] for i in rng.permutation(len(batches))]
 
 
+def dev_value(entry: dict) -> float:
+    """An evaluation's model-selection value: dev accuracy, or dev Pearson's r for relatedness runs."""
+    return entry["dev_acc"] if "dev_acc" in entry else entry["dev_pearson"]
+
+
 def evals_since_best(history: list) -> int:
-    """Evaluations after the first one that reached the best dev accuracy (0 right after a new best)."""
+    """Evaluations after the first one that reached the best dev value (0 right after a new best)."""
     if not history:
         return 0
-    accs = [h["dev_acc"] for h in history]
+    accs = [dev_value(h) for h in history]
     return len(accs) - 1 - accs.index(max(accs))
+
+
+def task_loss(relatedness: bool, logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    """Cross-entropy (Shen Sec. 5), or for relatedness KL(p ‖ p̂) to the sparse target (Tai Sec. 4.2)."""
+    return relatedness_loss(logits, targets) if relatedness else F.cross_entropy(logits, targets)
+
+
+def check_fold(cfg: TrainConfig) -> None:
+    """``--fold`` belongs to the cross-validated tasks only, and names one of their 10 folds."""
+    if cfg.fold is None:
+        return
+    if cfg.task not in CV_TASKS:
+        raise InputError(f"--fold {cfg.fold} applies to the cross-validated tasks ({', '.join(sorted(CV_TASKS))}), "
+                         f"not to --task {cfg.task}; drop --fold.")
+    if not 0 <= cfg.fold < 10:
+        raise InputError(f"--fold {cfg.fold} does not exist; use a fold from 0 to 9.")
+
+
+def load_splits(cfg: TrainConfig) -> tuple[list, list]:
+    """Train and dev examples of the run; a cross-validated run also writes its fold record."""
+    kw: dict = {"on_error": cfg.on_error}
+    if cfg.task in ("sst5", "sst2"):
+        kw.update(phrases=cfg.phrases, balance=cfg.balance)
+    fold = {"fold": cfg.fold} if cfg.fold is not None else {}
+    train_ex = load_task(cfg.task, "train", cfg.data_dir, **kw, **fold)
+    dev_ex = load_task(cfg.task, "dev", cfg.data_dir, on_error=cfg.on_error, **fold)
+    if cfg.fold is not None:
+        record = fold_record(cfg.task, load_task(cfg.task, "all", cfg.data_dir, on_error=cfg.on_error), cfg.fold)
+        Path(cfg.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(cfg.out).with_suffix(".folds.json").write_text(json.dumps(record) + "\n")
+    return train_ex, dev_ex
 
 
 def stop_reason(cfg: TrainConfig, history: list, global_step: int) -> str | None:
@@ -181,18 +225,15 @@ def load_state(cfg: TrainConfig, model, opt) -> tuple[int, int, float, list]:
 def train(cfg: TrainConfig) -> dict:
     """Train, keep the best dev checkpoint, and return the run summary."""
     check_recipe(cfg.model, {name: getattr(cfg, name) for name in RECIPE_FIELDS})  # before any data is read
+    check_fold(cfg)
     rank, world = setup_distributed()
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
     torch.manual_seed(cfg.seed)
-    kw = {"on_error": cfg.on_error}
-    if cfg.task in ("sst5", "sst2"):
-        kw.update(phrases=cfg.phrases, balance=cfg.balance)
-    train_ex = load_task(cfg.task, "train", cfg.data_dir, **kw)
+    train_ex, dev_ex = load_splits(cfg)
     if cfg.max_train and len(train_ex) > cfg.max_train:
         keep = np.sort(np.random.default_rng(cfg.seed).choice(len(train_ex), cfg.max_train, replace=False))
         train_ex = [train_ex[i] for i in keep]
-    dev_ex = load_task(cfg.task, "dev", cfg.data_dir, on_error=cfg.on_error)
     train_set = encode_examples(train_ex, cfg.max_len)
     dev_set = encode_examples(dev_ex, cfg.max_len)
     model = build_model(cfg, train_set)
@@ -217,9 +258,9 @@ def train(cfg: TrainConfig) -> dict:
         done = step0
         for step in range(step0, len(batches)):
             net.train()
-            prem, hyp, labels = train_set.batch(batches[step])
+            prem, hyp, targets = train_set.batch(batches[step])
             logits, _, _ = net(prem, hyp)
-            loss = F.cross_entropy(logits, labels)
+            loss = task_loss(model.cfg.relatedness, logits, targets)
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
@@ -259,24 +300,26 @@ def checkpoint_if_best(cfg, model, dev_set, best, history, log, epoch, step, glo
     """Evaluate on dev (rank 0), append to the log, save the checkpoint when dev improves.
 
     ``losses`` are the train losses since the previous evaluation, so the curve's
-    ``train_loss`` is a mean over one evaluation interval.
+    ``train_loss`` is a mean over one evaluation interval. The dev value is accuracy
+    (``dev_acc``), or Pearson's r (``dev_pearson``) for a relatedness model.
     """
     if rank == 0:
-        dev_acc = accuracy(model, dev_set)
+        key, value = dev_metric(model, dev_set)
         entry = {
             "epoch": epoch + 1,
             "step": step,
             "global_step": global_step,
             "train_loss": float(np.mean(losses)) if losses else None,
-            "dev_acc": dev_acc,
+            key: value,
             "elapsed_s": round(elapsed0 + time.time() - started, 1),
         }
         history.append(entry)
         with open(log, "a") as f:
             f.write(json.dumps(entry) + "\n")
-        tqdm.write(f"epoch {epoch + 1} step {step}: dev acc {dev_acc:.4f} (best {max(best, dev_acc):.4f})")
-        if dev_acc > best:
-            best = dev_acc
+        what = key.removeprefix("dev_")
+        tqdm.write(f"epoch {epoch + 1} step {step}: dev {what} {value:.4f} (best {max(best, value):.4f})")
+        if value > best:
+            best = value
             checkpoint.save(model, cfg.out, manifest=False)
     if dist.is_initialized():
         dist.barrier()
@@ -337,8 +380,8 @@ def run_summary(cfg, model, train_set, dev_set, best, history, started, elapsed0
         "dev_examples": len(dev_set),
         "vocab_size": len(model.vocab),
         "params_without_embeddings": encoder_params,
-        "best_dev_acc": best,
-        "best_step": next((h["global_step"] for h in history if h["dev_acc"] == best), None),
+        ("best_dev_pearson" if model.cfg.relatedness else "best_dev_acc"): best,
+        "best_step": next((h["global_step"] for h in history if dev_value(h) == best), None),
         "total_steps": total_steps,
         "stopped_by": stopped_by,
         "patience": cfg.patience,

@@ -36,6 +36,8 @@ class TrainConfig:
     time_budget_min: float | None = None
     threads: int | None = None
     on_error: str = "raise"
+    # Cross-validated tasks (subj, mpqa, cr): which of the 10 stratified folds is the test part.
+    fold: int | None = None
     # Recipe options (config.RECIPE_FIELDS), saved in the checkpoint's ModelConfig.
     activation: str = "elu"
     output_bias: bool = True

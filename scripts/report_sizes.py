@@ -1,6 +1,6 @@
-"""Print the size of the worst-case report of every model (the README's table).
+"""Print the size of the worst-case report of every model (the table of docs/report-and-notebook.md).
 
-Usage: python scripts/report_sizes.py [--models NAME ...] [--readme]  (--readme: also write the table into README.md)
+Usage: python scripts/report_sizes.py [--models NAME ...] [--docs]  (--docs: also write the table into docs/report-and-notebook.md)
 
 The worst case is the longest input a report takes: a sentence of
 ``settings.REPORT_MAX_TOKENS`` (64) tokens, and for NLI models a hypothesis of 64
@@ -54,7 +54,8 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", nargs="*", default=None, help="default: every bundled and random model")
-    parser.add_argument("--readme", action="store_true", help="write the table between the report-sizes markers in README.md")
+    parser.add_argument("--docs", "--readme", dest="docs", action="store_true",
+                        help="write the table between the report-sizes markers in docs/report-and-notebook.md")
     args = parser.parse_args(argv)
     premise, hypothesis = worst_case_texts()
     rows = [f"| model | input | report size (MB) | within {LIMIT_MB:g} MB | build time (s) | if nothing compressed (MB) |",
@@ -75,10 +76,10 @@ def main(argv: list[str] | None = None) -> int:
             bound = mb + sum(_incompressible_extra(payload(trace, side), packed_arrays) for side in sides) / 1e6
             rows.append(f"| `{name}` | {what} | {mb:.2f} | {'yes' if mb <= LIMIT_MB else 'NO'} | {seconds:.1f} | {bound:.2f} |")
             print(rows[-1])
-    if args.readme:
+    if args.docs:
         from disan.output import rewrite_marked
 
-        rewrite_marked(ROOT / "README.md", "<!-- report-sizes:start -->", "<!-- report-sizes:end -->", "\n".join(rows))
+        rewrite_marked(ROOT / "docs" / "report-and-notebook.md", "<!-- report-sizes:start -->", "<!-- report-sizes:end -->", "\n".join(rows))
     return 0 if worst <= LIMIT_MB else 1
 
 

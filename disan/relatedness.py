@@ -1,0 +1,57 @@
+"""Semantic relatedness as Tai, Socher & Manning 2015 (Sec. 4.2) score it, the module Shen Sec. 5.3 puts on DiSAN.
+
+The head (``heads.RelatednessHead``) gives a distribution p̂ over the integer grades r = 1..K (K = 5 for
+SICK); the predicted score is ŷ = rᵀp̂ (Tai Eq. for ŷ). Training minimises the KL divergence from the
+sparse target distribution p of the gold score y to p̂ (Tai Sec. 4.2): p_{⌊y⌋+1} = y − ⌊y⌋,
+p_{⌊y⌋} = ⌊y⌋ − y + 1, every other p_i = 0, so that rᵀp = y exactly.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import torch
+import torch.nn.functional as F
+from torch import Tensor
+
+
+def sparse_target(scores: Tensor, k: int) -> Tensor:
+    """Tai Sec. 4.2's target p for gold scores y in [1, k]: (B,) → (B, k), rows sum to 1 and rᵀp = y.
+
+    y = k puts all mass on grade k (the lower grade is clamped to k − 1 with weight 0).
+    """
+    y = scores.to(torch.float32)  # (B,)
+    lower = y.floor().clamp(1, k - 1)  # (B,)  ⌊y⌋, 1-based
+    upper_weight = y - lower  # (B,)  p_{⌊y⌋+1} = y − ⌊y⌋
+    target = torch.zeros(len(y), k, dtype=torch.float32, device=scores.device)  # (B, k)
+    rows = torch.arange(len(y), device=scores.device)
+    target[rows, lower.long() - 1] = 1.0 - upper_weight  # p_{⌊y⌋} = ⌊y⌋ − y + 1
+    target[rows, lower.long()] = upper_weight
+    return target
+
+
+def expected_score(logits: Tensor) -> Tensor:
+    """ŷ = rᵀ softmax(logits) with r = [1, …, K] (Tai Sec. 4.2): (B, K) → (B,)."""
+    grades = torch.arange(1, logits.shape[-1] + 1, dtype=torch.float32, device=logits.device)  # (K,)
+    return torch.softmax(logits.float(), -1) @ grades
+
+
+def relatedness_loss(logits: Tensor, scores: Tensor) -> Tensor:
+    """Mean over the batch of KL(p ‖ p̂) (Tai Sec. 4.2); the L2 term is the optimizer's weight decay."""
+    target = sparse_target(scores, logits.shape[-1])  # (B, K)
+    return F.kl_div(torch.log_softmax(logits.float(), -1), target, reduction="batchmean")
+
+
+def relatedness_metrics(gold: np.ndarray, predicted: np.ndarray) -> dict:
+    """Shen Table 4's measures: Pearson's r, Spearman's ρ (Pearson of average ranks, ties shared) and MSE."""
+    gold = np.asarray(gold, dtype=float)
+    predicted = np.asarray(predicted, dtype=float)
+    if len(gold) < 2:
+        return {"n": int(len(gold)), "pearson_r": float("nan"), "spearman_rho": float("nan"), "mse": float("nan")}
+    ranks = [pd.Series(a).rank(method="average").to_numpy() for a in (gold, predicted)]
+    return {
+        "n": int(len(gold)),
+        "pearson_r": float(np.corrcoef(gold, predicted)[0, 1]),
+        "spearman_rho": float(np.corrcoef(*ranks)[0, 1]),
+        "mse": float(np.mean((gold - predicted) ** 2)),
+    }
