@@ -77,7 +77,7 @@ def verdicts(v, rows: list[dict] | None, why: str = "") -> None:
 
 
 def readme_block(rows: list[dict], info: dict, command: str) -> str:
-    """The attribution rows with the command and the machine's load, for the README's attribution-bench block."""
+    """The attribution rows with the command and the machine's load, for the attribution-bench block of docs/benchmarks-and-reliability.md."""
     lines = [
         measured_by(command, info),
         "",

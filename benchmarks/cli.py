@@ -60,9 +60,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--quick", action="store_true", help="smoke run: tiny sizes and repeats (seconds); app only if named")
     p.add_argument("--markdown", metavar="PATH", help="write the report as Markdown, e.g. docs/benchmarks.md")
     p.add_argument("--json", metavar="PATH", help="write the raw timings as JSON")
-    p.add_argument("--readme", metavar="PATH", help="write the app targets (app-latency markers), the attribution "
-                                                     "timings (attribution-bench markers) and the cold start "
-                                                     "(cold-start markers) into PATH")
+    p.add_argument("--docs", "--readme", dest="docs", metavar="PATH",
+                   help="write the app targets (app-latency markers), the attribution timings (attribution-bench "
+                        "markers) and the cold start (cold-start markers) into PATH "
+                        "(docs/benchmarks-and-reliability.md)")
     p.add_argument("--note", default=None, help="a line for the report, e.g. 'CPU busy with two training jobs'")
     p.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice, all cores)")
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
@@ -276,21 +277,22 @@ def main(argv: list[str] | None = None) -> int:
     if args.markdown:
         write_markdown(Path(args.markdown), args, info, threads, tables, elapsed, argv)
         print(f"\nwrote {args.markdown}")
-    if args.readme and "app" in run:
-        write_readme(Path(args.readme), readme_block(tables[-1], info, argv, args.markdown))
-        print(f"wrote the app targets into {args.readme}")
-    if args.readme and raw.get("cold_start"):
+    if args.docs and "app" in run:
+        full = os.path.relpath(args.markdown, Path(args.docs).parent) if args.markdown else None
+        write_readme(Path(args.docs), readme_block(tables[-1], info, argv, full))
+        print(f"wrote the app targets into {args.docs}")
+    if args.docs and raw.get("cold_start"):
         from disan.output import rewrite_marked
 
         block = bench_cold_start.readme_block(raw["cold_start"], info, command_line(argv))
-        rewrite_marked(Path(args.readme), bench_cold_start.README_START, bench_cold_start.README_END, block)
-        print(f"wrote the cold-start times into {args.readme}")
-    if args.readme and "attribution" in run:
+        rewrite_marked(Path(args.docs), bench_cold_start.README_START, bench_cold_start.README_END, block)
+        print(f"wrote the cold-start times into {args.docs}")
+    if args.docs and "attribution" in run:
         from disan.output import rewrite_marked
 
         block = bench_attribution.readme_block(raw["attribution"], info, command_line(argv))
-        rewrite_marked(Path(args.readme), bench_attribution.README_START, bench_attribution.README_END, block)
-        print(f"wrote the attribution timings into {args.readme}")
+        rewrite_marked(Path(args.docs), bench_attribution.README_START, bench_attribution.README_END, block)
+        print(f"wrote the attribution timings into {args.docs}")
     return 0
 
 

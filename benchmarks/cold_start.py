@@ -228,7 +228,7 @@ README_START, README_END = "<!-- cold-start:start -->", "<!-- cold-start:end -->
 
 
 def readme_block(rows: list[dict], info: dict, command: str) -> str:
-    """Every code version's cold start with the command and the machine's load, for the README's cold-start block."""
+    """Every code version's cold start with the command and the machine's load, for the cold-start block of docs/benchmarks-and-reliability.md."""
     lines = [
         measured_by(command, info),
         "",

@@ -84,7 +84,7 @@ def process_cpu_s(pid: int) -> float:
 
 
 def measured_by(command: str, info: dict) -> str:
-    """The first line of a README block: the command, the machine and its load at the start, today's date."""
+    """The first line of a generated docs block: the command, the machine and its load at the start, today's date."""
     load = info.get("load_average_at_start")
     jobs = info.get("background_jobs_at_start") or []
     return (f"Measured by `{command}` on {info['logical_cpus']} logical CPUs ({info['cpu']}), load average at start "

@@ -604,7 +604,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--quick", action="store_true", help="smoke run: 6 sessions, 3 rounds, 1 browser, 2 browser rounds")
     p.add_argument("--markdown", metavar="PATH", help="write the report (e.g. docs/load-benchmark.md)")
     p.add_argument("--json", metavar="PATH", help="write every figure as JSON")
-    p.add_argument("--readme", metavar="PATH", help="write the summary between the load-numbers markers of PATH")
+    p.add_argument("--docs", "--readme", dest="docs", metavar="PATH",
+                   help="write the summary between the load-numbers markers of PATH "
+                        "(docs/benchmarks-and-reliability.md)")
     args = p.parse_args(argv)
     if args.quick:
         args.sessions, args.rounds, args.browsers, args.browser_rounds = 6, 3, 1, 2
@@ -679,11 +681,11 @@ def main(argv: list[str] | None = None) -> int:
         body.append(f"Took {(time.time() - started) / 60:.1f} min.")
         Path(args.markdown).write_text("\n".join(body) + "\n", encoding="utf-8")
         print(f"wrote {args.markdown}")
-    if args.readme:
+    if args.docs:
         block = "\n".join([header, ""] + [t.to_markdown().replace("### ", "**", 1).replace("\n", "**\n", 1) + "\n"
                                            for t in out])
-        rewrite_marked(Path(args.readme), README_START, README_END, block)
-        print(f"wrote the load numbers into {args.readme}")
+        rewrite_marked(Path(args.docs), README_START, README_END, block)
+        print(f"wrote the load numbers into {args.docs}")
     return 0
 
 

@@ -120,8 +120,8 @@ README_START, README_END = "<!-- app-latency:start -->", "<!-- app-latency:end -
 
 
 def readme_block(verdicts: Table, info: dict, argv, markdown: str | None = None) -> str:
-    """The app rows of the targets table, with the command and the machine's load, for the README; ``markdown``:
-    the file holding the full tables (``--markdown``)."""
+    """The app rows of the targets table, with the command and the machine's load, for the docs page; ``markdown``:
+    the file holding the full tables (``--markdown``), as a link relative to that page."""
     load = info.get("load_average_at_start")
     jobs = info.get("background_jobs_at_start") or []
     lines = [
@@ -139,6 +139,6 @@ def readme_block(verdicts: Table, info: dict, argv, markdown: str | None = None)
 
 
 def write_readme(path: Path, block: str) -> None:
-    """Replace the text between the app-latency markers of ``path`` (a README) by ``block``."""
+    """Replace the text between the app-latency markers of ``path`` (a docs page) by ``block``."""
     rewrite_marked(path, README_START, README_END, block)
 

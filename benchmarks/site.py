@@ -43,7 +43,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--quick", action="store_true", help="smoke run: 3 typed, 1 open")
     p.add_argument("--markdown", metavar="PATH", help="write the report as Markdown (e.g. docs/site-benchmark.md)")
     p.add_argument("--json", metavar="PATH", help="write the raw timings as JSON")
-    p.add_argument("--readme", metavar="PATH", help="write the summary between the site-numbers markers of PATH")
+    p.add_argument("--docs", "--readme", dest="docs", metavar="PATH",
+                   help="write the summary between the site-numbers markers of PATH "
+                        "(docs/benchmarks-and-reliability.md)")
     args = p.parse_args(argv)
     if args.quick:
         args.typed, args.warmup, args.opens = 3, 1, 1
@@ -225,11 +227,11 @@ def main(argv: list[str] | None = None) -> int:
         body.append(f"Took {time.time() - started:.0f} s.")
         Path(args.markdown).write_text("\n".join(body) + "\n", encoding="utf-8")
         print(f"wrote {args.markdown}")
-    if args.readme:
+    if args.docs:
         from disan.output import rewrite_marked
 
         block = "\n".join([header, ""] + [t.to_markdown().replace("### ", "**", 1).replace("\n", "**\n", 1) + "\n"
                                            for t in out])
-        rewrite_marked(args.readme, README_START, README_END, block)
-        print(f"wrote the site numbers into {args.readme}")
+        rewrite_marked(args.docs, README_START, README_END, block)
+        print(f"wrote the site numbers into {args.docs}")
     return 0

@@ -57,7 +57,7 @@ def write_atomic(path: str | os.PathLike, produce: Callable[[], str]) -> Path:
 def replace_marked(text: str, start: str, end: str, block: str) -> str:
     """``text`` with whatever lies between the ``start`` and ``end`` markers replaced by ``block``.
 
-    The README's generated tables (reproduction, recipe, claims, app latency) live between such
+    The generated tables of docs/ (reproduction, recipe, claims, benchmarks, …) live between such
     markers, so each command rewrites its own block and nothing else.
     """
     if start not in text or end not in text:
@@ -68,35 +68,42 @@ def replace_marked(text: str, start: str, end: str, block: str) -> str:
 
 
 def rewrite_marked(path: str | os.PathLike, start: str, end: str, block: str) -> Path:
-    """Replace the block between ``start`` and ``end`` in the file at ``path`` (a README), all-or-nothing."""
+    """Replace the block between ``start`` and ``end`` in the file at ``path`` (a docs page), all-or-nothing."""
     text = Path(path).read_text(encoding="utf-8")
     return write_atomic(path, lambda: replace_marked(text, start, end, block))
 
 
-def readme_block_main(argv, description: str, text: str, readme: Path, start: str, end: str, what: str,
+def readme_block_main(argv, description: str, text: str, doc: Path, start: str, end: str, what: str,
                       command: str) -> int:
-    """The ``--readme`` / ``--check`` command of a script that writes one generated README block.
+    """The ``--docs`` / ``--check`` command of a script that writes one generated block into a docs page ``doc``.
 
-    Prints ``text`` (no flag), writes it between the markers (``--readme``), or exits 1 naming ``command``
-    when the README's block differs (``--check``).
+    Prints ``text`` (no flag), writes it between the markers (``--docs``; ``--readme`` is its older name), or
+    exits 1 naming ``command`` when the page's block differs (``--check``).
     """
     import argparse
     import sys
 
     parser = argparse.ArgumentParser(description=description)
-    parser.add_argument("--readme", action="store_true", help="write the block into README.md")
-    parser.add_argument("--check", action="store_true", help="exit 1 if README.md is out of date")
+    name = doc_name(doc)
+    parser.add_argument("--docs", "--readme", dest="write", action="store_true", help=f"write the block into {name}")
+    parser.add_argument("--check", action="store_true", help=f"exit 1 if {name} is out of date")
     args = parser.parse_args(argv)
-    if not (args.readme or args.check):
+    if not (args.write or args.check):
         print(text)
         return 0
-    current = readme.read_text(encoding="utf-8")
+    current = doc.read_text(encoding="utf-8")
     updated = replace_marked(current, start, end, text)
     if args.check:
         if updated != current:
-            print(f"README.md's {what} differs; run {command}", file=sys.stderr)
+            print(f"{name}'s {what} differs; run {command}", file=sys.stderr)
             return 1
         return 0
-    write_atomic(readme, lambda: updated)
-    print(f"updated {readme}")
+    write_atomic(doc, lambda: updated)
+    print(f"updated {doc}")
     return 0
+
+
+def doc_name(path: Path) -> str:
+    """``docs/evidence.md`` for a page inside a checkout's docs/ folder, else the file's name."""
+    path = Path(path)
+    return f"{path.parent.name}/{path.name}" if path.parent.name == "docs" else path.name

@@ -1,9 +1,9 @@
-"""The README's verdict table and gate-claim paragraph, from the stored results pretrained/*.claims.json.
+"""The verdict table and gate-claim paragraph of docs/evidence.md, from the stored results pretrained/*.claims.json.
 
 Usage:
     python scripts/claims_table.py            # print the block
-    python scripts/claims_table.py --readme   # write it into README.md between the claims-table markers
-    python scripts/claims_table.py --check    # exit 1 when README.md differs from the stored results
+    python scripts/claims_table.py --docs     # write it into docs/evidence.md between the claims-table markers
+    python scripts/claims_table.py --check    # exit 1 when docs/evidence.md differs from the stored results
 
 Every number comes from a results file made by `python -m disan claims --all --write`.
 """
@@ -18,6 +18,7 @@ sys.path.insert(0, str(ROOT))  # run as a plain script from a clean clone
 
 from disan.output import readme_block_main  # noqa: E402
 
+DOC = ROOT / "docs" / "evidence.md"
 START, END = "<!-- claims-table:start -->", "<!-- claims-table:end -->"
 MARK = {"supported": "✓", "contradicted": "✗", "inconclusive": "?"}
 #: Gate differences below this (on the 0–1 gate scale) are called small in the paragraph.
@@ -113,8 +114,8 @@ def block(directory: Path = ROOT / "pretrained") -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return readme_block_main(argv, __doc__.splitlines()[0], block(), ROOT / "README.md", START, END,
-                             "claims table (from pretrained/*.claims.json)", "python scripts/claims_table.py --readme")
+    return readme_block_main(argv, __doc__.splitlines()[0], block(), DOC, START, END,
+                             "claims table (from pretrained/*.claims.json)", "python scripts/claims_table.py --docs")
 
 
 if __name__ == "__main__":

@@ -1,9 +1,9 @@
-"""The README's faithfulness table and one-line answers, from the stored results pretrained/*.faithfulness.json.
+"""The faithfulness table and one-line answers of docs/attention-as-explanation.md, from the stored results pretrained/*.faithfulness.json.
 
 Usage:
     python scripts/faithfulness_table.py            # print the block
-    python scripts/faithfulness_table.py --readme   # write it into README.md between the faithfulness markers
-    python scripts/faithfulness_table.py --check    # exit 1 when README.md differs from the stored results
+    python scripts/faithfulness_table.py --docs     # write it into docs/attention-as-explanation.md between the markers
+    python scripts/faithfulness_table.py --check    # exit 1 when that page differs from the stored results
 
 Every number comes from a results file made by `python -m disan faithfulness --all --write`.
 """
@@ -18,6 +18,7 @@ sys.path.insert(0, str(ROOT))  # run as a plain script from a clean clone
 
 from disan.output import readme_block_main  # noqa: E402
 
+DOC = ROOT / "docs" / "attention-as-explanation.md"
 START, END = "<!-- faithfulness-table:start -->", "<!-- faithfulness-table:end -->"
 TAU_METHODS = ("grad_input", "integrated_gradients", "leave_one_out", "flow")
 RANKINGS = ("attention", "integrated_gradients", "flow", "random")
@@ -123,8 +124,8 @@ def block(directory: Path = ROOT / "pretrained") -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return readme_block_main(argv, __doc__.splitlines()[0], block(), ROOT / "README.md", START, END,
-                             "faithfulness table (from pretrained/*.faithfulness.json)", "python scripts/faithfulness_table.py --readme")
+    return readme_block_main(argv, __doc__.splitlines()[0], block(), DOC, START, END,
+                             "faithfulness table (from pretrained/*.faithfulness.json)", "python scripts/faithfulness_table.py --docs")
 
 
 if __name__ == "__main__":

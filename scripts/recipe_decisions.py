@@ -1,6 +1,6 @@
 """Decide the authors' recipe points on dev accuracy (issue 10) and record the figures behind each choice.
 
-Usage: python scripts/recipe_decisions.py --runs DIR [--unk MODEL ...] [--write] [--readme]
+Usage: python scripts/recipe_decisions.py --runs DIR [--unk MODEL ...] [--write] [--docs]
 
 Each point where the papers are silent and the authors' released code differs from ours was
 trained both ways from the same seed and data order (two runs in DIR, differing only in the
@@ -16,7 +16,7 @@ set has the most unknown words). Models already published with the zero row cann
 that way: once any of them is, the decision stored in docs/recipe.json is kept.
 
 --write stores the table in docs/recipe.json (read by scripts/publish_pretrained.py for the
-model cards); --readme replaces the text between the recipe markers in README.md.
+model cards); --docs replaces the text between the recipe markers in docs/reproduction.md.
 """
 
 from __future__ import annotations
@@ -191,16 +191,16 @@ def main() -> int:
     parser.add_argument("--unk", nargs="*", default=["disan-sst5", "disan-sst5-nodir", "dsa-sst5", "dsa-sst5-nodist"],
                         metavar="MODEL", help="models whose <unk> row is zeroed on dev (names or .safetensors paths)")
     parser.add_argument("--write", action="store_true", help=f"store the decisions in {OUT.relative_to(ROOT)}")
-    parser.add_argument("--readme", action="store_true", help="write the table into README.md")
+    parser.add_argument("--docs", "--readme", dest="docs", action="store_true", help="write the table into docs/reproduction.md")
     args = parser.parse_args()
     rows = decide(args.runs, args.unk)
     if args.write:
         OUT.write_text(json.dumps(rows, indent=2) + "\n")
     text = markdown(rows)
-    if args.readme:
+    if args.docs:
         from disan.output import rewrite_marked
 
-        rewrite_marked(ROOT / "README.md", START, END, text)
+        rewrite_marked(ROOT / "docs" / "reproduction.md", START, END, text)
     print(text)
     return 0
 

@@ -1,12 +1,12 @@
-"""Print (or write into README.md) the reproduction table and the ablation gaps from the model cards.
+"""Print (or write into docs/reproduction.md) the reproduction table and the ablation gaps from the model cards.
 
-Usage: python scripts/repro_table.py [--readme]
+Usage: python scripts/repro_table.py [--docs]
 Every number comes from a card in pretrained/*.json, and every card from
 scripts/publish_pretrained.py (test scored once, after model selection on dev). The gap of a
 model over its ablation is the difference of their test accuracies with a 95% interval from a
 paired bootstrap over the test examples (``disan.stats.paired_bootstrap_diff``, 10,000
 resamples, seed 0), computed from the per-example correctness bits each card stores.
-With --readme the tables replace the text between the repro-table markers in README.md.
+With --docs the tables replace the text between the repro-table markers in docs/reproduction.md.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ ORDER = ("disan-sst5", "disan-sst5-nodir", "dsa-sst5", "dsa-sst5-nodist", "disan
 #: What each ablation removes; the pairs themselves are disan.claims_file.ABLATIONS.
 REMOVES = {"disan-sst5": "directional masks (Shen Table 2)", "dsa-sst5": "distance mask",
            "dsa-nli": "distance mask (Im Table 1)"}
+DOC = ROOT / "docs" / "reproduction.md"
 START, END = "<!-- repro-table:start -->", "<!-- repro-table:end -->"
 
 
@@ -91,13 +92,14 @@ def tables() -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--readme", action="store_true", help="write the tables into README.md between the markers")
+    parser.add_argument("--docs", "--readme", dest="write", action="store_true",
+                        help="write the tables into docs/reproduction.md between the markers")
     args = parser.parse_args()
     text = tables()
-    if args.readme:
+    if args.write:
         from disan.output import rewrite_marked
 
-        rewrite_marked(ROOT / "README.md", START, END, text)
+        rewrite_marked(DOC, START, END, text)
     print(text)
     return 0
 

@@ -236,7 +236,7 @@ def test_cold_start_quick_run_times_the_first_heatmap(capsys, tmp_path):
     copies = set(Path(tempfile.gettempdir()).glob("disan-baseline-*"))
     readme = tmp_path / "README.md"
     readme.write_text(f"intro\n{cold_start.README_START}\nstale figures\n{cold_start.README_END}\n")
-    assert bench.main(["cold-start", "--quick", "--baseline-rev", "HEAD~1", "--readme", str(readme)]) == 0
+    assert bench.main(["cold-start", "--quick", "--baseline-rev", "HEAD~1", "--docs", str(readme)]) == 0
     out = capsys.readouterr().out
     assert "failed" not in out.lower() and "cold start → first heatmap (disan app): median ≤ 3 s" in out
     rows = re.findall(r"^(now, streamlit run(?:, no stored page \(first start\))?|now, disan app|baseline \S+, "

@@ -14,7 +14,7 @@ def test_bench_attribution_prints_median_p95_and_writes_the_readme_block(tmp_pat
     readme.write_text(f"intro\n{README_START}\nold\n{README_END}\noutro\n")
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        code = bench.main(["attribution", "--quick", "--threads", "1", "--models", "dsa", "--readme", str(readme)])
+        code = bench.main(["attribution", "--quick", "--threads", "1", "--models", "dsa", "--docs", str(readme)])
     text = out.getvalue()
     assert code == 0
     assert "attributions median ms" in text and "attributions p95 ms" in text and "IG steps" in text

@@ -1,4 +1,4 @@
-"""The README's verdict table is exactly what scripts/claims_table.py makes from pretrained/*.claims.json."""
+"""The verdict table of docs/evidence.md is exactly what scripts/claims_table.py makes from pretrained/*.claims.json."""
 
 from __future__ import annotations
 
@@ -13,10 +13,11 @@ claims_table = importlib.util.module_from_spec(SPEC)
 SPEC.loader.exec_module(claims_table)
 
 
-def test_readme_table_matches_the_stored_results():
-    readme = (ROOT / "README.md").read_text()
-    assert replace_marked(readme, claims_table.START, claims_table.END, claims_table.block()) == readme, (
-        "README.md is out of date: run python scripts/claims_table.py --readme")
+def test_docs_table_matches_the_stored_results():
+    page = claims_table.DOC.read_text()
+    assert claims_table.DOC == ROOT / "docs" / "evidence.md"
+    assert replace_marked(page, claims_table.START, claims_table.END, claims_table.block()) == page, (
+        "docs/evidence.md is out of date: run python scripts/claims_table.py --docs")
 
 
 def test_every_stored_model_and_claim_is_in_the_table():

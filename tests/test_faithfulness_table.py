@@ -1,4 +1,4 @@
-"""The README's faithfulness table is exactly what scripts/faithfulness_table.py makes from pretrained/*.faithfulness.json."""
+"""The faithfulness table of docs/attention-as-explanation.md is exactly what scripts/faithfulness_table.py makes from pretrained/*.faithfulness.json."""
 
 from __future__ import annotations
 
@@ -13,11 +13,12 @@ faithfulness_table = importlib.util.module_from_spec(SPEC)
 SPEC.loader.exec_module(faithfulness_table)
 
 
-def test_readme_table_matches_the_stored_results():
-    readme = (ROOT / "README.md").read_text()
+def test_docs_table_matches_the_stored_results():
+    page = faithfulness_table.DOC.read_text()
+    assert faithfulness_table.DOC == ROOT / "docs" / "attention-as-explanation.md"
     block = faithfulness_table.block()
-    assert replace_marked(readme, faithfulness_table.START, faithfulness_table.END, block) == readme, (
-        "README.md is out of date: run python scripts/faithfulness_table.py --readme")
+    assert replace_marked(page, faithfulness_table.START, faithfulness_table.END, block) == page, (
+        "docs/attention-as-explanation.md is out of date: run python scripts/faithfulness_table.py --docs")
 
 
 def test_every_stored_model_its_sample_and_its_answer_are_in_the_table():
