@@ -47,7 +47,7 @@ from . import server
 from . import trace as bench_trace
 from . import train as bench_train
 from .common import Table, busy, machine_info
-from .report import command_line, readme_block, write_markdown, write_readme
+from .report import command_line, link_from, readme_block, write_markdown, write_readme
 from .verdicts import Verdicts, app_verdicts, predict_verdicts, train_verdicts, trace_verdicts
 
 COMMANDS = ("all", "trace", "predict", "train", "attribution", "app", "cold-start")
@@ -278,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
         write_markdown(Path(args.markdown), args, info, threads, tables, elapsed, argv)
         print(f"\nwrote {args.markdown}")
     if args.docs and "app" in run:
-        full = os.path.relpath(args.markdown, Path(args.docs).parent) if args.markdown else None
+        full = link_from(args.docs, args.markdown) if args.markdown else None
         write_readme(Path(args.docs), readme_block(tables[-1], info, argv, full))
         print(f"wrote the app targets into {args.docs}")
     if args.docs and raw.get("cold_start"):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shlex
 import sys
 import time
@@ -136,6 +137,12 @@ def readme_block(verdicts: Table, info: dict, argv, markdown: str | None = None)
     ]
     lines += [f"| {t} | {m} | {v} |" for t, m, v in verdicts.rows if t.startswith(("app ", "goal: app ", "baseline: app "))]
     return "\n".join(lines)
+
+
+def link_from(page: str | Path, target: str | Path) -> str:
+    """``target`` as a Markdown link written into ``page`` (both relative to the working directory): a block moved
+    into docs/ links docs/benchmarks.md as ``benchmarks.md``."""
+    return Path(os.path.relpath(Path(target), Path(page).parent)).as_posix()
 
 
 def write_readme(path: Path, block: str) -> None:

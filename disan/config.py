@@ -59,7 +59,7 @@ class ModelConfig:
                  Socher & Manning 2015's (``heads.RelatednessHead``) and ``predict()`` returns the
                  score rᵀp̂ instead of class probabilities. Needs ``pair``.
 
-    Recipe options (``RECIPE_FIELDS``; see the README's "Recipe options"):
+    Recipe options (``RECIPE_FIELDS``; see docs/reproduction.md, "Recipe options"):
 
     activation:   DiSAN's σ (Shen Sec. 5: ELU) in the h layer (Eq. 14), the
                   source2token hidden layer (Eq. 12) and the head's 300-D layer;

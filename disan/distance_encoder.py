@@ -1,6 +1,6 @@
 """Distance-based Self-Attention Network encoder (Im & Cho 2017, Sec. 4.2, Fig. 2).
 
-Deviation (documented in the README): with 50-d GloVe inputs the words are
+Deviation (documented in docs/deviations.md): with 50-d GloVe inputs the words are
 first projected linearly to ``d_model`` (300 by default), so the encoder has
 the paper's width; with ``d_in == d_model`` there is no projection.
 """

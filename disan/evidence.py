@@ -5,8 +5,8 @@ premise and hypothesis go through the same tied encoder separately, so each
 is one sentence; SNLI repeats each premise for about three hypotheses), in
 batches of similar length with the trace recorded. Accuracy comes from the
 fast ``predict`` path. Every interval is a percentile bootstrap over
-sentences (``stats.bootstrap_ci``); the JSON layout is documented in the
-README and in ``docs/claims.schema.json``.
+sentences (``stats.bootstrap_ci``); the JSON layout is documented in
+``docs/evidence.md`` and in ``docs/claims.schema.json``.
 """
 
 from __future__ import annotations
@@ -228,7 +228,7 @@ def length_distribution(lengths: np.ndarray) -> list[dict]:
 
 def run(model: SentenceModel, examples: Sequence[Example], task: str, split: str, checkpoint_sha256: str,
         ablation: SentenceModel | None = None, ablation_sha256: str | None = None, progress: bool = True) -> dict:
-    """Every claim for ``model`` on ``examples``: the claims JSON (README "Claims JSON")."""
+    """Every claim for ``model`` on ``examples``: the claims JSON (docs/evidence.md, "The claims JSON")."""
     corpus = make_corpus(examples)
     claims = claims_for(model.cfg.arch, task, ablation is not None)
     measured = measure_sentences(model, corpus, [c for c in claims if c.kind in (SENTENCE, CONTEXT)], progress)

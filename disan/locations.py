@@ -1,6 +1,6 @@
 """Where the bundled checkpoints and the default dataset folder are, in a checkout and in an installed wheel.
 
-A checkout keeps the checkpoints in ``pretrained/`` at the repository root, where the scripts, cards, README
+A checkout keeps the checkpoints in ``pretrained/`` at the repository root, where the scripts, cards, docs
 and tests name them. The wheel ships the same files inside the package as ``disan/pretrained/``
 (``[tool.setuptools]`` in pyproject.toml), so an install adds no top-level ``pretrained`` to site-packages.
 """

@@ -24,7 +24,7 @@ PY=${PYTHON:-.venv/bin/python}
 RUNS=${RUNS:-runs}
 SST="--task sst5 --balance --epochs 10 --eval-every 1000 --patience 5 --unk-zero"
 NLI="--task nli --epochs 40 --eval-every 147 --patience 6 --unk-zero"
-# The seven published models, with the recipe decided on dev (docs/recipe.json, README "Recipe options").
+# The seven published models, with the recipe decided on dev (docs/recipe.json, docs/reproduction.md "Recipe options").
 declare -A CMD=(
   [disan-sst5]="--model disan $SST --optimizer adam --lr 0.001 --dropout-mode authors --activation relu --no-output-bias"
   [disan-sst5-nodir]="--model disan $SST --ablation nodir --optimizer adam --lr 0.001 --dropout-mode authors --activation relu --no-output-bias"

@@ -169,6 +169,16 @@ def test_readme_block_carries_the_app_targets_and_the_load(tmp_path):
         write_readme(plain, block)
 
 
+def test_the_full_tables_link_is_relative_to_the_page_the_block_is_written_into():
+    from benchmarks.report import link_from, readme_block
+
+    assert link_from("docs/benchmarks-and-reliability.md", "docs/benchmarks.md") == "benchmarks.md"
+    assert link_from("README.md", "docs/benchmarks.md") == "docs/benchmarks.md"
+    info = {"logical_cpus": 2, "cpu": "test CPU", "load_average_at_start": [0.5, 0.5, 0.5]}
+    block = readme_block(Table("Targets", ["target", "measured", "verdict"]), info, ["app"], "benchmarks.md")
+    assert "Full tables: [benchmarks.md](benchmarks.md)." in block
+
+
 def test_a_baseline_checkout_holds_that_commits_app_and_is_removed_afterwards():
     import subprocess
 
