@@ -1,5 +1,5 @@
 """Command line: ``disan`` (or ``python -m disan``)
-``trace | report | site | train | evaluate | claims | faithfulness | bench | app``.
+``trace | report | site | train | evaluate | claims | faithfulness | tables | bench | app``.
 
 Every expected failure (bad text, unknown model, missing data file, corrupt
 checkpoint) prints one sentence to stderr and exits with status 2.
@@ -278,6 +278,37 @@ def run_faithfulness(args) -> int:
     return 0
 
 
+def add_tables(sub) -> None:
+    p = sub.add_parser("tables", help="the papers' tables (Shen 1, 2, 4, 5; Im 1) with our number beside each cell")
+    p.add_argument("--docs", action="store_true", help="write the block into docs/reproduction.md (between the "
+                                                       "paper-tables markers)")
+    p.add_argument("--check", action="store_true", help="exit 1 if docs/reproduction.md's block is out of date")
+    p.add_argument("--doc", default=None, help="the page to write or check (default docs/reproduction.md)")
+    p.add_argument("--pretrained-dir", default=None, help="folder of the model cards (default pretrained/)")
+
+
+def run_tables(args) -> int:
+    from .locations import CHECKOUT, PRETRAINED_DIR
+    from .output import replace_marked
+    from .paper_tables import END, START, tables_text, write_block
+
+    text = tables_text(Path(args.pretrained_dir) if args.pretrained_dir else PRETRAINED_DIR)
+    if not (args.docs or args.check):
+        print(text)
+        return 0
+    if args.doc is None and CHECKOUT is None:
+        raise DisanError("There is no docs/ folder beside an installed package; give --doc PATH.")
+    doc = Path(args.doc) if args.doc else CHECKOUT / "docs" / "reproduction.md"
+    if args.check:
+        current = doc.read_text(encoding="utf-8") if doc.is_file() else ""
+        if START not in current or replace_marked(current, START, END, text) != current:
+            print(f"{doc}'s paper tables differ; run python -m disan tables --docs", file=sys.stderr)
+            return 1
+        return 0
+    print(f"updated {write_block(doc, text)}")
+    return 0
+
+
 def run_bench(argv: list[str]) -> int:
     from .locations import CHECKOUT
 
@@ -312,7 +343,7 @@ def run_app(args) -> int:
 COMMANDS = {"trace": (add_trace, run_trace), "report": (add_report, run_report), "train": (add_train, run_train),
             "evaluate": (add_evaluate, run_evaluate), "claims": (add_claims, run_claims),
             "faithfulness": (add_faithfulness, run_faithfulness), "site": (add_site, run_site),
-            "bench": (add_bench, None), "app": (add_app, run_app)}
+            "bench": (add_bench, None), "app": (add_app, run_app), "tables": (add_tables, run_tables)}
 #: Commands whose unknown options are passed on (to ``streamlit run``) instead of refused.
 PASS_THROUGH = {"app"}
 
