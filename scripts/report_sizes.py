@@ -6,14 +6,13 @@ The worst case is the longest input a report takes: a sentence of
 ``settings.REPORT_MAX_TOKENS`` (64) tokens, and for NLI models a hypothesis of 64
 tokens too, cut from the papers' case-study sentences. Sizes are in MB of
 10^6 bytes, as written to disk by ``python -m disan report``'s own code. The last
-column is the size the same report would have if its payload arrays (DiSAN's
+column is the size the same report would have if its trace view's arrays (DiSAN's
 per-feature probabilities, the DSA's scores) did not compress at all.
 """
 
 from __future__ import annotations
 
 import argparse
-import base64
 import sys
 import tempfile
 import time
@@ -35,22 +34,20 @@ def worst_case_texts() -> tuple[str, str]:
     return " ".join(premise), " ".join(hypothesis)
 
 
-def _incompressible_extra(plain: dict, pack) -> int:
-    """Bytes a payload's packed arrays would grow by if gzip saved nothing (base64 of raw bytes + gzip header)."""
-    packed = pack(plain)
-    extra = 0
-    for name, block in plain["blocks"].items():
-        for key, value in block.items():
-            if isinstance(value, dict) and "b64" in value:
-                raw = len(base64.b64decode(value["b64"]))
-                extra += 4 * -(-(raw + 20) // 3) - len(packed["blocks"][name][key]["gz"])
-    return extra
+def _incompressible_extra(trace) -> int:
+    """Bytes the report would grow by if gzip saved nothing on its trace view's arrays (base64 of the raw bytes
+    and a gzip header, against the packed text the file holds)."""
+    from viz_app.draw.report import _gzip_b64
+    from viz_app.draw.site_view import packed_trace_view
+
+    arrays = packed_trace_view(trace)[1]
+    return 4 * -(-(len(arrays) + 20) // 3) - len(_gzip_b64(arrays))
 
 
 def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(ROOT))
     import disan
-    from viz_app.draw.report import packed_arrays, payload, write_report
+    from viz_app.draw.report import write_report
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", nargs="*", default=None, help="default: every bundled and random model")
@@ -72,8 +69,7 @@ def main(argv: list[str] | None = None) -> int:
             mb = path.stat().st_size / 1e6
             worst = max(worst, mb)
             what = "premise + hypothesis, 64 tokens each" if model.cfg.pair else "one sentence of 64 tokens"
-            sides = ["premise", "hypothesis"] if model.cfg.pair else ["premise"]
-            bound = mb + sum(_incompressible_extra(payload(trace, side), packed_arrays) for side in sides) / 1e6
+            bound = mb + _incompressible_extra(trace) / 1e6
             rows.append(f"| `{name}` | {what} | {mb:.2f} | {'yes' if mb <= LIMIT_MB else 'NO'} | {seconds:.1f} | {bound:.2f} |")
             print(rows[-1])
     if args.docs:

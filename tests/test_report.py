@@ -23,6 +23,7 @@ from disan.output import write_atomic
 from disan.vocab import tokenize
 from tests.bad_text import CASES
 from tests.conftest import make_tiny
+from tests.page_js import report_data, report_page, unpack
 from viz_app.draw import report, settings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -56,13 +57,10 @@ def assert_offline(html: str) -> None:
     assert not re.search(r"url\(\s*['\"]?(https?:)?//", html)
 
 
-def unpack(html: str, element_id: str) -> bytes:
-    match = re.search(rf'<script type="application/gzip-base64" id="{element_id}">(.*?)</script>', html, re.S)
-    return gzip.decompress(base64.b64decode(match.group(1)))
-
-
 def data_of(html: str) -> dict:
-    return json.loads(unpack(html, "report-data"))
+    """What the report draws: the page its own scripts build from its trace view (tests/page_js.py)."""
+    page = report_page(html)
+    return {**page["data"], "html": page["header"] + page["body"], "view": page["view"]}
 
 
 @pytest.fixture(scope="module")
@@ -81,9 +79,11 @@ def test_report_is_one_offline_file_with_every_section(tiny_traces, arch):
     html = report.report_html(trace)
     assert_offline(html)
     scripts = [a for t, a in tags(html) if t == "script"]
-    assert len(scripts) == 5  # plotly.js and the data (packed), recompute.js, report.js, the start call
+    # plotly.js, the data and its arrays (packed); recompute.js + paint.js, figures.js, sections.js, report.js; boot
+    assert len(scripts) == 8
     assert unpack(html, "plotly-js") == report.PLOTLY_JS.read_bytes()
     data = data_of(html)
+    html = data["html"]
     ids = set(re.findall(r'<section class="section" id="([^"]+)"', html))
     expected = {"tokens", "prediction"} | (
         {"disan-mean", "disan-feature", "disan-gate", "disan-s2t"} if arch == "disan"
@@ -105,17 +105,18 @@ def test_dsa_report_binds_every_map_to_alpha_and_disan_to_feature(tiny_traces):
     assert {f"alpha-mean-{s}" for s in ("premise", "hypothesis")} <= live
     assert {f"alpha-heads-{d}-{s}" for d in ("fw", "bw") for s in ("premise", "hypothesis")} <= live
     assert set(dsa["payloads"]) == {"premise", "hypothesis"}
-    html = report.report_html(tiny_traces["disan"])
-    assert '<input type="range" data-control="feature"' in html
-    assert '<input type="range" data-control="alpha"' not in html
-    assert set(data_of(html)["live"]) == {"feature-premise"}
+    data = data_of(report.report_html(tiny_traces["disan"]))
+    assert '<input type="range" data-control="feature"' in data["html"]
+    assert '<input type="range" data-control="alpha"' not in data["html"]
+    assert set(data["live"]) == {"feature-premise"}
 
 
 def test_token_text_cannot_break_out_of_the_page(tiny_glove):
     model = make_tiny("disan", tiny_glove)
     html = report.report_html(model.trace("</script><script>alert(1)</script> <b>x</b> & the"))
     assert "<script>alert(1)" not in html and "<b>x</b>" not in html
-    assert data_of(html)["figures"]
+    data = data_of(html)
+    assert data["figures"] and "<b>x</b>" not in data["html"] and "&lt; b &gt; x" in data["html"]
 
 
 def test_notebook_view_loads_nothing_from_the_network(tiny_traces):
@@ -126,8 +127,9 @@ def test_notebook_view_loads_nothing_from_the_network(tiny_traces):
         assert "allow-same-origin" not in outer[0][1]["sandbox"]
         inner = outer[0][1]["srcdoc"]
         assert_offline(inner)
-        assert data_of(inner)["compact"] is True
-        assert '<button type="button" data-control="talk"' not in inner
+        data = data_of(inner)
+        assert data["compact"] is True
+        assert '<button type="button" data-control="talk"' not in data["html"]
 
 
 def test_notebook_view_falls_back_without_the_report_code(tiny_traces, monkeypatch):
@@ -142,6 +144,7 @@ def test_to_html_writes_the_report_of_the_command(tiny_traces, tmp_path):
     path = tiny_traces["dsa"].to_html(tmp_path / "r.html")
     text = path.read_text(encoding="utf-8")
     assert text.startswith("<!DOCTYPE html>") and text.endswith("</html>")
+    assert report_data(text) == report_data(report.report_html(tiny_traces["dsa"]))
     assert data_of(text)["figures"].keys() == data_of(report.report_html(tiny_traces["dsa"]))["figures"].keys()
 
 
@@ -252,8 +255,9 @@ def test_cli_writes_a_report_in_a_fresh_process(tmp_path):
     assert str(out) in proc.stdout
     html = out.read_text(encoding="utf-8")
     assert_offline(html)
-    assert 'value="0.5"' in html and "random weights" in html.lower()
-    assert data_of(html)["alpha"] == 0.5
+    data = data_of(html)
+    assert 'value="0.5"' in data["html"] and "random weights" in data["html"].lower()
+    assert data["alpha"] == 0.5
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])

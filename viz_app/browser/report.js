@@ -6,7 +6,7 @@
  *
  * Two ways in:
  *   DisanReport.boot(document)        the report file (viz_app/draw/report.py): unpacks plotly.js and the
- *                                     data, then `start`s on the <main id="report"> already in the page;
+ *                                     trace view, then draws DisanSections.page(tv) as `show` does;
  *   DisanReport.show(root, page, opts) the explorer: draws page = DisanSections.page(tv) into `root`, and
  *                                     draws again for each new sentence in the same document.
  * A redraw reuses the plot of every figure the new page still has (Plotly.react), keeps talk mode and the
@@ -325,14 +325,6 @@
     return done;
   }
 
-  /* The report file's start: its sections are already in root; data carries live.py's payloads. */
-  function start(root, data) {
-    return enqueue(view(root), () => install(view(root), { data }, {})).catch(err => {
-      showError(root, err);
-      throw err;
-    });
-  }
-
   /* The control values and talk mode now: {alpha, feature, talk}. */
   function values(root) {
     const v = view(root);
@@ -348,30 +340,44 @@
     return new Response(stream).arrayBuffer().then(buffer => new Uint8Array(buffer));
   }
 
-  function base64(bytes) {
-    return new Promise((resolve, reject) => {
-      const reader = new FileReader();
-      reader.onload = () => resolve(reader.result.slice(reader.result.indexOf(",") + 1));
-      reader.onerror = () => reject(reader.error);
-      reader.readAsDataURL(new Blob([bytes]));
-    });
-  }
-
-  /* A packed payload array {gz} back into live.py's own format {b64} (viz_app/report.py `packed_arrays`). */
-  function unpackPayloads(payloads) {
-    const jobs = [];
-    for (const payload of Object.values(payloads)) {
-      for (const block of Object.values(payload.blocks)) {
-        for (const array of Object.values(block)) {
-          if (!array || typeof array.gz !== "string") continue;
-          jobs.push(inflate(array.gz).then(base64).then(b64 => { array.b64 = b64; delete array.gz; }));
-        }
+  /* The trace view of a report file (viz_app/draw/site_view.py `packed_trace_view`): every {"$a": [dtype,
+   * offset, count]} becomes a typed array over `bytes`, and DiSAN's per-feature P, {"$q": [offset, count],
+   * scale} on the allowed cells, a full T·T·D Float32Array (0 where the mask forbids). */
+  function unpackView(view, bytes) {
+    const buffer = bytes.buffer, base = bytes.byteOffset;
+    const array = ref => {
+      if (!ref || !ref.$a) return ref;
+      const [dtype, offset, count] = ref.$a;
+      return dtype === "u1" ? new Uint8Array(buffer, base + offset, count) : new Float32Array(buffer, base + offset, count);
+    };
+    const probs = (ref, block, T) => {
+      if (!ref || !ref.$q) return ref;
+      const [offset, count] = ref.$q, q = new Uint16Array(buffer, base + offset, count), D = block.D;
+      const full = new Float32Array(T * T * D);
+      let n = 0;
+      for (let c = 0; c < T * T; c++) {
+        if (!block.allowed[c]) continue;
+        for (let k = 0; k < D; k++) full[c * D + k] = q[n * D + k] * ref.scale;
+        n += 1;
+      }
+      return full;
+    };
+    for (const side of ["premise", "hypothesis"]) {
+      const sent = view[side];
+      if (!sent) continue;
+      for (const key of ["s2t", "maxpool_share"]) sent[key] = array(sent[key]);
+      for (const dir of ["fw", "bw"]) {
+        const block = sent[dir];
+        for (const key of Object.keys(block)) if (key !== "probs") block[key] = array(block[key]);
+        block.probs = probs(block.probs, block, sent.T);
       }
     }
-    return Promise.all(jobs);
+    return view;
   }
 
-  /* Unpack plotly.js and the data, then draw. Every failure is shown on the page in one sentence. */
+  /* The report file: unpack plotly.js, the trace view and its arrays, build the page with DisanSections (the
+   * one definition of the figures, shared with the explorer and the app) and draw it. Every failure is shown
+   * on the page in one sentence. */
   function boot(doc) {
     const root = doc.getElementById("report");
     const fail = err => {
@@ -382,17 +388,21 @@
       fail("this browser cannot unpack it (no DecompressionStream); open it in a current Chrome, Edge, Firefox or Safari");
       return Promise.resolve();
     }
-    const text = id => inflate(doc.getElementById(id).textContent).then(b => new TextDecoder().decode(b));
+    const packed = id => inflate(doc.getElementById(id).textContent);
+    const text = id => packed(id).then(b => new TextDecoder().decode(b));
     return text("plotly-js").then(source => {
       const script = doc.createElement("script");
       script.textContent = source;
       doc.head.appendChild(script);
-      return text("report-data");
-    }).then(json => {
+      return Promise.all([text("report-data"), packed("report-arrays")]);
+    }).then(([json, bytes]) => {
       const data = JSON.parse(json);
-      return unpackPayloads(data.payloads).then(() => start(root, data));
+      DisanFigures.configure(data.context);
+      const page = DisanSections.page(unpackView(data.view, bytes), { compact: data.compact });
+      doc.title = page.title;
+      return show(root, page, { header: doc.getElementById("report-header") });
     }).catch(fail);
   }
 
-  window.DisanReport = { boot, start, show, values, showError, setTalk };
+  window.DisanReport = { boot, show, values, showError, setTalk, unpackView };
 })();

@@ -1,15 +1,12 @@
-/* DisanSections — the offline report's page (viz_app/draw/report.py + report_sections.py) built in the page.
+/* DisanSections — the report's page: every section and figure that follows a sentence, defined once, here
+ * (with the figure builders of figures.js), as a function of the trace view.
  *
- * The static explorer runs the model in the page for any typed sentence, so the report's sections, their
- * figures (DisanFigures, figures.js), the α / feature bindings (viz_app/draw/live.py) and the page's HTML
- * must be built there from the model's outputs. This file ports report_sections.py (overview,
- * disan_sections, dsa_sections, report_sections, compact_sections, s2t_word_figure, word_frames,
- * tokens_html, legend_html), live.py's grid_binding / templates / shared_scale / format_value, and
- * report.py's page_data, _control, _section_html and _header. tests/test_sections_js.py checks that
- * `page(tv)` equals the Python report for the same trace: every figure, binding and word frame, and the
- * HTML character for character.
+ * The static explorer (site.js, the model run in the page), the offline report and the notebook view
+ * (viz_app/draw/report.py writes the trace view into the file; report.js's `boot` unpacks it) all call
+ * `page(tv)` and hand the result to DisanReport.show. tests/test_page_figures.py checks the figures against
+ * the trace; tests/test_sections_js.py checks typed arrays, errors and the drawing in Chromium.
  *
- * One difference from Python, on purpose: the payloads (what recompute.js redraws the α / feature maps
+ * The payloads (what recompute.js redraws the α / feature maps
  * from) are built *prepared*, in the form `DisanRecompute.prepare` returns, not as base64:
  *   {id, kind: "distance" | "features", T, tokens, memo: null,
  *    blocks: {fw | bw: {mask, allowed: Uint8Array T·T, cells: Int32Array N (row-major allowed cells),
@@ -198,7 +195,7 @@
     return F().formatG(value);
   }
 
-  /* ------------------------------------------------------------ report_sections.py */
+  /* ------------------------------------------------------------ sections */
 
   function sides(tv) {
     var out = [["premise", tv.premise]];

@@ -41,6 +41,17 @@ CELL_TEXT_MAX = 12
 #: Small multiples are block-averaged down to at most this many cells per side.
 SMALL_MULTIPLE_MAX = 48
 
+#: Small multiples in a report are never block-averaged: its sentences have at most 64 tokens and the α
+#: control redraws every head cell by cell.
+HEAD_CELLS = 64
+
+#: What each vocabulary status of a token means (the tokens' legend and hover, drawn by ``browser/sections.js``).
+STATUS_NAMES = {
+    "vocab": "in the model's vocabulary",
+    "glove": "GloVe vector the model never trained on",
+    "unknown": "unknown: no vector, uses the <unk> row",
+}
+
 #: α and feature sliders recompute the maps in the browser (``viz_app/browser``); 0 = the server path
 #: (a Streamlit rerun per step), kept as the benchmark's baseline.
 BROWSER_RECOMPUTE = os.environ.get("VIZ_BROWSER_RECOMPUTE", "1").strip() != "0"

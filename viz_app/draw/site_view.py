@@ -34,7 +34,7 @@ import numpy as np
 
 from disan.trace import ModelTrace
 
-from viz_app.draw import figures, report_sections, settings
+from viz_app.draw import figures, settings
 from viz_app.draw.records import BlockView, SentenceView, trace_view
 from viz_app.draw.theme import NORMAL, PRESENTATION
 
@@ -47,49 +47,86 @@ def _flat(array) -> list | None:
     return (a.astype(np.uint8) if a.dtype == bool else a).ravel().tolist()
 
 
-def _block(view: BlockView, probs) -> dict:
+class _Packer:
+    """Arrays of a trace view as references into one little-endian byte string (``packed_trace_view``):
+    ``{"$a": [dtype, offset, count]}``; DiSAN's per-feature P is kept on the allowed cells only, quantised to
+    uint16 (``{"$q": [offset, count], "scale": 1/65535}``, error ≤ 7.6e-6), so that a 64-token NLI pair stays
+    under the report's 10 MB (``settings.REPORT_MAX_BYTES``)."""
+
+    def __init__(self) -> None:
+        self.parts: list[bytes] = []
+        self.size = 0
+
+    def _put(self, data: np.ndarray) -> int:
+        offset = self.size
+        raw = data.tobytes()
+        raw += b"\0" * (-len(raw) % 4)  # every array starts 4-byte aligned, as a Float32Array view needs
+        self.parts.append(raw)
+        self.size += len(raw)
+        return offset
+
+    def array(self, array) -> dict | None:
+        if array is None:
+            return None
+        a = np.asarray(array)
+        dtype = "u1" if a.dtype == bool else "f4"
+        data = np.ascontiguousarray(a.ravel(), dtype="<" + dtype if dtype == "f4" else dtype)
+        return {"$a": [dtype, self._put(data), int(data.size)]}
+
+    def probs(self, probs, allowed) -> dict | None:
+        if probs is None:
+            return None
+        cells = np.asarray(probs)[np.asarray(allowed, dtype=bool)]  # (N, D), allowed cells in row-major order
+        q = np.round(np.clip(cells, 0.0, 1.0) * 65535).astype("<u2").ravel()
+        return {"$q": [self._put(q), int(q.size)], "scale": 1 / 65535}
+
+    def blob(self) -> bytes:
+        return b"".join(self.parts)
+
+
+def _block(view: BlockView, probs, leaf, per_feature) -> dict:
     heads = view.heads
     return {
         "mask": view.mask,
-        "allowed": _flat(view.allowed),
-        "attention": _flat(view.attention),
-        "gate": _flat(view.gate),
+        "allowed": leaf(view.allowed),
+        "attention": leaf(view.attention),
+        "gate": leaf(view.gate),
         "D": int(view.gate.shape[1]),
-        "probs_max": _flat(view.probs_max),
-        "heads": _flat(heads),
+        "probs_max": leaf(view.probs_max),
+        "heads": leaf(heads),
         "H": None if heads is None else int(heads.shape[0]),
-        "scores": _flat(view.scores),
-        "ffn_deactivation": _flat(view.ffn_deactivation),
-        "ln_max": _flat(view.ln_max),
-        "probs": _flat(probs),
+        "scores": leaf(view.scores),
+        "ffn_deactivation": leaf(view.ffn_deactivation),
+        "ln_max": leaf(view.ln_max),
+        "probs": per_feature(probs, view.allowed),
     }
 
 
-def _per_feature(block, T: int):
-    """DiSAN's kept (T, T, D) P of one block, or None (DSA blocks, or a sentence too long to keep it)."""
+def _per_feature(block, T: int, arch: str):
+    """DiSAN's kept (T, T, D) P of one block (Shen Eq. 15), or None: the DSA's probs are per head, (B, H, T, T),
+    and a sentence too long to keep P per feature has none."""
     probs = getattr(block, "probs", None)
-    if probs is None or probs.dim() != 4:
+    if arch != "disan" or probs is None or probs.dim() != 4:
         return None
-    return probs[0, :T, :T].numpy()
+    return probs[0, :T, :T].numpy()  # (T, T, D)
 
 
-def _sentence(view: SentenceView, sent) -> dict:
+def _sentence(view: SentenceView, sent, leaf, per_feature, arch: str) -> dict:
     T = view.length
     enc = sent.encoder
     return {
         "tokens": list(view.tokens),
         "status": list(view.status),
         "T": T,
-        "fw": _block(view.fw, _per_feature(enc.fw, T)),
-        "bw": _block(view.bw, _per_feature(enc.bw, T)),
-        "s2t": _flat(view.s2t),
+        "fw": _block(view.fw, _per_feature(enc.fw, T, arch), leaf, per_feature),
+        "bw": _block(view.bw, _per_feature(enc.bw, T, arch), leaf, per_feature),
+        "s2t": leaf(view.s2t),
         "D2": int(view.s2t.shape[1]),
-        "maxpool_share": _flat(view.maxpool_share),
+        "maxpool_share": leaf(view.maxpool_share),
     }
 
 
-def trace_view_json(trace: ModelTrace) -> dict:
-    """The JS trace view (module docstring) of ``trace``, as JSON-ready lists."""
+def _view(trace: ModelTrace, leaf, per_feature) -> dict:
     tv = trace_view(trace)
     return {
         "model": tv.model,
@@ -98,14 +135,28 @@ def trace_view_json(trace: ModelTrace) -> dict:
         "prediction": {k: float(v) for k, v in tv.prediction.items()},
         "masks": list(tv.masks),
         "alpha": None if tv.alpha is None else float(tv.alpha),
-        "premise": _sentence(tv.premise, trace.premise),
-        "hypothesis": None if tv.hypothesis is None else _sentence(tv.hypothesis, trace.hypothesis),
+        "premise": _sentence(tv.premise, trace.premise, leaf, per_feature, tv.arch),
+        "hypothesis": None if tv.hypothesis is None else _sentence(tv.hypothesis, trace.hypothesis, leaf, per_feature,
+                                                                   tv.arch),
     }
+
+
+def trace_view_json(trace: ModelTrace) -> dict:
+    """The JS trace view (module docstring) of ``trace``, as JSON-ready lists."""
+    return _view(trace, _flat, lambda probs, allowed: _flat(probs))
+
+
+def packed_trace_view(trace: ModelTrace) -> tuple[dict, bytes]:
+    """The JS trace view of ``trace`` with its arrays as references into one byte string (``_Packer``), which
+    ``report.js``'s ``unpackView`` turns back into typed arrays: what a report file and the app's charts carry."""
+    packer = _Packer()
+    view = _view(trace, packer.array, packer.probs)
+    return view, packer.blob()
 
 
 def figure_context() -> dict:
     """What ``DisanFigures.configure`` needs (module docstring): Plotly's own templates and colour scales,
-    the themes, and the constants of ``figures.py``, ``report_sections.py`` and ``settings.py`` the page uses."""
+    the themes, and the constants of ``figures.py`` and ``settings.py`` the page uses."""
     themes = {t.name: {**asdict(t), "categorical": list(t.categorical)} for t in (NORMAL, PRESENTATION)}
     scales = sorted({t.sequential for t in (NORMAL, PRESENTATION)} | {t.diverging for t in (NORMAL, PRESENTATION)})
     return {
@@ -119,12 +170,12 @@ def figure_context() -> dict:
             "HOVER_LABEL_MAX": figures.HOVER_LABEL_MAX,
             "CELL_TEXT_MAX": settings.CELL_TEXT_MAX,
             "SMALL_MULTIPLE_MAX": settings.SMALL_MULTIPLE_MAX,
-            "HEAD_CELLS": report_sections.HEAD_CELLS,
+            "HEAD_CELLS": settings.HEAD_CELLS,
             "ALPHA_MIN": settings.ALPHA_MIN,
             "ALPHA_MAX": settings.ALPHA_MAX,
             "ALPHA_STEP": settings.ALPHA_STEP,
             "PAPER_ALPHA": settings.PAPER_ALPHA,
             "REPORT_MAX_TOKENS": settings.REPORT_MAX_TOKENS,
         },
-        "status_names": dict(report_sections.STATUS_NAMES),
+        "status_names": dict(settings.STATUS_NAMES),
     }

@@ -1,0 +1,88 @@
+"""The page's figure definitions (viz_app/browser: figures.js, sections.js, report.js's unpackView) run in Node.
+
+``report_page(html)`` builds, in Node, the page a report file draws: its packed trace view unpacked by the
+file's own ``DisanReport.unpackView`` and handed to ``DisanSections.page``, exactly as ``DisanReport.boot``
+does in the browser, so tests can read a report's sections, figures and bindings without a browser.
+``node_jobs`` runs any ``DisanFigures`` / ``DisanSections`` function on JSON arguments.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+BROWSER = Path(__file__).resolve().parents[1] / "viz_app" / "browser"
+NODE = shutil.which("node")
+SCRIPTS = ("recompute.js", "figures.js", "sections.js", "report.js")
+
+#: Loads the classic scripts (report.js needs a `window`), then answers each job; typed arrays come back as lists.
+RUNNER = r"""
+const fs = require("fs"), vm = require("vm"), path = require("path");
+globalThis.window = globalThis;
+const [dir, ...files] = process.argv.slice(1);
+for (const f of files) vm.runInThisContext(fs.readFileSync(path.join(dir, f), "utf8"), { filename: f });
+const input = JSON.parse(fs.readFileSync(0, "utf8"));
+DisanFigures.configure(input.context);
+const run = (job) => {
+  try {
+    if (job.fn === "report") {
+      const bytes = Uint8Array.from(Buffer.from(job.args[1], "base64"));
+      const tv = DisanReport.unpackView(job.args[0], bytes);
+      const p = DisanSections.page(tv, job.args[2]);
+      delete p.sections;
+      p.view = tv;
+      return p;
+    }
+    if (job.fn === "page") { const p = DisanSections.page(job.args[0], job.args[1]); delete p.sections; return p; }
+    const [lib, name] = job.fn.split(".");
+    return (lib === "F" ? DisanFigures : DisanSections)[name](...job.args);
+  } catch (e) { return { error: String(e && e.message || e) }; }
+};
+process.stdout.write(JSON.stringify(input.jobs.map(run), (k, v) => ArrayBuffer.isView(v) ? Array.from(v) : v));
+"""
+
+
+def node_jobs(jobs: list[dict], context: dict | None = None) -> list:
+    """Each job ``{fn, args}`` run in Node: ``"F.name"`` / ``"S.name"`` call DisanFigures / DisanSections,
+    ``"page"`` builds DisanSections.page, ``"report"`` unpacks a report's view first (``report_page``)."""
+    if NODE is None:
+        pytest.skip("node is not installed (needed to run the page's scripts)")
+    if context is None:
+        from viz_app.draw.site_view import figure_context
+
+        context = figure_context()
+    payload = json.dumps({"context": context, "jobs": jobs}, allow_nan=False)
+    proc = subprocess.run([NODE, "-e", RUNNER, str(BROWSER), *SCRIPTS], input=payload, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def unpack(html: str, element_id: str) -> bytes:
+    """The bytes a report file stores gzip-compressed and base64-encoded under ``element_id``."""
+    match = re.search(rf'<script type="application/gzip-base64" id="{element_id}">(.*?)</script>', html, re.S)
+    assert match, f"the report has no {element_id} element"
+    return gzip.decompress(base64.b64decode(match.group(1)))
+
+
+def report_data(html: str) -> dict:
+    """A report file's data: ``{view, context, compact}``."""
+    return json.loads(unpack(html, "report-data"))
+
+
+def report_page(html: str) -> dict:
+    """The page a report file draws, built in Node as ``DisanReport.boot`` builds it: ``{title, header, body,
+    data: {figures, live, payloads, words, ...}, view}`` (``view``: the unpacked trace view, arrays as lists)."""
+    data = report_data(html)
+    arrays = base64.b64encode(unpack(html, "report-arrays")).decode("ascii")
+    [page] = node_jobs([{"fn": "report", "args": [data["view"], arrays, {"compact": data["compact"]}]}],
+                       data["context"])
+    assert "error" not in page, page.get("error")
+    return page

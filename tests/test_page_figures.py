@@ -1,0 +1,176 @@
+"""The page's figures against the trace: every number a figure draws is the trace's (within 1e-6; DiSAN's
+per-feature P within the report's uint16 quantisation, 7.6e-6), rows attend and columns are attended, and the
+axes name the tokens. The figures are built where every surface builds them, by ``DisanSections.page``
+(viz_app/browser/sections.js) in Node, from a report file's own packed trace view; the same definitions give
+the same figures for the report, the notebook view (its compact subset) and the static site's trace view.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import disan
+from tests.conftest import make_tiny
+from tests.page_js import node_jobs, report_page
+from viz_app.draw import report
+from viz_app.draw.site_view import trace_view_json
+from viz_app.draw.text import html_escape
+
+ROOT = Path(__file__).resolve().parents[1]
+EXACT = 1e-6
+QUANTISED = 1 / 65535 / 2 + 1e-7
+
+
+def _np(t) -> np.ndarray:
+    return t.detach().cpu().numpy().astype(np.float64)
+
+
+def _z(trace_dict: dict) -> np.ndarray:
+    return np.asarray([[np.nan if v is None else v for v in row] for row in trace_dict["z"]], np.float64)
+
+
+def heat_panels(fig: dict) -> list[np.ndarray]:
+    """The value panels of a heatmap figure, in panel order (masked overlays left out)."""
+    return [_z(t) for t in fig["data"] if t["type"] == "heatmap" and t.get("name") != "masked"]
+
+
+def bars(fig: dict) -> list[np.ndarray]:
+    return [np.asarray([np.nan if v is None else v for v in t["y"]], np.float64) for t in fig["data"]]
+
+
+def close(got: np.ndarray, want: np.ndarray, tol: float, what: str) -> None:
+    assert got.shape == want.shape, f"{what}: shape {got.shape} != {want.shape}"
+    np.testing.assert_allclose(got, want, atol=tol, rtol=0, err_msg=what)
+
+
+def check_tokens_on_axes(fig: dict, tokens, what: str) -> None:
+    """Rows and columns are the tokens in order (where the axis labels every token)."""
+    for axis in ("xaxis", "yaxis"):
+        text = fig["layout"][axis].get("ticktext")
+        if text and len(text) == len(tokens):
+            for label, token in zip(text, tokens):
+                assert html_escape(token)[:8] in label, f"{what}.{axis}: {label!r} does not name {token!r}"
+
+
+def check_sentence(figs: dict, trace, side: str) -> None:
+    sent = trace.hypothesis if side == "hypothesis" else trace.premise
+    enc, T, tokens = sent.encoder, len(sent.tokens), sent.tokens
+    gates = [_np(enc.fw.gate[0, :T]).mean(-1), _np(enc.bw.gate[0, :T]).mean(-1)]  # Shen Eq. 19 / Im Eq. 12
+    s2t = _np(enc.s2t_probs[0, :T])  # (T, 2D)
+    if trace.arch == "disan":
+        mean = figs[f"mean-{side}"]
+        fw, bw = heat_panels(mean)
+        close(fw, _np(enc.fw.probs_mean[0, :T, :T]), EXACT, "forward P mean")  # Shen Fig. 6
+        close(bw, _np(enc.bw.probs_mean[0, :T, :T]), EXACT, "backward P mean")
+        allowed = _np(enc.fw.allowed[0, :T, :T]).astype(bool)
+        assert np.all(np.nan_to_num(fw)[~allowed] == 0), "a masked forward entry is drawn non-zero"
+        check_tokens_on_axes(mean, tokens, "mean")
+        feature = heat_panels(figs[f"feature-{side}"])
+        close(feature[0], _np(enc.fw.probs[0, :T, :T, 0]), QUANTISED, "forward P[:, :, 0]")  # Shen Eq. 15
+        close(feature[1], _np(enc.bw.probs[0, :T, :T, 0]), QUANTISED, "backward P[:, :, 0]")
+        for got, want in zip(bars(figs[f"gate-{side}"]), gates):
+            close(got, want, EXACT, "fusion gate")
+        [weight] = bars(figs[f"s2t-mean-{side}"])
+        close(weight, s2t.mean(-1), EXACT, "source2token weight")
+        word = _z(figs[f"s2t-{side}"]["data"][0]).ravel()
+        close(word[~np.isnan(word)], s2t[0], EXACT, "source2token vector of word 0")  # Shen Fig. 8
+    else:
+        mean = figs[f"alpha-mean-{side}"]
+        for got, block, what in zip(heat_panels(mean), (enc.fw, enc.bw), ("forward", "backward")):
+            close(got, _np(block.probs[0, :, :T, :T]).mean(0), EXACT, f"{what} head mean")  # Im Eq. 7
+        check_tokens_on_axes(mean, tokens, "mean")
+        for d, block in (("fw", enc.fw), ("bw", enc.bw)):
+            panels = heat_panels(figs[f"alpha-heads-{d}-{side}"])
+            heads = _np(block.probs[0, :, :T, :T])
+            assert len(panels) == heads.shape[0]
+            for h, got in enumerate(panels):
+                close(got, heads[h], EXACT, f"{d} head {h}")
+        for got, want in zip(bars(figs[f"gate-{side}"]), gates):
+            close(got, want, EXACT, "fusion gate")
+        deact = bars(figs[f"ffn-deact-{side}"])
+        close(deact[0], _np(enc.fw.ffn_deactivation[0, :T]), EXACT, "FFN deactivation")  # Im Fig. 10a
+        close(deact[1], _np(enc.bw.ffn_deactivation[0, :T]), EXACT, "FFN deactivation")
+        ln = bars(figs[f"ffn-max-{side}"])
+        close(ln[0], _np(enc.fw.ln_max[0, :T]), EXACT, "LayerNorm max")  # Im Fig. 10b
+        pool = bars(figs[f"pool-{side}"])
+        close(pool[0], s2t.mean(-1), EXACT, "pooling weight")  # Im Eqs. 14-16
+        close(pool[1], _np(enc.maxpool_share[0, :T]), EXACT, "max-pool share")
+
+
+def check_page(page: dict, trace) -> None:
+    figs = page["data"]["figures"]
+    prediction = figs["prediction"]["data"][0]
+    close(np.asarray(prediction["x"]), np.asarray(list(trace.prediction.values())), EXACT, "prediction")
+    assert prediction["y"] == [html_escape(k) for k in trace.prediction]
+    check_sentence(figs, trace, "premise")
+    if trace.hypothesis is not None:
+        check_sentence(figs, trace, "hypothesis")
+
+
+@pytest.fixture(scope="module")
+def traces(tiny_glove):
+    out = {
+        "tiny-disan": make_tiny("disan", tiny_glove).trace("the movie is n't good , the dog is ."),
+        "tiny-dsa-pair": make_tiny("dsa", tiny_glove, pair=True).trace("a man pours the tea .", "the man drinks tea"),
+        "disan-masks": disan.load("disan", device="cpu").trace("a <b> & the the", masks=("none", "diag")),
+        "dsa-alpha": disan.load("dsa", device="cpu").trace("good movie , bad plot", alpha=0.5),
+    }
+    for name, text, hyp in (("disan-sst5", "a gorgeous , witty , seductive movie .", None),
+                            ("dsa-nli", "A lady stands outside of a Mexican market .", "A woman is outdoors .")):
+        if (ROOT / "pretrained" / f"{name}.safetensors").exists():
+            out[name] = disan.load(name, device="cpu").trace(text, hyp)
+    return out
+
+
+@pytest.mark.parametrize("name", ["tiny-disan", "tiny-dsa-pair", "disan-masks", "dsa-alpha", "disan-sst5", "dsa-nli"])
+def test_report_figures_equal_the_trace(traces, name):
+    if name not in traces:
+        pytest.skip(f"the bundled model of case {name} is not in pretrained/")
+    trace = traces[name]
+    check_page(report_page(report.report_html(trace)), trace)
+
+
+def test_a_wrong_number_is_caught(traces):
+    """The check above can fail: one changed cell of the drawn forward map is found."""
+    trace = traces["tiny-disan"]
+    page = report_page(report.report_html(trace))
+    page["data"]["figures"]["mean-premise"]["data"][0]["z"][2][1] += 1e-3
+    with pytest.raises(AssertionError, match="forward P mean"):
+        check_page(page, trace)
+    page = report_page(report.report_html(trace))
+    z = page["data"]["figures"]["mean-premise"]["data"][0]["z"]
+    z[:] = [list(row) for row in zip(*z)]  # transposed: columns attending
+    with pytest.raises(AssertionError):
+        check_page(page, trace)
+
+
+@pytest.mark.parametrize("name", ["tiny-disan", "tiny-dsa-pair", "dsa-nli"])
+def test_report_notebook_and_site_draw_the_same_figures(traces, name):
+    """The report file, the notebook view (its compact subset) and the static site's trace view (plain lists, as
+    ``disan site`` writes its presets) give the same figures from the same definitions."""
+    if name not in traces:
+        pytest.skip(f"the bundled model of case {name} is not in pretrained/")
+    trace = traces[name]
+    full = report_page(report.report_html(trace))["data"]["figures"]
+    compact = report_page(report.report_html(trace, compact=True))["data"]["figures"]
+    [site] = node_jobs([{"fn": "page", "args": [trace_view_json(trace), {}]}])
+    assert "error" not in site, site.get("error")
+    assert set(compact) < set(full) and {"prediction"} <= set(compact)
+    assert list(site["data"]["figures"]) == list(full)
+    for fid, fig in compact.items():
+        assert fig == full[fid], fid
+    for fid, fig in full.items():
+        mine = site["data"]["figures"][fid]
+        assert fig["layout"] == mine["layout"], fid
+        for a, b in zip(fig["data"], mine["data"]):
+            for key in a.keys() | b.keys():
+                numeric = key in ("z", "x", "y") and not any(isinstance(v, str) for v in np.ravel(a.get(key, [])))
+                if numeric:
+                    got = np.asarray(a[key], dtype=object).astype(float)
+                    close(got, np.asarray(b[key], dtype=object).astype(float),
+                          QUANTISED if fid.startswith("feature-") else EXACT, f"{fid}.{key}")
+                else:
+                    assert a.get(key) == b.get(key), f"{fid}.{key}"
