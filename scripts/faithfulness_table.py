@@ -20,10 +20,14 @@ from disan.output import readme_block_main  # noqa: E402
 
 DOC = ROOT / "docs" / "attention-as-explanation.md"
 START, END = "<!-- faithfulness-table:start -->", "<!-- faithfulness-table:end -->"
-TAU_METHODS = ("grad_input", "integrated_gradients", "leave_one_out", "flow")
-RANKINGS = ("attention", "integrated_gradients", "flow", "random")
+ATTRIBUTIONS = ("grad_input", "integrated_gradients", "leave_one_out")
+RANKINGS = ("attention", "pooling", "integrated_gradients", "rollout", "attention_flow", "random")
+SHORT = {"attention": "attention", "pooling": "DSA pooling", "integrated_gradients": "IG", "rollout": "rollout",
+         "attention_flow": "flow", "random": "random", "grad_input": "grad × input", "leave_one_out": "leave-one-out"}
+NOT_COMPUTED = "not computed"
 #: How a verdict on "attention − random comprehensiveness > 0" reads in the summary.
-BEATS = {"supported": "yes", "inconclusive": "not distinguishable from random", "contradicted": "no, less than random"}
+BEATS = {"supported": "yes", "inconclusive": "inconclusive (the interval contains 0)",
+         "contradicted": "no, less than random"}
 
 
 def _results(directory: Path):
@@ -36,25 +40,64 @@ def _ci(v: dict, f: str = "{:+.2f}") -> str:
     return f"{f.format(v['value'])} [{f.format(v['ci95'][0])}, {f.format(v['ci95'][1])}]"
 
 
+def _cell(v: dict | None, f: str = "{:+.2f}") -> str:
+    return NOT_COMPUTED if v is None else _ci(v, f)
+
+
+def _row(cells: list[str]) -> str:
+    return "| " + " | ".join(cells) + " |"
+
+
 def table(results) -> list[str]:
-    """Models × (n, τ of attention with each method, ERASER's averaged comprehensiveness and sufficiency)."""
+    """Agreement: per model, attention's τ with each attribution beside the attributions' τ with each other."""
+    pairs = [("grad_input", "integrated_gradients"), ("grad_input", "leave_one_out"),
+             ("integrated_gradients", "leave_one_out")]
     head = ["model", "examples (of the test set)", "IG steps, mean \\|delta\\|"]
-    head += [f"τ attention ~ {m}" for m in ("grad × input", "IG", "leave-one-out", "flow")]
-    head += ["comprehensiveness: attention / IG / flow / random", "sufficiency: attention / IG / flow / random",
-             "comprehensiveness, attention − random", "time (s)"]
-    lines = ["| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
+    head += [f"τ attention ~ {SHORT[m]}" for m in ATTRIBUTIONS]
+    head += [f"τ {SHORT[a]} ~ {SHORT[b]}" for a, b in pairs]
+    head += ["mean τ: attention ~ attributions / attributions with each other", "difference (verdict)",
+             "τ attention ~ rollout / flow", "mean τ: DSA pooling ~ attributions", "time (s)"]
+    lines = [_row(head), "|---" * len(head) + "|"]
     for m in results.measured:
         d = m.data
         n = f"{d['n']:,} of {d['n_examples']:,}" + ("" if d["complete"] else " (random sample)")
         ig = d["integrated_gradients"]
         cells = [f"`{m.name}`" + (" (stale)" if m.stale else ""), n, f"{ig['steps']}, {ig['mean_abs_delta']:.1e}"]
-        cells += [_ci(m.tau("attention", meth)) for meth in TAU_METHODS]
-        for kind in ("comprehensiveness", "sufficiency"):
-            cells.append(" / ".join(f"{d['aopc'][kind][r]['value']:.3f}" for r in RANKINGS))
+        cells += [_ci(m.tau("attention", meth)) for meth in ATTRIBUTIONS]
+        cells += [_ci(m.tau(a, b)) for a, b in pairs]
+        agreement = d.get("agreement")
+        if agreement:
+            diff = agreement["attention_minus_attributions"]
+            cells += [f"{_ci(agreement['attention'])} / {_ci(agreement['attributions'])}",
+                      f"{_ci(diff)} ({diff['verdict']})"]
+        else:
+            cells += [NOT_COMPUTED] * 2
+        cells.append(" / ".join(_cell(m.tau("attention", r)) for r in ("rollout", "attention_flow")))
+        dsa = not d["rollout"]["exact"]  # the DSA's rollout is the approximate one
+        cells.append(_cell((agreement or {}).get("pooling")) if dsa else "–")
+        cells.append(f"{d['seconds']:,.0f}")
+        lines.append(_row(cells))
+    return lines
+
+
+def eraser_table(results) -> list[str]:
+    """ERASER per model and ranking: ours (mean over 10/20/50%) and ERASER's AOPC ({1,5,10,20,50}%, ÷ 6)."""
+    head = ["model", "ranking", "comprehensiveness, ours", "comprehensiveness, ERASER AOPC", "sufficiency, ours",
+            "sufficiency, ERASER AOPC"]
+    lines = [_row(head), "|---" * len(head) + "|"]
+    for m in results.measured:
+        d = m.data
+        for r in RANKINGS:
+            if r not in d["aopc"]["comprehensiveness"]:
+                continue
+            cells = [f"`{m.name}`", SHORT[r]]
+            for kind in ("comprehensiveness", "sufficiency"):
+                cells.append(_ci(d["aopc"][kind][r], "{:.3f}"))
+                cells.append(_cell(((d.get("aopc_eraser") or {}).get(kind) or {}).get(r), "{:.3f}"))
+            lines.append(_row(cells))
         diff = d["attention_minus_random"]
-        cells += [_ci(diff, "{:+.3f}") + f" ({diff['verdict']})",
-                  f"{d['seconds']:,.0f}"]
-        lines.append("| " + " | ".join(cells) + " |")
+        lines.append(_row([f"`{m.name}`", "attention − random", f"{_ci(diff, '{:+.3f}')} ({diff['verdict']})",
+                           "", "", ""]))
     return lines
 
 
@@ -82,28 +125,25 @@ def summary(results) -> list[str]:
         if comp["integrated_gradients"]["ci95"][0] > comp["attention"]["ci95"][1]:
             ig_vs_attention.append(f"`{m.name}`")
     total = len(results.measured)
-    lines = ["**Summary.** Mean Kendall τ of attention with gradient × input, IG and leave-one-out: "
-             + "; ".join(f"{name} agreement for {len(v)} of {total} ({', '.join(v)})" for name, v in bands.items())
-             + ". Removing the most-attended tokens lowers the predicted class's probability more than removing "
+    lines = ["**Summary.** Signed mean Kendall τ of attention with gradient × input, IG and leave-one-out: "
+             + "; ".join(f"{name} for {len(v)} of {total} ({', '.join(v)})" for name, v in bands.items())
+             + ". Deleting the most-attended tokens lowers the predicted class's probability more than deleting "
              "random ones: "
              + "; ".join(f"{BEATS[verdict]} for {len(v)} of {total}" for verdict, v in beats.items()) + "."]
     if ig_vs_attention:
-        lines.append(f"Removing the tokens IG ranks first lowers it more still (intervals apart) for {len(ig_vs_attention)} "
+        lines.append(f"Deleting the tokens IG ranks first lowers it more still (intervals apart) for {len(ig_vs_attention)} "
                      f"of {total} ({', '.join(ig_vs_attention)}).")
     return lines
 
 
 def published(results) -> list[str]:
     """Jain & Wallace's Table 2 (SST and SNLI, BiLSTM) with our models on the same tasks (viz_app/draw/published.py)."""
-    from viz_app.draw.published import comparison_rows
+    from viz_app.draw.published import CAPTION, comparison_rows
 
     rows = comparison_rows(results.measured)
     head = list(rows[0])
-    lines = ["**Beside Jain & Wallace 2019, Table 2.** Theirs: mean ± std over test instances per predicted class "
-             "(the fraction with p ≤ 0.05), BiLSTM with additive attention, binary SST; τ over all tokens, "
-             "gradient = |gradient × input|, leave-one-out = total-variation distance after deleting the token. "
-             "Ours: mean over every test example with its 95% bootstrap interval; leave-one-out replaces the "
-             "token by `<unk>`.", "", "| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
+    lines = ["**Beside Jain & Wallace 2019, Table 2.** " + CAPTION.replace("<unk>", "`<unk>`"), "",
+             "| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
     lines += ["| " + " | ".join(r[h] for h in head) + " |" for r in rows]
     return lines
 
@@ -112,7 +152,20 @@ def block(directory: Path = ROOT / "pretrained") -> str:
     results = _results(directory)
     if not results.measured:
         return "No stored faithfulness results; run `python -m disan faithfulness --all --write`."
-    parts = table(results) + [""] + answers(results) + [""] + [" ".join(summary(results))] + [""] + published(results)
+    parts = (["**Agreement.** Kendall τ-b per test example (an NLI pair: the mean of its two sentences), mean "
+              "over examples with its 95% bootstrap interval. The attributions' τ with each other is the baseline "
+              "attention's τ is read against."] + [""] + table(results)
+             + ["", "**Erasure (ERASER).** Comprehensiveness: the drop in the predicted class's probability when "
+                "the ranking's top k% of tokens are deleted; sufficiency: the drop when only they are kept. Ours: "
+                "the mean over k = 10, 20, 50%; ERASER's AOPC: the sum over k = 1, 5, 10, 20, 50% divided by 6."]
+             + [""] + eraser_table(results) + [""] + answers(results) + [""] + [" ".join(summary(results))] + [""]
+             + published(results))
+    migrated = [m.name for m in results.measured if m.data.get("not_computed")]
+    if migrated:
+        parts += ["", f"**Not computed:** {', '.join(f'`{n}`' for n in migrated)} were stored with schema 1 and are "
+                      "migrated when read (gated rollout was then called flow); attention flow, the agreement "
+                      "intervals, the like-for-like Jain & Wallace row, the DSA's pooling series and ERASER's AOPC "
+                      "need `python -m disan faithfulness --model NAME --write`."]
     missing = list(results.missing)
     if missing:
         parts += ["", f"Not measured: {', '.join(f'`{n}`' for n in missing)} (no results file)."]

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from disan.attribution import METHODS, attribute
+from disan.attribution import METHODS, attribute, methods_for
 from tests.conftest import make_tiny
 from tests.test_app import assert_clean, chart_by_key, chart_payloads, decode, plain, run_app, warnings_text
 from viz_app.draw.attribution import attribution_view, normalised
@@ -18,16 +18,19 @@ def bars(at) -> dict[str, np.ndarray]:
     return {t["name"]: decode(t["y"]) for t in chart_by_key(at, "attr_bars")["data"]}
 
 
-def test_the_view_draws_five_aligned_series_and_a_tau_matrix():
+def test_the_view_draws_six_aligned_series_and_a_tau_matrix():
     at = run_app(view="attribution", model="disan", sentence="the movie is good .")
     assert_clean(at)
     series = bars(at)
-    assert len(series) == len(METHODS) and all(v.shape == (5,) for v in series.values())
+    assert len(series) == len(methods_for("disan")) == 6 and all(v.shape == (5,) for v in series.values())
+    assert {"gated rollout", "attention flow"} <= set(series) and "pooling (source2token + max pool)" not in series
     assert all(np.abs(v).max() == pytest.approx(1.0) or not v.any() for v in series.values())
     tau = decode(chart_by_key(at, "attr_tau")["data"][0]["z"])
-    assert tau.shape == (5, 5) and np.allclose(np.diag(tau), 1.0) and np.allclose(tau, tau.T, equal_nan=True)
-    text = " ".join(m.value for m in at.markdown)
-    assert "Integrated Gradients" in text and "convergence delta" in text
+    assert tau.shape == (6, 6) and np.allclose(np.diag(tau), 1.0) and np.allclose(tau, tau.T, equal_nan=True)
+    text = " ".join(plain(m.value) for m in at.markdown)
+    assert "Integrated Gradients" in text and "convergence delta" in text and "Abnar & Zuidema" in text
+    captions = " ".join(plain(c.value) for c in at.caption)
+    assert "shares of the mixing weights" in captions and "share of the vector itself" in captions
 
 
 def test_the_class_picker_explains_another_class_and_lives_in_the_url():
@@ -56,7 +59,7 @@ def test_nli_records_keep_both_sentences_and_pick_the_chosen_side(tiny_glove):
     assert [len(s.tokens) for s in view.sides] == [5, 3]
     assert view.side("hypothesis").tokens == ("a", "dog", ".") and view.side("premise") is view.sides[0]
     norm = normalised(view.sides[1].scores)
-    assert set(norm) == {label for label, _ in METHODS.values()}
+    assert set(norm) == {METHODS[m][0] for m in methods_for("dsa")}
     json.dumps(attribute(model, model.trace("the man is good .", "a dog .")).to_json())
 
 
@@ -72,6 +75,16 @@ def test_evidence_tab_draws_the_stored_faithfulness_results_or_says_how_to_make_
         assert {"ev_faith_tau", "ev_faith_comprehensiveness", "ev_faith_sufficiency"} <= keys
         text = " ".join(plain(m.value) for m in at.markdown)
         assert all(m.data["answer"] in text for m in results.measured)
+        captions = " ".join(plain(c.value) for c in at.caption)
+        assert "signed mean τ" in captions and "mean |τ|" not in captions + text
+        assert "detached" in captions and "premise tokens only" in captions
+        tau = chart_by_key(at, "ev_faith_tau")
+        names = {t["name"] for t in tau["data"]}
+        assert {"attention ~ IG", "gradient × input ~ IG", "IG ~ leave-one-out", "attention ~ gated rollout"} <= names
+        if any(m.data.get("agreement") for m in results.measured):
+            assert "ev_faith_agreement" in keys and "ev_faith_comprehensiveness_eraser" in keys
+        if any(m.not_computed for m in results.measured):
+            assert any("not computed" in plain(i.value) for i in at.info)
     if results.missing:
         assert any(REFRESH_COMMAND in i.value.replace("\\", "") for i in at.info)
 

@@ -1,5 +1,6 @@
-"""Token attributions: IG completeness, attention flow against a brute-force composition, leave-one-out and
-ERASER erasures against direct re-runs, Kendall τ against hand counts."""
+"""Token attributions: IG completeness, gated rollout against a brute-force composition, attention flow against
+NetworkX's maximum flow, detached-attention gradients, leave-one-out and ERASER erasures against direct re-runs,
+Kendall τ against hand counts."""
 
 from __future__ import annotations
 
@@ -8,9 +9,14 @@ import math
 import pytest
 import torch
 
-from disan.attribution import METHODS, attribute
+import networkx as nx
+import numpy as np
+
+from disan.attribution import METHODS, attribute, methods_for
+from disan.attribution.attention_flow import SCALE, attention_flow, token_flows
+from disan.attribution.detach import detached_attention, detached_gradient_x_input
 from disan.attribution.erasure import leave_one_out, subset_probs
-from disan.attribution.flow import attention_flow
+from disan.attribution.rollout import gated_rollout, layer_graph
 from disan.attribution.forward import ClassProbability
 from disan.attribution.gradient import gradient_x_input, integrated_gradients
 from disan.attribution.rank import kendall_tau, top_count, top_positions
@@ -136,21 +142,28 @@ def _disan_brute(enc):
 
 
 @pytest.mark.parametrize("masks", [None, "none", "diag"])
-def test_disan_flow_equals_a_brute_force_composition_and_rebuilds_the_sentence(tiny_glove, masks):
+def test_disan_rollout_equals_a_brute_force_composition_and_rebuilds_the_sentence(tiny_glove, masks):
     model = make_tiny("disan", tiny_glove)
     enc = model.trace(SENTENCE, masks=masks).premise.encoder
-    flow = attention_flow(enc)
-    assert flow.exact
+    roll = gated_rollout(enc)
+    assert roll.exact
     brute = _disan_brute(enc)
-    assert torch.allclose(flow.per_feature[0].double(), brute, atol=1e-6)
+    assert torch.allclose(roll.per_feature[0].double(), brute, atol=1e-6)
+    # Which share rebuilds the sentence vector: the mixing weights A_i[k] times the token-local h_i[k] sum to
+    # s[k] exactly; the vector shares are those terms' magnitudes, normalised per feature.
     h = torch.cat([enc.fw.h, enc.bw.h], -1)[0].double()  # (T, 2D) token-local h_i of each block
-    assert torch.allclose((brute * h).sum(0), enc.sentence[0].double(), atol=1e-5)  # exact: Σ_i A_i ⊙ h_i = s
+    terms = brute * h  # (T, 2D)  A_i[k] h_i[k]
+    assert torch.allclose(terms.sum(0), enc.sentence[0].double(), atol=1e-5)  # exact: Σ_i A_i ⊙ h_i = s
+    vector = (terms.abs() / terms.abs().sum(0)).mean(-1)  # (T,)
+    assert torch.allclose(roll.vector_shares[0].double(), vector, atol=1e-5)
+    assert float(roll.vector_shares.sum()) == pytest.approx(1.0, abs=1e-5)
+    assert not torch.allclose(roll.vector_shares[0], roll.shares[0], atol=1e-3)  # two different quantities
     # The remainder comes from the rows with no allowed key (token 1 under fw, token T under bw), computed apart.
-    assert float(flow.shares.sum() + flow.remainder) == pytest.approx(1.0, abs=1e-5)
+    assert float(roll.shares.sum() + roll.remainder) == pytest.approx(1.0, abs=1e-5)
     if masks is None:
-        assert float(flow.remainder) > 0.0
+        assert float(roll.remainder) > 0.0
     else:  # no empty row: nothing is left over
-        assert float(flow.remainder) == pytest.approx(0.0, abs=1e-7)
+        assert float(roll.remainder) == pytest.approx(0.0, abs=1e-7)
 
 
 def _dsa_brute(enc):
@@ -173,34 +186,96 @@ def _dsa_brute(enc):
 
 
 @pytest.mark.parametrize("masks", [None, "none"])
-def test_dsa_flow_equals_a_brute_force_composition_and_adds_up_with_its_remainder(tiny_glove, masks):
+def test_dsa_rollout_equals_a_brute_force_composition_and_adds_up_with_its_remainder(tiny_glove, masks):
     model = make_tiny("dsa", tiny_glove)
     enc = model.trace(SENTENCE, masks=masks).premise.encoder
-    flow = attention_flow(enc)
-    assert not flow.exact
-    assert torch.allclose(flow.per_feature[0].double(), _dsa_brute(enc), atol=1e-6)
-    assert float(flow.shares.sum() + flow.remainder) == pytest.approx(1.0, abs=1e-5)
-    assert (float(flow.remainder) > 0.0) == (masks is None)
+    roll = gated_rollout(enc)
+    assert not roll.exact and roll.vector_shares is None
+    assert torch.allclose(roll.per_feature[0].double(), _dsa_brute(enc), atol=1e-6)
+    assert float(roll.shares.sum() + roll.remainder) == pytest.approx(1.0, abs=1e-5)
+    assert (float(roll.remainder) > 0.0) == (masks is None)
 
 
-def test_flow_of_a_batch_equals_each_sentence_alone(tiny_glove):
+def test_rollout_and_flow_of_a_batch_equal_each_sentence_alone(tiny_glove):
     for arch in ("disan", "dsa"):
         model = make_tiny(arch, tiny_glove)
         sents = [["the", "movie", "is", "good", "."], ["a", "bad", "dog"]]
         x, valid = model.embed(sents)
         with torch.no_grad():
             _, enc = model.encoder(x, valid, record=True)
-        both = attention_flow(enc)
+        both, both_flow = gated_rollout(enc), attention_flow(enc)
         for b, toks in enumerate(sents):
-            one = attention_flow(model.trace(" ".join(toks)).premise.encoder)
+            alone = model.trace(" ".join(toks)).premise.encoder
+            one = gated_rollout(alone)
             assert torch.allclose(both.shares[b, :len(toks)], one.shares[0], atol=1e-6)
             assert float(both.remainder[b]) == pytest.approx(float(one.remainder[0]), abs=1e-6)
+            assert torch.allclose(both_flow.shares[b, :len(toks)], attention_flow(alone).shares[0], atol=1e-5)
+            assert float(both_flow.shares[b, len(toks):].abs().sum()) == 0.0
+
+
+@pytest.mark.parametrize("arch", ["disan", "dsa"])
+def test_rollout_walks_the_layer_graph_that_flow_uses(tiny_glove, arch):
+    """Rollout = Σ over paths of the products of the graph's capacities: Σ_j out[k, j] · mix[k, j, i]."""
+    enc = make_tiny(arch, tiny_glove).trace(SENTENCE).premise.encoder
+    g = layer_graph(enc)
+    paths = torch.einsum("kj,kji->ik", g.out, g.mix)  # (T, F)
+    assert torch.allclose(paths, gated_rollout(enc).per_feature[0], atol=1e-6)
+
+
+@pytest.mark.parametrize("arch", ["disan", "dsa"])
+def test_attention_flow_equals_networkx_maximum_flow_on_the_whole_layer_graph(tiny_glove, arch):
+    """SciPy's integer flows per token and feature against NetworkX's float maximum flow on the full graph of
+    one feature (every input token, every fused node, the output), within the rounding of the capacities."""
+    enc = make_tiny(arch, tiny_glove).trace(SENTENCE).premise.encoder
+    g = layer_graph(enc)
+    mix, out = g.mix.double().numpy(), g.out.double().numpy()  # (F, n, n), (F, n)
+    ours = token_flows(g)  # (n, F)
+    n = out.shape[1]
+    tol = n / SCALE
+    for k in range(0, out.shape[0], 7):
+        graph = nx.DiGraph()
+        for j in range(n):
+            graph.add_edge(("u", j), "s", capacity=float(out[k, j]))
+            for i in range(n):
+                graph.add_edge(("x", i), ("u", j), capacity=float(mix[k, j, i]))
+        for i in range(n):
+            assert ours[i, k] == pytest.approx(nx.maximum_flow_value(graph, ("x", i), "s"), abs=tol)
+            # two layers: each path i → u_j → s carries the smaller of its two capacities
+            assert ours[i, k] == pytest.approx(np.minimum(mix[k, :, i], out[k]).sum(), abs=tol)
+    flow = attention_flow(enc)
+    assert flow.exact == (arch == "disan")
+    assert torch.allclose(flow.shares[0].double(), torch.from_numpy(ours.mean(1)), atol=1e-6)
+    # a path carries at least the product of its capacities (both ≤ 1), so flow ≥ rollout token by token
+    assert bool((flow.shares[0] >= gated_rollout(enc).shares[0] - 1e-5).all())
+
+
+def test_detached_attention_stops_the_gradient_through_the_weights_only(tiny_glove):
+    """With the attention's logit weights zeroed the attention is constant in x, so detaching it changes
+    nothing; with trained-like weights it does. The class probabilities keep their gradient either way."""
+    for arch in ("disan", "dsa"):
+        model = with_biases(make_tiny(arch, tiny_glove, unk_zero=True))
+        fn = ClassProbability(model, tuple(model.cfg.masks), model.cfg.alpha if arch == "dsa" else None)
+        emb = fn.embed([[SENTENCE.split()]])
+        target = torch.tensor([1])
+        attached, detached = gradient_x_input(fn, emb, target)[0], detached_gradient_x_input(fn, emb, target)[0]
+        assert not torch.allclose(attached, detached, atol=1e-7)
+        with torch.no_grad():
+            for name, p in model.encoder.named_parameters():
+                # the parameters that only feed attention logits (DiSAN Eqs. 12, 15; Im Eqs. 5, 15)
+                if any(part in name for part in ("w1.", "w2.", ".b1", "s2t.", ".q.", ".k.")):
+                    p.zero_()
+        attached, detached = gradient_x_input(fn, emb, target)[0], detached_gradient_x_input(fn, emb, target)[0]
+        assert torch.allclose(attached, detached, atol=1e-6)
+        x = emb.xs[0].clone().requires_grad_(True)
+        with detached_attention():
+            assert fn.probs([x], emb.valids).requires_grad
 
 
 def test_kendall_tau_counts_pairs_and_corrects_for_ties():
     assert kendall_tau([1, 2, 3], [1, 3, 2]) == pytest.approx(1 / 3)  # 2 concordant, 1 discordant
     assert kendall_tau([1, 2, 3, 4], [4, 3, 2, 1]) == pytest.approx(-1.0)
-    # a ties one pair: C = 4, D = 1 of the 5 untied pairs in a, all 6 untied in b → (4 − 1) / √(5·6)
+    # a ties one pair (positions 0, 1); of the other 5 pairs C = 2 ((0,2), (1,2)) and D = 3 ((0,3), (1,3), (2,3));
+    # 5 untied pairs in a, all 6 untied in b → (2 − 3) / √(5·6)
     assert kendall_tau([1, 1, 2, 3], [1, 2, 3, 0]) == pytest.approx((2 - 3) / math.sqrt(5 * 6))
     assert math.isnan(kendall_tau([1.0], [2.0])) and math.isnan(kendall_tau([1, 1, 1], [1, 2, 3]))
     with pytest.raises(ValueError, match="one length"):
@@ -222,7 +297,8 @@ def test_attribute_explains_any_class_and_refuses_a_bad_one(tiny_glove):
     assert other.target != default.target
     # the two classes' probabilities sum to 1, so their gradients are opposite
     assert torch.allclose(default.sides[0].scores["grad_input"], -other.sides[0].scores["grad_input"], atol=1e-6)
-    assert set(default.sides[0].scores) == set(METHODS) and default.flow_exact
+    assert set(default.sides[0].scores) == set(methods_for("disan")) and default.rollout_exact
+    assert "pooling" in METHODS and "pooling" not in default.sides[0].scores
     with pytest.raises(InputError, match="labels"):
         attribute(model, trace, target="happy")
     with pytest.raises(InputError, match="out of range"):
@@ -234,3 +310,9 @@ def test_attribute_follows_the_trace_masks_and_alpha(tiny_glove):
     plain, shifted = (attribute(model, model.trace(SENTENCE, alpha=a)) for a in (None, 0.0))
     assert not torch.allclose(plain.sides[0].scores["leave_one_out"], shifted.sides[0].scores["leave_one_out"])
     assert plain.to_json()["sides"][0]["tokens"] == SENTENCE.split()
+    side = plain.sides[0]
+    assert set(side.scores) == set(METHODS) and side.vector_shares is None  # the DSA: pooling, no vector shares
+    enc = model.trace(SENTENCE).premise.encoder
+    expected = (enc.s2t_probs[0].mean(-1) + enc.maxpool_share[0]) / 2  # source2token half, max-pool half
+    assert torch.allclose(side.scores["pooling"], expected, atol=1e-6)
+    assert float(side.scores["pooling"].sum()) == pytest.approx(1.0, abs=1e-5)

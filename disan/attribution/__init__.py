@@ -1,13 +1,15 @@
 """Token attributions beside the attention: does the model use what it attends to?
 
-Four per-token measures for one input and one class (default: the predicted one), in
+Per-token series for one input and one class (default: the predicted one), in
 ``attribute(model, trace)`` (``sentence.py``):
 
-* gradient × input on the embeddings (``gradient.py``);
+* the model's own source2token attention, and for the DSA its whole pooling layer;
+* gradient × input on the embeddings (``gradient.py``; with the attention detached in ``detach.py``);
 * Integrated Gradients through Captum, zero-embedding baseline (``gradient.py``);
 * leave-one-out: the drop in the class probability when a token becomes ``<unk>`` (``erasure.py``);
-* attention flow: each token's share of the sentence vector composed through the
-  model's own attention weights and gates (``flow.py``; exact for DiSAN).
+* gated rollout: each token's mixing-weight share of the sentence vector composed through the
+  model's own attention weights and gates (``rollout.py``; exact for DiSAN);
+* attention flow: Abnar & Zuidema's maximum flow through the same layer graph (``attention_flow.py``).
 
 ``corpus.py`` measures the same over a whole test set (Kendall τ, ERASER's
 comprehensiveness and sufficiency) and ``stored.py`` keeps the results beside the
@@ -15,6 +17,6 @@ checkpoints. Nothing here imports Streamlit or Plotly; Captum is imported only
 when Integrated Gradients runs.
 """
 
-from .sentence import METHODS, Attribution, SideAttribution, attribute
+from .sentence import METHODS, Attribution, SideAttribution, attribute, methods_for
 
-__all__ = ["METHODS", "Attribution", "SideAttribution", "attribute"]
+__all__ = ["METHODS", "Attribution", "SideAttribution", "attribute", "methods_for"]

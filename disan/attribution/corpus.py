@@ -2,18 +2,27 @@
 
 Per example (an SST sentence, or an NLI pair) and its predicted class:
 
-* **Kendall τ-b** between the importance rankings of every two methods (``sentence.METHODS``;
-  signed methods by magnitude). An NLI pair's τ is the mean of its premise's and its
-  hypothesis's, since attention and flow rank tokens within one sentence.
+* **Kendall τ-b** between the importance rankings of every two series (``sentence.methods_for``;
+  signed attributions by magnitude). An NLI pair's τ is the mean of its premise's and its
+  hypothesis's, since the weight series rank tokens within one sentence. Beside attention's τ with
+  the three attributions (gradient × input, IG, leave-one-out) stands the attributions' τ with each
+  other, the baseline that says how alike two attributions rank tokens at all (``agreement``).
+* **Jain & Wallace's row, like with like** (``jain_wallace``): τ over the premise (or the one
+  sentence) only, with the gradient taken with the attention weights detached (``detach.py``), as
+  their Table 2 does; and the same τ with the gradient through the attention, to show each difference.
 * **ERASER** (DeYoung et al. 2020, Sec. 4): with r = the top k% of tokens of each side by a
-  ranking, comprehensiveness = p(x) − p(x without r) and sufficiency = p(x) − p(r alone),
-  for the predicted class, at k = 10, 20 and 50% (⌈k·T⌉ tokens, at most T − 1), and their
-  mean over the three levels (ERASER's AOPC over our bins). Rankings: attention, IG (signed:
-  evidence for the class first), attention flow and random (a seeded permutation per example).
+  ranking, comprehensiveness = p(x) − p(x without r), the drop in the predicted class's probability
+  when r is deleted, and sufficiency = p(x) − p(r alone), at k ∈ ``FRACTIONS`` (⌈k·T⌉ tokens, at
+  most T − 1). Two summaries: ours, the plain mean over 10, 20 and 50% (``aopc``), and ERASER's own
+  AOPC over their bins B = {1, 5, 10, 20, 50}%, Σ_k / (|B| + 1) (``aopc_eraser``; the + 1 is their
+  empty-removal bin, whose value is 0). Rankings: attention, the DSA's pooling series, IG (signed:
+  evidence for the class first), gated rollout, attention flow and random (a seeded permutation).
+* **The DSA's pooling** (``pooling``): half its sentence features come from source2token and half from
+  max pooling, which the attention series does not decide; the pooling series covers both.
 
-Every value is averaged over examples with a 95% percentile bootstrap interval over
-examples (``stats.bootstrap_ci``). Examples run in batches of similar length; IG's steps,
-the leave-one-out variants and the ERASER erasures of a batch each run batched.
+Every value is averaged over examples with a 95% percentile bootstrap interval over examples
+(``stats.bootstrap_ci``). Examples run in batches of similar length; IG's steps, the leave-one-out
+variants and the ERASER erasures of a batch each run batched (identical erasures once).
 """
 
 from __future__ import annotations
@@ -32,21 +41,30 @@ from ..data import Example
 from ..model import SentenceModel
 from ..stats import BOOT_SEED, N_BOOT, bootstrap_ci, verdict
 from ..vocab import tokenize
+from .attention_flow import HOW as FLOW_HOW
+from .attention_flow import SCALE as FLOW_SCALE
+from .attention_flow import attention_flow
 from .budget import IG_ELEMENTS, ig_rows, row_elements
+from .detach import detached_gradient_x_input
 from .erasure import leave_one_out, subset_probs
-from .flow import attention_flow
 from .forward import ClassProbability, Embedded
 from .gradient import IG_BASELINE, IG_METHOD, IG_STEPS, gradient_x_input, integrated_gradients
 from .rank import kendall_tau, top_count, top_positions
-from .sentence import METHODS, SIGNED
+from .rollout import REFERENCE as ROLLOUT_REFERENCE
+from .rollout import gated_rollout
+from .sentence import METHODS, SIGNED, methods_for, weight_series
 
-SCHEMA_VERSION = 1
-FRACTIONS = (0.1, 0.2, 0.5)
-RANKINGS = ("attention", "integrated_gradients", "flow", "random")
-#: The attributions attention is judged against: flow is built from attention itself, so it is reported apart.
+SCHEMA_VERSION = 2
+#: ERASER's AOPC bins (DeYoung et al. 2020, Sec. 4); ours average the last three.
+FRACTIONS = (0.01, 0.05, 0.1, 0.2, 0.5)
+OUR_BINS = (0.1, 0.2, 0.5)
+RANKINGS = ("attention", "pooling", "integrated_gradients", "rollout", "attention_flow", "random")
+#: The attributions attention is judged against: rollout and flow are built from attention itself.
 ATTRIBUTIONS = ("grad_input", "integrated_gradients", "leave_one_out")
-#: |τ| bands for the one-line answer (our convention, stated with every answer): none, weak, moderate, strong.
-TAU_BANDS = ((0.1, "no"), (0.3, "weak"), (0.5, "moderate"), (math.inf, "strong"))
+#: Bands of the signed mean τ for the one-line answer (our convention, stated with every answer): the first
+#: band whose upper limit the mean lies below. A negative mean reads as disagreement.
+TAU_BANDS = ((-0.1, "disagreement"), (0.1, "no agreement"), (0.3, "weak agreement"), (0.5, "moderate agreement"),
+             (math.inf, "strong agreement"))
 #: Seed of the --limit sample and of the random rankings (the latter also keyed by example index).
 SEED = 0
 MAX_BATCH = 64
@@ -77,39 +95,65 @@ def batches(items: Sequence[tuple[tuple[str, ...], ...]], cfg, steps: int) -> li
     return out
 
 
+def rankings_for(arch: str) -> tuple[str, ...]:
+    """The ERASER rankings of an architecture (the pooling series only for the DSA)."""
+    return tuple(r for r in RANKINGS if r != "pooling" or arch == "dsa")
+
+
 def _eraser(fn: ClassProbability, emb: Embedded, rankings: dict[str, list[list[np.ndarray]]], target: torch.Tensor,
             p_full: torch.Tensor) -> dict[tuple[str, str, float], np.ndarray]:
-    """(kind, ranking, fraction) → (B,) comprehensiveness / sufficiency; rankings[r][s][b]: (T_s,) scores."""
+    """(kind, ranking, fraction) → (B,) comprehensiveness / sufficiency; rankings[r][s][b]: (T_s,) scores.
+    Variants that keep the same tokens of the same example (e.g. 1% and 10% of a short sentence) run once."""
     lengths = [[len(t) for t in side] for side in emb.tokens]  # [s][b]
-    keys, example, keep = [], [], [[] for _ in emb.xs]
+    keys, variant_of, seen = [], [], {}
+    example, keep = [], [[] for _ in emb.xs]
     for b in range(emb.batch):
         for r, scores in rankings.items():
             for frac in FRACTIONS:
                 tops = [top_positions(scores[s][b], top_count(lengths[s][b], frac)) for s in range(len(emb.xs))]
                 for kind in ("comprehensiveness", "sufficiency"):
-                    keys.append((kind, r, frac, b))
-                    example.append(b)
+                    kept = []
                     for s, top in enumerate(tops):
                         everything = range(lengths[s][b])
                         if not top:  # a one-token side: left whole in both variants
-                            keep[s].append(list(everything))
+                            kept.append(tuple(everything))
                         elif kind == "comprehensiveness":
                             removed = set(top)
-                            keep[s].append([i for i in everything if i not in removed])
+                            kept.append(tuple(i for i in everything if i not in removed))
                         else:
-                            keep[s].append(top)
-    probs = subset_probs(fn, emb, example, keep, target).cpu().numpy()  # (V,)
+                            kept.append(tuple(top))
+                    key = (b, tuple(kept))
+                    if key not in seen:
+                        seen[key] = len(example)
+                        example.append(b)
+                        for s, k in enumerate(kept):
+                            keep[s].append(list(k))
+                    keys.append((kind, r, frac, b))
+                    variant_of.append(seen[key])
+    probs = subset_probs(fn, emb, example, keep, target).cpu().numpy()  # (V,) one per distinct variant
     full = p_full.cpu().numpy()
     out: dict[tuple[str, str, float], np.ndarray] = {}
-    for (kind, r, frac, b), p in zip(keys, probs):
-        out.setdefault((kind, r, frac), np.zeros(emb.batch))[b] = full[b] - p
+    for (kind, r, frac, b), v in zip(keys, variant_of):
+        out.setdefault((kind, r, frac), np.zeros(emb.batch))[b] = full[b] - probs[v]
     return out
+
+
+def _taus(series: dict[str, list[list[np.ndarray]]], a: str, b: str, sides: Sequence[int], B: int) -> np.ndarray:
+    """(B,) Kendall τ of methods ``a`` and ``b`` per example, the mean over ``sides`` (NaN where undefined)."""
+    taus = np.array([[kendall_tau(*(np.abs(series[m][s][e]) if m in SIGNED else series[m][s][e] for m in (a, b)))
+                      for e in range(B)] for s in sides])  # (sides, B)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a pair whose sides are all one token: NaN
+        return np.nanmean(taus, 0)
 
 
 def measure_batch(model: SentenceModel, fn: ClassProbability, sides: Sequence[tuple[tuple[str, ...], ...]],
                   ids: Sequence[int], steps: int) -> dict[str, np.ndarray]:
-    """Per-example values of one batch: τ per method pair, ERASER per (kind, ranking, fraction), IG delta/gap."""
+    """Per-example values of one batch: τ per method pair, Jain & Wallace's premise-only τ, ERASER per
+    (kind, ranking, fraction), IG delta/gap, the rollout's remainder and the DSA's pooled share of |s|."""
     n_sides = len(sides[0])
+    arch = model.cfg.arch
+    methods = methods_for(arch)
     emb = fn.embed([[list(s[k]) for s in sides] for k in range(n_sides)])
     with torch.no_grad():
         encs = [model.encoder(x, v, True, fn.masks, fn.alpha) for x, v in zip(emb.xs, emb.valids)]
@@ -118,35 +162,44 @@ def measure_batch(model: SentenceModel, fn: ClassProbability, sides: Sequence[tu
         p_full = probs.gather(1, target[:, None])[:, 0]  # (B,)
         p_base = fn.probs([torch.zeros_like(x) for x in emb.xs], emb.valids).gather(1, target[:, None])[:, 0]
     T = max(x.shape[1] for x in emb.xs)
+    rolls = [gated_rollout(t) for _, t in encs]
     flows = [attention_flow(t) for _, t in encs]
     gi = gradient_x_input(fn, emb, target)
+    gi_detached = detached_gradient_x_input(fn, emb, target)
     ig = integrated_gradients(fn, emb, target, steps, internal_batch_size=ig_rows(model.cfg, T))
     loo = leave_one_out(fn, emb, target, p_full)
-    series = {m: [] for m in METHODS}  # method → [side][b] (T_s,) numpy
+    series = {m: [] for m in methods + ("grad_input_detached",)}  # method → [side][b] (T_s,) numpy
     for s, (_, t) in enumerate(encs):
-        full = {"attention": t.s2t_probs.mean(-1), "grad_input": gi[s], "integrated_gradients": ig.scores[s],
-                "leave_one_out": loo[s], "flow": flows[s].shares}
+        full = {**weight_series(t), "grad_input": gi[s], "integrated_gradients": ig.scores[s],
+                "leave_one_out": loo[s], "rollout": rolls[s].shares, "attention_flow": flows[s].shares,
+                "grad_input_detached": gi_detached[s]}
         lengths = emb.valids[s].sum(-1).tolist()
-        for m in METHODS:
+        for m in series:
             values = full[m].detach().float().cpu().numpy()
             series[m].append([values[b, :n] for b, n in enumerate(lengths)])
     B = emb.batch
     out: dict[str, np.ndarray] = {}
-    for a, b in itertools.combinations(METHODS, 2):
-        taus = np.array([[kendall_tau(*(np.abs(series[m][s][e]) if m in SIGNED else series[m][s][e] for m in (a, b)))
-                          for e in range(B)] for s in range(n_sides)])  # (sides, B)
-        with np.errstate(all="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # a pair whose sides are all one token: NaN
-            out[f"tau:{a}:{b}"] = np.nanmean(taus, 0)  # (B,) mean over the sides
-    rankings = {r: series[r] for r in RANKINGS if r != "random"}
+    for a, b in itertools.combinations(methods, 2):
+        out[f"tau:{a}:{b}"] = _taus(series, a, b, range(n_sides), B)
+    # Jain & Wallace's Table 2: premise tokens only (their SNLI model attends over the premise).
+    for key, other in (("tau_g_detached", "grad_input_detached"), ("tau_g", "grad_input"),
+                       ("tau_loo", "leave_one_out")):
+        out[f"jw:{key}"] = _taus(series, "attention", other, [0], B)
+    rankings = {r: series[r] for r in rankings_for(arch) if r != "random"}
     rankings["random"] = [[np.random.default_rng([SEED, int(ids[e]), s]).random(len(series["attention"][s][e]))
                            for e in range(B)] for s in range(n_sides)]
     for (kind, r, frac), v in _eraser(fn, emb, rankings, target, p_full).items():
         out[f"{kind}:{r}:{frac:g}"] = v
     out["ig_delta"] = ig.delta.cpu().numpy()
     out["ig_gap"] = (p_full - p_base).cpu().numpy()
-    out["flow_remainder"] = np.mean([f.remainder.cpu().numpy() for f in flows], 0)
+    out["rollout_remainder"] = np.mean([r.remainder.cpu().numpy() for r in rolls], 0)
     out["length"] = np.mean([v.sum(-1).cpu().numpy() for v in emb.valids], 0)
+    if arch == "dsa":  # the source2token half's part of |s|: Σ|pooled| / Σ|[pooled; maxed]|
+        shares = []
+        for sentence, _ in encs:
+            a = sentence.abs().float()  # (B, 4D)
+            shares.append((a[:, : a.shape[1] // 2].sum(-1) / a.sum(-1).clamp_min(1e-30)).cpu().numpy())
+        out["pooling_s2t_l1_share"] = np.mean(shares, 0)
     return out
 
 
@@ -176,86 +229,157 @@ def _ci(values: np.ndarray) -> dict:
     return {"value": float(ok.mean()) if ok.size else float("nan"), "ci95": [lo, hi], "n": int(ok.size)}
 
 
+def _paired(a: np.ndarray, b: np.ndarray) -> dict:
+    """Mean of a − b over the examples where both are defined, with its interval and the verdict on > 0."""
+    both = np.isfinite(a) & np.isfinite(b)
+    d = _ci(a[both] - b[both])
+    d["verdict"] = verdict(d["value"], *d["ci95"], 0.0, 1)
+    return d
+
+
+def _row_mean(rows: list[np.ndarray]) -> np.ndarray:
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.nanmean(np.stack(rows), 0)
+
+
 def band(tau: float) -> str:
-    """The |τ| band of ``TAU_BANDS`` ("weak", …)."""
-    return next(name for limit, name in TAU_BANDS if abs(tau) < limit)
+    """The band of ``TAU_BANDS`` the signed mean τ falls in ("weak agreement", "disagreement", …)."""
+    return next(name for limit, name in TAU_BANDS if tau < limit)
 
 
-def answer(model: str, tau: dict, diff: dict, comp: dict) -> str:
-    """The one-line answer: does attention rank tokens like the attributions, and does removing it matter?"""
-    taus = [tau[f"attention:{m}"] for m in ATTRIBUTIONS]
-    parts = ", ".join(f"{METHODS[m][0]} {t['value']:+.2f}" for m, t in zip(ATTRIBUTIONS, taus))
-    mean_tau = float(np.mean([t["value"] for t in taus]))
-    rank = (f"attention ranks tokens {'like' if band(mean_tau) in ('moderate', 'strong') else 'unlike'} its "
-            f"attributions ({band(mean_tau)} agreement: mean Kendall τ {mean_tau:+.2f}; {parts}; "
-            f"attention flow {tau['attention:flow']['value']:+.2f})")
-    v = diff["verdict"]
-    lo, hi = diff["ci95"]
-    what = {"supported": "more than", "contradicted": "less than", "inconclusive": "no more than"}[v]
-    erase = (f"removing the most-attended tokens changes the prediction {what} removing random ones (comprehensiveness "
-             f"averaged over 10/20/50%: {comp['attention']['value']:.3f} vs {comp['random']['value']:.3f}, "
-             f"difference {diff['value']:+.3f} [{lo:+.3f}, {hi:+.3f}])")
-    return f"{model}: {rank}; {erase}."
+def tau_of(result: dict, a: str, b: str) -> dict | None:
+    """The stored τ row of methods ``a`` and ``b`` (either order), or None."""
+    return next((t for t in result["tau"] if (t["a"], t["b"]) in ((a, b), (b, a))), None)
 
 
-def summarize(per: dict[str, np.ndarray]) -> dict:
-    """Means with bootstrap intervals, the attention − random comparison and the one-line answer's parts."""
+def _iv(t: dict, f: str = "{:+.2f}") -> str:
+    lo, hi = t["ci95"]
+    return f"{f.format(t['value'])} [{f.format(lo)}, {f.format(hi)}]"
+
+
+def answer(result: dict) -> str:
+    """The one-line answer: how alike attention and the attributions rank tokens, read against how alike the
+    attributions rank them with each other, and whether deleting the most-attended tokens matters."""
+    label = {m: METHODS[m][0] for m in METHODS}
+    mine = [tau_of(result, "attention", m) for m in ATTRIBUTIONS]
+    pairs = [(a, b, tau_of(result, a, b)) for a, b in itertools.combinations(ATTRIBUTIONS, 2)]
+    mean_tau = float(np.mean([t["value"] for t in mine]))
+    agreement = result.get("agreement")
+    att = _iv(agreement["attention"]) if agreement else f"{mean_tau:+.2f}"
+    rank = (f"attention's token ranking shows {band(mean_tau)} with its attributions (mean τ {att}: "
+            + ", ".join(f"{label[m]} {_iv(t)}" for m, t in zip(ATTRIBUTIONS, mine)) + ")")
+    base_mean = float(np.mean([t["value"] for _, _, t in pairs]))
+    base = _iv(agreement["attributions"]) if agreement else f"{base_mean:+.2f}"
+    rank += (f"; the attributions with each other: mean τ {base} ("
+             + ", ".join(f"{label[a]} ~ {label[b]} {_iv(t)}" for a, b, t in pairs) + ")")
+    if agreement:
+        d = agreement["attention_minus_attributions"]
+        how = {"supported": "more than", "contradicted": "less than",
+               "inconclusive": "inconclusive whether more or less than"}[d["verdict"]]
+        rank += f", so attention agrees with them {how} they agree with each other (difference {_iv(d)})"
+    extras = [f"{label[m]} {t['value']:+.2f}" for m in ("rollout", "attention_flow")
+              if (t := tau_of(result, "attention", m)) is not None]
+    if extras:
+        rank += "; attention with " + ", ".join(extras)
+    diff = result["attention_minus_random"]
+    comp = result["aopc"]["comprehensiveness"]
+    values = (f"comprehensiveness, mean over 10/20/50%: "
+              f"{comp['attention']['value']:.3f} vs {comp['random']['value']:.3f}, difference {_iv(diff, '{:+.3f}')}")
+    if diff["verdict"] == "inconclusive":
+        erase = ("whether deleting the most-attended tokens lowers the predicted class's probability more than "
+                 f"deleting random ones is inconclusive: the interval contains 0 ({values})")
+    else:
+        what = "more" if diff["verdict"] == "supported" else "less"
+        erase = (f"deleting the most-attended tokens lowers the predicted class's probability {what} than deleting "
+                 f"random ones ({values})")
+    return f"{result['model']}: {rank}; {erase}."
+
+
+def summarize(per: dict[str, np.ndarray], arch: str) -> dict:
+    """Means with bootstrap intervals, the baselines, the attention − random comparison and ERASER's AOPC."""
+    methods = methods_for(arch)
     tau = {}
-    for a, b in itertools.combinations(METHODS, 2):
+    for a, b in itertools.combinations(methods, 2):
         tau[f"{a}:{b}"] = _ci(per[f"tau:{a}:{b}"])
-    eraser = []
-    aopc = {kind: {} for kind in ("comprehensiveness", "sufficiency")}
-    per_aopc = {}
-    for r in RANKINGS:
+    kinds = ("comprehensiveness", "sufficiency")
+    eraser, aopc, aopc_eraser, per_aopc = [], {k: {} for k in kinds}, {k: {} for k in kinds}, {}
+    for r in rankings_for(arch):
         for frac in FRACTIONS:
-            eraser.append({"ranking": r, "fraction": frac,
-                           **{kind: _ci(per[f"{kind}:{r}:{frac:g}"]) for kind in aopc}})
-        for kind in aopc:
-            per_aopc[(kind, r)] = np.mean([per[f"{kind}:{r}:{f:g}"] for f in FRACTIONS], 0)
+            eraser.append({"ranking": r, "fraction": frac, **{kind: _ci(per[f"{kind}:{r}:{frac:g}"]) for kind in kinds}})
+        for kind in kinds:
+            per_aopc[(kind, r)] = np.mean([per[f"{kind}:{r}:{f:g}"] for f in OUR_BINS], 0)
             aopc[kind][r] = _ci(per_aopc[(kind, r)])
-    gap = per_aopc[("comprehensiveness", "attention")] - per_aopc[("comprehensiveness", "random")]
-    diff = _ci(gap)
+            # ERASER: Σ over the bins / (|B| + 1), the extra bin being the empty removal (value 0).
+            aopc_eraser[kind][r] = _ci(np.sum([per[f"{kind}:{r}:{f:g}"] for f in FRACTIONS], 0) / (len(FRACTIONS) + 1))
+    diff = _ci(per_aopc[("comprehensiveness", "attention")] - per_aopc[("comprehensiveness", "random")])
     diff["verdict"] = verdict(diff["value"], *diff["ci95"], 0.0, 1)
-    return {"tau": tau, "eraser": eraser, "aopc": aopc, "attention_minus_random": diff}
+    key = lambda a, b: f"tau:{a}:{b}" if f"tau:{a}:{b}" in per else f"tau:{b}:{a}"  # noqa: E731
+    per_att = _row_mean([per[key("attention", m)] for m in ATTRIBUTIONS])
+    per_base = _row_mean([per[key(a, b)] for a, b in itertools.combinations(ATTRIBUTIONS, 2)])
+    agreement = {"attention": _ci(per_att), "attributions": _ci(per_base),
+                 "attention_minus_attributions": _paired(per_att, per_base)}
+    if arch == "dsa":
+        per_pool = _row_mean([per[key("pooling", m)] for m in ATTRIBUTIONS])
+        agreement["pooling"] = _ci(per_pool)
+        agreement["pooling_minus_attributions"] = _paired(per_pool, per_base)
+    jw = {k: _ci(per[f"jw:{k}"]) for k in ("tau_g_detached", "tau_g", "tau_loo")}
+    return {"tau": tau, "eraser": eraser, "aopc": aopc, "aopc_eraser": aopc_eraser, "attention_minus_random": diff,
+            "agreement": agreement, "jain_wallace": jw}
 
 
 def run(model: SentenceModel, examples: Sequence[Example], task: str, split: str, checkpoint_sha256: str,
         limit: int | None = None, steps: int | None = None, progress: bool = True) -> dict:
     """The faithfulness JSON of ``model`` on the split's ``examples`` (all, or a ``limit`` sample)."""
-    steps = steps or IG_STEPS[model.cfg.arch]
+    arch = model.cfg.arch
+    steps = steps or IG_STEPS[arch]
     ids = sample(len(examples), limit)
     n_split = len(examples)
     examples = [examples[i] for i in ids]
     start = time.perf_counter()
     per = measure(model, examples, ids, steps, progress)
     seconds = time.perf_counter() - start
-    s = summarize(per)
-    tau_rows = [{"a": a, "b": b, **s["tau"][f"{a}:{b}"]} for a, b in itertools.combinations(METHODS, 2)]
+    s = summarize(per, arch)
+    tau_rows = [{"a": a, "b": b, **s["tau"][f"{a}:{b}"]} for a, b in itertools.combinations(methods_for(arch), 2)]
     delta, gap = np.abs(per["ig_delta"]), np.abs(per["ig_gap"])
     with np.errstate(all="ignore"):
         rel = delta / gap
-    attention_tau = {f"attention:{m}": s["tau"][f"attention:{m}"] for m in METHODS if m != "attention"}
-    return {
+    result = {
         "schema_version": SCHEMA_VERSION, "model": model.name, "checkpoint_sha256": checkpoint_sha256,
         "task": task, "split": split, "n_examples": n_split, "n": len(examples),
         "complete": len(examples) == n_split,
         "sample": {"limit": limit, "seed": SEED, "how": "all examples" if len(examples) == n_split else
                    "seeded random sample of the split (numpy default_rng(0).choice without replacement)"},
         "target": "the predicted class of the whole input",
-        "methods": {m: {"label": lab, "measures": what} for m, (lab, what) in METHODS.items()},
+        "methods": {m: {"label": METHODS[m][0], "measures": METHODS[m][1]} for m in methods_for(arch)},
         "integrated_gradients": {
             "steps": steps, "method": IG_METHOD, "baseline": IG_BASELINE,
             "mean_abs_delta": float(delta.mean()), "max_abs_delta": float(delta.max()),
             "median_relative_delta": float(np.nanmedian(rel[gap > 1e-3])) if (gap > 1e-3).any() else None,
         },
-        "flow": {"exact": model.cfg.arch == "disan", "mean_remainder": float(np.nanmean(per["flow_remainder"]))},
+        "rollout": {"exact": arch == "disan", "mean_remainder": float(np.nanmean(per["rollout_remainder"])),
+                    "what": ROLLOUT_REFERENCE + "; mixing-weight shares, mean over the sentence features"},
+        "attention_flow": {"exact": arch == "disan", "how": FLOW_HOW, "capacity_step": 1 / FLOW_SCALE},
         "tau": tau_rows,
+        "agreement": s["agreement"],
+        "jain_wallace": {**s["jain_wallace"], "tokens": "the premise only (SST: the sentence)",
+                         "detached": "tau_g_detached: gradient × input with the attention weights detached "
+                                     "(Jain & Wallace); tau_g: through the attention, as our other rows"},
+        "pooling": None if arch != "dsa" else {
+            "source2token_feature_fraction": 0.5,
+            "source2token_l1_share": _ci(per["pooling_s2t_l1_share"]),
+            "what": "half the sentence features are source2token's pooled U, half max pooling of U (Im Sec. 4.2); "
+                    "l1 share: Σ|pooled| / Σ|sentence| per example"},
         "eraser": s["eraser"],
         "aopc": s["aopc"],
+        "aopc_eraser": s["aopc_eraser"],
+        "aopc_bins": {"ours": list(OUR_BINS), "eraser": list(FRACTIONS), "eraser_denominator": len(FRACTIONS) + 1},
         "attention_minus_random": s["attention_minus_random"],
-        "answer": answer(model.name, attention_tau, s["attention_minus_random"], s["aopc"]["comprehensiveness"]),
         "tau_bands": [{"below": None if math.isinf(lim) else lim, "name": name} for lim, name in TAU_BANDS],
         "mean_length": float(np.mean(per["length"])),
         "seconds": round(seconds, 1),
         "bootstrap": {"replicates": N_BOOT, "seed": BOOT_SEED, "unit": "example", "level": 0.95},
+        "not_computed": [],
     }
+    result["answer"] = answer(result)
+    return result

@@ -1,9 +1,9 @@
-"""``attribute(model, trace)``: the four attributions and the model's own attention for one input.
+"""``attribute(model, trace)``: the attributions and the model's own attention for one input.
 
 The trace fixes the tokens, masks and α; ``target`` picks the class explained
 (default: the predicted one). NLI inputs get scores for every token of premise and
-hypothesis (the class probability depends on both); attention and flow are per
-sentence, because each sentence goes through the tied encoder on its own.
+hypothesis (the class probability depends on both); attention, pooling, rollout and
+attention flow are per sentence, because each sentence goes through the tied encoder on its own.
 """
 
 from __future__ import annotations
@@ -15,18 +15,22 @@ from torch import Tensor
 
 from ..errors import InputError
 from ..model import SentenceModel
-from ..trace import ModelTrace, SentenceTrace
+from ..trace import DiSANTrace, ModelTrace, SentenceTrace
 from .budget import ig_rows
 from .erasure import leave_one_out
-from .flow import attention_flow
+from .attention_flow import attention_flow
 from .forward import ClassProbability
 from .gradient import IG_BASELINE, IG_METHOD, IG_STEPS, gradient_x_input, integrated_gradients
 from .rank import kendall_tau
+from .rollout import gated_rollout
 
 #: Per-token series in display order: key → (label, what it measures).
 METHODS = {
     "attention": ("source2token attention",
                   "the model's own pooling weight of the token (Shen Eq. 13 / Im Eq. 15), mean over features"),
+    "pooling": ("pooling (source2token + max pool)",
+                "the DSA only: the token's weight in the whole pooling layer, mean over all sentence features: its "
+                "source2token weight in the first half, 1 where it wins max pooling in the second (Im Sec. 4.2)"),
     "grad_input": ("gradient × input",
                    "∂p(class)/∂x ⊙ x summed over the embedding: the first-order change of the class probability "
                    "if the token's embedding were scaled to zero"),
@@ -35,25 +39,41 @@ METHODS = {
                              "<unk>) to the input, times the input; the tokens' scores add up to p(x) − p(baseline)"),
     "leave_one_out": ("leave-one-out",
                       "the drop in the class probability when this token alone is replaced by <unk> (a re-run)"),
-    "flow": ("attention flow",
-             "the token's share of the sentence vector, composed through token2token attention, fusion gates and "
-             "pooling with this input's weights (exact for DiSAN; approximate through the DSA's FFN and LayerNorm)"),
+    "rollout": ("gated rollout",
+                "the token's mixing-weight share of the sentence vector, mean over features: attention rollout "
+                "(Abnar & Zuidema 2020) through token2token attention, fusion gates and pooling with this input's "
+                "weights (exact for DiSAN; approximate through the DSA's head average, FFN and LayerNorm). A share "
+                "of the weights, not of the vector"),
+    "attention_flow": ("attention flow",
+                       "Abnar & Zuidema's (2020) attention flow: the maximum flow from the token to the sentence "
+                       "vector through rollout's layer graph, with the weights as capacities, mean over features"),
 }
+#: Series drawn from the model's own weights rather than from the class probability.
+FROM_WEIGHTS = ("attention", "pooling", "rollout", "attention_flow")
+
+
+def methods_for(arch: str) -> tuple[str, ...]:
+    """The series of an architecture: the pooling series only where it differs from attention (the DSA)."""
+    return tuple(m for m in METHODS if m != "pooling" or arch == "dsa")
+
+
 #: Methods with a sign (positive: the token raises the class probability); rankings use their magnitude.
 SIGNED = ("grad_input", "integrated_gradients", "leave_one_out")
 
 
 @dataclass(frozen=True)
 class SideAttribution:
-    """One sentence of the input: tokens and a (T,) score per method (``METHODS``); ``flow_remainder``: the
-    mean share of the sentence vector that comes from no token (rows with no allowed key)."""
+    """One sentence of the input: tokens and a (T,) score per method (``methods_for(arch)``);
+    ``rollout_remainder``: the mean mixing weight of no token (rows with no allowed key);
+    ``vector_shares``: DiSAN's (T,) share of the sentence vector itself (``rollout.Rollout``), None for the DSA."""
 
     tokens: tuple[str, ...]
     scores: dict[str, Tensor]
-    flow_remainder: float
+    rollout_remainder: float
+    vector_shares: Tensor | None = None
 
     def importance(self, method: str) -> Tensor:
-        """(T,) what rankings compare: |score| for signed methods, the score itself for attention and flow."""
+        """(T,) what rankings compare: |score| for signed methods, the score itself for the weight series."""
         s = self.scores[method]
         return s.abs() if method in SIGNED else s
 
@@ -69,7 +89,7 @@ class Attribution:
     target / target_index / probability: the class explained and p(class | input).
     sides: the premise (and the hypothesis for NLI models).
     ig_steps, ig_method, ig_baseline: how Integrated Gradients ran; ig_gap = p(x) − p(baseline);
-    ig_delta: Captum's convergence delta (Σ IG scores − ig_gap). flow_exact: DiSAN True, DSA False.
+    ig_delta: Captum's convergence delta (Σ IG scores − ig_gap). rollout_exact: DiSAN True, DSA False.
     """
 
     model: str
@@ -82,17 +102,28 @@ class Attribution:
     ig_baseline: str
     ig_gap: float
     ig_delta: float
-    flow_exact: bool
+    rollout_exact: bool
 
     def to_json(self) -> dict:
         return {
             "model": self.model, "target": self.target, "probability": self.probability,
             "integrated_gradients": {"steps": self.ig_steps, "method": self.ig_method, "baseline": self.ig_baseline,
                                      "gap": self.ig_gap, "convergence_delta": self.ig_delta},
-            "flow_exact": self.flow_exact,
-            "sides": [{"tokens": list(s.tokens), "flow_remainder": s.flow_remainder,
-                       **{k: [round(float(v), 7) for v in s.scores[k]] for k in METHODS}} for s in self.sides],
+            "rollout_exact": self.rollout_exact,
+            "sides": [{"tokens": list(s.tokens), "rollout_remainder": s.rollout_remainder,
+                       "rollout_vector_shares": None if s.vector_shares is None else
+                       [round(float(v), 7) for v in s.vector_shares],
+                       **{k: [round(float(v), 7) for v in s.scores[k]] for k in s.scores}} for s in self.sides],
         }
+
+
+def weight_series(enc) -> dict[str, Tensor]:
+    """(B, T) attention (source2token, mean over features) and, for the DSA, the pooling series: the mean over
+    all 4D sentence features of the token's pooling weight (source2token half, then the max-pool half's 1/0)."""
+    attention = enc.s2t_probs.mean(-1)  # (B, T)
+    if isinstance(enc, DiSANTrace):
+        return {"attention": attention}
+    return {"attention": attention, "pooling": (attention + enc.maxpool_share) / 2}
 
 
 def _sides(trace: ModelTrace) -> list[SentenceTrace]:
@@ -101,7 +132,7 @@ def _sides(trace: ModelTrace) -> list[SentenceTrace]:
 
 def attribute(model: SentenceModel, trace: ModelTrace, target: str | int | None = None,
               steps: int | None = None) -> Attribution:
-    """The four attributions of ``trace``'s input for class ``target`` (a label or index; None: predicted)."""
+    """The attributions of ``trace``'s input for class ``target`` (a label or index; None: predicted)."""
     labels = list(model.cfg.labels)
     if target is None:
         k = max(range(len(labels)), key=lambda i: trace.prediction[labels[i]])
@@ -129,15 +160,17 @@ def attribute(model: SentenceModel, trace: ModelTrace, target: str | int | None 
     loo = leave_one_out(fn, emb, tgt, p)
     out = []
     for s, sent in enumerate(sents):
-        flow = attention_flow(sent.encoder)
+        roll = gated_rollout(sent.encoder)
         scores = {
-            "attention": sent.encoder.s2t_probs[0].mean(-1),
+            **{k: v[0] for k, v in weight_series(sent.encoder).items()}, "rollout": roll.shares[0],
+            "attention_flow": attention_flow(sent.encoder).shares[0],
             "grad_input": gi[s][0].cpu(), "integrated_gradients": ig.scores[s][0].cpu(),
-            "leave_one_out": loo[s][0].cpu(), "flow": flow.shares[0],
+            "leave_one_out": loo[s][0].cpu(),
         }
-        out.append(SideAttribution(sent.tokens, {m: scores[m].float() for m in METHODS}, float(flow.remainder[0])))
+        out.append(SideAttribution(sent.tokens, {m: scores[m].float() for m in methods_for(trace.arch)}, float(roll.remainder[0]),
+                                   None if roll.vector_shares is None else roll.vector_shares[0].float()))
     return Attribution(
         model=model.name, target=labels[k], target_index=k, probability=float(p[0]), sides=tuple(out),
         ig_steps=steps, ig_method=IG_METHOD, ig_baseline=IG_BASELINE, ig_gap=float(p[0] - p_base[0]),
-        ig_delta=float(ig.delta[0]), flow_exact=trace.arch == "disan",
+        ig_delta=float(ig.delta[0]), rollout_exact=trace.arch == "disan",
     )

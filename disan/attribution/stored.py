@@ -3,6 +3,12 @@
 Like the claims files (``claims_file.py``), a results file records the SHA-256 of the
 checkpoint it measured; when the checkpoint changes the file is *stale*, and
 ``python -m disan faithfulness --all --write --stale-only`` recomputes exactly those.
+
+Schema 1 files (before gated rollout had its name) are migrated when read: the ``flow`` keys
+become ``rollout``, the one-line answer is rebuilt from their own numbers by today's rules, and
+what schema 1 did not measure (attention flow, the agreement intervals, Jain & Wallace's like-with-
+like τ, the DSA's pooling series, ERASER's own AOPC) is null and listed in ``not_computed``. Any
+other schema version is refused by name.
 """
 
 from __future__ import annotations
@@ -15,7 +21,9 @@ from ..checkpoint import sha256
 from ..claims_file import checkpoint_path, trained_model_and_examples
 from ..errors import InputError
 from ..output import write_atomic
-from .corpus import run
+from .corpus import SCHEMA_VERSION, TAU_BANDS, answer, run
+from .rollout import REFERENCE as ROLLOUT_REFERENCE
+from .sentence import METHODS
 
 #: The command that (re)computes the stored files; the app and the README quote it.
 REFRESH_COMMAND = "python -m disan faithfulness --all --write --stale-only"
@@ -25,10 +33,47 @@ def faithfulness_path(name: str, directory: Path = PRETRAINED_DIR) -> Path:
     return directory / f"{name}.faithfulness.json"
 
 
+#: What a schema 1 file lacks, each with the reason it is null after migration.
+NOT_IN_SCHEMA_1 = ("attention_flow", "agreement", "jain_wallace", "pooling", "aopc_eraser")
+
+
+def _renamed(key: str) -> str:
+    return "rollout" if key == "flow" else key
+
+
+def migrate(data: dict) -> dict:
+    """A schema 1 result as schema 2 (module docstring); a schema 2 result unchanged; anything else refused."""
+    version = data.get("schema_version")
+    if version == SCHEMA_VERSION:
+        return data
+    if version != 1:
+        model = data.get("model", "NAME")
+        raise InputError(f"{model}.faithfulness.json has schema_version {version!r}; this code reads 1 (migrated) "
+                         f"and {SCHEMA_VERSION}. Recompute it with: python -m disan faithfulness --model {model} --write")
+    out = {k: v for k, v in data.items() if k not in ("flow", "answer")}
+    out["schema_version"] = SCHEMA_VERSION
+    out["migrated_from"] = 1
+    out["methods"] = {_renamed(k): ({"label": METHODS["rollout"][0], "measures": METHODS["rollout"][1]}
+                                    if k == "flow" else v) for k, v in data["methods"].items()}
+    out["tau"] = [{**t, "a": _renamed(t["a"]), "b": _renamed(t["b"])} for t in data["tau"]]
+    out["eraser"] = [{**r, "ranking": _renamed(r["ranking"])} for r in data["eraser"]]
+    out["aopc"] = {kind: {_renamed(r): v for r, v in by.items()} for kind, by in data["aopc"].items()}
+    out["rollout"] = {**data["flow"], "what": ROLLOUT_REFERENCE + "; mixing-weight shares, mean over the sentence "
+                                              "features"}
+    out["aopc_bins"] = {"ours": sorted({r["fraction"] for r in data["eraser"]})}
+    out["tau_bands"] = [{"below": None if lim == float("inf") else lim, "name": name} for lim, name in TAU_BANDS]
+    for key in NOT_IN_SCHEMA_1:
+        out[key] = None
+    out["not_computed"] = [{"key": key, "why": "not measured by schema 1 (migrated); recompute with python -m disan "
+                                              f"faithfulness --model {data['model']} --write"} for key in NOT_IN_SCHEMA_1]
+    out["answer"] = answer(out)
+    return out
+
+
 def read_faithfulness(name: str, directory: Path = PRETRAINED_DIR) -> dict | None:
-    """The stored results of ``name``, or None when there is no file."""
+    """The stored results of ``name`` in today's schema (``migrate``), or None when there is no file."""
     path = faithfulness_path(name, directory)
-    return json.loads(path.read_text()) if path.is_file() else None
+    return migrate(json.loads(path.read_text())) if path.is_file() else None
 
 
 def stale_reason(result: dict, directory: Path = PRETRAINED_DIR) -> str | None:

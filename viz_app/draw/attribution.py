@@ -1,9 +1,9 @@
 """Attributions beside the attention, as plain numpy records and pure figures (no Streamlit).
 
 ``attribution_view`` turns a ``disan.attribution.Attribution`` into records the app
-caches; ``attribution_bars`` draws the five per-token series as aligned bars (each
-divided by its largest magnitude, so methods in different units share one axis: the
-table keeps the raw values), and ``tau_heatmap`` the Kendall τ of every pair.
+caches; ``attribution_bars`` draws the per-token series (six for DiSAN, seven for the DSA with its
+pooling series) as aligned bars (each divided by its largest magnitude, so methods in different
+units share one axis: the table keeps the raw values), and ``tau_heatmap`` the Kendall τ of every pair.
 """
 
 from __future__ import annotations
@@ -24,12 +24,18 @@ LABELS = {key: label for key, (label, _) in METHODS.items()}
 @dataclass(frozen=True)
 class SideScores:
     """One sentence: tokens, raw (T,) scores per method (``METHODS`` order), Kendall τ (M, M) between the
-    methods' importance rankings (NaN below two tokens) and the flow's remainder."""
+    methods' importance rankings (NaN below two tokens), the rollout's remainder and, for DiSAN, the rollout's
+    vector shares (None for the DSA)."""
 
     tokens: tuple[str, ...]
     scores: dict[str, np.ndarray]
     tau: np.ndarray
-    flow_remainder: float
+    rollout_remainder: float
+    vector_shares: np.ndarray | None = None
+
+    @property
+    def methods(self) -> list[str]:
+        return list(self.scores)
 
 
 @dataclass(frozen=True)
@@ -43,21 +49,22 @@ class AttributionView:
     ig_baseline: str
     ig_gap: float
     ig_delta: float
-    flow_exact: bool
+    rollout_exact: bool
 
     def side(self, name: str) -> SideScores:
         return self.sides[1] if name == "hypothesis" and len(self.sides) > 1 else self.sides[0]
 
 
 def attribution_view(a: Attribution) -> AttributionView:
-    methods = list(METHODS)
     sides = []
     for s in a.sides:
+        methods = [m for m in METHODS if m in s.scores]
         tau = np.array([[1.0 if m == n else s.tau(m, n) for n in methods] for m in methods])  # (M, M)
+        vector = None if s.vector_shares is None else s.vector_shares.numpy().astype(np.float64)
         sides.append(SideScores(s.tokens, {m: s.scores[m].numpy().astype(np.float64) for m in methods}, tau,
-                                s.flow_remainder))
+                                s.rollout_remainder, vector))
     return AttributionView(a.target, a.probability, tuple(sides), a.ig_steps, a.ig_baseline, a.ig_gap, a.ig_delta,
-                           a.flow_exact)
+                           a.rollout_exact)
 
 
 def normalised(scores: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -70,7 +77,7 @@ def normalised(scores: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
 
 
 def attribution_bars(side: SideScores, *, title: str = "", theme: Theme = NORMAL) -> go.Figure:
-    """Per-token bars of attention and the four attributions, each scaled to its largest magnitude; the axis
+    """Per-token bars of the weight series and the attributions, each scaled to its largest magnitude; the axis
     goes below zero only when some token lowers the class probability."""
     series = normalised(side.scores)
     low = -1.05 if any((v < 0).any() for v in series.values()) else 0.0
@@ -80,6 +87,6 @@ def attribution_bars(side: SideScores, *, title: str = "", theme: Theme = NORMAL
 
 def tau_heatmap(side: SideScores, *, title: str = "", theme: Theme = NORMAL) -> go.Figure:
     """Kendall τ between every two methods' rankings, on a diverging scale from −1 to 1."""
-    names = [LABELS[m] for m in METHODS]
+    names = [LABELS[m] for m in side.methods]
     return heatmap(side.tau, names, names, title=title, theme=theme, zmin=-1.0, zmax=1.0, diverging=True,
                    value_name="τ", x_title="ranking by", y_title="ranking by")

@@ -13,7 +13,9 @@ import pandas as pd
 import streamlit as st
 
 from disan.api import PRETRAINED_DIR
-from disan.attribution.corpus import ATTRIBUTIONS, RANKINGS
+import itertools
+
+from disan.attribution.corpus import ATTRIBUTIONS, RANKINGS, tau_of
 from disan.attribution.sentence import METHODS
 from disan.attribution.stored import faithfulness_path, read_faithfulness, stale_reason
 from disan.claims_file import bundled
@@ -37,7 +39,12 @@ class Measured:
         return sample + (" (stale)" if self.stale else "")
 
     def tau(self, a: str, b: str) -> dict | None:
-        return next((t for t in self.data["tau"] if (t["a"], t["b"]) in ((a, b), (b, a))), None)
+        return tau_of(self.data, a, b)
+
+    @property
+    def not_computed(self) -> list[str]:
+        """Keys of a migrated file that its schema did not measure."""
+        return [c["key"] for c in self.data.get("not_computed", [])]
 
 
 @dataclass(frozen=True)
@@ -83,26 +90,53 @@ def load_faithfulness(directory: Path = PRETRAINED_DIR) -> Faithfulness:
     return _cached(str(directory), _signature(directory))
 
 
-def tau_rows(results: Faithfulness) -> list[IntervalRow]:
-    """Kendall τ between attention and each attribution (and flow), per model."""
+#: Short labels of the series for the interval plots.
+SHORT = {"attention": "attention", "pooling": "pooling", "grad_input": "gradient × input",
+         "integrated_gradients": "IG", "leave_one_out": "leave-one-out", "rollout": "gated rollout",
+         "attention_flow": "attention flow"}
+#: The agreement summaries (per-example means of τ) and their labels.
+AGREEMENT = (("attention", "attention ~ the 3 attributions (mean)"),
+             ("attributions", "the attributions with each other (mean of 3 pairs)"),
+             ("pooling", "DSA pooling (source2token + max pool) ~ the 3 attributions (mean)"))
+
+
+def _row(m: Measured, series: str, v: dict) -> IntervalRow:
+    return IntervalRow(m.name, series, v["value"], *v["ci95"], v["n"], m.note)
+
+
+def agreement_rows(results: Faithfulness) -> list[IntervalRow]:
+    """Per model: attention's mean τ with the attributions beside the attributions' mean τ with each other (and
+    the DSA's pooling series); a migrated file without these intervals has no rows here."""
     rows = []
     for m in results.measured:
-        for method in ATTRIBUTIONS + ("flow",):
-            t = m.tau("attention", method)
-            if t is not None:
-                rows.append(IntervalRow(m.name, METHODS[method][0], t["value"], *t["ci95"], t["n"], m.note))
+        agreement = m.data.get("agreement") or {}
+        rows += [_row(m, label, agreement[key]) for key, label in AGREEMENT if key in agreement]
     return rows
 
 
-def aopc_rows(results: Faithfulness, kind: str) -> list[IntervalRow]:
-    """ERASER's ``kind`` (comprehensiveness / sufficiency) averaged over 10/20/50%, per model and ranking."""
+def tau_rows(results: Faithfulness) -> list[IntervalRow]:
+    """Kendall τ per pair, per model: attention with each attribution, the attributions with each other (the
+    baseline), and attention with the series composed from it (gated rollout, attention flow)."""
+    pairs = [("attention", m) for m in ATTRIBUTIONS] + list(itertools.combinations(ATTRIBUTIONS, 2))
+    pairs += [("attention", "rollout"), ("attention", "attention_flow")]
     rows = []
     for m in results.measured:
+        for a, b in pairs:
+            t = m.tau(a, b)
+            if t is not None:
+                rows.append(_row(m, f"{SHORT[a]} ~ {SHORT[b]}", t))
+    return rows
+
+
+def aopc_rows(results: Faithfulness, kind: str, which: str = "aopc") -> list[IntervalRow]:
+    """ERASER's ``kind`` (comprehensiveness / sufficiency) per model and ranking: ``aopc`` ours (the mean over
+    10/20/50%), ``aopc_eraser`` ERASER's AOPC ({1, 5, 10, 20, 50}%, 1/(|B| + 1)); none where not computed."""
+    rows = []
+    for m in results.measured:
+        by = (m.data.get(which) or {}).get(kind) or {}
         for r in RANKINGS:
-            v = m.data["aopc"][kind].get(r)
-            if v is not None:
-                label = "random" if r == "random" else METHODS[r][0]
-                rows.append(IntervalRow(m.name, label, v["value"], *v["ci95"], v["n"], m.note))
+            if by.get(r) is not None:
+                rows.append(_row(m, "random" if r == "random" else SHORT[r], by[r]))
     return rows
 
 

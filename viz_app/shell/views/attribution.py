@@ -1,9 +1,9 @@
-"""Attribution: the model's own attention beside four token attributions, and how alike they rank tokens.
+"""Attribution: the model's own attention beside token attributions, and how alike they rank tokens.
 
 Does the model use what it attends to? For the current sentence and a class (default:
-the predicted one): source2token attention, gradient × input, Integrated Gradients,
-leave-one-out and attention flow as aligned per-token bars, and the Kendall τ between
-every two rankings (``disan.attribution``). The whole-test-set answer is on the
+the predicted one): source2token attention (and the DSA's whole pooling layer), gradient × input,
+Integrated Gradients, leave-one-out, gated rollout and attention flow as aligned per-token bars, and
+the Kendall τ between every two rankings (``disan.attribution``). The whole-test-set answer is on the
 Evidence view's "Attention as explanation" tab.
 """
 
@@ -42,18 +42,22 @@ def methods_caption(view) -> str:
     ig = (f"Integrated Gradients: {view.ig_steps} Gauss–Legendre steps from the baseline ({view.ig_baseline}); "
           f"p(x) − p(baseline) = {view.ig_gap:+.4f}, convergence delta {view.ig_delta:+.2e} (what the scores miss "
           "of that gap).")
-    flow = ("Attention flow is exact for DiSAN, given this input's weights." if view.flow_exact else
-            "Attention flow for the distance-based model is exact through pooling, gates and the attention's "
-            "mixing of values, and approximate through the head average, the FFN and the LayerNorms.")
-    lines = [f"**{md_escape(label)}:** {md_escape(what)}." for label, what in METHODS.values()]
-    return "  \n".join(lines + [md_escape(ig), md_escape(flow)])
+    graph = ("Gated rollout and attention flow walk DiSAN's exact layer graph, given this input's weights."
+             if view.rollout_exact else
+             "Gated rollout and attention flow for the distance-based model walk a layer graph that is exact through "
+             "pooling, gates and the attention's mixing of values, and approximate through the head average, the FFN "
+             "and the LayerNorms.")
+    shown = view.sides[0].methods
+    lines = [f"**{md_escape(label)}:** {md_escape(what)}." for m, (label, what) in METHODS.items() if m in shown]
+    return "  \n".join(lines + [md_escape(ig), md_escape(graph)])
 
 
 def render(ctx: Context) -> None:
     st.title("Attribution — does the model use what it attends to?")
-    st.caption("The model's own source2token attention beside four attributions of the class probability, one "
-               "bar group per token, and how alike they rank the tokens (Jain & Wallace 2019; Wiegreffe & "
-               "Pinter 2019). Each series is scaled to its largest magnitude; the table has the raw values.")
+    st.caption("The model's own source2token attention, and series composed from its weights (gated rollout, "
+               "attention flow), beside three attributions of the class probability, one bar group per token, and "
+               "how alike they rank the tokens (Jain & Wallace 2019; Wiegreffe & Pinter 2019; Abnar & Zuidema "
+               "2020). Each series is scaled to its largest magnitude; the table has the raw values.")
     if ctx.is_dsa:
         alpha_slider(ctx, "The attributions explain the model at this α (a full pass).")
     if ctx.input_error:
@@ -69,20 +73,28 @@ def render(ctx: Context) -> None:
     what = f" ({ctx.side})" if ctx.pair else ""
     st.markdown(md_escape(f"Explaining '{view.target}' (p = {view.probability:.3f}){what}."))
     raw = {LABELS[m]: v for m, v in side.scores.items()}
+    if side.vector_shares is not None:
+        raw["gated rollout, share of the vector"] = side.vector_shares
     show_figure(attribution_bars(side, title=f"Attention and attributions per token{what}", theme=ctx.theme),
                 ctx, key="attr_bars", table=series_table(raw, side.tokens),
                 trace_json=trace_json_source(ctx, ctx.trace_alpha))
     st.markdown(methods_caption(view))
-    if side.flow_remainder > 0:
-        st.caption(md_escape(f"The flow shares add up to {1 - side.flow_remainder:.4f}: the remaining "
-                             f"{side.flow_remainder:.4f} of the sentence vector comes from rows with no allowed key "
-                             "(the first token under the forward mask, the last under the backward mask), whose "
-                             "attention output is zero."))
+    if side.rollout_remainder > 0:
+        st.caption(md_escape(f"The rollout's mixing weights add up to {1 - side.rollout_remainder:.4f}: the remaining "
+                             f"{side.rollout_remainder:.4f} goes to rows with no allowed key (the first token under "
+                             "the forward mask, the last under the backward mask), whose attention output is zero."))
+    if side.vector_shares is not None:
+        top = max(range(len(side.tokens)), key=lambda i: side.vector_shares[i])
+        st.caption(md_escape(
+            "Rollout's bars are shares of the mixing weights A_i[k] (s[k] = Σ_i A_i[k] h_i[k]), not of the sentence "
+            "vector: a token whose h_i[k] is near zero keeps its weight. Its share of the vector itself, "
+            "|A_i[k] h_i[k]| / Σ_i |A_i[k] h_i[k]| averaged over features, is largest for "
+            f"'{side.tokens[top]}' ({side.vector_shares[top]:.3f}); the table lists it per token."))
     if ctx.pair:
         st.caption("Gradient, IG and leave-one-out score every token of premise and hypothesis for one class "
-                   "probability; attention and flow are per sentence (the tied encoder reads each alone). Switch "
-                   "sentences with 'Draw' in the sidebar.")
-    names = [LABELS[m] for m in METHODS]
+                   "probability; attention, rollout and flow are per sentence (the tied encoder reads each alone). "
+                   "Switch sentences with 'Draw' in the sidebar.")
+    names = [LABELS[m] for m in side.methods]
     table = plain_table(side.tau, index=names, columns=names)
     show_figure(tau_heatmap(side, title=f"Kendall τ between the rankings{what}", theme=ctx.theme), ctx,
                 key="attr_tau", table=table)
