@@ -146,6 +146,8 @@ def add_evaluate(sub) -> None:
     p.add_argument("--model", required=True)
     p.add_argument("--task", required=True)
     p.add_argument("--split", default="test")
+    p.add_argument("--fold", type=int, default=None, help="subj, mpqa, cr: score on this fold's part of the "
+                                                          "stratified 10-fold split (as train --fold)")
     p.add_argument("--data-dir", default=None)
     p.add_argument("--device", default=None)
     p.add_argument("--card", action="store_true", help="write the figures into the model card (pretrained/<name>.json and <name>.card.md)")
@@ -157,9 +159,18 @@ def run_evaluate(args) -> int:
     from .data import load_task
     from .evaluate import evaluate
 
+    from .data import CV_FOLDS, CV_TASKS
+    from .errors import InputError
+
+    if args.fold is not None and args.task not in CV_TASKS:
+        raise InputError(f"--fold applies to the cross-validated tasks ({', '.join(sorted(CV_TASKS))}), "
+                         f"not to --task {args.task}; drop --fold.")
+    if args.fold is not None and not 0 <= args.fold < CV_FOLDS:
+        raise InputError(f"--fold {args.fold} does not exist; use a fold from 0 to {CV_FOLDS - 1}.")
+    fold = {} if args.fold is None else {"fold": args.fold}
     model = load(args.model, args.device)
-    report = evaluate(model, load_task(args.task, args.split, args.data_dir))
-    report = {"model": model.name, "task": args.task, "split": args.split, **report}
+    report = evaluate(model, load_task(args.task, args.split, args.data_dir, **fold))
+    report = {"model": model.name, "task": args.task, "split": args.split, **fold, **report}
     print(json.dumps(report, indent=2))
     if args.card:
         update_card(model.name, args.split, report)

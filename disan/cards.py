@@ -79,11 +79,14 @@ def stopping_text(train: dict) -> str:
 
 
 def curve_lines(history: list) -> list[str]:
-    """The learning curve as a Markdown table: one row per dev evaluation."""
-    lines = ["| step | epoch | train loss (since previous row) | dev accuracy |", "|---|---|---|---|"]
+    """The learning curve as a Markdown table: one row per dev evaluation (dev Pearson's r for relatedness runs)."""
+    pearson = any("dev_pearson" in h for h in history)
+    lines = [f"| step | epoch | train loss (since previous row) | {'dev Pearson r' if pearson else 'dev accuracy'} |",
+             "|---|---|---|---|"]
     for h in history:
         loss = "–" if h.get("train_loss") is None else f"{h['train_loss']:.4f}"
-        lines.append(f"| {h.get('global_step', h['step']):,} | {h['epoch']} | {loss} | {pct(h['dev_acc'])} |")
+        dev = f"{h['dev_pearson']:.4f}" if pearson else pct(h["dev_acc"])
+        lines.append(f"| {h.get('global_step', h['step']):,} | {h['epoch']} | {loss} | {dev} |")
     return lines
 
 

@@ -85,3 +85,30 @@ def test_cli_trains_a_fold_and_names_the_run_after_it(tmp_path, files, capsys, m
     assert code == 0 and (tmp_path / "runs" / "disan-cr-fold3.folds.json").exists()
     assert main(["train", "--model", "disan", "--task", "sick", "--fold", "1", "--data-dir", str(data)]) == 2
     assert "--fold 1 applies to the cross-validated tasks" in capsys.readouterr().err
+
+
+def test_evaluate_scores_a_fold_model_on_its_fold_and_a_sick_model_by_correlation(tmp_path, files, capsys,
+                                                                                     monkeypatch):
+    import json as _json
+
+    from disan.cards import curve_lines
+
+    data, glove = files
+    monkeypatch.setenv("DISAN_DATA_DIR", str(data))
+    cr = config(tmp_path / "cr", files, task="cr", fold=5, epochs=1)
+    train(cr)
+    capsys.readouterr()
+    assert main(["evaluate", "--model", str(Path(cr.out).with_suffix(".safetensors")), "--task", "cr",
+                 "--fold", "5"]) == 0
+    report = _json.loads(capsys.readouterr().out)
+    assert report["fold"] == 5 and report["n"] == len(load_task("cr", "test", data, fold=5))
+    assert main(["evaluate", "--model", str(Path(cr.out).with_suffix(".safetensors")), "--task", "cr",
+                 "--fold", "10"]) == 2
+    assert "use a fold from 0 to 9" in capsys.readouterr().err
+    sick = config(tmp_path / "sick", files, task="sick", epochs=1)
+    summary = train(sick)
+    capsys.readouterr()
+    assert main(["evaluate", "--model", str(Path(sick.out).with_suffix(".safetensors")), "--task", "sick"]) == 0
+    report = _json.loads(capsys.readouterr().out)
+    assert report["n"] == 16 and {"pearson_r", "spearman_rho", "mse"} <= set(report)
+    assert curve_lines(summary["history"])[0].endswith("dev Pearson r |")
