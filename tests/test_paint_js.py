@@ -135,3 +135,44 @@ def test_repaint_refuses_what_it_cannot_draw(page, tiny_glove):
                            texts={"layout.xaxis.tickfont.family": "x {alpha}"})  # no such drawn text
     assert page.evaluate(COMPARE, {"spec": fig.to_json(), "payload": live.distance_payload(trace.premise),
                                    "binding": binding, "values": {"alpha": 1.0}, "keepRange": False}) is None
+
+
+#: Draws a figure at `width` through DisanPaint.fitCellText, as report.js and chart.js draw; returns the cell
+#: labels drawn (per heatmap trace) and whether any two of them overlap on screen.
+FIT = """async ({spec, width}) => {
+  const gd = document.createElement('div'); gd.style.width = width + 'px'; document.body.appendChild(gd);
+  const fig = JSON.parse(spec);
+  await Plotly.newPlot(gd, DisanPaint.fitCellText(fig.data, fig.layout, gd.clientWidth), fig.layout);
+  const boxes = [...gd.querySelectorAll('g.hm text')].filter(e => e.textContent).map(e => e.getBoundingClientRect());
+  let overlap = false;
+  for (let i = 0; i < boxes.length && !overlap; i++) {
+    for (let j = i + 1; j < boxes.length; j++) {
+      const a = boxes[i], b = boxes[j];
+      if (a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5) { overlap = true; break; }
+    }
+  }
+  gd.remove();
+  return {labels: boxes.length, overlap};
+}"""
+
+
+@pytest.mark.parametrize("T,panels,width", [(4, 1, 1300), (4, 2, 1300), (8, 2, 700), (12, 2, 700), (12, 1, 500),
+                                            (12, 2, 1300)])
+def test_cell_numbers_are_drawn_only_where_they_fit_and_never_overlap(page, T, panels, width):
+    rng = np.random.default_rng(T)
+    mats = [rng.random((T, T)) for _ in range(panels)]
+    tokens = [f"w{i}" for i in range(T)]
+    fig = figures.heatmap_grid(mats, [f"p{k}" for k in range(panels)], tokens, title="fit")
+    drawn = page.evaluate(FIT, {"spec": fig.to_json(), "width": width})
+    assert not drawn["overlap"], f"cell numbers overlap at T={T}, {panels} panels, {width}px"
+    if (T, panels, width) == (4, 1, 1300):
+        assert drawn["labels"] == T * T  # where they fit, every cell keeps its number
+    if (T, panels, width) == (12, 2, 700):
+        assert drawn["labels"] == 0  # the app's Explore column at T = 12: no numbers (they ran together)
+
+
+def test_fit_cell_text_leaves_a_figure_that_fits_untouched(page):
+    fig = figures.heatmap_grid([np.eye(3)], ["one"], ["a", "b", "c"], title="small")
+    same = page.evaluate("(spec) => { const f = JSON.parse(spec); return DisanPaint.fitCellText(f.data, f.layout, 1200) === f.data; }",
+                         fig.to_json())
+    assert same is True

@@ -103,9 +103,10 @@ def test_dsa_report_draws_offline_and_alpha_matches_probs_at(tmp_path, open_offl
     move(page, "alpha", "End", "5")
     move(page, "alpha", "ArrowLeft", "4.9")
     page.locator("h1").click()
-    page.keyboard.press("j")
-    page.keyboard.press("j")  # Tokens → Prediction → Head-averaged attention
+    page.keyboard.press("j")  # Tokens → Head-averaged attention (the first maps come before the prediction chart)
     assert page.evaluate("() => location.hash") == "#dsa-mean"
+    page.keyboard.press("j")
+    assert page.evaluate("() => location.hash") == "#prediction"
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "report.png"), full_page=False)
     assert blocked == [] and errors == [], (blocked, errors)

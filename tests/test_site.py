@@ -156,6 +156,25 @@ def test_screenshot_of_the_explorer(open_site):
     assert out.stat().st_size > 20_000  # a drawn page, not a blank one
 
 
+@pytest.mark.parametrize("model", ["disan-sst5", "dsa-nli"])
+def test_first_screen_shows_the_sentence_box_and_the_first_map_and_hides_what_does_not_apply(open_site, model):
+    """A 1400 × 900 window: the sentence box and the first attention map are on screen; the hypothesis field
+    is shown exactly for the NLI models (its visibility, not its attribute: CSS once overrode `hidden`)."""
+    state = {"m": model, "t": "Families have some dogs in front of a carousel"}
+    if disan.api.describe(model).pair:
+        state["h"] = "A family is outside ."
+    page, _, _ = open_site(fragment(**state))
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.wait_for_function("() => document.getElementById('report').dataset.ready === '1'")
+    page.evaluate("() => window.scrollTo(0, 0)")
+    assert page.locator("#text").is_visible()
+    assert page.locator("#hypothesis").is_visible() is disan.api.describe(model).pair
+    first = page.locator('.plot[data-fig^="mean-"], .plot[data-fig^="alpha-mean-"]').first
+    box = first.bounding_box()
+    assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 900, box
+    assert first.locator("g.hm").count() >= 1  # drawn, not an empty frame
+
+
 def test_page_opens_from_disk_and_draws_the_linked_sentence(open_site):
     page, blocked, errors = open_site(fragment(m="disan-sst5", t="a gorgeous , witty , seductive movie ."))
     assert page.evaluate("document.body.dataset.state") == "ready", page.inner_text("#status")

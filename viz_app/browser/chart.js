@@ -39,7 +39,7 @@ function fullAt(gd, g, values) {
 function fullDraw(gd, values) {
   gd.__full = { id: gd.__live && gd.__live.payload_id, values: values };
   gd.__vizQueue = gd.__vizQueue
-    .then(() => window.Plotly.react(gd, gd.__figure.data, gd.__figure.layout, gd.__config))
+    .then(() => window.Plotly.react(gd, fitted(gd), gd.__figure.layout, gd.__config))
     .then(() => { gd.__shown = values; markShown(gd); });
   return gd.__vizQueue;
 }
@@ -95,6 +95,11 @@ function settle(g, stamp) {
   next(0);
 }
 
+/* The figure's traces with cell numbers only where they fit at this chart's width (DisanPaint.fitCellText). */
+function fitted(gd) {
+  return DisanPaint.fitCellText(gd.__figure.data, gd.__figure.layout, gd.clientWidth || 1000);
+}
+
 function mountChart(component, data) {
   const { parentElement, setTriggerValue } = component;
   let gd = parentElement.querySelector(".viz-chart");
@@ -128,7 +133,7 @@ function mountChart(component, data) {
   gd.__full = { id: live && live.payload_id, values: values };
   gd.__vizQueue = gd.__vizQueue
     .then(() => plotlyReady(data.plotly_url))
-    .then(Plotly => Plotly.react(gd, gd.__figure.data, gd.__figure.layout, gd.__config))
+    .then(Plotly => Plotly.react(gd, fitted(gd), gd.__figure.layout, gd.__config))
     .then(() => {
       gd.__shown = values;
       markShown(gd);

@@ -480,6 +480,7 @@
     clip: clip,
     formatFixed: formatFixed,
     formatG: formatG,
+    pairs: pairs,
     round6: round6,
     tokenLabels: tokenLabels,
     hoverLabels: hoverLabels,

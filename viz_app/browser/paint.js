@@ -213,5 +213,42 @@
     return true;
   }
 
-  root.DisanPaint = { version: 1, parseColor: parseColor, colorScale: colorScale, labelColor: labelColor, repaint: repaint };
+  /* [rows, columns] of a heatmap's z: an array of rows, or Plotly's typed-array spec {dtype, bdata, shape}. */
+  function gridShape(z) {
+    if (!z) return null;
+    if (z.shape !== undefined) {
+      var shape = String(z.shape).split(",").map(Number);
+      return shape.length === 2 ? shape : null;
+    }
+    return z.length && z[0] && z[0].length ? [z.length, z[0].length] : null;
+  }
+
+  /* Cell numbers only where they fit: the heatmap traces of `data` whose cells, at this plot's width and the
+   * figure's height, are narrower than their label ("0.00", or the masked "−∞") or lower than its font lose
+   * their texttemplate; the value stays in the hover. Returns `data` itself when nothing changes, else a copy
+   * (the traces themselves are left as built). `width` is the plot's width in pixels (its element's). */
+  function fitCellText(data, layout, width) {
+    var changed = false, out = data.map(function (trace) {
+      var dims = gridShape(trace.z);
+      if (trace.type !== "heatmap" || !trace.texttemplate || !dims) return trace;
+      var ax = (trace.xaxis || "x").replace("x", "xaxis"), ay = (trace.yaxis || "y").replace("y", "yaxis");
+      var xd = (layout[ax] && layout[ax].domain) || [0, 1], yd = (layout[ay] && layout[ay].domain) || [0, 1];
+      var margin = layout.margin || {}, font = (trace.textfont && trace.textfont.size) || 12;
+      // tick labels take room beside the plot area that the margins do not count (automargin)
+      var plotWidth = Math.max(0, width - (margin.l || 0) - (margin.r || 0) - 90);
+      var plotHeight = Math.max(0, (layout.height || 450) - (margin.t || 0) - (margin.b || 0) - 60);
+      var cellWidth = plotWidth * (xd[1] - xd[0]) / dims[1];
+      var cellHeight = plotHeight * (yd[1] - yd[0]) / dims[0];
+      if (cellWidth >= 4 * 0.62 * font + 6 && cellHeight >= font + 2) return trace;
+      changed = true;
+      var copy = Object.assign({}, trace);
+      delete copy.texttemplate;
+      delete copy.text;
+      return copy;
+    });
+    return changed ? out : data;
+  }
+
+  root.DisanPaint = { version: 1, parseColor: parseColor, colorScale: colorScale, labelColor: labelColor, repaint: repaint,
+                      fitCellText: fitCellText };
 })(typeof globalThis !== "undefined" ? globalThis : this);

@@ -97,7 +97,8 @@
     if (recompute && info) DisanRecompute.render(v.payloads[info.side], info.binding, spec, v.values);
     gd.__base = baseOf(spec, v.data);
     const layout = scaledLayout(spec.layout, gd.__base, talkScale(v));
-    return gd._fullLayout ? Plotly.react(gd, spec.data, layout, CONFIG) : Plotly.newPlot(gd, spec.data, layout, CONFIG);
+    const data = DisanPaint.fitCellText(spec.data, layout, gd.clientWidth || 1000);
+    return gd._fullLayout ? Plotly.react(gd, data, layout, CONFIG) : Plotly.newPlot(gd, data, layout, CONFIG);
   }
 
   function onScreen(el) {

@@ -242,16 +242,30 @@
     }).join(" · ") + "</p>";
   }
 
+  /* The predicted label and its probability, in one line under the tokens: the first screen names the
+   * prediction while the maps take the room below it (the Prediction section holds the chart). */
+  function predictionLine(tv) {
+    var best = null;
+    F().pairs(tv.prediction).forEach(function (p) { if (best === null || Number(p[1]) > Number(best[1])) best = p; });
+    if (best === null) return "";
+    var esc = F().htmlEscape, note = tv.random_weights ? " (random weights: meaningless)" : "";
+    return '<p class="counts">prediction: <b>' + esc(best[0]) + "</b> (p = " + F().formatFixed(Number(best[1]), 2) + ")" +
+      esc(note) + "</p>";
+  }
+
+  /* The tokens (with the predicted label) and the prediction chart. */
   function overview(tv, theme) {
     var body = sides(tv).map(function (s) {
-      return (tv.hypothesis ? "<h3>" + capitalize(s[0]) + "</h3>" : "") + tokensHtml(s[1]);
+      return '<div class="side">' + (tv.hypothesis ? "<h3>" + capitalize(s[0]) + "</h3>" : "") + tokensHtml(s[1]) +
+        "</div>";
     }).join("");
     var paper = tv.arch === "disan" ? "Shen Sec. 5" : "Im Sec. 4.1";
     var title = tv.random_weights ? "Prediction (random weights: meaningless)" : "Prediction";
     var prediction = figure("prediction", F().predictionChart(tv.prediction, { title: title, theme: theme }),
                             paper + ", classifier output",
                             "Probability of each label from the classifier head on the sentence encoding.");
-    return [section("tokens", "Tokens", body + legendHtml()), section("prediction", "Prediction", "", [prediction])];
+    return [section("tokens", "Tokens", '<div class="sides">' + body + "</div>" + predictionLine(tv) + legendHtml()),
+            section("prediction", "Prediction", "", [prediction])];
   }
 
   function pair(fw, bw, tokens, titles, title, theme, valueName) {
@@ -377,9 +391,13 @@
   }
 
   /* Every section of the report for this trace view, in reading order. */
+  /* Every section of the report for this trace view, in reading order: the tokens, then the first attention
+   * maps, so that a 1400 × 900 window shows the sentence box and the first map together; then the prediction
+   * chart and the model's other sections. */
   function reportSections(tv, theme) {
     theme = F().theme(theme || "normal");
-    return overview(tv, theme).concat(tv.arch === "disan" ? disanSections(tv, theme) : dsaSections(tv, theme));
+    var head = overview(tv, theme), rest = tv.arch === "disan" ? disanSections(tv, theme) : dsaSections(tv, theme);
+    return [head[0], rest[0], head[1]].concat(rest.slice(1));
   }
 
   var COMPACT = { tokens: 1, prediction: 1, "disan-mean": 1, "dsa-mean": 1 };
