@@ -316,3 +316,27 @@ def test_attribute_follows_the_trace_masks_and_alpha(tiny_glove):
     expected = (enc.s2t_probs[0].mean(-1) + enc.maxpool_share[0]) / 2  # source2token half, max-pool half
     assert torch.allclose(side.scores["pooling"], expected, atol=1e-6)
     assert float(side.scores["pooling"].sum()) == pytest.approx(1.0, abs=1e-5)
+
+
+def test_the_erasure_reference_equals_disans_vector_shares_and_holds_the_weights(tiny_glove):
+    """With the weights replayed, erasing DiSAN's h_i removes exactly A_i[k] h_i[k] (s is linear in h): the
+    reference equals rollout's vector shares, so the mechanism is exact where rollout is."""
+    from disan.attribution.approximation import compare, erasure_parts
+
+    model = make_tiny("disan", tiny_glove)
+    parts, enc, erased = erasure_parts(model, SENTENCE.split())
+    roll = gated_rollout(enc)
+    h = torch.cat([enc.fw.h, enc.bw.h], -1)[0].double()  # (T, 2D)
+    assert torch.allclose(parts, roll.per_feature[0].double() * h, atol=1e-5)
+    assert torch.allclose(erased.fw.gate, enc.fw.gate.expand_as(erased.fw.gate))  # gates replayed
+    check = compare(model, [SENTENCE.split(), ["a", "bad", "dog"]])
+    assert check["vector"]["total_variation"]["value"] < 1e-5
+    assert check["vector"]["kendall_tau"]["value"] == pytest.approx(1.0)
+    assert check["mixing"]["total_variation"]["value"] > 1e-3  # weights are not the vector
+    dsa = make_tiny("dsa", tiny_glove)
+    parts, enc, erased = erasure_parts(dsa, SENTENCE.split())
+    assert torch.allclose(erased.fw.probs, enc.fw.probs.expand_as(erased.fw.probs))  # attention replayed
+    assert torch.equal(erased.maxpool_argmax, enc.maxpool_argmax.expand_as(erased.maxpool_argmax))
+    assert not torch.allclose(erased.fw.u[1], enc.fw.u[0])  # yet erasing token 1 changed the fused vectors
+    check = compare(dsa, [SENTENCE.split()])
+    assert set(check) == {"mixing"} and 0 < check["mixing"]["total_variation"]["value"] < 1
