@@ -1,6 +1,6 @@
 """Benchmarks of the model and the app, outside the model package (``disan/`` holds only the model).
 
-``python -m disan bench`` (a thin entry point) and ``python -m benchmarks`` run ``cli.main``:
+``python -m viz_app bench`` (a thin entry point) and ``python -m benchmarks`` run ``cli.main``:
 trace latency (``trace.py``), batch prediction (``predict.py``), training throughput
 (``train.py``) and app latency in headless Chromium (``app.py``, with the Streamlit
 server of ``server.py``). ``--markdown docs/benchmarks.md`` writes the report (``report.py``)

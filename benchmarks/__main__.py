@@ -1,4 +1,4 @@
-"""``python -m benchmarks [all|trace|predict|train|app] [options]`` (the same as ``python -m disan bench``)."""
+"""``python -m benchmarks [all|trace|predict|train|app] [options]`` (the same as ``python -m viz_app bench``)."""
 
 import sys
 

@@ -1,4 +1,4 @@
-"""``python -m disan bench [all|trace|predict|train|app|site|load] [options]``: measure, print tables, check targets.
+"""``python -m viz_app bench [all|trace|predict|train|app|site|load] [options]``: measure, print tables, check targets.
 
 Commands (``all`` runs every one; ``--quick`` is a smoke run of seconds):
 
@@ -27,7 +27,7 @@ attribution, app and cold-start rows): the command for a lent GPU machine. ``--m
 docs/benchmarks.md`` writes the command, the machine, every table and the
 target verdicts; ``--json`` writes the raw timings.
 
-``python -m disan bench …`` and ``python -m benchmarks …`` are the same command.
+``python -m viz_app bench …`` and ``python -m benchmarks …`` are the same command.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ DEFAULT_SIZES = (8, 16, 20, 32, 64, 128, 256, 512, 1024)
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m disan bench", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m viz_app bench", description=__doc__.splitlines()[0])
     p.add_argument("command", nargs="?", default="all", choices=COMMANDS)
     p.add_argument("--quick", action="store_true", help="smoke run: tiny sizes and repeats (seconds); app only if named")
     p.add_argument("--markdown", metavar="PATH", help="write the report as Markdown, e.g. docs/benchmarks.md")

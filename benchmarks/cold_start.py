@@ -55,14 +55,14 @@ _PHASE = re.compile(r"^viz-startup (\S+) ([0-9.]+)$")
 NO_STORED_PAGE = "no stored page (first start)"
 
 #: The two ways the README starts the app: a checkout's ``streamlit run viz_app/app.py`` and the installed
-#: ``disan app`` (``python -m disan app``: Streamlit in-process, with the core warmed up beside it).
+#: ``disan app`` (``python -m viz_app app``: Streamlit in-process, with the core warmed up beside it).
 LAUNCHERS = ("streamlit run", "disan app")
 
 
 def command(app: Path, port: int, launcher: str = "streamlit run") -> list[str]:
     """The launcher's command with the flags of ``benchmarks/server.py`` (headless, 127.0.0.1 only)."""
     start = ([sys.executable, "-m", "streamlit", "run", str(app)] if launcher == "streamlit run"
-             else [sys.executable, "-m", "disan", "app"])
+             else [sys.executable, "-m", "viz_app", "app"])
     return start + ["--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1",
                     "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
 

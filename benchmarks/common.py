@@ -1,4 +1,4 @@
-"""Shared pieces of ``python -m disan bench``: timing statistics, tables, machine description."""
+"""Shared pieces of ``python -m viz_app bench``: timing statistics, tables, machine description."""
 
 from __future__ import annotations
 

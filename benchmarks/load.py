@@ -1,4 +1,4 @@
-"""50 sessions at once (issue 19): ``python -m disan bench load``.
+"""50 sessions at once (issue 19): ``python -m viz_app bench load``.
 
 Drives the app on 127.0.0.1 with many sessions submitting at the same moment and measures what they
 meet. Sessions of two kinds run together:
@@ -590,7 +590,7 @@ def machine_line(info: dict) -> str:
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m disan bench load", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m viz_app bench load", description=__doc__.splitlines()[0])
     p.add_argument("--sessions", type=int, default=48, help="protocol sessions (default 48)")
     p.add_argument("--browsers", type=int, default=2, help="headless Chromium sessions (default 2)")
     p.add_argument("--rounds", type=int, default=6, help="submissions per protocol session, the first warm-up (default 6)")

@@ -1,4 +1,4 @@
-"""The Markdown report of ``python -m disan bench --markdown docs/benchmarks.md``."""
+"""The Markdown report of ``python -m viz_app bench --markdown docs/benchmarks.md``."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from .common import Table, busy
 
 def command_line(argv: list[str] | None) -> str:
     rest = list(sys.argv[1:] if argv is None else argv)
-    return "python -m disan bench " + " ".join(shlex.quote(a) for a in rest)
+    return "python -m viz_app bench " + " ".join(shlex.quote(a) for a in rest)
 
 
 def write_markdown(path: Path, args, info: dict, threads: int, tables: list[Table], elapsed: float, argv) -> None:

@@ -1,6 +1,6 @@
-"""The static explorer's numbers (issue 18): ``python -m disan bench site``.
+"""The static explorer's numbers (issue 18): ``python -m viz_app bench site``.
 
-Builds the folder (``python -m disan site``), opens it from disk in headless Chromium with every request
+Builds the folder (``python -m viz_app site``), opens it from disk in headless Chromium with every request
 outside the folder aborted, and measures what a visitor meets:
 
 * **opened from disk → first maps drawn**: a fresh browser context per run, from navigation start until the
@@ -33,7 +33,7 @@ TARGETS = {"short": 30.0, "long": 100.0, "first": 2000.0, "model_mb": 10.0, "fol
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m disan bench site", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m viz_app bench site", description=__doc__.splitlines()[0])
     p.add_argument("--site", default=None, help="an already built folder (default: build one in a temporary folder)")
     p.add_argument("--models", default="disan-sst5,dsa-sst5,dsa-nli", help="models timed in the page")
     p.add_argument("--all-models", action="store_true", help="build every bundled model (the sizes table lists all)")
@@ -218,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
     for t in out:
         print(t.to_text(), "\n")
     day = time.strftime("%Y-%m-%d")
-    header = (f"Measured by `python -m disan bench site{' --all-models' if args.all_models else ''}` on "
+    header = (f"Measured by `python -m viz_app bench site{' --all-models' if args.all_models else ''}` on "
               f"{machine_line(result['machine'])}, {day}.")
     if args.json:
         Path(args.json).write_text(json.dumps({**result, "tables": [t.to_dict() for t in out]}, indent=1) + "\n")

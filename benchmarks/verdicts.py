@@ -1,4 +1,4 @@
-"""Targets → met / missed by how much / not measured, for every row of ``python -m disan bench``."""
+"""Targets → met / missed by how much / not measured, for every row of ``python -m viz_app bench``."""
 
 from __future__ import annotations
 

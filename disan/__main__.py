@@ -1,8 +1,9 @@
-"""Command line: ``disan`` (or ``python -m disan``)
-``trace | report | site | train | evaluate | claims | faithfulness | tables | bench | app``.
+"""Command line of the model core: ``python -m disan trace | train | evaluate | claims | faithfulness | tables``.
 
-Every expected failure (bad text, unknown model, missing data file, corrupt
-checkpoint) prints one sentence to stderr and exits with status 2.
+The commands that draw or measure (``report``, ``site``, ``app``, ``bench``) live a layer above, in
+``viz_app/cli.py`` (``python -m viz_app``; the installed ``disan`` command), which reuses the parsers here;
+``python -m disan report …`` names that command in one line. Every expected failure (bad text, unknown model,
+missing data file, corrupt checkpoint) prints one sentence to stderr and exits with status 2.
 """
 
 from __future__ import annotations
@@ -44,65 +45,6 @@ def run_trace(args) -> int:
     for label, p in sorted(trace.prediction.items(), key=lambda kv: -kv[1]):
         print(f"  {p:6.3f}  {label}")
     return 0
-
-
-def add_report(sub) -> None:
-    p = sub.add_parser("report", help="write one self-contained HTML report of a sentence (opens offline)")
-    p.add_argument("text")
-    p.add_argument("--model", required=True, help="pretrained name, checkpoint path, or disan/dsa (random weights)")
-    p.add_argument("--out", required=True, help="the HTML file to write (replaced all-or-nothing)")
-    p.add_argument("--hypothesis", default=None)
-    p.add_argument("--alpha", type=float, default=None, help="DSA distance weight the report starts at")
-    p.add_argument("--masks", default=None, help="default | swap | diag | none | 'fw,bw'")
-    p.add_argument("--device", default=None)
-
-
-def run_report(args) -> int:
-    from .api import load
-    from .output import check_writable
-
-    out = check_writable(args.out)  # before loading anything: a bad path costs nothing
-    report = report_module()
-    report.check_text(args.text, args.hypothesis)
-    trace = load(args.model, args.device).trace(args.text, args.hypothesis, alpha=args.alpha, masks=args.masks)
-    path = report.write_report(trace, out)
-    print(f"wrote {path} ({path.stat().st_size / 2**20:.1f} MB)")
-    return 0
-
-
-def add_site(sub) -> None:
-    p = sub.add_parser("site", help="write the static explorer: a folder where the models run in the page (no server)")
-    p.add_argument("--out", required=True, help="the folder to write (created; an earlier site there is replaced)")
-    p.add_argument("--model", action="append", default=None,
-                   help="a bundled model to include (repeat for several; default: every bundled checkpoint)")
-    p.add_argument("--extra-words", type=int, default=None,
-                   help="GloVe words kept beyond each model's own vocabulary (default: disan.onnx_export's)")
-
-
-def run_site(args) -> int:
-    try:
-        from viz_app.draw import site
-    except ImportError as err:
-        raise DisanError(
-            f"The site needs the app's figure code and plotly ({err}); run from the repository root "
-            "after `bash scripts/setup.sh`."
-        ) from None
-    info = site.build_site(args.out, args.model, extra_words=args.extra_words,
-                           log=lambda line: print(line, file=sys.stderr, flush=True))
-    print(site.describe(info))
-    return 0
-
-
-def report_module():
-    """``viz_app.draw.report``, imported only here: the model core itself never loads plotly."""
-    try:
-        from viz_app.draw import report
-    except ImportError as err:
-        raise DisanError(
-            f"The report needs the app's figure code and plotly ({err}); reinstall the package with "
-            "`pip install .`, or in a checkout run `pip install -r requirements.txt` and start from the repository root."
-        ) from None
-    return report
 
 
 def add_train(sub) -> None:
@@ -320,67 +262,43 @@ def run_tables(args) -> int:
     return 0
 
 
-def run_bench(argv: list[str]) -> int:
-    from .locations import CHECKOUT
-
-    if CHECKOUT is not None and str(CHECKOUT) not in sys.path:  # the `disan` script does not start in the checkout
-        sys.path.insert(0, str(CHECKOUT))
-    try:
-        from benchmarks.cli import main as bench_main
-    except ImportError as err:
-        print(f"error: the benchmarks package is not importable ({err}); `disan bench` needs a repository "
-              "checkout (benchmarks/ is not installed with the package): run it from a clone", file=sys.stderr)
-        return 2
-    return bench_main(argv)
+COMMANDS = {"trace": (add_trace, run_trace), "train": (add_train, run_train), "evaluate": (add_evaluate, run_evaluate),
+            "claims": (add_claims, run_claims), "faithfulness": (add_faithfulness, run_faithfulness),
+            "tables": (add_tables, run_tables)}
+#: The commands of the layer above the core (viz_app/cli.py): ``python -m disan NAME`` points there.
+MOVED = ("report", "site", "app", "bench")
 
 
-def add_bench(sub) -> None:
-    sub.add_parser("bench", help="print latency / throughput tables (benchmarks/; python -m disan bench --help)")
-
-
-def add_app(sub) -> None:
-    sub.add_parser("app", help="start the Streamlit app on http://localhost:8501 (further options go to "
-                               "`streamlit run`, e.g. --server.port 8502)")
-
-
-def run_app(args) -> int:
-    try:
-        from viz_app.launch import run
-    except ImportError as err:
-        raise DisanError(f"The app is not importable ({err}); reinstall the package with `pip install .`.") from None
-    return run(args.streamlit_options)  # in this process: Streamlit receives Ctrl+C and a PaaS's SIGTERM itself
-
-
-COMMANDS = {"trace": (add_trace, run_trace), "report": (add_report, run_report), "train": (add_train, run_train),
-            "evaluate": (add_evaluate, run_evaluate), "claims": (add_claims, run_claims),
-            "faithfulness": (add_faithfulness, run_faithfulness), "site": (add_site, run_site),
-            "bench": (add_bench, None), "app": (add_app, run_app), "tables": (add_tables, run_tables)}
-#: Commands whose unknown options are passed on (to ``streamlit run``) instead of refused.
-PASS_THROUGH = {"app"}
-
-
-def main(argv: list[str] | None = None) -> int:
+def run_command(argv: list[str], commands: dict, prog: str, description: str, pass_through=frozenset()) -> int:
+    """Parse ``argv`` against ``commands`` (name → (add parser, run)) and run the chosen one; a ``DisanError``
+    becomes one line on stderr and status 2. Commands in ``pass_through`` receive their unknown options as
+    ``args.extra_options`` instead of having them refused. Shared with ``viz_app/cli.py``."""
     for stream in (sys.stdout, sys.stderr):  # a non-UTF-8 console must not crash on an emoji token
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["bench"]:  # the bench command owns its own flags and lives outside the model package
-        return run_bench(argv[1:])
-    prog = "python -m disan" if Path(sys.argv[0]).name == "__main__.py" else "disan"
-    parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog=prog, description=description)
     sub = parser.add_subparsers(dest="command", required=True)
-    for add, _ in COMMANDS.values():
+    for add, _ in commands.values():
         add(sub)
     args, unknown = parser.parse_known_args(argv)
-    if unknown and args.command not in PASS_THROUGH:
+    if unknown and args.command not in pass_through:
         parser.error(f"unrecognized arguments: {' '.join(unknown)}")
-    if args.command in PASS_THROUGH:
-        args.streamlit_options = unknown
+    if args.command in pass_through:
+        args.extra_options = unknown
     try:
-        return COMMANDS[args.command][1](args)
+        return commands[args.command][1](args)
     except DisanError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] and argv[0] in MOVED:  # before argparse, so `report --help` gets the pointer too
+        print(f"error: `{argv[0]}` draws or measures, so it lives above the model core: run "
+              f"`python -m viz_app {argv[0]} ...` (installed: `disan {argv[0]} ...`)", file=sys.stderr)
+        return 2
+    return run_command(argv, COMMANDS, "python -m disan", __doc__.splitlines()[0])
 
 
 if __name__ == "__main__":

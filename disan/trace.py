@@ -187,36 +187,46 @@ class ModelTrace:
         return out
 
     def to_html(self, path) -> Path:
-        """Write the same self-contained report as ``python -m disan report`` to ``path``; returns the path.
+        """Write the same self-contained report as ``python -m viz_app report`` to ``path``; returns the path.
 
-        The report is built by ``viz_app.draw.report`` (plotly figures), imported only here so the model core
-        never loads plotly. Raises ``DisanError`` when that code cannot be imported.
+        Raises ``DisanError`` when the drawing code cannot be imported (``drawing_backend``).
         """
-        try:
-            from viz_app.draw.report import write_report
-        except ImportError as err:
-            from .errors import DisanError
-
-            raise DisanError(
-                f"trace.to_html needs the app's figure code and plotly ({err}); run from the repository root "
-                "after `pip install -r requirements.txt`."
-            ) from None
-        return write_report(self, path)
+        return drawing_backend().write_report(self, path)
 
     def _repr_html_(self) -> str:
         """Jupyter's compact view: tokens, prediction and the main maps, all inline (no network).
 
         Falls back to a plain table of tokens and prediction when ``viz_app``/plotly cannot be imported.
         """
+        from .errors import DisanError
+
         try:
-            from viz_app.draw.report import notebook_html
-        except ImportError as err:
+            backend = drawing_backend()
+        except DisanError as err:
             rows = "".join(f"<tr><td>{escape(k)}</td><td>{v:.4f}</td></tr>" for k, v in self.prediction.items())
             return (
                 f"<p><b>{escape(self.model)}</b>: {escape(' '.join(self.tokens))}</p><table>{rows}</table>"
-                f"<p><i>The interactive view needs viz_app and plotly ({escape(str(err))}).</i></p>"
+                f"<p><i>The interactive view needs viz_app and plotly: {escape(str(err))}</i></p>"
             )
-        return notebook_html(self)
+        return backend.notebook_html(self)
+
+
+def drawing_backend():
+    """The module that draws a trace (``viz_app.draw.report``: ``write_report``, ``notebook_html``).
+
+    The model core's one import from ``viz_app`` (tests/test_layers.py holds it to this function), made only
+    when a trace is drawn, the way pandas reaches its plotting backend: importing ``disan`` never loads plotly.
+    """
+    try:
+        import viz_app.draw.report as backend
+    except ImportError as err:
+        from .errors import DisanError
+
+        raise DisanError(
+            f"Drawing a trace needs the app's figure code and plotly ({err}); reinstall the package with "
+            "`pip install .`, or in a checkout run `pip install -r requirements.txt` and start from the repository root."
+        ) from None
+    return backend
 
 
 def _list(t: Tensor) -> list:

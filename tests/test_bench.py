@@ -1,4 +1,4 @@
-"""``python -m disan bench`` (``benchmarks/``): a --quick run prints every table with its columns and writes the
+"""``python -m viz_app bench`` (``benchmarks/``): a --quick run prints every table with its columns and writes the
 Markdown report.
 
 Only that the command works is tested here; speed targets live in the
@@ -63,15 +63,15 @@ def test_quick_run_prints_predict_and_target_tables(quick_run):
 def test_markdown_report_has_command_machine_and_tables(quick_run):
     _, _, md, raw = quick_run
     assert md.startswith("# Benchmarks")
-    assert "python -m disan bench all --quick" in md
+    assert "python -m viz_app bench all --quick" in md
     for item in ("| CPU |", "| logical CPUs |", "| torch |", "Smoke run", "load average at start", "nice ≥ 10"):
         assert item in md
     assert md.count("### ") >= 4 and "| model |" in md
     assert '"trace"' in raw and '"train"' in raw
 
 
-def test_cli_dispatch_through_python_m_disan(capsys):
-    from disan.__main__ import main
+def test_cli_dispatch_through_python_m_viz_app(capsys):
+    from viz_app.cli import main
 
     assert main(["bench", "trace", "--quick", "--threads", "1", "--models", "dsa", "--sizes", "8"]) == 0
     assert "trace median ms" in capsys.readouterr().out
@@ -157,7 +157,7 @@ def test_readme_block_carries_the_app_targets_and_the_load(tmp_path):
             "background_jobs_at_start": ["1 python (nice 19, 90% of a core)"]}
     block = readme_block(targets, info, ["app"])
     assert "p95 ≤ 50 ms" in block and "trace T=20" not in block
-    assert "load average at start 3.5" in block and "nice 19" in block and "python -m disan bench app" in block
+    assert "load average at start 3.5" in block and "nice 19" in block and "python -m viz_app bench app" in block
     readme = tmp_path / "README.md"
     readme.write_text(f"intro\n{README_START}\nold\n{README_END}\nrest\n")
     write_readme(readme, block)

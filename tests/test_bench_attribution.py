@@ -1,4 +1,4 @@
-"""``python -m disan bench attribution``: the four attributions timed at T = 20 against the 250 ms target."""
+"""``python -m viz_app bench attribution``: the four attributions timed at T = 20 against the 250 ms target."""
 
 from __future__ import annotations
 
@@ -22,4 +22,4 @@ def test_bench_attribution_prints_median_p95_and_writes_the_readme_block(tmp_pat
     assert "attributions (all four) T=20, CPU, disan" in text and "not measured" in text  # not asked for
     block = readme.read_text()
     assert block.startswith("intro\n") and block.endswith("outro\n") and "old" not in block
-    assert "python -m disan bench attribution --quick" in block and "| 20 | 1 |" in block
+    assert "python -m viz_app bench attribution --quick" in block and "| 20 | 1 |" in block

@@ -1,4 +1,5 @@
-"""`python -m disan trace`: JSON keys, random-weight labelling, one-line errors with exit status 2."""
+"""`python -m disan trace`: JSON keys, random-weight labelling, one-line errors with exit status 2; the commands of
+the layer above the core (`python -m viz_app`, the installed `disan`) and the pointer to them."""
 
 import json
 import subprocess
@@ -7,13 +8,14 @@ from pathlib import Path
 
 import pytest
 
+import disan.__main__ as disan_main
 from disan.__main__ import main
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "disan", *args], capture_output=True, text=True, cwd=ROOT, timeout=120)
+def run_cli(*args, package="disan"):
+    return subprocess.run([sys.executable, "-m", package, *args], capture_output=True, text=True, cwd=ROOT, timeout=120)
 
 
 def test_trace_json_disan_random_weights():
@@ -76,3 +78,44 @@ def test_import_and_parser_do_not_import_torch():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out[-4:] == ["False", "True", "False", "True"]  # headers read without torch; a model loads it
+
+
+@pytest.mark.parametrize("command", ["report", "site", "app", "bench"])
+def test_the_commands_above_the_core_are_named_in_one_line(command):
+    """``python -m disan report x`` (and site, app, bench) runs nothing: one line naming the command now, status 2."""
+    proc = run_cli(command, "x")
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+    assert f"python -m viz_app {command} ..." in proc.stderr and f"disan {command} ..." in proc.stderr
+
+
+def test_viz_app_offers_the_core_commands_and_those_above_it():
+    from viz_app import cli
+
+    assert set(cli.COMMANDS) == set(disan_main.COMMANDS) | {"report", "site", "app", "bench"}
+    assert all(cli.COMMANDS[name] == disan_main.COMMANDS[name] for name in disan_main.COMMANDS)  # reused, not copied
+    proc = run_cli("--help", package="viz_app")
+    assert proc.returncode == 0 and proc.stdout.startswith("usage: python -m viz_app")
+    for name in cli.COMMANDS:
+        assert name in proc.stdout
+    proc = run_cli("trace", "--model", "dsa", "good movie", "--json", package="viz_app")
+    assert proc.returncode == 0 and json.loads(proc.stdout)["tokens"] == ["good", "movie"]
+
+
+def test_bench_without_the_benchmarks_package_is_one_line(monkeypatch, capsys):
+    """As from an installed wheel, where benchmarks/ is absent."""
+    from viz_app.cli import main as app_main
+
+    monkeypatch.setitem(sys.modules, "benchmarks.cli", None)  # import now raises ImportError
+    assert app_main(["bench", "trace", "--quick"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "benchmarks package is not importable" in err and "clone" in err
+
+
+def test_the_app_layers_parser_does_not_import_torch():
+    """``disan app`` starts Streamlit before torch loads (issue 19's cold start): viz_app.cli's parser needs no torch."""
+    code = ("import sys, viz_app.cli as c\n"
+            "try:\n    c.main(['report', '--help'])\nexcept SystemExit:\n    pass\n"
+            "print('torch' in sys.modules, 'plotly' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT).stdout
+    assert out.split()[-2:] == ["False", "False"]

@@ -11,7 +11,7 @@ import pytest
 from packaging.requirements import Requirement
 
 import disan.locations
-from disan.__main__ import main
+from viz_app.cli import main
 from disan.data import paths
 from disan.data.paths import DataFileError
 from viz_app import launch
@@ -52,8 +52,8 @@ def test_every_package_folder_is_listed():
     assert PYPROJECT["tool"]["setuptools"]["package-dir"] == {"disan.pretrained": "pretrained"}
 
 
-def test_console_script_is_the_module_main():
-    assert PYPROJECT["project"]["scripts"] == {"disan": "disan.__main__:main"}
+def test_console_script_is_the_app_layers_main():
+    assert PYPROJECT["project"]["scripts"] == {"disan": "viz_app.cli:main"}
 
 
 def test_disan_app_passes_the_settings_of_the_checkout_config():

@@ -1,4 +1,4 @@
-"""The standalone report (`python -m disan report`, `trace.to_html`) and the notebook view, without a browser.
+"""The standalone report (`python -m viz_app report`, `trace.to_html`) and the notebook view, without a browser.
 
 The browser half (drawing offline, the α and feature controls against the core) is tests/test_report_browser.py.
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from disan.__main__ import main
+from viz_app.cli import main
 from disan.errors import InputError, OutputError
 from disan.output import write_atomic
 from disan.vocab import tokenize
@@ -247,7 +247,7 @@ def test_cli_failure_keeps_an_existing_report(capsys, tmp_path):
 def test_cli_writes_a_report_in_a_fresh_process(tmp_path):
     out = tmp_path / "dsa.html"
     proc = subprocess.run(
-        [sys.executable, "-m", "disan", "report", "A lady stands outside .", "--model", "dsa", "--alpha", "0.5",
+        [sys.executable, "-m", "viz_app", "report", "A lady stands outside .", "--model", "dsa", "--alpha", "0.5",
          "--out", str(out)],
         capture_output=True, text=True, cwd=ROOT, timeout=180,
     )
@@ -262,7 +262,7 @@ def test_cli_writes_a_report_in_a_fresh_process(tmp_path):
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_hostile_text_gives_an_offline_report_or_one_line_and_no_file(capsys, tmp_path, case):
-    """The bad-text catalogue (tests/bad_text.py) through `python -m disan report` (in-process: argv cannot carry NUL)."""
+    """The bad-text catalogue (tests/bad_text.py) through `python -m viz_app report` (in-process: argv cannot carry NUL)."""
     out = tmp_path / "r.html"
     code = main(["report", case.text, "--model", "dsa", "--out", str(out)])
     stdout, err = capsys.readouterr()

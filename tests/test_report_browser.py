@@ -1,6 +1,6 @@
 """The report in headless Chromium with every request blocked: it draws, its controls match the core.
 
-Writes reports with `python -m disan report` (the bundled models when present, else the random-weight
+Writes reports with `python -m viz_app report` (the bundled models when present, else the random-weight
 ones), opens them from disk with every request except the file itself aborted, and reads the numbers
 plotly holds after the α / feature controls move. Saves report.png (to docs/screenshots/ under DISAN_REFRESH_DOCS=1).
 """
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import disan
-from disan.__main__ import main
+from viz_app.cli import main
 from viz_app.draw import live
 from tests.conftest import guarded_page, docs_out
 

@@ -1,4 +1,4 @@
-"""The static explorer (``python -m disan site``): a folder that works from disk with no server and no network.
+"""The static explorer (``python -m viz_app site``): a folder that works from disk with no server and no network.
 
 Builds a site with a DiSAN sentence model and a DSA NLI model, opens ``index.html`` from ``file://`` in
 headless Chromium with every request outside the folder aborted, and checks what a visitor sees: the maps of
@@ -116,7 +116,7 @@ def test_a_missing_runtime_is_one_sentence_naming_the_fix(monkeypatch, tmp_path)
 
 def test_cli_writes_the_site_and_refuses_bad_arguments_in_one_line(tmp_path, capsys):
     ort_or_skip()
-    from disan.__main__ import main
+    from viz_app.cli import main
 
     assert main(["site", "--out", str(tmp_path / "s"), "--model", "no-such-model"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
@@ -371,7 +371,7 @@ def test_served_by_a_static_file_server_in_talk_mode(chromium, built):
 
 
 def test_the_benchmark_measures_the_built_folder_and_states_every_target(chromium, built):
-    """``python -m disan bench site --quick`` on the built folder: every row timed, every target given a verdict."""
+    """``python -m viz_app bench site --quick`` on the built folder: every row timed, every target given a verdict."""
     pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
     from benchmarks import site as bench_site
 

@@ -99,7 +99,7 @@ def test_the_wheel_requires_requirements_txt_and_installs_the_disan_command(inst
         entry_points = z.read(f"{info}/entry_points.txt").decode()
     assert sorted(str(Requirement(r)) for r in metadata.get_all("Requires-Dist")) == \
         sorted(str(Requirement(r)) for r in requirement_lines())
-    assert "disan = disan.__main__:main" in entry_points
+    assert "disan = viz_app.cli:main" in entry_points
     assert (installed.bin / "disan").is_file()
 
 

@@ -1,0 +1,106 @@
+"""Command line: ``disan`` (installed) or ``python -m viz_app``: the model core's commands plus those that draw
+or measure, ``report | site | app | bench``.
+
+The core's commands (``trace``, ``train``, ``evaluate``, ``claims``, ``faithfulness``, ``tables``) come with
+their parsers from ``disan/__main__.py``; this layer adds the ones that need the app's drawing code, Streamlit
+or the benchmarks (``benchmarks/``, a checkout only). Every expected failure prints one sentence to stderr and
+exits with status 2.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from disan.__main__ import COMMANDS as CORE_COMMANDS
+from disan.__main__ import run_command
+from disan.errors import DisanError
+
+
+def add_report(sub) -> None:
+    p = sub.add_parser("report", help="write one self-contained HTML report of a sentence (opens offline)")
+    p.add_argument("text")
+    p.add_argument("--model", required=True, help="pretrained name, checkpoint path, or disan/dsa (random weights)")
+    p.add_argument("--out", required=True, help="the HTML file to write (replaced all-or-nothing)")
+    p.add_argument("--hypothesis", default=None)
+    p.add_argument("--alpha", type=float, default=None, help="DSA distance weight the report starts at")
+    p.add_argument("--masks", default=None, help="default | swap | diag | none | 'fw,bw'")
+    p.add_argument("--device", default=None)
+
+
+def run_report(args) -> int:
+    from disan.api import load
+    from disan.output import check_writable
+    from disan.trace import drawing_backend
+
+    out = check_writable(args.out)  # before loading anything: a bad path costs nothing
+    report = drawing_backend()
+    report.check_text(args.text, args.hypothesis)
+    trace = load(args.model, args.device).trace(args.text, args.hypothesis, alpha=args.alpha, masks=args.masks)
+    path = report.write_report(trace, out)
+    print(f"wrote {path} ({path.stat().st_size / 2**20:.1f} MB)")
+    return 0
+
+
+def add_site(sub) -> None:
+    p = sub.add_parser("site", help="write the static explorer: a folder where the models run in the page (no server)")
+    p.add_argument("--out", required=True, help="the folder to write (created; an earlier site there is replaced)")
+    p.add_argument("--model", action="append", default=None,
+                   help="a bundled model to include (repeat for several; default: every bundled checkpoint)")
+    p.add_argument("--extra-words", type=int, default=None,
+                   help="GloVe words kept beyond each model's own vocabulary (default: disan.onnx_export's)")
+
+
+def run_site(args) -> int:
+    try:
+        from viz_app.draw import site
+    except ImportError as err:
+        raise DisanError(f"The site needs the app's figure code and plotly ({err}); reinstall the package with "
+                         "`pip install .`, or in a checkout run `bash scripts/setup.sh`.") from None
+    info = site.build_site(args.out, args.model, extra_words=args.extra_words,
+                           log=lambda line: print(line, file=sys.stderr, flush=True))
+    print(site.describe(info))
+    return 0
+
+
+def add_app(sub) -> None:
+    sub.add_parser("app", help="start the Streamlit app on http://localhost:8501 (further options go to "
+                               "`streamlit run`, e.g. --server.port 8502)")
+
+
+def run_app(args) -> int:
+    from viz_app.launch import run
+
+    return run(args.extra_options)  # in this process: Streamlit receives Ctrl+C and a PaaS's SIGTERM itself
+
+
+def add_bench(sub) -> None:
+    sub.add_parser("bench", help="print latency / throughput tables (benchmarks/; python -m viz_app bench --help)")
+
+
+def run_bench(argv: list[str]) -> int:
+    from disan.locations import CHECKOUT
+
+    if CHECKOUT is not None and str(CHECKOUT) not in sys.path:  # the `disan` script does not start in the checkout
+        sys.path.insert(0, str(CHECKOUT))
+    try:
+        from benchmarks.cli import main as bench_main
+    except ImportError as err:
+        print(f"error: the benchmarks package is not importable ({err}); `disan bench` needs a repository "
+              "checkout (benchmarks/ is not installed with the package): run it from a clone", file=sys.stderr)
+        return 2
+    return bench_main(argv)
+
+
+COMMANDS = {**CORE_COMMANDS, "report": (add_report, run_report), "site": (add_site, run_site),
+            "app": (add_app, run_app), "bench": (add_bench, None)}
+#: Commands whose unknown options are passed on (to ``streamlit run``) instead of refused.
+PASS_THROUGH = frozenset({"app"})
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["bench"]:  # the bench command owns its own flags
+        return run_bench(argv[1:])
+    prog = "python -m viz_app" if Path(sys.argv[0]).name == "__main__.py" else "disan"
+    return run_command(argv, COMMANDS, prog, __doc__.splitlines()[0], PASS_THROUGH)
