@@ -66,7 +66,7 @@ MAX_C = 40.0
 #: ``reference``, so that a trace and an untraced call with autograd on give
 #: bit-identical outputs); ``reference`` = the
 #: chunked reference (``attention.auto_chunk``); ``naive`` = the reference in
-#: one piece (no chunking, no fusion), the baseline of ``python -m disan bench``.
+#: one piece (no chunking, no fusion), the baseline of ``python -m viz_app bench``.
 IMPLS = ("auto", "reference", "naive")
 
 

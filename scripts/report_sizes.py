@@ -5,7 +5,7 @@ Usage: python scripts/report_sizes.py [--models NAME ...] [--docs]  (--docs: als
 The worst case is the longest input a report takes: a sentence of
 ``settings.REPORT_MAX_TOKENS`` (64) tokens, and for NLI models a hypothesis of 64
 tokens too, cut from the papers' case-study sentences. Sizes are in MB of
-10^6 bytes, as written to disk by ``python -m disan report``'s own code. The last
+10^6 bytes, as written to disk by ``python -m viz_app report``'s own code. The last
 column is the size the same report would have if its trace view's arrays (DiSAN's
 per-feature probabilities, the DSA's scores) did not compress at all.
 """

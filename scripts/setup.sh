@@ -20,5 +20,5 @@ fi
 if command -v npm >/dev/null 2>&1; then
   npm ci --no-audit --no-fund --loglevel=error >/dev/null
 else
-  echo "warning: npm not found; python -m disan site needs it (install Node.js, then rerun this script)" >&2
+  echo "warning: npm not found; python -m viz_app site needs it (install Node.js, then rerun this script)" >&2
 fi

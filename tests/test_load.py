@@ -3,7 +3,7 @@
 One ``streamlit run viz_app/app.py`` on 127.0.0.1 serves, all at once, ``SESSIONS`` (48) sessions over
 Streamlit's websocket protocol and ``BROWSERS`` (2) headless Chromium pages: 50 concurrent sessions, every
 one submitting together after its warm-up submission. The driver is ``benchmarks/load.py`` (its docstring
-says what each session sends and how each figure is taken); ``python -m disan bench load`` runs the same
+says what each session sends and how each figure is taken); ``python -m viz_app bench load`` runs the same
 load, prints p50 / p95 / CPU per interaction and gives the speed target (p95 ≤ 2 s) its verdict. This test
 asserts what must hold at any speed:
 
@@ -79,7 +79,7 @@ def test_fifty_concurrent_sessions(load_server):
         f"{os.getloadavg()[0]:.1f} at the end (other jobs share the machine)",
         "server": "one `streamlit run viz_app/app.py` process on 127.0.0.1",
         "model": f"{driver.MODEL} (random weights), Explore view; odd sessions alpha=0, even sessions the trained alpha",
-        "speed": "reported, with verdicts, by `python -m disan bench load` (docs/load-benchmark.md), not asserted here",
+        "speed": "reported, with verdicts, by `python -m viz_app bench load` (docs/load-benchmark.md), not asserted here",
         **driver.rounded(f, 2),
     }
     FIGURES.write_text(json.dumps(figures, indent=2, ensure_ascii=False) + "\n")

@@ -10,7 +10,8 @@ Two layers, one folder each:
   exports and the views (``shell/views/``). It only wires widgets to loaders and to ``viz_app.draw``.
 
 ``viz_app/app.py`` is the script Streamlit runs (``streamlit run viz_app/app.py``); ``browser/`` holds the
-classic scripts both layers put in pages, ``static/`` what Streamlit serves. ``disan/`` imports nothing from
-here at module level; only ``python -m disan report`` and ``ModelTrace.to_html`` / ``_repr_html_`` import
-``viz_app.draw.report``, when they are called.
+classic scripts both layers put in pages, ``static/`` what Streamlit serves. ``cli.py`` is the command line
+(``python -m viz_app``, the installed ``disan``): the core's commands plus ``report``, ``site``, ``app`` and
+``bench``. ``disan/`` imports nothing from here but ``viz_app.draw.report``, in one function that runs when a
+trace draws itself (``disan.trace.drawing_backend``; tests/test_layers.py).
 """

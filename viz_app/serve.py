@@ -5,7 +5,7 @@ many users it serves. This starts N app processes on 127.0.0.1:P+1 … P+N and n
 front of them, with ``deploy/nginx.conf``: a cookie pins each browser to one process (its websocket,
 media and uploads live there), and everything a view needs to reopen is in its link, so a link, or a
 reload after a process restart, opens the same view on any process. Stops everything on Ctrl+C or when
-one of them exits. ``tests/test_serve.py`` runs it on loopback; ``python -m disan bench load --processes N``
+one of them exits. ``tests/test_serve.py`` runs it on loopback; ``python -m viz_app bench load --processes N``
 measures it. Importing this module imports neither Streamlit nor the app.
 """
 

@@ -1,7 +1,7 @@
 /* DisanSite — the static explorer's page: any typed sentence, computed in the page, no server.
  *
  * A classic script (no modules, no network), so the folder works from file://, where Chromium refuses
- * fetch(): every file the page needs is a <script> beside it. `python -m disan site` (viz_app/draw/site.py)
+ * fetch(): every file the page needs is a <script> beside it. `python -m viz_app site` (viz_app/draw/site.py)
  * writes the folder:
  *   assets/site-data.js      window.DisanSiteData: models, presets, tokenizer rules, figure constants, limits;
  *   assets/ort-runtime.js    window.DisanOrtRuntime: onnxruntime-web's wasm (gzip + base64) and its loader;
@@ -38,7 +38,7 @@
       var el = doc.createElement("script");
       el.src = src;
       el.onload = function () { resolve(); };
-      el.onerror = function () { reject(new Error("the file " + src + " is missing from this folder; rebuild it with python -m disan site")); };
+      el.onerror = function () { reject(new Error("the file " + src + " is missing from this folder; rebuild it with python -m viz_app site")); };
       doc.head.appendChild(el);
     });
   }
@@ -52,7 +52,7 @@
   function startRuntime() {
     if (runtime) return runtime;
     var assets = root.DisanOrtRuntime;
-    if (!root.ort || !assets) return Promise.reject(new Error("onnxruntime-web is missing from assets/; rebuild the folder with python -m disan site"));
+    if (!root.ort || !assets) return Promise.reject(new Error("onnxruntime-web is missing from assets/; rebuild the folder with python -m viz_app site"));
     runtime = inflate(assets.wasm).then(function (wasm) {
       var ort = root.ort;
       ort.env.wasm.numThreads = 1;
@@ -386,7 +386,7 @@
 
   function boot() {
     DATA = root.DisanSiteData;
-    if (!DATA) { doc.body.textContent = "assets/site-data.js is missing; rebuild this folder with python -m disan site."; return Promise.resolve(); }
+    if (!DATA) { doc.body.textContent = "assets/site-data.js is missing; rebuild this folder with python -m viz_app site."; return Promise.resolve(); }
     if (typeof DecompressionStream === "undefined") {
       say("This browser cannot unpack the model (no DecompressionStream); open the page in a current Chrome, Edge, Firefox or Safari.", "error");
       return Promise.resolve();

@@ -1,4 +1,4 @@
-"""One self-contained HTML file of a trace (``python -m disan report``, ``trace.to_html``) and its notebook view.
+"""One self-contained HTML file of a trace (``python -m viz_app report``, ``trace.to_html``) and its notebook view.
 
 Python writes data, the page draws: the file carries the trace view (``site_view.packed_trace_view``),
 the figure context and the page code that the static explorer runs (``browser/figures.js`` and

@@ -64,7 +64,7 @@ LIVE_SEND_AFTER_MS = 700
 #: limits follow); until then the page repaints the heatmaps in place. Also longer than a key-press gap.
 LIVE_SETTLE_MS = 600
 
-#: Most tokens per sentence in a standalone report (``python -m disan report``, ``trace.to_html``): its
+#: Most tokens per sentence in a standalone report (``python -m viz_app report``, ``trace.to_html``): its
 #: in-page α and feature data grow with T², and 64 tokens keep the worst case (a DiSAN NLI pair) under 10 MB.
 REPORT_MAX_TOKENS = 64
 

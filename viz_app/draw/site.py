@@ -1,4 +1,4 @@
-"""The static explorer: ``python -m disan site --out DIR [--model NAME ...]``.
+"""The static explorer: ``python -m viz_app site --out DIR [--model NAME ...]``.
 
 Writes a folder that works opened from disk (``file://``), from any static file server and with no
 network at all. The models run in the visitor's browser: each is the torch modules exported to ONNX
@@ -330,7 +330,7 @@ def build_site(
             shutil.copyfile(BROWSER / name, assets / name)
         (assets / "site-data.js").write_text(_script("DisanSiteData", site_data(metas, start)), encoding="utf-8")
         (tmp / "index.html").write_text(index_html(), encoding="utf-8")
-        (tmp / MARKER).write_text("written by python -m disan site; this folder is replaced when rebuilt\n")
+        (tmp / MARKER).write_text("written by python -m viz_app site; this folder is replaced when rebuilt\n")
         shared = sum(p.stat().st_size for p in assets.iterdir()) + (tmp / "index.html").stat().st_size
         _swap_in(tmp, out)
     except BaseException:

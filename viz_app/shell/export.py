@@ -149,7 +149,7 @@ def show_figure(
 
 
 def report_bytes(model: str, text: str, hypothesis: str | None, masks: str, alpha: float | None) -> bytes:
-    """The standalone report (``python -m disan report``) of these inputs, from the cached trace."""
+    """The standalone report (``python -m viz_app report``) of these inputs, from the cached trace."""
     return report.report_html(loaders.full_trace(model, text, hypothesis, masks, alpha)).encode("utf-8")
 
 
@@ -182,7 +182,7 @@ def explorer_zip(model: str, text: str, hypothesis: str | None) -> bytes:
 
 
 def explorer_download(ctx: Context) -> None:
-    """ "Download explorer": the static explorer (``python -m disan site``) of the current model, as a zip."""
+    """ "Download explorer": the static explorer (``python -m viz_app site``) of the current model, as a zip."""
     if ctx.random_weights or ctx.input_error:
         st.caption("The explorer download needs a trained model and a valid sentence.")
         return
