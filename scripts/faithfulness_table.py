@@ -148,6 +148,37 @@ def published(results) -> list[str]:
     return lines
 
 
+#: Written by the command in ``approximation``'s caption (disan/attribution/approximation.py).
+APPROXIMATION = ROOT / "docs" / "rollout-approximation.jsonl"
+
+
+def approximation(path: Path = APPROXIMATION) -> list[str]:
+    """Gated rollout against the erasure reference (weights replayed), per model, from the stored JSON lines."""
+    import json
+
+    if not path.is_file():
+        return []
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    lines = ["**Gated rollout against an exact reference.** Each token's token-local vectors erased with every "
+             "attention weight, gate and max-pool winner of the full input replayed; p_i = token i's mean share of "
+             "|s[k] − s[k] without it| (`disan/attribution/approximation.py`; `for m in disan-sst5 disan-nli "
+             "dsa-sst5 dsa-sst5-nodist dsa-nli; do python -m disan.attribution.approximation --model $m --limit "
+             "100; done > docs/rollout-approximation.jsonl`). Distance: total variation ½Σ\\|p̂ − p\\| (0 = the "
+             "same split); τ between the rankings; mean over the sample's sentences [95% interval]. DiSAN's vector "
+             "shares are exact, so its mixing-share row is the cost of reading weights as parts of the vector; "
+             "the DSA's mixing-share row adds its approximation (head average, LayerNorm and FFN passing shares "
+             "through, biases).", "",
+             "| model | sample | rollout exact | mixing shares: distance | mixing shares: τ | vector shares: distance "
+             "| vector shares: τ |", "|---" * 7 + "|"]
+    for r in rows:
+        vec = r.get("vector")
+        cells = [f"`{r['model']}`", r["sample"].split(" (")[0], "yes" if r["rollout_exact"] else "no",
+                 _ci(r["mixing"]["total_variation"], "{:.3f}"), _ci(r["mixing"]["kendall_tau"]),
+                 _ci(vec["total_variation"], "{:.1e}") if vec else "–", _ci(vec["kendall_tau"]) if vec else "–"]
+        lines.append(_row(cells))
+    return lines
+
+
 def block(directory: Path = ROOT / "pretrained") -> str:
     results = _results(directory)
     if not results.measured:
@@ -160,6 +191,9 @@ def block(directory: Path = ROOT / "pretrained") -> str:
                 "the mean over k = 10, 20, 50%; ERASER's AOPC: the sum over k = 1, 5, 10, 20, 50% divided by 6."]
              + [""] + eraser_table(results) + [""] + answers(results) + [""] + [" ".join(summary(results))] + [""]
              + published(results))
+    extra = approximation()
+    if extra:
+        parts += [""] + extra
     migrated = [m.name for m in results.measured if m.data.get("not_computed")]
     if migrated:
         parts += ["", f"**Not computed:** {', '.join(f'`{n}`' for n in migrated)} were stored with schema 1 and are "
