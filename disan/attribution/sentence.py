@@ -48,8 +48,6 @@ METHODS = {
                        "Abnar & Zuidema's (2020) attention flow: the maximum flow from the token to the sentence "
                        "vector through rollout's layer graph, with the weights as capacities, mean over features"),
 }
-#: Series drawn from the model's own weights rather than from the class probability.
-FROM_WEIGHTS = ("attention", "pooling", "rollout", "attention_flow")
 
 
 def methods_for(arch: str) -> tuple[str, ...]:

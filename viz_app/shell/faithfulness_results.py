@@ -6,6 +6,7 @@ a stale one is labelled, never shown as current.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,10 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from disan.api import PRETRAINED_DIR
-import itertools
-
 from disan.attribution.corpus import ATTRIBUTIONS, RANKINGS, tau_of
-from disan.attribution.sentence import METHODS
 from disan.attribution.stored import faithfulness_path, read_faithfulness, stale_reason
 from disan.claims_file import bundled
 
