@@ -1,8 +1,9 @@
 """Pure Plotly builders for the stored faithfulness results (no Streamlit): values ± 95% intervals per model.
 
-One builder, ``interval_plot``, draws both figures of the Evidence view's "Attention as
-explanation" tab: Kendall τ between attention and each attribution, and ERASER's
-comprehensiveness or sufficiency by ranking. Rows are models, colours the series.
+One builder, ``interval_plot``, draws every figure of the Evidence view's "Attention as
+explanation" tab: attention's mean Kendall τ with its attributions beside the attributions' with
+each other, τ per pair, and ERASER's comprehensiveness or sufficiency by ranking (ours and ERASER's
+AOPC). Rows are models, colours the series.
 """
 
 from __future__ import annotations
