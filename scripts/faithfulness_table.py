@@ -133,6 +133,18 @@ def summary(results) -> list[str]:
     if ig_vs_attention:
         lines.append(f"Deleting the tokens IG ranks first lowers it more still (intervals apart) for {len(ig_vs_attention)} "
                      f"of {total} ({', '.join(ig_vs_attention)}).")
+    against: dict[str, list[str]] = {}
+    for m in results.measured:
+        agreement = m.data.get("agreement")
+        if agreement:
+            d = agreement["attention_minus_attributions"]
+            against.setdefault(d["verdict"], []).append(f"`{m.name}` ({d['value']:+.2f})")
+    if against:
+        how = {"supported": "more than", "contradicted": "less than", "inconclusive": "inconclusive against"}
+        lines.append("Against the baseline (the attributions' mean τ with each other), attention agrees with the "
+                     "attributions " + "; ".join(f"{how[v]} they agree with each other for {len(names)} "
+                                                  f"({', '.join(names)})" for v, names in against.items())
+                     + f" of the {sum(map(len, against.values()))} models whose files hold the paired difference.")
     return lines
 
 

@@ -242,3 +242,10 @@ def test_a_schema_1_file_is_migrated_and_any_other_version_is_refused_by_name(tm
     write_faithfulness({**old, "schema_version": 3}, tmp_path)
     with pytest.raises(InputError, match="schema_version 3"):
         read_faithfulness("dsa-sst5", tmp_path)
+    # the stored file rewritten in the new schema: the same numbers, read back unchanged
+    from disan.attribution.stored import main as stored_main
+
+    write_faithfulness(old, tmp_path)
+    assert stored_main(["--migrate", "dsa-sst5", "--pretrained-dir", str(tmp_path)]) == 0
+    on_disk = json.loads(faithfulness_path("dsa-sst5", tmp_path).read_text())
+    assert on_disk == new and read_faithfulness("dsa-sst5", tmp_path) == new

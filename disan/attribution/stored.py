@@ -98,3 +98,27 @@ def compute(name: str, split: str = "test", task: str | None = None, data_dir: s
 def write_faithfulness(result: dict, directory: Path = PRETRAINED_DIR) -> Path:
     path = faithfulness_path(result["model"], directory)
     return write_atomic(path, lambda: json.dumps(result, indent=1, ensure_ascii=False) + "\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m disan.attribution.stored --migrate NAME ...``: rewrite stored schema 1 files as schema 2 (``migrate``:
+    keys renamed, the answer rebuilt from their own numbers, what they lack null and listed), measuring nothing."""
+    import argparse
+
+    p = argparse.ArgumentParser(description=main.__doc__.splitlines()[0])
+    p.add_argument("--migrate", nargs="+", required=True, metavar="NAME")
+    p.add_argument("--pretrained-dir", default=None)
+    args = p.parse_args(argv)
+    directory = Path(args.pretrained_dir) if args.pretrained_dir else PRETRAINED_DIR
+    for name in args.migrate:
+        data = read_faithfulness(name, directory)
+        if data is None:
+            raise InputError(f"No {faithfulness_path(name, directory).name}; nothing to migrate.")
+        print(f"{name}: wrote {write_faithfulness(data, directory)} (schema {data['schema_version']})")
+    return 0
+
+
+if __name__ == "__main__":
+    from ..errors import run_script
+
+    run_script(main)
