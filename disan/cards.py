@@ -9,7 +9,8 @@ from .api import PRETRAINED_DIR
 
 #: Test-set floors of the bundled models (issue 10), to state a shortfall in numbers.
 TARGETS = {"disan-sst5": 0.48, "disan-sst5-nodir": 0.45, "dsa-sst5": 0.46, "dsa-sst5-nodist": 0.45,
-           "disan-nli": 0.67, "dsa-nli": 0.67, "dsa-nli-nodist": 0.67}
+           "disan-nli": 0.67, "dsa-nli": 0.67, "dsa-nli-nodist": 0.67,
+           "disan-trec": 0.89}  # issue 28's floor for 50-d GloVe
 #: Paper numbers to compare against (300-d GloVe, full training sets).
 PAPER_REFERENCE = {
     "disan-sst5": "51.72% (Shen Table 2)",
@@ -19,6 +20,7 @@ PAPER_REFERENCE = {
     "disan-nli": "85.62% with the full SNLI train (Shen Table 1)",
     "dsa-nli": "86.3% with the full SNLI train (Im Table 1)",
     "dsa-nli-nodist": "86.0% with the full SNLI train (Im Table 1)",
+    "disan-trec": "94.2 (0.1)%, mean (sd) of five runs' dev accuracies (Shen Table 5)",
 }
 
 
@@ -90,6 +92,26 @@ def curve_lines(history: list) -> list[str]:
     return lines
 
 
+def runs_lines(runs: dict, name: str) -> list[str]:
+    """Every run of a multi-run model (``disan.seed_runs``): dev, test, length and cost, and which one ships."""
+    lines = ["", f"## The {len(runs['runs'])} runs ({runs['unit']}s); this checkpoint is one of them", "",
+             f"| {runs['unit']} | dev accuracy (picks) | test accuracy | best step / steps | wall time | hardware |",
+             "|---|---|---|---|---|---|"]
+    for r in runs["runs"]:
+        mark = " (shipped)" if r["seed"] == runs["shipped"]["seed"] else ""
+        lines.append(f"| {r['seed']}{mark} | {pct(r['best_dev_acc'])} | {pct(r['test_accuracy'])} | "
+                     f"{r['best_step']:,} / {r['total_steps']:,} | {r['wall_time_s']} s | {r['hardware']} |")
+    sd = "" if runs.get("sd") is None else f", sd {100 * runs['sd']:.2f}"
+    lines += ["", f"- Test accuracy over the {len(runs['runs'])} runs: mean {pct(runs['mean'])}{sd} (sample sd). "
+              f"Paper: {PAPER_REFERENCE.get(name, 'not in the paper')}."]
+    if runs.get("paper", {}).get("note"):
+        lines += [f"- Beside the paper: {runs['paper']['note']}"]
+    lines += [f"- Shipped: {runs['shipped']['why']}."]
+    if runs.get("machine"):
+        lines += [f"- Machine: {runs['machine']}"]
+    return lines
+
+
 def pct(x: float | None) -> str:
     return "–" if x is None else f"{100 * x:.2f}%"
 
@@ -118,6 +140,8 @@ def render(card: dict) -> str:
               f"weight decay {tcfg.get('weight_decay')}, seed {tcfg.get('seed')}"]
     lines += [f"- Training length: {epochs_text(train)}; wall time {train.get('wall_time_s')} s on {train.get('hardware')} (torch {train.get('torch')})"]
     lines += [f"- Stopping: {stopping_text(train)}"]
+    if card.get("test_runs"):
+        lines += runs_lines(card["test_runs"], name)
     if card.get("recipe"):
         lines += ["", "## Recipe choices (decided on dev)", ""] + [f"- {line}" for line in card["recipe"]]
     lines += ["", "## Accuracy", "", "| split | accuracy | paper |", "|---|---|---|"]

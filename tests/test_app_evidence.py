@@ -8,6 +8,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from disan.cards import read_card
 from viz_app.shell import results as results_module
 from viz_app.shell.links import claim_url, sentence_url
 from viz_app.shell.results import read_results, verdict_table
@@ -100,6 +101,23 @@ def test_model_page_shows_accuracy_interval_plots_and_the_reproduce_command(name
     code = " ".join(c.value for c in at.code)
     assert f"python -m disan claims --model {name}" in code and "train" in code
     assert claim_url(STORED.by_name(name).data["claims"][0]["id"], name) in _links(at)
+
+
+MULTI_RUN = [s.name for s in STORED.stored if read_card(s.name).get("test_runs")]
+
+
+@pytest.mark.parametrize("name", MULTI_RUN)
+def test_a_multi_run_model_page_lists_every_run_and_says_which_ships(name):
+    at = run_app(view="models", model=name)
+    assert_clean(at)
+    assert chart_by_key(at, "mdl_cm") and chart_by_key(at, "mdl_curve") and chart_by_key(at, "mdl_length")
+    block = read_card(name)["test_runs"]
+    (table,) = [t.value for t in at.table if "test accuracy" in t.value.columns]
+    assert list(table["test accuracy"]) == [f"{100 * a:.2f}%" for a in block["accuracy"]]
+    shipped = [row for row in table[block["unit"]] if row.endswith("(shipped)")]
+    assert shipped == [f"{block['shipped']['seed']} (shipped)"]
+    captions = " ".join(plain(c.value) for c in at.caption)
+    assert f"mean {100 * block['mean']:.2f}%" in captions and "picked on dev" in captions
 
 
 def test_paper_figures_verdicts_link_to_the_corpus_result():

@@ -7,8 +7,8 @@ import pytest
 
 import disan
 from disan import checkpoint
-from disan.config import NLI_LABELS, SST5_LABELS
-from disan.data import data_dir, load_task
+from disan.config import NLI_LABELS
+from disan.data import TASK_LABELS, data_dir, load_task
 from disan.evaluate import evaluate
 
 PRETRAINED = Path(__file__).resolve().parents[1] / "pretrained"
@@ -42,9 +42,9 @@ def test_loads_by_name_and_predicts_named_labels(name):
     if model.cfg.pair:
         (pred,) = model.predict([("A man is pouring a glass of tea .", "A man pours a drink .")])
         assert tuple(pred) == NLI_LABELS
-    else:
+    else:  # each single-sentence model names its own task's classes (SST-5, TREC, ...)
         (pred,) = model.predict(["a gorgeous , witty , seductive movie ."])
-        assert tuple(pred) == SST5_LABELS
+        assert tuple(pred) == TASK_LABELS[card(name)["train"]["train_config"]["task"]]
     assert abs(sum(pred.values()) - 1) < 1e-5
 
 

@@ -10,6 +10,8 @@ import subprocess
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from disan.__main__ import add_train
 from disan.config import RECIPE_FIELDS
 from disan.train import TrainConfig, paper_defaults
@@ -51,3 +53,23 @@ def test_forty_runs_five_seeds_or_ten_folds_each_with_the_published_recipe():
 def test_unknown_task_is_refused_by_name():
     proc = listed("trec", "imdb")
     assert proc.returncode == 2 and "unknown task 'imdb'" in proc.stderr and proc.stdout == ""
+
+
+def published_task_cards() -> list[dict]:
+    cards = [json.loads(p.read_text()) for p in sorted((ROOT / "pretrained").glob("*.json")) if p.name != "MANIFEST.json"]
+    return [c for c in cards if c.get("train_command", "").startswith("bash scripts/train_tasks.sh")]
+
+
+@pytest.mark.parametrize("card", published_task_cards(), ids=lambda c: c["name"])
+def test_a_published_task_model_is_one_of_the_scripts_runs_and_lists_them_all(card):
+    task = card["train"]["train_config"]["task"]
+    lines = [config_from(shlex.split(line)) for line in listed(task).stdout.splitlines()]
+    runs = card["test_runs"]
+    assert [r["seed"] for r in runs["runs"]] == [c.seed for c in lines]  # every run of the script, in its order
+    assert runs["accuracy"] == [r["test_accuracy"] for r in runs["runs"]]
+    shipped = next(c for c in lines if c.seed == runs["shipped"]["seed"])
+    trained = card["train"]["train_config"]
+    differs = {k: (v, trained[k]) for k, v in shipped.__dict__.items() if k != "out" and v != trained[k]}
+    assert not differs, f"{card['name']}: scripts/train_tasks.sh differs from the run that was published: {differs}"
+    assert card["evaluation"]["test"]["accuracy"] == next(
+        r["test_accuracy"] for r in runs["runs"] if r["seed"] == shipped.seed)

@@ -111,6 +111,24 @@ def facts(card: dict) -> list[tuple[str, str]]:
     return rows
 
 
+def runs(card: dict) -> tuple[list[dict[str, str]], str] | None:
+    """A multi-run card's runs (``test_runs``, disan.seed_runs): one row per run, and a line with the mean, sd,
+    the paper's figure and which run ships and why. None for a single-run card."""
+    block = card.get("test_runs")
+    if not block or not block.get("runs"):
+        return None
+    unit = block.get("unit", "run")
+    shipped = block["shipped"]["seed"]
+    rows = [{unit: f"{r['seed']}{' (shipped)' if r['seed'] == shipped else ''}",
+             "dev accuracy": f"{100 * r['best_dev_acc']:.2f}%", "test accuracy": f"{100 * r['test_accuracy']:.2f}%",
+             "optimizer steps": f"{r['total_steps']:,}", "wall time": f"{r['wall_time_s']:.0f} s",
+             "hardware": str(r.get("hardware", "–"))} for r in block["runs"]]
+    sd = "" if block.get("sd") is None else f", sd {100 * block['sd']:.2f}"
+    line = (f"Test accuracy over the {len(rows)} {unit}s: mean {100 * block['mean']:.2f}%{sd}. Paper: "
+            f"{PAPER_REFERENCE.get(card.get('name', ''), '–')}. Shipped: {block['shipped']['why']}.")
+    return rows, line
+
+
 def confusion(card: dict) -> tuple[list[str], list[list[int]]] | None:
     cm = card.get("evaluation", {}).get("test", {}).get("confusion_matrix")
     return (cm["labels"], cm["rows_gold_cols_pred"]) if cm else None

@@ -1,4 +1,4 @@
-"""Sentences from the two papers' case studies, plus a few of our own.
+"""Sentences from the two papers' case studies, a few of our own, and one TREC test question per class.
 
 The app needs no dataset at run time: every sentence is a literal here.
 """
@@ -30,6 +30,17 @@ SNLI_LONGEST_TEST = (
     "A man wearing dark knee boots, a green cape, and a hat with two big feathers on the front is "
     "sitting by himself on a bench in front of a building with a blue and white patterned piece of "
     "wheeled luggage to his right while he rests both his hands on a walking stick."
+)
+
+#: TREC question classification (Li & Roth 2002), for ``disan-trec``: the first question of each coarse class
+#: in the official test file (senteval/TREC.test.all, line number and gold class), verbatim.
+TREC_TEST_QUESTIONS = (
+    ("ABBR", 279, "What is the abbreviation for Texas ?"),
+    ("DESC", 4, "What is an atom ?"),
+    ("ENTY", 8, "What is Australia 's national flower ?"),
+    ("HUM", 3, "Who was Galileo ?"),
+    ("LOC", 2, "What county is Modesto , California in ?"),
+    ("NUM", 1, "How far is it from Denver to Aspen ?"),
 )
 
 
@@ -67,6 +78,8 @@ PRESETS = (
         "I went to a bank .",
     ),
     Preset("Ours — strong sentiment", "A gorgeous , witty , seductive movie .", "The movie is good ."),
+    *(Preset(f"TREC test, line {line} (gold {label}) — {question}", question, "Someone asks a question .")
+      for label, line, question in TREC_TEST_QUESTIONS),
 )
 
 

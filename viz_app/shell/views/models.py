@@ -105,6 +105,12 @@ def render(ctx: Context) -> None:
         st.caption(md_escape(f"Test accuracy {acc.text()}; 95% percentile bootstrap over test examples, "
                              f"from the {acc.source}."))
     st.table(pd.DataFrame(mp.facts(card), columns=["", name]).set_index(""))
+    several = mp.runs(card)
+    if several:
+        rows, line = several
+        st.markdown(f"**This checkpoint is one of {len(rows)} runs**")
+        st.table(pd.DataFrame(rows))
+        st.caption(md_escape(line))
     if card.get("recipe"):
         st.markdown("**Recipe choices (decided on dev)**  \n" + "  \n".join(f"- {md_escape(r)}" for r in card["recipe"]))
     plots(ctx, name, card, claims)
