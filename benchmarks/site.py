@@ -26,10 +26,14 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 from .common import Stats, Table, busy, machine_info, sentence
+from .site_typing import KEYS_PER_SECOND
 
 README_START, README_END = "<!-- site-numbers:start -->", "<!-- site-numbers:end -->"
 TIMEOUT_MS = 120_000
-TARGETS = {"short": 30.0, "long": 100.0, "first": 2000.0, "model_mb": 10.0, "folder_mb": 30.0}
+TARGETS = {"short": 30.0, "long": 100.0, "first": 1500.0, "model_mb": 10.0, "folder_mb": 30.0,
+           "view_short": 30.0, "view_long": 60.0, "longtask": 50.0}
+#: The commit whose page is measured in the same run (issue 27's "today's main").
+BASELINE = "18fbda6"
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -40,7 +44,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--typed", type=int, default=30, help="timed typed sentences per model and length class")
     p.add_argument("--warmup", type=int, default=3, help="untimed typed sentences first")
     p.add_argument("--opens", type=int, default=5, help="cold opens from disk")
-    p.add_argument("--quick", action="store_true", help="smoke run: 3 typed, 1 open")
+    p.add_argument("--quick", action="store_true", help="smoke run: 3 typed, 1 open, a short typed sentence")
+    p.add_argument("--baseline", default=BASELINE,
+                   help="a commit whose static site is built and measured in the same run ('' for none)")
+    p.add_argument("--view-words", type=int, default=20, help="words typed with the maps in view (T ≤ 20 class)")
     p.add_argument("--markdown", metavar="PATH", help="write the report as Markdown (e.g. docs/site-benchmark.md)")
     p.add_argument("--json", metavar="PATH", help="write the raw timings as JSON")
     p.add_argument("--docs", "--readme", dest="docs", metavar="PATH",
@@ -48,7 +55,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         "(docs/benchmarks-and-reliability.md)")
     args = p.parse_args(argv)
     if args.quick:
-        args.typed, args.warmup, args.opens = 3, 1, 1
+        args.typed, args.warmup, args.opens, args.view_words = 3, 1, 1, 4
     args.models = [m.strip() for m in args.models.split(",") if m.strip()]
     return args
 
@@ -113,8 +120,74 @@ def _typed(page, lengths: list[int], count: int, warmup: int) -> tuple[list[floa
     return drawn, compute, visible
 
 
+def _in_view(page, n_words: int, long_prefix: int) -> list[dict]:
+    """Typing with the maps in view (``benchmarks/site_typing.py``): a sentence of ``n_words`` from empty
+    (T ≤ 20), then four words typed after a ``long_prefix``-token sentence (T ≈ 64)."""
+    from .site_typing import KEYS_PER_SECOND, TYPE_IN_VIEW
+
+    rows = []
+    short = sentence(n_words, offset=5).split(" ")
+    for label, prefix, words in (("view_short", short[0] + " ", " ".join(short[1:])),
+                                 ("view_long", sentence(long_prefix, offset=1) + " ", sentence(4, offset=9))):
+        result = page.evaluate(TYPE_IN_VIEW, {"prefix": prefix, "text": words, "interval": 1000 / KEYS_PER_SECOND,
+                                              "settleMs": 400})
+        if "error" in result:
+            raise SystemExit(f"error: the page refused the typed sentence: {result['error']}")
+        rows.append({"class": label, **result})
+    return rows
+
+
 def _verdict(value: float, limit: float) -> str:
     return "met" if value <= limit else f"missed by {value - limit:,.1f} ({value / limit:.1f}× the limit)"
+
+
+def _measure_view(browser, folder: Path, args) -> list[dict]:
+    """Per model, typing with the maps in view, in a 1400 × 900 window."""
+    rows = []
+    for model in args.models:
+        context = browser.new_context(viewport={"width": 1400, "height": 900})
+        inside = folder.as_uri() + "/"
+        context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(inside) else route.abort())
+        page = context.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        page.goto((folder / "index.html").as_uri() + "#" + urlencode({"m": model, "t": sentence(8),
+                                                                          "h": sentence(6, offset=3)}))
+        page.wait_for_function("() => document.body.dataset.drawnAt || document.body.dataset.state === 'error'")
+        for row in _in_view(page, args.view_words, 60):
+            rows.append({"model": model, **row})
+            shown = [k["shown"] for k in row["keys"] if k["shown"] is not None]
+            s = Stats.of(shown)
+            print(f"[site] in view {model} {row['class']}: maps on screen median {s.median:.1f} ms, p95 {s.p95:.1f} ms;"
+                  f" longest task {max(row['longtasks'], default=0)} ms; stale {row['stale']}/{row['checked']}", flush=True)
+        context.close()
+    return rows
+
+
+def _baseline_site(commit: str, models: list[str], work: Path) -> Path:
+    """The static site of ``commit``, built by that commit's own code (a git worktree beside this checkout)."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    tree = work / "baseline"
+    subprocess.run(["git", "-C", str(root), "worktree", "add", "--detach", str(tree), commit], check=True,
+                   capture_output=True)
+    (tree / "node_modules").symlink_to(root / "node_modules")
+    out = work / "baseline-site"
+    # the baseline's own command: before viz_app.cli, the site was built by `python -m disan site`
+    cmd = [sys.executable, "-m", "disan", "site", "--out", str(out)] + [a for m in models for a in ("--model", m)]
+    proc = subprocess.run(cmd, cwd=tree, env={**os.environ, "PYTHONPATH": str(tree)}, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise SystemExit(f"error: the baseline {commit} could not build its site: {proc.stderr.strip()[-400:]}")
+    return out
+
+
+def _remove_worktree(work: Path) -> None:
+    import subprocess
+
+    root = Path(__file__).resolve().parents[1]
+    subprocess.run(["git", "-C", str(root), "worktree", "remove", "--force", str(work / "baseline")],
+                   capture_output=True)
 
 
 def _measure(browser, folder: Path, args) -> tuple[list[float], list[dict]]:
@@ -158,18 +231,37 @@ def run(args, browser=None) -> dict:
             sizes = {"models": {p.stem: p.stat().st_size for p in (folder / "models").glob("*.js")},
                      "shared": sum(p.stat().st_size for p in (folder / "assets").iterdir())
                      + (folder / "index.html").stat().st_size}
+        base = None
+        if args.baseline:
+            work = work or Path(tempfile.mkdtemp(prefix="disan-bench-site-"))
+            print(f"[site] building the baseline {args.baseline}'s site …", flush=True)
+            base = _baseline_site(args.baseline, sorted(set(args.models)), work)
+
+        def measure(b):
+            first, rows = _measure(b, folder, args)
+            view = _measure_view(b, folder, args)
+            baseline = None
+            if base is not None:
+                print(f"[site] the baseline {args.baseline} …", flush=True)
+                baseline = {"first_maps_ms": _first_maps(b, base, args.models[0], args.opens),
+                            "view": _measure_view(b, base, args)}
+            return first, rows, view, baseline
+
         if browser is not None:
-            first, rows = _measure(browser, folder, args)
+            first, rows, view, baseline = measure(browser)
         else:
             with sync_playwright() as p:
                 own = _browser(p)
-                first, rows = _measure(own, folder, args)
+                first, rows, view, baseline = measure(own)
                 own.close()
     finally:
         if work is not None:
+            if args.baseline:
+                _remove_worktree(work)
             shutil.rmtree(work, ignore_errors=True)
     info["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
-    return {"machine": info, "first_maps_ms": first, "typed": rows, "sizes": sizes}
+    return {"machine": info, "first_maps_ms": first, "typed": rows, "view": view, "baseline": baseline,
+            "baseline_commit": args.baseline or None, "sizes": sizes}
 
 
 def tables(result: dict) -> list[Table]:
@@ -187,10 +279,41 @@ def tables(result: dict) -> list[Table]:
                        "session.run on the tokenized sentence, until its outputs are read. Maps on screen: input event until "
                        "the figures in the window are drawn; the rest of the time is plotly.js laying out the "
                        "figures below the fold")
+    view = Table("Typing with the maps in view (1400 × 900, first map section below the sticky header, "
+                 f"{KEYS_PER_SECOND} keys a second)",
+                 ["page", "model", "tokens", "keys timed (+ keys whose maps did not change)", "maps on screen: median / p95 ms", "key → next frame: median / p95 ms",
+                  "longest task ms (tasks > 50 ms)", "stale figures below the fold", "target", "verdict"])
+    base = result.get("baseline") or {}
+    for page, rows in (("this commit", result.get("view") or []),
+                       (f"baseline {result.get('baseline_commit')}", base.get("view") or [])):
+        for r in rows:
+            shown = [k["shown"] for k in r["keys"] if k["shown"] is not None]
+            nxt = Stats.of([k["next"] for k in r["keys"]])
+            s, ts = Stats.of(shown), [k["t"] for k in r["keys"]]
+            limit = TARGETS[r["class"]]
+            same = sum(1 for k in r["keys"] if k.get("same"))
+            missing = len(r["keys"]) - len(shown) - same
+            long = max(r["longtasks"], default=0)
+            verdict = _verdict(s.p95, limit) + (f"; {missing} keys never redrew the maps" if missing else "")
+            verdict += "" if long <= TARGETS["longtask"] else f"; a {long} ms task (limit {TARGETS['longtask']:g})"
+            view.add(page, r["model"], f"{min(ts)}–{max(ts)}", f"{len(shown)} (+{same} identical)",
+                     f"{s.median:.1f} / {s.p95:.1f}",
+                     f"{nxt.median:.1f} / {nxt.p95:.1f}", f"{long} ({len(r['longtasks'])})",
+                     f"{r['stale']} of {r['checked']}", f"p95 ≤ {limit:g} ms, no task > {TARGETS['longtask']:g} ms",
+                     verdict)
+    view.notes.append("maps on screen: from the key's input event to the first frame in which every heatmap inside the "
+                      "window has a new cell image; key → next frame: to the first animation frame after the key "
+                      "(INP-style); long tasks: PerformanceObserver 'longtask' from the first key to 100 ms after the "
+                      "last; stale: figures scrolled into view right after the last key whose rows are not the "
+                      "sentence's tokens one frame later")
     first = Stats.of(result["first_maps_ms"])
-    opened = Table("Opened from disk → first maps drawn", ["n", "median ms", "max ms", "target", "verdict"])
-    opened.add(first.n, f"{first.median:,.0f}", f"{max(result['first_maps_ms']):,.0f}",
+    opened = Table("Opened from disk → first maps drawn", ["page", "n", "median ms", "max ms", "target", "verdict"])
+    opened.add("this commit", first.n, f"{first.median:,.0f}", f"{max(result['first_maps_ms']):,.0f}",
                f"≤ {TARGETS['first']:,.0f} ms", _verdict(max(result["first_maps_ms"]), TARGETS["first"]))
+    if base.get("first_maps_ms"):
+        b = Stats.of(base["first_maps_ms"])
+        opened.add(f"baseline {result.get('baseline_commit')}", b.n, f"{b.median:,.0f}",
+                   f"{max(base['first_maps_ms']):,.0f}", "", "")
     sizes = Table("Sizes", ["file", "MB", "target", "verdict"])
     shared = result["sizes"]["shared"] / 1e6
     for name, size in sorted(result["sizes"]["models"].items()):
@@ -200,7 +323,7 @@ def tables(result: dict) -> list[Table]:
     largest = max(result["sizes"]["models"].values()) / 1e6
     sizes.add("folder with its largest model", f"{shared + largest:.2f}", "≤ 30 MB",
               _verdict(shared + largest, TARGETS["folder_mb"]))
-    return [typed, opened, sizes]
+    return [view, typed, opened, sizes]
 
 
 def machine_line(info: dict) -> str:
@@ -219,7 +342,9 @@ def main(argv: list[str] | None = None) -> int:
         print(t.to_text(), "\n")
     day = time.strftime("%Y-%m-%d")
     header = (f"Measured by `python -m viz_app bench site{' --all-models' if args.all_models else ''}` on "
-              f"{machine_line(result['machine'])}, {day}.")
+              f"{machine_line(result['machine'])}, {day}."
+              + (f" Baseline: the site of commit {result['baseline_commit']}, built by its own code and measured in "
+                 "the same run." if result.get("baseline_commit") else ""))
     if args.json:
         Path(args.json).write_text(json.dumps({**result, "tables": [t.to_dict() for t in out]}, indent=1) + "\n")
     if args.markdown:

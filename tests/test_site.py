@@ -175,6 +175,42 @@ def test_first_screen_shows_the_sentence_box_and_the_first_map_and_hides_what_do
     assert first.locator("g.hm").count() >= 1  # drawn, not an empty frame
 
 
+def test_typing_with_the_maps_in_view_paints_them_now_and_never_shows_a_stale_figure(open_site):
+    """While typing, the heatmaps on screen show the new sentence's rows and tokens at once (painted into what
+    Plotly drew); figures off screen are hidden until drawn; once typing rests every figure is Plotly's drawing
+    of the last sentence."""
+    page, _, errors = open_site(fragment(m="disan-sst5", t="a man in a blue shirt"))
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.wait_for_function("() => document.getElementById('report').dataset.ready === '1'")
+    page.wait_for_timeout(800)
+    page.evaluate("""() => { const s = document.querySelector('.plot[data-fig="mean-premise"]').closest('.section');
+                             s.scrollIntoView(); window.scrollBy(0, -document.querySelector('header').offsetHeight); }""")
+    before = page.evaluate("() => document.body.dataset.generation")
+    page.evaluate("""() => { const f = document.getElementById('text');
+                             for (const v of ['a man in a blue shirt p', 'a man in a blue shirt pl', 'a man in a blue shirt play']) {
+                               f.value = v; f.dispatchEvent(new Event('input', {bubbles: true})); } }""")
+    page.wait_for_function("(b) => document.body.dataset.generation !== b && document.body.dataset.state === 'ready'",
+                           arg=before)
+    now = page.evaluate("""() => {
+      const gd = document.querySelector('.plot[data-fig="mean-premise"]');
+      const labels = Array.from(gd.querySelectorAll('g.disan-swap text, g.ytick text'))
+        .filter(t => getComputedStyle(t).visibility !== 'hidden').map(t => t.textContent);
+      const hidden = Array.from(document.querySelectorAll('.plot[data-fig]')).filter(g => {
+        const b = g.getBoundingClientRect(); return b.top > innerHeight; })
+        .every(g => g.classList.contains('stale') || g.__full === gd.__shown);
+      return {labels, hidden, visible: getComputedStyle(gd).visibility};
+    }""")
+    tokens = disan.tokenize("a man in a blue shirt play")
+    assert now["visible"] == "visible" and now["hidden"]
+    assert [t for t in now["labels"] if t in tokens][-len(tokens):] == tokens  # the rows name the new tokens
+    page.wait_for_function("() => !document.querySelector('.plot.stale') && !document.querySelector('g.disan-swap')",
+                           timeout=30_000)
+    rows = page.evaluate("""() => Array.from(document.querySelectorAll('.plot[data-fig^="mean-"], .plot[data-fig^="feature-"]'),
+                                             g => g.data[0].z.length)""")
+    assert rows and all(r == len(tokens) for r in rows)
+    assert errors == []
+
+
 def test_page_opens_from_disk_and_draws_the_linked_sentence(open_site):
     page, blocked, errors = open_site(fragment(m="disan-sst5", t="a gorgeous , witty , seductive movie ."))
     assert page.evaluate("document.body.dataset.state") == "ready", page.inner_text("#status")
@@ -375,13 +411,20 @@ def test_the_benchmark_measures_the_built_folder_and_states_every_target(chromiu
     pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
     from benchmarks import site as bench_site
 
-    args = bench_site.parse_args(["--site", str(built.out), "--quick", "--models", "disan-sst5"])
+    args = bench_site.parse_args(["--site", str(built.out), "--quick", "--models", "disan-sst5", "--baseline", ""])
     result = bench_site.run(args, chromium)  # the module's browser: a second sync Playwright cannot start
-    typed, opened, sizes = bench_site.tables(result)
+    view, typed, opened, sizes = bench_site.tables(result)
     assert [r["class"] for r in result["typed"]] == ["short", "long"]
     assert all(len(r["drawn_ms"]) == args.typed and min(r["drawn_ms"]) > 0 for r in result["typed"])
     assert all(r["compute_ms"][i] <= r["drawn_ms"][i] for r in result["typed"] for i in range(args.typed))
     assert len(result["first_maps_ms"]) == args.opens and result["first_maps_ms"][0] > 0
-    for table in (typed, opened):
+    # typing with the maps in view: every key answered, the maps on screen named, below the fold checked
+    assert [r["class"] for r in result["view"]] == ["view_short", "view_long"]
+    for r in result["view"]:
+        assert r["keys"] and all(k["next"] > 0 for k in r["keys"])
+        assert any(k["shown"] for k in r["keys"]) and r["figures"] and r["checked"] >= 1
+        assert any(f.startswith("mean-") for f in r["figures"])
+    assert [row[0] for row in view.rows] == ["this commit", "this commit"]
+    for table in (view, typed, opened):
         assert all(row[-1] == "met" or row[-1].startswith("missed by") for row in table.rows)
     assert {row[0] for row in sizes.rows} >= {f"models/{m}.js (weights + vocabulary)" for m in BUNDLED}

@@ -213,6 +213,125 @@
     return true;
   }
 
+  /* ---------------------------------------------------------------- swap: a new sentence while typing */
+
+  var SVG = "http://www.w3.org/2000/svg";
+
+  function axisOf(gd, trace, letter) {
+    var name = (trace[letter + "axis"] || letter).replace(letter, letter + "axis");
+    return { name: name, full: gd._fullLayout[name] };
+  }
+
+  /* Labels of `spec`'s axis drawn over the plot where Plotly's own tick labels were, for a sentence whose
+   * length differs from the one Plotly laid out: row/column v of T sits at offset + (v + ½)·length/T (rows top
+   * down, as the heatmaps' reversed y axes draw them). Plotly's own labels are hidden until its next draw. */
+  function overlayTicks(gd, layer, axis, specAxis, T, letter) {
+    var labels = gd.querySelectorAll("g." + axis.full._id + "tick text");
+    var sample = labels[0];
+    labels.forEach(function (t) { t.style.visibility = "hidden"; });
+    if (!specAxis || specAxis.showticklabels === false || !specAxis.tickvals || !sample) return;
+    var style = sample.getAttribute("style") || "", offset = axis.full._offset, length = axis.full._length;
+    var counter = letter === "x" ? gd._fullLayout[axis.full.anchor.replace("y", "yaxis")] : null;
+    specAxis.tickvals.forEach(function (v, i) {
+      var text = document.createElementNS(SVG, "text"), at = offset + (v + 0.5) * length / T;
+      var shown = plain(String(specAxis.ticktext[i]));
+      text.textContent = shown === null ? String(specAxis.ticktext[i]) : shown;
+      text.setAttribute("style", style);
+      text.style.visibility = "visible";
+      if (letter === "x") {
+        var y = counter._offset + counter._length + 6;
+        text.setAttribute("text-anchor", "end");
+        text.setAttribute("transform", "translate(" + at + "," + y + ") rotate(-60)");
+      } else {
+        text.setAttribute("text-anchor", "end");
+        text.setAttribute("dominant-baseline", "middle");
+        text.setAttribute("x", String(gd._fullLayout[axis.full.anchor.replace("x", "xaxis")]._offset - 4));
+        text.setAttribute("y", String(at));
+      }
+      layer.appendChild(text);
+    });
+  }
+
+  /* The tick labels Plotly drew for `specAxis`, rewritten in place (same sentence length, same ticks). */
+  function retext(gd, axis, specAxis) {
+    var labels = gd.querySelectorAll("g." + axis.full._id + "tick text");
+    if (!specAxis || !specAxis.ticktext || labels.length !== specAxis.ticktext.length) return labels.length === 0;
+    for (var i = 0; i < labels.length; i++) {
+      var shown = plain(String(specAxis.ticktext[i]));
+      if (shown === null) return false;
+      labels[i].textContent = shown;
+    }
+    return true;
+  }
+
+  /* Undo what `swap` added (its tick labels, hidden Plotly labels), before Plotly draws the chart again. */
+  function unswap(gd) {
+    var layer = gd.querySelector("g.disan-swap");
+    if (layer) layer.remove();
+    gd.querySelectorAll("g.xtick text, g.ytick text, [class*='tick'] text").forEach(function (t) {
+      if (t.style.visibility === "hidden") t.style.visibility = "";
+    });
+    gd.__swapped = false;
+  }
+
+  /* Draw the new sentence's heatmaps of `spec` into the chart gd without Plotly laying it out: each heatmap's
+   * cells go straight into the image Plotly drew for it (colours on the limits it drew, so they agree with
+   * its colour bar), cell labels are rewritten or (another length) dropped, and the axes' token labels are
+   * rewritten or drawn over the axes. Hover reads the new values when the length is the same and is off
+   * otherwise. The caller draws the chart with Plotly once typing rests (`unswap` first). Returns false, having
+   * changed nothing, when the chart is not a set of heatmaps Plotly drew as `spec` has them. */
+  function swap(gd, spec) {
+    if (!gd.calcdata || !gd._fullData || !gd._fullLayout || !gd.data) return false;
+    if (spec.data.length !== gd._fullData.length || !spec.data.length) return false;
+    var nodes = heatmapNodes(gd), jobs = [];
+    for (var t = 0; t < spec.data.length; t++) {
+      var trace = spec.data[t], full = gd._fullData[t], node = nodes[t], z = trace.z;
+      var img = node && node.querySelector("image");
+      if (trace.type !== "heatmap" || !full || full.type !== "heatmap" || !img || !Array.isArray(z) || !z.length) return false;
+      if ((trace.xaxis || "x") !== full.xaxis || (trace.yaxis || "y") !== full.yaxis) return false;
+      var xa = axisOf(gd, full, "x"), ya = axisOf(gd, full, "y");
+      var color = colorScale(full.colorscale, full.zmin, full.zmax);
+      if (!color || !xa.full || !ya.full || !xa.full.c2p || !ya.full.c2p) return false;
+      var old = gd.calcdata[t][0].z;
+      jobs.push({ t: t, z: z, node: node, img: img, color: color, xa: xa, ya: ya,
+                  same: old && old.length === z.length && old[0].length === z[0].length,
+                  down: ya.full.c2p(0) < ya.full.c2p(1), right: xa.full.c2p(0) < xa.full.c2p(1) });
+    }
+    var same = jobs.every(function (j) { return j.same; }) && !gd.__swapped;
+    var layer = gd.querySelector("g.disan-swap");
+    if (layer) layer.textContent = "";
+    var done = {};
+    jobs.forEach(function (job) {
+      job.img.setAttributeNS("http://www.w3.org/1999/xlink", "xlink:href", image(job.z, job.color, job.down, job.right));
+      job.img.style.imageRendering = "pixelated";
+      var digits = same ? labelDigits(job.node, job.z, gd.calcdata[job.t][0].z, gd._fullData[job.t].texttemplate) : null;
+      if (digits !== null && digits !== undefined) relabel(job.node, job.z, digits, job.color);
+      else job.node.querySelectorAll("text").forEach(function (e) { e.remove(); });
+      if (same) {
+        gd.calcdata[job.t][0].z = job.z; // what heatmap hover reads
+        if (spec.data[job.t].customdata) gd._fullData[job.t].customdata = spec.data[job.t].customdata;
+      }
+      [["x", job.xa], ["y", job.ya]].forEach(function (pair) {
+        var letter = pair[0], axis = pair[1];
+        if (done[axis.name]) return;
+        done[axis.name] = true;
+        var specAxis = spec.layout[axis.name], T = letter === "x" ? job.z[0].length : job.z.length;
+        if (same && retext(gd, axis, specAxis)) return;
+        if (!layer) {
+          layer = document.createElementNS(SVG, "g");
+          layer.setAttribute("class", "disan-swap");
+          gd.querySelector(".main-svg").appendChild(layer);
+        }
+        overlayTicks(gd, layer, axis, specAxis, T, letter);
+      });
+    });
+    if (!same) {
+      gd.__swapped = true;
+      gd._fullLayout.hovermode = false; // the axes Plotly laid out no longer match the cells
+    }
+    return true;
+  }
+
   /* [rows, columns] of a heatmap's z: an array of rows, or Plotly's typed-array spec {dtype, bdata, shape}. */
   function gridShape(z) {
     if (!z) return null;
@@ -250,5 +369,5 @@
   }
 
   root.DisanPaint = { version: 1, parseColor: parseColor, colorScale: colorScale, labelColor: labelColor, repaint: repaint,
-                      fitCellText: fitCellText };
+                      fitCellText: fitCellText, swap: swap, unswap: unswap };
 })(typeof globalThis !== "undefined" ? globalThis : this);

@@ -16,6 +16,8 @@
   "use strict";
 
   const CONFIG = { displaylogo: false, responsive: true, modeBarButtonsToRemove: ["lasso2d", "select2d"] };
+  /* Typing has rested when no new sentence came for this long (longer than the gap between keys at 5 a second). */
+  const REST_MS = 300;
   const KEYS = { j: 1, n: 1, ArrowRight: 1, PageDown: 1, k: -1, p: -1, ArrowLeft: -1, PageUp: -1,
                  Home: "first", End: "last" };
 
@@ -29,7 +31,8 @@
   function view(root) {
     if (root.__disanView) return root.__disanView;
     const doc = root.ownerDocument;
-    const v = { root, doc, data: null, payloads: {}, plots: [], values: { alpha: null, feature: 0 },
+    const v = { root, doc, data: null, payloads: {}, plots: [], values: { alpha: null, feature: 0 }, generation: 0,
+                restTimer: null, observer: null,
                 busy: Promise.resolve(), queued: false, next: null, nextQueued: false, drawn: 0, hash: true };
     root.__disanView = v;
     docState(doc).views.push(v);
@@ -98,7 +101,22 @@
     gd.__base = baseOf(spec, v.data);
     const layout = scaledLayout(spec.layout, gd.__base, talkScale(v));
     const data = DisanPaint.fitCellText(spec.data, layout, gd.clientWidth || 1000);
-    return gd._fullLayout ? Plotly.react(gd, data, layout, CONFIG) : Plotly.newPlot(gd, data, layout, CONFIG);
+    const generation = v.generation;
+    if (gd.__swapped) DisanPaint.unswap(gd);
+    const drawn = gd._fullLayout ? Plotly.react(gd, data, layout, CONFIG) : Plotly.newPlot(gd, data, layout, CONFIG);
+    return drawn.then(() => { gd.__shown = generation; gd.__full = generation; gd.classList.remove("stale"); });
+  }
+
+  /* While typing: a visible figure of heatmaps only gets the new sentence painted into what Plotly drew
+   * (DisanPaint.swap, a few milliseconds); Plotly lays it out again once typing rests (REST_MS). */
+  function swapOne(v, gd) {
+    const spec = v.data.figures[gd.dataset.fig];
+    if (!spec || !gd._fullLayout || talkScale(v) !== 1) return false;
+    if (!DisanPaint.swap(gd, { data: DisanPaint.fitCellText(spec.data, spec.layout, gd.clientWidth || 1000),
+                               layout: spec.layout })) return false;
+    gd.__shown = v.generation;
+    gd.classList.remove("stale");
+    return true;
   }
 
   function onScreen(el) {
@@ -129,6 +147,54 @@
       }), Promise.resolve(true)));
   }
 
+  /* A sentence being typed (opts.typing): only the figures on screen follow each key, heatmaps painted in
+   * place where they can be (swapOne), others drawn by Plotly; the figures off screen are marked stale (hidden,
+   * never shown with another sentence's tokens) and drawn when they come near the window or once typing rests
+   * for REST_MS, one per task, so no key waits behind a long layout. Resolves when the visible ones are shown. */
+  function drawTyping(v) {
+    const win = v.doc.defaultView, now = v.plots.filter(onScreen);
+    for (const gd of v.plots) if (!now.includes(gd)) gd.classList.add("stale");
+    watch(v);
+    const others = now.filter(gd => !swapOne(v, gd)); // the heatmaps on screen show the new sentence now
+    v.root.dataset.visibleAt = win.performance.now().toFixed(2);
+    // the other figures on screen (bars) after the next frame, one per task, unless a newer sentence came
+    return nextFrame(win).then(() => others.reduce((done, gd) => done.then(() => v.next ? null
+      : drawOne(v, gd, false).then(nextTask)), Promise.resolve())).then(() => {
+      rest(v);
+      return true;
+    });
+  }
+
+  /* Typing rested: every figure not yet drawn by Plotly for this sentence, on screen first, one per task. */
+  function rest(v) {
+    const win = v.doc.defaultView;
+    win.clearTimeout(v.restTimer);
+    v.restTimer = win.setTimeout(() => {
+      const generation = v.generation;
+      const todo = v.plots.filter(gd => gd.__full !== generation);
+      todo.sort((a, b) => Number(onScreen(b)) - Number(onScreen(a)));
+      todo.reduce((done, gd) => done.then(() => nextTask()).then(() => {
+        if (v.generation !== generation || v.next || gd.__full === generation || !gd.isConnected) return null;
+        return enqueue(v, () => v.generation === generation && gd.__full !== generation ? drawOne(v, gd, false) : null);
+      }), Promise.resolve());
+    }, REST_MS);
+  }
+
+  /* Stale figures are drawn as they come near the window (half a window ahead). */
+  function watch(v) {
+    const win = v.doc.defaultView;
+    if (v.observer || !win.IntersectionObserver) return;
+    v.observer = new win.IntersectionObserver(entries => {
+      for (const entry of entries) {
+        const gd = entry.target, generation = v.generation;
+        if (!entry.isIntersecting || gd.__full === generation || gd.__shown === generation) continue;
+        enqueue(v, () => v.generation === generation && gd.isConnected && gd.__shown !== generation
+          ? drawOne(v, gd, false) : null);
+      }
+    }, { rootMargin: "50% 0px" });
+    for (const gd of v.plots) v.observer.observe(gd);
+  }
+
   /* Redraw every live figure for the controls' latest values. Redraws run one at a time, and events that
    * arrive meanwhile collapse into one more redraw, so a fast drag never falls behind the slider. */
   function redraw(v) {
@@ -141,6 +207,7 @@
       return Promise.all(v.plots.map(gd => {
         const info = v.data.live[gd.dataset.fig];
         if (!info || !gd._fullLayout) return null;
+        if (gd.__full !== v.generation) return drawOne(v, gd, true); // painted or stale while typing: draw it whole
         const figure = DisanRecompute.render(v.payloads[info.side], info.binding, { data: gd.data, layout: gd.layout },
                                              values);
         return Plotly.react(gd, figure.data, figure.layout, CONFIG);
@@ -269,7 +336,8 @@
     for (const side of Object.keys(data.payloads)) payloads[side] = prepared(data.payloads[side]);
     const values = valuesFor(v, data, opts);
     Object.assign(v, { data, payloads, plots: Array.from(v.root.querySelectorAll(".plot[data-fig]")),
-                       values, hash: opts.hash !== false });
+                       values, hash: opts.hash !== false, generation: v.generation + 1 });
+    if (v.observer) for (const gd of v.plots) v.observer.observe(gd);
     syncInputs(v, "alpha");
     syncInputs(v, "feature");
     const ds = docState(doc);
@@ -282,7 +350,8 @@
       }
     }
     const moved = (data.alpha !== null && v.values.alpha !== data.alpha) || v.values.feature !== 0;
-    return drawAll(v, moved).then(complete => {
+    const typing = opts.typing && !moved && v.drawn > 0;
+    return (typing ? drawTyping(v) : drawAll(v, moved)).then(complete => {
       if (!complete) return;
       v.drawn += 1;
       v.root.dataset.alpha = v.values.alpha;

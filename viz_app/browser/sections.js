@@ -515,7 +515,7 @@
 
   function header(tv, sections, compact) {
     var lines = ["<h1>" + escape(tv.model) + ": " + escape(Array.from(tv.premise.tokens).join(" ")) + "</h1>"];
-    if (tv.hypothesis) lines.push('<p class="sub">hypothesis: ' + escape(Array.from(tv.hypothesis.tokens).join(" ")) + "</p>");
+    if (tv.hypothesis) lines.push('<p class="sub hyp">hypothesis: ' + escape(Array.from(tv.hypothesis.tokens).join(" ")) + "</p>");
     var facts = ["masks " + tv.masks[0] + "/" + tv.masks[1]];
     if (tv.alpha !== null && tv.alpha !== undefined) facts.push("encoder pass at α = " + F().formatG(tv.alpha));
     var paper = tv.arch === "disan" ? "Shen et al. 2018 (DiSAN)" : "Im & Cho 2017 (distance-based SAN)";

@@ -21,7 +21,7 @@
   var DATA = null; // window.DisanSiteData
   var state = { model: null, text: "", hypothesis: "", alpha: null, feature: 0, talk: false };
   var loaded = {}; // name → Promise<{session, vocab, meta}>
-  var pending = null, running = false, generation = 0;
+  var pending = null, running = false, generation = 0, typing = false;
 
   /* ----------------------------------------------------------------- bytes */
 
@@ -268,7 +268,8 @@
 
   /* Compute and draw the current state; a newer request replaces one still waiting, so typing never queues
    * more than one run behind the one in flight. */
-  function update() {
+  function update(typed) {
+    typing = typed === true && (typing || pending === null);
     pending = ++generation;
     if (running) return running;
     running = loadModel(state.model).then(function loop(model) {
@@ -284,7 +285,9 @@
         root.performance.mark("disan:computed");
         doc.body.dataset.runMs = (root.performance.now() - t0).toFixed(2); // the model alone (onnxruntime-web)
         if (pending !== null && pending !== mine) return loop(model);
-        return draw(tv).then(function () {
+        var typed = typing;
+        typing = false;
+        return draw(tv, typed).then(function () {
           say("");
           doc.body.dataset.state = "ready";
           doc.body.dataset.generation = String(mine);
@@ -304,11 +307,12 @@
 
   /* The report's sections for this trace view (sections.js), drawn into the page by report.js, which keeps
    * the plots, talk mode and the α / feature controls across sentences. */
-  function draw(tv) {
+  function draw(tv, typed) {
     var page = DisanSections.page(tv);
     doc.title = page.title + " — attention explorer";
     return DisanReport.show(el("report"), page, {
       header: el("page-header"), values: { alpha: state.alpha, feature: state.feature }, hash: false,
+      typing: typed === true,
     }).then(function () {
       if (DisanReport.values(el("report")).talk !== state.talk) DisanReport.setTalk(doc, state.talk);
     });
@@ -349,12 +353,12 @@
     el("text").addEventListener("input", function () {
       state.text = el("text").value.slice(0, DATA.limits.max_chars);
       writeHash();
-      update();
+      update(true);
     });
     el("hypothesis").addEventListener("input", function () {
       state.hypothesis = el("hypothesis").value.slice(0, DATA.limits.max_chars);
       writeHash();
-      update();
+      update(true);
     });
     el("preset").addEventListener("change", function () {
       var p = DATA.presets[+el("preset").value];

@@ -1,0 +1,104 @@
+"""Typing with the maps in view, in the static explorer (issue 27): what a reader meets who watches the maps
+while typing in the sticky header's sentence box.
+
+The page is scrolled so that the first attention map section starts just below the sticky header; the
+benchmark then types a sentence one key at a time at ``KEYS_PER_SECOND`` (a space goes with the next
+character, so every timed key changes a token). Per key, in the page:
+
+* **maps on screen**: from just before the ``input`` event until the first animation frame in which every
+  heatmap inside the window has a new cell image (Plotly's ``g.hm image``, whichever code drew it): a
+  renderer-neutral mark, so today's page and a baseline commit's page are measured alike. A key whose maps
+  come out identical (a partial word that is unknown, as the one before it was) cannot be timed this way and
+  is counted apart;
+* **next frame** (INP-style): from the key to the first animation frame after it;
+* **long tasks**: every main-thread task over 50 ms while typing (PerformanceObserver ``longtask``), from the
+  first key to 100 ms after the last;
+* **below the fold**: after the last key, every figure of the page is scrolled into view in turn; a figure
+  whose drawn tokens (its heatmap's rows) are not the sentence's after one frame counts as stale.
+"""
+
+from __future__ import annotations
+
+KEYS_PER_SECOND = 5
+
+#: Runs in the page. Scrolls the first map below the sticky header, types `text` after `prefix`, and returns
+#: per-key timings, the long tasks and the stale figures. Needs only the page's ids (#text, #report, .plot).
+TYPE_IN_VIEW = """async ({prefix, text, interval, settleMs}) => {
+  const field = document.getElementById('text'), report = document.getElementById('report');
+  const frame = () => new Promise(r => requestAnimationFrame(() => r(performance.now())));
+  const sleep = ms => new Promise(r => setTimeout(r, ms));
+  const idle = async () => {  // the page has answered the last input and drawn it
+    const t = performance.now();
+    while (performance.now() - t < 60000) {
+      await sleep(50);
+      if (document.body.dataset.state === 'error') return false;
+      if (document.body.dataset.state === 'ready' && report.dataset.ready === '1') return true;
+    }
+    return false;
+  };
+  const put = value => { field.value = value; field.dispatchEvent(new Event('input', {bubbles: true})); };
+  put(prefix);
+  if (!await idle()) return {error: document.getElementById('status').textContent};
+  await sleep(settleMs);
+  const first = report.querySelector('.plot[data-fig^="mean-"], .plot[data-fig^="alpha-mean-"]');
+  const section = first.closest('.section'), header = document.querySelector('header');
+  const top = header && getComputedStyle(header).position === 'sticky' ? header.getBoundingClientRect().bottom : 0;
+  window.scrollBy(0, section.getBoundingClientRect().top - top);
+  await frame(); await sleep(settleMs);
+  const inView = () => Array.from(report.querySelectorAll('.plot[data-fig]')).filter(gd => {
+    const b = gd.getBoundingClientRect();
+    return gd.querySelector('g.hm image') && b.bottom > top && b.top < innerHeight;
+  });
+  const images = gds => gds.map(gd => Array.from(gd.querySelectorAll('g.hm image'), i => i.getAttribute('href') ||
+                                                  i.getAttributeNS('http://www.w3.org/1999/xlink', 'href')));
+  const longtasks = [];
+  const observer = new PerformanceObserver(list => { for (const e of list.getEntries()) longtasks.push(e); });
+  observer.observe({type: 'longtask', buffered: false});
+  const steps = [];
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === ' ') continue;
+    const word = text.slice(0, i + 1);
+    steps.push(word);
+  }
+  const keys = [], started = performance.now();
+  let figures = [];
+  for (const value of steps) {
+    const gds = inView(), before = images(gds), generation = document.body.dataset.generation, t0 = performance.now();
+    put(prefix + value);
+    const next = await frame() - t0;
+    let shown = null, same = false;
+    while (performance.now() - t0 < 5000) {
+      const now = images(gds);
+      if (gds.length && now.every((list, k) => list.length && list.every((h, j) => h !== before[k][j]))) {
+        shown = performance.now() - t0; break;
+      }
+      const answered = document.body.dataset.generation !== generation && document.body.dataset.state === 'ready' &&
+                       report.dataset.ready === '1';
+      if (answered && performance.now() - t0 > interval) { same = true; break; }  // drawn, and the maps are identical
+      await frame();
+    }
+    figures = gds.map(gd => gd.dataset.fig);
+    keys.push({t: value.split(' ').length + prefix.split(' ').filter(Boolean).length, next, shown, same});
+    const wait = interval - (performance.now() - t0);
+    if (wait > 0) await sleep(wait);
+  }
+  const ended = performance.now();
+  await sleep(100);
+  observer.disconnect();
+  const during = longtasks.filter(e => e.startTime >= started && e.startTime <= ended + 100)
+                          .map(e => Math.round(e.duration));
+  // Below the fold: scroll each figure into view straight after the last key and check its rows one frame later.
+  const tokens = () => Array.from(report.querySelectorAll('#tokens .tokens')[0].querySelectorAll('.tok'), e => e.textContent);
+  let stale = 0, checked = 0;
+  for (const gd of Array.from(report.querySelectorAll('.plot[data-fig^="mean-"], .plot[data-fig^="alpha-"], .plot[data-fig^="feature-"]'))) {
+    if (!gd.dataset.fig.endsWith('premise')) continue;
+    gd.scrollIntoView({block: 'center'});
+    await frame(); await frame();
+    const visible = getComputedStyle(gd).visibility !== 'hidden' && gd.querySelector('g.hm image');
+    const rows = gd.data && gd.data[0] && gd.data[0].z ? gd.data[0].z.length : -1;
+    checked += 1;
+    if (visible && rows !== tokens().length) stale += 1;
+  }
+  await idle();
+  return {keys, longtasks: during, figures, stale, checked};
+}"""
