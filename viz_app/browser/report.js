@@ -332,8 +332,14 @@
     for (const button of doc.querySelectorAll('[data-control="talk"]')) button.setAttribute("aria-pressed", String(docState(doc).talk));
     for (const box of v.root.querySelectorAll(":scope > p.error")) box.remove();
     if (page.body !== undefined) replaceBody(v, page.body);
-    const payloads = {};
-    for (const side of Object.keys(data.payloads)) payloads[side] = prepared(data.payloads[side]);
+    const payloads = {}; // prepared when a live figure first needs one (a keystroke draws none)
+    for (const side of Object.keys(data.payloads)) {
+      Object.defineProperty(payloads, side, { enumerable: true, configurable: true, get() {
+        const value = prepared(data.payloads[side]);
+        Object.defineProperty(payloads, side, { value, enumerable: true });
+        return value;
+      } });
+    }
     const values = valuesFor(v, data, opts);
     Object.assign(v, { data, payloads, plots: Array.from(v.root.querySelectorAll(".plot[data-fig]")),
                        values, hash: opts.hash !== false, generation: v.generation + 1 });

@@ -207,9 +207,23 @@
     return tv.hypothesis ? title + " — " + side : title;
   }
 
-  function figure(id, fig, paper, caption, side, extra) {
-    var out = { id: id, figure: fig, paper: paper, caption: caption, side: side || "premise", binding: null, word: false };
-    if (extra) Object.keys(extra).forEach(function (k) { out[k] = extra[k]; });
+  /* obj[key] computed by make() when first read, then kept (an enumerable property, so JSON shows it). */
+  function lazy(obj, key, make) {
+    Object.defineProperty(obj, key, { enumerable: true, configurable: true, get: function () {
+      var value = make();
+      Object.defineProperty(obj, key, { value: value, enumerable: true, writable: true, configurable: true });
+      return value;
+    } });
+  }
+
+  /* One figure of a section. `build` makes its {data, layout} (a function, called only when the figure is
+   * first read: a keystroke builds only the figures it draws) or is the figure itself. extra: {bind: fig →
+   * the binding recompute.js redraws it with (a live figure), word: true (the word control swaps its vector)}. */
+  function figure(id, build, paper, caption, side, extra) {
+    var o = extra || {}, out = { id: id, paper: paper, caption: caption, side: side || "premise", word: !!o.word,
+                                 live: !!o.bind };
+    lazy(out, "figure", typeof build === "function" ? build : function () { return build; });
+    lazy(out, "binding", function () { return o.bind ? o.bind(out.figure) : null; });
     return out;
   }
 
@@ -300,30 +314,33 @@
     var mean = [], feature = [], gates = [], s2t = [];
     sides(tv).forEach(function (s) {
       var side = s[0], sent = s[1], T = sent.tokens.length;
-      mean.push(figure("mean-" + side,
-        pair(matrix(sent.fw.attention, T, T), matrix(sent.bw.attention, T, T), sent.tokens, titles,
-             named("Token2token attention, mean over features", side, tv), theme),
-        "Shen Fig. 6",
-        "P averaged over the d_h features (Shen Sec. 5.3); rows attend, columns are attended.", side));
-      var fig = pair(featureSlice(sent, "fw", 0), featureSlice(sent, "bw", 0), sent.tokens, titles,
-                     named("Token2token attention, feature k = 0", side, tv), theme, "P[k]");
-      feature.push(figure("feature-" + side, fig, "Shen Fig. 6, one feature (Eq. 15)",
+      mean.push(figure("mean-" + side, function () {
+        return pair(matrix(sent.fw.attention, T, T), matrix(sent.bw.attention, T, T), sent.tokens, titles,
+                    named("Token2token attention, mean over features", side, tv), theme);
+      }, "Shen Fig. 6", "P averaged over the d_h features (Shen Sec. 5.3); rows attend, columns are attended.", side));
+      feature.push(figure("feature-" + side, function () {
+        return pair(featureSlice(sent, "fw", 0), featureSlice(sent, "bw", 0), sent.tokens, titles,
+                    named("Token2token attention, feature k = 0", side, tv), theme, "P[k]");
+      }, "Shen Fig. 6, one feature (Eq. 15)",
         "The softmax of one feature k before averaging; drag the slider or use its arrow keys.", side,
-        { binding: gridBinding(fig, [{ op: "feature", dir: "fw" }, { op: "feature", dir: "bw" }],
-                               { "feature k = 0": "feature k = {feature}" }) }));
-      gates.push(figure("gate-" + side,
-        F().barChart(gateMeans(sent), sent.tokens, { title: named("Fusion gate per token, mean over features", side, tv),
-                                                     yTitle: "F", theme: theme, yRange: [0, 1] }),
-        "Shen Fig. 7 (Eq. 19)",
+        { bind: function (fig) {
+          return gridBinding(fig, [{ op: "feature", dir: "fw" }, { op: "feature", dir: "bw" }],
+                             { "feature k = 0": "feature k = {feature}" });
+        } }));
+      gates.push(figure("gate-" + side, function () {
+        return F().barChart(gateMeans(sent), sent.tokens, {
+          title: named("Fusion gate per token, mean over features", side, tv), yTitle: "F", theme: theme, yRange: [0, 1] });
+      }, "Shen Fig. 7 (Eq. 19)",
         "A large F keeps the token's own input h, a small F takes its context s (u = F⊙h + (1−F)⊙s).", side));
-      s2t.push(figure("s2t-" + side, s2tWordFigure(sent, 0, theme, named("Source2token score vector", side, tv)),
-        "Shen Fig. 8 (Eqs. 12–13)",
+      s2t.push(figure("s2t-" + side, function () {
+        return s2tWordFigure(sent, 0, theme, named("Source2token score vector", side, tv));
+      }, "Shen Fig. 8 (Eqs. 12–13)",
         "The feature-wise source2token probability of the chosen word, folded into rows of 30 features.", side,
         { word: true }));
-      s2t.push(figure("s2t-mean-" + side,
-        F().barChart([["source2token weight", rowMeans(sent.s2t, T, sent.D2)]], sent.tokens,
-                     { title: named("Source2token weight per token", side, tv), yTitle: "mean P", theme: theme }),
-        "Shen Fig. 8, mean over features",
+      s2t.push(figure("s2t-mean-" + side, function () {
+        return F().barChart([["source2token weight", rowMeans(sent.s2t, T, sent.D2)]], sent.tokens,
+                            { title: named("Source2token weight per token", side, tv), yTitle: "mean P", theme: theme });
+      }, "Shen Fig. 8, mean over features",
         "How much each token contributes to the sentence encoding, averaged over the 2·d_h features.", side));
     });
     return [
@@ -341,42 +358,48 @@
     var mean = [], heads = [], gates = [], ffn = [], pool = [];
     sides(tv).forEach(function (s) {
       var side = s[0], sent = s[1], T = sent.tokens.length;
-      var fig = pair(matrix(sent.fw.attention, T, T), matrix(sent.bw.attention, T, T), sent.tokens,
-                     ["forward (mask " + tv.masks[0] + ")", "backward (mask " + tv.masks[1] + ")"],
-                     named("Head-averaged attention weights at α = " + formatValue(alpha), side, tv), theme);
-      mean.push(figure("alpha-mean-" + side, fig, "Im Fig. 7 (Eq. 7)",
+      mean.push(figure("alpha-mean-" + side, function () {
+        return pair(matrix(sent.fw.attention, T, T), matrix(sent.bw.attention, T, T), sent.tokens,
+                    ["forward (mask " + tv.masks[0] + ")", "backward (mask " + tv.masks[1] + ")"],
+                    named("Head-averaged attention weights at α = " + formatValue(alpha), side, tv), theme);
+      }, "Im Fig. 7 (Eq. 7)",
         "softmax(QKᵀ/√d_k + M_dir + α·M_dis) averaged over heads; the α control recomputes it in the page.", side,
-        { binding: gridBinding(fig, [{ op: "mean", dir: "fw" }, { op: "mean", dir: "bw" }], at) }));
+        { bind: function (fig) { return gridBinding(fig, [{ op: "mean", dir: "fw" }, { op: "mean", dir: "bw" }], at); } }));
       [["fw", "Forward", 12], ["bw", "Backward", 13]].forEach(function (d) {
-        var direction = d[0], name = d[1], block = sent[direction], H = block.H, stack = [], titles = [];
-        for (var h = 0; h < H; h++) { stack.push(matrix(block.heads, T, T, h * T * T)); titles.push("head " + (h + 1)); }
-        var headsFig = F().smallMultiples(stack, sent.tokens, titles, {
-          title: named(name + " heads at α = " + formatValue(alpha), side, tv), theme: theme,
-          maxCells: F().constant("HEAD_CELLS"),
-        });
-        var exprs = titles.map(function (_, h) { return { op: "head", dir: direction, head: h }; });
-        heads.push(figure("alpha-heads-" + direction + "-" + side, headsFig, "Im Fig. " + d[2],
+        var direction = d[0], name = d[1], block = sent[direction], H = block.H, titles = [];
+        for (var h = 0; h < H; h++) titles.push("head " + (h + 1));
+        var exprs = titles.map(function (_, k) { return { op: "head", dir: direction, head: k }; });
+        heads.push(figure("alpha-heads-" + direction + "-" + side, function () {
+          var stack = [];
+          for (var k = 0; k < H; k++) stack.push(matrix(block.heads, T, T, k * T * T));
+          return F().smallMultiples(stack, sent.tokens, titles, {
+            title: named(name + " heads at α = " + formatValue(alpha), side, tv), theme: theme,
+            maxCells: F().constant("HEAD_CELLS"),
+          });
+        }, "Im Fig. " + d[2],
           "Every head of the " + name.toLowerCase() + " block on one colour scale; heads specialise on different distances.",
-          side, { binding: gridBinding(headsFig, exprs, at) }));
+          side, { bind: function (fig) { return gridBinding(fig, exprs, at); } }));
       });
-      gates.push(figure("gate-" + side,
-        F().barChart(gateMeans(sent), sent.tokens, { title: named("Fusion gate per token at α = " + F().formatG(alpha), side, tv),
-                                                     yTitle: "mean F", theme: theme, yRange: [0, 1] }),
-        "Im Fig. 9 (Eq. 12)",
+      gates.push(figure("gate-" + side, function () {
+        return F().barChart(gateMeans(sent), sent.tokens, {
+          title: named("Fusion gate per token at α = " + F().formatG(alpha), side, tv), yTitle: "mean F", theme: theme,
+          yRange: [0, 1] });
+      }, "Im Fig. 9 (Eq. 12)",
         "Mean over features of F: a large F keeps the input S_F, a small F the attention H_F.", side));
-      ffn.push(figure("ffn-deact-" + side,
-        F().barChart([["forward", sent.fw.ffn_deactivation], ["backward", sent.bw.ffn_deactivation]], sent.tokens,
-                     { title: named("FFN deactivation ratio", side, tv), yTitle: "ratio", theme: theme, yRange: [0, 1] }),
-        "Im Fig. 10a (Eq. 13)", "Share of the d_ff hidden ReLU units that are 0 for each token.", side));
-      ffn.push(figure("ffn-max-" + side,
-        F().barChart([["forward", sent.fw.ln_max], ["backward", sent.bw.ln_max]], sent.tokens,
-                     { title: named("Max over features of LayerNorm(x + FFN(x))", side, tv), yTitle: "max value", theme: theme }),
-        "Im Fig. 10b", "The largest feature of each token after the FFN's residual and LayerNorm.", side));
-      pool.push(figure("pool-" + side,
-        F().barChart([["multi-dimensional attention (mean over features)", rowMeans(sent.s2t, T, sent.D2)],
-                      ["share of features won in max pooling", sent.maxpool_share]], sent.tokens,
-                     { title: named("Pooling weight and max-pooling share", side, tv), yTitle: "weight / share", theme: theme }),
-        "Im Fig. 11 (Eqs. 14–16)",
+      ffn.push(figure("ffn-deact-" + side, function () {
+        return F().barChart([["forward", sent.fw.ffn_deactivation], ["backward", sent.bw.ffn_deactivation]], sent.tokens,
+                            { title: named("FFN deactivation ratio", side, tv), yTitle: "ratio", theme: theme, yRange: [0, 1] });
+      }, "Im Fig. 10a (Eq. 13)", "Share of the d_ff hidden ReLU units that are 0 for each token.", side));
+      ffn.push(figure("ffn-max-" + side, function () {
+        return F().barChart([["forward", sent.fw.ln_max], ["backward", sent.bw.ln_max]], sent.tokens, {
+          title: named("Max over features of LayerNorm(x + FFN(x))", side, tv), yTitle: "max value", theme: theme });
+      }, "Im Fig. 10b", "The largest feature of each token after the FFN's residual and LayerNorm.", side));
+      pool.push(figure("pool-" + side, function () {
+        return F().barChart([["multi-dimensional attention (mean over features)", rowMeans(sent.s2t, T, sent.D2)],
+                             ["share of features won in max pooling", sent.maxpool_share]], sent.tokens,
+                            { title: named("Pooling weight and max-pooling share", side, tv), yTitle: "weight / share",
+                              theme: theme });
+      }, "Im Fig. 11 (Eqs. 14–16)",
         "softmax(L) per token averaged over features, and the share of features whose maximum this token holds.", side));
     });
     var fixed = '<p class="note">' + esc("Computed by the encoder at α = " + F().formatG(alpha) +
@@ -467,13 +490,15 @@
       fonts: { normal: themes.normal.font_size, talk: themes.presentation.font_size },
       figures: {}, live: {}, payloads: {}, words: {},
     };
+    // Every entry is built when first read: a keystroke builds only what it draws (report.js reads the figures
+    // on screen; the others when they come near the window or typing rests).
     figs.forEach(function (f) {
-      data.figures[f.id] = f.figure;
-      if (f.binding) {
-        data.live[f.id] = { side: f.side, binding: f.binding };
-        if (!data.payloads[f.side]) data.payloads[f.side] = payload(tv[f.side], tv.arch);
+      lazy(data.figures, f.id, function () { return f.figure; });
+      if (f.live) {
+        lazy(data.live, f.id, function () { return { side: f.side, binding: f.binding }; });
+        if (!(f.side in data.payloads)) lazy(data.payloads, f.side, function () { return payload(tv[f.side], tv.arch); });
       }
-      if (f.word) data.words[f.side] = wordFrames(tv[f.side]);
+      if (f.word && !(f.side in data.words)) lazy(data.words, f.side, function () { return wordFrames(tv[f.side]); });
     });
     return data;
   }
