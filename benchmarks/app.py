@@ -30,7 +30,7 @@ import numpy as np
 
 from viz_app.draw import settings
 
-from .common import REPO_ROOT, Stats, Table, fmt_ms, process_cpu_s, sentence
+from .common import BASELINE_LABEL, REPO_ROOT, Stats, Table, fmt_ms, process_cpu_s, sentence
 from .server import CHROMIUM_ARGS, checkout, free_port, streamlit_server
 
 #: In every page: the timestamp of the last key press or pointer press (the start of each clock).
@@ -246,15 +246,16 @@ def run(
     """Every row: ``{"kind", "path", "model", "tokens", "times", "server_cpu"}`` or ``"error"`` instead of times.
 
     Paths: *browser* (this checkout), *server* (this checkout with ``VIZ_BROWSER_RECOMPUTE=0``: the α and
-    feature rows' baseline) and, with ``baseline_rev``, *before <rev>*: the submit and α-key rows against a
-    copy of that commit (``server.checkout``), the earlier figures measured in the same run."""
+    feature rows' baseline) and, with ``baseline_rev``, *baseline*: the submit and α-key rows against a
+    copy of that commit (``server.checkout``), the earlier figures measured in the same run (the report names the
+    commit once, in its header)."""
     rows: list[dict] = []
     ms = timeout_s * 1000
     paths = [("browser", {}, None)]
     if baseline:
         paths.append(("server", {"VIZ_BROWSER_RECOMPUTE": "0"}, None))
     if baseline_rev:
-        paths.append((f"before {baseline_rev}", {}, baseline_rev))
+        paths.append((BASELINE_LABEL, {}, baseline_rev))
     for path, env, rev in paths:
         log(f"  [{path} path] starting a Streamlit server")
         with contextlib.ExitStack() as stack:
@@ -306,9 +307,9 @@ def table(rows: list[dict], warmup: int) -> Table:
         "Path *browser*: this checkout; the live slider recomputes the maps in the page "
         f"(`viz_app/browser/recompute.js`) and the server learns the final value {settings.LIVE_SEND_AFTER_MS} ms "
         "after the last move. Path *server*: a Streamlit rerun per step (`VIZ_BROWSER_RECOMPUTE=0`). Path "
-        "*before <rev>*: the same rows against that commit's files (`git archive`) (the code before issue 19), in the "
-        "same run. α step: one → press after the page settled, all 3 charts of the Distance view; α keys: → "
-        "pressed 3 or 5 times a second without waiting; feature: the DiSAN maps and the row bars; submit: "
+        f"*{BASELINE_LABEL}*: the same rows against the baseline commit's files (`git archive`) (the code before "
+        "issue 19), in the same run. α step: one → press after the page settled, all 3 charts of the Distance view; "
+        "α keys: → pressed 3 or 5 times a second without waiting; feature: the DiSAN maps and the row bars; submit: "
         "Ctrl+Enter with a new sentence until every heatmap of the view names it."
     )
     t.notes.append(

@@ -76,10 +76,11 @@ def verdicts(v, rows: list[dict] | None, why: str = "") -> None:
         v.check(target, s.median, TARGET_S, "ms", f"p95 {fmt_ms(s.p95)} ms; median")
 
 
-def readme_block(rows: list[dict], info: dict, command: str) -> str:
-    """The attribution rows with the command and the machine's load, for the attribution-bench block of docs/benchmarks-and-reliability.md."""
+def readme_block(rows: list[dict], info: dict, command: str, date: str | None = None) -> str:
+    """The attribution rows with the command, the machine's load and the run's ``date`` (default today), for the
+    attribution-bench block of docs/benchmarks-and-reliability.md."""
     lines = [
-        measured_by(command, info),
+        measured_by(command, info, date),
         "",
         "| model | T | threads | median ms | p95 ms | trace median ms | IG steps | IG delta "
         "| verdict (median ≤ 250 ms) |",

@@ -19,13 +19,16 @@ Commands (``all`` runs every one; ``--quick`` is a smoke run of seconds):
   every map drawn, opened → first maps, sizes (``benchmarks/site.py``, its own flags; not in ``all``);
 * ``load``    — 50 sessions submitting at once against one app process, N processes behind nginx and
   an earlier commit as the baseline (``benchmarks/load.py``, its own flags; not in ``all``).
+* ``render``  — no measuring: rewrite a page and its docs blocks from the JSON a run stored
+  (``--json docs/benchmarks.json`` or ``docs/load-benchmark.json``; ``benchmarks/render.py``).
 
 Every row runs on the CPU; with ``--device auto`` (default) the trace, predict
 and train rows are repeated on CUDA when a GPU is present. ``--device cuda``
 runs only those three, and only on the GPU (``all`` then skips the CPU-only
 attribution, app and cold-start rows): the command for a lent GPU machine. ``--markdown
 docs/benchmarks.md`` writes the command, the machine, every table and the
-target verdicts; ``--json`` writes the raw timings.
+target verdicts; ``--json`` writes the raw timings and those tables, from which the page and the ``--docs``
+blocks are written (``bench render`` writes them again).
 
 ``python -m viz_app bench …`` and ``python -m benchmarks …`` are the same command.
 """
@@ -33,21 +36,18 @@ target verdicts; ``--json`` writes the raw timings.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
-from pathlib import Path
 
 from . import app as bench_app
 from . import attribution as bench_attribution
 from . import cold_start as bench_cold_start
 from . import predict as bench_predict
-from . import server
+from . import render, server
 from . import trace as bench_trace
 from . import train as bench_train
 from .common import Table, busy, machine_info
-from .report import command_line, link_from, readme_block, write_markdown, write_readme
 from .verdicts import Verdicts, app_verdicts, predict_verdicts, train_verdicts, trace_verdicts
 
 COMMANDS = ("all", "trace", "predict", "train", "attribution", "app", "cold-start")
@@ -152,6 +152,8 @@ def main(argv: list[str] | None = None) -> int:
         from . import load as bench_load
 
         return bench_load.main(argv[1:])
+    if argv[:1] == ["render"]:  # a page and its docs blocks from stored results, no measuring (benchmarks/render.py)
+        return render.main(argv[1:])
     args = parse_args(argv)
     import torch
 
@@ -269,32 +271,12 @@ def main(argv: list[str] | None = None) -> int:
 
     tables.append(verdicts.table())
     print(tables[-1].to_text())
-    elapsed = time.time() - started
     info["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None
-    if args.json:
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps({**raw, "tables": [t.to_dict() for t in tables]}, indent=1, default=str) + "\n")
-    if args.markdown:
-        write_markdown(Path(args.markdown), args, info, threads, tables, elapsed, argv)
-        print(f"\nwrote {args.markdown}")
-    if args.docs and "app" in run:
-        full = link_from(args.docs, args.markdown) if args.markdown else None
-        write_readme(Path(args.docs), readme_block(tables[-1], info, argv, full))
-        print(f"wrote the app targets into {args.docs}")
-    if args.docs and raw.get("cold_start"):
-        from disan.output import rewrite_marked
-
-        block = bench_cold_start.readme_block(raw["cold_start"], info, command_line(argv))
-        rewrite_marked(Path(args.docs), bench_cold_start.README_START, bench_cold_start.README_END, block)
-        print(f"wrote the cold-start times into {args.docs}")
-    if args.docs and "attribution" in run:
-        from disan.output import rewrite_marked
-
-        block = bench_attribution.readme_block(raw["attribution"], info, command_line(argv))
-        rewrite_marked(Path(args.docs), bench_attribution.README_START, bench_attribution.README_END, block)
-        print(f"wrote the attribution timings into {args.docs}")
+    compared = args.baseline_rev if run & {"app", "cold-start"} else None
+    result = {**raw, **render.run_fields(started, compared), "tables": [t.to_dict() for t in tables]}
+    # The page and the docs blocks are written from the JSON as stored, as `bench render` writes them later.
+    render.publish(result, render.Outputs(args.json, args.markdown, args.docs))
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

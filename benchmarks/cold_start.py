@@ -32,7 +32,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from .common import REPO_ROOT, Stats, Table, measured_by
+from .common import BASELINE_LABEL, REPO_ROOT, Stats, Table, measured_by
 from viz_app.serve import stop
 
 from .server import CHROMIUM_ARGS, checkout, free_port
@@ -156,7 +156,7 @@ def run(runs: int = 5, baseline_rev: str | None = None, timeout_s: float = 120.0
     """Rows ``{"code", "times", "health", "phases"}`` (or ``"error"``): this checkout, then ``baseline_rev``."""
     from playwright.sync_api import sync_playwright
 
-    baseline = f"baseline {baseline_rev}" if baseline_rev else None
+    baseline = BASELINE_LABEL if baseline_rev else None  # the commit is named once, in the report's header
     rows = []
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=shutil.which("chromium"), args=CHROMIUM_ARGS)
@@ -204,16 +204,16 @@ def table(rows: list[dict]) -> Table:
     return t
 
 
-def _is_now(row: dict) -> bool:
+def is_now(row: dict) -> bool:
     return row["code"].startswith("now")
 
 
 def verdicts(v, rows: list[dict] | None, why: str) -> None:
     """The issue's ≤ 3 s target on the median (max shown) for each launcher; baseline rows as the reference."""
-    for r in [r for r in rows or [] if not _is_now(r) and "times" in r]:
+    for r in [r for r in rows or [] if not is_now(r) and "times" in r]:
         v.note(f"baseline: cold start → first heatmap, {r['code']}",
                f"median {Stats.of(r['times']).median:.2f} s, max {max(r['times']):.2f} s", "reference (no target)")
-    now = [r for r in rows or [] if _is_now(r)]
+    now = [r for r in rows or [] if is_now(r)]
     if not now:
         v.note(f"cold start → first heatmap: median ≤ {TARGET_S:g} s", "–", f"not measured: {why or 'not run'}")
     for r in now:
@@ -227,11 +227,13 @@ def verdicts(v, rows: list[dict] | None, why: str) -> None:
 README_START, README_END = "<!-- cold-start:start -->", "<!-- cold-start:end -->"
 
 
-def readme_block(rows: list[dict], info: dict, command: str) -> str:
-    """Every code version's cold start with the command and the machine's load, for the cold-start block of docs/benchmarks-and-reliability.md."""
-    lines = [
-        measured_by(command, info),
-        "",
+def readme_block(rows: list[dict], info: dict, command: str, date: str | None = None,
+                 baseline_rev: str | None = None) -> str:
+    """Every code version's cold start with the command, the machine's load and the run's ``date``, for the
+    cold-start block of docs/benchmarks-and-reliability.md; ``baseline_rev``: the commit of the *baseline* row."""
+    from .render import baseline_line
+
+    lines = [measured_by(command, info, date), ""] + ([baseline_line(baseline_rev), ""] if baseline_rev else []) + [
         f"| code | median s | max s | runs | verdict (median ≤ {TARGET_S:g} s) |",
         "|---|---:|---:|---:|---|",
     ]
@@ -240,7 +242,7 @@ def readme_block(rows: list[dict], info: dict, command: str) -> str:
             median = Stats.of(r["times"]).median
             verdict = "met" if median <= TARGET_S else f"missed by {median - TARGET_S:.2f} s"
             lines.append(f"| {r['code']} | {median:.2f} | {max(r['times']):.2f} | {len(r['times'])} | "
-                         + (verdict if _is_now(r) else "reference") + " |")
+                         + (verdict if is_now(r) else "reference") + " |")
         else:
             lines.append(f"| {r['code']} | – | – | 0 | failed: {r['error']} |")
     return "\n".join(lines)

@@ -15,6 +15,10 @@ import numpy as np
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
+#: How rows measured on ``--baseline-rev``'s commit are labelled; the commit itself is named once, in the header of
+#: the page or block (``benchmarks/render.py``).
+BASELINE_LABEL = "baseline"
+
 #: Words that GloVe 6B knows, to build sentences of an exact token count.
 FILLER_WORDS = (
     "the", "man", "in", "a", "blue", "shirt", "is", "playing", "with", "his", "dog", "on", "beach",
@@ -83,13 +87,14 @@ def process_cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def measured_by(command: str, info: dict) -> str:
-    """The first line of a generated docs block: the command, the machine and its load at the start, today's date."""
+def measured_by(command: str, info: dict, date: str | None = None) -> str:
+    """The first line of a generated docs block: the command, the machine and its load at the start, the run's
+    date (default today)."""
     load = info.get("load_average_at_start")
     jobs = info.get("background_jobs_at_start") or []
     return (f"Measured by `{command}` on {info['logical_cpus']} logical CPUs ({info['cpu']}), load average at start "
             f"{load[0] if load else '–'}" + (f" with {len(jobs)} low-priority (nice ≥ 10) jobs sharing the cores"
-                                             if jobs else "") + f", {time.strftime('%Y-%m-%d')}:")
+                                             if jobs else "") + f", {date or time.strftime('%Y-%m-%d')}:")
 
 
 def peak_rss_mib() -> float:

@@ -25,8 +25,8 @@ growth from the end of warm-up to the end.
 Setups, measured one after another in the same run: the app as one process (``--processes 1``),
 ``N`` processes behind nginx (``--processes 1,2``: ``viz_app/serve.py``, ``deploy/nginx.conf``; skipped
 with a reason without nginx), and the same load against an earlier commit of the app
-(``--baseline-rev``, default c2680bf, the commit before Streamlit's ``gc.collect(2)`` after every run
-was turned off), run from ``git archive`` of that commit with this checkout's Python.
+(``--baseline-rev``: by default the commit before Streamlit's ``gc.collect(2)`` after every run was turned
+off, named in the report's header), run from ``git archive`` of that commit with this checkout's Python.
 Targets (issue 19): p95 ≤ 2 s, 0 errors, 0 heatmaps differing from the core, growth ≤ 150 MB.
 ``tests/test_load.py`` runs the same driver and asserts the correctness parts.
 """
@@ -51,7 +51,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .common import REPO_ROOT, Table, busy, machine_info
+from . import render
+from .common import BASELINE_LABEL, REPO_ROOT, Table, busy, machine_info
 
 HOST = "127.0.0.1"
 MODEL = "dsa"
@@ -620,8 +621,6 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from disan.output import rewrite_marked
-
     from .report import command_line
     from .server import checkout, unavailable
 
@@ -641,7 +640,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.time()
     for kind, value in setups:
         if kind == "baseline":
-            with checkout(value) as root, one_process(root, f"baseline {value}, 1 process") as target:
+            with checkout(value) as root, one_process(root, f"{BASELINE_LABEL}, 1 process") as target:
                 print(f"[load] {target.name} …", flush=True)
                 raw = measure(target, load)
         elif value == 1:
@@ -667,26 +666,32 @@ def main(argv: list[str] | None = None) -> int:
     out[0].notes += skipped
     for t in out:
         print(t.to_text(), "\n")
-    cmd = command_line(["load", *(argv or [])])
-    header = f"Measured by `{cmd}` on {machine_line(info)}, {time.strftime('%Y-%m-%d')}."
-    if args.json:
-        Path(args.json).write_text(json.dumps({"machine": info, "command": cmd, "figures": rounded(figures),
-                                               "tables": [t.to_dict() for t in out]}, indent=1) + "\n")
-        print(f"wrote {args.json}")
-    if args.markdown:
-        body = ["# Load benchmark: 50 sessions at once", "",
-                "Written by the benchmark command itself; re-run it instead of editing:", "", "```", cmd, "```", "",
-                header, "", (__doc__ or "").split("\n\n", 1)[1].strip(), ""]
-        body += [t.to_markdown() + "\n" for t in out]
-        body.append(f"Took {(time.time() - started) / 60:.1f} min.")
-        Path(args.markdown).write_text("\n".join(body) + "\n", encoding="utf-8")
-        print(f"wrote {args.markdown}")
-    if args.docs:
-        block = "\n".join([header, ""] + [t.to_markdown().replace("### ", "**", 1).replace("\n", "**\n", 1) + "\n"
-                                           for t in out])
-        rewrite_marked(Path(args.docs), README_START, README_END, block)
-        print(f"wrote the load numbers into {args.docs}")
+    stored = ["load", *(argv or [])]
+    result = {"machine": info, "command": command_line(stored), "argv": stored,
+              **render.run_fields(started, None if args.no_baseline else args.baseline_rev),
+              "figures": rounded(figures), "tables": [t.to_dict() for t in out]}
+    # The page and the block are written from the JSON as stored, as `bench render` writes them later.
+    render.publish(result, render.Outputs(args.json, args.markdown, args.docs))
     return 0
+
+
+def texts(result: dict, out) -> tuple[str, list[tuple[str, str, str, str]]]:
+    """docs/load-benchmark.md and the load-numbers block from the stored results (``render.stored``)."""
+    from .report import command_line
+
+    cmd = command_line(result["argv"])
+    measured = f"Measured by `{cmd}` on {machine_line(result['machine'])}, {render.run_date(result)}."
+    baseline = [render.baseline_line(result["baseline_rev"]), ""] if render.has_baseline(result) else []
+    tables = [Table(**t) for t in result["tables"]]
+    body = ["# Load benchmark: 50 sessions at once", "",
+            "Written by the benchmark command itself; re-run it instead of editing:", "", "```", cmd, "```", "",
+            *render.header(result, out), measured, "", (__doc__ or "").split("\n\n", 1)[1].strip(), ""]
+    body += [t.to_markdown() + "\n" for t in tables]
+    took = result.get("elapsed_s")
+    body.append("Run time not recorded in the stored results." if took is None else f"Took {took / 60:.1f} min.")
+    bold = [t.to_markdown().replace("### ", "**", 1).replace("\n", "**\n", 1) + "\n" for t in tables]
+    block = "\n".join([measured, "", *baseline, *bold])
+    return "\n".join(body) + "\n", [(README_START, README_END, block, "the load numbers")]
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from disan.output import rewrite_marked
 
-from .common import Table, busy
+from .common import BASELINE_LABEL, Table, busy
 
 
 def command_line(argv: list[str] | None) -> str:
@@ -18,7 +18,22 @@ def command_line(argv: list[str] | None) -> str:
     return "python -m viz_app bench " + " ".join(shlex.quote(a) for a in rest)
 
 
-def write_markdown(path: Path, args, info: dict, threads: int, tables: list[Table], elapsed: float, argv) -> None:
+def _flags(argv: list[str]):
+    """The run's ``--quick`` and ``--note`` from its stored command line."""
+    from .cli import parse_args
+
+    try:
+        return parse_args(list(argv))
+    except SystemExit:
+        raise ValueError(f"the stored command line ({' '.join(argv)}) no longer parses; re-run the benchmark") from None
+
+
+def page(result: dict, out) -> str:
+    """``docs/benchmarks.md`` from the stored results (``render.stored``): command, machine, tables, verdicts."""
+    from .render import header, run_time
+
+    info, argv = result["machine"], result["argv"]
+    args = _flags(argv)
     lines = [
         "# Benchmarks",
         "",
@@ -28,13 +43,14 @@ def write_markdown(path: Path, args, info: dict, threads: int, tables: list[Tabl
         command_line(argv),
         "```",
         "",
+        *header(result, out),
         "## Machine",
         "",
         "| | |",
         "|---|---|",
         f"| CPU | {info['cpu']} |",
         f"| logical CPUs | {info['logical_cpus']} |",
-        f"| torch threads | {threads} |",
+        f"| torch threads | {info['torch_threads']} |",
         f"| torch | {info['torch']} |",
         f"| Python | {info['python']} |",
         f"| platform | {info['platform']} |",
@@ -42,7 +58,7 @@ def write_markdown(path: Path, args, info: dict, threads: int, tables: list[Tabl
         f"| load average at start / end (1, 5, 15 min) | {info['load_average_at_start']} / {info.get('load_average_at_end')} |",
         f"| low-priority jobs using the CPU at start (nice ≥ 10) | "
         f"{', '.join(info.get('background_jobs_at_start') or []) or 'none'} |",
-        f"| run time | {elapsed / 60:.1f} min, finished {time.strftime('%Y-%m-%d %H:%M %Z')} |",
+        f"| run time | {run_time(result)} |",
         "",
     ]
     if busy(info):
@@ -111,18 +127,19 @@ def write_markdown(path: Path, args, info: dict, threads: int, tables: list[Tabl
         "`tests/test_fast_path.py` checks values and gradients against the reference.",
         "",
     ]
-    for t in tables:
-        lines += [t.to_markdown(), ""]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join(lines))
+    for t in result["tables"]:
+        lines += [Table(**t).to_markdown(), ""]
+    return "\n".join(lines)
 
 
 README_START, README_END = "<!-- app-latency:start -->", "<!-- app-latency:end -->"
 
 
-def readme_block(verdicts: Table, info: dict, argv, markdown: str | None = None) -> str:
+def readme_block(verdicts: Table, info: dict, argv, markdown: str | None = None, date: str | None = None,
+                 baseline_rev: str | None = None) -> str:
     """The app rows of the targets table, with the command and the machine's load, for the docs page; ``markdown``:
-    the file holding the full tables (``--markdown``), as a link relative to that page."""
+    the file holding the full tables (``--markdown``), as a link relative to that page; ``date``: the run's (default
+    today); ``baseline_rev``: the commit of the rows labelled *baseline*, named once under the first line."""
     load = info.get("load_average_at_start")
     jobs = info.get("background_jobs_at_start") or []
     lines = [
@@ -130,13 +147,42 @@ def readme_block(verdicts: Table, info: dict, argv, markdown: str | None = None)
         f"load average at start {load[0] if load else '–'}"
         + (f", with {len(jobs)} low-priority (nice ≥ 10) jobs, such as model training at nice 19, sharing the "
            "cores" if jobs else "")
-        + f", {time.strftime('%Y-%m-%d')}." + (f" Full tables: [{markdown}]({markdown})." if markdown else ""),
+        + f", {date or time.strftime('%Y-%m-%d')}." + (f" Full tables: [{markdown}]({markdown})." if markdown else ""),
         "",
-        "| target | measured | verdict |",
-        "|---|---|---|",
     ]
+    if baseline_rev:
+        from .render import baseline_line
+
+        lines += [baseline_line(baseline_rev), ""]
+    lines += ["| target | measured | verdict |", "|---|---|---|"]
     lines += [f"| {t} | {m} | {v} |" for t, m, v in verdicts.rows if t.startswith(("app ", "goal: app ", "baseline: app "))]
     return "\n".join(lines)
+
+
+def texts(result: dict, out) -> tuple[str, list[tuple[str, str, str, str]]]:
+    """The page of ``bench all`` (and its single commands) and its docs blocks — app targets, cold start,
+    attributions, each where the run measured it — from the stored results (``render.stored``)."""
+    from . import attribution, cold_start
+    from .render import run_date
+
+    info, argv, date = result["machine"], result["argv"], run_date(result)
+    rev = result.get("baseline_rev")
+    blocks = []
+    if "app" in result:
+        full = link_from(out.docs, out.markdown) if out.docs and out.markdown else None
+        compared = any(r["path"] == BASELINE_LABEL for r in result["app"] or [])
+        blocks.append((README_START, README_END, readme_block(Table(**result["tables"][-1]), info, argv, full, date,
+                                                              rev if compared else None), "the app targets"))
+    if result.get("cold_start"):
+        compared = any(not cold_start.is_now(r) for r in result["cold_start"])
+        blocks.append((cold_start.README_START, cold_start.README_END,
+                       cold_start.readme_block(result["cold_start"], info, command_line(argv), date,
+                                               rev if compared else None), "the cold-start times"))
+    if "attribution" in result:
+        blocks.append((attribution.README_START, attribution.README_END,
+                       attribution.readme_block(result["attribution"], info, command_line(argv), date),
+                       "the attribution timings"))
+    return page(result, out), blocks
 
 
 def link_from(page: str | Path, target: str | Path) -> str:

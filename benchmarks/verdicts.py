@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import train as bench_train
-from .common import Stats, Table
+from .common import BASELINE_LABEL, Stats, Table
 
 class Verdicts:
     """Target → met / missed by how much / not measured."""
@@ -96,7 +96,8 @@ def app_verdicts(v: Verdicts, rows: list[dict] | None, why: str) -> None:
     measured = [r for r in rows or [] if r["path"] == "browser" and r["tokens"] <= 64]
     for r in [r for r in rows or [] if r["path"] != "browser" and "times" in r]:
         st = Stats.of(r["times"])
-        v.note(f"baseline: app {r['kind']}, {r['path']} path, {r['model']} T={r['tokens']}",
+        where = "baseline commit" if r["path"] == BASELINE_LABEL else f"{r['path']} path"
+        v.note(f"baseline: app {r['kind']}, {where}, {r['model']} T={r['tokens']}",
                f"median {_fmt(st.median, 'ms')}, p95 {_fmt(st.p95, 'ms')}", "reference (no target)")
     for prefix, (small, large) in APP_TARGETS.items():
         for r in [r for r in measured if r["kind"].startswith(prefix)] or [None]:

@@ -32,11 +32,11 @@ def quick_run(tmp_path_factory):
         code = bench.main(["all", "--quick", "--threads", "1", "--data-dir", str(tmp / "no-data"),
                            "--predict-inputs", "32", "--markdown", str(md), "--json", str(js)])
     lines = out.getvalue()
-    return code, lines, md.read_text(), js.read_text()
+    return code, lines, md.read_text(), js.read_text(), (str(js), str(md))
 
 
 def test_quick_run_prints_trace_table(quick_run):
-    code, out, _, _ = quick_run
+    code, out, *_ = quick_run
     assert code == 0
     for column in ("model", "trace median ms", "trace p95 ms", "trace peak RSS MiB", "predict median ms",
                    "predict p95 ms"):
@@ -45,7 +45,7 @@ def test_quick_run_prints_trace_table(quick_run):
 
 
 def test_quick_run_prints_training_table_against_the_papers(quick_run):
-    _, out, _, _ = quick_run
+    _, out, *_ = quick_run
     for column in ("s / epoch", "sentences / s", "vs paper", "speed-up vs naive"):
         assert column in out
     assert "587" in out and "693" in out
@@ -54,20 +54,32 @@ def test_quick_run_prints_training_table_against_the_papers(quick_run):
 
 
 def test_quick_run_prints_predict_and_target_tables(quick_run):
-    _, out, _, _ = quick_run
+    _, out, *_ = quick_run
     assert "Batch prediction" in out and "inputs / s" in out
     assert "Targets (issues 5, 12 and 19)" in out
     assert "H100" in out and "not measured" in out  # no GPU here, and the app is not run by --quick
 
 
 def test_markdown_report_has_command_machine_and_tables(quick_run):
-    _, _, md, raw = quick_run
+    _, _, md, raw, _ = quick_run
     assert md.startswith("# Benchmarks")
     assert "python -m viz_app bench all --quick" in md
     for item in ("| CPU |", "| logical CPUs |", "| torch |", "Smoke run", "load average at start", "nice ≥ 10"):
         assert item in md
     assert md.count("### ") >= 4 and "| model |" in md
     assert '"trace"' in raw and '"train"' in raw
+
+
+def test_the_runs_page_is_what_bench_render_writes_from_its_json(quick_run):
+    """The run writes its JSON first and its page from it: rendering that JSON again gives the same page."""
+    from benchmarks import render
+
+    _, _, md, raw, (js, md_path) = quick_run
+    again = Path(md_path).with_name("again.md")
+    assert render.main(["--json", js, "--markdown", str(again)]) == 0
+    assert again.read_text().replace(str(again), md_path) == md
+    assert "| run time |" in md and "not recorded" not in md  # a new run stores its date and duration
+    assert '"finished"' in raw and '"elapsed_s"' in raw
 
 
 def test_cli_dispatch_through_python_m_viz_app(capsys):
@@ -249,15 +261,16 @@ def test_cold_start_quick_run_times_the_first_heatmap(capsys, tmp_path):
     assert bench.main(["cold-start", "--quick", "--baseline-rev", "HEAD~1", "--docs", str(readme)]) == 0
     out = capsys.readouterr().out
     assert "failed" not in out.lower() and "cold start → first heatmap (disan app): median ≤ 3 s" in out
-    rows = re.findall(r"^(now, streamlit run(?:, no stored page \(first start\))?|now, disan app|baseline \S+, "
+    rows = re.findall(r"^(now, streamlit run(?:, no stored page \(first start\))?|now, disan app|baseline, "
                       r"streamlit run)\s+([0-9.]+)\s+([0-9.]+)", out, re.M)
     assert [r[0] for r in rows] == ["now, streamlit run", "now, disan app", "now, streamlit run, no stored page "
-                                    "(first start)", "baseline HEAD~1, streamlit run"]
+                                    "(first start)", "baseline, streamlit run"]
     assert all(0.3 < float(median) < 120 for _, median, _ in rows)
     assert re.search(r"script [0-9.]+, imported [0-9.]+, stored-view [0-9.]+", out)  # drawn from the stored page
     assert re.search(r"model [0-9.]+, trace [0-9.]+", out)  # the first start traces it
     text = readme.read_text()
     assert "stale figures" not in text and "| now, disan app |" in text and "load average at start" in text
+    assert "| baseline, streamlit run |" in text and "**Baseline:** commit `HEAD~1`" in text  # named in the header
     assert set(Path(tempfile.gettempdir()).glob("disan-baseline-*")) == copies  # the baseline's copy is gone
 
 
