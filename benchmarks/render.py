@@ -211,4 +211,7 @@ def main(argv: list[str]) -> int:
     except ValueError as err:
         print(f"error: --json {args.json}: {err}", file=sys.stderr)
         return 2
+    except OSError as err:  # disan.errors.OutputError: no markers in --docs, or a page that cannot be written
+        print(f"error: {err}", file=sys.stderr)
+        return 2
     return 0

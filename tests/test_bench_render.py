@@ -110,6 +110,10 @@ def test_render_of_a_file_that_is_not_benchmark_results_says_so_in_one_line(tmp_
     assert err.count("\n") == 0 and str(bad) in err and "bench all --json" in err
     assert render.main(["--json", str(tmp_path / "missing.json"), "--markdown", str(tmp_path / "x.md")]) == 2
     assert "cannot read" in capsys.readouterr().err
+    (tmp_path / "plain.md").write_text("no markers here")
+    assert render.main(["--json", str(REPO_ROOT / PAGES[1][0]), "--docs", str(tmp_path / "plain.md")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "markers" in err
 
 
 def test_a_load_result_names_its_baseline_once_and_says_how_long_it_took():
