@@ -47,7 +47,8 @@ def test_every_quoted_row_and_every_model_of_the_same_task_appear_once_with_a_li
 def test_our_cells_are_the_stored_values_and_the_like_for_like_row_says_when_it_was_not_computed():
     results = read_all()
     rows = {r["source"]: r for r in comparison_rows(results.measured)}
-    for m in results.measured:
+    tasks = {t.task for t in TABLE_2}
+    for m in (m for m in results.measured if m.data["task"] in tasks):  # other tasks have no published row
         t = m.tau("attention", "grad_input")
         assert rows[f"ours: {m.name}"]["τ attention ~ gradient"].startswith(f"{t['value']:+.2f} [")
         jw = m.data.get("jain_wallace")
