@@ -6,15 +6,16 @@ benchmark then types a sentence one key at a time at ``KEYS_PER_SECOND`` (a spac
 character, so every timed key changes a token). Per key, in the page:
 
 * **maps on screen**: from just before the ``input`` event until the first animation frame in which every
-  heatmap inside the window has a new cell image (Plotly's ``g.hm image``, whichever code drew it): a
+  heatmap of the typed sentence inside the window has a new cell image (Plotly's ``g.hm image``, whichever code drew it): a
   renderer-neutral mark, so today's page and a baseline commit's page are measured alike. A key whose maps
   come out identical (a partial word that is unknown, as the one before it was) cannot be timed this way and
   is counted apart;
 * **next frame** (INP-style): from the key to the first animation frame after it;
 * **long tasks**: every main-thread task over 50 ms while typing (PerformanceObserver ``longtask``), from the
   first key to 100 ms after the last;
-* **below the fold**: after the last key, every figure of the page is scrolled into view in turn; a figure
-  whose drawn tokens (its heatmap's rows) are not the sentence's after one frame counts as stale.
+* **below the fold**: after the last key, every attention figure of the premise is scrolled into view in turn;
+  one that is visible with another number of rows than the sentence has tokens after one frame (Plotly's
+  ``calcdata``: the cells drawn) counts as stale.
 """
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ TYPE_IN_VIEW = """async ({prefix, text, interval, settleMs}) => {
   const top = header && getComputedStyle(header).position === 'sticky' ? header.getBoundingClientRect().bottom : 0;
   window.scrollBy(0, section.getBoundingClientRect().top - top);
   await frame(); await sleep(settleMs);
-  const inView = () => Array.from(report.querySelectorAll('.plot[data-fig]')).filter(gd => {
+  // the typed sentence's heatmaps in the window (an NLI pair's hypothesis maps do not follow the premise)
+  const inView = () => Array.from(report.querySelectorAll('.plot[data-fig$="-premise"]')).filter(gd => {
     const b = gd.getBoundingClientRect();
     return gd.querySelector('g.hm image') && b.bottom > top && b.top < innerHeight;
   });
@@ -95,7 +97,8 @@ TYPE_IN_VIEW = """async ({prefix, text, interval, settleMs}) => {
     gd.scrollIntoView({block: 'center'});
     await frame(); await frame();
     const visible = getComputedStyle(gd).visibility !== 'hidden' && gd.querySelector('g.hm image');
-    const rows = gd.data && gd.data[0] && gd.data[0].z ? gd.data[0].z.length : -1;
+    const drawn = gd.calcdata && gd.calcdata[0] && gd.calcdata[0][0] && gd.calcdata[0][0].z;  // the cells on screen
+    const rows = drawn ? drawn.length : -1;
     checked += 1;
     if (visible && rows !== tokens().length) stale += 1;
   }

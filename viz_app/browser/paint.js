@@ -307,10 +307,8 @@
       var digits = same ? labelDigits(job.node, job.z, gd.calcdata[job.t][0].z, gd._fullData[job.t].texttemplate) : null;
       if (digits !== null && digits !== undefined) relabel(job.node, job.z, digits, job.color);
       else job.node.querySelectorAll("text").forEach(function (e) { e.remove(); });
-      if (same) {
-        gd.calcdata[job.t][0].z = job.z; // what heatmap hover reads
-        if (spec.data[job.t].customdata) gd._fullData[job.t].customdata = spec.data[job.t].customdata;
-      }
+      gd.calcdata[job.t][0].z = job.z; // what is drawn (and what hover reads; off below for a new length)
+      if (same && spec.data[job.t].customdata) gd._fullData[job.t].customdata = spec.data[job.t].customdata;
       [["x", job.xa], ["y", job.ya]].forEach(function (pair) {
         var letter = pair[0], axis = pair[1];
         if (done[axis.name]) return;
