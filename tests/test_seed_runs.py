@@ -53,3 +53,16 @@ def test_card_shows_each_run_and_marks_the_shipped_one_once():
     rows = [line for line in text.splitlines() if line.startswith("| ") and "trec" not in line and "%" in line]
     assert len(rows) == 5 and sum("(shipped)" in r for r in rows) == 1 and rows[1].startswith("| 1 (shipped)")
     assert "mean 91.40%" in text and "the paper's TREC figures are dev accuracies" in text and "Machine: a CPU" in text
+
+
+def test_the_static_sites_picker_names_the_task_and_the_mean_of_the_seeds():
+    from disan.cards import read_card
+    from viz_app.draw import site
+
+    card = read_card("disan-trec")
+    if "test_runs" not in card:
+        pytest.skip("disan-trec is not in pretrained/")
+    title, facts = site._facts("disan-trec", {"pair": False, "arch": "disan", "masks": ["fw", "bw"], "alpha": None})
+    assert title.endswith("TREC question types")
+    assert f"test accuracy {100 * card['evaluation']['test']['accuracy']:.2f}%" in facts
+    assert f"mean of 5: {100 * card['test_runs']['mean']:.2f}%" in facts

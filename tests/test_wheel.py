@@ -34,6 +34,8 @@ ROOT = Path(__file__).resolve().parents[1]
 #: What a clone never holds, for a source tree that is not a git checkout.
 NOT_IN_A_CLONE = {".git", ".venv", "__pycache__", ".pytest_cache", ".hypothesis", "build", "dist", "runs", "out"}
 SENTENCE = "a gorgeous , witty , seductive movie ."
+#: PyPI's default upload limit for one file (bytes).
+PYPI_FILE_LIMIT = 100 * 10**6
 
 
 def clone_files() -> list[str]:
@@ -90,6 +92,8 @@ def test_the_wheel_holds_the_packages_their_files_and_the_checkpoints(installed)
                                  f"and add {sorted(shipped - expected)}")
     assert {"disan/pretrained/disan-sst5.safetensors", "disan/pretrained/disan-sst5.card.md",
             "disan/pretrained/disan-sst5.claims.json", "viz_app/browser/recompute.js"} <= shipped
+    # PyPI refuses a file over 100 MB unless the project is granted more (every bundled checkpoint is in it)
+    assert installed.wheel.stat().st_size < PYPI_FILE_LIMIT, installed.wheel.stat().st_size
 
 
 def test_the_wheel_requires_requirements_txt_and_installs_the_disan_command(installed):

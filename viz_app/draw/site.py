@@ -57,6 +57,9 @@ MARKER = ".disan-site"
 #: Most tokens per sentence the page takes (the report's limit: T² maps and T²·D DiSAN features stay small).
 MAX_TOKENS = settings.REPORT_MAX_TOKENS
 DEFAULT_MODEL = "disan-sst5"
+#: The picker's name of a model's training task (its card's ``train_config.task``).
+TASK_TITLES = {"sst5": "SST-5", "sst2": "SST-2", "nli": "NLI", "snli": "NLI", "trec": "TREC question types",
+               "subj": "SUBJ", "mpqa": "MPQA", "cr": "CR", "sick": "SICK relatedness"}
 #: Largest file one model may ship as (weights + vocabulary, gzip + base64): issue 18's 10 MB.
 MODEL_MAX_BYTES = 10_000_000
 
@@ -145,11 +148,19 @@ def _facts(name: str, meta: dict) -> tuple[str, str]:
     """A short title and one line of facts for the model picker (from its card when it has one)."""
     from disan.cards import read_card
 
-    task = "NLI" if meta["pair"] else "SST-5"
+    try:
+        card = read_card(name)
+    except (DisanError, OSError):
+        card = {}
+    trained_on = card.get("train", {}).get("train_config", {}).get("task")
+    task = TASK_TITLES.get(trained_on) or ("NLI" if meta["pair"] else "SST-5")
     arch = "DiSAN (Shen et al. 2018)" if meta["arch"] == "disan" else "distance-based SAN (Im & Cho 2017)"
     try:
-        acc = read_card(name)["evaluation"]["test"]["accuracy"]
+        acc = card["evaluation"]["test"]["accuracy"]
         tested = f"test accuracy {100 * acc:.2f}%"
+        if card.get("test_runs"):  # several seeds: this run was picked on dev (disan.seed_runs)
+            block = card["test_runs"]
+            tested += f" (the {block['unit']} picked on dev; mean of {len(block['accuracy'])}: {100 * block['mean']:.2f}%)"
     except (DisanError, OSError, KeyError, TypeError):
         tested = "no model card"
     return f"{arch}, {task}", f"{name}: {arch} trained on {task}; {tested}; masks {'/'.join(meta['masks'])}" + (
