@@ -9,7 +9,6 @@ p_{⌊y⌋} = ⌊y⌋ − y + 1, every other p_i = 0, so that rᵀp = y exactly.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import torch
 import torch.nn.functional as F
 from torch import Tensor
@@ -48,7 +47,9 @@ def relatedness_metrics(gold: np.ndarray, predicted: np.ndarray) -> dict:
     predicted = np.asarray(predicted, dtype=float)
     if len(gold) < 2:
         return {"n": int(len(gold)), "pearson_r": float("nan"), "spearman_rho": float("nan"), "mse": float("nan")}
-    ranks = [pd.Series(a).rank(method="average").to_numpy() for a in (gold, predicted)]
+    from scipy.stats import rankdata  # here: loading a model (disan.model imports this file) stays light
+
+    ranks = [rankdata(a, method="average") for a in (gold, predicted)]
     return {
         "n": int(len(gold)),
         "pearson_r": float(np.corrcoef(gold, predicted)[0, 1]),
