@@ -29,14 +29,16 @@ figure and report constants, and the vocabulary-status names, so the page retype
 from __future__ import annotations
 
 from dataclasses import asdict
+from typing import TYPE_CHECKING
 
 import numpy as np
-
-from disan.trace import ModelTrace
 
 from viz_app.draw import figures, settings
 from viz_app.draw.records import BlockView, SentenceView, trace_view
 from viz_app.draw.theme import NORMAL, PRESENTATION
+
+if TYPE_CHECKING:
+    from disan.trace import ModelTrace  # annotations only: importing it imports torch (the app's first page must not)
 
 
 def _flat(array) -> list | None:
