@@ -54,6 +54,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--baseline", default=BASELINE,
                    help="a commit whose static site is built and measured in the same run ('' for none)")
     p.add_argument("--view-words", type=int, default=20, help="words typed with the maps in view (T ≤ 20 class)")
+    p.add_argument("--from-json", metavar="PATH", default=None,
+                   help="write the tables from a stored --json result instead of measuring")
     p.add_argument("--markdown", metavar="PATH", help="write the report as Markdown (e.g. docs/site-benchmark.md)")
     p.add_argument("--json", metavar="PATH", help="write the raw timings as JSON")
     p.add_argument("--docs", "--readme", dest="docs", metavar="PATH",
@@ -302,8 +304,12 @@ def tables(result: dict) -> list[Table]:
             same = sum(1 for k in r["keys"] if k.get("same"))
             missing = len(r["keys"]) - len(shown) - same
             long = max(r["longtasks"], default=0)
-            verdict = _verdict(s.p95, limit) + (f"; {missing} keys never redrew the maps" if missing else "")
-            verdict += "" if long <= TARGETS["longtask"] else f"; a {long} ms task (limit {TARGETS['longtask']:g})"
+            misses = [] if s.p95 <= limit else [_verdict(s.p95, limit)]
+            if long > TARGETS["longtask"]:
+                misses.append(f"missed: a {long} ms task (limit {TARGETS['longtask']:g})")
+            if missing:
+                misses.append(f"missed: {missing} keys never redrew the maps")
+            verdict = "; ".join(misses) or "met"
             view.add(page, r["model"], f"{min(ts)}–{max(ts)}", f"{len(shown)} (+{same} identical)",
                      f"{s.median:.1f} / {s.p95:.1f}",
                      f"{nxt.median:.1f} / {nxt.p95:.1f}", f"{long} ({len(r['longtasks'])})",
@@ -344,20 +350,35 @@ def machine_line(info: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(list(argv or []))
     started = time.time()
-    result = run(args)
+    if args.from_json:
+        try:
+            stored = json.loads(Path(args.from_json).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as err:
+            print(f"error: --from-json {args.from_json!r} could not be read ({err}); give a JSON file that "
+                  "python -m viz_app bench site --json wrote.")
+            return 2
+        result = {k: v for k, v in stored.items() if k != "tables"}
+    else:
+        result = run(args)
+        result["finished"] = time.strftime("%Y-%m-%d")
+        result["elapsed_s"] = round(time.time() - started)
+        result["all_models"] = bool(args.all_models)
     out = tables(result)
     for t in out:
         print(t.to_text(), "\n")
-    day = time.strftime("%Y-%m-%d")
-    header = (f"Measured by `python -m viz_app bench site{' --all-models' if args.all_models else ''}` on "
+    day = result.get("finished") or time.strftime("%Y-%m-%d")
+    header = (f"Measured by `python -m viz_app bench site{' --all-models' if result.get('all_models') else ''}` on "
               f"{machine_line(result['machine'])}, {day}."
               + (f" Baseline: the site of commit {result['baseline_commit']}, built by its own code and measured in "
                  "the same run." if result.get("baseline_commit") else ""))
-    if args.json:
+    if args.json and not args.from_json:
         Path(args.json).write_text(json.dumps({**result, "tables": [t.to_dict() for t in out]}, indent=1) + "\n")
     if args.markdown:
         body = ["# Static explorer benchmark", "", header, ""] + [t.to_markdown() + "\n" for t in out]
-        body.append(f"Took {time.time() - started:.0f} s.")
+        if result.get("elapsed_s") is not None:
+            body.append(f"Took {result['elapsed_s']:.0f} s.")
+        if args.from_json:
+            body.append(f"Written from `{args.from_json}` by `python -m viz_app bench site --from-json {args.from_json}`.")
         Path(args.markdown).write_text("\n".join(body) + "\n", encoding="utf-8")
         print(f"wrote {args.markdown}")
     if args.docs:

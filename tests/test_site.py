@@ -8,6 +8,8 @@ in the address, and one clear line for every input the page refuses.
 
 from __future__ import annotations
 
+import json
+
 import shutil
 from pathlib import Path
 
@@ -406,7 +408,7 @@ def test_served_by_a_static_file_server_in_talk_mode(chromium, built):
         server.wait(timeout=10)
 
 
-def test_the_benchmark_measures_the_built_folder_and_states_every_target(chromium, built):
+def test_the_benchmark_measures_the_built_folder_and_states_every_target(chromium, built, tmp_path):
     """``python -m viz_app bench site --quick`` on the built folder: every row timed, every target given a verdict."""
     pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
     from benchmarks import site as bench_site
@@ -426,5 +428,12 @@ def test_the_benchmark_measures_the_built_folder_and_states_every_target(chromiu
         assert any(f.startswith("mean-") for f in r["figures"])
     assert [row[0] for row in view.rows] == ["this commit", "this commit"]
     for table in (view, typed, opened):
-        assert all(row[-1] == "met" or row[-1].startswith("missed by") for row in table.rows)
+        assert all(row[-1] == "met" or row[-1].startswith("missed") for row in table.rows)
     assert {row[0] for row in sizes.rows} >= {f"models/{m}.js (weights + vocabulary)" for m in BUNDLED}
+    # the page is written again from the stored result, without measuring, with the same tables
+    stored, page = tmp_path / "site.json", tmp_path / "site.md"
+    stored.write_text(json.dumps({**result, "tables": []}), encoding="utf-8")
+    assert bench_site.main(["--from-json", str(stored), "--markdown", str(page)]) == 0
+    text = page.read_text(encoding="utf-8")
+    assert view.to_markdown() in text and typed.to_markdown() in text and f"Written from `{stored}`" in text
+    assert bench_site.main(["--from-json", str(tmp_path / "missing.json")]) == 2
