@@ -77,35 +77,31 @@ def encode_examples(examples: Sequence[Example], max_len: int = 128) -> Encoded:
 
 
 @torch.inference_mode()
-def predict_encoded(model: SentenceModel, data: Encoded, batch_size: int = 256) -> np.ndarray:
-    """Predicted label ids for every example, batched by length."""
+def _per_example(model: SentenceModel, data: Encoded, of_logits, dtype, batch_size: int) -> np.ndarray:
+    """``of_logits(logits)`` for every example, batched by length (similar lengths pad little): (n,)."""
     model.eval()
     order = np.argsort(data.lengths(), kind="stable")
-    preds = np.zeros(len(data), dtype=np.int64)
+    out = np.zeros(len(data), dtype=dtype)
     for start in range(0, len(order), batch_size):
         idx = order[start : start + batch_size]
         prem, hyp, _ = data.batch(idx)
-        logits, _, _ = model(prem, hyp)
-        preds[idx] = logits.argmax(-1).cpu().numpy()
-    return preds
+        logits, _, _ = model(prem, hyp)  # (B, labels)
+        out[idx] = of_logits(logits).cpu().numpy()
+    return out
+
+
+def predict_encoded(model: SentenceModel, data: Encoded, batch_size: int = 256) -> np.ndarray:
+    """Predicted label ids for every example, batched by length."""
+    return _per_example(model, data, lambda logits: logits.argmax(-1), np.int64, batch_size)
 
 
 def accuracy(model: SentenceModel, data: Encoded) -> float:
     return float((predict_encoded(model, data) == data.labels).mean()) if len(data) else 0.0
 
 
-@torch.inference_mode()
 def predict_scores(model: SentenceModel, data: Encoded, batch_size: int = 256) -> np.ndarray:
     """A relatedness model's score rᵀp̂ for every pair, batched by length: (n,)."""
-    model.eval()
-    order = np.argsort(data.lengths(), kind="stable")
-    out = np.zeros(len(data), dtype=np.float64)
-    for start in range(0, len(order), batch_size):
-        idx = order[start : start + batch_size]
-        prem, hyp, _ = data.batch(idx)
-        logits, _, _ = model(prem, hyp)
-        out[idx] = expected_score(logits).cpu().numpy()
-    return out
+    return _per_example(model, data, expected_score, np.float64, batch_size)
 
 
 def dev_metric(model: SentenceModel, data: Encoded) -> tuple[str, float]:
