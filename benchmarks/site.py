@@ -294,8 +294,7 @@ def tables(result: dict) -> list[Table]:
                  ["page", "model", "tokens", "keys timed (+ keys whose maps did not change)", "maps on screen: median / p95 ms", "key → next frame: median / p95 ms",
                   "longest task ms (tasks > 50 ms)", "stale figures below the fold", "target", "verdict"])
     base = result.get("baseline") or {}
-    for page, rows in (("this commit", result.get("view") or []),
-                       (f"baseline {result.get('baseline_commit')}", base.get("view") or [])):
+    for page, rows in (("this commit", result.get("view") or []), ("baseline", base.get("view") or [])):
         for r in rows:
             shown = [k["shown"] for k in r["keys"] if k["shown"] is not None]
             nxt = Stats.of([k["next"] for k in r["keys"]])
@@ -326,7 +325,7 @@ def tables(result: dict) -> list[Table]:
                f"≤ {TARGETS['first']:,.0f} ms", _verdict(max(result["first_maps_ms"]), TARGETS["first"]))
     if base.get("first_maps_ms"):
         b = Stats.of(base["first_maps_ms"])
-        opened.add(f"baseline {result.get('baseline_commit')}", b.n, f"{b.median:,.0f}",
+        opened.add("baseline", b.n, f"{b.median:,.0f}",
                    f"{max(base['first_maps_ms']):,.0f}", "", "")
     sizes = Table("Sizes", ["file", "MB", "target", "verdict"])
     shared = result["sizes"]["shared"] / 1e6
