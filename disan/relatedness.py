@@ -42,17 +42,16 @@ def relatedness_loss(logits: Tensor, scores: Tensor) -> Tensor:
 
 
 def relatedness_metrics(gold: np.ndarray, predicted: np.ndarray) -> dict:
-    """Shen Table 4's measures: Pearson's r, Spearman's ρ (Pearson of average ranks, ties shared) and MSE."""
+    """Shen Table 4's measures: Pearson's r, Spearman's ρ (ties share their average rank) and MSE."""
     gold = np.asarray(gold, dtype=float)
     predicted = np.asarray(predicted, dtype=float)
     if len(gold) < 2:
         return {"n": int(len(gold)), "pearson_r": float("nan"), "spearman_rho": float("nan"), "mse": float("nan")}
-    from scipy.stats import rankdata  # here: loading a model (disan.model imports this file) stays light
+    from scipy.stats import pearsonr, spearmanr  # here: loading a model (disan.model imports this file) stays light
 
-    ranks = [rankdata(a, method="average") for a in (gold, predicted)]
     return {
         "n": int(len(gold)),
-        "pearson_r": float(np.corrcoef(gold, predicted)[0, 1]),
-        "spearman_rho": float(np.corrcoef(*ranks)[0, 1]),
+        "pearson_r": float(pearsonr(gold, predicted).statistic),
+        "spearman_rho": float(spearmanr(gold, predicted).statistic),
         "mse": float(np.mean((gold - predicted) ** 2)),
     }
