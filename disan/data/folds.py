@@ -48,7 +48,7 @@ def fold_indices(labels: Sequence[int], fold: int, k: int = CV_FOLDS, seed: int 
     """Indices (ascending) of fold ``fold``'s train, dev and test parts; disjoint, covering all.
 
     The dev slice is the first of ``dev_parts`` stratified parts of the training part, drawn with
-    a seed of its own per fold (``[seed, fold]``).
+    a seed of its own per fold (``seed * 1000 + fold``).
     """
     if not 0 <= fold < k:
         raise ValueError(f"fold must be between 0 and {k - 1}, got {fold}")

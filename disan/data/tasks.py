@@ -60,10 +60,6 @@ def _senteval_task(split: str, root: StrPath | None, *, name: str, fold: int | N
     return _three_way(examples, HELDOUT_SEED)[split]
 
 
-def _sick_task(split: str, root: StrPath | None, *, on_error: str = "raise") -> list[Example]:
-    return load_sick_relatedness(split, root, on_error)
-
-
 _TASK_LOADERS: Mapping[str, Callable[..., list[Example]]] = MappingProxyType({
     "sst5": partial(_sst_task, fine=True),
     "sst2": partial(_sst_task, fine=False),
@@ -73,7 +69,7 @@ _TASK_LOADERS: Mapping[str, Callable[..., list[Example]]] = MappingProxyType({
     "subj": partial(_senteval_task, name="subj"),
     "mpqa": partial(_senteval_task, name="mpqa"),
     "cr": partial(_senteval_task, name="cr"),
-    "sick": _sick_task,
+    "sick": load_sick_relatedness,
 })
 _TASK_SPLITS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     task: ("train", "dev", "test", "all") if task in _SENTEVAL_FILES else ("train", "dev", "test")
