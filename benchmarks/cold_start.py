@@ -204,16 +204,16 @@ def table(rows: list[dict]) -> Table:
     return t
 
 
-def is_now(row: dict) -> bool:
+def _is_now(row: dict) -> bool:
     return row["code"].startswith("now")
 
 
 def verdicts(v, rows: list[dict] | None, why: str) -> None:
     """The issue's ≤ 3 s target on the median (max shown) for each launcher; baseline rows as the reference."""
-    for r in [r for r in rows or [] if not is_now(r) and "times" in r]:
+    for r in [r for r in rows or [] if not _is_now(r) and "times" in r]:
         v.note(f"baseline: cold start → first heatmap, {r['code']}",
                f"median {Stats.of(r['times']).median:.2f} s, max {max(r['times']):.2f} s", "reference (no target)")
-    now = [r for r in rows or [] if is_now(r)]
+    now = [r for r in rows or [] if _is_now(r)]
     if not now:
         v.note(f"cold start → first heatmap: median ≤ {TARGET_S:g} s", "–", f"not measured: {why or 'not run'}")
     for r in now:
@@ -242,7 +242,7 @@ def readme_block(rows: list[dict], info: dict, command: str, date: str | None = 
             median = Stats.of(r["times"]).median
             verdict = "met" if median <= TARGET_S else f"missed by {median - TARGET_S:.2f} s"
             lines.append(f"| {r['code']} | {median:.2f} | {max(r['times']):.2f} | {len(r['times'])} | "
-                         + (verdict if is_now(r) else "reference") + " |")
+                         + (verdict if _is_now(r) else "reference") + " |")
         else:
             lines.append(f"| {r['code']} | – | – | 0 | failed: {r['error']} |")
     return "\n".join(lines)

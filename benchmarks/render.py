@@ -122,9 +122,13 @@ def baseline_line(rev: str) -> str:
     return f"**Baseline:** commit `{rev}`, measured in the same run: the *{BASELINE_LABEL}* rows ran that commit's code."
 
 
+def names_baseline(labels) -> bool:
+    """Whether any row label is the baseline commit's (*baseline*, or *baseline, …* with its setup)."""
+    return any(label == BASELINE_LABEL or label.startswith(f"{BASELINE_LABEL},") for label in labels)
+
+
 def has_baseline(result: dict) -> bool:
-    return bool(result.get("baseline_rev")) and any(label == BASELINE_LABEL or label.startswith(f"{BASELINE_LABEL},")
-                                                    for label in _labels(result))
+    return bool(result.get("baseline_rev")) and names_baseline(_labels(result))
 
 
 def header(result: dict, out: Outputs) -> list[str]:

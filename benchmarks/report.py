@@ -10,7 +10,7 @@ from pathlib import Path
 
 from disan.output import rewrite_marked
 
-from .common import BASELINE_LABEL, Table, busy
+from .common import Table, busy
 
 
 def command_line(argv: list[str] | None) -> str:
@@ -163,18 +163,18 @@ def texts(result: dict, out) -> tuple[str, list[tuple[str, str, str, str]]]:
     """The page of ``bench all`` (and its single commands) and its docs blocks — app targets, cold start,
     attributions, each where the run measured it — from the stored results (``render.stored``)."""
     from . import attribution, cold_start
-    from .render import run_date
+    from .render import names_baseline, run_date
 
     info, argv, date = result["machine"], result["argv"], run_date(result)
     rev = result.get("baseline_rev")
     blocks = []
     if "app" in result:
         full = link_from(out.docs, out.markdown) if out.docs and out.markdown else None
-        compared = any(r["path"] == BASELINE_LABEL for r in result["app"] or [])
+        compared = names_baseline(r["path"] for r in result["app"] or [])
         blocks.append((README_START, README_END, readme_block(Table(**result["tables"][-1]), info, argv, full, date,
                                                               rev if compared else None), "the app targets"))
     if result.get("cold_start"):
-        compared = any(not cold_start.is_now(r) for r in result["cold_start"])
+        compared = names_baseline(r["code"] for r in result["cold_start"])
         blocks.append((cold_start.README_START, cold_start.README_END,
                        cold_start.readme_block(result["cold_start"], info, command_line(argv), date,
                                                rev if compared else None), "the cold-start times"))
