@@ -42,7 +42,6 @@ from ..model import SentenceModel
 from ..stats import BOOT_SEED, N_BOOT, bootstrap_ci, verdict
 from ..vocab import tokenize
 from .attention_flow import HOW as FLOW_HOW
-from .attention_flow import SCALE as FLOW_SCALE
 from .attention_flow import attention_flow
 from .budget import IG_ELEMENTS, ig_rows, row_elements
 from .detach import detached_gradient_x_input
@@ -359,7 +358,7 @@ def run(model: SentenceModel, examples: Sequence[Example], task: str, split: str
         },
         "rollout": {"exact": arch == "disan", "mean_remainder": float(np.nanmean(per["rollout_remainder"])),
                     "what": ROLLOUT_REFERENCE + "; mixing-weight shares, mean over the sentence features"},
-        "attention_flow": {"exact": arch == "disan", "how": FLOW_HOW, "capacity_step": 1 / FLOW_SCALE},
+        "attention_flow": {"exact": arch == "disan", "how": FLOW_HOW},
         "tau": tau_rows,
         "agreement": s["agreement"],
         "jain_wallace": {**s["jain_wallace"], "tokens": "the premise only (SST: the sentence)",
