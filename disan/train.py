@@ -43,9 +43,8 @@ from tqdm import tqdm
 
 from . import checkpoint
 from .config import RECIPE_FIELDS, ModelConfig, check_recipe
-from .errors import CheckpointError
-from .data import CV_TASKS, PAIR_TASKS, RELATEDNESS_TASKS, TASK_LABELS, fold_record, load_task
-from .errors import InputError
+from .errors import CheckpointError, InputError
+from .data import CV_FOLDS, CV_TASKS, PAIR_TASKS, RELATEDNESS_TASKS, TASK_LABELS, fold_record, load_task
 from .evaluate import Encoded, dev_metric, encode_examples
 from .model import SentenceModel
 from .relatedness import relatedness_loss
@@ -145,14 +144,14 @@ def task_loss(relatedness: bool, logits: torch.Tensor, targets: torch.Tensor) ->
 
 
 def check_fold(cfg: TrainConfig) -> None:
-    """``--fold`` belongs to the cross-validated tasks only, and names one of their 10 folds."""
+    """``--fold`` belongs to the cross-validated tasks only, and names one of their ``CV_FOLDS`` folds."""
     if cfg.fold is None:
         return
     if cfg.task not in CV_TASKS:
         raise InputError(f"--fold {cfg.fold} applies to the cross-validated tasks ({', '.join(sorted(CV_TASKS))}), "
                          f"not to --task {cfg.task}; drop --fold.")
-    if not 0 <= cfg.fold < 10:
-        raise InputError(f"--fold {cfg.fold} does not exist; use a fold from 0 to 9.")
+    if not 0 <= cfg.fold < CV_FOLDS:
+        raise InputError(f"--fold {cfg.fold} does not exist; use a fold from 0 to {CV_FOLDS - 1}.")
 
 
 def load_splits(cfg: TrainConfig) -> tuple[list, list]:
