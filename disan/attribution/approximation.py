@@ -35,11 +35,11 @@ from torch import Tensor
 from torch.overrides import TorchFunctionMode
 
 from ..model import SentenceModel
-from ..stats import bootstrap_ci
+from .corpus import _ci, example_sides, sample
+from .detach import _SOFTMAX
 from .rank import kendall_tau
 from .rollout import gated_rollout
 
-_SOFTMAX = {torch.softmax, torch.nn.functional.softmax, torch.Tensor.softmax}
 _SIGMOID = {torch.sigmoid, torch.Tensor.sigmoid}
 
 
@@ -99,34 +99,16 @@ def erasure_parts(model: SentenceModel, tokens: list[str]) -> tuple[Tensor, obje
 
         with ExitStack() as stack:
             for m in _token_local(model):
-                stack.enter_context(_hook(m, erase))
+                stack.callback(m.register_forward_hook(erase).remove)
             with replay:
                 without, erased = model.encoder(x.expand(T, -1, -1), valid.expand(T, -1), True, None, None, None)  # (T, F)
     return (full - without).double(), enc, erased
-
-
-class _hook:
-    def __init__(self, module, fn):
-        self.module, self.fn = module, fn
-
-    def __enter__(self):
-        self.handle = self.module.register_forward_hook(self.fn)
-
-    def __exit__(self, *exc):
-        self.handle.remove()
 
 
 def shares(parts: Tensor) -> np.ndarray:
     """(T,) mean over features of |part_i[k]| / Σ_i' |part_i'[k]|."""
     a = parts.abs()
     return (a / a.sum(0, keepdim=True).clamp_min(1e-30)).mean(1).numpy()
-
-
-def _summary(values: list[float]) -> dict:
-    v = np.array(values)
-    ok = v[np.isfinite(v)]
-    lo, hi = bootstrap_ci(ok)
-    return {"value": float(ok.mean()) if ok.size else float("nan"), "ci95": [lo, hi], "n": int(ok.size)}
 
 
 def compare(model: SentenceModel, sentences: list[list[str]]) -> dict:
@@ -150,14 +132,13 @@ def compare(model: SentenceModel, sentences: list[list[str]]) -> dict:
     out: dict = {}
     for key, values in rows.items():
         name, stat = key.split(":")
-        out.setdefault(name, {})[stat] = _summary(values)
+        out.setdefault(name, {})[stat] = _ci(np.array(values))
     return out
 
 
 def main(argv: list[str] | None = None) -> int:
     from ..api import PRETRAINED_DIR
     from ..claims_file import trained_model_and_examples
-    from .corpus import example_sides, sample
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--model", required=True)
