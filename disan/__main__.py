@@ -98,11 +98,9 @@ def add_evaluate(sub) -> None:
 def run_evaluate(args) -> int:
     from .api import load
     from .cards import update_card
-    from .data import load_task
-    from .evaluate import evaluate
-
-    from .data import CV_FOLDS, CV_TASKS
+    from .data import CV_FOLDS, CV_TASKS, load_task
     from .errors import InputError
+    from .evaluate import evaluate
 
     if args.fold is not None and args.task not in CV_TASKS:
         raise InputError(f"--fold applies to the cross-validated tasks ({', '.join(sorted(CV_TASKS))}), "
