@@ -70,7 +70,7 @@ def render(ctx: Context) -> None:
                          "themselves, so they are shown but not counted as independent attributions."))
     old = [m.name for m in results.measured if m.not_computed]
     if old:
-        st.info(md_escape(f"{', '.join(old)}: stored before schema 2 and migrated when read; attention flow, the "
+        st.info(md_escape(f"{', '.join(old)}: measured with schema 1 and migrated to schema 2; attention flow, the "
                           "agreement intervals, the like-for-like Jain & Wallace row, the DSA's pooling series and "
                           "ERASER's AOPC were not computed for them. Recompute with: python -m disan faithfulness "
                           "--model NAME --write"))
