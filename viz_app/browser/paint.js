@@ -175,6 +175,28 @@
     });
   }
 
+  /* How to paint z into heatmap trace t as Plotly drew it (its node, image, axes and colours on the limits it
+   * drew), or null when the trace is not a heatmap Plotly drew. Shared by `repaint` (α, feature k) and `swap`
+   * (a new sentence while typing). */
+  function heatJob(gd, nodes, t, z) {
+    var full = gd._fullData[t], node = nodes[t], img = node && node.querySelector("image");
+    if (!full || full.type !== "heatmap" || !img || !Array.isArray(z) || !z.length) return null;
+    var xName = full.xaxis.replace("x", "xaxis"), yName = full.yaxis.replace("y", "yaxis");
+    var xa = gd._fullLayout[xName], ya = gd._fullLayout[yName], color = colorScale(full.colorscale, full.zmin, full.zmax);
+    if (!color || !xa || !ya || !xa.c2p || !ya.c2p) return null;
+    var old = gd.calcdata[t][0].z;
+    return { t: t, z: z, node: node, img: img, color: color, old: old, xName: xName, yName: yName, xa: xa, ya: ya,
+             same: !!old && old.length === z.length && old[0].length === z[0].length,
+             down: ya.c2p(0) < ya.c2p(1), right: xa.c2p(0) < xa.c2p(1) };
+  }
+
+  /* Write a job's cells into its image (one pixel per cell, scaled without smoothing) and record them as drawn. */
+  function paintCells(gd, job) {
+    job.img.setAttributeNS("http://www.w3.org/1999/xlink", "xlink:href", image(job.z, job.color, job.down, job.right));
+    job.img.style.imageRendering = "pixelated";
+    gd.calcdata[job.t][0].z = job.z; // what is drawn, and what heatmap hover reads
+  }
+
   /* Repaint the chart gd from figure (after DisanRecompute.render with `binding`): heatmap images, cell
    * labels, hover values and the templated texts. Returns false, having changed nothing, when it cannot
    * (a shape change, an unknown text or trace type): then use Plotly.react. */
@@ -183,16 +205,12 @@
     var nodes = heatmapNodes(gd), jobs = [], setters = [], bars = barJobs(gd, figure, binding.rows || []);
     if (!bars) return false;
     for (var i = 0; i < binding.panels.length; i++) {
-      var t = binding.panels[i].trace, full = gd._fullData[t], node = nodes[t];
-      var img = node && node.querySelector("image"), z = figure.data[t].z;
-      if (!full || full.type !== "heatmap" || !img || !Array.isArray(z) || !z.length) return false;
-      var old = gd.calcdata[t][0].z;
-      if (!old || old.length !== z.length || old[0].length !== z[0].length) return false; // shape change
-      var color = colorScale(full.colorscale, full.zmin, full.zmax), digits = labelDigits(node, z, old, full.texttemplate);
-      var xa = gd._fullLayout[full.xaxis.replace("x", "xaxis")], ya = gd._fullLayout[full.yaxis.replace("y", "yaxis")];
-      if (!color || digits === null || !xa || !ya || !xa.c2p || !ya.c2p) return false;
-      jobs.push({ t: t, z: z, node: node, img: img, color: color, digits: digits,
-                  hover: binding.panels[i].hover_trace, down: ya.c2p(0) < ya.c2p(1), right: xa.c2p(0) < xa.c2p(1) });
+      var job = heatJob(gd, nodes, binding.panels[i].trace, figure.data[binding.panels[i].trace].z);
+      if (!job || !job.same) return false; // not a drawn heatmap, or a shape change
+      job.digits = labelDigits(job.node, job.z, job.old, gd._fullData[job.t].texttemplate);
+      if (job.digits === null) return false;
+      job.hover = binding.panels[i].hover_trace;
+      jobs.push(job);
     }
     var texts = binding.texts || {};
     for (var path in texts) {
@@ -202,10 +220,8 @@
       setters.push(set);
     }
     jobs.forEach(function (job) {
-      job.img.setAttributeNS("http://www.w3.org/1999/xlink", "xlink:href", image(job.z, job.color, job.down, job.right));
-      job.img.style.imageRendering = "pixelated";
+      paintCells(gd, job);
       relabel(job.node, job.z, job.digits, job.color);
-      gd.calcdata[job.t][0].z = job.z; // what heatmap hover reads
       if (job.hover !== undefined && gd._fullData[job.hover]) gd._fullData[job.hover].customdata = figure.data[job.hover].customdata;
     });
     bars.forEach(reshape);
@@ -213,25 +229,21 @@
     return true;
   }
 
+
   /* ---------------------------------------------------------------- swap: a new sentence while typing */
 
   var SVG = "http://www.w3.org/2000/svg";
-
-  function axisOf(gd, trace, letter) {
-    var name = (trace[letter + "axis"] || letter).replace(letter, letter + "axis");
-    return { name: name, full: gd._fullLayout[name] };
-  }
 
   /* Labels of `spec`'s axis drawn over the plot where Plotly's own tick labels were, for a sentence whose
    * length differs from the one Plotly laid out: row/column v of T sits at offset + (v + ½)·length/T (rows top
    * down, as the heatmaps' reversed y axes draw them). Plotly's own labels are hidden until its next draw. */
   function overlayTicks(gd, layer, axis, specAxis, T, letter) {
-    var labels = gd.querySelectorAll("g." + axis.full._id + "tick text");
+    var labels = gd.querySelectorAll("g." + axis._id + "tick text");
     var sample = labels[0];
     labels.forEach(function (t) { t.style.visibility = "hidden"; });
     if (!specAxis || specAxis.showticklabels === false || !specAxis.tickvals || !sample) return;
-    var style = sample.getAttribute("style") || "", offset = axis.full._offset, length = axis.full._length;
-    var counter = letter === "x" ? gd._fullLayout[axis.full.anchor.replace("y", "yaxis")] : null;
+    var style = sample.getAttribute("style") || "", offset = axis._offset, length = axis._length;
+    var counter = letter === "x" ? gd._fullLayout[axis.anchor.replace("y", "yaxis")] : null;
     specAxis.tickvals.forEach(function (v, i) {
       var text = document.createElementNS(SVG, "text"), at = offset + (v + 0.5) * length / T;
       var shown = plain(String(specAxis.ticktext[i]));
@@ -245,7 +257,7 @@
       } else {
         text.setAttribute("text-anchor", "end");
         text.setAttribute("dominant-baseline", "middle");
-        text.setAttribute("x", String(gd._fullLayout[axis.full.anchor.replace("x", "xaxis")]._offset - 4));
+        text.setAttribute("x", String(gd._fullLayout[axis.anchor.replace("x", "xaxis")]._offset - 4));
         text.setAttribute("y", String(at));
       }
       layer.appendChild(text);
@@ -254,7 +266,7 @@
 
   /* The tick labels Plotly drew for `specAxis`, rewritten in place (same sentence length, same ticks). */
   function retext(gd, axis, specAxis) {
-    var labels = gd.querySelectorAll("g." + axis.full._id + "tick text");
+    var labels = gd.querySelectorAll("g." + axis._id + "tick text");
     if (!specAxis || !specAxis.ticktext || labels.length !== specAxis.ticktext.length) return labels.length === 0;
     for (var i = 0; i < labels.length; i++) {
       var shown = plain(String(specAxis.ticktext[i]));
@@ -268,7 +280,7 @@
   function unswap(gd) {
     var layer = gd.querySelector("g.disan-swap");
     if (layer) layer.remove();
-    gd.querySelectorAll("g.xtick text, g.ytick text, [class*='tick'] text").forEach(function (t) {
+    gd.querySelectorAll("g[class$='tick'] text").forEach(function (t) {
       if (t.style.visibility === "hidden") t.style.visibility = "";
     });
     gd.__swapped = false;
@@ -285,42 +297,35 @@
     if (spec.data.length !== gd._fullData.length || !spec.data.length) return false;
     var nodes = heatmapNodes(gd), jobs = [];
     for (var t = 0; t < spec.data.length; t++) {
-      var trace = spec.data[t], full = gd._fullData[t], node = nodes[t], z = trace.z;
-      var img = node && node.querySelector("image");
-      if (trace.type !== "heatmap" || !full || full.type !== "heatmap" || !img || !Array.isArray(z) || !z.length) return false;
-      if ((trace.xaxis || "x") !== full.xaxis || (trace.yaxis || "y") !== full.yaxis) return false;
-      var xa = axisOf(gd, full, "x"), ya = axisOf(gd, full, "y");
-      var color = colorScale(full.colorscale, full.zmin, full.zmax);
-      if (!color || !xa.full || !ya.full || !xa.full.c2p || !ya.full.c2p) return false;
-      var old = gd.calcdata[t][0].z;
-      jobs.push({ t: t, z: z, node: node, img: img, color: color, xa: xa, ya: ya,
-                  same: old && old.length === z.length && old[0].length === z[0].length,
-                  down: ya.full.c2p(0) < ya.full.c2p(1), right: xa.full.c2p(0) < xa.full.c2p(1) });
+      var trace = spec.data[t], job = trace.type === "heatmap" ? heatJob(gd, nodes, t, trace.z) : null;
+      if (!job || (trace.xaxis || "x") !== gd._fullData[t].xaxis || (trace.yaxis || "y") !== gd._fullData[t].yaxis) {
+        return false;
+      }
+      jobs.push(job);
     }
+    // the axes Plotly laid out fit the new cells only when every length is the one it laid out
     var same = jobs.every(function (j) { return j.same; }) && !gd.__swapped;
     var layer = gd.querySelector("g.disan-swap");
     if (layer) layer.textContent = "";
     var done = {};
     jobs.forEach(function (job) {
-      job.img.setAttributeNS("http://www.w3.org/1999/xlink", "xlink:href", image(job.z, job.color, job.down, job.right));
-      job.img.style.imageRendering = "pixelated";
-      var digits = same ? labelDigits(job.node, job.z, gd.calcdata[job.t][0].z, gd._fullData[job.t].texttemplate) : null;
-      if (digits !== null && digits !== undefined) relabel(job.node, job.z, digits, job.color);
+      var digits = same ? labelDigits(job.node, job.z, job.old, gd._fullData[job.t].texttemplate) : null;
+      paintCells(gd, job);
+      if (digits !== null) relabel(job.node, job.z, digits, job.color);
       else job.node.querySelectorAll("text").forEach(function (e) { e.remove(); });
-      gd.calcdata[job.t][0].z = job.z; // what is drawn (and what hover reads; off below for a new length)
       if (same && spec.data[job.t].customdata) gd._fullData[job.t].customdata = spec.data[job.t].customdata;
-      [["x", job.xa], ["y", job.ya]].forEach(function (pair) {
-        var letter = pair[0], axis = pair[1];
-        if (done[axis.name]) return;
-        done[axis.name] = true;
-        var specAxis = spec.layout[axis.name], T = letter === "x" ? job.z[0].length : job.z.length;
-        if (same && retext(gd, axis, specAxis)) return;
+      [["x", job.xName, job.xa], ["y", job.yName, job.ya]].forEach(function (axis) {
+        var letter = axis[0], name = axis[1];
+        if (done[name]) return;
+        done[name] = true;
+        var specAxis = spec.layout[name], T = letter === "x" ? job.z[0].length : job.z.length;
+        if (same && retext(gd, axis[2], specAxis)) return;
         if (!layer) {
           layer = document.createElementNS(SVG, "g");
           layer.setAttribute("class", "disan-swap");
           gd.querySelector(".main-svg").appendChild(layer);
         }
-        overlayTicks(gd, layer, axis, specAxis, T, letter);
+        overlayTicks(gd, layer, axis[2], specAxis, T, letter);
       });
     });
     if (!same) {
@@ -329,6 +334,7 @@
     }
     return true;
   }
+
 
   /* [rows, columns] of a heatmap's z: an array of rows, or Plotly's typed-array spec {dtype, bdata, shape}. */
   function gridShape(z) {
