@@ -10,18 +10,18 @@ Every number comes from a results file made by `python -m disan faithfulness --a
 
 from __future__ import annotations
 
+import itertools
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a plain script from a clean clone
 
+from disan.attribution.corpus import ATTRIBUTIONS, RANKINGS  # noqa: E402
 from disan.output import readme_block_main  # noqa: E402
 
 DOC = ROOT / "docs" / "attention-as-explanation.md"
 START, END = "<!-- faithfulness-table:start -->", "<!-- faithfulness-table:end -->"
-ATTRIBUTIONS = ("grad_input", "integrated_gradients", "leave_one_out")
-RANKINGS = ("attention", "pooling", "integrated_gradients", "rollout", "attention_flow", "random")
 SHORT = {"attention": "attention", "pooling": "DSA pooling", "integrated_gradients": "IG", "rollout": "rollout",
          "attention_flow": "flow", "random": "random", "grad_input": "grad × input", "leave_one_out": "leave-one-out"}
 NOT_COMPUTED = "not computed"
@@ -50,8 +50,7 @@ def _row(cells: list[str]) -> str:
 
 def table(results) -> list[str]:
     """Agreement: per model, attention's τ with each attribution beside the attributions' τ with each other."""
-    pairs = [("grad_input", "integrated_gradients"), ("grad_input", "leave_one_out"),
-             ("integrated_gradients", "leave_one_out")]
+    pairs = list(itertools.combinations(ATTRIBUTIONS, 2))
     head = ["model", "examples (of the test set)", "IG steps, mean \\|delta\\|"]
     head += [f"τ attention ~ {SHORT[m]}" for m in ATTRIBUTIONS]
     head += [f"τ {SHORT[a]} ~ {SHORT[b]}" for a, b in pairs]
@@ -112,7 +111,7 @@ def answers(results) -> list[str]:
 
 def summary(results) -> list[str]:
     """How many models fall in each agreement band and beat random erasure (derived, not written by hand)."""
-    from disan.attribution.corpus import ATTRIBUTIONS, band
+    from disan.attribution.corpus import band
 
     bands: dict[str, list[str]] = {}
     beats: dict[str, list[str]] = {}
