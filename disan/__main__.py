@@ -98,15 +98,10 @@ def add_evaluate(sub) -> None:
 def run_evaluate(args) -> int:
     from .api import load
     from .cards import update_card
-    from .data import CV_FOLDS, CV_TASKS, load_task
-    from .errors import InputError
+    from .data import check_fold, load_task
     from .evaluate import evaluate
 
-    if args.fold is not None and args.task not in CV_TASKS:
-        raise InputError(f"--fold applies to the cross-validated tasks ({', '.join(sorted(CV_TASKS))}), "
-                         f"not to --task {args.task}; drop --fold.")
-    if args.fold is not None and not 0 <= args.fold < CV_FOLDS:
-        raise InputError(f"--fold {args.fold} does not exist; use a fold from 0 to {CV_FOLDS - 1}.")
+    check_fold(args.task, args.fold)
     fold = {} if args.fold is None else {"fold": args.fold}
     model = load(args.model, args.device)
     report = evaluate(model, load_task(args.task, args.split, args.data_dir, **fold))

@@ -44,7 +44,7 @@ from tqdm import tqdm
 from . import checkpoint
 from .config import RECIPE_FIELDS, ModelConfig, check_recipe
 from .errors import CheckpointError, InputError
-from .data import CV_FOLDS, CV_TASKS, PAIR_TASKS, RELATEDNESS_TASKS, TASK_LABELS, fold_record, load_task
+from .data import PAIR_TASKS, RELATEDNESS_TASKS, TASK_LABELS, check_fold, fold_record, load_task
 from .evaluate import Encoded, dev_metric, encode_examples
 from .model import SentenceModel
 from .relatedness import relatedness_loss
@@ -143,17 +143,6 @@ def task_loss(relatedness: bool, logits: torch.Tensor, targets: torch.Tensor) ->
     return relatedness_loss(logits, targets) if relatedness else F.cross_entropy(logits, targets)
 
 
-def check_fold(cfg: TrainConfig) -> None:
-    """``--fold`` belongs to the cross-validated tasks only, and names one of their ``CV_FOLDS`` folds."""
-    if cfg.fold is None:
-        return
-    if cfg.task not in CV_TASKS:
-        raise InputError(f"--fold {cfg.fold} applies to the cross-validated tasks ({', '.join(sorted(CV_TASKS))}), "
-                         f"not to --task {cfg.task}; drop --fold.")
-    if not 0 <= cfg.fold < CV_FOLDS:
-        raise InputError(f"--fold {cfg.fold} does not exist; use a fold from 0 to {CV_FOLDS - 1}.")
-
-
 def load_splits(cfg: TrainConfig) -> tuple[list, list]:
     """Train and dev examples of the run; a cross-validated run also writes its fold record."""
     kw: dict = {"on_error": cfg.on_error}
@@ -224,7 +213,7 @@ def load_state(cfg: TrainConfig, model, opt) -> tuple[int, int, float, list]:
 def train(cfg: TrainConfig) -> dict:
     """Train, keep the best dev checkpoint, and return the run summary."""
     check_recipe(cfg.model, {name: getattr(cfg, name) for name in RECIPE_FIELDS})  # before any data is read
-    check_fold(cfg)
+    check_fold(cfg.task, cfg.fold)
     rank, world = setup_distributed()
     if cfg.threads:
         torch.set_num_threads(cfg.threads)

@@ -28,7 +28,7 @@ public mpqa.all, 4 in custrev.all), are dropped silently.
 """
 
 from .example import Example, StrPath
-from .folds import CV_DEV_PARTS, CV_FOLDS, CV_SEED, fold_indices, fold_parts, fold_record, stratified_folds
+from .folds import CV_DEV_PARTS, CV_FOLDS, CV_SEED, check_fold, fold_indices, fold_parts, fold_record, stratified_folds
 from .labels import (CR_LABELS, CV_TASKS, MPQA_LABELS, NLI_LABELS, PAIR_TASKS, RELATEDNESS_TASKS, SICK_GRADES,
                      SST2_LABELS, SST5_LABELS, SUBJ_LABELS, TASK_LABELS, TREC_FILE_CODES, TREC_LABELS)
 from .lines import ON_ERROR_CHOICES, CorruptLineError, CorruptLineWarning, Line
@@ -42,7 +42,7 @@ from .sst import (BALANCE_COPIES, SST_NEUTRAL, SST_TRAIN_SENTENCES, load_sst_sen
 from .tasks import HELDOUT_SEED, NLI_DEV_FRACTION, TREC_DEV_FRACTION, load_task
 
 __all__ = [
-    "CV_DEV_PARTS", "CV_FOLDS", "CV_SEED", "CV_TASKS", "RELATEDNESS_TASKS", "SICK_GRADES", "SICK_SPLIT_FILES",
+    "CV_DEV_PARTS", "CV_FOLDS", "CV_SEED", "CV_TASKS", "check_fold", "RELATEDNESS_TASKS", "SICK_GRADES", "SICK_SPLIT_FILES",
     "fold_indices", "fold_parts", "fold_record", "grade_index", "load_sick_relatedness", "stratified_folds",
     "BALANCE_COPIES", "CR_LABELS", "CorruptLineError", "CorruptLineWarning", "DataFileError",
     "E", "Example", "HELDOUT_SEED", "Line", "MPQA_LABELS", "NLI_DEV_FRACTION", "NLI_LABELS",

@@ -14,13 +14,26 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..errors import InputError
 from .example import Example
+from .labels import CV_TASKS
 
 CV_FOLDS = 10
 CV_SEED = 13
 #: The training part (k-1 folds) is cut into this many stratified parts; one is the dev slice,
 #: so each fold trains on 8/10 of the data, selects on 1/10 and tests on 1/10.
 CV_DEV_PARTS = CV_FOLDS - 1
+
+
+def check_fold(task: str, fold: int | None) -> None:
+    """``--fold`` (train and evaluate) belongs to the cross-validated tasks only, and names one of their folds."""
+    if fold is None:
+        return
+    if task not in CV_TASKS:
+        raise InputError(f"--fold {fold} applies to the cross-validated tasks ({', '.join(sorted(CV_TASKS))}), "
+                         f"not to --task {task}; drop --fold.")
+    if not 0 <= fold < CV_FOLDS:
+        raise InputError(f"--fold {fold} does not exist; use a fold from 0 to {CV_FOLDS - 1}.")
 
 
 def stratified_folds(labels: Sequence[int], k: int = CV_FOLDS, seed: int = CV_SEED) -> list[int]:
