@@ -125,8 +125,9 @@ def write_report(trace: ModelTrace, path: str | os.PathLike) -> Path:
 
 
 def notebook_height(trace: ModelTrace) -> int:
-    """The notebook frame's height in pixels: the compact page (tokens, prediction, the two main maps per
-    sentence), with the heights ``figures.js`` gives those figures (``heatmapGrid``: 480, prediction 300)."""
+    """The notebook frame's height in pixels, an estimate: the page lays its figures out itself (figures.js) and
+    the sandboxed frame cannot tell the notebook its height, so this leaves room for the tokens, one pair of maps
+    per sentence at a typical height and the prediction; a taller page scrolls inside the frame."""
     sentences = 1 if trace.hypothesis is None else 2
     return 360 + 300 + sentences * (480 + 80)
 
