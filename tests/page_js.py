@@ -40,6 +40,12 @@ const run = (job) => {
       p.view = tv;
       return p;
     }
+    if (job.fn === "figure") {
+      const [view, arrays, id, theme] = job.args;
+      const tv = DisanSections.unpack(view, Uint8Array.from(Buffer.from(arrays, "base64")));
+      const f = DisanSections.figureById(tv, id, theme);
+      return { figure: f.figure, binding: f.binding };
+    }
     if (job.fn === "page") { const p = DisanSections.page(job.args[0], job.args[1]); delete p.sections; return p; }
     const [lib, name] = job.fn.split(".");
     return (lib === "F" ? DisanFigures : DisanSections)[name](...job.args);
@@ -63,6 +69,15 @@ def node_jobs(jobs: list[dict], context: dict | None = None) -> list:
                           text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
+
+
+def page_figures(requests: list[tuple[dict, str, str, str]]) -> list[dict]:
+    """``{figure, binding}`` of each ``(view, arrays_b64, figure_id, theme)``: the packed trace view the app's
+    chart component receives (``chart.draw_figure``) and the figure it draws, built in Node as the page builds it."""
+    out = node_jobs([{"fn": "figure", "args": list(r)} for r in requests])
+    for r, o in zip(requests, out):
+        assert "error" not in o, f"{r[2]}: {o.get('error')}"
+    return out
 
 
 def unpack(html: str, element_id: str) -> bytes:

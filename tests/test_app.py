@@ -16,6 +16,7 @@ from streamlit.testing.v1 import AppTest
 
 import disan
 from benchmarks.load import decode  # Plotly arrays; the other app tests import it from here
+from tests.page_js import page_figures
 from disan.config import NLI_LABELS
 from viz_app.shell import loaders
 from viz_app.shell.chart import unwire
@@ -84,15 +85,34 @@ def release_live(at: AppTest, key: str, value) -> AppTest:
     return at.run()
 
 
+#: Trace views the app sent to the page, by id (``chart.draw_figure`` sends each once per session).
+_VIEWS: dict[str, tuple[dict, str]] = {}
+
+
+def _specs(payloads: list[dict]) -> list[dict]:
+    """The Plotly figure of each chart payload: the server's spec (role "chart"), or for role "figure" the
+    figure the page builds from its trace view, built in Node by the page's own code (``page_js``)."""
+    for c in payloads:
+        if c.get("view"):
+            _VIEWS[c["view_id"]] = (json.loads(c["view"]), c["arrays"])
+    wanted = [(i, c) for i, c in enumerate(payloads) if c.get("role") == "figure"]
+    built = page_figures([(*_VIEWS[c["view_id"]], c["figure"], c["theme"]) for _, c in wanted]) if wanted else []
+    out = [None if c.get("role") == "figure" else json.loads(c["spec"]) for c in payloads]
+    for (i, _), b in zip(wanted, built):
+        out[i] = b["figure"]
+    return out
+
+
 def charts(at: AppTest) -> list[dict]:
     """Every chart's Plotly figure JSON (``{"data", "layout"}``), in page order."""
-    return [json.loads(c["spec"]) for c in chart_payloads(at)]
+    return _specs(chart_payloads(at))
 
 
 def chart_by_key(at: AppTest, key: str) -> dict:
-    for c in chart_payloads(at):
+    payloads = chart_payloads(at)
+    for c, spec in zip(payloads, _specs(payloads)):
         if c["id"].endswith(f"chart_{key}"):
-            return json.loads(c["spec"])
+            return spec
     raise AssertionError(f"no chart {key!r}")
 
 

@@ -100,7 +100,7 @@ function fitted(gd) {
   return DisanPaint.fitCellText(gd.__figure.data, gd.__figure.layout, gd.clientWidth || 1000);
 }
 
-function mountChart(component, data) {
+function chartElement(component, data) {
   const { parentElement, setTriggerValue } = component;
   let gd = parentElement.querySelector(".viz-chart");
   if (!gd) {
@@ -110,14 +110,22 @@ function mountChart(component, data) {
     gd.__vizQueue = Promise.resolve();
   }
   gd.__vizSelect = data.selectable ? setTriggerValue : null;
-  const live = data.live || null;
+  return gd;
+}
+
+/* The chart already shows exactly this (the same static parts, and a live chart at its group's values). */
+function alreadyDrawn(gd, live, config) {
+  if (!gd.__live && !live) return gd.__configText === config && gd.__staticKey !== undefined;
   const g = live ? group(live.group) : null;
-  const config = JSON.stringify(data.config);
-  if (live && gd.__live && gd.__live.static === live.static && gd.__live.payload_id === live.payload_id &&
-      gd.__configText === config && bound(g, gd) && sameValues(gd.__shown, g.values)) {
-    return; // the page drew exactly this already (its own values, the same static parts): nothing to redraw
-  }
-  gd.__figure = JSON.parse(data.spec);
+  return Boolean(live && gd.__live && gd.__live.static === live.static && gd.__live.payload_id === live.payload_id &&
+    gd.__configText === config && bound(g, gd) && sameValues(gd.__shown, g.values));
+}
+
+/* Draw `figure` ({data, layout}) into gd with Plotly.react; with `live`, the chart joins its live group and is
+ * drawn at the group's current values. */
+function drawChart(gd, figure, data, live, config) {
+  const g = live ? group(live.group) : null;
+  gd.__figure = figure;
   gd.__config = Object.assign({ responsive: true }, data.config);
   gd.__configText = config;
   gd.__live = live;
@@ -146,6 +154,78 @@ function mountChart(component, data) {
       });
     })
     .catch(err => { gd.textContent = `This chart could not be drawn: ${err.message}`; });
+}
+
+/* role "chart": a figure built by the server (corpus figures: Evidence, Models). */
+function mountChart(component, data) {
+  const gd = chartElement(component, data);
+  const live = data.live || null;
+  const config = JSON.stringify(data.config);
+  gd.__staticKey = undefined;
+  if (live && alreadyDrawn(gd, live, config)) return; // the page drew exactly this already
+  drawChart(gd, JSON.parse(data.spec), data, live, config);
+}
+
+/* ------------------------------------------------------------ role "figure": the page's own definitions */
+
+/* Trace views by id (chart.py sends each once per session; every chart of a page names the one it draws). */
+const VIEWS = (window.__disanViews = window.__disanViews || { byId: new Map(), waiting: new Map() });
+const VIEW_KEEP = 16;
+const VIEW_WAIT_MS = 3000;
+
+function base64Bytes(text) {
+  const binary = atob(text), out = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
+  return out;
+}
+
+function keepView(id, view) {
+  VIEWS.byId.delete(id);
+  VIEWS.byId.set(id, view);
+  while (VIEWS.byId.size > VIEW_KEEP) VIEWS.byId.delete(VIEWS.byId.keys().next().value);
+  for (const resolve of VIEWS.waiting.get(id) || []) resolve(view);
+  VIEWS.waiting.delete(id);
+}
+
+/* The trace view `id`: unpacked from data when it carries it, else the one an earlier chart brought (waiting
+ * a moment for a chart of the same rerun that carries it); null when none comes. */
+function viewFor(data) {
+  if (data.view) {
+    if (data.context) DisanFigures.configure(data.context);
+    keepView(data.view_id, DisanSections.unpack(JSON.parse(data.view), base64Bytes(data.arrays)));
+  }
+  if (VIEWS.byId.has(data.view_id)) return Promise.resolve(VIEWS.byId.get(data.view_id));
+  return new Promise(resolve => {
+    const list = VIEWS.waiting.get(data.view_id) || [];
+    list.push(resolve);
+    VIEWS.waiting.set(data.view_id, list);
+    setTimeout(() => resolve(null), VIEW_WAIT_MS);
+  });
+}
+
+function mountFigure(component, data) {
+  const gd = chartElement(component, data);
+  const config = JSON.stringify(data.config);
+  const staticKey = [data.view_id, data.figure, data.theme].join("|");
+  const want = data.live ? Object.assign({}, data.live, { static: staticKey }) : null;
+  if (gd.__staticKey === staticKey && alreadyDrawn(gd, want, config)) return; // nothing changed for this chart
+  gd.__staticKey = staticKey;
+  const token = (gd.__figureToken = (gd.__figureToken || 0) + 1);
+  viewFor(data).then(tv => {
+    if (token !== gd.__figureToken) return; // a newer render of this chart came first
+    if (!tv) {
+      gd.__staticKey = undefined;
+      gd.textContent = "Loading this sentence's trace…";
+      component.setTriggerValue("missing", data.view_id); // the server sends it again
+      return;
+    }
+    const entry = DisanSections.figureById(tv, data.figure, data.theme);
+    const live = want && entry.binding ? Object.assign(want, { binding: entry.binding }) : null;
+    drawChart(gd, entry.figure, data, live, config);
+  }).catch(err => {
+    gd.__staticKey = undefined;
+    gd.textContent = `This chart could not be drawn: ${err.message}`;
+  });
 }
 
 function show(data, value) {
@@ -211,5 +291,6 @@ function unwire(raw) {
 export default function (component) {
   const data = unwire(component.data);
   if (data.role === "control") mountControl(component, data);
+  else if (data.role === "figure") mountFigure(component, data);
   else mountChart(component, data);
 }

@@ -416,39 +416,9 @@
     return new Response(stream).arrayBuffer().then(buffer => new Uint8Array(buffer));
   }
 
-  /* The trace view of a report file (viz_app/draw/site_view.py `packed_trace_view`): every {"$a": [dtype,
-   * offset, count]} becomes a typed array over `bytes`, and DiSAN's per-feature P, {"$q": [offset, count],
-   * scale} on the allowed cells, a full T·T·D Float32Array (0 where the mask forbids). */
+  /* The trace view of a report file: DisanSections.unpack (typed arrays over `bytes`). */
   function unpackView(view, bytes) {
-    const buffer = bytes.buffer, base = bytes.byteOffset;
-    const array = ref => {
-      if (!ref || !ref.$a) return ref;
-      const [dtype, offset, count] = ref.$a;
-      return dtype === "u1" ? new Uint8Array(buffer, base + offset, count) : new Float32Array(buffer, base + offset, count);
-    };
-    const probs = (ref, block, T) => {
-      if (!ref || !ref.$q) return ref;
-      const [offset, count] = ref.$q, q = new Uint16Array(buffer, base + offset, count), D = block.D;
-      const full = new Float32Array(T * T * D);
-      let n = 0;
-      for (let c = 0; c < T * T; c++) {
-        if (!block.allowed[c]) continue;
-        for (let k = 0; k < D; k++) full[c * D + k] = q[n * D + k] * ref.scale;
-        n += 1;
-      }
-      return full;
-    };
-    for (const side of ["premise", "hypothesis"]) {
-      const sent = view[side];
-      if (!sent) continue;
-      for (const key of ["s2t", "maxpool_share"]) sent[key] = array(sent[key]);
-      for (const dir of ["fw", "bw"]) {
-        const block = sent[dir];
-        for (const key of Object.keys(block)) if (key !== "probs") block[key] = array(block[key]);
-        block.probs = probs(block.probs, block, sent.T);
-      }
-    }
-    return view;
+    return DisanSections.unpack(view, bytes);
   }
 
   /* The report file: unpack plotly.js, the trace view and its arrays, build the page with DisanSections (the
@@ -474,7 +444,7 @@
     }).then(([json, bytes]) => {
       const data = JSON.parse(json);
       DisanFigures.configure(data.context);
-      const page = DisanSections.page(unpackView(data.view, bytes), { compact: data.compact });
+      const page = DisanSections.page(unpackView(data.view, bytes), { compact: data.compact, only: data.only });
       doc.title = page.title;
       return show(root, page, { header: doc.getElementById("report-header") });
     }).catch(fail);

@@ -96,7 +96,7 @@
         checkArray(b.scores, b.H * T * T, where + ".scores (H·T·T)");
         checkArray(b.ffn_deactivation, T, where + ".ffn_deactivation");
         checkArray(b.ln_max, T, where + ".ln_max");
-      } else {
+      } else if (b.probs !== null && b.probs !== undefined) {
         checkArray(b.probs, T * T * b.D, where + ".probs (T·T·D, DiSAN's per-feature P)");
       }
     });
@@ -116,13 +116,13 @@
     });
   }
 
-  function checkView(tv) {
+  function checkView(tv, opts) {
     need(tv && (tv.arch === "disan" || tv.arch === "dsa"), "arch should be \"disan\" or \"dsa\"");
     need(Array.isArray(tv.masks) && tv.masks.length === 2, "masks should be [fw, bw]");
     need(tv.prediction, "prediction is missing");
     checkSentence(tv.premise, tv.arch, "premise");
     if (tv.hypothesis) checkSentence(tv.hypothesis, tv.arch, "hypothesis");
-    checkLengths(tv);
+    if (!(opts && opts.anyLength)) checkLengths(tv);
   }
 
   /* ------------------------------------------------------------ live.py: bindings */
@@ -289,6 +289,7 @@
   /* DiSAN's P[:, :, k] (T × T) of one block, from the trace view's per-feature P. */
   function featureSlice(sent, direction, k) {
     var b = sent[direction], T = sent.tokens.length, D = b.D, out = new Array(T);
+    need(b.probs, direction + ".probs (DiSAN's per-feature P) is needed for one feature k");
     for (var i = 0; i < T; i++) {
       var row = new Array(T);
       for (var j = 0; j < T; j++) row[j] = b.probs[(i * T + j) * D + k];
@@ -560,12 +561,20 @@
   /* The report's page for a trace view: {title (plain text, for document.title), header (the <header>
    * element's HTML), body (the <main> element's inner HTML), data (what DisanReport.show draws: arch, alpha,
    * compact, fonts, figures {id: {data, layout}}, live {id: {side, binding}}, payloads {side: prepared},
-   * words {side: frames}), sections (the Section objects the HTML was made from)}. opts: {compact}.
+   * words {side: frames}), sections (the Section objects the HTML was made from)}. opts: {compact, only (one
+   * figure's id: that figure alone, in its section)}.
    * Throws one sentence when the trace view is incomplete or a sentence is longer than a report holds. */
   function page(tv, opts) {
-    var o = opts || {}, compact = !!o.compact;
+    var o = opts || {}, compact = !!o.compact || !!o.only;
     checkView(tv);
-    var sections = compact ? compactSections(tv) : reportSections(tv);
+    var sections = o.compact ? compactSections(tv) : reportSections(tv);
+    if (o.only) {
+      // One figure of the page (the app's per-figure HTML download), in its section, with the section's control.
+      sections = sections.map(function (s) {
+        return section(s.id, s.title, s.html, s.figures.filter(function (f) { return f.id === o.only; }), s.control);
+      }).filter(function (s) { return s.figures.length; });
+      need(sections.length, "it has no figure \"" + o.only + "\"");
+    }
     var dH = Math.floor(tv.premise.D2 / 2);
     return {
       title: tv.model + " — attention report",
@@ -576,9 +585,69 @@
     };
   }
 
+  /* ------------------------------------------------------------ the packed trace view */
+
+  /* A packed trace view (site_view.packed_trace_view: arrays as {$a: [dtype, offset, count]} into `bytes`,
+   * DiSAN's per-feature P as {$q: [offset, count], scale} on the allowed cells) with typed arrays in place of
+   * the references. `bytes` is a Uint8Array; the arrays are views into its buffer, not copies. */
+  function unpack(view, bytes) {
+    var buffer = bytes.buffer, base = bytes.byteOffset;
+    function array(ref) {
+      if (!ref || !ref.$a) return ref;
+      var dtype = ref.$a[0], offset = ref.$a[1], count = ref.$a[2];
+      return dtype === "u1" ? new Uint8Array(buffer, base + offset, count) : new Float32Array(buffer, base + offset, count);
+    }
+    function probs(ref, block, T) {
+      if (!ref || !ref.$q) return ref;
+      var q = new Uint16Array(buffer, base + ref.$q[0], ref.$q[1]), D = block.D, full = new Float32Array(T * T * D), n = 0;
+      for (var c = 0; c < T * T; c++) {
+        if (!block.allowed[c]) continue;
+        for (var k = 0; k < D; k++) full[c * D + k] = q[n * D + k] * ref.scale;
+        n += 1;
+      }
+      return full;
+    }
+    ["premise", "hypothesis"].forEach(function (side) {
+      var sent = view[side];
+      if (!sent) return;
+      ["s2t", "maxpool_share"].forEach(function (key) { sent[key] = array(sent[key]); });
+      ["fw", "bw"].forEach(function (dir) {
+        var block = sent[dir];
+        Object.keys(block).forEach(function (key) { if (key !== "probs") block[key] = array(block[key]); });
+        block.probs = probs(block.probs, block, sent.T);
+      });
+    });
+    return view;
+  }
+
+  /* ------------------------------------------------------------ one figure at a time (the app) */
+
+  /* The figure `id` of this trace view's page (a Figure: {id, figure, binding, paper, caption, side}), for a
+   * host that draws figures one by one in its own layout (the app's chart component). The sections are built
+   * once per trace view and theme; each figure is still built only when first read. Any length is accepted:
+   * the report's limit is about its file size. */
+  function figureById(tv, id, themeName) {
+    if (!tv.__figures) Object.defineProperty(tv, "__figures", { value: {}, enumerable: false });
+    var key = themeName || "normal";
+    if (!tv.__figures[key]) {
+      checkView(tv, { anyLength: true });
+      var all = {};
+      reportSections(tv, key).forEach(function (s) { s.figures.forEach(function (f) { all[f.id] = f; }); });
+      tv.__figures[key] = all;
+    }
+    var f = tv.__figures[key][id];
+    if (!f) {
+      throw new Error("No figure \"" + id + "\" for this " + tv.arch + " trace view; it has " +
+                      Object.keys(tv.__figures[key]).join(", ") + ".");
+    }
+    return f;
+  }
+
   root.DisanSections = {
     version: 1,
     page: page,
+    unpack: unpack,
+    figureById: figureById,
     reportSections: reportSections,
     compactSections: compactSections,
     overview: overview,

@@ -28,13 +28,14 @@ figure and report constants, and the vocabulary-status names, so the page retype
 
 from __future__ import annotations
 
-from dataclasses import asdict
+import functools
+from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from viz_app.draw import figures, settings
-from viz_app.draw.records import BlockView, SentenceView, trace_view
+from viz_app.draw.records import BlockView, SentenceView, TraceView, trace_view
 from viz_app.draw.theme import NORMAL, PRESENTATION
 
 if TYPE_CHECKING:
@@ -113,23 +114,25 @@ def _per_feature(block, T: int, arch: str):
     return probs[0, :T, :T].numpy()  # (T, T, D)
 
 
-def _sentence(view: SentenceView, sent, leaf, per_feature, arch: str) -> dict:
-    T = view.length
-    enc = sent.encoder
+def _sentence(view: SentenceView, probs: tuple, leaf, per_feature) -> dict:
+    """One sentence of the JS trace view; ``probs``: DiSAN's (T, T, D) P of the fw and bw block, or Nones."""
     return {
         "tokens": list(view.tokens),
         "status": list(view.status),
-        "T": T,
-        "fw": _block(view.fw, _per_feature(enc.fw, T, arch), leaf, per_feature),
-        "bw": _block(view.bw, _per_feature(enc.bw, T, arch), leaf, per_feature),
+        "T": view.length,
+        "fw": _block(view.fw, probs[0], leaf, per_feature),
+        "bw": _block(view.bw, probs[1], leaf, per_feature),
         "s2t": leaf(view.s2t),
         "D2": int(view.s2t.shape[1]),
         "maxpool_share": leaf(view.maxpool_share),
     }
 
 
-def _view(trace: ModelTrace, leaf, per_feature) -> dict:
-    tv = trace_view(trace)
+def _view(tv: TraceView, probs: dict, leaf, per_feature) -> dict:
+    """The JS trace view of records ``tv``; ``probs``: side → (fw, bw) per-feature P (absent: no P)."""
+    def sentence(name: str, view: SentenceView | None) -> dict | None:
+        return None if view is None else _sentence(view, probs.get(name, (None, None)), leaf, per_feature)
+
     return {
         "model": tv.model,
         "arch": tv.arch,
@@ -137,27 +140,57 @@ def _view(trace: ModelTrace, leaf, per_feature) -> dict:
         "prediction": {k: float(v) for k, v in tv.prediction.items()},
         "masks": list(tv.masks),
         "alpha": None if tv.alpha is None else float(tv.alpha),
-        "premise": _sentence(tv.premise, trace.premise, leaf, per_feature, tv.arch),
-        "hypothesis": None if tv.hypothesis is None else _sentence(tv.hypothesis, trace.hypothesis, leaf, per_feature,
-                                                                   tv.arch),
+        "premise": sentence("premise", tv.premise),
+        "hypothesis": sentence("hypothesis", tv.hypothesis),
     }
+
+
+def _trace_probs(trace: ModelTrace, arch: str) -> dict:
+    """side → (fw, bw) DiSAN per-feature P of ``trace`` (``_per_feature``)."""
+    out = {}
+    for name, sent in (("premise", trace.premise), ("hypothesis", trace.hypothesis)):
+        if sent is not None:
+            T = len(sent.tokens)
+            out[name] = (_per_feature(sent.encoder.fw, T, arch), _per_feature(sent.encoder.bw, T, arch))
+    return out
 
 
 def trace_view_json(trace: ModelTrace) -> dict:
     """The JS trace view (module docstring) of ``trace``, as JSON-ready lists."""
-    return _view(trace, _flat, lambda probs, allowed: _flat(probs))
+    tv = trace_view(trace)
+    return _view(tv, _trace_probs(trace, tv.arch), _flat, lambda probs, allowed: _flat(probs))
 
 
 def packed_trace_view(trace: ModelTrace) -> tuple[dict, bytes]:
     """The JS trace view of ``trace`` with its arrays as references into one byte string (``_Packer``), which
     ``report.js``'s ``unpackView`` turns back into typed arrays: what a report file and the app's charts carry."""
+    tv = trace_view(trace)
     packer = _Packer()
-    view = _view(trace, packer.array, packer.probs)
+    view = _view(tv, _trace_probs(trace, tv.arch), packer.array, packer.probs)
     return view, packer.blob()
 
 
+@dataclass(frozen=True)
+class PageView:
+    """A trace view as the page receives it (``site_view.packed_records_view``): ``id`` names it (a hash of
+    its content), ``view`` is its JSON with array references, ``arrays`` the bytes they point into, base64."""
+
+    id: str
+    view: str
+    arrays: str
+
+
+def packed_records_view(tv: TraceView) -> tuple[dict, bytes]:
+    """``packed_trace_view`` of numpy records (``records.TraceView``, what the app caches and keeps on disk),
+    without DiSAN's per-feature P (``probs`` null: the app's feature k comes with its slider, ``live.py``)."""
+    packer = _Packer()
+    view = _view(tv, {}, packer.array, packer.probs)
+    return view, packer.blob()
+
+
+@functools.lru_cache(maxsize=1)
 def figure_context() -> dict:
-    """What ``DisanFigures.configure`` needs (module docstring): Plotly's own templates and colour scales,
+    """(Cached: read it, never change it.) What ``DisanFigures.configure`` needs (module docstring): Plotly's own templates and colour scales,
     the themes, and the constants of ``figures.py`` and ``settings.py`` the page uses."""
     themes = {t.name: {**asdict(t), "categorical": list(t.categorical)} for t in (NORMAL, PRESENTATION)}
     scales = sorted({t.sequential for t in (NORMAL, PRESENTATION)} | {t.diverging for t in (NORMAL, PRESENTATION)})

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import plotly.graph_objects as go
@@ -33,14 +34,16 @@ from viz_app.draw import live, settings
 from viz_app.draw.figures import is_click_layer
 from viz_app.draw.figure_json import figure_json, figure_spec
 from viz_app.draw.live import static_key as live_static_key
+from viz_app.draw.site_view import PageView, figure_context
 from viz_app.shell.plotly_js import PLOTLY_URL, READY_JS, plotly_js_served
 
 
 # The component's module: recompute.js and paint.js (classic scripts defining DisanRecompute and DisanPaint,
 # shared with the offline report), plotly_ready.js (plotly.js fetched once per page, shared with the preloader)
 # and chart.js (charts drawn in place; live groups redrawn in the page).
+_BROWSER = Path(__file__).resolve().parents[1] / "browser"
 _JS = "\n".join([live.recompute_js(), READY_JS,
-                  (Path(__file__).resolve().parents[1] / "browser" / "chart.js").read_text(encoding="utf-8")])
+                  *((_BROWSER / name).read_text(encoding="utf-8") for name in ("figures.js", "sections.js", "chart.js"))])
 _CSS = """
 .viz-live label { font-size: 0.875rem; }
 .viz-live output { font-weight: 600; }
@@ -104,6 +107,53 @@ def draw(
         _component(key=key, data=wire(data))
     else:
         _component(key=key, data=wire(data), on_selection_change=on_select)
+
+
+#: Session key of the trace views this session's page has been sent (``draw_figure``).
+SENT_VIEWS = "_chart_sent_views"
+
+
+def _view_missing(key: str) -> None:
+    """The page asked for a trace view it does not hold (a rerun cut short before the chart that carried it
+    reached the page): send it again."""
+    missing = (st.session_state.get(key) or {}).get("missing")
+    st.session_state.setdefault(SENT_VIEWS, set()).discard(missing)
+
+
+def draw_figure(
+    view: PageView,
+    figure: str,
+    *,
+    key: str,
+    theme: str,
+    config: dict,
+    on_select: Callable[[], None] | None = None,
+    live: dict | None = None,
+) -> None:
+    """Draw the page's figure ``figure`` (an id of ``DisanSections``, ``viz_app/browser/sections.js``) of
+    ``view`` under ``key``: the page builds it from the trace view, as the report and the static site do.
+
+    The trace view travels with the first chart that draws it in this session; later charts and reruns name it
+    by id, and a page that lacks it asks again (``_view_missing``). ``live`` (``{"group", "payload_id"}``)
+    makes the chart follow that group's control; the binding is the figure's own."""
+    sent = st.session_state.setdefault(SENT_VIEWS, set())
+    data = {
+        "role": "figure",
+        "view_id": view.id,
+        "figure": figure,
+        "theme": theme,
+        "config": config,
+        "selectable": on_select is not None,
+        "plotly_url": PLOTLY_URL,
+        "live": live,
+    }
+    if view.id not in sent:
+        data.update(view=view.view, arrays=view.arrays, context=figure_context())
+        sent.add(view.id)
+    callbacks = {"on_missing_change": partial(_view_missing, key)}
+    if on_select is not None:
+        callbacks["on_selection_change"] = on_select
+    _component(key=key, data=wire(data), **callbacks)
 
 
 def markerless_click_layers(spec: dict) -> dict:

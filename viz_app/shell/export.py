@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from html import escape
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING
@@ -115,15 +116,44 @@ def show_figure(
     on_select: Callable[[], None] | None = None,
     live: dict | None = None,
 ) -> None:
-    """Draw ``fig`` and, outside presentation mode, a table fallback and download buttons.
-
-    The HTML download is self-contained (plotly.js inlined, no CDN); the table
-    (``table``, a ``Table``) is built once the expander is open and drawn when its toggle is on, and HTML, CSV
-    and JSON are built only when clicked. ``live`` makes the chart follow a slider in the page (``chart.draw``).
-    """
+    """Draw ``fig`` (a figure the server built: corpus figures) and, outside presentation mode, a table
+    fallback and download buttons. ``live`` makes the chart follow a slider in the page (``chart.draw``)."""
     name = safe_name(f"{key}-{ctx.model}")
     config = chart_config(name, ctx.image_format)
     chart.draw(fig, key=chart_key(key), config=config, on_select=on_select, live=live)
+    _table_and_downloads(ctx, key, name, table, trace_json, lambda: standalone_html(fig, config))
+
+
+def show_page_figure(
+    ctx: Context,
+    figure: str,
+    *,
+    key: str,
+    alpha: float | None = None,
+    table: Table | None = None,
+    trace_json: Callable[[], str] | None = None,
+    on_select: Callable[[], None] | None = None,
+    live: dict | None = None,
+) -> None:
+    """Draw the page's figure ``figure`` (an id of ``viz_app/browser/sections.js``) of the current sentence at
+    ``alpha``, as the report and the static site draw it, with the table and downloads of ``show_figure``; its
+    HTML download is the report of this one figure. ``live``: ``{"group", "payload_id"}`` of a slider."""
+    name = safe_name(f"{key}-{ctx.model}")
+    config = chart_config(name, ctx.image_format)
+    view = loaders.page_view(ctx.model, ctx.text, ctx.hypothesis, ctx.masks, alpha)
+    chart.draw_figure(view, figure, key=chart_key(key), theme=ctx.theme.name, config=config, on_select=on_select,
+                      live=live)
+    trace = partial(loaders.full_trace, ctx.model, ctx.text, ctx.hypothesis, ctx.masks, alpha)
+    _table_and_downloads(ctx, key, name, table, trace_json, lambda: report.report_html(trace(), only=figure))
+
+
+def _table_and_downloads(ctx: Context, key: str, name: str, table: Table | None,
+                         trace_json: Callable[[], str] | None, html: Callable[[], str]) -> None:
+    """Outside presentation mode: the "Table and downloads" expander, built only once opened.
+
+    The HTML download is self-contained (plotly.js inlined, no CDN); the table (``table``, a ``Table``) is
+    built once the expander is open and drawn when its toggle is on, and HTML, CSV and JSON are built only when
+    clicked."""
     if ctx.presentation:
         return
     more = st.expander("Table and downloads", key=f"{key}_more", on_change="rerun")
@@ -137,7 +167,7 @@ def show_figure(
         frame = None if table is None else table()
         if frame is not None and st.toggle("Show the numbers as a table", key=f"{key}_table"):
             st.dataframe(frame, width="stretch")
-        downloads = [("HTML (self-contained)", lambda: standalone_html(fig, config), f"{name}.html", "text/html", "html")]
+        downloads = [("HTML (self-contained)", _html_bytes(html), f"{name}.html", "text/html", "html")]
         if frame is not None:
             downloads.append(("Matrix as CSV", lambda: frame.to_csv().encode("utf-8"), f"{name}.csv", "text/csv", "csv"))
         if trace_json is not None:
@@ -146,6 +176,18 @@ def show_figure(
             col.download_button(
                 label, data=data, file_name=file_name, mime=mime, key=f"{key}_{suffix}", on_click="ignore"
             )
+
+
+def _html_bytes(html: Callable[[], str]) -> Callable[[], bytes]:
+    """The download's bytes; a figure whose report cannot be written (a sentence longer than a report holds)
+    downloads a one-line page that says why, rather than failing the click."""
+    def build() -> bytes:
+        try:
+            return html().encode("utf-8")
+        except disan.InputError as err:
+            return f"<!DOCTYPE html><meta charset=utf-8><p>{escape(str(err))}</p>".encode("utf-8")
+
+    return build
 
 
 def report_bytes(model: str, text: str, hypothesis: str | None, masks: str, alpha: float | None) -> bytes:

@@ -19,6 +19,8 @@ Importing this module imports no torch (issue 19's cold start): a restarted app 
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import sys
 import threading
@@ -37,6 +39,7 @@ from viz_app.draw import live, settings, view_store
 from viz_app.draw.records import TraceView
 from viz_app.draw.records import trace_view as to_view
 from viz_app.draw.reduce import feature_entropy, reweight_alpha
+from viz_app.draw.site_view import PageView, packed_records_view
 from viz_app.shell.startup import mark
 
 if TYPE_CHECKING:
@@ -112,6 +115,15 @@ def trace_view(name: str, text: str, hypothesis: str | None, masks: str, alpha: 
     if record is not None:
         view_store.write(view, record)
     return view
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def page_view(name: str, text: str, hypothesis: str | None, masks: str, alpha: float | None) -> PageView:
+    """``trace_view`` packed for the page's figures (``chart.draw_figure``), named by a hash of its content."""
+    view, arrays = packed_records_view(trace_view(name, text, hypothesis, masks, alpha))
+    text_view = json.dumps(view, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    digest = hashlib.sha256(text_view.encode("utf-8") + arrays).hexdigest()[:24]
+    return PageView(digest, text_view, base64.b64encode(arrays).decode("ascii"))
 
 
 def _warm(name: str) -> None:

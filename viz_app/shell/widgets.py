@@ -44,6 +44,11 @@ def sentence_of(ctx: Context, tv: TraceView) -> SentenceView:
     return tv.side(ctx.side)
 
 
+def side_of(ctx: Context, tv: TraceView) -> str:
+    """The side ``sentence_of`` draws ("premise" or "hypothesis"), as the page's figure ids name it."""
+    return "hypothesis" if ctx.side == "hypothesis" and tv.hypothesis is not None else "premise"
+
+
 def require_arch(ctx: Context, arch: str, what: str) -> bool:
     """True when the model has ``arch``; otherwise explain and offer a one-click switch."""
     if ctx.arch == arch:

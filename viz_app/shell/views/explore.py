@@ -4,10 +4,17 @@ from __future__ import annotations
 
 import streamlit as st
 
-from viz_app.draw import figures
 from viz_app.shell.context import Context
-from viz_app.shell.export import matrices_table, plain_table, series_table, show_figure
-from viz_app.shell.widgets import alpha_slider, get_trace, sentence_of, summary_line, tokens_markdown, trace_json_source
+from viz_app.shell.export import matrices_table, plain_table, series_table, show_page_figure
+from viz_app.shell.widgets import (
+    alpha_slider,
+    get_trace,
+    sentence_of,
+    side_of,
+    summary_line,
+    tokens_markdown,
+    trace_json_source,
+)
 
 _LEGEND = (
     "Tokens: :gray-badge[in the model's vocabulary] · :blue-badge[glove — a GloVe vector the model never "
@@ -33,39 +40,15 @@ def render(ctx: Context) -> None:
         + (f" · α = {tv.alpha:g}" if tv.alpha is not None else "")
     )
     left, right = st.columns([1, 2])
+    trace_json = trace_json_source(ctx, ctx.trace_alpha)
     with left:
-        title = "Prediction (random weights: meaningless)" if tv.random_weights else "Prediction"
         table = plain_table({"probability": list(tv.prediction.values())}, index=list(tv.prediction))
-        show_figure(
-            figures.prediction_chart(tv.prediction, title=title, theme=ctx.theme),
-            ctx,
-            key="prediction",
-            table=table,
-            trace_json=trace_json_source(ctx, ctx.trace_alpha),
-        )
+        show_page_figure(ctx, "prediction", key="prediction", alpha=ctx.trace_alpha, table=table, trace_json=trace_json)
     with right:
-        what = "mean over features" if tv.arch == "disan" else "mean over heads"
-        fig = figures.heatmap_grid(
-            [sent.fw.attention, sent.bw.attention],
-            ["forward block", "backward block"],
-            sent.tokens,
-            title=f"Token2token attention ({what})",
-            theme=ctx.theme,
-        )
+        pair = ("mean-" if tv.arch == "disan" else "alpha-mean-") + side_of(ctx, tv)
         table = matrices_table({"forward": sent.fw.attention, "backward": sent.bw.attention}, sent.tokens, sent.tokens)
-        show_figure(fig, ctx, key="overview", table=table, trace_json=trace_json_source(ctx, ctx.trace_alpha))
+        show_page_figure(ctx, pair, key="overview", alpha=ctx.trace_alpha, table=table, trace_json=trace_json)
         st.caption(f"Forward: {summary_line(sent.fw.summary)}  \nBackward: {summary_line(sent.bw.summary)}")
     gates = {"forward gate": sent.fw.gate.mean(-1), "backward gate": sent.bw.gate.mean(-1)}
-    show_figure(
-        figures.bar_chart(
-            gates,
-            sent.tokens,
-            title="Fusion gate per token (mean over features)",
-            y_title="F",
-            theme=ctx.theme,
-            y_range=(0, 1),
-        ),
-        ctx,
-        key="overview_gate",
-        table=series_table(gates, sent.tokens),
-    )
+    show_page_figure(ctx, f"gate-{side_of(ctx, tv)}", key="overview_gate", alpha=ctx.trace_alpha,
+                     table=series_table(gates, sent.tokens))
