@@ -187,6 +187,9 @@ def add_faithfulness(sub) -> None:
     p.add_argument("--stale-only", action="store_true", help="with --write: skip models whose stored file is current")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--pretrained-dir", default=None, help="folder of the checkpoints and results (default pretrained/)")
+    p.add_argument("--cache", default=None, metavar="DIR",
+                   help="save finished batches in DIR (outside the checkout) every few minutes, and resume from them "
+                        "when rerun; a cache of another model, checkpoint, split, sample or code version is not used")
 
 
 def faithfulness_table(result: dict) -> str:
@@ -215,7 +218,8 @@ def run_faithfulness(args) -> int:
             print(f"{name}: stored results are current (checkpoint SHA-256 matches); skipped.", file=sys.stderr)
             continue
         start = time.perf_counter()
-        result = compute(name, args.split, args.task, args.data_dir, args.limit, not args.no_progress, folder)
+        result = compute(name, args.split, args.task, args.data_dir, args.limit, not args.no_progress, folder,
+                         args.cache)
         seconds = time.perf_counter() - start
         print(json.dumps(result, ensure_ascii=False) if args.json else faithfulness_table(result), flush=True)
         done = f"wrote {write_faithfulness(result, folder)}" if args.write else "measured"

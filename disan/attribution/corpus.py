@@ -22,16 +22,19 @@ Per example (an SST sentence, or an NLI pair) and its predicted class:
 
 Every value is averaged over examples with a 95% percentile bootstrap interval over examples
 (``stats.bootstrap_ci``). Examples run in batches of similar length; IG's steps, the leave-one-out
-variants and the ERASER erasures of a batch each run batched (identical erasures once).
+variants and the ERASER erasures of a batch each run batched (identical erasures once). With a cache
+folder (``--cache DIR``) a cut-off run resumes from the batches it finished (``resume.py``).
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+import sys
 import time
 import warnings
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -49,6 +52,7 @@ from .erasure import leave_one_out, subset_probs
 from .forward import ClassProbability, Embedded
 from .gradient import IG_BASELINE, IG_METHOD, IG_STEPS, gradient_x_input, integrated_gradients
 from .rank import kendall_tau, top_count, top_positions
+from .resume import BatchCache, tokens_sha256
 from .rollout import REFERENCE as ROLLOUT_REFERENCE
 from .rollout import gated_rollout
 from .sentence import METHODS, SIGNED, methods_for, weight_series
@@ -203,22 +207,47 @@ def measure_batch(model: SentenceModel, fn: ClassProbability, sides: Sequence[tu
 
 
 def measure(model: SentenceModel, examples: Sequence[Example], ids: Sequence[int], steps: int | None = None,
-            progress: bool = True) -> dict[str, np.ndarray]:
-    """Per-example values (see ``measure_batch``) of every example, in the order given; ids: their indices
-    in the split (they seed the random rankings, so a sample draws the same as the whole run)."""
+            progress: bool = True, cache: Path | None = None, key: dict | None = None) -> dict[str, np.ndarray]:
+    """Per-example values (see ``measure_batch``) of every example, in the order given, and ``seconds``: its
+    batch's compute time over the batch's size. ids: their indices in the split (they seed the random rankings,
+    so a sample draws the same as the whole run). With a ``cache`` folder, finished batches are saved there and
+    a rerun skips them (``resume.py``); ``key`` (model, checkpoint_sha256, task, split) names the run."""
     model.eval()
     alpha = None if model.cfg.arch == "disan" else float(model.encoder.alpha)
     fn = ClassProbability(model, tuple(model.cfg.masks), alpha)
     sides = [example_sides(e, model.cfg.max_tokens) for e in examples]
     steps = steps or IG_STEPS[model.cfg.arch]
-    out: dict[str, np.ndarray] = {}
-    bar = tqdm(total=len(sides), desc=f"{model.name}: attributions", unit="example", disable=not progress)
-    for batch in batches(sides, model.cfg, steps):
-        values = measure_batch(model, fn, [sides[i] for i in batch], [ids[i] for i in batch], steps)
-        for key, v in values.items():
-            out.setdefault(key, np.full(len(sides), np.nan))[batch] = v
-        bar.update(len(batch))
-    bar.close()
+    layout = batches(sides, model.cfg, steps)
+    done, out, store = np.zeros(len(layout), bool), {}, None
+    if cache is not None:
+        full_key = {"model": model.name, **(key or {}), "schema_version": SCHEMA_VERSION, "steps": steps,
+                    "ids": [int(i) for i in ids], "tokens_sha256": tokens_sha256(sides), "batches": layout}
+        store = BatchCache(cache, full_key, len(sides), len(layout))
+        done, out = store.load()
+        if done.any():
+            print(f"{model.name}: resuming from {store.path}: {int(done.sum())} of {len(layout)} batches "
+                  f"({sum(len(b) for b, d in zip(layout, done) if d):,} examples) done", file=sys.stderr)
+    bar = tqdm(total=len(sides), initial=sum(len(b) for b, d in zip(layout, done) if d),
+               desc=f"{model.name}: attributions", unit="example", disable=not progress)
+    saved, last_save = done.copy(), time.perf_counter()
+    try:
+        for j, batch in enumerate(layout):
+            if done[j]:
+                continue
+            start = time.perf_counter()
+            values = measure_batch(model, fn, [sides[i] for i in batch], [ids[i] for i in batch], steps)
+            values["seconds"] = np.full(len(batch), (time.perf_counter() - start) / len(batch))
+            for name, v in values.items():
+                out.setdefault(name, np.full(len(sides), np.nan))[batch] = v
+            done[j] = True
+            bar.update(len(batch))
+            if store is not None and time.perf_counter() - last_save >= store.save_every_s:
+                store.save(done, out)
+                saved, last_save = done.copy(), time.perf_counter()
+    finally:  # an interrupted run (Ctrl-C, an error) keeps the batches it finished since the last save
+        bar.close()
+        if store is not None and (done != saved).any():
+            store.save(done, out)
     return out
 
 
@@ -328,16 +357,17 @@ def summarize(per: dict[str, np.ndarray], arch: str) -> dict:
 
 
 def run(model: SentenceModel, examples: Sequence[Example], task: str, split: str, checkpoint_sha256: str,
-        limit: int | None = None, steps: int | None = None, progress: bool = True) -> dict:
-    """The faithfulness JSON of ``model`` on the split's ``examples`` (all, or a ``limit`` sample)."""
+        limit: int | None = None, steps: int | None = None, progress: bool = True, cache: Path | None = None) -> dict:
+    """The faithfulness JSON of ``model`` on the split's ``examples`` (all, or a ``limit`` sample); with a
+    ``cache`` folder, resumable (``measure``). ``seconds``: the batches' compute time, earlier runs' included."""
     arch = model.cfg.arch
     steps = steps or IG_STEPS[arch]
     ids = sample(len(examples), limit)
     n_split = len(examples)
     examples = [examples[i] for i in ids]
-    start = time.perf_counter()
-    per = measure(model, examples, ids, steps, progress)
-    seconds = time.perf_counter() - start
+    per = measure(model, examples, ids, steps, progress, cache,
+                  {"model": model.name, "checkpoint_sha256": checkpoint_sha256, "task": task, "split": split})
+    seconds = float(np.sum(per["seconds"]))
     s = summarize(per, arch)
     tau_rows = [{"a": a, "b": b, **s["tau"][f"{a}:{b}"]} for a, b in itertools.combinations(methods_for(arch), 2)]
     delta, gap = np.abs(per["ig_delta"]), np.abs(per["ig_gap"])

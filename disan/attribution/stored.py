@@ -22,6 +22,7 @@ from ..claims_file import checkpoint_path, trained_model_and_examples
 from ..errors import InputError
 from ..output import write_atomic
 from .corpus import SCHEMA_VERSION, TAU_BANDS, answer, run
+from .resume import cache_folder
 from .rollout import REFERENCE as ROLLOUT_REFERENCE
 from .sentence import METHODS
 
@@ -87,12 +88,15 @@ def stale_reason(result: dict, directory: Path = PRETRAINED_DIR) -> str | None:
 
 
 def compute(name: str, split: str = "test", task: str | None = None, data_dir: str | None = None,
-            limit: int | None = None, progress: bool = True, directory: Path = PRETRAINED_DIR) -> dict:
-    """Measure model ``name`` (a bundled name or a .safetensors path) on its task's ``split``."""
+            limit: int | None = None, progress: bool = True, directory: Path = PRETRAINED_DIR,
+            cache: str | None = None) -> dict:
+    """Measure model ``name`` (a bundled name or a .safetensors path) on its task's ``split``; with a ``cache``
+    folder, resuming from the batches an earlier, cut-off run saved there (``resume.py``)."""
     if limit is not None and limit < 1:
         raise InputError(f"--limit {limit} measures nothing; give a positive number of examples or leave it out.")
+    folder = cache_folder(cache) if cache is not None else None
     path, model, task, examples = trained_model_and_examples(name, split, task, data_dir, directory, "attributions")
-    return run(model, examples, task, split, sha256(path), limit, progress=progress)
+    return run(model, examples, task, split, sha256(path), limit, progress=progress, cache=folder)
 
 
 def write_faithfulness(result: dict, directory: Path = PRETRAINED_DIR) -> Path:
