@@ -7,7 +7,7 @@ Commands (``all`` runs every one; ``--quick`` is a smoke run of seconds):
 * ``predict`` — ``model.predict`` on 10,000 sentences (``benchmarks/predict.py``);
 * ``train``   — SNLI-epoch equivalent, fused vs naive, against the papers'
   587 s / 693 s (``benchmarks/train.py``);
-* ``attribution`` — the four token attributions of one 20-token sentence
+* ``attribution`` — the five token attributions of one 20-token sentence
   (``benchmarks/attribution.py``; issue 20's 250 ms target);
 * ``app``     — α step, feature step and submit in headless Chromium, in-page
   recomputation against the old server path (``benchmarks/app.py``; skipped

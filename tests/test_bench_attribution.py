@@ -1,4 +1,4 @@
-"""``python -m viz_app bench attribution``: the four attributions timed at T = 20 against the 250 ms target."""
+"""``python -m viz_app bench attribution``: the five attributions timed at T = 20 against the 250 ms target."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ def test_bench_attribution_prints_median_p95_and_writes_the_readme_block(tmp_pat
     text = out.getvalue()
     assert code == 0
     assert "attributions median ms" in text and "attributions p95 ms" in text and "IG steps" in text
-    assert "attributions (all four) T=20, CPU, dsa: median ≤ 250 ms" in text
-    assert "attributions (all four) T=20, CPU, disan" in text and "not measured" in text  # not asked for
+    assert "attributions (all five) T=20, CPU, dsa: median ≤ 250 ms" in text
+    assert "attributions (all five) T=20, CPU, disan" in text and "not measured" in text  # not asked for
     block = readme.read_text()
     assert block.startswith("intro\n") and block.endswith("outro\n") and "old" not in block
     assert "python -m viz_app bench attribution --quick" in block and "| 20 | 1 |" in block
