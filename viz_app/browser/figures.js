@@ -1,10 +1,11 @@
 /* DisanFigures — the report's Plotly figure builders (viz_app/draw/figures.py) in the page.
  *
  * The static explorer runs the model in the page, so the report's figures must be built there for any
- * typed sentence. This is a line-by-line port of the figures.py builders the report uses
- * (heatmap_grid, small_multiples, bar_chart, prediction_chart, vector_grids) and the helpers they need;
- * tests/test_sections_js.py checks that every figure equals Python's
- * `json.loads(pio.to_json(fig, validate=False))` for the same trace: numbers within 1e-6, strings exact.
+ * typed sentence. This is a line-by-line port of the figures.py builders the report and the app's views use
+ * (heatmap_grid, small_multiples, bar_chart, prediction_chart, vector_grids, token_feature_heatmap,
+ * compare_heatmaps, mask_panels) and the helpers they need; tests/test_sections_js.py and
+ * tests/test_figures_port_js.py check that every figure equals Python's
+ * `json.loads(pio.to_json(fig, validate=False))` for the same input: numbers within 1e-6, strings exact.
  * Where Python (Plotly ≥ 6) stores a numpy array as a typed-array spec {dtype, bdata, shape}, this file
  * writes the same values as plain arrays (non-finite values as null, as plotly.io writes NaN in lists);
  * plotly.js draws both alike.
@@ -470,6 +471,110 @@
     return { data: data, layout: layout };
   }
 
+  /* "rows × cols" of a matrix, for error messages. */
+  function shapeText(m) {
+    return m.length + " × " + (m.length ? m[0].length : 0);
+  }
+
+  /* A cell as a number: null (how JSON carries NaN) as NaN, so arithmetic on it stays NaN as in numpy. */
+  function cellValue(v) {
+    return v === null ? NaN : v;
+  }
+
+  /* figures.token_feature_heatmap: rows = tokens, columns = feature index k (e.g. the fusion gate F,
+   * Shen Eq. 19). matrix: T × D rows (null or NaN where no value). opts: {title, theme, valueName ("value"),
+   * zmin, zmax}. */
+  function tokenFeatureHeatmap(matrix, tokens, opts) {
+    var o = opts || {}, th = theme(o.theme), valueName = o.valueName === undefined ? "value" : o.valueName;
+    if (matrix.length !== tokens.length) {
+      throw new Error("tokenFeatureHeatmap needs one matrix row per token: the matrix has " + matrix.length +
+                      " rows for " + tokens.length + " tokens.");
+    }
+    var features = range(matrix.length ? matrix[0].length : 0).map(function (k) { return "feature " + k; });
+    var lim = limits([matrix], o.zmin, o.zmax);
+    var trace = heat(matrix, tokens, features, { theme: th, zmin: lim[0], zmax: lim[1], valueName: valueName });
+    var height = Math.trunc(Math.min(900, Math.max(300, 120 + 18 * tokens.length)));
+    return { data: [trace], layout: baseLayout(th, o.title || "", height, {
+      xaxis: { title: { text: "feature k" }, tickmode: "auto" },
+      yaxis: assign({ title: { text: "token" }, autorange: "reversed" }, ticks(tokenLabels(tokens))),
+    }) };
+  }
+
+  /* figures.compare_heatmaps: A and B on ONE colour scale (identical zmin/zmax) and A − B on a diverging
+   * scale centred at 0 (a null or NaN cell in A or B is NaN in A − B, as in numpy). a, b: T × T rows.
+   * opts: {titles ([A, B], default ["A", "B"]), title, theme, valueName ("P")}. */
+  function compareHeatmaps(a, b, tokens, opts) {
+    var o = opts || {}, th = theme(o.theme), valueName = o.valueName === undefined ? "P" : o.valueName;
+    var titles = o.titles || ["A", "B"], T = tokens.length;
+    if (a.length !== T || b.length !== T || shapeText(a) !== shapeText(b)) {
+      throw new Error("compareHeatmaps needs A and B of the same shape with one row per token: A is " + shapeText(a) +
+                      ", B is " + shapeText(b) + " for " + T + " tokens.");
+    }
+    var lim = limits([a, b], null, null), bound = -Infinity, anyFinite = false;
+    var diff = Array.from(a, function (row, r) {
+      return Array.from(row, function (v, c) {
+        var d = cellValue(v) - cellValue(b[r][c]);
+        if (isFinite(d)) anyFinite = true;
+        if (d === d && Math.abs(d) > bound) bound = Math.abs(d);  // np.nanmax(np.abs(diff)): ±∞ counts
+        return d;
+      });
+    });
+    bound = anyFinite ? bound : 0.0;
+    bound = bound > 0 ? bound : 1e-9;
+    var names = [htmlEscape(titles[0]), htmlEscape(titles[1]), htmlEscape(titles[0] + " − " + titles[1])];
+    var layout = grid(1, 3, names, 0.09, 0.0, th.font_size);
+    var small = T <= Math.floor(constant("CELL_TEXT_MAX") / 2);
+    var shared = function (extra) {
+      return assign({ theme: th, zmin: lim[0], zmax: lim[1], valueName: valueName, showText: small }, extra);
+    };
+    var data = [
+      heat(a, tokens, tokens, shared({ showscale: false })),
+      assign(heat(b, tokens, tokens, shared({ showscale: true, colorbar: { x: 0.645, len: 0.9, thickness: 12 } })),
+             { xaxis: "x2", yaxis: "y2" }),
+      assign(heat(diff, tokens, tokens, {
+        theme: th, zmin: -bound, zmax: bound, zmid: 0.0, colorscale: th.diverging, valueName: "Δ" + valueName,
+        colorbar: { x: 1.0, len: 0.9, thickness: 12 }, showText: small,
+      }), { xaxis: "x3", yaxis: "y3" }),
+    ];
+    var labels = tokenLabels(tokens), show = T <= constant("GRID_TICK_MAX") * 2;
+    var height = Math.trunc(Math.min(640, Math.max(340, 110 + th.cell_height * T * 0.7)));
+    var limit = tickLimit(height, th);
+    for (var k = 0; k < 3; k++) {
+      var axes = axisNames(k);
+      assign(layout[axes[0]], assign({ tickangle: -60, showticklabels: show }, ticks(labels, limit)));
+      assign(layout[axes[1]], assign({ autorange: "reversed", showticklabels: show && k === 0 }, ticks(labels, limit)));
+    }
+    assign(layout, baseLayout(th, o.title || "", height));
+    return { data: data, layout: layout };
+  }
+
+  /* figures.mask_panels: additive masks (0 / −∞ / −α|i−j|: Shen Eq. 16–18, Im Eq. 7) as a heatmapGrid,
+   * finite cells on the sequential scale and −∞ cells in theme.masked. panels: [[name, T × T rows], ...] (or an object
+   * whose keys are not integer-like). JSON cannot carry −∞, so a null cell is read as −∞ (masked), like
+   * -Infinity, NaN and +∞ (numpy's ~isfinite). opts: {title, theme, cols (3)}. */
+  function maskPanels(panels, tokens, opts) {
+    var o = opts || {}, list = pairs(panels);
+    list.forEach(function (item) {
+      if (item[1].length !== tokens.length) {
+        throw new Error("maskPanels needs one matrix row per token: panel " + item[0] + " is " + shapeText(item[1]) +
+                        " for " + tokens.length + " tokens.");
+      }
+    });
+    var finite = list.map(function (item) {
+      return Array.from(item[1], function (row) {
+        return Array.from(row, function (v) { return v !== null && isFinite(v) ? v : NaN; });
+      });
+    });
+    var masked = list.map(function (item) {
+      return Array.from(item[1], function (row) {
+        return Array.from(row, function (v) { return !(v !== null && isFinite(v)); });
+      });
+    });
+    return heatmapGrid(finite, list.map(function (item) { return item[0]; }), tokens, {
+      title: o.title || "", theme: o.theme, cols: o.cols || 3, valueName: "mask value", masked: masked, zmax: 0.0,
+    });
+  }
+
   root.DisanFigures = {
     version: 1,
     configure: configure,
@@ -494,5 +599,8 @@
     barChart: barChart,
     predictionChart: predictionChart,
     vectorGrids: vectorGrids,
+    tokenFeatureHeatmap: tokenFeatureHeatmap,
+    compareHeatmaps: compareHeatmaps,
+    maskPanels: maskPanels,
   };
 })(typeof globalThis !== "undefined" ? globalThis : this);

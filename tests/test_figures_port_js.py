@@ -1,0 +1,244 @@
+"""figures.js's tokenFeatureHeatmap, compareHeatmaps and maskPanels (issue 27: every per-sentence figure is
+built in the page), run in Node on small literal inputs: repeated tokens, HTML-ish tokens, a token past the
+tick-label limit, NaN cells and −∞ mask cells.
+
+Two kinds of test: the parity tests check each builder equals its Python twin in viz_app/draw/figures.py (z,
+zmin/zmax/zmid within 1e-12, every string exact: colour scales, hover templates, customdata, tick labels,
+titles, height); they go when the Python builders are deleted. The direct tests check the JS figures against
+the input data itself (z is the matrix, A − B cell by cell, −∞ drawn by the masked overlay), so they keep
+their meaning after that.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import numpy as np
+import plotly.io as pio
+import pytest
+
+from tests.page_js import BROWSER, NODE, node_jobs
+from tests.test_sections_js import assert_same, plain
+from viz_app.draw import figures
+from viz_app.draw.site_view import figure_context
+from viz_app.draw.text import html_escape
+from viz_app.draw.theme import NORMAL, PRESENTATION
+
+STRICT = 1e-12
+TOKENS = ["the", "<b>", "the", "&", "x" * 30]  # repeated, HTML-ish, clipped at TICK_LABEL_MAX
+SQUARE = ["a", "<b>", "a", '"c"']
+
+
+def rows(matrix: np.ndarray) -> list:
+    """A matrix as JSON rows, non-finite cells as null (JSON has no NaN or −∞)."""
+    return [[float(v) if np.isfinite(v) else None for v in row] for row in np.asarray(matrix, np.float64)]
+
+
+def z(trace: dict) -> np.ndarray:
+    return np.asarray([[np.nan if v is None else v for v in row] for row in trace["z"]], np.float64)
+
+
+def numbers(value, path: str = ""):
+    """Every number in ``value`` with its path (bools are not numbers here)."""
+    if isinstance(value, dict):
+        for k in sorted(value):
+            yield from numbers(value[k], f"{path}.{k}")
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from numbers(v, f"{path}.{i}")
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        yield path, value
+
+
+def assert_parity(fig, js: dict, what: str) -> None:
+    """``js`` is the Python figure: the same keys, strings and nulls (assert_same), every number within 1e-12."""
+    assert "error" not in js, f"{what}: {js.get('error')}"
+    python = plain(json.loads(pio.to_json(fig, validate=False)))
+    assert_same(python, js, what)
+    far = [(p, a, b) for (p, a), (_, b) in zip(numbers(python), numbers(js)) if not abs(a - b) <= STRICT]
+    assert not far, f"{what}: {len(far)} numbers differ by more than {STRICT}, first: {far[:5]}"
+    assert len(python["data"]) == len(js["data"]) > 0
+    assert python["layout"]["height"] == js["layout"]["height"]
+
+
+@pytest.fixture(scope="module")
+def rng():
+    return np.random.default_rng(27)
+
+
+# ------------------------------------------------------------------ parity with figures.py (temporary)
+
+def test_token_feature_heatmap_equals_python(rng):
+    matrix = rng.random((len(TOKENS), 7))
+    matrix[1, 3] = np.nan
+    python = [
+        figures.token_feature_heatmap(matrix, TOKENS, title="Fusion gate <i>F</i>", value_name="F<k>"),
+        figures.token_feature_heatmap(matrix, TOKENS, theme=PRESENTATION, zmin=0.0, zmax=2.0),
+        figures.token_feature_heatmap(matrix[:1], TOKENS[:1]),
+        figures.token_feature_heatmap(np.tile(matrix, (3, 1)), TOKENS * 3),  # past the 300 px floor
+    ]
+    got = node_jobs([
+        {"fn": "F.tokenFeatureHeatmap", "args": [rows(matrix), TOKENS, {"title": "Fusion gate <i>F</i>",
+                                                                         "valueName": "F<k>"}]},
+        {"fn": "F.tokenFeatureHeatmap", "args": [rows(matrix), TOKENS, {"theme": "presentation", "zmin": 0.0,
+                                                                         "zmax": 2.0}]},
+        {"fn": "F.tokenFeatureHeatmap", "args": [rows(matrix[:1]), TOKENS[:1]]},
+        {"fn": "F.tokenFeatureHeatmap", "args": [rows(np.tile(matrix, (3, 1))), TOKENS * 3]},
+    ])
+    for k, fig in enumerate(python):
+        assert_parity(fig, got[k], f"token_feature_heatmap {k}")
+
+
+def test_compare_heatmaps_equals_python(rng):
+    a, b = rng.random((4, 4)), rng.random((4, 4)) * 2
+    b[2, 0] = np.nan
+    wide_a, wide_b = rng.random((16, 16)), rng.random((16, 16))
+    python = [
+        figures.compare_heatmaps(a, b, SQUARE, titles=("<u>masked</u>", "unmasked & co"), title="A vs B",
+                                 value_name="P<i>"),
+        figures.compare_heatmaps(a, a, SQUARE, theme=PRESENTATION),  # A − B = 0: the 1e-9 bound
+        figures.compare_heatmaps(a[:1, :1], b[:1, :1], SQUARE[:1]),
+        figures.compare_heatmaps(wide_a, wide_b, SQUARE * 4),  # past the 340 px floor
+        figures.compare_heatmaps(wide_a[:8, :8], wide_b[:8, :8], SQUARE * 2),  # no cell text past CELL_TEXT_MAX // 2
+    ]
+    got = node_jobs([
+        {"fn": "F.compareHeatmaps", "args": [rows(a), rows(b), SQUARE, {
+            "titles": ["<u>masked</u>", "unmasked & co"], "title": "A vs B", "valueName": "P<i>"}]},
+        {"fn": "F.compareHeatmaps", "args": [rows(a), rows(a), SQUARE, {"theme": "presentation"}]},
+        {"fn": "F.compareHeatmaps", "args": [rows(a[:1, :1]), rows(b[:1, :1]), SQUARE[:1]]},
+        {"fn": "F.compareHeatmaps", "args": [rows(wide_a), rows(wide_b), SQUARE * 4]},
+        {"fn": "F.compareHeatmaps", "args": [rows(wide_a[:8, :8]), rows(wide_b[:8, :8]), SQUARE * 2]},
+    ])
+    for k, fig in enumerate(python):
+        assert_parity(fig, got[k], f"compare_heatmaps {k}")
+
+
+def _masks(T: int) -> dict:
+    i, j = np.indices((T, T))
+    return {
+        "fw <mask>": np.where(j < i, 0.0, -np.inf),  # Shen Eq. 17: earlier tokens only
+        "bw": np.where(j > i, 0.0, -np.inf),  # Shen Eq. 18: later tokens only
+        "distance": np.where(i == j, -np.inf, -1.5 * np.abs(i - j)),  # Im Eq. 7, α = 1.5, diagonal masked
+        "none": np.zeros((T, T)),  # nothing masked: no overlay
+    }
+
+
+def test_mask_panels_equals_python():
+    panels = _masks(len(SQUARE))
+    listed = [[name, rows(m)] for name, m in panels.items()]
+    wide = _masks(4 * len(SQUARE))
+    python = [
+        figures.mask_panels(panels, SQUARE, title="Masks for <T>"),
+        figures.mask_panels(panels, SQUARE, theme=PRESENTATION, cols=2),
+        figures.mask_panels({"bw": panels["bw"]}, SQUARE),
+        figures.mask_panels(wide, SQUARE * 4),  # past the 260 px panel floor
+    ]
+    got = node_jobs([
+        {"fn": "F.maskPanels", "args": [listed, SQUARE, {"title": "Masks for <T>"}]},
+        {"fn": "F.maskPanels", "args": [listed, SQUARE, {"theme": "presentation", "cols": 2}]},
+        {"fn": "F.maskPanels", "args": [{"bw": rows(panels["bw"])}, SQUARE]},
+        {"fn": "F.maskPanels", "args": [[[name, rows(m)] for name, m in wide.items()], SQUARE * 4]},
+    ])
+    for k, fig in enumerate(python):
+        assert_parity(fig, got[k], f"mask_panels {k}")
+
+
+# ------------------------------------------------------------------ the JS figures against their input
+
+def test_token_feature_heatmap_draws_the_matrix_with_tokens_as_rows(rng):
+    matrix = rng.random((len(TOKENS), 6)) - 0.5
+    matrix[3, 2] = np.nan
+    [fig, bounded, bad] = node_jobs([
+        {"fn": "F.tokenFeatureHeatmap", "args": [rows(matrix), TOKENS, {"valueName": "F"}]},
+        {"fn": "F.tokenFeatureHeatmap", "args": [rows(matrix), TOKENS, {"zmin": -1.0, "zmax": 1.0}]},
+        {"fn": "F.tokenFeatureHeatmap", "args": [rows(matrix), TOKENS[:3]]},
+    ])
+    [heat] = fig["data"]
+    np.testing.assert_array_equal(z(heat), matrix)  # NaN where the matrix has NaN
+    assert heat["y"] == list(range(len(TOKENS))) and heat["x"] == list(range(6))
+    finite = matrix[np.isfinite(matrix)]
+    assert (heat["zmin"], heat["zmax"]) == (finite.min(), finite.max())
+    assert (bounded["data"][0]["zmin"], bounded["data"][0]["zmax"]) == (-1.0, 1.0)
+    assert fig["layout"]["yaxis"]["ticktext"] == ["the", "&lt;b&gt;", "the", "&amp;", "x" * 23 + "…"]
+    assert fig["layout"]["yaxis"]["autorange"] == "reversed"  # token 0 at the top
+    assert heat["customdata"][1][4] == ["#1 &lt;b&gt;", "#4 feature 4"]
+    assert heat["customdata"][2][0][0] == "#2 the"  # the repeated token keeps its own row
+    assert "F = %{z:.6g}" in heat["hovertemplate"]
+    assert bad == {"error": "tokenFeatureHeatmap needs one matrix row per token: the matrix has 5 rows for 3 tokens."}
+
+
+def test_compare_heatmaps_third_panel_is_a_minus_b_on_a_shared_scale(rng):
+    a, b = rng.random((4, 4)), rng.random((4, 4)) * 3
+    a[0, 1] = np.nan
+    [fig, bad] = node_jobs([
+        {"fn": "F.compareHeatmaps", "args": [rows(a), rows(b), SQUARE, {"titles": ["<u>A</u>", "B"]}]},
+        {"fn": "F.compareHeatmaps", "args": [rows(a), rows(b[:, :3]), SQUARE]},
+    ])
+    first, second, diff = fig["data"]
+    np.testing.assert_array_equal(z(first), a)
+    np.testing.assert_array_equal(z(second), b)
+    np.testing.assert_allclose(z(diff), a - b, atol=STRICT, rtol=0)  # NaN where A is NaN
+    both = np.concatenate([a[np.isfinite(a)], b.ravel()])
+    assert first["zmin"] == second["zmin"] == both.min() and first["zmax"] == second["zmax"] == both.max()
+    assert first["colorscale"] == second["colorscale"] != diff["colorscale"]
+    bound = np.nanmax(np.abs(a - b))
+    assert diff["zmid"] == 0.0 and diff["zmax"] == pytest.approx(bound, abs=STRICT) and diff["zmin"] == -diff["zmax"]
+    assert [t["showscale"] for t in fig["data"]] == [False, True, True]
+    titles = [n["text"] for n in fig["layout"]["annotations"]]
+    assert titles == ["&lt;u&gt;A&lt;/u&gt;", "B", "&lt;u&gt;A&lt;/u&gt; − B"]
+    assert [t.get("xaxis", "x") for t in fig["data"]] == ["x", "x2", "x3"]
+    assert bad == {"error": "compareHeatmaps needs A and B of the same shape with one row per token: "
+                            "A is 4 × 4, B is 4 × 3 for 4 tokens."}
+
+
+#: Builds maskPanels in Node from matrices written as JS source, so −Infinity reaches it as a number.
+MINUS_INFINITY = r"""
+const fs = require("fs"), vm = require("vm"), path = require("path");
+vm.runInThisContext(fs.readFileSync(path.join(process.argv[1], "figures.js"), "utf8"), { filename: "figures.js" });
+DisanFigures.configure(JSON.parse(fs.readFileSync(0, "utf8")));
+const tokens = ["a", "<b>", "a"], I = -Infinity;
+const build = (m) => DisanFigures.maskPanels([["fw", m]], tokens);
+process.stdout.write(JSON.stringify([build([[I, I, I], [0, I, I], [0, 0, I]]),
+                                     build([[null, null, null], [0, null, null], [0, 0, null]])]));
+"""
+
+
+def test_mask_panels_draw_minus_infinity_or_null_cells_in_the_masked_overlay():
+    panels = _masks(len(SQUARE))
+    [fig, bad] = node_jobs([
+        {"fn": "F.maskPanels", "args": [[[name, rows(m)] for name, m in panels.items()], SQUARE]},
+        {"fn": "F.maskPanels", "args": [[["fw", [[0, None]]]], SQUARE]},
+    ])
+    traces = fig["data"]
+    values = [t for t in traces if t.get("name") != "masked"]
+    overlays = [t for t in traces if t.get("name") == "masked"]
+    assert len(values) == 4 and len(overlays) == 3  # "none" masks nothing: no overlay
+    for (name, mask), value in zip(panels.items(), values):
+        masked = ~np.isfinite(mask)
+        got = z(value)
+        assert np.isnan(got[masked]).all(), name  # −∞ cells are null in z, not a colour on the scale
+        np.testing.assert_array_equal(got[~masked], mask[~masked])
+        lowest = min(m[np.isfinite(m)].min() for m in panels.values())
+        assert (value["zmin"], value["zmax"]) == (lowest, 0.0)  # one scale for every panel, capped at 0
+    for (name, mask), overlay in zip(list(panels.items())[:3], overlays):
+        masked = ~np.isfinite(mask)
+        np.testing.assert_array_equal(np.isfinite(z(overlay)), masked)
+        assert (z(overlay)[masked] == 1.0).all()
+        assert overlay["text"][0][0] == ("−∞" if masked[0, 0] else "")
+        assert overlay["colorscale"] == [[0.0, NORMAL.masked], [1.0, NORMAL.masked]]
+        assert "−∞ (masked)" in overlay["hovertemplate"]
+    assert [n["text"] for n in fig["layout"]["annotations"]] == ["fw &lt;mask&gt;", "bw", "distance", "none"]
+    assert traces[-1]["xaxis"] == "x4"  # one panel per mask, three a row
+    assert bad == {"error": "maskPanels needs one matrix row per token: panel fw is 1 × 2 for 4 tokens."}
+
+    if NODE is None:
+        pytest.skip("node is not installed (needed to run the page's scripts)")
+    proc = subprocess.run([NODE, "-e", MINUS_INFINITY, str(BROWSER)], input=json.dumps(figure_context()),
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    infinite, null = json.loads(proc.stdout)
+    assert infinite == null  # −Infinity and null are the same masked cell
+    value, overlay = infinite["data"]
+    assert value["z"] == [[None, None, None], [0, None, None], [0, 0, None]]
+    assert overlay["z"] == [[1, 1, 1], [None, 1, 1], [None, None, 1]]
