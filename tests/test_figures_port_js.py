@@ -22,7 +22,6 @@ from tests.page_js import BROWSER, NODE, node_jobs
 from tests.test_sections_js import assert_same, plain
 from viz_app.draw import figures
 from viz_app.draw.site_view import figure_context
-from viz_app.draw.text import html_escape
 from viz_app.draw.theme import NORMAL, PRESENTATION
 
 STRICT = 1e-12
