@@ -41,10 +41,13 @@ const run = (job) => {
       return p;
     }
     if (job.fn === "figure") {
-      const [view, arrays, id, theme] = job.args;
-      const tv = DisanSections.unpack(view, Uint8Array.from(Buffer.from(arrays, "base64")));
-      const f = DisanSections.figureById(tv, id, theme);
-      return { figure: f.figure, binding: f.binding };
+      const [views, id, params, theme] = job.args;
+      const tvs = views.map(([view, arrays]) => DisanSections.unpack(view, Uint8Array.from(Buffer.from(arrays, "base64"))));
+      const out = DisanSections.draw(tvs, id, params, theme);
+      if (job.live && out.binding) {  // drawn at the live control's value, as chart.js draws a bound chart
+        DisanRecompute.render(DisanRecompute.prepare(job.live.payload), out.binding, out.figure, job.live.values);
+      }
+      return out;
     }
     if (job.fn === "page") { const p = DisanSections.page(job.args[0], job.args[1]); delete p.sections; return p; }
     const [lib, name] = job.fn.split(".");
@@ -71,12 +74,14 @@ def node_jobs(jobs: list[dict], context: dict | None = None) -> list:
     return json.loads(proc.stdout)
 
 
-def page_figures(requests: list[tuple[dict, str, str, str]]) -> list[dict]:
-    """``{figure, binding}`` of each ``(view, arrays_b64, figure_id, theme)``: the packed trace view the app's
-    chart component receives (``chart.draw_figure``) and the figure it draws, built in Node as the page builds it."""
-    out = node_jobs([{"fn": "figure", "args": list(r)} for r in requests])
+def page_figures(requests: list[tuple]) -> list[dict]:
+    """``{figure, binding}`` of each ``(views, figure_id, params, theme[, live])``, ``views`` a list of ``(view,
+    arrays_b64)``: the packed trace views the app's chart component receives (``chart.draw_figure``) and the
+    figure it draws, built in Node by ``DisanSections.draw`` as the page builds it; with ``live``
+    (``{payload, values}``: a live control's payload and value) redrawn at that value, as a bound chart is."""
+    out = node_jobs([{"fn": "figure", "args": list(r[:4]), "live": r[4] if len(r) > 4 else None} for r in requests])
     for r, o in zip(requests, out):
-        assert "error" not in o, f"{r[2]}: {o.get('error')}"
+        assert "error" not in o, f"{r[1]}: {o.get('error')}"
     return out
 
 

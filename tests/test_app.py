@@ -89,30 +89,40 @@ def release_live(at: AppTest, key: str, value) -> AppTest:
 _VIEWS: dict[str, tuple[dict, str]] = {}
 
 
-def _specs(payloads: list[dict]) -> list[dict]:
-    """The Plotly figure of each chart payload: the server's spec (role "chart"), or for role "figure" the
-    figure the page builds from its trace view, built in Node by the page's own code (``page_js``)."""
+def _live_of(chart: dict, controls: dict[str, dict]) -> dict | None:
+    """What a bound chart is drawn at in the page: its group's control payload and value."""
+    live = chart.get("live")
+    control = controls.get(live["group"]) if live else None
+    if control is None or control["payload"]["id"] != live["payload_id"]:
+        return None
+    return {"payload": control["payload"], "values": control["values"]}
+
+
+def page_built(at: AppTest) -> list[tuple[dict, dict]]:
+    """``(payload, {figure, binding})`` of every chart in page order: the server's spec for role "chart"
+    (binding: its live binding), or for role "figure" what the page builds from its trace views, built in Node
+    by the page's own code (``page_js``) and, for a chart bound to a live control, drawn at the control's value
+    as the page draws it."""
+    payloads, controls = chart_payloads(at), live_controls(at)
     for c in payloads:
-        if c.get("view"):
-            _VIEWS[c["view_id"]] = (json.loads(c["view"]), c["arrays"])
-    wanted = [(i, c) for i, c in enumerate(payloads) if c.get("role") == "figure"]
-    built = page_figures([(*_VIEWS[c["view_id"]], c["figure"], c["theme"]) for _, c in wanted]) if wanted else []
-    out = [None if c.get("role") == "figure" else json.loads(c["spec"]) for c in payloads]
-    for (i, _), b in zip(wanted, built):
-        out[i] = b["figure"]
-    return out
+        for view_id, v in (c.get("views") or {}).items():
+            _VIEWS[view_id] = (json.loads(v["view"]), v["arrays"])
+    wanted = [c for c in payloads if c.get("role") == "figure"]
+    built = iter(page_figures([([_VIEWS[v] for v in c["view_ids"]], c["figure"], c["params"], c["theme"],
+                                 _live_of(c, controls)) for c in wanted]) if wanted else [])
+    return [(c, next(built) if c.get("role") == "figure" else
+             {"figure": json.loads(c["spec"]), "binding": (c.get("live") or {}).get("binding")}) for c in payloads]
 
 
 def charts(at: AppTest) -> list[dict]:
     """Every chart's Plotly figure JSON (``{"data", "layout"}``), in page order."""
-    return _specs(chart_payloads(at))
+    return [b["figure"] for _, b in page_built(at)]
 
 
 def chart_by_key(at: AppTest, key: str) -> dict:
-    payloads = chart_payloads(at)
-    for c, spec in zip(payloads, _specs(payloads)):
+    for c, b in page_built(at):
         if c["id"].endswith(f"chart_{key}"):
-            return spec
+            return b["figure"]
     raise AssertionError(f"no chart {key!r}")
 
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from tests.test_app import assert_clean, chart_payloads, live_controls, release_live, run_app
+from tests.test_app import assert_clean, chart_payloads, live_controls, page_built, release_live, run_app
 from viz_app.draw import live, settings
 
 
 def _live_of(at, key: str) -> dict | None:
-    return next(p["live"] for p in chart_payloads(at) if p["id"].endswith(f"-chart_{key}"))
+    """The chart's live group and payload id, with the binding the page draws it with (``page_built``)."""
+    c, built = next((c, b) for c, b in page_built(at) if c["id"].endswith(f"-chart_{key}"))
+    return None if c["live"] is None else {**c["live"], "binding": built["binding"]}
 
 
 def test_distance_view_binds_every_map_to_the_alpha_payload():
@@ -30,7 +32,7 @@ def test_distance_view_binds_every_map_to_the_alpha_payload():
     assert [p["z"] for p in pair["panels"]] == [{"op": "mean", "dir": "fw"}, {"op": "mean", "dir": "bw"}]
     assert pair["texts"]["layout.title.text"].startswith("Head-averaged attention weights at α = {alpha}")
     heads = _live_of(at, "dsa_heads_fw")["binding"]["panels"]
-    assert [p["z"]["head"] for p in heads] == list(range(len(heads))) and heads[0]["pool"] == settings.SMALL_MULTIPLE_MAX
+    assert [p["z"]["head"] for p in heads] == list(range(len(heads))) and heads[0]["pool"] == settings.HEAD_CELLS
 
 
 def test_final_alpha_from_the_page_redraws_on_the_server_and_goes_into_the_link():

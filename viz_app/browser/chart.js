@@ -187,41 +187,53 @@ function keepView(id, view) {
   VIEWS.waiting.delete(id);
 }
 
-/* The trace view `id`: unpacked from data when it carries it, else the one an earlier chart brought (waiting
- * a moment for a chart of the same rerun that carries it); null when none comes. */
-function viewFor(data) {
-  if (data.view) {
-    if (data.context) DisanFigures.configure(data.context);
-    keepView(data.view_id, DisanSections.unpack(JSON.parse(data.view), base64Bytes(data.arrays)));
-  }
-  if (VIEWS.byId.has(data.view_id)) return Promise.resolve(VIEWS.byId.get(data.view_id));
+/* The trace view `id`: the one an earlier chart brought, or a moment's wait for a chart of the same rerun that
+ * carries it; null when none comes. */
+function viewById(id) {
+  if (VIEWS.byId.has(id)) return Promise.resolve(VIEWS.byId.get(id));
   return new Promise(resolve => {
-    const list = VIEWS.waiting.get(data.view_id) || [];
+    const list = VIEWS.waiting.get(id) || [];
     list.push(resolve);
-    VIEWS.waiting.set(data.view_id, list);
+    VIEWS.waiting.set(id, list);
     setTimeout(() => resolve(null), VIEW_WAIT_MS);
   });
+}
+
+/* The chart's trace views, in order; the views it carries are unpacked and kept first. */
+function viewsFor(data) {
+  if (data.views) {
+    if (data.context) DisanFigures.configure(data.context);
+    for (const [id, v] of Object.entries(data.views)) keepView(id, DisanSections.unpack(JSON.parse(v.view), base64Bytes(v.arrays)));
+  }
+  return Promise.all(data.view_ids.map(viewById));
 }
 
 function mountFigure(component, data) {
   const gd = chartElement(component, data);
   const config = JSON.stringify(data.config);
-  const staticKey = [data.view_id, data.figure, data.theme].join("|");
+  const staticKey = JSON.stringify([data.view_ids, data.figure, data.params, data.theme]);
   const want = data.live ? Object.assign({}, data.live, { static: staticKey }) : null;
+  const fresh = viewsFor(data);
   if (gd.__staticKey === staticKey && alreadyDrawn(gd, want, config)) return; // nothing changed for this chart
   gd.__staticKey = staticKey;
   const token = (gd.__figureToken = (gd.__figureToken || 0) + 1);
-  viewFor(data).then(tv => {
+  fresh.then(views => {
     if (token !== gd.__figureToken) return; // a newer render of this chart came first
-    if (!tv) {
+    const missing = data.view_ids.find((id, i) => !views[i]);
+    if (missing) {
       gd.__staticKey = undefined;
       gd.textContent = "Loading this sentence's trace…";
-      component.setTriggerValue("missing", data.view_id); // the server sends it again
+      component.setTriggerValue("missing", missing); // the server sends it again
       return;
     }
-    const entry = DisanSections.figureById(tv, data.figure, data.theme);
-    const live = want && entry.binding ? Object.assign(want, { binding: entry.binding }) : null;
-    drawChart(gd, entry.figure, data, live, config);
+    const built = DisanSections.draw(views, data.figure, data.params, data.theme);
+    if (data.selectable) {
+      // A click is learnt from plotly_click, which finds the cell from the data: the 2·T² invisible markers
+      // need not be drawn (at T = 64 they were most of the DiSAN pair's redraw, issue 19).
+      for (const t of built.figure.data) if (t.type === "scatter" && t.name === "cells") t.mode = "none";
+    }
+    const live = want && built.binding ? Object.assign(want, { binding: built.binding }) : null;
+    drawChart(gd, built.figure, data, live, config);
   }).catch(err => {
     gd.__staticKey = undefined;
     gd.textContent = `This chart could not be drawn: ${err.message}`;

@@ -444,7 +444,7 @@
     }).then(([json, bytes]) => {
       const data = JSON.parse(json);
       DisanFigures.configure(data.context);
-      const page = DisanSections.page(unpackView(data.view, bytes), { compact: data.compact, only: data.only });
+      const page = DisanSections.page(unpackView(data.view, bytes), { compact: data.compact, only: data.only, params: data.params });
       doc.title = page.title;
       return show(root, page, { header: doc.getElementById("report-header") });
     }).catch(fail);

@@ -379,7 +379,7 @@
           });
         }, "Im Fig. " + d[2],
           "Every head of the " + name.toLowerCase() + " block on one colour scale; heads specialise on different distances.",
-          side, { bind: function (fig) { return gridBinding(fig, exprs, at); } }));
+          side, { bind: function (fig) { return gridBinding(fig, exprs, at, { pool: F().constant("HEAD_CELLS") }); } }));
       });
       gates.push(figure("gate-" + side, function () {
         return F().barChart(gateMeans(sent), sent.tokens, {
@@ -562,13 +562,18 @@
    * element's HTML), body (the <main> element's inner HTML), data (what DisanReport.show draws: arch, alpha,
    * compact, fonts, figures {id: {data, layout}}, live {id: {side, binding}}, payloads {side: prepared},
    * words {side: frames}), sections (the Section objects the HTML was made from)}. opts: {compact, only (one
-   * figure's id: that figure alone, in its section)}.
+   * figure's id: that figure alone, in its section; a `define`d one at opts.params)}.
    * Throws one sentence when the trace view is incomplete or a sentence is longer than a report holds. */
   function page(tv, opts) {
     var o = opts || {}, compact = !!o.compact || !!o.only;
     checkView(tv);
     var sections = o.compact ? compactSections(tv) : reportSections(tv);
-    if (o.only) {
+    if (o.only && Object.prototype.hasOwnProperty.call(BUILDERS, o.only)) {
+      // One `define`d figure at o.params (the app's per-figure HTML download), with the control it follows.
+      var built = draw([tv], o.only, o.params, "normal"), side = (o.params && o.params.side) || "premise";
+      var one = figure(o.only, built.figure, "", "", side, built.binding ? { bind: function () { return built.binding; } } : null);
+      sections = [section(o.only, "", "", [one], built.binding ? (tv.arch === "dsa" ? "alpha" : "feature") : null)];
+    } else if (o.only) {
       // One figure of the page (the app's per-figure HTML download), in its section, with the section's control.
       sections = sections.map(function (s) {
         return section(s.id, s.title, s.html, s.figures.filter(function (f) { return f.id === o.only; }), s.control);
@@ -620,12 +625,152 @@
     return view;
   }
 
+  /* ------------------------------------------------------------ figures with parameters (the app's views) */
+
+  /* name → function (views, params, theme) → {figure, bind: fig → binding | undefined}. `views` are the trace
+   * views the figure reads (most read one; a comparison of two sentences reads two). One function per figure;
+   * a new one is one `define` here (docs/trace-view.md). */
+  var BUILDERS = {};
+
+  function define(name, build) {
+    BUILDERS[name] = build;
+  }
+
+  function sentOf(tv, side) {
+    var sent = side === "hypothesis" && tv.hypothesis ? tv.hypothesis : tv.premise;
+    return sent;
+  }
+
+  function needIndex(value, T, what) {
+    need(Number.isInteger(value) && value >= 0 && value < T, what + " should be a token index below " + T +
+         " but is " + value);
+  }
+
+  /* Shen Eqs. 12–13: one token's 2·d_h source2token probabilities; "length" scales them by T (1 = uniform). */
+  function s2tVector(sent, token, scale) {
+    var D2 = sent.D2, v = Array.prototype.slice.call(sent.s2t, token * D2, (token + 1) * D2);
+    return scale === "length" ? v.map(function (x) { return x * sent.tokens.length; }) : v;
+  }
+
+  /* reduce.feature_entropy of one block: per cell the entropy of q_k = P[i,j,k] / Σ_k P[i,j,k] over log D
+   * (null where the cell has no probability: masked). */
+  function entropyMatrix(sent, direction) {
+    var b = sent[direction], T = sent.tokens.length, D = b.D, out = new Array(T), logD = Math.log(Math.max(D, 2));
+    need(b.probs, direction + ".probs (DiSAN's per-feature P) is needed for the feature entropy");
+    for (var i = 0; i < T; i++) {
+      var row = new Array(T);
+      for (var j = 0; j < T; j++) {
+        var base = (i * T + j) * D, total = 0, h = 0;
+        for (var k = 0; k < D; k++) total += b.probs[base + k];
+        if (!(total > 0)) { row[j] = null; continue; }
+        for (var k2 = 0; k2 < D; k2++) {
+          var q = b.probs[base + k2] / total;
+          if (q > 0) h -= q * Math.log(q);
+        }
+        row[j] = h / logD;
+      }
+      out[i] = row;
+    }
+    return out;
+  }
+
+  var REDUCTIONS = { mean: "mean over features", max: "max over features", entropy: "feature entropy",
+                     feature: "one feature k" };
+
+  /* The (T × T) map of one DiSAN block under a reduction over its d_h features (Shen Eq. 15). */
+  function disanMap(sent, direction, reduction, feature) {
+    var b = sent[direction], T = sent.tokens.length;
+    if (reduction === "max") return matrix(b.probs_max, T, T);
+    if (reduction === "entropy") return entropyMatrix(sent, direction);
+    if (reduction === "feature") return featureSlice(sent, direction, feature);
+    return matrix(b.attention, T, T);
+  }
+
+  function disanValueName(reduction, feature) {
+    return reduction === "entropy" ? "H (normalised)" : reduction === "feature" ? "P[k=" + feature + "]" : "P";
+  }
+
+  function checkReduction(p) {
+    need(REDUCTIONS[p.reduction], "reduction should be one of " + Object.keys(REDUCTIONS).join(", ") + " but is " +
+         p.reduction);
+  }
+
+  var BY_FEATURE = [{ op: "feature", dir: "fw" }, { op: "feature", dir: "bw" }];
+
+  /* Shen Fig. 6 under a reduction, rows clickable (the row's bars follow, "disan-row"). p: {side, reduction,
+   * feature}. With reduction "feature" it follows the feature-k control (gridBinding). */
+  define("disan-pair", function (views, p, theme) {
+    checkReduction(p);
+    var tv = views[0], sent = sentOf(tv, p.side), k = p.feature || 0, value = disanValueName(p.reduction, k);
+    var fig = F().heatmapGrid([disanMap(sent, "fw", p.reduction, k), disanMap(sent, "bw", p.reduction, k)],
+      ["forward block (mask " + tv.masks[0] + ")", "backward block (mask " + tv.masks[1] + ")"], sent.tokens,
+      { title: "Token2token attention — " + REDUCTIONS[p.reduction], theme: theme, valueName: value, clickable: true });
+    var shown = {};
+    shown["P[k=" + k + "]"] = "P[k={feature}]";
+    return { figure: fig, bind: p.reduction !== "feature" ? undefined : function (f) {
+      return gridBinding(f, BY_FEATURE, shown, { hover: true });
+    } };
+  });
+
+  /* One row of "disan-pair" as bars: what token p.token attends to, forward and backward. */
+  define("disan-row", function (views, p, theme) {
+    checkReduction(p);
+    var tv = views[0], sent = sentOf(tv, p.side), T = sent.tokens.length, k = p.feature || 0;
+    needIndex(p.token, T, "token");
+    var value = disanValueName(p.reduction, k);
+    var fig = F().barChart([["forward", disanMap(sent, "fw", p.reduction, k)[p.token]],
+                            ["backward", disanMap(sent, "bw", p.reduction, k)[p.token]]], sent.tokens,
+      { title: "Row #" + p.token + " '" + sent.tokens[p.token] + "': what it attends to", yTitle: value, theme: theme });
+    var shown = {};
+    shown["P[k=" + k + "]"] = "P[k={feature}]";
+    return { figure: fig, bind: p.reduction !== "feature" ? undefined : function (f) {
+      return binding([], [], templates(f, shown), BY_FEATURE.map(function (z, i) {
+        return { trace: i, z: z, row: p.token };
+      }));
+    } };
+  });
+
+  /* Shen Fig. 8: one word's feature-wise source2token vector. p: {side, token, scale: "probability" | "length"}. */
+  define("s2t-word", function (views, p, theme) {
+    var sent = sentOf(views[0], p.side);
+    needIndex(p.token, sent.tokens.length, "token");
+    return { figure: F().vectorGrids([s2tVector(sent, p.token, p.scale)],
+      ["'" + sent.tokens[p.token] + "' (" + sent.D2 + " features)"],
+      { title: "Feature-wise source2token score vector", theme: theme, valueName: "P" }) };
+  });
+
+  /* Shen Fig. 8's comparison: the same word in two sentences (views[0] and views[1], premises) and A − B.
+   * p: {word, titles: [A, B], scale}. */
+  define("s2t-pair", function (views, p, theme) {
+    need(views.length === 2, "s2t-pair compares two trace views");
+    var vecs = views.map(function (tv, i) {
+      var t = Array.from(tv.premise.tokens).indexOf(p.word);
+      need(t >= 0, "the word '" + p.word + "' is not in sentence " + (i + 1));
+      return s2tVector(tv.premise, t, p.scale);
+    });
+    var diff = vecs[0].map(function (v, k) { return v - vecs[1][k]; });
+    return { figure: F().vectorGrids([vecs[0], vecs[1], diff], [p.titles[0], p.titles[1], "difference"],
+      { title: "'" + p.word + "' in two contexts", theme: theme }) };
+  });
+
   /* ------------------------------------------------------------ one figure at a time (the app) */
 
   /* The figure `id` of this trace view's page (a Figure: {id, figure, binding, paper, caption, side}), for a
    * host that draws figures one by one in its own layout (the app's chart component). The sections are built
    * once per trace view and theme; each figure is still built only when first read. Any length is accepted:
    * the report's limit is about its file size. */
+  /* The figure `id` of `views` with `params`: a `define`d figure (built afresh), else a figure of the first
+   * view's page (`figureById`). Returns {figure, binding}. */
+  function draw(views, id, params, themeName) {
+    if (!Object.prototype.hasOwnProperty.call(BUILDERS, id)) {
+      var f = figureById(views[0], id, themeName);
+      return { figure: f.figure, binding: f.binding };
+    }
+    views.forEach(function (tv) { checkView(tv, { anyLength: true }); });
+    var built = BUILDERS[id](views, params || {}, F().theme(themeName || "normal"));
+    return { figure: built.figure, binding: built.bind ? built.bind(built.figure) : null };
+  }
+
   function figureById(tv, id, themeName) {
     if (!tv.__figures) Object.defineProperty(tv, "__figures", { value: {}, enumerable: false });
     var key = themeName || "normal";
@@ -648,6 +793,9 @@
     page: page,
     unpack: unpack,
     figureById: figureById,
+    draw: draw,
+    define: define,
+    builders: function () { return Object.keys(BUILDERS); },
     reportSections: reportSections,
     compactSections: compactSections,
     overview: overview,

@@ -87,12 +87,14 @@ def _read(path: Path) -> str:
     return path.read_text(encoding="utf-8")
 
 
-def report_html(trace: ModelTrace, *, compact: bool = False, only: str | None = None) -> str:
+def report_html(trace: ModelTrace, *, compact: bool = False, only: str | None = None,
+                params: dict | None = None) -> str:
     """The whole HTML document of ``trace`` (``compact``: the notebook view's subset, no keyboard handling;
-    ``only``: one figure's id, that figure alone with its control: the app's per-figure HTML download)."""
+    ``only``: one figure's id, that figure alone with its control, at ``params`` for a figure that takes them:
+    the app's per-figure HTML download)."""
     check_length(trace)
     view, arrays = packed_trace_view(trace)
-    data = {"view": view, "context": figure_context(), "compact": compact, "only": only}
+    data = {"view": view, "context": figure_context(), "compact": compact, "only": only, "params": params}
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     scripts = [
         _packed(PLOTLY_JS.read_bytes(), "plotly-js"),

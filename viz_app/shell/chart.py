@@ -23,7 +23,7 @@ written, charts fall back to ``st.plotly_chart`` and sliders to ``st.slider``.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 
@@ -121,35 +121,40 @@ def _view_missing(key: str) -> None:
 
 
 def draw_figure(
-    view: PageView,
+    views: PageView | Sequence[PageView],
     figure: str,
     *,
     key: str,
     theme: str,
     config: dict,
+    params: dict | None = None,
     on_select: Callable[[], None] | None = None,
     live: dict | None = None,
 ) -> None:
-    """Draw the page's figure ``figure`` (an id of ``DisanSections``, ``viz_app/browser/sections.js``) of
-    ``view`` under ``key``: the page builds it from the trace view, as the report and the static site do.
+    """Draw the page's figure ``figure`` of ``views`` under ``key``: the page builds it from the trace views
+    (``DisanSections.draw`` in ``viz_app/browser/sections.js``: a figure of the report's page by id, or a
+    ``define``d figure with ``params``), as the report and the static site do.
 
-    The trace view travels with the first chart that draws it in this session; later charts and reruns name it
+    A trace view travels with the first chart that draws it in this session; later charts and reruns name it
     by id, and a page that lacks it asks again (``_view_missing``). ``live`` (``{"group", "payload_id"}``)
     makes the chart follow that group's control; the binding is the figure's own."""
+    views = [views] if isinstance(views, PageView) else list(views)
     sent = st.session_state.setdefault(SENT_VIEWS, set())
     data = {
         "role": "figure",
-        "view_id": view.id,
+        "view_ids": [v.id for v in views],
         "figure": figure,
+        "params": params or {},
         "theme": theme,
         "config": config,
         "selectable": on_select is not None,
         "plotly_url": PLOTLY_URL,
         "live": live,
     }
-    if view.id not in sent:
-        data.update(view=view.view, arrays=view.arrays, context=figure_context())
-        sent.add(view.id)
+    carried = {v.id: {"view": v.view, "arrays": v.arrays} for v in views if v.id not in sent}
+    if carried:
+        data.update(views=carried, context=figure_context())
+        sent.update(carried)
     callbacks = {"on_missing_change": partial(_view_missing, key)}
     if on_select is not None:
         callbacks["on_selection_change"] = on_select

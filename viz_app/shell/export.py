@@ -19,6 +19,7 @@ from viz_app.shell import chart, loaders
 from viz_app.draw import report, site
 from viz_app.shell.context import Context
 from viz_app.draw.figures import standalone_html
+from viz_app.draw.site_view import PageView
 from viz_app.draw.text import md_escape
 
 if TYPE_CHECKING:
@@ -130,25 +131,35 @@ def show_page_figure(
     *,
     key: str,
     alpha: float | None = None,
+    params: dict | None = None,
+    views: Sequence[PageView] | None = None,
+    per_feature: bool = False,
     table: Table | None = None,
     trace_json: Callable[[], str] | None = None,
     on_select: Callable[[], None] | None = None,
     live: dict | None = None,
 ) -> None:
-    """Draw the page's figure ``figure`` (an id of ``viz_app/browser/sections.js``) of the current sentence at
-    ``alpha``, as the report and the static site draw it, with the table and downloads of ``show_figure``; its
-    HTML download is the report of this one figure. ``live``: ``{"group", "payload_id"}`` of a slider."""
+    """Draw the page's figure ``figure`` (``viz_app/browser/sections.js``: a figure of the report's page, or a
+    ``define``d one with ``params``) of the current sentence at ``alpha`` (or of ``views``), as the report and
+    the static site draw it, with the table and downloads of ``show_figure``. A figure of the report's page
+    downloads as the report of that one figure. ``live``: ``{"group", "payload_id"}`` of a slider;
+    ``per_feature``: the figure reads DiSAN's per-feature P (``loaders.page_view``)."""
     name = safe_name(f"{key}-{ctx.model}")
     config = chart_config(name, ctx.image_format)
-    view = loaders.page_view(ctx.model, ctx.text, ctx.hypothesis, ctx.masks, alpha)
-    chart.draw_figure(view, figure, key=chart_key(key), theme=ctx.theme.name, config=config, on_select=on_select,
-                      live=live)
-    trace = partial(loaders.full_trace, ctx.model, ctx.text, ctx.hypothesis, ctx.masks, alpha)
-    _table_and_downloads(ctx, key, name, table, trace_json, lambda: report.report_html(trace(), only=figure))
+    own = views is None  # the current sentence's trace view (else: other sentences, e.g. a comparison)
+    if own:
+        views = [loaders.page_view(ctx.model, ctx.text, ctx.hypothesis, ctx.masks, alpha, per_feature)]
+    chart.draw_figure(views, figure, key=chart_key(key), theme=ctx.theme.name, config=config, params=params,
+                      on_select=on_select, live=live)
+    html = None
+    if own:  # the report of this one figure (a figure of other sentences has none: PNG/SVG from its mode bar)
+        trace = partial(loaders.full_trace, ctx.model, ctx.text, ctx.hypothesis, ctx.masks, alpha)
+        html = lambda: report.report_html(trace(), only=figure, params=params)  # noqa: E731 - built when clicked
+    _table_and_downloads(ctx, key, name, table, trace_json, html)
 
 
 def _table_and_downloads(ctx: Context, key: str, name: str, table: Table | None,
-                         trace_json: Callable[[], str] | None, html: Callable[[], str]) -> None:
+                         trace_json: Callable[[], str] | None, html: Callable[[], str] | None) -> None:
     """Outside presentation mode: the "Table and downloads" expander, built only once opened.
 
     The HTML download is self-contained (plotly.js inlined, no CDN); the table (``table``, a ``Table``) is
@@ -167,7 +178,8 @@ def _table_and_downloads(ctx: Context, key: str, name: str, table: Table | None,
         frame = None if table is None else table()
         if frame is not None and st.toggle("Show the numbers as a table", key=f"{key}_table"):
             st.dataframe(frame, width="stretch")
-        downloads = [("HTML (self-contained)", _html_bytes(html), f"{name}.html", "text/html", "html")]
+        downloads = [] if html is None else [
+            ("HTML (self-contained)", _html_bytes(html), f"{name}.html", "text/html", "html")]
         if frame is not None:
             downloads.append(("Matrix as CSV", lambda: frame.to_csv().encode("utf-8"), f"{name}.csv", "text/csv", "csv"))
         if trace_json is not None:

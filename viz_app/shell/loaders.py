@@ -39,7 +39,7 @@ from viz_app.draw import live, settings, view_store
 from viz_app.draw.records import TraceView
 from viz_app.draw.records import trace_view as to_view
 from viz_app.draw.reduce import feature_entropy, reweight_alpha
-from viz_app.draw.site_view import PageView, packed_records_view
+from viz_app.draw.site_view import PageView, packed_records_view, packed_trace_view
 from viz_app.shell.startup import mark
 
 if TYPE_CHECKING:
@@ -118,12 +118,25 @@ def trace_view(name: str, text: str, hypothesis: str | None, masks: str, alpha: 
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def page_view(name: str, text: str, hypothesis: str | None, masks: str, alpha: float | None) -> PageView:
-    """``trace_view`` packed for the page's figures (``chart.draw_figure``), named by a hash of its content."""
-    view, arrays = packed_records_view(trace_view(name, text, hypothesis, masks, alpha))
+def page_view(name: str, text: str, hypothesis: str | None, masks: str, alpha: float | None,
+              per_feature: bool = False) -> PageView:
+    """``trace_view`` packed for the page's figures (``chart.draw_figure``), named by a hash of its content;
+    ``per_feature``: with DiSAN's per-feature P (from the full trace, which keeps it up to
+    ``disan``'s limit: ``has_per_feature``), for the maps that reduce over features."""
+    if per_feature:
+        view, arrays = packed_trace_view(full_trace(name, text, hypothesis, masks, alpha))
+    else:
+        view, arrays = packed_records_view(trace_view(name, text, hypothesis, masks, alpha))
     text_view = json.dumps(view, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     digest = hashlib.sha256(text_view.encode("utf-8") + arrays).hexdigest()[:24]
     return PageView(digest, text_view, base64.b64encode(arrays).decode("ascii"))
+
+
+def has_per_feature(name: str, text: str, hypothesis: str | None, masks: str) -> bool:
+    """True when the trace kept DiSAN's per-feature P for both sentences (long sentences keep only reductions)."""
+    trace = full_trace(name, text, hypothesis, masks, None)
+    sents = [s for s in (trace.premise, trace.hypothesis) if s is not None]
+    return all(s.encoder.fw.probs is not None and s.encoder.bw.probs is not None for s in sents)
 
 
 def _warm(name: str) -> None:

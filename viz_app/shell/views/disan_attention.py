@@ -7,11 +7,9 @@ from functools import partial
 import numpy as np
 import streamlit as st
 
-from viz_app.draw import figures, live
-
 from viz_app.shell import loaders
 from viz_app.shell.context import Context
-from viz_app.shell.export import matrices_table, series_table, show_figure
+from viz_app.shell.export import matrices_table, series_table, show_page_figure
 from viz_app.shell.session import ensure
 from viz_app.shell.state import REDUCTIONS
 from viz_app.shell.widgets import (
@@ -21,6 +19,7 @@ from viz_app.shell.widgets import (
     require_arch,
     select_row_from_chart,
     sentence_of,
+    side_of,
     summary_text,
     token_select,
     trace_json_source,
@@ -42,21 +41,17 @@ _EXPLAIN = (
 )
 
 
-def _matrix(ctx: Context, block, direction: str, reduction: str, feature: int) -> np.ndarray:
+def _matrices(ctx: Context, sent, reduction: str, feature: int) -> tuple[np.ndarray, np.ndarray]:
+    """The two maps the page draws, for the table (the page computes its own from the trace view)."""
     if reduction == "max":
-        return block.probs_max
+        return sent.fw.probs_max, sent.bw.probs_max
     if reduction == "entropy":
-        entropy = loaders.entropy_matrix(ctx.model, ctx.text, ctx.hypothesis, ctx.masks, ctx.side, direction)
-        if entropy is None:
-            st.warning(
-                "Feature entropy needs the full per-feature tensor, which the trace keeps up to 256 tokens; "
-                "showing the mean."
-            )
-            return block.attention
-        return entropy
+        return tuple(loaders.entropy_matrix(ctx.model, ctx.text, ctx.hypothesis, ctx.masks, ctx.side, d)
+                     for d in ("fw", "bw"))
     if reduction == "feature":
-        return loaders.feature_matrix(ctx.model, ctx.text, ctx.hypothesis, ctx.masks, ctx.side, direction, feature)
-    return block.attention
+        return tuple(loaders.feature_matrix(ctx.model, ctx.text, ctx.hypothesis, ctx.masks, ctx.side, d, feature)
+                     for d in ("fw", "bw"))
+    return sent.fw.attention, sent.bw.attention
 
 
 def render(ctx: Context) -> None:
@@ -72,53 +67,36 @@ def render(ctx: Context) -> None:
     reduction = left.radio(
         "Reduce over features", REDUCTIONS, key="reduce", horizontal=True, format_func=_REDUCTION_NAMES.get
     )
+    per_feature = reduction in ("entropy", "feature")
+    if per_feature and not loaders.has_per_feature(ctx.model, ctx.text, ctx.hypothesis, ctx.masks):
+        st.warning(
+            f"The {_REDUCTION_NAMES[reduction]} needs the full per-feature tensor, which the trace keeps only for "
+            "shorter sentences; showing the mean. Shorten the sentence to see it."
+        )
+        reduction, per_feature = "mean", False
     feature, payload = 0, None
     if reduction == "feature":
         payload = live_payload(ctx, "features")
         with right if payload is None else left:
             feature = live_feature(ctx.d_h, payload)
-    fw = _matrix(ctx, sent.fw, "fw", reduction, feature)
-    bw = _matrix(ctx, sent.bw, "bw", reduction, feature)
-    value = {"entropy": "H (normalised)", "feature": f"P[k={feature}]"}.get(reduction, "P")
-    fig = figures.heatmap_grid(
-        [fw, bw],
-        [f"forward block (mask {tv.masks[0]})", f"backward block (mask {tv.masks[1]})"],
-        sent.tokens,
-        title=f"Token2token attention — {_REDUCTION_NAMES[reduction]}",
-        theme=ctx.theme,
-        value_name=value,
-        clickable=True,
-    )
-    table = matrices_table({"forward": fw, "backward": bw}, sent.tokens, sent.tokens)
-    shown = {f"P[k={feature}]": "P[k={feature}]"}
-    by_feature = [{"op": "feature", "dir": "fw"}, {"op": "feature", "dir": "bw"}]
-    show_figure(
-        fig,
+    fw, bw = _matrices(ctx, sent, reduction, feature)
+    live = {"group": "feature", "payload_id": payload["id"]} if payload else None
+    params = {"side": side_of(ctx, tv), "reduction": reduction, "feature": feature}
+    show_page_figure(
         ctx,
+        "disan-pair",
         key="disan_pair",
-        table=table,
+        params=params,
+        per_feature=per_feature,
+        table=matrices_table({"forward": fw, "backward": bw}, sent.tokens, sent.tokens),
         trace_json=trace_json_source(ctx),
         on_select=partial(select_row_from_chart, "disan_pair"),
-        live=_live(payload, live.grid_binding(fig, by_feature, shown, hover=True)) if payload else None,
+        live=live,
     )
     st.caption(_EXPLAIN)
     if reduction in ("mean", "feature"):
         st.caption(f"Forward: {summary_text(fw)}  \nBackward: {summary_text(bw)}")
     token = token_select(sent.tokens, "Token (or click a heatmap row)")
     row = {"forward": fw[token], "backward": bw[token]}
-    bars = figures.bar_chart(
-        row, sent.tokens, title=f"Row #{token} '{sent.tokens[token]}': what it attends to", y_title=value,
-        theme=ctx.theme,
-    )
-    row_binding = live.binding(
-        [], rows=[{"trace": k, "z": z, "row": token} for k, z in enumerate(by_feature)],
-        texts=live.templates(bars, shown),
-    ) if payload else None
-    show_figure(bars, ctx, key="disan_row", table=series_table(row, sent.tokens), live=_live(payload, row_binding))
-
-
-def _live(payload: dict | None, binding: dict | None) -> dict | None:
-    """The chart follows the feature slider in the page (``live.py``), or None on the server path."""
-    if payload is None or binding is None:
-        return None
-    return {"group": "feature", "payload_id": payload["id"], "binding": binding}
+    show_page_figure(ctx, "disan-row", key="disan_row", params={**params, "token": token}, per_feature=per_feature,
+                     table=series_table(row, sent.tokens), live=live)

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from viz_app.draw import figures, live, settings
-
 from viz_app.shell import loaders
 from viz_app.shell.context import Context
-from viz_app.shell.export import matrices_table, show_figure
+from viz_app.shell.export import matrices_table, show_page_figure
 from viz_app.draw.records import TraceView
 from viz_app.shell.session import write_url
 from viz_app.shell.widgets import (
@@ -17,6 +15,7 @@ from viz_app.shell.widgets import (
     live_payload,
     require_arch,
     sentence_of,
+    side_of,
     summary_text,
     trace_json_source,
 )
@@ -43,42 +42,26 @@ def alpha_panels(ctx: Context, tv: TraceView) -> None:
         ctx, "Re-weights the cached pre-softmax scores: softmax(QKᵀ/√d_k + M_dir + α·M_dis). No encoder pass.", payload
     )
     sent = sentence_of(ctx, tv)
+    side = side_of(ctx, tv)
     heads = loaders.heads_at_alpha(ctx.model, ctx.text, ctx.hypothesis, ctx.masks, ctx.side, alpha)
     fw, bw = heads["fw"].mean(0), heads["bw"].mean(0)
-    shown = {f"α = {live.format_value(alpha)}": "α = {alpha}"}
-    fig = figures.heatmap_grid(
-        [fw, bw],
-        [f"forward (mask {tv.masks[0]})", f"backward (mask {tv.masks[1]})"],
-        sent.tokens,
-        title=f"Head-averaged attention weights at α = {alpha:g} (Im Fig. 7)",
-        theme=ctx.theme,
-    )
+    # With the page recomputing α (a payload), the page view is the trained pass and each chart is drawn at
+    # the slider's α; without, the server's figures come from a pass at α (Eq. 7: the same maps).
+    at = None if payload is not None else alpha
+    live = None if payload is None else {"group": "alpha", "payload_id": payload["id"]}
     table = matrices_table({"forward": fw, "backward": bw}, sent.tokens, sent.tokens)
-    pair = live.grid_binding(fig, [{"op": "mean", "dir": "fw"}, {"op": "mean", "dir": "bw"}], shown)
-    show_figure(fig, ctx, key="dsa_pair", table=table, trace_json=trace_json_source(ctx), live=_live(payload, pair))
+    show_page_figure(ctx, f"alpha-mean-{side}", key="dsa_pair", alpha=at, table=table,
+                     trace_json=trace_json_source(ctx), live=live)
     st.caption(
         f"Forward: {summary_text(fw)}  \nBackward: {summary_text(bw)}  \n"
         f"Attention maps at this α come from the cached scores QKᵀ/√d_k of the last encoder pass "
         f"(α only enters Eq. 7 after them, so they are exact). Gates, FFN, pooling and the prediction in other "
         f"views are recomputed by a full pass at α (trained α = {ctx.trained_alpha:g})."
     )
-    for direction, name, figure_no in (("fw", "Forward", 12), ("bw", "Backward", 13)):
+    for direction in ("fw", "bw"):
         stack = heads[direction]
         titles = [f"head {h + 1}" for h in range(stack.shape[0])]
-        fig = figures.small_multiples(
-            stack, sent.tokens, titles, title=f"{name} heads (Im Fig. {figure_no})", theme=ctx.theme
-        )
-        exprs = [{"op": "head", "dir": direction, "head": h} for h in range(stack.shape[0])]
-        binding = live.grid_binding(fig, exprs, shown, pool=settings.SMALL_MULTIPLE_MAX)
-        show_figure(
-            fig,
-            ctx,
-            key=f"dsa_heads_{direction}",
-            table=matrices_table(dict(zip(titles, stack)), sent.tokens, sent.tokens),
-            live=_live(payload, binding),
-        )
+        show_page_figure(ctx, f"alpha-heads-{direction}-{side}", key=f"dsa_heads_{direction}", alpha=at,
+                         table=matrices_table(dict(zip(titles, stack)), sent.tokens, sent.tokens), live=live)
     write_url(VIEW)  # a fragment rerun skips the app's own write_url: keep α in the link
 
-
-def _live(payload: dict | None, binding: dict) -> dict | None:
-    return None if payload is None else {"group": "alpha", "payload_id": payload["id"], "binding": binding}
