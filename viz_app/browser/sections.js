@@ -753,6 +753,16 @@
       { title: "'" + p.word + "' in two contexts", theme: theme }) };
   });
 
+  var DIRECTION_NAMES = { fw: "forward", bw: "backward" };
+
+  /* Shen Eq. 19 / Im Eq. 12: one block's gate F for every token and feature. p: {side, dir: "fw" | "bw"}. */
+  define("gate-features", function (views, p, theme) {
+    need(DIRECTION_NAMES[p.dir], "dir should be fw or bw but is " + p.dir);
+    var sent = sentOf(views[0], p.side), b = sent[p.dir], name = DIRECTION_NAMES[p.dir];
+    return { figure: F().tokenFeatureHeatmap(matrix(b.gate, sent.tokens.length, b.D), sent.tokens, {
+      title: capitalize(name) + " gate F, every feature", theme: theme, valueName: "F", zmin: 0, zmax: 1 }) };
+  });
+
   /* ------------------------------------------------------------ one figure at a time (the app) */
 
   /* The figure `id` of this trace view's page (a Figure: {id, figure, binding, paper, caption, side}), for a

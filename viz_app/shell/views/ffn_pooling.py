@@ -4,10 +4,18 @@ from __future__ import annotations
 
 import streamlit as st
 
-from viz_app.draw import claims, figures
+from viz_app.draw import claims
 from viz_app.shell.context import Context
-from viz_app.shell.export import series_table, show_figure
-from viz_app.shell.widgets import alpha_slider, caption_claim, get_trace, require_arch, sentence_of, trace_json_source
+from viz_app.shell.export import series_table, show_page_figure
+from viz_app.shell.widgets import (
+    alpha_slider,
+    caption_claim,
+    get_trace,
+    require_arch,
+    sentence_of,
+    side_of,
+    trace_json_source,
+)
 
 
 def render(ctx: Context) -> None:
@@ -17,19 +25,8 @@ def render(ctx: Context) -> None:
         if tv is not None:
             sent = sentence_of(ctx, tv)
             weight = {"source2token weight": sent.s2t.mean(-1)}
-            show_figure(
-                figures.bar_chart(
-                    weight,
-                    sent.tokens,
-                    title="DiSAN source2token weight per token (mean over features)",
-                    y_title="mean P",
-                    theme=ctx.theme,
-                ),
-                ctx,
-                key="disan_pool",
-                table=series_table(weight, sent.tokens),
-                trace_json=trace_json_source(ctx),
-            )
+            show_page_figure(ctx, f"s2t-mean-{side_of(ctx, tv)}", key="disan_pool",
+                             table=series_table(weight, sent.tokens), trace_json=trace_json_source(ctx))
         require_arch(ctx, "dsa", "A position-wise FFN and max pooling")
         return
     alpha_slider(ctx, "FFN and pooling are recomputed by a full encoder pass at this α (cached per α).")
@@ -39,50 +36,17 @@ def render(ctx: Context) -> None:
     sent = sentence_of(ctx, tv)
     source = trace_json_source(ctx, ctx.trace_alpha)
     ffn = {"forward": sent.fw.ffn_deactivation, "backward": sent.bw.ffn_deactivation}
-    show_figure(
-        figures.bar_chart(
-            ffn,
-            sent.tokens,
-            title="(a) FFN deactivation ratio: share of ReLU units that are 0",
-            y_title="ratio",
-            theme=ctx.theme,
-            y_range=(0, 1),
-        ),
-        ctx,
-        key="ffn_deact",
-        table=series_table(ffn, sent.tokens),
-        trace_json=source,
-    )
+    side = side_of(ctx, tv)
+    show_page_figure(ctx, f"ffn-deact-{side}", key="ffn_deact", alpha=ctx.trace_alpha,
+                     table=series_table(ffn, sent.tokens), trace_json=source)
     ln = {"forward": sent.fw.ln_max, "backward": sent.bw.ln_max}
-    show_figure(
-        figures.bar_chart(
-            ln,
-            sent.tokens,
-            title="(b) max over features of LayerNorm(x + FFN(x))",
-            y_title="max value",
-            theme=ctx.theme,
-        ),
-        ctx,
-        key="ffn_max",
-        table=series_table(ln, sent.tokens),
-    )
+    show_page_figure(ctx, f"ffn-max-{side}", key="ffn_max", alpha=ctx.trace_alpha, table=series_table(ln, sent.tokens))
     caption_claim(claims.ffn_keywords(sent.fw.ffn_deactivation, sent.fw.ln_max, sent.tokens), ctx.model)
     pool = {
         "multi-dimensional attention (mean over 2d features)": sent.s2t.mean(-1),
         "share of features won in max pooling": sent.maxpool_share,
     }
-    show_figure(
-        figures.bar_chart(
-            pool,
-            sent.tokens,
-            title="Pooling: (a) softmax(L) weight per token, (b) max-pooling share",
-            y_title="weight / share",
-            theme=ctx.theme,
-        ),
-        ctx,
-        key="pooling",
-        table=series_table(pool, sent.tokens),
-    )
+    show_page_figure(ctx, f"pool-{side}", key="pooling", alpha=ctx.trace_alpha, table=series_table(pool, sent.tokens))
     st.caption(
         "Im Eqs. 14–16: the sentence vector is [Σ_t softmax(L)_t ⊙ U_t ; max_t U_t]. (a) averages softmax(L) "
         "over its 2d_e features; (b) is the share of the 2d_e features whose maximum comes from this token."

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from viz_app.draw import claims, figures
+from viz_app.draw import claims
 from viz_app.shell.context import Context
-from viz_app.shell.export import matrix_table, series_table, show_figure
+from viz_app.shell.export import matrix_table, series_table, show_page_figure
 from viz_app.shell.widgets import (
     DIRECTION_NAMES,
     alpha_slider,
@@ -14,6 +14,7 @@ from viz_app.shell.widgets import (
     direction_radio,
     get_trace,
     sentence_of,
+    side_of,
     trace_json_source,
 )
 
@@ -34,17 +35,11 @@ def render(ctx: Context) -> None:
         return
     sent = sentence_of(ctx, tv)
     means = {"forward": sent.fw.gate.mean(-1), "backward": sent.bw.gate.mean(-1)}
-    show_figure(
-        figures.bar_chart(
-            means,
-            sent.tokens,
-            title="Gate per token, averaged over features",
-            y_title="mean F",
-            theme=ctx.theme,
-            y_range=(0, 1),
-        ),
+    show_page_figure(
         ctx,
+        f"gate-{side_of(ctx, tv)}",
         key="gate_bars",
+        alpha=ctx.trace_alpha,
         table=series_table(means, sent.tokens),
         trace_json=trace_json_source(ctx, ctx.trace_alpha),
     )
@@ -55,17 +50,11 @@ def render(ctx: Context) -> None:
     caption_claim(claims.gate_by_word_type(means["forward"], sent.tokens, False, "Im Fig. 9 (forward block)"), ctx.model)
     direction = direction_radio("Token × feature map of the")
     gate = sent.block(direction).gate
-    show_figure(
-        figures.token_feature_heatmap(
-            gate,
-            sent.tokens,
-            title=f"{DIRECTION_NAMES[direction].capitalize()} gate F, every feature",
-            theme=ctx.theme,
-            value_name="F",
-            zmin=0.0,
-            zmax=1.0,
-        ),
+    show_page_figure(
         ctx,
+        "gate-features",
         key="gate_features",
+        alpha=ctx.trace_alpha,
+        params={"side": side_of(ctx, tv), "dir": direction},
         table=matrix_table(gate, sent.tokens, [f"feature {k}" for k in range(gate.shape[1])]),
     )

@@ -5,13 +5,22 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from viz_app.draw import claims, figures
+from viz_app.draw import claims
+from viz_app.shell import loaders
 from viz_app.shell.context import Context
-from viz_app.shell.export import matrix_table, show_figure
+from viz_app.shell.export import matrix_table, show_page_figure
 from viz_app.draw.presets import SHEN_PAIRS
 from viz_app.shell.session import ensure
 from viz_app.draw.text import md_escape
-from viz_app.shell.widgets import caption_claim, get_trace, sentence_of, token_select, trace_for, trace_json_source
+from viz_app.shell.widgets import (
+    caption_claim,
+    get_trace,
+    sentence_of,
+    side_of,
+    token_select,
+    trace_for,
+    trace_json_source,
+)
 
 _CUSTOM = "this sentence vs another sentence"
 _SCALES = ("probability", "probability × sentence length")
@@ -23,7 +32,8 @@ def _vector(sent, index: int, scale: str) -> np.ndarray:
 
 
 def _pair_vectors(ctx: Context, choice: str, token: int, sent, scale: str):
-    """(word, vector A, vector B, title A, title B) or None when the comparison cannot be made."""
+    """(word, vector A, vector B, title A, title B, page view A, page view B) or None when the comparison
+    cannot be made."""
     if choice == _CUSTOM:
         word = sent.tokens[token]
         other_text = st.text_input("Other sentence", key="s2t_other")
@@ -33,21 +43,20 @@ def _pair_vectors(ctx: Context, choice: str, token: int, sent, scale: str):
         if word not in other.premise.tokens:
             st.warning(md_escape(f"'{word}' does not occur in the other sentence; type a sentence that contains it."))
             return None
-        return (
-            word,
-            _vector(sent, token, scale),
-            _vector(other.premise, other.premise.tokens.index(word), scale),
-            ctx.source_text,
-            other_text,
-        )
-    word, first, second = next(p for p in SHEN_PAIRS if p[0] == choice)
-    a = trace_for(ctx.model, first, masks=ctx.masks, alpha=ctx.trace_alpha)
-    b = trace_for(ctx.model, second, masks=ctx.masks, alpha=ctx.trace_alpha)
-    if a is None or b is None:
-        return None
-    va = _vector(a.premise, a.premise.tokens.index(word), scale)
-    vb = _vector(b.premise, b.premise.tokens.index(word), scale)
-    return word, va, vb, first, second
+        first, second = ctx.text, other_text
+        va, vb = _vector(sent, token, scale), _vector(other.premise, other.premise.tokens.index(word), scale)
+        titles = (ctx.source_text, other_text)
+    else:
+        word, first, second = next(p for p in SHEN_PAIRS if p[0] == choice)
+        a = trace_for(ctx.model, first, masks=ctx.masks, alpha=ctx.trace_alpha)
+        b = trace_for(ctx.model, second, masks=ctx.masks, alpha=ctx.trace_alpha)
+        if a is None or b is None:
+            return None
+        va = _vector(a.premise, a.premise.tokens.index(word), scale)
+        vb = _vector(b.premise, b.premise.tokens.index(word), scale)
+        titles = (first, second)
+    views = [loaders.page_view(ctx.model, text, None, ctx.masks, ctx.trace_alpha) for text in (first, second)]
+    return word, va, vb, *titles, views
 
 
 def render(ctx: Context) -> None:
@@ -68,16 +77,13 @@ def render(ctx: Context) -> None:
         ),
     )
     token = token_select(sent.tokens, "Word")
-    show_figure(
-        figures.vector_grids(
-            [_vector(sent, token, scale)],
-            [f"'{sent.tokens[token]}' ({sent.s2t.shape[1]} features)"],
-            title="Feature-wise source2token score vector",
-            theme=ctx.theme,
-            value_name="P",
-        ),
+    page_scale = "length" if scale == _SCALES[1] else "probability"
+    show_page_figure(
         ctx,
+        "s2t-word",
         key="s2t_word",
+        alpha=ctx.trace_alpha,
+        params={"side": side_of(ctx, tv), "token": token, "scale": page_scale},
         table=matrix_table(
             sent.s2t[token][None], [sent.tokens[token]], [f"feature {k}" for k in range(sent.s2t.shape[1])]
         ),
@@ -100,14 +106,13 @@ def render(ctx: Context) -> None:
     result = _pair_vectors(ctx, choice, token, sent, scale)
     if result is None:
         return
-    word, va, vb, ta, tb = result
-    fig = figures.vector_grids(
-        [va, vb, va - vb], [ta, tb, "difference"], title=f"'{word}' in two contexts", theme=ctx.theme
-    )
-    show_figure(
-        fig,
+    word, va, vb, ta, tb, views = result
+    show_page_figure(
         ctx,
+        "s2t-pair",
         key="s2t_pair_fig",
+        views=views,
+        params={"word": word, "titles": [ta, tb], "scale": page_scale},
         table=matrix_table(np.stack([va, vb]), [ta, tb], [f"feature {k}" for k in range(va.size)]),
     )
     caption_claim(claims.context_vectors_differ(va, vb, word), ctx.model)
