@@ -763,6 +763,65 @@
       title: capitalize(name) + " gate F, every feature", theme: theme, valueName: "F", zmin: 0, zmax: 1 }) };
   });
 
+  function R() {
+    if (!root.DisanRecompute) throw new Error("DisanSections needs recompute.js (DisanRecompute) loaded first");
+    return root.DisanRecompute;
+  }
+
+  /* A block's head-averaged attention (T × T): the trace's own, or Im Eq. 7 again at another α from the
+   * pre-mask scores the trace view keeps (the DSA; exact, as α enters only after them). */
+  function attentionAt(tv, sent, direction, a) {
+    var b = sent[direction], T = sent.tokens.length;
+    if (tv.arch !== "dsa" || a === null || a === undefined) return matrix(b.attention, T, T);
+    return matrix(R().headMean(R().distanceProbs(b.scores, T, b.allowed, a), T), T, T);
+  }
+
+  /* Two attention maps on one colour scale and A − B (Shen Tables 1–2 ablations, Im Fig. 8): views[0] is A,
+   * views[1] (or views[0] again) B. p: {side, dir, alphas: [α_A, α_B] (null: the trace's own), titles: [A, B],
+   * live: A follows the α control, B stays at α_B}. */
+  define("compare", function (views, p, theme) {
+    need(DIRECTION_NAMES[p.dir], "dir should be fw or bw but is " + p.dir);
+    var tvA = views[0], tvB = views[1] || views[0], alphas = p.alphas || [null, null];
+    var a = sentOf(tvA, p.side), b = sentOf(tvB, p.side);
+    need(Array.from(a.tokens).join("\u0000") === Array.from(b.tokens).join("\u0000"),
+         "A and B tokenised the sentence differently; they cannot be compared cell by cell");
+    var what = tvA.arch === "disan" ? "mean over features" : "mean over heads";
+    var titles = ["A: " + p.titles[0], "B: " + p.titles[1]];
+    var fig = F().compareHeatmaps(attentionAt(tvA, a, p.dir, alphas[0]), attentionAt(tvB, b, p.dir, alphas[1]),
+      a.tokens, { titles: titles, theme: theme,
+                  title: capitalize(DIRECTION_NAMES[p.dir]) + " block, " + what + " — A and B share one colour scale" });
+    if (!p.live) return { figure: fig };
+    return { figure: fig, bind: function (f) {
+      var atAlpha = { op: "mean", dir: p.dir }, atB = { op: "mean", dir: p.dir, alpha: alphas[1] };
+      var shown = {};
+      shown[titles[0]] = "A: α = {alpha}"; // "A: " keeps B's title untouched
+      return binding([{ trace: 0, z: atAlpha }, { trace: 1, z: atB }, { trace: 2, z: { op: "diff", a: atAlpha, b: atB } }],
+                     [sharedScale([0, 1]), sharedScale([2], null, null, true)], templates(f, shown));
+    } };
+  });
+
+  var MASK_PANELS = [["diag", 0, "M_diag (Shen Eq. 16)"], ["fw", 0, "M_fw (Shen Eq. 17, Im Fig. 3a)"],
+                     ["bw", 0, "M_bw (Shen Eq. 18, Im Fig. 3b)"], ["none", 1, "α·M_dis, α = {α} (Im Fig. 4)"],
+                     ["fw", 1, "M_fw + α·M_dis (Im Eq. 7)"], ["bw", 1, "M_bw + α·M_dis (Im Eq. 7)"]];
+
+  /* The additive masks for this sentence's length: direction masks (0 / −∞) and Im Eq. 7's M_dir + α·M_dis.
+   * p: {side, alpha}; the α panels follow the α control. */
+  define("masks", function (views, p, theme) {
+    var sent = sentOf(views[0], p.side), T = sent.tokens.length, a = p.alpha || 0;
+    var panels = MASK_PANELS.map(function (m) {
+      var flat = Array.from(R().maskPanel(T, m[0], m[1] ? a : 0), function (v) { return v + 0; }); // no −0
+      return [m[2].replace("{α}", formatValue(a)), matrix(flat, T, T)];
+    });
+    var fig = F().maskPanels(panels, sent.tokens, { title: "Masks for T = " + T + " tokens", theme: theme });
+    var shown = {};
+    shown["α = " + formatValue(a)] = "α = {alpha}";
+    return { figure: fig, bind: function (f) {
+      return gridBinding(f, MASK_PANELS.map(function (m) {
+        return m[1] ? { op: "mask", dir: m[0] } : { op: "mask", dir: m[0], alpha: 0.0 };
+      }), shown, { zmax: 0.0 });
+    } };
+  });
+
   /* ------------------------------------------------------------ one figure at a time (the app) */
 
   /* The figure `id` of this trace view's page (a Figure: {id, figure, binding, paper, caption, side}), for a

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import streamlit as st
 
-from viz_app.draw import figures, live
-
+from viz_app.draw import settings
 from viz_app.shell import loaders, models
 from viz_app.shell.context import Context
-from viz_app.shell.export import matrices_table, show_figure
+from viz_app.shell.export import matrices_table, show_page_figure
 from viz_app.shell.session import ensure
 from viz_app.shell.state import COMPARE_MODES, NO_DIRECTION_MASKS
 from viz_app.draw.text import md_escape
 from viz_app.shell.widgets import (
-    DIRECTION_NAMES,
     alpha_slider,
     direction_radio,
     get_trace,
@@ -43,13 +43,24 @@ def _attention(ctx: Context, masks: str, direction: str, alpha: float | None) ->
     return heads[direction].mean(0), sent.tokens
 
 
-def _panels(a, b, title_a: str, title_b: str, live_payload: dict | None = None):
-    if a is None or b is None:
-        return None
-    return a[0], b[0], title_a, title_b, a[1], live_payload
+def _view(ctx: Context, masks: str):
+    return loaders.page_view(ctx.model, ctx.text, ctx.hypothesis, masks, None)
 
 
-def _same_weights(ctx: Context, mode: str, direction: str):
+@dataclass(frozen=True)
+class Pair:
+    """What the view compares: maps A and B (for the table and the summary), the trace views the page draws
+    them from, and the "compare" figure's parameters (``viz_app/browser/sections.js``)."""
+
+    a: np.ndarray
+    b: np.ndarray
+    tokens: tuple
+    views: list
+    params: dict
+    payload: dict | None = None
+
+
+def _same_weights(ctx: Context, mode: str, direction: str) -> Pair | None:
     if mode == "distance":
         payload = live_payload(ctx, "distance")
         alpha = live_alpha(
@@ -57,7 +68,11 @@ def _same_weights(ctx: Context, mode: str, direction: str):
         )
         a = _attention(ctx, ctx.masks, direction, alpha)
         b = _attention(ctx, ctx.masks, direction, 0.0)
-        return _panels(a, b, f"α = {alpha:g}", "α = 0 (no distance mask)", payload)
+        if a is None or b is None:
+            return None
+        params = {"alphas": [alpha, 0.0], "titles": [f"α = {alpha:g}", "α = 0 (no distance mask)"],
+                  "live": payload is not None}
+        return Pair(a[0], b[0], a[1], [_view(ctx, ctx.masks)], params, payload)
     ensure("cmp_b", "none")
     b_masks = st.radio(
         "Panel B masks",
@@ -69,10 +84,13 @@ def _same_weights(ctx: Context, mode: str, direction: str):
     alpha = alpha_slider(ctx, "Both panels at this α, re-weighted from cached scores.") if ctx.is_dsa else None
     a = _attention(ctx, "default", direction, alpha)
     b = _attention(ctx, b_masks, direction, alpha)
-    return _panels(a, b, "trained direction masks", f"masks {b_masks}")
+    if a is None or b is None:
+        return None
+    params = {"alphas": [alpha, alpha], "titles": ["trained direction masks", f"masks {b_masks}"]}
+    return Pair(a[0], b[0], a[1], [_view(ctx, "default"), _view(ctx, b_masks)], params)
 
 
-def _ablation(ctx: Context, direction: str):
+def _ablation(ctx: Context, direction: str) -> Pair | None:
     pairs = models.ablation_pairs(ctx.models)
     labels = [f"{a} vs {b}" for a, b, _ in pairs]
     start = next((i for i, (a, b, _) in enumerate(pairs) if ctx.model in (a, b)), 0)
@@ -97,14 +115,10 @@ def _ablation(ctx: Context, direction: str):
         st.error("The two models tokenised the sentence differently; they cannot be compared cell by cell.")
         return None
     titles = [f"{tv.model} (α = {tv.alpha:g})" if tv.alpha is not None else tv.model for tv in out]
-    return (
-        out[0].premise.block(direction).attention,
-        out[1].premise.block(direction).attention,
-        titles[0],
-        titles[1],
-        out[0].premise.tokens,
-        None,
-    )
+    views = [loaders.page_view(name, ctx.text, settings.DEFAULT_HYPOTHESIS if loaders.model_config(name).pair
+                               else None, "default", None) for name in (a_name, b_name)]
+    return Pair(out[0].premise.block(direction).attention, out[1].premise.block(direction).attention,
+                out[0].premise.tokens, views, {"titles": titles, "side": "premise"})
 
 
 def render(ctx: Context) -> None:
@@ -115,40 +129,21 @@ def render(ctx: Context) -> None:
         st.session_state["cmp"] = "direction"
     mode = st.radio("Compare", modes, key="cmp", format_func=_MODE_NAMES.get, horizontal=True)
     direction = direction_radio()
-    result = _ablation(ctx, direction) if mode == "ablation" else _same_weights(ctx, mode, direction)
-    if result is None:
+    pair = _ablation(ctx, direction) if mode == "ablation" else _same_weights(ctx, mode, direction)
+    if pair is None:
         return
-    a, b, title_a, title_b, tokens, payload = result
-    what = "mean over features" if ctx.arch == "disan" else "mean over heads"
-    fig = figures.compare_heatmaps(
-        a,
-        b,
-        tokens,
-        titles=(f"A: {title_a}", f"B: {title_b}"),
-        theme=ctx.theme,
-        title=f"{DIRECTION_NAMES[direction].capitalize()} block, {what} — A and B share one colour scale",
+    a, b = pair.a, pair.b
+    show_page_figure(
+        ctx,
+        "compare",
+        key="compare",
+        views=pair.views,
+        params={"side": ctx.side, "dir": direction, **pair.params},
+        table=matrices_table({"A": a, "B": b, "A − B": a - b}, pair.tokens, pair.tokens),
+        live=None if pair.payload is None else {"group": "alpha", "payload_id": pair.payload["id"]},
     )
-    table = matrices_table({"A": a, "B": b, "A − B": a - b}, tokens, tokens)
-    show_figure(fig, ctx, key="compare", table=table, live=None if payload is None else _live(payload, fig, direction, title_a))
     st.markdown(f"**A** — {summary_text(a)}  \n**B** — {summary_text(b)}")
     st.caption(
         "Mean attention distance Σ_j P[i,j]·|i − j| and row entropy −Σ_j P log P, averaged over rows that "
         "attend (disan.stats.summarize). The difference panel is A − B on a diverging scale centred at 0."
     )
-
-
-def _live(payload: dict, fig, direction: str, title_a: str) -> dict:
-    """A (α from the slider), B (α = 0) and A − B recomputed in the page (Im Eq. 7 from cached scores)."""
-    a, b, diff = live.panel_traces(fig)
-    at_alpha = {"op": "mean", "dir": direction}
-    at_zero = {"op": "mean", "dir": direction, "alpha": 0.0}
-    binding = live.binding(
-        [
-            {"trace": a, "z": at_alpha},
-            {"trace": b, "z": at_zero},
-            {"trace": diff, "z": {"op": "diff", "a": at_alpha, "b": at_zero}},
-        ],
-        scales=[live.shared_scale([a, b]), live.shared_scale([diff], diverging=True)],
-        texts=live.templates(fig, {f"A: {title_a}": "A: α = {alpha}"}),  # "A: " keeps B's "α = 0" untouched
-    )
-    return {"group": "alpha", "payload_id": payload["id"], "binding": binding}

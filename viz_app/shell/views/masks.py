@@ -9,11 +9,11 @@ from disan.masks import additive_mask, direction_mask, distance_mask
 
 from viz_app.shell import chart
 
-from viz_app.draw import figures, live
+from viz_app.draw import live
 from viz_app.shell.context import Context
-from viz_app.shell.export import matrices_table, show_figure
+from viz_app.shell.export import matrices_table, show_page_figure
 from viz_app.draw.text import md_escape
-from viz_app.shell.widgets import live_alpha
+from viz_app.shell.widgets import get_trace, live_alpha, side_of
 
 
 def render(ctx: Context) -> None:
@@ -36,17 +36,17 @@ def render(ctx: Context) -> None:
     }
     panels = {k: v.numpy() for k, v in panels.items()}
     table = matrices_table(panels, tokens, tokens)
-    fig = figures.mask_panels(panels, tokens, title=f"Masks for T = {T} tokens", theme=ctx.theme)
-    # Every panel is M_dir + a·M_dis: a = 0 for the pure direction masks, the slider's α for the others.
-    exprs = [{"op": "mask", "dir": kind, "alpha": 0.0} for kind in ("diag", "fw", "bw")]
-    exprs += [{"op": "mask", "dir": kind} for kind in ("none", "fw", "bw")]
-    binding = live.grid_binding(fig, exprs, {f"α = {live.format_value(alpha)}": "α = {alpha}"}, zmax=0.0)
-    show_figure(
-        fig,
+    tv = get_trace(ctx)
+    if tv is None:
+        return
+    # Drawn by the page from the sentence's length (Im Eq. 7's masks); the α panels follow the α control.
+    show_page_figure(
         ctx,
+        "masks",
         key="masks",
+        params={"side": side_of(ctx, tv), "alpha": alpha},
         table=table,
-        live=None if payload is None else {"group": "alpha", "payload_id": payload["id"], "binding": binding},
+        live=None if payload is None else {"group": "alpha", "payload_id": payload["id"]},
     )
     st.caption(
         "Rows are the attending token, columns the attended token. Additive masks are added to the logits before "
