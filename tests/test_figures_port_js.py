@@ -1,4 +1,4 @@
-"""figures.js's tokenFeatureHeatmap, compareHeatmaps and maskPanels (issue 27: every per-sentence figure is
+"""figures.js's heatmap, tokenFeatureHeatmap, compareHeatmaps and maskPanels (issue 27: every per-sentence figure is
 built in the page), run in Node on small literal inputs: repeated tokens, HTML-ish tokens, a token past the
 tick-label limit, NaN cells and −∞ mask cells.
 
@@ -21,6 +21,7 @@ import pytest
 from tests.page_js import BROWSER, NODE, node_jobs
 from tests.test_sections_js import assert_same, plain
 from viz_app.draw import figures
+from viz_app.draw.attribution import LABELS, SideScores, tau_heatmap
 from viz_app.draw.site_view import figure_context
 from viz_app.draw.theme import NORMAL, PRESENTATION
 
@@ -143,7 +144,98 @@ def test_mask_panels_equals_python():
         assert_parity(fig, got[k], f"mask_panels {k}")
 
 
+def test_heatmap_equals_python(rng):
+    wide = rng.random((3, 5)) - 0.3  # rows ≠ columns, labels differ
+    wide[1, 2] = np.nan
+    square = rng.random((4, 4)) * 2 - 0.5
+    square[0, 3] = np.nan
+    big = rng.random((15, 15))  # past CELL_TEXT_MAX: no cell text; past the 340 px floor
+    masked = np.zeros((4, 4), bool)
+    masked[np.triu_indices(4, 1)] = True
+    cols = ["c<1>", "c&2", "c3", "y" * 30, "c3"]
+    python = [
+        figures.heatmap(wide, SQUARE[:3], cols, title="Wide <i>z</i>", value_name="w<k>", x_title="to <b>",
+                        y_title="from &"),
+        figures.heatmap(wide, SQUARE[:3], cols, theme=PRESENTATION, diverging=True),
+        figures.heatmap(square, SQUARE, diverging=True, zmin=-1.0, zmax=1.0),
+        figures.heatmap(square, SQUARE, theme=PRESENTATION, zmin=0.0, zmax=1.0),
+        figures.heatmap(square, SQUARE, masked=masked),
+        figures.heatmap(big, TOKENS * 3),
+        figures.heatmap(np.zeros((2, 2)), SQUARE[:2], diverging=True),  # all zero: the 1e-9 bound
+    ]
+    got = node_jobs([
+        {"fn": "F.heatmap", "args": [rows(wide), SQUARE[:3], cols, {"title": "Wide <i>z</i>", "valueName": "w<k>",
+                                                                    "xTitle": "to <b>", "yTitle": "from &"}]},
+        {"fn": "F.heatmap", "args": [rows(wide), SQUARE[:3], cols, {"theme": "presentation", "diverging": True}]},
+        {"fn": "F.heatmap", "args": [rows(square), SQUARE, None, {"diverging": True, "zmin": -1.0, "zmax": 1.0}]},
+        {"fn": "F.heatmap", "args": [rows(square), SQUARE, None, {"theme": "presentation", "zmin": 0.0, "zmax": 1.0}]},
+        {"fn": "F.heatmap", "args": [rows(square), SQUARE, None, {"masked": masked.tolist()}]},
+        {"fn": "F.heatmap", "args": [rows(big), TOKENS * 3]},
+        {"fn": "F.heatmap", "args": [[[0.0, 0.0], [0.0, 0.0]], SQUARE[:2], None, {"diverging": True}]},
+    ])
+    for k, fig in enumerate(python):
+        assert_parity(fig, got[k], f"heatmap {k}")
+
+
+def _side(tau: np.ndarray) -> SideScores:
+    methods = list(LABELS)[: tau.shape[0]]
+    return SideScores(tokens=("a", "b"), scores={m: np.zeros(2) for m in methods}, tau=tau, rollout_remainder=0.0)
+
+
+def test_tau_heatmap_equals_python_heatmap_call(rng):
+    tau = np.clip(rng.normal(size=(3, 3)), -1, 1)
+    np.fill_diagonal(tau, 1.0)
+    tau[0, 2] = np.nan  # below two tokens τ is NaN
+    names = [LABELS[m] for m in _side(tau).methods]
+    args = {"title": "τ <all>", "zmin": -1.0, "zmax": 1.0, "diverging": True, "valueName": "τ",
+            "xTitle": "ranking by", "yTitle": "ranking by"}
+    python = [tau_heatmap(_side(tau), title="τ <all>"), tau_heatmap(_side(tau), theme=PRESENTATION)]
+    got = node_jobs([
+        {"fn": "F.heatmap", "args": [rows(tau), names, names, args]},
+        {"fn": "F.heatmap", "args": [rows(tau), names, names, {**args, "title": "", "theme": "presentation"}]},
+    ])
+    for k, fig in enumerate(python):
+        assert_parity(fig, got[k], f"tau_heatmap {k}")
+
+
 # ------------------------------------------------------------------ the JS figures against their input
+
+def test_heatmap_draws_z_with_row_and_column_labels(rng):
+    matrix = rng.random((3, 4)) * 0.6 - 0.2  # in [-0.2, 0.4]: an asymmetric range
+    matrix[2, 1] = np.nan
+    row_names, col_names = ["r0", "<r1>", "r0"], ["c0", "c&1", "c2", "c3"]
+    [plain_fig, normal, presentation, bounded, square, bad] = node_jobs([
+        {"fn": "F.heatmap", "args": [rows(matrix), row_names, col_names, {"valueName": "τ", "xTitle": "by <x>"}]},
+        {"fn": "F.heatmap", "args": [rows(matrix), row_names, col_names, {"diverging": True}]},
+        {"fn": "F.heatmap", "args": [rows(matrix), row_names, col_names, {"diverging": True, "theme": "presentation"}]},
+        {"fn": "F.heatmap", "args": [rows(matrix), row_names, col_names, {"diverging": True, "zmin": -1.0, "zmax": 0.5}]},
+        {"fn": "F.heatmap", "args": [rows(matrix[:, :3]), row_names]},
+        {"fn": "F.heatmap", "args": [rows(matrix), row_names, col_names[:3]]},
+    ])
+    [heat] = plain_fig["data"]
+    np.testing.assert_array_equal(z(heat), matrix)  # NaN where the input has NaN
+    assert heat["y"] == [0, 1, 2] and heat["x"] == [0, 1, 2, 3]
+    finite = matrix[np.isfinite(matrix)]
+    assert (heat["zmin"], heat["zmax"]) == (finite.min(), finite.max()) and "zmid" not in heat
+    assert heat["customdata"][1][2] == ["#1 &lt;r1&gt;", "#2 c2"]  # hover names the row and the column label
+    assert heat["customdata"][2][0] == ["#2 r0", "#0 c0"]  # the repeated row label keeps its own row
+    assert "τ = %{z:.6g}" in heat["hovertemplate"]
+    assert plain_fig["layout"]["xaxis"]["ticktext"] == ["c0", "c&amp;1", "c2", "c3"]
+    assert plain_fig["layout"]["yaxis"]["ticktext"] == ["r0", "&lt;r1&gt;", "r0"]
+    assert plain_fig["layout"]["yaxis"]["autorange"] == "reversed"  # row 0 at the top
+    assert plain_fig["layout"]["xaxis"]["title"]["text"] == "by &lt;x&gt;"
+    assert heat["colorscale"] == figure_context()["colorscales"][NORMAL.sequential]
+    bound = np.abs(finite).max()
+    for fig, th in ((normal, NORMAL), (presentation, PRESENTATION)):
+        [d] = fig["data"]
+        np.testing.assert_array_equal(z(d), matrix)
+        assert d["colorscale"] == figure_context()["colorscales"][th.diverging] != heat["colorscale"]
+        assert (d["zmin"], d["zmid"], d["zmax"]) == (-bound, 0.0, bound)  # centred at 0
+    assert (bounded["data"][0]["zmin"], bounded["data"][0]["zmax"]) == (-1.0, 1.0)  # the wider side, both ways
+    assert square["data"][0]["customdata"][0][2] == ["#0 r0", "#2 r0"]  # no column labels: the row labels
+    assert bad == {"error": "heatmap needs one matrix row per row label and one column per column label: "
+                            "z is 3 × 4 for 3 row labels and 3 column labels."}
+
 
 def test_token_feature_heatmap_draws_the_matrix_with_tokens_as_rows(rng):
     matrix = rng.random((len(TOKENS), 6)) - 0.5

@@ -2,7 +2,7 @@
  *
  * The static explorer runs the model in the page, so the report's figures must be built there for any
  * typed sentence. This is a line-by-line port of the figures.py builders the report and the app's views use
- * (heatmap_grid, small_multiples, bar_chart, prediction_chart, vector_grids, token_feature_heatmap,
+ * (heatmap, heatmap_grid, small_multiples, bar_chart, prediction_chart, vector_grids, token_feature_heatmap,
  * compare_heatmaps, mask_panels) and the helpers they need; tests/test_sections_js.py and
  * tests/test_figures_port_js.py check that every figure equals Python's
  * `json.loads(pio.to_json(fig, validate=False))` for the same input: numbers within 1e-6, strings exact.
@@ -548,6 +548,46 @@
     return { data: data, layout: layout };
   }
 
+  /* figures.ROW_TITLE / COL_TITLE, heatmap's default axis titles (figure_context() does not carry them; the
+   * parity test in tests/test_figures_port_js.py checks they still equal Python's). */
+  var ROW_TITLE = "attending token (row)", COL_TITLE = "attended token (column)";
+
+  /* figures.heatmap: one R × C heatmap, rows labelled by `rowTokens`, columns by `colTokens` (null: the row
+   * labels). With `diverging` the scale is the theme's diverging one, symmetric about 0 (zmid 0), e.g. the
+   * Kendall τ of attribution.tau_heatmap. z: R × C rows (null or NaN where no value). opts: {title, theme,
+   * zmin, zmax, diverging, valueName ("P"), xTitle, yTitle, masked (boolean R × C rows: −∞ cells drawn in
+   * theme.masked)}. */
+  function heatmap(z, rowTokens, colTokens, opts) {
+    var o = opts || {}, th = theme(o.theme), valueName = o.valueName === undefined ? "P" : o.valueName;
+    colTokens = colTokens === null || colTokens === undefined ? rowTokens : colTokens;
+    var R = z.length, C = R ? z[0].length : 0;
+    if (R !== rowTokens.length || Array.from(z).some(function (row) { return row.length !== colTokens.length; })) {
+      throw new Error("heatmap needs one matrix row per row label and one column per column label: z is " +
+                      shapeText(z) + " for " + rowTokens.length + " row labels and " + colTokens.length +
+                      " column labels.");
+    }
+    var lim = limits([z], o.zmin, o.zmax), lo = lim[0], hi = lim[1];
+    if (o.diverging) {
+      var bound = Math.max(Math.abs(lo), Math.abs(hi), 1e-9);
+      lo = -bound;
+      hi = bound;
+    }
+    var data = [heat(z, rowTokens, colTokens, {
+      theme: th, zmin: lo, zmax: hi, valueName: valueName, colorscale: o.diverging ? th.diverging : null,
+      zmid: o.diverging ? 0.0 : null, showText: Math.max(R, C) <= constant("CELL_TEXT_MAX"),
+    })];
+    if (o.masked && o.masked.some(function (row) { return Array.from(row).some(Boolean); })) {
+      data.push(maskedOverlay(o.masked, rowTokens, colTokens, th));
+    }
+    var height = Math.trunc(Math.min(900, Math.max(340, 120 + th.cell_height * R)));
+    var limit = tickLimit(height, th);
+    var xTitle = o.xTitle === undefined ? COL_TITLE : o.xTitle, yTitle = o.yTitle === undefined ? ROW_TITLE : o.yTitle;
+    return { data: data, layout: baseLayout(th, o.title || "", height, {
+      xaxis: assign({ title: { text: htmlEscape(xTitle) }, tickangle: -60 }, ticks(tokenLabels(colTokens), limit)),
+      yaxis: assign({ title: { text: htmlEscape(yTitle) }, autorange: "reversed" }, ticks(tokenLabels(rowTokens), limit)),
+    }) };
+  }
+
   /* figures.mask_panels: additive masks (0 / −∞ / −α|i−j|: Shen Eq. 16–18, Im Eq. 7) as a heatmapGrid,
    * finite cells on the sequential scale and −∞ cells in theme.masked. panels: [[name, T × T rows], ...] (or an object
    * whose keys are not integer-like). JSON cannot carry −∞, so a null cell is read as −∞ (masked), like
@@ -594,6 +634,7 @@
     tickLimit: tickLimit,
     limits: limits,
     grid: grid,
+    heatmap: heatmap,
     heatmapGrid: heatmapGrid,
     smallMultiples: smallMultiples,
     barChart: barChart,
