@@ -6,11 +6,15 @@ import json
 from pathlib import Path
 
 from .api import PRETRAINED_DIR
+from .card_relatedness import is_relatedness, module_lines, scores_lines
+from .card_runs import runs_lines
+from .fold_runs import never_seen_lines
 
 #: Test-set floors of the bundled models (issue 10), to state a shortfall in numbers.
 TARGETS = {"disan-sst5": 0.48, "disan-sst5-nodir": 0.45, "dsa-sst5": 0.46, "dsa-sst5-nodist": 0.45,
            "disan-nli": 0.67, "dsa-nli": 0.67, "dsa-nli-nodist": 0.67,
-           "disan-trec": 0.89}  # issue 28's floor for 50-d GloVe
+           # issue 28's floors for 50-d GloVe: accuracy (fold models: the 10-fold mean); disan-sick: Pearson's r
+           "disan-trec": 0.89, "disan-subj": 0.90, "disan-mpqa": 0.85, "disan-cr": 0.78, "disan-sick": 0.80}
 #: Paper numbers to compare against (300-d GloVe, full training sets).
 PAPER_REFERENCE = {
     "disan-sst5": "51.72% (Shen Table 2)",
@@ -21,6 +25,11 @@ PAPER_REFERENCE = {
     "dsa-nli": "86.3% with the full SNLI train (Im Table 1)",
     "dsa-nli-nodist": "86.0% with the full SNLI train (Im Table 1)",
     "disan-trec": "94.2 (0.1)%, mean (sd) of five runs' dev accuracies (Shen Table 5)",
+    "disan-subj": "94.2 (0.6)%, mean (sd) of 10-fold cross-validation (Shen Table 5)",
+    "disan-mpqa": "90.1 (0.4)%, mean (sd) of 10-fold cross-validation (Shen Table 5)",
+    "disan-cr": "84.8 (2.0)%, mean (sd) of 10-fold cross-validation (Shen Table 5)",
+    "disan-sick": "Pearson's r .8695 (.0012), Spearman's ρ .8139 (.0012), MSE .2879 (.0036), mean (sd) of five runs "
+    "(Shen Table 4)",
 }
 
 
@@ -64,9 +73,10 @@ def stopping_text(train: dict) -> str:
     if "total_steps" not in train:
         return "a wall-clock budget (before step budgets and early stopping existed)"
     tcfg = train["train_config"]
+    dev = "dev Pearson's r" if "best_dev_pearson" in train else "dev accuracy"
     paired = tcfg.get("max_steps") is not None and tcfg.get("min_steps") == tcfg.get("max_steps")
     how = {
-        "patience": f"early stopping: {train.get('patience')} evaluations in a row without a new best dev accuracy",
+        "patience": f"early stopping: {train.get('patience')} evaluations in a row without a new best {dev}",
         "max_steps": f"the pair protocol: resumed to its ablation partner's step count (--min-steps {tcfg.get('max_steps')} "
         f"--max-steps {tcfg.get('max_steps')})" if paired else f"the step budget (--max-steps {tcfg.get('max_steps')})",
         "epochs": f"the epoch limit ({tcfg.get('epochs')} epochs)",
@@ -92,28 +102,28 @@ def curve_lines(history: list) -> list[str]:
     return lines
 
 
-def runs_lines(runs: dict, name: str) -> list[str]:
-    """Every run of a multi-run model (``disan.seed_runs``): dev, test, length and cost, and which one ships."""
-    lines = ["", f"## The {len(runs['runs'])} runs ({runs['unit']}s); this checkpoint is one of them", "",
-             f"| {runs['unit']} | dev accuracy (picks) | test accuracy | best step / steps | wall time | hardware |",
-             "|---|---|---|---|---|---|"]
-    for r in runs["runs"]:
-        mark = " (shipped)" if r["seed"] == runs["shipped"]["seed"] else ""
-        lines.append(f"| {r['seed']}{mark} | {pct(r['best_dev_acc'])} | {pct(r['test_accuracy'])} | "
-                     f"{r['best_step']:,} / {r['total_steps']:,} | {r['wall_time_s']} s | {r['hardware']} |")
-    sd = "" if runs.get("sd") is None else f", sd {100 * runs['sd']:.2f}"
-    lines += ["", f"- Test accuracy over the {len(runs['runs'])} runs: mean {pct(runs['mean'])}{sd} (sample sd). "
-              f"Paper: {PAPER_REFERENCE.get(name, 'not in the paper')}."]
-    if runs.get("paper", {}).get("note"):
-        lines += [f"- Beside the paper: {runs['paper']['note']}"]
-    lines += [f"- Shipped: {runs['shipped']['why']}."]
-    if runs.get("machine"):
-        lines += [f"- Machine: {runs['machine']}"]
-    return lines
-
-
 def pct(x: float | None) -> str:
     return "–" if x is None else f"{100 * x:.2f}%"
+
+
+def accuracy_lines(card: dict) -> list[str]:
+    """A classifier's scores: dev and test accuracy, then per class, by length and the confusion matrix."""
+    name, train, evals = card["name"], card.get("train", {}), card.get("evaluation", {})
+    lines = ["", "## Accuracy", "", "| split | accuracy | paper |", "|---|---|---|"]
+    lines += [f"| dev (held out) | {pct(train.get('best_dev_acc'))} | |"]
+    for split, rep in evals.items():
+        lines += [f"| {split} | {pct(rep.get('accuracy'))} | {PAPER_REFERENCE.get(name, '')} |"]
+    for split, rep in evals.items():
+        lines += ["", f"### {split}: per class", "", "| class | accuracy |", "|---|---|"]
+        lines += [f"| {k} | {pct(v)} |" for k, v in rep.get("per_class_accuracy", {}).items()]
+        lines += ["", f"### {split}: by length (tokens; pairs: mean of both)", "", "| lengths | n | accuracy |", "|---|---|---|"]
+        lines += [f"| {b['lengths']} | {b['n']} | {pct(b['accuracy'])} |" for b in rep.get("accuracy_by_length", [])]
+        cm = rep.get("confusion_matrix")
+        if cm:
+            lines += ["", f"### {split}: confusion matrix (rows gold, columns predicted)", ""]
+            lines += ["| | " + " | ".join(cm["labels"]) + " |", "|---" * (len(cm["labels"]) + 1) + "|"]
+            lines += [f"| {lab} | " + " | ".join(str(v) for v in row) + " |" for lab, row in zip(cm["labels"], cm["rows_gold_cols_pred"])]
+    return lines
 
 
 def render(card: dict) -> str:
@@ -140,29 +150,21 @@ def render(card: dict) -> str:
               f"weight decay {tcfg.get('weight_decay')}, seed {tcfg.get('seed')}"]
     lines += [f"- Training length: {epochs_text(train)}; wall time {train.get('wall_time_s')} s on {train.get('hardware')} (torch {train.get('torch')})"]
     lines += [f"- Stopping: {stopping_text(train)}"]
+    lines += module_lines(train) if is_relatedness(card) else []
     if card.get("test_runs"):
         lines += runs_lines(card["test_runs"], name)
+    if card.get("never_seen"):
+        lines += never_seen_lines(card["never_seen"])
     if card.get("recipe"):
         lines += ["", "## Recipe choices (decided on dev)", ""] + [f"- {line}" for line in card["recipe"]]
-    lines += ["", "## Accuracy", "", "| split | accuracy | paper |", "|---|---|---|"]
-    lines += [f"| dev (held out) | {pct(train.get('best_dev_acc'))} | |"]
-    for split, rep in evals.items():
-        lines += [f"| {split} | {pct(rep.get('accuracy'))} | {PAPER_REFERENCE.get(name, '')} |"]
-    for split, rep in evals.items():
-        lines += ["", f"### {split}: per class", "", "| class | accuracy |", "|---|---|"]
-        lines += [f"| {k} | {pct(v)} |" for k, v in rep.get("per_class_accuracy", {}).items()]
-        lines += ["", f"### {split}: by length (tokens; pairs: mean of both)", "", "| lengths | n | accuracy |", "|---|---|---|"]
-        lines += [f"| {b['lengths']} | {b['n']} | {pct(b['accuracy'])} |" for b in rep.get("accuracy_by_length", [])]
-        cm = rep.get("confusion_matrix")
-        if cm:
-            lines += ["", f"### {split}: confusion matrix (rows gold, columns predicted)", ""]
-            lines += ["| | " + " | ".join(cm["labels"]) + " |", "|---" * (len(cm["labels"]) + 1) + "|"]
-            lines += [f"| {lab} | " + " | ".join(str(v) for v in row) + " |" for lab, row in zip(cm["labels"], cm["rows_gold_cols_pred"])]
+    lines += scores_lines(card) if is_relatedness(card) else accuracy_lines(card)
     if train.get("history"):
         lines += ["", "## Learning curve", ""] + curve_lines(train["history"])
     lines += ["", "## Reproduce", "", "```", card.get("train_command", train.get("command", "")), "```"]
+    fold = "" if tcfg.get("fold") is None else f" --fold {tcfg['fold']}"
     for split in evals:
-        lines += ["```", f"python -m disan evaluate --model {name} --task {tcfg.get('task')} --split {split} --card", "```"]
+        lines += ["```", f"python -m disan evaluate --model {name} --task {tcfg.get('task')} --split {split}{fold} --card",
+                  "```"]
     if card.get("shortfall"):
         lines += ["", "## Where we fall short of the paper, and why", "", card["shortfall"]]
     return "\n".join(lines) + "\n"

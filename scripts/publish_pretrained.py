@@ -7,11 +7,16 @@ defaults to runs/), refuses a run that has not finished (no stopped_by, or the w
 writes pretrained/<NAME>.safetensors (+ MANIFEST.json hash), pretrained/<NAME>.json and <NAME>.card.md.
 The test split is scored here, once, after model selection on dev.
 
-Several runs of one model (seeds of scripts/train_tasks.sh), comma-separated:
+Several runs of one model (the seeds or the ten folds of scripts/train_tasks.sh), comma-separated:
     python scripts/publish_pretrained.py --runs ~/disan-runs --machine "..." \
         disan-trec=trec-seed0/disan-trec,trec-seed1/disan-trec,...
-ships the run with the best dev accuracy and lists every run's test accuracy, mean and sd in the card's
-``test_runs`` (disan.seed_runs), with each run's wall time and hardware.
+        disan-subj=subj-fold0/disan-subj,...,subj-fold9/disan-subj
+        disan-sick=sick-seed0/disan-sick,...
+scores each run once on its own test part (a fold run: its test fold), ships the run with the best dev value
+(accuracy; Pearson's r for sick) and lists every run's test scores with their mean, sd and 95% interval in the
+card's ``test_runs`` (disan.seed_runs), with each run's wall time and hardware. A shipped fold model's card
+names the examples it never saw (``never_seen``, disan.fold_runs). A missing file or field is one line naming
+the run and what is missing.
 """
 
 from __future__ import annotations
@@ -24,67 +29,52 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a plain script from a clean clone
+sys.path.insert(0, str(ROOT / "scripts"))  # its sibling scripts (task_texts, recipe_decisions)
 
 from disan import checkpoint  # noqa: E402
 from disan.api import PRETRAINED_DIR, load  # noqa: E402
 from disan.cards import PAPER_REFERENCE, TARGETS, stopping_text, write_card  # noqa: E402
 from disan.data import load_task  # noqa: E402
+from disan.data.labels import RELATEDNESS_TASKS  # noqa: E402
+from disan.errors import run_script  # noqa: E402
 from disan.evaluate import evaluate  # noqa: E402
-
-DESCRIPTIONS = {
-    "sst5": "Fine-grained sentiment (SST-5): very negative … very positive, one sentence in.",
-    "nli": "Natural language inference: premise + hypothesis → entailment / neutral / contradiction.",
-    "trec": "Question type (TREC, Li & Roth 2002): one question in → its coarse class, ABBR (abbreviation), DESC "
-    "(description), ENTY (entity), HUM (human), LOC (location) or NUM (numeric).",
-}
-
-DATA_NOTES = {
-    "sst5": "Trained on every labelled phrase of the SST train trees (318,582 nodes, as the authors' "
-    "released code does with only_sentence=False), with the authors' class balancing (--balance: every "
-    "non-neutral phrase and whole sentence 4 times, 619,836 examples); model selection on the 1,101 SST "
-    "dev sentences; scored once on the 2,210 SST test sentences.",
-    "nli": "SNLI train (549,367 pairs) is not available here. Trained on SNLI dev (9,842 labelled pairs) "
-    "plus SICK (9,927 pairs) minus a 5% held-out slice (seed 13) used for model selection; scored once "
-    "on the full SNLI test set (9,824 pairs).",
-    "trec": "The official TREC train set (5,452 questions) minus a 10% dev slice held out for model selection "
-    "(545 questions, seed 13: disan.data.tasks); scored once on the official 500-question test set. Five runs, "
-    "seeds 0–4, identical but for the seed (scripts/train_tasks.sh trec).",
-}
-
-WHY = {
-    "sst5": "50-d GloVe 6B instead of 300-d; no hyper-parameter search.",
-    "nli": "About 19k training pairs (SNLI dev + SICK) instead of SNLI's 549k, half of them from SICK's "
-    "different domain; 50-d GloVe instead of 300-d.",
-    "trec": "The paper's 94.2 is a mean of dev accuracies (Shen Table 5's note), ours are test accuracies on the "
-    "official 500 questions, a different and smaller set; 50-d GloVe 6B instead of 300-d; 4,907 training "
-    "questions after our dev slice is held out; no hyper-parameter search.",
-}
-
-#: Said of DiSAN runs only: they deviate from Shen's optimizer.
-ADAM_NOTE = (" DiSAN uses Adam (lr 1e-3) instead of Shen's Adadelta (lr 0.5): in a 2,000-step trial Adadelta "
-             "reached only 35-36% SST-5 dev accuracy.")
+from disan.fold_runs import never_seen, read_record  # noqa: E402
+from disan.seed_runs import Run, RunError, check_together, dev_text, pick_on_dev, runs_block  # noqa: E402
+from task_texts import ADAM_NOTE, DATA_NOTES, DESCRIPTIONS, WHY  # noqa: E402
 
 
-def shortfall(name: str, task: str, test_acc: float, summary: dict, runs: dict | None = None) -> str:
-    """``runs``: a multi-run card's ``test_runs``; the floor is then checked on the mean over the runs."""
+def primary(task: str) -> str:
+    """The measure a task's floor and the run picker read: accuracy, or Pearson's r for relatedness."""
+    return "pearson_r" if task in RELATEDNESS_TASKS else "accuracy"
+
+
+def floor_text(measure: str, target: float, value: float) -> tuple[str, str]:
+    """(the floor, how ``value`` stands against it): points for accuracy, Pearson's r as itself."""
+    if measure == "accuracy":
+        gap = 100 * (target - value)
+        verdict = f"misses it by {gap:.2f} points" if gap > 0 else f"meets it (+{-gap:.2f} points)"
+        return f"≥ {100 * target:.0f}%", verdict
+    gap = target - value
+    return f"Pearson's r ≥ {target:.2f}", (f"misses it by {gap:.4f}" if gap > 0 else f"meets it (+{-gap:.4f})")
+
+
+def shortfall(name: str, task: str, test: dict, summary: dict, runs: dict | None = None) -> str:
+    """``test``: the shipped model's test report; ``runs``: a multi-run card's ``test_runs``, whose mean the floor
+    is then checked on (over seeds, or over the ten folds)."""
+    measure = primary(task)
+    value = runs["mean"] if runs else test[measure]
     target = TARGETS.get(name)
     lines = []
-    if runs:
-        test_acc = runs["mean"]
     if target is not None:
-        gap = 100 * (target - test_acc)
-        verdict = f"misses it by {gap:.2f} points" if gap > 0 else f"meets it (+{-gap:.2f} points)"
-        who = f"the mean of the {len(runs['accuracy'])} runs" if runs else "this model"
-        lines.append(f"Target on test: ≥ {100 * target:.0f}%; {who} {verdict}.")
+        floor, verdict = floor_text(measure, target, value)
+        many = f"{len(runs['runs'])} {'runs' if runs['unit'] == 'seed' else 'folds'}" if runs else ""
+        who = f"the mean of the {many}" if runs else "this model"
+        lines.append(f"Target on test: {floor}; {who} {verdict}.")
     why = WHY[task] + (ADAM_NOTE if name.startswith("disan") else "")
-    if gap_left(target, test_acc):
+    if target is not None and value < target:
         lines.append(f"Training converged on dev ({stopping_text(summary)}; the learning curve below shows it).")
     lines.append(f"Paper: {PAPER_REFERENCE.get(name, 'not in the paper')}. Why we differ: {why}")
     return " ".join(lines)
-
-
-def gap_left(target: float | None, test_acc: float) -> bool:
-    return target is not None and test_acc < target
 
 
 def recipe_lines(name: str) -> list[str]:
@@ -121,66 +111,89 @@ def copy_checkpoint(source: Path, target: Path) -> None:
     checkpoint.save(model, target, manifest=False)
 
 
-def finished_summary(run: Path) -> dict:
-    summary = json.loads(run.with_suffix(".train.json").read_text())
+def finished_summary(run: Path, label: str) -> dict:
+    path = run.with_suffix(".train.json")
+    if not path.is_file():
+        raise RunError(f"run {label}: {path} is missing; the run has not finished (or --runs names the wrong "
+                       "folder): resume it, or give --runs DIR.")
+    summary = json.loads(path.read_text())
     if summary.get("stopped_by") not in ("patience", "max_steps"):
-        raise SystemExit(f"{run}: the run ended by {summary.get('stopped_by')!r}, not by early stopping or its step "
-                         "budget; resume it (bash scripts/train_pretrained.sh NAME) before publishing.")
+        raise RunError(f"run {label}: it ended by {summary.get('stopped_by')!r}, not by early stopping or its step "
+                       "budget; resume it (rerun its training line) before publishing.")
     return summary
 
 
+def test_examples(run: Run) -> list:
+    """The run's test part, on the data it trained on: the official test set, or its own fold's test part."""
+    fold = {} if run.fold is None else {"fold": run.fold}
+    return load_task(run.task, "test", run.summary["train_config"].get("data_dir"), **fold)
+
+
 def publish(name: str, runs: Path, run_name: str | None = None) -> dict:
-    run = runs / (run_name or name)
-    summary = finished_summary(run)
-    task = summary["train_config"]["task"]
+    label = run_name or name
+    run = runs / label
+    pending = Run(label, finished_summary(run, label), {})
+    pending.dev  # noqa: B018  (refuses a summary without its dev value before anything is copied)
+    summary, task = pending.summary, pending.task
+    unseen = None if pending.fold is None else never_seen(
+        label, run, load_task(task, "all", summary["train_config"].get("data_dir")))
     PRETRAINED_DIR.mkdir(exist_ok=True)
     target = PRETRAINED_DIR / f"{name}.safetensors"
     copy_checkpoint(run.with_suffix(".safetensors"), target)
     checkpoint.update_manifest(target)
     model = load(str(target), device="cpu")
-    report = evaluate(model, load_task(task, "test"))
+    report = evaluate(model, test_examples(pending))
+    fold = {} if pending.fold is None else {"fold": pending.fold}
     card = {
         "name": name,
         "description": DESCRIPTIONS[task],
         "data_note": DATA_NOTES[task],
         "train": summary,
         "train_command": f"bash scripts/train_pretrained.sh {name}   # = {summary['command']}",
-        "evaluation": {"test": {"model": name, "task": task, "split": "test", **report}},
-        "shortfall": shortfall(name, task, report["accuracy"], summary),
+        "evaluation": {"test": {"model": name, "task": task, "split": "test", **fold, **report}},
+        "shortfall": shortfall(name, task, report, summary),
         "recipe": recipe_lines(name),
     }
+    if unseen is not None:
+        card["never_seen"] = unseen
     write_card(card, PRETRAINED_DIR)
-    print(f"{name}: dev {summary['best_dev_acc']:.4f}  test {report['accuracy']:.4f}")
+    measure = primary(task)
+    print(f"{name}: dev {dev_text(pending, pending.dev)}  test {measure} {report[measure]:.4f}")
     return card
 
 
 def publish_runs(name: str, runs: Path, run_names: list[str], machine: str | None) -> dict:
-    """Several seeds of one model: score each run's checkpoint on test, ship the run picked on dev."""
-    from disan.seed_runs import Run, pick_on_dev, runs_block
-
+    """Several seeds (or the ten folds) of one model: score each run once on its test part, ship the dev pick."""
+    pending = [Run(r, finished_summary(runs / r, r), {}) for r in run_names]
+    check_together(pending)
+    for r in pending:  # every run's dev value, and a fold run's record, are checked before any run is scored
+        r.dev  # noqa: B018
+        if r.fold is not None:
+            read_record(r.run, runs / r.run)
     scored = []
-    for run_name in run_names:
-        summary = finished_summary(runs / run_name)
-        examples = load_task(summary["train_config"]["task"], "test")
-        model = load(str((runs / run_name).with_suffix(".safetensors")), device="cpu")
-        scored.append(Run(run_name, summary, evaluate(model, examples)))
-        print(f"{run_name}: dev {summary['best_dev_acc']:.4f}  test {scored[-1].test['accuracy']:.4f}")
-    if len({r.summary["train_config"]["task"] for r in scored}) != 1 or len({r.seed for r in scored}) != len(scored):
-        raise SystemExit(f"{name}: the runs must share one task and differ in their seeds.")
+    for r in pending:
+        model = load(str((runs / r.run).with_suffix(".safetensors")), device="cpu")
+        scored.append(Run(r.run, r.summary, evaluate(model, test_examples(r))))
+        tests = "  ".join(f"{m} {scored[-1].score(m):.4f}" for m in r.measures)
+        print(f"{r.run}: dev {dev_text(r, r.dev)}  test {tests}")
     block = runs_block(scored)
-    task = scored[0].summary["train_config"]["task"]
+    task = scored[0].task
     block["paper"] = {"value": PAPER_REFERENCE.get(name, "not in the paper"), "note": WHY[task]}
     if machine:
         block["machine"] = machine
     shipped = scored[pick_on_dev(scored)]
     card = publish(name, runs, shipped.run)
-    if abs(card["evaluation"]["test"]["accuracy"] - shipped.test["accuracy"]) > 1e-9:
-        raise SystemExit(f"{name}: the shipped copy scores differently from run {shipped.run}; not published.")
+    measure = primary(task)
+    if abs(card["evaluation"]["test"][measure] - shipped.score(measure)) > 1e-9:
+        raise RunError(f"{name}: the shipped copy scores differently from run {shipped.run}; not published.")
     card["test_runs"] = block
-    card["train_command"] = f"bash scripts/train_tasks.sh {task}   # seed {shipped.seed}: {shipped.summary['command']}"
-    card["shortfall"] = shortfall(name, task, shipped.test["accuracy"], shipped.summary, block)
+    card["train_command"] = (f"bash scripts/train_tasks.sh {task}   # {shipped.unit} {shipped.number}: "
+                             f"{shipped.summary['command']}")
+    card["shortfall"] = shortfall(name, task, card["evaluation"]["test"], shipped.summary, block)
     write_card(card, PRETRAINED_DIR)
-    print(f"{name}: ships {shipped.run}; test mean {block['mean']:.4f} sd {block['sd']:.4f} over {len(scored)} runs")
+    sd = "–" if block["sd"] is None else f"{block['sd']:.4f}"
+    print(f"{name}: ships {shipped.run}; test {measure} mean {block['mean']:.4f} sd {sd} over {len(scored)} "
+          f"{shipped.unit}s")
     return card
 
 
@@ -188,16 +201,16 @@ def refresh_text(name: str) -> None:
     """Rewrite a published card's generated text (after a later decision), leaving its checkpoint and scores alone."""
     path = PRETRAINED_DIR / f"{name}.json"
     if not path.exists():
-        raise SystemExit(f"{path} does not exist: publish {name} first (python scripts/publish_pretrained.py {name}).")
+        raise RunError(f"{path} does not exist: publish {name} first (python scripts/publish_pretrained.py {name}).")
     card = json.loads(path.read_text())
     card["recipe"] = recipe_lines(name)
     test = card["evaluation"]["test"]
-    card["shortfall"] = shortfall(name, test["task"], test["accuracy"], card["train"], card.get("test_runs"))
+    card["shortfall"] = shortfall(name, test["task"], test, card["train"], card.get("test_runs"))
     write_card(card, PRETRAINED_DIR)
     print(f"{name}: recipe lines ({len(card['recipe'])}) and shortfall rewritten")
 
 
-if __name__ == "__main__":
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=Path, default=ROOT / "runs", help="folder of finished runs (default runs/)")
     parser.add_argument("--text-only", action="store_true",
@@ -206,15 +219,19 @@ if __name__ == "__main__":
     parser.add_argument("--machine", default=None,
                         help="where several runs trained, for their card (CPU model, cores, what else shared them)")
     parser.add_argument("names", nargs="+", metavar="NAME[=RUN[,RUN ...]]")
-    args = parser.parse_args()
-    sys.path.insert(0, str(ROOT / "scripts"))
+    args = parser.parse_args(argv)
     if args.text_only:
         for name in args.names:
             refresh_text(name.partition("=")[0])
-        sys.exit(0)
+        return 0
     for arg in args.names:
         name, _, run_name = arg.partition("=")
         if "," in run_name:
             publish_runs(name, args.runs, run_name.split(","), args.machine)
         else:
             publish(name, args.runs, run_name or None)
+    return 0
+
+
+if __name__ == "__main__":
+    run_script(main)

@@ -115,7 +115,7 @@ def test_a_multi_run_model_page_lists_every_run_and_says_which_ships(name):
     (table,) = [t.value for t in at.table if "test accuracy" in t.value.columns]
     assert list(table["test accuracy"]) == [f"{100 * a:.2f}%" for a in block["accuracy"]]
     shipped = [row for row in table[block["unit"]] if row.endswith("(shipped)")]
-    assert shipped == [f"{block['shipped']['seed']} (shipped)"]
+    assert shipped == [f"{block['shipped'][block['unit']]} (shipped)"]
     captions = " ".join(plain(c.value) for c in at.caption)
     assert f"mean {100 * block['mean']:.2f}%" in captions and "picked on dev" in captions
 

@@ -118,8 +118,8 @@ def runs(card: dict) -> tuple[list[dict[str, str]], str] | None:
     if not block or not block.get("runs"):
         return None
     unit = block.get("unit", "run")
-    shipped = block["shipped"]["seed"]
-    rows = [{unit: f"{r['seed']}{' (shipped)' if r['seed'] == shipped else ''}",
+    shipped = block["shipped"][unit]  # a seed, or a fold (the folds share one seed)
+    rows = [{unit: f"{r[unit]}{' (shipped)' if r[unit] == shipped else ''}",
              "dev accuracy": f"{100 * r['best_dev_acc']:.2f}%", "test accuracy": f"{100 * r['test_accuracy']:.2f}%",
              "optimizer steps": f"{r['total_steps']:,}", "wall time": f"{r['wall_time_s']:.0f} s",
              "hardware": str(r.get("hardware", "–"))} for r in block["runs"]]
