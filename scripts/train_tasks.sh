@@ -3,7 +3,8 @@
 # disan-subj, disan-mpqa and disan-cr one run per fold of the seeded, stratified 10-fold split (40 runs).
 # Usage: bash scripts/train_tasks.sh [--list] [task ...]   (tasks: trec subj mpqa cr sick; default all five)
 #   RUNS=DIR (default ~/disan-runs): a run writes DIR/<task>-seed<N>/disan-<task>.* or DIR/<task>-fold<F>/…,
-#     its output to <that prefix>.stdout.log, and a fold run its fold record to <prefix>.folds.json.
+#     appends its output to <that prefix>.stdout.log, and a fold run writes its fold record to <prefix>.folds.json.
+#   Prints "done PREFIX" or "FAILED PREFIX" per run; exits 1 if any run failed (the others still run).
 #   JOBS (default 2) runs at a time, one torch thread each, under nice -n 19.
 #   --list prints each run's `python -m disan train` arguments, one run per line, and trains nothing.
 # Rerun the same line after an interruption: each run resumes from its .state.pt, and a finished run ends at once.
@@ -41,11 +42,17 @@ lines() {
 }
 
 if [ $list = 1 ]; then lines; exit 0; fi
-run_one() {  # run_one "ARGS": one run, its output beside its files
+run_one() {  # run_one "ARGS": one run, its output appended beside its files (a resumed run keeps the earlier part)
   local out=${1##*--out }
   mkdir -p "$(dirname "$out")"
-  if nice -n 19 "$PY" -m disan train $1 > "$out.stdout.log" 2>&1; then echo "done $out"; else echo "FAILED $out (see $out.stdout.log)"; fi
+  if nice -n 19 "$PY" -m disan train $1 >> "$out.stdout.log" 2>&1; then echo "done $out"; return 0; fi
+  echo "FAILED $out (see $out.stdout.log)"
+  return 1  # xargs goes on with the other runs and exits non-zero at the end
 }
 export -f run_one
 export PY
-lines | OMP_NUM_THREADS=1 xargs -P "$JOBS" -d '\n' -n 1 bash -c 'run_one "$1"' _
+if ! lines | OMP_NUM_THREADS=1 xargs -P "$JOBS" -d '\n' -n 1 bash -c 'run_one "$1"' _; then
+  echo "error: some runs failed (the FAILED lines above); fix the cause and rerun the same command:" \
+    "finished runs end at once, the others resume" >&2
+  exit 1
+fi

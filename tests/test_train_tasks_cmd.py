@@ -63,13 +63,42 @@ def published_task_cards() -> list[dict]:
 @pytest.mark.parametrize("card", published_task_cards(), ids=lambda c: c["name"])
 def test_a_published_task_model_is_one_of_the_scripts_runs_and_lists_them_all(card):
     task = card["train"]["train_config"]["task"]
-    lines = [config_from(shlex.split(line)) for line in listed(task).stdout.splitlines()]
     runs = card["test_runs"]
-    assert [r["seed"] for r in runs["runs"]] == [c.seed for c in lines]  # every run of the script, in its order
-    assert runs["accuracy"] == [r["test_accuracy"] for r in runs["runs"]]
-    shipped = next(c for c in lines if c.seed == runs["shipped"]["seed"])
+    unit = runs["unit"]  # seed, or fold (the folds share one seed)
+    lines = [config_from(shlex.split(line)) for line in listed(task).stdout.splitlines()]
+    assert [r[unit] for r in runs["runs"]] == [getattr(c, unit) for c in lines]  # every run of the script, in order
+    measures = runs.get("measures", ["accuracy"])
+    assert all(runs[m] == [r[f"test_{m}"] for r in runs["runs"]] for m in measures)
+    shipped = next(c for c in lines if getattr(c, unit) == runs["shipped"][unit])
     trained = card["train"]["train_config"]
     differs = {k: (v, trained[k]) for k, v in shipped.__dict__.items() if k != "out" and v != trained[k]}
     assert not differs, f"{card['name']}: scripts/train_tasks.sh differs from the run that was published: {differs}"
-    assert card["evaluation"]["test"]["accuracy"] == next(
-        r["test_accuracy"] for r in runs["runs"] if r["seed"] == shipped.seed)
+    assert card["evaluation"]["test"][measures[0]] == next(
+        r[f"test_{measures[0]}"] for r in runs["runs"] if r[unit] == runs["shipped"][unit])
+
+
+FAKE_PYTHON = """#!/usr/bin/env bash
+# Stands in for python in `-m disan train ARGS`: records its arguments and thread setting; fold 3 fails.
+echo "args: $* OMP_NUM_THREADS=$OMP_NUM_THREADS"
+case " $* " in *" --fold 3 "*) echo "boom" >&2; exit 1 ;; esac
+"""
+
+
+def test_the_script_runs_every_line_logs_each_run_beside_its_files_and_exits_1_when_one_fails(tmp_path):
+    fake = tmp_path / "python"
+    fake.write_text(FAKE_PYTHON)
+    fake.chmod(0o755)
+    runs = tmp_path / "runs"
+    env = {**os.environ, "RUNS": str(runs), "PYTHON": str(fake), "JOBS": "2"}
+    proc = subprocess.run(["bash", "scripts/train_tasks.sh", "cr"], cwd=ROOT, capture_output=True, text=True,
+                          env=env, timeout=120)
+    assert proc.returncode == 1 and "some runs failed" in proc.stderr
+    done = sorted(line for line in proc.stdout.splitlines() if line.startswith("done "))
+    assert done == sorted(f"done {runs}/cr-fold{f}/disan-cr" for f in range(10) if f != 3)
+    assert f"FAILED {runs}/cr-fold3/disan-cr (see {runs}/cr-fold3/disan-cr.stdout.log)" in proc.stdout
+    expected = listed("cr").stdout.replace("/runs/", f"{runs}/").splitlines()
+    for f, line in enumerate(expected):
+        log = (runs / f"cr-fold{f}" / "disan-cr.stdout.log").read_text()
+        assert log.startswith(f"args: -m disan train {line} OMP_NUM_THREADS=1\n")
+    subprocess.run(["bash", "scripts/train_tasks.sh", "cr"], cwd=ROOT, capture_output=True, env=env, timeout=120)
+    assert (runs / "cr-fold0" / "disan-cr.stdout.log").read_text().count("args:") == 2  # a rerun appends
