@@ -7,11 +7,13 @@ defaults to runs/), refuses a run that has not finished (no stopped_by, or the w
 writes pretrained/<NAME>.safetensors (+ MANIFEST.json hash), pretrained/<NAME>.json and <NAME>.card.md.
 The test split is scored here, once, after model selection on dev.
 
-Several runs of one model (the seeds or the ten folds of scripts/train_tasks.sh), comma-separated:
+Several runs of one model (the seeds or the ten folds of scripts/train_tasks.sh), comma-separated; in bash,
+every model of scripts/train_tasks.sh at once:
     python scripts/publish_pretrained.py --runs ~/disan-runs --machine "..." \
-        disan-trec=trec-seed0/disan-trec,trec-seed1/disan-trec,...
-        disan-subj=subj-fold0/disan-subj,...,subj-fold9/disan-subj
-        disan-sick=sick-seed0/disan-sick,...
+        disan-sick=$(echo sick-seed{0..4}/disan-sick | tr ' ' ,) \
+        disan-subj=$(echo subj-fold{0..9}/disan-subj | tr ' ' ,) \
+        disan-mpqa=$(echo mpqa-fold{0..9}/disan-mpqa | tr ' ' ,) \
+        disan-cr=$(echo cr-fold{0..9}/disan-cr | tr ' ' ,)
 scores each run once on its own test part (a fold run: its test fold), ships the run with the best dev value
 (accuracy; Pearson's r for sick) and lists every run's test scores with their mean, sd and 95% interval in the
 card's ``test_runs`` (disan.seed_runs), with each run's wall time and hardware. A shipped fold model's card

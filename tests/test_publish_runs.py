@@ -24,6 +24,7 @@ from disan.api import load
 from disan.data import load_task
 from disan.data.folds import fold_indices
 from disan.errors import run_script
+from disan.paper_tables import TABLES, ours
 from disan.seed_runs import Run, RunError
 from disan.train import TrainConfig, train
 from tests.task_files import write_glove, write_task_data
@@ -108,6 +109,10 @@ def test_sick_runs_publish_pearson_spearman_and_mse_over_seeds_beside_shen_table
     verdict = f"misses it by {gap:.4f}" if gap > 0 else f"meets it (+{-gap:.4f})"
     assert f"Pearson's r ≥ 0.80; the mean of the 3 runs {verdict}" in card["shortfall"]
     assert card["train_command"].startswith("bash scripts/train_tasks.sh sick   # seed 1:")
+    for cell in (c for t in TABLES for c in t.cells if c.model == "disan-sick"):  # `disan tables` reads the same
+        mine = ours(cell, published)
+        assert mine.value == pytest.approx(block["stats"][cell.measure]["mean"]) and "over 3 seeds" in mine.spread
+        assert [mine.lo, mine.hi] == pytest.approx(block["stats"][cell.measure]["ci95"])
 
 
 def test_fold_runs_publish_mean_sd_and_interval_and_ship_the_dev_pick_with_the_examples_it_never_saw(
@@ -138,6 +143,8 @@ def test_fold_runs_publish_mean_sd_and_interval_and_ship_the_dev_pick_with_the_e
     assert "84.8 (2.0) (Shen Table 5)" in text and "95% interval of the mean" in text and "| 3 (shipped) |" in text
     assert "Fold 3 of the seeded, stratified 10-fold split (seed 13" in text and "--fold 3 --card" in text
     assert "the mean of the 10 folds" in card["shortfall"]
+    mine = ours(next(c for t in TABLES for c in t.cells if c.model == "disan-cr"), published)
+    assert mine.value == pytest.approx(100 * stats["mean"]) and "over 10 folds" in mine.spread
 
 
 def one_line_error(capsys, argv: list[str]) -> str:
