@@ -158,6 +158,7 @@ class ProtocolSession:
 
     def __init__(self, url: str, index: int):
         self.url, self.index, self.ws, self.text_area_id = url, index, None, None
+        self.views: dict = {}  # trace views the app sent this session, by id (summarise_run)
 
     async def __aenter__(self):
         from websockets.asyncio.client import connect
@@ -200,10 +201,16 @@ class ProtocolSession:
         return elements, fm.script_finished
 
 
-def summarise_run(elements) -> dict:
-    """What a user would see: the overview heatmap, exceptions, error alerts."""
+def summarise_run(elements, views: dict | None = None) -> dict:
+    """What a user would see: the overview heatmap, exceptions, error alerts. The overview is drawn by the page
+    from the trace view the app sends once per session (``chart.draw_figure``): its forward panel is the
+    premise's forward attention, read here from the packed view (``site_view.packed_records_view``); ``views``
+    keeps the session's views by id across runs."""
     from streamlit.proto.Alert_pb2 import Alert
 
+    from viz_app.shell.chart import unwire
+
+    views = {} if views is None else views
     out = {"z": None, "ticks": None, "exceptions": 0, "errors": 0}
     for el in elements:
         kind = el.WhichOneof("type")
@@ -211,11 +218,21 @@ def summarise_run(elements) -> dict:
             out["exceptions"] += 1
         elif kind == "alert" and el.alert.format == Alert.ERROR:
             out["errors"] += 1
-        elif kind == "bidi_component" and el.bidi_component.id.endswith("chart_overview"):
-            spec = json.loads(json.loads(el.bidi_component.json)["spec"])
-            out["z"] = decode(spec["data"][0]["z"]).tolist()
-            out["ticks"] = spec["layout"]["xaxis"]["ticktext"]
+        elif kind == "bidi_component" and el.bidi_component.component_name.startswith("viz_plotly_chart"):
+            data = unwire(json.loads(el.bidi_component.json))
+            for view_id, v in (data.get("views") or {}).items():
+                views[view_id] = (json.loads(v["view"]), base64.b64decode(v["arrays"]))
+            if el.bidi_component.id.endswith("chart_overview") and data["view_ids"][0] in views:
+                out["z"], out["ticks"] = forward_attention(*views[data["view_ids"][0]])
     return out
+
+
+def forward_attention(view: dict, arrays: bytes) -> tuple[list, list]:
+    """(the premise's forward attention as T rows, its tokens) of a packed trace view."""
+    sent = view["premise"]
+    _, offset, count = sent["fw"]["attention"]["$a"]
+    z = np.frombuffer(arrays, "<f4", count, offset).reshape(sent["T"], sent["T"])
+    return z.astype(float).tolist(), list(sent["tokens"])
 
 
 class Phase:
@@ -262,7 +279,7 @@ async def protocol_session(phase: Phase, index: int) -> None:
                 word, text = sentence(f"w{index}", k)
                 start = time.monotonic()
                 elements, status = await session.rerun(text)
-                seen = summarise_run(elements)
+                seen = summarise_run(elements, session.views)
                 phase.results.append({"client": "protocol", "session": index, "round": k, "text": text,
                                       "alpha": alpha_of(index), "latency_s": time.monotonic() - start,
                                       "finished_ok": status == ForwardMsg.FINISHED_SUCCESSFULLY, **seen})

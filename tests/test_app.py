@@ -61,7 +61,7 @@ def chart_payloads(at: AppTest) -> list[dict]:
     """``{"id", "spec", "config", "selectable"}`` of every chart (``viz_app.shell.chart`` components), in page order."""
     out = []
     for c in at.get("bidi_component"):
-        if c.proto.component_name == "viz_plotly_chart":
+        if c.proto.component_name.startswith("viz_plotly_chart"):
             data = unwire(json.loads(c.proto.json))
             if data.get("role") != "control":  # live sliders share the component (chart.live_control)
                 out.append({"id": c.proto.id, **data})
@@ -72,7 +72,7 @@ def live_controls(at: AppTest) -> dict[str, dict]:
     """The live sliders (``chart.live_control``) by group: label, value, bounds and payload."""
     out = {}
     for c in at.get("bidi_component"):
-        if c.proto.component_name == "viz_plotly_chart":
+        if c.proto.component_name.startswith("viz_plotly_chart"):
             data = unwire(json.loads(c.proto.json))
             if data.get("role") == "control":
                 out[data["group"]] = data

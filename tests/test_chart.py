@@ -54,18 +54,13 @@ def test_click_layers_are_drawn_without_markers_by_the_component_only():
     assert chart.markerless_click_layers(plain) is plain
 
 
-def test_selectable_chart_payload_has_markerless_click_layers():
-    at = run_app(view="disan_attention", model="disan")
-    assert_clean(at)
-    pair = [c for c in chart_payloads(at) if c["id"].endswith("chart_disan_pair")]
-    spec = json.loads(pair[0]["spec"])
-    assert [t["mode"] for t in spec["data"] if t["type"] == "scatter"] == ["none", "none"]
-
-
-def test_without_static_serving_charts_fall_back_to_st_plotly_chart(monkeypatch):
+def test_without_static_serving_the_component_carries_plotly_js(monkeypatch):
     monkeypatch.setattr(chart, "plotly_js_served", lambda: False)
     at = run_app(view="explore")
     assert_clean(at)
-    assert not chart_payloads(at)
-    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
-    assert len(specs) >= 2 and any(t["type"] == "heatmap" for s in specs for t in s["data"])
+    payloads = chart_payloads(at)
+    assert len(payloads) >= 3 and all(p["plotly_url"] is None for p in payloads)
+    names = {c.proto.component_name for c in at.get("bidi_component")}
+    assert {n for n in names if n.startswith("viz_plotly_chart")} == {"viz_plotly_chart_inline"}
+    assert any(t["type"] == "heatmap" for fig in charts(at) for t in fig["data"])
+    assert not at.get("plotly_chart")

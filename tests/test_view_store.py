@@ -14,6 +14,7 @@ import pytest
 
 import disan
 from disan.config import NLI_LABELS
+from tests.page_js import page_figures
 from viz_app.draw import settings, view_store
 from viz_app.draw.records import trace_view
 
@@ -105,23 +106,30 @@ def test_at_most_keep_records_stay(views, tmp_path, monkeypatch):
 _FIRST_PAGE = """
 import json, sys, threading
 from streamlit.testing.v1 import AppTest
+from viz_app.shell.chart import unwire
 at = AppTest.from_file({app!r}, default_timeout=120).run()
 assert not at.exception, [e.value for e in at.exception]
-specs = [json.loads(json.loads(c.proto.json)["spec"]) for c in at.get("bidi_component")
-         if c.proto.component_name == "viz_plotly_chart"]
-heat = [s for s in specs if s["data"] and s["data"][0]["type"] == "heatmap"]
+charts = [unwire(json.loads(c.proto.json)) for c in at.get("bidi_component")
+          if c.proto.component_name.startswith("viz_plotly_chart")]
 warm = any(t.name.startswith("disan-warm-") for t in threading.enumerate())
 print(json.dumps({{"torch": "torch" in sys.modules, "warm": warm, "errors": [e.value for e in at.error],
-                  "z": heat[0]["data"][0]["z"], "x": heat[0]["layout"]["xaxis"].get("ticktext")}}))
+                  "charts": [c for c in charts if c.get("role") == "figure"]}}))
 """
 
 
 def _first_page(folder: Path) -> dict:
+    """What a fresh app process sends first, and the first heatmap the page draws from it (built in Node by
+    the page's own code, ``tests.page_js``)."""
     env = {**os.environ, view_store.ENV: str(folder)}
     out = subprocess.run([sys.executable, "-c", _FIRST_PAGE.format(app=str(APP))], capture_output=True, text=True,
                          env=env, cwd=ROOT, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    page = json.loads(out.stdout.strip().splitlines()[-1])
+    views = {k: (json.loads(v["view"]), v["arrays"]) for c in page["charts"] for k, v in (c.get("views") or {}).items()}
+    built = page_figures([([views[v] for v in c["view_ids"]], c["figure"], c["params"], c["theme"])
+                          for c in page["charts"]])
+    heat = [b["figure"] for b in built if b["figure"]["data"][0]["type"] == "heatmap"]
+    return {**page, "z": heat[0]["data"][0]["z"], "x": heat[0]["layout"]["xaxis"].get("ticktext")}
 
 
 def test_a_restarted_app_draws_its_opening_page_without_torch(tmp_path):

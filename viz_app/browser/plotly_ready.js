@@ -4,8 +4,10 @@
  * A <script src> first: Chromium compiles such a script off the main thread while it downloads, where text put
  * into a <script> element is compiled on it (about 0.6 s of a cold open on the 2-core benchmark machine, the
  * time the page could not draw: issue 19). Streamlit serves app/static/*.js as application/javascript; where a
- * server sends another type (nosniff refuses it), the text is fetched and inlined instead. */
+ * server sends another type (nosniff refuses it), the text is fetched and inlined instead. Where static serving
+ * is off, chart.py's inline component defines window.Plotly before this runs. */
 function plotlyReady(url) {
+  if (!window.__vizPlotly && window.Plotly) window.__vizPlotly = Promise.resolve(window.Plotly); // inlined (chart.py)
   if (!window.__vizPlotly) {
     window.__vizPlotly = new Promise((resolve, reject) => {
       const s = document.createElement("script");

@@ -740,7 +740,7 @@
   });
 
   /* Shen Fig. 8's comparison: the same word in two sentences (views[0] and views[1], premises) and A − B.
-   * p: {word, titles: [A, B], scale}. */
+   * p: {word, titles: [A, B], scale, difference (default true: a third grid A − B), title}. */
   define("s2t-pair", function (views, p, theme) {
     need(views.length === 2, "s2t-pair compares two trace views");
     var vecs = views.map(function (tv, i) {
@@ -748,9 +748,10 @@
       need(t >= 0, "the word '" + p.word + "' is not in sentence " + (i + 1));
       return s2tVector(tv.premise, t, p.scale);
     });
-    var diff = vecs[0].map(function (v, k) { return v - vecs[1][k]; });
-    return { figure: F().vectorGrids([vecs[0], vecs[1], diff], [p.titles[0], p.titles[1], "difference"],
-      { title: "'" + p.word + "' in two contexts", theme: theme }) };
+    var diff = vecs[0].map(function (v, k) { return v - vecs[1][k]; }), withDiff = p.difference !== false;
+    return { figure: F().vectorGrids(withDiff ? [vecs[0], vecs[1], diff] : vecs,
+      withDiff ? [p.titles[0], p.titles[1], "difference"] : p.titles,
+      { title: p.title || "'" + p.word + "' in two contexts", theme: theme }) };
   });
 
   var DIRECTION_NAMES = { fw: "forward", bw: "backward" };
@@ -820,6 +821,57 @@
         return m[1] ? { op: "mask", dir: m[0] } : { op: "mask", dir: m[0], alpha: 0.0 };
       }), shown, { zmax: 0.0 });
     } };
+  });
+
+  /* One per-token series of a sentence, by name (the fields of the trace view S and B):
+   * gate (mean over features of F), ffn_deactivation, ln_max (the DSA's), s2t (mean over features of the
+   * source2token P), maxpool_share (the DSA's). `dir` names the block for the block fields. */
+  function tokenSeries(sent, field, dir) {
+    var T = sent.tokens.length, b = dir ? sent[dir] : null;
+    if (field === "gate") return rowMeans(b.gate, T, b.D);
+    if (field === "ffn_deactivation" || field === "ln_max") { need(b[field], dir + "." + field + " is missing"); return Array.from(b[field]); }
+    if (field === "s2t") return rowMeans(sent.s2t, T, sent.D2);
+    if (field === "maxpool_share") { need(sent.maxpool_share, "maxpool_share is missing"); return Array.from(sent.maxpool_share); }
+    throw new Error("No per-token series \"" + field + "\"; use gate, ffn_deactivation, ln_max, s2t or maxpool_share.");
+  }
+
+  /* Bars of per-token series of one sentence (the papers' bar figures: Shen Fig. 7, Im Figs. 9–11).
+   * p: {side, title, yTitle, yRange, series: [{name, field, dir}]}. */
+  define("token-bars", function (views, p, theme) {
+    var sent = sentOf(views[0], p.side);
+    need(Array.isArray(p.series) && p.series.length, "series should list at least one {name, field, dir}");
+    return { figure: F().barChart(p.series.map(function (x) { return [x.name, tokenSeries(sent, x.field, x.dir)]; }),
+      sent.tokens, { title: p.title || "", yTitle: p.yTitle || "", theme: theme, yRange: p.yRange || null }) };
+  });
+
+  /* Im Fig. 8: the same weights without the distance mask (α = 0) and with it (α), forward and backward,
+   * re-weighted in the page from the trace view's pre-mask scores (Im Eq. 7). p: {side, alpha, title}. */
+  define("distance-effect", function (views, p, theme) {
+    var tv = views[0], sent = sentOf(tv, p.side), a = formatValue(p.alpha);
+    need(tv.arch === "dsa", "the distance effect needs a distance-based SAN trace view");
+    var mats = [attentionAt(tv, sent, "fw", 0), attentionAt(tv, sent, "bw", 0),
+                attentionAt(tv, sent, "fw", p.alpha), attentionAt(tv, sent, "bw", p.alpha)];
+    var titles = ["(a) forward, no distance mask", "(b) backward, no distance mask", "(c) forward, α = " + a,
+                  "(d) backward, α = " + a];
+    return { figure: F().heatmapGrid(mats, titles, sent.tokens, { title: p.title || "", theme: theme, cols: 2 }) };
+  });
+
+  /* The heads of one block on one colour scale (Im Figs. 12–13). p: {side, dir, title}. */
+  define("heads", function (views, p, theme) {
+    need(DIRECTION_NAMES[p.dir], "dir should be fw or bw but is " + p.dir);
+    var sent = sentOf(views[0], p.side), b = sent[p.dir], T = sent.tokens.length, stack = [], titles = [];
+    need(b.heads, "the trace view has no heads (a DiSAN model?)");
+    for (var h = 0; h < b.H; h++) { stack.push(matrix(b.heads, T, T, h * T * T)); titles.push("head " + (h + 1)); }
+    return { figure: F().smallMultiples(stack, sent.tokens, titles, { title: p.title || "", theme: theme,
+                                                                     maxCells: F().constant("HEAD_CELLS") }) };
+  });
+
+  /* The forward/backward pair of one sentence (Shen Fig. 6, Im Fig. 7) with the caller's titles.
+   * p: {side, titles: [fw, bw], title}. */
+  define("pair", function (views, p, theme) {
+    var sent = sentOf(views[0], p.side), T = sent.tokens.length;
+    return { figure: pair(matrix(sent.fw.attention, T, T), matrix(sent.bw.attention, T, T), sent.tokens, p.titles,
+                          p.title || "", theme) };
   });
 
   /* ------------------------------------------------------------ one figure at a time (the app) */

@@ -17,11 +17,12 @@ value afterwards, for the link and the other views.
 plotly.js is served from ``viz_app/static/`` by Streamlit's static file serving
 (``server.enableStaticServing`` in ``.streamlit/config.toml``; ``plotly_js.py`` copies it there): no CDN, so
 the app stays offline. Where static serving is off or the copy cannot be
-written, charts fall back to ``st.plotly_chart`` and sliders to ``st.slider``.
+written, the component carries plotly.js in its own module instead (``component``).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -35,6 +36,7 @@ from viz_app.draw.figures import is_click_layer
 from viz_app.draw.figure_json import figure_json, figure_spec
 from viz_app.draw.live import static_key as live_static_key
 from viz_app.draw.site_view import PageView, figure_context
+from viz_app.draw.plotly_bundle import plotly_bundle
 from viz_app.shell.plotly_js import PLOTLY_URL, READY_JS, plotly_js_served
 
 
@@ -73,6 +75,25 @@ def unwire(data: dict) -> dict:
 _component = st.components.v2.component("viz_plotly_chart", js=_JS, css=_CSS, isolate_styles=False)
 
 
+@functools.cache
+def _inline_component():
+    """The same component with plotly.js inlined in its module, for a server that does not serve
+    ``viz_app/static/`` (``server.enableStaticServing`` off, or a folder that cannot be written): every chart
+    is still drawn by the page's own definitions, offline; only the first page loads a larger module."""
+    source = plotly_bundle().read_text(encoding="utf-8")
+    return st.components.v2.component("viz_plotly_chart_inline", js=source + "\n" + _JS, css=_CSS,
+                                      isolate_styles=False)
+
+
+def component():
+    """The chart component: plotly.js from the static folder when it is served, else inlined."""
+    return _component if plotly_js_served() else _inline_component()
+
+
+def plotly_url() -> str | None:
+    return PLOTLY_URL if plotly_js_served() else None
+
+
 def draw(
     fig: go.Figure,
     *,
@@ -86,12 +107,6 @@ def draw(
 
     ``live`` (``{"group", "payload_id", "binding"}``, see ``viz_app/draw/live.py``) makes the chart follow the
     ``live_control`` of that group in the page."""
-    if not plotly_js_served():
-        if on_select is None:
-            st.plotly_chart(fig, key=key, theme=None, config=config)
-        else:
-            st.plotly_chart(fig, key=key, theme=None, config=config, on_select=on_select, selection_mode="points")
-        return
     spec = figure_spec(fig)  # uncopied, read only: the page's JSON and the live fingerprint both read it
     if on_select is not None:
         spec = markerless_click_layers(spec)
@@ -100,13 +115,13 @@ def draw(
         "spec": figure_json(spec),
         "config": config,
         "selectable": on_select is not None,
-        "plotly_url": PLOTLY_URL,
+        "plotly_url": plotly_url(),
         "live": None if live is None else {**live, "static": live_static_key(spec, live["binding"])},
     }
     if on_select is None:
-        _component(key=key, data=wire(data))
+        component()(key=key, data=wire(data))
     else:
-        _component(key=key, data=wire(data), on_selection_change=on_select)
+        component()(key=key, data=wire(data), on_selection_change=on_select)
 
 
 #: Session key of the trace views this session's page has been sent (``draw_figure``).
@@ -148,7 +163,7 @@ def draw_figure(
         "theme": theme,
         "config": config,
         "selectable": on_select is not None,
-        "plotly_url": PLOTLY_URL,
+        "plotly_url": plotly_url(),
         "live": live,
     }
     carried = {v.id: {"view": v.view, "arrays": v.arrays} for v in views if v.id not in sent}
@@ -158,7 +173,7 @@ def draw_figure(
     callbacks = {"on_missing_change": partial(_view_missing, key)}
     if on_select is not None:
         callbacks["on_selection_change"] = on_select
-    _component(key=key, data=wire(data), **callbacks)
+    component()(key=key, data=wire(data), **callbacks)
 
 
 def markerless_click_layers(spec: dict) -> dict:
@@ -177,8 +192,9 @@ def markerless_click_layers(spec: dict) -> dict:
 
 
 def live_available() -> bool:
-    """True when charts are drawn by the component, so a ``live_control`` can recompute them in the page."""
-    return settings.BROWSER_RECOMPUTE and plotly_js_served()
+    """True unless the page's recomputation is switched off (``VIZ_BROWSER_RECOMPUTE=0``): every chart is drawn
+    by the component, so a ``live_control`` can recompute them in the page."""
+    return settings.BROWSER_RECOMPUTE
 
 
 def live_control(
@@ -213,6 +229,6 @@ def live_control(
         "payload": payload,
         "send_after_ms": settings.LIVE_SEND_AFTER_MS,
         "settle_ms": settings.LIVE_SETTLE_MS,
-        "plotly_url": PLOTLY_URL,
+        "plotly_url": plotly_url(),
     }
-    _component(key=key, data=wire(data), default={"value": value}, on_value_change=on_change)
+    component()(key=key, data=wire(data), default={"value": value}, on_value_change=on_change)

@@ -19,7 +19,6 @@ from viz_app.shell import chart, loaders
 from viz_app.draw import report, site
 from viz_app.shell.context import Context
 from viz_app.draw.figures import standalone_html
-from viz_app.draw.site_view import PageView
 from viz_app.draw.text import md_escape
 
 if TYPE_CHECKING:
@@ -125,6 +124,10 @@ def show_figure(
     _table_and_downloads(ctx, key, name, table, trace_json, lambda: standalone_html(fig, config))
 
 
+#: The inputs of one trace: (model, text, hypothesis, masks, alpha), as ``loaders.full_trace`` takes them.
+Inputs = tuple[str, str, "str | None", str, "float | None"]
+
+
 def show_page_figure(
     ctx: Context,
     figure: str,
@@ -132,7 +135,7 @@ def show_page_figure(
     key: str,
     alpha: float | None = None,
     params: dict | None = None,
-    views: Sequence[PageView] | None = None,
+    sentences: Sequence[Inputs] | None = None,
     per_feature: bool = False,
     table: Table | None = None,
     trace_json: Callable[[], str] | None = None,
@@ -140,21 +143,20 @@ def show_page_figure(
     live: dict | None = None,
 ) -> None:
     """Draw the page's figure ``figure`` (``viz_app/browser/sections.js``: a figure of the report's page, or a
-    ``define``d one with ``params``) of the current sentence at ``alpha`` (or of ``views``), as the report and
-    the static site draw it, with the table and downloads of ``show_figure``. A figure of the report's page
-    downloads as the report of that one figure. ``live``: ``{"group", "payload_id"}`` of a slider;
+    ``define``d one with ``params``) of the current sentence at ``alpha`` (or of the traces of ``sentences``),
+    as the report and the static site draw it, with the table and downloads of ``show_figure``. A figure of one
+    trace downloads as the report of that one figure. ``live``: ``{"group", "payload_id"}`` of a slider;
     ``per_feature``: the figure reads DiSAN's per-feature P (``loaders.page_view``)."""
     name = safe_name(f"{key}-{ctx.model}")
     config = chart_config(name, ctx.image_format)
-    own = views is None  # the current sentence's trace view (else: other sentences, e.g. a comparison)
-    if own:
-        views = [loaders.page_view(ctx.model, ctx.text, ctx.hypothesis, ctx.masks, alpha, per_feature)]
+    if sentences is None:
+        sentences = [(ctx.model, ctx.text, ctx.hypothesis, ctx.masks, alpha)]
+    views = [loaders.page_view(*inputs, per_feature) for inputs in sentences]
     chart.draw_figure(views, figure, key=chart_key(key), theme=ctx.theme.name, config=config, params=params,
                       on_select=on_select, live=live)
     html = None
-    if own:  # the report of this one figure (a figure of other sentences has none: PNG/SVG from its mode bar)
-        trace = partial(loaders.full_trace, ctx.model, ctx.text, ctx.hypothesis, ctx.masks, alpha)
-        html = lambda: report.report_html(trace(), only=figure, params=params)  # noqa: E731 - built when clicked
+    if len(sentences) == 1:  # the report of this one figure (a figure of two traces has none: PNG/SVG only)
+        html = lambda: report.report_html(loaders.full_trace(*sentences[0]), only=figure, params=params)  # noqa: E731
     _table_and_downloads(ctx, key, name, table, trace_json, html)
 
 

@@ -43,14 +43,14 @@ def _attention(ctx: Context, masks: str, direction: str, alpha: float | None) ->
     return heads[direction].mean(0), sent.tokens
 
 
-def _view(ctx: Context, masks: str):
-    return loaders.page_view(ctx.model, ctx.text, ctx.hypothesis, masks, None)
+def _inputs(ctx: Context, masks: str) -> tuple:
+    return ctx.model, ctx.text, ctx.hypothesis, masks, None
 
 
 @dataclass(frozen=True)
 class Pair:
-    """What the view compares: maps A and B (for the table and the summary), the trace views the page draws
-    them from, and the "compare" figure's parameters (``viz_app/browser/sections.js``)."""
+    """What the view compares: maps A and B (for the table and the summary), the inputs of the traces the
+    page draws them from (``export.Inputs``), and the "compare" figure's parameters (``sections.js``)."""
 
     a: np.ndarray
     b: np.ndarray
@@ -72,7 +72,7 @@ def _same_weights(ctx: Context, mode: str, direction: str) -> Pair | None:
             return None
         params = {"alphas": [alpha, 0.0], "titles": [f"α = {alpha:g}", "α = 0 (no distance mask)"],
                   "live": payload is not None}
-        return Pair(a[0], b[0], a[1], [_view(ctx, ctx.masks)], params, payload)
+        return Pair(a[0], b[0], a[1], [_inputs(ctx, ctx.masks)], params, payload)
     ensure("cmp_b", "none")
     b_masks = st.radio(
         "Panel B masks",
@@ -87,7 +87,7 @@ def _same_weights(ctx: Context, mode: str, direction: str) -> Pair | None:
     if a is None or b is None:
         return None
     params = {"alphas": [alpha, alpha], "titles": ["trained direction masks", f"masks {b_masks}"]}
-    return Pair(a[0], b[0], a[1], [_view(ctx, "default"), _view(ctx, b_masks)], params)
+    return Pair(a[0], b[0], a[1], [_inputs(ctx, "default"), _inputs(ctx, b_masks)], params)
 
 
 def _ablation(ctx: Context, direction: str) -> Pair | None:
@@ -115,8 +115,8 @@ def _ablation(ctx: Context, direction: str) -> Pair | None:
         st.error("The two models tokenised the sentence differently; they cannot be compared cell by cell.")
         return None
     titles = [f"{tv.model} (α = {tv.alpha:g})" if tv.alpha is not None else tv.model for tv in out]
-    views = [loaders.page_view(name, ctx.text, settings.DEFAULT_HYPOTHESIS if loaders.model_config(name).pair
-                               else None, "default", None) for name in (a_name, b_name)]
+    views = [(name, ctx.text, settings.DEFAULT_HYPOTHESIS if loaders.model_config(name).pair else None, "default",
+              None) for name in (a_name, b_name)]
     return Pair(out[0].premise.block(direction).attention, out[1].premise.block(direction).attention,
                 out[0].premise.tokens, views, {"titles": titles, "side": "premise"})
 
@@ -137,7 +137,7 @@ def render(ctx: Context) -> None:
         ctx,
         "compare",
         key="compare",
-        views=pair.views,
+        sentences=pair.views,
         params={"side": ctx.side, "dir": direction, **pair.params},
         table=matrices_table({"A": a, "B": b, "A − B": a - b}, pair.tokens, pair.tokens),
         live=None if pair.payload is None else {"group": "alpha", "payload_id": pair.payload["id"]},

@@ -8,11 +8,11 @@ import torch
 
 from disan.stats import summarize
 
-from viz_app.draw import claims, figures, settings
+from viz_app.draw import claims, settings
 
 from viz_app.shell import loaders, models
 from viz_app.shell.context import Context
-from viz_app.shell.export import matrices_table, series_table, show_figure
+from viz_app.shell.export import matrices_table, series_table, show_page_figure
 from viz_app.draw.presets import IM_SENTENCE, SNLI_LONGEST_TEST
 from viz_app.draw.text import md_escape
 from viz_app.shell.widgets import caption_claim, summary_text, trace_for
@@ -27,20 +27,28 @@ def _sentence(model: str, text: str = IM_SENTENCE):
     return None if tv is None else tv.premise
 
 
+def _inputs(model: str, text: str = IM_SENTENCE) -> list[tuple]:
+    """The trace ``trace_for`` makes, as ``show_page_figure``'s ``sentences``."""
+    hypothesis = settings.DEFAULT_HYPOTHESIS if loaders.model_config(model).pair else None
+    return [(model, text, hypothesis, "default", None)]
+
+
+def _bars(ctx: Context, model: str, key: str, title: str, series: list[dict], table, y_title: str = "",
+          y_range: list | None = None) -> None:
+    show_page_figure(ctx, "token-bars", key=key, sentences=_inputs(model), table=table,
+                     params={"side": "premise", "title": title, "yTitle": y_title, "yRange": y_range, "series": series})
+
+
 def fig7(ctx: Context, model: str) -> None:
     """Fig. 7: masked multi-head attention averaged over heads, forward and backward."""
     sent = _sentence(model)
     if sent is None:
         return
     fw, bw = sent.fw.attention, sent.bw.attention
-    show_figure(
-        figures.heatmap_grid(
-            [fw, bw], ["forward mask", "backward mask"], sent.tokens, title=f"{IM_SENTENCE} — {model}", theme=ctx.theme
-        ),
-        ctx,
-        key="im7",
-        table=matrices_table({"forward": fw, "backward": bw}, sent.tokens, sent.tokens),
-    )
+    show_page_figure(ctx, "pair", key="im7", sentences=_inputs(model),
+                     params={"side": "premise", "titles": ["forward mask", "backward mask"],
+                             "title": f"{IM_SENTENCE} — {model}"},
+                     table=matrices_table({"forward": fw, "backward": bw}, sent.tokens, sent.tokens))
     caption_claim(claims.locality(fw, sent.fw.allowed, _stats(fw)["mean_distance"]), model)
     caption_claim(claims.locality(bw, sent.bw.allowed, _stats(bw)["mean_distance"]), model)
     top_fw = claims.top_received(fw, sent.fw.allowed, sent.tokens)
@@ -70,19 +78,10 @@ def fig8(ctx: Context, model: str) -> None:
         f"(d) backward, α = {alpha:g}",
     ]
     tokens = tv.premise.tokens
-    show_figure(
-        figures.heatmap_grid(
-            mats,
-            titles,
-            tokens,
-            cols=2,
-            title=f"Longest SNLI test sentence ({len(tokens)} tokens) — {model}",
-            theme=ctx.theme,
-        ),
-        ctx,
-        key="im8",
-        table=matrices_table(dict(zip(titles, mats)), tokens, tokens),
-    )
+    show_page_figure(ctx, "distance-effect", key="im8", sentences=_inputs(model, SNLI_LONGEST_TEST),
+                     params={"side": "premise", "alpha": alpha,
+                             "title": f"Longest SNLI test sentence ({len(tokens)} tokens) — {model}"},
+                     table=matrices_table(dict(zip(titles, mats)), tokens, tokens))
     st.caption(
         "Same weights: panels (a)–(b) re-weight the cached scores with α = 0 (Im Eq. 7 without M_dis)."
         + ("" if trained > 0 else f" This model was trained without the distance mask, so (c)–(d) use α = {alpha:g}.")
@@ -108,19 +107,8 @@ def fig9(ctx: Context, model: str) -> None:
     if sent is None:
         return
     gate = {"forward gate": sent.fw.gate.mean(-1)}
-    show_figure(
-        figures.bar_chart(
-            gate,
-            sent.tokens,
-            title=f"Fusion gate (forward) — {model}",
-            y_title="mean F",
-            theme=ctx.theme,
-            y_range=(0, 1),
-        ),
-        ctx,
-        key="im9",
-        table=series_table(gate, sent.tokens),
-    )
+    _bars(ctx, model, "im9", f"Fusion gate (forward) — {model}", [{"name": "forward gate", "field": "gate", "dir": "fw"}],
+          series_table(gate, sent.tokens), y_title="mean F", y_range=[0, 1])
     caption_claim(claims.gate_by_word_type(gate["forward gate"], sent.tokens, False, "Im Fig. 9"), model)
 
 
@@ -129,17 +117,12 @@ def fig10(ctx: Context, model: str) -> None:
     sent = _sentence(model)
     if sent is None:
         return
-    for key, title, values in (
-        ("im10a", "(a) deactivation ratio", sent.fw.ffn_deactivation),
-        ("im10b", "(b) max value", sent.fw.ln_max),
+    for key, title, field, values in (
+        ("im10a", "(a) deactivation ratio", "ffn_deactivation", sent.fw.ffn_deactivation),
+        ("im10b", "(b) max value", "ln_max", sent.fw.ln_max),
     ):
-        series = {title: values}
-        show_figure(
-            figures.bar_chart(series, sent.tokens, title=f"{title} (forward) — {model}", theme=ctx.theme),
-            ctx,
-            key=key,
-            table=series_table(series, sent.tokens),
-        )
+        _bars(ctx, model, key, f"{title} (forward) — {model}", [{"name": title, "field": field, "dir": "fw"}],
+              series_table({title: values}, sent.tokens))
     caption_claim(claims.ffn_keywords(sent.fw.ffn_deactivation, sent.fw.ln_max, sent.tokens), model)
 
 
@@ -152,12 +135,9 @@ def fig11(ctx: Context, model: str) -> None:
         "(a) softmax(L), mean over features": sent.s2t.mean(-1),
         "(b) share won in max pooling": sent.maxpool_share,
     }
-    show_figure(
-        figures.bar_chart(series, sent.tokens, title=f"Pooling layer — {model}", theme=ctx.theme),
-        ctx,
-        key="im11",
-        table=series_table(series, sent.tokens),
-    )
+    _bars(ctx, model, "im11", f"Pooling layer — {model}",
+          [{"name": "(a) softmax(L), mean over features", "field": "s2t"},
+           {"name": "(b) share won in max pooling", "field": "maxpool_share"}], series_table(series, sent.tokens))
     caption_claim(claims.pooling_agreement(series["(a) softmax(L), mean over features"], sent.maxpool_share), model)
 
 
@@ -168,14 +148,10 @@ def _heads(ctx: Context, model: str, direction: str, key: str) -> None:
     block = sent.block(direction)
     titles = [f"head {h + 1}" for h in range(block.heads.shape[0])]
     name = "Forward" if direction == "fw" else "Backward"
-    show_figure(
-        figures.small_multiples(
-            block.heads, sent.tokens, titles, title=f"{name} masked multi-head attention — {model}", theme=ctx.theme
-        ),
-        ctx,
-        key=key,
-        table=matrices_table(dict(zip(titles, block.heads)), sent.tokens, sent.tokens),
-    )
+    show_page_figure(ctx, "heads", key=key, sentences=_inputs(model),
+                     params={"side": "premise", "dir": direction,
+                             "title": f"{name} masked multi-head attention — {model}"},
+                     table=matrices_table(dict(zip(titles, block.heads)), sent.tokens, sent.tokens))
     caption_claim(claims.heads_differ(block.heads, block.allowed, name.lower()), model)
 
 

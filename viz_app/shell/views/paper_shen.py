@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import streamlit as st
 
-from viz_app.draw import claims, figures
+from viz_app.draw import claims, settings
+from viz_app.shell import loaders
 from viz_app.shell.context import Context
-from viz_app.shell.export import matrices_table, matrix_table, series_table, show_figure
+from viz_app.shell.export import matrices_table, matrix_table, series_table, show_page_figure
 from viz_app.draw.presets import SHEN_PAIRS, SHEN_SENTENCES
 from viz_app.shell.widgets import caption_claim, trace_for
+
+
+def _inputs(model: str, text: str) -> list[tuple]:
+    """The trace ``trace_for`` makes, as ``show_page_figure``'s ``sentences``."""
+    hypothesis = settings.DEFAULT_HYPOTHESIS if loaders.model_config(model).pair else None
+    return [(model, text, hypothesis, "default", None)]
 
 
 def fig6(ctx: Context, model: str) -> None:
@@ -18,15 +25,10 @@ def fig6(ctx: Context, model: str) -> None:
         if tv is None:
             return
         sent = tv.premise
-        fig = figures.heatmap_grid(
-            [sent.fw.attention, sent.bw.attention],
-            ["forward DiSA block", "backward DiSA block"],
-            sent.tokens,
-            title=f"Sentence {n}: {text} — {model}",
-            theme=ctx.theme,
-        )
         table = matrices_table({"forward": sent.fw.attention, "backward": sent.bw.attention}, sent.tokens, sent.tokens)
-        show_figure(fig, ctx, key=f"shen6_{n}", table=table)
+        show_page_figure(ctx, "pair", key=f"shen6_{n}", sentences=_inputs(model, text), table=table,
+                         params={"side": "premise", "titles": ["forward DiSA block", "backward DiSA block"],
+                                 "title": f"Sentence {n}: {text} — {model}"})
         caption_claim(
             claims.content_attention(
                 [(sent.fw.attention, sent.fw.allowed), (sent.bw.attention, sent.bw.allowed)], sent.tokens
@@ -42,19 +44,11 @@ def fig7(ctx: Context, model: str) -> None:
             return
         sent = tv.premise
         gates = {"forward": sent.fw.gate.mean(-1), "backward": sent.bw.gate.mean(-1)}
-        show_figure(
-            figures.bar_chart(
-                gates,
-                sent.tokens,
-                title=f"Sentence {n}: fusion gate — {model}",
-                y_title="mean F",
-                theme=ctx.theme,
-                y_range=(0, 1),
-            ),
-            ctx,
-            key=f"shen7_{n}",
-            table=series_table(gates, sent.tokens),
-        )
+        show_page_figure(ctx, "token-bars", key=f"shen7_{n}", sentences=_inputs(model, text),
+                         table=series_table(gates, sent.tokens),
+                         params={"side": "premise", "title": f"Sentence {n}: fusion gate — {model}", "yTitle": "mean F",
+                                 "yRange": [0, 1], "series": [{"name": "forward", "field": "gate", "dir": "fw"},
+                                                              {"name": "backward", "field": "gate", "dir": "bw"}]})
         caption_claim(
             claims.gate_by_word_type((gates["forward"] + gates["backward"]) / 2, sent.tokens, True, "Shen Fig. 7"), model
         )
@@ -68,17 +62,10 @@ def fig8(ctx: Context, model: str) -> None:
             return
         va = a.premise.s2t[a.premise.tokens.index(word)] * a.premise.length  # × T: 1 = uniform
         vb = b.premise.s2t[b.premise.tokens.index(word)] * b.premise.length
-        show_figure(
-            figures.vector_grids(
-                [va, vb],
-                [first, second],
-                title=f"'{word}' in two contexts (P × sentence length) — {model}",
-                theme=ctx.theme,
-            ),
-            ctx,
-            key=f"shen8_{word}",
-            table=matrix_table([va, vb], [first, second], [f"feature {k}" for k in range(va.size)]),
-        )
+        show_page_figure(ctx, "s2t-pair", key=f"shen8_{word}", sentences=_inputs(model, first) + _inputs(model, second),
+                         table=matrix_table([va, vb], [first, second], [f"feature {k}" for k in range(va.size)]),
+                         params={"word": word, "titles": [first, second], "scale": "length", "difference": False,
+                                 "title": f"'{word}' in two contexts (P × sentence length) — {model}"})
         caption_claim(claims.context_vectors_differ(va, vb, word), model)
     st.caption(
         "Each grid folds the word's 2·d_h source2token probabilities into rows of 30 features, multiplied by the "

@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from viz_app.draw import claims
-from viz_app.shell import loaders
+from viz_app.draw import claims, settings
 from viz_app.shell.context import Context
 from viz_app.shell.export import matrix_table, show_page_figure
 from viz_app.draw.presets import SHEN_PAIRS
@@ -32,8 +31,8 @@ def _vector(sent, index: int, scale: str) -> np.ndarray:
 
 
 def _pair_vectors(ctx: Context, choice: str, token: int, sent, scale: str):
-    """(word, vector A, vector B, title A, title B, page view A, page view B) or None when the comparison
-    cannot be made."""
+    """(word, vector A, vector B, title A, title B, [inputs of trace A, of trace B]) or None when the
+    comparison cannot be made."""
     if choice == _CUSTOM:
         word = sent.tokens[token]
         other_text = st.text_input("Other sentence", key="s2t_other")
@@ -55,8 +54,8 @@ def _pair_vectors(ctx: Context, choice: str, token: int, sent, scale: str):
         va = _vector(a.premise, a.premise.tokens.index(word), scale)
         vb = _vector(b.premise, b.premise.tokens.index(word), scale)
         titles = (first, second)
-    views = [loaders.page_view(ctx.model, text, None, ctx.masks, ctx.trace_alpha) for text in (first, second)]
-    return word, va, vb, *titles, views
+    hypothesis = settings.DEFAULT_HYPOTHESIS if ctx.pair else None  # as trace_for traces them
+    return word, va, vb, *titles, [(ctx.model, text, hypothesis, ctx.masks, ctx.trace_alpha) for text in (first, second)]
 
 
 def render(ctx: Context) -> None:
@@ -106,12 +105,12 @@ def render(ctx: Context) -> None:
     result = _pair_vectors(ctx, choice, token, sent, scale)
     if result is None:
         return
-    word, va, vb, ta, tb, views = result
+    word, va, vb, ta, tb, sentences = result
     show_page_figure(
         ctx,
         "s2t-pair",
         key="s2t_pair_fig",
-        views=views,
+        sentences=sentences,
         params={"word": word, "titles": [ta, tb], "scale": page_scale},
         table=matrix_table(np.stack([va, vb]), [ta, tb], [f"feature {k}" for k in range(va.size)]),
     )
