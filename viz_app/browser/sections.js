@@ -874,6 +874,31 @@
                           p.title || "", theme) };
   });
 
+  /* Attention beside token attributions for one class (disan.attribution; the app computes them and hands the
+   * raw series over): one bar group per token, each series divided by its largest magnitude so methods in
+   * different units share one axis; the axis goes below 0 only when some token lowers the class probability.
+   * p: {side, title, series: [[label, raw values (T)], ...]}. */
+  define("attribution-bars", function (views, p, theme) {
+    var sent = sentOf(views[0], p.side), low = 0;
+    var series = p.series.map(function (x) {
+      var values = Array.from(x[1], Number), top = 0;
+      checkArray(values, sent.tokens.length, "series " + x[0]);
+      values.forEach(function (v) { if (Math.abs(v) > top) top = Math.abs(v); });
+      var scaled = values.map(function (v) { return top > 0 ? v / top : v; });
+      if (scaled.some(function (v) { return v < 0; })) low = -1.05;
+      return [x[0], scaled];
+    });
+    return { figure: F().barChart(series, sent.tokens, { title: p.title || "", theme: theme, yRange: [low, 1.05],
+                                                          yTitle: "score ÷ largest |score| of its method" }) };
+  });
+
+  /* Kendall τ between every two methods' token rankings, on a diverging scale from −1 to 1 (null: undefined,
+   * fewer than two tokens). p: {names, tau: M × M, title}. */
+  define("tau", function (views, p, theme) {
+    return { figure: F().heatmap(p.tau, p.names, p.names, { title: p.title || "", theme: theme, zmin: -1, zmax: 1,
+      diverging: true, valueName: "τ", xTitle: "ranking by", yTitle: "ranking by" }) };
+  });
+
   /* ------------------------------------------------------------ one figure at a time (the app) */
 
   /* The figure `id` of this trace view's page (a Figure: {id, figure, binding, paper, caption, side}), for a

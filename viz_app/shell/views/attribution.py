@@ -14,11 +14,11 @@ import streamlit as st
 import disan
 from disan.attribution import METHODS
 
-from viz_app.draw.attribution import LABELS, attribution_bars, tau_heatmap
+from viz_app.draw.attribution import LABELS
 from viz_app.draw.text import md_escape
 from viz_app.shell import loaders
 from viz_app.shell.context import Context
-from viz_app.shell.export import plain_table, series_table, show_figure
+from viz_app.shell.export import plain_table, series_table, show_page_figure
 from viz_app.shell.links import md_link, view_url
 from viz_app.shell.session import ensure
 from viz_app.shell.widgets import alpha_slider, trace_json_source
@@ -75,9 +75,11 @@ def render(ctx: Context) -> None:
     raw = {LABELS[m]: v for m, v in side.scores.items()}
     if side.vector_shares is not None:
         raw["gated rollout, share of the vector"] = side.vector_shares
-    show_figure(attribution_bars(side, title=f"Attention and attributions per token{what}", theme=ctx.theme),
-                ctx, key="attr_bars", table=series_table(raw, side.tokens),
-                trace_json=trace_json_source(ctx, ctx.trace_alpha))
+    series = [[LABELS[m], v.tolist()] for m, v in side.scores.items()]
+    show_page_figure(ctx, "attribution-bars", key="attr_bars", alpha=ctx.trace_alpha,
+                     params={"side": ctx.side, "title": f"Attention and attributions per token{what}",
+                             "series": series},
+                     table=series_table(raw, side.tokens), trace_json=trace_json_source(ctx, ctx.trace_alpha))
     st.markdown(methods_caption(view))
     if side.rollout_remainder > 0:
         st.caption(md_escape(f"The rollout's mixing weights add up to {1 - side.rollout_remainder:.4f}: the remaining "
@@ -96,8 +98,9 @@ def render(ctx: Context) -> None:
                    "Switch sentences with 'Draw' in the sidebar.")
     names = [LABELS[m] for m in side.methods]
     table = plain_table(side.tau, index=names, columns=names)
-    show_figure(tau_heatmap(side, title=f"Kendall τ between the rankings{what}", theme=ctx.theme), ctx,
-                key="attr_tau", table=table)
+    show_page_figure(ctx, "tau", key="attr_tau", alpha=ctx.trace_alpha, table=table,
+                     params={"names": names, "tau": side.tau.tolist(),
+                             "title": f"Kendall τ between the rankings{what}"})
     st.caption("Kendall τ-b over this sentence's tokens: +1 = the same order, 0 = unrelated, −1 = reversed. "
                "Signed attributions are ranked by magnitude (attention has no sign).")
     st.markdown(md_link("The same comparison over the whole test set (Evidence → Attention as explanation) ↗",
