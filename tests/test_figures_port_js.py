@@ -1,12 +1,7 @@
 """figures.js's heatmap, tokenFeatureHeatmap, compareHeatmaps and maskPanels (issue 27: every per-sentence figure is
-built in the page), run in Node on small literal inputs: repeated tokens, HTML-ish tokens, a token past the
-tick-label limit, NaN cells and −∞ mask cells.
-
-Two kinds of test: the parity tests check each builder equals its Python twin in viz_app/draw/figures.py (z,
-zmin/zmax/zmid within 1e-12, every string exact: colour scales, hover templates, customdata, tick labels,
-titles, height); they go when the Python builders are deleted. The direct tests check the JS figures against
-the input data itself (z is the matrix, A − B cell by cell, −∞ drawn by the masked overlay), so they keep
-their meaning after that.
+built in the page), run in Node on small literal inputs (repeated tokens, HTML-ish tokens, a token past the
+tick-label limit, NaN cells and −∞ mask cells) and checked against the input itself: z is the matrix, A − B
+cell by cell, −∞ drawn by the masked overlay. The other builders are checked in tests/test_figures.py.
 """
 
 from __future__ import annotations
@@ -15,13 +10,9 @@ import json
 import subprocess
 
 import numpy as np
-import plotly.io as pio
 import pytest
 
 from tests.page_js import BROWSER, NODE, node_jobs
-from tests.test_sections_js import assert_same, plain
-from viz_app.draw import figures
-from viz_app.draw.attribution import LABELS, SideScores, tau_heatmap
 from viz_app.draw.site_view import figure_context
 from viz_app.draw.theme import NORMAL, PRESENTATION
 
@@ -39,79 +30,9 @@ def z(trace: dict) -> np.ndarray:
     return np.asarray([[np.nan if v is None else v for v in row] for row in trace["z"]], np.float64)
 
 
-def numbers(value, path: str = ""):
-    """Every number in ``value`` with its path (bools are not numbers here)."""
-    if isinstance(value, dict):
-        for k in sorted(value):
-            yield from numbers(value[k], f"{path}.{k}")
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            yield from numbers(v, f"{path}.{i}")
-    elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        yield path, value
-
-
-def assert_parity(fig, js: dict, what: str) -> None:
-    """``js`` is the Python figure: the same keys, strings and nulls (assert_same), every number within 1e-12."""
-    assert "error" not in js, f"{what}: {js.get('error')}"
-    python = plain(json.loads(pio.to_json(fig, validate=False)))
-    assert_same(python, js, what)
-    far = [(p, a, b) for (p, a), (_, b) in zip(numbers(python), numbers(js)) if not abs(a - b) <= STRICT]
-    assert not far, f"{what}: {len(far)} numbers differ by more than {STRICT}, first: {far[:5]}"
-    assert len(python["data"]) == len(js["data"]) > 0
-    assert python["layout"]["height"] == js["layout"]["height"]
-
-
 @pytest.fixture(scope="module")
 def rng():
     return np.random.default_rng(27)
-
-
-# ------------------------------------------------------------------ parity with figures.py (temporary)
-
-def test_token_feature_heatmap_equals_python(rng):
-    matrix = rng.random((len(TOKENS), 7))
-    matrix[1, 3] = np.nan
-    python = [
-        figures.token_feature_heatmap(matrix, TOKENS, title="Fusion gate <i>F</i>", value_name="F<k>"),
-        figures.token_feature_heatmap(matrix, TOKENS, theme=PRESENTATION, zmin=0.0, zmax=2.0),
-        figures.token_feature_heatmap(matrix[:1], TOKENS[:1]),
-        figures.token_feature_heatmap(np.tile(matrix, (3, 1)), TOKENS * 3),  # past the 300 px floor
-    ]
-    got = node_jobs([
-        {"fn": "F.tokenFeatureHeatmap", "args": [rows(matrix), TOKENS, {"title": "Fusion gate <i>F</i>",
-                                                                         "valueName": "F<k>"}]},
-        {"fn": "F.tokenFeatureHeatmap", "args": [rows(matrix), TOKENS, {"theme": "presentation", "zmin": 0.0,
-                                                                         "zmax": 2.0}]},
-        {"fn": "F.tokenFeatureHeatmap", "args": [rows(matrix[:1]), TOKENS[:1]]},
-        {"fn": "F.tokenFeatureHeatmap", "args": [rows(np.tile(matrix, (3, 1))), TOKENS * 3]},
-    ])
-    for k, fig in enumerate(python):
-        assert_parity(fig, got[k], f"token_feature_heatmap {k}")
-
-
-def test_compare_heatmaps_equals_python(rng):
-    a, b = rng.random((4, 4)), rng.random((4, 4)) * 2
-    b[2, 0] = np.nan
-    wide_a, wide_b = rng.random((16, 16)), rng.random((16, 16))
-    python = [
-        figures.compare_heatmaps(a, b, SQUARE, titles=("<u>masked</u>", "unmasked & co"), title="A vs B",
-                                 value_name="P<i>"),
-        figures.compare_heatmaps(a, a, SQUARE, theme=PRESENTATION),  # A − B = 0: the 1e-9 bound
-        figures.compare_heatmaps(a[:1, :1], b[:1, :1], SQUARE[:1]),
-        figures.compare_heatmaps(wide_a, wide_b, SQUARE * 4),  # past the 340 px floor
-        figures.compare_heatmaps(wide_a[:8, :8], wide_b[:8, :8], SQUARE * 2),  # no cell text past CELL_TEXT_MAX // 2
-    ]
-    got = node_jobs([
-        {"fn": "F.compareHeatmaps", "args": [rows(a), rows(b), SQUARE, {
-            "titles": ["<u>masked</u>", "unmasked & co"], "title": "A vs B", "valueName": "P<i>"}]},
-        {"fn": "F.compareHeatmaps", "args": [rows(a), rows(a), SQUARE, {"theme": "presentation"}]},
-        {"fn": "F.compareHeatmaps", "args": [rows(a[:1, :1]), rows(b[:1, :1]), SQUARE[:1]]},
-        {"fn": "F.compareHeatmaps", "args": [rows(wide_a), rows(wide_b), SQUARE * 4]},
-        {"fn": "F.compareHeatmaps", "args": [rows(wide_a[:8, :8]), rows(wide_b[:8, :8]), SQUARE * 2]},
-    ])
-    for k, fig in enumerate(python):
-        assert_parity(fig, got[k], f"compare_heatmaps {k}")
 
 
 def _masks(T: int) -> dict:
@@ -123,82 +44,6 @@ def _masks(T: int) -> dict:
         "none": np.zeros((T, T)),  # nothing masked: no overlay
     }
 
-
-def test_mask_panels_equals_python():
-    panels = _masks(len(SQUARE))
-    listed = [[name, rows(m)] for name, m in panels.items()]
-    wide = _masks(4 * len(SQUARE))
-    python = [
-        figures.mask_panels(panels, SQUARE, title="Masks for <T>"),
-        figures.mask_panels(panels, SQUARE, theme=PRESENTATION, cols=2),
-        figures.mask_panels({"bw": panels["bw"]}, SQUARE),
-        figures.mask_panels(wide, SQUARE * 4),  # past the 260 px panel floor
-    ]
-    got = node_jobs([
-        {"fn": "F.maskPanels", "args": [listed, SQUARE, {"title": "Masks for <T>"}]},
-        {"fn": "F.maskPanels", "args": [listed, SQUARE, {"theme": "presentation", "cols": 2}]},
-        {"fn": "F.maskPanels", "args": [{"bw": rows(panels["bw"])}, SQUARE]},
-        {"fn": "F.maskPanels", "args": [[[name, rows(m)] for name, m in wide.items()], SQUARE * 4]},
-    ])
-    for k, fig in enumerate(python):
-        assert_parity(fig, got[k], f"mask_panels {k}")
-
-
-def test_heatmap_equals_python(rng):
-    wide = rng.random((3, 5)) - 0.3  # rows ≠ columns, labels differ
-    wide[1, 2] = np.nan
-    square = rng.random((4, 4)) * 2 - 0.5
-    square[0, 3] = np.nan
-    big = rng.random((15, 15))  # past CELL_TEXT_MAX: no cell text; past the 340 px floor
-    masked = np.zeros((4, 4), bool)
-    masked[np.triu_indices(4, 1)] = True
-    cols = ["c<1>", "c&2", "c3", "y" * 30, "c3"]
-    python = [
-        figures.heatmap(wide, SQUARE[:3], cols, title="Wide <i>z</i>", value_name="w<k>", x_title="to <b>",
-                        y_title="from &"),
-        figures.heatmap(wide, SQUARE[:3], cols, theme=PRESENTATION, diverging=True),
-        figures.heatmap(square, SQUARE, diverging=True, zmin=-1.0, zmax=1.0),
-        figures.heatmap(square, SQUARE, theme=PRESENTATION, zmin=0.0, zmax=1.0),
-        figures.heatmap(square, SQUARE, masked=masked),
-        figures.heatmap(big, TOKENS * 3),
-        figures.heatmap(np.zeros((2, 2)), SQUARE[:2], diverging=True),  # all zero: the 1e-9 bound
-    ]
-    got = node_jobs([
-        {"fn": "F.heatmap", "args": [rows(wide), SQUARE[:3], cols, {"title": "Wide <i>z</i>", "valueName": "w<k>",
-                                                                    "xTitle": "to <b>", "yTitle": "from &"}]},
-        {"fn": "F.heatmap", "args": [rows(wide), SQUARE[:3], cols, {"theme": "presentation", "diverging": True}]},
-        {"fn": "F.heatmap", "args": [rows(square), SQUARE, None, {"diverging": True, "zmin": -1.0, "zmax": 1.0}]},
-        {"fn": "F.heatmap", "args": [rows(square), SQUARE, None, {"theme": "presentation", "zmin": 0.0, "zmax": 1.0}]},
-        {"fn": "F.heatmap", "args": [rows(square), SQUARE, None, {"masked": masked.tolist()}]},
-        {"fn": "F.heatmap", "args": [rows(big), TOKENS * 3]},
-        {"fn": "F.heatmap", "args": [[[0.0, 0.0], [0.0, 0.0]], SQUARE[:2], None, {"diverging": True}]},
-    ])
-    for k, fig in enumerate(python):
-        assert_parity(fig, got[k], f"heatmap {k}")
-
-
-def _side(tau: np.ndarray) -> SideScores:
-    methods = list(LABELS)[: tau.shape[0]]
-    return SideScores(tokens=("a", "b"), scores={m: np.zeros(2) for m in methods}, tau=tau, rollout_remainder=0.0)
-
-
-def test_tau_heatmap_equals_python_heatmap_call(rng):
-    tau = np.clip(rng.normal(size=(3, 3)), -1, 1)
-    np.fill_diagonal(tau, 1.0)
-    tau[0, 2] = np.nan  # below two tokens τ is NaN
-    names = [LABELS[m] for m in _side(tau).methods]
-    args = {"title": "τ <all>", "zmin": -1.0, "zmax": 1.0, "diverging": True, "valueName": "τ",
-            "xTitle": "ranking by", "yTitle": "ranking by"}
-    python = [tau_heatmap(_side(tau), title="τ <all>"), tau_heatmap(_side(tau), theme=PRESENTATION)]
-    got = node_jobs([
-        {"fn": "F.heatmap", "args": [rows(tau), names, names, args]},
-        {"fn": "F.heatmap", "args": [rows(tau), names, names, {**args, "title": "", "theme": "presentation"}]},
-    ])
-    for k, fig in enumerate(python):
-        assert_parity(fig, got[k], f"tau_heatmap {k}")
-
-
-# ------------------------------------------------------------------ the JS figures against their input
 
 def test_heatmap_draws_z_with_row_and_column_labels(rng):
     matrix = rng.random((3, 4)) * 0.6 - 0.2  # in [-0.2, 0.4]: an asymmetric range
@@ -281,6 +126,21 @@ def test_compare_heatmaps_third_panel_is_a_minus_b_on_a_shared_scale(rng):
     assert [t.get("xaxis", "x") for t in fig["data"]] == ["x", "x2", "x3"]
     assert bad == {"error": "compareHeatmaps needs A and B of the same shape with one row per token: "
                             "A is 4 × 4, B is 4 × 3 for 4 tokens."}
+
+
+def test_constant_maps_still_get_a_scale_of_positive_width():
+    """A map whose cells are all equal (A − A, an all-zero τ) gets zmax > zmin, or Plotly has no colour to draw."""
+    flat = np.full((3, 3), 0.25)
+    [same, zeros, grid] = node_jobs([
+        {"fn": "F.compareHeatmaps", "args": [rows(flat), rows(flat), SQUARE[:3]]},
+        {"fn": "F.heatmap", "args": [rows(np.zeros((2, 2))), SQUARE[:2], None, {"diverging": True}]},
+        {"fn": "F.heatmapGrid", "args": [[rows(flat)], ["p"], SQUARE[:3]]},
+    ])
+    diff = same["data"][2]
+    assert z(diff).tolist() == np.zeros((3, 3)).tolist() and (diff["zmin"], diff["zmid"], diff["zmax"]) == (-1e-9, 0.0, 1e-9)
+    assert (same["data"][0]["zmin"], same["data"][0]["zmax"]) == (0.25, 0.25 + 1e-9)
+    assert (zeros["data"][0]["zmin"], zeros["data"][0]["zmax"]) == (-1e-9, 1e-9)
+    assert (grid["data"][0]["zmin"], grid["data"][0]["zmax"]) == (0.25, 0.25 + 1e-9)
 
 
 #: Builds maskPanels in Node from matrices written as JS source, so −Infinity reaches it as a number.

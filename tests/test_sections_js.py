@@ -3,23 +3,20 @@
 Node runs ``DisanSections.page(trace_view_json(trace))`` for random-weight and bundled models (T = 1, 2,
 HTML-ish and repeated tokens, mask and α overrides, sentences past the cell-label and tick limits, an NLI
 pair): typed arrays give the page that lists give, the word frames hold the trace's source2token vectors,
-and errors are one sentence. The figures against the trace are checked in ``tests/test_page_figures.py``.
-The figure builders the app still draws from Python (``figures.py``: masked overlay, click layer, block
-averaging, bars, prediction) are checked equal to their page definitions here until the app draws the page's.
+and errors are one sentence. The figures against the trace are checked in ``tests/test_page_figures.py``, the
+builders of figures.js on literal inputs in ``tests/test_figures.py`` and ``tests/test_figures_port_js.py``.
 Then headless Chromium draws a JS-built page with report.js, moves the α and feature controls, draws further
 sentences into the same page, and checks the maps against the core, talk mode and the kept control values.
 """
 
 from __future__ import annotations
 
-import base64
 import json
 import shutil
 import subprocess
 from pathlib import Path
 
 import numpy as np
-import plotly.io as pio
 import pytest
 
 import disan
@@ -33,7 +30,6 @@ ROOT = Path(__file__).resolve().parents[1]
 BROWSER = ROOT / "viz_app" / "browser"
 SCRIPTS = ("recompute.js", "figures.js", "sections.js")
 NODE = shutil.which("node")
-TOLERANCE = 1e-6
 
 HTMLISH = "it's <b>bold</b> & \"the\" the the & <i> zzqxvw"  # zzqxvw: an unknown token
 LONG = " ".join(["the", "man", "in", "a", "blue", "shirt", "is", "playing", "with", "his", "dog"] * 3)  # 33 tokens
@@ -98,56 +94,6 @@ def node(jobs: list[dict]) -> list:
     return json.loads(proc.stdout)
 
 
-def plain(value):
-    """Python's figure JSON with Plotly's typed-array specs ({dtype, bdata, shape}) as nested lists, NaN as None."""
-    if isinstance(value, dict):
-        if "bdata" in value and "dtype" in value:
-            array = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
-            if "shape" in value:
-                array = array.reshape([int(s) for s in str(value["shape"]).split(",")])
-            return _nested(array)
-        return {k: plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [plain(v) for v in value]
-    return value
-
-
-def _nested(array: np.ndarray):
-    if array.ndim > 1:
-        return [_nested(row) for row in array]
-    return [None if isinstance(v, float) and not np.isfinite(v) else v for v in array.tolist()]
-
-
-def differences(a, b, path: str = "", out: list | None = None) -> list:
-    """Where ``a`` (Python) and ``b`` (JS) differ: numbers beyond TOLERANCE, anything else at all."""
-    out = [] if out is None else out
-    if isinstance(a, bool) or isinstance(b, bool):
-        if a is not b:
-            out.append((path, a, b))
-    elif isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        if not abs(a - b) <= TOLERANCE:
-            out.append((path, a, b))
-    elif isinstance(a, dict) and isinstance(b, dict):
-        if a.keys() != b.keys():
-            out.append((path, sorted(a.keys() - b.keys()), sorted(b.keys() - a.keys())))
-        for k in a.keys() & b.keys():
-            differences(a[k], b[k], f"{path}.{k}", out)
-    elif isinstance(a, list) and isinstance(b, list):
-        if len(a) != len(b):
-            out.append((path, f"{len(a)} items", f"{len(b)} items"))
-        else:
-            for i, (x, y) in enumerate(zip(a, b)):
-                differences(x, y, f"{path}.{i}", out)
-    elif a != b:
-        out.append((path, a, b))
-    return out
-
-
-def assert_same(python, js, what: str) -> None:
-    diff = differences(python, js, what)
-    assert not diff, f"{len(diff)} differences, first: {diff[:5]}"
-
-
 _MODELS: dict = {}
 
 
@@ -196,41 +142,6 @@ def test_the_figure_context_is_json_and_names_what_the_themes_use():
     assert context["themes"]["normal"]["font_size"] == NORMAL.font_size
 
 
-def test_builders_beyond_the_report_masked_clickable_and_pooled():
-    """heatmap_grid's masked overlay and click layer and small_multiples' block averaging, which the report
-    never reaches, equal Python too."""
-    rng = np.random.default_rng(1)
-    tokens = ["a", "<b>", "&", "a", "x" * 40, "é🙂" * 70, "c"]
-    T = len(tokens)
-    mats = [rng.random((T, T)), rng.random((T, T))]
-    mats[1][2, 3] = np.nan
-    masked = [np.tri(T, dtype=bool), None]
-    stack = rng.random((3, T, T))
-    python = [
-        figures.heatmap_grid(mats, ["one", "two <i>"], tokens, title="grid & co", masked=masked, clickable=True,
-                             value_name="P<k>"),
-        figures.small_multiples(stack, tokens, ["h1", "h2", "h3"], title="pooled", max_cells=3),
-        figures.heatmap_grid(mats, ["one", "two"], tokens, cols=1, zmin=0.0, zmax=2.0),
-        figures.bar_chart({"1": [0.1, np.nan, 0.3, 0, 1, 2, 3]}, tokens, y_range=(0, 1)),
-        figures.prediction_chart({"x": 0.125, "y": 0.375, "z": 0.5}),
-    ]
-    jobs = [
-        {"fn": "F.heatmapGrid", "args": [[m.tolist() for m in mats], ["one", "two <i>"], tokens,
-                                         {"title": "grid & co", "masked": [masked[0].tolist(), None],
-                                          "clickable": True, "valueName": "P<k>"}]},
-        {"fn": "F.smallMultiples", "args": [stack.tolist(), tokens, ["h1", "h2", "h3"],
-                                            {"title": "pooled", "maxCells": 3}]},
-        {"fn": "F.heatmapGrid", "args": [[m.tolist() for m in mats], ["one", "two"], tokens,
-                                         {"cols": 1, "zmin": 0.0, "zmax": 2.0}]},
-        {"fn": "F.barChart", "args": [[["1", [0.1, None, 0.3, 0, 1, 2, 3]]], tokens, {"yRange": [0, 1]}]},
-        {"fn": "F.predictionChart", "args": [[["x", 0.125], ["y", 0.375], ["z", 0.5]]]},
-    ]
-    got = node([{**j, "args": json.loads(json.dumps(j["args"]).replace("NaN", "null"))} for j in jobs])
-    for k, fig in enumerate(python):
-        assert "error" not in got[k], got[k]
-        assert_same(plain(json.loads(pio.to_json(fig, validate=False))), got[k], f"figure {k}")
-
-
 def test_number_formats_and_escapes_follow_python():
     values = [0, -0.0, 1.5, 0.1, 2.5, 1e-5, 0.0001, 123456, 1234567, 1e16, 0.125, 0.375, 0.625, 0.875, 1.005, -0.125,
               3.14159265, 0.000123456789, 99999.95, 1 / 3]
@@ -249,7 +160,7 @@ def test_number_formats_and_escapes_follow_python():
 
     assert got[2 * n:2 * n + m] == [html_escape(t) for t in texts]
     assert got[2 * n + m:2 * n + 2 * m] == [escape(t) for t in texts]
-    assert got[-2:] == [figures.clip("é🙂" * 20, 24), "short"]
+    assert got[-2:] == [("é🙂" * 20)[:23] + "…", "short"]  # Python counts code points: an emoji is one
 
 
 def test_word_frames_and_errors_are_one_sentence():
