@@ -1,14 +1,14 @@
-"""viz_app/draw/live.py: payloads for the in-browser recomputation, built from small seeded traces."""
+"""viz_app/draw/live.py: payloads for the in-browser recomputation, built from small seeded traces; and the bindings
+(sections.js) that tie a figure's panels to them."""
 
 from __future__ import annotations
-
-import json
 
 import numpy as np
 import pytest
 
 from tests.conftest import make_tiny
-from viz_app.draw import figures, live
+from tests.page_js import node_jobs
+from viz_app.draw import live
 
 
 @pytest.fixture(scope="module")
@@ -96,48 +96,42 @@ def test_payload_refuses_the_wrong_architecture(traces):
 
 
 def test_bindings_find_panels_and_templates():
-    z = np.eye(3)
-    fig = figures.heatmap_grid([z, z], ["A: α = 1.5", "B"], ["a", "b", "c"], title="at α = 1.5", clickable=True,
-                               value_name="P[k=2]")
-    assert live.panel_traces(fig) == [0, 2] and live.click_traces(fig) == [1, 3]
-    texts = live.templates(fig, {"α = 1.5": "α = {alpha}", "P[k=2]": "P[k={feature}]"})
+    """sections.js's gridBinding on figures.js's grids: panel k bound to exprs[k], masked overlays and click layers
+    skipped as panels, click layers bound for hover, one shared scale, the templated texts."""
+    eye = np.eye(3).tolist()
+    fig, masks = _built([
+        {"fn": "F.heatmapGrid", "args": [[eye, eye], ["A: α = 1.5", "B"], ["a", "b", "c"],
+                                         {"title": "at α = 1.5", "clickable": True, "valueName": "P[k=2]"}]},
+        {"fn": "F.maskPanels", "args": [[["M", [[0.0, None], [0.0, 0.0]]], ["D", [[-1.0] * 2] * 2]], ["a", "b"]]},
+    ])
+    exprs = [{"op": "feature", "dir": "fw"}, {"op": "feature", "dir": "bw"}]
+    shown = {"α = 1.5": "α = {alpha}", "P[k=2]": "P[k={feature}]"}
+    bound, plain, mask_bound, wrong, scale = node_jobs([
+        {"fn": "S.gridBinding", "args": [fig, exprs, shown, {"hover": True, "pool": 4, "zmin": 0.0}]},
+        {"fn": "S.gridBinding", "args": [fig, exprs, {}]},
+        {"fn": "S.gridBinding", "args": [masks, exprs, {}]},
+        {"fn": "S.gridBinding", "args": [fig, exprs[:1], {}]},
+        {"fn": "S.sharedScale", "args": [[0, 2]]},
+    ])
+    assert [t["type"] for t in fig["data"]] == ["heatmap", "scatter", "heatmap", "scatter"]
+    assert bound["panels"] == [{"trace": 0, "z": exprs[0], "pool": 4, "hover_trace": 1},
+                               {"trace": 2, "z": exprs[1], "pool": 4, "hover_trace": 3}]
+    assert bound["scales"] == [{"traces": [0, 2], "zmin": 0.0, "zmax": None, "diverging": False}]
+    assert bound["rows"] == []
+    texts = bound["texts"]
     assert texts["layout.title.text"] == "at α = {alpha}"
     assert texts["layout.annotations.0.text"] == "A: α = {alpha}"
-    assert "P[k={feature}]" in texts["data.1.hovertemplate"]
-    masks = figures.mask_panels({"M": np.array([[0.0, -np.inf], [0.0, 0.0]]), "D": -np.ones((2, 2))}, ["a", "b"])
-    assert live.panel_traces(masks) == [0, 2]  # the −∞ overlay of panel 0 is skipped
+    assert "P[k={feature}]" in texts["data.1.hovertemplate"] and "P[k={feature}]" in texts["data.0.colorbar.title.text"]
+    assert all(p.split(".")[2] in ("name", "hovertemplate", "colorbar") for p in texts if p.startswith("data."))
+    assert plain["panels"] == [{"trace": 0, "z": exprs[0]}, {"trace": 2, "z": exprs[1]}] and plain["texts"] == {}
+    assert [t.get("name") for t in masks["data"]] == [None, "masked", None]
+    assert [p["trace"] for p in mask_bound["panels"]] == [0, 2]  # the −∞ overlay of panel 0 is skipped
+    assert wrong == {"error": "1 expressions for 2 heatmap panels"}
+    assert scale == {"traces": [0, 2], "zmin": None, "zmax": None, "diverging": False}
 
 
-def _grid(stack, tokens, alpha, names=("forward", "backward")):
-    fig = figures.heatmap_grid([stack[0], stack[1]], list(names), tokens, title=f"Head-averaged at α = {alpha:g}")
-    shown = {f"α = {live.format_value(alpha)}": "α = {alpha}"}
-    return fig.to_plotly_json(), live.grid_binding(fig, [{"op": "mean", "dir": "fw"}, {"op": "mean", "dir": "bw"}], shown)
-
-
-def test_static_key_ignores_what_the_page_recomputes_and_nothing_else():
-    rng = np.random.default_rng(0)
-    tokens = ["the", "dog", "ran", "home"]
-    a = rng.random((2, 4, 4))
-    b = rng.random((2, 4, 4)) * 3  # other maps, other colour limits, another α in the title
-    key = live.static_key(*_grid(a, tokens, 1.5))
-    assert live.static_key(*_grid(b, tokens, 2.5)) == key
-    assert live.static_key(*_grid(a, ["the", "cat", "ran", "home"], 1.5)) != key  # a tick label changed
-    assert live.static_key(*_grid(a, tokens, 1.5, names=("forward", "other"))) != key  # a panel title changed
-    spec, binding = _grid(a, tokens, 1.5)
-    before = json.dumps(spec, default=str)
-    assert live.static_key(spec, {**binding, "panels": binding["panels"][:1]}) != key  # another binding
-    assert json.dumps(spec, default=str) == before  # the spec the page is sent is left as it was
-
-
-def test_static_key_of_the_uncopied_figure_equals_that_of_its_copy():
-    from viz_app.draw.figure_json import figure_spec
-
-    rng = np.random.default_rng(1)
-    fig = figures.heatmap_grid([rng.random((4, 4)), rng.random((4, 4))], ["forward", "backward"], list("abcd"),
-                               title="at α = 1.5", clickable=True)
-    binding = live.grid_binding(fig, [{"op": "mean", "dir": "fw"}, {"op": "mean", "dir": "bw"}],
-                                {"α = 1.5": "α = {alpha}"}, hover=True)
-    copied = fig.to_plotly_json()
-    before = fig.to_json()
-    assert live.static_key(figure_spec(fig), binding) == live.static_key(copied, binding)
-    assert fig.to_json() == before  # static_key left the figure's own dicts as they were
+def _built(jobs: list[dict]) -> list[dict]:
+    out = node_jobs(jobs)
+    for job, got in zip(jobs, out):
+        assert "error" not in got, f"{job['fn']}: {got['error']}"
+    return out
