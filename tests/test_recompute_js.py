@@ -15,11 +15,11 @@ import pytest
 
 from disan.masks import combined_mask
 from tests.conftest import make_tiny, offline_page
-from viz_app.draw import figures, live
+from tests.page_js import node_jobs
+from viz_app.draw import live
 from viz_app.draw.reduce import block_mean
 
 pytestmark = pytest.mark.browser
-
 
 
 @pytest.fixture(scope="module")
@@ -84,25 +84,24 @@ def test_feature_slice_matches_the_trace(page, traces, k):
     assert (got[~disan.premise.encoder.fw.allowed[0].numpy()] == 0).all()
 
 
-def test_render_rewrites_a_figure_like_the_python_builder(page, traces):
-    """A binding recomputes z, the shared colour scale and the α in the titles."""
+def test_render_rewrites_a_figure_the_page_built(page, traces):
+    """A binding recomputes z, the shared colour scale and the α in the titles of a figures.js grid."""
     dsa, _ = traces
-    tokens = dsa.tokens
+    tokens = list(dsa.tokens)
     enc = dsa.premise.encoder
-    fig = figures.heatmap_grid([enc.fw.probs_at(1.5)[0].mean(0).numpy(), enc.bw.probs_at(1.5)[0].mean(0).numpy()],
-                               ["fw α = 1.5", "bw"], tokens, title="maps at α = 1.5")
-    panels = live.panel_traces(fig)
-    bind = live.binding([{"trace": panels[0], "z": {"op": "mean", "dir": "fw"}},
-                         {"trace": panels[1], "z": {"op": "mean", "dir": "bw"}}],
-                        scales=[live.shared_scale(panels)], texts=live.templates(fig, {"α = 1.5": "α = {alpha}"}))
-    out = _js(page, "const L = R.prepare(arg.p); const f = R.render(L, arg.b, JSON.parse(arg.f), {alpha: 0.3});"
+    maps = [enc.fw.probs_at(1.5)[0].mean(0).numpy().tolist(), enc.bw.probs_at(1.5)[0].mean(0).numpy().tolist()]
+    [fig] = node_jobs([{"fn": "F.heatmapGrid", "args": [maps, ["fw α = 1.5", "bw"], tokens, {"title": "maps at α = 1.5"}]}])
+    [bind] = node_jobs([{"fn": "S.gridBinding", "args": [fig, [{"op": "mean", "dir": "fw"}, {"op": "mean", "dir": "bw"}],
+                                                          {"α = 1.5": "α = {alpha}"}]}])
+    assert "error" not in fig and "error" not in bind, (fig, bind)
+    out = _js(page, "const L = R.prepare(arg.p); const f = R.render(L, arg.b, arg.f, {alpha: 0.3});"
                     "return {z: f.data.map(t => t.z), lim: f.data.map(t => [t.zmin, t.zmax]), "
                     "title: f.layout.title.text, sub: f.layout.annotations[0].text};",
-              {"p": live.distance_payload(dsa.premise), "b": bind, "f": fig.to_json()})
+              {"p": live.distance_payload(dsa.premise), "b": bind, "f": fig})
     fw, bw = enc.fw.probs_at(0.3)[0].mean(0).numpy(), enc.bw.probs_at(0.3)[0].mean(0).numpy()
     assert np.abs(np.array(out["z"][0]) - fw).max() <= 1e-5 and np.abs(np.array(out["z"][1]) - bw).max() <= 1e-5
-    ref = figures.heatmap_grid([fw, bw], ["a", "b"], tokens)
-    assert out["lim"][0] == out["lim"][1] == pytest.approx([ref.data[0].zmin, ref.data[0].zmax], abs=1e-6)
+    both = np.stack([fw, bw])  # one scale over both panels, from their finite values
+    assert out["lim"][0] == out["lim"][1] == pytest.approx([both.min(), both.max()], abs=1e-6)
     assert out["title"] == "maps at α = 0.3" and out["sub"] == "fw α = 0.3"
 
 
