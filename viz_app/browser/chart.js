@@ -1,16 +1,19 @@
 /* The app's chart component (viz_app/shell/chart.py): an ES module that Streamlit calls on every render.
  *
- * data.role "chart":   draw data.spec with Plotly.react into one persistent element. With data.live
- *                      ({group, payload_id, binding}), the chart joins a live group and is recomputed
- *                      in the page (DisanRecompute.render) whenever the group's control moves.
+ * data.role "figure":  a figure of the page's own definitions (DisanSections.draw: a report figure by id or a
+ *                      `define`d figure with data.params) of the trace views data.view_ids. A view travels
+ *                      once per session (data.views) and is kept here by id; a chart that lacks one asks the
+ *                      server again ("missing"). With data.live ({group, payload_id}) the chart joins a live
+ *                      group with the figure's own binding and is drawn at the group's values. A rerun that
+ *                      names the same views, figure, params and theme draws nothing.
+ * data.role "chart":   a figure the server built (corpus figures), drawn with Plotly.react.
  * data.role "control": an ordinary <input type=range> that owns a live group: it decodes the payload
  *                      once, redraws every chart of the group on each input event (at most once per
  *                      animation frame), and sends the value to the server data.send_after_ms after the
  *                      last move, so the URL and the other views learn it without holding up drawing.
- * A server figure for what a chart already shows (the rerun that the control's own value causes) is not
- * drawn again: data.live.static fingerprints everything the page does not recompute itself (live.py).
- * recompute.js, paint.js (live.recompute_js()) and plotly_ready.js are prepended to this module by chart.py, so
- * DisanRecompute, DisanPaint and plotlyReady are defined.
+ * recompute.js, paint.js (live.recompute_js()), plotly_ready.js, figures.js and sections.js are prepended to
+ * this module by chart.py, so DisanRecompute, DisanPaint, plotlyReady, DisanFigures and DisanSections are
+ * defined.
  */
 const GROUPS = (window.__disanLive = window.__disanLive || {});
 
@@ -156,14 +159,15 @@ function drawChart(gd, figure, data, live, config) {
     .catch(err => { gd.textContent = `This chart could not be drawn: ${err.message}`; });
 }
 
-/* role "chart": a figure built by the server (corpus figures: Evidence, Models). */
+/* role "chart": a figure built by the server (corpus figures: Evidence, Models); a rerun that sends the same
+ * figure again draws nothing. */
 function mountChart(component, data) {
   const gd = chartElement(component, data);
-  const live = data.live || null;
   const config = JSON.stringify(data.config);
+  if (gd.__specText === data.spec && gd.__configText === config) return;
   gd.__staticKey = undefined;
-  if (live && alreadyDrawn(gd, live, config)) return; // the page drew exactly this already
-  drawChart(gd, JSON.parse(data.spec), data, live, config);
+  gd.__specText = data.spec;
+  drawChart(gd, JSON.parse(data.spec), data, null, config);
 }
 
 /* ------------------------------------------------------------ role "figure": the page's own definitions */
@@ -226,6 +230,7 @@ function mountFigure(component, data) {
       component.setTriggerValue("missing", missing); // the server sends it again
       return;
     }
+    gd.__specText = undefined;
     const built = DisanSections.draw(views, data.figure, data.params, data.theme);
     if (data.selectable) {
       // A click is learnt from plotly_click, which finds the cell from the data: the 2·T² invisible markers

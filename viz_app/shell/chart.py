@@ -1,17 +1,16 @@
-"""Plotly figures updated in place: one ``st.components.v2`` component per chart key.
+"""The app's charts: one ``st.components.v2`` component per chart key, drawn by the page's own definitions.
 
-``st.plotly_chart`` derives a chart's identity from its figure, so every new
-sentence or α value unmounts each chart and plotly.js lays it out from
-scratch; in a Chrome profile on the 2-core benchmark machine that was most of
-the browser's work per rerun. This
-component keeps one element per ``key`` and hands each new figure to
-``Plotly.react``, which redraws only what changed.
+A chart that follows the sentence (``draw_figure``) names a figure of ``viz_app/browser/sections.js`` and the
+trace views it reads; the page builds it there, as the report and the static site do (one definition,
+issue 27), and hands it to ``Plotly.react`` in one persistent element, which redraws only what changed. A
+figure of a whole corpus (``draw``) is built by the server. ``st.plotly_chart`` would derive a chart's identity
+from its figure, so every new sentence would unmount each chart and lay it out from scratch.
 
 The same component draws the *live controls* (``live_control``): an ordinary
 ``input[type=range]`` for α or DiSAN's feature k that recomputes every chart of
 its group in the page while it moves (``viz_app/browser``: ``recompute.js`` for
 the maths, ``paint.js`` to repaint drawn heatmaps in place, ``chart.js`` for the
-wiring; payloads and bindings from ``live.py``) and tells the server the final
+wiring; payloads from ``live.py``, bindings from the figures themselves) and tells the server the final
 value afterwards, for the link and the other views.
 
 plotly.js is served from ``viz_app/static/`` by Streamlit's static file serving
@@ -32,9 +31,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from viz_app.draw import live, settings
-from viz_app.draw.figures import is_click_layer
 from viz_app.draw.figure_json import figure_json, figure_spec
-from viz_app.draw.live import static_key as live_static_key
 from viz_app.draw.site_view import PageView, figure_context
 from viz_app.draw.plotly_bundle import plotly_bundle
 from viz_app.shell.plotly_js import PLOTLY_URL, READY_JS, plotly_js_served
@@ -94,34 +91,11 @@ def plotly_url() -> str | None:
     return PLOTLY_URL if plotly_js_served() else None
 
 
-def draw(
-    fig: go.Figure,
-    *,
-    key: str,
-    config: dict,
-    on_select: Callable[[], None] | None = None,
-    live: dict | None = None,
-) -> None:
-    """Draw ``fig`` under ``key``; with ``on_select``, a click on a point stores
-    ``{"selection": {"points": [{"x", "y", "curve_number"}]}}`` in ``st.session_state[key]`` and calls it.
-
-    ``live`` (``{"group", "payload_id", "binding"}``, see ``viz_app/draw/live.py``) makes the chart follow the
-    ``live_control`` of that group in the page."""
-    spec = figure_spec(fig)  # uncopied, read only: the page's JSON and the live fingerprint both read it
-    if on_select is not None:
-        spec = markerless_click_layers(spec)
-    data = {
-        "role": "chart",
-        "spec": figure_json(spec),
-        "config": config,
-        "selectable": on_select is not None,
-        "plotly_url": plotly_url(),
-        "live": None if live is None else {**live, "static": live_static_key(spec, live["binding"])},
-    }
-    if on_select is None:
-        component()(key=key, data=wire(data))
-    else:
-        component()(key=key, data=wire(data), on_selection_change=on_select)
+def draw(fig: go.Figure, *, key: str, config: dict) -> None:
+    """Draw ``fig``, a figure the server built (the corpus figures of Evidence and Models), under ``key``."""
+    data = {"role": "chart", "spec": figure_json(figure_spec(fig)), "config": config, "selectable": False,
+            "plotly_url": plotly_url(), "live": None}
+    component()(key=key, data=wire(data))
 
 
 #: Session key of the trace views this session's page has been sent (``draw_figure``).
@@ -174,21 +148,6 @@ def draw_figure(
     if on_select is not None:
         callbacks["on_selection_change"] = on_select
     component()(key=key, data=wire(data), **callbacks)
-
-
-def markerless_click_layers(spec: dict) -> dict:
-    """``spec`` with the click layers of ``figures.heatmap_grid(clickable=True)`` drawn without markers.
-
-    The layers exist for ``st.plotly_chart``, whose click selection needs marker points. This component learns
-    a click from ``plotly_click``, which (like the hover labels) Plotly finds from the data, not from the drawn
-    markers; so here the 2·T² invisible SVG markers are not drawn: at T = 64 they were most of the DiSAN
-    attention pair's redraw (issue 19; ``bench app``'s submit row for that view). Tested: a click on a cell
-    still picks its row, and hovering it still names the cell."""
-    layers = {i for i, t in enumerate(spec.get("data", ())) if is_click_layer(t)}
-    if not layers:
-        return spec
-    data = [{**t, "mode": "none"} if i in layers else t for i, t in enumerate(spec["data"])]
-    return {**spec, "data": data}
 
 
 def live_available() -> bool:

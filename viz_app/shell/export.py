@@ -113,14 +113,12 @@ def show_figure(
     key: str,
     table: Table | None = None,
     trace_json: Callable[[], str] | None = None,
-    on_select: Callable[[], None] | None = None,
-    live: dict | None = None,
 ) -> None:
-    """Draw ``fig`` (a figure the server built: corpus figures) and, outside presentation mode, a table
-    fallback and download buttons. ``live`` makes the chart follow a slider in the page (``chart.draw``)."""
+    """Draw ``fig``, a figure of a whole corpus that the server builds (Evidence, Models), and, outside
+    presentation mode, a table fallback and download buttons."""
     name = safe_name(f"{key}-{ctx.model}")
     config = chart_config(name, ctx.image_format)
-    chart.draw(fig, key=chart_key(key), config=config, on_select=on_select, live=live)
+    chart.draw(fig, key=chart_key(key), config=config)
     _table_and_downloads(ctx, key, name, table, trace_json, lambda: standalone_html(fig, config))
 
 

@@ -8,7 +8,6 @@ from viz_app.draw import claims
 from viz_app.shell.context import Context
 from viz_app.shell.export import matrix_table, series_table, show_page_figure
 from viz_app.shell.widgets import (
-    DIRECTION_NAMES,
     alpha_slider,
     caption_claim,
     direction_radio,
