@@ -1,13 +1,14 @@
 """viz_app/browser/paint.js: repainting a drawn chart in place gives what Plotly itself would draw.
 
-A blank page holds plotly.js and the shared scripts (``live.recompute_js``), draws a figure from
-``viz_app/draw/figures.py`` with Plotly, moves α (or feature k) with ``DisanPaint.repaint`` and compares the
-result with a full ``Plotly.react`` of the same figure: every cell's colour, every cell label, the values
-hover reads, the titles, and the bar heights.
+A blank page holds plotly.js and the shared scripts (``live.recompute_js``), draws a figure the page's builders
+made (``viz_app/browser/figures.js``, bound by ``sections.js``'s ``gridBinding``, both run in Node) with Plotly,
+moves α (or feature k) with ``DisanPaint.repaint`` and compares the result with a full ``Plotly.react`` of the
+same figure: every cell's colour, every cell label, the values hover reads, the titles, and the bar heights.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +16,8 @@ import plotly
 import pytest
 
 from tests.conftest import make_tiny, offline_page
-from viz_app.draw import figures, live
+from tests.page_js import node_jobs
+from viz_app.draw import live
 
 pytestmark = pytest.mark.browser
 
@@ -62,6 +64,21 @@ def page():
         yield pg
 
 
+def built(*jobs: tuple) -> list:
+    """Each ``("F.name" | "S.name", *args)`` run in Node (figures.js / sections.js)."""
+    out = node_jobs([{"fn": fn, "args": list(args)} for fn, *args in jobs])
+    for job, got in zip(jobs, out):
+        assert not (isinstance(got, dict) and "error" in got), f"{job[0]}: {got['error']}"
+    return out
+
+
+def grid(maps, titles, tokens, exprs, replacements, opts=None, bind=None) -> tuple[str, dict]:
+    """A figures.js heatmapGrid of ``maps`` (as JSON) and its sections.js gridBinding."""
+    [fig] = built(("F.heatmapGrid", [np.asarray(m).tolist() for m in maps], titles, list(tokens), opts or {}))
+    [binding] = built(("S.gridBinding", fig, exprs, replacements, bind or {}))
+    return json.dumps(fig), binding
+
+
 def _numbers(path: str) -> list[float]:
     return [float(x) for x in path.replace("M", " ").replace("V", " ").replace("H", " ").replace("Z", " ")
             .replace(",", " ").split()]
@@ -84,11 +101,10 @@ def _same_drawing(result) -> None:
 def test_alpha_repaint_equals_plotly(page, tiny_glove):
     trace = make_tiny("dsa", tiny_glove).trace("the movie is good . the dog is bad")
     enc = trace.premise.encoder
-    fig = figures.heatmap_grid([enc.fw.probs_at(1.5)[0].mean(0).numpy(), enc.bw.probs_at(1.5)[0].mean(0).numpy()],
-                               ["fw", "bw"], trace.tokens, title="maps at α = 1.5")  # T ≤ 12: cell labels drawn
-    binding = live.grid_binding(fig, [{"op": "mean", "dir": "fw"}, {"op": "mean", "dir": "bw"}],
-                                {"α = 1.5": "α = {alpha}"})
-    result = page.evaluate(COMPARE, {"spec": fig.to_json(), "payload": live.distance_payload(trace.premise),
+    spec, binding = grid([enc.fw.probs_at(1.5)[0].mean(0).numpy(), enc.bw.probs_at(1.5)[0].mean(0).numpy()],
+                         ["fw", "bw"], trace.tokens, [{"op": "mean", "dir": "fw"}, {"op": "mean", "dir": "bw"}],
+                         {"α = 1.5": "α = {alpha}"}, {"title": "maps at α = 1.5"})  # T ≤ 12: cell labels drawn
+    result = page.evaluate(COMPARE, {"spec": spec, "payload": live.distance_payload(trace.premise),
                                      "binding": binding, "values": {"alpha": 0.2}, "keepRange": False})
     _same_drawing(result)
     assert result["fast"]["title"] == "maps at α = 0.2"
@@ -98,16 +114,20 @@ def test_alpha_repaint_equals_plotly(page, tiny_glove):
 def test_heads_and_masks_repaint_equal_plotly(page, tiny_glove):
     trace = make_tiny("dsa", tiny_glove).trace("the movie is good . the dog is bad")
     stack = trace.premise.encoder.bw.probs_at(1.5)[0].numpy()
-    fig = figures.small_multiples(stack, trace.tokens, ["h1", "h2"], title="heads", max_cells=4)  # pooled 3×3
-    binding = live.grid_binding(fig, [{"op": "head", "dir": "bw", "head": h} for h in range(2)], {}, pool=4)
+    [fig] = built(("F.smallMultiples", stack.tolist(), list(trace.tokens), ["h1", "h2"],
+                   {"title": "heads", "maxCells": 4}))  # pooled 3×3
+    assert len(fig["data"][0]["z"]) == 3
+    [binding] = built(("S.gridBinding", fig, [{"op": "head", "dir": "bw", "head": h} for h in range(2)], {},
+                       {"pool": 4}))
     payload = live.distance_payload(trace.premise)
-    _same_drawing(page.evaluate(COMPARE, {"spec": fig.to_json(), "payload": payload, "binding": binding,
+    _same_drawing(page.evaluate(COMPARE, {"spec": json.dumps(fig), "payload": payload, "binding": binding,
                                           "values": {"alpha": 4.0}, "keepRange": False}))
     T = len(trace.tokens)
-    panels = {"fw": np.where(np.tri(T, k=-1, dtype=bool), -1.5 * np.abs(np.subtract.outer(range(T), range(T))), -np.inf)}
-    masks = figures.mask_panels(panels, trace.tokens)
-    bind = live.grid_binding(masks, [{"op": "mask", "dir": "fw"}], {}, zmax=0.0)
-    _same_drawing(page.evaluate(COMPARE, {"spec": masks.to_json(), "payload": live.mask_payload(trace.tokens),
+    fw = np.where(np.tri(T, k=-1, dtype=bool), -1.5 * np.abs(np.subtract.outer(range(T), range(T))), -np.inf)
+    [masks] = built(("F.maskPanels", [["fw", [[v if np.isfinite(v) else None for v in row] for row in fw.tolist()]]],
+                     list(trace.tokens)))  # null: a −∞ cell
+    [bind] = built(("S.gridBinding", masks, [{"op": "mask", "dir": "fw"}], {}, {"zmax": 0.0}))
+    _same_drawing(page.evaluate(COMPARE, {"spec": json.dumps(masks), "payload": live.mask_payload(trace.tokens),
                                           "binding": bind, "values": {"alpha": 0.5}, "keepRange": False}))
 
 
@@ -116,24 +136,26 @@ def test_feature_repaint_with_click_layers_and_bars_equals_plotly(page, tiny_glo
     enc = trace.premise.encoder
     payload = live.feature_payload(trace.premise)
     fw, bw = enc.fw.probs[0, :, :, 2].numpy(), enc.bw.probs[0, :, :, 2].numpy()
-    fig = figures.heatmap_grid([fw, bw], ["fw", "bw"], trace.tokens, value_name="P[k=2]", clickable=True)
     exprs = [{"op": "feature", "dir": "fw"}, {"op": "feature", "dir": "bw"}]
-    binding = live.grid_binding(fig, exprs, {"P[k=2]": "P[k={feature}]"}, hover=True)
-    _same_drawing(page.evaluate(COMPARE, {"spec": fig.to_json(), "payload": payload, "binding": binding,
+    spec, binding = grid([fw, bw], ["fw", "bw"], trace.tokens, exprs, {"P[k=2]": "P[k={feature}]"},
+                         {"valueName": "P[k=2]", "clickable": True}, {"hover": True})
+    assert [p["hover_trace"] for p in binding["panels"]] == [1, 3]
+    _same_drawing(page.evaluate(COMPARE, {"spec": spec, "payload": payload, "binding": binding,
                                           "values": {"feature": 7}, "keepRange": False}))
-    bars = figures.bar_chart({"forward": fw[3], "backward": bw[3]}, trace.tokens, y_title="P[k=2]")
-    rows = live.binding([], rows=[{"trace": k, "z": z, "row": 3} for k, z in enumerate(exprs)],
-                        texts=live.templates(bars, {"P[k=2]": "P[k={feature}]"}))
-    _same_drawing(page.evaluate(COMPARE, {"spec": bars.to_json(), "payload": payload, "binding": rows,
+    [bars] = built(("F.barChart", [["forward", fw[3].tolist()], ["backward", bw[3].tolist()]], list(trace.tokens),
+                    {"yTitle": "P[k=2]"}))
+    [texts] = built(("S.templates", bars, {"P[k=2]": "P[k={feature}]"}))
+    rows = {"panels": [], "scales": [], "texts": texts, "rows": [{"trace": k, "z": z, "row": 3} for k, z in enumerate(exprs)]}
+    _same_drawing(page.evaluate(COMPARE, {"spec": json.dumps(bars), "payload": payload, "binding": rows,
                                           "values": {"feature": 7}, "keepRange": True}))
 
 
 def test_repaint_refuses_what_it_cannot_draw(page, tiny_glove):
     trace = make_tiny("dsa", tiny_glove).trace("the movie is good")
-    fig = figures.heatmap_grid([np.eye(4)], ["p"], trace.tokens, title="t")
-    binding = live.binding([{"trace": 0, "z": {"op": "mean", "dir": "fw"}}],
-                           texts={"layout.xaxis.tickfont.family": "x {alpha}"})  # no such drawn text
-    assert page.evaluate(COMPARE, {"spec": fig.to_json(), "payload": live.distance_payload(trace.premise),
+    [fig] = built(("F.heatmapGrid", [np.eye(4).tolist()], ["p"], list(trace.tokens), {"title": "t"}))
+    binding = {"panels": [{"trace": 0, "z": {"op": "mean", "dir": "fw"}}], "scales": [], "rows": [],
+               "texts": {"layout.xaxis.tickfont.family": "x {alpha}"}}  # no such drawn text
+    assert page.evaluate(COMPARE, {"spec": json.dumps(fig), "payload": live.distance_payload(trace.premise),
                                    "binding": binding, "values": {"alpha": 1.0}, "keepRange": False}) is None
 
 
@@ -162,8 +184,8 @@ def test_cell_numbers_are_drawn_only_where_they_fit_and_never_overlap(page, T, p
     rng = np.random.default_rng(T)
     mats = [rng.random((T, T)) for _ in range(panels)]
     tokens = [f"w{i}" for i in range(T)]
-    fig = figures.heatmap_grid(mats, [f"p{k}" for k in range(panels)], tokens, title="fit")
-    drawn = page.evaluate(FIT, {"spec": fig.to_json(), "width": width})
+    [fig] = built(("F.heatmapGrid", [m.tolist() for m in mats], [f"p{k}" for k in range(panels)], tokens, {"title": "fit"}))
+    drawn = page.evaluate(FIT, {"spec": json.dumps(fig), "width": width})
     assert not drawn["overlap"], f"cell numbers overlap at T={T}, {panels} panels, {width}px"
     if (T, panels, width) == (4, 1, 1300):
         assert drawn["labels"] == T * T  # where they fit, every cell keeps its number
@@ -172,7 +194,7 @@ def test_cell_numbers_are_drawn_only_where_they_fit_and_never_overlap(page, T, p
 
 
 def test_fit_cell_text_leaves_a_figure_that_fits_untouched(page):
-    fig = figures.heatmap_grid([np.eye(3)], ["one"], ["a", "b", "c"], title="small")
+    [fig] = built(("F.heatmapGrid", [np.eye(3).tolist()], ["one"], ["a", "b", "c"], {"title": "small"}))
     same = page.evaluate("(spec) => { const f = JSON.parse(spec); return DisanPaint.fitCellText(f.data, f.layout, 1200) === f.data; }",
-                         fig.to_json())
+                         json.dumps(fig))
     assert same is True
