@@ -134,7 +134,7 @@ def test_walk_through_the_views(server, browser_page):
         const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis;
         return [r.left + xa._offset + xa.l2p(0), r.top + ya._offset + ya.l2p(3)]; }"""
     )
-    # The click layers are drawn without markers (chart.markerless_click_layers), yet hover and click find cells.
+    # The click layers of a selectable chart are drawn without markers (chart.js), yet hover and click find cells.
     assert page.evaluate("""() => { const gd = document.querySelector('.js-plotly-plot');
         const layers = gd._fullData.filter(t => t.name === 'cells');
         return layers.length === 2 && layers.every(t => t.mode === 'none') && !gd.querySelector('.scatterlayer .point'); }""")

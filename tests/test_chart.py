@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 from tests.test_app import assert_clean, chart_payloads, charts, run_app
 from viz_app.draw.plotly_bundle import plotly_bundle
 from viz_app.shell import chart, plotly_js
@@ -35,23 +33,6 @@ def test_clickable_heatmap_asks_for_selection_events():
     selectable = {p["id"].rsplit("-", 1)[-1]: p["selectable"] for p in chart_payloads(at)}
     assert selectable["chart_disan_pair"] is True
     assert not any(v for k, v in selectable.items() if k != "chart_disan_pair")
-
-
-def test_click_layers_are_drawn_without_markers_by_the_component_only():
-    import numpy as np
-
-    from viz_app.draw import figures
-
-    fig = figures.heatmap_grid([np.eye(3), np.eye(3)], ["a", "b"], ["x", "y", "z"], clickable=True)
-    spec = fig.to_plotly_json()
-    out = chart.markerless_click_layers(spec)
-    modes = [(t["type"], t.get("mode")) for t in out["data"]]
-    assert modes.count(("scatter", "none")) == 2 and sum(t == "heatmap" for t, _ in modes) == 2
-    assert all(t.get("mode") == "markers" for t in spec["data"] if t["type"] == "scatter")  # input unchanged
-    assert [t.get("customdata") is not None for t in out["data"]] == [t.get("customdata") is not None
-                                                                       for t in spec["data"]]  # hover kept
-    plain = figures.heatmap_grid([np.eye(3)], ["a"], ["x", "y", "z"]).to_plotly_json()
-    assert chart.markerless_click_layers(plain) is plain
 
 
 def test_without_static_serving_the_component_carries_plotly_js(monkeypatch):
