@@ -33,6 +33,9 @@ WORDS = ("the", "a", "movie", "is", "good", "bad", "dog", "dogs", "man", "tea", 
 #: The app's stored opening pages (``viz_app/draw/view_store.py``) go to a folder of the test run's own, never
 #: to the user's ``~/.cache``; servers started by tests inherit it.
 os.environ["DISAN_VIEW_CACHE"] = tempfile.mkdtemp(prefix="disan-views-")
+#: Explore's in-page model is exported (seconds per model, into viz_app/static/explorer/) only where a test asks
+#: for it (tests/test_browser_typing.py); servers started by tests inherit this.
+os.environ.setdefault("VIZ_EXPLORE_TYPING", "0")
 
 
 @pytest.fixture(autouse=True)

@@ -144,7 +144,7 @@ function drawChart(gd, figure, data, live, config) {
   gd.__full = { id: live && live.payload_id, values: values };
   gd.__vizQueue = gd.__vizQueue
     .then(() => plotlyReady(data.plotly_url))
-    .then(Plotly => Plotly.react(gd, fitted(gd), gd.__figure.layout, gd.__config))
+    .then(Plotly => { DisanPaint.unswap(gd); return Plotly.react(gd, fitted(gd), gd.__figure.layout, gd.__config); })
     .then(() => {
       gd.__shown = values;
       markShown(gd);
@@ -215,6 +215,13 @@ function viewsFor(data) {
 function mountFigure(component, data) {
   const gd = chartElement(component, data);
   const config = JSON.stringify(data.config);
+  if (data.follow) {
+    gd.__follow = { figure: data.figure, theme: data.theme, data: data, config: config };
+    TYPING.follow.add(gd);
+    // The server's figure is of a sentence the box has moved on from (typing went on after it was sent):
+    // the page's own drawing of the newer text stays; the views still travel (viewsFor) for later charts.
+    if (gd._fullLayout && boxesAhead(data.follow)) { viewsFor(data); return; }
+  }
   const staticKey = JSON.stringify([data.view_ids, data.figure, data.params, data.theme]);
   const want = data.live ? Object.assign({}, data.live, { static: staticKey }) : null;
   const fresh = viewsFor(data);
@@ -243,6 +250,171 @@ function mountFigure(component, data) {
     gd.__staticKey = undefined;
     gd.textContent = `This chart could not be drawn: ${err.message}`;
   });
+}
+
+/* ------------------------------------------------------------ role "typing": Explore follows the keys */
+
+/* The sentence box (the sidebar's) drives the model in the page (DisanSite, loaded from the model's explorer
+ * folder: viz_app/shell/explorer.py) and every chart with data.follow redraws from the trace view it computes:
+ * heatmaps by DisanPaint.swap (no layout, a few ms), the rest by Plotly.react one per task, and every chart by
+ * Plotly.react once typing rests (REST_MS). One model run is in flight at a time; the newest text waits.
+ * The server learns the text data.send_after_ms after the last key (or at once on Enter). */
+const TYPING = (window.__disanTyping = window.__disanTyping ||
+  { follow: new Set(), base: null, ready: null, running: false, pending: null, typed: null, stamp: 0, shown: null });
+const REST_MS = 300;
+const SCRIPTS = {};
+
+function loadOnce(src) {
+  if (!SCRIPTS[src]) {
+    SCRIPTS[src] = new Promise((resolve, reject) => {
+      const el = document.createElement("script");
+      el.src = src;
+      el.onload = () => resolve();
+      el.onerror = () => reject(new Error(`${src} could not be loaded`));
+      document.head.appendChild(el);
+    });
+  }
+  return SCRIPTS[src];
+}
+
+function startModel(data) {
+  if (TYPING.base === data.base) return TYPING.ready;
+  TYPING.base = data.base;
+  const assets = data.base + "assets/";
+  const first = window.ort ? Promise.resolve() : loadOnce(assets + "ort.wasm.min.js");
+  TYPING.ready = first
+    .then(() => loadOnce(assets + "ort-runtime.js"))
+    .then(() => loadOnce(assets + "site-data.js"))
+    .then(() => loadOnce(assets + "tokenize.js"))
+    .then(() => loadOnce(assets + "site.js"))
+    .then(() => { DisanSite.init(data.base); return DisanSite.traceOf(data.model, data.text, data.hypothesis, data.alpha); })
+    .then(() => true);
+  TYPING.ready.catch(err => { TYPING.problem = String(err && err.message || err); });
+  return TYPING.ready;
+}
+
+/* The sentence box holds other text than `shown` ({text, hypothesis}: what a server figure was drawn for). */
+function boxesAhead(shown) {
+  const boxes = sentenceBoxes();
+  return Boolean(TYPING.typed && ((boxes.text && boxes.text.value !== shown.text) ||
+                                  (boxes.hypothesis && boxes.hypothesis.value !== shown.hypothesis)));
+}
+
+function sentenceBoxes() {
+  return { text: document.querySelector(".st-key-sentence textarea"),
+           hypothesis: document.querySelector(".st-key-hypothesis input") };
+}
+
+/* One model run at a time: the newest text waits, older waiting texts are dropped. */
+function runTyped(input) {
+  TYPING.pending = input;
+  if (TYPING.running) return;
+  TYPING.running = true;
+  const next = TYPING.pending;
+  TYPING.pending = null;
+  TYPING.ready
+    .then(() => DisanSite.traceOf(TYPING.data.model, next.text, next.hypothesis, TYPING.data.alpha))
+    .then(tv => { if (!tv.problem) drawTyped(tv, next); })
+    .catch(err => { TYPING.problem = String(err && err.message || err); })
+    .then(() => {
+      TYPING.running = false;
+      if (TYPING.pending) runTyped(TYPING.pending);
+    });
+}
+
+function drawTyped(tv, input) {
+  TYPING.typed = input;
+  const stamp = input.stamp, later = [];
+  for (const gd of TYPING.follow) {
+    if (!gd.isConnected) { TYPING.follow.delete(gd); continue; }
+    const f = gd.__follow, spec = DisanSections.figureById(tv, f.figure, f.theme).figure;
+    gd.__typed = spec;
+    const painted = gd._fullLayout && DisanPaint.swap(gd, {
+      data: DisanPaint.fitCellText(spec.data, spec.layout, gd.clientWidth || 1000), layout: spec.layout });
+    if (painted) gd.__vizDrawn = performance.now();
+    else later.push(gd);
+  }
+  gd_shown(stamp);
+  // Bars (and any chart the swap cannot paint) one per task, unless a newer sentence came.
+  later.reduce((done, gd) => done.then(() => new Promise(r => setTimeout(r, 0))).then(() => {
+    if (TYPING.typed.stamp !== stamp || !gd.isConnected) return null;
+    return fullTyped(gd);
+  }), Promise.resolve());
+  clearTimeout(TYPING.restTimer);
+  TYPING.restTimer = setTimeout(() => {
+    for (const gd of TYPING.follow) if (gd.isConnected && TYPING.typed.stamp === stamp) fullTyped(gd);
+  }, REST_MS);
+}
+
+function gd_shown(stamp) {
+  requestAnimationFrame(() => {
+    const t = performance.now();
+    TYPING.shown = { stamp: stamp, t: t, input: TYPING.inputs[stamp] };
+    window.dispatchEvent(new CustomEvent("disan-typed-shown", { detail: TYPING.shown }));
+  });
+}
+
+function fullTyped(gd) {
+  const spec = gd.__typed, f = gd.__follow;
+  if (!spec) return null;
+  gd.__typed = null;
+  gd.__staticKey = undefined; // the chart no longer shows the server's figure
+  gd.__figure = spec;
+  gd.__vizQueue = gd.__vizQueue
+    .then(() => plotlyReady(f.data.plotly_url))
+    .then(Plotly => { DisanPaint.unswap(gd); return Plotly.react(gd, fitted(gd), spec.layout, JSON.parse(f.config)); })
+    .then(() => markShown(gd))
+    .catch(() => null);
+  return gd.__vizQueue;
+}
+
+function onTyped() {
+  const boxes = sentenceBoxes();
+  const input = { text: boxes.text ? boxes.text.value : "", hypothesis: boxes.hypothesis ? boxes.hypothesis.value : "",
+                  stamp: ++TYPING.stamp, t: performance.now() };
+  TYPING.inputs = TYPING.inputs || {};
+  TYPING.inputs[input.stamp] = input.t;
+  runTyped(input);
+  clearTimeout(TYPING.sendTimer);
+  TYPING.sendTimer = setTimeout(() => sendTyped(input), TYPING.data.send_after_ms);
+}
+
+function sendTyped(input) {
+  clearTimeout(TYPING.sendTimer);
+  if (TYPING.sent && TYPING.sent.text === input.text && TYPING.sent.hypothesis === input.hypothesis) return;
+  TYPING.sent = { text: input.text, hypothesis: input.hypothesis };
+  TYPING.send("typed", TYPING.sent);
+}
+
+function bindBox(el) {
+  if (!el || el.__disanTyping) return;
+  el.__disanTyping = true;
+  el.addEventListener("input", onTyped);
+  el.addEventListener("keydown", ev => {
+    // Enter submits (Shift+Enter keeps a new line in the sentence box; Ctrl+Enter is Streamlit's own submit).
+    if (ev.key !== "Enter" || ev.shiftKey || ev.ctrlKey || ev.metaKey || ev.isComposing) return;
+    ev.preventDefault();
+    const boxes = sentenceBoxes();
+    sendTyped({ text: boxes.text ? boxes.text.value : "", hypothesis: boxes.hypothesis ? boxes.hypothesis.value : "" });
+  });
+}
+
+function mountTyping(component, data) {
+  const { parentElement, setStateValue } = component;
+  let line = parentElement.querySelector(".viz-typing");
+  if (!line) {
+    line = document.createElement("div");
+    line.className = "viz-typing";
+    parentElement.appendChild(line);
+  }
+  TYPING.data = data;
+  TYPING.send = setStateValue;
+  TYPING.sent = { text: data.text, hypothesis: data.hypothesis };
+  line.textContent = "The maps follow typing: the model runs in this page. Enter submits.";
+  startModel(data).catch(err => { line.textContent = `Typing does not redraw the maps here (${err.message}); Ctrl+Enter submits.`; });
+  const boxes = sentenceBoxes();
+  bindBox(boxes.text);
+  bindBox(boxes.hypothesis);
 }
 
 function show(data, value) {
@@ -308,6 +480,7 @@ function unwire(raw) {
 export default function (component) {
   const data = unwire(component.data);
   if (data.role === "control") mountControl(component, data);
+  else if (data.role === "typing") mountTyping(component, data);
   else if (data.role === "figure") mountFigure(component, data);
   else mountChart(component, data);
 }

@@ -72,7 +72,7 @@
   function loadModel(name) {
     if (loaded[name]) return loaded[name];
     var meta = modelMeta(name);
-    loaded[name] = Promise.all([startRuntime(), loadScript(meta.file)]).then(function (parts) {
+    loaded[name] = Promise.all([startRuntime(), loadScript((DATA.base || "") + meta.file)]).then(function (parts) {
       var ort = parts[0], files = (root.DisanSiteModels || {})[name];
       if (!files) throw new Error("models/" + name + ".js did not define the model; rebuild the folder");
       return Promise.all([inflate(files.onnx), inflate(files.vocab)]).then(function (bytes) {
@@ -409,8 +409,19 @@
     return update();
   }
 
+  /* The page's data and tokenizer without its controls: all `traceOf` needs. The app's Explore runs the
+   * model this way, with the folder served at `base` (viz_app/shell/explorer.py). */
+  function init(base) {
+    DATA = root.DisanSiteData;
+    if (!DATA) throw new Error("site-data.js is not loaded");
+    DATA.base = base || "";
+    tokenize = DisanTokenize.create(DATA.tokenizer);
+    DisanFigures.configure(DATA.figures);
+  }
+
   /* The trace view of any input, computed as the page computes it but not drawn: the equality tests compare
-   * it with the torch model's trace. Resolves {problem} for input the page refuses. */
+   * it with the torch model's trace, and the app's Explore draws it while the sentence is typed. Resolves
+   * {problem} for input the page refuses. */
   function traceOf(name, text, hypothesis, alpha) {
     return loadModel(name).then(function (model) {
       var input = prepare(model, text, hypothesis || "", alpha === undefined ? model.meta.alpha : alpha);
@@ -418,5 +429,5 @@
     });
   }
 
-  root.DisanSite = { preload: preload, boot: boot, state: function () { return Object.assign({}, state); }, update: update, traceOf: traceOf };
+  root.DisanSite = { init: init, preload: preload, boot: boot, state: function () { return Object.assign({}, state); }, update: update, traceOf: traceOf };
 })(typeof globalThis !== "undefined" ? globalThis : this);

@@ -56,6 +56,13 @@ STATUS_NAMES = {
 #: (a Streamlit rerun per step), kept as the benchmark's baseline.
 BROWSER_RECOMPUTE = os.environ.get("VIZ_BROWSER_RECOMPUTE", "1").strip() != "0"
 
+#: Explore runs the model in the page and follows typing (``viz_app/shell/explorer.py``); 0 = only a submit
+#: redraws (the tests' default: building a model's in-page folder costs seconds of export).
+EXPLORE_TYPING = os.environ.get("VIZ_EXPLORE_TYPING", "1").strip() != "0"
+
+#: Explore tells the server the typed sentence this long after the last key (the address, the other views).
+TYPING_SEND_AFTER_MS = 700
+
 #: A live control tells the server its value this long after the last move: longer than the gap between key
 #: presses at two or more steps a second, so stepping α or k with the arrow keys never meets a rerun (issue 19).
 LIVE_SEND_AFTER_MS = 700

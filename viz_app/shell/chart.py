@@ -119,6 +119,7 @@ def draw_figure(
     params: dict | None = None,
     on_select: Callable[[], None] | None = None,
     live: dict | None = None,
+    follow: dict | None = None,
 ) -> None:
     """Draw the page's figure ``figure`` of ``views`` under ``key``: the page builds it from the trace views
     (``DisanSections.draw`` in ``viz_app/browser/sections.js``: a figure of the report's page by id, or a
@@ -126,7 +127,8 @@ def draw_figure(
 
     A trace view travels with the first chart that draws it in this session; later charts and reruns name it
     by id, and a page that lacks it asks again (``_view_missing``). ``live`` (``{"group", "payload_id"}``)
-    makes the chart follow that group's control; the binding is the figure's own."""
+    makes the chart follow that group's control; the binding is the figure's own. ``follow`` (``{"text",
+    "hypothesis"}``: the sentence of ``views``) makes it follow typing (``typing_control``)."""
     views = [views] if isinstance(views, PageView) else list(views)
     sent = st.session_state.setdefault(SENT_VIEWS, set())
     data = {
@@ -139,6 +141,7 @@ def draw_figure(
         "selectable": on_select is not None,
         "plotly_url": plotly_url(),
         "live": live,
+        "follow": follow,
     }
     carried = {v.id: {"view": v.view, "arrays": v.arrays} for v in views if v.id not in sent}
     if carried:
@@ -148,6 +151,18 @@ def draw_figure(
     if on_select is not None:
         callbacks["on_selection_change"] = on_select
     component()(key=key, data=wire(data), **callbacks)
+
+
+def typing_control(*, key: str, base: str, model: str, alpha: float | None, text: str, hypothesis: str | None,
+                   on_change: Callable[[], None]) -> None:
+    """Explore follows typing: the sidebar's sentence box drives the model in the page (the explorer folder at
+    ``base``, ``explorer.py``) and every chart drawn with ``follow`` redraws from the trace view it computes.
+    The typed ``{"text", "hypothesis"}`` reaches ``st.session_state[key]["typed"]`` (then ``on_change``)
+    ``settings.TYPING_SEND_AFTER_MS`` after the last key, or at once on Enter."""
+    data = {"role": "typing", "base": base, "model": model, "alpha": alpha, "text": text,
+            "hypothesis": hypothesis or "", "send_after_ms": settings.TYPING_SEND_AFTER_MS,
+            "plotly_url": plotly_url()}
+    component()(key=key, data=wire(data), default={"typed": None}, on_typed_change=on_change)
 
 
 def live_available() -> bool:

@@ -139,19 +139,22 @@ def show_page_figure(
     trace_json: Callable[[], str] | None = None,
     on_select: Callable[[], None] | None = None,
     live: dict | None = None,
+    follow: bool = False,
 ) -> None:
     """Draw the page's figure ``figure`` (``viz_app/browser/sections.js``: a figure of the report's page, or a
     ``define``d one with ``params``) of the current sentence at ``alpha`` (or of the traces of ``sentences``),
     as the report and the static site draw it, with the table and downloads of ``show_figure``. A figure of one
     trace downloads as the report of that one figure. ``live``: ``{"group", "payload_id"}`` of a slider;
-    ``per_feature``: the figure reads DiSAN's per-feature P (``loaders.page_view``)."""
+    ``per_feature``: the figure reads DiSAN's per-feature P (``loaders.page_view``); ``follow``: it follows
+    typing (``chart.typing_control``)."""
     name = safe_name(f"{key}-{ctx.model}")
     config = chart_config(name, ctx.image_format)
     if sentences is None:
         sentences = [(ctx.model, ctx.text, ctx.hypothesis, ctx.masks, alpha)]
     views = [loaders.page_view(*inputs, per_feature) for inputs in sentences]
+    shown = {"text": sentences[0][1], "hypothesis": sentences[0][2] or ""} if follow else None
     chart.draw_figure(views, figure, key=chart_key(key), theme=ctx.theme.name, config=config, params=params,
-                      on_select=on_select, live=live)
+                      on_select=on_select, live=live, follow=shown)
     html = None
     if len(sentences) == 1:  # the report of this one figure (a figure of two traces has none: PNG/SVG only)
         html = lambda: report.report_html(loaders.full_trace(*sentences[0]), only=figure, params=params)  # noqa: E731

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
+from viz_app.shell import chart
 from viz_app.shell.context import Context
+from viz_app.shell.explorer import explorer_base
 from viz_app.shell.export import matrices_table, plain_table, series_table, show_page_figure
 from viz_app.shell.widgets import (
     alpha_slider,
@@ -39,16 +41,34 @@ def render(ctx: Context) -> None:
         f"{sent.length} tokens · {unknown} unknown · {glove} GloVe-only · masks {tv.masks[0]}/{tv.masks[1]}"
         + (f" · α = {tv.alpha:g}" if tv.alpha is not None else "")
     )
+    # The page's model runs the trained masks only: other masks keep the submit path.
+    base = None if ctx.input_error or ctx.masks != "default" else explorer_base(ctx.model)
+    if base is not None:
+        chart.typing_control(key="typing", base=base, model=ctx.model, alpha=ctx.alpha if ctx.is_dsa else None,
+                             text=ctx.text, hypothesis=ctx.hypothesis, on_change=_typed)
+    follow = base is not None
     left, right = st.columns([1, 2])
     trace_json = trace_json_source(ctx, ctx.trace_alpha)
     with left:
         table = plain_table({"probability": list(tv.prediction.values())}, index=list(tv.prediction))
-        show_page_figure(ctx, "prediction", key="prediction", alpha=ctx.trace_alpha, table=table, trace_json=trace_json)
+        show_page_figure(ctx, "prediction", key="prediction", alpha=ctx.trace_alpha, table=table, trace_json=trace_json,
+                         follow=follow)
     with right:
         pair = ("mean-" if tv.arch == "disan" else "alpha-mean-") + side_of(ctx, tv)
         table = matrices_table({"forward": sent.fw.attention, "backward": sent.bw.attention}, sent.tokens, sent.tokens)
-        show_page_figure(ctx, pair, key="overview", alpha=ctx.trace_alpha, table=table, trace_json=trace_json)
+        show_page_figure(ctx, pair, key="overview", alpha=ctx.trace_alpha, table=table, trace_json=trace_json,
+                         follow=follow)
         st.caption(f"Forward: {summary_line(sent.fw.summary)}  \nBackward: {summary_line(sent.bw.summary)}")
     gates = {"forward gate": sent.fw.gate.mean(-1), "backward gate": sent.bw.gate.mean(-1)}
     show_page_figure(ctx, f"gate-{side_of(ctx, tv)}", key="overview_gate", alpha=ctx.trace_alpha,
-                     table=series_table(gates, sent.tokens))
+                     table=series_table(gates, sent.tokens), follow=follow)
+
+
+def _typed() -> None:
+    """The sentence typed in the page (``chart.typing_control``) becomes the session's, as a submit would."""
+    typed = (st.session_state.get("typing") or {}).get("typed")
+    if not isinstance(typed, dict) or not isinstance(typed.get("text"), str):
+        return
+    st.session_state["sentence"] = typed["text"]
+    if isinstance(typed.get("hypothesis"), str) and "hypothesis" in st.session_state:
+        st.session_state["hypothesis"] = typed["hypothesis"]

@@ -1,0 +1,114 @@
+"""Explore follows typing (issue 27): the app's page runs the model itself and redraws the maps per key.
+
+A real headless Chromium against ``streamlit run viz_app/app.py`` with ``VIZ_EXPLORE_TYPING=1``: keys typed
+into the sidebar's sentence box redraw the Explore heatmap with the new tokens before anything is submitted,
+the numbers drawn are the model's (the in-page ONNX export against the torch trace), the server learns the
+sentence once typing rests (the address), and Enter submits. Skips without chromium, Playwright or
+onnxruntime-web (``npm ci``).
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import time
+
+import numpy as np
+import pytest
+
+import disan
+from benchmarks.server import streamlit_server
+from tests.test_site import ort_or_skip
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+MODEL = "disan-sst5"
+TIMEOUT_MS = 120_000
+
+#: The overview chart's forward panel as drawn now: its z and its x tick labels.
+OVERVIEW = """() => {
+  const gd = document.querySelector('.st-key-chart_overview .js-plotly-plot');
+  if (!gd || !gd._fullData) return null;
+  const swapped = gd.querySelector('g.disan-swap');
+  const ticks = swapped ? Array.from(swapped.querySelectorAll('text')).map(t => t.textContent)
+                        : (gd.layout.xaxis.ticktext || []).map(String);
+  const z = gd.__typed ? gd.__typed.data[0].z : gd.data[0].z;
+  return {ticks, z: z.map(r => Array.from(r)), swapped: !!swapped};
+}"""
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory):
+    if CHROMIUM is None:
+        pytest.skip("chromium is not installed (needed for the browser test)")
+    pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    ort_or_skip()
+    if MODEL not in disan.available():
+        pytest.skip(f"{MODEL} is not in pretrained/")
+    from playwright.sync_api import sync_playwright
+
+    log = tmp_path_factory.mktemp("streamlit") / "server.log"
+    with streamlit_server(_free_port(), log_path=log, env={"VIZ_EXPLORE_TYPING": "1"}) as (url, _), \
+            sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"])
+        tab = browser.new_page(viewport={"width": 1400, "height": 900})
+        tab.route("**/*", lambda route: route.continue_() if route.request.url.startswith(url) else route.abort())
+        tab.set_default_timeout(TIMEOUT_MS)
+        tab.goto(f"{url}/?view=explore&model={MODEL}")
+        # The explorer folder is exported in the background on the first visit; a rerun picks it up.
+        deadline = time.monotonic() + 300
+        tab.wait_for_selector(".st-key-chart_overview .js-plotly-plot")
+        while not tab.locator(".viz-typing").count():
+            assert time.monotonic() < deadline, "Explore never offered typing (explorer folder not built?)"
+            tab.wait_for_timeout(3000)
+            tab.reload()
+            tab.wait_for_selector(".st-key-chart_overview .js-plotly-plot")
+        tab.wait_for_function("() => document.querySelector('.viz-typing').textContent.includes('follow typing')")
+        tab.wait_for_function(f"() => !!({OVERVIEW})()")
+        try:
+            yield tab, url
+        finally:
+            browser.close()
+
+
+def test_keys_redraw_the_maps_before_any_submit_with_the_models_numbers(page):
+    tab, _ = page
+    box = tab.locator(".st-key-sentence textarea")
+    box.click()
+    box.press("Control+a")
+    box.press_sequentially("the zebra hums", delay=30)
+    tab.wait_for_function(f"() => {{ const o = ({OVERVIEW})(); return o && o.ticks.some(t => t.includes('hums')); }}")
+    drawn = tab.evaluate(OVERVIEW)
+    assert tab.evaluate("() => new URL(location.href).searchParams.get('sentence')") != "the zebra hums"  # not yet sent
+    got = np.nan_to_num(np.array([[np.nan if v is None else v for v in row] for row in drawn["z"]], dtype=float))
+    assert got.shape == (3, 3)
+    # Exactly the page's own model run on the typed text (tests/test_site.py holds that run to the torch model
+    # with the export's rounding) ...
+    page_run = tab.evaluate("""() => DisanSite.traceOf('disan-sst5', 'the zebra hums', '', null)
+        .then(tv => Array.from(tv.premise.fw.attention))""")
+    np.testing.assert_allclose(got.ravel(), page_run, atol=1e-7)
+    # ... and near the torch trace itself (float16 / int8 weights, extra GloVe rows cut: close, not equal).
+    want = disan.load(MODEL, device="cpu").trace("the zebra hums").premise.encoder.fw.probs[0, :3, :3].mean(-1)
+    assert np.abs(got - want.numpy()).max() < 0.05
+
+
+def test_the_server_learns_the_typed_sentence_once_typing_rests_and_enter_submits(page):
+    tab, _ = page
+    box = tab.locator(".st-key-sentence textarea")
+    box.click()
+    box.press("Control+a")
+    box.press_sequentially("a quiet river", delay=30)
+    tab.wait_for_function("() => new URL(location.href).searchParams.get('sentence') === 'a quiet river'")
+    box.press("End")
+    box.press_sequentially(" bends", delay=30)
+    box.press("Enter")  # at once, without waiting for typing to rest
+    tab.wait_for_function("() => new URL(location.href).searchParams.get('sentence') === 'a quiet river bends'",
+                          timeout=5000)
+    assert "\n" not in box.input_value()

@@ -1,0 +1,76 @@
+"""The model in the page, for Explore: the static explorer's folder of one model, served by Streamlit.
+
+Explore follows typing as the static explorer does (issue 27): the page runs the model itself (the torch
+modules exported to ONNX, run by onnxruntime-web: ``viz_app/draw/site.py``, ``site.js``) and redraws the maps
+from the trace view it computed, with no round trip to the server; the server learns the sentence once typing
+rests, for the address, the other views and the exports (``chart.js``'s "typing" role).
+
+The folder is ``python -m viz_app site --model NAME`` written into ``viz_app/static/explorer/`` (served at
+``app/static/explorer/``), built once per checkpoint in a background thread: a page drawn before it is ready
+works as before (Ctrl+Enter submits), and the next rerun finds it. Where it cannot be built (random weights,
+no onnxruntime-web in ``node_modules/``, a folder that cannot be written, no static serving), Explore simply
+does not follow typing; the reason is kept for the caption.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from dataclasses import dataclass, field
+
+import streamlit as st
+
+from disan.config import ARCHS
+
+from viz_app.draw import settings
+from viz_app.shell.plotly_js import STATIC_DIR, plotly_js_served
+
+FOLDER = STATIC_DIR / "explorer"
+URL = "app/static/explorer"
+
+
+@dataclass
+class Build:
+    """One model's folder: ``base`` (its URL, with a trailing slash) once written, or why it cannot be."""
+
+    base: str | None = None
+    problem: str | None = None
+    done: threading.Event = field(default_factory=threading.Event)
+
+
+def _build(name: str, folder_name: str, build: Build) -> None:
+    from disan.errors import DisanError
+
+    from viz_app.draw.site import MARKER, build_site
+
+    out = FOLDER / folder_name
+    try:
+        if not (out / MARKER).is_file():
+            FOLDER.mkdir(parents=True, exist_ok=True)
+            build_site(out, [name])
+        build.base = f"{URL}/{folder_name}/"
+    except (DisanError, OSError) as err:
+        build.problem = str(err)
+    finally:
+        build.done.set()
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def _started(name: str, source: str) -> Build:
+    """Once per process, model and checkpoint (``source``: ``view_store.source_id``): the build, started."""
+    folder_name = f"{name}-{hashlib.sha256(source.encode()).hexdigest()[:12]}"
+    build = Build()
+    threading.Thread(target=_build, args=(name, folder_name, build), name=f"disan-explorer-{name}", daemon=True).start()
+    return build
+
+
+def explorer_base(name: str) -> str | None:
+    """The URL of ``name``'s explorer folder when it is ready, else None (building, or not possible)."""
+    if not settings.EXPLORE_TYPING or name in ARCHS or not plotly_js_served():  # off; random weights; no static
+        return None
+    from viz_app.draw import view_store
+    from viz_app.shell import loaders
+
+    cfg = loaders.model_config(name)
+    build = _started(name, view_store.source_id(loaders.checkpoint_of(name), cfg.arch, cfg.glove))
+    return build.base if build.done.is_set() else None
