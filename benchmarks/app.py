@@ -203,6 +203,48 @@ def submit_steps(page, base: str, model: str, T: int, warmup: int, n: int, timeo
     return out, cpu
 
 
+#: Milliseconds from the last key until the frame that showed Explore's maps for it (``chart.js``'s typing role
+#: records ``__disanTyping.shown``: the frame after the heatmaps were painted from the page's own model run).
+TYPED_SHOWN = """() => {
+  const t = window.__disanTyping, input = window.__inputT;
+  if (!t || !t.shown || !(t.shown.input >= input)) return false;
+  return {ms: t.shown.t - input};
+}"""
+
+#: Explore's in-page model: a trained model (the explorer exports trained checkpoints only).
+TYPING_MODEL = "disan-sst5"
+
+
+def typing_keys(page, base: str, T: int, rate: float, warmup: int, n: int, timeout_ms: float) -> list[float]:
+    """Seconds from each key typed into the sidebar's sentence box (``rate`` keys a second, no waiting, no
+    submit) until Explore's heatmaps show the sentence typed so far (issue 27: Explore follows typing)."""
+    page.goto(_url(base, model=TYPING_MODEL, view="explore", sentence=sentence(T - 1, offset=5 * T)))
+    deadline = time.monotonic() + timeout_ms / 1e3
+    page.wait_for_selector(".st-key-chart_overview .js-plotly-plot", timeout=timeout_ms)
+    while not page.locator(".viz-typing").count():  # the model's in-page folder is exported on the first visit
+        if time.monotonic() > deadline:
+            raise RuntimeError("Explore never offered typing (the explorer folder was not built)")
+        page.wait_for_timeout(3000)
+        page.reload()
+        page.wait_for_selector(".st-key-chart_overview .js-plotly-plot", timeout=timeout_ms)
+    page.wait_for_function("() => window.__disanTyping && window.__disanTyping.ready", timeout=timeout_ms)
+    page.evaluate("() => window.__disanTyping.ready")
+    box = page.locator(".st-key-sentence textarea")
+    box.click()
+    box.press("End")
+    box.press(" ")
+    page.wait_for_function(TYPED_SHOWN, timeout=timeout_ms)
+    period, out = 1.0 / rate, []
+    letters = "zebrashumquietly" * 4
+    for k in range(warmup + n):
+        start = time.monotonic()
+        s = _measure(page, lambda: box.press(letters[k % len(letters)]), TYPED_SHOWN, None, timeout_ms)
+        if k >= warmup:
+            out.append(s)
+        time.sleep(max(0.0, period - (time.monotonic() - start)))
+    return out
+
+
 def _row(rows: list, log, kind: str, path: str, model: str, T: int, fn) -> None:
     """Run ``fn`` (times, or (times, server CPU seconds per interaction)) and append its row."""
     try:
@@ -277,6 +319,10 @@ def run(
                     for T in lengths:
                         _row(rows, log, "feature step → redrawn", path, "disan", T,
                              lambda: feature_steps(page, base, T, path, warmup, interactions, ms))
+                if path == "browser":
+                    for T in [t for t in lengths if t <= 20]:
+                        _row(rows, log, "keys at 5/s → Explore maps", path, TYPING_MODEL, T,
+                             lambda: typing_keys(page, base, T, 5.0, warmup, interactions, ms))
                 if path != "server":
                     for view, model in submit_views:
                         for T in lengths:

@@ -111,7 +111,7 @@ def page(result: dict, out) -> str:
         "redraws colour bars and limits (`viz_app/browser/recompute.js`, `viz_app/browser/chart.js`, payloads from "
         "`viz_app/draw/live.py`); DiSAN's "
         "per-feature probabilities are sent once for T ≤ 64 (uint16, error ≤ 7.6e-6). The server learns the final "
-        "value 700 ms after the last move (beyond a key-press gap), for the link and the other views, and the figures of that rerun are not drawn again where the page shows them already (`live.static_key`). Charts are one `st.components.v2` "
+        "value 700 ms after the last move (beyond a key-press gap), for the link and the other views, and the figures of that rerun are not drawn again where the page shows them already (the chart names the same trace view, figure and parameters). Charts are one `st.components.v2` "
         "element per key that `Plotly.react` updates in place; figure builders emit Plotly's canonical dicts "
         "without per-property validation; tables are serialised only when shown.",
         "",

@@ -84,6 +84,7 @@ APP_TARGETS = {
     "α keys at": (0.050, 0.050),
     "feature step → redrawn": (0.050, 0.050),
     "submit →": (0.150, 0.150),
+    "keys at 5/s → Explore maps": (0.050, 0.050),
 }
 #: One frame at 60 Hz: the goal for an α step.
 FRAME_S = 1 / 60

@@ -1,24 +1,21 @@
-/* DisanFigures — the report's Plotly figure builders (viz_app/draw/figures.py) in the page.
+/* DisanFigures — the Plotly figure builders of every figure that follows a sentence, defined here only.
  *
- * The static explorer runs the model in the page, so the report's figures must be built there for any
- * typed sentence. This is a line-by-line port of the figures.py builders the report and the app's views use
- * (heatmap, heatmap_grid, small_multiples, bar_chart, prediction_chart, vector_grids, token_feature_heatmap,
- * compare_heatmaps, mask_panels) and the helpers they need; tests/test_sections_js.py and
- * tests/test_figures_port_js.py check that every figure equals Python's
- * `json.loads(pio.to_json(fig, validate=False))` for the same input: numbers within 1e-6, strings exact.
- * Where Python (Plotly ≥ 6) stores a numpy array as a typed-array spec {dtype, bdata, shape}, this file
- * writes the same values as plain arrays (non-finite values as null, as plotly.io writes NaN in lists);
- * plotly.js draws both alike.
+ * heatmap, heatmapGrid, smallMultiples, barChart, predictionChart, vectorGrids, tokenFeatureHeatmap,
+ * compareHeatmaps and maskPanels build {data, layout} from arrays; sections.js composes them into the figures
+ * of a trace view, which the static explorer, the report, the notebook view and the app all draw. Python
+ * builds no per-sentence figure (viz_app/draw/figures.py keeps only the corpus figures' look).
+ * tests/test_figures.py, test_figures_port_js.py, test_sections_js.py and test_page_figures.py check them
+ * against their input and against the trace. Values are plain arrays (non-finite values as null, as
+ * plotly.io writes NaN in lists).
  *
  * Nothing here is retyped from Plotly or from the Python themes: `configure(context)` takes, once per page,
  * what viz_app.draw.site_view.figure_context() writes (Plotly's templates and colour scales, the themes,
- * the constants of figures.py / settings.py). A classic script like recompute.js: one global,
+ * the tick constants of figures.py and settings.py). A classic script like recompute.js: one global,
  * `DisanFigures`; pure functions (arrays in, new {data, layout} out); no modules, no network.
  *
- * Arguments mirror Python: the positional ones stay positional, the keyword ones go in an options object
- * in camelCase (value_name → valueName). A matrix is an array of rows (each row an array or typed array),
- * a stack an array of matrices, a vector an array or typed array. `theme` is a theme object from
- * `theme(name)` or its name ("normal", "presentation").
+ * Positional arguments are the data; the rest go in an options object in camelCase (valueName, yTitle). A
+ * matrix is an array of rows (each row an array or typed array), a stack an array of matrices, a vector an
+ * array or typed array. `theme` is a theme object from `theme(name)` or its name ("normal", "presentation").
  */
 (function (root) {
   "use strict";
@@ -100,7 +97,7 @@
     return Number(x.toPrecision(6));
   }
 
-  /* ------------------------------------------------------------ helpers (figures.py) */
+  /* ------------------------------------------------------------ helpers */
 
   function tokenLabels(tokens) {
     var limit = constant("TICK_LABEL_MAX");
@@ -548,8 +545,7 @@
     return { data: data, layout: layout };
   }
 
-  /* figures.ROW_TITLE / COL_TITLE, heatmap's default axis titles (figure_context() does not carry them; the
-   * parity test in tests/test_figures_port_js.py checks they still equal Python's). */
+  /* heatmap's default axis titles: rows attend, columns are attended (docs/conventions.md). */
   var ROW_TITLE = "attending token (row)", COL_TITLE = "attended token (column)";
 
   /* figures.heatmap: one R × C heatmap, rows labelled by `rowTokens`, columns by `colTokens` (null: the row

@@ -1,10 +1,13 @@
-/* DisanSections — the report's page: every section and figure that follows a sentence, defined once, here
- * (with the figure builders of figures.js), as a function of the trace view.
+/* DisanSections — every section and figure that follows a sentence, defined once, here (with the figure
+ * builders of figures.js), as a function of the trace view.
  *
  * The static explorer (site.js, the model run in the page), the offline report and the notebook view
  * (viz_app/draw/report.py writes the trace view into the file; report.js's `boot` unpacks it) all call
- * `page(tv)` and hand the result to DisanReport.show. tests/test_page_figures.py checks the figures against
- * the trace; tests/test_sections_js.py checks typed arrays, errors and the drawing in Chromium.
+ * `page(tv)` and hand the result to DisanReport.show. The app's chart component (chart.js) draws one figure
+ * at a time with `draw(views, id, params, theme)`: a figure of the page by id, or a figure `define`d below
+ * with parameters (a chosen token, direction or reduction, two sentences, data the app computes).
+ * tests/test_page_figures.py checks the figures against the trace; tests/test_sections_js.py checks typed
+ * arrays, errors and the drawing in Chromium; tests/test_app.py builds what the app sent.
  *
  * The payloads (what recompute.js redraws the α / feature maps
  * from) are built *prepared*, in the form `DisanRecompute.prepare` returns, not as base64:
@@ -125,7 +128,7 @@
     if (!(opts && opts.anyLength)) checkLengths(tv);
   }
 
-  /* ------------------------------------------------------------ live.py: bindings */
+  /* ------------------------------------------------------------ bindings (what recompute.js redraws) */
 
   function panelTraces(fig) {
     var out = [];
@@ -143,7 +146,8 @@
     return v !== null && typeof v === "object" && !Array.isArray(v) && !ArrayBuffer.isView(v);
   }
 
-  /* live.templates: {path: template} for every text of `fig` that contains a key of `replacements`. */
+  /* {path: template} for every text of `fig` that contains a key of `replacements` (e.g. {"α = 1.5":
+   * "α = {alpha}"}; paths are dotted: layout.annotations.3.text). */
   function templates(fig, replacements) {
     var out = {}, olds = Object.keys(replacements);
     function visit(node, path) {
@@ -175,7 +179,7 @@
              diverging: !!diverging };
   }
 
-  /* live.grid_binding: panel k of a heatmap_grid / small_multiples shows exprs[k], on one shared scale.
+  /* Panel k of a heatmapGrid / smallMultiples shows exprs[k], on one shared scale.
    * opts: {pool, zmin, zmax, hover}. */
   function gridBinding(fig, exprs, replacements, opts) {
     var o = opts || {}, panels = panelTraces(fig), clicks = o.hover ? clickTraces(fig) : [];
@@ -478,7 +482,7 @@
     return { id: kind + "-js" + payloadCount, kind: kind, T: T, tokens: Array.from(sent.tokens), blocks: blocks, memo: null };
   }
 
-  /* ------------------------------------------------------------ report.py */
+  /* ------------------------------------------------------------ the report page */
 
   /* report.page_data: the figures, the bindings of those the page redraws and their payloads. */
   function pageData(tv, sections, compact) {
