@@ -2,7 +2,8 @@
 
 Reports accuracy, per-class accuracy, the confusion matrix and accuracy by
 sentence-length bucket (Shen Fig. 5, Im Fig. 6: average length of the pair);
-for a relatedness model (SICK) Pearson's r, Spearman's ρ and MSE (Shen Table 4).
+for a relatedness model (SICK) Pearson's r, Spearman's ρ and MSE (Shen Table 4), with every pair's gold
+and predicted score (``scores_f32``: what the Models view's scatter and a bootstrap over pairs need).
 """
 
 from __future__ import annotations
@@ -124,6 +125,19 @@ def unpack_correct(packed: str, n: int) -> np.ndarray:
     return np.unpackbits(np.frombuffer(base64.b64decode(packed), dtype=np.uint8))[:n].astype(bool)
 
 
+def pack_scores(values: np.ndarray) -> str:
+    """Scores in the split's file order as base64 of little-endian float32: 4 bytes a pair, one line in the card."""
+    return base64.b64encode(np.asarray(values, dtype="<f4").tobytes()).decode("ascii")
+
+
+def unpack_scores(packed: str, n: int) -> np.ndarray:
+    """(n,) float64, the inverse of ``pack_scores``; a string of another length is refused, naming both lengths."""
+    raw = base64.b64decode(packed)
+    if len(raw) != 4 * n:
+        raise ValueError(f"packed scores hold {len(raw) // 4} values, not the report's n = {n}; re-evaluate the model.")
+    return np.frombuffer(raw, dtype="<f4").astype(np.float64)
+
+
 def metrics(labels: np.ndarray, preds: np.ndarray, names: Sequence[str], lengths: np.ndarray) -> dict:
     """Accuracy, per-class accuracy, confusion matrix (rows = gold), accuracy by length bucket and
     the per-example correctness bits (``correct_bits``, see ``pack_correct``)."""
@@ -158,6 +172,8 @@ def evaluate(model: SentenceModel, examples: Sequence[Example], max_len: int | N
     if model.cfg.relatedness:
         if data.scores is None:
             raise InputError(f"Model {model.name!r} scores relatedness; evaluate it on --task sick.")
-        return relatedness_metrics(data.scores, predict_scores(model, data))
+        predicted = predict_scores(model, data)
+        return {**relatedness_metrics(data.scores, predicted),
+                "scores_f32": {"gold": pack_scores(data.scores), "predicted": pack_scores(predicted)}}
     preds = predict_encoded(model, data)
     return metrics(data.labels, preds, model.cfg.labels, data.mean_lengths())

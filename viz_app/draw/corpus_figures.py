@@ -2,7 +2,8 @@
 
 Forest plots of claim values with their 95% intervals, the distributions
 behind a claim, accuracy against length (Shen Fig. 5, Im Fig. 6), the
-length distribution (Im Fig. 5), learning curves and confusion matrices.
+length distribution (Im Fig. 5), learning curves, confusion matrices and, for a
+relatedness model, predicted against gold relatedness.
 Text arguments are plain text and are escaped here.
 """
 
@@ -156,15 +157,22 @@ def length_histogram(distribution: Sequence[Mapping], *, title: str = "", x_titl
 
 
 def learning_curve(steps: Sequence[float], dev_accuracy: Sequence[float | None], train_loss: Sequence[float | None],
-                   *, title: str = "", x_title: str = "optimizer step", theme: Theme = NORMAL) -> go.Figure:
-    """Dev accuracy (left axis) and mean training loss since the previous evaluation (right axis)."""
+                   *, title: str = "", x_title: str = "optimizer step", dev_title: str = "dev accuracy",
+                   theme: Theme = NORMAL) -> go.Figure:
+    """The dev measure (left axis) and mean training loss since the previous evaluation (right axis).
+
+    ``dev_title``: what the dev values are; anything but "dev accuracy" (a relatedness run's dev Pearson's r)
+    is drawn as a plain number, not a percentage.
+    """
     def clean(values):
         return [np.nan if v is None else float(v) for v in values]
 
+    percent = dev_title == "dev accuracy"
+    dev_format = ".2%" if percent else ".4f"
     data = [
         {"type": "scatter", "mode": "lines+markers", "x": list(steps), "y": clean(dev_accuracy),
-         "name": "dev accuracy", "line": {"color": theme.categorical[0]},
-         "hovertemplate": "step %{x:,}: dev accuracy %{y:.2%}<extra></extra>"},
+         "name": html_escape(dev_title), "line": {"color": theme.categorical[0]},
+         "hovertemplate": f"step %{{x:,}}: {html_escape(dev_title)} %{{y:{dev_format}}}<extra></extra>"},
         {"type": "scatter", "mode": "lines+markers", "x": list(steps), "y": clean(train_loss), "yaxis": "y2",
          "name": "train loss", "line": {"color": theme.categorical[1], "dash": "dot"},
          "hovertemplate": "step %{x:,}: train loss %{y:.4f}<extra></extra>"},
@@ -172,7 +180,7 @@ def learning_curve(steps: Sequence[float], dev_accuracy: Sequence[float | None],
     return _figure(data, _layout(
         theme, title, 360 + 4 * theme.font_size, showlegend=True, legend={"orientation": "h", "y": -0.25},
         xaxis={"title": {"text": html_escape(x_title)}},
-        yaxis={"title": {"text": "dev accuracy"}, "tickformat": ".0%"},
+        yaxis={"title": {"text": html_escape(dev_title)}, "tickformat": ".0%" if percent else ".2f"},
         yaxis2={"title": {"text": "train loss"}, "overlaying": "y", "side": "right", "showgrid": False},
     ))
 
@@ -193,4 +201,34 @@ def confusion_matrix(labels: Sequence[str], counts: Sequence[Sequence[int]], *, 
         theme, title, 300 + 40 * len(labels),
         xaxis={"title": {"text": "predicted"}, "side": "bottom"},
         yaxis={"title": {"text": "gold"}, "autorange": "reversed"},
+    ))
+
+
+def relatedness_scatter(gold: Sequence[float], predicted: Sequence[float], *, grades: tuple[float, float] = (1.0, 5.0),
+                        title: str = "", theme: Theme = NORMAL) -> go.Figure:
+    """Each test pair's predicted relatedness (y) against its gold score (x), with the line y = x.
+
+    ``grades``: the scale's ends (SICK: 1 to 5; Tai et al. 2015's ŷ = rᵀp̂ cannot leave them). The hover names
+    the pair by its position in the test file, the order the scores are stored in.
+    """
+    gold = np.asarray(gold, dtype=float)  # (n,)
+    predicted = np.asarray(predicted, dtype=float)  # (n,)
+    if gold.shape != predicted.shape:
+        raise ValueError(f"relatedness_scatter needs one predicted score per gold score, got {gold.shape} "
+                         f"and {predicted.shape}.")
+    lo, hi = grades
+    pad = 0.05 * (hi - lo)
+    data = [{
+        "type": "scatter", "mode": "markers", "x": gold, "y": predicted,
+        "customdata": np.arange(len(gold)), "name": "test pairs",
+        "marker": {"color": theme.categorical[0], "size": 5, "opacity": 0.45},
+        "hovertemplate": "pair %{customdata:,}: gold %{x:.2f}, predicted %{y:.2f}<extra></extra>",
+    }]
+    diagonal = {"type": "line", "x0": lo, "y0": lo, "x1": hi, "y1": hi, "xref": "x", "yref": "y",
+                "line": {"color": theme.categorical[5], "dash": "dash", "width": 1.5}}
+    return _figure(data, _layout(
+        theme, title, 380 + 4 * theme.font_size, shapes=[diagonal],
+        xaxis={"title": {"text": "gold relatedness"}, "range": [lo - pad, hi + pad]},
+        yaxis={"title": {"text": "predicted relatedness (rᵀp̂)"}, "range": [lo - pad, hi + pad],
+               "scaleanchor": "x", "scaleratio": 1},
     ))

@@ -1,14 +1,21 @@
 """What the Models view shows of a checkpoint, from its card (``pretrained/<name>.json``) and stored claims.
 
-Pure functions (no Streamlit): the card's fields → the numbers and rows of the page.
+Pure functions (no Streamlit): the card's fields → the numbers and rows of the page. A classifier is scored
+by accuracy; a relatedness model (SICK, Shen Table 4) by Pearson's r, Spearman's ρ and MSE; a model of
+several runs (seeds, or the folds of a cross-validation: ``test_runs``, disan.seed_runs) also lists its runs.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
+from disan.card_runs import DEV_LABELS, spread_text, value_text
 from disan.cards import PAPER_REFERENCE, epochs_text, stopping_text
-from disan.evaluate import unpack_correct
+from disan.evaluate import unpack_correct, unpack_scores
+from disan.paper_tables import LABELS
+from disan.seed_runs import CLASSIFICATION, RELATEDNESS, measure_stats
 from disan.stats import bootstrap_ci
 
 
@@ -43,6 +50,64 @@ def test_accuracy(card: dict, claims: dict | None) -> Accuracy | None:
     return None
 
 
+def _spearman(gold: np.ndarray, predicted: np.ndarray) -> float:
+    """Spearman's ρ: Pearson's r of the ranks, ties sharing their average rank (as scipy's spearmanr)."""
+    from scipy.stats import rankdata
+
+    return float(np.corrcoef(rankdata(gold), rankdata(predicted))[0, 1])
+
+
+#: Each relatedness measure as a function of (gold, predicted), for the bootstrap over test pairs.
+RELATEDNESS_FNS = {
+    "pearson_r": lambda gold, predicted: float(np.corrcoef(gold, predicted)[0, 1]),
+    "spearman_rho": _spearman,
+    "mse": lambda gold, predicted: float(np.mean((gold - predicted) ** 2)),
+}
+
+
+@dataclass(frozen=True)
+class Score:
+    """A relatedness model's test measure with a 95% bootstrap interval over the test pairs (when stored)."""
+
+    measure: str
+    value: float
+    lo: float | None
+    hi: float | None
+    n: int
+    source: str
+
+    @property
+    def label(self) -> str:
+        return LABELS[self.measure]
+
+    def text(self) -> str:
+        interval = "" if self.lo is None else f" [{self.lo:.4f}, {self.hi:.4f}]"
+        return f"{self.label} {self.value:.4f}{interval}"
+
+
+def relatedness_pairs(report: dict) -> tuple[np.ndarray, np.ndarray] | None:
+    """(gold, predicted) of every test pair in file order, from the report's ``scores_f32``; None if not stored."""
+    packed = report.get("scores_f32")
+    if not packed:
+        return None
+    n = int(report["n"])
+    return unpack_scores(packed["gold"], n), unpack_scores(packed["predicted"], n)
+
+
+def test_relatedness(report: dict) -> list[Score] | None:
+    """Pearson's r, Spearman's ρ and MSE of a relatedness test report (``evaluation.test``), each with a 95%
+    percentile bootstrap over the test pairs when the card stores every pair's scores; None if it has no scores."""
+    if not report or any(m not in report for m in RELATEDNESS):
+        return None
+    pairs = relatedness_pairs(report)
+    out = []
+    for m in RELATEDNESS:
+        lo, hi = bootstrap_ci(pairs, RELATEDNESS_FNS[m]) if pairs else (None, None)
+        out.append(Score(m, float(report[m]), lo, hi, int(report.get("n", 0)),
+                         "model card (per-pair scores)" if pairs else "model card"))
+    return out
+
+
 def steps_per_epoch(train: dict) -> int | None:
     examples = train.get("train_examples")
     batch = train.get("train_config", {}).get("batch_size")
@@ -66,7 +131,13 @@ def curve(train: dict) -> tuple[list[float], list[float | None], list[float | No
         else:
             xs.append(float(h["epoch"]))
     title = "optimizer step" if hist and (per_epoch or hist[0].get("global_step") is not None) else "epoch"
-    return xs, [h.get("dev_acc") for h in hist], [h.get("train_loss") for h in hist], title
+    dev = [h.get("dev_pearson") if "dev_pearson" in h else h.get("dev_acc") for h in hist]
+    return xs, dev, [h.get("train_loss") for h in hist], title
+
+
+def dev_title(train: dict) -> str:
+    """What the learning curve's dev values are: dev Pearson's r for a relatedness run, else dev accuracy."""
+    return "dev Pearson's r" if any("dev_pearson" in h for h in train.get("history") or []) else "dev accuracy"
 
 
 def total_steps(train: dict) -> int | None:
@@ -92,8 +163,7 @@ def facts(card: dict) -> list[tuple[str, str]]:
         ("task", f"{tcfg.get('task', '–')}: {card.get('description', '')}"),
         ("training data", f"{train.get('train_examples', '–'):,} examples" if isinstance(train.get("train_examples"), int)
          else "–"),
-        ("dev (selection)", f"{train.get('dev_examples', '–')} examples; best dev accuracy "
-                            f"{100 * train['best_dev_acc']:.2f}%" if train.get("best_dev_acc") is not None else "–"),
+        ("dev (selection)", _dev_text(train)),
         ("architecture", f"{mcfg.get('arch', '–')}, d_h = {mcfg.get('d_h')}, heads = {mcfg.get('heads')}, "
                          f"α = {mcfg.get('alpha')}, masks = {', '.join(mcfg.get('masks', []))}, "
                          f"input {mcfg.get('d_in')}-d {mcfg.get('glove', '')}"),
@@ -108,25 +178,75 @@ def facts(card: dict) -> list[tuple[str, str]]:
     ]
     if card.get("data_note"):
         rows.insert(2, ("data note", card["data_note"]))
+    unseen = card.get("never_seen")
+    if unseen:
+        rows.insert(2, ("cross-validation", f"fold {unseen['fold']} of a seeded, stratified {unseen['k']}-fold split "
+                                            f"(seed {unseen['seed']}): trained on {unseen['n']['train']:,}, picked on "
+                                            f"{unseen['n']['dev']:,} dev examples, never saw its "
+                                            f"{unseen['n']['test']:,} test examples"))
     return rows
 
 
-def runs(card: dict) -> tuple[list[dict[str, str]], str] | None:
-    """A multi-run card's runs (``test_runs``, disan.seed_runs): one row per run, and a line with the mean, sd,
-    the paper's figure and which run ships and why. None for a single-run card."""
+def _dev_text(train: dict) -> str:
+    if train.get("best_dev_pearson") is not None:
+        best = f"best dev Pearson's r {train['best_dev_pearson']:.4f}"
+    elif train.get("best_dev_acc") is not None:
+        best = f"best dev accuracy {100 * train['best_dev_acc']:.2f}%"
+    else:
+        return "–"
+    return f"{train.get('dev_examples', '–')} examples; {best}"
+
+
+@dataclass(frozen=True)
+class Runs:
+    """A multi-run card's runs: one row per run (seed or fold), and the lines that summarise them."""
+
+    unit: str
+    shipped: int
+    rows: list[dict[str, str]]
+    lines: list[str]
+
+    @property
+    def heading(self) -> str:
+        if self.unit == "fold":
+            return f"This checkpoint is fold {self.shipped} of a {len(self.rows)}-fold cross-validation"
+        return f"This checkpoint is one of {len(self.rows)} runs ({self.unit} {self.shipped})"
+
+
+def _measure_line(measure: str, stats: dict, n: int, unit: str) -> str:
+    sd = "" if stats.get("sd") is None else f", sd {spread_text(measure, stats['sd'])}"
+    ci = ("" if not stats.get("ci95") else ", 95% interval of the mean "
+          f"[{spread_text(measure, stats['ci95'][0])}, {spread_text(measure, stats['ci95'][1])}]")
+    scored = " (each fold's model on its own test fold)" if unit == "fold" else ""
+    return (f"Test {LABELS[measure]} over the {n} {unit}s{scored}: mean {value_text(measure, stats['mean'])}{sd}{ci}.")
+
+
+def runs(card: dict) -> Runs | None:
+    """A multi-run card's runs (``test_runs``, disan.seed_runs): one row per run with its dev value and every test
+    measure; a line per measure with the mean, sd and 95% interval over the runs; the paper's figure; which run
+    ships and why. None for a single-run card. Older cards (accuracy only, no ``stats``) are summarised here."""
     block = card.get("test_runs")
     if not block or not block.get("runs"):
         return None
     unit = block.get("unit", "run")
+    measures = block.get("measures") or list(CLASSIFICATION)
     shipped = block["shipped"][unit]  # a seed, or a fold (the folds share one seed)
-    rows = [{unit: f"{r[unit]}{' (shipped)' if r[unit] == shipped else ''}",
-             "dev accuracy": f"{100 * r['best_dev_acc']:.2f}%", "test accuracy": f"{100 * r['test_accuracy']:.2f}%",
-             "optimizer steps": f"{r['total_steps']:,}", "wall time": f"{r['wall_time_s']:.0f} s",
-             "hardware": str(r.get("hardware", "–"))} for r in block["runs"]]
-    sd = "" if block.get("sd") is None else f", sd {100 * block['sd']:.2f}"
-    line = (f"Test accuracy over the {len(rows)} {unit}s: mean {100 * block['mean']:.2f}%{sd}. Paper: "
-            f"{PAPER_REFERENCE.get(card.get('name', ''), '–')}. Shipped: {block['shipped']['why']}.")
-    return rows, line
+    dev_field = next((f for f in DEV_LABELS if f in block["runs"][0]), None)
+    rows = []
+    for r in block["runs"]:
+        row = {unit: f"{r[unit]}{' (shipped)' if r[unit] == shipped else ''}"}
+        if dev_field:
+            row[DEV_LABELS[dev_field]] = value_text("accuracy" if dev_field == "best_dev_acc" else "pearson_r",
+                                                    r[dev_field])
+        row.update({f"test {LABELS[m]}": value_text(m, r.get(f"test_{m}")) for m in measures})
+        row.update({"optimizer steps": "–" if r.get("total_steps") is None else f"{r['total_steps']:,}",
+                    "wall time": "–" if r.get("wall_time_s") is None else f"{r['wall_time_s']:.0f} s",
+                    "hardware": str(r.get("hardware", "–"))})
+        rows.append(row)
+    stored = block.get("stats") or {}
+    lines = [_measure_line(m, stored.get(m) or measure_stats(block[m]), len(rows), unit) for m in measures]
+    lines.append(f"Paper: {PAPER_REFERENCE.get(card.get('name', ''), '–')}. Shipped: {block['shipped']['why']}.")
+    return Runs(unit, shipped, rows, lines)
 
 
 def confusion(card: dict) -> tuple[list[str], list[list[int]]] | None:
@@ -139,7 +259,9 @@ def reproduce(card: dict) -> list[str]:
     name = card.get("name", "NAME")
     task = card.get("train", {}).get("train_config", {}).get("task", "TASK")
     train_cmd = card.get("train_command") or card.get("train", {}).get("command") or f"bash scripts/train_pretrained.sh {name}"
-    return [train_cmd, f"python -m disan evaluate --model {name} --task {task} --split test --card",
+    fold = card.get("evaluation", {}).get("test", {}).get("fold")
+    fold = "" if fold is None else f" --fold {fold}"
+    return [train_cmd, f"python -m disan evaluate --model {name} --task {task} --split test{fold} --card",
             f"python -m disan claims --model {name} --write"]
 
 
