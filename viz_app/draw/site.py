@@ -144,24 +144,43 @@ def _outputs(meta: dict) -> dict:
     return out
 
 
+def _tested(card: dict) -> str:
+    """How the card's model scored on test: accuracy, or Pearson's r for a relatedness model; for several seeds
+    their mean beside the shipped one (disan.seed_runs); for a cross-validated model the mean over its folds first.
+    KeyError / TypeError when the card has no test score."""
+    test = card["evaluation"]["test"]
+    block = card.get("test_runs")
+    if "pearson_r" in test:
+        shipped = f"test Pearson's r {test['pearson_r']:.4f}"
+        mean = f"{block['mean']:.4f}" if block else ""
+    else:
+        shipped = f"test accuracy {100 * test['accuracy']:.2f}%"
+        mean = f"{100 * block['mean']:.2f}%" if block else ""
+    if not block:
+        return shipped
+    n = len(block["runs"])
+    if block.get("unit") == "fold":
+        sd = "" if block.get("sd") is None else f", sd {100 * block['sd']:.2f}"
+        return (f"{n}-fold cross-validation accuracy {mean} (mean over the folds{sd}); this checkpoint is fold "
+                f"{block['shipped']['fold']}, picked on dev: {100 * test['accuracy']:.2f}% on its test fold")
+    return f"{shipped} (the {block['unit']} picked on dev; mean of {n}: {mean})"
+
+
 def _facts(name: str, meta: dict) -> tuple[str, str]:
     """A short title and one line of facts for the model picker (from its card when it has one)."""
+    import disan.api
     from disan.cards import read_card
 
     try:
-        card = read_card(name)
+        card = read_card(name, disan.api.PRETRAINED_DIR)  # looked up now: tests point it at their own folder
     except (DisanError, OSError):
         card = {}
     trained_on = card.get("train", {}).get("train_config", {}).get("task")
     task = TASK_TITLES.get(trained_on) or ("NLI" if meta["pair"] else "SST-5")
     arch = "DiSAN (Shen et al. 2018)" if meta["arch"] == "disan" else "distance-based SAN (Im & Cho 2017)"
     try:
-        acc = card["evaluation"]["test"]["accuracy"]
-        tested = f"test accuracy {100 * acc:.2f}%"
-        if card.get("test_runs"):  # several seeds: this run was picked on dev (disan.seed_runs)
-            block = card["test_runs"]
-            tested += f" (the {block['unit']} picked on dev; mean of {len(block['accuracy'])}: {100 * block['mean']:.2f}%)"
-    except (DisanError, OSError, KeyError, TypeError):
+        tested = _tested(card)
+    except (KeyError, TypeError):
         tested = "no model card"
     return f"{arch}, {task}", f"{name}: {arch} trained on {task}; {tested}; masks {'/'.join(meta['masks'])}" + (
         f"; α = {meta['alpha']:g}" if meta["alpha"] is not None else "")
