@@ -8,7 +8,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+import disan
 from disan.cards import read_card
+from disan.paper_tables import LABELS
 from viz_app.shell import results as results_module
 from viz_app.shell.links import claim_url, sentence_url
 from viz_app.shell.results import read_results, verdict_table
@@ -103,21 +105,44 @@ def test_model_page_shows_accuracy_interval_plots_and_the_reproduce_command(name
     assert claim_url(STORED.by_name(name).data["claims"][0]["id"], name) in _links(at)
 
 
-MULTI_RUN = [s.name for s in STORED.stored if read_card(s.name).get("test_runs")]
+def _shown(measure: str, value: float) -> str:
+    return f"{100 * value:.2f}%" if measure == "accuracy" else f"{value:.4f}"
+
+
+def check_multi_run_page(at, card: dict, claims: dict | None) -> None:
+    """A model of several seeds or folds: every run's test numbers in one table, the shipped run marked, each
+    measure's mean (and, where the card stores them, sd and interval) over the runs in the caption, and the plots
+    of its kind: a confusion matrix for a classifier, predicted against gold relatedness for a relatedness model."""
+    assert_clean(at)
+    block = card["test_runs"]
+    measures = block.get("measures", ["accuracy"])
+    relatedness = "pearson_r" in measures
+    assert chart_by_key(at, "mdl_curve") and chart_by_key(at, "mdl_scatter" if relatedness else "mdl_cm")
+    if claims and claims.get("accuracy_by_length"):
+        assert chart_by_key(at, "mdl_length")
+    columns = [f"test {LABELS[m]}" for m in measures]
+    (table,) = [t.value for t in at.table if columns[0] in t.value.columns]
+    for m, column in zip(measures, columns):
+        assert list(table[column]) == [_shown(m, v) for v in block[m]]
+    assert ("dev Pearson's r" if relatedness else "dev accuracy") in table.columns
+    shipped = [row for row in table[block["unit"]] if row.endswith("(shipped)")]
+    assert shipped == [f"{block['shipped'][block['unit']]} (shipped)"]
+    captions = " ".join(plain(c.value) for c in at.caption)
+    assert f"mean {_shown(measures[0], block['mean'])}" in captions and "picked on dev" in captions
+    for m, stats in block.get("stats", {}).items():
+        sd = f"{100 * stats['sd']:.2f}" if m == "accuracy" else f"{stats['sd']:.4f}"
+        assert f"Test {LABELS[m]} over the {len(block['runs'])} {block['unit']}s" in captions
+        assert f"mean {_shown(m, stats['mean'])}, sd {sd}, 95% interval of the mean [" in captions
+
+
+MULTI_RUN = [n for n in disan.available() if read_card(n).get("test_runs")]
 
 
 @pytest.mark.parametrize("name", MULTI_RUN)
 def test_a_multi_run_model_page_lists_every_run_and_says_which_ships(name):
     at = run_app(view="models", model=name)
-    assert_clean(at)
-    assert chart_by_key(at, "mdl_cm") and chart_by_key(at, "mdl_curve") and chart_by_key(at, "mdl_length")
-    block = read_card(name)["test_runs"]
-    (table,) = [t.value for t in at.table if "test accuracy" in t.value.columns]
-    assert list(table["test accuracy"]) == [f"{100 * a:.2f}%" for a in block["accuracy"]]
-    shipped = [row for row in table[block["unit"]] if row.endswith("(shipped)")]
-    assert shipped == [f"{block['shipped'][block['unit']]} (shipped)"]
-    captions = " ".join(plain(c.value) for c in at.caption)
-    assert f"mean {100 * block['mean']:.2f}%" in captions and "picked on dev" in captions
+    stored = STORED.by_name(name)
+    check_multi_run_page(at, read_card(name), stored.data if stored else None)
 
 
 def test_paper_figures_verdicts_link_to_the_corpus_result():
