@@ -76,7 +76,8 @@ CHARTS_DRAWN = """([which, marker, count]) => {
     if (!(gd.__vizShown > window.__inputT)) return false;
     last = Math.max(last, gd.__vizShown);
   }
-  if (!gds.some(gd => JSON.stringify(gd.layout).includes(marker))) return false;
+  // The figure each chart shows: Plotly's own layout, or the one chart.js painted in without a layout yet (swap).
+  if (!gds.some(gd => JSON.stringify((gd.__figure || gd).layout).includes(marker))) return false;
   return {ms: last - window.__inputT};
 }"""
 

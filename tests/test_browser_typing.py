@@ -30,11 +30,11 @@ TIMEOUT_MS = 120_000
 OVERVIEW = """() => {
   const gd = document.querySelector('.st-key-chart_overview .js-plotly-plot');
   if (!gd || !gd._fullData) return null;
-  const swapped = gd.querySelector('g.disan-swap');
-  const ticks = swapped ? Array.from(swapped.querySelectorAll('text')).map(t => t.textContent)
-                        : (gd.layout.xaxis.ticktext || []).map(String);
+  // The token labels on screen: Plotly's tick labels (rewritten in place by a swap of the same length) and
+  // those a swap of another length draws over the axes.
+  const ticks = Array.from(gd.querySelectorAll('g.xtick text, g.disan-swap text')).map(t => t.textContent);
   const z = gd.__typed ? gd.__typed.data[0].z : gd.data[0].z;
-  return {ticks, z: z.map(r => Array.from(r)), swapped: !!swapped};
+  return {ticks, z: z.map(r => Array.from(r))};
 }"""
 
 
@@ -112,3 +112,19 @@ def test_the_server_learns_the_typed_sentence_once_typing_rests_and_enter_submit
     tab.wait_for_function("() => new URL(location.href).searchParams.get('sentence') === 'a quiet river bends'",
                           timeout=5000)
     assert "\n" not in box.input_value()
+
+
+def test_the_first_screen_shows_the_sentence_box_and_the_first_map(page):
+    """Issue 27, item 5: on a 1400 × 900 window Explore's first screen holds the sentence box and the first
+    attention map (its cells, not only its title)."""
+    tab, url = page
+    tab.goto(f"{url}/?view=explore&model={MODEL}")
+    tab.wait_for_selector(".st-key-chart_overview .js-plotly-plot .heatmaplayer")
+    boxes = tab.evaluate("""() => {
+      const r = el => { const b = el.getBoundingClientRect(); return {top: b.top, bottom: b.bottom, height: b.height}; };
+      return {window: innerHeight, box: r(document.querySelector('.st-key-sentence textarea')),
+              cells: r(document.querySelector('.st-key-chart_overview .js-plotly-plot .heatmaplayer'))};
+    }""")
+    assert boxes["window"] == 900
+    assert 0 <= boxes["box"]["top"] and boxes["box"]["bottom"] <= 900
+    assert boxes["cells"]["height"] > 100 and boxes["cells"]["top"] < 900 - 100, boxes

@@ -159,6 +159,22 @@ function drawChart(gd, figure, data, live, config) {
     .catch(err => { gd.textContent = `This chart could not be drawn: ${err.message}`; });
 }
 
+/* A new sentence's heatmaps painted straight into the chart Plotly drew last (DisanPaint.swap: the cells into
+ * its image, the token labels over its axes; a few milliseconds, no layout), as the static explorer does while
+ * typing; Plotly lays the chart out again once the page rests (REST_MS), and until then hover is off where the
+ * length changed. False, with nothing changed, where the chart cannot be painted so (another structure, bars). */
+function swapFirst(gd, figure, data, config) {
+  if (!gd._fullLayout || gd.__live || !figure.data.some(t => t.type === "heatmap")) return false;
+  const spec = { data: DisanPaint.fitCellText(figure.data, figure.layout, gd.clientWidth || 1000), layout: figure.layout };
+  if (!DisanPaint.swap(gd, spec)) return false;
+  gd.__figure = figure;
+  markShown(gd);
+  clearTimeout(gd.__restTimer);
+  gd.__restTimer = setTimeout(() => { if (gd.isConnected && gd.__figure === figure) drawChart(gd, figure, data, null, config); },
+                              REST_MS);
+  return true;
+}
+
 /* role "chart": a figure built by the server (corpus figures: Evidence, Models); a rerun that sends the same
  * figure again draws nothing. */
 function mountChart(component, data) {
@@ -245,6 +261,7 @@ function mountFigure(component, data) {
       for (const t of built.figure.data) if (t.type === "scatter" && t.name === "cells") t.mode = "none";
     }
     const live = want && built.binding ? Object.assign(want, { binding: built.binding }) : null;
+    if (!live && swapFirst(gd, built.figure, data, config)) return;
     drawChart(gd, built.figure, data, live, config);
   }).catch(err => {
     gd.__staticKey = undefined;
