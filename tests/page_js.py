@@ -93,7 +93,7 @@ def unpack(html: str, element_id: str) -> bytes:
 
 
 def report_data(html: str) -> dict:
-    """A report file's data: ``{view, context, compact}``."""
+    """A report file's data: ``{view, context, compact, only, params}``."""
     return json.loads(unpack(html, "report-data"))
 
 
@@ -102,7 +102,8 @@ def report_page(html: str) -> dict:
     data: {figures, live, payloads, words, ...}, view}`` (``view``: the unpacked trace view, arrays as lists)."""
     data = report_data(html)
     arrays = base64.b64encode(unpack(html, "report-arrays")).decode("ascii")
-    [page] = node_jobs([{"fn": "report", "args": [data["view"], arrays, {"compact": data["compact"]}]}],
+    opts = {"compact": data["compact"], "only": data.get("only"), "params": data.get("params")}
+    [page] = node_jobs([{"fn": "report", "args": [data["view"], arrays, opts]}],
                        data["context"])
     assert "error" not in page, page.get("error")
     return page

@@ -174,3 +174,51 @@ def test_report_notebook_and_site_draw_the_same_figures(traces, name):
                           QUANTISED if fid.startswith("feature-") else EXACT, f"{fid}.{key}")
                 else:
                     assert a.get(key) == b.get(key), f"{fid}.{key}"
+
+
+def _app_view(trace) -> tuple[dict, str]:
+    """The packed trace view the app sends its charts (``loaders.page_view``: numpy records, no per-feature P)."""
+    import base64
+    import json
+
+    from viz_app.draw.records import trace_view
+    from viz_app.draw.site_view import packed_records_view
+
+    view, arrays = packed_records_view(trace_view(trace))
+    return json.loads(json.dumps(view)), base64.b64encode(arrays).decode("ascii")
+
+
+@pytest.mark.parametrize("name", ["tiny-disan", "tiny-dsa-pair", "dsa-alpha"])
+def test_the_app_draws_the_reports_figures(traces, name):
+    """The app's charts (``DisanSections.draw`` on the view ``chart.draw_figure`` sends) equal the report's
+    figures of the same trace, and so the trace; every figure of the page but the per-feature ones (their P
+    travels only to the views that reduce over features)."""
+    from tests.page_js import page_figures
+
+    trace = traces[name]
+    full = report_page(report.report_html(trace))["data"]["figures"]
+    ids = [fid for fid in full if not fid.startswith("feature-")]
+    built = page_figures([([_app_view(trace)], fid, {}, "normal") for fid in ids])
+    for fid, b in zip(ids, built):
+        assert b["figure"]["layout"] == full[fid]["layout"], fid
+        for a, c in zip(b["figure"]["data"], full[fid]["data"]):
+            for key in ("z", "y", "x"):
+                if key in a and not any(isinstance(v, str) for v in np.ravel(np.asarray(a[key], dtype=object))):
+                    close(np.asarray(a[key], dtype=object).astype(float), np.asarray(c[key], dtype=object).astype(float),
+                          EXACT, f"{fid}.{key}")
+
+
+def test_one_figure_reports_hold_that_figure_alone(traces):
+    """The app's per-figure HTML download: the report of one figure of the page, or of a defined figure at its
+    parameters, holds that figure and nothing else, still equal to the trace."""
+    trace = traces["tiny-disan"]
+    one = report_page(report.report_html(trace, only="mean-premise"))
+    assert list(one["data"]["figures"]) == ["mean-premise"]
+    full = report_page(report.report_html(trace))["data"]["figures"]
+    assert one["data"]["figures"]["mean-premise"] == full["mean-premise"]
+    row = report_page(report.report_html(trace, only="disan-row",
+                                         params={"side": "premise", "reduction": "mean", "feature": 0, "token": 2}))
+    [fig] = row["data"]["figures"].values()
+    T = len(trace.premise.tokens)
+    want = _np(trace.premise.encoder.fw.probs[0, :T, :T].mean(-1))[2]
+    close(bars(fig)[0], want, EXACT, "row 2 of the forward mean")
