@@ -6,7 +6,7 @@ from the trace view it computed, with no round trip to the server; the server le
 rests, for the address, the other views and the exports (``chart.js``'s "typing" role).
 
 The folder is ``python -m viz_app site --model NAME`` written into ``viz_app/static/explorer/`` (served at
-``app/static/explorer/``), built once per checkpoint in a background thread: a page drawn before it is ready
+``app/static/explorer/``), built once per checkpoint and page code in a background thread: a page drawn before it is ready
 works as before (Ctrl+Enter submits), and the next rerun finds it. Where it cannot be built (random weights,
 no onnxruntime-web in ``node_modules/``, a folder that cannot be written, no static serving), Explore simply
 does not follow typing; the reason is kept for the caption.
@@ -15,14 +15,16 @@ does not follow typing; the reason is kept for the caption.
 from __future__ import annotations
 
 import hashlib
+import shutil
 import threading
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import streamlit as st
 
 from disan.config import ARCHS
 
-from viz_app.draw import settings
+from viz_app.draw import settings, site
 from viz_app.shell.plotly_js import STATIC_DIR, plotly_js_served
 
 FOLDER = STATIC_DIR / "explorer"
@@ -41,13 +43,14 @@ class Build:
 def _build(name: str, folder_name: str, build: Build) -> None:
     from disan.errors import DisanError
 
-    from viz_app.draw.site import MARKER, build_site
-
     out = FOLDER / folder_name
     try:
-        if not (out / MARKER).is_file():
+        if not (out / site.MARKER).is_file():
             FOLDER.mkdir(parents=True, exist_ok=True)
-            build_site(out, [name])
+            site.build_site(out, [name])
+            for old in FOLDER.glob(f"{name}-*"):  # earlier checkpoints' or code's folders of this model
+                if old != out and (old / site.MARKER).is_file():
+                    shutil.rmtree(old, ignore_errors=True)
         build.base = f"{URL}/{folder_name}/"
     except (DisanError, OSError) as err:
         build.problem = str(err)
@@ -55,10 +58,20 @@ def _build(name: str, folder_name: str, build: Build) -> None:
         build.done.set()
 
 
+def _code_fingerprint() -> str:
+    """The page code and the site builder the folder was written with: a changed file builds a new folder."""
+    browser = Path(__file__).resolve().parents[1] / "browser"
+    digest = hashlib.sha256()
+    for path in sorted(browser.glob("*")) + [Path(site.__file__)]:
+        digest.update(path.name.encode() + path.read_bytes())
+    return digest.hexdigest()
+
+
 @st.cache_resource(max_entries=32, show_spinner=False)
 def _started(name: str, source: str) -> Build:
     """Once per process, model and checkpoint (``source``: ``view_store.source_id``): the build, started."""
-    folder_name = f"{name}-{hashlib.sha256(source.encode()).hexdigest()[:12]}"
+    key = source + _code_fingerprint()
+    folder_name = f"{name}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
     build = Build()
     threading.Thread(target=_build, args=(name, folder_name, build), name=f"disan-explorer-{name}", daemon=True).start()
     return build
