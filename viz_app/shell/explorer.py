@@ -15,6 +15,7 @@ does not follow typing; the reason is kept for the caption.
 from __future__ import annotations
 
 import hashlib
+import re
 import shutil
 import threading
 from dataclasses import dataclass, field
@@ -48,8 +49,8 @@ def _build(name: str, folder_name: str, build: Build) -> None:
         if not (out / site.MARKER).is_file():
             FOLDER.mkdir(parents=True, exist_ok=True)
             site.build_site(out, [name])
-            for old in FOLDER.glob(f"{name}-*"):  # earlier checkpoints' or code's folders of this model
-                if old != out and (old / site.MARKER).is_file():
+            for old in FOLDER.iterdir():  # this model's folders of earlier checkpoints or code (not disan-sst5-nodir's)
+                if old != out and re.fullmatch(re.escape(name) + r"-[0-9a-f]{12}", old.name) and (old / site.MARKER).is_file():
                     shutil.rmtree(old, ignore_errors=True)
         build.base = f"{URL}/{folder_name}/"
     except (DisanError, OSError) as err:
