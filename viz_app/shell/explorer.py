@@ -78,13 +78,23 @@ def _started(name: str, source: str) -> Build:
     return build
 
 
-def explorer_base(name: str) -> str | None:
-    """The URL of ``name``'s explorer folder when it is ready, else None (building, or not possible)."""
+def _build_of(name: str) -> Build | None:
     if not settings.EXPLORE_TYPING or name in ARCHS or not plotly_js_served():  # off; random weights; no static
         return None
     from viz_app.draw import view_store
     from viz_app.shell import loaders
 
     cfg = loaders.model_config(name)
-    build = _started(name, view_store.source_id(loaders.checkpoint_of(name), cfg.arch, cfg.glove))
-    return build.base if build.done.is_set() else None
+    return _started(name, view_store.source_id(loaders.checkpoint_of(name), cfg.arch, cfg.glove))
+
+
+def explorer_base(name: str) -> str | None:
+    """The URL of ``name``'s explorer folder when it is ready, else None (building, or not possible)."""
+    build = _build_of(name)
+    return build.base if build is not None and build.done.is_set() else None
+
+
+def why_not(name: str) -> str | None:
+    """Why ``name``'s folder could not be built (one sentence), or None (ready, building, or not wanted)."""
+    build = _build_of(name)
+    return build.problem if build is not None and build.done.is_set() else None

@@ -6,7 +6,8 @@ import streamlit as st
 
 from viz_app.shell import chart
 from viz_app.shell.context import Context
-from viz_app.shell.explorer import explorer_base
+from viz_app.draw.text import md_escape
+from viz_app.shell.explorer import explorer_base, why_not
 from viz_app.shell.export import matrices_table, plain_table, series_table, show_page_figure
 from viz_app.shell.widgets import (
     alpha_slider,
@@ -47,6 +48,8 @@ def render(ctx: Context) -> None:
         chart.typing_control(key="typing", base=base, model=ctx.model, alpha=ctx.alpha if ctx.is_dsa else None,
                              text=ctx.text, hypothesis=ctx.hypothesis, on_change=_typed)
     follow = base is not None
+    if not follow and (problem := why_not(ctx.model)):
+        st.caption(md_escape(f"The maps follow a submitted sentence (Ctrl+Enter) only: {problem}"))
     left, right = st.columns([1, 2])
     trace_json = trace_json_source(ctx, ctx.trace_alpha)
     with left:

@@ -1,0 +1,77 @@
+"""viz_app/shell/explorer.py: Explore's in-page model folder (built in the background, keyed by checkpoint and
+page code, replacing only the same model's earlier folders)."""
+
+from __future__ import annotations
+
+import pytest
+
+from viz_app.draw import settings, site
+from viz_app.shell import explorer
+
+
+@pytest.fixture
+def folder(tmp_path, monkeypatch):
+    """An explorer folder of the test's own, a fake site builder (no export) and the switch on."""
+    monkeypatch.setattr(explorer, "FOLDER", tmp_path / "explorer")
+    monkeypatch.setattr(settings, "EXPLORE_TYPING", True)
+    monkeypatch.setattr(explorer, "plotly_js_served", lambda: True)
+    built = []
+
+    def fake_build(out, models):
+        out.mkdir(parents=True)
+        (out / site.MARKER).write_text("test")
+        built.append((out.name, tuple(models)))
+
+    monkeypatch.setattr(site, "build_site", fake_build)
+    explorer._started.clear()
+    yield tmp_path / "explorer", built
+    explorer._started.clear()
+
+
+def _wait(name: str) -> str | None:
+    from viz_app.draw import view_store
+    from viz_app.shell import loaders
+
+    cfg = loaders.model_config(name)
+    build = explorer._started(name, view_store.source_id(loaders.checkpoint_of(name), cfg.arch, cfg.glove))
+    assert build.done.wait(30)
+    return explorer.explorer_base(name)
+
+
+def test_random_weights_and_the_switch_give_no_folder(folder, monkeypatch):
+    assert explorer.explorer_base("disan") is None  # random weights: the explorer exports trained models only
+    monkeypatch.setattr(settings, "EXPLORE_TYPING", False)
+    assert explorer.explorer_base("disan-sst5") is None
+    assert folder[1] == []
+
+
+def test_a_trained_model_gets_its_folder_once_and_only_its_old_folders_go(folder):
+    root, built = folder
+    root.mkdir()
+    for stale in ("disan-sst5-0123456789ab", "disan-sst5-nodir-0123456789ab"):
+        (root / stale).mkdir()
+        (root / stale / site.MARKER).write_text("earlier")
+    base = _wait("disan-sst5")
+    assert base is not None and base.startswith(f"{explorer.URL}/disan-sst5-") and base.endswith("/")
+    assert len(built) == 1 and built[0][1] == ("disan-sst5",)
+    assert not (root / "disan-sst5-0123456789ab").exists()  # this model's earlier folder
+    assert (root / "disan-sst5-nodir-0123456789ab").exists()  # another model's, kept
+    assert _wait("disan-sst5") == base and len(built) == 1  # once per process
+
+
+def test_the_folder_name_follows_the_page_code(folder, monkeypatch):
+    first = _wait("disan-sst5")
+    explorer._started.clear()
+    monkeypatch.setattr(explorer, "_code_fingerprint", lambda: "another page code")
+    assert _wait("disan-sst5") != first
+
+
+def test_a_failed_build_says_why(folder, monkeypatch):
+    from disan.errors import DisanError
+
+    def broken(out, models):
+        raise DisanError("onnxruntime-web is missing: run npm ci")
+
+    monkeypatch.setattr(site, "build_site", broken)
+    assert _wait("disan-sst5") is None
+    assert explorer.why_not("disan-sst5") == "onnxruntime-web is missing: run npm ci"
