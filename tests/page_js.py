@@ -20,7 +20,7 @@ import pytest
 
 BROWSER = Path(__file__).resolve().parents[1] / "viz_app" / "browser"
 NODE = shutil.which("node")
-SCRIPTS = ("recompute.js", "figures.js", "sections.js", "report.js")
+SCRIPTS = ("recompute.js", "figures.js", "sections.js", "view_figures.js", "report.js")
 
 #: Loads the classic scripts (report.js needs a `window`), then answers each job; typed arrays come back as lists.
 RUNNER = r"""

@@ -38,7 +38,7 @@ BROWSER = Path(__file__).resolve().parents[1] / "browser"
 PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
 #: The page code, in load order: the figures and sections (the one definition every surface draws), then the
 #: drawing and its controls (``live.recompute_js``: recompute.js and paint.js; report.js).
-PAGE_SCRIPTS = ("figures.js", "sections.js", "report.js")
+PAGE_SCRIPTS = ("figures.js", "sections.js", "view_figures.js", "report.js")
 
 
 def check_lengths(counts: dict[str, int]) -> None:

@@ -47,7 +47,8 @@ ORT_LOADER = "ort-wasm-simd-threaded.mjs"
 #: Page scripts (each defines one global). The runtime, the data and site.js come first so that
 #: ``DisanSite.preload`` starts the model while plotly.js and the drawing code are parsed.
 EARLY_SCRIPTS = (ORT_SCRIPT, "ort-runtime.js", "site-data.js", "tokenize.js", "site.js")
-LATE_SCRIPTS = ("plotly.js", "recompute.js", "paint.js", "figures.js", "sections.js", "report.js")
+LATE_SCRIPTS = ("plotly.js", "recompute.js", "paint.js", "figures.js", "sections.js", "view_figures.js",
+                "report.js")
 #: Of those, the ones written by the build (the others are copied from viz_app/browser/).
 GENERATED = (ORT_SCRIPT, "ort-runtime.js", "site-data.js", "plotly.js")
 PAGE_SCRIPTS = tuple(s for s in EARLY_SCRIPTS + LATE_SCRIPTS if s not in GENERATED)

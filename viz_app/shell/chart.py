@@ -41,8 +41,8 @@ from viz_app.shell.plotly_js import PLOTLY_URL, READY_JS, plotly_js_served
 # shared with the offline report), plotly_ready.js (plotly.js fetched once per page, shared with the preloader)
 # and chart.js (charts drawn in place; live groups redrawn in the page).
 _BROWSER = Path(__file__).resolve().parents[1] / "browser"
-_JS = "\n".join([live.recompute_js(), READY_JS,
-                  *((_BROWSER / name).read_text(encoding="utf-8") for name in ("figures.js", "sections.js", "chart.js"))])
+_PAGE_CODE = ("figures.js", "sections.js", "view_figures.js", "chart.js")
+_JS = "\n".join([live.recompute_js(), READY_JS, *((_BROWSER / name).read_text(encoding="utf-8") for name in _PAGE_CODE)])
 _CSS = """
 .viz-live label { font-size: 0.875rem; }
 .viz-live output { font-weight: 600; }

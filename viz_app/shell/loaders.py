@@ -11,7 +11,9 @@
   pre-softmax scores (Im Eq. 7) — moving the α slider runs no encoder pass.
 * ``live_payload``: the same scores (or DiSAN's per-feature probabilities) for
   the page, which recomputes the maps itself while a slider moves (``live.py``).
-* ``attribution_view``: the four token attributions of one input and class (``disan.attribution``).
+* ``page_view``: a trace view packed for the page's figures (``chart.draw_figure``).
+* ``attribution_view``: the attributions (gradient × input, IG, leave-one-out) and the weight series (gated
+  rollout, attention flow) of one input and class (``disan.attribution``).
 
 Importing this module imports no torch (issue 19's cold start): a restarted app draws its opening page from
 ``view_store`` records, and the functions that need the model import it.
