@@ -117,7 +117,7 @@ def alpha_steps(page, base: str, T: int, path: str, warmup: int, n: int, timeout
             s = _measure(page, lambda: slider.press("ArrowRight"), LIVE_DRAWN, ["alpha", "alpha", value, 3], timeout_ms)
         else:
             s = _measure(page, lambda: slider.press("ArrowRight"), CHARTS_DRAWN,
-                         [ALPHA_CHARTS, f"α = {value:g} ", 3], timeout_ms)
+                         [ALPHA_CHARTS, f"α = {value:g}\"", 3], timeout_ms)
         if k >= warmup:
             out.append(s)
         _settle(page, timeout_ms)
@@ -179,14 +179,19 @@ SUBMIT_VIEWS = (("explore", "disan"), ("explore", "dsa"), ("disan_attention", "d
 #: Which charts a submit must redraw where it is not every heatmap (the default): every chart where a heatmap
 #: does not name the tokens (the Attribution view's Kendall τ matrix), or named charts (Source2token's word
 #: chart; its pair chart shows the word in a second sentence and may not change).
-SUBMIT_CHARTS = {"attribution": "charts", "ffn_pooling": "charts", "source2token": ["chart_s2t_word"]}
+SUBMIT_CHARTS = {"attribution": ["chart_attr_maps"], "ffn_pooling": "charts", "source2token": ["chart_s2t_word"]}
+#: The baseline commit's charts where they differ: its Attribution view drew no attention map, only the
+#: attributions, computed on the submit path.
+BASELINE_SUBMIT_CHARTS = {"attribution": "charts"}
 
 
 def submit_steps(page, base: str, model: str, T: int, warmup: int, n: int, timeout_ms: float,
-                 view: str = "explore", server_pid: int | None = None) -> tuple[list[float], list[float]]:
+                 view: str = "explore", server_pid: int | None = None,
+                 charts: dict | None = None) -> tuple[list[float], list[float]]:
     """Seconds from Ctrl+Enter in the sentence box until every heatmap of ``view`` names the new first token,
-    and the server's CPU seconds per submit (its rerun; empty without ``server_pid``)."""
-    which = SUBMIT_CHARTS.get(view, "heatmaps")
+    and the server's CPU seconds per submit (its rerun; empty without ``server_pid``). ``charts``: which charts
+    count, per view, where not ``SUBMIT_CHARTS``."""
+    which = (charts or {}).get(view, SUBMIT_CHARTS.get(view, "heatmaps"))
     page.goto(_url(base, model=model, view=view, sentence=sentence(T)))
     page.wait_for_function(CHARTS_DRAWN, arg=[which, sentence(T).split()[0], 1], timeout=timeout_ms)
     box = page.locator("section[data-testid=stSidebar] textarea").first
@@ -328,7 +333,8 @@ def run(
                     for view, model in submit_views:
                         for T in lengths:
                             _row(rows, log, f"submit → {view} heatmaps", path, model, T,
-                                 lambda: submit_steps(page, base, model, T, warmup, interactions, ms, view, pid))
+                                 lambda: submit_steps(page, base, model, T, warmup, interactions, ms, view, pid,
+                                                      BASELINE_SUBMIT_CHARTS if path == BASELINE_LABEL else None))
 
             _session(base, work, timeout_s)
     return rows

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from pathlib import Path
 
 import numpy as np
@@ -98,12 +99,26 @@ def _live_of(chart: dict, controls: dict[str, dict]) -> dict | None:
     return {"payload": control["payload"], "values": control["values"]}
 
 
+#: The Attribution view's line while its attributions are computed in the background (``attribution_job``).
+COMPUTING = "Computing the attributions"
+
+
+def settled(at: AppTest, timeout_s: float = 60.0) -> AppTest:
+    """``at`` once no view waits for a background computation: reruns as the page's polling fragment would."""
+    deadline = time.monotonic() + timeout_s
+    while any(COMPUTING in c.value for c in at.caption):
+        assert time.monotonic() < deadline, "the attributions never finished"
+        time.sleep(0.05)
+        at.run()
+    return at
+
+
 def page_built(at: AppTest) -> list[tuple[dict, dict]]:
     """``(payload, {figure, binding})`` of every chart in page order: the server's spec for role "chart"
     (binding: its live binding), or for role "figure" what the page builds from its trace views, built in Node
     by the page's own code (``page_js``) and, for a chart bound to a live control, drawn at the control's value
     as the page draws it."""
-    payloads, controls = chart_payloads(at), live_controls(at)
+    payloads, controls = chart_payloads(settled(at)), live_controls(at)
     for c in payloads:
         for view_id, v in (c.get("views") or {}).items():
             _VIEWS[view_id] = (json.loads(v["view"]), v["arrays"])

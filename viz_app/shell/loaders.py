@@ -12,6 +12,7 @@
 * ``live_payload``: the same scores (or DiSAN's per-feature probabilities) for
   the page, which recomputes the maps itself while a slider moves (``live.py``).
 * ``page_view``: a trace view packed for the page's figures (``chart.draw_figure``).
+* ``attribution_job``: the same computed in a background thread, drawn when ready.
 * ``attribution_view``: the attributions (gradient × input, IG, leave-one-out) and the weight series (gated
   rollout, attention flow) of one input and class (``disan.attribution``).
 
@@ -27,6 +28,7 @@ import json
 import sys
 import threading
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -230,8 +232,26 @@ def live_payload(name: str, text: str, hypothesis: str | None, masks: str, side:
 def attribution_view(name: str, text: str, hypothesis: str | None, masks: str, alpha: float | None,
                      target: str | None) -> AttributionView:
     """``disan.attribution.attribute`` of the cached trace for class ``target`` (None: predicted), as records."""
+    return _attribute(load_model(name), full_trace(name, text, hypothesis, masks, alpha), target)
+
+
+def _attribute(model: SentenceModel, trace: ModelTrace, target: str | None) -> AttributionView:
     from disan.attribution import attribute
 
     from viz_app.draw.attribution import attribution_view as to_attribution_view
 
-    return to_attribution_view(attribute(load_model(name), full_trace(name, text, hypothesis, masks, alpha), target))
+    return to_attribution_view(attribute(model, trace, target))
+
+
+#: One thread computes attributions off the submit path (``attribution_job``), one input at a time.
+_ATTRIBUTIONS = ThreadPoolExecutor(max_workers=1, thread_name_prefix="disan-attribution")
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def attribution_job(name: str, text: str, hypothesis: str | None, masks: str, alpha: float | None,
+                    target: str | None) -> Future:
+    """``attribution_view`` computed in a background thread (issue 27: the Attribution view's maps follow the
+    sentence at once, its attributions are drawn when ready). The model and the trace come from this script
+    run's caches; the thread runs only ``disan.attribution`` (no Streamlit call, no hook on the model)."""
+    model, trace = load_model(name), full_trace(name, text, hypothesis, masks, alpha)
+    return _ATTRIBUTIONS.submit(_attribute, model, trace, target)
