@@ -42,7 +42,7 @@ function fullAt(gd, g, values) {
 function fullDraw(gd, values) {
   gd.__full = { id: gd.__live && gd.__live.payload_id, values: values };
   gd.__vizQueue = gd.__vizQueue
-    .then(() => window.Plotly.react(gd, fitted(gd), gd.__figure.layout, gd.__config))
+    .then(() => { DisanPaint.unswap(gd); return window.Plotly.react(gd, fitted(gd), gd.__figure.layout, gd.__config); })
     .then(() => { gd.__shown = values; markShown(gd); });
   return gd.__vizQueue;
 }
@@ -163,14 +163,19 @@ function drawChart(gd, figure, data, live, config) {
  * its image, the token labels over its axes; a few milliseconds, no layout), as the static explorer does while
  * typing; Plotly lays the chart out again once the page rests (REST_MS), and until then hover is off where the
  * length changed. False, with nothing changed, where the chart cannot be painted so (another structure, bars). */
-function swapFirst(gd, figure, data, config) {
-  if (!gd._fullLayout || gd.__live || !figure.data.some(t => t.type === "heatmap")) return false;
+function swapFirst(gd, figure, data, config, live) {
+  if (!gd._fullLayout || !figure.data.some(t => t.type === "heatmap")) return false;
+  if (live) { // drawn at its control's values, as drawChart would; the control of this sentence has mounted first
+    const g = group(live.group);
+    if (!g.live || g.live.id !== live.payload_id) return false;
+    DisanRecompute.render(g.live, live.binding, figure, Object.assign({}, g.values));
+  }
   const spec = { data: DisanPaint.fitCellText(figure.data, figure.layout, gd.clientWidth || 1000), layout: figure.layout };
   if (!DisanPaint.swap(gd, spec)) return false;
   gd.__figure = figure;
   markShown(gd);
   clearTimeout(gd.__restTimer);
-  gd.__restTimer = setTimeout(() => { if (gd.isConnected && gd.__figure === figure) drawChart(gd, figure, data, null, config); },
+  gd.__restTimer = setTimeout(() => { if (gd.isConnected && gd.__figure === figure) drawChart(gd, figure, data, live, config); },
                               REST_MS);
   return true;
 }
@@ -261,7 +266,14 @@ function mountFigure(component, data) {
       for (const t of built.figure.data) if (t.type === "scatter" && t.name === "cells") t.mode = "none";
     }
     const live = want && built.binding ? Object.assign(want, { binding: built.binding }) : null;
-    if (!live && swapFirst(gd, built.figure, data, config)) return;
+    if (swapFirst(gd, built.figure, data, config, live)) return;
+    if (gd._fullLayout && !built.figure.data.some(t => t.type === "heatmap")) {
+      // Bars of a new sentence: drawn after the next frame, so that the heatmaps painted in this turn show first.
+      requestAnimationFrame(() => setTimeout(() => {
+        if (token === gd.__figureToken) drawChart(gd, built.figure, data, live, config);
+      }, 0));
+      return;
+    }
     drawChart(gd, built.figure, data, live, config);
   }).catch(err => {
     gd.__staticKey = undefined;
