@@ -361,8 +361,9 @@ def table(rows: list[dict], warmup: int) -> Table:
         "Path *browser*: this checkout; the live slider recomputes the maps in the page "
         f"(`viz_app/browser/recompute.js`) and the server learns the final value {settings.LIVE_SEND_AFTER_MS} ms "
         "after the last move. Path *server*: a Streamlit rerun per step (`VIZ_BROWSER_RECOMPUTE=0`). Path "
-        f"*{BASELINE_LABEL}*: the same rows against the baseline commit's files (`git archive`) (the code before "
-        "issue 19), in the same run. α step: one → press after the page settled, all 3 charts of the Distance view; "
+        f"*{BASELINE_LABEL}*: the same rows against the baseline commit's files (`git archive`), in the same run. "
+        "Keys → Explore maps: letters typed into the sidebar's sentence box 5 times a second, no submit, until the "
+        "frame that shows the maps drawn from the page's own model run (issue 27). α step: one → press after the page settled, all 3 charts of the Distance view; "
         "α keys: → pressed 3 or 5 times a second without waiting; feature: the DiSAN maps and the row bars; submit: "
         "Ctrl+Enter with a new sentence until every heatmap of the view names it."
     )
