@@ -244,7 +244,12 @@ def typing_keys(page, base: str, T: int, rate: float, warmup: int, n: int, timeo
     letters = "zebrashumquietly" * 4
     for k in range(warmup + n):
         start = time.monotonic()
-        s = _measure(page, lambda: box.press(letters[k % len(letters)]), TYPED_SHOWN, None, timeout_ms)
+        try:
+            s = _measure(page, lambda: box.press(letters[k % len(letters)]), TYPED_SHOWN, None, timeout_ms)
+        except Exception as err:  # noqa: BLE001 - say what the page knows, then fail the row
+            state = page.evaluate("() => { const t = window.__disanTyping || {}; return {problem: t.problem || null, "
+                                  "running: !!t.running, stamp: t.stamp, shown: t.shown && t.shown.stamp}; }")
+            raise RuntimeError(f"key {k}: {str(err).splitlines()[0]}; page state {state}") from None
         if k >= warmup:
             out.append(s)
         time.sleep(max(0.0, period - (time.monotonic() - start)))
