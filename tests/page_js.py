@@ -49,6 +49,11 @@ const run = (job) => {
       }
       return out;
     }
+    if (job.fn === "section") {
+      const [views, id, params] = job.args;
+      const tvs = views.map(([view, arrays]) => DisanSections.unpack(view, Uint8Array.from(Buffer.from(arrays, "base64"))));
+      return { html: DisanSections.sectionBody(tvs, id, params) };
+    }
     if (job.fn === "page") { const p = DisanSections.page(job.args[0], job.args[1]); delete p.sections; return p; }
     const [lib, name] = job.fn.split(".");
     return (lib === "F" ? DisanFigures : DisanSections)[name](...job.args);

@@ -29,7 +29,7 @@ from disan import checkpoint
 from viz_app.draw import figures, settings
 from viz_app.shell import loaders
 from tests.bad_text import CASES
-from tests.test_app import assert_clean, chart_by_key, charts, decode, plain, run_app
+from tests.test_app import assert_clean, chart_by_key, charts, decode, plain, run_app, section_html
 
 #: Cases the app refuses, with a fragment of its one-sentence message. The app's limits
 #: are lower than the API's: MAX_CHARS characters and MAX_TOKENS tokens (viz_app/draw/settings.py).
@@ -107,8 +107,8 @@ def test_injection_cases_show_escaped_characters_not_markup():
     assert_clean(at)
     ticks = chart_by_key(at, "overview")["layout"]["xaxis"]["ticktext"]
     assert ticks[:3] == ["&lt;", "b", "&gt;"]
-    badges = next(m.value for m in at.markdown if "-badge[" in m.value)
-    assert r"[\*\*strong\*\*]" in badges and r"[\:]" in badges and r"[\(]" in badges
+    tokens = section_html(at, "tokens")  # the page's Tokens section: every token escaped, one badge each
+    assert '">&lt;</span>' in tokens and '">**strong**</span>' in tokens and "<b>bold" not in tokens
     assert not any(m.allow_html and "strong" in m.value for m in at.markdown)
 
 

@@ -87,6 +87,9 @@ def test_keys_redraw_the_maps_before_any_submit_with_the_models_numbers(page):
     tab.wait_for_function(f"() => {{ const o = ({OVERVIEW})(); return o && o.ticks.some(t => t.includes('hums')); }}")
     drawn = tab.evaluate(OVERVIEW)
     assert tab.evaluate("() => new URL(location.href).searchParams.get('sentence')") != "the zebra hums"  # not yet sent
+    # The tokens with their vocabulary status follow too (the page's Tokens section).
+    badges = tab.evaluate("() => Array.from(document.querySelectorAll('.st-key-tokens .tokens .tok'), t => t.textContent)")
+    assert badges == ["the", "zebra", "hums"]
     got = np.nan_to_num(np.array([[np.nan if v is None else v for v in row] for row in drawn["z"]], dtype=float))
     assert got.shape == (3, 3)
     # Exactly the page's own model run on the typed text (tests/test_site.py holds that run to the torch model

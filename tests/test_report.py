@@ -79,8 +79,8 @@ def test_report_is_one_offline_file_with_every_section(tiny_traces, arch):
     html = report.report_html(trace)
     assert_offline(html)
     scripts = [a for t, a in tags(html) if t == "script"]
-    # plotly.js, the data and its arrays (packed); recompute.js + paint.js, figures.js, sections.js, report.js; boot
-    assert len(scripts) == 8
+    # plotly.js, the data and its arrays (packed); recompute.js + paint.js, then report.PAGE_SCRIPTS; boot
+    assert len(scripts) == 3 + 1 + len(report.PAGE_SCRIPTS) + 1
     assert unpack(html, "plotly-js") == report.PLOTLY_JS.read_bytes()
     data = data_of(html)
     html = data["html"]

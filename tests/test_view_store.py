@@ -113,7 +113,8 @@ charts = [unwire(json.loads(c.proto.json)) for c in at.get("bidi_component")
           if c.proto.component_name.startswith("viz_plotly_chart")]
 warm = any(t.name.startswith("disan-warm-") for t in threading.enumerate())
 print(json.dumps({{"torch": "torch" in sys.modules, "warm": warm, "errors": [e.value for e in at.error],
-                  "charts": [c for c in charts if c.get("role") == "figure"]}}))
+                  "charts": [c for c in charts if c.get("role") == "figure"],
+                  "views": {{k: v for c in charts for k, v in (c.get("views") or {{}}).items()}}}}))
 """
 
 
@@ -125,7 +126,7 @@ def _first_page(folder: Path) -> dict:
                          env=env, cwd=ROOT, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
     page = json.loads(out.stdout.strip().splitlines()[-1])
-    views = {k: (json.loads(v["view"]), v["arrays"]) for c in page["charts"] for k, v in (c.get("views") or {}).items()}
+    views = {k: (json.loads(v["view"]), v["arrays"]) for k, v in page["views"].items()}
     built = page_figures([([views[v] for v in c["view_ids"]], c["figure"], c["params"], c["theme"])
                           for c in page["charts"]])
     heat = [b["figure"] for b in built if b["figure"]["data"][0]["type"] == "heatmap"]

@@ -281,6 +281,36 @@ function mountFigure(component, data) {
   });
 }
 
+/* role "section": the HTML of a section of the page's own definitions (DisanSections.sectionBody: the tokens with
+ * their vocabulary status), from the chart's trace view; with data.follow it follows typing too. */
+function mountSection(component, data) {
+  const { parentElement } = component;
+  let el = parentElement.querySelector(".viz-section");
+  if (!el) {
+    el = document.createElement("div");
+    el.className = "viz-section";
+    parentElement.appendChild(el);
+  }
+  const key = JSON.stringify([data.view_ids, data.section, data.params]);
+  const fresh = viewsFor(data);
+  if (data.follow) {
+    el.__follow = data;
+    TYPING.sections.add(el);
+    if (el.__key && boxesAhead(data.follow)) return; // the box holds newer text, drawn by the page itself
+  }
+  if (el.__key === key) return;
+  el.__key = key;
+  fresh.then(views => {
+    const missing = data.view_ids.find((id, i) => !views[i]);
+    if (missing) {
+      el.__key = undefined;
+      component.setTriggerValue("missing", missing);
+      return;
+    }
+    el.innerHTML = DisanSections.sectionBody(views, data.section, data.params);
+  }).catch(err => { el.__key = undefined; el.textContent = `This section could not be drawn: ${err.message}`; });
+}
+
 /* ------------------------------------------------------------ role "typing": Explore follows the keys */
 
 /* The sentence box (the sidebar's) drives the model in the page (DisanSite, loaded from the model's explorer
@@ -289,7 +319,7 @@ function mountFigure(component, data) {
  * Plotly.react once typing rests (REST_MS). One model run is in flight at a time; the newest text waits.
  * The server learns the text data.send_after_ms after the last key (or at once on Enter). */
 const TYPING = (window.__disanTyping = window.__disanTyping ||
-  { follow: new Set(), base: null, ready: null, running: false, pending: null, typed: null, stamp: 0, shown: null });
+  { follow: new Set(), sections: new Set(), base: null, ready: null, running: false, pending: null, typed: null, stamp: 0, shown: null });
 const REST_MS = 300;
 const SCRIPTS = {};
 
@@ -362,6 +392,10 @@ function drawTyped(tv, input) {
       data: DisanPaint.fitCellText(spec.data, spec.layout, gd.clientWidth || 1000), layout: spec.layout });
     if (painted) gd.__vizDrawn = performance.now();
     else later.push(gd);
+  }
+  for (const el of TYPING.sections) {
+    if (!el.isConnected) { TYPING.sections.delete(el); continue; }
+    el.innerHTML = DisanSections.sectionBody([tv], el.__follow.section, el.__follow.params);
   }
   gd_shown(stamp);
   // Bars (and any chart the swap cannot paint) one per task, unless a newer sentence came.
@@ -510,6 +544,7 @@ export default function (component) {
   const data = unwire(component.data);
   if (data.role === "control") mountControl(component, data);
   else if (data.role === "typing") mountTyping(component, data);
+  else if (data.role === "section") mountSection(component, data);
   else if (data.role === "figure") mountFigure(component, data);
   else mountChart(component, data);
 }

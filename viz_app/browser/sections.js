@@ -642,6 +642,17 @@
 
   /* ------------------------------------------------------------ one figure at a time (the app) */
 
+  /* The HTML of a section of one sentence, for a host that lays it out itself (the app's Explore): "tokens" —
+   * the sentence's tokens with their vocabulary status, the predicted label and the legend (the report's Tokens
+   * section for one side). params: {side}. */
+  function sectionBody(views, id, params) {
+    var tv = views[0], p = params || {};
+    checkView(tv, { anyLength: true });
+    if (id !== "tokens") throw new Error("No section \"" + id + "\"; the app draws \"tokens\".");
+    var sent = p.side === "hypothesis" && tv.hypothesis ? tv.hypothesis : tv.premise;
+    return tokensHtml(sent) + predictionLine(tv) + legendHtml();
+  }
+
   /* The figure `id` of this trace view's page (a Figure: {id, figure, binding, paper, caption, side}), for a
    * host that draws figures one by one in its own layout (the app's chart component). The sections are built
    * once per trace view and theme; each figure is still built only when first read. Any length is accepted:
@@ -681,6 +692,7 @@
     unpack: unpack,
     figureById: figureById,
     draw: draw,
+    sectionBody: sectionBody,
     define: define,
     builders: function () { return Object.keys(BUILDERS); },
     // What view_figures.js builds its figures with.

@@ -107,7 +107,7 @@ def report_html(trace: ModelTrace, *, compact: bool = False, only: str | None = 
     page = (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{escape(title)}</title><style>{_read(BROWSER / 'report.css')}</style>"
+        f"<title>{escape(title)}</title><style>{_read(BROWSER / 'report.css')}{_read(BROWSER / 'tokens.css')}</style>"
         f'</head><body class="{"compact" if compact else "report"}"><header id="report-header"></header>'
         f'<main id="report"></main>{"".join(scripts)}<script>DisanReport.boot(document);</script>'
         "</body></html>"

@@ -52,7 +52,7 @@ LATE_SCRIPTS = ("plotly.js", "recompute.js", "paint.js", "figures.js", "sections
 #: Of those, the ones written by the build (the others are copied from viz_app/browser/).
 GENERATED = (ORT_SCRIPT, "ort-runtime.js", "site-data.js", "plotly.js")
 PAGE_SCRIPTS = tuple(s for s in EARLY_SCRIPTS + LATE_SCRIPTS if s not in GENERATED)
-STYLES = ("report.css", "site.css")
+STYLES = ("report.css", "tokens.css", "site.css")
 #: Present in every folder this module writes: only such a folder is ever replaced.
 MARKER = ".disan-site"
 #: Most tokens per sentence the page takes (the report's limit: T² maps and T²·D DiSAN features stay small).

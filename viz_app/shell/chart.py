@@ -43,7 +43,8 @@ from viz_app.shell.plotly_js import PLOTLY_URL, READY_JS, plotly_js_served
 _BROWSER = Path(__file__).resolve().parents[1] / "browser"
 _PAGE_CODE = ("figures.js", "sections.js", "view_figures.js", "chart.js")
 _JS = "\n".join([live.recompute_js(), READY_JS, *((_BROWSER / name).read_text(encoding="utf-8") for name in _PAGE_CODE)])
-_CSS = """
+_TOKENS_CSS = (_BROWSER / "tokens.css").read_text(encoding="utf-8")
+_CSS = _TOKENS_CSS + """
 .viz-live label { font-size: 0.875rem; }
 .viz-live output { font-weight: 600; }
 .viz-live input[type=range] { width: 100%; margin: 0.25rem 0; touch-action: pan-y; }
@@ -109,6 +110,25 @@ def _view_missing(key: str) -> None:
     st.session_state.setdefault(SENT_VIEWS, set()).discard(missing)
 
 
+def _carry(views: Sequence[PageView], data: dict) -> None:
+    """Put into ``data`` the trace views this session's page has not been sent yet (and the figure context)."""
+    sent = st.session_state.setdefault(SENT_VIEWS, set())
+    carried = {v.id: {"view": v.view, "arrays": v.arrays} for v in views if v.id not in sent}
+    if carried:
+        data.update(views=carried, context=figure_context())
+        sent.update(carried)
+
+
+def draw_section(view: PageView, section: str, *, key: str, params: dict | None = None,
+                 follow: dict | None = None) -> None:
+    """The HTML of the page's section ``section`` of ``view`` (``DisanSections.sectionBody``: "tokens"), built in
+    the page as the report builds its sections; ``follow`` as for ``draw_figure``."""
+    data = {"role": "section", "view_ids": [view.id], "section": section, "params": params or {},
+            "plotly_url": plotly_url(), "follow": follow}
+    _carry([view], data)
+    component()(key=key, data=wire(data), on_missing_change=partial(_view_missing, key))
+
+
 def draw_figure(
     views: PageView | Sequence[PageView],
     figure: str,
@@ -130,7 +150,6 @@ def draw_figure(
     makes the chart follow that group's control; the binding is the figure's own. ``follow`` (``{"text",
     "hypothesis"}``: the sentence of ``views``) makes it follow typing (``typing_control``)."""
     views = [views] if isinstance(views, PageView) else list(views)
-    sent = st.session_state.setdefault(SENT_VIEWS, set())
     data = {
         "role": "figure",
         "view_ids": [v.id for v in views],
@@ -143,10 +162,7 @@ def draw_figure(
         "live": live,
         "follow": follow,
     }
-    carried = {v.id: {"view": v.view, "arrays": v.arrays} for v in views if v.id not in sent}
-    if carried:
-        data.update(views=carried, context=figure_context())
-        sent.update(carried)
+    _carry(views, data)
     callbacks = {"on_missing_change": partial(_view_missing, key)}
     if on_select is not None:
         callbacks["on_selection_change"] = on_select

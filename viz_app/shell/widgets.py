@@ -201,12 +201,6 @@ def summary_line(s: dict[str, float]) -> str:
     )
 
 
-def tokens_markdown(tokens: Sequence[str], status: Sequence[str]) -> str:
-    """Tokens as markdown badges: unknown words orange, GloVe-only (unseen in training) blue."""
-    badge = {"unknown": "orange", "glove": "blue", "vocab": "gray"}
-    return " ".join(f":{badge.get(s, 'gray')}-badge[{md_escape(t)}]" for t, s in zip(tokens, status))
-
-
 def caption_claim(verdict, model: str | None = None) -> None:
     """Paper claim, measured evidence and verdict as a caption, with a link to the same claim measured over
     a whole test set (the Evidence view) when the verdict names one."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from viz_app.shell import chart
+from viz_app.shell import chart, loaders
 from viz_app.shell.context import Context
 from viz_app.draw.text import md_escape
 from viz_app.shell.explorer import explorer_base, why_not
@@ -15,13 +15,7 @@ from viz_app.shell.widgets import (
     sentence_of,
     side_of,
     summary_line,
-    tokens_markdown,
     trace_json_source,
-)
-
-_LEGEND = (
-    "Tokens: :gray-badge[in the model's vocabulary] · :blue-badge[glove — a GloVe vector the model never "
-    "trained on] · :orange-badge[unknown — no vector, uses the <unk> row]"
 )
 
 
@@ -34,20 +28,17 @@ def render(ctx: Context) -> None:
     if tv is None:
         return
     sent = sentence_of(ctx, tv)
-    st.markdown(tokens_markdown(sent.tokens, sent.status))
-    st.caption(_LEGEND)
-    unknown = sum(s == "unknown" for s in sent.status)
-    glove = sum(s == "glove" for s in sent.status)
-    st.caption(
-        f"{sent.length} tokens · {unknown} unknown · {glove} GloVe-only · masks {tv.masks[0]}/{tv.masks[1]}"
-        + (f" · α = {tv.alpha:g}" if tv.alpha is not None else "")
-    )
     # The page's model runs the trained masks only: other masks keep the submit path.
     base = None if ctx.input_error or ctx.masks != "default" else explorer_base(ctx.model)
     if base is not None:
         chart.typing_control(key="typing", base=base, model=ctx.model, alpha=ctx.alpha if ctx.is_dsa else None,
                              text=ctx.text, hypothesis=ctx.hypothesis, on_change=_typed)
     follow = base is not None
+    # The tokens with their vocabulary status and the predicted label: the report's Tokens section, in the page.
+    chart.draw_section(loaders.page_view(ctx.model, ctx.text, ctx.hypothesis, ctx.masks, ctx.trace_alpha), "tokens",
+                       key="tokens", params={"side": side_of(ctx, tv)},
+                       follow={"text": ctx.text, "hypothesis": ctx.hypothesis or ""} if follow else None)
+    st.caption(f"masks {tv.masks[0]}/{tv.masks[1]}" + (f" · α = {tv.alpha:g}" if tv.alpha is not None else ""))
     if not follow and (problem := why_not(ctx.model)):
         st.caption(md_escape(f"The maps follow a submitted sentence (Ctrl+Enter) only: {problem}"))
     left, right = st.columns([1, 2])
