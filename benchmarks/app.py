@@ -330,7 +330,7 @@ def run(
                     for T in lengths:
                         _row(rows, log, "feature step → redrawn", path, "disan", T,
                              lambda: feature_steps(page, base, T, path, warmup, interactions, ms))
-                if path == "browser":
+                if path == "browser" and settings.EXPLORE_TYPING:  # VIZ_EXPLORE_TYPING=0 (the tests) skips it
                     for T in [t for t in lengths if t <= 20]:
                         _row(rows, log, "keys at 5/s → Explore maps", path, TYPING_MODEL, T,
                              lambda: typing_keys(page, base, T, 5.0, warmup, interactions, ms))

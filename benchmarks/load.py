@@ -297,11 +297,13 @@ async def protocol_session(phase: Phase, index: int) -> None:
 # ------------------------------------------------------------------ browser sessions
 _OVERVIEW = """(word) => {
   for (const gd of document.querySelectorAll('.js-plotly-plot')) {
-    const heat = (gd.data || []).filter(t => t.type === 'heatmap' && t.hoverinfo !== 'skip');
+    // The figure the chart shows: chart.js paints a new sentence's heatmaps in before Plotly lays them out.
+    const fig = gd.__figure || gd;
+    const heat = (fig.data || []).filter(t => t.type === 'heatmap' && t.hoverinfo !== 'skip');
     if (heat.length === 2 && gd.textContent.includes(word)) {
       const z = heat[0].z;
       const plain = (x) => x == null ? null : ArrayBuffer.isView(x) ? Array.from(x) : Array.isArray(x) ? x.map(plain) : x;
-      return {z: plain(z), ticks: (gd.layout.xaxis.ticktext || []).map(String)};
+      return {z: plain(z), ticks: (fig.layout.xaxis.ticktext || []).map(String)};
     }
   }
   return null;
