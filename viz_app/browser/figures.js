@@ -288,7 +288,7 @@
 
   /* ------------------------------------------------------------ builders */
 
-  /* figures.heatmap_grid: panels sharing ONE colour scale. opts: {colTokens, title, theme, cols, valueName,
+  /* heatmapGrid: panels sharing ONE colour scale. opts: {colTokens, title, theme, cols, valueName,
    * zmin, zmax, masked (array of boolean matrices or null per panel), panelHeight, clickable}. */
   function heatmapGrid(mats, titles, rowTokens, opts) {
     var o = opts || {}, th = theme(o.theme), valueName = o.valueName === undefined ? "P" : o.valueName;
@@ -351,7 +351,7 @@
     return { z: z, block: block };
   }
 
-  /* figures.small_multiples: one panel per head on a shared scale, block-averaged to maxCells per side.
+  /* smallMultiples: one panel per head on a shared scale, block-averaged to maxCells per side.
    * opts: {title, theme, cols, valueName, maxCells}. */
   function smallMultiples(stack, tokens, titles, opts) {
     var o = opts || {}, maxCells = o.maxCells === undefined ? constant("SMALL_MULTIPLE_MAX") : o.maxCells;
@@ -374,7 +374,7 @@
     return Array.isArray(mapping) ? mapping : Object.keys(mapping).map(function (k) { return [k, mapping[k]]; });
   }
 
-  /* figures.bar_chart: grouped bars per token, one colour per series. series: [[name, values], ...] (or an
+  /* barChart: grouped bars per token, one colour per series. series: [[name, values], ...] (or an
    * object whose keys are not integer-like). opts: {title, yTitle, theme, yRange}. */
   function barChart(series, tokens, opts) {
     var o = opts || {}, th = theme(o.theme), hover = hoverLabels(tokens), list = pairs(series);
@@ -401,7 +401,7 @@
     }) };
   }
 
-  /* figures.prediction_chart: horizontal bars of label probabilities, the predicted label in the accent
+  /* predictionChart: horizontal bars of label probabilities, the predicted label in the accent
    * colour. prediction: {label: p} or [[label, p], ...]. opts: {title, theme}. */
   function predictionChart(prediction, opts) {
     var o = opts || {}, th = theme(o.theme), list = pairs(prediction);
@@ -427,7 +427,7 @@
     }) };
   }
 
-  /* figures.vector_grids: feature vectors folded into rows × cols grids side by side on ONE scale
+  /* vectorGrids: feature vectors folded into rows × cols grids side by side on ONE scale
    * (Shen Fig. 8). opts: {title, theme, cols (30), valueName}. */
   function vectorGrids(vectors, titles, opts) {
     var o = opts || {}, th = theme(o.theme), cols = o.cols || 30, valueName = o.valueName === undefined ? "P" : o.valueName;
@@ -478,7 +478,7 @@
     return v === null ? NaN : v;
   }
 
-  /* figures.token_feature_heatmap: rows = tokens, columns = feature index k (e.g. the fusion gate F,
+  /* tokenFeatureHeatmap: rows = tokens, columns = feature index k (e.g. the fusion gate F,
    * Shen Eq. 19). matrix: T × D rows (null or NaN where no value). opts: {title, theme, valueName ("value"),
    * zmin, zmax}. */
   function tokenFeatureHeatmap(matrix, tokens, opts) {
@@ -497,7 +497,7 @@
     }) };
   }
 
-  /* figures.compare_heatmaps: A and B on ONE colour scale (identical zmin/zmax) and A − B on a diverging
+  /* compareHeatmaps: A and B on ONE colour scale (identical zmin/zmax) and A − B on a diverging
    * scale centred at 0 (a null or NaN cell in A or B is NaN in A − B, as in numpy). a, b: T × T rows.
    * opts: {titles ([A, B], default ["A", "B"]), title, theme, valueName ("P")}. */
   function compareHeatmaps(a, b, tokens, opts) {
@@ -548,7 +548,7 @@
   /* heatmap's default axis titles: rows attend, columns are attended (docs/conventions.md). */
   var ROW_TITLE = "attending token (row)", COL_TITLE = "attended token (column)";
 
-  /* figures.heatmap: one R × C heatmap, rows labelled by `rowTokens`, columns by `colTokens` (null: the row
+  /* heatmap: one R × C heatmap, rows labelled by `rowTokens`, columns by `colTokens` (null: the row
    * labels). With `diverging` the scale is the theme's diverging one, symmetric about 0 (zmid 0), e.g. the
    * Kendall τ of attribution.tau_heatmap. z: R × C rows (null or NaN where no value). opts: {title, theme,
    * zmin, zmax, diverging, valueName ("P"), xTitle, yTitle, masked (boolean R × C rows: −∞ cells drawn in
@@ -584,7 +584,7 @@
     }) };
   }
 
-  /* figures.mask_panels: additive masks (0 / −∞ / −α|i−j|: Shen Eq. 16–18, Im Eq. 7) as a heatmapGrid,
+  /* maskPanels: additive masks (0 / −∞ / −α|i−j|: Shen Eq. 16–18, Im Eq. 7) as a heatmapGrid,
    * finite cells on the sequential scale and −∞ cells in theme.masked. panels: [[name, T × T rows], ...] (or an object
    * whose keys are not integer-like). JSON cannot carry −∞, so a null cell is read as −∞ (masked), like
    * -Infinity, NaN and +∞ (numpy's ~isfinite). opts: {title, theme, cols (3)}. */
