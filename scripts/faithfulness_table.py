@@ -207,7 +207,8 @@ def block(directory: Path = ROOT / "pretrained") -> str:
         parts += [""] + extra
     migrated = [m.name for m in results.measured if m.data.get("not_computed")]
     if migrated:
-        parts += ["", f"**Not computed:** {', '.join(f'`{n}`' for n in migrated)} were measured with schema 1 and "
+        were = "was" if len(migrated) == 1 else "were"
+        parts += ["", f"**Not computed:** {', '.join(f'`{n}`' for n in migrated)} {were} measured with schema 1 and "
                       "migrated to schema 2 (gated rollout was then called flow); attention flow, the agreement "
                       "intervals, the like-for-like Jain & Wallace row, the DSA's pooling series and ERASER's AOPC "
                       "need `python -m disan faithfulness --model NAME --write`."]
