@@ -10,14 +10,13 @@ onnxruntime-web (``npm ci``).
 from __future__ import annotations
 
 import shutil
-import socket
 import time
 
 import numpy as np
 import pytest
 
 import disan
-from benchmarks.server import streamlit_server
+from benchmarks.server import free_port, streamlit_server
 from tests.test_site import ort_or_skip
 
 pytestmark = pytest.mark.browser
@@ -38,10 +37,13 @@ OVERVIEW = """() => {
 }"""
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def retype(tab, text: str):
+    """Replace the sidebar's sentence with ``text``, key by key (no submit); the box, for more keys."""
+    box = tab.locator(".st-key-sentence textarea")
+    box.click()
+    box.press("Control+a")
+    box.press_sequentially(text, delay=30)
+    return box
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +57,7 @@ def page(tmp_path_factory):
     from playwright.sync_api import sync_playwright
 
     log = tmp_path_factory.mktemp("streamlit") / "server.log"
-    with streamlit_server(_free_port(), log_path=log, env={"VIZ_EXPLORE_TYPING": "1"}) as (url, _), \
+    with streamlit_server(free_port(), log_path=log, env={"VIZ_EXPLORE_TYPING": "1"}) as (url, _), \
             sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"])
         tab = browser.new_page(viewport={"width": 1400, "height": 900})
@@ -80,10 +82,7 @@ def page(tmp_path_factory):
 
 def test_keys_redraw_the_maps_before_any_submit_with_the_models_numbers(page):
     tab, _ = page
-    box = tab.locator(".st-key-sentence textarea")
-    box.click()
-    box.press("Control+a")
-    box.press_sequentially("the zebra hums", delay=30)
+    retype(tab, "the zebra hums")
     tab.wait_for_function(f"() => {{ const o = ({OVERVIEW})(); return o && o.ticks.some(t => t.includes('hums')); }}")
     drawn = tab.evaluate(OVERVIEW)
     assert tab.evaluate("() => new URL(location.href).searchParams.get('sentence')") != "the zebra hums"  # not yet sent
@@ -104,10 +103,7 @@ def test_keys_redraw_the_maps_before_any_submit_with_the_models_numbers(page):
 
 def test_the_server_learns_the_typed_sentence_once_typing_rests_and_enter_submits(page):
     tab, _ = page
-    box = tab.locator(".st-key-sentence textarea")
-    box.click()
-    box.press("Control+a")
-    box.press_sequentially("a quiet river", delay=30)
+    box = retype(tab, "a quiet river")
     tab.wait_for_function("() => new URL(location.href).searchParams.get('sentence') === 'a quiet river'")
     box.press("End")
     box.press_sequentially(" bends", delay=30)

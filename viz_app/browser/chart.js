@@ -103,16 +103,21 @@ function fitted(gd) {
   return DisanPaint.fitCellText(gd.__figure.data, gd.__figure.layout, gd.clientWidth || 1000);
 }
 
+/* The component's one element of class `className` (made on its first render; `made` tells): Streamlit calls
+ * the component on every rerun, and the element, with what it drew, persists between them. */
+function ownElement(parent, className) {
+  const found = parent.querySelector("." + className);
+  if (found) return { el: found, made: false };
+  const el = document.createElement("div");
+  el.className = className;
+  parent.appendChild(el);
+  return { el: el, made: true };
+}
+
 function chartElement(component, data) {
-  const { parentElement, setTriggerValue } = component;
-  let gd = parentElement.querySelector(".viz-chart");
-  if (!gd) {
-    gd = document.createElement("div");
-    gd.className = "viz-chart";
-    parentElement.appendChild(gd);
-    gd.__vizQueue = Promise.resolve();
-  }
-  gd.__vizSelect = data.selectable ? setTriggerValue : null;
+  const { el: gd, made } = ownElement(component.parentElement, "viz-chart");
+  if (made) gd.__vizQueue = Promise.resolve();
+  gd.__vizSelect = data.selectable ? component.setTriggerValue : null;
   return gd;
 }
 
@@ -284,13 +289,7 @@ function mountFigure(component, data) {
 /* role "section": the HTML of a section of the page's own definitions (DisanSections.sectionBody: the tokens with
  * their vocabulary status), from the chart's trace view; with data.follow it follows typing too. */
 function mountSection(component, data) {
-  const { parentElement } = component;
-  let el = parentElement.querySelector(".viz-section");
-  if (!el) {
-    el = document.createElement("div");
-    el.className = "viz-section";
-    parentElement.appendChild(el);
-  }
+  const { el } = ownElement(component.parentElement, "viz-section");
   const key = JSON.stringify([data.view_ids, data.section, data.params]);
   const fresh = viewsFor(data);
   if (data.follow) {
@@ -431,10 +430,14 @@ function fullTyped(gd) {
   return gd.__vizQueue;
 }
 
-function onTyped() {
+/* What the sentence boxes hold now: {text, hypothesis}. */
+function boxText() {
   const boxes = sentenceBoxes();
-  const input = { text: boxes.text ? boxes.text.value : "", hypothesis: boxes.hypothesis ? boxes.hypothesis.value : "",
-                  stamp: ++TYPING.stamp, t: performance.now() };
+  return { text: boxes.text ? boxes.text.value : "", hypothesis: boxes.hypothesis ? boxes.hypothesis.value : "" };
+}
+
+function onTyped() {
+  const input = Object.assign(boxText(), { stamp: ++TYPING.stamp, t: performance.now() });
   TYPING.inputs = TYPING.inputs || {};
   TYPING.inputs[input.stamp] = input.t;
   runTyped(input);
@@ -457,21 +460,14 @@ function bindBox(el) {
     // Enter submits (Shift+Enter keeps a new line in the sentence box; Ctrl+Enter is Streamlit's own submit).
     if (ev.key !== "Enter" || ev.shiftKey || ev.ctrlKey || ev.metaKey || ev.isComposing) return;
     ev.preventDefault();
-    const boxes = sentenceBoxes();
-    sendTyped({ text: boxes.text ? boxes.text.value : "", hypothesis: boxes.hypothesis ? boxes.hypothesis.value : "" });
+    sendTyped(boxText());
   });
 }
 
 function mountTyping(component, data) {
-  const { parentElement, setStateValue } = component;
-  let line = parentElement.querySelector(".viz-typing");
-  if (!line) {
-    line = document.createElement("div");
-    line.className = "viz-typing";
-    parentElement.appendChild(line);
-  }
+  const { el: line } = ownElement(component.parentElement, "viz-typing");
   TYPING.data = data;
-  TYPING.send = setStateValue;
+  TYPING.send = component.setStateValue;
   TYPING.sent = { text: data.text, hypothesis: data.hypothesis };
   line.textContent = "The maps follow typing: the model runs in this page. Enter submits.";
   startModel(data).catch(err => { line.textContent = `Typing does not redraw the maps here (${err.message}); Ctrl+Enter submits.`; });
