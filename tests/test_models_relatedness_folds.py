@@ -23,8 +23,7 @@ from disan.evaluate import pack_scores, unpack_scores
 from disan.paper_tables import LABELS
 from tests.test_app import assert_clean, chart_by_key, decode, plain, run_app
 from tests.test_app_evidence import check_multi_run_page
-from tests.test_publish_runs import CR_DEV, SICK_DEV, pp, tiny_run
-from tests.task_files import write_glove, write_task_data
+from tests.test_publish_runs import SICK_DEV, pp, runs  # noqa: F401 - runs: the shared fixture
 from viz_app.draw import corpus_figures as cf
 from viz_app.draw import model_pages as mp
 from viz_app.draw import site
@@ -34,17 +33,15 @@ SITE_META = {"arch": "disan", "masks": ["fw", "bw"], "alpha": None}
 
 
 @pytest.fixture(scope="module")
-def published(tmp_path_factory):
-    """pretrained/ holding disan-sick (3 seeds; seed 1 ships) and disan-cr (10 folds; fold 3 ships)."""
-    root = tmp_path_factory.mktemp("models")
-    data, glove = write_task_data(root / "data"), write_glove(root / "vectors.8d.txt")
-    runs = root / "runs"
-    sick = [tiny_run(runs, data, glove, "sick", s, None, SICK_DEV[s]) for s in SICK_DEV]
-    cr = [tiny_run(runs, data, glove, "cr", 0, f, CR_DEV[f]) for f in CR_DEV]
+def published(runs, tmp_path_factory):
+    """pretrained/ holding disan-sick (3 seeds; seed 1 ships) and disan-cr (10 folds; fold 3 ships), published
+    from the runs test_publish_runs trains (once per session)."""
+    folder, data, sick, cr = runs
+    out = tmp_path_factory.mktemp("models") / "pretrained"
     with pytest.MonkeyPatch.context() as mp_:
-        mp_.setattr(pp, "PRETRAINED_DIR", root / "pretrained")
-        assert pp.main(["--runs", str(runs), "disan-sick=" + ",".join(sick), "disan-cr=" + ",".join(cr)]) == 0
-    return root / "pretrained", data
+        mp_.setattr(pp, "PRETRAINED_DIR", out)
+        assert pp.main(["--runs", str(folder), "disan-sick=" + ",".join(sick), "disan-cr=" + ",".join(cr)]) == 0
+    return out, data
 
 
 def card(published, name: str) -> dict:

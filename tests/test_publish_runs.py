@@ -52,8 +52,9 @@ def tiny_run(runs: Path, data: Path, glove: str, task: str, seed: int, fold: int
     return name
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def runs(tmp_path_factory):
+    """Tiny real train runs (3 SICK seeds, 10 CR folds), trained once for every module that publishes them."""
     root = tmp_path_factory.mktemp("publish")
     data, glove = write_task_data(root / "data"), write_glove(root / "vectors.8d.txt")
     folder = root / "runs"
