@@ -396,7 +396,7 @@ function drawTyped(tv, input) {
     if (!el.isConnected) { TYPING.sections.delete(el); continue; }
     el.innerHTML = DisanSections.sectionBody([tv], el.__follow.section, el.__follow.params);
   }
-  gd_shown(stamp);
+  typedShown(stamp);
   // Bars (and any chart the swap cannot paint) one per task, unless a newer sentence came.
   later.reduce((done, gd) => done.then(() => new Promise(r => setTimeout(r, 0))).then(() => {
     if (TYPING.typed.stamp !== stamp || !gd.isConnected) return null;
@@ -408,7 +408,7 @@ function drawTyped(tv, input) {
   }, REST_MS);
 }
 
-function gd_shown(stamp) {
+function typedShown(stamp) {
   requestAnimationFrame(() => {
     const t = performance.now();
     TYPING.shown = { stamp: stamp, t: t, input: TYPING.inputs[stamp] };
