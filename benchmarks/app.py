@@ -11,8 +11,9 @@ read from ``chart.js``: a repaint inside an animation frame is shown by that fra
   chart receives a new figure). Both paths wait until all three charts show the new α.
 * **feature step → redrawn** (DiSAN attention, "one feature k"): → on the live feature slider
   (browser), or the number input's + button (server baseline); both charts (maps and row bars).
-* **submit → Explore heatmaps**: Ctrl+Enter in the sidebar's sentence box with a new sentence →
-  every heatmap chart on Explore names its first token (no cached trace reused).
+* **submit → <view> heatmaps**: a new sentence pasted into the sidebar's sentence box and submitted at once
+  (Enter where the view follows typing, Ctrl+Enter elsewhere) → the first frame in which every heatmap chart
+  of the view names its first token (no cached trace reused), clocked from the paste's input event.
 
 Between two interactions the page is left to settle (the app idle, the live value sent and the
 rerun it causes drawn), so each step starts from a quiet page. Requests go to 127.0.0.1 only.
@@ -172,38 +173,89 @@ def feature_steps(page, base: str, T: int, path: str, warmup: int, n: int, timeo
 
 
 #: Views whose maps follow the sentence, with the model they are measured on (issue 19: "the same holds for
-#: the other views' first draw after a submit"; Explore is measured on both models).
-SUBMIT_VIEWS = (("explore", "disan"), ("explore", "dsa"), ("disan_attention", "disan"), ("fusion_gate", "disan"),
-                ("source2token", "disan"), ("distance_attention", "dsa"), ("ffn_pooling", "dsa"), ("compare", "dsa"),
-                ("attribution", "disan"))
+#: the other views' first draw after a submit"; Explore is measured on both models). Trained models, as the app
+#: opens on: the page runs a trained model itself (issue 27), a random-weight one only on the server.
+SUBMIT_VIEWS = (("explore", "disan-sst5"), ("explore", "dsa-sst5"), ("disan_attention", "disan-sst5"),
+                ("fusion_gate", "disan-sst5"), ("source2token", "disan-sst5"), ("distance_attention", "dsa-sst5"),
+                ("ffn_pooling", "dsa-sst5"), ("compare", "dsa-sst5"), ("attribution", "disan-sst5"))
 #: Which charts a submit must redraw where it is not every heatmap (the default): every chart where a heatmap
 #: does not name the tokens (the Attribution view's Kendall τ matrix), or named charts (Source2token's word
 #: chart; its pair chart shows the word in a second sentence and may not change).
+#: The views whose charts follow typing (``viz_app/shell/follow.py``); Compare draws other masks than the page's
+#: model has, so it keeps the server's path.
+FOLLOWING = frozenset({"explore", "disan_attention", "fusion_gate", "source2token", "distance_attention",
+                       "ffn_pooling", "attribution"})
 SUBMIT_CHARTS = {"attribution": ["chart_attr_maps"], "ffn_pooling": "charts", "source2token": ["chart_s2t_word"]}
 #: The baseline commit's charts where they differ: its Attribution view drew no attention map, only the
 #: attributions, computed on the submit path.
 BASELINE_SUBMIT_CHARTS = {"attribution": "charts"}
 
+#: Installed on the sentence box before a new sentence is put in: the paste's input event starts the clock, and
+#: every animation frame after it checks the charts matching ``which``; the first frame in which every one of them
+#: (at least ``count``) shows ``marker`` (its tick labels, titles, or the labels a swap drew: the chart's text on
+#: screen) stops it. Whatever draws them, the page's own model run or the server's rerun after Enter.
+FIRST_SHOWN = """([which, marker, count]) => {
+  const box = document.querySelector('section[data-testid=stSidebar] textarea');
+  window.__firstShown = null;
+  box.addEventListener('input', ev => {
+    const t0 = ev.timeStamp;
+    const check = now => {
+      const gds = [...document.querySelectorAll('.viz-chart')].filter(gd => gd.data && (which === 'heatmaps'
+        ? gd.data.some(t => t.type === 'heatmap') : which === 'charts' || which.some(k => gd.closest('.st-key-' + k))));
+      if (gds.length >= count && gds.every(gd => gd.textContent.includes(marker))) {
+        window.__firstShown = {ms: now - t0};
+        return;
+      }
+      requestAnimationFrame(check);
+    };
+    requestAnimationFrame(check);
+  }, {once: true});
+}"""
+
+
+def _wait_for_typing(page, url: str, timeout_ms: float) -> None:
+    """Reload ``url`` until the page offers typing (the model's in-page folder is exported on the first visit)."""
+    deadline = time.monotonic() + max(timeout_ms / 1e3, 300.0)
+    while not page.locator(".viz-typing").count():
+        if time.monotonic() > deadline:
+            raise RuntimeError("the view never offered typing (the explorer folder was not built)")
+        page.wait_for_timeout(3000)
+        page.reload()
+        page.wait_for_function(_IDLE, timeout=timeout_ms)
+        page.wait_for_timeout(500)
+    page.wait_for_function("() => window.__disanTyping && window.__disanTyping.ready", timeout=timeout_ms)
+    page.evaluate("() => window.__disanTyping.ready")
+
 
 def submit_steps(page, base: str, model: str, T: int, warmup: int, n: int, timeout_ms: float,
                  view: str = "explore", server_pid: int | None = None,
-                 charts: dict | None = None) -> tuple[list[float], list[float]]:
-    """Seconds from Ctrl+Enter in the sentence box until every heatmap of ``view`` names the new first token,
-    and the server's CPU seconds per submit (its rerun; empty without ``server_pid``). ``charts``: which charts
-    count, per view, where not ``SUBMIT_CHARTS``."""
+                 charts: dict | None = None, typing: bool = False) -> tuple[list[float], list[float]]:
+    """Seconds from a new sentence put into the sentence box (one input event, as a paste) and submitted at once
+    (Enter where the page follows typing, else Ctrl+Enter) until the first frame in which every heatmap of
+    ``view`` names its first token, and the server's CPU seconds per submit (its rerun; empty without
+    ``server_pid``). ``charts``: which charts count, per view, where not ``SUBMIT_CHARTS``. ``typing``: the view
+    should follow typing (wait for the model's in-page folder first)."""
     which = (charts or {}).get(view, SUBMIT_CHARTS.get(view, "heatmaps"))
-    page.goto(_url(base, model=model, view=view, sentence=sentence(T)))
+    url = _url(base, model=model, view=view, sentence=sentence(T))
+    page.goto(url)
     page.wait_for_function(CHARTS_DRAWN, arg=[which, sentence(T).split()[0], 1], timeout=timeout_ms)
+    if typing:
+        _wait_for_typing(page, url, timeout_ms)
+    submit = "Enter" if page.locator(".viz-typing").count() else "Control+Enter"
     box = page.locator("section[data-testid=stSidebar] textarea").first
     out, cpu = [], []
     for k in range(warmup + n):
         marker = f"zq{T}x{k}"  # first token: always among the tick labels, however thinned
-        box.fill(f"{marker} {sentence(T - 1, offset=k)}")
+        box.click()
+        box.press("Control+a")
+        page.evaluate(FIRST_SHOWN, [which, marker, 1])
         before = process_cpu_s(server_pid) if server_pid else 0.0
-        s = _measure(page, lambda: box.press("Control+Enter"), CHARTS_DRAWN, [which, marker, 1], timeout_ms)
-        _settle(page, timeout_ms, pause_ms=100)
+        page.keyboard.insert_text(f"{marker} {sentence(T - 1, offset=k)}")
+        box.press(submit)
+        s = page.wait_for_function("() => window.__firstShown", timeout=timeout_ms, polling="raf").json_value()["ms"]
+        _settle(page, timeout_ms, pause_ms=settings.TYPING_SEND_AFTER_MS + 200)
         if k >= warmup:
-            out.append(s)
+            out.append(s / 1e3)
             if server_pid:
                 cpu.append(process_cpu_s(server_pid) - before)
     return out, cpu
@@ -339,7 +391,9 @@ def run(
                         for T in lengths:
                             _row(rows, log, f"submit → {view} heatmaps", path, model, T,
                                  lambda: submit_steps(page, base, model, T, warmup, interactions, ms, view, pid,
-                                                      BASELINE_SUBMIT_CHARTS if path == BASELINE_LABEL else None))
+                                                      BASELINE_SUBMIT_CHARTS if path == BASELINE_LABEL else None,
+                                                      typing=path == "browser" and settings.EXPLORE_TYPING
+                                                      and view in FOLLOWING))
 
             _session(base, work, timeout_s)
     return rows
@@ -370,12 +424,16 @@ def table(rows: list[dict], warmup: int) -> Table:
         "Keys → Explore maps: letters typed into the sidebar's sentence box 5 times a second, no submit, until the "
         "frame that shows the maps drawn from the page's own model run (issue 27). α step: one → press after the page settled, all 3 charts of the Distance view; "
         "α keys: → pressed 3 or 5 times a second without waiting; feature: the DiSAN maps and the row bars; submit: "
-        "Ctrl+Enter with a new sentence until every heatmap of the view names it."
+        "a new sentence put into the sentence box as one input event (a paste) and submitted at once (Enter where "
+        "the view follows typing, Ctrl+Enter elsewhere and on the baseline), clocked from the paste until the "
+        "first frame in which every heatmap of the view names it, whichever draws it: the page's own model run "
+        f"(views that follow typing: {', '.join(sorted(FOLLOWING))}) or the server's rerun."
     )
     t.notes.append(
         "Server CPU per rerun: the Streamlit process's user + system time (/proc, 10 ms ticks) from the key press "
         "until the page settled, median over the row; the median hides the tick granularity."
     )
-    t.notes.append("Server, browser and benchmark share the same CPU; random-weight models (speed does not depend "
-                   "on the weights).")
+    t.notes.append("Server, browser and benchmark share the same CPU. α and feature rows: random-weight models "
+                   "(speed does not depend on the weights); typing and submit rows: the bundled trained models, "
+                   "which the page can run itself.")
     return t

@@ -88,7 +88,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     g.add_argument("--app-lengths", default="10,64", help="sentence lengths (default 10,64)")
     g.add_argument("--app-interactions", type=int, default=None, help="timed interactions per row (default 20)")
     g.add_argument("--app-warmup", type=int, default=None, help="untimed interactions per row (default 3)")
-    g.add_argument("--app-models", default="disan,dsa", help="models for submit → heatmap (α: dsa, feature: disan)")
+    g.add_argument("--app-models", default="disan-sst5,dsa-sst5", help="models for submit → heatmap (α: dsa, feature: disan)")
     g.add_argument("--app-views", default=None,
                    help="views for submit → heatmap (default: every view whose maps follow the sentence)")
     g.add_argument("--no-baseline", action="store_true", help="skip the baseline rows (server path, earlier commit)")

@@ -150,7 +150,7 @@ def test_app_latency_rows(capsys):
     why = server.unavailable()
     if why:
         pytest.skip(why)
-    assert bench.main(["app", "--quick", "--app-lengths", "10", "--app-models", "disan"]) == 0
+    assert bench.main(["app", "--quick", "--app-lengths", "10", "--app-models", "disan-sst5"]) == 0
     out = capsys.readouterr().out
     for row in ("α step → every map", "α keys at 3/s", "feature step → redrawn", "submit → explore heatmaps",
                 "submit → disan_attention heatmaps", "browser", "server", "server CPU"):

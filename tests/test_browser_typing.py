@@ -127,3 +127,50 @@ def test_the_first_screen_shows_the_sentence_box_and_the_first_map(page):
     assert boxes["window"] == 900
     assert 0 <= boxes["box"]["top"] and boxes["box"]["bottom"] <= 900
     assert boxes["cells"]["height"] > 100 and boxes["cells"]["top"] < 900 - 100, boxes
+
+
+def _nav(tab, title: str, chart_key: str) -> None:
+    """Open another view in the same page (the sidebar's menu, no reload: the page's model stays loaded)."""
+    tab.locator("[data-testid=stSidebarNav] a", has_text=title).first.click()
+    tab.wait_for_selector(f".st-key-{chart_key} .js-plotly-plot .heatmaplayer")
+    tab.wait_for_function("() => document.querySelector('[data-testid=stApp]')"
+                          ".getAttribute('data-test-script-state') !== 'running'")
+
+
+def _chart_ticks(chart_key: str) -> str:
+    return f"""() => {{
+      const gd = document.querySelector('.st-key-{chart_key} .js-plotly-plot');
+      return gd ? Array.from(gd.querySelectorAll('g.xtick text, g.disan-swap text')).map(t => t.textContent) : [];
+    }}"""
+
+
+def test_every_view_of_the_sentence_follows_typing_and_a_view_without_it_leaves_enter_to_streamlit(page):
+    """Issue 27, item 4: not only Explore. On the DiSAN attention view the heatmap pair and the clicked row's
+    bars are redrawn from the page's own model run before anything is sent, with the view's own reduction;
+    on Compare (whose maps need other masks than the page's model has) Enter is Streamlit's again."""
+    tab, url = page
+    tab.goto(f"{url}/?view=explore&model={MODEL}")
+    tab.wait_for_selector(".viz-typing")
+    _nav(tab, "DiSAN attention", "chart_disan_pair")
+    tab.wait_for_selector(".viz-typing")
+    retype(tab, "storms gather slowly")
+    tab.wait_for_function(f"() => ({_chart_ticks('chart_disan_pair')})().includes('gather')")
+    tab.wait_for_function(f"() => ({_chart_ticks('chart_disan_row')})().includes('gather')")
+    assert tab.evaluate("() => new URL(location.href).searchParams.get('sentence')") != "storms gather slowly"
+    drawn = tab.evaluate("""() => {
+      const gd = document.querySelector('.st-key-chart_disan_pair .js-plotly-plot');
+      return Array.from((gd.__typed || gd).data[0].z, r => Array.from(r));
+    }""")
+    page_run = tab.evaluate("""() => DisanSite.traceOf('disan-sst5', 'storms gather slowly', '', null)
+        .then(tv => Array.from(tv.premise.fw.attention))""")
+    got = np.array([[np.nan if v is None else v for v in row] for row in drawn], dtype=float)
+    assert got.shape == (3, 3)
+    np.testing.assert_allclose(np.nan_to_num(got).ravel(), page_run, atol=1e-7)  # the mean over features
+    tab.wait_for_function("() => new URL(location.href).searchParams.get('sentence') === 'storms gather slowly'")
+    _nav(tab, "Compare", "chart_compare")
+    assert not tab.locator(".viz-typing").count()
+    box = tab.locator(".st-key-sentence textarea")
+    box.click()
+    box.press("End")
+    box.press("Enter")  # Streamlit's text area: a new line, not a submit caught by the typing handler
+    assert box.input_value().endswith("\n")

@@ -310,13 +310,15 @@ function mountSection(component, data) {
   }).catch(err => { el.__key = undefined; el.textContent = `This section could not be drawn: ${err.message}`; });
 }
 
-/* ------------------------------------------------------------ role "typing": Explore follows the keys */
+/* ------------------------------------------------------------ role "typing": the views follow the keys */
 
 /* The sentence box (the sidebar's) drives the model in the page (DisanSite, loaded from the model's explorer
- * folder: viz_app/shell/explorer.py) and every chart with data.follow redraws from the trace view it computes:
- * heatmaps by DisanPaint.swap (no layout, a few ms), the rest by Plotly.react one per task, and every chart by
- * Plotly.react once typing rests (REST_MS). One model run is in flight at a time; the newest text waits.
- * The server learns the text data.send_after_ms after the last key (or at once on Enter). */
+ * folder: viz_app/shell/explorer.py) and every chart with data.follow redraws from the trace view it computes,
+ * with the chart's own figure and parameters (a live chart at its control's current value): heatmaps by
+ * DisanPaint.swap (no layout, a few ms), the rest by Plotly.react one per task, and every chart by Plotly.react
+ * once typing rests (REST_MS). One model run is in flight at a time; the newest text waits. The model runs at
+ * the α control's current value where the page has one. The server learns the text data.send_after_ms after
+ * the last key (or at once on Enter). A view without the typing element leaves the box to Streamlit. */
 const TYPING = (window.__disanTyping = window.__disanTyping ||
   { follow: new Set(), sections: new Set(), base: null, ready: null, running: false, pending: null, typed: null, stamp: 0, shown: null });
 const REST_MS = 300;
@@ -371,7 +373,7 @@ function runTyped(input) {
   const next = TYPING.pending;
   TYPING.pending = null;
   TYPING.ready
-    .then(() => DisanSite.traceOf(TYPING.data.model, next.text, next.hypothesis, TYPING.data.alpha))
+    .then(() => DisanSite.traceOf(TYPING.data.model, next.text, next.hypothesis, typedAlpha()))
     .then(tv => { if (!tv.problem) drawTyped(tv, next); })
     .catch(err => { TYPING.problem = String(err && err.message || err); })
     .then(() => {
@@ -380,13 +382,37 @@ function runTyped(input) {
     });
 }
 
+/* The α the page's model runs at: the current value of a live α control on this page, else the server's (a DSA;
+ * null for DiSAN). */
+function typedAlpha() {
+  const g = GROUPS.alpha, alpha = TYPING.data.alpha;
+  const here = g && Number.isFinite(g.values.alpha) && [...g.charts].some(gd => gd.isConnected);
+  return alpha !== null && alpha !== undefined && here ? g.values.alpha : alpha;
+}
+
+/* The chart's figure for the typed trace view: its own figure and parameters, a live chart's at its control's
+ * current values; null where this sentence cannot have it (a chosen token beyond its length, DiSAN's per-feature
+ * P not in the page's output): the chart keeps its drawing until the server's rerun. */
+function typedFigure(gd, tv) {
+  const f = gd.__follow, live = f.data.live, g = live ? GROUPS[live.group] : null;
+  const params = Object.assign({}, f.data.params, g ? g.values : {});
+  let spec;
+  try { spec = DisanSections.draw([tv], f.figure, params, f.theme).figure; } catch (err) { return null; }
+  if (f.data.selectable) for (const t of spec.data) if (t.type === "scatter" && t.name === "cells") t.mode = "none";
+  return spec;
+}
+
 function drawTyped(tv, input) {
   TYPING.typed = input;
   const stamp = input.stamp, later = [];
   for (const gd of TYPING.follow) {
     if (!gd.isConnected) { TYPING.follow.delete(gd); continue; }
-    const f = gd.__follow, spec = DisanSections.figureById(tv, f.figure, f.theme).figure;
+    const spec = typedFigure(gd, tv);
+    if (!spec) continue;
     gd.__typed = spec;
+    // Its control's payload is the server's sentence: the chart leaves the group until the server's rerun
+    // brings this sentence's payload (a move of the control meanwhile must not paint the old sentence here).
+    gd.__live = null;
     const painted = gd._fullLayout && DisanPaint.swap(gd, {
       data: DisanPaint.fitCellText(spec.data, spec.layout, gd.clientWidth || 1000), layout: spec.layout });
     if (painted) gd.__vizDrawn = performance.now();
@@ -436,7 +462,14 @@ function boxText() {
   return { text: boxes.text ? boxes.text.value : "", hypothesis: boxes.hypothesis ? boxes.hypothesis.value : "" };
 }
 
+/* The typing element is on this page (Streamlit keeps the sidebar's box when the view changes; a view without
+ * the element leaves its keys to Streamlit: Ctrl+Enter submits there). */
+function typingHere() {
+  return Boolean(TYPING.line && TYPING.line.isConnected);
+}
+
 function onTyped() {
+  if (!typingHere()) return;
   const input = Object.assign(boxText(), { stamp: ++TYPING.stamp, t: performance.now() });
   TYPING.inputs = TYPING.inputs || {};
   TYPING.inputs[input.stamp] = input.t;
@@ -458,7 +491,7 @@ function bindBox(el) {
   el.addEventListener("input", onTyped);
   el.addEventListener("keydown", ev => {
     // Enter submits (Shift+Enter keeps a new line in the sentence box; Ctrl+Enter is Streamlit's own submit).
-    if (ev.key !== "Enter" || ev.shiftKey || ev.ctrlKey || ev.metaKey || ev.isComposing) return;
+    if (ev.key !== "Enter" || ev.shiftKey || ev.ctrlKey || ev.metaKey || ev.isComposing || !typingHere()) return;
     ev.preventDefault();
     sendTyped(boxText());
   });
@@ -467,6 +500,7 @@ function bindBox(el) {
 function mountTyping(component, data) {
   const { el: line } = ownElement(component.parentElement, "viz-typing");
   TYPING.data = data;
+  TYPING.line = line;
   TYPING.send = component.setStateValue;
   TYPING.sent = { text: data.text, hypothesis: data.hypothesis };
   line.textContent = "The maps follow typing: the model runs in this page. Enter submits.";

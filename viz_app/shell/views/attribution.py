@@ -18,6 +18,7 @@ from viz_app.draw.attribution import LABELS
 from viz_app.draw.text import md_escape
 from viz_app.shell import loaders
 from viz_app.shell.context import Context
+from viz_app.shell.follow import follow_typing
 from viz_app.shell.export import plain_table, series_table, show_page_figure
 from viz_app.shell.links import md_link, view_url
 from viz_app.shell.session import ensure
@@ -73,7 +74,7 @@ def render(ctx: Context) -> None:
     st.caption(f"The model's own token2token attention ({what}), drawn at once; the attributions below follow "
                "when computed.")
     pair = ("mean-" if tv.arch == "disan" else "alpha-mean-") + side_of(ctx, tv)
-    show_page_figure(ctx, pair, key="attr_maps", alpha=ctx.trace_alpha)
+    show_page_figure(ctx, pair, key="attr_maps", alpha=ctx.trace_alpha, follow=follow_typing(ctx))
     job = loaders.attribution_job(ctx.model, ctx.text, ctx.hypothesis, ctx.masks, ctx.trace_alpha, target)
     if not job.done():
         _wait_for(job)

@@ -9,6 +9,7 @@ import streamlit as st
 
 from viz_app.shell import loaders
 from viz_app.shell.context import Context
+from viz_app.shell.follow import follow_typing
 from viz_app.shell.export import matrices_table, series_table, show_page_figure
 from viz_app.shell.session import ensure
 from viz_app.shell.state import REDUCTIONS
@@ -62,6 +63,7 @@ def render(ctx: Context) -> None:
     if tv is None:
         return
     sent = sentence_of(ctx, tv)
+    follow = follow_typing(ctx)
     ensure("reduce", "mean")
     left, right = st.columns([2, 1])
     reduction = left.radio(
@@ -92,6 +94,7 @@ def render(ctx: Context) -> None:
         trace_json=trace_json_source(ctx),
         on_select=partial(select_row_from_chart, "disan_pair"),
         live=live,
+        follow=follow,
     )
     st.caption(_EXPLAIN)
     if reduction in ("mean", "feature"):
@@ -99,4 +102,4 @@ def render(ctx: Context) -> None:
     token = token_select(sent.tokens, "Token (or click a heatmap row)")
     row = {"forward": fw[token], "backward": bw[token]}
     show_page_figure(ctx, "disan-row", key="disan_row", params={**params, "token": token}, per_feature=per_feature,
-                     table=series_table(row, sent.tokens), live=live)
+                     table=series_table(row, sent.tokens), live=live, follow=follow)

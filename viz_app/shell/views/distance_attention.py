@@ -6,6 +6,7 @@ import streamlit as st
 
 from viz_app.shell import loaders
 from viz_app.shell.context import Context
+from viz_app.shell.follow import follow_typing
 from viz_app.shell.export import matrices_table, show_page_figure
 from viz_app.draw.records import TraceView
 from viz_app.shell.session import write_url
@@ -30,11 +31,11 @@ def render(ctx: Context) -> None:
     tv = get_trace(ctx)
     if tv is None:
         return
-    alpha_panels(ctx, tv)
+    alpha_panels(ctx, tv, follow_typing(ctx))
 
 
 @st.fragment
-def alpha_panels(ctx: Context, tv: TraceView) -> None:
+def alpha_panels(ctx: Context, tv: TraceView, follow: bool) -> None:
     """The α slider and every map it changes. The page recomputes the maps while the slider moves
     (``live.py``); the final α reruns only this fragment (no sidebar, no encoder pass)."""
     payload = live_payload(ctx, "distance")
@@ -51,7 +52,7 @@ def alpha_panels(ctx: Context, tv: TraceView) -> None:
     live = None if payload is None else {"group": "alpha", "payload_id": payload["id"]}
     table = matrices_table({"forward": fw, "backward": bw}, sent.tokens, sent.tokens)
     show_page_figure(ctx, f"alpha-mean-{side}", key="dsa_pair", alpha=at, table=table,
-                     trace_json=trace_json_source(ctx), live=live)
+                     trace_json=trace_json_source(ctx), live=live, follow=follow)
     st.caption(
         f"Forward: {summary_text(fw)}  \nBackward: {summary_text(bw)}  \n"
         f"Attention maps at this α come from the cached scores QKᵀ/√d_k of the last encoder pass "
@@ -62,6 +63,7 @@ def alpha_panels(ctx: Context, tv: TraceView) -> None:
         stack = heads[direction]
         titles = [f"head {h + 1}" for h in range(stack.shape[0])]
         show_page_figure(ctx, f"alpha-heads-{direction}-{side}", key=f"dsa_heads_{direction}", alpha=at,
-                         table=matrices_table(dict(zip(titles, stack)), sent.tokens, sent.tokens), live=live)
+                         table=matrices_table(dict(zip(titles, stack)), sent.tokens, sent.tokens), live=live,
+                         follow=follow)
     write_url(VIEW)  # a fragment rerun skips the app's own write_url: keep α in the link
 

@@ -7,7 +7,8 @@ import streamlit as st
 from viz_app.shell import chart, loaders
 from viz_app.shell.context import Context
 from viz_app.draw.text import md_escape
-from viz_app.shell.explorer import explorer_base, why_not
+from viz_app.shell.explorer import why_not
+from viz_app.shell.follow import follow_typing
 from viz_app.shell.export import matrices_table, plain_table, series_table, show_page_figure
 from viz_app.shell.widgets import (
     alpha_slider,
@@ -28,12 +29,7 @@ def render(ctx: Context) -> None:
     if tv is None:
         return
     sent = sentence_of(ctx, tv)
-    # The page's model runs the trained masks only: other masks keep the submit path.
-    base = None if ctx.input_error or ctx.masks != "default" else explorer_base(ctx.model)
-    if base is not None:
-        chart.typing_control(key="typing", base=base, model=ctx.model, alpha=ctx.alpha if ctx.is_dsa else None,
-                             text=ctx.text, hypothesis=ctx.hypothesis, on_change=_typed)
-    follow = base is not None
+    follow = follow_typing(ctx)
     # The tokens with their vocabulary status and the predicted label: the report's Tokens section, in the page.
     chart.draw_section(loaders.page_view(ctx.model, ctx.text, ctx.hypothesis, ctx.masks, ctx.trace_alpha), "tokens",
                        key="tokens", params={"side": side_of(ctx, tv)},
@@ -57,12 +53,3 @@ def render(ctx: Context) -> None:
     show_page_figure(ctx, f"gate-{side_of(ctx, tv)}", key="overview_gate", alpha=ctx.trace_alpha,
                      table=series_table(gates, sent.tokens), follow=follow)
 
-
-def _typed() -> None:
-    """The sentence typed in the page (``chart.typing_control``) becomes the session's, as a submit would."""
-    typed = (st.session_state.get("typing") or {}).get("typed")
-    if not isinstance(typed, dict) or not isinstance(typed.get("text"), str):
-        return
-    st.session_state["sentence"] = typed["text"]
-    if isinstance(typed.get("hypothesis"), str) and "hypothesis" in st.session_state:
-        st.session_state["hypothesis"] = typed["hypothesis"]

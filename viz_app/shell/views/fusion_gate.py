@@ -6,6 +6,7 @@ import streamlit as st
 
 from viz_app.draw import claims
 from viz_app.shell.context import Context
+from viz_app.shell.follow import follow_typing
 from viz_app.shell.export import matrix_table, series_table, show_page_figure
 from viz_app.shell.widgets import (
     alpha_slider,
@@ -33,6 +34,7 @@ def render(ctx: Context) -> None:
     if tv is None:
         return
     sent = sentence_of(ctx, tv)
+    follow = follow_typing(ctx)
     means = {"forward": sent.fw.gate.mean(-1), "backward": sent.bw.gate.mean(-1)}
     show_page_figure(
         ctx,
@@ -41,6 +43,7 @@ def render(ctx: Context) -> None:
         alpha=ctx.trace_alpha,
         table=series_table(means, sent.tokens),
         trace_json=trace_json_source(ctx, ctx.trace_alpha),
+        follow=follow,
     )
     st.caption(_EXPLAIN[tv.arch])
     caption_claim(
@@ -56,4 +59,5 @@ def render(ctx: Context) -> None:
         alpha=ctx.trace_alpha,
         params={"side": side_of(ctx, tv), "dir": direction},
         table=matrix_table(gate, sent.tokens, [f"feature {k}" for k in range(gate.shape[1])]),
+        follow=follow,
     )

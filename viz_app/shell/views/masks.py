@@ -11,6 +11,7 @@ from viz_app.shell import chart
 
 from viz_app.draw import live
 from viz_app.shell.context import Context
+from viz_app.shell.follow import follow_typing
 from viz_app.shell.export import matrices_table, show_page_figure
 from viz_app.draw.text import md_escape
 from viz_app.shell.widgets import get_trace, live_alpha, side_of
@@ -47,6 +48,7 @@ def render(ctx: Context) -> None:
         params={"side": side_of(ctx, tv), "alpha": alpha},
         table=table,
         live=None if payload is None else {"group": "alpha", "payload_id": payload["id"]},
+        follow=follow_typing(ctx),
     )
     st.caption(
         "Rows are the attending token, columns the attended token. Additive masks are added to the logits before "

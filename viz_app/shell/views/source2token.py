@@ -7,6 +7,7 @@ import streamlit as st
 
 from viz_app.draw import claims, settings
 from viz_app.shell.context import Context
+from viz_app.shell.follow import follow_typing
 from viz_app.shell.export import matrix_table, show_page_figure
 from viz_app.draw.presets import SHEN_PAIRS
 from viz_app.shell.session import ensure
@@ -64,6 +65,7 @@ def render(ctx: Context) -> None:
     if tv is None:
         return
     sent = sentence_of(ctx, tv)
+    follow = follow_typing(ctx)
     ensure("s2t_scale", _SCALES[0])
     scale = st.radio(
         "Scale",
@@ -87,6 +89,7 @@ def render(ctx: Context) -> None:
             sent.s2t[token][None], [sent.tokens[token]], [f"feature {k}" for k in range(sent.s2t.shape[1])]
         ),
         trace_json=trace_json_source(ctx, ctx.trace_alpha),
+        follow=follow,
     )
     st.caption(
         "Shen Eqs. 12–13: for each feature k a softmax over the tokens gives P[t, k]; the sentence "
