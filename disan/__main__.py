@@ -42,6 +42,9 @@ def run_trace(args) -> int:
         print("NOTE: random weights (no trained checkpoint) — the attention is not meaningful.")
     print(f"model: {trace.model}   masks: {','.join(trace.masks)}   alpha: {trace.alpha}")
     print("tokens:", " ".join(f"{t}{'?' if u else ''}" for t, u in zip(trace.tokens, trace.premise.unknown)))
+    if trace.relatedness is not None:  # rᵀp̂ over the grades below (Tai, Socher & Manning 2015)
+        grades = list(trace.prediction)
+        print(f"relatedness: {trace.relatedness:.2f} ({grades[0]}–{grades[-1]}); grade probabilities p̂:")
     for label, p in sorted(trace.prediction.items(), key=lambda kv: -kv[1]):
         print(f"  {p:6.3f}  {label}")
     return 0

@@ -31,7 +31,9 @@ h_ids      int64    (1, T2) the hypothesis (NLI models)
 alpha      float32  (1,)    DSA only: Im Eq. 7's α (the model's own: ``alpha`` in the JSON)
 =========  =======  ======  ==============================================
 
-Outputs: ``probs`` (K,) is ``softmax(logits)``, ``ModelTrace.prediction`` in label order. The
+Outputs: ``probs`` (K,) is ``softmax(logits)``, ``ModelTrace.prediction`` in label order. A relatedness
+model (``cfg.relatedness``, SICK) adds ``score`` (1,), its relatedness rᵀp̂ over the grades r = 1..K
+(``ModelTrace.relatedness``, Tai, Socher & Manning 2015), right after ``probs``. The
 sentence outputs below carry no prefix for single-sentence models and ``p_``/``h_`` (with T2
 for T) for the premise/hypothesis of NLI models. D = d_h (DiSAN) or d_model (DSA), H = heads.
 Rows of T×T maps are the attending token. Each equals the trace field at batch index 0.
@@ -108,6 +110,7 @@ from torch import Tensor, nn
 from .config import ModelConfig
 from .errors import CheckpointError, DisanError, InputError, OutputError
 from .model import SentenceModel
+from .relatedness import expected_score
 from .trace import DiSANTrace, EncoderTrace, ModelTrace
 from .vocab import PAD_ID, UNK_ID, Glove, tokenize
 
@@ -205,6 +208,8 @@ def input_specs(cfg: ModelConfig) -> tuple[TensorSpec, ...]:
 def output_specs(cfg: ModelConfig) -> tuple[TensorSpec, ...]:
     """The graph's outputs, in order (see the module docstring)."""
     specs = [TensorSpec("probs", "float32", (len(cfg.labels),))]
+    if cfg.relatedness:
+        specs.append(TensorSpec("score", "float32", (1,)))
     for prefix, t in zip(prefixes(cfg), ("T", "T2")):
         specs += _sentence_specs(cfg, prefix, t)
     return tuple(specs)
@@ -239,6 +244,8 @@ def sentence_outputs(enc: EncoderTrace) -> dict[str, Tensor]:
 def trace_outputs(trace: ModelTrace, cfg: ModelConfig) -> dict[str, np.ndarray]:
     """The graph's named outputs as ``SentenceModel.trace`` records them (numpy)."""
     out = {"probs": np.array([trace.prediction[label] for label in cfg.labels], dtype=np.float32)}  # (K,)
+    if cfg.relatedness:
+        out["score"] = np.array([trace.relatedness], dtype=np.float32)  # (1,)
     sentences = (trace.premise, trace.hypothesis) if cfg.pair else (trace.premise,)
     for prefix, sent in zip(prefixes(cfg), sentences):
         out.update({prefix + k: v.numpy() for k, v in sentence_outputs(sent.encoder).items()})
@@ -313,6 +320,8 @@ class SiteModule(nn.Module):
         y, valid_h = (x[1], valid[1]) if cfg.pair else (None, None)
         logits, *traces = self.model.classify(x[0], valid[0], y, valid_h, record=True, alpha=alpha)  # (1, K)
         out = {"probs": torch.softmax(logits.float(), -1)[0]}  # (K,)  as SentenceModel.trace
+        if cfg.relatedness:
+            out["score"] = expected_score(logits)  # (1,)  rᵀp̂, as SentenceModel.trace
         for prefix, trace in zip(prefixes(cfg), traces):
             out.update({prefix + k: v for k, v in sentence_outputs(trace).items()})
         return tuple(out[name] for name in self.names)
@@ -660,6 +669,7 @@ def _meta(model: SentenceModel, table: SiteTable, onnx_name: str, half: bool, in
         "onnx": onnx_name,
         "arch": cfg.arch,
         "pair": cfg.pair,
+        "relatedness": cfg.relatedness,
         "labels": list(cfg.labels),
         "alpha": cfg.alpha if cfg.arch == "dsa" else None,
         "masks": list(cfg.masks),

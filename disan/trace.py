@@ -204,8 +204,9 @@ class ModelTrace:
             backend = drawing_backend()
         except DisanError as err:
             rows = "".join(f"<tr><td>{escape(k)}</td><td>{v:.4f}</td></tr>" for k, v in self.prediction.items())
+            score = "" if self.relatedness is None else f"<p>relatedness {self.relatedness:.2f}</p>"
             return (
-                f"<p><b>{escape(self.model)}</b>: {escape(' '.join(self.tokens))}</p><table>{rows}</table>"
+                f"<p><b>{escape(self.model)}</b>: {escape(' '.join(self.tokens))}</p>{score}<table>{rows}</table>"
                 f"<p><i>The interactive view needs viz_app and plotly: {escape(str(err))}</i></p>"
             )
         return backend.notebook_html(self)

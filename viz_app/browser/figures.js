@@ -402,7 +402,8 @@
   }
 
   /* predictionChart: horizontal bars of label probabilities, the predicted label in the accent
-   * colour. prediction: {label: p} or [[label, p], ...]. opts: {title, theme}. */
+   * colour. prediction: {label: p} or [[label, p], ...]. opts: {title, theme, xTitle ("probability")}.
+   * The label axis is categorical, so grades named "1" … "5" (a relatedness model's p̂) stay labels. */
   function predictionChart(prediction, opts) {
     var o = opts || {}, th = theme(o.theme), list = pairs(prediction);
     var labels = list.map(function (p) { return p[0]; }), values = list.map(function (p) { return Number(p[1]); });
@@ -422,8 +423,8 @@
     };
     return { data: [bar], layout: baseLayout(th, o.title === undefined ? "Prediction" : o.title,
                                              120 + 40 * Math.max(1, labels.length) + 2 * th.font_size, {
-      xaxis: { title: { text: "probability" }, range: [0, 1] },
-      yaxis: { autorange: "reversed" },
+      xaxis: { title: { text: o.xTitle || "probability" }, range: [0, 1] },
+      yaxis: { autorange: "reversed", type: "category" },
     }) };
   }
 

@@ -20,7 +20,8 @@
  *
  * The JS trace view `tv` (documented in viz_app/draw/site_view.py, which writes it for a Python trace):
  *   tv = {model, arch: "disan" | "dsa", random_weights, prediction: {label: p} (label order kept; or
- *         [[label, p], ...]), masks: [fw, bw], alpha: number | null, premise: S, hypothesis: S | null}
+ *         [[label, p], ...]), masks: [fw, bw], alpha: number | null, premise: S, hypothesis: S | null,
+ *         relatedness: a relatedness model's score rᵀp̂ | null or absent (classifiers)}
  *   S  = {tokens, status: ["vocab" | "glove" | "unknown", ..], T, fw: B, bw: B, s2t: (T·2D), D2: 2D,
  *         maxpool_share: (T) | null}
  *   B  = {mask, allowed: (T·T) 0/1, attention: (T·T), gate: (T·D), D, probs_max: (T·T) | null,
@@ -260,13 +261,24 @@
     }).join(" · ") + "</p>";
   }
 
+  /* A relatedness model's score rᵀp̂ and its grade range, "relatedness 3.72 (1–5)" (Tai, Socher & Manning
+   * 2015, Sec. 4.2), or null for a classifier (tv.relatedness absent or null). */
+  function relatednessText(tv) {
+    if (typeof tv.relatedness !== "number") return null;
+    var grades = F().pairs(tv.prediction).map(function (p) { return p[0]; });
+    return "relatedness " + F().formatFixed(tv.relatedness, 2) + " (" + grades[0] + "–" + grades[grades.length - 1] + ")";
+  }
+
   /* The predicted label and its probability, in one line under the tokens: the first screen names the
-   * prediction while the maps take the room below it (the Prediction section holds the chart). */
+   * prediction while the maps take the room below it (the Prediction section holds the chart). A relatedness
+   * model names its score instead. */
   function predictionLine(tv) {
+    var esc = F().htmlEscape, note = tv.random_weights ? " (random weights: meaningless)" : "";
+    var score = relatednessText(tv);
+    if (score !== null) return '<p class="counts">prediction: <b>' + esc(score) + "</b>" + esc(note) + "</p>";
     var best = null;
     F().pairs(tv.prediction).forEach(function (p) { if (best === null || Number(p[1]) > Number(best[1])) best = p; });
     if (best === null) return "";
-    var esc = F().htmlEscape, note = tv.random_weights ? " (random weights: meaningless)" : "";
     return '<p class="counts">prediction: <b>' + esc(best[0]) + "</b> (p = " + F().formatFixed(Number(best[1]), 2) + ")" +
       esc(note) + "</p>";
   }
@@ -278,10 +290,17 @@
         "</div>";
     }).join("");
     var paper = tv.arch === "disan" ? "Shen Sec. 5" : "Im Sec. 4.1";
-    var title = tv.random_weights ? "Prediction (random weights: meaningless)" : "Prediction";
-    var prediction = figure("prediction", F().predictionChart(tv.prediction, { title: title, theme: theme }),
-                            paper + ", classifier output",
-                            "Probability of each label from the classifier head on the sentence encoding.");
+    var score = relatednessText(tv), note = tv.random_weights ? " (random weights: meaningless)" : "";
+    var prediction = score === null
+      ? figure("prediction", F().predictionChart(tv.prediction, { title: "Prediction" + note, theme: theme }),
+               paper + ", classifier output",
+               "Probability of each label from the classifier head on the sentence encoding.")
+      : figure("prediction", F().predictionChart(tv.prediction, {
+          title: score.charAt(0).toUpperCase() + score.slice(1) + note, theme: theme,
+          xTitle: "p̂: probability of each grade" }),
+               "Tai, Socher & Manning 2015, Sec. 4.2 (Shen Sec. 5.3), relatedness output",
+               "The distribution p̂ over the relatedness grades r from the head on the two sentence encodings " +
+               "(their product and absolute difference); the score is rᵀp̂.");
     return [section("tokens", "Tokens", '<div class="sides">' + body + "</div>" + predictionLine(tv) + legendHtml()),
             section("prediction", "Prediction", "", [prediction])];
   }

@@ -168,6 +168,7 @@
       meta.labels.forEach(function (label, i) { prediction[label] = probs[i]; });
       return {
         model: meta.name, arch: meta.arch, random_weights: false, prediction: prediction,
+        relatedness: names.relatedness ? array(out, names.relatedness)[0] : null,
         masks: meta.masks.slice(), alpha: meta.arch === "dsa" ? input.alpha : null,
         premise: sentenceView(meta, out, names.premise, input.premise.tokens, input.premise.status),
         hypothesis: meta.pair
@@ -260,7 +261,8 @@
     if (!problem && meta.pair) {
       var hyp = tokenize(hypothesis);
       problem = hypothesis.trim() === "" || !hyp.length
-        ? "This is an NLI model: type a hypothesis as well as the premise." : checkTokens(hyp, "hypothesis");
+        ? (meta.relatedness ? "This model scores the relatedness of two sentences: type the second one as well."
+          : "This is an NLI model: type a hypothesis as well as the premise.") : checkTokens(hyp, "hypothesis");
       input.hypothesis = Object.assign({ tokens: hyp }, lookup(model, hyp));
     }
     return problem ? { problem: problem } : input;

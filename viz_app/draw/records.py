@@ -68,6 +68,8 @@ class TraceView:
     alpha: float | None
     premise: SentenceView
     hypothesis: SentenceView | None
+    #: A relatedness model's score rᵀp̂ (``ModelTrace.relatedness``), else None.
+    relatedness: float | None = None
 
     def side(self, name: str) -> SentenceView:
         return self.hypothesis if name == "hypothesis" and self.hypothesis is not None else self.premise
@@ -134,4 +136,5 @@ def trace_view(trace: ModelTrace) -> TraceView:
         alpha=trace.alpha,
         premise=sentence_view(trace.premise),
         hypothesis=None if trace.hypothesis is None else sentence_view(trace.hypothesis),
+        relatedness=trace.relatedness,
     )

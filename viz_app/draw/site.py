@@ -132,6 +132,8 @@ def _outputs(meta: dict) -> dict:
     fields = ("gate", "mean", "probs") if meta["arch"] == "disan" else (
         "gate", "probs", "scores", "ffn_deactivation", "ln_max")
     out: dict = {"prediction": "probs"}
+    if meta.get("relatedness"):
+        out["relatedness"] = "score"  # rᵀp̂ (disan.onnx_export)
     for side, prefix in zip(sides, prefixes):
         entry = {d: {f: f"{prefix}{d}_{f}" for f in fields} for d in ("fw", "bw")}
         entry["s2t"] = f"{prefix}s2t"
@@ -139,6 +141,7 @@ def _outputs(meta: dict) -> dict:
             entry["maxpool_share"] = f"{prefix}maxpool_share"
         out[side] = entry
     wanted = [v for side in sides for d in ("fw", "bw") for v in out[side][d].values()]
+    wanted += [out["relatedness"]] if "relatedness" in out else []
     missing = sorted(set(wanted) - names)
     if missing:
         raise DisanError(f"The export of {meta['model']} lacks the outputs {', '.join(missing)}; re-export it.")
@@ -177,7 +180,8 @@ def _facts(name: str, meta: dict) -> tuple[str, str]:
     except (DisanError, OSError):
         card = {}
     trained_on = card.get("train", {}).get("train_config", {}).get("task")
-    task = TASK_TITLES.get(trained_on) or ("NLI" if meta["pair"] else "SST-5")
+    task = TASK_TITLES.get(trained_on) or (
+        TASK_TITLES["sick"] if meta.get("relatedness") else "NLI" if meta["pair"] else "SST-5")
     arch = "DiSAN (Shen et al. 2018)" if meta["arch"] == "disan" else "distance-based SAN (Im & Cho 2017)"
     try:
         tested = _tested(card)
@@ -194,8 +198,8 @@ def _page_model(name: str, meta: dict, file: str) -> dict:
     d_model = next(o["shape"][-1] for o in meta["outputs"] if o["name"].endswith("fw_gate"))
     heads = next((o["shape"][0] for o in meta["outputs"] if o["name"].endswith("fw_scores")), 0)
     out = {"name": name, "title": title, "facts": facts, "file": file, "arch": meta["arch"], "pair": meta["pair"],
-           "labels": meta["labels"], "masks": meta["masks"], "d_model": d_model, "heads": heads,
-           "inputs": inputs, "outputs": _outputs(meta)}
+           "relatedness": bool(meta.get("relatedness")), "labels": meta["labels"], "masks": meta["masks"],
+           "d_model": d_model, "heads": heads, "inputs": inputs, "outputs": _outputs(meta)}
     if meta["alpha"] is not None:
         out["alpha"] = meta["alpha"]
     return out
@@ -248,7 +252,7 @@ def index_html() -> str:
         '<header id="site-header"><h1>Attention explorer: DiSAN and the distance-based SAN</h1>'
         '<form id="controls" onsubmit="return false">'
         '<label class="field">model <select id="model"></select></label>'
-        '<label class="field">papers\' sentences <select id="preset"><option value="">— pick one —</option>'
+        '<label class="field">example sentences <select id="preset"><option value="">— pick one —</option>'
         "</select></label>"
         f'<label class="field wide">sentence <textarea id="text" rows="2" maxlength="{settings.MAX_CHARS}" '
         'spellcheck="false"></textarea></label>'

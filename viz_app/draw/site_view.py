@@ -8,7 +8,8 @@ for its preset sentences with ``trace_view_json``; the page's own model run fill
 from its outputs. Arrays may be plain lists or typed arrays (``Float32Array`` …)::
 
     tv = {model, arch: "disan" | "dsa", random_weights, prediction: {label: p} (label order kept),
-          masks: [fw, bw], alpha: number | null, premise: S, hypothesis: S | null}
+          masks: [fw, bw], alpha: number | null, premise: S, hypothesis: S | null,
+          relatedness: number | null}   # a relatedness model's score rᵀp̂ (SICK), null for classifiers
     S  = {tokens: [..], status: ["vocab" | "glove" | "unknown", ..], T,
           fw: B, bw: B, s2t: (T·2D), D2: 2D, maxpool_share: (T) | null}
     B  = {mask, allowed: (T·T) 0/1, attention: (T·T), gate: (T·D), D,
@@ -142,6 +143,7 @@ def _view(tv: TraceView, probs: dict, leaf, per_feature) -> dict:
         "alpha": None if tv.alpha is None else float(tv.alpha),
         "premise": sentence("premise", tv.premise),
         "hypothesis": sentence("hypothesis", tv.hypothesis),
+        "relatedness": None if tv.relatedness is None else float(tv.relatedness),
     }
 
 

@@ -98,6 +98,7 @@ def _describe(view: TraceView) -> tuple[dict, dict[str, np.ndarray]]:
         "prediction": view.prediction, "masks": list(view.masks), "alpha": view.alpha,
         "premise": sentence("premise", view.premise),
         "hypothesis": None if view.hypothesis is None else sentence("hypothesis", view.hypothesis),
+        "relatedness": view.relatedness,
     }
     return meta, arrays
 
@@ -118,6 +119,7 @@ def _rebuild(meta: dict, arrays: Mapping[str, np.ndarray]) -> TraceView:
         prediction={k: float(v) for k, v in meta["prediction"].items()}, masks=tuple(meta["masks"]),
         alpha=meta["alpha"], premise=sentence("premise"),
         hypothesis=None if meta["hypothesis"] is None else sentence("hypothesis"),
+        relatedness=meta.get("relatedness"),
     )
 
 

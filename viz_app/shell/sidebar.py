@@ -84,6 +84,14 @@ def _sync_model_defaults(name: str, cfg) -> None:
         st.session_state["hypothesis_owner"] = name
 
 
+def side_names(cfg) -> tuple[str, str]:
+    """What the sidebar calls the two inputs: an NLI model's premise and hypothesis, a relatedness model's
+    sentence A and sentence B (SICK's own column names), a classifier's one sentence."""
+    if cfg.relatedness:
+        return "sentence A", "sentence B"
+    return ("premise", "hypothesis") if cfg.pair else ("sentence", "")
+
+
 def render_sidebar() -> Context:
     """Draw the sidebar and return the run's ``Context``."""
     names = models.available()
@@ -102,13 +110,13 @@ def render_sidebar() -> Context:
         st.selectbox(
             "Preset", (_PRESET_PLACEHOLDER,) + tuple(p.label for p in PRESETS), key="preset", on_change=_apply_preset
         )
-        text = st.text_area(
-            "Premise" if cfg.pair else "Sentence", key="sentence", max_chars=settings.MAX_CHARS, height=90
-        )
+        first, second = side_names(cfg)
+        text = st.text_area(first[0].upper() + first[1:], key="sentence", max_chars=settings.MAX_CHARS, height=90)
         hypothesis = None
         if cfg.pair:
-            hypothesis = st.text_input("Hypothesis", key="hypothesis", max_chars=settings.MAX_CHARS)
-            st.radio("Draw", ("premise", "hypothesis"), key="side", horizontal=True)
+            hypothesis = st.text_input(second[0].upper() + second[1:], key="hypothesis", max_chars=settings.MAX_CHARS)
+            st.radio("Draw", ("premise", "hypothesis"), key="side", horizontal=True,
+                     format_func=dict(premise=first, hypothesis=second).get)
         masks = st.session_state["masks"]
         options = list(MASK_CHOICES) + ([masks] if masks not in MASK_CHOICES else [])
         st.selectbox(
@@ -122,9 +130,9 @@ def render_sidebar() -> Context:
             "Presentation mode", key="present", help="Large fonts, cividis/PuOr palettes, no tables or downloads."
         )
         st.radio("Camera button saves", ("svg", "png"), key="imgfmt", horizontal=True, format_func=str.upper)
-    error = validate(text, "premise" if cfg.pair else "sentence")
+    error = validate(text, first)
     if error is None and cfg.pair:
-        error = validate(hypothesis, "hypothesis")
+        error = validate(hypothesis, second)
     presentation = bool(st.session_state["present"])
     return Context(
         model=name,
