@@ -1,6 +1,8 @@
-"""Sentences from the two papers' case studies, a few of our own, and one TREC test question per class.
+"""Sentences from the two papers' case studies, a few of our own, and examples of each task's data: one TREC test
+question per class, SUBJ, MPQA and CR lines of each class, SICK test pairs across the relatedness range.
 
-The app needs no dataset at run time: every sentence is a literal here.
+The app needs no dataset at run time: every sentence is a literal here, copied verbatim from the file named
+beside it (tests/test_task_presets.py checks each against its file and line).
 """
 
 from __future__ import annotations
@@ -43,14 +45,55 @@ TREC_TEST_QUESTIONS = (
     ("NUM", 1, "How far is it from Denver to Aspen ?"),
 )
 
+#: Longest line (tokens) a SUBJ, MPQA or CR preset may have, so that it reads at a glance in the picker.
+PHRASE_MAX_TOKENS = 20
+#: SUBJ (Pang & Lee 2004), MPQA opinion polarity (Wiebe et al. 2005) and CR customer reviews (Hu & Liu 2004), for
+#: disan-subj, disan-mpqa and disan-cr: the first lines of each class of at most ``PHRASE_MAX_TOKENS`` tokens in
+#: the task's file (senteval/subj.all, mpqa.all, custrev.all; task, gold class, line, text), verbatim. The tasks
+#: have no test file (Shen Table 5 cross-validates them), so a line may be one the shipped fold trained on.
+SENTEVAL_LINES = (
+    ("subj", "subjective", 1, "smart and alert , thirteen conversations about one thing is a small gem ."),
+    ("subj", "objective", 5001,
+     "the movie begins in the past where a young boy named sam attempts to save celebi from a hunter ."),
+    ("mpqa", "negative", 1, "complaining"),
+    ("mpqa", "negative", 2, "failing to support"),
+    ("mpqa", "positive", 7295, "are also being encouraged"),
+    ("mpqa", "positive", 7296, "it had to happen and the sooner the better"),
+    ("cr", "negative", 2, "many of our disney movies do n 't play on this dvd player ."),
+    ("cr", "positive", 1369, "im a more happier person after discovering the i/p button ! ."),
+)
+#: Each line's task as the picker names it.
+SENTEVAL_TITLES = {"subj": "SUBJ", "mpqa": "MPQA", "cr": "CR"}
+
+#: SICK relatedness (Marelli et al. 2014), for disan-sick: for each grade g = 1..5, the first pair of the official
+#: test file (sick/SICK_test_annotated.txt; file line, gold relatedness, sentence A, sentence B) whose gold score
+#: lies within 0.25 of g, verbatim.
+SICK_TEST_PAIRS = (
+    (54, 1.2, "A man is jumping into an empty pool", "There is no biker jumping in the air"),
+    (79, 2.2, "Nobody is practicing water safety and wearing preservers",
+     "A group of friends are riding the current in a raft"),
+    (4, 3.0, "A group of children is playing in the house and there is no man standing in the background",
+     "The young boys are playing outdoors and the man is smiling nearby"),
+    (15, 4.1, "Nobody is riding the bicycle on one wheel", "A person is riding the bicycle on one wheel"),
+    (5, 4.9, "A brown dog is attacking another animal in front of the tall man in pants",
+     "A brown dog is attacking another animal in front of the man in pants"),
+)
+#: How far a SICK preset's gold score may lie from its grade.
+SICK_GRADE_WINDOW = 0.25
+
 
 @dataclass(frozen=True)
 class Preset:
-    """A named sentence (and a hypothesis, used only by NLI models)."""
+    """A named sentence and a hypothesis (used only by pair models: NLI's hypothesis, SICK's sentence B).
+
+    task: the task whose data the text is from (``trec``, ``subj``, ``mpqa``, ``cr``, ``sick``), or None for the
+    papers' and our own sentences, which suit every model.
+    """
 
     label: str
     sentence: str
     hypothesis: str
+    task: str | None = None
 
 
 PRESETS = (
@@ -78,8 +121,12 @@ PRESETS = (
         "I went to a bank .",
     ),
     Preset("Ours — strong sentiment", "A gorgeous , witty , seductive movie .", "The movie is good ."),
-    *(Preset(f"TREC test, line {line} (gold {label}) — {question}", question, "Someone asks a question .")
+    *(Preset(f"TREC test, line {line} (gold {label}) — {question}", question, "Someone asks a question .", "trec")
       for label, line, question in TREC_TEST_QUESTIONS),
+    *(Preset(f"{SENTEVAL_TITLES[task]}, line {line} (gold {label}) — {text}", text, "Someone says something .", task)
+      for task, label, line, text in SENTEVAL_LINES),
+    *(Preset(f"SICK test, line {line} (relatedness {score:.1f}) — {a} / {b}", a, b, "sick")
+      for line, score, a, b in SICK_TEST_PAIRS),
 )
 
 
