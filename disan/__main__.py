@@ -131,8 +131,14 @@ def add_claims(sub) -> None:
 
 def claims_table(result: dict) -> str:
     """The verdicts of one claims result as aligned text lines."""
+    if "relatedness" in result:  # a relatedness model: Shen Table 4's measures, not accuracy
+        r, err = result["relatedness"]["pearson_r"], result["relatedness"]["mse"]
+        performance = (f"Pearson's r {r['value']:.4f} [{r['ci95'][0]:.4f}, {r['ci95'][1]:.4f}], "
+                       f"MSE {err['value']:.4f} [{err['ci95'][0]:.4f}, {err['ci95'][1]:.4f}]")
+    else:
+        performance = f"accuracy {100 * result['accuracy']['value']:.2f}%"
     lines = [f"{result['model']} on {result['task']} {result['split']} ({result['n_examples']:,} examples; "
-             f"accuracy {100 * result['accuracy']['value']:.2f}%)"]
+             f"{performance})"]
     for c in result["claims"]:
         lo, hi = c["ci95"]
         lines.append(f"  {c['figure']:<12} {c['id']:<26} {c['value']:+9.4f} [{lo:+.4f}, {hi:+.4f}]  "

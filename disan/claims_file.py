@@ -73,6 +73,8 @@ def task_of(model: SentenceModel, task: str | None = None, directory: Path = PRE
     if card_task:
         return card_task
     labels = tuple(model.cfg.labels)
+    if model.cfg.relatedness:
+        return "sick"
     if model.cfg.pair:
         return "nli"
     if labels in (SST5_LABELS, SST2_LABELS):

@@ -55,3 +55,25 @@ def relatedness_metrics(gold: np.ndarray, predicted: np.ndarray) -> dict:
         "spearman_rho": float(spearmanr(gold, predicted).statistic),
         "mse": float(np.mean((gold - predicted) ** 2)),
     }
+
+
+def pearson(gold: np.ndarray, predicted: np.ndarray) -> float:
+    """Pearson's r of two (n,) arrays; NaN when either is constant or n < 2 (a bootstrap resample can be)."""
+    if len(gold) < 2 or np.ptp(gold) == 0 or np.ptp(predicted) == 0:
+        return float("nan")
+    return float(np.corrcoef(gold, predicted)[0, 1])
+
+
+def spearman(gold: np.ndarray, predicted: np.ndarray) -> float:
+    """Spearman's ρ: Pearson's r of the ranks, ties sharing their average rank (as ``scipy.stats.spearmanr``)."""
+    from scipy.stats import rankdata
+
+    return pearson(rankdata(gold), rankdata(predicted))
+
+
+def mse(gold: np.ndarray, predicted: np.ndarray) -> float:
+    return float(np.mean((np.asarray(gold, dtype=float) - predicted) ** 2)) if len(gold) else float("nan")
+
+
+#: Shen Table 4's measures as functions of (gold, predicted), for intervals by a bootstrap over pairs.
+RELATEDNESS_MEASURES = {"pearson_r": pearson, "spearman_rho": spearman, "mse": mse}

@@ -15,7 +15,7 @@ import torch
 
 from disan.claims import SentenceBatch, claim_by_id
 from disan.context_pairs import ContextPairs
-from disan.evidence import ablation_gap, accuracy_by_length, long_gap
+from disan.evidence import Outcome, ablation_gap, accuracy_by_length, long_gap
 from disan.masks import direction_mask, distance_mask
 from disan.trace import DiSABlockTrace, DiSANTrace, DistanceBlockTrace, DistanceTrace
 from disan.wordclass import CONTENT, PUNCT, STOP, word_class
@@ -156,10 +156,11 @@ def test_shen8_pairs_the_same_word_across_sentences():
 def test_shen5_long_sentences_and_im6_ablation_gap():
     correct = np.array([1, 1, 0, 0, 1], dtype=bool)
     lengths = np.array([10, 20, 40, 50, 5], dtype=float)
-    shen5 = long_gap(correct, lengths, claim_by_id("shen5-long-sentences"))
+    shen5 = long_gap(Outcome(correct=correct), lengths, claim_by_id("shen5-long-sentences"))
     assert shen5["value"] == pytest.approx(0.0 - 1.0) and shen5["n"] == 5 and shen5["n_long"] == 2
     other = np.array([1, 1, 1, 1, 1], dtype=bool)
-    im6 = ablation_gap(correct, other, lengths, claim_by_id("im6-distance-mask-long"))
+    im6 = ablation_gap(Outcome(correct=correct), Outcome(correct=other), lengths,
+                       claim_by_id("im6-distance-mask-long"))
     assert im6["value"] == pytest.approx(-1.0) and im6["n"] == 2  # only the pairs of mean length ≥ 25
     assert im6["verdict"] == "contradicted"  # every resample gives −1
 

@@ -282,3 +282,83 @@ def test_every_view_runs_on_a_relatedness_model(app_models):
         at = run_app(view=view, model="disan-sick")
         assert_clean(at)
         assert at.session_state["model"] == "disan-sick", view
+
+
+# ------------------------------------------------------------------ the claims
+
+
+def test_a_claim_that_compares_accuracy_compares_pearsons_r_for_a_relatedness_model():
+    from disan.claims import claim_by_id
+    from disan.evidence import Outcome, ablation_gap, long_gap
+
+    gold = np.array([1.0, 2.0, 3.0, 4.0, 1.0, 2.0, 3.0, 4.0])
+    mine = np.array([1.5, 2.5, 3.5, 4.5, 4.0, 3.0, 2.0, 1.0])  # short: r = +1; long: r = −1
+    lengths = np.array([5, 6, 7, 8, 40, 41, 42, 43], dtype=float)
+    shen5 = long_gap(Outcome(gold=gold, predicted=mine), lengths, claim_by_id("shen5-long-sentences"))
+    assert shen5["value"] == pytest.approx(-1.0 - 1.0) and shen5["n_long"] == 4
+    assert shen5["statistic"].startswith("test Pearson's r (gold against predicted relatedness) on sentences")
+    assert "accuracy" not in shen5["statistic"]
+    theirs = np.array([1.5, 2.5, 3.5, 4.5, 1.0, 2.0, 3.0, 4.0])  # the ablation: r = +1 on the long pairs
+    im6 = ablation_gap(Outcome(gold=gold, predicted=mine), Outcome(gold=gold, predicted=theirs), lengths,
+                       claim_by_id("im6-distance-mask-long"))
+    assert im6["value"] == pytest.approx(-2.0) and im6["n"] == 4
+    assert "Pearson's r (gold against predicted relatedness) of this model" in im6["statistic"]
+
+
+@pytest.fixture(scope="module")
+def sick_data(tmp_path_factory):
+    from tests.task_files import write_task_data
+
+    return write_task_data(tmp_path_factory.mktemp("sick-data"))
+
+
+@pytest.mark.parametrize("arch", ["disan", "dsa"])
+def test_the_claims_of_a_relatedness_model_report_pearson_spearman_and_mse_with_intervals(pretrained, sick_data, arch):
+    import jsonschema
+    from scipy.stats import pearsonr, spearmanr
+
+    from disan.claims import claims_for
+    from disan.data import load_task
+    from disan.evaluate import unpack_scores
+    from disan.evidence import run
+    from tests.test_evidence import SCHEMA
+
+    model = model_of(pretrained, arch)
+    test = load_task("sick", "test", sick_data)
+    out = run(model, test, "sick", "test", "0" * 64, progress=False)
+    jsonschema.validate(out, SCHEMA)
+    predicted = np.asarray(model.predict([(e.text, e.hypothesis) for e in test]))  # the public path
+    gold = np.asarray([e.score for e in test])
+    assert "accuracy" not in out and "accuracy_by_length" not in out and "correct_bits" not in out
+    block = out["relatedness"]
+    expected = {"pearson_r": pearsonr(gold, predicted).statistic, "spearman_rho": spearmanr(gold, predicted).statistic,
+                "mse": float(np.mean((gold - predicted) ** 2))}
+    for name, value in expected.items():
+        assert block[name]["value"] == pytest.approx(value, abs=1e-5) and block[name]["n"] == len(test)
+        lo, hi = block[name]["ci95"]
+        assert lo <= block[name]["value"] <= hi and lo < hi
+    assert unpack_scores(out["scores_f32"]["predicted"], len(test)) == pytest.approx(predicted, abs=1e-5)
+    assert unpack_scores(out["scores_f32"]["gold"], len(test)) == pytest.approx(gold, abs=1e-6)
+    buckets = out["relatedness_by_length"]
+    assert sum(b["n"] for b in buckets) == len(test)
+    for b in buckets:
+        lengths = np.array([(len(disan.tokenize(e.text)) + len(disan.tokenize(e.hypothesis))) / 2 for e in test])
+        sel = (lengths >= b["lo"]) & (lengths < b["hi"])
+        assert b["n"] == sel.sum() and b["mse"] == pytest.approx(np.mean((gold[sel] - predicted[sel]) ** 2), abs=1e-5)
+    ids = [c["id"] for c in out["claims"]] + [s["id"] for s in out["skipped"]]
+    assert sorted(ids) == sorted(c.id for c in claims_for(arch, "sick", False))
+    assert {"shen7-gate-stop-words", "im9-gate-of-period"} <= set(ids)  # the gates, as for SST-5 and SNLI
+    for c in out["claims"]:
+        assert c["ci95"][0] <= c["value"] + 1e-9 and c["value"] <= c["ci95"][1] + 1e-9 or c["n"] < 3
+
+
+def test_the_claims_command_measures_a_relatedness_checkpoint_and_says_pearsons_r(pretrained, sick_data, capsys):
+    from disan.__main__ import main
+
+    path = str(pretrained / "disan-sick.safetensors")
+    assert main(["claims", "--model", path, "--data-dir", str(sick_data), "--no-progress"]) == 0
+    head = capsys.readouterr().out.splitlines()[0]
+    assert head.startswith("disan-sick on sick test (16 examples; Pearson's r ") and "MSE " in head  # no card: sick
+    assert main(["claims", "--model", path, "--data-dir", str(sick_data), "--no-progress", "--task", "cr"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "scores relatedness" in err[0] and "--task sick" in err[0]
