@@ -274,10 +274,15 @@ def test_explore_names_the_score_and_the_sidebar_names_sentence_a_and_b(app_mode
     assert any("The sentence B is empty" in plain(e.value) for e in at.error)
 
 
-def test_every_view_runs_on_a_relatedness_model(app_models):
+def test_every_view_runs_on_a_relatedness_model_with_stored_claims(app_models, sick_data, capsys):
+    from disan.__main__ import main
     from tests.test_app import assert_clean, run_app
     from viz_app.shell.catalog import VIEW_IDS
 
+    for arch in ("disan", "dsa"):  # stored claims, as `claims --write` stores them; no model card
+        assert main(["claims", "--model", str(app_models / f"{arch}-sick.safetensors"), "--data-dir", str(sick_data),
+                     "--write", "--no-progress"]) == 0
+    assert "Pearson's r" in capsys.readouterr().out
     for view in VIEW_IDS:
         at = run_app(view=view, model="disan-sick")
         assert_clean(at)

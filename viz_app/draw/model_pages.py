@@ -42,7 +42,7 @@ def test_accuracy(card: dict, claims: dict | None) -> Accuracy | None:
         correct = unpack_correct(rep["correct_bits"], rep["n"]).astype(float)
         lo, hi = bootstrap_ci(correct)
         return Accuracy(float(correct.mean()), lo, hi, int(rep["n"]), "model card (per-example bits)")
-    if claims:
+    if claims and "accuracy" in claims:  # a relatedness model's claims hold Pearson's r instead (disan.evidence)
         acc = claims["accuracy"]
         return Accuracy(acc["value"], acc["ci95"][0], acc["ci95"][1], acc["n"], "stored claims results")
     if rep:
