@@ -83,7 +83,8 @@
           .then(function (session) {
             root.performance.mark("disan:session:" + name);
             delete root.DisanSiteModels[name]; // the base64 text is no longer needed
-            return { session: session, vocab: vocab, index: index, meta: meta, ort: ort };
+            // graph: the ONNX bytes, kept until pair.js reads the word table from them (runner().table)
+            return { session: session, vocab: vocab, index: index, meta: meta, ort: ort, graph: bytes[0] };
           });
       });
     });
@@ -157,12 +158,19 @@
     };
   }
 
+  /* The session's inputs: token ids of the premise (and hypothesis), α for the DSA. */
+  function feedsOf(model, premise, hypothesis, alpha) {
+    var meta = model.meta, feeds = {};
+    feeds[meta.inputs.premise] = int64(model.ort, premise);
+    if (meta.pair) feeds[meta.inputs.hypothesis] = int64(model.ort, hypothesis);
+    if (meta.inputs.alpha) feeds[meta.inputs.alpha] = new model.ort.Tensor("float32", Float32Array.of(alpha), [1]);
+    return feeds;
+  }
+
   /* Run the model on the current text (and hypothesis) and return its trace view. */
   function compute(model, input) {
-    var meta = model.meta, feeds = {}, names = meta.outputs;
-    feeds[meta.inputs.premise] = int64(model.ort, input.premise.ids);
-    if (meta.pair) feeds[meta.inputs.hypothesis] = int64(model.ort, input.hypothesis.ids);
-    if (meta.inputs.alpha) feeds[meta.inputs.alpha] = new model.ort.Tensor("float32", Float32Array.of(input.alpha), [1]);
+    var meta = model.meta, names = meta.outputs;
+    var feeds = feedsOf(model, input.premise.ids, meta.pair ? input.hypothesis.ids : null, input.alpha);
     return model.session.run(feeds).then(function (out) {
       var probs = array(out, names.prediction), prediction = {};
       meta.labels.forEach(function (label, i) { prediction[label] = probs[i]; });
@@ -431,5 +439,31 @@
     });
   }
 
-  root.DisanSite = { init: init, preload: preload, boot: boot, state: function () { return Object.assign({}, state); }, update: update, traceOf: traceOf };
+  /* The model `name` as pair.js's leave-one-out and nearest words use it: prepare(text, hypothesis, α) gives
+   * the input (tokens, ids, status; {problem} for input the page refuses), probs(ids, hypothesis ids, α) the
+   * class probabilities alone (only that output is fetched), table() the word table, read from the graph once. */
+  function runner(name) {
+    return loadModel(name).then(function (model) {
+      var meta = model.meta, prediction = meta.outputs.prediction;
+      return {
+        meta: meta, words: model.vocab.words, unk: model.vocab.unk, pad: model.vocab.pad, index: model.index,
+        prepare: function (text, hypothesis, alpha) {
+          return prepare(model, text, hypothesis || "", alpha === undefined || alpha === null ? meta.alpha : alpha);
+        },
+        probs: function (premise, hypothesis, alpha) {
+          return model.session.run(feedsOf(model, premise, hypothesis, alpha), [prediction])
+            .then(function (out) { return array(out, prediction); });
+        },
+        table: function () {
+          if (!model.table) { model.table = DisanPair.embeddingTable(model.graph); model.graph = null; }
+          return model.table;
+        },
+      };
+    });
+  }
+
+  root.DisanSite = {
+    init: init, preload: preload, boot: boot, state: function () { return Object.assign({}, state); }, update: update,
+    traceOf: traceOf, runner: runner,
+  };
 })(typeof globalThis !== "undefined" ? globalThis : this);

@@ -48,7 +48,7 @@ ORT_LOADER = "ort-wasm-simd-threaded.mjs"
 #: ``DisanSite.preload`` starts the model while plotly.js and the drawing code are parsed.
 EARLY_SCRIPTS = (ORT_SCRIPT, "ort-runtime.js", "site-data.js", "tokenize.js", "site.js")
 LATE_SCRIPTS = ("plotly.js", "recompute.js", "paint.js", "figures.js", "sections.js", "view_figures.js",
-                "report.js")
+                "report.js", "pair.js")
 #: Of those, the ones written by the build (the others are copied from viz_app/browser/).
 GENERATED = (ORT_SCRIPT, "ort-runtime.js", "site-data.js", "plotly.js")
 PAGE_SCRIPTS = tuple(s for s in EARLY_SCRIPTS + LATE_SCRIPTS if s not in GENERATED)

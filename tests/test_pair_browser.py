@@ -1,0 +1,220 @@
+"""Leave-one-out and nearest words computed in the static explorer's page (issue 30, items 2 and 3).
+
+Builds the explorer for one bundled model per task (SST-5, NLI, TREC), opens it from ``file://`` in headless
+Chromium with every request outside the folder aborted, and compares what ``DisanPair`` computes in the page
+(onnxruntime-web, one run per token) with Python: leave-one-out against ``disan.attribution``'s (the same
+``erasure.leave_one_out`` that ``attribute`` runs) on the torch model holding exactly the exported weights
+(``rounded_model``: float16, int8 where the build chose it, GloVe's exported words only; the page equals that
+model, tests/test_site.py), and the nearest words against numpy's cosine over the exported table.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+import torch
+
+import disan
+from tests.conftest import guarded_page
+from tests.test_site import built_extra, built_int8, ort_or_skip
+from viz_app.draw import site
+
+#: One bundled model per task; dsa-nli is the DSA with α as an input and an int8 head.
+MODELS = {"sst5": "disan-sst5", "nli": "dsa-nli", "trec": "disan-trec"}
+#: In-page leave-one-out equals disan.attribution's within this (issue 30, item 3).
+TOLERANCE = 1e-4
+#: Test sentences per task the data test compares (issue 30: at least 100).
+DATA_SENTENCES = 100
+TIMEOUT_MS = 300_000
+
+#: Always-on inputs per model: negation, an intensifier, word order, an unknown word (its drop is 0), one token.
+LITERAL = {
+    "disan-sst5": [("the movie is n't good , but the actors do their best .", None),
+                   ("a gorgeous , witty , seductive movie .", None), ("good film , very good film", None),
+                   ("the zzyzxq plot is dull", None), ("good", None)],
+    "dsa-nli": [("A man is pouring a glass of tea .", "A man drinks ."),
+                ("A lady stands outside of a Mexican market .", "A woman is not outdoors ."),
+                ("Two dogs run", "zzyzxq")],
+    "disan-trec": [("What is the capital of France ?", None), ("Who wrote Hamlet ?", None),
+                   ("How many zzyzxq are in a mile ?", None)],
+}
+
+#: DisanPair.leaveOneOut on each (text, hypothesis), one after another, through DisanSite.runner.
+_PAGE_LOO = """([m, items]) => DisanSite.runner(m).then(r => items.reduce((done, [t, h]) => done.then(out => {
+  const input = r.prepare(t, h);
+  if (input.problem) { out.push({problem: input.problem}); return out; }
+  return DisanPair.leaveOneOut(r, input).then(v => {
+    out.push({target: v.target, probability: v.probability, runs: v.runs, premise: Array.from(v.premise),
+              hypothesis: v.hypothesis && Array.from(v.hypothesis)});
+    return out;
+  });
+}), Promise.resolve([])))"""
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> site.SiteInfo:
+    ort_or_skip()
+    return site.build_site(tmp_path_factory.mktemp("pair-site") / "explorer", list(MODELS.values()))
+
+
+@pytest.fixture(scope="module")
+def page(chromium, built):
+    folder = built.out.as_uri() + "/"
+    context, page, blocked, errors = guarded_page(chromium, lambda url: url.startswith(folder), TIMEOUT_MS)
+    page.goto((built.out / "index.html").as_uri())
+    page.wait_for_function("() => ['ready', 'error'].includes(document.body.dataset.state)")
+    yield page
+    assert blocked == [] and errors == []
+    context.close()
+
+
+@pytest.fixture(scope="module")
+def references(built):
+    """Per model, the torch model with exactly the exported numbers (cached: each load takes a second)."""
+    from disan.onnx_export import rounded_model
+
+    cache = {}
+
+    def get(name: str):
+        if name not in cache:
+            cache[name] = rounded_model(disan.load(name, "cpu"), built_extra(built, name),
+                                        int8=built_int8(built, name))
+        return cache[name]
+
+    return get
+
+
+def python_loo(model, items: list[tuple]) -> list[dict]:
+    """disan.attribution's leave-one-out of the predicted class for each (text, hypothesis), batched as the
+    faithfulness run batches a test set (``corpus.measure_batch``: one padded batch, ``erasure.leave_one_out``);
+    ``attribute`` runs the same step on one input (test_the_python_reference_is_attribute_s_own_leave_one_out)."""
+    from disan.attribution.erasure import leave_one_out
+    from disan.attribution.forward import model_masks
+
+    fn = model_masks(model, None, None if model.cfg.arch == "disan" else model.cfg.alpha)
+    sides = [[disan.tokenize(t) for t, _ in items]] + ([[disan.tokenize(h) for _, h in items]] if model.cfg.pair else [])
+    emb = fn.embed(sides)
+    with torch.no_grad():
+        probs = fn.probs(emb.xs, emb.valids)  # (B, K)
+    target = probs.argmax(-1)  # (B,) the predicted class, as attribute's and measure_batch's default
+    p_full = probs.gather(1, target[:, None])[:, 0]  # (B,)
+    loo = leave_one_out(fn, emb, target, p_full)  # per side (B, T_s), 0 at padding
+    return [{"target": int(target[b]), "probability": float(p_full[b]),
+             "sides": [loo[s][b, :len(sides[s][b])].double().numpy() for s in range(len(sides))]}
+            for b in range(len(items))]
+
+
+def compare(got: list[dict], items: list[tuple], model) -> float:
+    """Max |page − Python| over every token's drop and the explained probability; asserts the targets agree."""
+    worst = 0.0
+    for (text, hyp), page_side, want in zip(items, got, python_loo(model, items)):
+        assert "problem" not in page_side, (text, page_side)
+        assert page_side["target"] == want["target"], (text, hyp)
+        sides = [page_side["premise"]] + ([page_side["hypothesis"]] if hyp is not None else [])
+        assert [len(s) for s in sides] == [len(s) for s in want["sides"]]
+        assert page_side["runs"] == 1 + sum(len(s) for s in sides)  # the input, then one run per token
+        worst = max(worst, abs(page_side["probability"] - want["probability"]),
+                    *(float(np.abs(np.asarray(g) - w).max()) for g, w in zip(sides, want["sides"])))
+    return worst
+
+
+@pytest.mark.parametrize("name", list(MODELS.values()))
+def test_leave_one_out_in_the_page_equals_disan_attribution(page, references, name):
+    items = LITERAL[name]
+    got = page.evaluate(_PAGE_LOO, [name, [list(i) for i in items]])
+    model = references(name)
+    worst = compare(got, items, model)
+    print(f"{name}: {len(items)} inputs, largest |page − disan.attribution| {worst:.2e}")
+    assert worst <= TOLERANCE
+    unknown = [i for i, (t, h) in enumerate(items) if "zzyzxq" in t or (h and "zzyzxq" in h)]
+    for i in unknown:  # a token the model lacks is <unk> already: erasing it changes nothing
+        side = "hypothesis" if "zzyzxq" in (items[i][1] or "") else "premise"
+        tokens = disan.tokenize(items[i][1] if side == "hypothesis" else items[i][0])
+        assert got[i][side][tokens.index("zzyzxq")] == 0
+
+
+def test_the_python_reference_is_attribute_s_own_leave_one_out(references):
+    """python_loo is the leave-one-out series of disan.attribution.attribute, number for number."""
+    from disan.attribution import attribute
+
+    model = references("dsa-nli")
+    text, hyp = LITERAL["dsa-nli"][0]
+    full = attribute(model, model.trace(text, hyp), steps=4)  # few IG steps: only leave-one-out is compared
+    [mine] = python_loo(model, [(text, hyp)])
+    assert full.target_index == mine["target"]
+    for side, want in zip(full.sides, mine["sides"]):
+        np.testing.assert_allclose(side.scores["leave_one_out"].double().numpy(), want, atol=1e-7)
+
+
+def test_leave_one_out_stops_when_a_newer_input_makes_it_stale_and_refuses_a_bad_side(page):
+    out = page.evaluate("""() => DisanSite.runner('disan-sst5').then(r => {
+      const input = r.prepare('a gorgeous , witty , seductive movie .');
+      let asked = 0;
+      const stale = () => ++asked > 2;
+      return DisanPair.leaveOneOut(r, input, {stale}).then(v => {
+        let message = null;
+        try { DisanPair.leaveOneOut(r, input, {sides: ['hypothesis']}); } catch (e) { message = e.message; }
+        return {v, asked, message, problem: r.prepare('').problem};
+      });
+    })""")
+    assert out["v"] is None and out["asked"] == 3  # two runs, then stale: no third
+    assert "needs an NLI input with a hypothesis" in out["message"]
+    assert "empty" in out["problem"]
+
+
+def test_nearest_words_in_the_page_equal_numpy_cosine_over_the_exported_table(page):
+    """The word table the page reads from its graph is the export's (float16), and each word's 8 nearest by cosine
+    equal numpy's ranking of it."""
+    from disan.onnx_export import site_table
+    from disan.vocab import PAD_ID, UNK_ID
+
+    from tests.test_pair_js import numpy_nearest
+
+    for name, words in (("disan-sst5", ["good", "bad", "film", "not", "minister"]), ("dsa-nli", ["man", "dog", "tea"])):
+        table = site_table(disan.load(name, "cpu"))
+        vectors = table.vectors.numpy().astype(np.float16).astype(np.float32)  # as store_weights keeps it
+        got = page.evaluate("""([m, words]) => DisanSite.runner(m).then(r => {
+          const t0 = performance.now();
+          const near = words.map(w => DisanPair.nearestWords(r, w, 8));
+          return {near, ms: performance.now() - t0, rows: r.table().rows, unknown: DisanPair.nearestWords(r, 'zzyzxq', 8)};
+        })""", [name, words])
+        assert got["rows"] == len(table.words) and got["unknown"] == []
+        for word, near in zip(words, got["near"]):
+            want = numpy_nearest(vectors, table.words.index(word), 8, (PAD_ID, UNK_ID))
+            assert [n["word"] for n in near] == [table.words[i] for i, _ in want], (name, word)
+            np.testing.assert_allclose([n["cosine"] for n in near], [c for _, c in want], atol=1e-9)
+        print(f"{name}: nearest words of {len(words)} words in {got['ms']:.1f} ms (first call reads the table)")
+
+
+def data_items(task: str, count: int) -> list[tuple]:
+    from disan.data import DataFileError, load_task
+
+    try:
+        examples = load_task(task, "test")
+    except (DataFileError, OSError) as err:
+        pytest.skip(f"the {task} test set is missing from ../shared/data: {err}")
+    fits = lambda text: text is None or len(disan.tokenize(text)) <= site.MAX_TOKENS  # noqa: E731
+    items = [(e.text, e.hypothesis) for e in examples if fits(e.text) and fits(e.hypothesis)][:count]
+    assert len(items) == count
+    return items
+
+
+@pytest.mark.data
+@pytest.mark.slow
+@pytest.mark.parametrize("task", list(MODELS))
+def test_leave_one_out_in_the_page_equals_disan_attribution_on_100_test_sentences(page, references, task):
+    """Issue 30, item 3: at least 100 test sentences per task, every token of every side, within 1e-4."""
+    name = MODELS[task]
+    items = data_items(task, DATA_SENTENCES)
+    t0 = time.perf_counter()
+    got = []
+    for start in range(0, len(items), 25):  # one evaluate per 25 inputs: each stays well within the timeout
+        got += page.evaluate(_PAGE_LOO, [name, [list(i) for i in items[start:start + 25]]])
+    page_s = time.perf_counter() - t0
+    worst = compare(got, items, references(name))
+    runs = sum(g["runs"] for g in got)
+    print(f"{name}: {len(items)} test inputs, {runs} runs in the page in {page_s:.1f} s, "
+          f"largest |page − disan.attribution| {worst:.2e}")
+    assert worst <= TOLERANCE
