@@ -167,9 +167,10 @@ def test_the_page_computes_and_shows_the_score_of_a_typed_pair(chromium, built, 
             block = sent.encoder.fw
             mean = block.probs_mean[0] if arch == "disan" else block.probs[0].mean(0)
             np.testing.assert_allclose(np.reshape(tv[side]["fw"]["attention"], (T, T)), mean.numpy(), atol=TOLERANCE)
+        assert page.inner_text("#hyp-row").strip() == "sentence B"
         page.fill("#hypothesis", "")
         page.wait_for_function("() => document.body.dataset.state === 'error'")
-        assert "relatedness of two sentences" in page.inner_text("#status")
+        assert "relatedness of two sentences: type sentence B" in page.inner_text("#status")
     finally:
         context.close()
     assert blocked == [] and errors == []

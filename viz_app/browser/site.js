@@ -258,19 +258,21 @@
     el("text").value = state.text;
     el("hypothesis").value = state.hypothesis;
     el("hyp-row").hidden = !meta.pair;
+    el("hyp-row").firstChild.textContent = meta.relatedness ? "sentence B " : "hypothesis "; // SICK's column name
     el("model-facts").textContent = meta.facts;
   }
 
   /* Tokens and ids of an input, or a message when it cannot be run. */
   function prepare(model, text, hypothesis, alpha) {
     var meta = model.meta, premise = tokenize(text);
-    var problem = checkTokens(premise, meta.pair ? "premise" : "sentence");
+    var problem = checkTokens(premise, meta.relatedness ? "sentence A" : meta.pair ? "premise" : "sentence");
     var input = { premise: Object.assign({ tokens: premise }, lookup(model, premise)), alpha: alpha || 0 };
     if (!problem && meta.pair) {
       var hyp = tokenize(hypothesis);
       problem = hypothesis.trim() === "" || !hyp.length
-        ? (meta.relatedness ? "This model scores the relatedness of two sentences: type the second one as well."
-          : "This is an NLI model: type a hypothesis as well as the premise.") : checkTokens(hyp, "hypothesis");
+        ? (meta.relatedness ? "This model scores the relatedness of two sentences: type sentence B as well."
+          : "This is an NLI model: type a hypothesis as well as the premise.")
+        : checkTokens(hyp, meta.relatedness ? "sentence B" : "hypothesis");
       input.hypothesis = Object.assign({ tokens: hyp }, lookup(model, hyp));
     }
     return problem ? { problem: problem } : input;
