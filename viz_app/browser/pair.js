@@ -69,8 +69,11 @@
    * options: target (class index; default the predicted class), sides (default every side of the input),
    *         stale() (checked before each run: true stops and resolves null, so a newer sentence need not wait).
    * Resolves {target, probability, premise: Float64Array (T) | null, hypothesis: Float64Array (T2) | null, runs}.
-   * The model takes one unpadded sentence per run (ids are (1, T)), so the runs go one after another; each
-   * yields to the page between runs. */
+   * The model takes one unpadded sentence per run (ids are (1, T)), so the runs go one after another, each in a
+   * task of its own: onnxruntime-web (wasm, one thread) resolves a run without leaving the task it began in, so
+   * chained runs alone would hold the main thread for all of them and keys typed meanwhile would wait
+   * (tests/test_pair_browser.py checks that a timer fires between the runs). A token that is <unk> already
+   * drops nothing: 0, without a run. */
   function leaveOneOut(runner, input, options) {
     options = options || {};
     var premise = input.premise.ids, hyp = input.hypothesis ? input.hypothesis.ids : null;
@@ -90,18 +93,30 @@
       sides.forEach(function (s) {
         var ids = s === "premise" ? premise : hyp;
         out[s] = new Float64Array(ids.length);
-        for (var t = 0; t < ids.length; t++) jobs.push([s, t]);
+        for (var t = 0; t < ids.length; t++) if (ids[t] !== runner.unk) jobs.push([s, t]);
       });
+      function erase(s, t) {
+        var ids = (s === "premise" ? premise : hyp).slice();
+        ids[t] = runner.unk;
+        return runner.probs(s === "premise" ? ids : premise, s === "hypothesis" ? ids : hyp, input.alpha)
+          .then(function (p) { out[s][t] = full[k] - p[k]; out.runs++; return true; });
+      }
       return jobs.reduce(function (done, job) {
         return done.then(function (going) {
-          if (!going || stale()) return false;
-          var s = job[0], t = job[1];
-          var ids = (s === "premise" ? premise : hyp).slice();
-          ids[t] = runner.unk;
-          return runner.probs(s === "premise" ? ids : premise, s === "hypothesis" ? ids : hyp, input.alpha)
-            .then(function (p) { out[s][t] = full[k] - p[k]; out.runs++; return true; });
+          return going && nextTask().then(function () { return !stale() && erase(job[0], job[1]); });
         });
       }, Promise.resolve(true)).then(function (finished) { return finished ? out : null; });
+    });
+  }
+
+  /* A promise resolved in a new task, after the input events and drawing waiting meanwhile (by a message,
+   * which unlike a nested setTimeout is not clamped to 4 ms). */
+  function nextTask() {
+    return new Promise(function (resolve) {
+      if (typeof MessageChannel === "undefined") { setTimeout(resolve, 0); return; }
+      var channel = new MessageChannel();
+      channel.port1.onmessage = function () { channel.port1.close(); resolve(); };
+      channel.port2.postMessage(null);
     });
   }
 
