@@ -181,29 +181,37 @@ SUBMIT_VIEWS = (("explore", "disan-sst5"), ("explore", "dsa-sst5"), ("disan_atte
 #: Which charts a submit must redraw where it is not every heatmap (the default): every chart where a heatmap
 #: does not name the tokens (the Attribution view's Kendall τ matrix), or named charts (Source2token's word
 #: chart; its pair chart shows the word in a second sentence and may not change).
-#: The views whose charts follow typing (``viz_app/shell/follow.py``); Compare draws other masks than the page's
-#: model has, so it keeps the server's path.
+#: The views whose charts follow typing (``viz_app/shell/follow.py``); Compare only for a DSA under other masks
+#: or α (the page derives panel B from the pre-mask scores), as measured here.
 FOLLOWING = frozenset({"explore", "disan_attention", "fusion_gate", "source2token", "distance_attention",
-                       "ffn_pooling", "attribution"})
+                       "ffn_pooling", "attribution", "compare"})
 SUBMIT_CHARTS = {"attribution": ["chart_attr_maps"], "ffn_pooling": "charts", "source2token": ["chart_s2t_word"]}
 #: The baseline commit's charts where they differ: its Attribution view drew no attention map, only the
 #: attributions, computed on the submit path.
 BASELINE_SUBMIT_CHARTS = {"attribution": "charts"}
 
 #: Installed on the sentence box before a new sentence is put in: the paste's input event starts the clock, and
-#: every animation frame after it checks the charts matching ``which``; the first frame in which every one of them
-#: (at least ``count``) shows ``marker`` (its tick labels, titles, or the labels a swap drew: the chart's text on
-#: screen) stops it. Whatever draws them, the page's own model run or the server's rerun after Enter.
+#: every animation frame after it looks at the charts matching ``which`` (at least ``count``). A chart shows the
+#: new sentence once its figure names ``marker`` (among its tokens, shown or not: a long sentence hides the tick
+#: labels) and is on screen: a figure the page painted from its own model run (``chart.js`` ``__typed``) from
+#: the first frame after the paint, one the server's rerun brought from the frame ``chart.js`` recorded
+#: (``__vizShown``). The clock stops at the latest chart's frame, whichever path drew each.
 FIRST_SHOWN = """([which, marker, count]) => {
   const box = document.querySelector('section[data-testid=stSidebar] textarea');
   window.__firstShown = null;
   box.addEventListener('input', ev => {
-    const t0 = ev.timeStamp;
+    const t0 = ev.timeStamp, seen = new Map();
+    const names = f => !!f && JSON.stringify(f.layout).includes(marker);
     const check = now => {
       const gds = [...document.querySelectorAll('.viz-chart')].filter(gd => gd.data && (which === 'heatmaps'
         ? gd.data.some(t => t.type === 'heatmap') : which === 'charts' || which.some(k => gd.closest('.st-key-' + k))));
-      if (gds.length >= count && gds.every(gd => gd.textContent.includes(marker))) {
-        window.__firstShown = {ms: now - t0};
+      for (const gd of gds) {
+        if (seen.has(gd)) continue;
+        if (gd.__typed && names(gd.__typed) && gd.__vizDrawn > t0) seen.set(gd, now);
+        else if (!gd.__typed && names(gd.__figure) && gd.__vizShown > t0) seen.set(gd, gd.__vizShown);
+      }
+      if (gds.length >= count && gds.every(gd => seen.has(gd))) {
+        window.__firstShown = {ms: Math.max(...gds.map(gd => seen.get(gd))) - t0};
         return;
       }
       requestAnimationFrame(check);

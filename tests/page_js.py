@@ -54,6 +54,13 @@ const run = (job) => {
       const tvs = views.map(([view, arrays]) => DisanSections.unpack(view, Uint8Array.from(Buffer.from(arrays, "base64"))));
       return { html: DisanSections.sectionBody(tvs, id, params) };
     }
+    if (job.fn === "remask") {  // recompute.js's remask of an unpacked view: each sentence's block attention
+      const [[view, arrays], kind] = job.args;
+      const tv = DisanRecompute.remask(DisanSections.unpack(view, Uint8Array.from(Buffer.from(arrays, "base64"))), kind);
+      if (!tv) return null;
+      const blocks = s => s && { fw: s.fw.attention, bw: s.bw.attention, masks: [s.fw.mask, s.bw.mask] };
+      return { premise: blocks(tv.premise), hypothesis: blocks(tv.hypothesis) };
+    }
     if (job.fn === "page") { const p = DisanSections.page(job.args[0], job.args[1]); delete p.sections; return p; }
     const [lib, name] = job.fn.split(".");
     return (lib === "F" ? DisanFigures : DisanSections)[name](...job.args);

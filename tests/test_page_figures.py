@@ -222,3 +222,30 @@ def test_one_figure_reports_hold_that_figure_alone(traces):
     T = len(trace.premise.tokens)
     want = _np(trace.premise.encoder.fw.probs[0, :T, :T].mean(-1))[2]
     close(bars(fig)[0], want, EXACT, "row 2 of the forward mean")
+
+
+@pytest.mark.parametrize("pair,alpha", [(True, None), (False, 0.5)])
+@pytest.mark.parametrize("kind", ["none", "diag"])
+def test_the_page_derives_a_dsa_under_other_masks_from_its_scores(tiny_glove, pair, alpha, kind):
+    """Compare follows typing (issue 27): the page draws panel B (other direction masks, same weights) from the
+    typed trace view's pre-mask scores (recompute.js remask); it equals the model's own trace under those masks."""
+    model = make_tiny("dsa", tiny_glove, pair=pair)
+    text, hyp = "a man pours the tea .", ("the man drinks tea" if pair else None)
+    [got] = node_jobs([{"fn": "remask", "args": [_app_view(model.trace(text, hyp, alpha=alpha)), kind]}])
+    other = model.trace(text, hyp, alpha=alpha, masks=(kind, kind))
+    for side in ("premise", "hypothesis"):
+        want = getattr(other, side)
+        if want is None:
+            assert got[side] is None
+            continue
+        T = len(want.tokens)
+        assert got[side]["masks"] == [kind, kind]
+        for d in ("fw", "bw"):
+            expected = getattr(want.encoder, d).probs[0].mean(0).numpy()  # (T, T): Im Fig. 7's mean over heads
+            np.testing.assert_allclose(np.array(got[side][d]).reshape(T, T), expected, atol=2e-6)
+            if kind == "none":
+                assert (expected > 0).all()  # the masks did change: every key is allowed, the diagonal too
+
+
+def test_the_page_cannot_derive_disan_under_other_masks(traces):
+    assert node_jobs([{"fn": "remask", "args": [_app_view(traces["tiny-disan"]), "none"]}]) == [None]

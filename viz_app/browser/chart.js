@@ -396,8 +396,11 @@ function typedAlpha() {
 function typedFigure(gd, tv) {
   const f = gd.__follow, live = f.data.live, g = live ? GROUPS[live.group] : null;
   const params = Object.assign({}, f.data.params, g ? g.values : {});
+  // A chart of several views of this sentence names their masks (Compare): the page derives them (DSA only).
+  const views = (f.data.follow.masks || ["default"]).map(m => (m === "default" ? tv : DisanRecompute.remask(tv, m)));
+  if (views.some(v => !v)) return null;
   let spec;
-  try { spec = DisanSections.draw([tv], f.figure, params, f.theme).figure; } catch (err) { return null; }
+  try { spec = DisanSections.draw(views, f.figure, params, f.theme).figure; } catch (err) { return null; }
   if (f.data.selectable) for (const t of spec.data) if (t.type === "scatter" && t.name === "cells") t.mode = "none";
   return spec;
 }

@@ -328,6 +328,7 @@
         overlayTicks(gd, layer, axis[2], specAxis, T, letter);
       });
     });
+    retitle(gd, spec.layout);
     if (!same) {
       gd.__swapped = true;
       gd._fullLayout.hovermode = false; // the axes Plotly laid out no longer match the cells
@@ -335,6 +336,16 @@
     return true;
   }
 
+
+  /* The figure's title as the new figure has it (a chosen word's title names the word): plain text until the
+   * Plotly.react at rest draws its markup. */
+  function retitle(gd, layout) {
+    var title = layout.title, want = title && typeof title === "object" ? title.text : title;
+    var node = gd.querySelector(".g-gtitle .gtitle");
+    if (!node || typeof want !== "string") return;
+    var plain = want.replace(/<br\s*\/?>/gi, " ").replace(/<[^>]*>/g, "");
+    if (node.textContent !== plain) node.textContent = plain;
+  }
 
   /* [rows, columns] of a heatmap's z: an array of rows, or Plotly's typed-array spec {dtype, bdata, shape}. */
   function gridShape(z) {

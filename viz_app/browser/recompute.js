@@ -108,6 +108,25 @@
     return out;
   }
 
+  /* A DSA trace view of the same weights and sentence under the direction masks `kind` (both blocks; "none",
+   * "diag", "fw", "bw"): Im Eq. 7's masks enter only after QKᵀ/√d_k, and the two blocks read the embeddings, so
+   * the pre-mask scores stay those of `tv` and each block's heads are its softmax over the newly allowed keys at
+   * the view's α. Null for DiSAN (its token2token logits are not in the view). */
+  function remask(tv, kind) {
+    if (tv.arch !== "dsa") return null;
+    function sentence(sent) {
+      if (!sent) return sent;
+      var T = sent.tokens.length, allowed = directionAllowed(T, kind), out = Object.assign({}, sent);
+      ["fw", "bw"].forEach(function (dir) {
+        var b = sent[dir], heads = distanceProbs(b.scores, T, allowed, tv.alpha || 0);
+        out[dir] = Object.assign({}, b, { mask: kind, allowed: allowed, heads: heads, attention: headMean(heads, T) });
+      });
+      return out;
+    }
+    return Object.assign({}, tv, { masks: [kind, kind], premise: sentence(tv.premise),
+                                   hypothesis: sentence(tv.hypothesis) });
+  }
+
   /* Im Eq. 7's additive term M_dir + α·M_dis (Float64Array T·T; cells M_dir forbids are NaN, shown as −∞).
    * kind "none" gives α·M_dis alone (Im Fig. 4 times α). */
   function maskPanel(T, kind, alpha) {
@@ -266,6 +285,7 @@
     allowedCells: allowedCells,
     featureSlice: featureSlice,
     directionAllowed: directionAllowed,
+    remask: remask,
     maskPanel: maskPanel,
     blockMean: blockMean,
     limits: limits,

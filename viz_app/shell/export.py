@@ -152,7 +152,11 @@ def show_page_figure(
     if sentences is None:
         sentences = [(ctx.model, ctx.text, ctx.hypothesis, ctx.masks, alpha)]
     views = [loaders.page_view(*inputs, per_feature) for inputs in sentences]
-    shown = {"text": sentences[0][1], "hypothesis": sentences[0][2] or ""} if follow else None
+    # A chart of several views follows typing when they are one sentence of one model under other masks (the
+    # page derives them: recompute.js remask).
+    one = len({(s[0], s[1], s[2]) for s in sentences}) == 1
+    shown = ({"text": sentences[0][1], "hypothesis": sentences[0][2] or "", "masks": [s[3] for s in sentences]}
+             if follow and one else None)
     chart.draw_figure(views, figure, key=chart_key(key), theme=ctx.theme.name, config=config, params=params,
                       on_select=on_select, live=live, follow=shown)
     html = None

@@ -10,6 +10,7 @@ import streamlit as st
 from viz_app.draw import settings
 from viz_app.shell import loaders, models
 from viz_app.shell.context import Context
+from viz_app.shell.follow import follow_typing
 from viz_app.shell.export import matrices_table, show_page_figure
 from viz_app.shell.session import ensure
 from viz_app.shell.state import COMPARE_MODES, NO_DIRECTION_MASKS
@@ -133,6 +134,9 @@ def render(ctx: Context) -> None:
     if pair is None:
         return
     a, b = pair.a, pair.b
+    # The page's model follows typing where it can draw both panels: a DSA under other direction masks or α
+    # (its pre-mask scores); a DiSAN's other masks and a second model keep the submit path.
+    follow = mode != "ablation" and ctx.is_dsa and follow_typing(ctx)
     show_page_figure(
         ctx,
         "compare",
@@ -141,6 +145,7 @@ def render(ctx: Context) -> None:
         params={"side": ctx.side, "dir": direction, **pair.params},
         table=matrices_table({"A": a, "B": b, "A − B": a - b}, pair.tokens, pair.tokens),
         live=None if pair.payload is None else {"group": "alpha", "payload_id": pair.payload["id"]},
+        follow=follow,
     )
     st.markdown(f"**A** — {summary_text(a)}  \n**B** — {summary_text(b)}")
     st.caption(
