@@ -173,7 +173,7 @@ def approximation(path: Path = APPROXIMATION) -> list[str]:
     lines = ["**Gated rollout against an exact reference.** Each token's token-local vectors erased with every "
              "attention weight, gate and max-pool winner of the full input replayed; p_i = token i's mean share of "
              "|s[k] − s[k] without it| (`disan/attribution/approximation.py`; `for m in disan-sst5 disan-nli "
-             "dsa-sst5 dsa-sst5-nodist dsa-nli; do python -m disan.attribution.approximation --model $m --limit "
+             "dsa-sst5 dsa-sst5-nodist dsa-nli dsa-nli-nodist; do python -m disan.attribution.approximation --model $m --limit "
              "100; done > docs/rollout-approximation.jsonl`). Distance: total variation ½Σ\\|p̂ − p\\| (0 = the "
              "same split); τ between the rankings; mean over the sample's sentences [95% interval]. DiSAN's vector "
              "shares are exact, so its mixing-share row is the cost of reading weights as parts of the vector; "
