@@ -177,12 +177,13 @@ def feature_steps(page, base: str, T: int, path: str, warmup: int, n: int, timeo
 #: opens on: the page runs a trained model itself (issue 27), a random-weight one only on the server.
 SUBMIT_VIEWS = (("explore", "disan-sst5"), ("explore", "dsa-sst5"), ("disan_attention", "disan-sst5"),
                 ("fusion_gate", "disan-sst5"), ("source2token", "disan-sst5"), ("distance_attention", "dsa-sst5"),
-                ("ffn_pooling", "dsa-sst5"), ("compare", "dsa-sst5"), ("attribution", "disan-sst5"))
+                ("ffn_pooling", "dsa-sst5"), ("compare", "dsa-sst5"), ("compare", "disan-sst5"),
+                ("attribution", "disan-sst5"))
 #: Which charts a submit must redraw where it is not every heatmap (the default): every chart where a heatmap
 #: does not name the tokens (the Attribution view's Kendall τ matrix), or named charts (Source2token's word
 #: chart; its pair chart shows the word in a second sentence and may not change).
 #: The views whose charts follow typing (``viz_app/shell/follow.py``); Compare only for a DSA under other masks
-#: or α (the page derives panel B from the pre-mask scores), as measured here.
+#: or α (the page derives panel B from the pre-mask scores): DiSAN's Compare keeps the server's path.
 FOLLOWING = frozenset({"explore", "disan_attention", "fusion_gate", "source2token", "distance_attention",
                        "ffn_pooling", "attribution", "compare"})
 SUBMIT_CHARTS = {"attribution": ["chart_attr_maps"], "ffn_pooling": "charts", "source2token": ["chart_s2t_word"]}
@@ -401,7 +402,8 @@ def run(
                                  lambda: submit_steps(page, base, model, T, warmup, interactions, ms, view, pid,
                                                       BASELINE_SUBMIT_CHARTS if path == BASELINE_LABEL else None,
                                                       typing=path == "browser" and settings.EXPLORE_TYPING
-                                                      and view in FOLLOWING))
+                                                      and view in FOLLOWING
+                                                      and not (view == "compare" and model.startswith("disan"))))
 
             _session(base, work, timeout_s)
     return rows
