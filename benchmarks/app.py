@@ -182,8 +182,8 @@ SUBMIT_VIEWS = (("explore", "disan-sst5"), ("explore", "dsa-sst5"), ("disan_atte
 #: Which charts a submit must redraw where it is not every heatmap (the default): every chart where a heatmap
 #: does not name the tokens (the Attribution view's Kendall τ matrix), or named charts (Source2token's word
 #: chart; its pair chart shows the word in a second sentence and may not change).
-#: The views whose charts follow typing (``viz_app/shell/follow.py``); Compare only for a DSA under other masks
-#: or α (the page derives panel B from the pre-mask scores): DiSAN's Compare keeps the server's path.
+#: The views whose charts follow typing (``viz_app/shell/follow.py``); Compare where it compares one model under
+#: other masks or α (the page derives panel B from the logits before the mask: recompute.js remask).
 FOLLOWING = frozenset({"explore", "disan_attention", "fusion_gate", "source2token", "distance_attention",
                        "ffn_pooling", "attribution", "compare"})
 SUBMIT_CHARTS = {"attribution": ["chart_attr_maps"], "ffn_pooling": "charts", "source2token": ["chart_s2t_word"]}
@@ -203,7 +203,8 @@ FIRST_SHOWN = """([which, marker, count]) => {
   box.addEventListener('input', ev => {
     const t0 = ev.timeStamp, seen = new Map();
     const names = f => !!f && JSON.stringify(f.layout).includes(marker);
-    const check = now => {
+    const check = () => {
+      const now = performance.now(); // not the frame's timestamp, which may precede a paint of this frame's tasks
       const gds = [...document.querySelectorAll('.viz-chart')].filter(gd => gd.data && (which === 'heatmaps'
         ? gd.data.some(t => t.type === 'heatmap') : which === 'charts' || which.some(k => gd.closest('.st-key-' + k))));
       for (const gd of gds) {
@@ -402,8 +403,7 @@ def run(
                                  lambda: submit_steps(page, base, model, T, warmup, interactions, ms, view, pid,
                                                       BASELINE_SUBMIT_CHARTS if path == BASELINE_LABEL else None,
                                                       typing=path == "browser" and settings.EXPLORE_TYPING
-                                                      and view in FOLLOWING
-                                                      and not (view == "compare" and model.startswith("disan"))))
+                                                      and view in FOLLOWING))
 
             _session(base, work, timeout_s)
     return rows

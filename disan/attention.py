@@ -93,7 +93,8 @@ def multi_dim_token2token(
     Returns ``s`` (B, T, D) and a dict of probability views:
     ``probs`` (B, T, T, D) when ``keep_probs``; always ``mean`` and ``max``
     over features (B, T, T), computed chunk by chunk; ``feature`` (B, T, T),
-    the probabilities of one feature k, when ``feature`` is given.
+    the probabilities of one feature k, when ``feature`` is given; and the
+    logits' parts ``key_part`` (W1 h_i + b1) and ``query_part`` (W2 h_j), (B, T, D).
     """
     B, T, D = h.shape
     key_part = h @ w1.T + b1  # (B, T, D)
@@ -112,6 +113,7 @@ def multi_dim_token2token(
         if feature is not None:
             one.append(p[..., feature])  # (B, Tq, T)
     views = {"mean": _join(means), "max": _join(maxes)}  # (B, T, T) each
+    views["key_part"], views["query_part"] = key_part, query_part  # (B, T, D) each: the logits' two parts
     if keep_probs:
         views["probs"] = _join(full)  # (B, T, T, D)
     if feature is not None:

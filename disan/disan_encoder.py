@@ -97,6 +97,8 @@ class DiSABlock(nn.Module):
             s=detach(s),
             gate=detach(gate),
             u=detach(u),
+            key_part=detach(views["key_part"]),  # (B, T, D)  Eq. 15's W1 h_i + b1
+            query_part=detach(views["query_part"]),  # (B, T, D)  Eq. 15's W2 h_j
         )
         return u, trace
 

@@ -46,8 +46,14 @@ name                 shape      trace field (``SentenceTrace.encoder``)
 fw_probs, bw_probs   (T, T, D)  ``fw.probs``: per-feature P, Eq. 15 then softmax
 fw_mean, bw_mean     (T, T)     ``fw.probs_mean``: P averaged over features (Fig. 6)
 fw_gate, bw_gate     (T, D)     ``fw.gate``: fusion gate F, Eq. 19
+fw_keys, bw_keys     (T, D)     ``fw.key_part``: Eq. 15's ``W1 h_i + b1`` per key i
+fw_queries, …        (T, D)     ``fw.query_part``: Eq. 15's ``W2 h_j`` per query j
 s2t                  (T, 2D)    ``s2t_probs``: source2token P, Eqs. 12–13
 ===================  =========  =======================================================
+
+The keys and queries give every cell's logit ``c·tanh((W1 h_i + W2 h_j + b1)/c)`` before the
+mask (``c`` is in the JSON), so the page computes the probabilities under other direction masks
+(Compare) without another graph.
 
 Distance-based SAN (Im & Cho 2017):
 
@@ -172,6 +178,8 @@ def _sentence_specs(cfg: ModelConfig, prefix: str, t: str) -> list[TensorSpec]:
                 TensorSpec(f"{prefix}{side}_probs", "float32", (t, t, D)),
                 TensorSpec(f"{prefix}{side}_mean", "float32", (t, t)),
                 TensorSpec(f"{prefix}{side}_gate", "float32", (t, D)),
+                TensorSpec(f"{prefix}{side}_keys", "float32", (t, D)),
+                TensorSpec(f"{prefix}{side}_queries", "float32", (t, D)),
             ]
         else:
             specs += [
@@ -228,6 +236,8 @@ def sentence_outputs(enc: EncoderTrace) -> dict[str, Tensor]:
                 out[f"{side}_probs"] = block.probs[0]  # (T, T, D)
             out[f"{side}_mean"] = block.probs_mean[0]  # (T, T)
             out[f"{side}_gate"] = block.gate[0]  # (T, D)
+            out[f"{side}_keys"] = block.key_part[0]  # (T, D)
+            out[f"{side}_queries"] = block.query_part[0]  # (T, D)
         else:
             out[f"{side}_scores"] = block.scores[0]  # (H, T, T)
             out[f"{side}_probs"] = block.probs[0]  # (H, T, T)
@@ -672,6 +682,7 @@ def _meta(model: SentenceModel, table: SiteTable, onnx_name: str, half: bool, in
         "relatedness": cfg.relatedness,
         "labels": list(cfg.labels),
         "alpha": cfg.alpha if cfg.arch == "dsa" else None,
+        "c": cfg.c if cfg.arch == "disan" else None,  # Shen Eq. 15's c: the keys and queries give the logits
         "masks": list(cfg.masks),
         "random_weights": model.random_weights,
         "inputs": [s.to_json() for s in input_specs(cfg)],

@@ -33,6 +33,10 @@ class DiSABlockTrace:
     s:          (B, T, D) Eq. 11's attention output (exact zeros for queries with no key).
     gate:       (B, T, D) Eq. 19's fusion gate F.
     u:          (B, T, D) Eq. 20's ``F ⊙ h + (1 − F) ⊙ s``.
+    key_part:   (B, T, D) Eq. 15's ``W1 h_i + b1`` of every key i, and
+    query_part: (B, T, D) its ``W2 h_j`` of every query j: with c they give the logits
+                ``f(h_i, h_j)`` of every cell before the mask, so the probabilities under other
+                masks follow from them (the page's Compare); ``None`` where not recorded.
     """
 
     mask: str
@@ -44,6 +48,8 @@ class DiSABlockTrace:
     s: Tensor
     gate: Tensor
     u: Tensor
+    key_part: Tensor | None = None
+    query_part: Tensor | None = None
 
 
 @dataclass(frozen=True)

@@ -55,8 +55,12 @@ const run = (job) => {
       return { html: DisanSections.sectionBody(tvs, id, params) };
     }
     if (job.fn === "remask") {  // recompute.js's remask of an unpacked view: each sentence's block attention
-      const [[view, arrays], kind] = job.args;
-      const tv = DisanRecompute.remask(DisanSections.unpack(view, Uint8Array.from(Buffer.from(arrays, "base64"))), kind);
+      const [[view, arrays], kind, extra] = job.args;  // extra: {side: {dir: fields}} the packed view lacks
+      const unpacked = DisanSections.unpack(view, Uint8Array.from(Buffer.from(arrays, "base64")));
+      for (const [side, dirs] of Object.entries(extra || {})) {
+        for (const [dir, fields] of Object.entries(dirs)) Object.assign(unpacked[side][dir], fields);
+      }
+      const tv = DisanRecompute.remask(unpacked, kind);
       if (!tv) return null;
       const blocks = s => s && { fw: s.fw.attention, bw: s.bw.attention, masks: [s.fw.mask, s.bw.mask] };
       return { premise: blocks(tv.premise), hypothesis: blocks(tv.hypothesis) };

@@ -146,8 +146,9 @@ def _chart_ticks(chart_key: str) -> str:
 
 def test_every_view_of_the_sentence_follows_typing_and_a_view_without_it_leaves_enter_to_streamlit(page):
     """Issue 27, item 4: not only Explore. On the DiSAN attention view the heatmap pair and the clicked row's
-    bars are redrawn from the page's own model run before anything is sent, with the view's own reduction;
-    on Compare (whose maps need other masks than the page's model has) Enter is Streamlit's again."""
+    bars are redrawn from the page's own model run before anything is sent, with the view's own reduction; on
+    Compare, panel B (the same weights without direction masks) is derived in the page from Shen Eq. 15's keys
+    and queries; on Models (no sentence figure) Enter is Streamlit's again."""
     tab, url = page
     tab.goto(f"{url}/?view=explore&model={MODEL}")
     tab.wait_for_selector(".viz-typing")
@@ -157,20 +158,41 @@ def test_every_view_of_the_sentence_follows_typing_and_a_view_without_it_leaves_
     tab.wait_for_function(f"() => ({_chart_ticks('chart_disan_pair')})().includes('gather')")
     tab.wait_for_function(f"() => ({_chart_ticks('chart_disan_row')})().includes('gather')")
     assert tab.evaluate("() => new URL(location.href).searchParams.get('sentence')") != "storms gather slowly"
-    drawn = tab.evaluate("""() => {
-      const gd = document.querySelector('.st-key-chart_disan_pair .js-plotly-plot');
-      return Array.from((gd.__typed || gd).data[0].z, r => Array.from(r));
-    }""")
+    drawn = tab.evaluate(_TYPED_Z.replace("KEY", "chart_disan_pair").replace("TRACE", "0"))
     page_run = tab.evaluate("""() => DisanSite.traceOf('disan-sst5', 'storms gather slowly', '', null)
         .then(tv => Array.from(tv.premise.fw.attention))""")
     got = np.array([[np.nan if v is None else v for v in row] for row in drawn], dtype=float)
     assert got.shape == (3, 3)
     np.testing.assert_allclose(np.nan_to_num(got).ravel(), page_run, atol=1e-7)  # the mean over features
     tab.wait_for_function("() => new URL(location.href).searchParams.get('sentence') === 'storms gather slowly'")
+
     _nav(tab, "Compare", "chart_compare")
-    assert not tab.locator(".viz-typing").count()
+    tab.wait_for_selector(".viz-typing")
+    retype(tab, "rain falls on roofs")
+    tab.wait_for_function(f"() => JSON.stringify(({_TYPED_LAYOUT})('chart_compare')).includes('roofs')")
+    assert tab.evaluate("() => new URL(location.href).searchParams.get('sentence')") != "rain falls on roofs"
+    panel_b = np.array(tab.evaluate(_TYPED_Z.replace("KEY", "chart_compare").replace("TRACE", "1")), dtype=float)
+    page_b = tab.evaluate("""() => DisanSite.traceOf('disan-sst5', 'rain falls on roofs', '', null)
+        .then(tv => Array.from(DisanRecompute.remask(tv, 'none').premise.fw.attention))""")
+    np.testing.assert_allclose(panel_b.ravel(), page_b, atol=1e-7)
+    want = disan.load(MODEL, device="cpu").trace("rain falls on roofs", masks=("none", "none")).premise.encoder.fw
+    assert np.abs(panel_b - want.probs_mean[0].numpy()).max() < 0.05  # the export's weights: close, not equal
+    assert (np.diag(panel_b) > 0).all()  # masks "none": a token attends to itself too
+
+    tab.wait_for_function("() => new URL(location.href).searchParams.get('sentence') === 'rain falls on roofs'")
+    tab.locator("[data-testid=stSidebarNav] a", has_text="Models").first.click()
+    tab.wait_for_function("() => !document.querySelector('.viz-typing')")
     box = tab.locator(".st-key-sentence textarea")
     box.click()
     box.press("End")
     box.press("Enter")  # Streamlit's text area: a new line, not a submit caught by the typing handler
     assert box.input_value().endswith("\n")
+
+
+#: The z of trace TRACE of chart KEY as drawn now: the page's typed figure, else Plotly's.
+_TYPED_Z = """() => {
+  const gd = document.querySelector('.st-key-KEY .js-plotly-plot');
+  return Array.from((gd.__typed || gd).data[TRACE].z, r => Array.from(r));
+}"""
+_TYPED_LAYOUT = """key => { const gd = document.querySelector('.st-key-' + key + ' .js-plotly-plot');
+  return gd ? (gd.__typed || gd.__figure || gd).layout : null; }"""

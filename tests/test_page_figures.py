@@ -247,5 +247,26 @@ def test_the_page_derives_a_dsa_under_other_masks_from_its_scores(tiny_glove, pa
                 assert (expected > 0).all()  # the masks did change: every key is allowed, the diagonal too
 
 
-def test_the_page_cannot_derive_disan_under_other_masks(traces):
-    assert node_jobs([{"fn": "remask", "args": [_app_view(traces["tiny-disan"]), "none"]}]) == [None]
+@pytest.mark.parametrize("kind", ["none", "diag"])
+def test_the_page_derives_disan_under_other_masks_from_its_logits(tiny_glove, kind):
+    """DiSAN's panel B: Shen Eq. 15's keys and queries (the in-page model's outputs fw_keys / fw_queries, here
+    from the trace) give every cell's logit before the mask; the page's mean over features under other masks
+    equals the model's own trace under them. Without them (the server's packed view) the page cannot."""
+    model = make_tiny("disan", tiny_glove, pair=True)
+    text, hyp = "a man pours the tea .", "the man drinks tea"
+    trace = model.trace(text, hyp)
+    extra = {side: {d: {"keys": getattr(getattr(trace, side).encoder, d).key_part[0].flatten().tolist(),
+                        "queries": getattr(getattr(trace, side).encoder, d).query_part[0].flatten().tolist(),
+                        "c": model.cfg.c} for d in ("fw", "bw")} for side in ("premise", "hypothesis")}
+    got, without = node_jobs([{"fn": "remask", "args": [_app_view(trace), kind, extra]},
+                              {"fn": "remask", "args": [_app_view(trace), kind]}])
+    assert without is None
+    other = model.trace(text, hyp, masks=(kind, kind))
+    for side in ("premise", "hypothesis"):
+        want = getattr(other, side)
+        T = len(want.tokens)
+        assert got[side]["masks"] == [kind, kind]
+        for d in ("fw", "bw"):
+            expected = getattr(want.encoder, d).probs_mean[0].numpy()  # (T, T)
+            np.testing.assert_allclose(np.array(got[side][d]).reshape(T, T), expected, atol=2e-6)
+            assert (np.diag(expected) > 0).all() == (kind == "none")  # the masks did change the diagonal

@@ -108,21 +108,59 @@
     return out;
   }
 
-  /* A DSA trace view of the same weights and sentence under the direction masks `kind` (both blocks; "none",
-   * "diag", "fw", "bw"): Im Eq. 7's masks enter only after QKᵀ/√d_k, and the two blocks read the embeddings, so
-   * the pre-mask scores stay those of `tv` and each block's heads are its softmax over the newly allowed keys at
-   * the view's α. Null for DiSAN (its token2token logits are not in the view). */
+  /* Shen Eq. 15 under the mask `allowed` (T·T, rows = query j), averaged over the D features (Fig. 6):
+   * P[j, i] = mean_k softmax_i(c·tanh((queries[j, k] + keys[i, k]) / c)) over the allowed keys i.
+   * keys: T·D (W1 h_i + b1), queries: T·D (W2 h_j). Rows with no allowed key stay exactly 0. */
+  function disanMean(keys, queries, T, allowed, c) {
+    var D = keys.length / T, out = new Float32Array(T * T), logit = new Float64Array(T);
+    for (var j = 0; j < T; j++) {
+      for (var k = 0; k < D; k++) {
+        var q = queries[j * D + k], max = -Infinity, i;
+        for (i = 0; i < T; i++) {
+          if (!allowed[j * T + i]) continue;
+          logit[i] = c * Math.tanh((q + keys[i * D + k]) / c);
+          if (logit[i] > max) max = logit[i];
+        }
+        if (max === -Infinity) break; // no allowed key: the row stays exactly 0 (the same for every feature)
+        var sum = 0;
+        for (i = 0; i < T; i++) if (allowed[j * T + i]) { logit[i] = Math.exp(logit[i] - max); sum += logit[i]; }
+        for (i = 0; i < T; i++) if (allowed[j * T + i]) out[j * T + i] += logit[i] / sum / D;
+      }
+    }
+    return out;
+  }
+
+  /* A trace view of the same weights and sentence under the direction masks `kind` (both blocks; "none",
+   * "diag", "fw", "bw"), for the maps Compare draws; null where the view lacks what it needs. The masks enter
+   * only after the logits, and both blocks read the embeddings, so the logits stay those of `tv`: a DSA's
+   * heads are the softmax of its pre-mask scores over the newly allowed keys at the view's α (Im Eq. 7), a
+   * DiSAN's mean over features is recomputed from Eq. 15's keys and queries (the in-page model's view has
+   * them). Only the attention maps change (not gates or outputs, which the next layers would). */
   function remask(tv, kind) {
-    if (tv.arch !== "dsa") return null;
     function sentence(sent) {
       if (!sent) return sent;
       var T = sent.tokens.length, allowed = directionAllowed(T, kind), out = Object.assign({}, sent);
       ["fw", "bw"].forEach(function (dir) {
-        var b = sent[dir], heads = distanceProbs(b.scores, T, allowed, tv.alpha || 0);
-        out[dir] = Object.assign({}, b, { mask: kind, allowed: allowed, heads: heads, attention: headMean(heads, T) });
+        var b = sent[dir], change = { mask: kind, allowed: allowed };
+        if (tv.arch === "dsa") {
+          change.heads = distanceProbs(b.scores, T, allowed, tv.alpha || 0);
+          change.attention = headMean(change.heads, T);
+        } else {
+          change.attention = disanMean(b.keys, b.queries, T, allowed, b.c);
+          change.probs = change.probs_max = null; // not recomputed: figures of them refuse the view
+        }
+        out[dir] = Object.assign({}, b, change);
       });
       return out;
     }
+    var sides = [tv.premise, tv.hypothesis].filter(Boolean);
+    var ready = sides.every(function (s) {
+      return ["fw", "bw"].every(function (d) {
+        var b = s[d];
+        return tv.arch === "dsa" ? Boolean(b.scores) : Boolean(b.keys && b.queries && b.c);
+      });
+    });
+    if (!ready) return null;
     return Object.assign({}, tv, { masks: [kind, kind], premise: sentence(tv.premise),
                                    hypothesis: sentence(tv.hypothesis) });
   }

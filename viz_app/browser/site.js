@@ -140,6 +140,10 @@
         b.attention = array(out, n.mean);
         b.probs_max = n.max ? array(out, n.max) : null;
         b.probs = out[n.probs] ? out[n.probs].data : null;
+        // Shen Eq. 15's parts and c: the logits of every cell before the mask (recompute.js remask).
+        b.keys = n.keys && out[n.keys] ? out[n.keys].data : null;
+        b.queries = n.queries && out[n.queries] ? out[n.queries].data : null;
+        b.c = meta.c;
         b.heads = b.scores = b.ffn_deactivation = b.ln_max = null;
       } else {
         b.heads = array(out, n.probs);

@@ -129,7 +129,7 @@ def _outputs(meta: dict) -> dict:
     names = {o["name"] for o in meta["outputs"]}
     sides = ("premise", "hypothesis") if meta["pair"] else ("premise",)
     prefixes = ("p_", "h_") if meta["pair"] else ("",)
-    fields = ("gate", "mean", "probs") if meta["arch"] == "disan" else (
+    fields = ("gate", "mean", "probs", "keys", "queries") if meta["arch"] == "disan" else (
         "gate", "probs", "scores", "ffn_deactivation", "ln_max")
     out: dict = {"prediction": "probs"}
     if meta.get("relatedness"):
@@ -202,6 +202,8 @@ def _page_model(name: str, meta: dict, file: str) -> dict:
            "d_model": d_model, "heads": heads, "inputs": inputs, "outputs": _outputs(meta)}
     if meta["alpha"] is not None:
         out["alpha"] = meta["alpha"]
+    if meta.get("c") is not None:
+        out["c"] = meta["c"]  # DiSAN: Shen Eq. 15's c, for the logits under other masks (recompute.js remask)
     return out
 
 

@@ -15,6 +15,7 @@ does not follow typing; the reason is kept for the caption.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import re
 import shutil
 import threading
@@ -60,10 +61,12 @@ def _build(name: str, folder_name: str, build: Build) -> None:
 
 
 def _code_fingerprint() -> str:
-    """The page code and the site builder the folder was written with: a changed file builds a new folder."""
+    """The page code, the site builder and the exporter the folder was written with: a changed file builds a new
+    folder."""
     browser = Path(__file__).resolve().parents[1] / "browser"
+    exporter = Path(importlib.util.find_spec("disan.onnx_export").origin)  # found, not imported (torch)
     digest = hashlib.sha256()
-    for path in sorted(browser.glob("*")) + [Path(site.__file__)]:
+    for path in sorted(browser.glob("*")) + [Path(site.__file__), exporter]:
         digest.update(path.name.encode() + path.read_bytes())
     return digest.hexdigest()
 

@@ -134,9 +134,9 @@ def render(ctx: Context) -> None:
     if pair is None:
         return
     a, b = pair.a, pair.b
-    # The page's model follows typing where it can draw both panels: a DSA under other direction masks or α
-    # (its pre-mask scores); a DiSAN's other masks and a second model keep the submit path.
-    follow = mode != "ablation" and ctx.is_dsa and follow_typing(ctx)
+    # The page's model follows typing where it can draw both panels: one model under other direction masks or α
+    # (recompute.js remask: the logits before the mask); a second model keeps the submit path.
+    follow = mode != "ablation" and follow_typing(ctx)
     show_page_figure(
         ctx,
         "compare",
