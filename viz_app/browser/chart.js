@@ -156,7 +156,9 @@ function drawChart(gd, figure, data, live, config) {
       if (gd.__vizBound) return;
       gd.__vizBound = true;
       gd.on("plotly_click", ev => {
-        if (!gd.__vizSelect || !ev.points.length) return;
+        // A new sentence of another length painted without a layout yet (DisanPaint.swap): its click layer is
+        // the old sentence's until the redraw at rest.
+        if (!gd.__vizSelect || !ev.points.length || gd.__swapped) return;
         const p = ev.points[0];
         gd.__vizSelect("selection", { points: [{ x: p.x, y: p.y, curve_number: p.curveNumber }] });
       });
@@ -488,16 +490,23 @@ function sendTyped(input) {
   TYPING.send("typed", TYPING.sent);
 }
 
-function bindBox(el) {
-  if (!el || el.__disanTyping) return;
-  el.__disanTyping = true;
-  el.addEventListener("input", onTyped);
-  el.addEventListener("keydown", ev => {
+const BOXES = ".st-key-sentence textarea, .st-key-hypothesis input";
+
+/* The sentence boxes' keys, listened to on the document once: Streamlit may replace a box's element on a rerun,
+ * and a listener on the old element would miss every key after it. */
+function listenToBoxes() {
+  if (window.__disanTypingListens) return;
+  window.__disanTypingListens = true;
+  document.addEventListener("input", ev => {
+    if (ev.target instanceof Element && ev.target.matches(BOXES)) onTyped();
+  }, true);
+  document.addEventListener("keydown", ev => {
     // Enter submits (Shift+Enter keeps a new line in the sentence box; Ctrl+Enter is Streamlit's own submit).
+    if (!(ev.target instanceof Element) || !ev.target.matches(BOXES)) return;
     if (ev.key !== "Enter" || ev.shiftKey || ev.ctrlKey || ev.metaKey || ev.isComposing || !typingHere()) return;
     ev.preventDefault();
     sendTyped(boxText());
-  });
+  }, true);
 }
 
 function mountTyping(component, data) {
@@ -508,9 +517,7 @@ function mountTyping(component, data) {
   TYPING.sent = { text: data.text, hypothesis: data.hypothesis };
   line.textContent = "The maps follow typing: the model runs in this page. Enter submits.";
   startModel(data).catch(err => { line.textContent = `Typing does not redraw the maps here (${err.message}); Ctrl+Enter submits.`; });
-  const boxes = sentenceBoxes();
-  bindBox(boxes.text);
-  bindBox(boxes.hypothesis);
+  listenToBoxes();
 }
 
 function show(data, value) {

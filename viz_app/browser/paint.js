@@ -297,13 +297,18 @@
     if (spec.data.length !== gd._fullData.length || !spec.data.length) return false;
     var nodes = heatmapNodes(gd), jobs = [];
     for (var t = 0; t < spec.data.length; t++) {
-      var trace = spec.data[t], job = trace.type === "heatmap" ? heatJob(gd, nodes, t, trace.z) : null;
+      var trace = spec.data[t];
+      // An invisible layer (the app's click layer, drawn with mode "none") shows nothing to repaint; until the
+      // Plotly.react at rest it holds the old cells' points, the same cells where the length is the same.
+      if (trace.type === "scatter" && trace.mode === "none" && gd._fullData[t].type === "scatter") continue;
+      var job = trace.type === "heatmap" ? heatJob(gd, nodes, t, trace.z) : null;
       if (!job || (trace.xaxis || "x") !== gd._fullData[t].xaxis || (trace.yaxis || "y") !== gd._fullData[t].yaxis) {
         return false;
       }
       jobs.push(job);
     }
     // the axes Plotly laid out fit the new cells only when every length is the one it laid out
+    if (!jobs.length) return false;
     var same = jobs.every(function (j) { return j.same; }) && !gd.__swapped;
     var layer = gd.querySelector("g.disan-swap");
     if (layer) layer.textContent = "";
