@@ -192,11 +192,12 @@ SUBMIT_CHARTS = {"attribution": ["chart_attr_maps"], "ffn_pooling": "charts", "s
 BASELINE_SUBMIT_CHARTS = {"attribution": "charts"}
 
 #: Installed on the sentence box before a new sentence is put in: the paste's input event starts the clock, and
-#: every animation frame after it looks at the charts matching ``which`` (at least ``count``). A chart shows the
-#: new sentence once its figure names ``marker`` (among its tokens, shown or not: a long sentence hides the tick
-#: labels) and is on screen: a figure the page painted from its own model run (``chart.js`` ``__typed``) from
-#: the first frame after the paint, one the server's rerun brought from the frame ``chart.js`` recorded
-#: (``__vizShown``). The clock stops at the latest chart's frame, whichever path drew each.
+#: every animation frame after it looks at the charts matching ``which`` (at least ``count``). A chart the page
+#: painted from its own model run (``chart.js`` ``__typed``) counts from the first frame after a paint whose figure
+#: names ``marker`` (among its tokens, shown or not: a long sentence hides the tick labels); any other chart from
+#: the frame ``chart.js`` recorded for its first drawing after the paste (``__vizShown``: the server's rerun).
+#: The clock stops at the latest chart's frame once every chart counts and one of them names ``marker`` (a chart
+#: such as Attribution's Kendall τ matrix names no token).
 FIRST_SHOWN = """([which, marker, count]) => {
   const box = document.querySelector('section[data-testid=stSidebar] textarea');
   window.__firstShown = null;
@@ -209,10 +210,11 @@ FIRST_SHOWN = """([which, marker, count]) => {
         ? gd.data.some(t => t.type === 'heatmap') : which === 'charts' || which.some(k => gd.closest('.st-key-' + k))));
       for (const gd of gds) {
         if (seen.has(gd)) continue;
-        if (gd.__typed && names(gd.__typed) && gd.__vizDrawn > t0) seen.set(gd, now);
-        else if (!gd.__typed && names(gd.__figure) && gd.__vizShown > t0) seen.set(gd, gd.__vizShown);
+        if (gd.__typed) { if (names(gd.__typed) && gd.__vizDrawn > t0) seen.set(gd, now); }
+        else if (gd.__vizShown > t0) seen.set(gd, gd.__vizShown);
       }
-      if (gds.length >= count && gds.every(gd => seen.has(gd))) {
+      const named = gds.some(gd => names(gd.__typed) || names(gd.__figure));
+      if (gds.length >= count && named && gds.every(gd => seen.has(gd))) {
         window.__firstShown = {ms: Math.max(...gds.map(gd => seen.get(gd))) - t0};
         return;
       }
