@@ -179,13 +179,13 @@ SUBMIT_VIEWS = (("explore", "disan-sst5"), ("explore", "dsa-sst5"), ("disan_atte
                 ("fusion_gate", "disan-sst5"), ("source2token", "disan-sst5"), ("distance_attention", "dsa-sst5"),
                 ("ffn_pooling", "dsa-sst5"), ("compare", "dsa-sst5"), ("compare", "disan-sst5"),
                 ("attribution", "disan-sst5"))
-#: Which charts a submit must redraw where it is not every heatmap (the default): every chart where a heatmap
-#: does not name the tokens (the Attribution view's Kendall τ matrix), or named charts (Source2token's word
-#: chart; its pair chart shows the word in a second sentence and may not change).
 #: The views whose charts follow typing (``viz_app/shell/follow.py``); Compare where it compares one model under
 #: other masks or α (the page derives panel B from the logits before the mask: recompute.js remask).
 FOLLOWING = frozenset({"explore", "disan_attention", "fusion_gate", "source2token", "distance_attention",
                        "ffn_pooling", "attribution", "compare"})
+#: Which charts a submit must redraw where it is not every heatmap (the default): every chart where a heatmap
+#: does not name the tokens (the Attribution view's Kendall τ matrix), or named charts (Source2token's word
+#: chart; its pair chart shows the word in a second sentence and may not change).
 SUBMIT_CHARTS = {"attribution": ["chart_attr_maps"], "ffn_pooling": "charts", "source2token": ["chart_s2t_word"]}
 #: The baseline commit's charts where they differ: its Attribution view drew no attention map, only the
 #: attributions, computed on the submit path.
@@ -257,7 +257,7 @@ def submit_steps(page, base: str, model: str, T: int, warmup: int, n: int, timeo
     box = page.locator("section[data-testid=stSidebar] textarea").first
     out, cpu = [], []
     for k in range(warmup + n):
-        marker = f"zq{T}x{k}"  # first token: always among the tick labels, however thinned
+        marker = f"zq{T}x{k}"  # first token: in every figure's token labels, shown or thinned
         box.click()
         box.press("Control+a")
         page.evaluate(FIRST_SHOWN, [which, marker, 1])
@@ -288,17 +288,11 @@ TYPING_MODEL = "disan-sst5"
 def typing_keys(page, base: str, T: int, rate: float, warmup: int, n: int, timeout_ms: float) -> list[float]:
     """Seconds from each key typed into the sidebar's sentence box (``rate`` keys a second, no waiting, no
     submit) until Explore's heatmaps show the sentence typed so far (issue 27: Explore follows typing)."""
-    page.goto(_url(base, model=TYPING_MODEL, view="explore", sentence=sentence(T - 1, offset=5 * T)))
-    deadline = time.monotonic() + timeout_ms / 1e3
+    url = _url(base, model=TYPING_MODEL, view="explore", sentence=sentence(T - 1, offset=5 * T))
+    page.goto(url)
     page.wait_for_selector(".st-key-chart_overview .js-plotly-plot", timeout=timeout_ms)
-    while not page.locator(".viz-typing").count():  # the model's in-page folder is exported on the first visit
-        if time.monotonic() > deadline:
-            raise RuntimeError("Explore never offered typing (the explorer folder was not built)")
-        page.wait_for_timeout(3000)
-        page.reload()
-        page.wait_for_selector(".st-key-chart_overview .js-plotly-plot", timeout=timeout_ms)
-    page.wait_for_function("() => window.__disanTyping && window.__disanTyping.ready", timeout=timeout_ms)
-    page.evaluate("() => window.__disanTyping.ready")
+    _wait_for_typing(page, url, timeout_ms)
+    page.wait_for_selector(".st-key-chart_overview .js-plotly-plot", timeout=timeout_ms)
     box = page.locator(".st-key-sentence textarea")
     box.click()
     box.press("End")

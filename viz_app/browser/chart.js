@@ -240,6 +240,12 @@ function viewsFor(data) {
   return Promise.all(data.view_ids.map(viewById));
 }
 
+/* A click is learnt from plotly_click, which finds the cell from the data: the 2·T² invisible markers of a
+ * selectable figure need not be drawn (at T = 64 they were most of the DiSAN pair's redraw, issue 19). */
+function hideClickLayer(figure) {
+  for (const t of figure.data) if (t.type === "scatter" && t.name === "cells") t.mode = "none";
+}
+
 function mountFigure(component, data) {
   const gd = chartElement(component, data);
   const config = JSON.stringify(data.config);
@@ -267,11 +273,7 @@ function mountFigure(component, data) {
     }
     gd.__specText = undefined;
     const built = DisanSections.draw(views, data.figure, data.params, data.theme);
-    if (data.selectable) {
-      // A click is learnt from plotly_click, which finds the cell from the data: the 2·T² invisible markers
-      // need not be drawn (at T = 64 they were most of the DiSAN pair's redraw, issue 19).
-      for (const t of built.figure.data) if (t.type === "scatter" && t.name === "cells") t.mode = "none";
-    }
+    if (data.selectable) hideClickLayer(built.figure);
     const live = want && built.binding ? Object.assign(want, { binding: built.binding }) : null;
     if (swapFirst(gd, built.figure, data, config, live)) return;
     if (gd._fullLayout && !built.figure.data.some(t => t.type === "heatmap")) {
@@ -398,12 +400,13 @@ function typedAlpha() {
 function typedFigure(gd, tv) {
   const f = gd.__follow, live = f.data.live, g = live ? GROUPS[live.group] : null;
   const params = Object.assign({}, f.data.params, g ? g.values : {});
-  // A chart of several views of this sentence names their masks (Compare): the page derives them (DSA only).
+  // A chart of several views of this sentence names their masks (Compare): the page derives them from the
+  // logits before the mask (recompute.js remask; null where the view lacks them).
   const views = (f.data.follow.masks || ["default"]).map(m => (m === "default" ? tv : DisanRecompute.remask(tv, m)));
   if (views.some(v => !v)) return null;
   let spec;
   try { spec = DisanSections.draw(views, f.figure, params, f.theme).figure; } catch (err) { return null; }
-  if (f.data.selectable) for (const t of spec.data) if (t.type === "scatter" && t.name === "cells") t.mode = "none";
+  if (f.data.selectable) hideClickLayer(spec);
   return spec;
 }
 
