@@ -1,0 +1,249 @@
+"""viz_app/browser/pair_view.js in Node (issue 30, the minimal-pair view): the aligned maps and series against a
+numpy reference on seeded random cases (B − A equals the element-wise difference on the aligned cells, the
+inserted and deleted rows and columns are kept and marked, and every other cell is exactly null), and the page
+of two trace views of tiny random-weight models, whose figures hold the trace views' own numbers on the aligned
+tokens. The page drawn in Chromium from the models run in the page: tests/test_pair_site.py."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import numpy as np
+import pytest
+
+from tests.page_js import BROWSER, NODE
+from tests.test_pair_js import reference_script
+
+SCRIPTS = ("recompute.js", "figures.js", "sections.js", "pair.js", "pair_view.js")
+
+#: Loads the scripts, configures the figures, answers each job {fn, args}; "page" returns the page without its
+#: lazily built section objects (the figures are built as JSON reads them).
+RUNNER = r"""
+const fs = require("fs"), vm = require("vm"), path = require("path");
+globalThis.window = globalThis;
+const [dir, ...files] = process.argv.slice(1);
+for (const f of files) vm.runInThisContext(fs.readFileSync(path.join(dir, f), "utf8"), { filename: f });
+const input = JSON.parse(fs.readFileSync(0, "utf8"));
+DisanFigures.configure(input.context);
+const run = (job) => {
+  try {
+    if (job.fn === "page") { const p = DisanPairView.page(...job.args); delete p.sections; return p; }
+    if (job.fn === "align") return DisanPair.align(...job.args);
+    return DisanPairView[job.fn](...job.args);
+  } catch (e) { return { error: String(e && e.message || e) }; }
+};
+process.stdout.write(JSON.stringify(input.jobs.map(run), (k, v) => ArrayBuffer.isView(v) ? Array.from(v) : v));
+"""
+
+
+def jobs(items: list[dict]) -> list:
+    if NODE is None:
+        pytest.skip("node is not installed (needed to run the page's scripts)")
+    from viz_app.draw.site_view import figure_context
+
+    payload = json.dumps({"context": figure_context(), "jobs": items}, allow_nan=False)
+    proc = subprocess.run([NODE, "-e", RUNNER, str(BROWSER), *SCRIPTS], input=payload, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def grid_reference(a: np.ndarray, b: np.ndarray, ops: list[dict]) -> tuple:
+    """A and B on the aligned grid and B − A, by index arithmetic in numpy (NaN where a side has no token)."""
+    ia = np.array([np.nan if o["a"] is None else o["a"] for o in ops])
+    ib = np.array([np.nan if o["b"] is None else o["b"] for o in ops])
+
+    def put(m, idx):
+        out = np.full((len(ops), len(ops)), np.nan)
+        ok = ~np.isnan(idx)
+        rows = idx[ok].astype(int)
+        out[np.ix_(ok, ok)] = m[np.ix_(rows, rows)]
+        return out
+
+    ga, gb = put(a, ia), put(b, ib)
+    return ga, gb, gb - ga
+
+
+def as_array(rows: list) -> np.ndarray:
+    return np.array([[np.nan if v is None else v for v in r] for r in rows], dtype=float)
+
+
+WORDS = list("abcdef")
+
+
+def random_pair(rng) -> tuple[list[str], list[str]]:
+    a = [str(w) for w in rng.choice(WORDS, rng.integers(1, 9))]
+    b = list(a)
+    for _ in range(rng.integers(0, 4)):  # a few edits: the pairs the view is for
+        kind = rng.integers(3)
+        if kind == 0 and b:
+            b.pop(rng.integers(len(b)))
+        elif kind == 1:
+            b.insert(rng.integers(len(b) + 1), str(rng.choice(WORDS)))
+        elif b:
+            b[rng.integers(len(b))] = str(rng.choice(WORDS))
+    return a, (b or ["a"])
+
+
+def test_aligned_maps_are_b_minus_a_on_aligned_cells_marked_edits_and_exactly_null_elsewhere():
+    rng = np.random.default_rng(30)
+    cases = [(["the", "film", "is", "good"], ["the", "film", "is", "not", "good"]),
+             (["a", "very", "good", "film"], ["a", "good", "film"]), (["x"], ["y"])]
+    cases += [random_pair(rng) for _ in range(40)]
+    items, refs = [], []
+    for ta, tb in cases:
+        ops = reference_script(ta, tb)
+        ma, mb = rng.random((len(ta), len(ta))), rng.random((len(tb), len(tb)))
+        items.append({"fn": "alignedMaps", "args": [ma.ravel().tolist(), len(ta), mb.ravel().tolist(), len(tb), ops]})
+        va, vb = rng.random(len(ta)), rng.random(len(tb))
+        items.append({"fn": "alignedSeries", "args": [va.tolist(), vb.tolist(), ops]})
+        items.append({"fn": "stepLabels", "args": [ops, ta, tb]})
+        refs.append((ops, ma, mb, va, vb, ta, tb))
+    out = jobs(items)
+    marked = set()
+    for k, (ops, ma, mb, va, vb, ta, tb) in enumerate(refs):
+        maps, series, labels = out[3 * k], out[3 * k + 1], out[3 * k + 2]
+        ga, gb, diff = grid_reference(ma, mb, ops)
+        got_a, got_b, got_d = as_array(maps["a"]), as_array(maps["b"]), as_array(maps["diff"])
+        for got, want in ((got_a, ga), (got_b, gb), (got_d, diff)):
+            assert got.shape == (len(ops), len(ops))
+            assert np.array_equal(np.isnan(got), np.isnan(want))  # null exactly where the reference has no value
+            np.testing.assert_array_equal(got[~np.isnan(got)], want[~np.isnan(want)])  # float64 in both: exact
+        aligned = np.array([o["op"] in ("keep", "replace") for o in ops])
+        assert np.array_equal(~np.isnan(got_d), np.outer(aligned, aligned))  # a difference exactly where both align
+        for p, o in enumerate(ops):
+            marked.add(o["op"])
+            if o["op"] == "insert":  # kept on the grid, empty in A, B's row there
+                assert np.isnan(got_a[p]).all() and np.isnan(got_a[:, p]).all() and labels[p] == "+" + tb[o["b"]]
+                assert not np.isnan(got_b[p]).all()
+            if o["op"] == "delete":
+                assert np.isnan(got_b[p]).all() and np.isnan(got_b[:, p]).all() and labels[p] == "−" + ta[o["a"]]
+                assert not np.isnan(got_a[p]).all()
+            if o["op"] == "replace":
+                assert labels[p] == ta[o["a"]] + "→" + tb[o["b"]]
+        want_sa = [None if o["a"] is None else va[o["a"]] for o in ops]
+        want_sb = [None if o["b"] is None else vb[o["b"]] for o in ops]
+        assert series["a"] == want_sa and series["b"] == want_sb
+        assert series["diff"] == [None if x is None or y is None else y - x for x, y in zip(want_sa, want_sb)]
+    assert marked == {"keep", "insert", "delete", "replace"}  # every kind of step was checked
+
+
+@pytest.fixture(scope="module")
+def glove():
+    from disan.vocab import Glove
+    from tests.conftest import WORDS as GLOVE_WORDS
+
+    rng = np.random.default_rng(0)
+    return Glove(GLOVE_WORDS, rng.standard_normal((len(GLOVE_WORDS), 8)).astype(np.float32), source="test")
+
+
+def views(model, a: tuple, b: tuple) -> tuple[dict, dict]:
+    from viz_app.draw.site_view import trace_view_json
+
+    return trace_view_json(model.trace(*a)), trace_view_json(model.trace(*b))
+
+
+def heat_panels(fig: dict) -> list[np.ndarray]:
+    return [as_array(t["z"]) for t in fig["data"] if t["type"] == "heatmap"]
+
+
+@pytest.mark.parametrize("arch", ["disan", "dsa"])
+def test_the_page_s_figures_hold_the_trace_views_numbers_on_the_aligned_tokens(glove, arch):
+    from tests.conftest import make_tiny
+
+    model = make_tiny(arch, glove)
+    A, B = ("the movie is good .",), ("movie is not good .",)
+    tva, tvb = views(model, A, B)
+    [page] = jobs([{"fn": "page", "args": [tva, tvb]}])
+    assert "error" not in page, page
+    ta, tb = tva["premise"]["tokens"], tvb["premise"]["tokens"]
+    ops = reference_script(ta, tb)
+    assert page["aligned"]["premise"]["ops"] == ops
+    assert [o["op"] for o in ops] == ["delete", "keep", "keep", "insert", "keep", "keep"]
+    figs = page["data"]["figures"]
+    heads = ["pair-heads-fw-premise", "pair-heads-bw-premise"] if arch == "dsa" else []
+    assert set(figs) == {"pair-mean-fw-premise", "pair-mean-bw-premise", "pair-prediction", "pair-gate-premise",
+                         "pair-pool-premise" if arch == "dsa" else "pair-s2t-premise", *heads}
+    sa, sb = tva["premise"], tvb["premise"]
+    TA, TB = len(ta), len(tb)
+    for d in ("fw", "bw"):
+        ga, gb, diff = grid_reference(np.reshape(sa[d]["attention"], (TA, TA)), np.reshape(sb[d]["attention"], (TB, TB)), ops)
+        fig = figs[f"pair-mean-{d}-premise"]
+        pa, pb, pd = heat_panels(fig)
+        for got, want in ((pa, ga), (pb, gb), (pd, diff)):
+            assert np.array_equal(np.isnan(got), np.isnan(want))
+            np.testing.assert_allclose(got[~np.isnan(got)], want[~np.isnan(want)], rtol=0, atol=1e-12)
+        assert fig["layout"]["annotations"][2]["text"] == "B − A (aligned cells)"
+        assert fig["data"][0]["zmin"] == fig["data"][1]["zmin"] and fig["data"][0]["zmax"] == fig["data"][1]["zmax"]
+        assert fig["data"][2]["zmid"] == 0 and fig["data"][2]["zmin"] == -fig["data"][2]["zmax"]
+        # the deleted (step 0) and inserted (step 3) rows and columns are outlined in each of the three panels
+        shapes = fig["layout"]["shapes"]
+        assert len(shapes) == 2 * 2 * 3
+        rows = sorted({(s["y0"] + 0.5, s["line"]["color"]) for s in shapes if s["x0"] == -0.5})
+        assert rows == [(0.0, "#d73027"), (3.0, "#1a9850")]
+        assert fig["layout"]["xaxis"]["ticktext"][3] == "+not" and fig["layout"]["xaxis"]["ticktext"][0] == "−the"
+    if arch == "dsa":
+        H = sa["fw"]["H"]
+        fig = figs["pair-heads-fw-premise"]
+        panels = heat_panels(fig)
+        assert len(panels) == 3 * H
+        stack_a = np.reshape(sa["fw"]["heads"], (H, TA, TA))
+        stack_b = np.reshape(sb["fw"]["heads"], (H, TB, TB))
+        for h in range(H):
+            ga, gb, diff = grid_reference(stack_a[h], stack_b[h], ops)
+            for got, want in ((panels[h], ga), (panels[H + h], gb), (panels[2 * H + h], diff)):
+                assert np.array_equal(np.isnan(got), np.isnan(want))
+                np.testing.assert_allclose(got[~np.isnan(got)], want[~np.isnan(want)], rtol=0, atol=1e-12)
+        diff_traces = [t for t in fig["data"] if t["type"] == "heatmap"][2 * H:]
+        assert all(t["zmid"] == 0 and t["zmin"] == -t["zmax"] for t in diff_traces)
+    gate = figs["pair-gate-premise"]
+    names = [t["name"] for t in gate["data"]]
+    assert names == ["A: forward gate", "B: forward gate", "A: backward gate", "B: backward gate"]
+    mean_a = np.reshape(sa["fw"]["gate"], (TA, -1)).mean(-1)
+    want = [None if o["a"] is None else mean_a[o["a"]] for o in ops]
+    got = gate["data"][0]["y"]
+    assert [g is None for g in got] == [w is None for w in want]
+    np.testing.assert_allclose([g for g in got if g is not None], [w for w in want if w is not None], atol=1e-7)
+    pred = figs["pair-prediction"]
+    np.testing.assert_allclose(pred["data"][0]["y"], list(tva["prediction"].values()), atol=1e-12)
+    np.testing.assert_allclose(pred["data"][1]["y"], list(tvb["prediction"].values()), atol=1e-12)
+    for hook in ('data-swap="premise:3"', 'data-loo="a:4"', 'data-loo="b:4"'):  # B's words; both rows' cells
+        assert hook in page["body"]
+
+
+def test_an_nli_pair_aligns_each_side_and_a_mismatched_pair_is_one_sentence(glove):
+    from tests.conftest import make_tiny
+
+    model = make_tiny("dsa", glove, pair=True)
+    tva, tvb = views(model, ("the movie is good", "the movie is good ."), ("the movie is good", "the movie is bad ."))
+    other = make_tiny("disan", glove, pair=True)
+    tvo = views(other, ("the movie", "is good"), ("the movie", "is good"))[0]
+    far = dict(tvb, alpha=3.0)
+    page, mixed, alphas = jobs([{"fn": "page", "args": [tva, tvb]}, {"fn": "page", "args": [tva, tvo]},
+                                {"fn": "page", "args": [tva, far]}])
+    assert [o["op"] for o in page["aligned"]["premise"]["ops"]] == ["keep"] * 4
+    assert [o["op"] for o in page["aligned"]["hypothesis"]["ops"]] == ["keep"] * 3 + ["replace", "keep"]
+    assert page["aligned"]["hypothesis"]["labels"][3] == "good→bad"
+    assert "pair-mean-fw-hypothesis" in page["data"]["figures"] and "pair-pool-premise" in page["data"]["figures"]
+    fig = page["data"]["figures"]["pair-mean-fw-premise"]
+    assert np.isnan(heat_panels(fig)[2]).sum() == 0  # nothing edited in the premise: B − A on every cell
+    assert "a pair is compared through one model" in mixed["error"]
+    assert "run both at one α" in alphas["error"]
+
+
+def test_presets_fit_the_model():
+    out = jobs([{"fn": "presetsFor", "args": [{"arch": "disan", "pair": False}]},
+                {"fn": "presetsFor", "args": [{"arch": "dsa", "pair": False}]},
+                {"fn": "presetsFor", "args": [{"arch": "dsa", "pair": True}]}])
+    disan, dsa, nli = out
+    assert {p["id"] for p in disan} == {"negation", "intensifier", "order"}  # no α for DiSAN
+    assert {p["id"] for p in dsa} == {"negation", "intensifier", "order", "distant@0", "distant@1.5", "distant@3"}
+    assert [p["alpha"] for p in dsa if p["id"].startswith("distant")] == [0, 1.5, 3]
+    assert {p["id"] for p in nli} == {"nli-word", "nli-negation", "nli-distant@0", "nli-distant@1.5", "nli-distant@3"}
+    for p in disan + dsa:
+        assert p["text"] != p["bText"] and p["hypothesis"] == ""
+    for p in nli:
+        assert p["text"] and p["hypothesis"] != p["bHypothesis"]
+    order = next(p for p in disan if p["id"] == "order")
+    assert sorted(order["text"].split()) == sorted(order["bText"].split())  # the same words in another order

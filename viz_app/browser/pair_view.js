@@ -1,0 +1,455 @@
+/* DisanPairView — the minimal-pair view (issue 30): two trace views A and B of one model, their tokens aligned
+ * (DisanPair.align), drawn as one report page that DisanReport.show draws like the sentence page.
+ *
+ *   page(tvA, tvB, opts)      the page {title, header, body, data, sections}: the two token rows with the edits
+ *                             marked and a row for leave-one-out under each; both predictions and the change;
+ *                             per sentence side, every map of the model on the aligned tokens, A and B on one
+ *                             colour scale and B − A on a diverging one (DiSAN: Shen Fig. 6's forward and
+ *                             backward mean over features; the DSA: Im Fig. 7's head mean and Figs. 12–13's
+ *                             heads); the fusion gates (Shen Fig. 7, Im Fig. 9) and source2token / pooling
+ *                             (Shen Fig. 8, Im Fig. 11) of both side by side per aligned token;
+ *   alignedMaps(a, TA, b, TB, ops)   a map of A (TA × TA, flat) and of B on the alignment's L × L grid, and B − A;
+ *   alignedSeries(a, b, ops)  a per-token series of A and of B on the alignment's L positions;
+ *   presetsFor(meta)          the pair presets that fit a model (negation, an intensifier, word order, a distant
+ *                             dependency at several α, an NLI hypothesis with one word changed).
+ *
+ * On the aligned grid row/column p is the alignment's step p: a kept or replaced step has a token on both sides,
+ * an inserted one only in B, a deleted one only in A. A's map has no value (null) in an inserted row or column,
+ * B's none in a deleted one, and B − A has a value exactly where both have one; the inserted and deleted rows and
+ * columns stay on the grid, outlined (insert green, delete red) and labelled "+word" / "−word" ("a→b" where a
+ * token was replaced). The figures are figures.js's builders (compareHeatmaps, heatmapGrid, barChart); this file
+ * only puts the aligned arrays in and marks the edits. A classic script, one global; needs figures.js and pair.js.
+ */
+(function (root) {
+  "use strict";
+
+  var F = function () {
+    if (!root.DisanFigures) throw new Error("DisanPairView needs figures.js (DisanFigures) loaded first");
+    return root.DisanFigures;
+  };
+  var P = function () {
+    if (!root.DisanPair) throw new Error("DisanPairView needs pair.js (DisanPair) loaded first");
+    return root.DisanPair;
+  };
+
+  /* ------------------------------------------------------------ aligned arrays (pure) */
+
+  var MARKS = { keep: "", replace: "→", insert: "+", delete: "−" };
+
+  /* The axis label of each step: the kept token, "a→b", "+b" (inserted in B) or "−a" (deleted from A). */
+  function stepLabels(ops, tokensA, tokensB) {
+    return ops.map(function (o) {
+      if (o.op === "keep") return tokensA[o.a];
+      if (o.op === "replace") return tokensA[o.a] + MARKS.replace + tokensB[o.b];
+      if (o.op === "insert") return MARKS.insert + tokensB[o.b];
+      return MARKS.delete + tokensA[o.a];
+    });
+  }
+
+  /* One side's T × T map (flat, row-major, from `offset`) on the alignment's L × L grid: null in a row or
+   * column whose step has no token on this side ("a" or "b"). */
+  function onGrid(flat, T, ops, side, offset) {
+    var base = offset || 0;
+    return ops.map(function (row) {
+      return ops.map(function (col) {
+        var i = row[side], j = col[side];
+        return i === null || j === null ? null : Number(flat[base + i * T + j]);
+      });
+    });
+  }
+
+  /* A's and B's maps on the aligned grid and B − A, which has a value where both have one (the kept and replaced
+   * steps) and is null elsewhere. a: TA·TA flat (from offsetA), b: TB·TB flat (from offsetB). */
+  function alignedMaps(a, TA, b, TB, ops, offsetA, offsetB) {
+    var ga = onGrid(a, TA, ops, "a", offsetA), gb = onGrid(b, TB, ops, "b", offsetB);
+    var diff = ga.map(function (row, p) {
+      return row.map(function (v, q) { return v === null || gb[p][q] === null ? null : gb[p][q] - v; });
+    });
+    return { a: ga, b: gb, diff: diff };
+  }
+
+  /* A per-token series of A (length TA) and of B (TB) on the L aligned steps, null where a step has no token on
+   * that side; diff is B − A where both have one. */
+  function alignedSeries(a, b, ops) {
+    var out = { a: [], b: [], diff: [] };
+    ops.forEach(function (o) {
+      var va = o.a === null ? null : Number(a[o.a]), vb = o.b === null ? null : Number(b[o.b]);
+      out.a.push(va);
+      out.b.push(vb);
+      out.diff.push(va === null || vb === null ? null : vb - va);
+    });
+    return out;
+  }
+
+  /* The mean of each row of a rows × cols flat array. */
+  function rowMeans(flat, rows, cols) {
+    var out = new Array(rows);
+    for (var r = 0; r < rows; r++) {
+      var s = 0;
+      for (var c = 0; c < cols; c++) s += flat[r * cols + c];
+      out[r] = s / cols;
+    }
+    return out;
+  }
+
+  /* ------------------------------------------------------------ predictions */
+
+  /* Both predictions and the change: {labels, a, b (probabilities in label order), bestA, bestB (labels),
+   * changed, target (A's predicted label), delta (p_B − p_A of it), relatedness: [A, B] | null}. */
+  function predictionChange(tvA, tvB) {
+    var pa = F().pairs(tvA.prediction), pb = F().pairs(tvB.prediction);
+    var labels = pa.map(function (p) { return p[0]; });
+    if (labels.join("\u0000") !== pb.map(function (p) { return p[0]; }).join("\u0000")) {
+      throw new Error("A and B were predicted over different labels; run both through the same model");
+    }
+    var a = pa.map(function (p) { return Number(p[1]); }), b = pb.map(function (p) { return Number(p[1]); });
+    var best = function (v) { return v.indexOf(Math.max.apply(null, v)); };
+    var ka = best(a), kb = best(b);
+    var rel = typeof tvA.relatedness === "number" && typeof tvB.relatedness === "number"
+      ? [tvA.relatedness, tvB.relatedness] : null;
+    return { labels: labels, a: a, b: b, bestA: labels[ka], bestB: labels[kb], changed: ka !== kb,
+             target: labels[ka], delta: b[ka] - a[ka], relatedness: rel };
+  }
+
+  function signed(x, digits) {
+    return (x >= 0 ? "+" : "−") + F().formatFixed(Math.abs(x), digits);
+  }
+
+  function predictionHtml(c) {
+    var esc = F().htmlEscape, fx = F().formatFixed;
+    if (c.relatedness) {
+      return '<p class="pair-change" data-changed="' + (c.relatedness[0] !== c.relatedness[1]) + '">relatedness A <b>' +
+        fx(c.relatedness[0], 2) + "</b> → B <b>" + fx(c.relatedness[1], 2) + "</b> (" +
+        signed(c.relatedness[1] - c.relatedness[0], 2) + ")</p>";
+    }
+    var k = c.labels.indexOf(c.target);
+    return '<p class="pair-change" data-changed="' + c.changed + '">A: <b>' + esc(c.bestA) + "</b> (p = " +
+      fx(c.a[k], 2) + ") → B: <b>" + esc(c.bestB) + "</b> (p = " + fx(c.b[c.labels.indexOf(c.bestB)], 2) + ") · " +
+      (c.changed ? "<b>the prediction changed</b>" : "the prediction held") + "; p(" + esc(c.target) + ") " +
+      fx(c.a[k], 2) + " → " + fx(c.b[k], 2) + " (" + signed(c.delta, 2) + ")</p>";
+  }
+
+  /* ------------------------------------------------------------ figures (figures.js's builders) */
+
+  var EDIT_COLORS = { insert: "#1a9850", delete: "#d73027" };
+
+  /* Outlines of the inserted and deleted rows and columns of each heatmap panel (axes k = 0 … panels − 1), so
+   * a reader sees them as edits, not as masked cells. */
+  function editShapes(ops, panels) {
+    var shapes = [], L = ops.length;
+    for (var k = 0; k < panels; k++) {
+      var n = k === 0 ? "" : String(k + 1);
+      ops.forEach(function (o, p) {
+        if (!EDIT_COLORS[o.op]) return;
+        var line = { color: EDIT_COLORS[o.op], width: 1.5, dash: o.op === "delete" ? "dot" : "solid" };
+        var base = { type: "rect", xref: "x" + n, yref: "y" + n, line: line, fillcolor: "rgba(0,0,0,0)", layer: "above" };
+        shapes.push(Object.assign({ x0: -0.5, x1: L - 0.5, y0: p - 0.5, y1: p + 0.5 }, base));
+        shapes.push(Object.assign({ x0: p - 0.5, x1: p + 0.5, y0: -0.5, y1: L - 0.5 }, base));
+      });
+    }
+    return shapes;
+  }
+
+  /* A, B and B − A of one aligned map: compareHeatmaps (A and B on one scale, the difference diverging about 0)
+   * with its third panel holding B − A from alignedMaps (compareHeatmaps' own A − B negated, the same bound). */
+  function compareFigure(m, labels, ops, o) {
+    var fig = F().compareHeatmaps(m.a, m.b, labels, { titles: ["A", "B"], title: o.title, theme: o.theme,
+                                                      valueName: o.valueName });
+    fig.data[2].z = m.diff.map(function (row) { return row.slice(); });
+    fig.layout.annotations[2].text = "B − A (aligned cells)";
+    fig.layout.shapes = editShapes(ops, 3);
+    return fig;
+  }
+
+  /* Every head of one block: a row of A's heads and a row of B's on one scale, and a row of B − A diverging
+   * about 0 (heatmapGrid's panels, the third row given the diverging scale and a colour bar of its own). */
+  function headsFigure(sa, sb, dir, ops, labels, o) {
+    var H = sa[dir].H, TA = sa.tokens.length, TB = sb.tokens.length, th = F().theme(o.theme);
+    var maps = [];
+    for (var h = 0; h < H; h++) maps.push(alignedMaps(sa[dir].heads, TA, sb[dir].heads, TB, ops, h * TA * TA, h * TB * TB));
+    var titles = [], mats = [];
+    [["A", "a"], ["B", "b"], ["B − A", "diff"]].forEach(function (row) {
+      maps.forEach(function (m, h) { titles.push(row[0] + ", head " + (h + 1)); mats.push(m[row[1]]); });
+    });
+    var lim = F().limits(mats.slice(0, 2 * H), null, null), bound = 1e-9;
+    maps.forEach(function (m) {
+      m.diff.forEach(function (r) { r.forEach(function (v) { if (v !== null && Math.abs(v) > bound) bound = Math.abs(v); }); });
+    });
+    var fig = F().heatmapGrid(mats, titles, labels, { title: o.title, theme: th, cols: H, zmin: lim[0], zmax: lim[1],
+                                                      valueName: "P" });
+    var heats = fig.data.filter(function (t) { return t.type === "heatmap"; });
+    heats.forEach(function (t, k) {
+      t.showscale = k === 2 * H - 1 || k === 3 * H - 1;
+      if (k === 2 * H - 1) t.colorbar = Object.assign({}, t.colorbar, { y: 0.67, len: 0.6 });
+      if (k < 2 * H) return;
+      t.colorscale = F().context().colorscales[th.diverging].map(function (s) { return [s[0], s[1]]; });
+      t.zmin = -bound;
+      t.zmax = bound;
+      t.zmid = 0.0;
+      t.colorbar = { title: { text: "ΔP" }, y: 0.15, len: 0.3 };
+      t.hovertemplate = t.hovertemplate.replace("P = ", "B − A = ");
+    });
+    fig.layout.shapes = editShapes(ops, 3 * H);
+    return fig;
+  }
+
+  /* Per-token series of A and B side by side per aligned step (bars; none where a side has no token). */
+  function barsFigure(series, labels, o) {
+    var list = [];
+    series.forEach(function (s) {
+      list.push(["A: " + s[0], s[1].a]);
+      list.push(["B: " + s[0], s[1].b]);
+    });
+    return F().barChart(list, labels, { title: o.title, yTitle: o.yTitle, theme: o.theme, yRange: o.yRange || null });
+  }
+
+  function predictionFigure(c, theme) {
+    if (c.relatedness) {
+      return F().barChart([["A", c.a], ["B", c.b]], c.labels, { title: "p̂ over the relatedness grades, A and B",
+                                                                yTitle: "probability", theme: theme, yRange: [0, 1] });
+    }
+    return F().barChart([["A", c.a], ["B", c.b]], c.labels, { title: "Prediction of A and B", yTitle: "probability",
+                                                              theme: theme, yRange: [0, 1] });
+  }
+
+  /* ------------------------------------------------------------ the page */
+
+  function lazy(obj, key, make) {
+    Object.defineProperty(obj, key, { enumerable: true, configurable: true, get: function () {
+      var value = make();
+      Object.defineProperty(obj, key, { value: value, enumerable: true, writable: true, configurable: true });
+      return value;
+    } });
+  }
+
+  function figure(id, build, paper, caption) {
+    var out = { id: id, paper: paper, caption: caption, side: "premise", word: false, live: false, binding: null };
+    lazy(out, "figure", build);
+    return out;
+  }
+
+  function section(id, title, html, figures, control) {
+    return { id: id, title: title, html: html || "", figures: figures || [], control: control || null };
+  }
+
+  var STYLE = "<style>.pair-align{border-collapse:collapse;margin:4px 0 10px;font-size:.95em}" +
+    ".pair-align th{text-align:right;padding:2px 8px 2px 0;font-weight:600;color:#555;white-space:nowrap}" +
+    ".pair-align td{padding:2px 5px;text-align:center;border-left:1px solid #eee;white-space:nowrap}" +
+    ".pair-align td.op-replace{background:#fee8c8}.pair-align td.op-insert{background:#d9f0d3}" +
+    ".pair-align td.op-delete{background:#fddbc7}.pair-align td.op-delete.a{text-decoration:line-through}" +
+    ".pair-align tr.loo td{font-size:.8em;color:#333;min-width:3em}" +
+    ".pair-align button{font:inherit;border:1px dashed #888;background:none;border-radius:3px;cursor:pointer;padding:0 3px}" +
+    ".pair-swap{border:1px solid #ccc;padding:6px;margin:4px 0;border-radius:4px;background:#fafafa}" +
+    ".pair-swap button{margin:2px;font:inherit}</style>";
+
+  /* The aligned token rows of one sentence side: A, its leave-one-out, B (each token a button: click to swap
+   * it), its leave-one-out. The leave-one-out cells start empty (td[data-loo="a:3"]: side A, token 3); the host
+   * fills them when the runs end. */
+  function alignHtml(side, ops, sa, sb, name) {
+    var esc = F().htmlEscape;
+    var cell = function (o, which) {
+      var i = o[which], cls = "op-" + o.op + " " + which;
+      if (i === null) return '<td class="' + cls + '"></td>';
+      var tok = esc(which === "a" ? sa.tokens[i] : sb.tokens[i]);
+      var body = which === "b" ? '<button type="button" data-swap="' + side + ":" + i + '" title="#' + i +
+        ': pick another word">' + tok + "</button>" : tok;
+      return '<td class="' + cls + '" title="' + o.op + '">' + body + "</td>";
+    };
+    var loo = function (o, which) {
+      var i = o[which];
+      return '<td class="' + which + '"' + (i === null ? "" : ' data-loo="' + which + ":" + i + '"') + "></td>";
+    };
+    var row = function (head, fn, which, cls) {
+      return "<tr" + (cls ? ' class="' + cls + '"' : "") + "><th>" + head + "</th>" +
+        ops.map(function (o) { return fn(o, which); }).join("") + "</tr>";
+    };
+    var title = name ? "<h3>" + esc(name) + "</h3>" : "";
+    return title + '<table class="pair-align" data-side="' + side + '">' + row("A", cell, "a") +
+      row("leave-one-out", loo, "a", "loo") + row("B", cell, "b") + row("leave-one-out", loo, "b", "loo") +
+      "</table>";
+  }
+
+  function sidesOf(tvA) {
+    return tvA.hypothesis ? ["premise", "hypothesis"] : ["premise"];
+  }
+
+  function sideName(tv, side) {
+    if (!tv.hypothesis) return "";
+    if (typeof tv.relatedness === "number") return side === "premise" ? "Sentence A of the pair" : "Sentence B of the pair";
+    return side === "premise" ? "Premise" : "Hypothesis";
+  }
+
+  function checkPair(tvA, tvB) {
+    var S = root.DisanSections;
+    if (S) { S.checkView(tvA, { anyLength: true }); S.checkView(tvB, { anyLength: true }); }
+    if (tvA.model !== tvB.model || tvA.arch !== tvB.arch) {
+      throw new Error("A was run by " + tvA.model + " and B by " + tvB.model + "; a pair is compared through one model");
+    }
+    if (!tvA.hypothesis !== !tvB.hypothesis) throw new Error("A and B should both have a hypothesis or neither");
+    if (tvA.arch === "dsa" && tvA.alpha !== tvB.alpha) {
+      throw new Error("A was run at α = " + tvA.alpha + " and B at α = " + tvB.alpha + "; run both at one α");
+    }
+  }
+
+  function alphaControl(a) {
+    var G = F().formatG;
+    return '<label class="control">α — distance-mask weight (Im Eq. 7), A and B ' +
+      '<input type="range" data-control="alpha" min="' + G(F().constant("ALPHA_MIN")) + '" max="' +
+      G(F().constant("ALPHA_MAX")) + '" step="' + G(F().constant("ALPHA_STEP")) + '" value="' + G(a) +
+      '" aria-label="alpha"> <output>' + G(a) + "</output></label>";
+  }
+
+  function mapSections(tvA, tvB, aligned, theme) {
+    var dsa = tvA.arch === "dsa", alpha = tvA.alpha;
+    var at = dsa ? " at α = " + F().formatG(alpha) : "";
+    var maps = [], heads = [], gates = [], pool = [];
+    sidesOf(tvA).forEach(function (side) {
+      var sa = tvA[side], sb = tvB[side], ops = aligned[side].ops, labels = aligned[side].labels;
+      var TA = sa.tokens.length, TB = sb.tokens.length, name = sideName(tvA, side);
+      var suffix = name ? " — " + name.toLowerCase() : "";
+      [["fw", "Forward", 0], ["bw", "Backward", 1]].forEach(function (d) {
+        maps.push(figure("pair-mean-" + d[0] + "-" + side, function () {
+          var m = alignedMaps(sa[d[0]].attention, TA, sb[d[0]].attention, TB, ops);
+          return compareFigure(m, labels, ops, {
+            title: d[1] + " block (mask " + tvA.masks[d[2]] + "), " + (dsa ? "mean over heads" : "mean over features") +
+              at + suffix, theme: theme, valueName: "P" });
+        }, dsa ? "Im Fig. 7 (Eq. 7), A and B" : "Shen Fig. 6, A and B",
+          "A and B on the aligned tokens, one colour scale; B − A where both have the cell. Outlined rows and " +
+          "columns: green inserted in B, red (dotted) deleted from A."));
+        if (dsa) {
+          heads.push(figure("pair-heads-" + d[0] + "-" + side, function () {
+            return headsFigure(sa, sb, d[0], ops, labels, { title: d[1] + " heads" + at + suffix, theme: theme });
+          }, "Im Figs. " + (d[2] ? "13" : "12") + ", A and B",
+            "Each head of A (top row) and B (middle) on one scale, and B − A (bottom) on the aligned tokens."));
+        }
+      });
+      gates.push(figure("pair-gate-" + side, function () {
+        var fw = alignedSeries(rowMeans(sa.fw.gate, TA, sa.fw.D), rowMeans(sb.fw.gate, TB, sb.fw.D), ops);
+        var bw = alignedSeries(rowMeans(sa.bw.gate, TA, sa.bw.D), rowMeans(sb.bw.gate, TB, sb.bw.D), ops);
+        return barsFigure([["forward gate", fw], ["backward gate", bw]], labels,
+                          { title: "Fusion gate per aligned token, mean over features" + at + suffix, yTitle: "mean F",
+                            theme: theme, yRange: [0, 1] });
+      }, dsa ? "Im Fig. 9 (Eq. 12), A and B" : "Shen Fig. 7 (Eq. 19), A and B",
+        "The gate of A's token and of B's, side by side at each aligned step (one bar where a token was inserted or deleted)."));
+      pool.push(figure((dsa ? "pair-pool-" : "pair-s2t-") + side, function () {
+        var s2t = alignedSeries(rowMeans(sa.s2t, TA, sa.D2), rowMeans(sb.s2t, TB, sb.D2), ops);
+        var series = [[dsa ? "attention pooling (mean over features)" : "source2token weight", s2t]];
+        if (dsa) series.push(["max-pooling share", alignedSeries(sa.maxpool_share, sb.maxpool_share, ops)]);
+        return barsFigure(series, labels, { title: (dsa ? "Pooling weight and max-pooling share" :
+          "Source2token weight per aligned token") + at + suffix, yTitle: dsa ? "weight / share" : "mean P", theme: theme });
+      }, dsa ? "Im Fig. 11 (Eqs. 14–16), A and B" : "Shen Fig. 8, mean over features, A and B",
+        "How much each token of A and of B weighs in its sentence encoding, side by side per aligned step."));
+    });
+    var out = [section("pair-maps", dsa ? "Head-averaged attention, A, B and B − A" :
+      "Forward and backward attention, A, B and B − A", dsa ? alphaControl(alpha) : "", maps)];
+    if (dsa) out.push(section("pair-heads", "Every head, A, B and B − A", "", heads));
+    out.push(section("pair-gate", "Fusion gate, A beside B", "", gates));
+    out.push(section("pair-pool", dsa ? "Pooling, A beside B" : "Source2token, A beside B", "", pool));
+    return out;
+  }
+
+  function sectionHtml(sec) {
+    var esc = F().htmlEscape;
+    var figs = sec.figures.map(function (f) {
+      return '<figure class="fig"><div class="plot" id="fig-' + f.id + '" data-fig="' + f.id + '"></div>' +
+        "<figcaption><b>" + esc(f.paper) + ".</b> " + esc(f.caption) + "</figcaption></figure>";
+    }).join("");
+    return '<section class="section" id="' + sec.id + '" tabindex="-1"><h2>' + esc(sec.title) + "</h2>" + sec.html +
+      figs + "</section>";
+  }
+
+  /* The page of a minimal pair for DisanReport.show: tvA and tvB are trace views (sections.js's format) of one
+   * model (at one α for the DSA). opts: {theme}. Throws one sentence when they cannot be compared. */
+  function page(tvA, tvB, opts) {
+    var o = opts || {}, theme = F().theme(o.theme || "normal"), esc = F().htmlEscape;
+    checkPair(tvA, tvB);
+    var aligned = {};
+    sidesOf(tvA).forEach(function (side) {
+      var ta = Array.from(tvA[side].tokens), tb = Array.from(tvB[side].tokens), ops = P().align(ta, tb);
+      aligned[side] = { ops: ops, labels: stepLabels(ops, ta, tb), edits: P().distance(ops) };
+    });
+    var change = predictionChange(tvA, tvB);
+    var rows = sidesOf(tvA).map(function (side) {
+      return alignHtml(side, aligned[side].ops, tvA[side], tvB[side], sideName(tvA, side));
+    }).join("");
+    var edits = sidesOf(tvA).reduce(function (s, side) { return s + aligned[side].edits; }, 0);
+    var legend = '<p class="counts">' + edits + " edit" + (edits === 1 ? "" : "s") + " · replaced, " +
+      '<span style="background:#d9f0d3">inserted in B</span>, <span style="background:#fddbc7">deleted from A</span>' +
+      " · click a word of B to swap it · leave-one-out: the drop in p(" + esc(change.target) +
+      ") when that token alone is &lt;unk&gt;</p>";
+    var tokens = section("pair-tokens", "Sentences A and B", STYLE + '<div class="pair-rows">' + rows +
+      '</div><div class="pair-swap" hidden></div>' + predictionHtml(change) + legend);
+    var prediction = section("pair-prediction", "Prediction", "", [figure("pair-prediction", function () {
+      return predictionFigure(change, theme);
+    }, tvA.arch === "disan" ? "Shen Sec. 5, A and B" : "Im Sec. 4.1, A and B",
+      "The probability of each label for A and for B.")]);
+    var sections = [tokens].concat(mapSections(tvA, tvB, aligned, theme));
+    sections.splice(2, 0, prediction);
+    var themes = F().context().themes, data = {
+      arch: tvA.arch, alpha: tvA.alpha === undefined ? null : tvA.alpha, compact: false,
+      fonts: { normal: themes.normal.font_size, talk: themes.presentation.font_size },
+      figures: {}, live: {}, payloads: {}, words: {},
+    };
+    sections.forEach(function (s) {
+      s.figures.forEach(function (f) { lazy(data.figures, f.id, function () { return f.figure; }); });
+    });
+    var facts = "masks " + tvA.masks[0] + "/" + tvA.masks[1] + (tvA.arch === "dsa" ? " · both at α = " + F().formatG(tvA.alpha) : "");
+    var nav = sections.map(function (s) { return '<a href="#' + s.id + '">' + esc(s.title) + "</a>"; }).join(" ");
+    var header = "<header><h1>" + esc(tvA.model) + ": a minimal pair</h1>" +
+      '<p class="sub">A: ' + esc(Array.from(tvA.premise.tokens).join(" ")) + "</p>" +
+      '<p class="sub">B: ' + esc(Array.from(tvB.premise.tokens).join(" ")) + "</p>" +
+      '<p class="sub">' + esc(facts) + "</p><nav>" + nav + "</nav>" +
+      '<p class="keys"><button type="button" data-control="talk" aria-pressed="false">Talk mode</button> ' +
+      "keys: j / → next section · k / ← previous · t talk mode</p></header>";
+    return {
+      title: tvA.model + " — minimal pair", header: header, body: sections.map(sectionHtml).join(""), data: data,
+      sections: sections, aligned: aligned, change: change,
+    };
+  }
+
+  /* ------------------------------------------------------------ presets */
+
+  /* Pairs that show the papers' ideas. task "sentence": a one-sentence classifier; "pair": an NLI or relatedness
+   * model (the hypothesis is the edited side, the premise stays). alphas: one entry per α, for a DSA only. */
+  var PRESETS = [
+    { id: "negation", label: "negation: 'is good' → 'is not good'", task: "sentence",
+      a: "the acting is good and the story is moving .", b: "the acting is not good and the story is moving ." },
+    { id: "intensifier", label: "an intensifier: 'good' → 'very good'", task: "sentence",
+      a: "a good film with a good cast .", b: "a very good film with a good cast ." },
+    { id: "order", label: "word order reversed: the clauses swapped (what the direction masks tell apart)",
+      task: "sentence", a: "the plot is dull but the acting is superb .", b: "the acting is superb but the plot is dull ." },
+    { id: "distant", label: "a distant dependency: 'not' far from its subject", task: "sentence", alphas: [0, 1.5, 3],
+      a: "the film that my friends who saw it last week kept talking about is good .",
+      b: "the film that my friends who saw it last week kept talking about is not good ." },
+    { id: "nli-word", label: "NLI: the hypothesis with one word changed ('outdoors' → 'indoors')", task: "pair",
+      a: "A lady stands outside of a Mexican market .", ha: "A woman is outdoors .", hb: "A woman is indoors ." },
+    { id: "nli-negation", label: "NLI: the hypothesis negated", task: "pair",
+      a: "A man is pouring a glass of tea .", ha: "A man is pouring tea .", hb: "A man is not pouring tea ." },
+    { id: "nli-distant", label: "NLI: a distant dependency in the hypothesis", task: "pair", alphas: [0, 1.5, 3],
+      a: "A man wearing a green cape and a hat with two big feathers is sitting on a bench .",
+      ha: "The man who wears a hat with two big feathers is sitting .",
+      hb: "The man who wears a hat with two big feathers is standing ." },
+  ];
+
+  /* The presets a model can run, each as {id, label, text, hypothesis, bText, bHypothesis, alpha (a DSA's
+   * distance preset: one entry per α; else null)}. meta: the site's model entry {arch, pair}. */
+  function presetsFor(meta) {
+    var out = [];
+    PRESETS.forEach(function (p) {
+      if ((p.task === "pair") !== !!meta.pair) return;
+      var base = { id: p.id, label: p.label, text: p.a, hypothesis: p.ha || "", bText: p.b || p.a,
+                   bHypothesis: p.hb || "", alpha: null };
+      if (!p.alphas) { out.push(base); return; }
+      if (meta.arch !== "dsa") return;
+      p.alphas.forEach(function (a) {
+        out.push(Object.assign({}, base, { id: p.id + "@" + a, label: p.label + ", α = " + F().formatG(a), alpha: a }));
+      });
+    });
+    return out;
+  }
+
+  root.DisanPairView = {
+    page: page, alignedMaps: alignedMaps, alignedSeries: alignedSeries, stepLabels: stepLabels,
+    predictionChange: predictionChange, editShapes: editShapes, presetsFor: presetsFor, presets: PRESETS,
+  };
+})(typeof globalThis !== "undefined" ? globalThis : this);
