@@ -1,6 +1,7 @@
 """Token attributions beside the attention: does the model use what it attends to?
 
-Per-token series for one input and one class (default: the predicted one), in
+Per-token series for one input and one class (default: the predicted one; for a relatedness model its
+score ŷ = rᵀp̂, ``forward.SCORE``), in
 ``attribute(model, trace)`` (``sentence.py``):
 
 * the model's own source2token attention, and for the DSA its whole pooling layer;
@@ -17,6 +18,7 @@ checkpoints. Nothing here imports Streamlit or Plotly; Captum is imported only
 when Integrated Gradients runs.
 """
 
-from .sentence import METHODS, Attribution, SideAttribution, attribute, methods_for
+from .forward import SCORE
+from .sentence import METHODS, Attribution, SideAttribution, attribute, method_text, methods_for
 
-__all__ = ["METHODS", "Attribution", "SideAttribution", "attribute", "methods_for"]
+__all__ = ["METHODS", "SCORE", "Attribution", "SideAttribution", "attribute", "method_text", "methods_for"]

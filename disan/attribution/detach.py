@@ -43,6 +43,6 @@ def detached_gradient_x_input(fn: ClassProbability, emb: Embedded, target: torch
     Outside ``fused.fused_gradients()``, so DiSAN runs the reference token2token, whose softmax is detached."""
     xs = [x.clone().requires_grad_(True) for x in emb.xs]
     with torch.enable_grad(), detached_attention():
-        p = fn.probs(xs, emb.valids).gather(1, target[:, None]).sum()  # examples are independent: one backward
+        p = fn.outputs(xs, emb.valids).gather(1, target[:, None]).sum()  # examples are independent: one backward
         grads = torch.autograd.grad(p, xs)
     return tuple(((g * x).sum(-1) * v).detach() for g, x, v in zip(grads, xs, emb.valids))  # (B, T_s) each

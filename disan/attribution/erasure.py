@@ -22,12 +22,13 @@ ROWS_PER_PASS = 256
 
 
 def _run(fn: ClassProbability, xs: Sequence[Tensor], valids: Sequence[Tensor], target: Tensor) -> Tensor:
-    """Target-class probability (V,) of V variants, ``ROWS_PER_PASS`` at a time, no autograd."""
+    """Target output (V,) of V variants (a class probability, or a relatedness score: ``ClassProbability.outputs``),
+    ``ROWS_PER_PASS`` at a time, no autograd."""
     out = []
     with torch.no_grad():
         for start in range(0, target.shape[0], ROWS_PER_PASS):
             rows = slice(start, start + ROWS_PER_PASS)
-            p = fn.probs([x[rows] for x in xs], [v[rows] for v in valids])  # (v, K)
+            p = fn.outputs([x[rows] for x in xs], [v[rows] for v in valids])  # (v, K) or (v, K + 1)
             out.append(p.gather(1, target[rows, None])[:, 0])  # (v,)
     return torch.cat(out) if out else torch.zeros(0, device=target.device)
 

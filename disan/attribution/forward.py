@@ -1,4 +1,4 @@
-"""The function every attribution explains: embeddings → probability of one class.
+"""The function every attribution explains: embeddings → probability of one class, or a relatedness model's score.
 
 An input is one or two *sides* (a sentence, or an NLI premise and hypothesis), each
 embedded once by ``SentenceModel.embed`` into x (B, T, d_in) with a padding mask. The
@@ -6,6 +6,10 @@ encoder and head then run on x directly, so gradients reach the embeddings and
 erasures can swap rows without tokenising again. ``masks`` and ``alpha`` are the
 trace's inference-time overrides, so an attribution explains the same computation
 the trace recorded.
+
+A relatedness model (SICK) predicts the score ŷ = rᵀp̂ (Tai, Socher & Manning 2015, Sec. 4.2), not a grade:
+``outputs`` appends ŷ to its grade probabilities as column K (``SCORE``), the target its attributions explain
+by default, so gradient × input, Integrated Gradients and leave-one-out are in units of relatedness.
 """
 
 from __future__ import annotations
@@ -18,6 +22,9 @@ from torch import Tensor
 
 from ..model import SentenceModel
 from ..vocab import UNK_ID
+
+#: The target name of a relatedness model's score ŷ = rᵀp̂ (column K of ``ClassProbability.outputs``).
+SCORE = "relatedness"
 
 
 @dataclass(frozen=True)
@@ -50,10 +57,25 @@ class ClassProbability:
         logits = model.head(*enc)  # (B, K)
         return torch.softmax(logits, -1)  # (B, K)
 
+    def outputs(self, xs: Sequence[Tensor], valids: Sequence[Tensor]) -> Tensor:
+        """What an attribution can explain, one column per target: the K class probabilities and, for a
+        relatedness model, its score ŷ = rᵀp̂ with r = [1, …, K] (Tai Sec. 4.2) as column K.
+        Returns (B, K), or (B, K + 1) for a relatedness model."""
+        p = self.probs(xs, valids)  # (B, K)
+        if not self.model.cfg.relatedness:
+            return p
+        grades = torch.arange(1, p.shape[-1] + 1, dtype=p.dtype, device=p.device)  # (K,)
+        return torch.cat([p, (p @ grades)[:, None]], -1)  # (B, K + 1)
+
+    def targets(self) -> list[str]:
+        """The name of each column of ``outputs``: the labels, then ``SCORE`` for a relatedness model."""
+        labels = list(self.model.cfg.labels)
+        return labels + [SCORE] if self.model.cfg.relatedness else labels
+
     def captum_forward(self, *args: Tensor) -> Tensor:
         """Captum's ``forward_func``: the sides' embeddings, then their masks (its additional arguments)."""
         half = len(args) // 2
-        return self.probs(args[:half], args[half:])  # (B, K)
+        return self.outputs(args[:half], args[half:])  # (B, K) or (B, K + 1)
 
     def embed(self, sides: Sequence[Sequence[Sequence[str]]]) -> Embedded:
         """Token lists per side (each B long) → ``Embedded``, with no gradient into the embedding table."""

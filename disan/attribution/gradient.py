@@ -1,8 +1,8 @@
 """Gradient × input and Integrated Gradients on the embeddings, summed over embedding dimensions.
 
-Both explain f(x) = the probability of the target class (``forward.ClassProbability``),
-so their units are probability, like leave-one-out's. A token's score is the sum over
-its d_in embedding dimensions; positive means the token raises the class probability.
+Both explain f(x) = the probability of the target class (``forward.ClassProbability.outputs``;
+a relatedness model's score ŷ = rᵀp̂ by default), so their units are those of f, like leave-one-out's.
+A token's score is the sum over its d_in embedding dimensions; positive means the token raises f.
 
 Integrated Gradients (Sundararajan et al. 2017) runs through Captum (pinned in
 requirements.txt), never by hand: baseline = the zero embedding for every token, which
@@ -42,7 +42,7 @@ def gradient_x_input(fn: ClassProbability, emb: Embedded, target: Tensor) -> tup
     """∂p_target/∂x ⊙ x summed over d_in: per side (B, T_s), zero at padding. target: (B,) class ids."""
     xs = [x.clone().requires_grad_(True) for x in emb.xs]
     with torch.enable_grad(), fused_gradients():
-        p = fn.probs(xs, emb.valids).gather(1, target[:, None]).sum()  # examples are independent: one backward
+        p = fn.outputs(xs, emb.valids).gather(1, target[:, None]).sum()  # examples are independent: one backward
         grads = torch.autograd.grad(p, xs)
     return tuple(((g * x).sum(-1) * v).detach() for g, x, v in zip(grads, xs, emb.valids))  # (B, T_s) each
 

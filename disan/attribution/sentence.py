@@ -1,9 +1,11 @@
 """``attribute(model, trace)``: the attributions and the model's own attention for one input.
 
 The trace fixes the tokens, masks and α; ``target`` picks the class explained
-(default: the predicted one). NLI inputs get scores for every token of premise and
-hypothesis (the class probability depends on both); attention, pooling, rollout and
-attention flow are per sentence, because each sentence goes through the tied encoder on its own.
+(default: the predicted one; a relatedness model's default is its score ŷ = rᵀp̂, ``forward.SCORE``,
+Tai, Socher & Manning 2015 Sec. 4.2, a grade's probability only when one is named). NLI inputs get
+scores for every token of premise and hypothesis (the class probability depends on both); attention,
+pooling, rollout and attention flow are per sentence, because each sentence goes through the tied encoder
+on its own.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from ..trace import DiSANTrace, ModelTrace, SentenceTrace
 from .budget import ig_rows
 from .erasure import leave_one_out
 from .attention_flow import attention_flow
-from .forward import ClassProbability
+from .forward import SCORE, ClassProbability
 from .gradient import IG_BASELINE, IG_METHOD, IG_STEPS, gradient_x_input, integrated_gradients
 from .rank import kendall_tau
 from .rollout import gated_rollout
@@ -55,6 +57,17 @@ def methods_for(arch: str) -> tuple[str, ...]:
     return tuple(m for m in METHODS if m != "pooling" or arch == "dsa")
 
 
+def method_text(method: str, score: bool = False) -> str:
+    """What ``method`` measures (``METHODS``), said of a relatedness model's score when ``score``."""
+    what = METHODS[method][1]
+    if not score:
+        return what
+    for theirs, ours in (("class probability", "relatedness score ŷ = rᵀp̂"), ("p(class)", "ŷ"),
+                         ("p(x) − p(baseline)", "ŷ(x) − ŷ(baseline)")):
+        what = what.replace(theirs, ours)
+    return what
+
+
 #: Methods with a sign (positive: the token raises the class probability); rankings use their magnitude.
 SIGNED = ("grad_input", "integrated_gradients", "leave_one_out")
 
@@ -84,7 +97,8 @@ class SideAttribution:
 class Attribution:
     """Every attribution of one input for one class.
 
-    target / target_index / probability: the class explained and p(class | input).
+    target / target_index / probability: the class explained and p(class | input); for a relatedness model's
+    score (target ``forward.SCORE``, index K) the score ŷ = rᵀp̂ itself (``explains_score``).
     sides: the premise (and the hypothesis for NLI models).
     ig_steps, ig_method, ig_baseline: how Integrated Gradients ran; ig_gap = p(x) − p(baseline);
     ig_delta: Captum's convergence delta (Σ IG scores − ig_gap). rollout_exact: DiSAN True, DSA False.
@@ -102,9 +116,16 @@ class Attribution:
     ig_delta: float
     rollout_exact: bool
 
+    @property
+    def explains_score(self) -> bool:
+        """True when the target is a relatedness model's score ŷ (``probability`` then holds ŷ, and the IG gap
+        is in ŷ's units)."""
+        return self.target == SCORE
+
     def to_json(self) -> dict:
         return {
             "model": self.model, "target": self.target, "probability": self.probability,
+            "explained": "relatedness score ŷ = rᵀp̂" if self.explains_score else "class probability",
             "integrated_gradients": {"steps": self.ig_steps, "method": self.ig_method, "baseline": self.ig_baseline,
                                      "gap": self.ig_gap, "convergence_delta": self.ig_delta},
             "rollout_exact": self.rollout_exact,
@@ -130,10 +151,13 @@ def _sides(trace: ModelTrace) -> list[SentenceTrace]:
 
 def attribute(model: SentenceModel, trace: ModelTrace, target: str | int | None = None,
               steps: int | None = None) -> Attribution:
-    """The attributions of ``trace``'s input for class ``target`` (a label or index; None: predicted)."""
-    labels = list(model.cfg.labels)
+    """The attributions of ``trace``'s input for class ``target`` (a label or index; None: the predicted class,
+    or a relatedness model's score ``forward.SCORE``)."""
+    fn = ClassProbability(model, tuple(trace.masks), trace.alpha)
+    labels = fn.targets()  # the class labels, then SCORE for a relatedness model
     if target is None:
-        k = max(range(len(labels)), key=lambda i: trace.prediction[labels[i]])
+        k = (len(labels) - 1 if model.cfg.relatedness
+             else max(range(len(labels)), key=lambda i: trace.prediction[labels[i]]))
     elif isinstance(target, str):
         if target not in labels:
             raise InputError(
@@ -146,12 +170,11 @@ def attribute(model: SentenceModel, trace: ModelTrace, target: str | int | None 
     model.eval()
     steps = steps or IG_STEPS[model.cfg.arch]
     sents = _sides(trace)
-    fn = ClassProbability(model, tuple(trace.masks), trace.alpha)
     emb = fn.embed([[list(s.tokens)] for s in sents])
     tgt = torch.tensor([k], device=model.device)
     with torch.no_grad():
-        p = fn.probs(emb.xs, emb.valids)[:, k]  # (1,)
-        p_base = fn.probs([torch.zeros_like(x) for x in emb.xs], emb.valids)[:, k]  # (1,)
+        p = fn.outputs(emb.xs, emb.valids)[:, k]  # (1,)
+        p_base = fn.outputs([torch.zeros_like(x) for x in emb.xs], emb.valids)[:, k]  # (1,)
     gi = gradient_x_input(fn, emb, tgt)
     T = max(x.shape[1] for x in emb.xs)
     ig = integrated_gradients(fn, emb, tgt, steps, internal_batch_size=ig_rows(model.cfg, T))  # bounded memory

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from disan.attribution import METHODS, Attribution
+from disan.attribution import METHODS, SCORE, Attribution
 
 
 LABELS = {key: label for key, (label, _) in METHODS.items()}
@@ -46,6 +46,11 @@ class AttributionView:
     ig_gap: float
     ig_delta: float
     rollout_exact: bool
+
+    @property
+    def explains_score(self) -> bool:
+        """The target is a relatedness model's score ŷ = rᵀp̂ (``probability`` holds ŷ)."""
+        return self.target == SCORE
 
     def side(self, name: str) -> SideScores:
         return self.sides[1] if name == "hypothesis" and len(self.sides) > 1 else self.sides[0]

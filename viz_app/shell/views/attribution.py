@@ -1,7 +1,7 @@
 """Attribution: the model's own attention beside token attributions, and how alike they rank tokens.
 
 Does the model use what it attends to? For the current sentence and a class (default:
-the predicted one): source2token attention (and the DSA's whole pooling layer), gradient × input,
+the predicted one; a relatedness model's score ŷ = rᵀp̂, Tai, Socher & Manning 2015): source2token attention (and the DSA's whole pooling layer), gradient × input,
 Integrated Gradients, leave-one-out, gated rollout and attention flow as aligned per-token bars, and
 the Kendall τ between every two rankings (``disan.attribution``). The whole-test-set answer is on the
 Evidence view's "Attention as explanation" tab.
@@ -12,7 +12,7 @@ from __future__ import annotations
 import streamlit as st
 
 import disan
-from disan.attribution import METHODS
+from disan.attribution import METHODS, method_text
 
 from viz_app.draw.attribution import LABELS
 from viz_app.draw.text import md_escape
@@ -22,41 +22,51 @@ from viz_app.shell.follow import follow_typing
 from viz_app.shell.export import plain_table, series_table, show_page_figure
 from viz_app.shell.links import md_link, view_url
 from viz_app.shell.session import ensure
+from viz_app.shell.sidebar import side_names
 from viz_app.shell.widgets import alpha_slider, get_trace, side_of, trace_json_source
 
 PREDICTED = ""
 
 
-def class_picker(ctx: Context) -> str | None:
-    """Selectbox of the class explained (key ``cls``); returns the label, or None for the predicted class."""
+def class_picker(ctx: Context, relatedness: bool = False) -> str | None:
+    """Selectbox of the class explained (key ``cls``); returns the label, or None for the predicted class (a
+    relatedness model: its score ŷ = rᵀp̂, the value it predicts; a grade's probability only when picked)."""
     ensure("cls", PREDICTED)
+    default = "the relatedness score ŷ = rᵀp̂" if relatedness else "the predicted class"
     if st.session_state["cls"] not in (PREDICTED, *ctx.labels):
-        st.warning(md_escape(f"cls={st.session_state['cls']} is not a class of {ctx.model}; explaining the predicted "
-                             f"class (choose one of {', '.join(ctx.labels)})."))
+        st.warning(md_escape(f"cls={st.session_state['cls']} is not a class of {ctx.model}; explaining {default} "
+                             f"(choose one of {', '.join(ctx.labels)})."))
         st.session_state["cls"] = PREDICTED
-    choice = st.selectbox("Class explained", (PREDICTED, *ctx.labels), key="cls",
-                          format_func=lambda c: c or "the predicted class")
+    if relatedness:
+        label, named = "Output explained", lambda c: f"the probability of grade {c}"
+    else:
+        label, named = "Class explained", str
+    choice = st.selectbox(label, (PREDICTED, *ctx.labels), key="cls", format_func=lambda c: named(c) if c else default)
     return choice or None
 
 
 def methods_caption(view) -> str:
+    f = "ŷ" if view.explains_score else "p"
     ig = (f"Integrated Gradients: {view.ig_steps} Gauss–Legendre steps from the baseline ({view.ig_baseline}); "
-          f"p(x) − p(baseline) = {view.ig_gap:+.4f}, convergence delta {view.ig_delta:+.2e} (what the scores miss "
-          "of that gap).")
+          f"{f}(x) − {f}(baseline) = {view.ig_gap:+.4f}, convergence delta {view.ig_delta:+.2e} (what the scores "
+          "miss of that gap).")
     graph = ("Gated rollout and attention flow walk DiSAN's exact layer graph, given this input's weights."
              if view.rollout_exact else
              "Gated rollout and attention flow for the distance-based model walk a layer graph that is exact through "
              "pooling, gates and the attention's mixing of values, and approximate through the head average, the FFN "
              "and the LayerNorms.")
     shown = view.sides[0].methods
-    lines = [f"**{md_escape(label)}:** {md_escape(what)}." for m, (label, what) in METHODS.items() if m in shown]
+    lines = [f"**{md_escape(label)}:** {md_escape(method_text(m, view.explains_score))}."
+             for m, (label, _) in METHODS.items() if m in shown]
     return "  \n".join(lines + [md_escape(ig), md_escape(graph)])
 
 
 def render(ctx: Context) -> None:
     st.title("Attribution — does the model use what it attends to?")
-    st.caption("The model's own source2token attention, and series composed from its weights (gated rollout, "
-               "attention flow), beside three attributions of the class probability, one bar group per token, and "
+    relatedness = loaders.model_config(ctx.model).relatedness
+    explained = "the relatedness score ŷ = rᵀp̂" if relatedness else "the class probability"
+    st.caption(f"The model's own source2token attention, and series composed from its weights (gated rollout, "
+               f"attention flow), beside three attributions of {explained}, one bar group per token, and "
                "how alike they rank the tokens (Jain & Wallace 2019; Wiegreffe & Pinter 2019; Abnar & Zuidema "
                "2020). Each series is scaled to its largest magnitude; the table has the raw values.")
     if ctx.is_dsa:
@@ -64,7 +74,7 @@ def render(ctx: Context) -> None:
     if ctx.input_error:
         st.error(md_escape(ctx.input_error))
         return
-    target = class_picker(ctx)
+    target = class_picker(ctx, relatedness)
     tv = get_trace(ctx, alpha=ctx.trace_alpha)
     if tv is None:
         return
@@ -82,7 +92,7 @@ def render(ctx: Context) -> None:
     if isinstance(job.exception(), disan.DisanError):
         st.error(md_escape(str(job.exception())))
         return
-    _attributions(ctx, job.result())
+    _attributions(ctx, job.result(), side_names(loaders.model_config(ctx.model)))
 
 
 @st.fragment(run_every=0.25)
@@ -93,10 +103,16 @@ def _wait_for(job) -> None:
     st.caption("Computing the attributions (gradient × input, Integrated Gradients, leave-one-out, rollout, flow)…")
 
 
-def _attributions(ctx: Context, view) -> None:
+def _attributions(ctx: Context, view, names: tuple[str, str]) -> None:
     side = view.side(ctx.side)
-    what = f" ({ctx.side})" if ctx.pair else ""
-    st.markdown(md_escape(f"Explaining '{view.target}' (p = {view.probability:.3f}){what}."))
+    shown = names[1] if ctx.side == "hypothesis" else names[0]  # the sidebar's name of the side drawn
+    what = f" ({shown})" if ctx.pair else ""
+    if view.explains_score:
+        st.markdown(md_escape(f"Explaining the predicted relatedness score ŷ = rᵀp̂ = {view.probability:.3f} "
+                              f"(the expectation over the grades, Tai, Socher & Manning 2015){what}; the "
+                              "attributions are in units of relatedness."))
+    else:
+        st.markdown(md_escape(f"Explaining '{view.target}' (p = {view.probability:.3f}){what}."))
     raw = {LABELS[m]: v for m, v in side.scores.items()}
     if side.vector_shares is not None:
         raw["gated rollout, share of the vector"] = side.vector_shares
@@ -118,9 +134,10 @@ def _attributions(ctx: Context, view) -> None:
             "|A_i[k] h_i[k]| / Σ_i |A_i[k] h_i[k]| averaged over features, is largest for "
             f"'{side.tokens[top]}' ({side.vector_shares[top]:.3f}); the table lists it per token."))
     if ctx.pair:
-        st.caption("Gradient, IG and leave-one-out score every token of premise and hypothesis for one class "
-                   "probability; attention, rollout and flow are per sentence (the tied encoder reads each alone). "
-                   "Switch sentences with 'Draw' in the sidebar.")
+        explained = "the relatedness score" if view.explains_score else "one class probability"
+        st.caption(md_escape(f"Gradient, IG and leave-one-out score every token of {names[0]} and {names[1]} for "
+                             f"{explained}; attention, rollout and flow are per sentence (the tied encoder reads "
+                             "each alone). Switch sentences with 'Draw' in the sidebar."))
     names = [LABELS[m] for m in side.methods]
     table = plain_table(side.tau, index=names, columns=names)
     show_page_figure(ctx, "tau", key="attr_tau", alpha=ctx.trace_alpha, table=table,
