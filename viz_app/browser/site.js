@@ -19,7 +19,9 @@
 
   var doc = root.document;
   var DATA = null; // window.DisanSiteData
-  var state = { model: null, text: "", hypothesis: "", alpha: null, feature: 0, talk: false };
+  // view "pair": the minimal pair of site_pair.js, sentence B in bText / bHyp (null: still a copy of A)
+  var state = { model: null, text: "", hypothesis: "", alpha: null, feature: 0, talk: false, view: "sentence",
+                bText: null, bHyp: null };
   var loaded = {}; // name → Promise<{session, vocab, meta}>
   var pending = null, running = false, generation = 0, typing = false;
 
@@ -191,7 +193,8 @@
 
   /* ---------------------------------------------------------------- state */
 
-  var KEYS = { model: "m", text: "t", hypothesis: "h", alpha: "a", feature: "k", talk: "talk" };
+  var KEYS = { model: "m", text: "t", hypothesis: "h", alpha: "a", feature: "k", talk: "talk", view: "view", bText: "bt",
+               bHyp: "bh" };
 
   function readHash() {
     var params = new URLSearchParams(root.location.hash.replace(/^#/, ""));
@@ -208,6 +211,11 @@
     if (state.alpha !== null && modelMeta(state.model).arch === "dsa") params.set(KEYS.alpha, String(state.alpha));
     if (state.feature && modelMeta(state.model).arch === "disan") params.set(KEYS.feature, String(state.feature));
     if (state.talk) params.set(KEYS.talk, "1");
+    if (state.view === "pair") {
+      params.set(KEYS.view, "pair");
+      params.set(KEYS.bText, state.bText === null ? state.text : state.bText);
+      if (modelMeta(state.model).pair) params.set(KEYS.bHyp, state.bHyp === null ? state.hypothesis : state.bHyp);
+    }
     root.history.replaceState(null, "", "#" + params.toString());
   }
 
@@ -226,6 +234,10 @@
     var k = h.feature !== undefined ? Number(h.feature) : 0;
     state.feature = Number.isInteger(k) && k >= 0 && k < meta.d_model ? k : 0;
     state.talk = h.talk === "1";
+    if (h.view !== undefined && h.view !== "pair" && h.view !== "sentence") notes.push("The link's view " + h.view + " is neither sentence nor pair; showing one sentence.");
+    state.view = h.view === "pair" && root.DisanSitePair ? "pair" : "sentence";
+    state.bText = h.bText !== undefined ? h.bText.slice(0, DATA.limits.max_chars) : null;
+    state.bHyp = h.bHyp !== undefined ? h.bHyp.slice(0, DATA.limits.max_chars) : null;
   }
 
   /* ------------------------------------------------------------------- UI */
@@ -264,6 +276,7 @@
     el("hyp-row").hidden = !meta.pair;
     el("hyp-row").firstChild.textContent = meta.relatedness ? "sentence B " : "hypothesis "; // SICK's column name
     el("model-facts").textContent = meta.facts;
+    if (root.DisanSitePair) root.DisanSitePair.showControls(state);
   }
 
   /* Tokens and ids of an input, or a message when it cannot be run. */
@@ -285,6 +298,7 @@
   /* Compute and draw the current state; a newer request replaces one still waiting, so typing never queues
    * more than one run behind the one in flight. */
   function update(typed) {
+    if (state.view === "pair" && root.DisanSitePair) return root.DisanSitePair.update(typed === true);
     typing = typed === true && (typing || pending === null);
     pending = ++generation;
     if (running) return running;
@@ -471,5 +485,7 @@
   root.DisanSite = {
     init: init, preload: preload, boot: boot, state: function () { return Object.assign({}, state); }, update: update,
     traceOf: traceOf, runner: runner,
+    // site_pair.js's edits of the state (sentence B, the view, a pair preset), written to the controls and address
+    set: function (patch) { Object.assign(state, patch); showState(); writeHash(); },
   };
 })(typeof globalThis !== "undefined" ? globalThis : this);

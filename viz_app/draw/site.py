@@ -48,7 +48,7 @@ ORT_LOADER = "ort-wasm-simd-threaded.mjs"
 #: ``DisanSite.preload`` starts the model while plotly.js and the drawing code are parsed.
 EARLY_SCRIPTS = (ORT_SCRIPT, "ort-runtime.js", "site-data.js", "tokenize.js", "site.js")
 LATE_SCRIPTS = ("plotly.js", "recompute.js", "paint.js", "figures.js", "sections.js", "view_figures.js",
-                "report.js", "pair.js")
+                "report.js", "pair.js", "pair_view.js", "site_pair.js")
 #: Of those, the ones written by the build (the others are copied from viz_app/browser/).
 GENERATED = (ORT_SCRIPT, "ort-runtime.js", "site-data.js", "plotly.js")
 PAGE_SCRIPTS = tuple(s for s in EARLY_SCRIPTS + LATE_SCRIPTS if s not in GENERATED)
@@ -254,12 +254,21 @@ def index_html() -> str:
         '<header id="site-header"><h1>Attention explorer: DiSAN and the distance-based SAN</h1>'
         '<form id="controls" onsubmit="return false">'
         '<label class="field">model <select id="model"></select></label>'
+        '<label class="field">view <select id="view"><option value="sentence">one sentence</option>'
+        '<option value="pair">minimal pair: A and B</option></select></label>'
         '<label class="field">example sentences <select id="preset"><option value="">— pick one —</option>'
         "</select></label>"
         f'<label class="field wide">sentence <textarea id="text" rows="2" maxlength="{settings.MAX_CHARS}" '
         'spellcheck="false"></textarea></label>'
         f'<label class="field wide" id="hyp-row">hypothesis <input id="hypothesis" maxlength="{settings.MAX_CHARS}" '
-        'spellcheck="false"></label></form>'
+        'spellcheck="false"></label>'
+        # Pair mode (site_pair.js, issue 30): sentence B and the pair examples, hidden in the one-sentence view.
+        '<label class="field" id="pair-preset-row" hidden>pair examples <select id="pair-preset">'
+        '<option value="">— pick one —</option></select></label>'
+        f'<label class="field wide" id="b-text-row" hidden>B: sentence <textarea id="b-text" rows="2" '
+        f'maxlength="{settings.MAX_CHARS}" spellcheck="false"></textarea></label>'
+        f'<label class="field wide" id="b-hyp-row" hidden>B: hypothesis <input id="b-hypothesis" '
+        f'maxlength="{settings.MAX_CHARS}" spellcheck="false"></label></form>'
         '<p id="model-facts" class="sub"></p><p id="status" role="status" aria-live="polite"></p>'
         '<div id="page-header"></div></header>'
         '<main id="report"></main>'

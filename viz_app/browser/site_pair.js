@@ -1,0 +1,302 @@
+/* DisanSitePair — the static explorer's Pair mode (issue 30: minimal pairs), beside site.js.
+ *
+ * In the address, view=pair turns it on; bt and bh hold sentence B (its text and hypothesis; B starts as a
+ * copy of A). site.js keeps the state and the address and hands each update to `update` here while the view is
+ * "pair"; this file runs A and B through the page's model (DisanSite.traceOf, each trace view kept while its
+ * input stays the same, so a key typed in B runs the model once), draws DisanPairView.page (pair_view.js) with
+ * DisanReport.show, then fills the leave-one-out rows under A's and B's tokens (DisanPair.leaveOneOut, one model
+ * run per token, each in a task of its own; a newer input stops it between runs, so typing never waits for it).
+ * Clicking a word of B offers its nearest words in the model's own table (DisanPair.nearestWords) and a free-text
+ * entry; picking one edits B and updates everything. The page's body records for tests and the benchmark:
+ * data-state / data-generation / data-drawn-at as the sentence view does, and data-loo-at when leave-one-out
+ * is drawn (#report's data-loo: the generation it belongs to).
+ */
+(function (root) {
+  "use strict";
+
+  var doc = root.document;
+  var running = null, pending = false, typing = false, generation = 0;
+  var traces = {}; // input key → trace view, only the latest A and B
+  var looCache = {}, looKeys = []; // input key → leave-one-out, the last LOO_KEEP inputs
+  var LOO_KEEP = 24;
+  var NEAREST = 8;
+  var presetsOf = null, presetList = [], lastB = null;
+
+  function el(id) { return doc.getElementById(id); }
+
+  function data() { return root.DisanSiteData; }
+
+  function metaOf(name) {
+    return data().models.filter(function (m) { return m.name === name; })[0];
+  }
+
+  function say(text, kind) {
+    var box = el("status");
+    box.textContent = text || "";
+    box.className = text ? (kind || "note") : "";
+  }
+
+  /* B's text and hypothesis; until B is edited it is a copy of A. */
+  function sideB(s) {
+    return { text: s.bText === null ? s.text : s.bText, hypothesis: s.bHyp === null ? s.hypothesis : s.bHyp };
+  }
+
+  function alphaOf(s) {
+    return metaOf(s.model).arch === "dsa" ? s.alpha : null;
+  }
+
+  function key(model, text, hypothesis, alpha) {
+    return [model, text, metaOf(model).pair ? hypothesis : "", alpha === null ? "" : String(alpha)].join("\u0001");
+  }
+
+  /* ------------------------------------------------------------ controls */
+
+  /* The pair controls for the state: shown only in pair mode, B's hypothesis only for a two-sentence model,
+   * B's fields holding B (left alone while they already do, so the caret stays where it is). */
+  function showControls(s) {
+    var pair = s.view === "pair", meta = metaOf(s.model), b = sideB(s);
+    el("view").value = pair ? "pair" : "sentence";
+    ["pair-preset-row", "b-text-row"].forEach(function (id) { el(id).hidden = !pair; });
+    el("b-hyp-row").hidden = !pair || !meta.pair;
+    el("b-hyp-row").firstChild.textContent = meta.relatedness ? "B: sentence B " : "B: hypothesis ";
+    if (el("b-text").value !== b.text) el("b-text").value = b.text;
+    if (el("b-hypothesis").value !== b.hypothesis) el("b-hypothesis").value = b.hypothesis;
+    if (presetsOf !== s.model) {
+      presetsOf = s.model;
+      presetList = root.DisanPairView.presetsFor(meta);
+      var select = el("pair-preset");
+      while (select.options.length > 1) select.remove(1);
+      presetList.forEach(function (p, i) {
+        var opt = doc.createElement("option");
+        opt.value = String(i);
+        opt.textContent = p.label;
+        select.appendChild(opt);
+      });
+    }
+  }
+
+  /* A refusal of side A or B as one line naming the side ("B's sentence has 70 tokens; …"). */
+  function sideProblem(which, problem) {
+    return /^The /.test(problem) ? which + "'s " + problem.slice(4) : which + ": " + problem.charAt(0).toLowerCase() + problem.slice(1);
+  }
+
+  /* ------------------------------------------------------------ run and draw */
+
+  function traceOf(s, text, hypothesis) {
+    var alpha = alphaOf(s), k = key(s.model, text, hypothesis, alpha);
+    if (traces[k]) return Promise.resolve({ key: k, tv: traces[k] });
+    return root.DisanSite.traceOf(s.model, text, hypothesis, alpha === null ? undefined : alpha).then(function (tv) {
+      return { key: k, tv: tv };
+    });
+  }
+
+  /* Compute and draw the current pair; a newer request replaces one still waiting, as site.js's update does. */
+  function update(typed) {
+    typing = typing || typed === true;
+    pending = true;
+    if (running) return running;
+    running = step().catch(function (err) {
+      console.error(err);
+      say("This pair could not be computed: " + (err && err.message || err), "error");
+      doc.body.dataset.state = "error";
+    }).then(function () { running = null; });
+    return running;
+  }
+
+  function step() {
+    if (!pending) return Promise.resolve();
+    pending = false;
+    var mine = ++generation, s = root.DisanSite.state(), b = sideB(s), t0 = root.performance.now();
+    if (s.view !== "pair") return Promise.resolve();
+    showControls(s);
+    doc.body.dataset.state = "computing";
+    return traceOf(s, s.text, s.hypothesis).then(function (a) {
+      return traceOf(s, b.text, b.hypothesis).then(function (bb) { return [a, bb]; });
+    }).then(function (both) {
+      var a = both[0], bb = both[1];
+      var problem = a.tv.problem ? sideProblem("A", a.tv.problem) : bb.tv.problem ? sideProblem("B", bb.tv.problem) : null;
+      if (problem) {
+        say(problem, "error");
+        doc.body.dataset.state = "error";
+        return step();
+      }
+      traces = {};
+      traces[a.key] = a.tv;
+      traces[bb.key] = bb.tv;
+      if (pending) return step();
+      var page = root.DisanPairView.page(a.tv, bb.tv), wasTyping = typing;
+      typing = false;
+      lastB = bb.tv;
+      doc.title = page.title + " — attention explorer";
+      return root.DisanReport.show(el("report"), page, {
+        header: el("page-header"), values: { alpha: s.alpha, feature: 0 }, hash: false, typing: wasTyping,
+      }).then(function () {
+        if (mine !== generation) return step();
+        say("");
+        doc.body.dataset.state = "ready";
+        doc.body.dataset.generation = "pair-" + mine;
+        doc.body.dataset.computeMs = (root.performance.now() - t0).toFixed(2);
+        root.requestAnimationFrame(function () { doc.body.dataset.drawnAt = root.performance.now().toFixed(2); });
+        leaveOneOut(s, b, page, mine);
+        return step();
+      });
+    });
+  }
+
+  /* ------------------------------------------------------------ leave-one-out */
+
+  function remember(k, value) {
+    if (!looCache[k]) looKeys.push(k);
+    looCache[k] = value;
+    while (looKeys.length > LOO_KEEP) delete looCache[looKeys.shift()];
+  }
+
+  /* Fill the row of side "a" or "b": each token's drop as a signed number on a background as strong as its share
+   * of the largest drop in that row (blue: the token supports the class, red: it works against it). */
+  function paintRow(which, loo) {
+    ["premise", "hypothesis"].forEach(function (side) {
+      var values = loo[side], table = el("report").querySelector('table.pair-align[data-side="' + side + '"]');
+      if (!values || !table) return;
+      var top = 0;
+      for (var i = 0; i < values.length; i++) top = Math.max(top, Math.abs(values[i]));
+      for (var t = 0; t < values.length; t++) {
+        var td = table.querySelector('td[data-loo="' + which + ":" + t + '"]'), v = values[t];
+        if (!td) continue;
+        var share = top > 0 ? Math.abs(v) / top : 0;
+        td.textContent = (v > 0 ? "+" : v < 0 ? "−" : "") + Math.abs(v).toFixed(3);
+        td.dataset.value = String(v);
+        td.title = "p drops by " + v + " when this token alone is <unk>";
+        td.style.background = v >= 0 ? "rgba(33,102,172," + (0.6 * share).toFixed(3) + ")"
+          : "rgba(178,24,43," + (0.6 * share).toFixed(3) + ")";
+      }
+    });
+  }
+
+  /* A's, then B's leave-one-out of A's predicted class (kept per input, so typing in B never reruns A's), after
+   * the maps are drawn; stops between runs as soon as a newer pair is asked for. */
+  function leaveOneOut(s, b, page, mine) {
+    var alpha = alphaOf(s), target = page.change.labels.indexOf(page.change.target);
+    var jobs = [["a", s.text, s.hypothesis], ["b", b.text, b.hypothesis]];
+    var stale = function () { return mine !== generation; };
+    return root.DisanSite.runner(s.model).then(function (r) {
+      return jobs.reduce(function (done, job) {
+        return done.then(function (going) {
+          if (!going || stale()) return false;
+          var k = key(s.model, job[1], job[2], alpha) + "\u0001" + target;
+          if (looCache[k]) { paintRow(job[0], looCache[k]); return true; }
+          var input = r.prepare(job[1], job[2], alpha);
+          if (input.problem) return false;
+          return root.DisanPair.leaveOneOut(r, input, { target: target, stale: stale }).then(function (v) {
+            if (!v) return false;
+            remember(k, v);
+            if (!stale()) paintRow(job[0], v);
+            return !stale();
+          });
+        });
+      }, Promise.resolve(true));
+    }).then(function (complete) {
+      if (!complete || stale()) return;
+      el("report").dataset.loo = "pair-" + mine;
+      doc.body.dataset.looAt = root.performance.now().toFixed(2);
+    }).catch(function (err) {
+      console.error(err);
+      say("Leave-one-out could not be computed: " + (err && err.message || err), "error");
+    });
+  }
+
+  /* ------------------------------------------------------------ swapping a word of B */
+
+  function words(text) {
+    return text.trim() === "" ? [] : text.trim().split(/\s+/);
+  }
+
+  /* B with token `index` of `side` replaced by `text` (several words insert, an empty entry deletes it). B's
+   * text becomes its tokens joined by spaces: the tokens the model reads, which the page tokenizes back. */
+  function swap(side, index, text) {
+    var s = root.DisanSite.state(), b = sideB(s);
+    var tokens = Array.from(lastB[side].tokens);
+    tokens.splice.apply(tokens, [index, 1].concat(words(text)));
+    var patch = { bText: b.text, bHyp: b.hypothesis };
+    patch[side === "premise" ? "bText" : "bHyp"] = tokens.join(" ");
+    el("report").querySelector(".pair-swap").hidden = true;
+    root.DisanSite.set(patch);
+    update();
+  }
+
+  function offer(button) {
+    var parts = button.dataset.swap.split(":"), side = parts[0], index = Number(parts[1]);
+    var s = root.DisanSite.state(), box = el("report").querySelector(".pair-swap");
+    if (!lastB || !lastB[side] || !box) return;
+    var word = lastB[side].tokens[index], esc = root.DisanFigures.htmlEscape;
+    root.DisanSite.runner(s.model).then(function (r) {
+      var near = root.DisanPair.nearestWords(r, word, NEAREST);
+      box.innerHTML = "Swap B's <b>" + esc(word) + "</b> (#" + index + (lastB.hypothesis ? ", " + side : "") + ") for " +
+        (near.length ? "one of its nearest words in the model's table: " + near.map(function (n) {
+          return '<button type="button" data-pick="' + esc(n.word) + '" title="cosine ' + n.cosine.toFixed(3) + '">' +
+            esc(n.word) + "</button>";
+        }).join("") : "(the model has no vector for it) ") +
+        ' or <input type="text" data-free aria-label="another word" placeholder="other words" size="14">' +
+        '<button type="button" data-use>use</button> <button type="button" data-cancel>cancel</button>';
+      box.dataset.side = side;
+      box.dataset.index = String(index);
+      box.hidden = false;
+    }).catch(function (err) { say("No nearest words: " + (err && err.message || err), "error"); });
+  }
+
+  function onReportClick(ev) {
+    var t = ev.target;
+    if (!t.closest || root.DisanSite.state().view !== "pair") return;
+    var button = t.closest("button[data-swap]");
+    if (button) { offer(button); return; }
+    var box = t.closest(".pair-swap");
+    if (!box) return;
+    if (t.matches("button[data-pick]")) swap(box.dataset.side, Number(box.dataset.index), t.dataset.pick);
+    else if (t.matches("button[data-use]")) swap(box.dataset.side, Number(box.dataset.index), box.querySelector("input[data-free]").value);
+    else if (t.matches("button[data-cancel]")) box.hidden = true;
+  }
+
+  function onReportKey(ev) {
+    if (ev.key === "Enter" && ev.target.matches && ev.target.matches(".pair-swap input[data-free]")) {
+      var box = ev.target.closest(".pair-swap");
+      swap(box.dataset.side, Number(box.dataset.index), ev.target.value);
+    }
+  }
+
+  /* ------------------------------------------------------------ binding */
+
+  function bind() {
+    if (!el("view") || !root.DisanSite) return;
+    var limit = function (text) { return text.slice(0, data().limits.max_chars); };
+    el("view").addEventListener("change", function () {
+      var s = root.DisanSite.state(), pair = el("view").value === "pair";
+      root.DisanSite.set(pair && s.bText === null ? { view: "pair", bText: s.text, bHyp: s.hypothesis }
+        : { view: pair ? "pair" : "sentence" });
+      showControls(root.DisanSite.state());
+      root.DisanSite.update();
+    });
+    el("b-text").addEventListener("input", function () {
+      var s = root.DisanSite.state();
+      root.DisanSite.set({ bText: limit(el("b-text").value), bHyp: sideB(s).hypothesis });
+      update(true);
+    });
+    el("b-hypothesis").addEventListener("input", function () {
+      var s = root.DisanSite.state();
+      root.DisanSite.set({ bText: sideB(s).text, bHyp: limit(el("b-hypothesis").value) });
+      update(true);
+    });
+    el("pair-preset").addEventListener("change", function () {
+      var p = presetList[+el("pair-preset").value];
+      el("pair-preset").value = "";
+      if (!p) return;
+      var patch = { text: p.text, hypothesis: p.hypothesis, bText: p.bText, bHyp: p.bHypothesis };
+      if (p.alpha !== null) patch.alpha = p.alpha;
+      root.DisanSite.set(patch);
+      update();
+    });
+    el("report").addEventListener("click", onReportClick);
+    el("report").addEventListener("keydown", onReportKey);
+  }
+
+  root.DisanSitePair = { update: update, bind: bind, showControls: showControls };
+  if (doc) bind();
+})(typeof globalThis !== "undefined" ? globalThis : this);
