@@ -3,7 +3,7 @@
 Forest plots of claim values with their 95% intervals, the distributions
 behind a claim, accuracy against length (Shen Fig. 5, Im Fig. 6), the
 length distribution (Im Fig. 5), learning curves, confusion matrices and, for a
-relatedness model, predicted against gold relatedness.
+relatedness model, predicted against gold relatedness and Pearson's r (or MSE) by length.
 Text arguments are plain text and are escaped here.
 """
 
@@ -139,6 +139,51 @@ def accuracy_by_length_plot(series: Mapping[str, Sequence[Mapping]], *, title: s
         theme, title, 380 + 4 * theme.font_size, showlegend=True, legend={"orientation": "h", "y": -0.25},
         xaxis={"title": {"text": html_escape(x_title)}},
         yaxis={"title": {"text": "accuracy"}, "tickformat": ".0%", "range": [0, 1]},
+    ))
+
+
+#: What ``relatedness_by_length_plot`` can draw per bucket (``disan.evidence.relatedness_by_length``): its short
+#: name and the y axis title.
+BY_LENGTH_MEASURES = {
+    "pearson_r": ("Pearson's r", "Pearson's r (gold against predicted relatedness)"),
+    "mse": ("MSE", "mean squared error (relatedness²)"),
+}
+
+
+def relatedness_by_length_plot(series: Mapping[str, Sequence[Mapping]], *, measure: str = "pearson_r",
+                               title: str = "", x_title: str = "length", theme: Theme = NORMAL) -> go.Figure:
+    """A relatedness model's ``measure`` (Pearson's r or MSE of its test pairs) per length bucket with 95%
+    intervals, one line per model: accuracy by length (Shen Fig. 5) has no meaning for a score. A bucket where the
+    measure is undefined (r of fewer than two pairs, or of constant scores: None) is a gap in the line."""
+    if measure not in BY_LENGTH_MEASURES:
+        raise ValueError(f"relatedness_by_length_plot draws one of {', '.join(BY_LENGTH_MEASURES)}, not {measure!r}.")
+    short, y_title = BY_LENGTH_MEASURES[measure]
+    other = "mse" if measure == "pearson_r" else "pearson_r"
+
+    def number(v):
+        return np.nan if v is None else float(v)
+
+    data = []
+    for k, (name, buckets) in enumerate(series.items()):
+        mids = [(b["lo"] + b["hi"]) / 2 for b in buckets]
+        values = np.array([number(b.get(measure)) for b in buckets])  # (buckets,)
+        ci = np.array([[number(c) for c in (b.get(f"{measure}_ci95") or [None, None])]
+                       for b in buckets]).reshape(-1, 2)  # (buckets, 2)
+        colour = theme.categorical[k % len(theme.categorical)]
+        data.append({
+            "type": "scatter", "mode": "lines+markers", "x": mids, "y": values, "name": html_escape(name),
+            "connectgaps": False, "line": {"color": colour}, "marker": {"color": colour},
+            "error_y": {"type": "data", "symmetric": False, "array": np.nan_to_num(ci[:, 1] - values),
+                        "arrayminus": np.nan_to_num(values - ci[:, 0]), "color": colour},
+            "customdata": [[b["lo"], b["hi"], b["n"], number(b.get(other))] for b in buckets],
+            "hovertemplate": f"{html_escape(name)}<br>%{{customdata[0]:g}} ≤ length < %{{customdata[1]:g}}"
+                             f"<br>{short} %{{y:.3f}} (n = %{{customdata[2]:,}} pairs)"
+                             f"<br>{BY_LENGTH_MEASURES[other][0]} %{{customdata[3]:.3f}}<extra></extra>",
+        })
+    return _figure(data, _layout(
+        theme, title, 380 + 4 * theme.font_size, showlegend=True, legend={"orientation": "h", "y": -0.25},
+        xaxis={"title": {"text": html_escape(x_title)}},
+        yaxis={"title": {"text": html_escape(y_title)}, "tickformat": ".2f"},
     ))
 
 

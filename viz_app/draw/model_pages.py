@@ -108,6 +108,17 @@ def test_relatedness(report: dict) -> list[Score] | None:
     return out
 
 
+def claims_relatedness(claims: dict | None) -> list[Score] | None:
+    """Pearson's r, Spearman's ρ and MSE with their bootstrap intervals from a relatedness model's stored claims
+    (``relatedness``, disan.evidence.relatedness_block), for a checkpoint whose card has no test scores; None if
+    the claims hold none."""
+    block = (claims or {}).get("relatedness")
+    if not block or any(m not in block or block[m].get("value") is None for m in RELATEDNESS):
+        return None
+    return [Score(m, float(block[m]["value"]), *block[m]["ci95"], int(block[m]["n"]), "stored claims results")
+            for m in RELATEDNESS]
+
+
 def steps_per_epoch(train: dict) -> int | None:
     examples = train.get("train_examples")
     batch = train.get("train_config", {}).get("batch_size")

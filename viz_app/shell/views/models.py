@@ -2,8 +2,9 @@
 
 Reads the model card (``pretrained/<name>.json``) and the stored claims
 (``<name>.claims.json``); runs no model. The page follows the sidebar's model. A classifier shows its test
-accuracy and confusion matrix; a relatedness model (SICK) its Pearson's r, Spearman's ρ and MSE and a scatter
-of predicted against gold relatedness; a model of several seeds or folds lists them.
+accuracy, confusion matrix and accuracy by length; a relatedness model (SICK) its Pearson's r, Spearman's ρ and
+MSE, a scatter of predicted against gold relatedness and Pearson's r by length; a model of several seeds or folds
+lists them.
 """
 
 from __future__ import annotations
@@ -87,7 +88,29 @@ def _relatedness_scores(report: dict) -> list[mp.Score] | None:
     return mp.test_relatedness(report)
 
 
-def plots(ctx: Context, name: str, card: dict, claims: dict | None) -> None:
+def by_length(ctx: Context, name: str, claims: dict | None, relatedness: bool) -> None:
+    """Accuracy by length for a classifier; for a relatedness model, whose accuracy has no meaning, Pearson's r of
+    the test pairs in each length bucket (the measure Shen Table 4 leads with), MSE in the hover."""
+    x_title = "length (tokens; pairs: mean of both)"
+    if relatedness and claims and claims.get("relatedness_by_length"):
+        show_figure(cf.relatedness_by_length_plot({name: claims["relatedness_by_length"]}, measure="pearson_r",
+                                                  title="Test Pearson's r by length (95% intervals)", x_title=x_title,
+                                                  theme=ctx.theme), ctx, key="mdl_length")
+        st.caption("Pearson's r of gold against predicted relatedness over the test pairs of each length bucket "
+                   "(5 tokens wide; a pair's length is the mean of its two sentences'), with 95% bootstrap "
+                   "intervals over the bucket's pairs; the hover gives the bucket's MSE. No point: r is undefined "
+                   "(fewer than two pairs, or constant scores).")
+    elif relatedness:
+        st.info(md_escape(f"Pearson's r by length comes from the stored claims; compute them with: {REFRESH_COMMAND}"))
+    elif claims and claims.get("accuracy_by_length"):
+        show_figure(cf.accuracy_by_length_plot({name: claims["accuracy_by_length"]},
+                                               title="Test accuracy by length (95% intervals)",
+                                               x_title=x_title, theme=ctx.theme), ctx, key="mdl_length")
+    else:
+        st.info(md_escape(f"Accuracy by length comes from the stored claims; compute them with: {REFRESH_COMMAND}"))
+
+
+def plots(ctx: Context, name: str, card: dict, claims: dict | None, relatedness: bool) -> None:
     train = card.get("train", {})
     xs, dev, loss, x_title = mp.curve(train)
     left, right = st.columns(2)
@@ -98,8 +121,9 @@ def plots(ctx: Context, name: str, card: dict, claims: dict | None) -> None:
         else:
             st.info("The card has no learning curve.")
     with right:
-        if is_relatedness(card):
-            pairs = mp.relatedness_pairs(card.get("evaluation", {}).get("test", {}))
+        if relatedness:
+            pairs = (mp.relatedness_pairs(card.get("evaluation", {}).get("test", {}))
+                     or mp.relatedness_pairs({"n": (claims or {}).get("n_examples"), **(claims or {})}))
             if pairs:
                 show_figure(cf.relatedness_scatter(*pairs, title="Test pairs: predicted against gold relatedness",
                                                    theme=ctx.theme), ctx, key="mdl_scatter")
@@ -113,13 +137,7 @@ def plots(ctx: Context, name: str, card: dict, claims: dict | None) -> None:
                                                 theme=ctx.theme), ctx, key="mdl_cm")
             else:
                 st.info("The card has no test confusion matrix.")
-    if claims and claims.get("accuracy_by_length"):
-        show_figure(cf.accuracy_by_length_plot({name: claims["accuracy_by_length"]},
-                                               title="Test accuracy by length (95% intervals)",
-                                               x_title="length (tokens; pairs: mean of both)", theme=ctx.theme),
-                    ctx, key="mdl_length")
-    elif not is_relatedness(card):
-        st.info(md_escape(f"Accuracy by length comes from the stored claims; compute them with: {REFRESH_COMMAND}"))
+    by_length(ctx, name, claims, relatedness)
 
 
 def several_runs(card: dict) -> None:
@@ -159,8 +177,11 @@ def render(ctx: Context) -> None:
     card = read_card(name, disan.api.PRETRAINED_DIR)
     stored = load_results(disan.api.PRETRAINED_DIR).by_name(name)
     claims = stored.data if stored else None
-    if is_relatedness(card):
-        scores = _relatedness_scores(card.get("evaluation", {}).get("test", {}))
+    # A checkpoint without a card is known as a relatedness model by the scores its stored claims hold.
+    relatedness = is_relatedness(card) or bool(claims and "relatedness" in claims)
+    if relatedness:
+        scores = (_relatedness_scores(card.get("evaluation", {}).get("test", {}))
+                  or mp.claims_relatedness(claims))
         relatedness_headline(name, card, scores)
         if scores:
             st.caption(md_escape("Test " + "; ".join(s.text() for s in scores) + f" (n = {scores[0].n:,} pairs)"
@@ -176,7 +197,7 @@ def render(ctx: Context) -> None:
     several_runs(card)
     if card.get("recipe"):
         st.markdown("**Recipe choices (decided on dev)**  \n" + "  \n".join(f"- {md_escape(r)}" for r in card["recipe"]))
-    plots(ctx, name, card, claims)
+    plots(ctx, name, card, claims, relatedness)
     per_class = mp.per_class(card)
     if per_class:
         st.markdown("**Test accuracy per class:** " + ", ".join(
