@@ -1,0 +1,211 @@
+"""The static explorer's Pair mode (issue 30: minimal pairs), in headless Chromium from ``file://``.
+
+Builds the explorer for a DiSAN sentence model and a DSA NLI model, opens it in pair mode with every request
+outside the folder aborted, types sentence B, and checks that the drawn figures hold the numbers of the two
+trace views the page computes (on the aligned tokens, B − A on the aligned cells, within 1e-6), that the
+leave-one-out rows are DisanPair.leaveOneOut's, that the address reopens the same pair, that a clicked word of
+B can be swapped for one of its nearest words, the presets with their α, and one line for a side the page refuses.
+The figures themselves are checked against numpy in Node (tests/test_pair_view_js.py).
+"""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs
+
+import numpy as np
+import pytest
+
+from tests.conftest import guarded_page
+from tests.test_pair_js import reference_script
+from tests.test_pair_view_js import grid_reference
+from tests.test_site import fragment, ort_or_skip, type_text
+from viz_app.draw import site
+
+MODELS = ("disan-sst5", "dsa-nli")
+TIMEOUT_MS = 120_000
+#: The drawn figures equal the trace views within this (issue 30's brief for the pair view).
+TOLERANCE = 1e-6
+
+A = "the acting is good and the story is moving ."
+B = "the acting is not good and the story is moving"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> site.SiteInfo:
+    ort_or_skip()
+    return site.build_site(tmp_path_factory.mktemp("pair-site") / "explorer", list(MODELS))
+
+
+@pytest.fixture
+def open_pair(chromium, built):
+    opened = []
+
+    def opener(frag: str):
+        folder = built.out.as_uri() + "/"
+        context, page, blocked, errors = guarded_page(chromium, lambda url: url.startswith(folder), TIMEOUT_MS)
+        page.goto((built.out / "index.html").as_uri() + frag)
+        page.wait_for_function("() => ['ready', 'error'].includes(document.body.dataset.state)")
+        opened.append((context, blocked, errors))
+        return page, blocked, errors
+
+    yield opener
+    for context, blocked, errors in opened:
+        assert blocked == [] and errors == []
+        context.close()
+
+
+#: Every figure drawn by Plotly for the page now shown (report.js marks a plot __full with its drawing's generation
+#: once Plotly laid it out; while a key is typed a heatmap may only be repainted).
+_ALL_DRAWN = """() => {
+  const root = document.getElementById('report'), v = root.__disanView;
+  return document.body.dataset.state === 'ready' && v &&
+    Array.from(root.querySelectorAll('.plot[data-fig]')).every(gd => gd.__full === v.generation);
+}"""
+
+#: The trace views of A and B as the page computes them, and each drawn figure's traces.
+_READ = """() => {
+  const s = DisanSite.state(), b = s.bText === null ? s.text : s.bText, bh = s.bHyp === null ? s.hypothesis : s.bHyp;
+  const alpha = s.alpha === null ? undefined : s.alpha;
+  const plain = tv => JSON.parse(JSON.stringify(tv, (k, v) => ArrayBuffer.isView(v) ? Array.from(v) : v));
+  return Promise.all([DisanSite.traceOf(s.model, s.text, s.hypothesis, alpha),
+                      DisanSite.traceOf(s.model, b, bh, alpha)]).then(([a, bb]) => {
+    const figs = {};
+    for (const gd of document.querySelectorAll('#report .plot[data-fig]')) {
+      figs[gd.dataset.fig] = gd.data.map(t => ({type: t.type, name: t.name, z: t.z, y: t.y}));
+    }
+    return {a: plain(a), b: plain(bb), figs, hash: location.hash, bField: document.getElementById('b-text').value};
+  });
+}"""
+
+
+def as_array(rows) -> np.ndarray:
+    return np.array([[np.nan if v is None else v for v in r] for r in rows], dtype=float)
+
+
+def check_maps(got: dict, side: str = "premise") -> list[dict]:
+    """Each drawn map of `side` against A's and B's trace views on the reference alignment; returns the ops."""
+    sa, sb = got["a"][side], got["b"][side]
+    ops = reference_script(sa["tokens"], sb["tokens"])
+    TA, TB = len(sa["tokens"]), len(sb["tokens"])
+    for d in ("fw", "bw"):
+        want = grid_reference(np.reshape(sa[d]["attention"], (TA, TA)), np.reshape(sb[d]["attention"], (TB, TB)), ops)
+        panels = [as_array(t["z"]) for t in got["figs"][f"pair-mean-{d}-{side}"] if t["type"] == "heatmap"]
+        assert len(panels) == 3
+        for drawn, w in zip(panels, want):
+            assert np.array_equal(np.isnan(drawn), np.isnan(w)), d
+            np.testing.assert_allclose(drawn[~np.isnan(drawn)], w[~np.isnan(w)], rtol=0, atol=TOLERANCE)
+        if got["a"]["arch"] == "dsa":
+            H = sa[d]["H"]
+            heads = [as_array(t["z"]) for t in got["figs"][f"pair-heads-{d}-{side}"] if t["type"] == "heatmap"]
+            ha, hb = np.reshape(sa[d]["heads"], (H, TA, TA)), np.reshape(sb[d]["heads"], (H, TB, TB))
+            for h in range(H):
+                for drawn, w in zip(heads[h::H], grid_reference(ha[h], hb[h], ops)):
+                    assert np.array_equal(np.isnan(drawn), np.isnan(w))
+                    np.testing.assert_allclose(drawn[~np.isnan(drawn)], w[~np.isnan(w)], rtol=0, atol=TOLERANCE)
+    gate = got["figs"][f"pair-gate-{side}"]
+    for k, (tv, which) in enumerate(((sa, "a"), (sb, "b"))):
+        T = len(tv["tokens"])
+        mean = np.reshape(tv["fw"]["gate"], (T, -1)).mean(-1)
+        want = [np.nan if o[which] is None else mean[o[which]] for o in ops]
+        np.testing.assert_allclose(np.array(gate[k]["y"], dtype=float), want, rtol=0, atol=TOLERANCE)
+    pred = got["figs"]["pair-prediction"]
+    np.testing.assert_allclose(pred[0]["y"], list(got["a"]["prediction"].values()), rtol=0, atol=TOLERANCE)
+    np.testing.assert_allclose(pred[1]["y"], list(got["b"]["prediction"].values()), rtol=0, atol=TOLERANCE)
+    return ops
+
+
+def test_typed_b_is_drawn_from_both_trace_views_with_leave_one_out_and_the_address_reopens_it(open_pair):
+    page, _, _ = open_pair(fragment(m="disan-sst5", t=A, view="pair"))
+    assert page.evaluate("() => document.getElementById('b-text').value") == A  # B starts as a copy of A
+    type_text(page, "#b-text", B)
+    page.wait_for_function(_ALL_DRAWN)
+    got = page.evaluate(_READ)
+    ops = check_maps(got)
+    assert [o["op"] for o in ops].count("insert") == 1 and [o["op"] for o in ops].count("delete") == 1
+    state = parse_qs(got["hash"][1:])
+    assert state["view"] == ["pair"] and state["bt"] == [B] and state["t"] == [A] and state["m"] == ["disan-sst5"]
+    # leave-one-out rows, filled after the maps: DisanPair.leaveOneOut of A's predicted class for each side
+    page.wait_for_function("() => document.getElementById('report').dataset.loo === document.body.dataset.generation")
+    rows = page.evaluate("""() => {
+      const read = w => Array.from(document.querySelectorAll(`td[data-loo^="${w}:"]`)).map(td => +td.dataset.value);
+      return DisanSite.runner('disan-sst5').then(r => {
+        const a = r.prepare(DisanSite.state().text), b = r.prepare(DisanSite.state().bText);
+        return DisanPair.leaveOneOut(r, a).then(la => DisanPair.leaveOneOut(r, b, {target: la.target}).then(lb =>
+          ({drawnA: read('a'), drawnB: read('b'), a: Array.from(la.premise), b: Array.from(lb.premise)})));
+      });
+    }""")
+    np.testing.assert_allclose(rows["drawnA"], rows["a"], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(rows["drawnB"], rows["b"], rtol=0, atol=1e-12)
+    assert len(rows["drawnB"]) == len(B.split()) and max(map(abs, rows["drawnB"])) > 0
+    # the copied address reopens the same pair, drawn with the same numbers
+    again, _, _ = open_pair(got["hash"])
+    again.wait_for_function(_ALL_DRAWN)
+    reopened = again.evaluate(_READ)
+    assert reopened["bField"] == B and reopened["hash"] == got["hash"]
+    for fig in ("pair-mean-fw-premise", "pair-gate-premise"):
+        assert reopened["figs"][fig] == got["figs"][fig]
+
+
+def test_a_clicked_word_of_b_is_swapped_for_a_nearest_word_and_bad_input_is_one_line(open_pair):
+    page, _, _ = open_pair(fragment(m="disan-sst5", t=A, view="pair", bt=A))
+    page.wait_for_function(_ALL_DRAWN)
+    before = page.evaluate("() => document.body.dataset.generation")
+    page.click('button[data-swap="premise:3"]')  # 'good'
+    page.wait_for_selector(".pair-swap button[data-pick]")
+    offered = page.evaluate("""() => Array.from(document.querySelectorAll('.pair-swap button[data-pick]'))
+      .map(b => b.dataset.pick)""")
+    want = page.evaluate("() => DisanSite.runner('disan-sst5').then(r => DisanPair.nearestWords(r, 'good', 8).map(n => n.word))")
+    assert offered == want and len(offered) == 8
+    page.click(".pair-swap button[data-pick]")
+    page.wait_for_function("b => document.body.dataset.generation !== b && document.body.dataset.state === 'ready'",
+                           arg=before)
+    tokens = A.split()
+    tokens[3] = offered[0]
+    assert page.evaluate("() => document.getElementById('b-text').value") == " ".join(tokens)
+    assert parse_qs(page.evaluate("() => location.hash")[1:])["bt"] == [" ".join(tokens)]
+    assert page.evaluate("() => document.querySelector('td.op-replace.b').textContent") == offered[0]
+    # free text: two words for one insert one of them
+    page.click('button[data-swap="premise:3"]')
+    page.wait_for_selector(".pair-swap input[data-free]")
+    page.fill(".pair-swap input[data-free]", "very good")
+    before = page.evaluate("() => document.body.dataset.generation")
+    page.press(".pair-swap input[data-free]", "Enter")
+    page.wait_for_function("b => document.body.dataset.generation !== b && document.body.dataset.state === 'ready'",
+                           arg=before)
+    assert page.evaluate("() => document.getElementById('b-text').value") == "the acting is very good and the story is moving ."
+    # a side the page refuses: one line naming it
+    type_text(page, "#b-text", " ".join(["word"] * 70))
+    assert page.evaluate("() => document.getElementById('status').textContent") == (
+        "B's sentence has 70 tokens; this page takes at most 64. Shorten it.")
+    type_text(page, "#b-text", "   ")
+    assert page.evaluate("() => document.getElementById('status').textContent").startswith("B's sentence is empty")
+    type_text(page, "#text", "")
+    assert page.evaluate("() => document.getElementById('status').textContent").startswith("A's sentence is empty")
+
+
+def test_an_nli_preset_at_an_alpha_edits_the_hypothesis_and_keys_typed_during_leave_one_out_cost_nothing(open_pair):
+    page, _, errors = open_pair(fragment(m="dsa-nli", view="pair"))
+    labels = page.evaluate("() => Array.from(document.getElementById('pair-preset').options).map(o => o.textContent)")
+    assert any("α = 3" in label for label in labels) and not any("'is good'" in label for label in labels)
+    index = next(i for i, label in enumerate(labels) if "distant" in label and "α = 3" in label)
+    before = page.evaluate("() => document.body.dataset.generation")
+    page.select_option("#pair-preset", str(index - 1))  # option 0 is "— pick one —"
+    page.wait_for_function("b => document.body.dataset.generation !== b && document.body.dataset.state === 'ready'",
+                           arg=before)
+    page.wait_for_function(_ALL_DRAWN)
+    got = page.evaluate(_READ)
+    assert got["a"]["alpha"] == 3 and got["b"]["alpha"] == 3
+    state = parse_qs(got["hash"][1:])
+    assert state["a"] == ["3"] and state["bh"][0].endswith("standing .")
+    assert [o["op"] for o in check_maps(got, "premise")] == ["keep"] * len(got["a"]["premise"]["tokens"])
+    ops = check_maps(got, "hypothesis")
+    assert [o["op"] for o in ops].count("replace") == 1
+    # keys typed while leave-one-out runs: each answered, the runs of the older pair stopped
+    text = "The man who wears a hat with two big feathers is sitting down ."
+    page.fill("#b-hypothesis", text[:-2])
+    page.fill("#b-hypothesis", text)
+    page.wait_for_function(_ALL_DRAWN)
+    page.wait_for_function("() => document.getElementById('report').dataset.loo === document.body.dataset.generation")
+    assert page.evaluate("() => document.querySelectorAll('table[data-side=hypothesis] td[data-loo^=\"b:\"]').length") == len(
+        text.split())
+    assert errors == []
