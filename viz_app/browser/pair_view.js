@@ -373,7 +373,7 @@
       return alignHtml(side, aligned[side].ops, tvA[side], tvB[side], sideName(tvA, side));
     }).join("");
     var edits = sidesOf(tvA).reduce(function (s, side) { return s + aligned[side].edits; }, 0);
-    var legend = '<p class="counts">' + edits + " edit" + (edits === 1 ? "" : "s") + " · replaced, " +
+    var legend = '<p class="counts">' + edits + " edit" + (edits === 1 ? "" : "s") + ' · <span style="background:#fee8c8">replaced</span>, ' +
       '<span style="background:#d9f0d3">inserted in B</span>, <span style="background:#fddbc7">deleted from A</span>' +
       " · click a word of B to swap it · leave-one-out: the drop in p(" + esc(change.target) +
       ") when that token alone is &lt;unk&gt;</p>";
@@ -395,9 +395,11 @@
     });
     var facts = "masks " + tvA.masks[0] + "/" + tvA.masks[1] + (tvA.arch === "dsa" ? " · both at α = " + F().formatG(tvA.alpha) : "");
     var nav = sections.map(function (s) { return '<a href="#' + s.id + '">' + esc(s.title) + "</a>"; }).join(" ");
+    var text = function (tv) {
+      return sidesOf(tv).map(function (side) { return Array.from(tv[side].tokens).join(" "); }).join(" | ");
+    };
     var header = "<header><h1>" + esc(tvA.model) + ": a minimal pair</h1>" +
-      '<p class="sub">A: ' + esc(Array.from(tvA.premise.tokens).join(" ")) + "</p>" +
-      '<p class="sub">B: ' + esc(Array.from(tvB.premise.tokens).join(" ")) + "</p>" +
+      '<p class="sub">A: ' + esc(text(tvA)) + "</p>" + '<p class="sub">B: ' + esc(text(tvB)) + "</p>" +
       '<p class="sub">' + esc(facts) + "</p><nav>" + nav + "</nav>" +
       '<p class="keys"><button type="button" data-control="talk" aria-pressed="false">Talk mode</button> ' +
       "keys: j / → next section · k / ← previous · t talk mode</p></header>";
