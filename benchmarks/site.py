@@ -12,6 +12,8 @@ outside the folder aborted, and measures what a visitor meets:
   (onnxruntime-web) and drawn what is on screen; sentences of 5–20 tokens and of 64 tokens;
 * **opened from disk → first maps drawn**: a fresh browser context per run, from navigation start until the
   maps on screen are drawn (report.js's ``visibleAt``; the sections below the fold follow);
+* **the minimal pair** (issue 30, ``benchmarks/site_pair.py``): in the pair view, B typed → the pair's maps on
+  screen, and leave-one-out drawn, with the long tasks meanwhile;
 * **sizes**: each model's file (weights + vocabulary), the shared assets, and the folder with one model.
 
 Targets: with the maps in view, maps on screen p95 ≤ 30 ms at T ≤ 20 and ≤ 60 ms at T = 64, no task over
@@ -32,6 +34,7 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 from .common import Stats, Table, busy, machine_info, sentence
+from .site_pair import measure_pair, pair_table
 from .site_typing import KEYS_PER_SECOND
 
 README_START, README_END = "<!-- site-numbers:start -->", "<!-- site-numbers:end -->"
@@ -245,9 +248,12 @@ def run(args, browser=None) -> dict:
             print(f"[site] building the baseline {args.baseline}'s site …", flush=True)
             base = _baseline_site(args.baseline, sorted(set(args.models)), work)
 
+        pairs = []
+
         def measure(b):
             first, rows = _measure(b, folder, args)
             view = _measure_view(b, folder, args)
+            pairs.extend(measure_pair(b, folder, args.models, args.typed, args.warmup))
             baseline = None
             if base is not None:
                 print(f"[site] the baseline {args.baseline} …", flush=True)
@@ -268,7 +274,7 @@ def run(args, browser=None) -> dict:
                 _remove_worktree(work)
             shutil.rmtree(work, ignore_errors=True)
     info["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
-    return {"machine": info, "first_maps_ms": first, "typed": rows, "view": view, "baseline": baseline,
+    return {"machine": info, "first_maps_ms": first, "typed": rows, "view": view, "pair": pairs, "baseline": baseline,
             "baseline_commit": args.baseline or None, "sizes": sizes}
 
 
@@ -336,7 +342,7 @@ def tables(result: dict) -> list[Table]:
     largest = max(result["sizes"]["models"].values()) / 1e6
     sizes.add("folder with its largest model", f"{shared + largest:.2f}", "≤ 30 MB",
               _verdict(shared + largest, TARGETS["folder_mb"]))
-    return [view, typed, opened, sizes]
+    return [view, typed, opened, sizes] + ([pair_table(result["pair"])] if result.get("pair") else [])
 
 
 def machine_line(info: dict) -> str:

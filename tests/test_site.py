@@ -415,7 +415,7 @@ def test_the_benchmark_measures_the_built_folder_and_states_every_target(chromiu
 
     args = bench_site.parse_args(["--site", str(built.out), "--quick", "--models", "disan-sst5", "--baseline", ""])
     result = bench_site.run(args, chromium)  # the module's browser: a second sync Playwright cannot start
-    view, typed, opened, sizes = bench_site.tables(result)
+    view, typed, opened, sizes, pair = bench_site.tables(result)
     assert [r["class"] for r in result["typed"]] == ["short", "long"]
     assert all(len(r["drawn_ms"]) == args.typed and min(r["drawn_ms"]) > 0 for r in result["typed"])
     assert all(r["compute_ms"][i] <= r["drawn_ms"][i] for r in result["typed"] for i in range(args.typed))
@@ -427,7 +427,10 @@ def test_the_benchmark_measures_the_built_folder_and_states_every_target(chromiu
         assert any(k["shown"] for k in r["keys"]) and r["figures"] and r["checked"] >= 1
         assert any(f.startswith("mean-") for f in r["figures"])
     assert [row[0] for row in view.rows] == ["this commit", "this commit"]
-    for table in (view, typed, opened):
+    # the minimal pair (issue 30): B typed → maps, leave-one-out drawn, T = 20 among the timed pairs
+    assert [r["model"] for r in result["pair"]] == ["disan-sst5"] and result["pair"][0]["loo_20_ms"]
+    assert all(0 < m < lo for m, lo in zip(result["pair"][0]["drawn_ms"], result["pair"][0]["loo_ms"]))
+    for table in (view, typed, opened, pair):
         assert all(row[-1] == "met" or row[-1].startswith("missed") for row in table.rows)
     assert {row[0] for row in sizes.rows} >= {f"models/{m}.js (weights + vocabulary)" for m in BUNDLED}
     # the page is written again from the stored result, without measuring, with the same tables
