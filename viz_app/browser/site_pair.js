@@ -177,7 +177,8 @@
   function leaveOneOut(s, b, page, mine) {
     var alpha = alphaOf(s), target = page.change.labels.indexOf(page.change.target);
     var jobs = [["a", s.text, s.hypothesis], ["b", b.text, b.hypothesis]];
-    var stale = function () { return mine !== generation; };
+    // a newer pair, or the one-sentence view chosen meanwhile, ends the runs
+    var stale = function () { return mine !== generation || root.DisanSite.state().view !== "pair"; };
     return root.DisanSite.runner(s.model).then(function (r) {
       return jobs.reduce(function (done, job) {
         return done.then(function (going) {
