@@ -113,6 +113,12 @@ class ModelConfig:
             raise ValueError("A relatedness model scores sentence pairs over at least two grades; set pair=True.")
         check_recipe(self.arch, {name: getattr(self, name) for name in RECIPE_FIELDS})
 
+    @property
+    def input_names(self) -> tuple[str, str]:
+        """What messages and labels call a pair's two inputs: SICK's own "sentence A" and "sentence B" for a
+        relatedness model (no premise entails anything there), an NLI model's premise and hypothesis."""
+        return ("sentence A", "sentence B") if self.relatedness else ("premise", "hypothesis")
+
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
 

@@ -146,7 +146,9 @@ class SentenceModel(nn.Module):
         ``None`` unless ``record``. Recording never changes the logits.
         """
         if self.cfg.pair and hypothesis is None:
-            raise InputError(f"Model {self.name!r} is an NLI model; give a hypothesis as well as a premise.")
+            first, second = self.cfg.input_names
+            kind = "a relatedness model" if self.cfg.relatedness else "an NLI model"
+            raise InputError(f"Model {self.name!r} is {kind}; give a {second} as well as a {first}.")
         if self.cfg.arch == "disan" and alpha is not None:
             raise InputError(f"alpha={alpha} was given, but {self.name!r} is a DiSAN model with no distance mask.")
         x, valid = self.embed(premise)  # (B, T, d_in), (B, T)
@@ -219,8 +221,9 @@ class SentenceModel(nn.Module):
         """Encode one sentence (or pair) and return every intermediate (B = 1)."""
         self.eval()
         pair = resolve_masks(masks, self.cfg.masks)
-        premise = self.tokenize_checked(text, "premise" if self.cfg.pair else "text")
-        hyp = self.tokenize_checked(hypothesis, "hypothesis") if self.cfg.pair else None
+        first, second = self.cfg.input_names
+        premise = self.tokenize_checked(text, first if self.cfg.pair else "text")
+        hyp = self.tokenize_checked(hypothesis, second) if self.cfg.pair else None
         if not self.cfg.pair and hypothesis:
             raise InputError(f"Model {self.name!r} classifies single sentences; leave the hypothesis empty.")
         self.check_request(len(premise), len(hyp or ()))
@@ -274,8 +277,10 @@ class SentenceModel(nn.Module):
     def split_input(self, item: str | tuple[str, str]) -> tuple[list[str], list[str] | None]:
         if self.cfg.pair:
             if isinstance(item, str) or len(item) != 2:
-                raise InputError(f"Model {self.name!r} needs (premise, hypothesis) pairs, got {item!r}.")
-            return self.tokenize_checked(item[0], "premise"), self.tokenize_checked(item[1], "hypothesis")
+                first, second = self.cfg.input_names
+                raise InputError(f"Model {self.name!r} needs ({first}, {second}) pairs, got {item!r}.")
+            return (self.tokenize_checked(item[0], self.cfg.input_names[0]),
+                    self.tokenize_checked(item[1], self.cfg.input_names[1]))
         if not isinstance(item, str):
             raise InputError(f"Model {self.name!r} classifies single texts; got {type(item).__name__}.")
         return self.tokenize_checked(item), None

@@ -29,13 +29,13 @@ def add_report(sub) -> None:
 
 
 def run_report(args) -> int:
-    from disan.api import load
+    from disan.api import describe, load
     from disan.output import check_writable
     from disan.trace import drawing_backend
 
     out = check_writable(args.out)  # before loading anything: a bad path costs nothing
     report = drawing_backend()
-    report.check_text(args.text, args.hypothesis)
+    report.check_text(args.text, args.hypothesis, describe(args.model).input_names)
     trace = load(args.model, args.device).trace(args.text, args.hypothesis, alpha=args.alpha, masks=args.masks)
     path = report.write_report(trace, out)
     print(f"wrote {path} ({path.stat().st_size / 2**20:.1f} MB)")

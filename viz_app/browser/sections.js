@@ -107,10 +107,18 @@
     if (arch === "dsa") checkArray(sent.maxpool_share, T, name + ".maxpool_share");
   }
 
+  /* What a side is called where a reader sees it: a relatedness model's inputs are SICK's sentence A and B, not
+   * a premise and a hypothesis (the trace view's keys stay "premise" and "hypothesis"). */
+  function sideLabel(tv, side) {
+    if (typeof tv.relatedness !== "number") return side;
+    return side === "hypothesis" ? "sentence B" : "sentence A";
+  }
+
   /* report.check_lengths: a report holds at most REPORT_MAX_TOKENS tokens per sentence. */
   function checkLengths(tv) {
     var most = F().constant("REPORT_MAX_TOKENS"), counts = tv.hypothesis
-      ? [["premise", tv.premise.tokens.length], ["hypothesis", tv.hypothesis.tokens.length]]
+      ? [[sideLabel(tv, "premise"), tv.premise.tokens.length],
+         [sideLabel(tv, "hypothesis"), tv.hypothesis.tokens.length]]
       : [["text", tv.premise.tokens.length]];
     counts.forEach(function (c) {
       if (c[1] > most) {
@@ -209,7 +217,7 @@
   }
 
   function named(title, side, tv) {
-    return tv.hypothesis ? title + " — " + side : title;
+    return tv.hypothesis ? title + " — " + sideLabel(tv, side) : title;
   }
 
   /* obj[key] computed by make() when first read, then kept (an enumerable property, so JSON shows it). */
@@ -286,8 +294,9 @@
   /* The tokens (with the predicted label) and the prediction chart. */
   function overview(tv, theme) {
     var body = sides(tv).map(function (s) {
-      return '<div class="side">' + (tv.hypothesis ? "<h3>" + capitalize(s[0]) + "</h3>" : "") + tokensHtml(s[1]) +
-        "</div>";
+      var label = sideLabel(tv, s[0]);  // capitalize() would lower the "A" of "sentence A"
+      var heading = tv.hypothesis ? "<h3>" + label.charAt(0).toUpperCase() + label.slice(1) + "</h3>" : "";
+      return '<div class="side">' + heading + tokensHtml(s[1]) + "</div>";
     }).join("");
     var paper = tv.arch === "disan" ? "Shen Sec. 5" : "Im Sec. 4.1";
     var score = relatednessText(tv), note = tv.random_weights ? " (random weights: meaningless)" : "";
@@ -545,7 +554,7 @@
         var options = Array.from(s[1].tokens, function (t, i) {
           return '<option value="' + i + '">#' + i + " " + escape(t) + "</option>";
         }).join("");
-        var name = tv.hypothesis ? s[0] + " word" : "word";
+        var name = tv.hypothesis ? sideLabel(tv, s[0]) + " word" : "word";
         return '<label class="control">' + name + ' <select data-control="word" data-side="' + s[0] + '">' +
           options + "</select></label>";
       }).join("");
@@ -564,7 +573,10 @@
 
   function header(tv, sections, compact) {
     var lines = ["<h1>" + escape(tv.model) + ": " + escape(Array.from(tv.premise.tokens).join(" ")) + "</h1>"];
-    if (tv.hypothesis) lines.push('<p class="sub hyp">hypothesis: ' + escape(Array.from(tv.hypothesis.tokens).join(" ")) + "</p>");
+    if (tv.hypothesis) {
+      lines.push('<p class="sub hyp">' + sideLabel(tv, "hypothesis") + ": " + escape(Array.from(tv.hypothesis.tokens).join(" ")) +
+                 "</p>");
+    }
     var facts = ["masks " + tv.masks[0] + "/" + tv.masks[1]];
     if (tv.alpha !== null && tv.alpha !== undefined) facts.push("encoder pass at α = " + F().formatG(tv.alpha));
     var paper = tv.arch === "disan" ? "Shen et al. 2018 (DiSAN)" : "Im & Cho 2017 (distance-based SAN)";

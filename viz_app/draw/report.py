@@ -51,20 +51,22 @@ def check_lengths(counts: dict[str, int]) -> None:
             )
 
 
-def check_text(text: str, hypothesis: str | None = None) -> None:
-    """The length check before any encoding (the command runs it before loading the model's trace)."""
-    counts = {"premise" if hypothesis is not None else "text": len(tokenize(text)) if isinstance(text, str) else 0}
+def check_text(text: str, hypothesis: str | None = None, names: tuple[str, str] = ("premise", "hypothesis")) -> None:
+    """The length check before any encoding (the command runs it before loading the model's trace). ``names``:
+    what the pair's inputs are called (``ModelConfig.input_names``: a relatedness model's sentence A and B)."""
+    counts = {names[0] if hypothesis is not None else "text": len(tokenize(text)) if isinstance(text, str) else 0}
     if isinstance(hypothesis, str):
-        counts["hypothesis"] = len(tokenize(hypothesis))
+        counts[names[1]] = len(tokenize(hypothesis))
     check_lengths(counts)
 
 
 def check_length(trace: ModelTrace) -> None:
-    """``check_lengths`` for a trace's sentences."""
+    """``check_lengths`` for a trace's sentences (a relatedness model's: sentence A and B)."""
     if trace.hypothesis is None:
         check_lengths({"text": len(trace.premise.tokens)})
     else:
-        check_lengths({"premise": len(trace.premise.tokens), "hypothesis": len(trace.hypothesis.tokens)})
+        first, second = ("sentence A", "sentence B") if trace.relatedness is not None else ("premise", "hypothesis")
+        check_lengths({first: len(trace.premise.tokens), second: len(trace.hypothesis.tokens)})
 
 
 def _inline_script(source: str, name: str) -> str:

@@ -221,7 +221,7 @@ def report_download(ctx: Context) -> None:
         st.caption("Type a valid sentence to download its report.")
         return
     try:
-        report.check_text(ctx.text, ctx.hypothesis)
+        report.check_text(ctx.text, ctx.hypothesis, loaders.model_config(ctx.model).input_names)
     except disan.InputError as err:
         st.caption(md_escape(str(err)))
         return
