@@ -164,14 +164,42 @@ def publish(name: str, runs: Path, run_name: str | None = None) -> dict:
     return card
 
 
+def check_all_folds(name: str, runs: list[Run], ks: set) -> None:
+    """A cross-validated model is published with every fold of its split: its card's mean is the k-fold mean the
+    paper reports (Shen Table 5), so a set with folds missing is refused, not summarised over fewer folds."""
+    if len(ks) != 1 or not isinstance(next(iter(ks)), int):
+        raise RunError(f"{name}: the fold records give k = {sorted(map(str, ks))}; the folds of one model come from "
+                       "one k-fold split: rerun the odd ones with scripts/train_tasks.sh.")
+    k = next(iter(ks))
+    missing = sorted(set(range(k)) - {r.fold for r in runs})
+    if missing:
+        raise RunError(f"{name}: fold{'s' if len(missing) > 1 else ''} {', '.join(map(str, missing))} of the "
+                       f"{k}-fold cross-validation {'are' if len(missing) > 1 else 'is'} not among the runs given; "
+                       f"the card reports the mean over all {k} folds: publish when every fold has finished, "
+                       f"naming all {k} runs.")
+
+
 def publish_runs(name: str, runs: Path, run_names: list[str], machine: str | None) -> dict:
     """Several seeds (or the ten folds) of one model: score each run once on its test part, ship the dev pick."""
-    pending = [Run(r, finished_summary(runs / r, r), {}) for r in run_names]
+    pending, unfinished = [], []
+    for r in run_names:
+        try:
+            pending.append(Run(r, finished_summary(runs / r, r), {}))
+        except RunError as err:
+            unfinished.append((r, err))
+    if len(unfinished) > 1:  # every run still training named at once (folds train in turn: several can be left)
+        raise RunError(f"{name}: {len(unfinished)} of the {len(run_names)} runs have not finished "
+                       f"({', '.join(r for r, _ in unfinished)}); the first: {unfinished[0][1]}")
+    if unfinished:
+        raise unfinished[0][1]
     check_together(pending)
+    ks = set()
     for r in pending:  # every run's dev value, and a fold run's record, are checked before any run is scored
         r.dev  # noqa: B018
         if r.fold is not None:
-            read_record(r.run, runs / r.run)
+            ks.add(read_record(r.run, runs / r.run).get("k"))
+    if ks:
+        check_all_folds(name, pending, ks)
     scored = []
     for r in pending:
         model = load(str((runs / r.run).with_suffix(".safetensors")), device="cpu")

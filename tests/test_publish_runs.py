@@ -175,3 +175,23 @@ def test_a_missing_field_is_one_line_naming_the_run_and_the_field(runs, publishe
     with pytest.raises(RunError, match=r"run sick-seed0/disan-sick: its test report has no 'spearman_rho'"):
         Run("sick-seed0/disan-sick", {"train_config": {"task": "sick", "seed": 0}}, {"pearson_r": 0.5}).score(
             "spearman_rho")
+
+
+def test_a_cross_validation_with_folds_still_training_or_left_out_is_refused_in_one_line(runs, published, tmp_path,
+                                                                                          capsys):
+    """Folds 7–9 still training have no .train.json yet (train writes it when the run ends): naming all ten names
+    the three at once; naming the seven finished ones would publish a 7-fold mean as the 10-fold one: refused."""
+    folder, _, _, cr = runs
+    partial = tmp_path / "runs"
+    shutil.copytree(folder, partial)
+    for f in (7, 8, 9):
+        (partial / cr[f]).with_suffix(".train.json").unlink()
+    err = one_line_error(capsys, ["--runs", str(partial), "disan-cr=" + ",".join(cr)])
+    unfinished = ", ".join(f"cr-fold{f}/disan-cr" for f in (7, 8, 9))
+    assert f"disan-cr: 3 of the 10 runs have not finished ({unfinished})" in err
+    assert "the run has not finished" in err
+    err = one_line_error(capsys, ["--runs", str(partial), "disan-cr=" + ",".join(cr[:7])])
+    assert "disan-cr: folds 7, 8, 9 of the 10-fold cross-validation are not among the runs given" in err
+    err = one_line_error(capsys, ["--runs", str(partial), "disan-cr=" + ",".join(cr[:6] + cr[7:8])])
+    assert "the run has not finished" in err and "cr-fold7/disan-cr" in err  # one unfinished run: its own line
+    assert not published.exists()  # refused before anything was copied
