@@ -18,6 +18,7 @@ from .checkpoint import sha256
 from .claims import ABLATION, claims_for
 from .config import ARCHS
 from .data import SST2_LABELS, SST5_LABELS, load_task
+from .data.labels import CV_TASKS
 from .errors import DisanError, InputError
 from .evidence import run
 from .model import SentenceModel
@@ -82,6 +83,17 @@ def task_of(model: SentenceModel, task: str | None = None, directory: Path = PRE
     raise InputError(f"Cannot tell which test set {model.name!r} belongs to; pass --task (e.g. sst5 or nli).")
 
 
+def card_fold(name: str, task: str, directory: Path) -> int | None:
+    """The fold a cross-validated model (SUBJ, MPQA, CR) trained on, from its card: its ``split`` is that fold's
+    part (``load_task(..., fold=N)``), the examples it never trained on. Without ``fold``, load_task's fixed
+    80/10/10 split would put most of a fold model's training examples in the test set. None for other tasks,
+    for a model trained without --fold, and for a checkpoint without a card."""
+    train_config = read_card(name, directory).get("train", {}).get("train_config", {})
+    if task not in CV_TASKS or train_config.get("task") != task or train_config.get("fold") is None:
+        return None
+    return int(train_config["fold"])
+
+
 def trained_model_and_examples(name: str, split: str, task: str | None, data_dir: str | None, directory: Path,
                                results: str) -> tuple[Path, SentenceModel, str, list]:
     """The checkpoint path, model, task and examples a whole-test-set command measures (claims, faithfulness).
@@ -97,8 +109,9 @@ def trained_model_and_examples(name: str, split: str, task: str | None, data_dir
         load(name)  # raises ModelNotFoundError naming the available models
     model = load(str(path), device="cpu")
     task = task_of(model, task, directory)
+    fold = card_fold(model.name, task, directory)
     try:
-        examples = load_task(task, split, data_dir)
+        examples = load_task(task, split, data_dir, **({} if fold is None else {"fold": fold}))
     except ValueError as err:  # an unknown task or split name; DataFileError (missing file) passes through
         if isinstance(err, DisanError):
             raise
@@ -116,7 +129,9 @@ def compute(name: str, split: str = "test", task: str | None = None, data_dir: s
     if needs_ablation and other and checkpoint_path(other, directory).is_file():
         ablation = load(str(checkpoint_path(other, directory)), device="cpu")
         ablation_sha = sha256(checkpoint_path(other, directory))
-    return run(model, examples, task, split, sha256(path), ablation, ablation_sha, progress)
+    result = run(model, examples, task, split, sha256(path), ablation, ablation_sha, progress)
+    fold = card_fold(model.name, task, directory)
+    return result if fold is None else {**result, "fold": fold}  # the split is this fold's part
 
 
 def write_claims(result: dict, directory: Path = PRETRAINED_DIR) -> Path:
