@@ -8,6 +8,7 @@ the token made unknown, Integrated Gradients against ŷ(x) − ŷ(baseline).
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import torch
 
@@ -147,3 +148,22 @@ def test_the_attribution_view_explains_the_score_and_names_sentence_a_and_b(app_
     settled(picker.set_value("5").run())
     assert_clean(at)
     assert "Explaining '5'" in " ".join(plain(m.value) for m in at.markdown)
+
+
+def test_faithfulness_over_a_test_set_explains_each_pairs_score(pretrained, tmp_path):
+    """disan faithfulness's per-pair values explain ŷ too: IG's gap is ŷ(x) − ŷ(baseline) of each pair, and the
+    τ between attention and leave-one-out ranks the same leave-one-out ``attribute`` gives."""
+    from disan.attribution.corpus import TARGET_SCORE, measure, run
+    from disan.data import load_task
+    from tests.task_files import write_task_data
+
+    model = model_of(pretrained, "disan")
+    test = load_task("sick", "test", write_task_data(tmp_path / "data"))[:6]
+    per = measure(model, test, list(range(len(test))), steps=8, progress=False)
+    for i, e in enumerate(test):
+        trace = model.trace(e.text, e.hypothesis)
+        one = attribute(model, trace, steps=8)
+        assert per["ig_gap"][i] == pytest.approx(one.ig_gap, abs=1e-5)
+        loo_tau = np.nanmean([s.tau("attention", "leave_one_out") for s in one.sides])
+        assert per["tau:attention:leave_one_out"][i] == pytest.approx(loo_tau, abs=1e-6, nan_ok=True)
+    assert run(model, test, "sick", "test", "0" * 64, steps=8, progress=False)["target"] == TARGET_SCORE

@@ -150,6 +150,10 @@ def _taus(series: dict[str, list[list[np.ndarray]]], a: str, b: str, sides: Sequ
         return np.nanmean(taus, 0)
 
 
+#: What a relatedness model's attributions explain over a corpus (``target`` in its faithfulness JSON).
+TARGET_SCORE = "the predicted relatedness score ŷ = rᵀp̂ of the pair (Tai, Socher & Manning 2015, Sec. 4.2)"
+
+
 def measure_batch(model: SentenceModel, fn: ClassProbability, sides: Sequence[tuple[tuple[str, ...], ...]],
                   ids: Sequence[int], steps: int) -> dict[str, np.ndarray]:
     """Per-example values of one batch: τ per method pair, Jain & Wallace's premise-only τ, ERASER per
@@ -161,9 +165,14 @@ def measure_batch(model: SentenceModel, fn: ClassProbability, sides: Sequence[tu
     with torch.no_grad():
         encs = [model.encoder(x, v, True, fn.masks, fn.alpha) for x, v in zip(emb.xs, emb.valids)]
         probs = torch.softmax(model.head(*[s for s, _ in encs]).float(), -1)  # (B, K)
-        target = probs.argmax(-1)  # (B,) the predicted class
+        if model.cfg.relatedness:  # its score ŷ = rᵀp̂, column K of fn.outputs, as attribute() explains it
+            grades = torch.arange(1, probs.shape[-1] + 1, dtype=probs.dtype, device=probs.device)  # (K,)
+            probs = torch.cat([probs, (probs @ grades)[:, None]], -1)  # (B, K + 1)
+            target = torch.full((probs.shape[0],), probs.shape[-1] - 1, device=probs.device)  # (B,) the score
+        else:
+            target = probs.argmax(-1)  # (B,) the predicted class
         p_full = probs.gather(1, target[:, None])[:, 0]  # (B,)
-        p_base = fn.probs([torch.zeros_like(x) for x in emb.xs], emb.valids).gather(1, target[:, None])[:, 0]
+        p_base = fn.outputs([torch.zeros_like(x) for x in emb.xs], emb.valids).gather(1, target[:, None])[:, 0]
     T = max(x.shape[1] for x in emb.xs)
     rolls = [gated_rollout(t) for _, t in encs]
     flows = [attention_flow(t) for _, t in encs]
@@ -379,7 +388,7 @@ def run(model: SentenceModel, examples: Sequence[Example], task: str, split: str
         "complete": len(examples) == n_split,
         "sample": {"limit": limit, "seed": SEED, "how": "all examples" if len(examples) == n_split else
                    "seeded random sample of the split (numpy default_rng(0).choice without replacement)"},
-        "target": "the predicted class of the whole input",
+        "target": TARGET_SCORE if model.cfg.relatedness else "the predicted class of the whole input",
         "methods": {m: {"label": METHODS[m][0], "measures": METHODS[m][1]} for m in methods_for(arch)},
         "integrated_gradients": {
             "steps": steps, "method": IG_METHOD, "baseline": IG_BASELINE,
