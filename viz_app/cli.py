@@ -26,6 +26,32 @@ def add_report(sub) -> None:
     p.add_argument("--alpha", type=float, default=None, help="DSA distance weight the report starts at")
     p.add_argument("--masks", default=None, help="default | swap | diag | none | 'fw,bw'")
     p.add_argument("--device", default=None)
+    p.add_argument("--pair", default=None, metavar="TEXT_B",
+                   help="a minimal pair: sentence B beside TEXT (A), aligned, B − A, leave-one-out of both")
+    p.add_argument("--pair-hypothesis", default=None, metavar="HYPOTHESIS_B",
+                   help="B's hypothesis for a two-sentence model (default: A's); alone, it makes the pair too")
+
+
+def run_pair_report(args) -> int:
+    """``report --pair``: A (TEXT, --hypothesis) and B (--pair, --pair-hypothesis; a side not given is A's)
+    through one model into one file (``viz_app/draw/pair_report.py``)."""
+    from disan.api import describe, load
+    from disan.output import check_writable
+    from viz_app.draw import pair_report
+
+    out = check_writable(args.out)
+    cfg = describe(args.model)
+    if not cfg.pair and args.pair_hypothesis is not None:
+        raise DisanError(f"{args.model} reads one sentence; leave out --pair-hypothesis.")
+    b_text = args.text if args.pair is None else args.pair
+    b_hypothesis = args.hypothesis if args.pair_hypothesis is None else args.pair_hypothesis
+    pair_report.check_pair_text((args.text, args.hypothesis), (b_text, b_hypothesis), cfg.input_names)
+    model = load(args.model, args.device)
+    trace_a = model.trace(args.text, args.hypothesis, alpha=args.alpha, masks=args.masks)
+    trace_b = model.trace(b_text, b_hypothesis, alpha=args.alpha, masks=args.masks)
+    path = pair_report.write_pair_report(model, trace_a, trace_b, out)
+    print(f"wrote {path} ({path.stat().st_size / 2**20:.1f} MB)")
+    return 0
 
 
 def run_report(args) -> int:
@@ -33,6 +59,8 @@ def run_report(args) -> int:
     from disan.output import check_writable
     from disan.trace import drawing_backend
 
+    if args.pair is not None or args.pair_hypothesis is not None:
+        return run_pair_report(args)
     out = check_writable(args.out)  # before loading anything: a bad path costs nothing
     report = drawing_backend()
     report.check_text(args.text, args.hypothesis, describe(args.model).input_names)

@@ -11,7 +11,10 @@
  *   alignedMaps(a, TA, b, TB, ops)   a map of A (TA × TA, flat) and of B on the alignment's L × L grid, and B − A;
  *   alignedSeries(a, b, ops)  a per-token series of A and of B on the alignment's L positions;
  *   presetsFor(meta)          the pair presets that fit a model (negation, an intensifier, word order, a distant
- *                             dependency at several α, an NLI hypothesis with one word changed).
+ *                             dependency at several α, an NLI hypothesis with one word changed);
+ *   fillLeaveOneOut(container, which, loo)   the leave-one-out row of side "a" or "b" filled in, in whichever
+ *                             surface drew the page (the explorer runs it in the page, the report and the app
+ *                             compute it in Python with disan.attribution's leave-one-out).
  *
  * On the aligned grid row/column p is the alignment's step p: a kept or replaced step has a token on both sides,
  * an inserted one only in B, a deleted one only in A. A's map has no value (null) in an inserted row or column,
@@ -245,13 +248,13 @@
   /* The aligned token rows of one sentence side: A, its leave-one-out, B (each token a button: click to swap
    * it), its leave-one-out. The leave-one-out cells start empty (td[data-loo="a:3"]: side A, token 3); the host
    * fills them when the runs end. */
-  function alignHtml(side, ops, sa, sb, name) {
+  function alignHtml(side, ops, sa, sb, name, swap) {
     var esc = F().htmlEscape;
     var cell = function (o, which) {
       var i = o[which], cls = "op-" + o.op + " " + which;
       if (i === null) return '<td class="' + cls + '"></td>';
       var tok = esc(which === "a" ? sa.tokens[i] : sb.tokens[i]);
-      var body = which === "b" ? '<button type="button" data-swap="' + side + ":" + i + '" title="#' + i +
+      var body = which === "b" && swap ? '<button type="button" data-swap="' + side + ":" + i + '" title="#' + i +
         ': pick another word">' + tok + "</button>" : tok;
       return '<td class="' + cls + '" title="' + o.op + '">' + body + "</td>";
     };
@@ -299,7 +302,7 @@
       '" aria-label="alpha"> <output>' + G(a) + "</output></label>";
   }
 
-  function mapSections(tvA, tvB, aligned, theme) {
+  function mapSections(tvA, tvB, aligned, theme, control) {
     var dsa = tvA.arch === "dsa", alpha = tvA.alpha;
     var at = dsa ? " at α = " + F().formatG(alpha) : "";
     var maps = [], heads = [], gates = [], pool = [];
@@ -341,7 +344,7 @@
         "How much each token of A and of B weighs in its sentence encoding, side by side per aligned step."));
     });
     var out = [section("pair-maps", dsa ? "Head-averaged attention, A, B and B − A" :
-      "Forward and backward attention, A, B and B − A", dsa ? alphaControl(alpha) : "", maps)];
+      "Forward and backward attention, A, B and B − A", dsa && control ? alphaControl(alpha) : "", maps)];
     if (dsa) out.push(section("pair-heads", "Every head, A, B and B − A", "", heads));
     out.push(section("pair-gate", "Fusion gate, A beside B", "", gates));
     out.push(section("pair-pool", dsa ? "Pooling, A beside B" : "Source2token, A beside B", "", pool));
@@ -359,9 +362,13 @@
   }
 
   /* The page of a minimal pair for DisanReport.show: tvA and tvB are trace views (sections.js's format) of one
-   * model (at one α for the DSA). opts: {theme}. Throws one sentence when they cannot be compared. */
+   * model (at one α for the DSA). opts: {theme; swap: false where no model can run B again (the report: B's
+   * words are not buttons and the legend offers no swap); alphaControl: false where α is set outside the page
+   * (the report, fixed when it was written; the app's own slider): no α slider in the maps' section}. Throws one
+   * sentence when they cannot be compared. */
   function page(tvA, tvB, opts) {
     var o = opts || {}, theme = F().theme(o.theme || "normal"), esc = F().htmlEscape;
+    var swap = o.swap !== false;
     checkPair(tvA, tvB);
     var aligned = {};
     sidesOf(tvA).forEach(function (side) {
@@ -370,12 +377,12 @@
     });
     var change = predictionChange(tvA, tvB);
     var rows = sidesOf(tvA).map(function (side) {
-      return alignHtml(side, aligned[side].ops, tvA[side], tvB[side], sideName(tvA, side));
+      return alignHtml(side, aligned[side].ops, tvA[side], tvB[side], sideName(tvA, side), swap);
     }).join("");
     var edits = sidesOf(tvA).reduce(function (s, side) { return s + aligned[side].edits; }, 0);
     var legend = '<p class="counts">' + edits + " edit" + (edits === 1 ? "" : "s") + ' · <span style="background:#fee8c8">replaced</span>, ' +
       '<span style="background:#d9f0d3">inserted in B</span>, <span style="background:#fddbc7">deleted from A</span>' +
-      " · click a word of B to swap it · leave-one-out: the drop in p(" + esc(change.target) +
+      (swap ? " · click a word of B to swap it" : "") + " · leave-one-out: the drop in p(" + esc(change.target) +
       ") when that token alone is &lt;unk&gt;</p>";
     var tokens = section("pair-tokens", "Sentences A and B", STYLE + '<div class="pair-rows">' + rows +
       '</div><div class="pair-swap" hidden></div>' + predictionHtml(change) + legend);
@@ -383,7 +390,7 @@
       return predictionFigure(change, theme);
     }, tvA.arch === "disan" ? "Shen Sec. 5, A and B" : "Im Sec. 4.1, A and B",
       "The probability of each label for A and for B.")]);
-    var sections = [tokens].concat(mapSections(tvA, tvB, aligned, theme));
+    var sections = [tokens].concat(mapSections(tvA, tvB, aligned, theme, o.alphaControl !== false));
     sections.splice(2, 0, prediction);
     var themes = F().context().themes, data = {
       arch: tvA.arch, alpha: tvA.alpha === undefined ? null : tvA.alpha, compact: false,
@@ -407,6 +414,31 @@
       title: tvA.model + " — minimal pair", header: header, body: sections.map(sectionHtml).join(""), data: data,
       sections: sections, aligned: aligned, change: change,
     };
+  }
+
+  /* ------------------------------------------------------------ leave-one-out rows */
+
+  /* Fill the leave-one-out row of side `which` ("a" or "b") of the page drawn in `container`; loo: {premise,
+   * hypothesis: one drop per token, or null} (DisanPair.leaveOneOut's result, or the same numbers from Python).
+   * Each token's drop as a signed number on a background as strong as its share of the largest drop in that row
+   * (blue: the token supports the class, red: it works against it). */
+  function fillLeaveOneOut(container, which, loo) {
+    ["premise", "hypothesis"].forEach(function (side) {
+      var values = loo[side], table = container.querySelector('table.pair-align[data-side="' + side + '"]');
+      if (!values || !table) return;
+      var top = 0;
+      for (var i = 0; i < values.length; i++) top = Math.max(top, Math.abs(values[i]));
+      for (var t = 0; t < values.length; t++) {
+        var td = table.querySelector('td[data-loo="' + which + ":" + t + '"]'), v = values[t];
+        if (!td) continue;
+        var share = top > 0 ? Math.abs(v) / top : 0;
+        td.textContent = (v > 0 ? "+" : v < 0 ? "−" : "") + Math.abs(v).toFixed(3);
+        td.dataset.value = String(v);
+        td.title = "p drops by " + v + " when this token alone is <unk>";
+        td.style.background = v >= 0 ? "rgba(33,102,172," + (0.6 * share).toFixed(3) + ")"
+          : "rgba(178,24,43," + (0.6 * share).toFixed(3) + ")";
+      }
+    });
   }
 
   /* ------------------------------------------------------------ presets */
@@ -453,5 +485,6 @@
   root.DisanPairView = {
     page: page, alignedMaps: alignedMaps, alignedSeries: alignedSeries, stepLabels: stepLabels,
     predictionChange: predictionChange, editShapes: editShapes, presetsFor: presetsFor, presets: PRESETS,
+    fillLeaveOneOut: fillLeaveOneOut,
   };
 })(typeof globalThis !== "undefined" ? globalThis : this);

@@ -422,8 +422,8 @@
   }
 
   /* The report file: unpack plotly.js, the trace view and its arrays, build the page with DisanSections (the
-   * one definition of the figures, shared with the explorer and the app) and draw it. Every failure is shown
-   * on the page in one sentence. */
+   * one definition of the figures, shared with the explorer and the app; a pair report's: DisanPairView) and
+   * draw it. Every failure is shown on the page in one sentence. */
   function boot(doc) {
     const root = doc.getElementById("report");
     const fail = err => {
@@ -440,13 +440,25 @@
       const script = doc.createElement("script");
       script.textContent = source;
       doc.head.appendChild(script);
-      return Promise.all([text("report-data"), packed("report-arrays")]);
-    }).then(([json, bytes]) => {
+      const second = doc.getElementById("report-arrays-b");
+      return Promise.all([text("report-data"), packed("report-arrays"), second ? packed("report-arrays-b") : null]);
+    }).then(([json, bytes, bytesB]) => {
       const data = JSON.parse(json);
       DisanFigures.configure(data.context);
-      const page = DisanSections.page(unpackView(data.view, bytes), { compact: data.compact, only: data.only, params: data.params });
+      const tv = unpackView(data.view, bytes);
+      // A minimal pair (viz_app/draw/pair_report.py): DisanPairView's page of A and B. The file has no model to
+      // run, so α stays at the value it was written with, B's words are no swap buttons, and the leave-one-out
+      // rows hold what Python computed with disan.attribution's leave-one-out (data.pair.loo).
+      const page = data.pair
+        ? DisanPairView.page(tv, unpackView(data.pair.view, bytesB), { alphaControl: false, swap: false })
+        : DisanSections.page(tv, { compact: data.compact, only: data.only, params: data.params });
       doc.title = page.title;
-      return show(root, page, { header: doc.getElementById("report-header") });
+      return show(root, page, { header: doc.getElementById("report-header") }).then(() => {
+        if (!data.pair) return;
+        DisanPairView.fillLeaveOneOut(root, "a", data.pair.loo.a);
+        DisanPairView.fillLeaveOneOut(root, "b", data.pair.loo.b);
+        root.dataset.loo = "1";
+      });
     }).catch(fail);
   }
 

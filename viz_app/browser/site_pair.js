@@ -151,25 +151,8 @@
     while (looKeys.length > LOO_KEEP) delete looCache[looKeys.shift()];
   }
 
-  /* Fill the row of side "a" or "b": each token's drop as a signed number on a background as strong as its share
-   * of the largest drop in that row (blue: the token supports the class, red: it works against it). */
-  function paintRow(which, loo) {
-    ["premise", "hypothesis"].forEach(function (side) {
-      var values = loo[side], table = el("report").querySelector('table.pair-align[data-side="' + side + '"]');
-      if (!values || !table) return;
-      var top = 0;
-      for (var i = 0; i < values.length; i++) top = Math.max(top, Math.abs(values[i]));
-      for (var t = 0; t < values.length; t++) {
-        var td = table.querySelector('td[data-loo="' + which + ":" + t + '"]'), v = values[t];
-        if (!td) continue;
-        var share = top > 0 ? Math.abs(v) / top : 0;
-        td.textContent = (v > 0 ? "+" : v < 0 ? "−" : "") + Math.abs(v).toFixed(3);
-        td.dataset.value = String(v);
-        td.title = "p drops by " + v + " when this token alone is <unk>";
-        td.style.background = v >= 0 ? "rgba(33,102,172," + (0.6 * share).toFixed(3) + ")"
-          : "rgba(178,24,43," + (0.6 * share).toFixed(3) + ")";
-      }
-    });
+  function fill(which, loo) {
+    root.DisanPairView.fillLeaveOneOut(el("report"), which, loo);
   }
 
   /* A's, then B's leave-one-out of A's predicted class (kept per input, so typing in B never reruns A's), after
@@ -184,13 +167,13 @@
         return done.then(function (going) {
           if (!going || stale()) return false;
           var k = key(s.model, job[1], job[2], alpha) + "\u0001" + target;
-          if (looCache[k]) { paintRow(job[0], looCache[k]); return true; }
+          if (looCache[k]) { fill(job[0], looCache[k]); return true; }
           var input = r.prepare(job[1], job[2], alpha);
           if (input.problem) return false;
           return root.DisanPair.leaveOneOut(r, input, { target: target, stale: stale }).then(function (v) {
             if (!v) return false;
             remember(k, v);
-            if (!stale()) paintRow(job[0], v);
+            if (!stale()) fill(job[0], v);
             return !stale();
           });
         });

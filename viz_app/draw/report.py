@@ -98,14 +98,20 @@ def report_html(trace: ModelTrace, *, compact: bool = False, only: str | None = 
     view, arrays = packed_trace_view(trace)
     data = {"view": view, "context": figure_context(), "compact": compact, "only": only, "params": params}
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    blobs = {"report-data": text.encode("utf-8"), "report-arrays": arrays}
+    return document(f"{trace.model} — attention report", blobs, PAGE_SCRIPTS, compact=compact)
+
+
+def document(title: str, blobs: dict[str, bytes], page_scripts: tuple[str, ...], *, compact: bool = False) -> str:
+    """A report file: plotly.js and ``blobs`` (element id → bytes) packed (``_packed``), the page code
+    (``page_scripts`` of ``browser/``, after recompute.js and paint.js) and ``DisanReport.boot``, which unpacks
+    them; ``InputError`` over ``settings.REPORT_MAX_BYTES``. The pair report (``pair_report.py``) shares it."""
     scripts = [
         _packed(PLOTLY_JS.read_bytes(), "plotly-js"),
-        _packed(text.encode("utf-8"), "report-data"),
-        _packed(arrays, "report-arrays"),
+        *(_packed(raw, element_id) for element_id, raw in blobs.items()),
         _inline_script(live.recompute_js(), "recompute.js"),
-        *(_inline_script(_read(BROWSER / name), name) for name in PAGE_SCRIPTS),
+        *(_inline_script(_read(BROWSER / name), name) for name in page_scripts),
     ]
-    title = f"{trace.model} — attention report"
     page = (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
