@@ -198,3 +198,57 @@ def test_fit_cell_text_leaves_a_figure_that_fits_untouched(page):
     same = page.evaluate("(spec) => { const f = JSON.parse(spec); return DisanPaint.fitCellText(f.data, f.layout, 1200) === f.data; }",
                          json.dumps(fig))
     assert same is True
+
+
+#: Draw bars `a` with Plotly, DisanPaint.swap to bars `b` (a new sentence while typing), read every bar's
+#: rectangle on screen; then unswap and let Plotly draw `b` with the value axis it had drawn, and read them again.
+SWAP_BARS = """async ({a, b}) => {
+  const gd = document.createElement('div'); gd.style.width = '900px'; document.body.appendChild(gd);
+  const A = JSON.parse(a), B = JSON.parse(b);
+  await Plotly.newPlot(gd, A.data, A.layout);
+  const rects = () => {
+    const out = [];
+    for (const p of gd.querySelectorAll('g.trace.bars g.point path')) {
+      const r = p.getBoundingClientRect();  // Plotly's bars, where shown
+      if (getComputedStyle(p.closest('g.trace.bars')).visibility !== 'hidden' && r.width) out.push([r.left, r.right, r.top, r.bottom]);
+    }
+    for (const p of gd.querySelectorAll('g.disan-swap path')) {  // a swap's bars: one sub-path per bar
+      const svg = p.ownerSVGElement.getBoundingClientRect();
+      for (const d of p.getAttribute('d').split('Z').filter(s => s.trim())) {
+        const v = d.replace(/[MVH]/g, ' ').replace(/,/g, ' ').trim().split(/\\s+/).map(Number);  // M x0,base V top H x1 V base
+        out.push([svg.left + v[0], svg.left + v[3], svg.top + Math.min(v[1], v[2]), svg.top + Math.max(v[1], v[2])]);
+      }
+    }
+    return out.map(r => r.map(x => Math.round(x * 10) / 10)).sort((p, q) => p[0] - q[0] || p[2] - q[2]);
+  };
+  const ok = DisanPaint.swap(gd, B);
+  const ticks = [...gd.querySelectorAll('g.xtick text, g.disan-swap text')]
+    .filter(t => getComputedStyle(t).visibility !== 'hidden').map(t => t.textContent);
+  const fast = rects();
+  DisanPaint.unswap(gd);
+  B.layout.yaxis = Object.assign({}, B.layout.yaxis, {range: gd._fullLayout.yaxis.range.slice(), autorange: false});
+  await Plotly.react(gd, B.data, B.layout);
+  const full = rects();
+  gd.remove();
+  return {ok, fast, full, ticks};
+}"""
+
+
+@pytest.mark.parametrize("T_b", [6, 9])
+def test_swap_paints_bars_where_plotly_draws_them(page, T_b):
+    """A new sentence's bars (FFN and pooling's charts) painted without a Plotly layout sit where Plotly's own
+    bars at the same value axis sit: the same length rewrites Plotly's bars, another length draws over them."""
+    rng = np.random.default_rng(T_b)
+    words_a, words_b = [f"a{i}" for i in range(6)], [f"b{i}" for i in range(T_b)]
+    a = [rng.random(6), rng.random(6)]
+    top = max(x.max() for x in a)  # b stays inside the value axis Plotly drew for a (a swap keeps that axis)
+    b = [rng.random(T_b) * top, rng.random(T_b) * top]
+    [fig_a, fig_b] = built(
+        ("F.barChart", [["weight", a[0].tolist()], ["share", a[1].tolist()]], words_a, {"yTitle": "v"}),
+        ("F.barChart", [["weight", b[0].tolist()], ["share", b[1].tolist()]], words_b, {"yTitle": "v"}))
+    got = page.evaluate(SWAP_BARS, {"a": json.dumps(fig_a), "b": json.dumps(fig_b)})
+    assert got["ok"] is True
+    assert got["ticks"] == words_b  # the new sentence's tokens label the bars
+    fast, full = np.array(got["fast"]), np.array(got["full"])
+    assert fast.shape == full.shape == (2 * T_b, 4)
+    assert np.abs(fast - full).max() <= 1.0  # every bar's left, right, top and bottom within a pixel

@@ -1,4 +1,4 @@
-/* DisanPaint — repaint the heatmaps of an already drawn Plotly chart in well under a frame.
+/* DisanPaint — repaint the heatmaps (and bars) of an already drawn Plotly chart in well under a frame.
  *
  * A classic script like recompute.js (one global, `DisanPaint`; no modules, no network). While a
  * slider moves, `Plotly.react` of a multi-panel chart costs several frames on a 2-core machine: it lays
@@ -280,27 +280,93 @@
   function unswap(gd) {
     var layer = gd.querySelector("g.disan-swap");
     if (layer) layer.remove();
-    gd.querySelectorAll("g[class$='tick'] text").forEach(function (t) {
+    gd.querySelectorAll("g[class$='tick'] text, g.trace.bars").forEach(function (t) {
       if (t.style.visibility === "hidden") t.style.visibility = "";
     });
     gd.__swapped = false;
+  }
+
+  /* How to paint the new heights y of vertical bar trace t as Plotly drew it, or null when it cannot (not a
+   * vertical bar trace Plotly drew on the same axes, or bars with text). */
+  function barSwapJob(gd, t, trace) {
+    var full = gd._fullData[t], cd = gd.calcdata[t], y = trace.y;
+    if (!full || full.type !== "bar" || full.orientation === "h" || trace.orientation === "h" || !cd || !y) return null;
+    if ((trace.xaxis || "x") !== full.xaxis || (trace.yaxis || "y") !== full.yaxis || trace.text || trace.texttemplate) {
+      return null;
+    }
+    var node = null;
+    gd.querySelectorAll("g.trace.bars").forEach(function (n) {
+      var d = n.__data__;
+      if (d && d[0] && d[0].trace && d[0].trace.index === t) node = n;
+    });
+    var xName = full.xaxis.replace("x", "xaxis"), xa = gd._fullLayout[xName];
+    var ya = gd._fullLayout[full.yaxis.replace("y", "yaxis")];
+    if (!node || !xa || !ya || !xa.c2p || !ya.c2p) return null;
+    var points = node.querySelectorAll("g.point path"), ys = Array.from(y);
+    return { t: t, node: node, points: points, cd: cd, y: ys, xa: xa, ya: ya, xName: xName,
+             color: full.marker && typeof full.marker.color === "string" ? full.marker.color : null,
+             same: points.length === ys.length && cd.length === ys.length };
+  }
+
+  /* The bars of `jobs` (one group, barmode "group") for a sentence of another length: drawn as new paths in
+   * `layer` where Plotly would put T categories on the axis it laid out ([−½, T − ½]), heights on the value axis
+   * as drawn (clipped to the plot); Plotly's own bars are hidden until its next draw. */
+  function overlayBars(gd, layer, jobs) {
+    var K = jobs.length, gap = gd._fullLayout.bargap === undefined ? 0.2 : gd._fullLayout.bargap;
+    jobs.forEach(function (job, k) {
+      var xa = job.xa, ya = job.ya, T = job.y.length, w = xa._length / T, sw = w * (1 - gap) / K;
+      var lo = ya._offset, hi = ya._offset + ya._length;
+      var clip = function (v) { return Math.min(hi, Math.max(lo, v)); };
+      var base = clip(ya._offset + ya.c2p(0)), d = "";
+      job.y.forEach(function (v, i) {
+        if (!defined(v)) return;
+        var x0 = xa._offset + i * w + w * gap / 2 + k * sw, top = clip(ya._offset + ya.c2p(v));
+        d += "M" + x0.toFixed(2) + "," + base.toFixed(2) + "V" + top.toFixed(2) + "H" + (x0 + sw).toFixed(2) +
+             "V" + base.toFixed(2) + "Z";
+      });
+      var path = document.createElementNS(SVG, "path");
+      path.setAttribute("d", d);
+      if (job.color) path.setAttribute("fill", job.color);
+      layer.appendChild(path);
+      job.node.style.visibility = "hidden";
+    });
+  }
+
+  /* New heights into the bars Plotly drew (same length): hover reads them too. */
+  function reheight(job) {
+    var base = job.ya.c2p(0);
+    job.points.forEach(function (path, k) {
+      var di = job.cd[k], v = job.y[k];
+      if (!defined(v)) { path.setAttribute("d", "M0,0Z"); return; }
+      var x0 = job.xa.c2p(di.p0), x1 = job.xa.c2p(di.p1);
+      path.setAttribute("d", "M" + x0 + "," + base + "V" + job.ya.c2p(v) + "H" + x1 + "V" + base + "Z");
+      di.s = di.s1 = v;
+    });
   }
 
   /* Draw the new sentence's heatmaps of `spec` into the chart gd without Plotly laying it out: each heatmap's
    * cells go straight into the image Plotly drew for it (colours on the limits it drew, so they agree with
    * its colour bar), cell labels are rewritten or (another length) dropped, and the axes' token labels are
    * rewritten or drawn over the axes. Hover reads the new values when the length is the same and is off
-   * otherwise. The caller draws the chart with Plotly once typing rests (`unswap` first). Returns false, having
-   * changed nothing, when the chart is not a set of heatmaps Plotly drew as `spec` has them. */
+   * otherwise. Vertical bars get their new heights on the value axis Plotly drew (another length: new bars drawn
+   * over the hidden old ones where Plotly puts T categories). The caller draws the chart with Plotly once typing
+   * rests (`unswap` first). Returns false, having changed nothing, when the chart is not a set of heatmaps and
+   * bars Plotly drew as `spec` has them. */
   function swap(gd, spec) {
     if (!gd.calcdata || !gd._fullData || !gd._fullLayout || !gd.data) return false;
     if (spec.data.length !== gd._fullData.length || !spec.data.length) return false;
-    var nodes = heatmapNodes(gd), jobs = [];
+    var nodes = heatmapNodes(gd), jobs = [], bars = [];
     for (var t = 0; t < spec.data.length; t++) {
       var trace = spec.data[t];
       // An invisible layer (the app's click layer, drawn with mode "none") shows nothing to repaint; until the
       // Plotly.react at rest it holds the old cells' points, the same cells where the length is the same.
       if (trace.type === "scatter" && trace.mode === "none" && gd._fullData[t].type === "scatter") continue;
+      if (trace.type === "bar") {
+        var bar = barSwapJob(gd, t, trace);
+        if (!bar) return false;
+        bars.push(bar);
+        continue;
+      }
       var job = trace.type === "heatmap" ? heatJob(gd, nodes, t, trace.z) : null;
       if (!job || (trace.xaxis || "x") !== gd._fullData[t].xaxis || (trace.yaxis || "y") !== gd._fullData[t].yaxis) {
         return false;
@@ -308,11 +374,31 @@
       jobs.push(job);
     }
     // the axes Plotly laid out fit the new cells only when every length is the one it laid out
-    if (!jobs.length) return false;
-    var same = jobs.every(function (j) { return j.same; }) && !gd.__swapped;
+    if (!jobs.length && !bars.length) return false;
+    // bars of one chart share their category axis (barmode "group"): painted together
+    if (bars.some(function (b) { return b.xName !== bars[0].xName || b.y.length !== bars[0].y.length; })) return false;
+    var same = jobs.every(function (j) { return j.same; }) && bars.every(function (b) { return b.same; }) && !gd.__swapped;
     var layer = gd.querySelector("g.disan-swap");
     if (layer) layer.textContent = "";
     var done = {};
+    var ensureLayer = function () {
+      if (!layer) {
+        layer = document.createElementNS(SVG, "g");
+        layer.setAttribute("class", "disan-swap");
+        gd.querySelector(".main-svg").appendChild(layer);
+      }
+      return layer;
+    };
+    if (bars.length) {
+      if (same) bars.forEach(reheight);
+      else overlayBars(gd, ensureLayer(), bars);
+      done[bars[0].xName] = true;
+      var barAxis = spec.layout[bars[0].xName];
+      if (!(same && retext(gd, bars[0].xa, barAxis))) overlayTicks(gd, ensureLayer(), bars[0].xa, barAxis, bars[0].y.length, "x");
+      bars.forEach(function (b) {
+        if (same && spec.data[b.t].customdata) gd._fullData[b.t].customdata = spec.data[b.t].customdata;
+      });
+    }
     jobs.forEach(function (job) {
       var digits = same ? labelDigits(job.node, job.z, job.old, gd._fullData[job.t].texttemplate) : null;
       paintCells(gd, job);
@@ -325,12 +411,7 @@
         done[name] = true;
         var specAxis = spec.layout[name], T = letter === "x" ? job.z[0].length : job.z.length;
         if (same && retext(gd, axis[2], specAxis)) return;
-        if (!layer) {
-          layer = document.createElementNS(SVG, "g");
-          layer.setAttribute("class", "disan-swap");
-          gd.querySelector(".main-svg").appendChild(layer);
-        }
-        overlayTicks(gd, layer, axis[2], specAxis, T, letter);
+        overlayTicks(gd, ensureLayer(), axis[2], specAxis, T, letter);
       });
     });
     retitle(gd, spec.layout);

@@ -107,7 +107,7 @@
     return drawn.then(() => { gd.__shown = generation; gd.__full = generation; gd.classList.remove("stale"); });
   }
 
-  /* While typing: a visible figure of heatmaps only gets the new sentence painted into what Plotly drew
+  /* While typing: a visible figure of heatmaps and bars gets the new sentence painted into what Plotly drew
    * (DisanPaint.swap, a few milliseconds); Plotly lays it out again once typing rests (REST_MS). */
   function swapOne(v, gd) {
     const spec = v.data.figures[gd.dataset.fig];
@@ -401,6 +401,28 @@
     return done;
   }
 
+  /* Plotly's first drawing in a document costs a few hundred milliseconds more than any later one (its styles,
+   * fonts and trace modules are set up then; in the explorer opened from disk on a busy 2-core machine the first map's newPlot
+   * 360–560 ms, the next ones 40–130 ms). A page that waits for its model can pay that while it waits:
+   * warm(doc) draws, once per document, a heatmap with cell numbers and a bar chart built by DisanFigures
+   * off screen, then removes them. Resolves when done; never rejects (a failed warm-up only costs the time). */
+  function warm(doc) {
+    const st = docState(doc);
+    if (st.warmed || !window.Plotly || !window.DisanFigures) return Promise.resolve();
+    st.warmed = true;
+    const box = doc.createElement("div");
+    box.style.cssText = "position:absolute;left:-10000px;top:0;width:700px;visibility:hidden";
+    const heat = box.appendChild(doc.createElement("div")), bars = box.appendChild(doc.createElement("div"));
+    doc.body.appendChild(box);
+    const words = ["a", "b", "c"];
+    const map = DisanFigures.heatmap([[1, 0, 0], [0.5, 0.5, 0], [0.2, 0.3, 0.5]], words, null, { title: "warm-up" });
+    const bar = DisanFigures.barChart([["warm-up", [0.2, 0.5, 0.3]]], words, { title: "warm-up" });
+    return Plotly.newPlot(heat, map.data, map.layout, CONFIG)
+      .then(() => Plotly.newPlot(bars, bar.data, bar.layout, CONFIG))
+      .catch(err => console.warn("plotly warm-up failed:", err))
+      .then(() => { Plotly.purge(heat); Plotly.purge(bars); box.remove(); });
+  }
+
   /* The control values and talk mode now: {alpha, feature, talk}. */
   function values(root) {
     const v = view(root);
@@ -462,5 +484,5 @@
     }).catch(fail);
   }
 
-  window.DisanReport = { boot, show, values, showError, setTalk, unpackView };
+  window.DisanReport = { boot, show, values, showError, setTalk, unpackView, warm };
 })();
