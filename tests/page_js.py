@@ -20,7 +20,7 @@ import pytest
 
 BROWSER = Path(__file__).resolve().parents[1] / "viz_app" / "browser"
 NODE = shutil.which("node")
-SCRIPTS = ("recompute.js", "figures.js", "sections.js", "view_figures.js", "report.js")
+SCRIPTS = ("recompute.js", "figures.js", "sections.js", "view_figures.js", "pair.js", "pair_view.js", "report.js")
 
 #: Loads the classic scripts (report.js needs a `window`), then answers each job; typed arrays come back as lists.
 RUNNER = r"""
@@ -66,6 +66,12 @@ const run = (job) => {
       return { premise: blocks(tv.premise), hypothesis: blocks(tv.hypothesis) };
     }
     if (job.fn === "page") { const p = DisanSections.page(job.args[0], job.args[1]); delete p.sections; return p; }
+    if (job.fn === "pair") {  // the Minimal pair's page of two packed views, as chart.js's role "pair" builds it
+      const [views, opts] = job.args;
+      const [a, b] = views.map(([view, arrays]) => DisanSections.unpack(view, Uint8Array.from(Buffer.from(arrays, "base64"))));
+      const p = DisanPairView.page(a, b, opts);
+      return { figures: p.data.figures, body: p.body, change: p.change, aligned: p.aligned };
+    }
     const [lib, name] = job.fn.split(".");
     return (lib === "F" ? DisanFigures : DisanSections)[name](...job.args);
   } catch (e) { return { error: String(e && e.message || e) }; }
@@ -88,6 +94,15 @@ def node_jobs(jobs: list[dict], context: dict | None = None) -> list:
                           text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
+
+
+def pair_page(views: list[tuple[dict, str]], opts: dict) -> dict:
+    """The Minimal pair's page of two packed trace views ``(view, arrays_b64)`` (A, B), built in Node by
+    ``DisanPairView.page`` as the app's chart component builds it: ``{figures: id → figure, body, change,
+    aligned}``."""
+    [out] = node_jobs([{"fn": "pair", "args": [[list(v) for v in views], opts]}])
+    assert "error" not in out, out.get("error")
+    return out
 
 
 def page_figures(requests: list[tuple]) -> list[dict]:

@@ -17,7 +17,7 @@ from streamlit.testing.v1 import AppTest
 
 import disan
 from benchmarks.load import decode  # Plotly arrays; the other app tests import it from here
-from tests.page_js import page_figures
+from tests.page_js import page_figures, pair_page
 from disan.config import NLI_LABELS
 from viz_app.shell import loaders
 from viz_app.shell.chart import SENT_VIEWS, unwire
@@ -38,6 +38,8 @@ EXPECT = {
     "ffn_pooling": ("dsa", 3, [("slider", "alpha")]),
     "masks": ("disan", 1, [("live", "alpha")]),
     "compare": ("dsa", 1, [("radio", "cmp"), ("radio", "dir"), ("radio", "cmp_b"), ("slider", "alpha")]),
+    # (the pair's page is one component; its charts are the figures of DisanPairView.page: tests/test_app_pair.py)
+    "pair": ("dsa", 5, [("text_area", "sentence_b"), ("slider", "alpha")]),
     "attribution": ("dsa", 2, [("selectbox", "cls"), ("slider", "alpha")]),
     # (kind "live": a slider inside the chart component, ``viz_app.shell.chart.live_control``, named by its group)
     "paper_figures": ("disan", 2, [("selectbox", "shen_model"), ("selectbox", "im_model")]),
@@ -145,15 +147,22 @@ def page_built(at: AppTest) -> list[tuple[dict, dict]]:
     payloads, controls = chart_payloads(settled(at)), live_controls(at)
     _record_views(at)
     wanted = [c for c in payloads if c.get("role") == "figure"]
-    if any(v not in _VIEWS for c in wanted for v in c["view_ids"]):
+    if any(v not in _VIEWS for c in payloads if c.get("role") in ("figure", "pair") for v in c["view_ids"]):
         # Sent in a run this test did not read: ask again, as the page does for a view it lacks.
         at.session_state[SENT_VIEWS] = set()
         at.run()
         return page_built(at)
     built = iter(page_figures([([_VIEWS[v] for v in c["view_ids"]], c["figure"], c["params"], c["theme"],
                                  _live_of(c, controls)) for c in wanted]) if wanted else [])
-    return [(c, next(built) if c.get("role") == "figure" else
-             {"figure": json.loads(c["spec"]), "binding": (c.get("live") or {}).get("binding")}) for c in payloads]
+    out = []
+    for c in payloads:
+        if c.get("role") == "pair":  # the Minimal pair's page: each of its figures, as the page builds them
+            page = pair_page([_VIEWS[v] for v in c["view_ids"]], {"theme": c["theme"], "alphaControl": False})
+            out.extend((c, {"figure": f, "binding": None}) for f in page["figures"].values())
+        else:
+            out.append((c, next(built) if c.get("role") == "figure" else
+                        {"figure": json.loads(c["spec"]), "binding": (c.get("live") or {}).get("binding")}))
+    return out
 
 
 def charts(at: AppTest) -> list[dict]:
@@ -486,7 +495,7 @@ def test_table_fallback_is_drawn_on_demand_with_the_figure_values():
     assert frame.index[0].startswith("#0 ")
 
 
-@pytest.mark.parametrize("view", sorted(set(EXPECT) - {"evidence", "models"}))
+@pytest.mark.parametrize("view", sorted(set(EXPECT) - {"evidence", "models", "pair"}))
 def test_every_figures_table_opens_with_one_row_per_token(view):
     """Tables are built only when their "Table and downloads" is opened (issue 19); opened, each figure's table
     and its CSV exist on every view, and token tables have one labelled row per token."""

@@ -7,13 +7,16 @@
  *                      group with the figure's own binding and is drawn at the group's values. A rerun that
  *                      names the same views, figure, params and theme draws nothing.
  * data.role "chart":   a figure the server built (corpus figures), drawn with Plotly.react.
+ * data.role "pair":    the Minimal pair view: DisanPairView.page of the trace views data.view_ids (A, B), drawn by
+ *                      DisanReport.show as the report and the explorer draw it; data.loo (computed by the server)
+ *                      fills its leave-one-out rows, on the same drawing when only it changed.
  * data.role "control": an ordinary <input type=range> that owns a live group: it decodes the payload
  *                      once, redraws every chart of the group on each input event (at most once per
  *                      animation frame), and sends the value to the server data.send_after_ms after the
  *                      last move, so the URL and the other views learn it without holding up drawing.
- * recompute.js, paint.js (live.recompute_js()), plotly_ready.js, figures.js and sections.js are prepended to
- * this module by chart.py, so DisanRecompute, DisanPaint, plotlyReady, DisanFigures and DisanSections are
- * defined.
+ * recompute.js, paint.js (live.recompute_js()), plotly_ready.js, figures.js, sections.js, pair.js, pair_view.js
+ * and report.js are prepended to this module by chart.py, so DisanRecompute, DisanPaint, plotlyReady,
+ * DisanFigures, DisanSections, DisanPair, DisanPairView and DisanReport are defined.
  */
 const GROUPS = (window.__disanLive = window.__disanLive || {});
 
@@ -314,6 +317,51 @@ function mountSection(component, data) {
   }).catch(err => { el.__key = undefined; el.textContent = `This section could not be drawn: ${err.message}`; });
 }
 
+/* ------------------------------------------------------------ role "pair": the minimal pair's page */
+
+/* The pair page of A and B (DisanPairView.page) drawn into the component's element by DisanReport.show, which
+ * redraws in place what a new pair keeps; α is the server's (its slider above, a rerun), B's words are no swap
+ * buttons (the server runs the model), and the page is compact: the app's keys stay Streamlit's (no section
+ * keys, no talk mode). The leave-one-out rows are filled once the maps are drawn and data.loo has come. */
+function mountPair(component, data) {
+  const { el } = ownElement(component.parentElement, "viz-pair");
+  const key = JSON.stringify([data.view_ids, data.theme]);
+  const fresh = viewsFor(data);
+  el.__loo = data.loo;
+  if (el.__key === key) {
+    if (el.__drawn === key) fillPairLoo(el);
+    return;
+  }
+  el.__key = key;
+  el.__drawn = null;
+  Promise.all([fresh, plotlyReady(data.plotly_url)]).then(([views]) => {
+    if (el.__key !== key) return null; // a newer pair came first
+    const missing = data.view_ids.find((id, i) => !views[i]);
+    if (missing) {
+      el.__key = undefined;
+      component.setTriggerValue("missing", missing); // the server sends it again
+      return null;
+    }
+    const page = DisanPairView.page(views[0], views[1], { theme: data.theme, alphaControl: false, swap: false });
+    page.data.compact = true;
+    return DisanReport.show(el, page, { hash: false }).then(() => {
+      if (el.__key !== key) return;
+      el.__drawn = key;
+      fillPairLoo(el);
+    });
+  }).catch(err => {
+    el.__key = undefined;
+    DisanReport.showError(el, err);
+  });
+}
+
+function fillPairLoo(el) {
+  if (!el.__loo) return;
+  DisanPairView.fillLeaveOneOut(el, "a", el.__loo.a);
+  DisanPairView.fillLeaveOneOut(el, "b", el.__loo.b);
+  el.dataset.loo = el.__key;
+}
+
 /* ------------------------------------------------------------ role "typing": the views follow the keys */
 
 /* The sentence box (the sidebar's) drives the model in the page (DisanSite, loaded from the model's explorer
@@ -588,6 +636,7 @@ export default function (component) {
   if (data.role === "control") mountControl(component, data);
   else if (data.role === "typing") mountTyping(component, data);
   else if (data.role === "section") mountSection(component, data);
+  else if (data.role === "pair") mountPair(component, data);
   else if (data.role === "figure") mountFigure(component, data);
   else mountChart(component, data);
 }

@@ -26,6 +26,7 @@ VIEWS = (
     ViewSpec("ffn_pooling", "FFN and pooling", "ffn_pooling"),
     ViewSpec("masks", "Masks", "masks"),
     ViewSpec("compare", "Compare", "compare"),
+    ViewSpec("pair", "Minimal pair", "pair"),
     ViewSpec("attribution", "Attribution", "attribution"),
     ViewSpec("paper_figures", "Paper figures", "paper_figures"),
     ViewSpec("evidence", "Evidence", "evidence"),

@@ -38,10 +38,11 @@ from viz_app.shell.plotly_js import PLOTLY_URL, READY_JS, plotly_js_served
 
 
 # The component's module: recompute.js and paint.js (classic scripts defining DisanRecompute and DisanPaint,
-# shared with the offline report), plotly_ready.js (plotly.js fetched once per page, shared with the preloader)
-# and chart.js (charts drawn in place; live groups redrawn in the page).
+# shared with the offline report), plotly_ready.js (plotly.js fetched once per page, shared with the preloader),
+# the minimal pair's page (pair.js, pair_view.js) drawn as the report draws it (report.js), and chart.js
+# (charts drawn in place; live groups redrawn in the page).
 _BROWSER = Path(__file__).resolve().parents[1] / "browser"
-_PAGE_CODE = ("figures.js", "sections.js", "view_figures.js", "chart.js")
+_PAGE_CODE = ("figures.js", "sections.js", "view_figures.js", "pair.js", "pair_view.js", "report.js", "chart.js")
 _JS = "\n".join([live.recompute_js(), READY_JS, *((_BROWSER / name).read_text(encoding="utf-8") for name in _PAGE_CODE)])
 _TOKENS_CSS = (_BROWSER / "tokens.css").read_text(encoding="utf-8")
 _CSS = _TOKENS_CSS + """
@@ -49,6 +50,10 @@ _CSS = _TOKENS_CSS + """
 .viz-live output { font-weight: 600; }
 .viz-live input[type=range] { width: 100%; margin: 0.25rem 0; touch-action: pan-y; }
 .viz-live-help { font-size: 0.8rem; opacity: 0.7; }
+.viz-pair figure.fig { margin: 0 0 1rem; }
+.viz-pair figcaption { font-size: 0.8rem; opacity: 0.75; }
+.viz-pair p.error { color: #a00; }
+.viz-pair .plot { width: 100%; min-height: 120px; }
 """
 
 def wire(data: dict) -> dict:
@@ -167,6 +172,17 @@ def draw_figure(
     if on_select is not None:
         callbacks["on_selection_change"] = on_select
     component()(key=key, data=wire(data), **callbacks)
+
+
+def draw_pair(view_a: PageView, view_b: PageView, *, key: str, theme: str, loo: dict | None) -> None:
+    """The Minimal pair view's page of sentences A and B: ``DisanPairView.page`` of the two trace views
+    (``viz_app/browser/pair_view.js``, the page the static explorer and the pair report draw), drawn in the page
+    by ``DisanReport.show``. ``loo``: the leave-one-out rows (``pair_report.pair_leave_one_out``), or None until
+    they are computed; a rerun that brings them with the same views fills the rows and redraws no map."""
+    data = {"role": "pair", "view_ids": [view_a.id, view_b.id], "theme": theme, "loo": loo,
+            "plotly_url": plotly_url()}
+    _carry([view_a, view_b], data)
+    component()(key=key, data=wire(data), on_missing_change=partial(_view_missing, key))
 
 
 def typing_control(*, key: str, base: str, model: str, alpha: float | None, text: str, hypothesis: str | None,

@@ -103,6 +103,9 @@ PARAMS = (
     Param("view", DEFAULT_VIEW, _choice(VIEW_IDS)),
     Param("sentence", settings.DEFAULT_SENTENCE, _text),
     Param("hypothesis", "", _text),
+    # The Minimal pair view's sentence B (None: not set yet, the view starts it as a copy of A).
+    Param("sentence_b", None, _text),
+    Param("hypothesis_b", None, _text),
     Param("alpha", None, _alpha),
     Param("masks", "default", _masks),
     Param("feature", 0, _index),
