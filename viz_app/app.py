@@ -80,7 +80,8 @@ def main() -> None:
             default=spec.url_path == start,
         )
         pages[spec.title] = (page, spec.url_path)
-    current = st.navigation([p for p, _ in pages.values()])
+    # every view listed: with 13, Streamlit's default folds the last ones (Models, Evidence) under "View more"
+    current = st.navigation([p for p, _ in pages.values()], expanded=True)
     banners(ctx)
     if not ctx.presentation:
         with st.sidebar:

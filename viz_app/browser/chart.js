@@ -393,9 +393,7 @@ function startModel(data) {
   if (TYPING.base === data.base) return TYPING.ready;
   TYPING.base = data.base;
   const assets = data.base + "assets/";
-  const first = window.ort ? Promise.resolve() : loadOnce(assets + "ort.wasm.min.js");
-  TYPING.ready = first
-    .then(() => loadOnce(assets + "ort-runtime.js"))
+  TYPING.ready = loadOnce(assets + "ort-runtime.js")
     .then(() => loadOnce(assets + "site-data.js"))
     .then(() => loadOnce(assets + "tokenize.js"))
     .then(() => loadOnce(assets + "site.js"))
@@ -479,7 +477,7 @@ function drawTyped(tv, input) {
     el.innerHTML = DisanSections.sectionBody([tv], el.__follow.section, el.__follow.params);
   }
   typedShown(stamp);
-  // Bars (and any chart the swap cannot paint) one per task, unless a newer sentence came.
+  // Any chart the swap cannot paint (a line, a table-like chart) one per task, unless a newer sentence came.
   later.reduce((done, gd) => done.then(() => new Promise(r => setTimeout(r, 0))).then(() => {
     if (TYPING.typed.stamp !== stamp || !gd.isConnected) return null;
     return fullTyped(gd);

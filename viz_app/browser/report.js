@@ -136,9 +136,18 @@
    * visible maps and takes keystrokes in between. A newer page (v.next) stops this one: it redraws them all
    * anyway. Resolves to true when every figure was drawn. */
   function drawAll(v, recompute) {
-    const now = v.plots.filter(onScreen), later = v.plots.filter(gd => !now.includes(gd));
+    // On screen is judged one figure at a time, top down, once the figures above it have their drawn height
+    // (Plotly sizes a plot as it draws it): an empty plot is shorter than its figure, and would count the
+    // figures below the window as on screen, which the first screen then waits for.
+    const now = [], drawing = [];
+    for (const gd of v.plots) {
+      if (!onScreen(gd)) continue;
+      now.push(gd);
+      drawing.push(drawOne(v, gd, recompute));
+    }
+    const later = v.plots.filter(gd => !now.includes(gd));
     const win = v.doc.defaultView;
-    return Promise.all(now.map(gd => drawOne(v, gd, recompute))).then(() => {
+    return Promise.all(drawing).then(() => {
       v.root.dataset.visibleAt = win.performance.now().toFixed(2); // the maps on screen are drawn
     }).then(() => later.reduce(
       (done, gd, i) => done.then(complete => {
@@ -401,28 +410,6 @@
     return done;
   }
 
-  /* Plotly's first drawing in a document costs a few hundred milliseconds more than any later one (its styles,
-   * fonts and trace modules are set up then; in the explorer opened from disk on a busy 2-core machine the first map's newPlot
-   * 360–560 ms, the next ones 40–130 ms). A page that waits for its model can pay that while it waits:
-   * warm(doc) draws, once per document, a heatmap with cell numbers and a bar chart built by DisanFigures
-   * off screen, then removes them. Resolves when done; never rejects (a failed warm-up only costs the time). */
-  function warm(doc) {
-    const st = docState(doc);
-    if (st.warmed || !window.Plotly || !window.DisanFigures) return Promise.resolve();
-    st.warmed = true;
-    const box = doc.createElement("div");
-    box.style.cssText = "position:absolute;left:-10000px;top:0;width:700px;visibility:hidden";
-    const heat = box.appendChild(doc.createElement("div")), bars = box.appendChild(doc.createElement("div"));
-    doc.body.appendChild(box);
-    const words = ["a", "b", "c"];
-    const map = DisanFigures.heatmap([[1, 0, 0], [0.5, 0.5, 0], [0.2, 0.3, 0.5]], words, null, { title: "warm-up" });
-    const bar = DisanFigures.barChart([["warm-up", [0.2, 0.5, 0.3]]], words, { title: "warm-up" });
-    return Plotly.newPlot(heat, map.data, map.layout, CONFIG)
-      .then(() => Plotly.newPlot(bars, bar.data, bar.layout, CONFIG))
-      .catch(err => console.warn("plotly warm-up failed:", err))
-      .then(() => { Plotly.purge(heat); Plotly.purge(bars); box.remove(); });
-  }
-
   /* The control values and talk mode now: {alpha, feature, talk}. */
   function values(root) {
     const v = view(root);
@@ -484,5 +471,5 @@
     }).catch(fail);
   }
 
-  window.DisanReport = { boot, show, values, showError, setTalk, unpackView, warm };
+  window.DisanReport = { boot, show, values, showError, setTalk, unpackView };
 })();

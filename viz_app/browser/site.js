@@ -4,12 +4,13 @@
  * fetch(): every file the page needs is a <script> beside it. `python -m viz_app site` (viz_app/draw/site.py)
  * writes the folder:
  *   assets/site-data.js      window.DisanSiteData: models, presets, tokenizer rules, figure constants, limits;
- *   assets/ort-runtime.js    window.DisanOrtRuntime: onnxruntime-web's wasm (gzip + base64) and its loader;
+ *   assets/ort-runtime.js    window.DisanOrtRuntime: onnxruntime-web's wasm (gzip + base64), its loader and its
+ *                            classic script (text: the model runs in a worker made from it);
  *   models/<name>.js         window.DisanSiteModels[name]: the exported model (ONNX) and its vocabulary,
  *                            each gzip + base64, loaded only when that model is picked.
  * The model is the torch modules themselves, exported to ONNX (disan/onnx_export.py) and run by
  * onnxruntime-web; this file only tokenizes (tokenize.js, the rules disan.tokenize uses), maps tokens to
- * ids, runs the session, arranges its outputs as a trace view, and hands that to DisanSections (the
+ * ids, runs the session (in a worker), arranges its outputs as a trace view, and hands that to DisanSections (the
  * report's sections, sections.js) and DisanReport (drawing, α / feature controls, talk mode, report.js).
  * State (model, sentence, hypothesis, α, feature, talk mode) lives in the address after '#', so a
  * copied link reopens the same view.
@@ -23,7 +24,6 @@
   var state = { model: null, text: "", hypothesis: "", alpha: null, feature: 0, talk: false, view: "sentence",
                 bText: null, bHyp: null };
   var loaded = {}; // name → Promise<{session, vocab, meta}>
-  var ready = {}; // name → true once its session is built
   var pending = null, running = false, generation = 0, typing = false;
 
   /* ----------------------------------------------------------------- bytes */
@@ -48,23 +48,93 @@
 
   /* ------------------------------------------------------------------ ORT */
 
-  var runtime = null;
+  /* onnxruntime-web runs in a worker of its own, so its start (about 400 ms of wasm on this 2-core machine),
+   * each session and each model run leave the page's thread to plotly.js, typing and drawing. The worker is
+   * made from a blob (a file:// page may not start a worker from a file): onnxruntime's classic script, whose
+   * text ort-runtime.js carries, then `workerMain`. Inside: the wasm bytes handed over directly, the .mjs loader
+   * as a blob URL, one thread (a file:// page has no cross-origin isolation, so no SharedArrayBuffer). */
+  function workerMain() {
+    var ready = null, sessions = {};
+    function inflate(text) {
+      var bin = atob(text), bytes = new Uint8Array(bin.length);
+      for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+      var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+      return new Response(stream).arrayBuffer().then(function (buffer) { return new Uint8Array(buffer); });
+    }
+    function handle(m) {
+      if (m.type === "init") {
+        ready = inflate(m.wasm).then(function (wasm) {
+          ort.env.wasm.numThreads = 1;
+          ort.env.wasm.proxy = false;
+          ort.env.wasm.wasmBinary = wasm;
+          ort.env.wasm.wasmPaths = { mjs: URL.createObjectURL(new Blob([m.loader], { type: "text/javascript" })) };
+        });
+        return ready.then(function () { return { value: true }; });
+      }
+      if (!ready) throw new Error("the runtime was not started");
+      if (m.type === "session") {
+        return ready.then(function () {
+          return ort.InferenceSession.create(m.onnx, { executionProviders: ["wasm"], graphOptimizationLevel: "all" });
+        }).then(function (session) { sessions[m.name] = session; return { value: true }; });
+      }
+      if (m.type === "run") {
+        var feeds = {};
+        Object.keys(m.feeds).forEach(function (k) { var f = m.feeds[k]; feeds[k] = new ort.Tensor(f.type, f.data, f.dims); });
+        return sessions[m.name].run(feeds, m.fetches || undefined).then(function (out) {
+          var value = {}, buffers = new Set();
+          Object.keys(out).forEach(function (k) { value[k] = { dims: out[k].dims, data: out[k].data }; buffers.add(out[k].data.buffer); });
+          return { value: value, transfer: Array.from(buffers) }; // outputs are moved to the page, not copied
+        });
+      }
+      throw new Error("unknown request " + m.type);
+    }
+    self.onmessage = function (e) {
+      var m = e.data;
+      Promise.resolve(m).then(handle).then(function (r) { self.postMessage({ id: m.id, value: r.value }, r.transfer || []); },
+        function (err) { self.postMessage({ id: m.id, error: String(err && err.message || err) }); });
+    };
+  }
 
-  /* onnxruntime-web from file://: the wasm bytes handed over directly, its .mjs loader as a blob URL, one
-   * thread (a file:// page has no cross-origin isolation, so no SharedArrayBuffer). */
+  var runtime = null, worker = null, calls = {}, callId = 0;
+
+  /* One request to the worker; resolves with its answer, rejects with its error. */
+  function call(message, transfer) {
+    return startRuntime().then(function () {
+      return new Promise(function (resolve, reject) {
+        message.id = ++callId;
+        calls[message.id] = [resolve, reject];
+        worker.postMessage(message, transfer || []);
+      });
+    });
+  }
+
+  function answer(e) {
+    var waiting = calls[e.data.id];
+    delete calls[e.data.id];
+    if (!waiting) return;
+    if (e.data.error !== undefined) waiting[1](new Error(e.data.error));
+    else waiting[0](e.data.value);
+  }
+
   function startRuntime() {
     if (runtime) return runtime;
     var assets = root.DisanOrtRuntime;
-    if (!root.ort || !assets) return Promise.reject(new Error("onnxruntime-web is missing from assets/; rebuild the folder with python -m viz_app site"));
-    runtime = inflate(assets.wasm).then(function (wasm) {
-      var ort = root.ort;
-      ort.env.wasm.numThreads = 1;
-      ort.env.wasm.proxy = false;
-      ort.env.wasm.wasmBinary = wasm;
-      ort.env.wasm.wasmPaths = { mjs: URL.createObjectURL(new Blob([assets.loader], { type: "text/javascript" })) };
-      root.performance.mark("disan:runtime");
-      return ort;
-    });
+    if (!assets || !assets.script) return Promise.reject(new Error("onnxruntime-web is missing from assets/; rebuild the folder with python -m viz_app site"));
+    runtime = new Promise(function (resolve, reject) {
+      var url = URL.createObjectURL(new Blob([assets.script, "\n(", workerMain.toString(), ")();\n"], { type: "text/javascript" }));
+      try { worker = new Worker(url); } catch (err) {
+        throw new Error("this browser would not start the model's worker (" + (err && err.message || err) + "); open the page in a current Chrome, Edge, Firefox or Safari");
+      }
+      worker.onmessage = answer;
+      worker.onerror = function (e) {
+        var why = new Error("the model's worker stopped: " + (e.message || "an error without a message"));
+        Object.keys(calls).forEach(function (id) { calls[id][1](why); delete calls[id]; });
+        reject(why);
+      };
+      calls[++callId] = [resolve, reject];
+      worker.postMessage({ id: callId, type: "init", wasm: assets.wasm, loader: assets.loader });
+    }).then(function () { root.performance.mark("disan:runtime"); return true; });
+    runtime.catch(function () { runtime = null; });
     return runtime;
   }
 
@@ -75,25 +145,29 @@
   function loadModel(name) {
     if (loaded[name]) return loaded[name];
     var meta = modelMeta(name);
-    loaded[name] = Promise.all([startRuntime(), loadScript((DATA.base || "") + meta.file)]).then(function (parts) {
-      var ort = parts[0], files = (root.DisanSiteModels || {})[name];
+    startRuntime().catch(function () {}); // the worker starts while the model's file loads; failures surface below
+    loaded[name] = loadScript((DATA.base || "") + meta.file).then(function () {
+      var files = (root.DisanSiteModels || {})[name];
       if (!files) throw new Error("models/" + name + ".js did not define the model; rebuild the folder");
       return Promise.all([inflate(files.onnx), inflate(files.vocab)]).then(function (bytes) {
         var vocab = JSON.parse(new TextDecoder().decode(bytes[1]));
         var index = new Map();
         vocab.words.forEach(function (w, i) { if (!index.has(w)) index.set(w, i); });
-        return ort.InferenceSession.create(bytes[0], { executionProviders: ["wasm"], graphOptimizationLevel: "all" })
-          .then(function (session) {
-            root.performance.mark("disan:session:" + name);
-            ready[name] = true;
-            delete root.DisanSiteModels[name]; // the base64 text is no longer needed
-            // graph: the ONNX bytes, kept until pair.js reads the word table from them (runner().table)
-            return { session: session, vocab: vocab, index: index, meta: meta, ort: ort, graph: bytes[0] };
-          });
+        // a copy goes to the worker; the page keeps the graph until pair.js reads the word table (runner().table)
+        return call({ type: "session", name: name, onnx: bytes[0] }).then(function () {
+          root.performance.mark("disan:session:" + name);
+          delete root.DisanSiteModels[name]; // the base64 text is no longer needed
+          return { name: name, vocab: vocab, index: index, meta: meta, graph: bytes[0] };
+        });
       });
     });
     loaded[name].catch(function () { delete loaded[name]; });
     return loaded[name];
+  }
+
+  /* The model's outputs for `feeds` (null `fetches`: every output): {name: {dims, data}}, computed in the worker. */
+  function run(model, feeds, fetches) {
+    return call({ type: "run", name: model.name, feeds: feeds, fetches: fetches || null });
   }
 
   /* ------------------------------------------------------------- tokenize */
@@ -122,8 +196,8 @@
 
   /* ------------------------------------------------------------------ run */
 
-  function int64(ort, ids) {
-    return new ort.Tensor("int64", BigInt64Array.from(ids.map(function (v) { return BigInt(v); })), [1, ids.length]);
+  function int64(ids) {
+    return { type: "int64", data: BigInt64Array.from(ids.map(function (v) { return BigInt(v); })), dims: [1, ids.length] };
   }
 
   function array(out, name) {
@@ -169,9 +243,9 @@
   /* The session's inputs: token ids of the premise (and hypothesis), α for the DSA. */
   function feedsOf(model, premise, hypothesis, alpha) {
     var meta = model.meta, feeds = {};
-    feeds[meta.inputs.premise] = int64(model.ort, premise);
-    if (meta.pair) feeds[meta.inputs.hypothesis] = int64(model.ort, hypothesis);
-    if (meta.inputs.alpha) feeds[meta.inputs.alpha] = new model.ort.Tensor("float32", Float32Array.of(alpha), [1]);
+    feeds[meta.inputs.premise] = int64(premise);
+    if (meta.pair) feeds[meta.inputs.hypothesis] = int64(hypothesis);
+    if (meta.inputs.alpha) feeds[meta.inputs.alpha] = { type: "float32", data: Float32Array.of(alpha), dims: [1] };
     return feeds;
   }
 
@@ -179,7 +253,7 @@
   function compute(model, input) {
     var meta = model.meta, names = meta.outputs;
     var feeds = feedsOf(model, input.premise.ids, meta.pair ? input.hypothesis.ids : null, input.alpha);
-    return model.session.run(feeds).then(function (out) {
+    return run(model, feeds).then(function (out) {
       var probs = array(out, names.prediction), prediction = {};
       meta.labels.forEach(function (label, i) { prediction[label] = probs[i]; });
       return {
@@ -297,19 +371,6 @@
     return problem ? { problem: problem } : input;
   }
 
-  /* A run longer than this gets its drawing in a task of its own (update). */
-  var SPLIT_MS = 20;
-
-  /* Resolves with `value` in a new task, after what is queued now (a MessageChannel message: setTimeout would
-   * wait at least 4 ms once nested). */
-  function nextTask(value) {
-    return new Promise(function (resolve) {
-      var channel = new MessageChannel();
-      channel.port1.onmessage = function () { channel.port1.close(); resolve(value); };
-      channel.port2.postMessage(null);
-    });
-  }
-
   /* Compute and draw the current state; a newer request replaces one still waiting, so typing never queues
    * more than one run behind the one in flight. */
   function update(typed) {
@@ -332,21 +393,15 @@
         if (pending !== null && pending !== mine) return loop(model);
         var typed = typing;
         typing = false;
-        // A long run (DiSAN at T = 64: about 30 ms) and the drawing after it would be one task of 50 ms or more,
-        // which holds the next key; the drawing gets its own task then (a message, not a timer: no clamping).
-        var ranMs = root.performance.now() - t0;
-        return (ranMs > SPLIT_MS ? nextTask(tv) : Promise.resolve(tv)).then(function (tv) {
-          // a key typed during that task's wait makes this sentence stale: run the newer one instead
-          if (pending !== null && pending !== mine) { typing = typing || typed; return loop(model); }
-          return draw(tv, typed).then(function () {
-            say("");
-            doc.body.dataset.state = "ready";
-            doc.body.dataset.generation = String(mine);
-            doc.body.dataset.computeMs = (root.performance.now() - t0).toFixed(2);
-            // The benchmark's clock stops at the next frame, when the new maps are on screen.
-            root.requestAnimationFrame(function () { doc.body.dataset.drawnAt = root.performance.now().toFixed(2); });
-            return loop(model);
-          });
+        // The run was the worker's (its answer comes in a task of its own): the page's thread only draws.
+        return draw(tv, typed).then(function () {
+          say("");
+          doc.body.dataset.state = "ready";
+          doc.body.dataset.generation = String(mine);
+          doc.body.dataset.computeMs = (root.performance.now() - t0).toFixed(2);
+          // The benchmark's clock stops at the next frame, when the new maps are on screen.
+          root.requestAnimationFrame(function () { doc.body.dataset.drawnAt = root.performance.now().toFixed(2); });
+          return loop(model);
         });
       });
     }).catch(function (err) {
@@ -458,13 +513,7 @@
     if (notes.length) say(notes.join(" "), "note");
     else say("Loading " + state.model + "…", "note");
     writeHash();
-    var drawn = update();
-    // While the model is still being unpacked, the main thread is mostly idle: Plotly's one-off first-drawing
-    // cost is paid then (DisanReport.warm), not by the first map.
-    if (!ready[state.model] && root.requestIdleCallback) root.requestIdleCallback(function () {
-      if (!ready[state.model]) DisanReport.warm(doc);
-    }, { timeout: 300 });
-    return drawn;
+    return update();
   }
 
   /* The page's data and tokenizer without its controls: all `traceOf` needs. The app's Explore runs the
@@ -499,7 +548,7 @@
           return prepare(model, text, hypothesis || "", alpha === undefined || alpha === null ? meta.alpha : alpha);
         },
         probs: function (premise, hypothesis, alpha) {
-          return model.session.run(feedsOf(model, premise, hypothesis, alpha), [prediction])
+          return run(model, feedsOf(model, premise, hypothesis, alpha), [prediction])
             .then(function (out) { return array(out, prediction); });
         },
         table: function () {

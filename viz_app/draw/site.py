@@ -41,16 +41,16 @@ from viz_app.draw.plotly_bundle import NODE_MODULES, plotly_bundle
 BROWSER = Path(__file__).resolve().parents[1] / "browser"
 #: onnxruntime-web's files, installed by ``npm ci`` (scripts/setup.sh); ``DISAN_ORT_DIR`` overrides.
 ORT_VERSION = "1.30.0"
-ORT_SCRIPT = "ort.wasm.min.js"  # the classic-script build: a file:// page cannot import modules
+ORT_SCRIPT = "ort.wasm.min.js"  # the classic-script build: the page starts its worker from this text (site.js)
 ORT_WASM = "ort-wasm-simd-threaded.wasm"
 ORT_LOADER = "ort-wasm-simd-threaded.mjs"
 #: Page scripts (each defines one global). The runtime, the data and site.js come first so that
 #: ``DisanSite.preload`` starts the model while plotly.js and the drawing code are parsed.
-EARLY_SCRIPTS = (ORT_SCRIPT, "ort-runtime.js", "site-data.js", "tokenize.js", "site.js")
+EARLY_SCRIPTS = ("ort-runtime.js", "site-data.js", "tokenize.js", "site.js")
 LATE_SCRIPTS = ("plotly.js", "recompute.js", "paint.js", "figures.js", "sections.js", "view_figures.js",
                 "report.js", "pair.js", "pair_view.js", "site_pair.js")
 #: Of those, the ones written by the build (the others are copied from viz_app/browser/).
-GENERATED = (ORT_SCRIPT, "ort-runtime.js", "site-data.js", "plotly.js")
+GENERATED = ("ort-runtime.js", "site-data.js", "plotly.js")
 PAGE_SCRIPTS = tuple(s for s in EARLY_SCRIPTS + LATE_SCRIPTS if s not in GENERATED)
 STYLES = ("report.css", "tokens.css", "site.css")
 #: Present in every folder this module writes: only such a folder is ever replaced.
@@ -368,9 +368,9 @@ def build_site(
                                          export.extra_words, tuple(export.int8), export.max_float16_error))
         assets = tmp / "assets"
         shutil.copyfile(plotly_bundle(), assets / "plotly.js")
-        shutil.copyfile(ort / ORT_SCRIPT, assets / ORT_SCRIPT)
         runtime = {"version": ORT_VERSION, "wasm": _b64gz((ort / ORT_WASM).read_bytes()),
-                   "loader": (ort / ORT_LOADER).read_text(encoding="utf-8")}
+                   "loader": (ort / ORT_LOADER).read_text(encoding="utf-8"),
+                   "script": (ort / ORT_SCRIPT).read_text(encoding="utf-8")}
         (assets / "ort-runtime.js").write_text(_script("DisanOrtRuntime", runtime), encoding="utf-8")
         for name in PAGE_SCRIPTS + STYLES:
             shutil.copyfile(BROWSER / name, assets / name)
