@@ -230,20 +230,3 @@ def test_an_nli_pair_aligns_each_side_and_a_mismatched_pair_is_one_sentence(glov
     assert np.isnan(heat_panels(fig)[2]).sum() == 0  # nothing edited in the premise: B − A on every cell
     assert "a pair is compared through one model" in mixed["error"]
     assert "run both at one α" in alphas["error"]
-
-
-def test_presets_fit_the_model():
-    out = jobs([{"fn": "presetsFor", "args": [{"arch": "disan", "pair": False}]},
-                {"fn": "presetsFor", "args": [{"arch": "dsa", "pair": False}]},
-                {"fn": "presetsFor", "args": [{"arch": "dsa", "pair": True}]}])
-    disan, dsa, nli = out
-    assert {p["id"] for p in disan} == {"negation", "intensifier", "order"}  # no α for DiSAN
-    assert {p["id"] for p in dsa} == {"negation", "intensifier", "order", "distant@0", "distant@1.5", "distant@3"}
-    assert [p["alpha"] for p in dsa if p["id"].startswith("distant")] == [0, 1.5, 3]
-    assert {p["id"] for p in nli} == {"nli-word", "nli-negation", "nli-distant@0", "nli-distant@1.5", "nli-distant@3"}
-    for p in disan + dsa:
-        assert p["text"] != p["bText"] and p["hypothesis"] == ""
-    for p in nli:
-        assert p["text"] and p["hypothesis"] != p["bHypothesis"]
-    order = next(p for p in disan if p["id"] == "order")
-    assert sorted(order["text"].split()) == sorted(order["bText"].split())  # the same words in another order

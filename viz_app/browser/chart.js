@@ -320,12 +320,20 @@ function mountSection(component, data) {
 /* ------------------------------------------------------------ role "pair": the minimal pair's page */
 
 /* The pair page of A and B (DisanPairView.page) drawn into the component's element by DisanReport.show, which
- * redraws in place what a new pair keeps; α is the server's (its slider above, a rerun), B's words are no swap
- * buttons (the server runs the model), and the page is compact: the app's keys stay Streamlit's (no section
- * keys, no talk mode). The leave-one-out rows are filled once the maps are drawn and data.loo has come. */
+ * redraws in place what a new pair keeps; α is the server's (its slider above, a rerun); with data.swap B's words
+ * are buttons whose click tells the server "side:index" (trigger "swap": it offers the nearest words, runs the
+ * model and sends the new pair); the page is compact: the app's keys stay Streamlit's (no section keys, no talk
+ * mode). The leave-one-out rows are filled once the maps are drawn and data.loo has come. */
 function mountPair(component, data) {
-  const { el } = ownElement(component.parentElement, "viz-pair");
-  const key = JSON.stringify([data.view_ids, data.theme]);
+  const { el, made } = ownElement(component.parentElement, "viz-pair");
+  el.__swap = data.swap ? component.setTriggerValue : null;
+  if (made) {
+    el.addEventListener("click", (ev) => {
+      const button = ev.target.closest && ev.target.closest("button[data-swap]");
+      if (button && el.__swap) el.__swap("swap", button.dataset.swap);
+    });
+  }
+  const key = JSON.stringify([data.view_ids, data.theme, !!data.swap]);
   const fresh = viewsFor(data);
   el.__loo = data.loo;
   if (el.__key === key) {
@@ -342,7 +350,7 @@ function mountPair(component, data) {
       component.setTriggerValue("missing", missing); // the server sends it again
       return null;
     }
-    const page = DisanPairView.page(views[0], views[1], { theme: data.theme, alphaControl: false, swap: false });
+    const page = DisanPairView.page(views[0], views[1], { theme: data.theme, alphaControl: false, swap: !!data.swap });
     page.data.compact = true;
     return DisanReport.show(el, page, { hash: false }).then(() => {
       if (el.__key !== key) return;

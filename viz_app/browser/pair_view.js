@@ -10,8 +10,6 @@
  *                             (Shen Fig. 8, Im Fig. 11) of both side by side per aligned token;
  *   alignedMaps(a, TA, b, TB, ops)   a map of A (TA × TA, flat) and of B on the alignment's L × L grid, and B − A;
  *   alignedSeries(a, b, ops)  a per-token series of A and of B on the alignment's L positions;
- *   presetsFor(meta)          the pair presets that fit a model (negation, an intensifier, word order, a distant
- *                             dependency at several α, an NLI hypothesis with one word changed);
  *   fillLeaveOneOut(container, which, loo)   the leave-one-out row of side "a" or "b" filled in, in whichever
  *                             surface drew the page (the explorer runs it in the page, the report and the app
  *                             compute it in Python with disan.attribution's leave-one-out).
@@ -441,50 +439,9 @@
     });
   }
 
-  /* ------------------------------------------------------------ presets */
-
-  /* Pairs that show the papers' ideas. task "sentence": a one-sentence classifier; "pair": an NLI or relatedness
-   * model (the hypothesis is the edited side, the premise stays). alphas: one entry per α, for a DSA only. */
-  var PRESETS = [
-    { id: "negation", label: "negation: 'is good' → 'is not good'", task: "sentence",
-      a: "the acting is good and the story is moving .", b: "the acting is not good and the story is moving ." },
-    { id: "intensifier", label: "an intensifier: 'good' → 'very good'", task: "sentence",
-      a: "a good film with a good cast .", b: "a very good film with a good cast ." },
-    { id: "order", label: "word order reversed: the clauses swapped (what the direction masks tell apart)",
-      task: "sentence", a: "the plot is dull but the acting is superb .", b: "the acting is superb but the plot is dull ." },
-    { id: "distant", label: "a distant dependency: 'not' far from its subject", task: "sentence", alphas: [0, 1.5, 3],
-      a: "the film that my friends who saw it last week kept talking about is good .",
-      b: "the film that my friends who saw it last week kept talking about is not good ." },
-    { id: "nli-word", label: "NLI: the hypothesis with one word changed ('outdoors' → 'indoors')", task: "pair",
-      a: "A lady stands outside of a Mexican market .", ha: "A woman is outdoors .", hb: "A woman is indoors ." },
-    { id: "nli-negation", label: "NLI: the hypothesis negated", task: "pair",
-      a: "A man is pouring a glass of tea .", ha: "A man is pouring tea .", hb: "A man is not pouring tea ." },
-    { id: "nli-distant", label: "NLI: a distant dependency in the hypothesis", task: "pair", alphas: [0, 1.5, 3],
-      a: "A man wearing a green cape and a hat with two big feathers is sitting on a bench .",
-      ha: "The man who wears a hat with two big feathers is sitting .",
-      hb: "The man who wears a hat with two big feathers is standing ." },
-  ];
-
-  /* The presets a model can run, each as {id, label, text, hypothesis, bText, bHypothesis, alpha (a DSA's
-   * distance preset: one entry per α; else null)}. meta: the site's model entry {arch, pair}. */
-  function presetsFor(meta) {
-    var out = [];
-    PRESETS.forEach(function (p) {
-      if ((p.task === "pair") !== !!meta.pair) return;
-      var base = { id: p.id, label: p.label, text: p.a, hypothesis: p.ha || "", bText: p.b || p.a,
-                   bHypothesis: p.hb || "", alpha: null };
-      if (!p.alphas) { out.push(base); return; }
-      if (meta.arch !== "dsa") return;
-      p.alphas.forEach(function (a) {
-        out.push(Object.assign({}, base, { id: p.id + "@" + a, label: p.label + ", α = " + F().formatG(a), alpha: a }));
-      });
-    });
-    return out;
-  }
-
   root.DisanPairView = {
     page: page, alignedMaps: alignedMaps, alignedSeries: alignedSeries, stepLabels: stepLabels,
-    predictionChange: predictionChange, editShapes: editShapes, presetsFor: presetsFor, presets: PRESETS,
+    predictionChange: predictionChange, editShapes: editShapes,
     fillLeaveOneOut: fillLeaveOneOut,
   };
 })(typeof globalThis !== "undefined" ? globalThis : this);

@@ -63,7 +63,7 @@
     if (el("b-hypothesis").value !== b.hypothesis) el("b-hypothesis").value = b.hypothesis;
     if (presetsOf !== s.model) {
       presetsOf = s.model;
-      presetList = root.DisanPairView.presetsFor(meta);
+      presetList = meta.pair_presets || []; // presets.pair_presets_for, written by site.py
       var select = el("pair-preset");
       while (select.options.length > 1) select.remove(1);
       presetList.forEach(function (p, i) {

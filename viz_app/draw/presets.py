@@ -132,3 +132,53 @@ PRESETS = (
 
 def preset_by_label(label: str) -> Preset | None:
     return next((p for p in PRESETS if p.label == label), None)
+
+
+#: Minimal pairs (issue 30) that show the papers' ideas: negation, an intensifier, word order reversed (what DiSAN's
+#: direction masks tell apart, Shen Sec. 3), a distant dependency at several α (what the distance mask is for, Im
+#: Sec. 3), and a two-sentence pair with one word of its second sentence changed. Each is (id, label, task, α
+#: values or None, A, B): task "sentence" for a one-sentence classifier, where A and B are sentences; task "pair"
+#: for an NLI or relatedness model, where A and B are (first, second) and the second is the edited side, "{second}"
+#: in the label standing for its name (the hypothesis, sentence B). The static explorer, and the app's Minimal pair view,
+#: offer ``pair_presets_for`` a model (site.py writes it into each model's entry of site-data.js).
+PAIR_PRESETS = (
+    ("negation", "negation: 'is good' → 'is not good'", "sentence", None,
+     "the acting is good and the story is moving .", "the acting is not good and the story is moving ."),
+    ("intensifier", "an intensifier: 'good' → 'very good'", "sentence", None,
+     "a good film with a good cast .", "a very good film with a good cast ."),
+    ("order", "word order reversed: the clauses swapped (what the direction masks tell apart)", "sentence", None,
+     "the plot is dull but the acting is superb .", "the acting is superb but the plot is dull ."),
+    ("distant", "a distant dependency: 'not' far from its subject", "sentence", (0, 1.5, 3),
+     "the film that my friends who saw it last week kept talking about is good .",
+     "the film that my friends who saw it last week kept talking about is not good ."),
+    ("nli-word", "{second} with one word changed ('outdoors' → 'indoors')", "pair", None,
+     (IM_SENTENCE, "A woman is outdoors ."), (IM_SENTENCE, "A woman is indoors .")),
+    ("nli-negation", "{second} negated", "pair", None,
+     ("A man is pouring a glass of tea .", "A man is pouring tea ."),
+     ("A man is pouring a glass of tea .", "A man is not pouring tea .")),
+    ("nli-distant", "a distant dependency in {second}", "pair", (0, 1.5, 3),
+     ("A man wearing a green cape and a hat with two big feathers is sitting on a bench .",
+      "The man who wears a hat with two big feathers is sitting ."),
+     ("A man wearing a green cape and a hat with two big feathers is sitting on a bench .",
+      "The man who wears a hat with two big feathers is standing .")),
+)
+
+
+def pair_presets_for(arch: str, pair: bool, relatedness: bool = False) -> list[dict]:
+    """The minimal pairs a model can run, each {id, label, text, hypothesis, bText, bHypothesis, alpha}: the
+    one-sentence pairs for a classifier, the two-sentence ones for an NLI or relatedness model (labelled with its
+    own names: "NLI: the hypothesis …", "relatedness: sentence B …"); a distance preset once per α, for a DSA only
+    (DiSAN has no α). ``alpha`` is None where the preset leaves α alone."""
+    out = []
+    for pid, label, task, alphas, a, b in PAIR_PRESETS:
+        if (task == "pair") != bool(pair) or (alphas and arch != "dsa"):
+            continue
+        if pair:
+            label = ("relatedness: " if relatedness else "NLI: ") + label.format(
+                second="sentence B" if relatedness else "the hypothesis")
+        (text, hypothesis), (b_text, b_hypothesis) = (a, b) if pair else ((a, ""), (b, ""))
+        base = {"id": pid, "label": label, "text": text, "hypothesis": hypothesis, "bText": b_text,
+                "bHypothesis": b_hypothesis, "alpha": None}
+        out += [{**base, "id": f"{pid}@{x:g}", "label": f"{label}, α = {x:g}", "alpha": x} for x in alphas] if alphas \
+            else [base]
+    return out

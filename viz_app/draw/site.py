@@ -199,7 +199,8 @@ def _page_model(name: str, meta: dict, file: str) -> dict:
     heads = next((o["shape"][0] for o in meta["outputs"] if o["name"].endswith("fw_scores")), 0)
     out = {"name": name, "title": title, "facts": facts, "file": file, "arch": meta["arch"], "pair": meta["pair"],
            "relatedness": bool(meta.get("relatedness")), "labels": meta["labels"], "masks": meta["masks"],
-           "d_model": d_model, "heads": heads, "inputs": inputs, "outputs": _outputs(meta)}
+           "d_model": d_model, "heads": heads, "inputs": inputs, "outputs": _outputs(meta),
+           "pair_presets": presets.pair_presets_for(meta["arch"], meta["pair"], bool(meta.get("relatedness")))}
     if meta["alpha"] is not None:
         out["alpha"] = meta["alpha"]
     if meta.get("c") is not None:

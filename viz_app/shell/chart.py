@@ -174,15 +174,21 @@ def draw_figure(
     component()(key=key, data=wire(data), **callbacks)
 
 
-def draw_pair(view_a: PageView, view_b: PageView, *, key: str, theme: str, loo: dict | None) -> None:
+def draw_pair(view_a: PageView, view_b: PageView, *, key: str, theme: str, loo: dict | None,
+              on_swap: Callable[[], None] | None = None) -> None:
     """The Minimal pair view's page of sentences A and B: ``DisanPairView.page`` of the two trace views
     (``viz_app/browser/pair_view.js``, the page the static explorer and the pair report draw), drawn in the page
     by ``DisanReport.show``. ``loo``: the leave-one-out rows (``pair_report.pair_leave_one_out``), or None until
-    they are computed; a rerun that brings them with the same views fills the rows and redraws no map."""
+    they are computed; a rerun that brings them with the same views fills the rows and redraws no map.
+    ``on_swap``: B's words become buttons, and a click sets ``st.session_state[key]["swap"]`` to "side:index"
+    (then ``on_swap``)."""
     data = {"role": "pair", "view_ids": [view_a.id, view_b.id], "theme": theme, "loo": loo,
-            "plotly_url": plotly_url()}
+            "swap": on_swap is not None, "plotly_url": plotly_url()}
     _carry([view_a, view_b], data)
-    component()(key=key, data=wire(data), on_missing_change=partial(_view_missing, key))
+    callbacks = {"on_missing_change": partial(_view_missing, key)}
+    if on_swap is not None:
+        callbacks["on_swap_change"] = on_swap
+    component()(key=key, data=wire(data), **callbacks)
 
 
 def typing_control(*, key: str, base: str, model: str, alpha: float | None, text: str, hypothesis: str | None,

@@ -2,7 +2,8 @@
 (it starts as a copy of A); both run through the sidebar's model, and the page draws ``DisanPairView.page`` of
 the two trace views (``viz_app/browser/pair_view.js``, the view the static explorer and the pair report draw:
 tokens aligned with the edits marked, both predictions and the change, every map of A and B on one scale with
-B − A, gates and source2token / pooling side by side). The leave-one-out rows under A's and B's tokens are
+B − A, gates and source2token / pooling side by side). A pair preset fills A, B and α; a word of B clicked in
+the page can be swapped for one of its nearest words or free text (``pair_controls``). The leave-one-out rows under A's and B's tokens are
 computed here with ``disan.attribution``'s leave-one-out (``pair_report.pair_leave_one_out``) in a background
 thread, after the maps, and handed to the same page.
 """
@@ -19,7 +20,7 @@ import disan
 
 from viz_app.draw import pair_report, settings
 from viz_app.draw.text import md_escape
-from viz_app.shell import chart, loaders
+from viz_app.shell import chart, loaders, pair_controls
 from viz_app.shell.context import Context
 from viz_app.shell.export import safe_name
 from viz_app.shell.session import ensure
@@ -67,6 +68,7 @@ def render(ctx: Context) -> None:
         st.error(md_escape(ctx.input_error))
         return
     first, second = side_names(loaders.model_config(ctx.model))
+    pair_controls.preset_picker(ctx)
     ensure("sentence_b", ctx.text)
     b_text = st.text_area(f"B: {first}", key="sentence_b", max_chars=settings.MAX_CHARS, height=70)
     b_hyp = None
@@ -75,6 +77,7 @@ def render(ctx: Context) -> None:
         b_hyp = st.text_input(f"B: {second}", key="hypothesis_b", max_chars=settings.MAX_CHARS)
     if ctx.is_dsa:
         alpha_slider(ctx, "A and B are both run at this α.")
+    pair_controls.swap_panel(ctx, {"premise": b_text, "hypothesis": b_hyp}, {"premise": first, "hypothesis": second})
     problem = _problem(b_text, f"{first} of B") or (_problem(b_hyp, f"{second} of B") if ctx.pair else None)
     if problem:
         st.error(md_escape(problem))
@@ -87,7 +90,8 @@ def render(ctx: Context) -> None:
         return
     job = _loo_job(ctx.model, a, b, ctx.masks, ctx.trace_alpha)
     loo = job.result() if job.done() and job.exception() is None else None
-    chart.draw_pair(*views, key="pair", theme=ctx.theme.name, loo=loo)
+    chart.draw_pair(*views, key="pair", theme=ctx.theme.name, loo=loo,
+                    on_swap=partial(pair_controls.on_swap, "pair", {"premise": b_text, "hypothesis": b_hyp}))
     st.caption(f"masks {ctx.masks}" + (f" · A and B at α = {ctx.alpha:g}" if ctx.is_dsa else ""))
     if not job.done():
         _wait_for(job)
