@@ -26,7 +26,7 @@ import streamlit as st
 
 from disan.config import ARCHS
 
-from viz_app.draw import settings, site
+from viz_app.draw import presets, settings, site
 from viz_app.shell.plotly_js import STATIC_DIR, plotly_js_served
 
 FOLDER = STATIC_DIR / "explorer"
@@ -61,12 +61,12 @@ def _build(name: str, folder_name: str, build: Build) -> None:
 
 
 def _code_fingerprint() -> str:
-    """The page code, the site builder and the exporter the folder was written with: a changed file builds a new
-    folder."""
+    """The page code, the site builder, its presets (site-data.js carries them, the pair presets per model) and
+    the exporter the folder was written with: a changed file builds a new folder."""
     browser = Path(__file__).resolve().parents[1] / "browser"
     exporter = Path(importlib.util.find_spec("disan.onnx_export").origin)  # found, not imported (torch)
     digest = hashlib.sha256()
-    for path in sorted(browser.glob("*")) + [Path(site.__file__), exporter]:
+    for path in sorted(browser.glob("*")) + [Path(site.__file__), Path(presets.__file__), exporter]:
         digest.update(path.name.encode() + path.read_bytes())
     return digest.hexdigest()
 
