@@ -66,9 +66,11 @@
    *         exported table is the zero vector erasure.py puts in the token's place (ClassProbability.unk_vector);
    *         without it the row is the trained <unk> embedding, which unk_vector returns too.
    * input:  {premise: {ids}, hypothesis: {ids} | absent, alpha}: what runner.prepare(text, hypothesis) gives.
-   * options: target (class index; default the predicted class), sides (default every side of the input),
+   * options: target (class index; default the predicted class; "score": a relatedness model's score
+   *         ŷ = rᵀp̂ with r = [1, …, K], Tai Sec. 4.2, as disan.attribution explains it), sides (default every side),
    *         stale() (checked before each run: true stops and resolves null, so a newer sentence need not wait).
-   * Resolves {target, probability, premise: Float64Array (T) | null, hypothesis: Float64Array (T2) | null, runs}.
+   * Resolves {target, probability (p(target), or ŷ), premise: Float64Array (T) | null, hypothesis: Float64Array
+   * (T2) | null, runs}.
    * The model takes one unpadded sentence per run (ids are (1, T)), so the runs go one after another, each in a
    * task of its own: onnxruntime-web (wasm, one thread) resolves a run without leaving the task it began in, so
    * chained runs alone would hold the main thread for all of them and keys typed meanwhile would wait
@@ -85,10 +87,16 @@
     var stale = options.stale || function () { return false; };
     var out = { target: null, probability: null, premise: null, hypothesis: null, runs: 1 };
     return runner.probs(premise, hyp, input.alpha).then(function (full) {
-      var k = options.target === undefined ? argmax(full) : options.target;
-      if (!(k >= 0 && k < full.length)) throw new Error("class index " + k + " is out of range; choose 0 to " + (full.length - 1));
+      var k = options.target === undefined ? argmax(full) : options.target, score = k === "score";
+      if (!score && !(k >= 0 && k < full.length)) throw new Error("class index " + k + " is out of range; choose 0 to " + (full.length - 1) + " or \"score\"");
+      var value = function (p) {
+        if (!score) return p[k];
+        for (var s = 0, i = 0; i < p.length; i++) s += (i + 1) * p[i];
+        return s;
+      };
+      var base = value(full);
       out.target = k;
-      out.probability = full[k];
+      out.probability = base;
       var jobs = [];
       sides.forEach(function (s) {
         var ids = s === "premise" ? premise : hyp;
@@ -99,7 +107,7 @@
         var ids = (s === "premise" ? premise : hyp).slice();
         ids[t] = runner.unk;
         return runner.probs(s === "premise" ? ids : premise, s === "hypothesis" ? ids : hyp, input.alpha)
-          .then(function (p) { out[s][t] = full[k] - p[k]; out.runs++; return true; });
+          .then(function (p) { out[s][t] = base - value(p); out.runs++; return true; });
       }
       return jobs.reduce(function (done, job) {
         return done.then(function (going) {

@@ -307,7 +307,7 @@
     sidesOf(tvA).forEach(function (side) {
       var sa = tvA[side], sb = tvB[side], ops = aligned[side].ops, labels = aligned[side].labels;
       var TA = sa.tokens.length, TB = sb.tokens.length, name = sideName(tvA, side);
-      var suffix = name ? " — " + name.toLowerCase() : "";
+      var suffix = name ? " — " + name.charAt(0).toLowerCase() + name.slice(1) : ""; // "sentence A of the pair"
       [["fw", "Forward", 0], ["bw", "Backward", 1]].forEach(function (d) {
         maps.push(figure("pair-mean-" + d[0] + "-" + side, function () {
           var m = alignedMaps(sa[d[0]].attention, TA, sb[d[0]].attention, TB, ops);
@@ -380,8 +380,9 @@
     var edits = sidesOf(tvA).reduce(function (s, side) { return s + aligned[side].edits; }, 0);
     var legend = '<p class="counts">' + edits + " edit" + (edits === 1 ? "" : "s") + ' · <span style="background:#fee8c8">replaced</span>, ' +
       '<span style="background:#d9f0d3">inserted in B</span>, <span style="background:#fddbc7">deleted from A</span>' +
-      (swap ? " · click a word of B to swap it" : "") + " · leave-one-out: the drop in p(" + esc(change.target) +
-      ") when that token alone is &lt;unk&gt;</p>";
+      (swap ? " · click a word of B to swap it" : "") + " · leave-one-out: the drop in " +
+      (change.relatedness ? "the relatedness score" : "p(" + esc(change.target) + ")") +
+      " when that token alone is &lt;unk&gt;</p>";
     var tokens = section("pair-tokens", "Sentences A and B", STYLE + '<div class="pair-rows">' + rows +
       '</div><div class="pair-swap" hidden></div>' + predictionHtml(change) + legend);
     var prediction = section("pair-prediction", "Prediction", "", [figure("pair-prediction", function () {
@@ -432,7 +433,7 @@
         var share = top > 0 ? Math.abs(v) / top : 0;
         td.textContent = (v > 0 ? "+" : v < 0 ? "−" : "") + Math.abs(v).toFixed(3);
         td.dataset.value = String(v);
-        td.title = "p drops by " + v + " when this token alone is <unk>";
+        td.title = "drops by " + v + " when this token alone is <unk>";
         td.style.background = v >= 0 ? "rgba(33,102,172," + (0.6 * share).toFixed(3) + ")"
           : "rgba(178,24,43," + (0.6 * share).toFixed(3) + ")";
       }

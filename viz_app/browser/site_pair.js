@@ -155,10 +155,11 @@
     root.DisanPairView.fillLeaveOneOut(el("report"), which, loo);
   }
 
-  /* A's, then B's leave-one-out of A's predicted class (kept per input, so typing in B never reruns A's), after
+  /* A's, then B's leave-one-out of A's predicted class or a relatedness model's score (kept per input, so typing in B never reruns A's), after
    * the maps are drawn; stops between runs as soon as a newer pair is asked for. */
   function leaveOneOut(s, b, page, mine) {
-    var alpha = alphaOf(s), target = page.change.labels.indexOf(page.change.target);
+    // a relatedness model's score ŷ, as disan.attribution explains it; else A's predicted class
+    var alpha = alphaOf(s), target = page.change.relatedness ? "score" : page.change.labels.indexOf(page.change.target);
     var jobs = [["a", s.text, s.hypothesis], ["b", b.text, b.hypothesis]];
     // a newer pair, or the one-sentence view chosen meanwhile, ends the runs
     var stale = function () { return mine !== generation || root.DisanSite.state().view !== "pair"; };

@@ -77,7 +77,8 @@ def target_index(trace: ModelTrace) -> int:
 
 
 def leave_one_out(model: SentenceModel, trace: ModelTrace, target: int) -> dict[str, list[float] | None]:
-    """Per side of ``trace``'s input, each token's drop p(target) − p(target | that token alone <unk>):
+    """Per side of ``trace``'s input, each token's drop p(target) − p(target | that token alone <unk>) (target K
+    of a relatedness model: its score ŷ):
     ``disan.attribution``'s leave-one-out (``erasure.leave_one_out``, as ``attribute`` runs it: the trace's
     masks and α, the ``<unk>`` vector in the token's place), with no gradients and no other attribution."""
     import torch
@@ -99,8 +100,9 @@ def leave_one_out(model: SentenceModel, trace: ModelTrace, target: int) -> dict[
 
 def pair_leave_one_out(model: SentenceModel, trace_a: ModelTrace, trace_b: ModelTrace) -> dict:
     """The pair's leave-one-out rows as the page's token rows take them (``DisanPairView.fillLeaveOneOut``):
-    ``{"a": …, "b": …}``, both of A's predicted class, as the explorer fills them."""
-    k = target_index(trace_a)
+    ``{"a": …, "b": …}``, both of A's predicted class, or of a relatedness model's score ŷ = rᵀp̂ (column K of
+    ``ClassProbability.outputs``, what ``attribute`` explains by default), as the explorer fills them."""
+    k = len(trace_a.prediction) if model.cfg.relatedness else target_index(trace_a)
     return {"a": leave_one_out(model, trace_a, k), "b": leave_one_out(model, trace_b, k)}
 
 

@@ -1,0 +1,149 @@
+"""The minimal pair of a relatedness model (SICK: two sentences per side), issue 30 with issue 28's names.
+
+Its two inputs are "sentence A" and "sentence B" in the pair's page (headings, figure titles), never a premise or
+a hypothesis; the prediction line gives both relatedness scores ŷ = rᵀp̂ and their change; leave-one-out explains
+the score, as ``disan.attribution.attribute`` does for such a model: in Python (the report and the app) equal to
+attribute()'s, in the page (``DisanPair.leaveOneOut`` with target "score") equal to the drop of rᵀp̂. On the tiny
+seeded relatedness checkpoint (tests/relatedness_model.py); the app on pretrained/disan-sick where it exists.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import subprocess
+from html import unescape
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from disan.api import load
+from disan.attribution import attribute
+from tests.page_js import BROWSER, NODE, pair_page, report_data, unpack
+from tests.relatedness_model import PAIRS, write_relatedness_model
+from viz_app.draw import pair_report
+
+ROOT = Path(__file__).resolve().parent.parent
+TOLERANCE = 1e-5
+
+
+@pytest.fixture(scope="module")
+def sick_model(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("pair-sick") / "pretrained"
+    return load(str(write_relatedness_model(folder, "disan")), device="cpu")
+
+
+def visible(page: dict) -> str:
+    titles = [f["layout"]["title"]["text"] for f in page["figures"].values()]
+    return unescape(re.sub(r"<[^>]+>", " ", page["body"])) + " " + " ".join(titles)
+
+
+def test_the_pair_page_and_report_say_sentence_a_and_b_show_the_score_change_and_explain_the_score(sick_model):
+    a_text, a_hyp = PAIRS[0]
+    b_hyp = a_hyp.replace("dog", "man")
+    ta, tb = sick_model.trace(a_text, a_hyp), sick_model.trace(a_text, b_hyp)
+    loo = pair_report.pair_leave_one_out(sick_model, ta, tb)
+    html = pair_report.pair_report_html(ta, tb, loo)
+    data = report_data(html)
+    views = [(data["view"], base64.b64encode(unpack(html, "report-arrays")).decode("ascii")),
+             (data["pair"]["view"], base64.b64encode(unpack(html, "report-arrays-b")).decode("ascii"))]
+    page = pair_page(views, {"swap": False, "alphaControl": False})
+    text = visible(page)
+    assert "<h3>Sentence A of the pair</h3>" in page["body"] and "<h3>Sentence B of the pair</h3>" in page["body"]
+    assert "— sentence A of the pair" in text and "— sentence B of the pair" in text
+    assert not re.search(r"\b(premise|hypothesis)\b", text, re.IGNORECASE), text
+    # the prediction line: both scores and the change
+    assert page["change"]["relatedness"] == pytest.approx([ta.relatedness, tb.relatedness], abs=1e-6)
+    delta = tb.relatedness - ta.relatedness
+    assert abs(delta) > 1e-3  # the edit moved the score, so the line shows a change
+    line = f"relatedness A {ta.relatedness:.2f} → B {tb.relatedness:.2f} ({'+' if delta >= 0 else '−'}{abs(delta):.2f})"
+    assert line in " ".join(text.split())
+    assert "leave-one-out: the drop in the relatedness score" in text
+    # leave-one-out of the score ŷ for A and B: attribute()'s default for a relatedness model
+    assert data["pair"]["loo"] == loo
+    for which, trace in (("a", ta), ("b", tb)):
+        want = attribute(sick_model, trace, steps=4)
+        assert want.target == "relatedness"
+        for side, sa in zip(("premise", "hypothesis"), want.sides):
+            np.testing.assert_allclose(loo[which][side], sa.scores["leave_one_out"].double().numpy(), rtol=0,
+                                       atol=TOLERANCE)
+
+
+#: A fake model runner (p̂ from the ids, softmax of fixed logits) and DisanPair.leaveOneOut on it.
+RUNNER = r"""
+const fs = require("fs"), vm = require("vm"), path = require("path");
+vm.runInThisContext(fs.readFileSync(path.join(process.argv[1], "pair.js"), "utf8"), { filename: "pair.js" });
+const job = JSON.parse(fs.readFileSync(0, "utf8"));
+const probs = (p, h) => {
+  const logits = [0, 0, 0, 0, 0];
+  p.concat(h || []).forEach((id, t) => { logits[(id + t) % 5] += id === 1 ? 0.1 : 0.3 * id; });
+  const e = logits.map(Math.exp), s = e.reduce((x, y) => x + y, 0);
+  return Promise.resolve(e.map((v) => v / s));
+};
+const runner = { probs: probs, unk: 1 };
+const input = { premise: { ids: job.p }, hypothesis: { ids: job.h }, alpha: null };
+Promise.all([DisanPair.leaveOneOut(runner, input, { target: "score" }), DisanPair.leaveOneOut(runner, input, { target: 2 }),
+             DisanPair.leaveOneOut(runner, input, { target: "grade" }).catch((e) => e.message)])
+  .then(([score, grade, bad]) => {
+    const arr = (r) => ({ target: r.target, probability: r.probability, premise: Array.from(r.premise),
+                          hypothesis: Array.from(r.hypothesis) });
+    process.stdout.write(JSON.stringify({ score: arr(score), grade: arr(grade), bad: bad }));
+  });
+"""
+
+
+def _probs(p: list[int], h: list[int]) -> np.ndarray:
+    logits = np.zeros(5)
+    for t, i in enumerate(p + h):
+        logits[(i + t) % 5] += 0.1 if i == 1 else 0.3 * i
+    e = np.exp(logits)
+    return e / e.sum()
+
+
+def test_in_page_leave_one_out_of_a_relatedness_model_explains_its_score():
+    if NODE is None:
+        pytest.skip("node is not installed (needed to run the page's scripts)")
+    p, h = [4, 7, 2, 9], [3, 1, 5]
+    proc = subprocess.run([NODE, "-e", RUNNER, str(BROWSER)], input=json.dumps({"p": p, "h": h}),
+                          capture_output=True, text=True, timeout=60, check=True)
+    out = json.loads(proc.stdout)
+    r = np.arange(1, 6)
+
+    def erased(side: str, t: int) -> tuple[list[int], list[int]]:
+        pp, hh = list(p), list(h)
+        (pp if side == "premise" else hh)[t] = 1
+        return pp, hh
+
+    base = _probs(p, h)
+    assert out["score"]["target"] == "score" and out["score"]["probability"] == pytest.approx(r @ base, abs=1e-12)
+    for side, ids in (("premise", p), ("hypothesis", h)):
+        want = [0.0 if i == 1 else r @ base - r @ _probs(*erased(side, t)) for t, i in enumerate(ids)]
+        np.testing.assert_allclose(out["score"][side], want, rtol=0, atol=1e-12)
+        want_grade = [0.0 if i == 1 else base[2] - _probs(*erased(side, t))[2] for t, i in enumerate(ids)]
+        np.testing.assert_allclose(out["grade"][side], want_grade, rtol=0, atol=1e-12)
+    assert out["bad"] == 'class index grade is out of range; choose 0 to 4 or "score"'
+
+
+@pytest.mark.skipif(not (ROOT / "pretrained" / "disan-sick.safetensors").exists(),
+                    reason="pretrained/disan-sick is not in this checkout")
+def test_the_app_pair_view_of_disan_sick_says_sentence_a_and_b_and_sends_the_scores_leave_one_out():
+    from tests.test_app import assert_clean, run_app, settled
+    from tests.test_app_pair import pair_payload
+
+    a_text, a_hyp = "A man is jumping into an empty pool", "There is no biker jumping in the air"
+    at = settled(run_app(view="pair", model="disan-sick", sentence=a_text, hypothesis=a_hyp,
+                         hypothesis_b="There is a biker jumping in the air"))
+    assert_clean(at)
+    assert not at.error, [e.value for e in at.error]
+    assert at.text_area(key="sentence_b").label == "B: sentence A"
+    assert at.text_input(key="hypothesis_b").label == "B: sentence B"
+    assert all(o.startswith("relatedness: sentence B") for o in at.selectbox(key="pair_preset").options[1:])
+    net = load("disan-sick", device="cpu")
+    loo = pair_payload(at)["loo"]
+    for which, hyp in (("a", a_hyp), ("b", "There is a biker jumping in the air")):
+        want = attribute(net, net.trace(a_text, hyp), steps=4)  # the score ŷ, attribute()'s default here
+        for side, sa in zip(("premise", "hypothesis"), want.sides):
+            np.testing.assert_allclose(loo[which][side], sa.scores["leave_one_out"].double().numpy(), rtol=0,
+                                       atol=TOLERANCE)
