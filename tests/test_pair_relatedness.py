@@ -23,6 +23,7 @@ from disan.api import load
 from disan.attribution import attribute
 from tests.page_js import BROWSER, NODE, pair_page, report_data, unpack
 from tests.relatedness_model import PAIRS, write_relatedness_model
+from viz_app.cli import main
 from viz_app.draw import pair_report
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,9 +31,13 @@ TOLERANCE = 1e-5
 
 
 @pytest.fixture(scope="module")
-def sick_model(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("pair-sick") / "pretrained"
-    return load(str(write_relatedness_model(folder, "disan")), device="cpu")
+def sick_path(tmp_path_factory) -> str:
+    return str(write_relatedness_model(tmp_path_factory.mktemp("pair-sick") / "pretrained", "disan"))
+
+
+@pytest.fixture(scope="module")
+def sick_model(sick_path):
+    return load(sick_path, device="cpu")
 
 
 def visible(page: dict) -> str:
@@ -147,3 +152,14 @@ def test_the_app_pair_view_of_disan_sick_says_sentence_a_and_b_and_sends_the_sco
         for side, sa in zip(("premise", "hypothesis"), want.sides):
             np.testing.assert_allclose(loo[which][side], sa.scores["leave_one_out"].double().numpy(), rtol=0,
                                        atol=TOLERANCE)
+
+
+@pytest.mark.parametrize("pair", [["--pair", "A man runs ."], []])
+def test_a_report_of_a_relatedness_model_without_sentence_b_is_one_line_naming_the_flag(sick_path, tmp_path, capsys,
+                                                                                         pair):
+    out, path = tmp_path / "x.html", sick_path
+    assert main(["report", "a man runs .", *pair, "--model", path, "--out", str(out), "--device", "cpu"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (f"error: {path} reads two sentences (sentence A and sentence B); give its sentence B with "
+                   "--hypothesis.")
+    assert not out.exists()

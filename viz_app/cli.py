@@ -32,6 +32,13 @@ def add_report(sub) -> None:
                    help="B's hypothesis for a two-sentence model (default: A's); alone, it makes the pair too")
 
 
+def _needs_second(name: str, cfg, hypothesis: str | None) -> None:
+    """One line when a two-sentence model is given one sentence (its second name: hypothesis, sentence B)."""
+    if cfg.pair and hypothesis is None:
+        first, second = cfg.input_names
+        raise DisanError(f"{name} reads two sentences ({first} and {second}); give its {second} with --hypothesis.")
+
+
 def run_pair_report(args) -> int:
     """``report --pair``: A (TEXT, --hypothesis) and B (--pair, --pair-hypothesis; a side not given is A's)
     through one model into one file (``viz_app/draw/pair_report.py``)."""
@@ -43,6 +50,7 @@ def run_pair_report(args) -> int:
     cfg = describe(args.model)
     if not cfg.pair and args.pair_hypothesis is not None:
         raise DisanError(f"{args.model} reads one sentence; leave out --pair-hypothesis.")
+    _needs_second(args.model, cfg, args.hypothesis)
     b_text = args.text if args.pair is None else args.pair
     b_hypothesis = args.hypothesis if args.pair_hypothesis is None else args.pair_hypothesis
     pair_report.check_pair_text((args.text, args.hypothesis), (b_text, b_hypothesis), cfg.input_names)
@@ -63,7 +71,9 @@ def run_report(args) -> int:
         return run_pair_report(args)
     out = check_writable(args.out)  # before loading anything: a bad path costs nothing
     report = drawing_backend()
-    report.check_text(args.text, args.hypothesis, describe(args.model).input_names)
+    cfg = describe(args.model)
+    _needs_second(args.model, cfg, args.hypothesis)
+    report.check_text(args.text, args.hypothesis, cfg.input_names)
     trace = load(args.model, args.device).trace(args.text, args.hypothesis, alpha=args.alpha, masks=args.masks)
     path = report.write_report(trace, out)
     print(f"wrote {path} ({path.stat().st_size / 2**20:.1f} MB)")
