@@ -350,7 +350,8 @@
     el("text").value = state.text;
     el("hypothesis").value = state.hypothesis;
     el("hyp-row").hidden = !meta.pair;
-    el("hyp-row").firstChild.textContent = meta.relatedness ? "sentence B " : "hypothesis "; // SICK's column name
+    el("hyp-row").firstChild.textContent = meta.relatedness ? "sentence B " : "hypothesis "; // SICK's column names
+    el("text").parentNode.firstChild.textContent = meta.relatedness ? "sentence A " : "sentence ";
     el("model-facts").textContent = meta.facts;
     if (root.DisanSitePair) root.DisanSitePair.showControls(state);
   }

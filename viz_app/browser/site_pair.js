@@ -59,6 +59,7 @@
     ["pair-preset-row", "b-text-row"].forEach(function (id) { el(id).hidden = !pair; });
     el("b-hyp-row").hidden = !pair || !meta.pair;
     el("b-hyp-row").firstChild.textContent = meta.relatedness ? "B: sentence B " : "B: hypothesis ";
+    el("b-text-row").firstChild.textContent = meta.relatedness ? "B: sentence A " : "B: sentence ";
     if (el("b-text").value !== b.text) el("b-text").value = b.text;
     if (el("b-hypothesis").value !== b.hypothesis) el("b-hypothesis").value = b.hypothesis;
     if (presetsOf !== s.model) {
