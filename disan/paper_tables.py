@@ -161,18 +161,32 @@ def verdict(cell: Cell, mine: Ours) -> str:
     return f"{'below' if gap < 0 else 'above'} the paper by {fmt(cell.measure, abs(gap))}{unit}"
 
 
+def table_rows(table: PaperTable, directory: Path) -> list[dict[str, str]]:
+    """One row per cell: the paper's row and measure, its number, ours, our spread, the verdict and our model
+    (``ours`` empty and ``verdict`` "not trained yet" where the checkpoint does not exist). The Markdown block
+    and the app's Evidence view both show these rows."""
+    rows = []
+    for cell in table.cells:
+        mine = ours(cell, directory)
+        measure = f"{cell.column} {LABELS[cell.measure]}" if cell.column else LABELS[cell.measure]
+        rows.append({"paper's row": cell.row, "measure": measure, "paper": cell.paper,
+                     "ours": "" if mine is None else fmt(cell.measure, mine.value),
+                     "our spread": "" if mine is None else mine.spread,
+                     "verdict": "not trained yet" if mine is None else verdict(cell, mine), "our model": cell.model})
+    return rows
+
+
 def table_lines(table: PaperTable, directory: Path) -> list[str]:
     lines = [f"**{table.heading}**", "",
              "| paper's row | measure | paper | ours | our spread | verdict | our model |",
              "|---|---|---|---|---|---|---|"]
-    for cell in table.cells:
-        mine = ours(cell, directory)
-        measure = f"{cell.column} {LABELS[cell.measure]}" if cell.column else LABELS[cell.measure]
-        head = f"| {cell.row} | {measure} | {cell.paper} |"
-        if mine is None:
-            lines.append(f"{head} not trained yet | | | `{cell.model}` |")
+    for r in table_rows(table, directory):
+        name = r["paper's row"]
+        head = f"| {name} | {r['measure']} | {r['paper']} |"
+        if r["verdict"] == "not trained yet":
+            lines.append(f"{head} not trained yet | | | `{r['our model']}` |")
             continue
-        lines.append(f"{head} {fmt(cell.measure, mine.value)} | {mine.spread} | {verdict(cell, mine)} | `{cell.model}` |")
+        lines.append(f"{head} {r['ours']} | {r['our spread']} | {r['verdict']} | `{r['our model']}` |")
     return lines + ([""] + [table.note] if table.note else [])
 
 

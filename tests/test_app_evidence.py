@@ -150,3 +150,25 @@ def test_paper_figures_verdicts_link_to_the_corpus_result():
     assert_clean(at)
     links = _links(at)
     assert any(u.startswith("evidence?") and "claim=shen7-gate-stop-words" in u for u in links), links
+
+
+def test_evidence_shows_the_papers_tables_with_our_number_beside_each_cell():
+    """Issue 28: a page of the Evidence view shows Shen Tables 1, 2, 4, 5 and Im Table 1, the paper's number
+    beside ours per cell, the same rows `disan tables` writes (read from the cards, never typed in)."""
+    from disan.locations import PRETRAINED_DIR
+    from disan.paper_tables import TABLES, table_rows
+
+    at = run_app(view="evidence")
+    assert_clean(at)
+    frames = [df.value for df in at.dataframe]
+    shown = [f for f in frames if "paper's row" in f.columns]
+    assert len(shown) == len(TABLES)
+    for table, frame in zip(TABLES, shown):
+        want = table_rows(table, PRETRAINED_DIR)
+        assert frame.to_dict("records") == want
+    sick = next(f for t, f in zip(TABLES, shown) if t.number == 4 and "Shen" in t.heading)
+    pearson = sick[sick["measure"] == LABELS["pearson_r"]].iloc[0]
+    runs = read_card("disan-sick")["test_runs"]["pearson_r"] if (PRETRAINED_DIR / "disan-sick.json").is_file() else None
+    if runs:  # our cell is the mean of the five seeds' test Pearson's r, as the card records them
+        assert pearson["ours"] == f"{sum(runs) / len(runs):.4f}"
+    assert any("MultiNLI" in m.value for m in at.markdown)

@@ -21,7 +21,7 @@ from viz_app.shell.results import REFRESH_COMMAND, Results, forest_rows, forest_
 from viz_app.shell.session import ensure
 from viz_app.shell.state import DEFAULT_CLAIM
 from viz_app.draw.text import md_escape
-from . import evidence_corpus, evidence_faithfulness
+from . import evidence_corpus, evidence_faithfulness, evidence_tables
 
 
 def notices(results: Results) -> None:
@@ -130,9 +130,9 @@ def render(ctx: Context) -> None:
         st.info(md_escape(f"No stored claim results yet. Compute them with: {REFRESH_COMMAND}"))
         evidence_faithfulness.render(ctx)
         return
-    claims_tab, gates_tab, corpus_tab, table_tab, faith_tab = st.tabs(
+    claims_tab, gates_tab, corpus_tab, table_tab, faith_tab, papers_tab = st.tabs(
         ["Claim by claim", "The two gate claims", "Accuracy and length (Shen Fig. 5, Im Figs. 5–6)", "Verdict table",
-         "Attention as explanation"])
+         "Attention as explanation", "The papers' tables"])
     with claims_tab:
         claim_section(ctx, results)
     with gates_tab:
@@ -143,3 +143,5 @@ def render(ctx: Context) -> None:
         st.dataframe(verdict_table(results), width="stretch")
     with faith_tab:
         evidence_faithfulness.render(ctx)
+    with papers_tab:
+        evidence_tables.render()
