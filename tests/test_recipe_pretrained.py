@@ -81,6 +81,8 @@ def dsa_encoder(enc, x, valid, act=None):
 
 def head(model, sp, sh):
     h, dsa = model.head, model.cfg.arch == "dsa"
+    if hasattr(h, "w_mul"):  # SICK relatedness (Tai et al. 2015, Sec. 4.2): sigmoid(W× (s_a ⊙ s_b) + W+ |s_a − s_b| + b)
+        return linear(h.out, torch.sigmoid(linear(h.w_mul, sp * sh) + linear(h.w_abs, (sp - sh).abs())))
     if not model.cfg.pair:
         return linear(h.out, (F.relu if dsa else activation(model.cfg))(linear(h.fc, sp)))
     if dsa:
