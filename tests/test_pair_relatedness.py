@@ -163,3 +163,53 @@ def test_a_report_of_a_relatedness_model_without_sentence_b_is_one_line_naming_t
     assert err == (f"error: {path} reads two sentences (sentence A and sentence B); give its sentence B with "
                    "--hypothesis.")
     assert not out.exists()
+
+
+# ------------------------------------------------------------------ in Chromium
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not (ROOT / "pretrained" / "disan-sick.safetensors").exists(),
+                    reason="pretrained/disan-sick is not in this checkout")
+def test_the_explorers_pair_view_of_disan_sick_names_sentence_a_and_b_and_leaves_out_words_of_the_score(
+        chromium, tmp_path):
+    from tests.conftest import guarded_page
+    from tests.test_site import fragment, ort_or_skip
+    from viz_app.draw import site
+
+    ort_or_skip()
+    built = site.build_site(tmp_path / "explorer", ["disan-sick"])
+    a_text, a_hyp = "A man is jumping into an empty pool", "There is no biker jumping in the air"
+    b_hyp = "There is a biker jumping in the air"
+    folder = built.out.as_uri() + "/"
+    context, page, blocked, errors = guarded_page(chromium, lambda url: url.startswith(folder), 120_000)
+    try:
+        page.goto((built.out / "index.html").as_uri() + fragment(m="disan-sick", view="pair", t=a_text, h=a_hyp,
+                                                                  bt=a_text, bh=b_hyp))
+        page.wait_for_function("() => document.body.dataset.state === 'ready' && "
+                               "document.getElementById('report').dataset.loo")
+        got = page.evaluate("""() => ({
+          labels: ['text', 'hypothesis', 'b-text', 'b-hypothesis'].map(id =>
+            document.getElementById(id).parentNode.firstChild.textContent.trim()),
+          presets: Array.from(document.getElementById('pair-preset').options).slice(1).map(o => o.textContent),
+          change: document.querySelector('#report .pair-change').textContent,
+          counts: document.querySelector('#report .counts').textContent,
+          loo: Object.fromEntries(Array.from(document.querySelectorAll('#report table.pair-align td[data-loo]'))
+            .map(td => { const [w, t] = td.dataset.loo.split(':');
+                         return [w + ':' + td.closest('table').dataset.side + ':' + t, Number(td.dataset.value)]; }))})""")
+    finally:
+        context.close()
+    assert blocked == [] and errors == []
+    assert got["labels"] == ["sentence A", "sentence B", "B: sentence A", "B: sentence B"]
+    assert got["presets"] and all(p.startswith("relatedness: sentence B") for p in got["presets"])
+    net = load("disan-sick", device="cpu")
+    ta, tb = net.trace(a_text, a_hyp), net.trace(a_text, b_hyp)
+    assert re.fullmatch(r"relatedness A (\S+) → B (\S+) \((\S+)\)", got["change"])
+    assert f"A {ta.relatedness:.2f} → B {tb.relatedness:.2f}" in got["change"]
+    assert "the drop in the relatedness score" in got["counts"]
+    # the page's leave-one-out (one model run per token, float16 word table) is attribute()'s of the score
+    for which, trace in (("a", ta), ("b", tb)):
+        want = attribute(net, trace, steps=4)
+        for side, sa in zip(("premise", "hypothesis"), want.sides):
+            drawn = [got["loo"][f"{which}:{side}:{t}"] for t in range(len(sa.tokens))]
+            np.testing.assert_allclose(drawn, sa.scores["leave_one_out"].double().numpy(), rtol=0, atol=1e-4)
