@@ -82,15 +82,9 @@
     return out;
   }
 
-  /* The mean of each row of a rows × cols flat array. */
+  /* The mean of each row of a rows × cols flat array: sections.js's own (numpy's .mean(-1)). */
   function rowMeans(flat, rows, cols) {
-    var out = new Array(rows);
-    for (var r = 0; r < rows; r++) {
-      var s = 0;
-      for (var c = 0; c < cols; c++) s += flat[r * cols + c];
-      out[r] = s / cols;
-    }
-    return out;
+    return root.DisanSections.helpers.rowMeans(flat, rows, cols);
   }
 
   /* ------------------------------------------------------------ predictions */
