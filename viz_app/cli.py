@@ -22,14 +22,16 @@ def add_report(sub) -> None:
     p.add_argument("text")
     p.add_argument("--model", required=True, help="pretrained name, checkpoint path, or disan/dsa (random weights)")
     p.add_argument("--out", required=True, help="the HTML file to write (replaced all-or-nothing)")
-    p.add_argument("--hypothesis", default=None)
+    p.add_argument("--hypothesis", default=None,
+                   help="the second sentence of a two-sentence model: an NLI hypothesis, a relatedness model's sentence B")
     p.add_argument("--alpha", type=float, default=None, help="DSA distance weight the report starts at")
     p.add_argument("--masks", default=None, help="default | swap | diag | none | 'fw,bw'")
     p.add_argument("--device", default=None)
     p.add_argument("--pair", default=None, metavar="TEXT_B",
                    help="a minimal pair: sentence B beside TEXT (A), aligned, B − A, leave-one-out of both")
     p.add_argument("--pair-hypothesis", default=None, metavar="HYPOTHESIS_B",
-                   help="B's hypothesis for a two-sentence model (default: A's); alone, it makes the pair too")
+                   help="B's second sentence for a two-sentence model: an NLI model's hypothesis, a relatedness "
+                        "model's sentence B (default: A's, from --hypothesis); alone, it makes the pair too")
 
 
 def _needs_second(name: str, cfg, hypothesis: str | None) -> None:
