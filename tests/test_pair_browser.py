@@ -150,27 +150,82 @@ def test_the_python_reference_is_attribute_s_own_leave_one_out(references):
         np.testing.assert_allclose(side.scores["leave_one_out"].double().numpy(), want, atol=1e-7)
 
 
-def test_leave_one_out_leaves_the_page_free_between_runs_stops_when_stale_and_refuses_a_bad_side(page):
+def test_leave_one_out_leaves_the_page_free_between_messages_stops_when_stale_and_refuses_a_bad_side(page):
     out = page.evaluate("""() => DisanSite.runner('disan-sst5').then(r => {
       const input = r.prepare('a gorgeous , witty , seductive movie .');
-      let ticks = 0, asked = 0;
+      let ticks = 0, asked = 0, sent = 0;
       const tick = () => { ticks++; if (ticks < 1000) setTimeout(tick, 0); };
       setTimeout(tick, 0);
       return DisanPair.leaveOneOut(r, input).then(full => {
         const ticked = ticks;
         ticks = 1000;
         const stale = () => ++asked > 2;
-        return DisanPair.leaveOneOut(r, input, {stale}).then(v => {
+        const counted = Object.assign({}, r, {probsMany: (xs, a, i) => { sent += xs.length; return r.probsMany(xs, a, i); }});
+        return DisanPair.leaveOneOut(counted, input, {stale}).then(v => {
           let message = null;
           try { DisanPair.leaveOneOut(r, input, {sides: ['hypothesis']}); } catch (e) { message = e.message; }
-          return {ticked, runs: full.runs, v, asked, message, problem: r.prepare('').problem};
+          return {ticked, runs: full.runs, v, asked, sent, message, chunk: DisanPair.CHUNK, problem: r.prepare('').problem};
         });
       });
     })""")
     assert out["runs"] == 9 and out["ticked"] >= 1  # a timer set before the 9 runs (input, 8 tokens) fired before they ended
-    assert out["v"] is None and out["asked"] == 3  # two runs, then stale: no third
+    # stale() is asked before each message: two messages went, the third ask stopped every lane
+    assert out["v"] is None and out["asked"] == 3 and out["sent"] == 2 * out["chunk"] < 8
     assert "needs an NLI input with a hypothesis" in out["message"]
     assert "empty" in out["problem"]
+
+
+#: Waits (up to 60 s) until leave-one-out's helper holds model m's lean graph: runner.lanes() is 2.
+_HELPER_READY = """m => DisanSite.runner(m).then(r => new Promise((resolve, reject) => {
+  const t0 = performance.now();
+  (function poll() {
+    if (r.lanes() === 2) resolve(true);
+    else if (performance.now() - t0 > 60000) reject(new Error('the helper did not start'));
+    else setTimeout(poll, 50);
+  })();
+}))"""
+
+
+@pytest.mark.parametrize("name", list(MODELS.values()))
+def test_the_helper_s_lean_graph_gives_the_page_s_probabilities(page, name):
+    """Leave-one-out's helper runs the graph with the trace outputs' nodes dropped (DisanPair.leanGraph): its class
+    probabilities equal the page's worker's, whose whole graph draws the maps, within 1e-6 on erased inputs."""
+    page.evaluate(_HELPER_READY, name)
+    got = page.evaluate("""([m, items]) => DisanSite.runner(m).then(r => {
+      const inputs = [];
+      items.forEach(([t, h]) => {
+        const input = r.prepare(t, h);
+        inputs.push([input.premise.ids, input.hypothesis ? input.hypothesis.ids : null]);
+        input.premise.ids.forEach((_, k) => {
+          const ids = input.premise.ids.slice(); ids[k] = r.unk;
+          inputs.push([ids, input.hypothesis ? input.hypothesis.ids : null]);
+        });
+      });
+      const alpha = r.meta.alpha === undefined ? 0 : r.meta.alpha;
+      return Promise.all([r.probsMany(inputs, alpha, 0), r.probsMany(inputs, alpha, 1), r.probs(inputs[0][0], inputs[0][1], alpha)])
+        .then(([whole, lean, one]) => ({whole: whole.map(p => Array.from(p)), lean: lean.map(p => Array.from(p)),
+                                        one: Array.from(one), lanes: r.lanes()}));
+    })""", [name, [list(i) for i in LITERAL[name][:2]]])
+    assert got["lanes"] == 2 and len(got["lean"]) == len(got["whole"]) > 10
+    np.testing.assert_allclose(got["lean"], got["whole"], rtol=0, atol=1e-6)
+    np.testing.assert_array_equal(got["one"], got["whole"][0])  # one run per message: the same session's numbers
+
+
+def test_a_new_sentence_s_run_waits_behind_one_message_of_leave_one_out_not_all_of_them(page):
+    """While leave-one-out of a 20-token premise and its hypothesis (26 runs) goes on, a new sentence's run sent
+    after the third message is answered before leave-one-out ends."""
+    page.evaluate(_HELPER_READY, "dsa-nli")
+    out = page.evaluate("""() => DisanSite.runner('dsa-nli').then(r => {
+      const input = r.prepare('a man in a blue shirt and a red hat is standing next to a small dog near the door', 'A man stands .');
+      let messages = 0, finished = false, answered = null;
+      const counted = Object.assign({}, r, {probsMany: (xs, a, i) => {
+        if (++messages === 3) r.probs([5, 6, 7], [8, 9], input.alpha).then(() => { answered = {messages, finished}; });
+        return r.probsMany(xs, a, i);
+      }});
+      return DisanPair.leaveOneOut(counted, input).then(v => { finished = true; return {answered, runs: v.runs, T: input.premise.ids.length}; });
+    })""")
+    assert out["T"] == 20 and out["runs"] > 20
+    assert out["answered"] is not None and out["answered"]["finished"] is False, out
 
 
 def test_nearest_words_in_the_page_equal_numpy_cosine_over_the_exported_table(page):

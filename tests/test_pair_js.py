@@ -1,6 +1,8 @@
 """viz_app/browser/pair.js in Node (issue 30): the token alignment against a Python edit-distance reference on
-literal and seeded random cases, and the word table read from an exported ONNX graph with its nearest words
-against numpy's cosine. The in-page leave-one-out needs onnxruntime-web: tests/test_pair_browser.py."""
+literal and seeded random cases, the word table read from an exported ONNX graph with its nearest words
+against numpy's cosine, leave-one-out's lean graph against onnx's own reading of the graph, and leave-one-out's
+split of the runs into messages and lanes with a stand-in model. The in-page leave-one-out with onnxruntime-web:
+tests/test_pair_browser.py."""
 
 from __future__ import annotations
 
@@ -32,10 +34,42 @@ const run = (job) => {
       return DisanPair.nearest(table, id, k, skip);
     }
     if (job.fn === "bytes") return DisanPair.embeddingTable(Uint8Array.from(job.args[0]));
+    if (job.fn === "lean") {
+      const [file, keep, out] = job.args;
+      fs.writeFileSync(out, DisanPair.leanGraph(new Uint8Array(fs.readFileSync(file)), keep));
+      return true;
+    }
+    if (job.fn === "loo") return standInLoo(...job.args);
     return DisanPair[job.fn](...job.args);
   } catch (e) { return { error: String(e && e.message || e) }; }
 };
-process.stdout.write(JSON.stringify(jobs.map(run)));
+/* leaveOneOut with a stand-in model: p ∝ exp(w_k · ids) (K = 3), lane 1 slower than lane 0 (a timer), every
+ * message recorded as [lane, inputs]; `staleAfter` messages answered, stale() turns true. */
+function standInLoo(premise, hyp, lanes, chunk, staleAfter) {
+  const probs = (p, h) => {
+    const z = [0, 1, 2].map(k => p.concat(h || []).reduce((s, id, t) => s + Math.sin(id * (k + 1) + t) / 3, 0));
+    const e = z.map(Math.exp), sum = e.reduce((a, b) => a + b);
+    return Float32Array.from(e, v => v / sum);
+  };
+  const messages = [];
+  let answered = 0;
+  const runner = {
+    unk: 1, lanes: () => lanes,
+    probs: (p, h) => Promise.resolve(probs(p, h)),
+    probsMany: (inputs, alpha, lane) => {
+      messages.push([lane, inputs.length]);
+      const ps = inputs.map(([p, h]) => probs(p, h));
+      return new Promise(r => setTimeout(() => { answered++; r(ps); }, lane === 1 ? 3 : 0));
+    },
+  };
+  const input = { premise: { ids: premise }, hypothesis: hyp ? { ids: hyp } : undefined, alpha: 0 };
+  const stale = staleAfter === null ? undefined : () => answered >= staleAfter;
+  return DisanPair.leaveOneOut(runner, input, { chunk: chunk === null ? undefined : chunk, stale }).then(v => ({
+    messages, value: v && { target: v.target, probability: v.probability, runs: v.runs, premise: Array.from(v.premise),
+                            hypothesis: v.hypothesis && Array.from(v.hypothesis) } }));
+}
+Promise.all(jobs.map(job => Promise.resolve(job).then(run).catch(e => ({ error: String(e && e.message || e) }))))
+  .then(out => process.stdout.write(JSON.stringify(out)));
 """
 
 
@@ -232,3 +266,134 @@ def test_a_graph_without_a_table_or_cut_short_is_one_line_naming_the_fix():
                      {"fn": "bytes", "args": [[0x3A, 0x09, 0x08]]}])  # a graph whose length runs past the end
     assert "holds no word table" in got[0]["error"] and "python -m viz_app site" in got[0]["error"]
     assert "cut short" in got[1]["error"]
+
+
+# ---------------------------------------------------------------- leave-one-out's lean graph
+
+
+def live_nodes(graph, keep: list[str]) -> list[str]:
+    """The names of the nodes the outputs ``keep`` need, by onnx's own reading of the graph (backwards)."""
+    made = {o: n for n in graph.node for o in n.output}
+    needed, live, todo = set(), set(), list(keep)
+    while todo:
+        name = todo.pop()
+        if name in needed:
+            continue
+        needed.add(name)
+        if name in made:
+            live.add(made[name].name)
+            todo.extend(i for i in made[name].input if i)
+    return [n.name for n in graph.node if n.name in live]
+
+
+@pytest.mark.parametrize("arch,pair", [("disan", False), ("dsa", True)])
+def test_lean_graph_keeps_the_nodes_the_probabilities_need_and_onnxruntime_gives_the_same_numbers(
+        tmp_path, tiny_glove, arch, pair):
+    """leanGraph of an exported model (the DSA pair with an int8 weight, as the bundled dsa-nli) keeps exactly the
+    nodes onnx's graph says `probs` needs, and onnxruntime's probabilities from it are the full graph's, bit for bit."""
+    onnx = pytest.importorskip("onnx")
+    ort = pytest.importorskip("onnxruntime")
+    from disan.onnx_export import export_site_model
+    from tests.conftest import make_tiny
+
+    model = make_tiny(arch, tiny_glove, pair=pair, unk_zero=True)
+    full = export_site_model(model, tmp_path / "full", extra_words=5)
+    export = full if arch == "disan" else export_site_model(model, tmp_path / "int8", extra_words=5,
+                                                            max_bytes=full.total_bytes - 1)
+    assert (export.int8 != ()) == (arch == "dsa")
+    lean_path = tmp_path / "lean.onnx"
+    assert pair_jobs([{"fn": "lean", "args": [str(export.onnx_path), ["probs"], str(lean_path)]}]) == [True]
+    whole, lean = onnx.load(str(export.onnx_path)), onnx.load(str(lean_path))
+    onnx.checker.check_model(lean)
+    assert [o.name for o in lean.graph.output] == ["probs"] and len(whole.graph.output) > 5
+    assert [n.name for n in lean.graph.node] == live_nodes(whole.graph, ["probs"])
+    assert len(lean.graph.node) < len(whole.graph.node)  # the trace outputs' own nodes are gone
+    used = {i for n in lean.graph.node for i in n.input}
+    assert {t.name for t in lean.graph.initializer} == {t.name for t in whole.graph.initializer} & used
+    assert [i.name for i in lean.graph.input] == [i.name for i in whole.graph.input]
+    runs = [ort.InferenceSession(str(p), providers=["CPUExecutionProvider"]) for p in (export.onnx_path, lean_path)]
+    rng = np.random.default_rng(0)
+    for T in (1, 4, 9):
+        feeds = {}
+        for i in runs[0].get_inputs():
+            feeds[i.name] = (np.array([1.5], np.float32) if i.name == "alpha"
+                             else rng.integers(2, export.own_words, (1, T)).astype(np.int64))
+        a, b = (r.run(["probs"], feeds)[0] for r in runs)
+        np.testing.assert_array_equal(a, b)
+
+
+def test_lean_graph_keeps_every_node_beside_a_subgraph_and_refuses_an_unknown_output(tmp_path):
+    """A node with a subgraph (If) may read any name around it, so nothing is dropped; asking for an output the
+    graph lacks is one line naming the outputs it has."""
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])
+    z = helper.make_tensor_value_info("z", TensorProto.FLOAT, [1])
+    branch = lambda name: helper.make_graph(  # noqa: E731
+        [helper.make_node("Identity", ["u"], [name + "_out"])], name, [], [helper.make_tensor_value_info(name + "_out", TensorProto.FLOAT, [1])])
+    nodes = [helper.make_node("Neg", ["x"], ["u"], name="neg"),
+             helper.make_node("Greater", ["x", "x"], ["c"], name="cmp"),
+             helper.make_node("If", ["c"], ["y"], name="if", then_branch=branch("then"), else_branch=branch("else")),
+             helper.make_node("Abs", ["x"], ["z"], name="abs")]
+    path = tmp_path / "if.onnx"
+    onnx.save(helper.make_model(helper.make_graph(nodes, "g", [x], [y, z])), str(path))
+    out = tmp_path / "lean.onnx"
+    got = pair_jobs([{"fn": "lean", "args": [str(path), ["y"], str(out)]},
+                     {"fn": "lean", "args": [str(path), ["probs"], str(tmp_path / "none.onnx")]}])
+    assert got[0] is True
+    lean = onnx.load(str(out))
+    assert [n.name for n in lean.graph.node] == ["neg", "cmp", "if", "abs"] and [o.name for o in lean.graph.output] == ["y"]
+    assert 'no output "probs" (it has y, z)' in got[1]["error"] and "python -m viz_app site" in got[1]["error"]
+
+
+# ---------------------------------------------------------------- leave-one-out's messages
+
+
+def stand_in_probs(ids: list[int]) -> np.ndarray:
+    """The stand-in model of RUNNER's standInLoo: p ∝ exp(Σ_t sin(id_t (k + 1) + t) / 3), K = 3, in float32."""
+    z = np.array([sum(np.sin(i * (k + 1) + t) / 3 for t, i in enumerate(ids)) for k in range(3)])
+    e = np.exp(z)
+    return (e / e.sum()).astype(np.float32)
+
+
+def stand_in_loo(premise: list[int], hyp: list[int] | None) -> tuple[int, list[np.ndarray]]:
+    """Leave-one-out by its definition, one erased input at a time (<unk> = 1; a token already <unk>: 0)."""
+    full = stand_in_probs(premise + (hyp or []))
+    k = int(np.argmax(full))
+    sides = []
+    for s, ids in enumerate([premise] + ([hyp] if hyp else [])):
+        drops = []
+        for t in range(len(ids)):
+            erased = ids[:t] + [1] + ids[t + 1:]
+            both = erased + (hyp or []) if s == 0 else premise + erased
+            drops.append(0.0 if ids[t] == 1 else float(full[k]) - float(stand_in_probs(both)[k]))
+        sides.append(np.array(drops))
+    return k, sides
+
+
+def test_leave_one_out_sends_chunks_to_every_ready_lane_and_gives_the_numbers_of_one_run_per_token():
+    premise, hyp = [5, 9, 1, 14, 3, 22, 7], [8, 2, 1, 40]  # two tokens <unk> already: no run for them
+    k, want = stand_in_loo(premise, hyp)
+    cases = [(1, 1), (1, 2), (2, 2), (2, 3), (2, None)]
+    got = pair_jobs([{"fn": "loo", "args": [premise, hyp, lanes, chunk, None]} for lanes, chunk in cases])
+    for (lanes, chunk), g in zip(cases, got):
+        v = g["value"]
+        assert v["target"] == k and v["runs"] == 1 + 9
+        np.testing.assert_allclose(v["premise"], want[0], rtol=0, atol=1e-6)
+        np.testing.assert_allclose(v["hypothesis"], want[1], rtol=0, atol=1e-6)
+        size = chunk or 2  # DisanPair.CHUNK
+        assert sum(n for _, n in g["messages"]) == 9 and max(n for _, n in g["messages"]) == size
+        assert {lane for lane, _ in g["messages"]} == set(range(lanes))  # with two lanes, both ran some
+    [one] = pair_jobs([{"fn": "loo", "args": [[1, 1], None, 2, 2, None]}])  # nothing to erase: no message
+    assert one["messages"] == [] and one["value"]["premise"] == [0, 0] and one["value"]["runs"] == 1
+
+
+def test_leave_one_out_stops_at_the_next_message_once_stale_and_refuses_a_bad_chunk():
+    premise = list(range(2, 22))
+    got = pair_jobs([{"fn": "loo", "args": [premise, None, 2, 2, 1]},
+                     {"fn": "loo", "args": [premise, None, 1, 0, None]}])
+    assert got[0]["value"] is None  # stale after the first answer: stopped, no result
+    assert sum(n for _, n in got[0]["messages"]) <= 2 * 2  # at most the one message in flight per lane
+    assert "chunk = 0 must be a whole number" in got[1]["error"]

@@ -3,8 +3,9 @@
  *   align(a, b)                  the tokens of A and B aligned: a minimal Levenshtein edit script;
  *   leaveOneOut(runner, input)   per token, the drop in the predicted class's probability when that token
  *                                alone becomes <unk> (disan/attribution/erasure.py's leave_one_out), one model
- *                                run per token;
+ *                                run per token, a few runs per message to each of the runner's workers;
  *   embeddingTable(graph)        the model's word table, read from the exported ONNX graph's bytes;
+ *   leanGraph(graph, outputs)    that graph with only `outputs` and the nodes they need (leave-one-out's);
  *   nearest(table, id, k)        the k rows nearest a row of that table, by cosine (nearestWords: by word).
  *
  * A classic script defining one global, like the page's other files; it needs no DOM, so Node runs it too
@@ -58,24 +59,32 @@
 
   /* --------------------------------------------------------- leave-one-out */
 
+  /* Erased inputs per message to a worker: fewer round trips than one run per message, while a new sentence's
+   * run, sent to the page's worker meanwhile, waits behind at most this many leave-one-out runs there. */
+  var CHUNK = 2;
+
   /* Per token of each side, p(class | input) − p(class | input with that token alone <unk>), as
    * disan/attribution/erasure.py's leave_one_out: positive where the token supports the class.
    *
-   * runner: {probs(ids, hypothesis ids | null, α) → Promise<probabilities (K)>, unk: the <unk> id}
+   * runner: {probs(ids, hypothesis ids | null, α) → Promise<probabilities (K)>,
+   *          probsMany([[ids, hypothesis ids | null], …], α, lane) → Promise<[probabilities (K), …]>: the inputs
+   *          run one after another by one worker, lane 0 (the page's own) or 1 (a helper);
+   *          lanes() → how many lanes are ready now (1 or 2); unk: the <unk> id}
    *         (DisanSite.runner). The bundled models are trained with --unk-zero, so the <unk> row of the
    *         exported table is the zero vector erasure.py puts in the token's place (ClassProbability.unk_vector);
    *         without it the row is the trained <unk> embedding, which unk_vector returns too.
    * input:  {premise: {ids}, hypothesis: {ids} | absent, alpha}: what runner.prepare(text, hypothesis) gives.
    * options: target (class index; default the predicted class; "score": a relatedness model's score
    *         ŷ = rᵀp̂ with r = [1, …, K], Tai Sec. 4.2, as disan.attribution explains it), sides (default every side),
-   *         stale() (checked before each run: true stops and resolves null, so a newer sentence need not wait).
+   *         stale() (checked before each message: true stops and resolves null, so a newer sentence need not
+   *         wait), chunk (erased inputs per message, default CHUNK).
    * Resolves {target, probability (p(target), or ŷ), premise: Float64Array (T) | null, hypothesis: Float64Array
    * (T2) | null, runs}.
-   * The model takes one unpadded sentence per run (ids are (1, T)), so the runs go one after another, each in a
-   * task of its own: onnxruntime-web (wasm, one thread) resolves a run without leaving the task it began in, so
-   * chained runs alone would hold the main thread for all of them and keys typed meanwhile would wait
-   * (tests/test_pair_browser.py checks that a timer fires between the runs). A token that is <unk> already
-   * drops nothing: 0, without a run. */
+   * The model takes one unpadded sentence per run (ids are (1, T)), so each erased input is a run of its own.
+   * Each ready lane takes the next `chunk` inputs from one queue until none is left, so a helper worker halves
+   * the time where two cores are free and a slower lane takes fewer. Each message is sent from a task of its
+   * own: keys typed meanwhile are handled between messages (tests/test_pair_browser.py checks that a timer
+   * fires between them). A token that is <unk> already drops nothing: 0, without a run. */
   function leaveOneOut(runner, input, options) {
     options = options || {};
     var premise = input.premise.ids, hyp = input.hypothesis ? input.hypothesis.ids : null;
@@ -84,6 +93,8 @@
       if (s !== "premise" && s !== "hypothesis") throw new Error("leave-one-out side " + JSON.stringify(s) + " is neither premise nor hypothesis");
       if (s === "hypothesis" && !hyp) throw new Error("leave-one-out on the hypothesis needs an NLI input with a hypothesis");
     });
+    var chunk = options.chunk === undefined ? CHUNK : options.chunk;
+    if (!(Number.isInteger(chunk) && chunk >= 1)) throw new Error("chunk = " + chunk + " must be a whole number ≥ 1 (erased inputs per message)");
     var stale = options.stale || function () { return false; };
     var out = { target: null, probability: null, premise: null, hypothesis: null, runs: 1 };
     return runner.probs(premise, hyp, input.alpha).then(function (full) {
@@ -103,17 +114,29 @@
         out[s] = new Float64Array(ids.length);
         for (var t = 0; t < ids.length; t++) if (ids[t] !== runner.unk) jobs.push([s, t]);
       });
-      function erase(s, t) {
-        var ids = (s === "premise" ? premise : hyp).slice();
-        ids[t] = runner.unk;
-        return runner.probs(s === "premise" ? ids : premise, s === "hypothesis" ? ids : hyp, input.alpha)
-          .then(function (p) { out[s][t] = base - value(p); out.runs++; return true; });
+      function erased(job) {
+        var ids = (job[0] === "premise" ? premise : hyp).slice();
+        ids[job[1]] = runner.unk;
+        return job[0] === "premise" ? [ids, hyp] : [premise, ids];
       }
-      return jobs.reduce(function (done, job) {
-        return done.then(function (going) {
-          return going && nextTask().then(function () { return !stale() && erase(job[0], job[1]); });
+      var next = 0, stopped = false;
+      function lane(i) {
+        return nextTask().then(function () {
+          if (stopped || next >= jobs.length) return null;
+          if (stale()) { stopped = true; return null; }
+          var mine = jobs.slice(next, next + chunk);
+          next += mine.length;
+          return runner.probsMany(mine.map(erased), input.alpha, i).then(function (ps) {
+            mine.forEach(function (job, j) { out[job[0]][job[1]] = base - value(ps[j]); });
+            out.runs += mine.length;
+            return lane(i);
+          });
         });
-      }, Promise.resolve(true)).then(function (finished) { return finished ? out : null; });
+      }
+      var lanes = Math.max(1, Math.min(runner.lanes(), Math.ceil(jobs.length / chunk)));
+      var all = [];
+      for (var i = 0; i < lanes; i++) all.push(lane(i));
+      return Promise.all(all).then(function () { return stopped ? null : out; });
     });
   }
 
@@ -158,24 +181,29 @@
     return [value, pos];
   }
 
-  /* Each field of the protobuf message bytes[start:end] as fn(number, wireType, value, from, to): value is
-   * the number of a varint field, from/to the span of a length-delimited one (other fields are skipped). */
+  /* Each field of the protobuf message bytes[start:end] as fn(number, wireType, value, from, to, at, next):
+   * value is the number of a varint field, from/to the span of a length-delimited one's contents, at/next the
+   * span of the whole field (its key included; fixed-size fields are passed with these alone). */
   function eachField(bytes, start, end, fn) {
     var pos = start, r;
     while (pos < end) {
+      var at = pos;
       r = varint(bytes, pos, end);
       var number = Math.floor(r[0] / 8), wire = r[0] % 8;
       pos = r[1];
-      if (wire === 0) { r = varint(bytes, pos, end); pos = r[1]; fn(number, wire, r[0]); }
+      if (wire === 0) { r = varint(bytes, pos, end); pos = r[1]; fn(number, wire, r[0], undefined, undefined, at, pos); }
       else if (wire === 2) {
         r = varint(bytes, pos, end);
         var from = r[1];
         pos = from + r[0];
         if (pos > end) throw new Error("the ONNX graph is cut short; rebuild the folder with python -m viz_app site");
-        fn(number, wire, r[0], from, pos);
+        fn(number, wire, r[0], from, pos, at, pos);
       }
-      else if (wire === 1) pos += 8;
-      else if (wire === 5) pos += 4;
+      else if (wire === 1 || wire === 5) {
+        pos += wire === 1 ? 8 : 4;
+        if (pos > end) throw new Error("the ONNX graph is cut short; rebuild the folder with python -m viz_app site");
+        fn(number, wire, undefined, undefined, undefined, at, pos);
+      }
       else throw new Error("the ONNX graph holds a protobuf field of wire type " + wire + "; rebuild the folder");
     }
   }
@@ -201,6 +229,88 @@
       });
     });
     return found;
+  }
+
+  /* ------------------------------------------------ a graph for leave-one-out */
+
+  /* More of onnx/onnx.proto's field numbers: GraphProto.node, .input, .output, .value_info; NodeProto.input,
+   * .output, .attribute; AttributeProto.g and .graphs (a subgraph); ValueInfoProto.name. */
+  var GRAPH_NODE = 1, GRAPH_INPUT = 11, GRAPH_OUTPUT = 12, GRAPH_VALUE_INFO = 13;
+  var NODE_INPUT = 1, NODE_OUTPUT = 2, NODE_ATTRIBUTE = 5, ATTRIBUTE_GRAPH = 6, ATTRIBUTE_GRAPHS = 11, VALUE_NAME = 1;
+
+  function varintBytes(n) {
+    var out = [];
+    while (n >= 128) { out.push(n % 128 + 128); n = Math.floor(n / 128); }
+    out.push(n);
+    return out;
+  }
+
+  /* The ONNX model `bytes` with only the graph outputs named in `keep`, and only the nodes, initializers and
+   * value infos those need (a node is needed when an output of it is; reached backwards from `keep`, so the
+   * order of the nodes does not matter). The trace outputs the page draws (T × T maps, gates, pooling) take
+   * nodes of their own that leave-one-out, which reads only the class probabilities, need not run: onnxruntime
+   * runs every node of a graph whatever is fetched. A node with a subgraph (If, Loop, Scan) may read any
+   * name of the graph around it, so a graph holding one keeps every node. Returns a new Uint8Array; the
+   * graph's other fields (inputs, name, …) and the model's are copied unchanged. */
+  function leanGraph(bytes, keep) {
+    var decode = new TextDecoder(), text = function (f, t) { return decode.decode(bytes.subarray(f, t)); };
+    var graph = null;
+    eachField(bytes, 0, bytes.length, function (n, w, v, from, to, at, next) {
+      if (n === MODEL_GRAPH && w === 2) graph = { from: from, to: to, at: at, next: next };
+    });
+    if (!graph) throw new Error("the model file holds no ONNX graph; rebuild the folder with python -m viz_app site");
+    var fields = [], nodes = [], outputs = [], initializers = new Set(), subgraph = false;
+    eachField(bytes, graph.from, graph.to, function (n, w, v, from, to, at, next) {
+      var f = { number: n, at: at, next: next, name: null };
+      fields.push(f);
+      if (w !== 2) return;
+      if (n === GRAPH_NODE) {
+        f.inputs = []; f.outputs = [];
+        eachField(bytes, from, to, function (n2, w2, v2, f2, t2) {
+          if (w2 !== 2) return;
+          if (n2 === NODE_INPUT) f.inputs.push(text(f2, t2));
+          else if (n2 === NODE_OUTPUT) f.outputs.push(text(f2, t2));
+          else if (n2 === NODE_ATTRIBUTE) eachField(bytes, f2, t2, function (n3, w3) {
+            if (w3 === 2 && (n3 === ATTRIBUTE_GRAPH || n3 === ATTRIBUTE_GRAPHS)) subgraph = true;
+          });
+        });
+        nodes.push(f);
+      } else if (n === GRAPH_OUTPUT || n === GRAPH_VALUE_INFO || n === GRAPH_INPUT || n === GRAPH_INITIALIZER) {
+        var nameField = n === GRAPH_INITIALIZER ? TENSOR_NAME : VALUE_NAME;
+        eachField(bytes, from, to, function (n2, w2, v2, f2, t2) { if (n2 === nameField && w2 === 2) f.name = text(f2, t2); });
+        if (n === GRAPH_OUTPUT) outputs.push(f.name);
+        if (n === GRAPH_INITIALIZER) initializers.add(f.name);
+      }
+    });
+    keep.forEach(function (name) {
+      if (outputs.indexOf(name) < 0) throw new Error("the graph has no output " + JSON.stringify(name) + " (it has " + outputs.join(", ") + "); rebuild the folder with python -m viz_app site");
+    });
+    var needed = new Set(keep), live = new Set(), grew = true;
+    while (grew) {
+      grew = false;
+      nodes.forEach(function (node) {
+        if (live.has(node) || !(subgraph || node.outputs.some(function (o) { return needed.has(o); }))) return;
+        live.add(node);
+        grew = true;
+        node.inputs.forEach(function (i) { if (i) needed.add(i); });
+      });
+    }
+    var kept = fields.filter(function (f) {
+      if (f.number === GRAPH_NODE) return live.has(f);
+      if (f.number === GRAPH_OUTPUT) return keep.indexOf(f.name) >= 0;
+      if (f.number === GRAPH_INITIALIZER || f.number === GRAPH_VALUE_INFO) return needed.has(f.name);
+      // an initializer may be listed among the inputs too (ONNX IR < 4): it goes with the initializer
+      if (f.number === GRAPH_INPUT) return !initializers.has(f.name) || needed.has(f.name);
+      return true;
+    });
+    var length = kept.reduce(function (s, f) { return s + f.next - f.at; }, 0);
+    var head = [MODEL_GRAPH * 8 + 2].concat(varintBytes(length));
+    var out = new Uint8Array(graph.at + head.length + length + bytes.length - graph.next), pos = 0;
+    out.set(bytes.subarray(0, graph.at), pos); pos += graph.at;
+    out.set(head, pos); pos += head.length;
+    kept.forEach(function (f) { out.set(bytes.subarray(f.at, f.next), pos); pos += f.next - f.at; });
+    out.set(bytes.subarray(graph.next), pos);
+    return out;
   }
 
   var HALF = null;
@@ -278,6 +388,6 @@
 
   root.DisanPair = {
     align: align, distance: distance, leaveOneOut: leaveOneOut, embeddingTable: embeddingTable, nearest: nearest,
-    nearestWords: nearestWords,
+    nearestWords: nearestWords, leanGraph: leanGraph, CHUNK: CHUNK,
   };
 })(typeof globalThis !== "undefined" ? globalThis : this);

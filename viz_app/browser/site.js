@@ -52,14 +52,29 @@
    * each session and each model run leave the page's thread to plotly.js, typing and drawing. The worker is
    * made from a blob (a file:// page may not start a worker from a file): onnxruntime's classic script, whose
    * text ort-runtime.js carries, then `workerMain`. Inside: the wasm bytes handed over directly, the .mjs loader
-   * as a blob URL, one thread (a file:// page has no cross-origin isolation, so no SharedArrayBuffer). */
+   * as a blob URL, one thread (a file:// page has no cross-origin isolation, so no SharedArrayBuffer).
+   * Leave-one-out starts a second such worker, the helper (lane 1), whose runs go in parallel with the page's
+   * worker (lane 0): onnxruntime-web's wasm uses one core per worker.
+   * Requests are handled one at a time, in the order they came: a request never starts while another's runs
+   * are going on, and a new sentence's run waits behind at most the request in progress. */
   function workerMain() {
-    var ready = null, sessions = {};
+    var ready = null, sessions = {}, queue = Promise.resolve();
     function inflate(text) {
       var bin = atob(text), bytes = new Uint8Array(bin.length);
       for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
       var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
       return new Response(stream).arrayBuffer().then(function (buffer) { return new Uint8Array(buffer); });
+    }
+    function tensors(feeds) {
+      var out = {};
+      Object.keys(feeds).forEach(function (k) { var f = feeds[k]; out[k] = new ort.Tensor(f.type, f.data, f.dims); });
+      return out;
+    }
+    // outputs are moved to the page, not copied: their buffers go into `buffers`, the transfer list
+    function plain(out, buffers) {
+      var value = {};
+      Object.keys(out).forEach(function (k) { value[k] = { dims: out[k].dims, data: out[k].data }; buffers.add(out[k].data.buffer); });
+      return value;
     }
     function handle(m) {
       if (m.type === "init") {
@@ -74,68 +89,86 @@
       if (!ready) throw new Error("the runtime was not started");
       if (m.type === "session") {
         return ready.then(function () {
-          return ort.InferenceSession.create(m.onnx, { executionProviders: ["wasm"], graphOptimizationLevel: "all" });
+          // m.only: the helper keeps one model's session at a time (each holds the model's weights)
+          if (m.only) Object.keys(sessions).forEach(function (k) { sessions[k].release(); delete sessions[k]; });
+          // disable_quant_qdq: onnxruntime then folds each DequantizeLinear of an int8-stored weight (the
+          // export's int8 head) into a float constant once, instead of dequantizing it on every run
+          return ort.InferenceSession.create(m.onnx, { executionProviders: ["wasm"], graphOptimizationLevel: "all",
+                                                       extra: { session: { disable_quant_qdq: "1" } } });
         }).then(function (session) { sessions[m.name] = session; return { value: true }; });
       }
+      if (!sessions[m.name]) throw new Error("no session " + m.name + " in the model's worker; reload the page");
       if (m.type === "run") {
-        var feeds = {};
-        Object.keys(m.feeds).forEach(function (k) { var f = m.feeds[k]; feeds[k] = new ort.Tensor(f.type, f.data, f.dims); });
-        return sessions[m.name].run(feeds, m.fetches || undefined).then(function (out) {
-          var value = {}, buffers = new Set();
-          Object.keys(out).forEach(function (k) { value[k] = { dims: out[k].dims, data: out[k].data }; buffers.add(out[k].data.buffer); });
-          return { value: value, transfer: Array.from(buffers) }; // outputs are moved to the page, not copied
+        return sessions[m.name].run(tensors(m.feeds), m.fetches || undefined).then(function (out) {
+          var buffers = new Set(), value = plain(out, buffers);
+          return { value: value, transfer: Array.from(buffers) };
         });
+      }
+      if (m.type === "runs") { // several inputs, one after another: [outputs, …]
+        var values = [], buffers = new Set();
+        return m.feeds.reduce(function (done, feeds) {
+          return done.then(function () { return sessions[m.name].run(tensors(feeds), m.fetches); })
+            .then(function (out) { values.push(plain(out, buffers)); });
+        }, Promise.resolve()).then(function () { return { value: values, transfer: Array.from(buffers) }; });
       }
       throw new Error("unknown request " + m.type);
     }
     self.onmessage = function (e) {
       var m = e.data;
-      Promise.resolve(m).then(handle).then(function (r) { self.postMessage({ id: m.id, value: r.value }, r.transfer || []); },
+      queue = queue.then(function () { return handle(m); }).then(
+        function (r) { self.postMessage({ id: m.id, value: r.value }, r.transfer || []); },
         function (err) { self.postMessage({ id: m.id, error: String(err && err.message || err) }); });
     };
   }
 
-  var runtime = null, worker = null, calls = {}, callId = 0;
+  // lanes[0]: the page's worker (every sentence's run); lanes[1]: leave-one-out's helper, started by runner().lanes
+  var lanes = [], callId = 0;
 
-  /* One request to the worker; resolves with its answer, rejects with its error. */
-  function call(message, transfer) {
-    return startRuntime().then(function () {
+  function lane(i) {
+    return lanes[i] || (lanes[i] = { runtime: null, worker: null, calls: {} });
+  }
+
+  /* One request to lane i's worker (default 0); resolves with its answer, rejects with its error. */
+  function call(message, transfer, i) {
+    var l = lane(i || 0);
+    return startRuntime(i || 0).then(function () {
       return new Promise(function (resolve, reject) {
         message.id = ++callId;
-        calls[message.id] = [resolve, reject];
-        worker.postMessage(message, transfer || []);
+        l.calls[message.id] = [resolve, reject];
+        l.worker.postMessage(message, transfer || []);
       });
     });
   }
 
-  function answer(e) {
-    var waiting = calls[e.data.id];
-    delete calls[e.data.id];
+  function answer(l, e) {
+    var waiting = l.calls[e.data.id];
+    delete l.calls[e.data.id];
     if (!waiting) return;
     if (e.data.error !== undefined) waiting[1](new Error(e.data.error));
     else waiting[0](e.data.value);
   }
 
-  function startRuntime() {
-    if (runtime) return runtime;
+  function startRuntime(i) {
+    var l = lane(i || 0);
+    if (l.runtime) return l.runtime;
     var assets = root.DisanOrtRuntime;
     if (!assets || !assets.script) return Promise.reject(new Error("onnxruntime-web is missing from assets/; rebuild the folder with python -m viz_app site"));
-    runtime = new Promise(function (resolve, reject) {
+    l.runtime = new Promise(function (resolve, reject) {
       var url = URL.createObjectURL(new Blob([assets.script, "\n(", workerMain.toString(), ")();\n"], { type: "text/javascript" }));
-      try { worker = new Worker(url); } catch (err) {
+      try { l.worker = new Worker(url); } catch (err) {
         throw new Error("this browser would not start the model's worker (" + (err && err.message || err) + "); open the page in a current Chrome, Edge, Firefox or Safari");
       }
-      worker.onmessage = answer;
-      worker.onerror = function (e) {
+      l.worker.onmessage = function (e) { answer(l, e); };
+      l.worker.onerror = function (e) {
         var why = new Error("the model's worker stopped: " + (e.message || "an error without a message"));
-        Object.keys(calls).forEach(function (id) { calls[id][1](why); delete calls[id]; });
+        Object.keys(l.calls).forEach(function (id) { l.calls[id][1](why); delete l.calls[id]; });
         reject(why);
       };
-      calls[++callId] = [resolve, reject];
-      worker.postMessage({ id: callId, type: "init", wasm: assets.wasm, loader: assets.loader });
-    }).then(function () { root.performance.mark("disan:runtime"); return true; });
-    runtime.catch(function () { runtime = null; });
-    return runtime;
+      l.calls[++callId] = [resolve, reject];
+      l.worker.postMessage({ id: callId, type: "init", wasm: assets.wasm, loader: assets.loader });
+    }).then(function () { if (!i) root.performance.mark("disan:runtime"); return true; });
+    l.runtime.catch(function () { l.runtime = null; });
+    return l.runtime;
   }
 
   function modelMeta(name) {
@@ -153,7 +186,8 @@
         var vocab = JSON.parse(new TextDecoder().decode(bytes[1]));
         var index = new Map();
         vocab.words.forEach(function (w, i) { if (!index.has(w)) index.set(w, i); });
-        // a copy goes to the worker; the page keeps the graph until pair.js reads the word table (runner().table)
+        // a copy goes to the worker; the page keeps the graph for pair.js: the word table and leave-one-out's
+        // lean graph are read from it (runner())
         return call({ type: "session", name: name, onnx: bytes[0] }).then(function () {
           root.performance.mark("disan:session:" + name);
           delete root.DisanSiteModels[name]; // the base64 text is no longer needed
@@ -537,12 +571,35 @@
     });
   }
 
+  /* Leave-one-out's helper worker (lane 1) and the model whose lean graph it holds: {model, ready, failed}. */
+  var helper = null;
+
+  /* Give the helper `model`'s lean graph (DisanPair.leanGraph: the class probabilities and what they need),
+   * replacing any other model's. Started in a task of its own: reading the graph takes 5–30 ms of the page's
+   * thread, once per model. A helper that cannot start leaves leave-one-out to the page's worker alone. */
+  function startHelper(model, fetch) {
+    var h = helper = { model: model.name, ready: false, failed: false };
+    root.setTimeout(function () {
+      if (helper !== h) return;
+      var lean = DisanPair.leanGraph(model.graph, fetch);
+      call({ type: "session", name: "lean:" + model.name, onnx: lean, only: true }, [lean.buffer], 1)
+        .then(function () { h.ready = true; }, function (err) {
+          h.failed = true;
+          console.warn("leave-one-out runs in the page's worker alone: its helper did not start (" + (err && err.message || err) + ")");
+        });
+    }, 0);
+  }
+
   /* The model `name` as pair.js's leave-one-out and nearest words use it: prepare(text, hypothesis, α) gives
    * the input (tokens, ids, status; {problem} for input the page refuses), probs(ids, hypothesis ids, α) the
-   * class probabilities alone (only that output is fetched), table() the word table, read from the graph once. */
+   * class probabilities alone (only that output is fetched), probsMany(inputs, α, lane) those of several inputs
+   * run one after another by lane 0 (the page's worker, the whole graph) or lane 1 (the helper, the lean graph;
+   * the same numbers: the nodes it drops feed only the trace outputs), lanes() how many lanes are ready (its
+   * first call starts the helper), table() the word table, read from the graph once. */
   function runner(name) {
     return loadModel(name).then(function (model) {
       var meta = model.meta, prediction = meta.outputs.prediction;
+      function many(outs) { return outs.map(function (out) { return array(out, prediction); }); }
       return {
         meta: meta, words: model.vocab.words, unk: model.vocab.unk, pad: model.vocab.pad, index: model.index,
         prepare: function (text, hypothesis, alpha) {
@@ -552,8 +609,19 @@
           return run(model, feedsOf(model, premise, hypothesis, alpha), [prediction])
             .then(function (out) { return array(out, prediction); });
         },
+        probsMany: function (inputs, alpha, i) {
+          var feeds = inputs.map(function (x) { return feedsOf(model, x[0], x[1], alpha); });
+          // the helper may hold another model's graph by now (a model picked meanwhile): then the page's worker runs them
+          var lean = i === 1 && helper !== null && helper.model === name && helper.ready;
+          return call({ type: "runs", name: lean ? "lean:" + name : name, feeds: feeds, fetches: [prediction] }, [], lean ? 1 : 0)
+            .then(many);
+        },
+        lanes: function () {
+          if (!helper || helper.model !== name) startHelper(model, [prediction]);
+          return helper.ready ? 2 : 1;
+        },
         table: function () {
-          if (!model.table) { model.table = DisanPair.embeddingTable(model.graph); model.graph = null; }
+          if (!model.table) model.table = DisanPair.embeddingTable(model.graph);
           return model.table;
         },
       };
