@@ -17,6 +17,7 @@ from disan.attribution.corpus import FRACTIONS, SCHEMA_VERSION, measure, ranking
 from disan.attribution.rank import top_count, top_positions
 from disan.attribution.sentence import methods_for
 from disan.attribution.stored import faithfulness_path, migrate, read_faithfulness, stale_reason, write_faithfulness
+from disan.claims_file import card_fold
 from disan.errors import InputError
 from disan.checkpoint import sha256
 from disan.data import Example
@@ -111,6 +112,8 @@ def test_stored_results_match_the_schema_and_their_checkpoint(name):
     assert data["model"] == name and data["split"] == "test"
     assert stale_reason(data) is None, f"{name}: run python -m disan faithfulness --all --write --stale-only"
     assert data["complete"] == (data["n"] == data["n_examples"])
+    # a cross-validated model is measured on its own fold's test part, the one its card names (not the fixed split)
+    assert data.get("fold") == card_fold(name, data["task"], PRETRAINED)
 
 
 def test_cli_limit_json_on_fixture_data(capsys):

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ..api import PRETRAINED_DIR
 from ..checkpoint import sha256
-from ..claims_file import checkpoint_path, trained_model_and_examples
+from ..claims_file import card_fold, checkpoint_path, trained_model_and_examples
 from ..errors import InputError
 from ..output import write_atomic
 from .corpus import SCHEMA_VERSION, TAU_BANDS, answer, run
@@ -96,7 +96,9 @@ def compute(name: str, split: str = "test", task: str | None = None, data_dir: s
         raise InputError(f"--limit {limit} measures nothing; give a positive number of examples or leave it out.")
     folder = cache_folder(cache) if cache is not None else None
     path, model, task, examples = trained_model_and_examples(name, split, task, data_dir, directory, "attributions")
-    return run(model, examples, task, split, sha256(path), limit, progress=progress, cache=folder)
+    result = run(model, examples, task, split, sha256(path), limit, progress=progress, cache=folder)
+    fold = card_fold(model.name, task, directory)
+    return result if fold is None else {**result, "fold": fold}  # the split is this fold's part, as in claims
 
 
 def write_faithfulness(result: dict, directory: Path = PRETRAINED_DIR) -> Path:
