@@ -126,7 +126,8 @@ def summary(results) -> list[str]:
     total = len(results.measured)
     lines = ["**Summary.** Signed mean Kendall τ of attention with gradient × input, IG and leave-one-out: "
              + "; ".join(f"{name} for {len(v)} of {total} ({', '.join(v)})" for name, v in bands.items())
-             + ". Deleting the most-attended tokens lowers the predicted class's probability more than deleting "
+             + ". Deleting the most-attended tokens lowers the predicted class's probability (a relatedness model's "
+             "score) more than deleting "
              "random ones: "
              + "; ".join(f"{BEATS[verdict]} for {len(v)} of {total}" for verdict, v in beats.items()) + "."]
     if ig_vs_attention:
@@ -197,7 +198,8 @@ def block(directory: Path = ROOT / "pretrained") -> str:
     parts = (["**Agreement.** Kendall τ-b per test example (an NLI pair: the mean of its two sentences), mean "
               "over examples with its 95% bootstrap interval. The attributions' τ with each other is the baseline "
               "attention's τ is read against."] + [""] + table(results)
-             + ["", "**Erasure (ERASER).** Comprehensiveness: the drop in the predicted class's probability when "
+             + ["", "**Erasure (ERASER).** Comprehensiveness: the drop in the predicted class's probability (a "
+                "relatedness model, SICK: in its predicted score ŷ on the 1–5 scale) when "
                 "the ranking's top k% of tokens are deleted; sufficiency: the drop when only they are kept. Ours: "
                 "the mean over k = 10, 20, 50%; ERASER's AOPC: the sum over k = 1, 5, 10, 20, 50% divided by 6."]
              + [""] + eraser_table(results) + [""] + answers(results) + [""] + [" ".join(summary(results))] + [""]

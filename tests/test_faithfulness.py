@@ -252,3 +252,17 @@ def test_a_schema_1_file_is_migrated_and_any_other_version_is_refused_by_name(tm
     assert stored_main(["--migrate", "dsa-sst5", "--pretrained-dir", str(tmp_path)]) == 0
     on_disk = json.loads(faithfulness_path("dsa-sst5", tmp_path).read_text())
     assert on_disk == new and read_faithfulness("dsa-sst5", tmp_path) == new
+
+
+def test_the_answer_names_the_score_a_relatedness_model_is_measured_on():
+    """A relatedness model's erasure target is its score ŷ (corpus.target), so the answer must not speak of a class."""
+    from disan.attribution.corpus import answer
+
+    names = [p.name.removesuffix(".faithfulness.json") for p in PRETRAINED.glob("*.faithfulness.json")]
+    if not names:
+        pytest.skip("no stored faithfulness result in pretrained/")
+    data = read_faithfulness(sorted(names)[0])
+    classifier = answer({**data, "target": "the predicted class of the whole input"})
+    related = answer({**data, "target": "the predicted relatedness score ŷ = rᵀp̂ of the pair"})
+    assert "lowers the predicted class's probability" in classifier and "relatedness" not in classifier
+    assert "lowers the predicted relatedness score" in related and "class's probability" not in related

@@ -321,14 +321,17 @@ def answer(result: dict) -> str:
         rank += "; attention with " + ", ".join(extras)
     diff = result["attention_minus_random"]
     comp = result["aopc"]["comprehensiveness"]
+    # a relatedness model's target is its score ŷ = rᵀp̂ (Tai et al. 2015), not a class's probability
+    measure = ("the predicted relatedness score" if str(result.get("target", "")).startswith("the predicted relatedness")
+               else "the predicted class's probability")
     values = (f"comprehensiveness, mean over 10/20/50%: "
               f"{comp['attention']['value']:.3f} vs {comp['random']['value']:.3f}, difference {_iv(diff, '{:+.3f}')}")
     if diff["verdict"] == "inconclusive":
-        erase = ("whether deleting the most-attended tokens lowers the predicted class's probability more than "
+        erase = (f"whether deleting the most-attended tokens lowers {measure} more than "
                  f"deleting random ones is inconclusive: the interval contains 0 ({values})")
     else:
         what = "more" if diff["verdict"] == "supported" else "less"
-        erase = (f"deleting the most-attended tokens lowers the predicted class's probability {what} than deleting "
+        erase = (f"deleting the most-attended tokens lowers {measure} {what} than deleting "
                  f"random ones ({values})")
     return f"{result['model']}: {rank}; {erase}."
 

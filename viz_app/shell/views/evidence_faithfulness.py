@@ -29,7 +29,8 @@ INTRO = (
     "attention ranks tokens as gradient and erasure attributions do. Per test example and its predicted class: "
     "Kendall τ-b between the source2token attention and each attribution (signed ones by magnitude; an NLI "
     "pair's τ is the mean of its two sentences'), read beside the τ of the attributions with each other; and "
-    "ERASER's comprehensiveness (the drop in the predicted class's probability when the top k% of tokens are "
+    "ERASER's comprehensiveness (the drop in the predicted class's probability, a relatedness model's score, "
+    "when the top k% of tokens are "
     "deleted) and sufficiency (the drop when only they are kept; lower is better), at k = {fractions}: ours "
     "averages {ours}, ERASER's AOPC sums all five and divides by 6. Intervals: 95% bootstrap over examples."
 )
@@ -98,7 +99,7 @@ def render(ctx: Context) -> None:
             rows = aopc_rows(results, kind, which)
             if rows:
                 show_figure(interval_plot(rows, title=f"ERASER {kind} by ranking ({bins}; {better})",
-                                          x_title=f"{kind} (drop in the predicted class's probability)",
+                                          x_title=f"{kind} (drop in the predicted class's probability or score)",
                                           theme=ctx.theme),
                             ctx, key=f"ev_faith_{kind}" + ("_eraser" if which == "aopc_eraser" else ""),
                             table=partial(rows_table, rows))
