@@ -20,6 +20,15 @@ stop. The summary records ``total_steps``, ``stopped_by`` and the learning
 curve (dev accuracy and the mean train loss since the previous evaluation).
 Multi-process training uses ``torchrun`` + DistributedDataParallel (gloo on
 the CPU, nccl on CUDA).
+
+DiSAN's token2token kernel (``t2t_impl``): by default the fused kernel, the
+chunked reference and the naive reference are timed on the training device
+and a batch of median length before the first step (``kernel_choice``), and
+the fastest trains the run; the choice and its timings go to the summary's
+``token2token``. A resumed run keeps the kernel its state records (a state
+saved before kernels were recorded trained with the fused one), so it stays
+step for step the run it continues; ``--t2t-impl fused|reference|naive``
+forces one, e.g. to rerun a published run bit for bit on another machine.
 """
 
 from __future__ import annotations
@@ -42,10 +51,12 @@ from torch.nn.parallel import DistributedDataParallel
 from tqdm import tqdm
 
 from . import checkpoint
-from .config import RECIPE_FIELDS, ModelConfig, check_recipe
-from .errors import CheckpointError, InputError
+from .config import RECIPE_FIELDS, ConfigError, ModelConfig, check_recipe
+from .errors import CheckpointError
 from .data import PAIR_TASKS, RELATEDNESS_TASKS, TASK_LABELS, check_fold, fold_record, load_task
 from .evaluate import Encoded, dev_metric, encode_examples
+from .fused_attention import set_impl
+from .kernel_choice import CANDIDATES, KernelChoice, measure
 from .model import SentenceModel
 from .relatedness import relatedness_loss
 from .train_config import TrainConfig
@@ -174,7 +185,8 @@ def state_path(cfg: TrainConfig) -> Path:
     return Path(cfg.out).with_suffix(".state.pt")
 
 
-def save_state(cfg: TrainConfig, model, opt, epoch: int, step: int, best: float, history: list) -> None:
+def save_state(cfg: TrainConfig, model, opt, epoch: int, step: int, best: float, history: list,
+               kernel: KernelChoice | None = None) -> None:
     path = state_path(cfg)
     tmp = path.with_suffix(".tmp")
     torch.save(
@@ -186,17 +198,22 @@ def save_state(cfg: TrainConfig, model, opt, epoch: int, step: int, best: float,
             "best": best,
             "history": json.dumps(history),
             "torch_rng": torch.get_rng_state(),
+            "token2token": json.dumps(kernel.record() if kernel else None),
         },
         tmp,
     )
     tmp.replace(path)
 
 
-def load_state(cfg: TrainConfig, model, opt) -> tuple[int, int, float, list]:
-    """Resume position (epoch, step in epoch, best dev, history), or a fresh start."""
+#: The kernel record of a state saved before states recorded one: DiSABlock's ``auto`` trained with the fused kernel.
+UNRECORDED_KERNEL = {"choice": "fused", "device": "not recorded"}
+
+
+def load_state(cfg: TrainConfig, model, opt) -> tuple[int, int, float, list, dict | None]:
+    """Resume position (epoch, step in epoch, best dev, history, token2token record), or a fresh start."""
     path = state_path(cfg)
     if not path.exists():
-        return 0, 0, -1.0, []
+        return 0, 0, -1.0, [], None
     try:
         state = torch.load(path, weights_only=True)
         model.load_state_dict(state["model"])
@@ -206,7 +223,8 @@ def load_state(cfg: TrainConfig, model, opt) -> tuple[int, int, float, list]:
             f"Training state {path} cannot be read ({str(err).splitlines()[0][:120]}); delete it to start over."
         ) from err
     torch.set_rng_state(state["torch_rng"])
-    return state["epoch"], state["step"], state["best"], json.loads(state["history"])
+    kernel = json.loads(state["token2token"]) if "token2token" in state else UNRECORDED_KERNEL
+    return state["epoch"], state["step"], state["best"], json.loads(state["history"]), kernel
 
 
 # ------------------------------------------------------------------ loop
@@ -214,6 +232,7 @@ def train(cfg: TrainConfig) -> dict:
     """Train, keep the best dev checkpoint, and return the run summary."""
     check_recipe(cfg.model, {name: getattr(cfg, name) for name in RECIPE_FIELDS})  # before any data is read
     check_fold(cfg.task, cfg.fold)
+    check_t2t_impl(cfg)
     rank, world = setup_distributed()
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
@@ -226,13 +245,14 @@ def train(cfg: TrainConfig) -> dict:
     dev_set = encode_examples(dev_ex, cfg.max_len)
     model = build_model(cfg, train_set)
     opt = make_optimizer(cfg, model)
-    epoch0, step0, best, history = load_state(cfg, model, opt)
+    epoch0, step0, best, history, recorded = load_state(cfg, model, opt)
+    started = time.time()
+    lengths = train_set.lengths()
+    kernel = choose_kernel(cfg, model, train_set, lengths, recorded, rank, world)  # before DDP hooks the gradients
     net = DistributedDataParallel(model) if world > 1 else model
     Path(cfg.out).parent.mkdir(parents=True, exist_ok=True)
     log = Path(cfg.out).with_suffix(".log.jsonl")
-    started = time.time()
     elapsed0 = history[-1]["elapsed_s"] if history else 0.0
-    lengths = train_set.lengths()
     per_epoch = len(epoch_batches(lengths, cfg.batch_size, cfg.seed, 0)) // world  # the same every epoch
     global_step = epoch0 * per_epoch + step0
     stopped_by = agreed(stop_reason(cfg, history, global_step), world)  # a finished run resumed: nothing left to do
@@ -262,7 +282,7 @@ def train(cfg: TrainConfig) -> dict:
             late = out_of_time(cfg, started, elapsed0, world)
             stopped_by = agreed(stop_reason(cfg, history, global_step) or ("time_budget" if late else None), world)
             if cfg.save_every and done % cfg.save_every == 0 and rank == 0 and not stopped_by:
-                save_state(cfg, model, opt, epoch, done, best, history)
+                save_state(cfg, model, opt, epoch, done, best, history, kernel)
             if stopped_by:
                 break
         bar.close()
@@ -273,15 +293,61 @@ def train(cfg: TrainConfig) -> dict:
             stopped_by = stopped_by or agreed(stop_reason(cfg, history, global_step), world)
         if rank == 0:
             ended_inside = done < len(batches)
-            save_state(cfg, model, opt, epoch + (0 if ended_inside else 1), done if ended_inside else 0, best, history)
+            save_state(cfg, model, opt, epoch + (0 if ended_inside else 1), done if ended_inside else 0, best, history,
+                       kernel)
     stopped_by = stopped_by or "epochs"
     summary = run_summary(cfg, model, train_set, dev_set, best, history, started, elapsed0, world, global_step, stopped_by)
+    if kernel is not None:
+        summary["token2token"] = kernel.record()
     summary["rank_weight_sha256"] = gather_weight_digests(model, world)
     if rank == 0:
         Path(cfg.out).with_suffix(".train.json").write_text(json.dumps(summary, indent=2) + "\n")
     if world > 1:
         dist.destroy_process_group()
     return summary
+
+
+def check_t2t_impl(cfg: TrainConfig) -> None:
+    """``t2t_impl`` is ``measure`` or a candidate, and only DiSAN has a choice."""
+    allowed = ("measure", *CANDIDATES)
+    if cfg.t2t_impl not in allowed:
+        raise ConfigError(f"t2t_impl={cfg.t2t_impl!r} is not allowed; use one of {', '.join(allowed)}.")
+    if cfg.model != "disan" and cfg.t2t_impl != "measure":
+        raise ConfigError(f"t2t_impl={cfg.t2t_impl!r} applies to DiSAN only ({cfg.model!r} has one attention "
+                          "implementation); leave it at 'measure'.")
+
+
+def choose_kernel(cfg: TrainConfig, model: SentenceModel, train_set: Encoded, lengths: np.ndarray,
+                  recorded: dict | None, rank: int, world: int) -> KernelChoice | None:
+    """DiSAN's token2token kernel for the run, set on every block and printed; None for DSA (one kernel).
+
+    Forced by ``t2t_impl``, else the resumed state's, else measured by rank 0 (every rank trains with its choice).
+    """
+    if cfg.model != "disan":
+        return None
+    device = str(next(model.parameters()).device)
+    if cfg.t2t_impl != "measure":
+        kernel = KernelChoice(cfg.t2t_impl, "forced", device)
+    elif recorded is not None:
+        kernel = KernelChoice.from_record(recorded, "resumed")
+    else:
+        kernel = agreed(measure_kernel(cfg, model, train_set, lengths) if rank == 0 else None, world)
+    set_impl(model, kernel.impl)
+    if rank == 0:
+        print(kernel.line(), flush=True)
+    return kernel
+
+
+def measure_kernel(cfg: TrainConfig, model: SentenceModel, train_set: Encoded, lengths: np.ndarray) -> KernelChoice:
+    """``kernel_choice.measure`` on the first epoch's batch of median length: the first batch is a random
+    length bucket, and the kernels' relative speed changes with the length (the T × T attention)."""
+    batches = epoch_batches(lengths, cfg.batch_size, cfg.seed, 0)
+    longest = np.array([lengths[b].max() for b in batches])
+    chosen = batches[int(np.argsort(longest, kind="stable")[len(batches) // 2])]
+    prem, hyp, targets = train_set.batch(chosen)
+    relatedness = model.cfg.relatedness
+    return measure(model, lambda: task_loss(relatedness, model(prem, hyp)[0], targets),
+                   {"sentences": len(chosen), "longest": int(lengths[chosen].max())})
 
 
 def checkpoint_if_best(cfg, model, dev_set, best, history, log, epoch, step, global_step, losses, started, elapsed0, rank) -> float:
@@ -323,8 +389,8 @@ def out_of_time(cfg: TrainConfig, started: float, elapsed0: float, world: int) -
     return bool(flag.item())
 
 
-def agreed(reason: str | None, world: int) -> str | None:
-    """Rank 0's stop decision on every rank (only rank 0 evaluates, so only it has the history)."""
+def agreed(reason, world: int):
+    """Rank 0's stop decision (or kernel choice) on every rank (only rank 0 evaluates, so only it has the history)."""
     if world == 1:
         return reason
     box = [reason]

@@ -36,6 +36,9 @@ class TrainConfig:
     time_budget_min: float | None = None
     threads: int | None = None
     on_error: str = "raise"
+    # DiSAN's token2token kernel while training (disan.kernel_choice): "measure" times fused, reference and
+    # naive on the training device and keeps the fastest; "fused", "reference" or "naive" force one.
+    t2t_impl: str = "measure"
     # Cross-validated tasks (subj, mpqa, cr): which of the 10 stratified folds is the test part.
     fold: int | None = None
     # Recipe options (config.RECIPE_FIELDS), saved in the checkpoint's ModelConfig.
