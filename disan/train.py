@@ -22,10 +22,10 @@ Multi-process training uses ``torchrun`` + DistributedDataParallel (gloo on
 the CPU, nccl on CUDA).
 
 DiSAN's token2token kernel (``t2t_impl``): by default the fused kernel, the
-chunked reference and the naive reference are timed on the training device
-and a batch of median length before the first step (``kernel_choice``), and
-the fastest trains the run; the choice and its timings go to the summary's
-``token2token``. A resumed run keeps the kernel its state records (a state
+chunked reference and the naive reference are timed before the first step,
+on the training device and the batch at the middle of the first epoch's
+attention work (``measure_kernel``), and the fastest trains the run; the
+choice and its timings go to the summary's ``token2token``. A resumed run keeps the kernel its state records (a state
 saved before kernels were recorded trained with the fused one), so it stays
 step for step the run it continues; ``--t2t-impl fused|reference|naive``
 forces one, e.g. to rerun a published run bit for bit on another machine.
@@ -339,11 +339,18 @@ def choose_kernel(cfg: TrainConfig, model: SentenceModel, train_set: Encoded, le
 
 
 def measure_kernel(cfg: TrainConfig, model: SentenceModel, train_set: Encoded, lengths: np.ndarray) -> KernelChoice:
-    """``kernel_choice.measure`` on the first epoch's batch of median length: the first batch is a random
-    length bucket, and the kernels' relative speed changes with the length (the T × T attention)."""
+    """``kernel_choice.measure`` on the first epoch's batch at the middle of its token2token work.
+
+    The kernels differ only in the (B, T, T, D) attention, so batches are weighed by B·T² (T: the batch's
+    longest input) and the one where the sorted cumulative weight passes half is timed. The first batch is a
+    random length bucket, and the median batch is short: SST-5 with phrases (disan-sst5's recipe) has median
+    T = 3 but the middle of its attention work at T = 27.
+    """
     batches = epoch_batches(lengths, cfg.batch_size, cfg.seed, 0)
-    longest = np.array([lengths[b].max() for b in batches])
-    chosen = batches[int(np.argsort(longest, kind="stable")[len(batches) // 2])]
+    longest = np.array([lengths[b].max() for b in batches], dtype=np.float64)
+    order = np.argsort(longest, kind="stable")
+    work = np.cumsum((np.array([len(b) for b in batches]) * longest**2)[order])  # B·T², shortest first
+    chosen = batches[int(order[np.searchsorted(work, work[-1] / 2)])]
     prem, hyp, targets = train_set.batch(chosen)
     relatedness = model.cfg.relatedness
     return measure(model, lambda: task_loss(relatedness, model(prem, hyp)[0], targets),
