@@ -2,6 +2,9 @@
 and training with the measurement is bit for bit training with the chosen kernel set by hand."""
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -182,6 +185,20 @@ def test_a_state_saved_before_kernels_were_recorded_resumes_with_the_fused_kerne
     torch.save(state, state_path(interrupted))
     resumed = train(TrainConfig(**{**interrupted.__dict__, "time_budget_min": None}))
     assert (resumed["token2token"]["choice"], resumed["token2token"]["how"]) == ("fused", "resumed")
+
+
+def test_ddp_ranks_wait_for_rank_0s_measurement_and_train_with_it(tmp_path, glove_txt):
+    cfg = config(tmp_path, glove_txt, "ddp")
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
+           "-m", "disan", "train", "--model", "disan", "--task", "sst5", "--out", cfg.out, "--data-dir", cfg.data_dir,
+           "--glove", glove_txt, "--d-h", "10", "--batch-size", "2", "--epochs", "1", "--threads", "1"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env={**os.environ, "OMP_NUM_THREADS": "1"},
+                          cwd=Path(__file__).parents[1])
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.count("token2token: ") == 1  # rank 0 measures and prints; rank 1 takes its choice
+    summary = json.loads(Path(cfg.out).with_suffix(".train.json").read_text())
+    assert summary["token2token"]["how"] == "measured" and summary["token2token"]["choice"] in CANDIDATES
+    assert len(set(summary["rank_weight_sha256"])) == 1
 
 
 def test_dsa_has_nothing_to_measure_and_bad_values_are_one_line(tmp_path, glove_txt, monkeypatch):
