@@ -96,7 +96,8 @@ def check_maps(got: dict, side: str = "premise") -> list[dict]:
             np.testing.assert_allclose(drawn[~np.isnan(drawn)], w[~np.isnan(w)], rtol=0, atol=TOLERANCE)
         if got["a"]["arch"] == "dsa":
             H = sa[d]["H"]
-            heads = [as_array(t["z"]) for t in got["figs"][f"pair-heads-{d}-{side}"] if t["type"] == "heatmap"]
+            heads = [as_array(t["z"]) for row in ("a", "b", "diff")  # one figure per row: A's heads, B's, B − A
+                     for t in got["figs"][f"pair-heads-{d}-{side}-{row}"] if t["type"] == "heatmap"]
             ha, hb = np.reshape(sa[d]["heads"], (H, TA, TA)), np.reshape(sb[d]["heads"], (H, TB, TB))
             for h in range(H):
                 for drawn, w in zip(heads[h::H], grid_reference(ha[h], hb[h], ops)):

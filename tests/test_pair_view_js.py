@@ -18,7 +18,9 @@ from tests.test_pair_js import reference_script
 SCRIPTS = ("recompute.js", "figures.js", "sections.js", "pair.js", "pair_view.js")
 
 #: Loads the scripts, configures the figures, answers each job {fn, args}; "page" returns the page without its
-#: lazily built section objects (the figures are built as JSON reads them).
+#: lazily built section objects and its inputs (the figures are built as JSON reads them); "again" draws page 1 of
+#: its args (every figure built, as a host draws them), then page 2 with {previous: page 1}, and returns page 2 and
+#: the figures page 2 took from page 1 as the same objects.
 RUNNER = r"""
 const fs = require("fs"), vm = require("vm"), path = require("path");
 globalThis.window = globalThis;
@@ -28,7 +30,15 @@ const input = JSON.parse(fs.readFileSync(0, "utf8"));
 DisanFigures.configure(input.context);
 const run = (job) => {
   try {
-    if (job.fn === "page") { const p = DisanPairView.page(...job.args); delete p.sections; return p; }
+    if (job.fn === "page") { const p = DisanPairView.page(...job.args); delete p.sections; delete p.inputs; return p; }
+    if (job.fn === "again") {
+      const [first, second] = job.args, p1 = DisanPairView.page(...first);
+      for (const id of Object.keys(p1.data.figures)) void p1.data.figures[id];
+      const p2 = DisanPairView.page(second[0], second[1], Object.assign({ previous: p1 }, second[2] || {}));
+      const kept = Object.keys(p2.data.figures).filter(id => p2.data.figures[id] === p1.data.figures[id]);
+      delete p2.sections; delete p2.inputs;
+      return { kept, page: p2 };
+    }
     if (job.fn === "align") return DisanPair.align(...job.args);
     return DisanPairView[job.fn](...job.args);
   } catch (e) { return { error: String(e && e.message || e) }; }
@@ -162,7 +172,7 @@ def test_the_page_s_figures_hold_the_trace_views_numbers_on_the_aligned_tokens(g
     assert page["aligned"]["premise"]["ops"] == ops
     assert [o["op"] for o in ops] == ["delete", "keep", "keep", "insert", "keep", "keep"]
     figs = page["data"]["figures"]
-    heads = ["pair-heads-fw-premise", "pair-heads-bw-premise"] if arch == "dsa" else []
+    heads = [f"pair-heads-{d}-premise-{row}" for d in ("fw", "bw") for row in ("a", "b", "diff")] if arch == "dsa" else []
     assert set(figs) == {"pair-mean-fw-premise", "pair-mean-bw-premise", "pair-prediction", "pair-gate-premise",
                          "pair-pool-premise" if arch == "dsa" else "pair-s2t-premise", *heads}
     sa, sb = tva["premise"], tvb["premise"]
@@ -185,9 +195,9 @@ def test_the_page_s_figures_hold_the_trace_views_numbers_on_the_aligned_tokens(g
         assert fig["layout"]["xaxis"]["ticktext"][3] == "+not" and fig["layout"]["xaxis"]["ticktext"][0] == "−the"
     if arch == "dsa":
         H = sa["fw"]["H"]
-        fig = figs["pair-heads-fw-premise"]
-        panels = heat_panels(fig)
-        assert len(panels) == 3 * H
+        rows = [figs[f"pair-heads-fw-premise-{row}"] for row in ("a", "b", "diff")]
+        panels = [p for fig in rows for p in heat_panels(fig)]  # A's heads, B's, B − A: one row of H panels each
+        assert [len(heat_panels(fig)) for fig in rows] == [H, H, H]
         stack_a = np.reshape(sa["fw"]["heads"], (H, TA, TA))
         stack_b = np.reshape(sb["fw"]["heads"], (H, TB, TB))
         for h in range(H):
@@ -195,8 +205,13 @@ def test_the_page_s_figures_hold_the_trace_views_numbers_on_the_aligned_tokens(g
             for got, want in ((panels[h], ga), (panels[H + h], gb), (panels[2 * H + h], diff)):
                 assert np.array_equal(np.isnan(got), np.isnan(want))
                 np.testing.assert_allclose(got[~np.isnan(got)], want[~np.isnan(want)], rtol=0, atol=1e-12)
-        diff_traces = [t for t in fig["data"] if t["type"] == "heatmap"][2 * H:]
-        assert all(t["zmid"] == 0 and t["zmin"] == -t["zmax"] for t in diff_traces)
+        ab = [t for fig in rows[:2] for t in fig["data"] if t["type"] == "heatmap"]
+        assert len({(t["zmin"], t["zmax"]) for t in ab}) == 1  # A's heads and B's on one colour scale
+        diff_traces = [t for t in rows[2]["data"] if t["type"] == "heatmap"]
+        bound = np.nanmax(np.abs(np.stack(panels[2 * H:])))
+        assert all(t["zmid"] == 0 and t["zmin"] == -t["zmax"] == -bound for t in diff_traces)
+        for fig in rows:  # the deleted (step 0) and inserted (step 3) rows and columns outlined in each panel
+            assert len(fig["layout"]["shapes"]) == 2 * 2 * H
     gate = figs["pair-gate-premise"]
     names = [t["name"] for t in gate["data"]]
     assert names == ["A: forward gate", "B: forward gate", "A: backward gate", "B: backward gate"]
@@ -230,3 +245,32 @@ def test_an_nli_pair_aligns_each_side_and_a_mismatched_pair_is_one_sentence(glov
     assert np.isnan(heat_panels(fig)[2]).sum() == 0  # nothing edited in the premise: B − A on every cell
     assert "a pair is compared through one model" in mixed["error"]
     assert "run both at one α" in alphas["error"]
+
+
+def test_a_new_b_keeps_the_figures_whose_numbers_it_leaves_and_rebuilds_the_others(glove):
+    """page(…, {previous}) (the explorer's typed B): a figure whose side has the same tokens and numbers in A and B
+    is the previous page's object (Plotly.react then finds nothing to draw again); every other one is built anew
+    from the new B, and a new α keeps none."""
+    from tests.conftest import make_tiny
+
+    model = make_tiny("dsa", glove, pair=True)
+    p, h, h2 = "the movie is good", "the movie is good .", "the movie is bad ."
+    tva, tvb = views(model, (p, h), (p, h))
+    tvb2 = views(model, (p, h), (p, h2))[1]
+    far = views(model, (p, h), (p, h2))
+    for tv in far:
+        tv["alpha"] = 3.0
+    same, other = jobs([{"fn": "again", "args": [[tva, tvb], [tva, tvb2]]},
+                        {"fn": "again", "args": [[tva, tvb], far]}])
+    figs = same["page"]["data"]["figures"]
+    premise = {f for f in figs if f.endswith("-premise") or "-premise-" in f}
+    assert len(premise) == 2 + 6 + 2 and set(same["kept"]) == premise  # maps, head rows, gate, pooling
+    # the rebuilt hypothesis figures hold the new B: its replaced token on the axis, its maps in B's panel
+    ops = reference_script(tva["hypothesis"]["tokens"], tvb2["hypothesis"]["tokens"])
+    fig = figs["pair-mean-fw-hypothesis"]
+    assert fig["layout"]["xaxis"]["ticktext"][3] == "good→bad"
+    TB = len(tvb2["hypothesis"]["tokens"])
+    _, gb, _ = grid_reference(np.reshape(tva["hypothesis"]["fw"]["attention"], (TB, TB)),
+                              np.reshape(tvb2["hypothesis"]["fw"]["attention"], (TB, TB)), ops)
+    np.testing.assert_allclose(heat_panels(fig)[1], gb, rtol=0, atol=1e-12)
+    assert other["kept"] == []

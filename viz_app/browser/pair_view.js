@@ -156,36 +156,43 @@
     return fig;
   }
 
-  /* Every head of one block: a row of A's heads and a row of B's on one scale, and a row of B − A diverging
-   * about 0 (heatmapGrid's panels, the third row given the diverging scale and a colour bar of its own). */
-  function headsFigure(sa, sb, dir, ops, labels, o) {
-    var H = sa[dir].H, TA = sa.tokens.length, TB = sb.tokens.length, th = F().theme(o.theme);
-    var maps = [];
-    for (var h = 0; h < H; h++) maps.push(alignedMaps(sa[dir].heads, TA, sb[dir].heads, TB, ops, h * TA * TA, h * TB * TB));
-    var titles = [], mats = [];
-    [["A", "a"], ["B", "b"], ["B − A", "diff"]].forEach(function (row) {
-      maps.forEach(function (m, h) { titles.push(row[0] + ", head " + (h + 1)); mats.push(m[row[1]]); });
-    });
-    var lim = F().limits(mats.slice(0, 2 * H), null, null), bound = 1e-9;
-    maps.forEach(function (m) {
-      m.diff.forEach(function (r) { r.forEach(function (v) { if (v !== null && Math.abs(v) > bound) bound = Math.abs(v); }); });
-    });
-    var fig = F().heatmapGrid(mats, titles, labels, { title: o.title, theme: th, cols: H, zmin: lim[0], zmax: lim[1],
-                                                      valueName: "P" });
-    var heats = fig.data.filter(function (t) { return t.type === "heatmap"; });
-    heats.forEach(function (t, k) {
-      t.showscale = k === 2 * H - 1 || k === 3 * H - 1;
-      if (k === 2 * H - 1) t.colorbar = Object.assign({}, t.colorbar, { y: 0.67, len: 0.6 });
-      if (k < 2 * H) return;
-      t.colorscale = F().context().colorscales[th.diverging].map(function (s) { return [s[0], s[1]]; });
-      t.zmin = -bound;
-      t.zmax = bound;
-      t.zmid = 0.0;
-      t.colorbar = { title: { text: "ΔP" }, y: 0.15, len: 0.3 };
-      t.hovertemplate = t.hovertemplate.replace("P = ", "B − A = ");
-    });
-    fig.layout.shapes = editShapes(ops, 3 * H);
-    return fig;
+  /* Every head of one block as three figures of one row each (heatmapGrid's panels): A's heads, B's on the same
+   * colour scale, and B − A diverging about 0. rows(which) builds row "a", "b" or "diff"; the aligned maps and the
+   * scales are computed once for the three. One figure of all 3·H panels held the page's thread for 60–120 ms
+   * while Plotly drew it (dsa-nli, T = 20, this 2-core machine); a row takes about a third of that, so a key typed
+   * meanwhile waits less. */
+  function headRows(sa, sb, dir, ops, labels, o) {
+    var H = sa[dir].H, TA = sa.tokens.length, TB = sb.tokens.length, th = F().theme(o.theme), shared = null;
+    var computed = function () {
+      if (shared) return shared;
+      var maps = [], ab = [], bound = 1e-9;
+      for (var h = 0; h < H; h++) maps.push(alignedMaps(sa[dir].heads, TA, sb[dir].heads, TB, ops, h * TA * TA, h * TB * TB));
+      maps.forEach(function (m) {
+        ab.push(m.a, m.b);
+        m.diff.forEach(function (r) { r.forEach(function (v) { if (v !== null && Math.abs(v) > bound) bound = Math.abs(v); }); });
+      });
+      shared = { maps: maps, lim: F().limits(ab, null, null), bound: bound };
+      return shared;
+    };
+    var NAMES = { a: "A", b: "B", diff: "B − A" };
+    return function (which) {
+      var c = computed(), name = NAMES[which], diff = which === "diff";
+      var titles = c.maps.map(function (m, h) { return name + ", head " + (h + 1); });
+      var fig = F().heatmapGrid(c.maps.map(function (m) { return m[which]; }), titles, labels, {
+        title: o.title + ", " + name, theme: th, cols: H, zmin: diff ? -c.bound : c.lim[0], zmax: diff ? c.bound : c.lim[1],
+        valueName: "P" });
+      if (diff) {
+        fig.data.forEach(function (t) {
+          if (t.type !== "heatmap") return;
+          t.colorscale = F().context().colorscales[th.diverging].map(function (st) { return [st[0], st[1]]; });
+          t.zmid = 0.0;
+          if (t.showscale) t.colorbar = Object.assign({}, t.colorbar, { title: { text: "ΔP" } });
+          t.hovertemplate = t.hovertemplate.replace("P = ", "B − A = ");
+        });
+      }
+      fig.layout.shapes = editShapes(ops, H);
+      return fig;
+    };
   }
 
   /* Per-token series of A and B side by side per aligned step (bars; none where a side has no token). */
@@ -217,10 +224,68 @@
     } });
   }
 
-  function figure(id, build, paper, caption) {
-    var out = { id: id, paper: paper, caption: caption, side: "premise", word: false, live: false, binding: null };
+  /* A figure of the page; `scope` names what its numbers come from: a sentence side ("premise", "hypothesis"),
+   * whose maps, gates and pooling it draws, or "prediction". */
+  function figure(id, build, paper, caption, scope) {
+    var out = { id: id, paper: paper, caption: caption, side: "premise", word: false, live: false, binding: null,
+                scope: scope };
     lazy(out, "figure", build);
     return out;
+  }
+
+  /* ------------------------------------------------------------ figures kept from the previous page */
+
+  function sameArray(x, y) {
+    if (x === y) return true;
+    if (!x || !y || x.length !== y.length) return false;
+    for (var i = 0; i < x.length; i++) if (x[i] !== y[i] && !(x[i] !== x[i] && y[i] !== y[i])) return false;
+    return true;
+  }
+
+  /* One sentence side of a trace view holds the same tokens and the same numbers in every array a figure draws. */
+  function sameSentence(x, y) {
+    if (x === y) return true;
+    if (!x || !y || !sameArray(Array.from(x.tokens), Array.from(y.tokens)) || x.D2 !== y.D2 ||
+        !sameArray(x.s2t, y.s2t) || !sameArray(x.maxpool_share, y.maxpool_share)) return false;
+    return ["fw", "bw"].every(function (dir) {
+      var a = x[dir], b = y[dir];
+      return a.D === b.D && a.H === b.H && sameArray(a.attention, b.attention) && sameArray(a.heads, b.heads) &&
+        sameArray(a.gate, b.gate);
+    });
+  }
+
+  function predictionList(tv) {
+    return F().pairs(tv.prediction).reduce(function (out, p) { return out.concat([p[0], Number(p[1])]); }, [tv.relatedness]);
+  }
+
+  /* Whether the figures of `scope` are drawn from the same numbers on both pages (inputs: {tvA, tvB, theme}). */
+  function sameScope(now, before, scope) {
+    var a = now.tvA, b = before.tvA;
+    if (now.theme !== before.theme || a.model !== b.model || a.arch !== b.arch || a.alpha !== b.alpha ||
+        String(a.masks) !== String(b.masks) || !a.hypothesis !== !b.hypothesis) return false;
+    if (scope === "prediction") {
+      return sameArray(predictionList(a), predictionList(b)) && sameArray(predictionList(now.tvB), predictionList(before.tvB));
+    }
+    return sameSentence(a[scope], b[scope]) && sameSentence(now.tvB[scope], before.tvB[scope]);
+  }
+
+  /* Each figure of `sections` whose numbers equal those of the same figure of `previous` (an earlier page) is that
+   * figure's object itself, built once for both: Plotly.react finds nothing changed in it and draws nothing again
+   * (a B typed in the premise leaves every hypothesis figure as it was). */
+  function keepFigures(sections, inputs, previous) {
+    var old = {}, same = {};
+    previous.sections.forEach(function (s) { s.figures.forEach(function (f) { old[f.id] = f; }); });
+    sections.forEach(function (s) {
+      s.figures.forEach(function (f) {
+        var o = old[f.id];
+        if (!o) return;
+        if (!(f.scope in same)) same[f.scope] = sameScope(inputs, previous.inputs, f.scope);
+        if (!same[f.scope]) return;
+        var origin = o.origin || o; // the first page of a run of equal ones: no chain of pages is kept alive
+        f.origin = origin;
+        lazy(f, "figure", function () { return origin.figure; });
+      });
+    });
   }
 
   function section(id, title, html, figures, control) {
@@ -235,7 +300,11 @@
     ".pair-align tr.loo td{font-size:.8em;color:#333;min-width:3em}" +
     ".pair-align button{font:inherit;border:1px dashed #888;background:none;border-radius:3px;cursor:pointer;padding:0 3px}" +
     ".pair-swap{border:1px solid #ccc;padding:6px;margin:4px 0;border-radius:4px;background:#fafafa}" +
-    ".pair-swap button{margin:2px;font:inherit}</style>";
+    ".pair-swap button{margin:2px;font:inherit}" +
+    // A figure not yet redrawn for the new B (report.js's .plot.stale) is hidden by its opacity, not report.css's
+    // visibility: visibility is inherited, so toggling it restyles every node of the SVG below (30–90 ms for the
+    // DSA pair's ~11,000 nodes on this 2-core machine, measured by the pair benchmark), opacity only the plot.
+    ".plot.stale[data-fig^=\"pair-\"]{visibility:visible;opacity:0;pointer-events:none}</style>";
 
   /* The aligned token rows of one sentence side: A, its leave-one-out, B (each token a button: click to swap
    * it), its leave-one-out. The leave-one-out cells start empty (td[data-loo="a:3"]: side A, token 3); the host
@@ -310,12 +379,17 @@
               at + suffix, theme: theme, valueName: "P" });
         }, dsa ? "Im Fig. 7 (Eq. 7), A and B" : "Shen Fig. 6, A and B",
           "A and B on the aligned tokens, one colour scale; B − A where both have the cell. Outlined rows and " +
-          "columns: green inserted in B, red (dotted) deleted from A."));
+          "columns: green inserted in B, red (dotted) deleted from A.", side));
         if (dsa) {
-          heads.push(figure("pair-heads-" + d[0] + "-" + side, function () {
-            return headsFigure(sa, sb, d[0], ops, labels, { title: d[1] + " heads" + at + suffix, theme: theme });
-          }, "Im Figs. " + (d[2] ? "13" : "12") + ", A and B",
-            "Each head of A (top row) and B (middle) on one scale, and B − A (bottom) on the aligned tokens."));
+          var rows = headRows(sa, sb, d[0], ops, labels, { title: d[1] + " heads" + at + suffix, theme: theme });
+          var paper = "Im Figs. " + (d[2] ? "13" : "12");
+          [["a", paper + ", A", "Each head of A on the aligned tokens, on one colour scale with B's (next)."],
+           ["b", paper + ", B", "Each head of B on the aligned tokens, on A's colour scale (above)."],
+           ["diff", paper + ", B − A", "B − A per head where both have the cell, diverging about 0. Outlined rows " +
+            "and columns: green inserted in B, red (dotted) deleted from A."]].forEach(function (r) {
+            heads.push(figure("pair-heads-" + d[0] + "-" + side + "-" + r[0], function () { return rows(r[0]); },
+                              r[1], r[2], side));
+          });
         }
       });
       gates.push(figure("pair-gate-" + side, function () {
@@ -325,7 +399,8 @@
                           { title: "Fusion gate per aligned token, mean over features" + at + suffix, yTitle: "mean F",
                             theme: theme, yRange: [0, 1] });
       }, dsa ? "Im Fig. 9 (Eq. 12), A and B" : "Shen Fig. 7 (Eq. 19), A and B",
-        "The gate of A's token and of B's, side by side at each aligned step (one bar where a token was inserted or deleted)."));
+        "The gate of A's token and of B's, side by side at each aligned step (one bar where a token was inserted or deleted).",
+        side));
       pool.push(figure((dsa ? "pair-pool-" : "pair-s2t-") + side, function () {
         var s2t = alignedSeries(rowMeans(sa.s2t, TA, sa.D2), rowMeans(sb.s2t, TB, sb.D2), ops);
         var series = [[dsa ? "attention pooling (mean over features)" : "source2token weight", s2t]];
@@ -333,7 +408,7 @@
         return barsFigure(series, labels, { title: (dsa ? "Pooling weight and max-pooling share" :
           "Source2token weight per aligned token") + at + suffix, yTitle: dsa ? "weight / share" : "mean P", theme: theme });
       }, dsa ? "Im Fig. 11 (Eqs. 14–16), A and B" : "Shen Fig. 8, mean over features, A and B",
-        "How much each token of A and of B weighs in its sentence encoding, side by side per aligned step."));
+        "How much each token of A and of B weighs in its sentence encoding, side by side per aligned step.", side));
     });
     var out = [section("pair-maps", dsa ? "Head-averaged attention, A, B and B − A" :
       "Forward and backward attention, A, B and B − A", dsa && control ? alphaControl(alpha) : "", maps)];
@@ -356,8 +431,9 @@
   /* The page of a minimal pair for DisanReport.show: tvA and tvB are trace views (sections.js's format) of one
    * model (at one α for the DSA). opts: {theme; swap: false where no model can run B again (the report: B's
    * words are not buttons and the legend offers no swap); alphaControl: false where α is set outside the page
-   * (the report, fixed when it was written; the app's own slider): no α slider in the maps' section}. Throws one
-   * sentence when they cannot be compared. */
+   * (the report, fixed when it was written; the app's own slider): no α slider in the maps' section; previous: the
+   * page this host drew before, whose figures this one takes where their numbers are the same (keepFigures)}.
+   * Throws one sentence when they cannot be compared. */
   function page(tvA, tvB, opts) {
     var o = opts || {}, theme = F().theme(o.theme || "normal"), esc = F().htmlEscape;
     var swap = o.swap !== false;
@@ -377,14 +453,16 @@
       (swap ? " · click a word of B to swap it" : "") + " · leave-one-out: the drop in " +
       (change.relatedness ? "the relatedness score" : "p(" + esc(change.target) + ")") +
       " when that token alone is &lt;unk&gt;</p>";
-    var tokens = section("pair-tokens", "Sentences A and B", STYLE + '<div class="pair-rows">' + rows +
+    var tokens = section("pair-tokens", "Sentences A and B", '<div class="pair-rows">' + rows +
       '</div><div class="pair-swap" hidden></div>' + predictionHtml(change) + legend);
     var prediction = section("pair-prediction", "Prediction", "", [figure("pair-prediction", function () {
       return predictionFigure(change, theme);
     }, tvA.arch === "disan" ? "Shen Sec. 5, A and B" : "Im Sec. 4.1, A and B",
-      "The probability of each label for A and for B.")]);
+      "The probability of each label for A and for B.", "prediction")]);
     var sections = [tokens].concat(mapSections(tvA, tvB, aligned, theme, o.alphaControl !== false));
     sections.splice(2, 0, prediction);
+    var inputs = { tvA: tvA, tvB: tvB, theme: o.theme || "normal" };
+    if (o.previous && o.previous.inputs) keepFigures(sections, inputs, o.previous);
     var themes = F().context().themes, data = {
       arch: tvA.arch, alpha: tvA.alpha === undefined ? null : tvA.alpha, compact: false,
       fonts: { normal: themes.normal.font_size, talk: themes.presentation.font_size },
@@ -404,8 +482,10 @@
       '<p class="keys"><button type="button" data-control="talk" aria-pressed="false">Talk mode</button> ' +
       "keys: j / → next section · k / ← previous · t talk mode</p></header>";
     return {
-      title: tvA.model + " — minimal pair", header: header, body: sections.map(sectionHtml).join(""), data: data,
-      sections: sections, aligned: aligned, change: change,
+      // the style first, outside the sections: report.js keeps an equal node where it is, so a new B re-parses no
+      // style sheet (a changed sheet restyles the whole page)
+      title: tvA.model + " — minimal pair", header: header, body: STYLE + sections.map(sectionHtml).join(""), data: data,
+      sections: sections, aligned: aligned, change: change, inputs: inputs,
     };
   }
 

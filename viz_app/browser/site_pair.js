@@ -20,7 +20,10 @@
   var looCache = {}, looKeys = []; // input key → leave-one-out, the last LOO_KEEP inputs
   var LOO_KEEP = 24;
   var NEAREST = 8;
-  var presetsOf = null, presetList = [], lastB = null;
+  var presetsOf = null, presetList = [], lastB = null, lastPage = null;
+  // B as typed and not yet written to DisanSite's state and the address: writing the address (history.replaceState)
+  // took 2–25 ms a key here, so it waits until B's run has gone to the worker and runs beside it (flushB)
+  var typedB = null;
 
   function el(id) { return doc.getElementById(id); }
 
@@ -34,6 +37,19 @@
     var box = el("status");
     box.textContent = text || "";
     box.className = text ? (kind || "note") : "";
+  }
+
+  /* DisanSite's state with B as last typed (typedB) in it. */
+  function current() {
+    return Object.assign(root.DisanSite.state(), typedB || {});
+  }
+
+  /* Write a typed B into DisanSite's state, its controls and the address. */
+  function flushB() {
+    if (!typedB) return;
+    var patch = typedB;
+    typedB = null;
+    root.DisanSite.set(patch);
   }
 
   /* B's text and hypothesis; until B is edited it is a copy of A. */
@@ -53,8 +69,8 @@
 
   /* The pair controls for the state: shown only in pair mode, B's hypothesis only for a two-sentence model,
    * B's fields holding B (left alone while they already do, so the caret stays where it is). */
-  function showControls(s) {
-    var pair = s.view === "pair", meta = metaOf(s.model), b = sideB(s);
+  function showControls(state) {
+    var s = Object.assign({}, state, typedB || {}), pair = s.view === "pair", meta = metaOf(s.model), b = sideB(s);
     el("view").value = pair ? "pair" : "sentence";
     ["pair-preset-row", "b-text-row"].forEach(function (id) { el(id).hidden = !pair; });
     el("b-hyp-row").hidden = !pair || !meta.pair;
@@ -107,13 +123,16 @@
   function step() {
     if (!pending) return Promise.resolve();
     pending = false;
-    var mine = ++generation, s = root.DisanSite.state(), b = sideB(s), t0 = root.performance.now();
+    var mine = ++generation, s = current(), b = sideB(s), t0 = root.performance.now();
     if (s.view !== "pair") return Promise.resolve();
     showControls(s);
     doc.body.dataset.state = "computing";
-    return traceOf(s, s.text, s.hypothesis).then(function (a) {
+    var both = traceOf(s, s.text, s.hypothesis).then(function (a) {
       return traceOf(s, b.text, b.hypothesis).then(function (bb) { return [a, bb]; });
-    }).then(function (both) {
+    });
+    // a task runs after the microtasks that hand B's run to the worker: the address is written while it runs
+    if (typedB) root.setTimeout(flushB, 0);
+    return both.then(function (both) {
       var a = both[0], bb = both[1];
       var problem = a.tv.problem ? sideProblem("A", a.tv.problem) : bb.tv.problem ? sideProblem("B", bb.tv.problem) : null;
       if (problem) {
@@ -125,9 +144,11 @@
       traces[a.key] = a.tv;
       traces[bb.key] = bb.tv;
       if (pending) return step();
-      var page = root.DisanPairView.page(a.tv, bb.tv), wasTyping = typing;
+      // the figures whose numbers this B leaves as they were are the last page's own objects (nothing to redraw)
+      var page = root.DisanPairView.page(a.tv, bb.tv, { previous: lastPage }), wasTyping = typing;
       typing = false;
       lastB = bb.tv;
+      lastPage = page;
       doc.title = page.title + " — attention explorer";
       return root.DisanReport.show(el("report"), page, {
         header: el("page-header"), values: { alpha: s.alpha, feature: 0 }, hash: false, typing: wasTyping,
@@ -199,6 +220,7 @@
   /* B with token `index` of `side` replaced by `text` (several words insert, an empty entry deletes it). B's
    * text becomes its tokens joined by spaces: the tokens the model reads, which the page tokenizes back. */
   function swap(side, index, text) {
+    flushB();
     var s = root.DisanSite.state(), b = sideB(s);
     var tokens = Array.from(lastB[side].tokens);
     tokens.splice.apply(tokens, [index, 1].concat(words(text)));
@@ -254,23 +276,26 @@
     if (!el("view") || !root.DisanSite) return;
     var limit = function (text) { return text.slice(0, data().limits.max_chars); };
     el("view").addEventListener("change", function () {
+      flushB();
       var s = root.DisanSite.state(), pair = el("view").value === "pair";
       root.DisanSite.set(pair && s.bText === null ? { view: "pair", bText: s.text, bHyp: s.hypothesis }
         : { view: pair ? "pair" : "sentence" });
       showControls(root.DisanSite.state());
       root.DisanSite.update();
     });
+    // a key in B: B's run starts first, and the state and address follow while the worker runs it (flushB)
     el("b-text").addEventListener("input", function () {
-      var s = root.DisanSite.state();
-      root.DisanSite.set({ bText: limit(el("b-text").value), bHyp: sideB(s).hypothesis });
+      typedB = { bText: limit(el("b-text").value), bHyp: sideB(current()).hypothesis };
       update(true);
     });
     el("b-hypothesis").addEventListener("input", function () {
-      var s = root.DisanSite.state();
-      root.DisanSite.set({ bText: sideB(s).text, bHyp: limit(el("b-hypothesis").value) });
+      typedB = { bText: sideB(current()).text, bHyp: limit(el("b-hypothesis").value) };
       update(true);
     });
+    // a new address replaces a typed B not yet written into it (capture: before site.js reads the address)
+    root.addEventListener("hashchange", function () { typedB = null; }, true);
     el("pair-preset").addEventListener("change", function () {
+      flushB();
       var p = presetList[+el("pair-preset").value];
       el("pair-preset").value = "";
       if (!p) return;
