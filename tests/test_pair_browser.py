@@ -211,6 +211,19 @@ def test_the_helper_s_lean_graph_gives_the_page_s_probabilities(page, name):
     np.testing.assert_array_equal(got["one"], got["whole"][0])  # one run per message: the same session's numbers
 
 
+def test_a_model_whose_lean_graph_the_helper_gave_up_runs_lane_1_in_the_page_s_worker(page):
+    """The helper holds one model's lean graph: once another model's replaced it (a model picked meanwhile), the
+    first model's lane-1 runs go to the page's worker, with the same numbers, instead of failing."""
+    page.evaluate(_HELPER_READY, "disan-sst5")
+    page.evaluate(_HELPER_READY, "disan-trec")  # now the helper holds disan-trec's graph, not disan-sst5's
+    got = page.evaluate("""() => DisanSite.runner('disan-sst5').then(r => {
+      const ids = r.prepare('the movie is good').premise.ids, inputs = [[ids, null], [[ids[0], r.unk, ids[2], ids[3]], null]];
+      return Promise.all([r.probsMany(inputs, 0, 1), r.probsMany(inputs, 0, 0)])
+        .then(([one, zero]) => ({one: one.map(p => Array.from(p)), zero: zero.map(p => Array.from(p))}));
+    })""")
+    np.testing.assert_array_equal(got["one"], got["zero"])
+
+
 def test_a_new_sentence_s_run_waits_behind_one_message_of_leave_one_out_not_all_of_them(page):
     """While leave-one-out of a 20-token premise and its hypothesis (26 runs) goes on, a new sentence's run sent
     after the third message is answered before leave-one-out ends."""
