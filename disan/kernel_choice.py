@@ -57,10 +57,13 @@ class KernelChoice:
 
     def line(self) -> str:
         """One line for the training log."""
-        if self.how != "measured":
-            return f"token2token: {self.choice} ({self.how}; not measured) on {self.device}"
         times = ", ".join(f"{name} {'out of memory' if ms is None else f'{ms:.0f} ms' if ms >= 100 else f'{ms:.3g} ms'}"
                           for name, ms in self.ms_per_step.items())
+        if self.how == "forced":
+            return f"token2token: {self.choice} (--t2t-impl {self.choice}; not measured)"
+        if self.how == "resumed":
+            return f"token2token: {self.choice}, kept from the resumed run's state" + (
+                f" ({times} per step on {self.device})" if times else " (saved before kernels were recorded)")
         return f"token2token: {times} per step on {self.device} → {self.choice}"
 
     def record(self) -> dict:

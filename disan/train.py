@@ -25,10 +25,11 @@ DiSAN's token2token kernel (``t2t_impl``): by default the fused kernel, the
 chunked reference and the naive reference are timed before the first step,
 on the training device and the batch at the middle of the first epoch's
 attention work (``measure_kernel``), and the fastest trains the run; the
-choice and its timings go to the summary's ``token2token``. A resumed run keeps the kernel its state records (a state
-saved before kernels were recorded trained with the fused one), so it stays
-step for step the run it continues; ``--t2t-impl fused|reference|naive``
-forces one, e.g. to rerun a published run bit for bit on another machine.
+choice and its timings go to the summary's ``token2token``. A resumed run
+keeps the kernel its state records (a state saved before kernels were
+recorded trained with the fused one), so it stays step for step the run it
+continues; ``--t2t-impl fused|reference|naive`` forces one, e.g. to rerun a
+published run bit for bit on another machine.
 """
 
 from __future__ import annotations

@@ -159,24 +159,27 @@ def test_training_after_the_measurement_is_bit_identical_to_the_chosen_kernel_se
 
     by_hand = train(config(tmp_path, glove_txt, "naive", t2t_impl="naive"))
     assert by_hand["token2token"]["how"] == "forced"
+    assert "token2token: naive (--t2t-impl naive; not measured)" in capsys.readouterr().out
     assert digest(measured) == digest(by_hand)
     fused = train(config(tmp_path, glove_txt, "fused", t2t_impl="fused"))
     assert digest(fused) != digest(measured)  # the kernel matters to the bits, so the equality above could fail
 
 
-def test_a_resumed_run_keeps_the_kernel_its_state_records(tmp_path, glove_txt, monkeypatch):
+def test_a_resumed_run_keeps_the_kernel_its_state_records(tmp_path, glove_txt, monkeypatch, capsys):
     stub_timer(monkeypatch, {"fused": 0.030, "reference": 0.020, "naive": 0.010})
     interrupted = config(tmp_path, glove_txt, "b", time_budget_min=0.0)
     assert train(interrupted)["history"][-1]["step"] == 1  # stopped after one step, state saved
     stub_timer(monkeypatch, {"fused": 0.010, "reference": 0.020, "naive": 0.030})  # another device's timings
     resumed = train(TrainConfig(**{**interrupted.__dict__, "time_budget_min": None}))
+    assert "token2token: naive, kept from the resumed run's state (fused 30 ms" in capsys.readouterr().out
     assert (resumed["token2token"]["choice"], resumed["token2token"]["how"]) == ("naive", "resumed")
     assert resumed["token2token"]["ms_per_step"]["naive"] == pytest.approx(10.0)
     straight = train(config(tmp_path, glove_txt, "a", t2t_impl="naive"))
     assert digest(resumed) == digest(straight)
 
 
-def test_a_state_saved_before_kernels_were_recorded_resumes_with_the_fused_kernel(tmp_path, glove_txt, monkeypatch):
+def test_a_state_saved_before_kernels_were_recorded_resumes_with_the_fused_kernel(tmp_path, glove_txt, monkeypatch,
+                                                                                 capsys):
     stub_timer(monkeypatch, {"fused": 0.030, "reference": 0.020, "naive": 0.010})
     interrupted = config(tmp_path, glove_txt, "old", time_budget_min=0.0)
     train(interrupted)
@@ -185,6 +188,7 @@ def test_a_state_saved_before_kernels_were_recorded_resumes_with_the_fused_kerne
     torch.save(state, state_path(interrupted))
     resumed = train(TrainConfig(**{**interrupted.__dict__, "time_budget_min": None}))
     assert (resumed["token2token"]["choice"], resumed["token2token"]["how"]) == ("fused", "resumed")
+    assert "token2token: fused, kept from the resumed run's state (saved before kernels were" in capsys.readouterr().out
 
 
 def test_ddp_ranks_wait_for_rank_0s_measurement_and_train_with_it(tmp_path, glove_txt):
