@@ -90,6 +90,30 @@ def stopping_text(train: dict) -> str:
             f"ended by {how}")
 
 
+def ms_text(ms: float | None) -> str:
+    """A step time as the training log prints it; None: the candidate ran out of memory."""
+    if ms is None:
+        return "out of memory"
+    return f"{ms:,.0f} ms" if ms >= 100 else f"{ms:.3g} ms"
+
+
+def kernel_text(record: dict) -> str:
+    """The token2token kernel a DiSAN run trained with (the train summary's ``token2token``) and how it was set."""
+    choice, how, device = record.get("choice"), record.get("how"), record.get("device")
+    times = ", ".join(f"{name} {ms_text(ms)}" for name, ms in (record.get("ms_per_step") or {}).items())
+    batch = record.get("batch") or {}
+    shape = (f"a batch of {batch['sentences']} sentences, longest {batch['longest']} tokens; "
+             if "sentences" in batch and "longest" in batch else "")
+    measured = f"{times} per training step on {device} ({shape}best of {record.get('rounds')} rounds)"
+    if how == "forced":
+        return f"`{choice}`, forced by `--t2t-impl {choice}` (not measured)"
+    if how == "resumed":
+        if device == "not recorded":
+            return f"`{choice}`, kept from the resumed run's state, saved before kernels were recorded"
+        return f"`{choice}`, kept from the resumed run's state" + (f", which measured {measured}" if times else "")
+    return f"`{choice}`, chosen by `kernel_choice.pick` from the timings taken before the first step: {measured}"
+
+
 def curve_lines(history: list) -> list[str]:
     """The learning curve as a Markdown table: one row per dev evaluation (dev Pearson's r for relatedness runs)."""
     pearson = any("dev_pearson" in h for h in history)
@@ -149,6 +173,8 @@ def render(card: dict) -> str:
     lines += [f"- Optimizer {tcfg.get('optimizer')} lr {tcfg.get('lr')}, batch {tcfg.get('batch_size')}, dropout {tcfg.get('dropout')}, "
               f"weight decay {tcfg.get('weight_decay')}, seed {tcfg.get('seed')}"]
     lines += [f"- Training length: {epochs_text(train)}; wall time {train.get('wall_time_s')} s on {train.get('hardware')} (torch {train.get('torch')})"]
+    if train.get("token2token"):  # runs since issue 28 measure DiSAN's kernel per device (disan.kernel_choice)
+        lines += [f"- token2token kernel: {kernel_text(train['token2token'])}"]
     lines += [f"- Stopping: {stopping_text(train)}"]
     lines += module_lines(train) if is_relatedness(card) else []
     if card.get("test_runs"):

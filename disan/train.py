@@ -21,6 +21,14 @@ curve (dev accuracy and the mean train loss since the previous evaluation).
 Multi-process training uses ``torchrun`` + DistributedDataParallel (gloo on
 the CPU, nccl on CUDA).
 
+The run trains on ``device`` (``--device``): ``auto`` takes the GPU when torch
+sees one, else the CPU; under ``torchrun`` on CUDA each process takes
+``cuda:LOCAL_RANK``. The model is built on the CPU and then moved, so its
+initial weights do not depend on the device; the training state and the
+checkpoint are written with CPU tensors, so a run trained on a GPU loads and
+resumes on a machine without one. The summary's ``device`` and ``hardware``
+name what the run used.
+
 DiSAN's token2token kernel (``t2t_impl``): by default the fused kernel, the
 chunked reference and the naive reference are timed before the first step,
 on the training device and the batch at the middle of the first epoch's
@@ -40,6 +48,7 @@ import json
 import os
 import pickle
 import platform
+import re
 import sys
 import time
 from pathlib import Path
@@ -186,23 +195,35 @@ def state_path(cfg: TrainConfig) -> Path:
     return Path(cfg.out).with_suffix(".state.pt")
 
 
+def on_cpu(obj):
+    """``obj`` (a state dict, nested) with every tensor on the CPU: a state saved on a GPU loads anywhere."""
+    if isinstance(obj, torch.Tensor):
+        return obj.detach().cpu()
+    if isinstance(obj, dict):
+        return {k: on_cpu(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(on_cpu(v) for v in obj)
+    return obj
+
+
 def save_state(cfg: TrainConfig, model, opt, epoch: int, step: int, best: float, history: list,
                kernel: KernelChoice | None = None) -> None:
     path = state_path(cfg)
     tmp = path.with_suffix(".tmp")
-    torch.save(
-        {
-            "model": model.state_dict(),
-            "optimizer": opt.state_dict(),
-            "epoch": epoch,
-            "step": step,
-            "best": best,
-            "history": json.dumps(history),
-            "torch_rng": torch.get_rng_state(),
-            "token2token": json.dumps(kernel.record() if kernel else None),
-        },
-        tmp,
-    )
+    device = next(model.parameters()).device
+    state = {
+        "model": on_cpu(model.state_dict()),
+        "optimizer": on_cpu(opt.state_dict()),
+        "epoch": epoch,
+        "step": step,
+        "best": best,
+        "history": json.dumps(history),
+        "torch_rng": torch.get_rng_state(),
+        "token2token": json.dumps(kernel.record() if kernel else None),
+    }
+    if device.type == "cuda":  # dropout on the GPU draws from its own generator; resume continues it
+        state["cuda_rng"] = torch.cuda.get_rng_state(device)
+    torch.save(state, tmp)
     tmp.replace(path)
 
 
@@ -216,7 +237,9 @@ def load_state(cfg: TrainConfig, model, opt) -> tuple[int, int, float, list, dic
     if not path.exists():
         return 0, 0, -1.0, [], None
     try:
-        state = torch.load(path, weights_only=True)
+        # Onto the CPU first: the model and the optimizer copy their tensors onto the parameters' device
+        # (Optimizer.load_state_dict keeps ``step`` on the CPU, as a fresh run has it), and RNG states are CPU tensors.
+        state = torch.load(path, weights_only=True, map_location="cpu")
         model.load_state_dict(state["model"])
         opt.load_state_dict(state["optimizer"])
     except (RuntimeError, EOFError, KeyError, ValueError, pickle.UnpicklingError) as err:
@@ -224,6 +247,9 @@ def load_state(cfg: TrainConfig, model, opt) -> tuple[int, int, float, list, dic
             f"Training state {path} cannot be read ({str(err).splitlines()[0][:120]}); delete it to start over."
         ) from err
     torch.set_rng_state(state["torch_rng"])
+    device = next(model.parameters()).device
+    if "cuda_rng" in state and device.type == "cuda":  # a state saved on the CPU leaves the GPU's seeded generator
+        torch.cuda.set_rng_state(state["cuda_rng"], device)
     kernel = json.loads(state["token2token"]) if "token2token" in state else UNRECORDED_KERNEL
     return state["epoch"], state["step"], state["best"], json.loads(state["history"]), kernel
 
@@ -234,7 +260,8 @@ def train(cfg: TrainConfig) -> dict:
     check_recipe(cfg.model, {name: getattr(cfg, name) for name in RECIPE_FIELDS})  # before any data is read
     check_fold(cfg.task, cfg.fold)
     check_t2t_impl(cfg)
-    rank, world = setup_distributed()
+    device = resolve_device(cfg.device)
+    rank, world = setup_distributed(device)
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
     torch.manual_seed(cfg.seed)
@@ -244,13 +271,16 @@ def train(cfg: TrainConfig) -> dict:
         train_ex = [train_ex[i] for i in keep]
     train_set = encode_examples(train_ex, cfg.max_len)
     dev_set = encode_examples(dev_ex, cfg.max_len)
-    model = build_model(cfg, train_set)
+    model = build_model(cfg, train_set).to(device)  # built on the CPU: the same initial weights on every device
     opt = make_optimizer(cfg, model)
     epoch0, step0, best, history, recorded = load_state(cfg, model, opt)
     started = time.time()
     lengths = train_set.lengths()
     kernel = choose_kernel(cfg, model, train_set, lengths, recorded, rank, world)  # before DDP hooks the gradients
-    net = DistributedDataParallel(model) if world > 1 else model
+    if world == 1:
+        net = model
+    else:
+        net = DistributedDataParallel(model, device_ids=[device.index] if device.type == "cuda" else None)
     Path(cfg.out).parent.mkdir(parents=True, exist_ok=True)
     log = Path(cfg.out).with_suffix(".log.jsonl")
     elapsed0 = history[-1]["elapsed_s"] if history else 0.0
@@ -267,9 +297,9 @@ def train(cfg: TrainConfig) -> dict:
         done = step0
         for step in range(step0, len(batches)):
             net.train()
-            prem, hyp, targets = train_set.batch(batches[step])
+            prem, hyp, targets = train_set.batch(batches[step])  # token lists: embed() makes the ids on the device
             logits, _, _ = net(prem, hyp)
-            loss = task_loss(model.cfg.relatedness, logits, targets)
+            loss = task_loss(model.cfg.relatedness, logits, targets.to(device))
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
@@ -280,7 +310,7 @@ def train(cfg: TrainConfig) -> dict:
             if cfg.eval_every and global_step % cfg.eval_every == 0:
                 best = checkpoint_if_best(cfg, model, dev_set, best, history, log, epoch, done, global_step, losses, started, elapsed0, rank)
                 losses = []
-            late = out_of_time(cfg, started, elapsed0, world)
+            late = out_of_time(cfg, started, elapsed0, world, device)
             stopped_by = agreed(stop_reason(cfg, history, global_step) or ("time_budget" if late else None), world)
             if cfg.save_every and done % cfg.save_every == 0 and rank == 0 and not stopped_by:
                 save_state(cfg, model, opt, epoch, done, best, history, kernel)
@@ -297,7 +327,8 @@ def train(cfg: TrainConfig) -> dict:
             save_state(cfg, model, opt, epoch + (0 if ended_inside else 1), done if ended_inside else 0, best, history,
                        kernel)
     stopped_by = stopped_by or "epochs"
-    summary = run_summary(cfg, model, train_set, dev_set, best, history, started, elapsed0, world, global_step, stopped_by)
+    summary = run_summary(cfg, model, train_set, dev_set, best, history, started, elapsed0, world, global_step, stopped_by,
+                          device)
     if kernel is not None:
         summary["token2token"] = kernel.record()
     summary["rank_weight_sha256"] = gather_weight_digests(model, world)
@@ -353,6 +384,7 @@ def measure_kernel(cfg: TrainConfig, model: SentenceModel, train_set: Encoded, l
     work = np.cumsum((np.array([len(b) for b in batches]) * longest**2)[order])  # B·T², shortest first
     chosen = batches[int(order[np.searchsorted(work, work[-1] / 2)])]
     prem, hyp, targets = train_set.batch(chosen)
+    targets = targets.to(next(model.parameters()).device)
     relatedness = model.cfg.relatedness
     return measure(model, lambda: task_loss(relatedness, model(prem, hyp)[0], targets),
                    {"sentences": len(chosen), "longest": int(lengths[chosen].max())})
@@ -388,10 +420,12 @@ def checkpoint_if_best(cfg, model, dev_set, best, history, log, epoch, step, glo
     return best
 
 
-def out_of_time(cfg: TrainConfig, started: float, elapsed0: float, world: int) -> bool:
+def out_of_time(cfg: TrainConfig, started: float, elapsed0: float, world: int,
+                device: torch.device = torch.device("cpu")) -> bool:
     if cfg.time_budget_min is None:
         return False
-    flag = torch.tensor([float(elapsed0 + time.time() - started > 60 * cfg.time_budget_min)])
+    # On the training device: nccl reduces CUDA tensors only.
+    flag = torch.tensor([float(elapsed0 + time.time() - started > 60 * cfg.time_budget_min)], device=device)
     if world > 1:
         dist.all_reduce(flag, op=dist.ReduceOp.MAX)  # every rank stops at the same step
     return bool(flag.item())
@@ -425,15 +459,54 @@ def gather_weight_digests(model: torch.nn.Module, world: int) -> list[str]:
     return out
 
 
-def setup_distributed() -> tuple[int, int]:
-    """(rank, world size); initialises torch.distributed under torchrun."""
+def resolve_device(value: str) -> torch.device:
+    """The training device of ``TrainConfig.device``: ``auto``, ``cpu``, ``cuda`` or ``cuda:N``.
+
+    ``auto`` is ``cuda`` when torch sees a GPU, else ``cpu``. Under torchrun (``WORLD_SIZE`` > 1) ``cuda`` is
+    ``cuda:LOCAL_RANK``: one GPU per process, as DistributedDataParallel with ``device_ids`` expects.
+    """
+    match = re.fullmatch(r"(auto|cpu|cuda)(?::(\d+))?", value)
+    if match is None or match.group(2) is not None and match.group(1) != "cuda":
+        raise ConfigError(f"device={value!r} is not understood; use auto, cpu, cuda or cuda:N (e.g. cuda:0).")
+    kind = match.group(1)
+    if kind == "auto":
+        kind = "cuda" if torch.cuda.is_available() else "cpu"
+    if kind == "cpu":
+        return torch.device("cpu")
+    if not torch.cuda.is_available():
+        raise ConfigError(f"device={value!r} but torch sees no CUDA device here; use --device cpu or --device auto.")
     world = int(os.environ.get("WORLD_SIZE", "1"))
+    if world > 1 and match.group(2) is not None:
+        raise ConfigError(f"device={value!r} names one GPU for all {world} torchrun processes; use --device cuda "
+                          "(each process takes cuda:LOCAL_RANK).")
+    index = int(match.group(2) or (os.environ.get("LOCAL_RANK", "0") if world > 1 else torch.cuda.current_device()))
+    count = torch.cuda.device_count()
+    if index >= count:
+        what = f"device={value!r}" if match.group(2) else f"LOCAL_RANK {index}"
+        raise ConfigError(f"{what} asks for cuda:{index} but torch sees {count} CUDA device(s) (cuda:0 to "
+                          f"cuda:{count - 1}); name one of them, or start at most {count} processes per node.")
+    return torch.device("cuda", index)
+
+
+def setup_distributed(device: torch.device) -> tuple[int, int]:
+    """(rank, world size); initialises torch.distributed under torchrun: nccl for CUDA, gloo for the CPU."""
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    if device.type == "cuda":
+        torch.cuda.set_device(device)  # nccl's collectives (and broadcast_object_list) use the current device
     if world > 1 and not dist.is_initialized():
-        dist.init_process_group("nccl" if torch.cuda.is_available() else "gloo")
+        dist.init_process_group("nccl" if device.type == "cuda" else "gloo")
     return (dist.get_rank(), world) if world > 1 else (0, 1)
 
 
-def run_summary(cfg, model, train_set, dev_set, best, history, started, elapsed0, world, total_steps, stopped_by) -> dict:
+def hardware_text(device: torch.device, world: int) -> str:
+    """What the run trained on: the CPU and its threads, or the GPU's name; × the number of processes."""
+    if device.type == "cuda":
+        return f"{torch.cuda.get_device_name(device)} × {world} process(es)"
+    return f"{platform.machine()} CPU, {torch.get_num_threads()} threads × {world} process(es)"
+
+
+def run_summary(cfg, model, train_set, dev_set, best, history, started, elapsed0, world, total_steps, stopped_by,
+                device: torch.device) -> dict:
     encoder_params = sum(p.numel() for n, p in model.named_parameters() if not n.startswith("embedding"))
     return {
         "train_config": dataclasses.asdict(cfg),
@@ -452,9 +525,8 @@ def run_summary(cfg, model, train_set, dev_set, best, history, started, elapsed0
         "epochs_run": history[-1]["epoch"] if history else 0,
         "history": history,
         "wall_time_s": round(elapsed0 + time.time() - started, 1),
-        "hardware": f"{platform.machine()} CPU, {torch.get_num_threads()} threads × {world} process(es)"
-        if not torch.cuda.is_available()
-        else torch.cuda.get_device_name(),
+        "hardware": hardware_text(device, world),
+        "device": str(device),
         "torch": torch.__version__,
         "command": "python -m disan " + " ".join(sys.argv[1:]),
     }

@@ -36,6 +36,9 @@ class TrainConfig:
     time_budget_min: float | None = None
     threads: int | None = None
     on_error: str = "raise"
+    # Where the run trains (disan.train.resolve_device): "auto" is "cuda" when torch sees a GPU, else "cpu";
+    # "cpu", "cuda" or "cuda:N" choose. Under torchrun on CUDA each process takes cuda:LOCAL_RANK.
+    device: str = "auto"
     # DiSAN's token2token kernel while training (disan.kernel_choice): "measure" times fused, reference and
     # naive on the training device and keeps the fastest; "fused", "reference" or "naive" force one.
     t2t_impl: str = "measure"
