@@ -13,9 +13,11 @@ Without the SNLI files the pair lengths come from ``FALLBACK_LENGTHS``
 (a fixed, documented distribution) and the words from ``FILLER_WORDS``.
 
 DiSAN is timed twice on the same batches, interleaved: with the fused
-token2token that training uses (``auto``) and with the naive reference
-(``naive``: unchunked, unfused, plain autograd), so the speed-up is a ratio
-measured under the same conditions.
+token2token (``auto``) and with the naive reference (``naive``: unchunked,
+unfused, plain autograd), so the speed-up is a ratio measured under the same
+conditions. ``train`` itself uses neither by default: it measures the kernels
+on its own device and batch (``disan/kernel_choice.py``); the table's notes
+say which of the two its rule picks at the table's times.
 """
 
 from __future__ import annotations
@@ -193,7 +195,35 @@ def sentences_per_second(row: dict) -> float:
     return 2 * sum(row["pairs"]) / sum(row["times"])  # a pair is two sentences
 
 
-IMPL_NAMES = {"auto": "fused token2token (training default)", "naive": "naive reference (unchunked, unfused)"}
+IMPL_NAMES = {"auto": "fused token2token", "naive": "naive reference (unchunked, unfused)"}
+
+#: ``train``'s own token2token measurement with disan-sst5's recipe on the 2-core CPU (batch 64, 1 thread, the batch
+#: at the middle of the first epoch's attention work: T = 27), as its log line printed it (issue 28, commit a77901e).
+SST5_CPU_MEASUREMENT = "fused 352 ms, reference 1,324 ms, naive 2,147 ms per step → fused"
+
+
+def kernel_notes(res: dict, hardware: str) -> list[str]:
+    """What ``train`` does about the token2token kernel, and what its rule picks at this table's DiSAN times."""
+    from disan.kernel_choice import MARGIN, pick
+
+    rows, n = res["rows"], res["n_batches"]
+    if ("disan", "auto") not in rows or ("disan", "naive") not in rows:
+        return []
+    epoch = {"fused": epoch_seconds(rows[("disan", "auto")], n), "naive": epoch_seconds(rows[("disan", "naive")], n)}
+    chosen = {"fused": "fused kernel", "naive": "naive reference"}[pick(epoch)]
+    return [
+        "`train` does not assume a token2token kernel: before its first step it times fused, chunked reference and "
+        "naive forward + backward on the device it trains on (`--device`, the GPU when present), at the batch in the "
+        "middle of the first epoch's B·T² attention work, and trains with the fastest (`disan/kernel_choice.py`; "
+        "`--t2t-impl measure`, the default; `fused|reference|naive` force one). The run's `train.json` records the "
+        "choice and its ms per step under `token2token`, and the model card states them; a resumed run keeps its "
+        "kernel.",
+        f"At this table's times that rule (`kernel_choice.pick`: the fastest, or a leaner kernel within "
+        f"{MARGIN:.0%} of it) picks the {chosen} on {hardware} (fused {epoch['fused']:,.0f} s, naive "
+        f"{epoch['naive']:,.0f} s per epoch); `train` decides on its own device and batch, with the chunked "
+        f"reference as a third candidate. On the 2-core CPU, disan-sst5's recipe (batch 64, 1 thread, T = 27) "
+        f"measured {SST5_CPU_MEASUREMENT}.",
+    ]
 
 
 def table(res: dict, hardware: str) -> Table:
@@ -223,4 +253,5 @@ def table(res: dict, hardware: str) -> Table:
     )
     t.notes.append("Paper rows: Shen et al. 2018 Table 1 (DiSAN, 587 s) and Im & Cho 2017 Table 1 (DSA, 693 s), "
                    "TensorFlow on one GTX 1080 Ti, real SNLI train.")
+    t.notes += kernel_notes(res, hardware)
     return t
