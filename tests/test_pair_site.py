@@ -210,3 +210,72 @@ def test_an_nli_preset_at_an_alpha_edits_the_hypothesis_and_keys_typed_during_le
     assert page.evaluate("() => document.querySelectorAll('table[data-side=hypothesis] td[data-loo^=\"b:\"]').length") == len(
         text.split())
     assert errors == []
+
+
+#: Right after one key in B: the figures below the fold are hidden (stale: opacity 0, so no other sentence's tokens
+#: are seen) or drawn for this B, and the visible tick labels of the map on screen.
+_AFTER_KEY = """() => {
+  const v = document.getElementById('report').__disanView;
+  const plots = Array.from(document.querySelectorAll('#report .plot[data-fig]'));
+  const below = plots.filter(g => g.getBoundingClientRect().top > innerHeight);
+  const shown = g => (g.classList.contains('stale') && getComputedStyle(g).opacity === '0') || g.__shown === v.generation;
+  const gd = document.querySelector('.plot[data-fig="pair-mean-fw-premise"]');
+  return {below: below.length, hidden: below.every(shown),
+          onScreen: gd.getBoundingClientRect().top < innerHeight && gd.__shown === v.generation,
+          labels: Array.from(gd.querySelectorAll('g.xtick text, g.ytick text, g.disan-swap text'))
+            .filter(t => getComputedStyle(t).visibility !== 'hidden').map(t => t.textContent)};
+}"""
+
+#: A figure far below the fold scrolled into view: at the next frame it is hidden or drawn for this B; then, once
+#: drawn, its tick labels and each heatmap's z.
+_SCROLL_IN = """(id) => new Promise(resolve => {
+  const v = document.getElementById('report').__disanView, gd = document.querySelector(`.plot[data-fig="${id}"]`);
+  gd.scrollIntoView();
+  requestAnimationFrame(() => {
+    const atFrame = gd.__shown === v.generation || (gd.classList.contains('stale') && getComputedStyle(gd).opacity === '0');
+    (function drawn() {
+      if (gd.__shown !== v.generation || gd.classList.contains('stale')) return requestAnimationFrame(drawn);
+      resolve({atFrame, opacity: getComputedStyle(gd).opacity, labels: Array.from(gd.querySelectorAll('g.xtick text'),
+               t => t.textContent), z: gd.data.filter(t => t.type === 'heatmap').map(t => t.z)});
+    })();
+  });
+})"""
+
+
+def test_a_typed_b_shows_the_map_on_screen_at_once_hides_figures_below_until_drawn_and_keeps_unchanged_ones(open_pair):
+    """One key in B's premise (dsa-nli): the map on screen names B's replaced token at once; every figure below
+    the fold is hidden until drawn for B; a figure far below, scrolled into view, is never seen with A's or an
+    older B's tokens and is drawn with B's tokens and numbers; the hypothesis figures, whose numbers B leaves,
+    keep the arrays Plotly drew (nothing was built or drawn again) while the premise's are new."""
+    premise, hyp = "a man in a blue shirt is playing a guitar on the stage .", "a man is playing music ."
+    page, _, errors = open_pair(fragment(m="dsa-nli", t=premise, h=hyp, view="pair"))
+    page.wait_for_function(_ALL_DRAWN)
+    page.evaluate("""() => { window.scrollTo(0, 0); window.__drawn = Object.fromEntries(Array.from(
+      document.querySelectorAll('#report .plot[data-fig]'), gd => [gd.dataset.fig, gd.data[0].z || gd.data[0].y])); }""")
+    b = premise.replace("guitar", "violin")
+    before = page.evaluate("() => document.body.dataset.generation")
+    page.evaluate("""t => { const f = document.getElementById('b-text'); f.value = t;
+                            f.dispatchEvent(new Event('input', {bubbles: true})); }""", b)
+    page.wait_for_function("b => document.body.dataset.generation !== b && document.body.dataset.state === 'ready'",
+                           arg=before)
+    now = page.evaluate(_AFTER_KEY)
+    assert now["onScreen"] and "guitar→violin" in now["labels"], now
+    assert now["below"] >= 10 and now["hidden"], now
+    seen = page.evaluate(_SCROLL_IN, "pair-heads-bw-premise-b")
+    assert seen["atFrame"] and seen["opacity"] == "1"
+    assert "guitar→violin" in seen["labels"]
+    got = page.evaluate(_READ)
+    sa, sb = got["a"]["premise"], got["b"]["premise"]
+    assert sb["tokens"] == b.split()
+    ops = reference_script(sa["tokens"], sb["tokens"])
+    H, TA, TB = sa["bw"]["H"], len(sa["tokens"]), len(sb["tokens"])
+    ha, hb = np.reshape(sa["bw"]["heads"], (H, TA, TA)), np.reshape(sb["bw"]["heads"], (H, TB, TB))
+    assert len(seen["z"]) == H
+    for h, drawn in enumerate(seen["z"]):
+        want = grid_reference(ha[h], hb[h], ops)[1]  # B's row: B's heads on the aligned tokens
+        np.testing.assert_allclose(as_array(drawn), want, rtol=0, atol=TOLERANCE)
+    page.wait_for_function(_ALL_DRAWN)
+    kept = page.evaluate("""() => Object.fromEntries(Array.from(document.querySelectorAll('#report .plot[data-fig]'),
+      gd => [gd.dataset.fig, (gd.data[0].z || gd.data[0].y) === window.__drawn[gd.dataset.fig]]))""")
+    assert {f for f, same in kept.items() if same} == {f for f in kept if "hypothesis" in f}
+    assert errors == []

@@ -150,16 +150,18 @@
       lastB = bb.tv;
       lastPage = page;
       doc.title = page.title + " — attention explorer";
-      return root.DisanReport.show(el("report"), page, {
+      var shown = root.DisanReport.show(el("report"), page, {
         header: el("page-header"), values: { alpha: s.alpha, feature: 0 }, hash: false, typing: wasTyping,
-      }).then(function () {
+      });
+      // the worker runs leave-one-out while this thread draws; its rows are filled once the page holds them
+      leaveOneOut(s, b, page, mine, shown);
+      return shown.then(function () {
         if (mine !== generation) return step();
         say("");
         doc.body.dataset.state = "ready";
         doc.body.dataset.generation = "pair-" + mine;
         doc.body.dataset.computeMs = (root.performance.now() - t0).toFixed(2);
         root.requestAnimationFrame(function () { doc.body.dataset.drawnAt = root.performance.now().toFixed(2); });
-        leaveOneOut(s, b, page, mine);
         return step();
       });
     });
@@ -177,34 +179,41 @@
     root.DisanPairView.fillLeaveOneOut(el("report"), which, loo);
   }
 
-  /* A's, then B's leave-one-out of A's predicted class or a relatedness model's score (kept per input, so typing in B never reruns A's), after
-   * the maps are drawn; stops between runs as soon as a newer pair is asked for. */
-  function leaveOneOut(s, b, page, mine) {
+  /* A's, then B's leave-one-out of A's predicted class or a relatedness model's score (kept per input, so typing
+   * in B never reruns A's), run while `shown` (DisanReport.show of `page`) draws the page and filled into its rows
+   * once it has; stops between runs as soon as a newer pair is asked for. */
+  function leaveOneOut(s, b, page, mine, shown) {
     // a relatedness model's score ŷ, as disan.attribution explains it; else A's predicted class
     var alpha = alphaOf(s), target = page.change.relatedness ? "score" : page.change.labels.indexOf(page.change.target);
     var jobs = [["a", s.text, s.hypothesis], ["b", b.text, b.hypothesis]];
     // a newer pair, or the one-sentence view chosen meanwhile, ends the runs
     var stale = function () { return mine !== generation || root.DisanSite.state().view !== "pair"; };
+    var drawn = shown.then(function () { return true; }, function () { return false; }), fills = [];
+    var put = function (which, v) {
+      fills.push(drawn.then(function (ok) { if (ok && !stale()) fill(which, v); }));
+    };
     return root.DisanSite.runner(s.model).then(function (r) {
       return jobs.reduce(function (done, job) {
         return done.then(function (going) {
           if (!going || stale()) return false;
           var k = key(s.model, job[1], job[2], alpha) + "\u0001" + target;
-          if (looCache[k]) { fill(job[0], looCache[k]); return true; }
+          if (looCache[k]) { put(job[0], looCache[k]); return true; }
           var input = r.prepare(job[1], job[2], alpha);
           if (input.problem) return false;
           return root.DisanPair.leaveOneOut(r, input, { target: target, stale: stale }).then(function (v) {
             if (!v) return false;
             remember(k, v);
-            if (!stale()) fill(job[0], v);
+            put(job[0], v);
             return !stale();
           });
         });
       }, Promise.resolve(true));
     }).then(function (complete) {
-      if (!complete || stale()) return;
-      el("report").dataset.loo = "pair-" + mine;
-      doc.body.dataset.looAt = root.performance.now().toFixed(2);
+      return Promise.all(fills).then(function () { return drawn; }).then(function (ok) {
+        if (!complete || !ok || stale()) return;
+        el("report").dataset.loo = "pair-" + mine;
+        doc.body.dataset.looAt = root.performance.now().toFixed(2);
+      });
     }).catch(function (err) {
       console.error(err);
       say("Leave-one-out could not be computed: " + (err && err.message || err), "error");
