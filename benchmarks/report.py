@@ -85,8 +85,9 @@ def page(result: dict, out) -> str:
         "- **Batch prediction** (`bench predict`): `model.predict` on 10,000 short real sentences.",
         "- **Training throughput** (`bench train`): forward + backward + optimizer step on batches of a simulated SNLI "
         "epoch (549,367 pairs, batch 64, length-bucketed as in `train.py`), extrapolated from a random sample of "
-        "batches; DiSAN with the fused token2token that training uses and with the naive reference, interleaved on "
-        "the same batches, so the speed-up is a ratio measured under the same load.",
+        "batches; DiSAN with the fused token2token and with the naive reference (`train` times both on its device "
+        "and keeps the faster), interleaved on the same batches, so the speed-up is a ratio measured under the same "
+        "load.",
         "- **App latency** (`bench app`): headless Chromium against a local Streamlit server, clocked inside the "
         "page from the input event to the frame that shows the last affected chart: one α step on the Distance "
         "attention view (every map), one feature step on DiSAN's \"one feature k\" (maps and row bars), and "
