@@ -329,6 +329,15 @@
     root.history.replaceState(null, "", "#" + params.toString());
   }
 
+  /* A key's address, written in a task of its own: history.replaceState took about 5 ms a key here (headless
+   * Chromium, a 64-token sentence), and in the key's own task it delayed the model's run by as much; a task later,
+   * it runs while the worker computes. Keys typed meanwhile write one address. */
+  var hashTimer = null;
+  function writeHashSoon() {
+    if (hashTimer !== null) return;
+    hashTimer = root.setTimeout(function () { hashTimer = null; writeHash(); }, 0);
+  }
+
   /* A link's values, each checked; anything unusable falls back to the default with a note. */
   function applyHash(notes) {
     var h = readHash();
@@ -494,13 +503,13 @@
     });
     el("text").addEventListener("input", function () {
       state.text = el("text").value.slice(0, DATA.limits.max_chars);
-      writeHash();
       update(true);
+      writeHashSoon();
     });
     el("hypothesis").addEventListener("input", function () {
       state.hypothesis = el("hypothesis").value.slice(0, DATA.limits.max_chars);
-      writeHash();
       update(true);
+      writeHashSoon();
     });
     el("preset").addEventListener("change", function () {
       var p = DATA.presets[+el("preset").value];
