@@ -6,8 +6,10 @@
  *                             per sentence side, every map of the model on the aligned tokens, A and B on one
  *                             colour scale and B − A on a diverging one (DiSAN: Shen Fig. 6's forward and
  *                             backward mean over features; the DSA: Im Fig. 7's head mean and Figs. 12–13's
- *                             heads); the fusion gates (Shen Fig. 7, Im Fig. 9) and source2token / pooling
- *                             (Shen Fig. 8, Im Fig. 11) of both side by side per aligned token;
+ *                             heads, one figure per row: A's heads, B's, B − A); the fusion gates (Shen Fig. 7,
+ *                             Im Fig. 9) and source2token / pooling (Shen Fig. 8, Im Fig. 11) of both side by side
+ *                             per aligned token; opts.previous (an earlier page of the same host) lends this page
+ *                             every figure whose numbers did not change, as the same object (keepFigures);
  *   alignedMaps(a, TA, b, TB, ops)   a map of A (TA × TA, flat) and of B on the alignment's L × L grid, and B − A;
  *   alignedSeries(a, b, ops)  a per-token series of A and of B on the alignment's L positions;
  *   fillLeaveOneOut(container, which, loo)   the leave-one-out row of side "a" or "b" filled in, in whichever

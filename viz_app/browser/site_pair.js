@@ -3,8 +3,9 @@
  * In the address, view=pair turns it on; bt and bh hold sentence B (its text and hypothesis; B starts as a
  * copy of A). site.js keeps the state and the address and hands each update to `update` here while the view is
  * "pair"; this file runs A and B through the page's model (DisanSite.traceOf, each trace view kept while its
- * input stays the same, so a key typed in B runs the model once), draws DisanPairView.page (pair_view.js) with
- * DisanReport.show, then fills the leave-one-out rows under A's and B's tokens (DisanPair.leaveOneOut, one model
+ * input stays the same, so a key typed in B runs the model once), draws DisanPairView.page (pair_view.js; the
+ * figures a new B leaves unchanged are the last page's, so Plotly draws them not again) with DisanReport.show
+ * (a key: the maps on screen painted at once, the rest when they near the window or typing rests), then fills the leave-one-out rows under A's and B's tokens (DisanPair.leaveOneOut, one model
  * run per token, each in a task of its own; a newer input stops it between runs, so typing never waits for it).
  * Clicking a word of B offers its nearest words in the model's own table (DisanPair.nearestWords) and a free-text
  * entry; picking one edits B and updates everything. The page's body records for tests and the benchmark:
@@ -150,18 +151,18 @@
       lastB = bb.tv;
       lastPage = page;
       doc.title = page.title + " — attention explorer";
-      var shown = root.DisanReport.show(el("report"), page, {
+      return root.DisanReport.show(el("report"), page, {
         header: el("page-header"), values: { alpha: s.alpha, feature: 0 }, hash: false, typing: wasTyping,
-      });
-      // the worker runs leave-one-out while this thread draws; its rows are filled once the page holds them
-      leaveOneOut(s, b, page, mine, shown);
-      return shown.then(function () {
+      }).then(function () {
         if (mine !== generation) return step();
         say("");
         doc.body.dataset.state = "ready";
         doc.body.dataset.generation = "pair-" + mine;
         doc.body.dataset.computeMs = (root.performance.now() - t0).toFixed(2);
         root.requestAnimationFrame(function () { doc.body.dataset.drawnAt = root.performance.now().toFixed(2); });
+        // after the maps, not beside them: leave-one-out's runs in both workers would take the two cores the
+        // drawing needs (started beside it: dsa-sst5's maps median 44–47 ms instead of 34–41, pair benchmark)
+        leaveOneOut(s, b, page, mine);
         return step();
       });
     });
@@ -179,41 +180,34 @@
     root.DisanPairView.fillLeaveOneOut(el("report"), which, loo);
   }
 
-  /* A's, then B's leave-one-out of A's predicted class or a relatedness model's score (kept per input, so typing
-   * in B never reruns A's), run while `shown` (DisanReport.show of `page`) draws the page and filled into its rows
-   * once it has; stops between runs as soon as a newer pair is asked for. */
-  function leaveOneOut(s, b, page, mine, shown) {
+  /* A's, then B's leave-one-out of A's predicted class or a relatedness model's score (kept per input, so typing in B never reruns A's), after
+   * the maps are drawn; stops between runs as soon as a newer pair is asked for. */
+  function leaveOneOut(s, b, page, mine) {
     // a relatedness model's score ŷ, as disan.attribution explains it; else A's predicted class
     var alpha = alphaOf(s), target = page.change.relatedness ? "score" : page.change.labels.indexOf(page.change.target);
     var jobs = [["a", s.text, s.hypothesis], ["b", b.text, b.hypothesis]];
     // a newer pair, or the one-sentence view chosen meanwhile, ends the runs
     var stale = function () { return mine !== generation || root.DisanSite.state().view !== "pair"; };
-    var drawn = shown.then(function () { return true; }, function () { return false; }), fills = [];
-    var put = function (which, v) {
-      fills.push(drawn.then(function (ok) { if (ok && !stale()) fill(which, v); }));
-    };
     return root.DisanSite.runner(s.model).then(function (r) {
       return jobs.reduce(function (done, job) {
         return done.then(function (going) {
           if (!going || stale()) return false;
           var k = key(s.model, job[1], job[2], alpha) + "\u0001" + target;
-          if (looCache[k]) { put(job[0], looCache[k]); return true; }
+          if (looCache[k]) { fill(job[0], looCache[k]); return true; }
           var input = r.prepare(job[1], job[2], alpha);
           if (input.problem) return false;
           return root.DisanPair.leaveOneOut(r, input, { target: target, stale: stale }).then(function (v) {
             if (!v) return false;
             remember(k, v);
-            put(job[0], v);
+            if (!stale()) fill(job[0], v);
             return !stale();
           });
         });
       }, Promise.resolve(true));
     }).then(function (complete) {
-      return Promise.all(fills).then(function () { return drawn; }).then(function (ok) {
-        if (!complete || !ok || stale()) return;
-        el("report").dataset.loo = "pair-" + mine;
-        doc.body.dataset.looAt = root.performance.now().toFixed(2);
-      });
+      if (!complete || stale()) return;
+      el("report").dataset.loo = "pair-" + mine;
+      doc.body.dataset.looAt = root.performance.now().toFixed(2);
     }).catch(function (err) {
       console.error(err);
       say("Leave-one-out could not be computed: " + (err && err.message || err), "error");
