@@ -20,7 +20,8 @@ SCRIPTS = ("recompute.js", "figures.js", "sections.js", "pair.js", "pair_view.js
 #: Loads the scripts, configures the figures, answers each job {fn, args}; "page" returns the page without its
 #: lazily built section objects and its inputs (the figures are built as JSON reads them); "again" draws page 1 of
 #: its args (every figure built, as a host draws them), then page 2 with {previous: page 1}, and returns page 2 and
-#: the figures page 2 took from page 1 as the same objects.
+#: the figures page 2 took from page 1 as the same objects; "chain" draws page 1, builds page 2 on it without
+#: drawing it, page 3 on page 2, and returns the figures page 3 holds as page 1's own objects.
 RUNNER = r"""
 const fs = require("fs"), vm = require("vm"), path = require("path");
 globalThis.window = globalThis;
@@ -38,6 +39,13 @@ const run = (job) => {
       const kept = Object.keys(p2.data.figures).filter(id => p2.data.figures[id] === p1.data.figures[id]);
       delete p2.sections; delete p2.inputs;
       return { kept, page: p2 };
+    }
+    if (job.fn === "chain") {  // page 2 never built (keys typed faster than the figures below were drawn)
+      const [first, second, third] = job.args, p1 = DisanPairView.page(...first);
+      for (const id of Object.keys(p1.data.figures)) void p1.data.figures[id];
+      const p2 = DisanPairView.page(second[0], second[1], { previous: p1 });
+      const p3 = DisanPairView.page(third[0], third[1], { previous: p2 });
+      return Object.keys(p3.data.figures).filter(id => p3.data.figures[id] === p1.data.figures[id]);
     }
     if (job.fn === "align") return DisanPair.align(...job.args);
     return DisanPairView[job.fn](...job.args);
@@ -274,3 +282,6 @@ def test_a_new_b_keeps_the_figures_whose_numbers_it_leaves_and_rebuilds_the_othe
                               np.reshape(tvb2["hypothesis"]["fw"]["attention"], (TB, TB)), ops)
     np.testing.assert_allclose(heat_panels(fig)[1], gb, rtol=0, atol=1e-12)
     assert other["kept"] == []
+    # three pages, the second never drawn: the third holds the first's objects, built once for all three
+    [chained] = jobs([{"fn": "chain", "args": [[tva, tvb], [tva, tvb2], [tva, tvb]]}])
+    assert set(chained) == premise
