@@ -309,11 +309,6 @@
     // alone. Each plot is a layer of its own (will-change), so hiding one, or repainting the maps on screen into
     // what Plotly drew, repaints no other plot: swap to the next frame 9.6 ms median instead of 22.5 (dsa-nli).
     ".plot[data-fig^=\"pair-\"]{will-change:opacity}" +
-    // The rows of A and B are a new section for every B, and report.css lays out a section off screen only once it
-    // nears the window (content-visibility: auto, a 700px placeholder until then): the new rows would take 700px
-    // while report.js judges which maps are on screen, push the first map below the window and leave it hidden
-    // (stale) in the frame that was to show B. They are always near the top: laid out as they are.
-    "#pair-tokens{content-visibility:visible}" +
     ".plot.stale[data-fig^=\"pair-\"]{visibility:visible;opacity:0}</style>";
 
   /* The aligned token rows of one sentence side: A, its leave-one-out, B (each token a button: click to swap
