@@ -87,7 +87,9 @@ const probs = (p, h) => {
   const e = logits.map(Math.exp), s = e.reduce((x, y) => x + y, 0);
   return Promise.resolve(e.map((v) => v / s));
 };
-const runner = { probs: probs, unk: 1 };
+// the runner's shape (DisanSite.runner): probsMany runs inputs one after another on a lane; one lane here
+const probsMany = (inputs) => Promise.all(inputs.map(([p, h]) => probs(p, h)));
+const runner = { probs: probs, probsMany: probsMany, lanes: () => 1, unk: 1 };
 const input = { premise: { ids: job.p }, hypothesis: { ids: job.h }, alpha: null };
 Promise.all([DisanPair.leaveOneOut(runner, input, { target: "score" }), DisanPair.leaveOneOut(runner, input, { target: 2 }),
              DisanPair.leaveOneOut(runner, input, { target: "grade" }).catch((e) => e.message)])
