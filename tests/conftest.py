@@ -16,6 +16,19 @@ from disan.config import NLI_LABELS, ModelConfig
 from disan.model import SentenceModel
 from disan.vocab import Glove, build_vocab
 
+#: The words of the fixture data's sentences (tests/fixture_data.py) that the training tests' GloVe file covers.
+TRAIN_WORDS = ["the", "movie", "is", "good", "bad", "a", "great", "awful", "film", ".", ",", "not", "and", "it", "'s"]
+
+
+@pytest.fixture
+def glove_txt(tmp_path):
+    """A seeded 8-d GloVe text file of ``TRAIN_WORDS``, as ``train --glove`` reads one."""
+    rng = np.random.default_rng(0)
+    path = tmp_path / "vectors.8d.txt"
+    path.write_text("".join(f"{w} {' '.join(f'{v:.4f}' for v in rng.standard_normal(8))}\n" for w in TRAIN_WORDS))
+    return str(path)
+
+
 #: Set to 1 to let the browser and load tests rewrite their figures in docs/ (screenshots, load table).
 REFRESH_DOCS = "DISAN_REFRESH_DOCS"
 

@@ -21,16 +21,8 @@ from disan.train import TrainConfig, measure_kernel, state_path, train
 from tests.conftest import make_tiny
 from tests.fixture_data import fixture_data_dir
 
-WORDS = ["the", "movie", "is", "good", "bad", "a", "great", "awful", "film", ".", ",", "not", "and", "it", "'s"]
 SENTENCES = [["the", "movie", "is", "good", "."], ["bad", "."], ["the", "film", "is", "not", "good", "at", "all"]]
 
-
-@pytest.fixture
-def glove_txt(tmp_path):
-    rng = np.random.default_rng(0)
-    path = tmp_path / "vectors.8d.txt"
-    path.write_text("".join(f"{w} {' '.join(f'{v:.4f}' for v in rng.standard_normal(8))}\n" for w in WORDS))
-    return str(path)
 
 
 def config(tmp_path, glove_txt, name: str, **kw) -> TrainConfig:

@@ -15,15 +15,7 @@ from disan.evaluate import metrics, unpack_correct
 from disan.train import TrainConfig, epoch_batches, train
 from tests.fixture_data import fixture_data_dir
 
-WORDS = ["the", "movie", "is", "good", "bad", "a", "great", "awful", "film", ".", ",", "not", "and", "it", "'s"]
 
-
-@pytest.fixture
-def glove_txt(tmp_path):
-    rng = np.random.default_rng(0)
-    path = tmp_path / "vectors.8d.txt"
-    path.write_text("".join(f"{w} {' '.join(f'{v:.4f}' for v in rng.standard_normal(8))}\n" for w in WORDS))
-    return str(path)
 
 
 def config(tmp_path, glove_txt, **kw) -> TrainConfig:

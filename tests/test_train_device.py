@@ -5,7 +5,6 @@ import json
 import platform
 from pathlib import Path
 
-import numpy as np
 import pytest
 import torch
 from safetensors.torch import load_file
@@ -16,16 +15,8 @@ from disan.config import ConfigError
 from disan.train import TrainConfig, hardware_text, resolve_device, train
 from tests.fixture_data import fixture_data_dir
 
-WORDS = ["the", "movie", "is", "good", "bad", "a", "great", "awful", "film", ".", ",", "not", "and", "it", "'s"]
 FAKE_GPU = "Fake GPU 80GB"
 
-
-@pytest.fixture
-def glove_txt(tmp_path):
-    rng = np.random.default_rng(0)
-    path = tmp_path / "vectors.8d.txt"
-    path.write_text("".join(f"{w} {' '.join(f'{v:.4f}' for v in rng.standard_normal(8))}\n" for w in WORDS))
-    return str(path)
 
 
 def config(tmp_path, glove_txt, name: str, **kw) -> TrainConfig:

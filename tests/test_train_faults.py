@@ -23,7 +23,6 @@ import time
 import warnings
 from pathlib import Path
 
-import numpy as np
 import pytest
 import torch
 
@@ -31,7 +30,6 @@ from disan.data import CorruptLineWarning, load_task
 from tests.fixture_data import fixture_data_dir
 
 ROOT = Path(__file__).resolve().parents[1]
-WORDS = ["the", "movie", "is", "good", "bad", "a", "great", "awful", "film", ".", ",", "not", "and", "it", "'s"]
 SAVE_EVERY = 3
 EPOCHS = 20
 #: tqdm prints after every step (env overrides of its defaults), so the last "k/n" on stderr is the
@@ -39,13 +37,6 @@ EPOCHS = 20
 ENV = {**os.environ, "OMP_NUM_THREADS": "1", "TQDM_MININTERVAL": "0", "TQDM_MINITERS": "1"}
 _PROGRESS = re.compile(r"epoch (\d+)/\d+:\s+\d+%\|[^|]*\|\s*(\d+)/(\d+)")
 
-
-@pytest.fixture
-def glove_txt(tmp_path):
-    rng = np.random.default_rng(0)
-    path = tmp_path / "vectors.8d.txt"
-    path.write_text("".join(f"{w} {' '.join(f'{v:.4f}' for v in rng.standard_normal(8))}\n" for w in WORDS))
-    return str(path)
 
 
 def train_cmd(out: Path, glove: str, data_dir: Path, *extra: str) -> list[str]:
