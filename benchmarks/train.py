@@ -197,11 +197,6 @@ def sentences_per_second(row: dict) -> float:
 
 IMPL_NAMES = {"auto": "fused token2token", "naive": "naive reference (unchunked, unfused)"}
 
-#: ``train``'s own token2token measurement with disan-sst5's recipe on the 2-core CPU (batch 64, 1 thread, the batch
-#: at the middle of the first epoch's attention work: T = 27), as its log line printed it (issue 28, commit a77901e).
-SST5_CPU_MEASUREMENT = "fused 352 ms, reference 1,324 ms, naive 2,147 ms per step → fused"
-
-
 def kernel_notes(res: dict, hardware: str) -> list[str]:
     """What ``train`` does about the token2token kernel, and what its rule picks at this table's DiSAN times."""
     from disan.kernel_choice import MARGIN, pick
@@ -221,8 +216,7 @@ def kernel_notes(res: dict, hardware: str) -> list[str]:
         f"At this table's times that rule (`kernel_choice.pick`: the fastest, or a leaner kernel within "
         f"{MARGIN:.0%} of it) picks the {chosen} on {hardware} (fused {epoch['fused']:,.0f} s, naive "
         f"{epoch['naive']:,.0f} s per epoch); `train` decides on its own device and batch, with the chunked "
-        f"reference as a third candidate. On the 2-core CPU, disan-sst5's recipe (batch 64, 1 thread, T = 27) "
-        f"measured {SST5_CPU_MEASUREMENT}.",
+        f"reference as a third candidate.",
     ]
 
 
