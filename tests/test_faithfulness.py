@@ -176,7 +176,7 @@ def test_tau_bands_use_the_signed_mean_and_a_negative_mean_reads_as_disagreement
 
 
 def test_the_answer_reads_against_the_attributions_agreement_and_names_an_inconclusive_comparison():
-    from disan.attribution.corpus import answer
+    from disan.attribution.corpus import TARGET_SCORE, answer
 
     diff = {"value": 0.004, "ci95": [-0.002, 0.01], "verdict": "inconclusive"}
     result = _result((0.6, 0.5, 0.4), (0.7, 0.6, 0.5), diff)
@@ -256,13 +256,13 @@ def test_a_schema_1_file_is_migrated_and_any_other_version_is_refused_by_name(tm
 
 def test_the_answer_names_the_score_a_relatedness_model_is_measured_on():
     """A relatedness model's erasure target is its score ŷ (corpus.target), so the answer must not speak of a class."""
-    from disan.attribution.corpus import answer
+    from disan.attribution.corpus import TARGET_SCORE, answer
 
     names = [p.name.removesuffix(".faithfulness.json") for p in PRETRAINED.glob("*.faithfulness.json")]
     if not names:
         pytest.skip("no stored faithfulness result in pretrained/")
     data = read_faithfulness(sorted(names)[0])
     classifier = answer({**data, "target": "the predicted class of the whole input"})
-    related = answer({**data, "target": "the predicted relatedness score ŷ = rᵀp̂ of the pair"})
+    related = answer({**data, "target": TARGET_SCORE})
     assert "lowers the predicted class's probability" in classifier and "relatedness" not in classifier
     assert "lowers the predicted relatedness score" in related and "class's probability" not in related

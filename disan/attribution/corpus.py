@@ -322,8 +322,7 @@ def answer(result: dict) -> str:
     diff = result["attention_minus_random"]
     comp = result["aopc"]["comprehensiveness"]
     # a relatedness model's target is its score ŷ = rᵀp̂ (Tai et al. 2015), not a class's probability
-    measure = ("the predicted relatedness score" if str(result.get("target", "")).startswith("the predicted relatedness")
-               else "the predicted class's probability")
+    measure = "the predicted relatedness score" if result.get("target") == TARGET_SCORE else "the predicted class's probability"
     values = (f"comprehensiveness, mean over 10/20/50%: "
               f"{comp['attention']['value']:.3f} vs {comp['random']['value']:.3f}, difference {_iv(diff, '{:+.3f}')}")
     if diff["verdict"] == "inconclusive":
