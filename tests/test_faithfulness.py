@@ -176,7 +176,7 @@ def test_tau_bands_use_the_signed_mean_and_a_negative_mean_reads_as_disagreement
 
 
 def test_the_answer_reads_against_the_attributions_agreement_and_names_an_inconclusive_comparison():
-    from disan.attribution.corpus import TARGET_SCORE, answer
+    from disan.attribution.corpus import answer
 
     diff = {"value": 0.004, "ci95": [-0.002, 0.01], "verdict": "inconclusive"}
     result = _result((0.6, 0.5, 0.4), (0.7, 0.6, 0.5), diff)
