@@ -36,9 +36,15 @@
     return new Response(stream).arrayBuffer().then(function (buffer) { return new Uint8Array(buffer); });
   }
 
-  function loadScript(src) {
+  /* Several scripts, fetched together and run in the given order (async = false). */
+  function loadScripts(srcs) {
+    return Promise.all(srcs.map(function (src) { return loadScript(src, true); }));
+  }
+
+  function loadScript(src, ordered) {
     return new Promise(function (resolve, reject) {
       var el = doc.createElement("script");
+      if (ordered) el.async = false;
       el.src = src;
       el.onload = function () { resolve(); };
       el.onerror = function () { reject(new Error("the file " + src + " is missing from this folder; rebuild it with python -m viz_app site")); };
@@ -57,7 +63,7 @@
    * worker (lane 0): onnxruntime-web's wasm uses one core per worker.
    * Requests are handled one at a time, in the order they came: a request never starts while another's runs
    * are going on, and a new sentence's run waits behind at most the request in progress. */
-  function workerMain() {
+  function workerMain(boot) {
     var ready = null, sessions = {}, queue = Promise.resolve();
     function inflate(text) {
       var bin = atob(text), bytes = new Uint8Array(bin.length);
@@ -76,17 +82,24 @@
       Object.keys(out).forEach(function (k) { value[k] = { dims: out[k].dims, data: out[k].data }; buffers.add(out[k].data.buffer); });
       return value;
     }
+    // The wasm is unpacked as soon as this script runs, not on a message: a message to a worker whose script
+    // has just loaded is delivered through the page's thread, which is then evaluating plotly.js (300 ms)
+    ready = inflate(boot.wasm).then(function (wasm) {
+      ort.env.wasm.numThreads = 1;
+      ort.env.wasm.proxy = false;
+      ort.env.wasm.wasmBinary = wasm;
+      ort.env.wasm.wasmPaths = { mjs: URL.createObjectURL(new Blob([boot.loader], { type: "text/javascript" })) };
+    }).then(function () {
+      // onnxruntime compiles its wasm and starts on its first session: a one-node graph's session starts it
+      // while the page still unpacks the model, so the model's own session only builds the graph. Should the
+      // probe fail, the model's session starts the runtime itself.
+      var bin = atob(boot.probe), probe = new Uint8Array(bin.length);
+      for (var i = 0; i < bin.length; i++) probe[i] = bin.charCodeAt(i);
+      return ort.InferenceSession.create(probe, { executionProviders: ["wasm"] })
+        .then(function (s) { return s.release(); }).catch(function () {});
+    });
     function handle(m) {
-      if (m.type === "init") {
-        ready = inflate(m.wasm).then(function (wasm) {
-          ort.env.wasm.numThreads = 1;
-          ort.env.wasm.proxy = false;
-          ort.env.wasm.wasmBinary = wasm;
-          ort.env.wasm.wasmPaths = { mjs: URL.createObjectURL(new Blob([m.loader], { type: "text/javascript" })) };
-        });
-        return ready.then(function () { return { value: true }; });
-      }
-      if (!ready) throw new Error("the runtime was not started");
+      if (m.type === "init") return ready.then(function () { return { value: true }; });
       if (m.type === "session") {
         return ready.then(function () {
           // m.only: the helper keeps one model's session at a time (each holds the model's weights)
@@ -128,15 +141,16 @@
     return lanes[i] || (lanes[i] = { runtime: null, worker: null, calls: {} });
   }
 
-  /* One request to lane i's worker (default 0); resolves with its answer, rejects with its error. */
+  /* One request to lane i's worker (default 0); resolves with its answer, rejects with its error. It is posted
+   * at once, not when the runtime has started: the worker answers in order, after its start. */
   function call(message, transfer, i) {
-    var l = lane(i || 0);
-    return startRuntime(i || 0).then(function () {
-      return new Promise(function (resolve, reject) {
-        message.id = ++callId;
-        l.calls[message.id] = [resolve, reject];
-        l.worker.postMessage(message, transfer || []);
-      });
+    var l = lane(i || 0), started = startRuntime(i || 0);
+    if (!l.worker) return started.then(function () { throw new Error("the model's worker did not start; reload the page"); });
+    return new Promise(function (resolve, reject) {
+      started.catch(reject);
+      message.id = ++callId;
+      l.calls[message.id] = [resolve, reject];
+      l.worker.postMessage(message, transfer || []);
     });
   }
 
@@ -154,7 +168,9 @@
     var assets = root.DisanOrtRuntime;
     if (!assets || !assets.script) return Promise.reject(new Error("onnxruntime-web is missing from assets/; rebuild the folder with python -m viz_app site"));
     l.runtime = new Promise(function (resolve, reject) {
-      var url = URL.createObjectURL(new Blob([assets.script, "\n(", workerMain.toString(), ")();\n"], { type: "text/javascript" }));
+      // base64 needs no escaping inside a string literal; the loader's text does
+      var url = URL.createObjectURL(new Blob([assets.script, "\n(", workerMain.toString(), ")({ wasm: \"", assets.wasm,
+                                              "\", probe: \"", assets.probe, "\", loader: ", JSON.stringify(assets.loader), " });\n"], { type: "text/javascript" }));
       try { l.worker = new Worker(url); } catch (err) {
         throw new Error("this browser would not start the model's worker (" + (err && err.message || err) + "); open the page in a current Chrome, Edge, Firefox or Safari");
       }
@@ -165,7 +181,7 @@
         reject(why);
       };
       l.calls[++callId] = [resolve, reject];
-      l.worker.postMessage({ id: callId, type: "init", wasm: assets.wasm, loader: assets.loader });
+      l.worker.postMessage({ id: callId, type: "init" });
     }).then(function () { if (!i) root.performance.mark("disan:runtime"); return true; });
     l.runtime.catch(function () { l.runtime = null; });
     return l.runtime;
@@ -179,22 +195,25 @@
     if (loaded[name]) return loaded[name];
     var meta = modelMeta(name);
     startRuntime().catch(function () {}); // the worker starts while the model's file loads; failures surface below
-    loaded[name] = loadScript((DATA.base || "") + meta.file).then(function () {
+    var bytes = loadScript((DATA.base || "") + meta.file).then(function () {
       var files = (root.DisanSiteModels || {})[name];
       if (!files) throw new Error("models/" + name + ".js did not define the model; rebuild the folder");
-      return Promise.all([inflate(files.onnx), inflate(files.vocab)]).then(function (bytes) {
-        var vocab = JSON.parse(new TextDecoder().decode(bytes[1]));
-        var index = new Map();
-        vocab.words.forEach(function (w, i) { if (!index.has(w)) index.set(w, i); });
-        // a copy goes to the worker; the page keeps the graph for pair.js: the word table and leave-one-out's
-        // lean graph are read from it (runner())
-        return call({ type: "session", name: name, onnx: bytes[0] }).then(function () {
-          root.performance.mark("disan:session:" + name);
-          delete root.DisanSiteModels[name]; // the base64 text is no longer needed
-          return { name: name, vocab: vocab, index: index, meta: meta, graph: bytes[0] };
-        });
+      return Promise.all([inflate(files.onnx), inflate(files.vocab)]);
+    });
+    loaded[name] = bytes.then(function (bytes) {
+      var vocab = JSON.parse(new TextDecoder().decode(bytes[1]));
+      var index = new Map();
+      vocab.words.forEach(function (w, i) { if (!index.has(w)) index.set(w, i); });
+      // a copy goes to the worker; the page keeps the graph for pair.js: the word table and leave-one-out's
+      // lean graph are read from it (runner())
+      return call({ type: "session", name: name, onnx: bytes[0] }).then(function () {
+        root.performance.mark("disan:session:" + name);
+        delete root.DisanSiteModels[name]; // the base64 text is no longer needed
+        return { name: name, vocab: vocab, index: index, meta: meta, graph: bytes[0] };
       });
     });
+    // settled once the graph is posted to the worker (or could not be): preload() then loads the drawing code
+    loaded[name].posted = bytes.then(function () {}, function () {});
     loaded[name].catch(function () { delete loaded[name]; });
     return loaded[name];
   }
@@ -530,13 +549,22 @@
     });
   }
 
-  /* Start onnxruntime and the linked model before plotly.js is parsed: the wasm compiles and the session is
-   * built off the main thread meanwhile. */
-  function preload() {
+  /* Start onnxruntime and the linked model, then load `late` (plotly.js and the drawing code, in order) and boot.
+   * The late scripts load only once the model's graph is posted to the worker: evaluating plotly.js holds the
+   * page's thread about 300 ms, and until the graph is posted the model's start waits on that thread (the
+   * worker's start from its blob, the model's file run, its graph unpacked). The wasm meanwhile compiles in
+   * the worker. */
+  function preload(late) {
     DATA = root.DisanSiteData;
-    if (!DATA || typeof DecompressionStream === "undefined") return;
-    var wanted = new URLSearchParams(root.location.hash.replace(/^#/, "")).get(KEYS.model);
-    loadModel(modelMeta(wanted) ? wanted : DATA.default_model).catch(function () {});
+    var posted = Promise.resolve();
+    if (DATA && typeof DecompressionStream !== "undefined") {
+      var wanted = new URLSearchParams(root.location.hash.replace(/^#/, "")).get(KEYS.model);
+      var model = loadModel(modelMeta(wanted) ? wanted : DATA.default_model);
+      model.catch(function () {}); // boot's update() shows the failure
+      posted = model.posted;
+    }
+    return posted.then(function () { return loadScripts(late || []); })
+      .then(boot, function (err) { say(err.message, "error"); });
   }
 
   function boot() {

@@ -44,8 +44,8 @@ ORT_VERSION = "1.30.0"
 ORT_SCRIPT = "ort.wasm.min.js"  # the classic-script build: the page starts its worker from this text (site.js)
 ORT_WASM = "ort-wasm-simd-threaded.wasm"
 ORT_LOADER = "ort-wasm-simd-threaded.mjs"
-#: Page scripts (each defines one global). The runtime, the data and site.js come first so that
-#: ``DisanSite.preload`` starts the model while plotly.js and the drawing code are parsed.
+#: Page scripts (each defines one global). The runtime, the data and site.js are the page's own <script>s:
+#: ``DisanSite.preload`` starts the model, then loads plotly.js and the drawing code and boots the page.
 EARLY_SCRIPTS = ("ort-runtime.js", "site-data.js", "tokenize.js", "site.js")
 LATE_SCRIPTS = ("plotly.js", "recompute.js", "paint.js", "figures.js", "sections.js", "view_figures.js",
                 "report.js", "pair.js", "pair_view.js", "site_pair.js")
@@ -104,6 +104,17 @@ def ort_dir() -> Path:
             "repository root (bash scripts/setup.sh does it) or set DISAN_ORT_DIR to its dist/ folder."
         )
     return folder
+
+
+def _probe_graph() -> bytes:
+    """A one-node ONNX graph (y = x) whose session starts onnxruntime-web in the page's worker before the model
+    is unpacked: the runtime compiles its wasm on its first session (site.js ``workerMain``)."""
+    from onnx import TensorProto, helper
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])
+    graph = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "probe", [x], [y])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8).SerializeToString()
 
 
 def _b64gz(raw: bytes) -> str:
@@ -245,8 +256,11 @@ def site_data(models: Sequence[dict], start: tuple[str, str] | None = None) -> d
 def index_html() -> str:
     """The page: controls, the message line and the report's sections (filled by site.js)."""
     styles = "".join(f'<link rel="stylesheet" href="assets/{s}">' for s in STYLES)
+    # the late scripts are read from disk at once and run when preload() adds them
+    styles += "".join(f'<link rel="preload" as="script" href="assets/{s}">' for s in LATE_SCRIPTS)
     tags = lambda names: "".join(f'<script src="assets/{s}"></script>' for s in names)  # noqa: E731
-    scripts = f"{tags(EARLY_SCRIPTS)}<script>DisanSite.preload();</script>{tags(LATE_SCRIPTS)}"
+    late = json.dumps([f"assets/{s}" for s in LATE_SCRIPTS])
+    scripts = f"{tags(EARLY_SCRIPTS)}<script>DisanSite.preload({late});</script>"
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -274,7 +288,7 @@ def index_html() -> str:
         '<div id="page-header"></div></header>'
         '<main id="report"></main>'
         "<noscript><p class=\"error\">This page computes in the browser and needs JavaScript.</p></noscript>"
-        f"{scripts}<script>DisanSite.boot();</script></body></html>"
+        f"{scripts}</body></html>"
     )
 
 
@@ -370,6 +384,7 @@ def build_site(
         assets = tmp / "assets"
         shutil.copyfile(plotly_bundle(), assets / "plotly.js")
         runtime = {"version": ORT_VERSION, "wasm": _b64gz((ort / ORT_WASM).read_bytes()),
+                   "probe": base64.b64encode(_probe_graph()).decode("ascii"),
                    "loader": (ort / ORT_LOADER).read_text(encoding="utf-8"),
                    "script": (ort / ORT_SCRIPT).read_text(encoding="utf-8")}
         (assets / "ort-runtime.js").write_text(_script("DisanOrtRuntime", runtime), encoding="utf-8")
