@@ -145,11 +145,17 @@
         if (tv.arch === "dsa") {
           change.heads = distanceProbs(b.scores, T, allowed, tv.alpha || 0);
           change.attention = headMean(change.heads, T);
-        } else {
-          change.attention = disanMean(b.keys, b.queries, T, allowed, b.c);
-          change.probs = change.probs_max = null; // not recomputed: figures of them refuse the view
+          out[dir] = Object.assign({}, b, change);
+          return;
         }
+        change.probs = change.probs_max = null; // not recomputed: figures of them refuse the view
         out[dir] = Object.assign({}, b, change);
+        // computed when first read: Compare draws one direction, and at T = 64 a DiSAN direction's T·T·D
+        // softmax terms take 30–50 ms of the page's thread
+        var mean = null;
+        Object.defineProperty(out[dir], "attention", { enumerable: true, configurable: true, get: function () {
+          return mean || (mean = disanMean(b.keys, b.queries, T, allowed, b.c));
+        } });
       });
       return out;
     }
