@@ -9,6 +9,8 @@ the click itself is sent by chart.js in Chromium (tests/test_app_pair.py's brows
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import torch
 
@@ -33,8 +35,10 @@ def test_presets_fit_the_model():
         assert p["text"] == p["bText"] and p["hypothesis"] != p["bHypothesis"]  # the second sentence is edited
     order = next(p for p in disan_ if p["id"] == "order")
     assert sorted(order["text"].split()) == sorted(order["bText"].split())  # the same words in another order
-    # a relatedness model's presets speak of its sentence B, an NLI model's of the hypothesis
-    assert all(p["label"].startswith("relatedness: sentence B") for p in sick if "distant" not in p["id"])
+    # a relatedness model's presets speak of its second sentence (the pair's sides are A and B), an NLI model's of
+    # the hypothesis
+    assert all(p["label"].startswith("relatedness: the second sentence") for p in sick if "distant" not in p["id"])
+    assert not [p["label"] for p in sick if re.search(r"sentence [AB]\b", p["label"])]
     assert all("hypothesis" not in p["label"] for p in sick) and all("the hypothesis" in p["label"] for p in nli)
 
 

@@ -1,8 +1,9 @@
 """The minimal pair of a relatedness model (SICK: two sentences per side), issue 30 with issue 28's names.
 
-Its two inputs are "sentence A" and "sentence B" in the pair's page (headings, figure titles), never a premise or
-a hypothesis; the prediction line gives both relatedness scores ŷ = rᵀp̂ and their change; leave-one-out explains
-the score, as ``disan.attribution.attribute`` does for such a model: in Python (the report and the app) equal to
+Its two inputs are its "first sentence" and "second sentence" in the pair's page (headings, figure titles,
+controls, presets, messages: settings.PAIR_RELATEDNESS_NAMES), never a premise or a hypothesis, nor SICK's own
+"sentence A" and "sentence B", which beside the pair's sides A and B would read "B: sentence A"; the prediction
+line gives both relatedness scores ŷ = rᵀp̂ and their change; leave-one-out explains the score, as ``disan.attribution.attribute`` does for such a model: in Python (the report and the app) equal to
 attribute()'s, in the page (``DisanPair.leaveOneOut`` with target "score") equal to the drop of rᵀp̂. On the tiny
 seeded relatedness checkpoint (tests/relatedness_model.py); the app on pretrained/disan-sick where it exists.
 """
@@ -45,7 +46,8 @@ def visible(page: dict) -> str:
     return unescape(re.sub(r"<[^>]+>", " ", page["body"])) + " " + " ".join(titles)
 
 
-def test_the_pair_page_and_report_say_sentence_a_and_b_show_the_score_change_and_explain_the_score(sick_model):
+def test_the_pair_page_and_report_say_first_and_second_sentence_show_the_score_change_and_explain_the_score(
+        sick_model):
     a_text, a_hyp = PAIRS[0]
     b_hyp = a_hyp.replace("dog", "man")
     ta, tb = sick_model.trace(a_text, a_hyp), sick_model.trace(a_text, b_hyp)
@@ -56,8 +58,9 @@ def test_the_pair_page_and_report_say_sentence_a_and_b_show_the_score_change_and
              (data["pair"]["view"], base64.b64encode(unpack(html, "report-arrays-b")).decode("ascii"))]
     page = pair_page(views, {"swap": False, "alphaControl": False})
     text = visible(page)
-    assert "<h3>Sentence A of the pair</h3>" in page["body"] and "<h3>Sentence B of the pair</h3>" in page["body"]
-    assert "— sentence A of the pair" in text and "— sentence B of the pair" in text
+    assert "<h3>First sentence</h3>" in page["body"] and "<h3>Second sentence</h3>" in page["body"]
+    assert "— first sentence" in text and "— second sentence" in text
+    assert not re.search(r"\bsentence [AB]\b", text, re.IGNORECASE), text  # SICK's names would clash with A and B
     assert not re.search(r"\b(premise|hypothesis)\b", text, re.IGNORECASE), text
     # the prediction line: both scores and the change
     assert page["change"]["relatedness"] == pytest.approx([ta.relatedness, tb.relatedness], abs=1e-6)
@@ -135,7 +138,7 @@ def test_in_page_leave_one_out_of_a_relatedness_model_explains_its_score():
 
 @pytest.mark.skipif(not (ROOT / "pretrained" / "disan-sick.safetensors").exists(),
                     reason="pretrained/disan-sick is not in this checkout")
-def test_the_app_pair_view_of_disan_sick_says_sentence_a_and_b_and_sends_the_scores_leave_one_out():
+def test_the_app_pair_view_of_disan_sick_says_first_and_second_sentence_and_sends_the_scores_leave_one_out():
     from tests.test_app import assert_clean, run_app, settled
     from tests.test_app_pair import pair_payload
 
@@ -144,9 +147,12 @@ def test_the_app_pair_view_of_disan_sick_says_sentence_a_and_b_and_sends_the_sco
                          hypothesis_b="There is a biker jumping in the air"))
     assert_clean(at)
     assert not at.error, [e.value for e in at.error]
-    assert at.text_area(key="sentence_b").label == "B: sentence A"
-    assert at.text_input(key="hypothesis_b").label == "B: sentence B"
-    assert all(o.startswith("relatedness: sentence B") for o in at.selectbox(key="pair_preset").options[1:])
+    assert at.text_area(key="sentence_b").label == "B: first sentence"
+    assert at.text_input(key="hypothesis_b").label == "B: second sentence"
+    presets = at.selectbox(key="pair_preset").options[1:]
+    assert presets and all(o.startswith("relatedness: the second sentence") for o in presets)
+    labels = [w.label for w in (*at.text_area, *at.text_input, *at.selectbox)] + presets
+    assert not [x for x in labels if "B:" in x and re.search(r"sentence [AB]\b", x)], labels
     net = load("disan-sick", device="cpu")
     loo = pair_payload(at)["loo"]
     for which, hyp in (("a", a_hyp), ("b", "There is a biker jumping in the air")):
@@ -156,14 +162,15 @@ def test_the_app_pair_view_of_disan_sick_says_sentence_a_and_b_and_sends_the_sco
                                        atol=TOLERANCE)
 
 
-@pytest.mark.parametrize("pair", [["--pair", "A man runs ."], []])
+@pytest.mark.parametrize("pair,first,second", [(["--pair", "A man runs ."], "first sentence", "second sentence"),
+                                               ([], "sentence A", "sentence B")])
 def test_a_report_of_a_relatedness_model_without_sentence_b_is_one_line_naming_the_flag(sick_path, tmp_path, capsys,
-                                                                                         pair):
+                                                                                         pair, first, second):
+    # a pair report names the inputs as the pair view does (its sides are A and B); a sentence report, SICK's way
     out, path = tmp_path / "x.html", sick_path
     assert main(["report", "a man runs .", *pair, "--model", path, "--out", str(out), "--device", "cpu"]) == 2
     err = capsys.readouterr().err.strip()
-    assert err == (f"error: {path} reads two sentences (sentence A and sentence B); give its sentence B with "
-                   "--hypothesis.")
+    assert err == f"error: {path} reads two sentences ({first} and {second}); give its {second} with --hypothesis."
     assert not out.exists()
 
 
@@ -173,7 +180,7 @@ def test_a_report_of_a_relatedness_model_without_sentence_b_is_one_line_naming_t
 @pytest.mark.browser
 @pytest.mark.skipif(not (ROOT / "pretrained" / "disan-sick.safetensors").exists(),
                     reason="pretrained/disan-sick is not in this checkout")
-def test_the_explorers_pair_view_of_disan_sick_names_sentence_a_and_b_and_leaves_out_words_of_the_score(
+def test_the_explorers_pair_view_of_disan_sick_names_first_and_second_sentence_and_leaves_out_words_of_the_score(
         chromium, tmp_path):
     from tests.conftest import guarded_page
     from tests.test_site import fragment, ort_or_skip
@@ -192,18 +199,27 @@ def test_the_explorers_pair_view_of_disan_sick_names_sentence_a_and_b_and_leaves
                                "document.getElementById('report').dataset.loo")
         got = page.evaluate("""() => ({
           labels: ['text', 'hypothesis', 'b-text', 'b-hypothesis'].map(id =>
-            document.getElementById(id).parentNode.firstChild.textContent.trim()),
+            document.getElementById(id).parentNode.innerText.trim()),
+          shown: Array.from(document.querySelectorAll('#controls label, #report h2, #report h3, #report .gtitle'))
+            .filter(e => e.checkVisibility()).map(e => e.textContent.trim()),
           presets: Array.from(document.getElementById('pair-preset').options).slice(1).map(o => o.textContent),
           change: document.querySelector('#report .pair-change').textContent,
           counts: document.querySelector('#report .counts').textContent,
           loo: Object.fromEntries(Array.from(document.querySelectorAll('#report table.pair-align td[data-loo]'))
             .map(td => { const [w, t] = td.dataset.loo.split(':');
                          return [w + ':' + td.closest('table').dataset.side + ':' + t, Number(td.dataset.value)]; }))})""")
+        page.fill("#b-hypothesis", "")  # B refused: the one line names B's second sentence
+        page.wait_for_function("() => document.body.dataset.state === 'error'")
+        refusal = page.inner_text("#status")
     finally:
         context.close()
     assert blocked == [] and errors == []
-    assert got["labels"] == ["sentence A", "sentence B", "B: sentence A", "B: sentence B"]
-    assert got["presets"] and all(p.startswith("relatedness: sentence B") for p in got["presets"])
+    assert got["labels"] == ["first sentence", "second sentence", "B: first sentence", "B: second sentence"]
+    assert got["presets"] and all(p.startswith("relatedness: the second sentence") for p in got["presets"])
+    shown = got["shown"] + got["presets"]
+    assert "Second sentence" in shown and any(t.endswith(("— first sentence", "— second sentence")) for t in shown), shown
+    assert not [x for x in shown if "B:" in x and re.search(r"sentence [AB]\b", x)], shown
+    assert refusal == "B: this model scores the relatedness of two sentences: type the second sentence as well."
     net = load("disan-sick", device="cpu")
     ta, tb = net.trace(a_text, a_hyp), net.trace(a_text, b_hyp)
     assert re.fullmatch(r"relatedness A (\S+) → B (\S+) \((\S+)\)", got["change"])

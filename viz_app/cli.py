@@ -28,16 +28,17 @@ def add_report(sub) -> None:
     p.add_argument("--masks", default=None, help="default | swap | diag | none | 'fw,bw'")
     p.add_argument("--device", default=None)
     p.add_argument("--pair", default=None, metavar="TEXT_B",
-                   help="a minimal pair: sentence B beside TEXT (A), aligned, B − A, leave-one-out of both")
+                   help="a minimal pair: B's text beside TEXT (A's), aligned, B − A, leave-one-out of both")
     p.add_argument("--pair-hypothesis", default=None, metavar="HYPOTHESIS_B",
-                   help="B's second sentence for a two-sentence model: an NLI model's hypothesis, a relatedness "
-                        "model's sentence B (default: A's, from --hypothesis); alone, it makes the pair too")
+                   help="B's second sentence for a two-sentence model (an NLI model's hypothesis; default: A's, "
+                        "from --hypothesis); alone, it makes the pair too")
 
 
-def _needs_second(name: str, cfg, hypothesis: str | None) -> None:
-    """One line when a two-sentence model is given one sentence (its second name: hypothesis, sentence B)."""
+def _needs_second(name: str, cfg, hypothesis: str | None, names: tuple[str, str] | None = None) -> None:
+    """One line when a two-sentence model is given one sentence, naming its inputs by ``names`` (default: the
+    model's own, ``input_names``: hypothesis, sentence B; a pair report's are the pair view's)."""
     if cfg.pair and hypothesis is None:
-        first, second = cfg.input_names
+        first, second = names or cfg.input_names
         raise DisanError(f"{name} reads two sentences ({first} and {second}); give its {second} with --hypothesis.")
 
 
@@ -52,10 +53,11 @@ def run_pair_report(args) -> int:
     cfg = describe(args.model)
     if not cfg.pair and args.pair_hypothesis is not None:
         raise DisanError(f"{args.model} reads one sentence; leave out --pair-hypothesis.")
-    _needs_second(args.model, cfg, args.hypothesis)
+    names = pair_report.input_names(cfg.relatedness)  # a relatedness model's first and second sentence here
+    _needs_second(args.model, cfg, args.hypothesis, names)
     b_text = args.text if args.pair is None else args.pair
     b_hypothesis = args.hypothesis if args.pair_hypothesis is None else args.pair_hypothesis
-    pair_report.check_pair_text((args.text, args.hypothesis), (b_text, b_hypothesis), cfg.input_names)
+    pair_report.check_pair_text((args.text, args.hypothesis), (b_text, b_hypothesis), names)
     model = load(args.model, args.device)
     trace_a = model.trace(args.text, args.hypothesis, alpha=args.alpha, masks=args.masks)
     trace_b = model.trace(b_text, b_hypothesis, alpha=args.alpha, masks=args.masks)

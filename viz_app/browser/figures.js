@@ -23,7 +23,7 @@
   var context = null;
 
   /* Take the figure context of viz_app.draw.site_view.figure_context(): {templates, colorscales, themes,
-   * constants, status_names}. Call once before building anything. */
+   * constants, status_names, pair_relatedness_names}. Call once before building anything. */
   function configure(ctx) {
     if (!ctx || !ctx.templates || !ctx.colorscales || !ctx.themes || !ctx.constants) {
       throw new Error("DisanFigures.configure needs the figure context that viz_app.draw.site_view.figure_context() writes");

@@ -342,10 +342,17 @@
     return tvA.hypothesis ? ["premise", "hypothesis"] : ["premise"];
   }
 
+  /* What the pair view calls a two-sentence model's inputs, [first, second]: an NLI model's premise and
+   * hypothesis; a relatedness model's first and second sentence (settings.PAIR_RELATEDNESS_NAMES, in the figure
+   * context), since the pair's own sides are A and B and SICK's "sentence A" / "sentence B" would clash with them. */
+  function inputNames(relatedness) {
+    return relatedness ? F().context().pair_relatedness_names.slice() : ["premise", "hypothesis"];
+  }
+
   function sideName(tv, side) {
     if (!tv.hypothesis) return "";
-    if (typeof tv.relatedness === "number") return side === "premise" ? "Sentence A of the pair" : "Sentence B of the pair";
-    return side === "premise" ? "Premise" : "Hypothesis";
+    var name = inputNames(typeof tv.relatedness === "number")[side === "premise" ? 0 : 1];
+    return name.charAt(0).toUpperCase() + name.slice(1);
   }
 
   function checkPair(tvA, tvB) {
@@ -375,7 +382,7 @@
     sidesOf(tvA).forEach(function (side) {
       var sa = tvA[side], sb = tvB[side], ops = aligned[side].ops, labels = aligned[side].labels;
       var TA = sa.tokens.length, TB = sb.tokens.length, name = sideName(tvA, side);
-      var suffix = name ? " — " + name.charAt(0).toLowerCase() + name.slice(1) : ""; // "sentence A of the pair"
+      var suffix = name ? " — " + name.charAt(0).toLowerCase() + name.slice(1) : ""; // "— second sentence"
       [["fw", "Forward", 0], ["bw", "Backward", 1]].forEach(function (d) {
         maps.push(figure("pair-mean-" + d[0] + "-" + side, function () {
           var m = alignedMaps(sa[d[0]].attention, TA, sb[d[0]].attention, TB, ops);
@@ -522,6 +529,6 @@
   root.DisanPairView = {
     page: page, alignedMaps: alignedMaps, alignedSeries: alignedSeries, stepLabels: stepLabels,
     predictionChange: predictionChange, editShapes: editShapes,
-    fillLeaveOneOut: fillLeaveOneOut,
+    fillLeaveOneOut: fillLeaveOneOut, inputNames: inputNames,
   };
 })(typeof globalThis !== "undefined" ? globalThis : this);

@@ -75,8 +75,15 @@
     el("view").value = pair ? "pair" : "sentence";
     ["pair-preset-row", "b-text-row"].forEach(function (id) { el(id).hidden = !pair; });
     el("b-hyp-row").hidden = !pair || !meta.pair;
-    el("b-hyp-row").firstChild.textContent = meta.relatedness ? "B: sentence B " : "B: hypothesis ";
-    el("b-text-row").firstChild.textContent = meta.relatedness ? "B: sentence A " : "B: sentence ";
+    // a relatedness model's inputs are its first and second sentence here, A's too (site.js's showState gave them
+    // SICK's "sentence A" / "sentence B", which beside the pair's sides A and B would read "B: sentence A")
+    var names = meta.relatedness ? root.DisanPairView.inputNames(true) : ["sentence", "hypothesis"];
+    el("b-text-row").firstChild.textContent = "B: " + names[0] + " ";
+    el("b-hyp-row").firstChild.textContent = "B: " + names[1] + " ";
+    if (pair && meta.relatedness) {
+      el("text").parentNode.firstChild.textContent = names[0] + " ";
+      el("hyp-row").firstChild.textContent = names[1] + " ";
+    }
     if (el("b-text").value !== b.text) el("b-text").value = b.text;
     if (el("b-hypothesis").value !== b.hypothesis) el("b-hypothesis").value = b.hypothesis;
     if (presetsOf !== s.model) {
@@ -103,7 +110,8 @@
   function traceOf(s, text, hypothesis) {
     var alpha = alphaOf(s), k = key(s.model, text, hypothesis, alpha);
     if (traces[k]) return Promise.resolve({ key: k, tv: traces[k] });
-    return root.DisanSite.traceOf(s.model, text, hypothesis, alpha === null ? undefined : alpha).then(function (tv) {
+    var names = root.DisanPairView.inputNames(metaOf(s.model).relatedness); // its refusals name the pair view's inputs
+    return root.DisanSite.traceOf(s.model, text, hypothesis, alpha === null ? undefined : alpha, names).then(function (tv) {
       return { key: k, tv: tv };
     });
   }

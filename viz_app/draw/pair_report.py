@@ -1,4 +1,4 @@
-"""The report of a minimal pair (issue 30): one self-contained HTML file with sentence A and sentence B run
+"""The report of a minimal pair (issue 30): one self-contained HTML file with two inputs, A and B, run
 through one model (``python -m viz_app report TEXT --pair B``).
 
 Python writes data, the page draws: the file carries the trace views of A and B (``packed_trace_view``) and the
@@ -32,11 +32,18 @@ if TYPE_CHECKING:
 PAIR_SCRIPTS = (*PAGE_SCRIPTS[:-1], "pair.js", "pair_view.js", PAGE_SCRIPTS[-1])
 
 
+def input_names(relatedness: bool) -> tuple[str, str]:
+    """What the pair view calls a two-sentence model's inputs: an NLI model's premise and hypothesis, a relatedness
+    model's first and second sentence (``settings.PAIR_RELATEDNESS_NAMES``: the pair's sides are A and B, so SICK's
+    own "sentence A" and "sentence B" would read "B's sentence A"). The page's ``DisanPairView.inputNames``."""
+    return settings.PAIR_RELATEDNESS_NAMES if relatedness else ("premise", "hypothesis")
+
+
 def check_pair_text(a: tuple[str, str | None], b: tuple[str, str | None],
                     names: tuple[str, str] = ("premise", "hypothesis")) -> None:
     """``InputError`` naming the side, A or B, whose sentence is empty or longer than a report holds; ``a`` and
-    ``b`` are (text, hypothesis or None), ``names`` what the model calls a pair's two inputs
-    (``ModelConfig.input_names``). Run before any model is loaded."""
+    ``b`` are (text, hypothesis or None), ``names`` what the pair view calls a pair's two inputs
+    (``input_names``). Run before any model is loaded."""
     for which, (text, hypothesis) in (("A", a), ("B", b)):
         parts = [(names[0] if hypothesis is not None else "sentence", text)]
         if hypothesis is not None:
@@ -61,8 +68,9 @@ def check_pair(trace_a: ModelTrace, trace_b: ModelTrace) -> None:
     if tuple(trace_a.masks) != tuple(trace_b.masks) or trace_a.alpha != trace_b.alpha:
         raise InputError(f"A was run with masks {'/'.join(trace_a.masks)} at α = {trace_a.alpha} and B with "
                          f"{'/'.join(trace_b.masks)} at α = {trace_b.alpha}; run both with the same masks and α.")
+    first, second = input_names(trace_a.relatedness is not None) if trace_a.hypothesis else ("sentence", "")
     for which, trace in (("A", trace_a), ("B", trace_b)):
-        sides = [("premise", trace.premise)] + ([("hypothesis", trace.hypothesis)] if trace.hypothesis else [])
+        sides = [(first, trace.premise)] + ([(second, trace.hypothesis)] if trace.hypothesis else [])
         for name, sent in sides:
             if len(sent.tokens) > settings.REPORT_MAX_TOKENS:
                 raise InputError(f"{which}'s {name} has {len(sent.tokens)} tokens; a report holds at most "

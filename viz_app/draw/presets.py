@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from viz_app.draw.settings import PAIR_RELATEDNESS_NAMES
+
 #: Shen et al. 2018, Figs. 6 and 7 (case study sentences).
 SHEN_SENTENCES = (
     "Families have some dogs in front of a carousel",
@@ -139,8 +141,9 @@ def preset_by_label(label: str) -> Preset | None:
 #: Sec. 3), and a two-sentence pair with one word of its second sentence changed. Each is (id, label, task, α
 #: values or None, A, B): task "sentence" for a one-sentence classifier, where A and B are sentences; task "pair"
 #: for an NLI or relatedness model, where A and B are (first, second) and the second is the edited side, "{second}"
-#: in the label standing for its name (the hypothesis, sentence B). The static explorer, and the app's Minimal pair view,
-#: offer ``pair_presets_for`` a model (site.py writes it into each model's entry of site-data.js).
+#: in the label standing for its name in the pair view (the hypothesis, the second sentence). The static explorer,
+#: and the app's Minimal pair view, offer ``pair_presets_for`` a model (site.py writes it into each model's entry of
+#: site-data.js).
 PAIR_PRESETS = (
     ("negation", "negation: 'is good' → 'is not good'", "sentence", None,
      "the acting is good and the story is moving .", "the acting is not good and the story is moving ."),
@@ -167,15 +170,16 @@ PAIR_PRESETS = (
 def pair_presets_for(arch: str, pair: bool, relatedness: bool = False) -> list[dict]:
     """The minimal pairs a model can run, each {id, label, text, hypothesis, bText, bHypothesis, alpha}: the
     one-sentence pairs for a classifier, the two-sentence ones for an NLI or relatedness model (labelled with its
-    own names: "NLI: the hypothesis …", "relatedness: sentence B …"); a distance preset once per α, for a DSA only
-    (DiSAN has no α). ``alpha`` is None where the preset leaves α alone."""
+    names in the pair view: "NLI: the hypothesis …", "relatedness: the second sentence …",
+    ``settings.PAIR_RELATEDNESS_NAMES``); a distance preset once per α, for a DSA only (DiSAN has no α). ``alpha``
+    is None where the preset leaves α alone."""
     out = []
     for pid, label, task, alphas, a, b in PAIR_PRESETS:
         if (task == "pair") != bool(pair) or (alphas and arch != "dsa"):
             continue
         if pair:
             label = ("relatedness: " if relatedness else "NLI: ") + label.format(
-                second="sentence B" if relatedness else "the hypothesis")
+                second="the " + PAIR_RELATEDNESS_NAMES[1] if relatedness else "the hypothesis")
         (text, hypothesis), (b_text, b_hypothesis) = (a, b) if pair else ((a, ""), (b, ""))
         base = {"id": pid, "label": label, "text": text, "hypothesis": hypothesis, "bText": b_text,
                 "bHypothesis": b_hypothesis, "alpha": None}

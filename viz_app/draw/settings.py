@@ -52,6 +52,11 @@ STATUS_NAMES = {
     "unknown": "unknown: no vector, uses the <unk> row",
 }
 
+#: What the minimal-pair view (issue 30) calls a relatedness model's two inputs. Its sides are A and B, so SICK's
+#: own names, "sentence A" and "sentence B" (kept everywhere else), would read "B: sentence A" there. The pair's
+#: page (``browser/pair_view.js``, via ``site_view.figure_context``), its controls, presets and messages read it here.
+PAIR_RELATEDNESS_NAMES = ("first sentence", "second sentence")
+
 #: α and feature sliders recompute the maps in the browser (``viz_app/browser``); 0 = the server path
 #: (a Streamlit rerun per step), kept as the benchmark's baseline.
 BROWSER_RECOMPUTE = os.environ.get("VIZ_BROWSER_RECOMPUTE", "1").strip() != "0"

@@ -24,7 +24,8 @@ in a JS object; such a prediction may be given as ``[[label, p], ...]`` instead.
 
 ``figure_context`` is what ``DisanFigures.configure`` takes once per page: the Plotly templates and
 colour scales the themes name (from Plotly itself, as ``figures.py`` reads them), the two themes, the
-figure and report constants, and the vocabulary-status names, so the page retypes none of them.
+figure and report constants, the vocabulary-status names and what the pair view calls a relatedness model's
+two inputs, so the page retypes none of them.
 """
 
 from __future__ import annotations
@@ -215,4 +216,5 @@ def figure_context() -> dict:
             "REPORT_MAX_TOKENS": settings.REPORT_MAX_TOKENS,
         },
         "status_names": dict(settings.STATUS_NAMES),
+        "pair_relatedness_names": list(settings.PAIR_RELATEDNESS_NAMES),
     }

@@ -47,7 +47,7 @@ def preset_picker(ctx: Context) -> None:
     if st.session_state.get("pair_preset") not in options:
         st.session_state["pair_preset"] = _PLACEHOLDER
     st.selectbox("Pair example", (_PLACEHOLDER, *options), key="pair_preset", on_change=_apply_preset,
-                 args=(options,), help="Fills sentence A (the sidebar's), B and, for a distance preset, α.")
+                 args=(options,), help="Fills A (the sidebar's input), B and, for a distance preset, α.")
 
 
 def _words(text: str) -> list[str]:

@@ -1,6 +1,7 @@
-"""Minimal pair (issue 30): change a word, see what changed. Sentence A is the sidebar's, sentence B is typed here
-(it starts as a copy of A); both run through the sidebar's model, and the page draws ``DisanPairView.page`` of
-the two trace views (``viz_app/browser/pair_view.js``, the view the static explorer and the pair report draw:
+"""Minimal pair (issue 30): change a word, see what changed. A is the sidebar's input, B is typed here (it starts
+as a copy of A; a relatedness model's two inputs are its first and second sentence here, not SICK's "sentence A"
+and "sentence B": ``pair_report.input_names``); both run through the sidebar's model, and the page draws
+``DisanPairView.page`` of the two trace views (``viz_app/browser/pair_view.js``, the view the static explorer and the pair report draw:
 tokens aligned with the edits marked, both predictions and the change, every map of A and B on one scale with
 B − A, gates and source2token / pooling side by side). A pair preset fills A, B and α; a word of B clicked in
 the page can be swapped for one of its nearest words or free text (``pair_controls``). The leave-one-out rows under A's and B's tokens are
@@ -52,7 +53,7 @@ def _loo_job(name: str, a: tuple, b: tuple, masks: str, alpha: float | None) -> 
 def _report_bytes(name: str, a: tuple, b: tuple, masks: str, alpha: float | None, loo: dict) -> bytes:
     """The pair report (``python -m viz_app report --pair``) of these inputs; one line where it cannot be written."""
     try:
-        pair_report.check_pair_text(a, b, loaders.model_config(name).input_names)
+        pair_report.check_pair_text(a, b, pair_report.input_names(loaders.model_config(name).relatedness))
         ta, tb = loaders.full_trace(name, *a, masks, alpha), loaders.full_trace(name, *b, masks, alpha)
         return pair_report.pair_report_html(ta, tb, loo).encode("utf-8")
     except disan.InputError as err:
@@ -61,13 +62,16 @@ def _report_bytes(name: str, a: tuple, b: tuple, masks: str, alpha: float | None
 
 def render(ctx: Context) -> None:
     st.title("Minimal pair")
-    st.caption("Change a word, see what changed: sentence A is the sidebar's, B starts as a copy of it. The tokens "
+    cfg = loaders.model_config(ctx.model)
+    st.caption("Change a word, see what changed: A is the sidebar's input, B starts as a copy of it. The tokens "
                "are aligned (kept, replaced, inserted, deleted), and every map of A and B is drawn on one colour "
-               "scale with B − A where the tokens align.")
+               "scale with B − A where the tokens align."
+               + (" The sidebar's sentence A and sentence B (SICK's names) are A's first and second sentence here."
+                  if cfg.relatedness else ""))
     if ctx.input_error:
         st.error(md_escape(ctx.input_error))
         return
-    first, second = side_names(loaders.model_config(ctx.model))
+    first, second = pair_report.input_names(cfg.relatedness) if cfg.pair else side_names(cfg)
     pair_controls.preset_picker(ctx)
     ensure("sentence_b", ctx.text)
     b_text = st.text_area(f"B: {first}", key="sentence_b", max_chars=settings.MAX_CHARS, height=70)
