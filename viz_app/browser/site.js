@@ -71,7 +71,7 @@
    * worker (lane 0): onnxruntime-web's wasm uses one core per worker.
    * Requests are handled one at a time, in the order they came: a request never starts while another's runs
    * are going on, and a new sentence's run waits behind at most the request in progress. */
-  function workerMain(boot) {
+  function workerMain() {
     var ready = null, sessions = {}, queue = Promise.resolve();
     // the page's fromBase64 and inflate, again: this function runs in the worker, apart from the page's closure
     function fromBase64(text) {
@@ -96,22 +96,29 @@
       Object.keys(out).forEach(function (k) { value[k] = { dims: out[k].dims, data: out[k].data }; buffers.add(out[k].data.buffer); });
       return value;
     }
-    // The wasm is unpacked as soon as this script runs, not on a message: a message to a worker whose script
-    // has just loaded is delivered through the page's thread, which is then evaluating plotly.js (300 ms)
-    ready = inflate(boot.wasm).then(function (wasm) {
-      ort.env.wasm.numThreads = 1;
-      ort.env.wasm.proxy = false;
-      ort.env.wasm.wasmBinary = wasm;
-      ort.env.wasm.wasmPaths = { mjs: URL.createObjectURL(new Blob([boot.loader], { type: "text/javascript" })) };
-    }).then(function () {
-      // onnxruntime compiles its wasm and starts on its first session: a one-node graph's session starts it
-      // while the page still unpacks the model, so the model's own session only builds the graph. Should the
-      // probe fail, the model's session starts the runtime itself.
-      return ort.InferenceSession.create(fromBase64(boot.probe), { executionProviders: ["wasm"] })
-        .then(function (s) { return s.release(); }).catch(function () {});
-    });
+    // onnxruntime starts on the init message, which carries its wasm (gzip + base64) and loader. The page posts it
+    // before plotly.js is run, while its thread is free to pass it on (a message to a worker whose script has
+    // just loaded goes through the page's thread).
+    function start(m) {
+      return inflate(m.wasm).then(function (wasm) {
+        ort.env.wasm.numThreads = 1;
+        ort.env.wasm.proxy = false;
+        ort.env.wasm.wasmBinary = wasm;
+        ort.env.wasm.wasmPaths = { mjs: URL.createObjectURL(new Blob([m.loader], { type: "text/javascript" })) };
+      }).then(function () {
+        // onnxruntime compiles its wasm and starts on its first session: a one-node graph's session starts it
+        // while the page still unpacks the model, so the model's own session only builds the graph. Should the
+        // probe fail, the model's session starts the runtime itself.
+        return ort.InferenceSession.create(fromBase64(m.probe), { executionProviders: ["wasm"] })
+          .then(function (s) { return s.release(); }).catch(function () {});
+      });
+    }
     function handle(m) {
-      if (m.type === "init") return ready.then(function () { return { value: true }; });
+      if (m.type === "init") {
+        ready = start(m);
+        return ready.then(function () { return { value: true }; });
+      }
+      if (!ready) throw new Error("the runtime was not started");
       if (m.type === "session") {
         return ready.then(function () {
           // m.only: the helper keeps one model's session at a time (each holds the model's weights)
@@ -180,9 +187,7 @@
     var assets = root.DisanOrtRuntime;
     if (!assets || !assets.script) return Promise.reject(new Error("onnxruntime-web is missing from assets/; rebuild the folder with python -m viz_app site"));
     l.runtime = new Promise(function (resolve, reject) {
-      // base64 needs no escaping inside a string literal; the loader's text does
-      var url = URL.createObjectURL(new Blob([assets.script, "\n(", workerMain.toString(), ")({ wasm: \"", assets.wasm,
-                                              "\", probe: \"", assets.probe, "\", loader: ", JSON.stringify(assets.loader), " });\n"], { type: "text/javascript" }));
+      var url = URL.createObjectURL(new Blob([assets.script, "\n(", workerMain.toString(), ")();\n"], { type: "text/javascript" }));
       try { l.worker = new Worker(url); } catch (err) {
         throw new Error("this browser would not start the model's worker (" + (err && err.message || err) + "); open the page in a current Chrome, Edge, Firefox or Safari");
       }
@@ -193,7 +198,7 @@
         reject(why);
       };
       l.calls[++callId] = [resolve, reject];
-      l.worker.postMessage({ id: callId, type: "init" });
+      l.worker.postMessage({ id: callId, type: "init", wasm: assets.wasm, loader: assets.loader, probe: assets.probe });
     }).then(function () { if (!i) root.performance.mark("disan:runtime"); return true; });
     l.runtime.catch(function () { l.runtime = null; });
     return l.runtime;
