@@ -22,14 +22,14 @@ def test_trace_types_lists_every_trace_the_figures_use():
     assert used and used <= set(pb.TRACE_TYPES), sorted(used - set(pb.TRACE_TYPES))
 
 
-def test_the_cartesian_bundle_is_chosen_only_at_the_figures_version(tmp_path, monkeypatch):
+def test_the_built_bundle_is_chosen_only_at_the_figures_version(tmp_path, monkeypatch):
     monkeypatch.setattr(pb, "NODE_MODULES", tmp_path)
     assert pb.plotly_bundle() == pb.PLOTLY_JS  # not installed: the plotly package's full bundle
     bundle = tmp_path / pb.PLOTLY_BUNDLE[0] / pb.PLOTLY_BUNDLE[1]
     bundle.parent.mkdir(parents=True)
-    bundle.write_text("/**\n* plotly.js (cartesian - minified) v0.0.1\n*/\n")
+    bundle.write_text("/**\n* plotly.js (disan: scatter, bar, heatmap - minified) v0.0.1\n*/\n")
     assert pb.plotly_bundle() == pb.PLOTLY_JS  # another version: not used
-    bundle.write_text(f"/**\n* plotly.js (cartesian - minified) v{pb.plotly_version(pb.PLOTLY_JS)}\n*/\n")
+    bundle.write_text(f"/**\n* plotly.js (disan: scatter, bar, heatmap - minified) v{pb.plotly_version(pb.PLOTLY_JS)}\n*/\n")
     assert pb.plotly_bundle() == bundle
 
 

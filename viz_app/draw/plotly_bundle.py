@@ -1,9 +1,13 @@
-"""Which plotly.js the pages load: npm's cartesian bundle when installed, else the plotly package's full bundle.
+"""Which plotly.js the pages load: plotly.js built with the figures' trace types when installed, else the plotly
+package's full bundle.
 
 The figures use three trace types (``TRACE_TYPES``: heatmap, bar, scatter with error bars) plus shapes and
-annotations, all in plotly.js's cartesian bundle. Parsing the full bundle took 1.1-1.5 s of a cold open on the
-2-core benchmark machine, the cartesian one 0.5 s (issue 19). Used by the static explorer (``site.py``) and
-the app (``viz_app/shell/plotly_js.py``); ``tests/test_plotly_bundle.py`` checks the trace types.
+annotations. ``npm ci`` (scripts/setup.sh) builds plotly.js from npm with just those (scripts/plotly_bundle.mjs,
+the way plotly.js makes its own partial bundles). Evaluating a bundle holds the page's thread before anything
+is drawn: on the 2-core benchmark machine the full bundle took 1.1-1.5 s of a cold open, npm's cartesian bundle
+0.5 s (issue 19), and in headless Chromium npm's cartesian bundle 394-598 ms against 140-259 ms for this one
+(6 opens each, alternating; issue 27). Used by the static explorer (``site.py``), the report and the app
+(``viz_app/shell/plotly_js.py``); ``tests/test_plotly_bundle.py`` checks the trace types.
 """
 
 from __future__ import annotations
@@ -17,16 +21,16 @@ REPO = Path(__file__).resolve().parents[2]
 NODE_MODULES = REPO / "node_modules"
 #: The full bundle of the installed plotly package: the version the figures are built for.
 PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
-#: plotly.js's cartesian bundle from npm (``npm ci``, run by scripts/setup.sh).
-PLOTLY_BUNDLE = ("plotly.js-cartesian-dist-min", "plotly-cartesian.min.js")
+#: plotly.js with ``TRACE_TYPES`` alone, built by ``npm ci`` (package.json's postinstall, scripts/plotly_bundle.mjs).
+PLOTLY_BUNDLE = (".disan", "plotly-disan.min.js")
 #: Every trace type a figure of viz_app/draw uses; the chosen bundle must draw them all.
 TRACE_TYPES = ("heatmap", "bar", "scatter")
 
 
 def plotly_bundle() -> Path:
-    """plotly.js's cartesian bundle from npm when installed, else the full bundle of the plotly package.
+    """plotly.js with the figures' trace types when built, else the full bundle of the plotly package.
 
-    Both must be the plotly.js the figures were built for: the npm bundle's version is checked against it.
+    Both must be the plotly.js the figures were built for: the built bundle's version is checked against it.
     """
     bundle = NODE_MODULES / PLOTLY_BUNDLE[0] / PLOTLY_BUNDLE[1]
     if bundle.is_file() and plotly_version(bundle) == plotly_version(PLOTLY_JS):
