@@ -152,6 +152,22 @@ def _free_port() -> int:
 
 
 @pytest.mark.browser
+def _wait_for_loo(page, log: Path, model: str) -> None:
+    """Until the pair is drawn with its leave-one-out rows; else fail with what the page and the server said
+    (this wait once ran out inside the full suite, in clean-clone CI only, without a trace of why)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function("() => { const el = document.querySelector('.viz-pair');"
+                               " return el && el.dataset.ready === '1' && el.dataset.loo; }")
+    except PlaywrightTimeout:
+        state = page.evaluate("() => { const el = document.querySelector('.viz-pair'); return {"
+                              " pair: el ? {ready: el.dataset.ready, loo: el.dataset.loo} : null,"
+                              " said: document.querySelector('[data-testid=stMain]')?.innerText.slice(-1500)}; }")
+        tail = log.read_text(encoding="utf-8", errors="replace")[-3000:] if log.exists() else "(no log)"
+        pytest.fail(f"{model}: the pair's leave-one-out never came: {state}\nserver log:\n{tail}")
+
+
 def test_the_view_is_drawn_in_the_browser_with_its_leave_one_out_rows(chromium, tmp_path):
     from urllib.parse import urlencode
 
@@ -169,8 +185,7 @@ def test_the_view_is_drawn_in_the_browser_with_its_leave_one_out_rows(chromium, 
         try:
             for model, params in CASES.items():
                 page.goto(f"{url}/pair?{urlencode({'model': model, **params})}")
-                page.wait_for_function("() => { const el = document.querySelector('.viz-pair');"
-                                       " return el && el.dataset.ready === '1' && el.dataset.loo; }")
+                _wait_for_loo(page, tmp_path / "server.log", model)
                 drawn = page.evaluate("""() => ({
                   plots: document.querySelectorAll('.viz-pair .plot[data-fig]').length,
                   shown: document.querySelectorAll('.viz-pair .js-plotly-plot').length,
