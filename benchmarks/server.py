@@ -66,9 +66,29 @@ def checkout(rev: str) -> Iterator[Path]:
                                  capture_output=True, check=True, timeout=300).stdout
         with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
             tar.extractall(folder, filter="data")
+        node_modules(folder)
         yield folder
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def node_modules(tree: Path) -> None:
+    """Give an earlier commit's ``tree`` the browser packages of its own package-lock.json (its plotly.js, its
+    onnxruntime-web): this checkout's when the locks are the same (a link), else ``npm ci`` in ``tree``, so a
+    baseline is measured with what it shipped. Without npm, or if it fails, the baseline goes without (its
+    pages then load the plotly package's full bundle) and a line says so."""
+    lock = tree / "package-lock.json"
+    if not lock.is_file() or (tree / "node_modules").exists():
+        return
+    ours = REPO_ROOT / "package-lock.json"
+    if ours.is_file() and ours.read_bytes() == lock.read_bytes() and (REPO_ROOT / "node_modules").is_dir():
+        (tree / "node_modules").symlink_to(REPO_ROOT / "node_modules")
+        return
+    npm = shutil.which("npm")
+    done = npm is not None and subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=tree,
+                                              capture_output=True, timeout=600).returncode == 0
+    if not done:
+        print(f"warning: npm ci failed in {tree}; the baseline runs without its node_modules", file=sys.stderr)
 
 
 @contextmanager

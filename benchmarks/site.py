@@ -210,11 +210,13 @@ def _baseline_site(commit: str, models: list[str], work: Path) -> Path:
     import subprocess
     import sys
 
+    from .server import node_modules
+
     root = Path(__file__).resolve().parents[1]
     tree = work / "baseline"
     subprocess.run(["git", "-C", str(root), "worktree", "add", "--detach", str(tree), commit], check=True,
                    capture_output=True)
-    (tree / "node_modules").symlink_to(root / "node_modules")
+    node_modules(tree)
     out = work / "baseline-site"
     # the baseline's own command: before viz_app.cli, the site was built by `python -m disan site`
     cmd = [sys.executable, "-m", "disan", "site", "--out", str(out)] + [a for m in models for a in ("--model", m)]
