@@ -100,7 +100,8 @@ def page(result: dict, out) -> str:
         "- **Cold start** (`bench cold-start`): Chromium already open, then `streamlit run viz_app/app.py` started; "
         "`/` opened as soon as `/_stcore/health` answers; clocked from the server's start to the frame that shows "
         "the first heatmap. `--baseline-rev` measures an earlier commit the same way in the same run (a temporary "
-        "copy of its files, same Python). What the app does for it: plotly.js (built with the figures' trace types where npm is installed) is "
+        "copy of its files, same Python). What the app does for it: plotly.js (a partial bundle of npm's plotly.js where npm is installed: "
+        "viz_app/draw/plotly_bundle.py) is "
         "preloaded by the first script run before torch is imported; the GloVe matrix is memory-mapped; the "
         "shape check of a checkpoint no longer imports torch's compiler stack.",
         "",
