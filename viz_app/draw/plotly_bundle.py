@@ -4,9 +4,9 @@ package's full bundle.
 The figures use three trace types (``TRACE_TYPES``: heatmap, bar, scatter with error bars) plus shapes and
 annotations. ``npm ci`` (scripts/setup.sh) builds plotly.js from npm with just those (scripts/plotly_bundle.mjs,
 the way plotly.js makes its own partial bundles). Evaluating a bundle holds the page's thread before anything
-is drawn: on the 2-core benchmark machine the full bundle took 1.1-1.5 s of a cold open, npm's cartesian bundle
-0.5 s (issue 19), and in headless Chromium npm's cartesian bundle 394-598 ms against 140-259 ms for this one
-(6 opens each, alternating; issue 27). Used by the static explorer (``site.py``), the report and the app
+is drawn, and npm's cartesian bundle carries a dozen trace types the figures never use (its evaluation took
+several times as long in headless Chromium here). ``bench site`` measures the cold open (docs/site-benchmark.md,
+first maps, beside the baseline commit's). Used by the static explorer (``site.py``), the report and the app
 (``viz_app/shell/plotly_js.py``); ``tests/test_plotly_bundle.py`` checks the trace types.
 """
 
