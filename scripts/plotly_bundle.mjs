@@ -1,7 +1,8 @@
 // plotly.js with only the trace types the figures use (viz_app/draw/plotly_bundle.py TRACE_TYPES: scatter, bar,
 // heatmap), built from npm's plotly.js with esbuild, as plotly.js's own custom bundles are (its CUSTOM_BUNDLE.md).
-// Run by `npm ci` (package.json postinstall). Why: evaluating npm's cartesian bundle held the page's thread
-// about three times as long (docs/site-benchmark.md's first maps; viz_app/draw/plotly_bundle.py).
+// Run by `npm ci` (package.json postinstall). Why: npm's cartesian bundle carries a dozen trace types the
+// figures never use, and evaluating it held the page's thread several times as long before the first maps
+// (viz_app/draw/plotly_bundle.py; bench site measures the cold open).
 import { build } from "esbuild";
 import { createRequire } from "node:module";
 import { mkdirSync } from "node:fs";
