@@ -137,14 +137,12 @@
    * DiSAN's mean over features is recomputed from Eq. 15's keys and queries (the in-page model's view has
    * them). Only the attention maps change (not gates or outputs, which the next layers would). */
   // remask's views per trace view and kind: the charts of one page that show the same masks share them
-  var remasked = typeof WeakMap === "undefined" ? null : new WeakMap();
+  var remasked = new WeakMap();
 
   function remask(tv, kind) {
-    var byKind = remasked && (remasked.get(tv) || remasked.set(tv, {}).get(tv));
-    if (byKind && Object.prototype.hasOwnProperty.call(byKind, kind)) return byKind[kind];
-    var view = remaskOnce(tv, kind);
-    if (byKind) byKind[kind] = view;
-    return view;
+    var byKind = remasked.get(tv) || remasked.set(tv, {}).get(tv);
+    if (!Object.prototype.hasOwnProperty.call(byKind, kind)) byKind[kind] = remaskOnce(tv, kind);
+    return byKind[kind];
   }
 
   function remaskOnce(tv, kind) {
