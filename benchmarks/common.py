@@ -226,3 +226,21 @@ def busy(info: dict) -> bool:
     """True when other work kept the CPU busy at the start (1-minute load ≥ a quarter of the cores)."""
     load = info.get("load_average_at_start")
     return bool(load) and load[0] >= 0.25 * (info.get("logical_cpus") or 1)
+
+
+def folder_context(browser, folder, height: int = 1000):
+    """A fresh browser context for a site ``folder`` opened from disk, and the list that collects every URL it
+    asks for outside the folder (check it with ``outside_folder``). Requests are watched, not routed: a routed
+    request waits for this process to let it through, which delayed the opening being measured."""
+    context = browser.new_context(viewport={"width": 1400, "height": height})
+    inside, outside = folder.as_uri() + "/", []
+    context.on("request", lambda request: None if request.url.startswith((inside, "blob:", "data:"))
+               else outside.append(request.url))
+    return context, outside
+
+
+def outside_folder(outside: list) -> None:
+    """Stop the benchmark if the page asked for any file outside its folder (``folder_context``'s list)."""
+    if outside:
+        raise SystemExit(f"error: the page asked for files outside its folder: {outside[:5]}")
+

@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 from urllib.parse import urlencode
 
-from .common import Stats, Table, busy, machine_info, sentence
+from .common import Stats, Table, busy, folder_context, machine_info, outside_folder, sentence
 from .site_pair import measure_pair, pair_table
 from .site_typing import KEYS_PER_SECOND
 
@@ -81,23 +81,17 @@ def _browser(playwright):
 
 
 def _open(browser, folder: Path, state: dict, init_script: str | None = None):
-    """A fresh context on ``index.html#state``; it fails if the page asked for any file outside ``folder``.
-    Requests are watched, not routed: a routed request waits for this process to let it through, which
-    delayed the opening (the page's files are 10–20 MB) by more than the target's margin."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    """A fresh context on ``index.html#state``; it fails if the page asked for any file outside ``folder``."""
+    context, outside = folder_context(browser, folder)
     if init_script:
         context.add_init_script(init_script)
-    inside, outside = folder.as_uri() + "/", []
-    context.on("request", lambda request: None if request.url.startswith((inside, "blob:", "data:"))
-               else outside.append(request.url))
     page = context.new_page()
     page.set_default_timeout(TIMEOUT_MS)
     page.goto((folder / "index.html").as_uri() + "#" + urlencode(state))
     page.wait_for_function("() => document.body.dataset.drawnAt || document.body.dataset.state === 'error'")
     if page.evaluate("document.body.dataset.state") == "error":
         raise SystemExit(f"error: the page refused {state}: {page.inner_text('#status')}")
-    if outside:
-        raise SystemExit(f"error: the page asked for files outside its folder: {outside[:5]}")
+    outside_folder(outside)
     return context, page
 
 
@@ -187,14 +181,13 @@ def _measure_view(browser, folder: Path, args) -> list[dict]:
     """Per model, typing with the maps in view, in a 1400 × 900 window."""
     rows = []
     for model in args.models:
-        context = browser.new_context(viewport={"width": 1400, "height": 900})
-        inside = folder.as_uri() + "/"
-        context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(inside) else route.abort())
+        context, outside = folder_context(browser, folder, height=900)
         page = context.new_page()
         page.set_default_timeout(TIMEOUT_MS)
         page.goto((folder / "index.html").as_uri() + "#" + urlencode({"m": model, "t": sentence(8),
                                                                           "h": sentence(6, offset=3)}))
         page.wait_for_function("() => document.body.dataset.drawnAt || document.body.dataset.state === 'error'")
+        outside_folder(outside)
         for row in _in_view(page, args.view_words, 60):
             rows.append({"model": model, **row})
             shown = [k["shown"] for k in row["keys"] if k["shown"] is not None]

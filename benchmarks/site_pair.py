@@ -20,7 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import urlencode
 
-from .common import Stats, Table, sentence
+from .common import Stats, Table, folder_context, outside_folder, sentence
 
 TARGETS = {"maps": 50.0, "loo": 300.0, "longtask": 50.0}
 TIMEOUT_MS = 120_000
@@ -69,9 +69,7 @@ def measure_pair(browser, folder: Path, models: list[str], count: int, warmup: i
     B typed → maps on screen and leave-one-out drawn."""
     rows = []
     for model in models:
-        context = browser.new_context(viewport={"width": 1400, "height": 1000})
-        inside = folder.as_uri() + "/"
-        context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(inside) else route.abort())
+        context, outside = folder_context(browser, folder)
         page = context.new_page()
         page.set_default_timeout(TIMEOUT_MS)
         drawn, loo, loo_20, longest = [], [], [], []
@@ -96,6 +94,7 @@ def measure_pair(browser, folder: Path, models: list[str], count: int, warmup: i
                     loo_20.append(result["loo"])
                 longest.append(max(result["longtasks"], default=0))
         context.close()
+        outside_folder(outside)
         rows.append({"model": model, "lengths": [LENGTHS[0], LENGTHS[-1]], "drawn_ms": drawn, "loo_ms": loo,
                      "loo_20_ms": loo_20, "longest_task_ms": longest})
         s, lo = Stats.of(drawn), Stats.of(loo_20)
