@@ -213,6 +213,25 @@ def test_typing_with_the_maps_in_view_paints_them_now_and_never_shows_a_stale_fi
     assert errors == []
 
 
+def test_plotly_runs_only_once_the_models_graph_is_posted_to_the_worker(chromium, built):
+    """The opening order (site.js preload): evaluating plotly.js would hold the page's thread while the model's
+    start waits on it, so plotly.js is run after the graph has gone to the worker, and the page still boots."""
+    folder = built.out.as_uri() + "/"
+    context, page, blocked, errors = guarded_page(chromium, lambda url: url.startswith(folder), TIMEOUT_MS)
+    try:
+        page.add_init_script("""(() => { let P; Object.defineProperty(window, 'Plotly', { configurable: true,
+          get() { return P; }, set(v) { if (P === undefined) window.__plotlyAt = performance.now(); P = v; } }); })();""")
+        page.goto((built.out / "index.html").as_uri() + fragment(m="disan-sst5", t="a gorgeous movie ."))
+        page.wait_for_function("() => ['ready', 'error'].includes(document.body.dataset.state)")
+        order = page.evaluate("""() => ({posted: performance.getEntriesByName('disan:posted:disan-sst5')[0]?.startTime,
+                                          plotly: window.__plotlyAt, state: document.body.dataset.state})""")
+    finally:
+        context.close()
+    assert order["state"] == "ready" and blocked == [] and errors == []
+    assert order["posted"] is not None and order["plotly"] is not None
+    assert order["posted"] < order["plotly"], order
+
+
 def test_page_opens_from_disk_and_draws_the_linked_sentence(open_site):
     page, blocked, errors = open_site(fragment(m="disan-sst5", t="a gorgeous , witty , seductive movie ."))
     assert page.evaluate("document.body.dataset.state") == "ready", page.inner_text("#status")

@@ -164,7 +164,7 @@
    * at once, not when the runtime has started: the worker answers in order, after its start. */
   function call(message, transfer, i) {
     var l = lane(i || 0), started = startRuntime(i || 0);
-    if (!l.worker) return started.then(function () { throw new Error("the model's worker did not start; reload the page"); });
+    if (!l.worker) return started; // rejected: the runtime could not start (its message says why)
     return new Promise(function (resolve, reject) {
       started.catch(reject);
       message.id = ++callId;
@@ -223,7 +223,9 @@
       vocab.words.forEach(function (w, i) { if (!index.has(w)) index.set(w, i); });
       // a copy goes to the worker; the page keeps the graph for pair.js: the word table and leave-one-out's
       // lean graph are read from it (runner())
-      return call({ type: "session", name: name, onnx: bytes[0] }).then(function () {
+      var session = call({ type: "session", name: name, onnx: bytes[0] });
+      root.performance.mark("disan:posted:" + name); // the graph is on its way to the worker
+      return session.then(function () {
         root.performance.mark("disan:session:" + name);
         delete root.DisanSiteModels[name]; // the base64 text is no longer needed
         return { name: name, vocab: vocab, index: index, meta: meta, graph: bytes[0] };
@@ -571,9 +573,9 @@
 
   /* Start onnxruntime and the linked model, then load `late` (plotly.js and the drawing code, in order) and boot.
    * The late scripts load only once the model's graph is posted to the worker: evaluating plotly.js holds the
-   * page's thread about 300 ms, and until the graph is posted the model's start waits on that thread (the
-   * worker's start from its blob, the model's file run, its graph unpacked). The wasm meanwhile compiles in
-   * the worker. */
+   * page's thread, and until the graph is posted the model's start waits on that thread (the worker's start
+   * from its blob, the model's file run, its graph unpacked). The worker meanwhile unpacks its wasm and starts
+   * the runtime. bench site's first maps measure the order. */
   function preload(late) {
     DATA = root.DisanSiteData;
     var posted = Promise.resolve();

@@ -255,16 +255,16 @@ def site_data(models: Sequence[dict], start: tuple[str, str] | None = None) -> d
 
 def index_html() -> str:
     """The page: controls, the message line and the report's sections (filled by site.js)."""
-    styles = "".join(f'<link rel="stylesheet" href="assets/{s}">' for s in STYLES)
+    links = "".join(f'<link rel="stylesheet" href="assets/{s}">' for s in STYLES)
     # the late scripts are read from disk at once and run when preload() adds them
-    styles += "".join(f'<link rel="preload" as="script" href="assets/{s}">' for s in LATE_SCRIPTS)
+    links += "".join(f'<link rel="preload" as="script" href="assets/{s}">' for s in LATE_SCRIPTS)
     tags = lambda names: "".join(f'<script src="assets/{s}"></script>' for s in names)  # noqa: E731
     late = json.dumps([f"assets/{s}" for s in LATE_SCRIPTS])
     scripts = f"{tags(EARLY_SCRIPTS)}<script>DisanSite.preload({late});</script>"
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>DiSAN &amp; distance-based SAN: attention explorer</title>{styles}</head>"
+        f"<title>DiSAN &amp; distance-based SAN: attention explorer</title>{links}</head>"
         '<body class="report site" data-state="loading">'
         '<header id="site-header"><h1>Attention explorer: DiSAN and the distance-based SAN</h1>'
         '<form id="controls" onsubmit="return false">'
