@@ -411,7 +411,8 @@ def store_weights(graph_bytes: bytes, half: bool, int8: Sequence[str] = ()) -> b
     """The graph with float32 initializers stored as float16 (``half``) or per-row int8 (``int8`` names).
 
     Each stored tensor is followed by a ``Cast``/``DequantizeLinear`` node whose output takes the
-    initializer's name, so the graph still computes in float32.
+    initializer's name, so the graph still computes in float32. The tensors computed from the inputs get
+    their types as value_info (``_declare_types``).
     """
     import onnx
     from onnx import TensorProto, helper, numpy_helper
@@ -440,8 +441,30 @@ def store_weights(graph_bytes: bytes, half: bool, int8: Sequence[str] = ()) -> b
     rest = list(graph.node)
     del graph.node[:]
     graph.node.extend(nodes + rest)  # the casts come first: node order must be topological
+    _declare_types(proto)
     onnx.checker.check_model(proto)
     return proto.SerializeToString()
+
+
+def _declare_types(proto) -> None:
+    """The element type and rank of every tensor computed from the inputs, as the graph's value_info (onnx's
+    shape inference; symbolic sizes left unnamed). The page cuts the graph into parts that run in two workers at once
+    (``viz_app/browser/onnx_graph.js`` parts), and a tensor passed between parts is declared with its type.
+    A tensor computed from initializers alone is never passed (each part computes it), so it gets none: the
+    site's model file is at its size limit."""
+    import onnx
+
+    del proto.graph.value_info[:]
+    inferred = onnx.shape_inference.infer_shapes(proto, strict_mode=True).graph.value_info
+    constant = {i.name for i in proto.graph.initializer}
+    for node in proto.graph.node:  # topological order (store_weights keeps it)
+        if all(not i or i in constant for i in node.input):
+            constant.update(node.output)
+    kept = [v for v in inferred if v.name not in constant]
+    for v in kept:
+        for dim in v.type.tensor_type.shape.dim:
+            dim.ClearField("dim_param")  # a symbol's name ("unk__12"): the rank and fixed sizes are enough
+    proto.graph.value_info.extend(kept)
 
 
 def int8_candidates(graph_bytes: bytes) -> tuple[str, ...]:

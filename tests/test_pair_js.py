@@ -14,10 +14,11 @@ import pytest
 
 from tests.page_js import BROWSER, NODE
 
-#: Loads pair.js, answers each job {fn, args}; "table" reads an ONNX file and asks nearest() of its table.
+#: Loads onnx_graph.js and pair.js, answers each job {fn, args}; "table" reads an ONNX file and asks nearest() of its table.
 RUNNER = r"""
 const fs = require("fs"), vm = require("vm"), path = require("path");
-vm.runInThisContext(fs.readFileSync(path.join(process.argv[1], "pair.js"), "utf8"), { filename: "pair.js" });
+for (const file of ["onnx_graph.js", "pair.js"])
+  vm.runInThisContext(fs.readFileSync(path.join(process.argv[1], file), "utf8"), { filename: file });
 const jobs = JSON.parse(fs.readFileSync(0, "utf8"));
 const run = (job) => {
   try {

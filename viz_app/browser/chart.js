@@ -404,6 +404,7 @@ function startModel(data) {
   TYPING.ready = loadOnce(assets + "ort-runtime.js")
     .then(() => loadOnce(assets + "site-data.js"))
     .then(() => loadOnce(assets + "tokenize.js"))
+    .then(() => loadOnce(assets + "onnx_graph.js"))
     .then(() => loadOnce(assets + "site.js"))
     .then(() => { DisanSite.init(data.base); return DisanSite.traceOf(data.model, data.text, data.hypothesis, data.alpha); })
     .then(() => true);

@@ -160,157 +160,21 @@
 
   /* ------------------------------------------------- the table in the graph */
 
-  /* ONNX's protobuf field numbers (onnx/onnx.proto): ModelProto.graph, GraphProto.initializer, and a
-   * TensorProto's dims, data_type, name, raw_data. */
-  var MODEL_GRAPH = 7, GRAPH_INITIALIZER = 5, TENSOR_DIMS = 1, TENSOR_TYPE = 2, TENSOR_NAME = 8, TENSOR_RAW = 9;
   var ONNX_FLOAT = 1, ONNX_FLOAT16 = 10;
   /* disan/onnx_export.py's SiteModule holds the table as the buffer "table"; store_weights renames a
    * float16-stored initializer "<name>_f16" (the table is never int8: int8_candidates leaves it out). */
   var TABLE_NAMES = ["table_f16", "table"];
 
-  /* The varint at bytes[pos] (before `end`): [value, the position after it]. By multiplication, so values
-   * past 2³¹ (lengths, dims) stay exact. */
-  function varint(bytes, pos, end) {
-    var value = 0, scale = 1, byte;
-    do {
-      if (pos >= end) throw new Error("the ONNX graph is cut short; rebuild the folder with python -m viz_app site");
-      byte = bytes[pos++];
-      value += (byte & 0x7f) * scale;
-      scale *= 128;
-    } while (byte & 0x80);
-    return [value, pos];
+  /* onnx_graph.js reads the graph's bytes; looked up when first needed, so pages that never read a graph
+   * (the report's pair) need not load it. */
+  function graphCode() {
+    if (!root.DisanGraph) throw new Error("onnx_graph.js is not loaded; rebuild the folder with python -m viz_app site");
+    return root.DisanGraph;
   }
 
-  /* Each field of the protobuf message bytes[start:end] as fn(number, wireType, value, from, to, at, next):
-   * value is the number of a varint field, from/to the span of a length-delimited one's contents, at/next the
-   * span of the whole field (its key included; fixed-size fields are passed with these alone). */
-  function eachField(bytes, start, end, fn) {
-    var pos = start, r;
-    while (pos < end) {
-      var at = pos;
-      r = varint(bytes, pos, end);
-      var number = Math.floor(r[0] / 8), wire = r[0] % 8;
-      pos = r[1];
-      if (wire === 0) { r = varint(bytes, pos, end); pos = r[1]; fn(number, wire, r[0], undefined, undefined, at, pos); }
-      else if (wire === 2) {
-        r = varint(bytes, pos, end);
-        var from = r[1];
-        pos = from + r[0];
-        if (pos > end) throw new Error("the ONNX graph is cut short; rebuild the folder with python -m viz_app site");
-        fn(number, wire, r[0], from, pos, at, pos);
-      }
-      else if (wire === 1 || wire === 5) {
-        pos += wire === 1 ? 8 : 4;
-        if (pos > end) throw new Error("the ONNX graph is cut short; rebuild the folder with python -m viz_app site");
-        fn(number, wire, undefined, undefined, undefined, at, pos);
-      }
-      else throw new Error("the ONNX graph holds a protobuf field of wire type " + wire + "; rebuild the folder");
-    }
-  }
-
-  /* The initializer named one of `names` in the ONNX model `bytes`: {name, dims, type, raw (Uint8Array)}. */
-  function initializer(bytes, names) {
-    var found = null;
-    eachField(bytes, 0, bytes.length, function (n, w, v, from, to) {
-      if (found || n !== MODEL_GRAPH || w !== 2) return;
-      eachField(bytes, from, to, function (n2, w2, v2, f2, t2) {
-        if (found || n2 !== GRAPH_INITIALIZER || w2 !== 2) return;
-        var t = { name: null, dims: [], type: null, raw: null };
-        eachField(bytes, f2, t2, function (n3, w3, v3, f3, t3) {
-          if (n3 === TENSOR_NAME) t.name = new TextDecoder().decode(bytes.subarray(f3, t3));
-          else if (n3 === TENSOR_TYPE) t.type = v3;
-          else if (n3 === TENSOR_RAW) t.raw = bytes.subarray(f3, t3);
-          else if (n3 === TENSOR_DIMS && w3 === 0) t.dims.push(v3);
-          else if (n3 === TENSOR_DIMS && w3 === 2) { // packed repeated int64
-            for (var p = f3, r; p < t3; p = r[1]) { r = varint(bytes, p, t3); t.dims.push(r[0]); }
-          }
-        });
-        if (names.indexOf(t.name) >= 0) found = t;
-      });
-    });
-    return found;
-  }
-
-  /* ------------------------------------------------ a graph for leave-one-out */
-
-  /* More of onnx/onnx.proto's field numbers: GraphProto.node, .input, .output, .value_info; NodeProto.input,
-   * .output, .attribute; AttributeProto.g and .graphs (a subgraph); ValueInfoProto.name. */
-  var GRAPH_NODE = 1, GRAPH_INPUT = 11, GRAPH_OUTPUT = 12, GRAPH_VALUE_INFO = 13;
-  var NODE_INPUT = 1, NODE_OUTPUT = 2, NODE_ATTRIBUTE = 5, ATTRIBUTE_GRAPH = 6, ATTRIBUTE_GRAPHS = 11, VALUE_NAME = 1;
-
-  function varintBytes(n) {
-    var out = [];
-    while (n >= 128) { out.push(n % 128 + 128); n = Math.floor(n / 128); }
-    out.push(n);
-    return out;
-  }
-
-  /* The ONNX model `bytes` with only the graph outputs named in `keep`, and only the nodes, initializers and
-   * value infos those need (a node is needed when an output of it is; reached backwards from `keep`, so the
-   * order of the nodes does not matter). The trace outputs the page draws (T × T maps, gates, pooling) take
-   * nodes of their own that leave-one-out, which reads only the class probabilities, need not run: onnxruntime
-   * runs every node of a graph whatever is fetched. A node with a subgraph (If, Loop, Scan) may read any
-   * name of the graph around it, so a graph holding one keeps every node. Returns a new Uint8Array; the
-   * graph's other fields (inputs, name, …) and the model's are copied unchanged. */
+  /* The graph with only `keep` among its outputs (DisanGraph.lean): leave-one-out's helper runs it. */
   function leanGraph(bytes, keep) {
-    var decode = new TextDecoder(), text = function (f, t) { return decode.decode(bytes.subarray(f, t)); };
-    var graph = null;
-    eachField(bytes, 0, bytes.length, function (n, w, v, from, to, at, next) {
-      if (n === MODEL_GRAPH && w === 2) graph = { from: from, to: to, at: at, next: next };
-    });
-    if (!graph) throw new Error("the model file holds no ONNX graph; rebuild the folder with python -m viz_app site");
-    var fields = [], nodes = [], outputs = [], initializers = new Set(), subgraph = false;
-    eachField(bytes, graph.from, graph.to, function (n, w, v, from, to, at, next) {
-      var f = { number: n, at: at, next: next, name: null };
-      fields.push(f);
-      if (w !== 2) return;
-      if (n === GRAPH_NODE) {
-        f.inputs = []; f.outputs = [];
-        eachField(bytes, from, to, function (n2, w2, v2, f2, t2) {
-          if (w2 !== 2) return;
-          if (n2 === NODE_INPUT) f.inputs.push(text(f2, t2));
-          else if (n2 === NODE_OUTPUT) f.outputs.push(text(f2, t2));
-          else if (n2 === NODE_ATTRIBUTE) eachField(bytes, f2, t2, function (n3, w3) {
-            if (w3 === 2 && (n3 === ATTRIBUTE_GRAPH || n3 === ATTRIBUTE_GRAPHS)) subgraph = true;
-          });
-        });
-        nodes.push(f);
-      } else if (n === GRAPH_OUTPUT || n === GRAPH_VALUE_INFO || n === GRAPH_INPUT || n === GRAPH_INITIALIZER) {
-        var nameField = n === GRAPH_INITIALIZER ? TENSOR_NAME : VALUE_NAME;
-        eachField(bytes, from, to, function (n2, w2, v2, f2, t2) { if (n2 === nameField && w2 === 2) f.name = text(f2, t2); });
-        if (n === GRAPH_OUTPUT) outputs.push(f.name);
-        if (n === GRAPH_INITIALIZER) initializers.add(f.name);
-      }
-    });
-    keep.forEach(function (name) {
-      if (outputs.indexOf(name) < 0) throw new Error("the graph has no output " + JSON.stringify(name) + " (it has " + outputs.join(", ") + "); rebuild the folder with python -m viz_app site");
-    });
-    var needed = new Set(keep), live = new Set(), grew = true;
-    while (grew) {
-      grew = false;
-      nodes.forEach(function (node) {
-        if (live.has(node) || !(subgraph || node.outputs.some(function (o) { return needed.has(o); }))) return;
-        live.add(node);
-        grew = true;
-        node.inputs.forEach(function (i) { if (i) needed.add(i); });
-      });
-    }
-    var kept = fields.filter(function (f) {
-      if (f.number === GRAPH_NODE) return live.has(f);
-      if (f.number === GRAPH_OUTPUT) return keep.indexOf(f.name) >= 0;
-      if (f.number === GRAPH_INITIALIZER || f.number === GRAPH_VALUE_INFO) return needed.has(f.name);
-      // an initializer may be listed among the inputs too (ONNX IR < 4): it goes with the initializer
-      if (f.number === GRAPH_INPUT) return !initializers.has(f.name) || needed.has(f.name);
-      return true;
-    });
-    var length = kept.reduce(function (s, f) { return s + f.next - f.at; }, 0);
-    var head = [MODEL_GRAPH * 8 + 2].concat(varintBytes(length));
-    var out = new Uint8Array(graph.at + head.length + length + bytes.length - graph.next), pos = 0;
-    out.set(bytes.subarray(0, graph.at), pos); pos += graph.at;
-    out.set(head, pos); pos += head.length;
-    kept.forEach(function (f) { out.set(bytes.subarray(f.at, f.next), pos); pos += f.next - f.at; });
-    out.set(bytes.subarray(graph.next), pos);
-    return out;
+    return graphCode().lean(bytes, keep);
   }
 
   var HALF = null;
@@ -331,7 +195,7 @@
   /* The model's word table from its exported ONNX graph (the bytes site.js builds the session from):
    * {rows, dim, values (Float32Array rows·dim, row-major, in vocabulary id order), norms (Float64Array rows)}. */
   function embeddingTable(graph) {
-    var t = initializer(graph, TABLE_NAMES);
+    var t = graphCode().initializer(graph, TABLE_NAMES);
     if (!t || !t.raw) throw new Error("the model file holds no word table named " + TABLE_NAMES.join(" or ") + "; rebuild the folder with python -m viz_app site");
     if (t.dims.length !== 2) throw new Error("the word table has shape [" + t.dims.join(", ") + "], not (words, dim); rebuild the folder");
     var rows = t.dims[0], dim = t.dims[1], n = rows * dim, values = new Float32Array(n);

@@ -67,12 +67,13 @@
    * made from a blob (a file:// page may not start a worker from a file): onnxruntime's classic script, whose
    * text ort-runtime.js carries, then `workerMain`. Inside: the wasm bytes handed over directly, the .mjs loader
    * as a blob URL, one thread (a file:// page has no cross-origin isolation, so no SharedArrayBuffer).
-   * Leave-one-out starts a second such worker, the helper (lane 1), whose runs go in parallel with the page's
-   * worker (lane 0): onnxruntime-web's wasm uses one core per worker.
+   * A second such worker, the helper (lane 1), runs in parallel with the page's worker (lane 0): onnxruntime-web's
+   * wasm uses one core per worker. Once the first sentence is drawn it holds the backward part of the model's
+   * graph (splitSoon), and leave-one-out's lean graph when that is asked for.
    * Requests are handled one at a time, in the order they came: a request never starts while another's runs
    * are going on, and a new sentence's run waits behind at most the request in progress. */
   function workerMain() {
-    var ready = null, sessions = {}, queue = Promise.resolve();
+    var ready = null, sessions = {}, graphs = {}, queue = Promise.resolve();
     // the page's fromBase64 and inflate, again: this function runs in the worker, apart from the page's closure
     function fromBase64(text) {
       if (Uint8Array.fromBase64) return Uint8Array.fromBase64(text);
@@ -93,7 +94,10 @@
     // outputs are moved to the page, not copied: their buffers go into `buffers`, the transfer list
     function plain(out, buffers) {
       var value = {};
-      Object.keys(out).forEach(function (k) { value[k] = { dims: out[k].dims, data: out[k].data }; buffers.add(out[k].data.buffer); });
+      Object.keys(out).forEach(function (k) {
+        value[k] = { type: out[k].type, dims: out[k].dims, data: out[k].data };
+        buffers.add(out[k].data.buffer);
+      });
       return value;
     }
     // onnxruntime starts on the init message, which carries its wasm (gzip + base64) and loader. The page posts it
@@ -113,6 +117,12 @@
           .then(function (s) { return s.release(); }).catch(function () {});
       });
     }
+    function create(onnx) {
+      // disable_quant_qdq: onnxruntime then folds each DequantizeLinear of an int8-stored weight (the
+      // export's int8 head) into a float constant once, instead of dequantizing it on every run
+      return ort.InferenceSession.create(onnx, { executionProviders: ["wasm"], graphOptimizationLevel: "all",
+                                                 extra: { session: { disable_quant_qdq: "1" } } });
+    }
     function handle(m) {
       if (m.type === "init") {
         ready = start(m);
@@ -121,13 +131,27 @@
       if (!ready) throw new Error("the runtime was not started");
       if (m.type === "session") {
         return ready.then(function () {
-          // m.only: the helper keeps one model's session at a time (each holds the model's weights)
-          if (m.only) Object.keys(sessions).forEach(function (k) { sessions[k].release(); delete sessions[k]; });
-          // disable_quant_qdq: onnxruntime then folds each DequantizeLinear of an int8-stored weight (the
-          // export's int8 head) into a float constant once, instead of dequantizing it on every run
-          return ort.InferenceSession.create(m.onnx, { executionProviders: ["wasm"], graphOptimizationLevel: "all",
-                                                       extra: { session: { disable_quant_qdq: "1" } } });
+          // m.only: the helper keeps one model's sessions at a time (each holds the model's weights); a
+          // session's name is "<role>:<model>"
+          if (m.only) Object.keys(sessions).forEach(function (k) {
+            if (k.slice(k.indexOf(":") + 1) !== m.only) { sessions[k].release(); delete sessions[k]; }
+          });
+          if (m.keep) graphs[m.name] = m.onnx; // the page's worker cuts it into parts later ("split")
+          return create(m.onnx);
         }).then(function (session) { sessions[m.name] = session; return { value: true }; });
+      }
+      if (m.type === "split") {
+        // The model's graph in three (onnx_graph.js parts): the forward part and the head stay here, the
+        // backward part goes back to the page for the helper. null: the graph cannot be cut.
+        // Cut again when the helper dropped the backward part for another model's sessions (graphs: kept).
+        var p = graphs[m.name] && typeof DisanGraph !== "undefined" ? DisanGraph.parts(graphs[m.name]) : null;
+        if (!p) return { value: null };
+        ["fw:", "head:"].forEach(function (k) { if (sessions[k + m.name]) { sessions[k + m.name].release(); delete sessions[k + m.name]; } });
+        return Promise.all([create(p.fw), create(p.head)]).then(function (made) {
+          sessions["fw:" + m.name] = made[0];
+          sessions["head:" + m.name] = made[1];
+          return { value: { bw: p.bw, outputs: p.outputs, cuts: p.cuts }, transfer: [p.bw.buffer] };
+        });
       }
       if (!sessions[m.name]) throw new Error("no session " + m.name + " in the model's worker; reload the page");
       if (m.type === "run") {
@@ -187,7 +211,9 @@
     var assets = root.DisanOrtRuntime;
     if (!assets || !assets.script) return Promise.reject(new Error("onnxruntime-web is missing from assets/; rebuild the folder with python -m viz_app site"));
     l.runtime = new Promise(function (resolve, reject) {
-      var url = URL.createObjectURL(new Blob([assets.script, "\n(", workerMain.toString(), ")();\n"], { type: "text/javascript" }));
+      // the worker gets DisanGraph too (onnx_graph.js, an early script), to cut the model's graph in parts
+      var graphCode = root.DisanGraph ? "\nvar DisanGraph = (" + root.DisanGraph.factory.toString() + ")();" : "";
+      var url = URL.createObjectURL(new Blob([assets.script, graphCode, "\n(", workerMain.toString(), ")();\n"], { type: "text/javascript" }));
       try { l.worker = new Worker(url); } catch (err) {
         throw new Error("this browser would not start the model's worker (" + (err && err.message || err) + "); open the page in a current Chrome, Edge, Firefox or Safari");
       }
@@ -223,7 +249,7 @@
       vocab.words.forEach(function (w, i) { if (!index.has(w)) index.set(w, i); });
       // a copy goes to the worker; the page keeps the graph for pair.js: the word table and leave-one-out's
       // lean graph are read from it (runner())
-      var session = call({ type: "session", name: name, onnx: bytes[0] });
+      var session = call({ type: "session", name: name, onnx: bytes[0], keep: true });
       root.performance.mark("disan:posted:" + name); // the graph is on its way to the worker
       return session.then(function () {
         root.performance.mark("disan:session:" + name);
@@ -237,9 +263,88 @@
     return loaded[name];
   }
 
-  /* The model's outputs for `feeds` (null `fetches`: every output): {name: {dims, data}}, computed in the worker. */
+  /* The model's outputs for `feeds` (null `fetches`: every output): {name: {type, dims, data}}, computed in the
+   * workers: every output of a long input by the graph's parts where they are ready (splitSoon), else by the
+   * whole graph. */
   function run(model, feeds, fetches) {
+    var parts = splits[model.name], byParts = !fetches && parts && parts.ready && tokenCount(feeds) >= PARTS_MIN_TOKENS;
+    if (!fetches) doc.body.dataset.parts = byParts ? "1" : "0"; // which ran the last trace (tests, bench site)
+    if (byParts) return runParts(model.name, parts, feeds);
     return call({ type: "run", name: model.name, feeds: feeds, fetches: fetches || null });
+  }
+
+  /* ------------------------------------------------------- graph parts */
+
+  /* The graph's parts per model name (DisanGraph.parts): {ready, outputs, cuts}, or {failed} where the graph
+   * cannot be cut. The forward part runs in the page's worker (lane 0) while the backward part runs in the
+   * helper (lane 1), one core each; the head then runs in lane 0 on what they passed. */
+  var splits = {};
+  /* Below this many tokens (premise and hypothesis together) the whole graph runs: each part's run has a fixed
+   * cost (a message each way, onnxruntime's own per run) that short inputs do not win back; in headless
+   * Chromium on this 2-core machine the parts were slower at T = 20 and faster from about T = 28 on. */
+  var PARTS_MIN_TOKENS = 28;
+
+  function tokenCount(feeds) {
+    return Object.keys(feeds).reduce(function (n, k) { return n + (feeds[k].type === "int64" ? feeds[k].dims[1] : 0); }, 0);
+  }
+  // the model whose sessions the helper holds (it keeps one model's at a time)
+  var helperHolds = null;
+
+  /* The helper is to hold `name`'s sessions: another model's are released there, and its parts and lean graph
+   * with them. */
+  function holdInHelper(name) {
+    if (helperHolds === name) return;
+    if (helperHolds !== null && splits[helperHolds] && !splits[helperHolds].failed) delete splits[helperHolds];
+    if (helper !== null && helper.model !== name) helper = null;
+    helperHolds = name;
+  }
+
+  /* Cut `model`'s graph into parts, once, in a task of its own after the page has drawn (the helper's start
+   * takes a core for about 400 ms). Any failure leaves the whole graph to the page's worker. */
+  function splitSoon(model, delay) {
+    if (splits[model.name]) return;
+    var s = splits[model.name] = { ready: false, failed: false };
+    root.setTimeout(function () {
+      if (splits[model.name] !== s) return;
+      call({ type: "split", name: model.name }).then(function (v) {
+        if (!v) { s.failed = true; return null; }
+        holdInHelper(model.name);
+        return call({ type: "session", name: "bw:" + model.name, onnx: v.bw, only: model.name }, [v.bw.buffer], 1)
+          .then(function () {
+            s.outputs = v.outputs; s.cuts = v.cuts; s.ready = splits[model.name] === s;
+            if (s.ready) root.performance.mark("disan:parts:" + model.name); // the runs from here are the parts'
+          });
+      }).catch(function (err) {
+        s.failed = true;
+        console.warn("the model runs in one worker: its parts did not start (" + (err && err.message || err) + ")");
+      });
+    }, delay || 0);
+  }
+
+  /* Every output of the whole graph from its parts: fw (lane 0) ‖ bw (lane 1), then head (lane 0) fed the
+   * inputs and the tensors the two passed. Should a part fail (the helper gone), the whole graph runs. */
+  function runParts(name, parts, feeds) {
+    var fw = call({ type: "run", name: "fw:" + name, feeds: feeds }, [], 0);
+    var bw = call({ type: "run", name: "bw:" + name, feeds: feeds }, [], 1);
+    return Promise.all([fw, bw]).then(function (out) {
+      var headFeeds = Object.assign({}, feeds), passed = [];
+      [["fw", out[0]], ["bw", out[1]]].forEach(function (side) {
+        parts.cuts[side[0]].forEach(function (c) {
+          var t = side[1][c];
+          headFeeds[c] = { type: t.type, data: t.data, dims: t.dims };
+          passed.push(t.data.buffer);
+        });
+      });
+      return call({ type: "run", name: "head:" + name, feeds: headFeeds }, passed, 0).then(function (head) {
+        var all = Object.assign({}, head);
+        ["fw", "bw"].forEach(function (k, i) { parts.outputs[k].forEach(function (o) { all[o] = out[i][o]; }); });
+        return all;
+      });
+    }).catch(function (err) {
+      if (splits[name] === parts) delete splits[name]; // cut again later
+      console.warn("the model's parts failed; the whole graph runs (" + (err && err.message || err) + ")");
+      return call({ type: "run", name: name, feeds: feeds, fetches: null });
+    });
   }
 
   /* ------------------------------------------------------------- tokenize */
@@ -486,6 +591,7 @@
           doc.body.dataset.computeMs = (root.performance.now() - t0).toFixed(2);
           // The benchmark's clock stops at the next frame, when the new maps are on screen.
           root.requestAnimationFrame(function () { doc.body.dataset.drawnAt = root.performance.now().toFixed(2); });
+          splitSoon(model);
           return loop(model);
         });
       });
@@ -626,12 +732,15 @@
   function traceOf(name, text, hypothesis, alpha, names) {
     return loadModel(name).then(function (model) {
       var input = prepare(model, text, hypothesis || "", alpha === undefined ? model.meta.alpha : alpha, names);
-      return input.problem ? { problem: input.problem } : compute(model, input);
+      if (input.problem) return { problem: input.problem };
+      return compute(model, input).then(function (tv) { splitSoon(model, SPLIT_AFTER_MS); return tv; });
     });
   }
 
   /* Leave-one-out's helper worker (lane 1) and the model whose lean graph it holds: {model, ready, failed}. */
   var helper = null;
+  // traceOf's callers (the pair view, the app's Explore) draw after it resolves: the parts wait that long
+  var SPLIT_AFTER_MS = 300;
 
   /* Give the helper `model`'s lean graph (DisanPair.leanGraph: the class probabilities and what they need),
    * replacing any other model's. Started in a task of its own: reading the graph takes 5–30 ms of the page's
@@ -641,7 +750,8 @@
     root.setTimeout(function () {
       if (helper !== h) return;
       var lean = DisanPair.leanGraph(model.graph, fetch);
-      call({ type: "session", name: "lean:" + model.name, onnx: lean, only: true }, [lean.buffer], 1)
+      holdInHelper(model.name);
+      call({ type: "session", name: "lean:" + model.name, onnx: lean, only: model.name }, [lean.buffer], 1)
         .then(function () { h.ready = true; }, function (err) {
           h.failed = true;
           console.warn("leave-one-out runs in the page's worker alone: its helper did not start (" + (err && err.message || err) + ")");

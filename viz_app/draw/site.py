@@ -46,7 +46,7 @@ ORT_WASM = "ort-wasm-simd-threaded.wasm"
 ORT_LOADER = "ort-wasm-simd-threaded.mjs"
 #: Page scripts (each defines one global). The runtime, the data and site.js are the page's own <script>s:
 #: ``DisanSite.preload`` starts the model, then loads plotly.js and the drawing code and boots the page.
-EARLY_SCRIPTS = ("ort-runtime.js", "site-data.js", "tokenize.js", "site.js")
+EARLY_SCRIPTS = ("ort-runtime.js", "site-data.js", "tokenize.js", "onnx_graph.js", "site.js")
 LATE_SCRIPTS = ("plotly.js", "recompute.js", "paint.js", "figures.js", "sections.js", "view_figures.js",
                 "report.js", "pair.js", "pair_view.js", "site_pair.js")
 #: Of those, the ones written by the build (the others are copied from viz_app/browser/).

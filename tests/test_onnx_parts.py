@@ -1,0 +1,111 @@
+"""viz_app/browser/onnx_graph.js's ``parts`` (the page's graph cut in three for two workers) in Node, run by
+onnxruntime: the forward part, the backward part and the head, fed what the first two pass on, give every output
+of the whole graph; each part holds only the nodes its outputs need; a graph that cannot be cut gives null."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import numpy as np
+import pytest
+
+from tests.page_js import BROWSER, NODE
+
+#: Cuts the graph at argv[2] into argv[3]/{fw,bw,head}.onnx and prints {outputs, cuts} (or null).
+CUT = r"""
+const fs = require("fs"), vm = require("vm"), path = require("path");
+vm.runInThisContext(fs.readFileSync(path.join(process.argv[1], "onnx_graph.js"), "utf8"), { filename: "onnx_graph.js" });
+const p = DisanGraph.parts(new Uint8Array(fs.readFileSync(process.argv[2])));
+if (p) for (const k of ["fw", "bw", "head"]) fs.writeFileSync(path.join(process.argv[3], k + ".onnx"), p[k]);
+process.stdout.write(JSON.stringify(p && { outputs: p.outputs, cuts: p.cuts }));
+"""
+
+
+def cut(graph_path, out_dir):
+    if NODE is None:
+        pytest.skip("node is not installed (needed to run the page's scripts)")
+    proc = subprocess.run([NODE, "-e", CUT, str(BROWSER), str(graph_path), str(out_dir)], capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def feeds_for(session, T: int, rng, words: int) -> dict:
+    feeds = {}
+    for i in session.get_inputs():
+        n = T if i.name != "h_ids" else max(1, T - 1)  # a hypothesis of another length than the premise
+        feeds[i.name] = np.array([0.7], np.float32) if i.name == "alpha" else rng.integers(2, words, (1, n)).astype(np.int64)
+    return feeds
+
+
+@pytest.mark.parametrize("arch,pair", [("disan", False), ("dsa", False), ("dsa", True)])
+def test_parts_compute_every_output_of_the_whole_graph(tmp_path, tiny_glove, arch, pair):
+    """fw ‖ bw, then head on the cut tensors: every output equals the whole graph's (onnxruntime, T = 1, 2, 9);
+    fw holds none of the nodes that give the backward block's outputs and bw none of the forward's."""
+    onnx = pytest.importorskip("onnx")
+    ort = pytest.importorskip("onnxruntime")
+    from disan.onnx_export import export_site_model
+    from tests.conftest import make_tiny
+
+    model = make_tiny(arch, tiny_glove, pair=pair, unk_zero=True)
+    full = export_site_model(model, tmp_path / "full", extra_words=5)
+    export = full if arch == "disan" else export_site_model(model, tmp_path / "int8", extra_words=5,
+                                                            max_bytes=full.total_bytes - 1)  # an int8 weight
+    got = cut(export.onnx_path, tmp_path)
+    assert got is not None
+    whole = onnx.load(str(export.onnx_path))
+    names = [o.name for o in whole.graph.output]
+    assert sorted(got["outputs"]["fw"] + got["outputs"]["bw"] + got["outputs"]["head"]) == sorted(names)
+    assert all("fw_" in o for o in got["outputs"]["fw"]) and all("bw_" in o for o in got["outputs"]["bw"])
+    assert got["cuts"]["fw"] and got["cuts"]["bw"]  # the head reads both blocks
+    parts = {k: onnx.load(str(tmp_path / f"{k}.onnx")) for k in ("fw", "bw", "head")}
+    for k, m in parts.items():
+        onnx.checker.check_model(m)
+        assert len(m.graph.node) < len(whole.graph.node), k
+    # neither block runs the other's attention: the nodes that give an output of one are not in the other
+    made = {o: n.name for n in whole.graph.node for o in n.output}
+    for k, other in (("fw", "bw"), ("bw", "fw")):
+        held = {n.name for n in parts[k].graph.node}
+        assert not held & {made[o] for o in got["outputs"][other]}, k
+    assert [i.name for i in parts["head"].graph.input] == [i.name for i in whole.graph.input] + got["cuts"]["fw"] + got["cuts"]["bw"]
+    sessions = {k: ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"]) for k, m in parts.items()}
+    whole_run = ort.InferenceSession(str(export.onnx_path), providers=["CPUExecutionProvider"])
+    rng = np.random.default_rng(0)
+    for T in (1, 2, 9):
+        feeds = feeds_for(whole_run, T, rng, export.own_words)
+        want = dict(zip(names, whole_run.run(None, feeds)))
+        out = {}
+        for k in ("fw", "bw"):
+            out.update(zip([o.name for o in parts[k].graph.output], sessions[k].run(None, feeds)))
+        head_feeds = dict(feeds, **{c: out[c] for c in got["cuts"]["fw"] + got["cuts"]["bw"]})
+        out.update(zip(got["outputs"]["head"], sessions["head"].run(None, head_feeds)))
+        for name in names:
+            np.testing.assert_allclose(out[name], want[name], rtol=0, atol=1e-6, err_msg=f"{name}, T = {T}")
+
+
+def test_a_graph_without_value_info_or_with_a_subgraph_is_not_cut(tmp_path, tiny_glove):
+    """An export from before the value infos (its cut tensors' types unknown), or a graph with an If node, gives
+    null: the page then runs the whole graph in one worker."""
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+
+    from disan.onnx_export import export_site_model
+    from tests.conftest import make_tiny
+
+    export = export_site_model(make_tiny("disan", tiny_glove, unk_zero=True), tmp_path / "m", extra_words=5)
+    old = onnx.load(str(export.onnx_path))
+    assert len(old.graph.value_info) > len(old.graph.node) // 2  # store_weights wrote the types
+    del old.graph.value_info[:]
+    onnx.save(old, str(tmp_path / "old.onnx"))
+    assert cut(tmp_path / "old.onnx", tmp_path) is None
+
+    v = lambda name: helper.make_tensor_value_info(name, TensorProto.FLOAT, [1])  # noqa: E731
+    branch = lambda name: helper.make_graph(  # noqa: E731
+        [helper.make_node("Identity", ["x"], [name + "_out"])], name, [], [v(name + "_out")])
+    nodes = [helper.make_node("Neg", ["x"], ["fw_y"]), helper.make_node("Abs", ["x"], ["bw_y"]),
+             helper.make_node("Greater", ["x", "x"], ["c"]),
+             helper.make_node("If", ["c"], ["z"], then_branch=branch("then"), else_branch=branch("else"))]
+    graph = helper.make_graph(nodes, "g", [v("x")], [v("fw_y"), v("bw_y"), v("z")])
+    onnx.save(helper.make_model(graph), str(tmp_path / "if.onnx"))
+    assert cut(tmp_path / "if.onnx", tmp_path) is None

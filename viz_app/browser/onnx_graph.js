@@ -1,0 +1,273 @@
+/* DisanGraph — reading and cutting the exported ONNX graph's bytes in the page (no onnx library there).
+ *
+ *   initializer(graph, names)   the first initializer named one of `names`: {name, dims, type, raw};
+ *   lean(graph, outputs)        the graph with only `outputs` and the nodes they need (leave-one-out's runs);
+ *   parts(graph)                the graph cut in three, {fw, bw, head, ...}: the forward and the backward
+ *                               block (Shen §4, Im & Cho Fig. 2: neither reads the other) run in two
+ *                               workers at once, then the head (source2token or pooling, classifier)
+ *                               runs on what they computed; null where the graph cannot be cut.
+ *
+ * The protobuf is walked field by field (onnx/onnx.proto's field numbers) and copied, never re-encoded, so a
+ * part is the original bytes of the fields it keeps. The same code runs in the page (pair.js, site.js) and in
+ * the model's worker, whose blob site.js builds from `factory`'s text; it therefore reads nothing around it.
+ */
+(function (root) {
+  "use strict";
+
+  function factory() {
+    /* ONNX's protobuf field numbers (onnx/onnx.proto): ModelProto.graph, GraphProto.initializer, and a
+     * TensorProto's dims, data_type, name, raw_data. */
+    var MODEL_GRAPH = 7, GRAPH_INITIALIZER = 5, TENSOR_DIMS = 1, TENSOR_TYPE = 2, TENSOR_NAME = 8, TENSOR_RAW = 9;
+
+    /* The varint at bytes[pos] (before `end`): [value, the position after it]. By multiplication, so values
+     * past 2³¹ (lengths, dims) stay exact. */
+    function varint(bytes, pos, end) {
+      var value = 0, scale = 1, byte;
+      do {
+        if (pos >= end) throw new Error("the ONNX graph is cut short; rebuild the folder with python -m viz_app site");
+        byte = bytes[pos++];
+        value += (byte & 0x7f) * scale;
+        scale *= 128;
+      } while (byte & 0x80);
+      return [value, pos];
+    }
+
+    /* Each field of the protobuf message bytes[start:end] as fn(number, wireType, value, from, to, at, next):
+     * value is the number of a varint field, from/to the span of a length-delimited one's contents, at/next the
+     * span of the whole field (its key included; fixed-size fields are passed with these alone). */
+    function eachField(bytes, start, end, fn) {
+      var pos = start, r;
+      while (pos < end) {
+        var at = pos;
+        r = varint(bytes, pos, end);
+        var number = Math.floor(r[0] / 8), wire = r[0] % 8;
+        pos = r[1];
+        if (wire === 0) { r = varint(bytes, pos, end); pos = r[1]; fn(number, wire, r[0], undefined, undefined, at, pos); }
+        else if (wire === 2) {
+          r = varint(bytes, pos, end);
+          var from = r[1];
+          pos = from + r[0];
+          if (pos > end) throw new Error("the ONNX graph is cut short; rebuild the folder with python -m viz_app site");
+          fn(number, wire, r[0], from, pos, at, pos);
+        }
+        else if (wire === 1 || wire === 5) {
+          pos += wire === 1 ? 8 : 4;
+          if (pos > end) throw new Error("the ONNX graph is cut short; rebuild the folder with python -m viz_app site");
+          fn(number, wire, undefined, undefined, undefined, at, pos);
+        }
+        else throw new Error("the ONNX graph holds a protobuf field of wire type " + wire + "; rebuild the folder");
+      }
+    }
+
+    /* The initializer named one of `names` in the ONNX model `bytes`: {name, dims, type, raw (Uint8Array)}. */
+    function initializer(bytes, names) {
+      var found = null;
+      eachField(bytes, 0, bytes.length, function (n, w, v, from, to) {
+        if (found || n !== MODEL_GRAPH || w !== 2) return;
+        eachField(bytes, from, to, function (n2, w2, v2, f2, t2) {
+          if (found || n2 !== GRAPH_INITIALIZER || w2 !== 2) return;
+          var t = { name: null, dims: [], type: null, raw: null };
+          eachField(bytes, f2, t2, function (n3, w3, v3, f3, t3) {
+            if (n3 === TENSOR_NAME) t.name = new TextDecoder().decode(bytes.subarray(f3, t3));
+            else if (n3 === TENSOR_TYPE) t.type = v3;
+            else if (n3 === TENSOR_RAW) t.raw = bytes.subarray(f3, t3);
+            else if (n3 === TENSOR_DIMS && w3 === 0) t.dims.push(v3);
+            else if (n3 === TENSOR_DIMS && w3 === 2) { // packed repeated int64
+              for (var p = f3, r; p < t3; p = r[1]) { r = varint(bytes, p, t3); t.dims.push(r[0]); }
+            }
+          });
+          if (names.indexOf(t.name) >= 0) found = t;
+        });
+      });
+      return found;
+    }
+
+    /* ------------------------------------------------------- a lean graph */
+
+    /* More of onnx/onnx.proto's field numbers: GraphProto.node, .input, .output, .value_info; NodeProto.input,
+     * .output, .attribute; AttributeProto.g and .graphs (a subgraph); ValueInfoProto.name. */
+    var GRAPH_NODE = 1, GRAPH_INPUT = 11, GRAPH_OUTPUT = 12, GRAPH_VALUE_INFO = 13;
+    var NODE_INPUT = 1, NODE_OUTPUT = 2, NODE_ATTRIBUTE = 5, ATTRIBUTE_GRAPH = 6, ATTRIBUTE_GRAPHS = 11, VALUE_NAME = 1;
+
+    function varintBytes(n) {
+      var out = [];
+      while (n >= 128) { out.push(n % 128 + 128); n = Math.floor(n / 128); }
+      out.push(n);
+      return out;
+    }
+
+    /* The ONNX model `bytes` with only the graph outputs named in `keep`, and only the nodes, initializers and
+     * value infos those need (a node is needed when an output of it is; reached backwards from `keep`, so the
+     * order of the nodes does not matter). The trace outputs the page draws (T × T maps, gates, pooling) take
+     * nodes of their own that leave-one-out, which reads only the class probabilities, need not run: onnxruntime
+     * runs every node of a graph whatever is fetched. A node with a subgraph (If, Loop, Scan) may read any
+     * name of the graph around it, so a graph holding one keeps every node. Returns a new Uint8Array; the
+     * graph's other fields (inputs, name, …) and the model's are copied unchanged. */
+    function lean(bytes, keep) {
+      var g = read(bytes);
+      keep.forEach(function (name) {
+        if (g.outputs.indexOf(name) < 0) throw new Error("the graph has no output " + JSON.stringify(name) + " (it has " + g.outputs.join(", ") + "); rebuild the folder with python -m viz_app site");
+      });
+      var needed = new Set(keep), live = new Set(), grew = true;
+      while (grew) {
+        grew = false;
+        g.nodes.forEach(function (node) {
+          if (live.has(node) || !(g.subgraph || node.outputs.some(function (o) { return needed.has(o); }))) return;
+          live.add(node);
+          grew = true;
+          node.inputs.forEach(function (i) { if (i) needed.add(i); });
+        });
+      }
+      return write(g, g.fields.filter(function (f) {
+        if (f.number === GRAPH_NODE) return live.has(f);
+        if (f.number === GRAPH_OUTPUT) return keep.indexOf(f.name) >= 0;
+        if (f.number === GRAPH_INITIALIZER || f.number === GRAPH_VALUE_INFO) return needed.has(f.name);
+        // an initializer may be listed among the inputs too (ONNX IR < 4): it goes with the initializer
+        if (f.number === GRAPH_INPUT) return !g.initializers.has(f.name) || needed.has(f.name);
+        return true;
+      }), []);
+    }
+
+    /* ------------------------------------------------------------ three parts */
+
+    var FW = /(^|_)fw_/, BW = /(^|_)bw_/;
+
+    /* Graph, nodes and named fields of the ONNX model `bytes` (lean's reading, shared with parts). */
+    function read(bytes) {
+      var decode = new TextDecoder(), text = function (f, t) { return decode.decode(bytes.subarray(f, t)); };
+      var graph = null;
+      eachField(bytes, 0, bytes.length, function (n, w, v, from, to, at, next) {
+        if (n === MODEL_GRAPH && w === 2) graph = { from: from, to: to, at: at, next: next };
+      });
+      if (!graph) throw new Error("the model file holds no ONNX graph; rebuild the folder with python -m viz_app site");
+      var g = { bytes: bytes, graph: graph, fields: [], nodes: [], outputs: [], initializers: new Set(), subgraph: false };
+      eachField(bytes, graph.from, graph.to, function (n, w, v, from, to, at, next) {
+        var f = { number: n, at: at, next: next, name: null };
+        g.fields.push(f);
+        if (w !== 2) return;
+        if (n === GRAPH_NODE) {
+          f.inputs = []; f.outputs = [];
+          eachField(bytes, from, to, function (n2, w2, v2, f2, t2) {
+            if (w2 !== 2) return;
+            if (n2 === NODE_INPUT) f.inputs.push(text(f2, t2));
+            else if (n2 === NODE_OUTPUT) f.outputs.push(text(f2, t2));
+            else if (n2 === NODE_ATTRIBUTE) eachField(bytes, f2, t2, function (n3, w3) {
+              if (w3 === 2 && (n3 === ATTRIBUTE_GRAPH || n3 === ATTRIBUTE_GRAPHS)) g.subgraph = true;
+            });
+          });
+          g.nodes.push(f);
+        } else if (n === GRAPH_OUTPUT || n === GRAPH_VALUE_INFO || n === GRAPH_INPUT || n === GRAPH_INITIALIZER) {
+          var nameField = n === GRAPH_INITIALIZER ? TENSOR_NAME : VALUE_NAME;
+          eachField(bytes, from, to, function (n2, w2, v2, f2, t2) { if (n2 === nameField && w2 === 2) f.name = text(f2, t2); });
+          if (n === GRAPH_OUTPUT) g.outputs.push(f.name);
+          if (n === GRAPH_INITIALIZER) g.initializers.add(f.name);
+        }
+      });
+      return g;
+    }
+
+    /* The model with the graph's fields `kept` (in their order) and `extra` (byte arrays, whole fields). */
+    function write(g, kept, extra) {
+      var bytes = g.bytes, graph = g.graph;
+      var length = kept.reduce(function (s, f) { return s + f.next - f.at; }, 0) +
+        extra.reduce(function (s, e) { return s + e.length; }, 0);
+      var head = [MODEL_GRAPH * 8 + 2].concat(varintBytes(length));
+      var out = new Uint8Array(graph.at + head.length + length + bytes.length - graph.next), pos = 0;
+      out.set(bytes.subarray(0, graph.at), pos); pos += graph.at;
+      out.set(head, pos); pos += head.length;
+      kept.forEach(function (f) { out.set(bytes.subarray(f.at, f.next), pos); pos += f.next - f.at; });
+      extra.forEach(function (e) { out.set(e, pos); pos += e.length; });
+      out.set(bytes.subarray(graph.next), pos);
+      return out;
+    }
+
+    /* The nodes that compute `names`, reached backwards; a tensor in `stop` is taken as given (not computed). */
+    function closure(g, producer, names, stop) {
+      var live = new Set(), todo = names.slice();
+      while (todo.length) {
+        var name = todo.pop(), node = producer.get(name);
+        if (!node || live.has(node) || (stop && stop(name, node))) continue;
+        live.add(node);
+        node.inputs.forEach(function (i) { if (i) todo.push(i); });
+      }
+      return live;
+    }
+
+    /* A value info's field (key 13) as a graph input (11) or output (12): the same ValueInfoProto bytes, so the
+     * cut tensor keeps the type and shape onnx's shape inference gave it (disan/onnx_export.py store_weights). */
+    function retag(g, f, number) {
+      var field = g.bytes.slice(f.at, f.next);
+      field[0] = number * 8 + 2; // each of these keys is one byte
+      return field;
+    }
+
+    /* The graph in three: `fw` computes the outputs named fw_… (with any p_/h_ prefix), `bw` those named bw_…,
+     * `head` the rest, reading what it needs of fw's and bw's tensors as inputs of its own. Nodes both blocks
+     * need (the embedding lookup, the masks) run in each; a node that reads only initializers (a float16 weight's
+     * Cast) runs wherever it is needed, never passed between parts. Each part keeps every graph input, so one
+     * feeds object runs all three. Returns {fw, bw, head: model bytes, outputs: {fw, bw, head: the original
+     * outputs each computes}, cuts: {fw, bw: the tensors each passes to head}}, or null where the graph cannot
+     * be cut: it holds a subgraph (If, Loop, Scan), an output falls in no part, or a cut tensor has no value
+     * info (an export older than the parts).
+     * Pure bookkeeping on names: that the parts compute what the whole graph computes is tests/test_onnx_parts.py's. */
+    function parts(bytes) {
+      var g = read(bytes);
+      if (g.subgraph) return null;
+      var producer = new Map(), infos = new Map();
+      g.nodes.forEach(function (node) { node.outputs.forEach(function (o) { if (o) producer.set(o, node); }); });
+      g.fields.forEach(function (f) { if (f.number === GRAPH_VALUE_INFO) infos.set(f.name, f); });
+      // constant: a node that reads only initializers and constants (its value never depends on the input)
+      var constant = new Set(), grew = true;
+      while (grew) {
+        grew = false;
+        g.nodes.forEach(function (node) {
+          if (constant.has(node)) return;
+          if (node.inputs.every(function (i) { var p = producer.get(i); return !i || (p ? constant.has(p) : g.initializers.has(i)); })) {
+            constant.add(node);
+            grew = true;
+          }
+        });
+      }
+      var outs = { fw: g.outputs.filter(function (o) { return FW.test(o); }),
+                   bw: g.outputs.filter(function (o) { return BW.test(o) && !FW.test(o); }) };
+      outs.head = g.outputs.filter(function (o) { return outs.fw.indexOf(o) < 0 && outs.bw.indexOf(o) < 0; });
+      if (!outs.fw.length || !outs.bw.length || !outs.head.length) return null;
+      var fw = closure(g, producer, outs.fw), bw = closure(g, producer, outs.bw);
+      var cuts = { fw: [], bw: [] };
+      var head = closure(g, producer, outs.head, function (name, node) {
+        if (constant.has(node) || !(fw.has(node) || bw.has(node))) return false;
+        var side = fw.has(node) ? "fw" : "bw";
+        if (cuts[side].indexOf(name) < 0) cuts[side].push(name);
+        return true;
+      });
+      var missing = cuts.fw.concat(cuts.bw).filter(function (name) { return !infos.has(name); });
+      if (missing.length) return null;
+      function part(live, outputs, given, passed) {
+        var needed = new Set(outputs);
+        live.forEach(function (node) { node.inputs.forEach(function (i) { if (i) needed.add(i); }); node.outputs.forEach(function (o) { needed.add(o); }); });
+        var kept = g.fields.filter(function (f) {
+          if (f.number === GRAPH_NODE) return live.has(f);
+          if (f.number === GRAPH_OUTPUT) return outputs.indexOf(f.name) >= 0;
+          if (f.number === GRAPH_INITIALIZER) return needed.has(f.name);
+          if (f.number === GRAPH_VALUE_INFO) return needed.has(f.name) && given.indexOf(f.name) < 0 && passed.indexOf(f.name) < 0;
+          if (f.number === GRAPH_INPUT) return !g.initializers.has(f.name) || needed.has(f.name);
+          return true;
+        });
+        var extra = given.map(function (name) { return retag(g, infos.get(name), GRAPH_INPUT); })
+          .concat(passed.map(function (name) { return retag(g, infos.get(name), GRAPH_OUTPUT); }));
+        return write(g, kept, extra);
+      }
+      return {
+        fw: part(fw, outs.fw, [], cuts.fw), bw: part(bw, outs.bw, [], cuts.bw),
+        head: part(head, outs.head, cuts.fw.concat(cuts.bw), []),
+        outputs: outs, cuts: cuts,
+      };
+    }
+
+    return { varint: varint, eachField: eachField, initializer: initializer, lean: lean, parts: parts };
+  }
+
+  root.DisanGraph = factory();
+  // site.js writes this function's text into the model's worker, which then has DisanGraph too
+  root.DisanGraph.factory = factory;
+})(typeof globalThis !== "undefined" ? globalThis : this);
