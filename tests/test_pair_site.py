@@ -120,6 +120,8 @@ def test_typed_b_is_drawn_from_both_trace_views_with_leave_one_out_and_the_addre
     assert page.evaluate("() => document.getElementById('b-text').value") == A  # B starts as a copy of A
     type_text(page, "#b-text", B)
     page.wait_for_function(_ALL_DRAWN)
+    # the address follows once typing rests (300 ms after the last key), not at each key
+    page.wait_for_function("b => new URLSearchParams(location.hash.slice(1)).get('bt') === b", arg=B, timeout=5000)
     got = page.evaluate(_READ)
     ops = check_maps(got)
     assert [o["op"] for o in ops].count("insert") == 1 and [o["op"] for o in ops].count("delete") == 1

@@ -305,6 +305,7 @@ def assert_close(tv: dict, trace) -> None:
 def test_the_address_holds_the_state_and_reopens_it(open_site):
     page, _, _ = open_site(fragment(m="disan-sst5", t="good"))
     type_text(page, "#text", "a dull , lifeless mess .")
+    page.wait_for_function("() => location.hash.includes('dull')", timeout=5000)  # once typing rests (300 ms)
     url = page.url
     assert "a+dull" in url or "a%20dull" in url
     again, _, errors = open_site(url[url.index("#"):])

@@ -68,7 +68,7 @@
    * text ort-runtime.js carries, then `workerMain`. Inside: the wasm bytes handed over directly, the .mjs loader
    * as a blob URL, one thread (a file:// page has no cross-origin isolation, so no SharedArrayBuffer).
    * A second such worker, the helper (lane 1), runs in parallel with the page's worker (lane 0): onnxruntime-web's
-   * wasm uses one core per worker. Once the first sentence is drawn it holds the backward part of the model's
+   * wasm uses one core per worker. After the first long sentence it holds the backward part of the model's
    * graph (splitSoon), and leave-one-out's lean graph when that is asked for.
    * Requests are handled one at a time, in the order they came: a request never starts while another's runs
    * are going on, and a new sentence's run waits behind at most the request in progress. */
@@ -267,10 +267,13 @@
    * workers: every output of a long input by the graph's parts where they are ready (splitSoon), else by the
    * whole graph. */
   function run(model, feeds, fetches) {
-    var parts = splits[model.name], byParts = !fetches && parts && parts.ready && tokenCount(feeds) >= PARTS_MIN_TOKENS;
-    if (!fetches) doc.body.dataset.parts = byParts ? "1" : "0"; // which ran the last trace (tests, bench site)
-    if (byParts) return runParts(model.name, parts, feeds);
-    return call({ type: "run", name: model.name, feeds: feeds, fetches: fetches || null });
+    var long = !fetches && tokenCount(feeds) >= PARTS_MIN_TOKENS, parts = splits[model.name];
+    if (!fetches) doc.body.dataset.parts = long && parts && parts.ready ? "1" : "0"; // which ran the last trace
+    if (long && parts && parts.ready) return runParts(model.name, parts, feeds);
+    var out = call({ type: "run", name: model.name, feeds: feeds, fetches: fetches || null });
+    // the first long input starts the parts, for the next
+    if (long && !parts) out.then(function () { splitSoon(model); }, function () {});
+    return out;
   }
 
   /* ------------------------------------------------------- graph parts */
@@ -282,7 +285,7 @@
   /* Below this many tokens (premise and hypothesis together) the whole graph runs: each part's run has a fixed
    * cost (a message each way, onnxruntime's own per run) that short inputs do not win back; in headless
    * Chromium on this 2-core machine the parts were slower at T = 20 and faster from about T = 28 on. */
-  var PARTS_MIN_TOKENS = 28;
+  var PARTS_MIN_TOKENS = 28, SPLIT_AFTER_MS = 300;
 
   function tokenCount(feeds) {
     return Object.keys(feeds).reduce(function (n, k) { return n + (feeds[k].type === "int64" ? feeds[k].dims[1] : 0); }, 0);
@@ -299,9 +302,10 @@
     helperHolds = name;
   }
 
-  /* Cut `model`'s graph into parts, once, in a task of its own after the page has drawn (the helper's start
-   * takes a core for about 400 ms). Any failure leaves the whole graph to the page's worker. */
-  function splitSoon(model, delay) {
+  /* Cut `model`'s graph into parts, once, SPLIT_AFTER_MS after the first long input's run, when the page has
+   * drawn it: the helper's start takes a core for about 400 ms, which short sentences (the first maps, typing
+   * a short sentence) never pay. Any failure leaves the whole graph to the page's worker. */
+  function splitSoon(model) {
     if (splits[model.name]) return;
     var s = splits[model.name] = { ready: false, failed: false };
     root.setTimeout(function () {
@@ -318,7 +322,7 @@
         s.failed = true;
         console.warn("the model runs in one worker: its parts did not start (" + (err && err.message || err) + ")");
       });
-    }, delay || 0);
+    }, SPLIT_AFTER_MS);
   }
 
   /* Every output of the whole graph from its parts: fw (lane 0) ‖ bw (lane 1), then head (lane 0) fed the
@@ -472,13 +476,14 @@
     root.history.replaceState(null, "", "#" + params.toString());
   }
 
-  /* A key's address, written in a task of its own: history.replaceState took about 5 ms a key here (headless
-   * Chromium, a 64-token sentence), and in the key's own task it delayed the model's run by as much; a task later,
-   * it runs while the worker computes. Keys typed meanwhile write one address. */
-  var hashTimer = null;
+  /* A key's address, written once typing rests (ADDRESS_REST_MS after the last key). history.replaceState costs
+   * the page's thread about 5 ms a key at T = 64, and the browser's own process more: written beside each run,
+   * it took one of the two cores the model's workers run on (a Chromium trace of typing showed the browser's
+   * main thread busy while they ran). bench site's typing rows measure the difference. */
+  var hashTimer = null, ADDRESS_REST_MS = 300;
   function writeHashSoon() {
-    if (hashTimer !== null) return;
-    hashTimer = root.setTimeout(function () { hashTimer = null; writeHash(); }, 0);
+    if (hashTimer !== null) root.clearTimeout(hashTimer);
+    hashTimer = root.setTimeout(function () { hashTimer = null; writeHash(); }, ADDRESS_REST_MS);
   }
 
   /* A link's values, each checked; anything unusable falls back to the default with a note. */
@@ -591,7 +596,6 @@
           doc.body.dataset.computeMs = (root.performance.now() - t0).toFixed(2);
           // The benchmark's clock stops at the next frame, when the new maps are on screen.
           root.requestAnimationFrame(function () { doc.body.dataset.drawnAt = root.performance.now().toFixed(2); });
-          splitSoon(model);
           return loop(model);
         });
       });
@@ -733,14 +737,12 @@
     return loadModel(name).then(function (model) {
       var input = prepare(model, text, hypothesis || "", alpha === undefined ? model.meta.alpha : alpha, names);
       if (input.problem) return { problem: input.problem };
-      return compute(model, input).then(function (tv) { splitSoon(model, SPLIT_AFTER_MS); return tv; });
+      return compute(model, input);
     });
   }
 
   /* Leave-one-out's helper worker (lane 1) and the model whose lean graph it holds: {model, ready, failed}. */
   var helper = null;
-  // traceOf's callers (the pair view, the app's Explore) draw after it resolves: the parts wait that long
-  var SPLIT_AFTER_MS = 300;
 
   /* Give the helper `model`'s lean graph (DisanPair.leanGraph: the class probabilities and what they need),
    * replacing any other model's. Started in a task of its own: reading the graph takes 5–30 ms of the page's
@@ -800,7 +802,12 @@
   root.DisanSite = {
     init: init, preload: preload, boot: boot, state: function () { return Object.assign({}, state); }, update: update,
     traceOf: traceOf, runner: runner,
-    // site_pair.js's edits of the state (sentence B, the view, a pair preset), written to the controls and address
-    set: function (patch) { Object.assign(state, patch); showState(); writeHash(); },
+    // site_pair.js's edits of the state (sentence B, the view, a pair preset), written to the controls and the
+    // address (`typed`: a key in B, whose address waits until typing rests, as a key in A's does)
+    set: function (patch, typed) {
+      Object.assign(state, patch);
+      showState();
+      if (typed) writeHashSoon(); else writeHash();
+    },
   };
 })(typeof globalThis !== "undefined" ? globalThis : this);

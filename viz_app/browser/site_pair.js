@@ -22,8 +22,8 @@
   var LOO_KEEP = 24;
   var NEAREST = 8;
   var presetsOf = null, presetList = [], lastB = null, lastPage = null;
-  // B as typed and not yet written to DisanSite's state and the address: writing the address (history.replaceState)
-  // took 2–25 ms a key here, so it waits until B's run has gone to the worker and runs beside it (flushB)
+  // B as typed and not yet written to DisanSite's state: it waits until B's run has gone to the worker (flushB), and
+  // the address until typing rests (DisanSite.set's `typed`)
   var typedB = null;
 
   function el(id) { return doc.getElementById(id); }
@@ -45,12 +45,12 @@
     return Object.assign(root.DisanSite.state(), typedB || {});
   }
 
-  /* Write a typed B into DisanSite's state, its controls and the address. */
-  function flushB() {
+  /* Write a typed B into DisanSite's state and its controls, and the address (now, or once typing rests: `typed`). */
+  function flushB(typed) {
     if (!typedB) return;
     var patch = typedB;
     typedB = null;
-    root.DisanSite.set(patch);
+    root.DisanSite.set(patch, typed === true);
   }
 
   /* B's text and hypothesis; until B is edited it is a copy of A. */
@@ -139,8 +139,8 @@
     var both = traceOf(s, s.text, s.hypothesis).then(function (a) {
       return traceOf(s, b.text, b.hypothesis).then(function (bb) { return [a, bb]; });
     });
-    // a task runs after the microtasks that hand B's run to the worker: the address is written while it runs
-    if (typedB) root.setTimeout(flushB, 0);
+    // a task runs after the microtasks that hand B's run to the worker: the state is written while it runs
+    if (typedB) root.setTimeout(function () { flushB(true); }, 0);
     return both.then(function (both) {
       var a = both[0], bb = both[1];
       var problem = a.tv.problem ? sideProblem("A", a.tv.problem) : bb.tv.problem ? sideProblem("B", bb.tv.problem) : null;
