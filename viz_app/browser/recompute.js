@@ -110,22 +110,30 @@
 
   /* Shen Eq. 15 under the mask `allowed` (T·T, rows = query j), averaged over the D features (Fig. 6):
    * P[j, i] = mean_k softmax_i(c·tanh((queries[j, k] + keys[i, k]) / c)) over the allowed keys i.
-   * keys: T·D (W1 h_i + b1), queries: T·D (W2 h_j). Rows with no allowed key stay exactly 0. */
+   * keys: T·D (W1 h_i + b1), queries: T·D (W2 h_j). Rows with no allowed key stay exactly 0.
+   * tanh(y) = 1 − 2 / (e^{2y} + 1) and e^{2(q + k)/c} = e^{2q/c} · e^{2k/c}: one exp per key and per query
+   * feature, then a product per cell instead of a tanh. The logits lie in [−c, c], so the softmax is shifted
+   * by c (as disan/fused_attention.py does) instead of by each row's maximum. */
   function disanMean(keys, queries, T, allowed, c) {
-    var D = keys.length / T, out = new Float32Array(T * T), logit = new Float64Array(T);
-    for (var j = 0; j < T; j++) {
-      for (var k = 0; k < D; k++) {
-        var q = queries[j * D + k], max = -Infinity, i;
-        for (i = 0; i < T; i++) {
-          if (!allowed[j * T + i]) continue;
-          logit[i] = c * Math.tanh((q + keys[i * D + k]) / c);
-          if (logit[i] > max) max = logit[i];
+    var D = keys.length / T, out = new Float32Array(T * T), w = new Float64Array(T), i, j, k, n;
+    var ek = new Float64Array(D * T); // feature-major: ek[k·T + i] = e^{2·keys[i, k]/c}
+    for (i = 0; i < T; i++) for (k = 0; k < D; k++) ek[k * T + i] = Math.exp(2 * keys[i * D + k] / c);
+    var keep = new Int32Array(T);
+    for (j = 0; j < T; j++) {
+      for (n = 0, i = 0; i < T; i++) if (allowed[j * T + i]) keep[n++] = i;
+      if (!n) continue; // no allowed key: the row stays exactly 0
+      var row = new Float64Array(n);
+      for (k = 0; k < D; k++) {
+        var eq = Math.exp(2 * queries[j * D + k] / c), base = k * T, sum = 0;
+        for (var m = 0; m < n; m++) {
+          var e = Math.exp(c * (1 - 2 / (eq * ek[base + keep[m]] + 1)) - c);
+          w[m] = e;
+          sum += e;
         }
-        if (max === -Infinity) break; // no allowed key: the row stays exactly 0 (the same for every feature)
-        var sum = 0;
-        for (i = 0; i < T; i++) if (allowed[j * T + i]) { logit[i] = Math.exp(logit[i] - max); sum += logit[i]; }
-        for (i = 0; i < T; i++) if (allowed[j * T + i]) out[j * T + i] += logit[i] / sum / D;
+        sum *= D;
+        for (m = 0; m < n; m++) row[m] += w[m] / sum;
       }
+      for (m = 0; m < n; m++) out[j * T + keep[m]] = row[m];
     }
     return out;
   }
@@ -159,8 +167,8 @@
         }
         change.probs = change.probs_max = null; // not recomputed: figures of them refuse the view
         out[dir] = Object.assign({}, b, change);
-        // computed when first read: Compare draws one direction, and at T = 64 a DiSAN direction's T·T·D
-        // softmax terms take 30–50 ms of the page's thread
+        // computed when first read: Compare draws one direction, and a DiSAN direction's T·T·D softmax
+        // terms are the costliest part of a remask
         var mean = null;
         Object.defineProperty(out[dir], "attention", { enumerable: true, configurable: true, get: function () {
           return mean || (mean = disanMean(b.keys, b.queries, T, allowed, b.c));
