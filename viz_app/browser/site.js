@@ -477,9 +477,9 @@
   }
 
   /* A key's address, written once typing rests (ADDRESS_REST_MS after the last key). history.replaceState costs
-   * the page's thread about 5 ms a key at T = 64, and the browser's own process more: written beside each run,
-   * it took one of the two cores the model's workers run on (a Chromium trace of typing showed the browser's
-   * main thread busy while they ran). bench site's typing rows measure the difference. */
+   * the page's thread a few milliseconds a key at T = 64, and the browser's own process more: written beside
+   * each run, it took one of the two cores the model's workers run on (a Chromium trace of typing showed the
+   * browser's main thread busy while they ran). bench site's typing rows measure the page with it. */
   var hashTimer = null, ADDRESS_REST_MS = 300;
   function writeHashSoon() {
     if (hashTimer !== null) root.clearTimeout(hashTimer);
