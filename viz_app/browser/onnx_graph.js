@@ -108,16 +108,8 @@
       keep.forEach(function (name) {
         if (g.outputs.indexOf(name) < 0) throw new Error("the graph has no output " + JSON.stringify(name) + " (it has " + g.outputs.join(", ") + "); rebuild the folder with python -m viz_app site");
       });
-      var needed = new Set(keep), live = new Set(), grew = true;
-      while (grew) {
-        grew = false;
-        g.nodes.forEach(function (node) {
-          if (live.has(node) || !(g.subgraph || node.outputs.some(function (o) { return needed.has(o); }))) return;
-          live.add(node);
-          grew = true;
-          node.inputs.forEach(function (i) { if (i) needed.add(i); });
-        });
-      }
+      var live = g.subgraph ? new Set(g.nodes) : closure(g, producers(g), keep), needed = new Set(keep);
+      live.forEach(function (node) { node.inputs.forEach(function (i) { if (i) needed.add(i); }); });
       return write(g, g.fields.filter(function (f) {
         if (f.number === GRAPH_NODE) return live.has(f);
         if (f.number === GRAPH_OUTPUT) return keep.indexOf(f.name) >= 0;
@@ -181,6 +173,13 @@
       return out;
     }
 
+    /* Each tensor name → the node that outputs it. */
+    function producers(g) {
+      var producer = new Map();
+      g.nodes.forEach(function (node) { node.outputs.forEach(function (o) { if (o) producer.set(o, node); }); });
+      return producer;
+    }
+
     /* The nodes that compute `names`, reached backwards; a tensor in `stop` is taken as given (not computed). */
     function closure(g, producer, names, stop) {
       var live = new Set(), todo = names.slice();
@@ -213,8 +212,7 @@
     function parts(bytes) {
       var g = read(bytes);
       if (g.subgraph) return null;
-      var producer = new Map(), infos = new Map();
-      g.nodes.forEach(function (node) { node.outputs.forEach(function (o) { if (o) producer.set(o, node); }); });
+      var producer = producers(g), infos = new Map();
       g.fields.forEach(function (f) { if (f.number === GRAPH_VALUE_INFO) infos.set(f.name, f); });
       // constant: a node that reads only initializers and constants (its value never depends on the input)
       var constant = new Set(), grew = true;
