@@ -1,6 +1,7 @@
-"""viz_app/browser/onnx_graph.js's ``parts`` (the page's graph cut in three for two workers) in Node, run by
-onnxruntime: the forward part, the backward part and the head, fed what the first two pass on, give every output
-of the whole graph; each part holds only the nodes its outputs need; a graph that cannot be cut gives null."""
+"""viz_app/browser/onnx_graph.js's ``parts`` (the page's graph cut in three for two workers) and ``sentences`` (an
+NLI graph cut by sentence, so that the page's worker reruns only the sentence that changed) in Node, run by
+onnxruntime: the two blocks or sentences and the head, fed what the first two pass on, give every output of the
+whole graph; each part holds only the nodes its outputs need; a graph that cannot be cut gives null."""
 
 from __future__ import annotations
 
@@ -12,21 +13,23 @@ import pytest
 
 from tests.page_js import BROWSER, NODE
 
-#: Cuts the graph at argv[2] into argv[3]/{fw,bw,head}.onnx and prints {outputs, cuts} (or null).
+#: Cuts the graph at argv[2] by DisanGraph[argv[4]] (keeping the outputs argv[5] names, comma-separated, if
+#: given) into argv[3]/<part>.onnx and prints {outputs, cuts, reads} (or null).
 CUT = r"""
 const fs = require("fs"), vm = require("vm"), path = require("path");
 vm.runInThisContext(fs.readFileSync(path.join(process.argv[1], "onnx_graph.js"), "utf8"), { filename: "onnx_graph.js" });
-const p = DisanGraph.parts(new Uint8Array(fs.readFileSync(process.argv[2])));
-if (p) for (const k of ["fw", "bw", "head"]) fs.writeFileSync(path.join(process.argv[3], k + ".onnx"), p[k]);
-process.stdout.write(JSON.stringify(p && { outputs: p.outputs, cuts: p.cuts }));
+const keep = process.argv[5] ? process.argv[5].split(",") : undefined;
+const p = DisanGraph[process.argv[4]](new Uint8Array(fs.readFileSync(process.argv[2])), keep);
+if (p) for (const k of Object.keys(p.outputs)) fs.writeFileSync(path.join(process.argv[3], k + ".onnx"), p[k]);
+process.stdout.write(JSON.stringify(p && { outputs: p.outputs, cuts: p.cuts, reads: p.reads }));
 """
 
 
-def cut(graph_path, out_dir):
+def cut(graph_path, out_dir, how: str = "parts", keep: str = ""):
     if NODE is None:
         pytest.skip("node is not installed (needed to run the page's scripts)")
-    proc = subprocess.run([NODE, "-e", CUT, str(BROWSER), str(graph_path), str(out_dir)], capture_output=True,
-                          text=True, timeout=120)
+    proc = subprocess.run([NODE, "-e", CUT, str(BROWSER), str(graph_path), str(out_dir), how, keep],
+                          capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
 
@@ -82,6 +85,55 @@ def test_parts_compute_every_output_of_the_whole_graph(tmp_path, tiny_glove, arc
         out.update(zip(got["outputs"]["head"], sessions["head"].run(None, head_feeds)))
         for name in names:
             np.testing.assert_allclose(out[name], want[name], rtol=0, atol=1e-6, err_msg=f"{name}, T = {T}")
+
+
+@pytest.mark.parametrize("arch,keep", [("disan", ""), ("dsa", ""), ("dsa", "probs")])
+def test_sentences_read_one_sentence_each_and_compute_every_output_of_the_whole_graph(tmp_path, tiny_glove, arch, keep):
+    """An NLI graph by sentence: the premise's part reads p_ids (and α) alone, the hypothesis's h_ids (and α) alone,
+    neither holds a node of the other's outputs, and the two, then the head fed what they pass, give every kept
+    output of the whole graph within 1e-6 (T = 1, 2, 9; the hypothesis one shorter). keep = probs, leave-one-out's:
+    the sentences' parts give no trace output. A single sentence's graph gives null."""
+    onnx = pytest.importorskip("onnx")
+    ort = pytest.importorskip("onnxruntime")
+    from disan.onnx_export import export_site_model
+    from tests.conftest import make_tiny
+
+    model = make_tiny(arch, tiny_glove, pair=True, unk_zero=True)
+    full = export_site_model(model, tmp_path / "full", extra_words=5)
+    export = full if arch == "disan" else export_site_model(model, tmp_path / "int8", extra_words=5,
+                                                            max_bytes=full.total_bytes - 1)  # an int8 weight
+    got = cut(export.onnx_path, tmp_path, "sentences", keep)
+    assert got is not None
+    whole = onnx.load(str(export.onnx_path))
+    names = keep.split(",") if keep else [o.name for o in whole.graph.output]
+    assert sorted(got["outputs"]["p"] + got["outputs"]["h"] + got["outputs"]["head"]) == sorted(names)
+    assert all(o.startswith("p_") for o in got["outputs"]["p"]) and all(o.startswith("h_") for o in got["outputs"]["h"])
+    assert bool(got["outputs"]["p"]) == (not keep)
+    for k, ids in (("p", "p_ids"), ("h", "h_ids")):
+        assert ids in got["reads"][k] and set(got["reads"][k]) <= {ids, "alpha"}, got["reads"]
+        assert got["cuts"][k], k  # the head reads each sentence's encoding
+    parts = {k: onnx.load(str(tmp_path / f"{k}.onnx")) for k in ("p", "h", "head")}
+    made = {o: n.name for n in whole.graph.node for o in n.output}
+    for k, other in (("p", "h_"), ("h", "p_")):
+        onnx.checker.check_model(parts[k])
+        held = {n.name for n in parts[k].graph.node}
+        assert len(held) < len(whole.graph.node) and not held & {made[o.name] for o in whole.graph.output
+                                                                 if o.name.startswith(other)}, k
+    sessions = {k: ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"]) for k, m in parts.items()}
+    whole_run = ort.InferenceSession(str(export.onnx_path), providers=["CPUExecutionProvider"])
+    rng = np.random.default_rng(1)
+    for T in (1, 2, 9):
+        feeds = feeds_for(whole_run, T, rng, export.own_words)
+        want = dict(zip([o.name for o in whole.graph.output], whole_run.run(None, feeds)))
+        out = {}
+        for k in ("p", "h"):
+            out.update(zip([o.name for o in parts[k].graph.output], sessions[k].run(None, feeds)))
+        head_feeds = dict(feeds, **{c: out[c] for c in got["cuts"]["p"] + got["cuts"]["h"]})
+        out.update(zip(got["outputs"]["head"], sessions["head"].run(None, head_feeds)))
+        for name in names:
+            np.testing.assert_allclose(out[name], want[name], rtol=0, atol=1e-6, err_msg=f"{name}, T = {T}")
+    single = export_site_model(make_tiny(arch, tiny_glove, unk_zero=True), tmp_path / "single", extra_words=5)
+    assert cut(single.onnx_path, tmp_path, "sentences") is None
 
 
 def test_a_graph_without_value_info_or_with_a_subgraph_is_not_cut(tmp_path, tiny_glove):

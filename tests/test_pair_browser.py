@@ -188,7 +188,7 @@ _HELPER_READY = """m => DisanSite.runner(m).then(r => new Promise((resolve, reje
 
 @pytest.mark.parametrize("name", list(MODELS.values()))
 def test_the_helper_s_lean_graph_gives_the_page_s_probabilities(page, name):
-    """Leave-one-out's helper runs the graph with the trace outputs' nodes dropped (DisanPair.leanGraph): its class
+    """Leave-one-out's helper runs the graph with the trace outputs' nodes dropped (onnx_graph.js lean, by sentence for NLI): its class
     probabilities equal the page's worker's, whose whole graph draws the maps, within 1e-6 on erased inputs."""
     page.evaluate(_HELPER_READY, name)
     got = page.evaluate("""([m, items]) => DisanSite.runner(m).then(r => {

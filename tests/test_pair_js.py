@@ -37,7 +37,7 @@ const run = (job) => {
     if (job.fn === "bytes") return DisanPair.embeddingTable(Uint8Array.from(job.args[0]));
     if (job.fn === "lean") {
       const [file, keep, out] = job.args;
-      fs.writeFileSync(out, DisanPair.leanGraph(new Uint8Array(fs.readFileSync(file)), keep));
+      fs.writeFileSync(out, DisanGraph.lean(new Uint8Array(fs.readFileSync(file)), keep));
       return true;
     }
     if (job.fn === "loo") return standInLoo(...job.args);
@@ -290,7 +290,7 @@ def live_nodes(graph, keep: list[str]) -> list[str]:
 @pytest.mark.parametrize("arch,pair", [("disan", False), ("dsa", True)])
 def test_lean_graph_keeps_the_nodes_the_probabilities_need_and_onnxruntime_gives_the_same_numbers(
         tmp_path, tiny_glove, arch, pair):
-    """leanGraph of an exported model (the DSA pair with an int8 weight, as the bundled dsa-nli) keeps exactly the
+    """onnx_graph.js's lean of an exported model (the DSA pair with an int8 weight, as the bundled dsa-nli) keeps exactly the
     nodes onnx's graph says `probs` needs, and onnxruntime's probabilities from it are the full graph's, bit for bit."""
     onnx = pytest.importorskip("onnx")
     ort = pytest.importorskip("onnxruntime")

@@ -273,6 +273,25 @@ def test_typed_sentences_are_computed_in_the_page_as_the_torch_model_computes_th
     assert errors == []
 
 
+def test_an_nli_pair_runs_by_sentence_and_reruns_only_the_sentence_that_changed(open_site, built):
+    """Once the page's worker holds dsa-nli by sentence (site.js sentencesWhenIdle), each trace equals the torch
+    trace: a new premise with the hypothesis kept, a new hypothesis with the premise kept, and a pair seen before
+    (both sentences' outputs remembered), so no remembered part stands in for another input."""
+    from disan.onnx_export import rounded_model
+
+    page, _, errors = open_site(fragment(m="dsa-nli", t="A lady stands outside .", h="A woman is outdoors ."))
+    page.wait_for_function("() => performance.getEntriesByName('disan:sentences:dsa-nli').length > 0")
+    reference = rounded_model(disan.load("dsa-nli", "cpu"), built_extra(built, "dsa-nli"),
+                              int8=built_int8(built, "dsa-nli"))
+    p1, p2, h1, h2 = ("A lady stands outside of a Mexican market .", "A man is pouring a glass of tea",
+                      "A woman is outdoors .", "A man drinks")
+    for text, hyp in ((p1, h1), (p2, h1), (p2, h2), (p1, h1), (p1, h2)):
+        tv = page.evaluate("([t, h]) => DisanSite.traceOf('dsa-nli', t, h).then(v => JSON.parse(JSON.stringify(v, "
+                           "(k, x) => ArrayBuffer.isView(x) ? Array.from(x) : x)))", [text, hyp])
+        assert_close(tv, reference.trace(text, hyp))
+    assert errors == []
+
+
 def built_extra(built, name: str) -> int:
     return next(m.extra_words for m in built.models if m.name == name)
 

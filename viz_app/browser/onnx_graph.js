@@ -122,8 +122,6 @@
 
     /* ------------------------------------------------------------ three parts */
 
-    var FW = /(^|_)fw_/, BW = /(^|_)bw_/;
-
     /* Graph, nodes and named fields of the ONNX model `bytes` (lean's reading, shared with parts). */
     function read(bytes) {
       var decode = new TextDecoder(), text = function (f, t) { return decode.decode(bytes.subarray(f, t)); };
@@ -200,20 +198,27 @@
       return field;
     }
 
-    /* The graph in three: `fw` computes the outputs named fw_… (with any p_/h_ prefix), `bw` those named bw_…,
-     * `head` the rest, reading what it needs of fw's and bw's tensors as inputs of its own. Nodes both blocks
-     * need (the embedding lookup, the masks) run in each; a node that reads only initializers (a float16 weight's
-     * Cast) runs wherever it is needed, never passed between parts. Each part keeps every graph input, so one
-     * feeds object runs all three. Returns {fw, bw, head: model bytes, outputs: {fw, bw, head: the original
-     * outputs each computes}, cuts: {fw, bw: the tensors each passes to head}}, or null where the graph cannot
-     * be cut: it holds a subgraph (If, Loop, Scan), an output falls in no part, or a cut tensor has no value
+    /* The graph cut by its outputs: each of `groups` ([[key, regex], …]; an output goes to the first whose regex
+     * it matches) computes its outputs, and `head` the rest, reading what it needs of the groups' tensors as
+     * inputs of its own. Nodes two groups need (the embedding lookup, the masks) run in each; a node that reads
+     * only initializers (a float16 weight's Cast) runs wherever it is needed, never passed between parts. Each part
+     * keeps every graph input, so one feeds object runs them all. `keep` (default every output): the outputs to
+     * compute; a group then keeps only what head reads and its own kept outputs (leave-one-out's parts).
+     * Returns {<key>…, head: model bytes, outputs: {<key>…, head: the kept outputs each computes}, cuts: {<key>:
+     * the tensors it passes to head}, reads: {<key>: the graph inputs it reads}}, or null where the graph cannot be
+     * cut: it holds a subgraph (If, Loop, Scan), a group or the head has no output, or a cut tensor has no value
      * info (an export older than the parts).
      * Pure bookkeeping on names: that the parts compute what the whole graph computes is tests/test_onnx_parts.py's. */
-    function parts(bytes) {
+    function cut(bytes, groups, keep) {
       var g = read(bytes);
       if (g.subgraph) return null;
-      var producer = producers(g), infos = new Map();
-      g.fields.forEach(function (f) { if (f.number === GRAPH_VALUE_INFO) infos.set(f.name, f); });
+      (keep || []).forEach(function (name) {
+        if (g.outputs.indexOf(name) < 0) throw new Error("the graph has no output " + JSON.stringify(name) + "; rebuild the folder with python -m viz_app site");
+      });
+      var wanted = function (o) { return !keep || keep.indexOf(o) >= 0; };
+      var producer = producers(g), infos = new Map(), keys = groups.map(function (x) { return x[0]; });
+      // a cut tensor's type: its value info, or its output field where it is a graph output itself
+      g.fields.forEach(function (f) { if (f.number === GRAPH_VALUE_INFO || f.number === GRAPH_OUTPUT) infos.set(f.name, f); });
       // constant: a node that reads only initializers and constants (its value never depends on the input)
       var constant = new Set(), grew = true;
       while (grew) {
@@ -226,43 +231,73 @@
           }
         });
       }
-      var outs = { fw: g.outputs.filter(function (o) { return FW.test(o); }),
-                   bw: g.outputs.filter(function (o) { return BW.test(o) && !FW.test(o); }) };
-      outs.head = g.outputs.filter(function (o) { return outs.fw.indexOf(o) < 0 && outs.bw.indexOf(o) < 0; });
-      if (!outs.fw.length || !outs.bw.length || !outs.head.length) return null;
-      var fw = closure(g, producer, outs.fw), bw = closure(g, producer, outs.bw);
-      var cuts = { fw: [], bw: [] };
-      var head = closure(g, producer, outs.head, function (name, node) {
-        if (constant.has(node) || !(fw.has(node) || bw.has(node))) return false;
-        var side = fw.has(node) ? "fw" : "bw";
-        if (cuts[side].indexOf(name) < 0) cuts[side].push(name);
+      var outs = {}, blocks = {}, cuts = {}, taken = new Set();
+      groups.forEach(function (x) {
+        outs[x[0]] = g.outputs.filter(function (o) { return !taken.has(o) && x[1].test(o); });
+        outs[x[0]].forEach(function (o) { taken.add(o); });
+        // a group's block: every node its outputs need, kept or not (the nodes head takes from it)
+        blocks[x[0]] = closure(g, producer, outs[x[0]]);
+        cuts[x[0]] = [];
+      });
+      var headOuts = g.outputs.filter(function (o) { return !taken.has(o) && wanted(o); });
+      if (!headOuts.length || keys.some(function (k) { return !outs[k].length; })) return null;
+      var head = closure(g, producer, headOuts, function (name, node) {
+        if (constant.has(node)) return false;
+        var k = keys.filter(function (k) { return blocks[k].has(node); })[0];
+        if (k === undefined) return false;
+        if (cuts[k].indexOf(name) < 0) cuts[k].push(name);
         return true;
       });
-      var missing = cuts.fw.concat(cuts.bw).filter(function (name) { return !infos.has(name); });
-      if (missing.length) return null;
+      var passedAll = [].concat.apply([], keys.map(function (k) { return cuts[k]; }));
+      if (passedAll.some(function (name) { return !infos.has(name); })) return null;
       function part(live, outputs, given, passed) {
         var needed = new Set(outputs);
         live.forEach(function (node) { node.inputs.forEach(function (i) { if (i) needed.add(i); }); node.outputs.forEach(function (o) { needed.add(o); }); });
         var kept = g.fields.filter(function (f) {
           if (f.number === GRAPH_NODE) return live.has(f);
-          if (f.number === GRAPH_OUTPUT) return outputs.indexOf(f.name) >= 0;
+          if (f.number === GRAPH_OUTPUT) return outputs.indexOf(f.name) >= 0 || passed.indexOf(f.name) >= 0;
           if (f.number === GRAPH_INITIALIZER) return needed.has(f.name);
           if (f.number === GRAPH_VALUE_INFO) return needed.has(f.name) && given.indexOf(f.name) < 0 && passed.indexOf(f.name) < 0;
           if (f.number === GRAPH_INPUT) return !g.initializers.has(f.name) || needed.has(f.name);
           return true;
         });
         var extra = given.map(function (name) { return retag(g, infos.get(name), GRAPH_INPUT); })
-          .concat(passed.map(function (name) { return retag(g, infos.get(name), GRAPH_OUTPUT); }));
+          .concat(passed.filter(function (name) { return g.outputs.indexOf(name) < 0; })
+            .map(function (name) { return retag(g, infos.get(name), GRAPH_OUTPUT); }));
         return write(g, kept, extra);
       }
-      return {
-        fw: part(fw, outs.fw, [], cuts.fw), bw: part(bw, outs.bw, [], cuts.bw),
-        head: part(head, outs.head, cuts.fw.concat(cuts.bw), []),
-        outputs: outs, cuts: cuts,
-      };
+      var inputs = g.fields.filter(function (f) { return f.number === GRAPH_INPUT && !g.initializers.has(f.name); })
+        .map(function (f) { return f.name; });
+      var out = { head: part(head, headOuts, passedAll, []), outputs: { head: headOuts }, cuts: cuts, reads: {} };
+      keys.forEach(function (k) {
+        var kept = outs[k].filter(wanted), live = closure(g, producer, kept.concat(cuts[k])), read = new Set();
+        live.forEach(function (node) { node.inputs.forEach(function (i) { read.add(i); }); });
+        out[k] = part(live, kept, [], cuts[k]);
+        out.outputs[k] = kept;
+        out.reads[k] = inputs.filter(function (i) { return read.has(i); });
+      });
+      return out;
     }
 
-    return { varint: varint, eachField: eachField, initializer: initializer, lean: lean, parts: parts };
+    var FW = /(^|_)fw_/, BW = /(^|_)bw_/, PREMISE = /^p_/, HYPOTHESIS = /^h_/;
+
+    /* The graph in three: `fw` computes the outputs named fw_… (with any p_/h_ prefix), `bw` those named bw_…,
+     * `head` the rest. The forward and the backward block (Shen §4, Im & Cho Fig. 2) do not read each other, so
+     * the page runs the two in two workers at once, then the head on what they computed. */
+    function parts(bytes) {
+      return cut(bytes, [["fw", FW], ["bw", BW]]);
+    }
+
+    /* An NLI graph in three: `p` computes the premise's outputs (p_…), `h` the hypothesis's (h_…), `head` the
+     * class probabilities from the two sentence encodings. The encoder reads one sentence (Shen §5.2, Im & Cho
+     * §4.2), so a key typed in the premise leaves the hypothesis's part as it was: the page's worker keeps its
+     * outputs and runs the premise's part and the head alone. null for a single-sentence graph. `keep` as cut's. */
+    function sentences(bytes, keep) {
+      return cut(bytes, [["p", PREMISE], ["h", HYPOTHESIS]], keep);
+    }
+
+    return { varint: varint, eachField: eachField, initializer: initializer, lean: lean, cut: cut, parts: parts,
+             sentences: sentences };
   }
 
   root.DisanGraph = factory();

@@ -5,7 +5,6 @@
  *                                alone becomes <unk> (disan/attribution/erasure.py's leave_one_out), one model
  *                                run per token, a few runs per message to each of the runner's workers;
  *   embeddingTable(graph)        the model's word table, read from the exported ONNX graph's bytes;
- *   leanGraph(graph, outputs)    that graph with only `outputs` and the nodes they need (leave-one-out's);
  *   nearest(table, id, k)        the k rows nearest a row of that table, by cosine (nearestWords: by word).
  *
  * A classic script defining one global, like the page's other files; it needs no DOM, so Node runs it too
@@ -172,11 +171,6 @@
     return root.DisanGraph;
   }
 
-  /* The graph with only `keep` among its outputs (DisanGraph.lean): leave-one-out's helper runs it. */
-  function leanGraph(bytes, keep) {
-    return graphCode().lean(bytes, keep);
-  }
-
   var HALF = null;
 
   /* Every float16 bit pattern as a float32 (IEEE 754 binary16: 1 sign, 5 exponent, 10 fraction bits). */
@@ -252,6 +246,6 @@
 
   root.DisanPair = {
     align: align, distance: distance, leaveOneOut: leaveOneOut, embeddingTable: embeddingTable, nearest: nearest,
-    nearestWords: nearestWords, leanGraph: leanGraph, CHUNK: CHUNK,
+    nearestWords: nearestWords, CHUNK: CHUNK,
   };
 })(typeof globalThis !== "undefined" ? globalThis : this);

@@ -166,6 +166,10 @@
     watch(v);
     const others = now.filter(gd => !swapOne(v, gd)); // the heatmaps on screen show the new sentence now
     v.root.dataset.visibleAt = win.performance.now().toFixed(2);
+    if (!others.length) { // every figure on screen is painted: nothing waits for a frame (the next key's run, leave-one-out)
+      rest(v);
+      return Promise.resolve(true);
+    }
     // the other figures on screen (bars) after the next frame, one per task, unless a newer sentence came
     return nextFrame(win).then(() => others.reduce((done, gd) => done.then(() => v.next ? null
       : drawOne(v, gd, false).then(nextTask)), Promise.resolve())).then(() => {

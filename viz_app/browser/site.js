@@ -117,6 +117,60 @@
           .then(function (s) { return s.release(); }).catch(function () {});
       });
     }
+    /* An NLI model's sentence parts (onnx_graph.js sentences) as one session: each sentence's part runs only when
+     * the inputs it reads changed (a key in the premise leaves the hypothesis's outputs as they were), then the
+     * head. `whole`, where given, runs instead should a part fail. Outputs it keeps are copied out, since the page
+     * receives outputs by transfer. */
+    var SENTENCES_KEPT = 4; // inputs remembered per sentence: A's and B's of the pair view, leave-one-out's
+    function sentenceSession(sp, made, whole) {
+      var memo = { p: [], h: [] }, broken = false;
+      function key(input, names) {
+        return names.map(function (n) { return n + "=" + input[n].data.join(","); }).join(";");
+      }
+      function side(input, k) {
+        var id = key(input, sp.reads[k]), hit = memo[k].filter(function (e) { return e.key === id; })[0];
+        if (hit) return Promise.resolve(hit.out);
+        return made[k].run(input).then(function (out) {
+          memo[k] = [{ key: id, out: out }].concat(memo[k]).slice(0, SENTENCES_KEPT);
+          return out;
+        });
+      }
+      function parts(input, fetches) {
+        return side(input, "p").then(function (p) {
+          return side(input, "h").then(function (h) {
+            var feeds = Object.assign({}, input), got = { p: p, h: h };
+            ["p", "h"].forEach(function (k) { sp.cuts[k].forEach(function (c) { feeds[c] = got[k][c]; }); });
+            return made.head.run(feeds).then(function (head) {
+              var out = Object.assign({}, head);
+              ["p", "h"].forEach(function (k) {
+                sp.outputs[k].forEach(function (o) { var t = got[k][o]; out[o] = { type: t.type, dims: t.dims, data: t.data.slice() }; });
+              });
+              if (fetches) Object.keys(out).forEach(function (o) { if (fetches.indexOf(o) < 0) delete out[o]; });
+              return out;
+            });
+          });
+        });
+      }
+      return {
+        run: function (input, fetches) {
+          if (broken) return whole.run(input, fetches);
+          return parts(input, fetches).catch(function (err) {
+            if (!whole) throw err;
+            broken = true; // the whole graph from here on
+            return whole.run(input, fetches);
+          });
+        },
+        release: function () {
+          ["p", "h", "head"].forEach(function (k) { made[k].release(); });
+          if (whole) whole.release();
+        },
+      };
+    }
+    function sentenceParts(sp, whole) {
+      return Promise.all([create(sp.p), create(sp.h), create(sp.head)]).then(function (made) {
+        return sentenceSession(sp, { p: made[0], h: made[1], head: made[2] }, whole);
+      });
+    }
     function create(onnx) {
       // disable_quant_qdq: onnxruntime then folds each DequantizeLinear of an int8-stored weight (the
       // export's int8 head) into a float constant once, instead of dequantizing it on every run
@@ -137,8 +191,23 @@
             if (k.slice(k.indexOf(":") + 1) !== m.only) { sessions[k].release(); delete sessions[k]; }
           });
           if (m.keep) graphs[m.name] = m.onnx; // the page's worker cuts it into parts later ("split")
-          return create(m.onnx);
+          if (!m.lean) return create(m.onnx);
+          // leave-one-out's helper: only the outputs m.lean names and the nodes they need, by sentence for an
+          // NLI model (its premise's erasures leave the hypothesis's part as it was), else in one graph
+          var sp = DisanGraph.sentences(m.onnx, m.lean);
+          return sp ? sentenceParts(sp, null) : create(DisanGraph.lean(m.onnx, m.lean));
         }).then(function (session) { sessions[m.name] = session; return { value: true }; });
+      }
+      if (m.type === "sentences") {
+        // An NLI model's graph by sentence, in place of its whole graph (kept should a part fail). false: a
+        // single sentence's graph, or one that cannot be cut.
+        var sp = graphs[m.name] && sessions[m.name] && !sessions[m.name].sentences ? DisanGraph.sentences(graphs[m.name]) : null;
+        if (!sp) return { value: false };
+        return sentenceParts(sp, sessions[m.name]).then(function (session) {
+          session.sentences = true;
+          sessions[m.name] = session;
+          return { value: true };
+        });
       }
       if (m.type === "split") {
         // The model's graph in three (onnx_graph.js parts): the forward part and the head stay here, the
@@ -273,7 +342,27 @@
     var out = call({ type: "run", name: model.name, feeds: feeds, fetches: fetches || null });
     // the first long input starts the parts, for the next
     if (long && !parts) out.then(function () { splitSoon(model); }, function () {});
+    if (feeds.h_ids && !bySentence[model.name]) sentencesWhenIdle(model);
     return out;
+  }
+
+  /* NLI models whose page's worker runs the graph by sentence (onnx_graph.js sentences): true once asked. */
+  var bySentence = {}, sentenceTimer = null;
+
+  /* Cut an NLI model's graph by sentence in the page's worker once no run was asked for SPLIT_AFTER_MS: its three
+   * sessions take that worker a few hundred ms, which a run then waits behind (never in the middle of typing). */
+  function sentencesWhenIdle(model) {
+    if (sentenceTimer !== null) root.clearTimeout(sentenceTimer);
+    sentenceTimer = root.setTimeout(function () {
+      sentenceTimer = null;
+      if (bySentence[model.name]) return;
+      bySentence[model.name] = true;
+      call({ type: "sentences", name: model.name }).then(function (cut) {
+        if (cut) root.performance.mark("disan:sentences:" + model.name); // the runs from here are by sentence
+      }).catch(function (err) {
+        console.warn("the model's graph runs whole: its sentence parts did not start (" + (err && err.message || err) + ")");
+      });
+    }, SPLIT_AFTER_MS);
   }
 
   /* ------------------------------------------------------- graph parts */
@@ -744,16 +833,17 @@
   /* Leave-one-out's helper worker (lane 1) and the model whose lean graph it holds: {model, ready, failed}. */
   var helper = null;
 
-  /* Give the helper `model`'s lean graph (DisanPair.leanGraph: the class probabilities and what they need),
-   * replacing any other model's. Started in a task of its own: reading the graph takes 5–30 ms of the page's
-   * thread, once per model. A helper that cannot start leaves leave-one-out to the page's worker alone. */
+  /* Give the helper `model`'s lean graph (the class probabilities and what they need: DisanGraph.lean, or an NLI
+   * model's sentences, which the helper cuts from a copy of the graph), replacing any other model's. Started in a
+   * task of its own (copying the graph takes a few ms of the page's thread), once per model. A helper that cannot
+   * start leaves leave-one-out to the page's worker alone. */
   function startHelper(model, fetch) {
     var h = helper = { model: model.name, ready: false, failed: false };
     root.setTimeout(function () {
       if (helper !== h) return;
-      var lean = DisanPair.leanGraph(model.graph, fetch);
       holdInHelper(model.name);
-      call({ type: "session", name: "lean:" + model.name, onnx: lean, only: model.name }, [lean.buffer], 1)
+      // a copy of the graph: the helper cuts it (the page keeps its own for the word table)
+      call({ type: "session", name: "lean:" + model.name, onnx: model.graph, lean: fetch, only: model.name }, [], 1)
         .then(function () { h.ready = true; }, function (err) {
           h.failed = true;
           console.warn("leave-one-out runs in the page's worker alone: its helper did not start (" + (err && err.message || err) + ")");
