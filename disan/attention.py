@@ -61,8 +61,24 @@ def token2token_chunk(
     # No autograd (traces, inference): the same operations in place on the one (B, Tq, Tk, D) buffer, which
     # saves four passes and allocations of it; tests/test_attention.py checks both paths agree (P bit for bit).
     logits.div_(c).tanh_().mul_(c)
+    if torch.onnx.is_in_onnx_export():
+        return _exported_softmax_sum(logits, allowed, h)
     probs = masked_softmax(logits, allowed[..., None], dim=2, in_place=True)  # (B, Tq, Tk, D)
     s = torch.einsum("bqkd,bkd->bqd", probs, h)  # (B, Tq, D)  Eq. 11
+    return s, probs
+
+
+def _exported_softmax_sum(logits: Tensor, allowed: Tensor, h: Tensor) -> tuple[Tensor, Tensor]:
+    """Eq. 15's softmax over the keys and Eq. 11's sum, as the ONNX export (the static page) computes them.
+
+    onnxruntime runs a Softmax over a middle axis by transposing the (B, Tq, Tk, D) tensor there and back, and an
+    Einsum by transposing P: most of an exported DiSAN block's time in onnxruntime-web. The logits lie in [−c, c]
+    (Eq. 15's c·tanh), so exp needs no shift; a masked entry is exactly 0 and a query with no allowed key keeps
+    an all-zero row, as ``masked_softmax``. tests/test_attention.py checks it against the eager path.
+    """
+    e = torch.exp(logits) * allowed[..., None].to(logits.dtype)  # (B, Tq, Tk, D)
+    probs = e / e.sum(dim=2, keepdim=True).clamp_min(torch.finfo(e.dtype).tiny)  # (B, Tq, Tk, D)
+    s = (probs * h[:, None, :, :]).sum(dim=2)  # (B, Tq, D)  Eq. 11
     return s, probs
 
 

@@ -187,3 +187,23 @@ def test_in_place_path_equals_autograd_path(g):
     torch.testing.assert_close(s_fast, s_ref.detach(), rtol=1e-12, atol=1e-12)
     torch.testing.assert_close(v_fast["probs"], v_ref["probs"].detach(), rtol=0, atol=0)
     assert (v_fast["probs"][~allowed] == 0).all()
+
+
+def test_the_exported_softmax_and_sum_equal_the_eager_path_masked_zero_and_empty_rows_zero(g):
+    """The ONNX export's Eq. 15 softmax over the keys (exp of logits in [−c, c], no shift) and Eq. 11's sum equal
+    masked_softmax and the einsum within 1e-6; a masked entry is exactly 0, and a query with no allowed key (the
+    forward mask's first token, a padded sentence's rows) keeps an all-zero row, not NaN."""
+    from disan.attention import _exported_softmax_sum
+
+    c = 5.0
+    h = rand(g, 2, 9, D)
+    logits = c * torch.tanh(rand(g, 2, 9, 9, D) * 4 / c)  # (B, Tq, Tk, D), in [−c, c]
+    allowed = attention_allowed(direction_mask(9, "fw"), padding_mask([9, 6], 9))  # row 0 has no allowed key
+    s, probs = _exported_softmax_sum(logits.clone(), allowed, h)
+    want = masked_softmax(logits.clone(), allowed[..., None], dim=2)
+    torch.testing.assert_close(probs, want, rtol=0, atol=1e-6)
+    torch.testing.assert_close(s, torch.einsum("bqkd,bkd->bqd", want, h), rtol=0, atol=1e-6)
+    assert (probs[~allowed] == 0).all() and not probs.isnan().any()
+    assert (probs[:, 0] == 0).all() and (s[:, 0] == 0).all()
+    rows = probs.sum(dim=2)[allowed.any(dim=2)]  # (rows with a key, D)
+    torch.testing.assert_close(rows, torch.ones_like(rows), rtol=0, atol=1e-6)
