@@ -42,19 +42,24 @@ def feeds_for(session, T: int, rng, words: int) -> dict:
     return feeds
 
 
+def exported(tmp_path, tiny_glove, arch: str, pair: bool):
+    """A tiny model's site export; the DSA's with an int8 weight, as the bundled DSA models store theirs."""
+    from disan.onnx_export import export_site_model
+    from tests.conftest import make_tiny
+
+    model = make_tiny(arch, tiny_glove, pair=pair, unk_zero=True)
+    full = export_site_model(model, tmp_path / "full", extra_words=5)
+    return full if arch == "disan" else export_site_model(model, tmp_path / "int8", extra_words=5,
+                                                          max_bytes=full.total_bytes - 1)
+
+
 @pytest.mark.parametrize("arch,pair", [("disan", False), ("dsa", False), ("dsa", True)])
 def test_parts_compute_every_output_of_the_whole_graph(tmp_path, tiny_glove, arch, pair):
     """fw ‖ bw, then head on the cut tensors: every output equals the whole graph's (onnxruntime, T = 1, 2, 9);
     fw holds none of the nodes that give the backward block's outputs and bw none of the forward's."""
     onnx = pytest.importorskip("onnx")
     ort = pytest.importorskip("onnxruntime")
-    from disan.onnx_export import export_site_model
-    from tests.conftest import make_tiny
-
-    model = make_tiny(arch, tiny_glove, pair=pair, unk_zero=True)
-    full = export_site_model(model, tmp_path / "full", extra_words=5)
-    export = full if arch == "disan" else export_site_model(model, tmp_path / "int8", extra_words=5,
-                                                            max_bytes=full.total_bytes - 1)  # an int8 weight
+    export = exported(tmp_path, tiny_glove, arch, pair)
     got = cut(export.onnx_path, tmp_path)
     assert got is not None
     whole = onnx.load(str(export.onnx_path))
@@ -98,10 +103,7 @@ def test_sentences_read_one_sentence_each_and_compute_every_output_of_the_whole_
     from disan.onnx_export import export_site_model
     from tests.conftest import make_tiny
 
-    model = make_tiny(arch, tiny_glove, pair=True, unk_zero=True)
-    full = export_site_model(model, tmp_path / "full", extra_words=5)
-    export = full if arch == "disan" else export_site_model(model, tmp_path / "int8", extra_words=5,
-                                                            max_bytes=full.total_bytes - 1)  # an int8 weight
+    export = exported(tmp_path, tiny_glove, arch, True)
     got = cut(export.onnx_path, tmp_path, "sentences", keep)
     assert got is not None
     whole = onnx.load(str(export.onnx_path))
