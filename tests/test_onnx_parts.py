@@ -53,12 +53,32 @@ def exported(tmp_path, tiny_glove, arch: str, pair: bool):
                                                           max_bytes=full.total_bytes - 1)
 
 
+def assert_parts_equal_whole(export, parts: dict, got: dict, groups: tuple[str, str], names: list[str], seed: int):
+    """onnxruntime: the two groups' parts, then the head fed what they pass, give each output in ``names`` of the
+    whole graph within 1e-6, T = 1, 2, 9."""
+    import onnxruntime as ort
+
+    sessions = {k: ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"]) for k, m in parts.items()}
+    whole_run = ort.InferenceSession(str(export.onnx_path), providers=["CPUExecutionProvider"])
+    rng = np.random.default_rng(seed)
+    for T in (1, 2, 9):
+        feeds = feeds_for(whole_run, T, rng, export.own_words)
+        want = dict(zip([o.name for o in whole_run.get_outputs()], whole_run.run(None, feeds)))
+        out = {}
+        for k in groups:
+            out.update(zip([o.name for o in parts[k].graph.output], sessions[k].run(None, feeds)))
+        head_feeds = dict(feeds, **{c: out[c] for k in groups for c in got["cuts"][k]})
+        out.update(zip(got["outputs"]["head"], sessions["head"].run(None, head_feeds)))
+        for name in names:
+            np.testing.assert_allclose(out[name], want[name], rtol=0, atol=1e-6, err_msg=f"{name}, T = {T}")
+
+
 @pytest.mark.parametrize("arch,pair", [("disan", False), ("dsa", False), ("dsa", True)])
 def test_parts_compute_every_output_of_the_whole_graph(tmp_path, tiny_glove, arch, pair):
     """fw ‖ bw, then head on the cut tensors: every output equals the whole graph's (onnxruntime, T = 1, 2, 9);
     fw holds none of the nodes that give the backward block's outputs and bw none of the forward's."""
     onnx = pytest.importorskip("onnx")
-    ort = pytest.importorskip("onnxruntime")
+    pytest.importorskip("onnxruntime")
     export = exported(tmp_path, tiny_glove, arch, pair)
     got = cut(export.onnx_path, tmp_path)
     assert got is not None
@@ -77,19 +97,7 @@ def test_parts_compute_every_output_of_the_whole_graph(tmp_path, tiny_glove, arc
         held = {n.name for n in parts[k].graph.node}
         assert not held & {made[o] for o in got["outputs"][other]}, k
     assert [i.name for i in parts["head"].graph.input] == [i.name for i in whole.graph.input] + got["cuts"]["fw"] + got["cuts"]["bw"]
-    sessions = {k: ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"]) for k, m in parts.items()}
-    whole_run = ort.InferenceSession(str(export.onnx_path), providers=["CPUExecutionProvider"])
-    rng = np.random.default_rng(0)
-    for T in (1, 2, 9):
-        feeds = feeds_for(whole_run, T, rng, export.own_words)
-        want = dict(zip(names, whole_run.run(None, feeds)))
-        out = {}
-        for k in ("fw", "bw"):
-            out.update(zip([o.name for o in parts[k].graph.output], sessions[k].run(None, feeds)))
-        head_feeds = dict(feeds, **{c: out[c] for c in got["cuts"]["fw"] + got["cuts"]["bw"]})
-        out.update(zip(got["outputs"]["head"], sessions["head"].run(None, head_feeds)))
-        for name in names:
-            np.testing.assert_allclose(out[name], want[name], rtol=0, atol=1e-6, err_msg=f"{name}, T = {T}")
+    assert_parts_equal_whole(export, parts, got, ("fw", "bw"), names, seed=0)
 
 
 @pytest.mark.parametrize("arch,keep", [("disan", ""), ("dsa", ""), ("dsa", "probs")])
@@ -99,7 +107,7 @@ def test_sentences_read_one_sentence_each_and_compute_every_output_of_the_whole_
     output of the whole graph within 1e-6 (T = 1, 2, 9; the hypothesis one shorter). keep = probs, leave-one-out's:
     the sentences' parts give no trace output. A single sentence's graph gives null."""
     onnx = pytest.importorskip("onnx")
-    ort = pytest.importorskip("onnxruntime")
+    pytest.importorskip("onnxruntime")
     from disan.onnx_export import export_site_model
     from tests.conftest import make_tiny
 
@@ -121,19 +129,7 @@ def test_sentences_read_one_sentence_each_and_compute_every_output_of_the_whole_
         held = {n.name for n in parts[k].graph.node}
         assert len(held) < len(whole.graph.node) and not held & {made[o.name] for o in whole.graph.output
                                                                  if o.name.startswith(other)}, k
-    sessions = {k: ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"]) for k, m in parts.items()}
-    whole_run = ort.InferenceSession(str(export.onnx_path), providers=["CPUExecutionProvider"])
-    rng = np.random.default_rng(1)
-    for T in (1, 2, 9):
-        feeds = feeds_for(whole_run, T, rng, export.own_words)
-        want = dict(zip([o.name for o in whole.graph.output], whole_run.run(None, feeds)))
-        out = {}
-        for k in ("p", "h"):
-            out.update(zip([o.name for o in parts[k].graph.output], sessions[k].run(None, feeds)))
-        head_feeds = dict(feeds, **{c: out[c] for c in got["cuts"]["p"] + got["cuts"]["h"]})
-        out.update(zip(got["outputs"]["head"], sessions["head"].run(None, head_feeds)))
-        for name in names:
-            np.testing.assert_allclose(out[name], want[name], rtol=0, atol=1e-6, err_msg=f"{name}, T = {T}")
+    assert_parts_equal_whole(export, parts, got, ("p", "h"), names, seed=1)
     single = export_site_model(make_tiny(arch, tiny_glove, unk_zero=True), tmp_path / "single", extra_words=5)
     assert cut(single.onnx_path, tmp_path, "sentences") is None
 
