@@ -252,3 +252,70 @@ def test_swap_paints_bars_where_plotly_draws_them(page, T_b):
     fast, full = np.array(got["fast"]), np.array(got["full"])
     assert fast.shape == full.shape == (2 * T_b, 4)
     assert np.abs(fast - full).max() <= 1.0  # every bar's left, right, top and bottom within a pixel
+
+
+#: Draw a figure as Plotly lays it out itself (automargin on its axes), then as report.js and chart.js draw it,
+#: through DisanPaint.fitMargins: the margins each got, how often Plotly laid the fitted one out again to fit
+#: it, and the tick and colour-bar labels of the fitted one that reach outside its SVG.
+MARGINS = """async ({spec, width}) => {
+  const draw = async (layout) => {
+    const gd = document.createElement('div'); gd.style.width = width + 'px'; document.body.appendChild(gd);
+    const fig = JSON.parse(spec);
+    await Plotly.newPlot(gd, fig.data, layout ? layout(fig) : fig.layout);
+    return gd;
+  };
+  const own = await draw(null), s = own._fullLayout._size, plotly = {l: s.l, r: s.r, t: s.t, b: s.b};
+  own.remove();
+  const gd = await draw(fig => DisanPaint.fitMargins(fig.data, fig.layout, width));
+  const f = gd._fullLayout._size, fitted = {l: f.l, r: f.r, t: f.t, b: f.b}, given = gd.layout.margin;
+  const svg = gd.querySelector('svg.main-svg').getBoundingClientRect();
+  const outside = [...gd.querySelectorAll('g.xtick text, g.ytick text, g.cbaxis text, g.colorbar text')]
+    .filter(e => e.textContent).map(e => [e.textContent, e.getBoundingClientRect()])
+    .filter(([, r]) => r.left < svg.left - 0.5 || r.right > svg.right + 0.5 || r.top < svg.top - 0.5 || r.bottom > svg.bottom + 0.5)
+    .map(([text]) => text);
+  const automargin = Object.keys(gd._fullLayout).filter(k => /^[xy]axis\\d*$/.test(k)).map(k => gd._fullLayout[k].automargin);
+  const redraws = gd._fullLayout._redrawFromAutoMarginCount || 0;
+  gd.remove();
+  return {plotly, fitted, given, outside, automargin, redraws};
+}"""
+
+LONG_TOKENS = ["extraordinarily", "naïve", "«quoted»", "日本語", "&amp;", "a", "Ünïcödé", "x" * 24]
+
+
+def _margin_figures() -> list[tuple[str, dict]]:
+    rng = np.random.default_rng(0)
+    jobs = []
+    for T, panels, theme in [(5, 2, "normal"), (12, 2, "normal"), (12, 2, "presentation"), (30, 1, "normal"),
+                             (64, 2, "normal")]:
+        tokens = [LONG_TOKENS[i % len(LONG_TOKENS)] for i in range(T)]
+        mats = [rng.random((T, T)).tolist() for _ in range(panels)]
+        jobs.append((f"grid T={T} panels={panels} {theme}",
+                     ("F.heatmapGrid", mats, [f"p{k}" for k in range(panels)], tokens, {"title": "t", "theme": theme})))
+    for theme in ("normal", "presentation"):
+        jobs.append((f"prediction {theme}", ("F.predictionChart", {"very negative": 0.1, "negative": 0.2, "neutral": 0.4,
+                                                                   "positive": 0.2, "very positive": 0.1},
+                                            {"theme": theme})))
+    tokens = LONG_TOKENS * 2
+    jobs.append(("bars, two series", ("F.barChart", [["gate", rng.random(len(tokens)).tolist()],
+                                                     ["other", (-40 * rng.random(len(tokens))).tolist()]],
+                                      tokens, {"yTitle": "share of features", "title": "bars"})))
+    jobs.append(("vector grids", ("F.vectorGrids", [rng.random(300).tolist(), rng.random(300).tolist()], ["a", "b"], {})))
+    jobs.append(("compare", ("F.compareHeatmaps", rng.random((6, 6)).tolist(), rng.random((6, 6)).tolist(),
+                             tokens[:6], {"title": "compare"})))
+    figures = built(*[job for _, job in jobs])
+    return [(name, fig) for (name, _), fig in zip(jobs, figures)]
+
+
+@pytest.mark.parametrize("width", [1300, 700])
+def test_fitted_margins_hold_every_label_and_plotly_lays_the_figure_out_once(page, width):
+    """DisanPaint.fitMargins gives each figure margins at least those Plotly's automargin finds (so no label is
+    cut), at most 40 px more on a side, with automargin off: Plotly draws it once, without moving a margin."""
+    for name, fig in _margin_figures():
+        got = page.evaluate(MARGINS, {"spec": json.dumps(fig), "width": width})
+        assert got["automargin"] and not any(got["automargin"]), f"{name}: automargin left on: {got['automargin']}"
+        assert got["redraws"] == 0, f"{name}: Plotly moved a margin and drew again: {got}"
+        for side in "lrtb":
+            assert got["fitted"][side] == pytest.approx(got["given"][side], abs=0.5), f"{name}: {side} pushed: {got}"
+            assert got["fitted"][side] >= got["plotly"][side] - 1, f"{name}: {side} narrower than automargin: {got}"
+            assert got["fitted"][side] <= got["plotly"][side] + 40, f"{name}: {side} 40 px wider than needed: {got}"
+        assert not got["outside"], f"{name}: labels cut off at the figure's edge: {got['outside']}"

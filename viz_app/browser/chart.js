@@ -45,7 +45,7 @@ function fullAt(gd, g, values) {
 function fullDraw(gd, values) {
   gd.__full = { id: gd.__live && gd.__live.payload_id, values: values };
   gd.__vizQueue = gd.__vizQueue
-    .then(() => { DisanPaint.unswap(gd); return window.Plotly.react(gd, fitted(gd), gd.__figure.layout, gd.__config); })
+    .then(() => { DisanPaint.unswap(gd); return reactFitted(window.Plotly, gd, null, gd.__config); })
     .then(() => { gd.__shown = values; markShown(gd); });
   return gd.__vizQueue;
 }
@@ -101,9 +101,12 @@ function settle(g, stamp) {
   next(0);
 }
 
-/* The figure's traces with cell numbers only where they fit at this chart's width (DisanPaint.fitCellText). */
-function fitted(gd) {
-  return DisanPaint.fitCellText(gd.__figure.data, gd.__figure.layout, gd.clientWidth || 1000);
+/* Plotly.react of the chart's figure (`layout`: the figure's own by default) as it fits this chart's width: cell
+ * numbers only where they fit (DisanPaint.fitCellText), margins that hold the labels (DisanPaint.fitMargins). */
+function reactFitted(Plotly, gd, layout, config) {
+  const width = gd.clientWidth || 1000, given = layout || gd.__figure.layout;
+  const data = DisanPaint.fitCellText(gd.__figure.data, given, width);
+  return Plotly.react(gd, data, DisanPaint.fitMargins(data, given, width), config);
 }
 
 /* The component's one element of class `className` (made on its first render; `made` tells): Streamlit calls
@@ -152,7 +155,7 @@ function drawChart(gd, figure, data, live, config) {
   gd.__full = { id: live && live.payload_id, values: values };
   gd.__vizQueue = gd.__vizQueue
     .then(() => plotlyReady(data.plotly_url))
-    .then(Plotly => { DisanPaint.unswap(gd); return Plotly.react(gd, fitted(gd), gd.__figure.layout, gd.__config); })
+    .then(Plotly => { DisanPaint.unswap(gd); return reactFitted(Plotly, gd, null, gd.__config); })
     .then(() => {
       gd.__shown = values;
       markShown(gd);
@@ -513,7 +516,7 @@ function fullTyped(gd) {
   gd.__figure = spec;
   gd.__vizQueue = gd.__vizQueue
     .then(() => plotlyReady(f.data.plotly_url))
-    .then(Plotly => { DisanPaint.unswap(gd); return Plotly.react(gd, fitted(gd), spec.layout, JSON.parse(f.config)); })
+    .then(Plotly => { DisanPaint.unswap(gd); return reactFitted(Plotly, gd, spec.layout, JSON.parse(f.config)); })
     .then(() => markShown(gd))
     .catch(() => null);
   return gd.__vizQueue;

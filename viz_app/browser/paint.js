@@ -8,6 +8,8 @@
  * hover reads (bars: their heights), and leaves everything else alone. Colours use the limits Plotly last drew, so they
  * always agree with the colour bar; the caller redraws with `Plotly.react` once the slider rests
  * (new limits, colour bar, click layers). It returns false whenever it cannot: then call Plotly.react.
+ * Before any Plotly draw, report.js and chart.js fit the figure to its width: cell numbers only where they
+ * fit (`fitCellText`), and margins measured here so that Plotly lays it out once (`fitMargins`).
  *
  * Plotly internals read (stable since plotly.js 1.x): gd.calcdata, gd._fullData, gd._fullLayout axes
  * (c2p) and the `g.hm` node of each heatmap trace.
@@ -111,12 +113,12 @@
     }
   }
 
-  var ENTITIES = { "&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"' };
+  var ENTITIES = { "&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&#39;": "'", "&#x27;": "'" };
 
   /* Plain text of a figure label (builders escape & < > "); null when it holds markup. */
   function plain(text) {
     if (/<[a-z/]/i.test(text)) return null;
-    return text.replace(/&(amp|lt|gt|quot);/g, function (e) { return ENTITIES[e]; });
+    return text.replace(/&(amp|lt|gt|quot|#39|#x27);/g, function (e) { return ENTITIES[e]; });
   }
 
   /* A function that writes the templated text at `path` (now `value`) into the drawn chart, or null. */
@@ -469,6 +471,146 @@
     return changed ? out : data;
   }
 
+  /* ------------------------------------------------------------ margins */
+
+  // Plotly's font when a layout names none (plotly.js src/plots/layout_attributes.js)
+  var PLOTLY_FAMILY = '"Open Sans", verdana, arial, sans-serif';
+  var measureContext = null;
+
+  /* Text width in px as the browser lays it out (a canvas measures with the same fonts as the SVG), or null
+   * outside a browser. */
+  function textWidth(text, size, family) {
+    if (!measureContext) {
+      if (typeof document === "undefined" || !document.createElement) return null;
+      var canvas = document.createElement("canvas");
+      measureContext = canvas.getContext && canvas.getContext("2d");
+      if (!measureContext) return null;
+    }
+    measureContext.font = size + "px " + family;
+    return measureContext.measureText(text).width;
+  }
+
+  /* A label's text as shown: markup dropped, entities read. */
+  function plainText(html) {
+    return plain(String(html).replace(/<br\s*\/?>/gi, " ").replace(/<[^>]*>/g, ""));
+  }
+
+  /* A linear axis's tick labels as Plotly's auto ticks give them: multiples of a round step (1, 2 or 5 × 10^k,
+   * about six over the range), with the step's decimals. */
+  function numberLabels(lo, hi) {
+    if (!(isFinite(lo) && isFinite(hi))) return ["0.0"];
+    if (hi < lo) { var swap = lo; lo = hi; hi = swap; }
+    var span = hi - lo || Math.abs(hi) || 1, step = Math.pow(10, Math.floor(Math.log10(span / 6)));
+    step *= span / step <= 12 ? 2 : span / step <= 30 ? 5 : 10;
+    while (span / step > 8) step *= 2;
+    var decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9)), out = [];
+    for (var k = Math.ceil(lo / step - 1e-9); k <= Math.floor(hi / step + 1e-9) && out.length < 40; k++) {
+      out.push((k * step).toFixed(decimals).replace("-", "\u2212"));
+    }
+    return out.length ? out : [lo.toFixed(decimals)];
+  }
+
+  function extent(values) {
+    var lo = Infinity, hi = -Infinity;
+    (function walk(v) {
+      if (v === null || v === undefined) return;
+      if (typeof v === "number") { if (isFinite(v)) { if (v < lo) lo = v; if (v > hi) hi = v; } return; }
+      if (typeof v === "object" && typeof v.length === "number") for (var i = 0; i < v.length; i++) walk(v[i]);
+    })(values);
+    return lo === Infinity ? [0, 1] : [lo, hi];
+  }
+
+  function templateLayout(layout) {
+    return (layout.template && layout.template.layout) || {};
+  }
+
+  /* Tick marks outside the colour bars (simple_white, the talk-mode template): they push its labels out. */
+  function barTicks(layout) {
+    var heat = layout.template && layout.template.data && layout.template.data.heatmap;
+    return Boolean(heat && heat[0] && heat[0].colorbar && heat[0].colorbar.ticks);
+  }
+
+  /* The tick labels of one axis as drawn: {labels, size}, or null where it shows none. */
+  function axisLabels(name, axis, data, fontSize) {
+    if (axis.showticklabels === false || axis.visible === false) return null;
+    var size = (axis.tickfont && axis.tickfont.size) || fontSize, letter = name[0], id = name.replace("axis", "");
+    if (axis.tickmode === "array" && axis.ticktext) return { labels: axis.ticktext.map(plainText), size: size };
+    var traces = data.filter(function (t) { return (t[letter + "axis"] || letter) === id && t.visible !== false; });
+    var categorical = axis.type === "category" || traces.some(function (t) {
+      var v = t[letter];
+      return v && v.length && typeof v[0] === "string";
+    });
+    if (categorical) {
+      var labels = [];
+      traces.forEach(function (t) { (t[letter] || []).forEach(function (v) { labels.push(plainText(v)); }); });
+      return { labels: labels, size: size };
+    }
+    var values = axis.range || extent(traces.map(function (t) {
+      return t.type === "bar" ? [0, t[letter]] : t.type === "heatmap" ? [] : t[letter];
+    }));
+    if (traces.some(function (t) { return t.type === "heatmap"; }) && !axis.range) return null; // index axes: ticks off
+    return { labels: numberLabels(values[0], values[1]), size: size };
+  }
+
+  /* The layout with margins that hold its tick labels, axis titles and colour bars, and automargin off on
+   * every axis. The templates' axes have automargin on: Plotly then measures every tick label on screen and,
+   * when the margins must grow (nearly always: the builders give 10 px), lays the whole figure out again,
+   * the larger part of a heatmap pair's Plotly.react. With the margins measured here (a canvas, the same
+   * fonts) Plotly lays it out once; tests/test_paint_js.py checks they are never narrower than automargin's.
+   * Colour bars and legends still push the margins themselves should these be short. Outside a browser (no
+   * canvas to measure text with), the layout as given. */
+  function fitMargins(data, layout, width) {
+    var font = layout.font || {}, fontSize = font.size || 12, family = font.family || PLOTLY_FAMILY;
+    if (textWidth("0", fontSize, family) === null) return layout;
+    var base = layout.margin || {}, need = { l: base.l || 0, r: base.r || 0, t: base.t || 0, b: base.b || 0 };
+    var out = Object.assign({}, layout);
+    Object.keys(layout).forEach(function (name) {
+      if (!/^[xy]axis\d*$/.test(name) || !layout[name]) return;
+      var axis = layout[name], x = name[0] === "x", dflt = templateLayout(layout)[name[0] + "axis"] || {};
+      out[name] = Object.assign({}, axis, { automargin: false });
+      var ticks = axisLabels(name, axis, data, fontSize), title = axis.title && axis.title.text ? plainText(axis.title.text) : "";
+      var titleSize = (axis.title && axis.title.font && axis.title.font.size) || fontSize;
+      var widest = 0, first = 0, last = 0;
+      if (ticks) ticks.labels.forEach(function (label, i) {
+        var w = textWidth(label, ticks.size, family);
+        if (w > widest) widest = w;
+        if (i === 0) first = w;
+        last = w;
+      });
+      var depth = 0, angle = (axis.tickangle || 0) * Math.PI / 180, tickHeight = ticks ? 1.3 * ticks.size : 0;
+      if (ticks) {
+        depth = x ? Math.abs(Math.sin(angle)) * widest + Math.abs(Math.cos(angle)) * tickHeight
+                  : Math.abs(Math.cos(angle)) * widest + Math.abs(Math.sin(angle)) * tickHeight;
+        var tickMarks = axis.ticks !== undefined ? axis.ticks : dflt.ticks;
+        depth += 10 + 0.3 * ticks.size + (tickMarks ? (axis.ticklen || dflt.ticklen || 5) : 0);
+      }
+      if (title) depth += 15 + 1.3 * titleSize;
+      var side = axis.side || (x ? "bottom" : "left"), key = side[0];
+      if (depth) need[key] = Math.max(need[key], depth + 4);
+      // a tilted first label of a bottom axis at the left edge reaches past it
+      if (x && ticks && angle && side === "bottom" && (!axis.domain || axis.domain[0] === 0)) {
+        need.l = Math.max(need.l, Math.abs(Math.cos(angle)) * first + tickHeight);
+      }
+      // level labels of a bottom axis: the last is centred on the plot's right edge
+      if (x && ticks && !angle && (!axis.domain || axis.domain[1] === 1)) need.r = Math.max(need.r, last / 2 + 4);
+    });
+    // vertical colour bars at the right: Plotly's x = 1.02 of the plot, xpad 10 each side, thickness 30
+    data.forEach(function (t) {
+      if (t.showscale === false || !(t.type === "heatmap" || t.type === "contour")) return;
+      var bar = t.colorbar || {}, x = bar.x === undefined ? 1.02 : bar.x;
+      var thick = bar.thickness === undefined ? 30 : bar.thickness, range = [t.zmin, t.zmax];
+      if (!(isFinite(range[0]) && isFinite(range[1]))) range = extent(t.z);
+      var labels = numberLabels(range[0], range[1]).map(function (s) { return textWidth(s, fontSize, family); });
+      var title = bar.title && bar.title.text ? textWidth(plainText(bar.title.text), fontSize, family) : 0;
+      var outer = 60 + thick + Math.max(Math.max.apply(null, labels), title - thick) + (barTicks(layout) ? 8 : 0);
+      // Plotly's push counts a bar beyond the plot (x > 1) from its right edge
+      need.r = Math.max(need.r, Math.min(0, x - 1) * Math.max(0, width - need.l - need.r) + outer);
+    });
+    out.margin = Object.assign({}, base, { l: Math.ceil(need.l), r: Math.ceil(need.r), t: Math.ceil(need.t),
+                                           b: Math.ceil(need.b) });
+    return out;
+  }
+
   root.DisanPaint = { version: 1, parseColor: parseColor, colorScale: colorScale, labelColor: labelColor, repaint: repaint,
-                      fitCellText: fitCellText, swap: swap, unswap: unswap };
+                      fitCellText: fitCellText, fitMargins: fitMargins, swap: swap, unswap: unswap };
 })(typeof globalThis !== "undefined" ? globalThis : this);

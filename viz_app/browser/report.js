@@ -99,8 +99,8 @@
     if (!spec) return Promise.reject(new Error(`the page has no figure ${gd.dataset.fig}`));
     if (recompute && info) DisanRecompute.render(v.payloads[info.side], info.binding, spec, v.values);
     gd.__base = baseOf(spec, v.data);
-    const layout = scaledLayout(spec.layout, gd.__base, talkScale(v));
-    const data = DisanPaint.fitCellText(spec.data, layout, gd.clientWidth || 1000);
+    const width = gd.clientWidth || 1000, scaled = scaledLayout(spec.layout, gd.__base, talkScale(v));
+    const data = DisanPaint.fitCellText(spec.data, scaled, width), layout = DisanPaint.fitMargins(data, scaled, width);
     const generation = v.generation;
     if (gd.__swapped) DisanPaint.unswap(gd);
     const drawn = gd._fullLayout ? Plotly.react(gd, data, layout, CONFIG) : Plotly.newPlot(gd, data, layout, CONFIG);
