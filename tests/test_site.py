@@ -213,6 +213,46 @@ def test_typing_with_the_maps_in_view_paints_them_now_and_never_shows_a_stale_fi
     assert errors == []
 
 
+def test_a_key_stops_the_rested_sentences_redraws_until_its_own_maps_are_shown(open_site):
+    """Once typing rests, the figures Plotly has not drawn for the sentence are drawn one per task; a key in the
+    sentence box stops that (DisanReport.hold), so no Plotly drawing starts between the key and its new maps on
+    screen, and once the new sentence rests in turn every figure is drawn for it."""
+    page, _, errors = open_site(fragment(m="dsa-sst5", t="a man in a blue shirt"))
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.wait_for_function("() => document.getElementById('report').dataset.ready === '1'")
+    page.evaluate("""() => { const s = document.querySelector('.plot[data-fig="alpha-mean-premise"]').closest('.section');
+                             s.scrollIntoView(); window.scrollBy(0, -document.querySelector('header').offsetHeight); }""")
+    long = " ".join(["the film that my friends saw is good"] * 6)
+    # a long sentence, typed: the figures off screen wait for the rest (300 ms), then are drawn one per task
+    gen = page.evaluate("""(text) => { const f = document.getElementById('text'); f.value = text;
+                                       f.dispatchEvent(new Event('input', {bubbles: true})); return document.body.dataset.generation; }""", long)
+    page.wait_for_function("(b) => document.body.dataset.generation !== b && document.body.dataset.state === 'ready'", arg=gen)
+    got = page.evaluate("""(text) => new Promise(resolve => {
+      const calls = [], gen = document.body.dataset.generation;
+      for (const f of ['newPlot', 'react']) { const o = Plotly[f]; Plotly[f] = function (gd, ...a) {
+        calls.push([performance.now(), gd.dataset.fig]); return o.call(this, gd, ...a); }; }
+      // the key comes once the rested page's redraws are going on
+      (function wait() {
+        if (!calls.length) return setTimeout(wait, 5);
+        const f = document.getElementById('text'), key = performance.now();
+        f.value = text + ' x'; f.dispatchEvent(new Event('input', {bubbles: true}));
+        (function drawn() {
+          if (document.body.dataset.generation === gen) return setTimeout(drawn, 2);
+          const shown = +document.getElementById('report').dataset.visibleAt;
+          resolve({before: calls.filter(c => c[0] < key).length, between: calls.filter(c => c[0] > key && c[0] < shown).map(c => c[1])});
+        })();
+      })();
+    })""", long)
+    assert got["before"] >= 1, got  # the rested page was being drawn when the key came
+    assert got["between"] == [], f"Plotly drew {got['between']} between the key and its maps on screen"
+    page.wait_for_function("() => !document.querySelector('.plot.stale') && !document.querySelector('g.disan-swap')",
+                           timeout=30_000)
+    rows = page.evaluate("""() => Array.from(document.querySelectorAll('.plot[data-fig^="alpha-mean-"]'),
+                                             g => g.data[0].z.length)""")
+    assert rows and all(r == len(disan.tokenize(long + " x")) for r in rows)
+    assert errors == []
+
+
 def test_plotly_runs_only_once_the_models_graph_is_posted_to_the_worker(chromium, built):
     """The opening order (site.js preload): evaluating plotly.js would hold the page's thread while the model's
     start waits on it, so plotly.js is run after the graph has gone to the worker, and the page still boots."""

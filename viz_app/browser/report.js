@@ -32,7 +32,7 @@
     if (root.__disanView) return root.__disanView;
     const doc = root.ownerDocument;
     const v = { root, doc, data: null, payloads: {}, plots: [], values: { alpha: null, feature: 0 }, generation: 0,
-                restTimer: null, observer: null,
+                restTimer: null, observer: null, keyAt: 0, installedAt: 0,
                 busy: Promise.resolve(), queued: false, next: null, nextQueued: false, drawn: 0, hash: true };
     root.__disanView = v;
     docState(doc).views.push(v);
@@ -133,8 +133,8 @@
   }
 
   /* Draw every figure: those on screen first, together; then the others one per task, so the page paints the
-   * visible maps and takes keystrokes in between. A newer page (v.next) stops this one: it redraws them all
-   * anyway. Resolves to true when every figure was drawn. */
+   * visible maps and takes keystrokes in between. A newer page (v.next), or a key that is computing one
+   * (hold), stops this one: it redraws them all anyway. Resolves to true when every figure was drawn. */
   function drawAll(v, recompute) {
     // On screen is judged one figure at a time, top down, once the figures above it have their drawn height
     // (Plotly sizes a plot as it draws it): an empty plot is shorter than its figure, and would count the
@@ -152,7 +152,8 @@
     }).then(() => later.reduce(
       (done, gd, i) => done.then(complete => {
         if (!complete) return false;
-        return (i === 0 ? nextFrame(win) : nextTask()).then(() => v.next ? false : drawOne(v, gd, recompute).then(() => true));
+        return (i === 0 ? nextFrame(win) : nextTask()).then(() => v.next || v.keyAt > v.installedAt ? false
+          : drawOne(v, gd, recompute).then(() => true));
       }), Promise.resolve(true)));
   }
 
@@ -178,7 +179,9 @@
     });
   }
 
-  /* Typing rested: every figure not yet drawn by Plotly for this sentence, on screen first, one per task. */
+  /* Typing rested: every figure not yet drawn by Plotly for this sentence, on screen first, one per task. A key
+   * (hold) stops it before its next figure: the key's sentence would otherwise wait behind that figure's
+   * Plotly.react while the model runs it. */
   function rest(v) {
     const win = v.doc.defaultView;
     win.clearTimeout(v.restTimer);
@@ -187,7 +190,7 @@
       const todo = v.plots.filter(gd => gd.__full !== generation);
       todo.sort((a, b) => Number(onScreen(b)) - Number(onScreen(a)));
       todo.reduce((done, gd) => done.then(() => nextTask()).then(() => {
-        if (v.generation !== generation || v.next || gd.__full === generation || !gd.isConnected) return null;
+        if (v.generation !== generation || v.next || v.keyAt > v.installedAt || gd.__full === generation || !gd.isConnected) return null;
         return enqueue(v, () => v.generation === generation && gd.__full !== generation ? drawOne(v, gd, false) : null);
       }), Promise.resolve());
     }, REST_MS);
@@ -355,7 +358,8 @@
     }
     const values = valuesFor(v, data, opts);
     Object.assign(v, { data, payloads, plots: Array.from(v.root.querySelectorAll(".plot[data-fig]")),
-                       values, hash: opts.hash !== false, generation: v.generation + 1 });
+                       values, hash: opts.hash !== false, generation: v.generation + 1,
+                       installedAt: doc.defaultView.performance.now() });
     if (v.observer) for (const gd of v.plots) v.observer.observe(gd);
     syncInputs(v, "alpha");
     syncInputs(v, "feature");
@@ -412,6 +416,14 @@
     const done = v.busy;
     done.catch(err => { console.error(err); showError(root, err); });
     return done;
+  }
+
+  /* A new sentence is being computed for root (a key in its sentence box): the figures still being drawn for
+   * the last one once typing rested stop (rest), so the new sentence's maps follow the model's answer at once.
+   * Those figures are drawn for the new sentence when it rests in turn. */
+  function hold(root) {
+    const v = view(root);
+    v.keyAt = v.doc.defaultView.performance.now();
   }
 
   /* The control values and talk mode now: {alpha, feature, talk}. */
@@ -475,5 +487,5 @@
     }).catch(fail);
   }
 
-  window.DisanReport = { boot, show, values, showError, setTalk, unpackView };
+  window.DisanReport = { boot, show, hold, values, showError, setTalk, unpackView };
 })();

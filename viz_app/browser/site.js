@@ -743,11 +743,13 @@
     });
     el("text").addEventListener("input", function () {
       state.text = el("text").value.slice(0, DATA.limits.max_chars);
+      DisanReport.hold(el("report"));
       update(true);
       writeHashSoon();
     });
     el("hypothesis").addEventListener("input", function () {
       state.hypothesis = el("hypothesis").value.slice(0, DATA.limits.max_chars);
+      DisanReport.hold(el("report"));
       update(true);
       writeHashSoon();
     });
