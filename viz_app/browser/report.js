@@ -32,7 +32,7 @@
     if (root.__disanView) return root.__disanView;
     const doc = root.ownerDocument;
     const v = { root, doc, data: null, payloads: {}, plots: [], values: { alpha: null, feature: 0 }, generation: 0,
-                restTimer: null, observer: null, keyAt: 0, installedAt: 0,
+                restTimer: null, observer: null, held: false,
                 busy: Promise.resolve(), queued: false, next: null, nextQueued: false, drawn: 0, hash: true };
     root.__disanView = v;
     docState(doc).views.push(v);
@@ -152,7 +152,7 @@
     }).then(() => later.reduce(
       (done, gd, i) => done.then(complete => {
         if (!complete) return false;
-        return (i === 0 ? nextFrame(win) : nextTask()).then(() => v.next || v.keyAt > v.installedAt ? false
+        return (i === 0 ? nextFrame(win) : nextTask()).then(() => v.next || v.held ? false
           : drawOne(v, gd, recompute).then(() => true));
       }), Promise.resolve(true)));
   }
@@ -190,7 +190,7 @@
       const todo = v.plots.filter(gd => gd.__full !== generation);
       todo.sort((a, b) => Number(onScreen(b)) - Number(onScreen(a)));
       todo.reduce((done, gd) => done.then(() => nextTask()).then(() => {
-        if (v.generation !== generation || v.next || v.keyAt > v.installedAt || gd.__full === generation || !gd.isConnected) return null;
+        if (v.generation !== generation || v.next || v.held || gd.__full === generation || !gd.isConnected) return null;
         return enqueue(v, () => v.generation === generation && gd.__full !== generation ? drawOne(v, gd, false) : null);
       }), Promise.resolve());
     }, REST_MS);
@@ -358,8 +358,7 @@
     }
     const values = valuesFor(v, data, opts);
     Object.assign(v, { data, payloads, plots: Array.from(v.root.querySelectorAll(".plot[data-fig]")),
-                       values, hash: opts.hash !== false, generation: v.generation + 1,
-                       installedAt: doc.defaultView.performance.now() });
+                       values, hash: opts.hash !== false, generation: v.generation + 1, held: false });
     if (v.observer) for (const gd of v.plots) v.observer.observe(gd);
     syncInputs(v, "alpha");
     syncInputs(v, "feature");
@@ -422,8 +421,7 @@
    * the last one once typing rested stop (rest), so the new sentence's maps follow the model's answer at once.
    * Those figures are drawn for the new sentence when it rests in turn. */
   function hold(root) {
-    const v = view(root);
-    v.keyAt = v.doc.defaultView.performance.now();
+    view(root).held = true; // until the new sentence's page is installed
   }
 
   /* The control values and talk mode now: {alpha, feature, talk}. */

@@ -660,6 +660,8 @@
   function update(typed) {
     if (state.view === "pair" && root.DisanSitePair) return root.DisanSitePair.update(typed === true);
     typing = typed === true && (typing || pending === null);
+    // a key: the last sentence's figures still being drawn off screen wait for this one (DisanReport.hold)
+    if (typed === true) DisanReport.hold(el("report"));
     pending = ++generation;
     if (running) return running;
     running = loadModel(state.model).then(function loop(model) {
@@ -743,13 +745,11 @@
     });
     el("text").addEventListener("input", function () {
       state.text = el("text").value.slice(0, DATA.limits.max_chars);
-      DisanReport.hold(el("report"));
       update(true);
       writeHashSoon();
     });
     el("hypothesis").addEventListener("input", function () {
       state.hypothesis = el("hypothesis").value.slice(0, DATA.limits.max_chars);
-      DisanReport.hold(el("report"));
       update(true);
       writeHashSoon();
     });
