@@ -14,8 +14,8 @@ character, so every timed key changes a token). Per key, in the page:
 * **long tasks**: every main-thread task over 50 ms while typing (PerformanceObserver ``longtask``), from the
   first key to 100 ms after the last;
 * **below the fold**: after the last key, every attention figure of the premise is scrolled into view in turn;
-  one that is visible with another number of rows than the sentence has tokens after one frame (Plotly's
-  ``calcdata``: the cells drawn) counts as stale.
+  one that is visible (neither its visibility hidden nor its opacity 0) with another number of rows than the
+  sentence has tokens after one frame (Plotly's ``calcdata``: the cells drawn) counts as stale.
 """
 
 from __future__ import annotations
@@ -96,7 +96,8 @@ TYPE_IN_VIEW = """async ({prefix, text, interval, settleMs}) => {
     if (!gd.dataset.fig.endsWith('premise')) continue;
     gd.scrollIntoView({block: 'center'});
     await frame(); await frame();
-    const visible = getComputedStyle(gd).visibility !== 'hidden' && gd.querySelector('g.hm image');
+    const style = getComputedStyle(gd);  // hidden: by its visibility (the baseline's page) or its opacity (this one's)
+    const visible = style.visibility !== 'hidden' && style.opacity !== '0' && gd.querySelector('g.hm image');
     const drawn = gd.calcdata && gd.calcdata[0] && gd.calcdata[0][0] && gd.calcdata[0][0].z;  // the cells on screen
     const rows = drawn ? drawn.length : -1;
     checked += 1;

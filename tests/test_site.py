@@ -177,6 +177,37 @@ def test_first_screen_shows_the_sentence_box_and_the_first_map_and_hides_what_do
     assert first.locator("g.hm").count() >= 1  # drawn, not an empty frame
 
 
+def test_a_figure_scrolled_under_the_sticky_header_does_not_follow_the_keys(open_site):
+    """A figure the sticky header covers is off screen: a key hides it (stale) rather than drawing or painting it,
+    and it is drawn once typing rests."""
+    page, _, errors = open_site(fragment(m="disan-sst5", t="a man in a blue shirt"))
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.wait_for_function("() => document.getElementById('report').dataset.ready === '1'")
+    page.wait_for_timeout(800)
+    page.evaluate("""() => { const gd = document.querySelector('.plot[data-fig="mean-premise"]');
+      const header = document.querySelector('header').getBoundingClientRect().bottom;
+      window.scrollBy(0, gd.getBoundingClientRect().bottom - header + 5);  // 5 px of it under the header
+      window.__drawn = []; window.__image = gd.querySelector('g.hm image').getAttribute('xlink:href')
+        || gd.querySelector('g.hm image').getAttribute('href');
+      for (const f of ['newPlot', 'react']) { const o = Plotly[f];
+        Plotly[f] = function (g, ...a) { window.__drawn.push(g.dataset.fig); return o.call(this, g, ...a); }; } }""")
+    before = page.evaluate("() => document.body.dataset.generation")
+    page.evaluate("""() => { const f = document.getElementById('text');
+                             f.value = 'a man in a blue shirt plays'; f.dispatchEvent(new Event('input', {bubbles: true})); }""")
+    page.wait_for_function("(b) => document.body.dataset.generation !== b && document.body.dataset.state === 'ready'",
+                           arg=before)
+    now = page.evaluate("""() => { const gd = document.querySelector('.plot[data-fig="mean-premise"]');
+      const img = gd.querySelector('g.hm image');
+      return {drawn: window.__drawn, stale: gd.classList.contains('stale'), opacity: getComputedStyle(gd).opacity,
+              painted: (img.getAttribute('xlink:href') || img.getAttribute('href')) !== window.__image}; }""")
+    assert "mean-premise" not in now["drawn"] and not now["painted"], now
+    assert now["stale"] and now["opacity"] == "0", now
+    page.wait_for_function("() => !document.querySelector('.plot[data-fig=\"mean-premise\"]').classList.contains('stale')",
+                           timeout=30_000)  # typing rested: Plotly draws it for the last sentence
+    assert page.evaluate("() => document.querySelector('.plot[data-fig=\"mean-premise\"]').data[0].z.length") == 7
+    assert errors == []
+
+
 def test_typing_with_the_maps_in_view_paints_them_now_and_never_shows_a_stale_figure(open_site):
     """While typing, the heatmaps on screen show the new sentence's rows and tokens at once (painted into what
     Plotly drew); figures off screen are hidden until drawn; once typing rests every figure is Plotly's drawing
@@ -200,10 +231,14 @@ def test_typing_with_the_maps_in_view_paints_them_now_and_never_shows_a_stale_fi
       const hidden = Array.from(document.querySelectorAll('.plot[data-fig]')).filter(g => {
         const b = g.getBoundingClientRect(); return b.top > innerHeight; })
         .every(g => g.classList.contains('stale') || g.__full === gd.__shown);
-      return {labels, hidden, visible: getComputedStyle(gd).visibility};
+      // hidden by opacity alone: an inherited visibility would restyle every node of their SVG
+      const hiddenBy = Array.from(document.querySelectorAll('.plot.stale'), g => getComputedStyle(g))
+        .map(c => c.opacity + '/' + c.visibility);
+      return {labels, hidden, hiddenBy, visible: getComputedStyle(gd).visibility};
     }""")
     tokens = disan.tokenize("a man in a blue shirt play")
     assert now["visible"] == "visible" and now["hidden"]
+    assert now["hiddenBy"] and set(now["hiddenBy"]) == {"0/visible"}, now["hiddenBy"]
     assert [t for t in now["labels"] if t in tokens][-len(tokens):] == tokens  # the rows name the new tokens
     page.wait_for_function("() => !document.querySelector('.plot.stale') && !document.querySelector('g.disan-swap')",
                            timeout=30_000)

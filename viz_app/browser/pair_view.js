@@ -303,13 +303,10 @@
     ".pair-align button{font:inherit;border:1px dashed #888;background:none;border-radius:3px;cursor:pointer;padding:0 3px}" +
     ".pair-swap{border:1px solid #ccc;padding:6px;margin:4px 0;border-radius:4px;background:#fafafa}" +
     ".pair-swap button{margin:2px;font:inherit}" +
-    // A figure not yet redrawn for the new B (report.js's .plot.stale, off screen when it is set) is hidden by its
-    // opacity, not report.css's visibility: visibility is inherited, so toggling it restyled every node of the SVG
-    // below (30–90 ms a key for the DSA pair's ~11,000 nodes on this 2-core machine); opacity restyles the plot
-    // alone. Each plot is a layer of its own (will-change), so hiding one, or repainting the maps on screen into
-    // what Plotly drew, repaints no other plot: swap to the next frame 9.6 ms median instead of 22.5 (dsa-nli).
-    ".plot[data-fig^=\"pair-\"]{will-change:opacity}" +
-    ".plot.stale[data-fig^=\"pair-\"]{visibility:visible;opacity:0}</style>";
+    // Each pair plot is a layer of its own (will-change), so hiding one (report.css's .plot.stale, by its opacity)
+    // or repainting the maps on screen into what Plotly drew repaints no other plot: swap to the next frame 9.6 ms
+    // median instead of 22.5 (dsa-nli, this 2-core machine).
+    ".plot[data-fig^=\"pair-\"]{will-change:opacity}</style>";
 
   /* The aligned token rows of one sentence side: A, its leave-one-out, B (each token a button: click to swap
    * it), its leave-one-out. The leave-one-out cells start empty (td[data-loo="a:3"]: side A, token 3); the host

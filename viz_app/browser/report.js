@@ -119,9 +119,17 @@
     return true;
   }
 
+  /* The bottom of the page's sticky header (0 without one): what lies above it is covered. */
+  function coveredTop(doc) {
+    const header = doc.querySelector("header");
+    return header && getComputedStyle(header).position === "sticky" ? header.getBoundingClientRect().bottom : 0;
+  }
+
+  /* In the window and not under the sticky header: a figure scrolled up behind the explorer's header is not seen,
+   * and drawing it for each key took the page's thread 20-30 ms a key (the prediction bars, above the maps). */
   function onScreen(el) {
     const r = el.getBoundingClientRect(), win = el.ownerDocument.defaultView;
-    return r.bottom > 0 && r.top < win.innerHeight;
+    return r.bottom > coveredTop(el.ownerDocument) && r.top < win.innerHeight;
   }
 
   function nextTask() {
@@ -164,7 +172,6 @@
   function drawTyping(v) {
     const win = v.doc.defaultView, now = v.plots.filter(onScreen);
     for (const gd of v.plots) if (!now.includes(gd)) gd.classList.add("stale");
-    watch(v);
     const others = now.filter(gd => !swapOne(v, gd)); // the heatmaps on screen show the new sentence now
     v.root.dataset.visibleAt = win.performance.now().toFixed(2);
     if (!others.length) { // every figure on screen is painted: nothing waits for a frame (the next key's run, leave-one-out)
@@ -196,14 +203,17 @@
     }, REST_MS);
   }
 
-  /* Stale figures are drawn as they come near the window (half a window ahead). */
+  /* Stale figures are drawn as they come near the window (half a window ahead). The observer starts with the
+   * first page, so its first report (every figure, at once) finds none stale: made at the first key, it drew
+   * every figure near the window behind that key's maps. */
   function watch(v) {
     const win = v.doc.defaultView;
     if (v.observer || !win.IntersectionObserver) return;
     v.observer = new win.IntersectionObserver(entries => {
       for (const entry of entries) {
         const gd = entry.target, generation = v.generation;
-        if (!entry.isIntersecting || gd.__full === generation || gd.__shown === generation) continue;
+        if (!entry.isIntersecting || !gd.classList.contains("stale") || gd.__full === generation ||
+            gd.__shown === generation) continue;
         enqueue(v, () => v.generation === generation && gd.isConnected && gd.__shown !== generation
           ? drawOne(v, gd, false) : null);
       }
@@ -360,6 +370,7 @@
     Object.assign(v, { data, payloads, plots: Array.from(v.root.querySelectorAll(".plot[data-fig]")),
                        values, hash: opts.hash !== false, generation: v.generation + 1, held: false });
     if (v.observer) for (const gd of v.plots) v.observer.observe(gd);
+    else watch(v);
     syncInputs(v, "alpha");
     syncInputs(v, "feature");
     const ds = docState(doc);
