@@ -126,7 +126,8 @@
   }
 
   /* In the window and not under the sticky header: a figure scrolled up behind the explorer's header is not seen,
-   * and drawing it for each key took the page's thread 20-30 ms a key (the prediction bars, above the maps). */
+   * so a key leaves it stale (hidden) as one below the window, to be drawn once typing rests, rather than painting
+   * or drawing it. */
   function onScreen(el) {
     const r = el.getBoundingClientRect(), win = el.ownerDocument.defaultView;
     return r.bottom > coveredTop(el.ownerDocument) && r.top < win.innerHeight;

@@ -743,15 +743,13 @@
       say("Loading " + state.model + "…", "note");
       update();
     });
-    el("text").addEventListener("input", function () {
-      state.text = el("text").value.slice(0, DATA.limits.max_chars);
-      update(true);
-      writeHashSoon();
-    });
-    el("hypothesis").addEventListener("input", function () {
-      state.hypothesis = el("hypothesis").value.slice(0, DATA.limits.max_chars);
-      update(true);
-      writeHashSoon();
+    // a key in either sentence box: its sentence runs as typing, the address follows once typing rests
+    ["text", "hypothesis"].forEach(function (id) {
+      el(id).addEventListener("input", function () {
+        state[id] = el(id).value.slice(0, DATA.limits.max_chars);
+        update(true);
+        writeHashSoon();
+      });
     });
     el("preset").addEventListener("change", function () {
       var p = DATA.presets[+el("preset").value];
