@@ -155,10 +155,14 @@ def test_every_view_of_the_sentence_follows_typing_and_a_view_without_it_leaves_
     _nav(tab, "DiSAN attention", "chart_disan_pair")
     tab.wait_for_selector(".viz-typing")
     retype(tab, "storms gather slowly")
-    tab.wait_for_function(f"() => ({_chart_ticks('chart_disan_pair')})().includes('gather')")
+    # the pair's cells and the address in one snapshot, taken as soon as the pair shows the typed sentence: read
+    # apart, the server's rerun could replace the page's figure in between (its torch trace differs by ~1e-5)
+    snapshot = tab.wait_for_function(f"""() => ({_chart_ticks('chart_disan_pair')})().includes('slowly') &&
+      {{z: ({_TYPED_Z.replace("KEY", "chart_disan_pair").replace("TRACE", "0")})(),
+        sentence: new URL(location.href).searchParams.get('sentence')}}""").json_value()
     tab.wait_for_function(f"() => ({_chart_ticks('chart_disan_row')})().includes('gather')")
-    assert tab.evaluate("() => new URL(location.href).searchParams.get('sentence')") != "storms gather slowly"
-    drawn = tab.evaluate(_TYPED_Z.replace("KEY", "chart_disan_pair").replace("TRACE", "0"))
+    assert snapshot["sentence"] != "storms gather slowly"  # drawn before the server learnt the sentence
+    drawn = snapshot["z"]
     page_run = tab.evaluate("""() => DisanSite.traceOf('disan-sst5', 'storms gather slowly', '', null)
         .then(tv => Array.from(tv.premise.fw.attention))""")
     got = np.array([[np.nan if v is None else v for v in row] for row in drawn], dtype=float)
