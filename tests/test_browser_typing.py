@@ -83,9 +83,12 @@ def page(tmp_path_factory):
 def test_keys_redraw_the_maps_before_any_submit_with_the_models_numbers(page):
     tab, _ = page
     retype(tab, "the zebra hums")
-    tab.wait_for_function(f"() => {{ const o = ({OVERVIEW})(); return o && o.ticks.some(t => t.includes('hums')); }}")
-    drawn = tab.evaluate(OVERVIEW)
-    assert tab.evaluate("() => new URL(location.href).searchParams.get('sentence')") != "the zebra hums"  # not yet sent
+    # the map and the address in one snapshot, as soon as the map shows the typed sentence (read apart, the
+    # server's rerun, once typing rests, could come in between)
+    drawn = tab.wait_for_function(f"""() => {{ const o = ({OVERVIEW})();
+      return o && o.ticks.some(t => t.includes('hums')) &&
+        Object.assign(o, {{sentence: new URL(location.href).searchParams.get('sentence')}}); }}""").json_value()
+    assert drawn["sentence"] != "the zebra hums"  # drawn before the sentence was sent
     # The tokens with their vocabulary status follow too (the page's Tokens section).
     badges = tab.evaluate("() => Array.from(document.querySelectorAll('.st-key-tokens .tokens .tok'), t => t.textContent)")
     assert badges == ["the", "zebra", "hums"]
