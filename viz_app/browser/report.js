@@ -125,12 +125,12 @@
     return header && getComputedStyle(header).position === "sticky" ? header.getBoundingClientRect().bottom : 0;
   }
 
-  /* In the window and not under the sticky header: a figure scrolled up behind the explorer's header is not seen,
-   * so a key leaves it stale (hidden) as one below the window, to be drawn once typing rests, rather than painting
-   * or drawing it. */
-  function onScreen(el) {
-    const r = el.getBoundingClientRect(), win = el.ownerDocument.defaultView;
-    return r.bottom > coveredTop(el.ownerDocument) && r.top < win.innerHeight;
+  /* Whether a plot is seen: in the window and not under the sticky header (read once per pass). A figure scrolled
+   * up behind the explorer's header is left stale (hidden) by a key, as one below the window, to be drawn once
+   * typing rests, rather than painted or drawn. */
+  function seenIn(doc) {
+    const top = coveredTop(doc), bottom = doc.defaultView.innerHeight;
+    return el => { const r = el.getBoundingClientRect(); return r.bottom > top && r.top < bottom; };
   }
 
   function nextTask() {
@@ -148,7 +148,7 @@
     // On screen is judged one figure at a time, top down, once the figures above it have their drawn height
     // (Plotly sizes a plot as it draws it): an empty plot is shorter than its figure, and would count the
     // figures below the window as on screen, which the first screen then waits for.
-    const now = [], drawing = [];
+    const now = [], drawing = [], onScreen = seenIn(v.doc);
     for (const gd of v.plots) {
       if (!onScreen(gd)) continue;
       now.push(gd);
@@ -171,7 +171,7 @@
    * never shown with another sentence's tokens) and drawn when they come near the window or once typing rests
    * for REST_MS, one per task, so no key waits behind a long layout. Resolves when the visible ones are shown. */
   function drawTyping(v) {
-    const win = v.doc.defaultView, now = v.plots.filter(onScreen);
+    const win = v.doc.defaultView, now = v.plots.filter(seenIn(v.doc));
     for (const gd of v.plots) if (!now.includes(gd)) gd.classList.add("stale");
     const others = now.filter(gd => !swapOne(v, gd)); // the heatmaps on screen show the new sentence now
     v.root.dataset.visibleAt = win.performance.now().toFixed(2);
@@ -196,7 +196,8 @@
     v.restTimer = win.setTimeout(() => {
       const generation = v.generation;
       const todo = v.plots.filter(gd => gd.__full !== generation);
-      todo.sort((a, b) => Number(onScreen(b)) - Number(onScreen(a)));
+      const onScreen = seenIn(v.doc), first = new Set(todo.filter(onScreen));
+      todo.sort((a, b) => Number(first.has(b)) - Number(first.has(a)));
       todo.reduce((done, gd) => done.then(() => nextTask()).then(() => {
         if (v.generation !== generation || v.next || v.held || gd.__full === generation || !gd.isConnected) return null;
         return enqueue(v, () => v.generation === generation && gd.__full !== generation ? drawOne(v, gd, false) : null);
@@ -213,8 +214,7 @@
     v.observer = new win.IntersectionObserver(entries => {
       for (const entry of entries) {
         const gd = entry.target, generation = v.generation;
-        if (!entry.isIntersecting || !gd.classList.contains("stale") || gd.__full === generation ||
-            gd.__shown === generation) continue;
+        if (!entry.isIntersecting || !gd.classList.contains("stale")) continue; // stale: not drawn for this sentence
         enqueue(v, () => v.generation === generation && gd.isConnected && gd.__shown !== generation
           ? drawOne(v, gd, false) : null);
       }
@@ -274,8 +274,7 @@
     if (!v) return;
     const all = Array.from(v.root.querySelectorAll(".section"));
     if (!all.length) return;
-    const header = doc.querySelector("header");
-    const top = header && getComputedStyle(header).position === "sticky" ? header.offsetHeight : 0;
+    const top = coveredTop(doc);
     let current = 0;
     all.forEach((s, i) => { if (s.getBoundingClientRect().top <= top + 8) current = i; });
     const target = all[Math.max(0, Math.min(all.length - 1, step === "first" ? 0 : step === "last"
