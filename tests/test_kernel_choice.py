@@ -28,7 +28,7 @@ SENTENCES = [["the", "movie", "is", "good", "."], ["bad", "."], ["the", "film", 
 def config(tmp_path, glove_txt, name: str, **kw) -> TrainConfig:
     base = dict(model="disan", task="sst5", out=str(tmp_path / name / "m"), data_dir=str(fixture_data_dir()),
                 glove=glove_txt, d_h=10, batch_size=4, optimizer="adadelta", lr=0.5, dropout=0.3, epochs=2,
-                save_every=1, threads=1)
+                save_every=1, threads=1, device="cpu")  # the CPU's timings and bits, also where a GPU is
     return TrainConfig(**{**base, **kw})
 
 
@@ -187,7 +187,8 @@ def test_ddp_ranks_wait_for_rank_0s_measurement_and_train_with_it(tmp_path, glov
     cfg = config(tmp_path, glove_txt, "ddp")
     cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
            "-m", "disan", "train", "--model", "disan", "--task", "sst5", "--out", cfg.out, "--data-dir", cfg.data_dir,
-           "--glove", glove_txt, "--d-h", "10", "--batch-size", "2", "--epochs", "1", "--threads", "1"]
+           "--glove", glove_txt, "--d-h", "10", "--batch-size", "2", "--epochs", "1", "--threads", "1",
+           "--device", "cpu"]  # two CPU processes: on a one-GPU machine rank 1's cuda:1 does not exist
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env={**os.environ, "OMP_NUM_THREADS": "1"},
                           cwd=Path(__file__).parents[1])
     assert proc.returncode == 0, proc.stderr[-2000:]

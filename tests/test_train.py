@@ -98,7 +98,7 @@ def test_ddp_two_cpu_processes_end_with_identical_weights(tmp_path, glove_txt):
     cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
            "-m", "disan", "train", "--model", "dsa", "--task", "sst5", "--out", cfg.out,
            "--data-dir", cfg.data_dir, "--glove", glove_txt, "--d-h", "10", "--batch-size", "2",
-           "--optimizer", "adam", "--lr", "0.01", "--epochs", "2", "--threads", "1"]
+           "--optimizer", "adam", "--lr", "0.01", "--epochs", "2", "--threads", "1", "--device", "cpu"]
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env, cwd=Path(__file__).parents[1])
     assert proc.returncode == 0, proc.stderr[-2000:]
