@@ -61,24 +61,8 @@ def token2token_chunk(
     # No autograd (traces, inference): the same operations in place on the one (B, Tq, Tk, D) buffer, which
     # saves four passes and allocations of it; tests/test_attention.py checks both paths agree (P bit for bit).
     logits.div_(c).tanh_().mul_(c)
-    if torch.onnx.is_in_onnx_export():
-        return _exported_softmax_sum(logits, allowed, h)
     probs = masked_softmax(logits, allowed[..., None], dim=2, in_place=True)  # (B, Tq, Tk, D)
     s = torch.einsum("bqkd,bkd->bqd", probs, h)  # (B, Tq, D)  Eq. 11
-    return s, probs
-
-
-def _exported_softmax_sum(logits: Tensor, allowed: Tensor, h: Tensor) -> tuple[Tensor, Tensor]:
-    """Eq. 15's softmax over the keys and Eq. 11's sum, as the ONNX export (the static page) computes them.
-
-    onnxruntime runs a Softmax over a middle axis by transposing the (B, Tq, Tk, D) tensor there and back, and an
-    Einsum by transposing P: most of an exported DiSAN block's time in onnxruntime-web. The logits lie in [−c, c]
-    (Eq. 15's c·tanh), so exp needs no shift; a masked entry is exactly 0 and a query with no allowed key keeps
-    an all-zero row, as ``masked_softmax``. tests/test_attention.py checks it against the eager path.
-    """
-    e = torch.exp(logits) * allowed[..., None].to(logits.dtype)  # (B, Tq, Tk, D)
-    probs = e / e.sum(dim=2, keepdim=True).clamp_min(torch.finfo(e.dtype).tiny)  # (B, Tq, Tk, D)
-    s = (probs * h[:, None, :, :]).sum(dim=2)  # (B, Tq, D)  Eq. 11
     return s, probs
 
 
@@ -110,12 +94,15 @@ def multi_dim_token2token(
     ``probs`` (B, T, T, D) when ``keep_probs``; always ``mean`` and ``max``
     over features (B, T, T), computed chunk by chunk; ``feature`` (B, T, T),
     the probabilities of one feature k, when ``feature`` is given; and the
-    logits' parts ``key_part`` (W1 h_i + b1) and ``query_part`` (W2 h_j), (B, T, D).
+    logits' parts ``key_part`` (W1 h_i + b1) and ``query_part`` (W2 h_j), (B, T, D). Under the ONNX
+    export, ``_exported_token2token`` computes them without ``probs`` or ``feature``.
     """
     B, T, D = h.shape
     key_part = h @ w1.T + b1  # (B, T, D)
     query_part = h @ w2.T  # (B, T, D)
     values = h if values is None else values  # (B, T, D)
+    if torch.onnx.is_in_onnx_export():
+        return _exported_token2token(key_part, query_part, values, allowed, c)
     step = T if chunk is None else max(1, chunk)
     outs, means, maxes, full, one = [], [], [], [], []
     for start in range(0, T, step):
@@ -135,6 +122,30 @@ def multi_dim_token2token(
     if feature is not None:
         views["feature"] = _join(one)  # (B, T, T)
     return _join(outs), views
+
+
+def _exported_token2token(
+    key_part: Tensor, query_part: Tensor, values: Tensor, allowed: Tensor, c: float
+) -> tuple[Tensor, dict[str, Tensor]]:
+    """Shen Eqs. 15 and 11 as the ONNX export (the static page) computes them: ``s`` and P's mean over features
+    without P itself.
+
+    The page's maps need the mean only; one feature's P follows from the key and query parts it receives
+    (recompute.js). So the (B, T, T, D) tensor is divided by nothing: with ``e = exp(f) * allowed`` and
+    ``Z = Σ_i e`` (the logits lie in [−c, c], Eq. 15's c·tanh, so exp needs no shift),
+    ``s_j = Σ_i e_ji ⊙ h_i / Z_j`` and ``mean_ji = Σ_k e_jik / Z_jk / D``, one matrix product. A masked
+    entry is exactly 0 and a query with no allowed key keeps an all-zero row, as ``masked_softmax``.
+    tests/test_attention.py checks it against the eager path.
+    """
+    D = key_part.shape[-1]
+    x = query_part[:, :, None, :] + key_part[:, None, :, :]  # (B, Tq, Tk, D)
+    e = torch.exp(c * torch.tanh(x / c)) * allowed[..., None].to(x.dtype)  # (B, Tq, Tk, D)
+    inv = 1 / e.sum(dim=2).clamp_min(torch.finfo(e.dtype).tiny)  # (B, Tq, D)
+    s = (e * values[:, None, :, :]).sum(dim=2) * inv  # (B, Tq, D)  Eq. 11
+    mean = (e * inv[:, :, None, :]).mean(dim=-1)  # (B, Tq, Tk)
+    views = {"mean": mean, "max": (e * inv[:, :, None, :]).amax(dim=-1), "key_part": key_part,
+             "query_part": query_part}
+    return s, views
 
 
 def _join(chunks: list[Tensor]) -> Tensor:

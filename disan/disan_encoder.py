@@ -91,7 +91,7 @@ class DiSABlock(nn.Module):
             mask=mask,
             allowed=detach(allowed),
             h=detach(h),
-            probs=detach(views["probs"]) if keep else None,
+            probs=detach(views["probs"]) if keep and "probs" in views else None,  # the export keeps none
             probs_mean=detach(views["mean"]),
             probs_max=detach(views["max"]),
             s=detach(s),

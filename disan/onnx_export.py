@@ -43,7 +43,6 @@ DiSAN (Shen et al. 2018):
 ===================  =========  =======================================================
 name                 shape      trace field (``SentenceTrace.encoder``)
 ===================  =========  =======================================================
-fw_probs, bw_probs   (T, T, D)  ``fw.probs``: per-feature P, Eq. 15 then softmax
 fw_mean, bw_mean     (T, T)     ``fw.probs_mean``: P averaged over features (Fig. 6)
 fw_gate, bw_gate     (T, D)     ``fw.gate``: fusion gate F, Eq. 19
 fw_keys, bw_keys     (T, D)     ``fw.key_part``: Eq. 15's ``W1 h_i + b1`` per key i
@@ -52,8 +51,9 @@ s2t                  (T, 2D)    ``s2t_probs``: source2token P, Eqs. 12–13
 ===================  =========  =======================================================
 
 The keys and queries give every cell's logit ``c·tanh((W1 h_i + W2 h_j + b1)/c)`` before the
-mask (``c`` is in the JSON), so the page computes the probabilities under other direction masks
-(Compare) without another graph.
+mask (``c`` is in the JSON), so the page computes the per-feature P (``fw.probs``, Eq. 15 then the
+softmax: T·T·D values, most of a long sentence's output were it one) when a figure needs it, and the
+probabilities under other direction masks (Compare), without another graph.
 
 Distance-based SAN (Im & Cho 2017):
 
@@ -175,7 +175,6 @@ def _sentence_specs(cfg: ModelConfig, prefix: str, t: str) -> list[TensorSpec]:
     for side in ("fw", "bw"):
         if cfg.arch == "disan":
             specs += [
-                TensorSpec(f"{prefix}{side}_probs", "float32", (t, t, D)),
                 TensorSpec(f"{prefix}{side}_mean", "float32", (t, t)),
                 TensorSpec(f"{prefix}{side}_gate", "float32", (t, D)),
                 TensorSpec(f"{prefix}{side}_keys", "float32", (t, D)),
@@ -227,13 +226,11 @@ def sentence_outputs(enc: EncoderTrace) -> dict[str, Tensor]:
     """One sentence's named outputs (unprefixed) from its encoder trace, batch index 0.
 
     ``SiteModule`` reads the traced forward through this, and the checks read ``trace()`` through
-    it. DiSAN traces longer than ``FULL_PROBS_MAX_TOKENS`` hold no ``fw_probs``/``bw_probs``.
+    it. DiSAN's per-feature P is not among them (the module docstring says why).
     """
     out: dict[str, Tensor] = {}
     for side, block in (("fw", enc.fw), ("bw", enc.bw)):
         if isinstance(enc, DiSANTrace):
-            if block.probs is not None:
-                out[f"{side}_probs"] = block.probs[0]  # (T, T, D)
             out[f"{side}_mean"] = block.probs_mean[0]  # (T, T)
             out[f"{side}_gate"] = block.gate[0]  # (T, D)
             out[f"{side}_keys"] = block.key_part[0]  # (T, D)

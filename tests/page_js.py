@@ -65,6 +65,17 @@ const run = (job) => {
       const blocks = s => s && { fw: s.fw.attention, bw: s.bw.attention, masks: [s.fw.mask, s.bw.mask] };
       return { premise: blocks(tv.premise), hypothesis: blocks(tv.hypothesis) };
     }
+    if (job.fn === "perFeature") {  // DiSAN's per-feature P of an unpacked view given Eq. 15's parts (extra, as
+      const [[view, arrays], extra, figures] = job.args;  // remask's), and the figures `figures` drawn from it
+      const tv = DisanSections.unpack(view, Uint8Array.from(Buffer.from(arrays, "base64")));
+      for (const [side, dirs] of Object.entries(extra)) {
+        for (const [dir, fields] of Object.entries(dirs)) Object.assign(tv[side][dir], fields);
+      }
+      const probs = s => s && { fw: DisanRecompute.perFeature(s.fw, s.T), bw: DisanRecompute.perFeature(s.bw, s.T) };
+      const drawn = {};
+      for (const [id, params] of figures || []) drawn[id] = DisanSections.draw([tv], id, params, "normal").figure;
+      return { premise: probs(tv.premise), hypothesis: probs(tv.hypothesis), figures: drawn };
+    }
     if (job.fn === "page") { const p = DisanSections.page(job.args[0], job.args[1]); delete p.sections; return p; }
     if (job.fn === "pair") {  // the Minimal pair's page of two packed views, as chart.js's role "pair" builds it
       const [views, opts] = job.args;

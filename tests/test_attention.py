@@ -189,21 +189,24 @@ def test_in_place_path_equals_autograd_path(g):
     assert (v_fast["probs"][~allowed] == 0).all()
 
 
-def test_the_exported_softmax_and_sum_equal_the_eager_path_masked_zero_and_empty_rows_zero(g):
-    """The ONNX export's Eq. 15 softmax over the keys (exp of logits in [−c, c], no shift) and Eq. 11's sum equal
-    masked_softmax and the einsum within 1e-6; a masked entry is exactly 0, and a query with no allowed key (the
-    forward mask's first token, a padded sentence's rows) keeps an all-zero row, not NaN."""
-    from disan.attention import _exported_softmax_sum
-
-    c = 5.0
-    h = rand(g, 2, 9, D)
-    logits = c * torch.tanh(rand(g, 2, 9, 9, D) * 4 / c)  # (B, Tq, Tk, D), in [−c, c]
-    allowed = attention_allowed(direction_mask(9, "fw"), padding_mask([9, 6], 9))  # row 0 has no allowed key
-    s, probs = _exported_softmax_sum(logits.clone(), allowed, h)
-    want = masked_softmax(logits.clone(), allowed[..., None], dim=2)
-    torch.testing.assert_close(probs, want, rtol=0, atol=1e-6)
-    torch.testing.assert_close(s, torch.einsum("bqkd,bkd->bqd", want, h), rtol=0, atol=1e-6)
-    assert (probs[~allowed] == 0).all() and not probs.isnan().any()
-    assert (probs[:, 0] == 0).all() and (s[:, 0] == 0).all()
-    rows = probs.sum(dim=2)[allowed.any(dim=2)]  # (rows with a key, D)
+def test_the_exported_token2token_equals_the_eager_path_masked_zero_and_empty_rows_zero(g, monkeypatch):
+    """The ONNX export's Eqs. 15 and 11 (exp of logits in [−c, c] with no shift, no per-feature P: s and the mean
+    over features from the unnormalised terms) equal the eager path's s, mean, max and key/query parts within
+    1e-6; a query with no allowed key (the forward mask's first token, a padded sentence's rows) keeps all-zero
+    s and mean rows, not NaN, and a masked cell's mean is exactly 0."""
+    c, T = 5.0, 9
+    h = rand(g, 2, T, D)
+    w1, w2, b1 = rand(g, D, D) / D**0.5, rand(g, D, D) / D**0.5, rand(g, D)
+    allowed = attention_allowed(direction_mask(T, "fw"), padding_mask([T, 6], T))  # row 0 has no allowed key
+    with torch.no_grad():
+        s_want, want = multi_dim_token2token(h * 4, allowed, w1, w2, b1, c)
+        monkeypatch.setattr(torch.onnx, "is_in_onnx_export", lambda: True)
+        s, got = multi_dim_token2token(h * 4, allowed, w1, w2, b1, c)
+    assert "probs" not in got
+    torch.testing.assert_close(s, s_want, rtol=0, atol=1e-6)
+    for name in ("mean", "max", "key_part", "query_part"):
+        torch.testing.assert_close(got[name], want[name], rtol=0, atol=1e-6)
+    assert (got["mean"][~allowed] == 0).all() and not got["mean"].isnan().any() and not s.isnan().any()
+    assert (got["mean"][:, 0] == 0).all() and (s[:, 0] == 0).all()
+    rows = got["mean"].sum(dim=2)[allowed.any(dim=2)]  # (rows with a key,): a mean of distributions sums to 1
     torch.testing.assert_close(rows, torch.ones_like(rows), rtol=0, atol=1e-6)

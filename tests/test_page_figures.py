@@ -270,3 +270,31 @@ def test_the_page_derives_disan_under_other_masks_from_its_logits(tiny_glove, ki
             expected = getattr(want.encoder, d).probs_mean[0].numpy()  # (T, T)
             np.testing.assert_allclose(np.array(got[side][d]).reshape(T, T), expected, atol=2e-6)
             assert (np.diag(expected) > 0).all() == (kind == "none")  # the masks did change the diagonal
+
+
+def test_the_page_computes_disans_per_feature_p_from_its_logits_parts(tiny_glove):
+    """The in-page model outputs no (T, T, D) tensor, only Eq. 15's keys and queries (the page's per-feature P is
+    computed from them, recompute.js perFeature): it equals the trace's P, masked cells exactly 0, and the
+    figures of one feature k and the feature entropy draw from a view that carries nothing else of P."""
+    model = make_tiny("disan", tiny_glove, pair=True)
+    trace = model.trace("a man pours the tea .", "the man drinks tea")
+    extra = {side: {d: {"keys": getattr(getattr(trace, side).encoder, d).key_part[0].flatten().tolist(),
+                        "queries": getattr(getattr(trace, side).encoder, d).query_part[0].flatten().tolist(),
+                        "c": model.cfg.c} for d in ("fw", "bw")} for side in ("premise", "hypothesis")}
+    figures = [["feature-premise", {}], ["disan-pair", {"side": "hypothesis", "reduction": "entropy"}]]
+    got, without = node_jobs([{"fn": "perFeature", "args": [_app_view(trace), extra, figures]},
+                              {"fn": "perFeature", "args": [_app_view(trace), {}, figures[:1]]}])
+    assert "error" in without and "keys, queries and c are needed for one feature k" in without["error"]
+    assert "error" not in got, got.get("error")
+    for side in ("premise", "hypothesis"):
+        sent = getattr(trace, side)
+        T, D = len(sent.tokens), model.cfg.d_h
+        for d in ("fw", "bw"):
+            want = getattr(sent.encoder, d).probs[0].numpy()  # (T, T, D)
+            mine = np.array(got[side][d]).reshape(T, T, D)
+            np.testing.assert_allclose(mine, want, atol=1e-6)
+            assert np.array_equal(mine == 0, ~getattr(sent.encoder, d).allowed[0].numpy()[..., None] | (want == 0))
+    fw, bw = got["figures"]["feature-premise"]["data"][:2]
+    np.testing.assert_allclose(np.array(fw["z"], dtype=float), trace.premise.encoder.fw.probs[0, :, :, 0].numpy(),
+                               atol=1e-6)
+    assert len(got["figures"]["disan-pair"]["data"]) >= 2

@@ -108,34 +108,67 @@
     return out;
   }
 
-  /* Shen Eq. 15 under the mask `allowed` (T·T, rows = query j), averaged over the D features (Fig. 6):
-   * P[j, i] = mean_k softmax_i(c·tanh((queries[j, k] + keys[i, k]) / c)) over the allowed keys i.
-   * keys: T·D (W1 h_i + b1), queries: T·D (W2 h_j). Rows with no allowed key stay exactly 0.
+  /* Shen Eq. 15 under the mask `allowed` (T·T, rows = query j): for every query j and feature k, the softmax
+   * over the allowed keys i of c·tanh((queries[j, k] + keys[i, k]) / c), handed to visit(j, k, kept, n, w, sum):
+   * the n allowed keys (kept[0..n)) and their unnormalised terms w (P = w / sum). keys: T·D (W1 h_i + b1),
+   * queries: T·D (W2 h_j). A query with no allowed key is never visited.
    * tanh(y) = 1 − 2 / (e^{2y} + 1) and e^{2(q + k)/c} = e^{2q/c} · e^{2k/c}: one exp per key and per query
    * feature, then a product per cell instead of a tanh. The logits lie in [−c, c], so the softmax is shifted
    * by c (as disan/fused_attention.py does) instead of by each row's maximum. */
-  function disanMean(keys, queries, T, allowed, c) {
-    var D = keys.length / T, out = new Float32Array(T * T), w = new Float64Array(T), i, j, k, n;
+  function eachSoftmax(keys, queries, T, allowed, c, visit) {
+    var D = keys.length / T, w = new Float64Array(T), kept = new Int32Array(T), i, j, k, m, n;
     var ek = new Float64Array(D * T); // feature-major: ek[k·T + i] = e^{2·keys[i, k]/c}
     for (i = 0; i < T; i++) for (k = 0; k < D; k++) ek[k * T + i] = Math.exp(2 * keys[i * D + k] / c);
-    var keep = new Int32Array(T);
     for (j = 0; j < T; j++) {
-      for (n = 0, i = 0; i < T; i++) if (allowed[j * T + i]) keep[n++] = i;
-      if (!n) continue; // no allowed key: the row stays exactly 0
-      var row = new Float64Array(n);
+      for (n = 0, i = 0; i < T; i++) if (allowed[j * T + i]) kept[n++] = i;
+      if (!n) continue;
       for (k = 0; k < D; k++) {
         var eq = Math.exp(2 * queries[j * D + k] / c), base = k * T, sum = 0;
-        for (var m = 0; m < n; m++) {
-          var e = Math.exp(c * (1 - 2 / (eq * ek[base + keep[m]] + 1)) - c);
+        for (m = 0; m < n; m++) {
+          var e = Math.exp(c * (1 - 2 / (eq * ek[base + kept[m]] + 1)) - c);
           w[m] = e;
           sum += e;
         }
-        sum *= D;
-        for (m = 0; m < n; m++) row[m] += w[m] / sum;
+        visit(j, k, kept, n, w, sum);
       }
-      for (m = 0; m < n; m++) out[j * T + keep[m]] = row[m];
     }
+  }
+
+  /* P averaged over the D features (Shen Fig. 6): Float32Array T·T, [j·T + i]. Rows with no allowed key stay
+   * exactly 0. */
+  function disanMean(keys, queries, T, allowed, c) {
+    var D = keys.length / T, out = new Float32Array(T * T), row = new Float64Array(T);
+    var last = -1;
+    function flush() { if (last >= 0) for (var i = 0; i < T; i++) if (row[i]) out[last * T + i] = row[i]; }
+    eachSoftmax(keys, queries, T, allowed, c, function (j, k, kept, n, w, sum) {
+      if (j !== last) { flush(); row.fill(0); last = j; }
+      for (var m = 0; m < n; m++) row[kept[m]] += w[m] / (sum * D);
+    });
+    flush();
     return out;
+  }
+
+  /* DiSAN's per-feature P: Float32Array T·T·D, [(j·T + i)·D + k], masked cells exactly 0. */
+  function disanProbs(keys, queries, T, allowed, c) {
+    var D = keys.length / T, out = new Float32Array(T * T * D);
+    eachSoftmax(keys, queries, T, allowed, c, function (j, k, kept, n, w, sum) {
+      for (var m = 0; m < n; m++) out[(j * T + kept[m]) * D + k] = w[m] / sum;
+    });
+    return out;
+  }
+
+  // perFeature's P per block, computed once
+  var perFeatureMemo = new WeakMap();
+
+  /* A DiSAN block's per-feature P (T·T·D, as disanProbs): the trace view's own where it carries one (Python's
+   * views), else computed once from Eq. 15's keys, queries and c (the page's model outputs those, not the
+   * T·T·D tensor: most of a long sentence's output), else null. */
+  function perFeature(b, T) {
+    if (b.probs) return b.probs;
+    if (!(b.keys && b.queries && b.c)) return null;
+    var got = perFeatureMemo.get(b);
+    if (!got) perFeatureMemo.set(b, got = disanProbs(b.keys, b.queries, T, b.allowed, b.c));
+    return got;
   }
 
   /* A trace view of the same weights and sentence under the direction masks `kind` (both blocks; "none",
@@ -345,6 +378,8 @@
     slice: slice,
     allowedCells: allowedCells,
     featureSlice: featureSlice,
+    disanProbs: disanProbs,
+    perFeature: perFeature,
     directionAllowed: directionAllowed,
     remask: remask,
     maskPanel: maskPanel,

@@ -318,13 +318,20 @@
     return F().heatmapGrid([fw, bw], titles, tokens, { title: title, theme: theme, valueName: valueName || "P" });
   }
 
-  /* DiSAN's P[:, :, k] (T × T) of one block, from the trace view's per-feature P. */
+  /* DiSAN's per-feature P of one block (T·T·D): the trace view's, or from its Eq. 15 parts (recompute.js). */
+  function perFeature(sent, direction, what) {
+    var P = root.DisanRecompute ? root.DisanRecompute.perFeature(sent[direction], sent.tokens.length) : sent[direction].probs;
+    need(P, direction + ".probs (DiSAN's per-feature P) or its keys, queries and c are needed for " + what);
+    return P;
+  }
+
+  /* DiSAN's P[:, :, k] (T × T) of one block. */
   function featureSlice(sent, direction, k) {
-    var b = sent[direction], T = sent.tokens.length, D = b.D, out = new Array(T);
-    need(b.probs, direction + ".probs (DiSAN's per-feature P) is needed for one feature k");
+    var T = sent.tokens.length, D = sent[direction].D, out = new Array(T);
+    var P = perFeature(sent, direction, "one feature k");
     for (var i = 0; i < T; i++) {
       var row = new Array(T);
-      for (var j = 0; j < T; j++) row[j] = b.probs[(i * T + j) * D + k];
+      for (var j = 0; j < T; j++) row[j] = P[(i * T + j) * D + k];
       out[i] = row;
     }
     return out;
@@ -496,10 +503,10 @@
       if (arch === "dsa") {
         out.scores = Float32Array.from(b.scores);
       } else {
-        var N = a.cells.length, D = b.D, features = new Float32Array(D * N);
+        var N = a.cells.length, D = b.D, features = new Float32Array(D * N), P = perFeature(sent, d, "feature k's slider");
         for (var c = 0; c < N; c++) {
           var base = a.cells[c] * D;
-          for (var k = 0; k < D; k++) features[k * N + c] = b.probs[base + k];
+          for (var k = 0; k < D; k++) features[k * N + c] = P[base + k];
         }
         out.features = features;
       }
@@ -728,7 +735,7 @@
     builders: function () { return Object.keys(BUILDERS); },
     // What view_figures.js builds its figures with.
     helpers: { need: need, checkArray: checkArray, matrix: matrix, rowMeans: rowMeans, capitalize: capitalize,
-               featureSlice: featureSlice, pair: pair, binding: binding, gridBinding: gridBinding,
+               featureSlice: featureSlice, perFeature: perFeature, pair: pair, binding: binding, gridBinding: gridBinding,
                templates: templates, sharedScale: sharedScale },
     reportSections: reportSections,
     compactSections: compactSections,

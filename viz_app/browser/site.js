@@ -487,8 +487,9 @@
       if (meta.arch === "disan") {
         b.attention = array(out, n.mean);
         b.probs_max = n.max ? array(out, n.max) : null;
-        b.probs = out[n.probs] ? out[n.probs].data : null;
-        // Shen Eq. 15's parts and c: the logits of every cell before the mask (recompute.js remask).
+        // Shen Eq. 15's parts and c: the logits of every cell before the mask, from which the page computes
+        // the per-feature P when a figure needs it (recompute.js perFeature) and P under other masks (remask).
+        b.probs = null;
         b.keys = n.keys && out[n.keys] ? out[n.keys].data : null;
         b.queries = n.queries && out[n.queries] ? out[n.queries].data : null;
         b.c = meta.c;

@@ -11,7 +11,7 @@
   "use strict";
 
   var S = root.DisanSections, H = S.helpers, define = S.define, need = H.need, checkArray = H.checkArray,
-      matrix = H.matrix, rowMeans = H.rowMeans, capitalize = H.capitalize, featureSlice = H.featureSlice,
+      matrix = H.matrix, rowMeans = H.rowMeans, capitalize = H.capitalize, featureSlice = H.featureSlice, perFeature = H.perFeature,
       pair = H.pair, binding = H.binding, gridBinding = H.gridBinding, templates = H.templates,
       sharedScale = H.sharedScale, formatValue = S.formatValue;
 
@@ -36,16 +36,16 @@
   /* reduce.feature_entropy of one block: per cell the entropy of q_k = P[i,j,k] / Σ_k P[i,j,k] over log D
    * (null where the cell has no probability: masked). */
   function entropyMatrix(sent, direction) {
-    var b = sent[direction], T = sent.tokens.length, D = b.D, out = new Array(T), logD = Math.log(Math.max(D, 2));
-    need(b.probs, direction + ".probs (DiSAN's per-feature P) is needed for the feature entropy");
+    var T = sent.tokens.length, D = sent[direction].D, out = new Array(T), logD = Math.log(Math.max(D, 2));
+    var P = perFeature(sent, direction, "the feature entropy");
     for (var i = 0; i < T; i++) {
       var row = new Array(T);
       for (var j = 0; j < T; j++) {
         var base = (i * T + j) * D, total = 0, h = 0;
-        for (var k = 0; k < D; k++) total += b.probs[base + k];
+        for (var k = 0; k < D; k++) total += P[base + k];
         if (!(total > 0)) { row[j] = null; continue; }
         for (var k2 = 0; k2 < D; k2++) {
-          var q = b.probs[base + k2] / total;
+          var q = P[base + k2] / total;
           if (q > 0) h -= q * Math.log(q);
         }
         row[j] = h / logD;

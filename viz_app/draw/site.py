@@ -140,7 +140,8 @@ def _outputs(meta: dict) -> dict:
     names = {o["name"] for o in meta["outputs"]}
     sides = ("premise", "hypothesis") if meta["pair"] else ("premise",)
     prefixes = ("p_", "h_") if meta["pair"] else ("",)
-    fields = ("gate", "mean", "probs", "keys", "queries") if meta["arch"] == "disan" else (
+    # DiSAN's per-feature P is no output: the page computes it from the keys and queries (recompute.js perFeature)
+    fields = ("gate", "mean", "keys", "queries") if meta["arch"] == "disan" else (
         "gate", "probs", "scores", "ffn_deactivation", "ln_max")
     out: dict = {"prediction": "probs"}
     if meta.get("relatedness"):
