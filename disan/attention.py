@@ -128,18 +128,23 @@ def _exported_token2token(
     key_part: Tensor, query_part: Tensor, values: Tensor, allowed: Tensor, c: float
 ) -> tuple[Tensor, dict[str, Tensor]]:
     """Shen Eqs. 15 and 11 as the ONNX export (the static page) computes them: ``s`` and P's mean over features
-    without P itself.
+    without P itself, and without a tanh.
 
     The page's maps need the mean only; one feature's P follows from the key and query parts it receives
-    (recompute.js). So the (B, T, T, D) tensor is divided by nothing: with ``e = exp(f) * allowed`` and
-    ``Z = Σ_i e`` (the logits lie in [−c, c], Eq. 15's c·tanh, so exp needs no shift),
-    ``s_j = Σ_i e_ji ⊙ h_i / Z_j`` and ``mean_ji = Σ_k e_jik / Z_jk / D``, one matrix product. A masked
-    entry is exactly 0 and a query with no allowed key keeps an all-zero row, as ``masked_softmax``.
+    (recompute.js). With ``tanh(y) = 1 − 2r``, ``r = 1 / (e^{2y} + 1)`` and ``e^{2(q + k)/c} = e^{2q/c}·e^{2k/c}``,
+    the logit is ``c·tanh = c − 2c·r``: a product of two (B, T, D) exponentials per cell and one exp, where
+    onnxruntime-web's Tanh over the (B, T, T, D) tensor cost more than its Exp. The factor e^c of every term
+    cancels in the softmax, so ``e = exp(−2c·r)`` (in [e^{−2c}, 1]: no shift needed). Nothing of that size is
+    divided: ``Z = Σ_i e``, ``s_j = Σ_i e_ji ⊙ h_i / Z_j`` and ``mean_ji = mean_k e_jik / Z_jk``. A masked entry is
+    exactly 0 and a query with no allowed key keeps an all-zero row, as ``masked_softmax``. The doubling is an
+    addition, not a scale: onnxruntime fuses a scale into the MatMul before it only where that MatMul's output
+    is no graph output (leave-one-out's lean graph), which would round the lean and the whole graph apart.
     tests/test_attention.py checks it against the eager path.
     """
     D = key_part.shape[-1]
-    x = query_part[:, :, None, :] + key_part[:, None, :, :]  # (B, Tq, Tk, D)
-    e = torch.exp(c * torch.tanh(x / c)) * allowed[..., None].to(x.dtype)  # (B, Tq, Tk, D)
+    eq, ek = torch.exp((query_part + query_part) / c), torch.exp((key_part + key_part) / c)  # (B, T, D) each
+    r = 1 / (eq[:, :, None, :] * ek[:, None, :, :] + 1)  # (B, Tq, Tk, D): tanh((q + k)/c) = 1 − 2r
+    e = torch.exp(r * (-2 * c)) * allowed[..., None].to(r.dtype)  # (B, Tq, Tk, D): exp(c·tanh) / e^c
     inv = 1 / e.sum(dim=2).clamp_min(torch.finfo(e.dtype).tiny)  # (B, Tq, D)
     s = (e * values[:, None, :, :]).sum(dim=2) * inv  # (B, Tq, D)  Eq. 11
     mean = (e * inv[:, :, None, :]).mean(dim=-1)  # (B, Tq, Tk)

@@ -499,6 +499,36 @@ def test_alpha_and_feature_live_in_the_address_and_alpha_reruns_the_model(open_s
     assert errors == [] and more == []
 
 
+def test_one_feature_k_and_its_slider_follow_the_models_p_computed_in_the_page(open_site, built):
+    """The page's model outputs Eq. 15's key and query parts, not the T × T × d probabilities: the feature-k maps
+    (the address's k, then the slider's next k) equal the rounded torch model's P[:, :, k] within the page's
+    tolerance, masked cells exactly 0."""
+    from disan.onnx_export import rounded_model
+
+    text = "a gorgeous , witty , seductive movie ."
+    reference = rounded_model(disan.load("disan-sst5", "cpu"), built_extra(built, "disan-sst5"),
+                              int8=built_int8(built, "disan-sst5"))
+    enc = reference.trace(text).premise.encoder
+    page, _, errors = open_site(fragment(m="disan-sst5", t=text, k="7"))
+    assert page.evaluate("DisanSite.state().feature") == 7
+    page.evaluate("() => document.querySelector('.plot[data-fig=\"feature-premise\"]').scrollIntoView()")
+    read = """k => { const gd = document.querySelector('.plot[data-fig="feature-premise"]');
+      return document.getElementById('report').dataset.feature === String(k) && gd.__full === gd.__shown && gd.data
+        ? gd.data.slice(0, 2).map(t => t.z) : null; }"""
+    for k in (7, 8):
+        if k == 8:
+            page.locator('input[data-control="feature"]').first.focus()
+            page.keyboard.press("ArrowRight")
+        z = page.wait_for_function(read, arg=k, timeout=30_000).json_value()
+        for got, block in zip(z, (enc.fw, enc.bw)):
+            want = block.probs[0, :, :, k].numpy()  # (T, T)
+            got = np.array([[np.nan if v is None else v for v in row] for row in got], dtype=float)
+            masked = ~block.allowed[0].numpy()
+            assert np.all(np.isnan(got[masked]) | (got[masked] == 0))
+            np.testing.assert_allclose(got[~masked], want[~masked], rtol=0, atol=TOLERANCE)
+    assert errors == []
+
+
 def test_served_by_a_static_file_server_in_talk_mode(chromium, built):
     """The same folder over HTTP (python -m http.server on loopback), opened with talk mode in the address."""
     import socket

@@ -111,18 +111,19 @@
   /* Shen Eq. 15 under the mask `allowed` (T·T, rows = query j): for every query j and feature k, the softmax
    * over the allowed keys i of c·tanh((queries[j, k] + keys[i, k]) / c), handed to visit(j, k, kept, n, w, sum):
    * the n allowed keys (kept[0..n)) and their unnormalised terms w (P = w / sum). keys: T·D (W1 h_i + b1),
-   * queries: T·D (W2 h_j). A query with no allowed key is never visited.
+   * queries: T·D (W2 h_j). A query with no allowed key is never visited. `only`: feature k alone (else all).
    * tanh(y) = 1 − 2 / (e^{2y} + 1) and e^{2(q + k)/c} = e^{2q/c} · e^{2k/c}: one exp per key and per query
    * feature, then a product per cell instead of a tanh. The logits lie in [−c, c], so the softmax is shifted
    * by c (as disan/fused_attention.py does) instead of by each row's maximum. */
-  function eachSoftmax(keys, queries, T, allowed, c, visit) {
+  function eachSoftmax(keys, queries, T, allowed, c, visit, only) {
     var D = keys.length / T, w = new Float64Array(T), kept = new Int32Array(T), i, j, k, m, n;
+    var k0 = only === undefined ? 0 : only, k1 = only === undefined ? D : only + 1;
     var ek = new Float64Array(D * T); // feature-major: ek[k·T + i] = e^{2·keys[i, k]/c}
-    for (i = 0; i < T; i++) for (k = 0; k < D; k++) ek[k * T + i] = Math.exp(2 * keys[i * D + k] / c);
+    for (i = 0; i < T; i++) for (k = k0; k < k1; k++) ek[k * T + i] = Math.exp(2 * keys[i * D + k] / c);
     for (j = 0; j < T; j++) {
       for (n = 0, i = 0; i < T; i++) if (allowed[j * T + i]) kept[n++] = i;
       if (!n) continue;
-      for (k = 0; k < D; k++) {
+      for (k = k0; k < k1; k++) {
         var eq = Math.exp(2 * queries[j * D + k] / c), base = k * T, sum = 0;
         for (m = 0; m < n; m++) {
           var e = Math.exp(c * (1 - 2 / (eq * ek[base + kept[m]] + 1)) - c);
@@ -154,6 +155,15 @@
     eachSoftmax(keys, queries, T, allowed, c, function (j, k, kept, n, w, sum) {
       for (var m = 0; m < n; m++) out[(j * T + kept[m]) * D + k] = w[m] / sum;
     });
+    return out;
+  }
+
+  /* DiSAN's P of feature k alone (T·T, [j·T + i]): a slice of disanProbs for T² terms instead of T²·D. */
+  function disanFeature(keys, queries, T, allowed, c, k) {
+    var out = new Float32Array(T * T);
+    eachSoftmax(keys, queries, T, allowed, c, function (j, kk, kept, n, w, sum) {
+      for (var m = 0; m < n; m++) out[j * T + kept[m]] = w[m] / sum;
+    }, k);
     return out;
   }
 
@@ -296,6 +306,7 @@
         scores: b.scores ? decode(b.scores) : null,
         features: b.features ? decode(b.features) : null,
         scale: b.features ? b.features.scale || 1 : 1,
+        keys: null, queries: null, c: null,
       };
     });
     return { id: payload.id, kind: payload.kind, T: payload.T, tokens: payload.tokens, blocks: blocks, memo: null };
@@ -311,7 +322,10 @@
       return out;
     }
     if (!b) throw new Error("DisanRecompute: the payload has no block " + expr.dir);
-    if (expr.op === "feature") return featureSlice(b.features, b.scale, b.cells, values.feature, T);
+    if (expr.op === "feature") {
+      return b.features ? featureSlice(b.features, b.scale, b.cells, values.feature, T)
+        : disanFeature(b.keys, b.queries, T, b.allowed, b.c, values.feature); // the page's model: Eq. 15's parts
+    }
     if (!live.memo || live.memo.stamp !== String(values.alpha)) live.memo = { stamp: String(values.alpha), maps: {} };
     var key = expr.dir + "@" + alpha(expr, values); // the mean and the heads of one α share one softmax
     if (!live.memo.maps[key]) live.memo.maps[key] = distanceProbs(b.scores, T, b.allowed, alpha(expr, values));
@@ -379,6 +393,7 @@
     allowedCells: allowedCells,
     featureSlice: featureSlice,
     disanProbs: disanProbs,
+    disanFeature: disanFeature,
     perFeature: perFeature,
     directionAllowed: directionAllowed,
     remask: remask,

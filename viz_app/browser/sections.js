@@ -325,13 +325,19 @@
     return P;
   }
 
-  /* DiSAN's P[:, :, k] (T × T) of one block. */
+  /* DiSAN's P[:, :, k] (T × T) of one block: from the view's per-feature P, else from Eq. 15's parts for this
+   * feature alone (the page's own model; T² terms, not the T²·d of the whole P). */
   function featureSlice(sent, direction, k) {
-    var T = sent.tokens.length, D = sent[direction].D, out = new Array(T);
+    var b = sent[direction], T = sent.tokens.length, D = b.D, out = new Array(T), i, j, row;
+    if (!b.probs && b.keys && b.queries && b.c && root.DisanRecompute) {
+      var one = root.DisanRecompute.disanFeature(b.keys, b.queries, T, b.allowed, b.c, k);
+      for (i = 0; i < T; i++) out[i] = Array.prototype.slice.call(one, i * T, (i + 1) * T);
+      return out;
+    }
     var P = perFeature(sent, direction, "one feature k");
-    for (var i = 0; i < T; i++) {
-      var row = new Array(T);
-      for (var j = 0; j < T; j++) row[j] = P[(i * T + j) * D + k];
+    for (i = 0; i < T; i++) {
+      row = new Array(T);
+      for (j = 0; j < T; j++) row[j] = P[(i * T + j) * D + k];
       out[i] = row;
     }
     return out;
@@ -499,9 +505,12 @@
     var T = sent.tokens.length, blocks = {};
     ["fw", "bw"].forEach(function (d) {
       var b = sent[d], a = allowedOf(b, T), out = { mask: b.mask, allowed: a.allowed, cells: a.cells, scores: null,
-                                                    features: null, scale: 1 };
+                                                    features: null, scale: 1, keys: null, queries: null, c: null };
       if (arch === "dsa") {
         out.scores = Float32Array.from(b.scores);
+      } else if (!b.probs && b.keys && b.queries && b.c) {
+        // the page's own model: each feature k the slider reaches is computed from Eq. 15's parts when asked
+        out.keys = b.keys; out.queries = b.queries; out.c = b.c;
       } else {
         var N = a.cells.length, D = b.D, features = new Float32Array(D * N), P = perFeature(sent, d, "feature k's slider");
         for (var c = 0; c < N; c++) {
