@@ -141,15 +141,13 @@ def _exported_token2token(
     is no graph output (leave-one-out's lean graph), which would round the lean and the whole graph apart.
     tests/test_attention.py checks it against the eager path.
     """
-    D = key_part.shape[-1]
     eq, ek = torch.exp((query_part + query_part) / c), torch.exp((key_part + key_part) / c)  # (B, T, D) each
     r = 1 / (eq[:, :, None, :] * ek[:, None, :, :] + 1)  # (B, Tq, Tk, D): tanh((q + k)/c) = 1 − 2r
     e = torch.exp(r * (-2 * c)) * allowed[..., None].to(r.dtype)  # (B, Tq, Tk, D): exp(c·tanh) / e^c
     inv = 1 / e.sum(dim=2).clamp_min(torch.finfo(e.dtype).tiny)  # (B, Tq, D)
     s = (e * values[:, None, :, :]).sum(dim=2) * inv  # (B, Tq, D)  Eq. 11
-    mean = (e * inv[:, :, None, :]).mean(dim=-1)  # (B, Tq, Tk)
-    views = {"mean": mean, "max": (e * inv[:, :, None, :]).amax(dim=-1), "key_part": key_part,
-             "query_part": query_part}
+    p = e * inv[:, :, None, :]  # (B, Tq, Tk, D): P itself, read only by the mean (max is no graph output)
+    views = {"mean": p.mean(dim=-1), "max": p.amax(dim=-1), "key_part": key_part, "query_part": query_part}
     return s, views
 
 

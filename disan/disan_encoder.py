@@ -91,7 +91,7 @@ class DiSABlock(nn.Module):
             mask=mask,
             allowed=detach(allowed),
             h=detach(h),
-            probs=detach(views["probs"]) if keep and "probs" in views else None,  # the export keeps none
+            probs=detach(views["probs"]) if "probs" in views else None,  # kept (keep_probs) and not exported
             probs_mean=detach(views["mean"]),
             probs_max=detach(views["max"]),
             s=detach(s),

@@ -297,4 +297,9 @@ def test_the_page_computes_disans_per_feature_p_from_its_logits_parts(tiny_glove
     fw, bw = got["figures"]["feature-premise"]["data"][:2]
     np.testing.assert_allclose(np.array(fw["z"], dtype=float), trace.premise.encoder.fw.probs[0, :, :, 0].numpy(),
                                atol=1e-6)
-    assert len(got["figures"]["disan-pair"]["data"]) >= 2
+    from viz_app.draw.reduce import feature_entropy
+
+    heatmaps = [d for d in got["figures"]["disan-pair"]["data"] if d["type"] == "heatmap"]  # clickable: + scatters
+    for trace_z, block in zip(heatmaps, (trace.hypothesis.encoder.fw, trace.hypothesis.encoder.bw), strict=True):
+        drawn = np.array([[np.nan if v is None else v for v in row] for row in trace_z["z"]], dtype=float)
+        np.testing.assert_allclose(drawn, feature_entropy(block.probs[0].numpy()), atol=1e-5)

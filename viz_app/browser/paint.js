@@ -555,9 +555,9 @@
   /* The layout with margins that hold its tick labels, axis titles and colour bars, and automargin off on
    * every axis. The templates' axes have automargin on: Plotly then measures every tick label on screen and,
    * when the margins must grow (nearly always: the builders give 10 px), lays the whole figure out again.
-   * With the margins measured here (a canvas, the same fonts) Plotly lays it out once; tests/test_paint_js.py checks they are never narrower than automargin's.
-   * Colour bars and legends still push the margins themselves should these be short. Outside a browser (no
-   * canvas to measure text with), the layout as given. */
+   * With the margins measured here (a canvas, the same fonts) Plotly lays it out once; tests/test_paint_js.py
+   * checks they are never narrower than automargin's. Colour bars and legends still push the margins
+   * themselves should these be short. Outside a browser (no canvas to measure text with), the layout as given. */
   function fitMargins(data, layout, width) {
     var font = layout.font || {}, fontSize = font.size || 12, family = font.family || PLOTLY_FAMILY;
     if (textWidth("0", fontSize, family) === null) return layout;

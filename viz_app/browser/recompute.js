@@ -167,6 +167,11 @@
     return out;
   }
 
+  /* Whether a DiSAN block carries Eq. 15's parts (the page's own model's view), from which its P follows. */
+  function hasParts(b) {
+    return Boolean(b.keys && b.queries && b.c);
+  }
+
   // perFeature's P per block, computed once
   var perFeatureMemo = new WeakMap();
 
@@ -175,7 +180,7 @@
    * T·T·D tensor: most of a long sentence's output), else null. */
   function perFeature(b, T) {
     if (b.probs) return b.probs;
-    if (!(b.keys && b.queries && b.c)) return null;
+    if (!hasParts(b)) return null;
     var got = perFeatureMemo.get(b);
     if (!got) perFeatureMemo.set(b, got = disanProbs(b.keys, b.queries, T, b.allowed, b.c));
     return got;
@@ -223,7 +228,7 @@
     var ready = sides.every(function (s) {
       return ["fw", "bw"].every(function (d) {
         var b = s[d];
-        return tv.arch === "dsa" ? Boolean(b.scores) : Boolean(b.keys && b.queries && b.c);
+        return tv.arch === "dsa" ? Boolean(b.scores) : hasParts(b);
       });
     });
     if (!ready) return null;
@@ -294,7 +299,8 @@
   }
 
   /* Decode a payload once (viz_app/draw/live.py): {T, tokens, blocks: {fw|bw: {allowed, cells, scores?,
-   * features?, scale?}}}. Keeps the payload's id so callers can tell payloads apart. */
+   * features?, scale?}}}. Keeps the payload's id so callers can tell payloads apart. (A payload the page builds
+   * from its own model's view, sections.js payload, carries Eq. 15's keys, queries and c in place of features.) */
   function prepare(payload) {
     var blocks = {};
     Object.keys(payload.blocks || {}).forEach(function (name) {
@@ -394,6 +400,7 @@
     featureSlice: featureSlice,
     disanProbs: disanProbs,
     disanFeature: disanFeature,
+    hasParts: hasParts,
     perFeature: perFeature,
     directionAllowed: directionAllowed,
     remask: remask,

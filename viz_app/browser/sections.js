@@ -318,9 +318,14 @@
     return F().heatmapGrid([fw, bw], titles, tokens, { title: title, theme: theme, valueName: valueName || "P" });
   }
 
+  function R() {
+    if (!root.DisanRecompute) throw new Error("DisanSections needs recompute.js (DisanRecompute) loaded first");
+    return root.DisanRecompute;
+  }
+
   /* DiSAN's per-feature P of one block (T·T·D): the trace view's, or from its Eq. 15 parts (recompute.js). */
   function perFeature(sent, direction, what) {
-    var P = root.DisanRecompute ? root.DisanRecompute.perFeature(sent[direction], sent.tokens.length) : sent[direction].probs;
+    var P = R().perFeature(sent[direction], sent.tokens.length);
     need(P, direction + ".probs (DiSAN's per-feature P) or its keys, queries and c are needed for " + what);
     return P;
   }
@@ -329,8 +334,8 @@
    * feature alone (the page's own model; T² terms, not the T²·d of the whole P). */
   function featureSlice(sent, direction, k) {
     var b = sent[direction], T = sent.tokens.length, D = b.D, out = new Array(T), i, j, row;
-    if (!b.probs && b.keys && b.queries && b.c && root.DisanRecompute) {
-      var one = root.DisanRecompute.disanFeature(b.keys, b.queries, T, b.allowed, b.c, k);
+    if (!b.probs && R().hasParts(b)) {
+      var one = R().disanFeature(b.keys, b.queries, T, b.allowed, b.c, k);
       for (i = 0; i < T; i++) out[i] = Array.prototype.slice.call(one, i * T, (i + 1) * T);
       return out;
     }
@@ -508,7 +513,7 @@
                                                     features: null, scale: 1, keys: null, queries: null, c: null };
       if (arch === "dsa") {
         out.scores = Float32Array.from(b.scores);
-      } else if (!b.probs && b.keys && b.queries && b.c) {
+      } else if (!b.probs && R().hasParts(b)) {
         // the page's own model: each feature k the slider reaches is computed from Eq. 15's parts when asked
         out.keys = b.keys; out.queries = b.queries; out.c = b.c;
       } else {
@@ -744,8 +749,8 @@
     builders: function () { return Object.keys(BUILDERS); },
     // What view_figures.js builds its figures with.
     helpers: { need: need, checkArray: checkArray, matrix: matrix, rowMeans: rowMeans, capitalize: capitalize,
-               featureSlice: featureSlice, perFeature: perFeature, pair: pair, binding: binding, gridBinding: gridBinding,
-               templates: templates, sharedScale: sharedScale },
+               featureSlice: featureSlice, perFeature: perFeature, R: R, pair: pair, binding: binding,
+               gridBinding: gridBinding, templates: templates, sharedScale: sharedScale },
     reportSections: reportSections,
     compactSections: compactSections,
     overview: overview,

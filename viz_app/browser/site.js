@@ -486,10 +486,10 @@
       b.gate = array(out, n.gate);
       if (meta.arch === "disan") {
         b.attention = array(out, n.mean);
-        b.probs_max = n.max ? array(out, n.max) : null;
         // Shen Eq. 15's parts and c: the logits of every cell before the mask, from which the page computes
-        // the per-feature P when a figure needs it (recompute.js perFeature) and P under other masks (remask).
-        b.probs = null;
+        // P per feature when a figure needs it (recompute.js) and P under other masks (remask); the graph
+        // outputs neither P nor its max over features.
+        b.probs_max = b.probs = null;
         b.keys = n.keys && out[n.keys] ? out[n.keys].data : null;
         b.queries = n.queries && out[n.queries] ? out[n.queries].data : null;
         b.c = meta.c;

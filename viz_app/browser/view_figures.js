@@ -11,7 +11,8 @@
   "use strict";
 
   var S = root.DisanSections, H = S.helpers, define = S.define, need = H.need, checkArray = H.checkArray,
-      matrix = H.matrix, rowMeans = H.rowMeans, capitalize = H.capitalize, featureSlice = H.featureSlice, perFeature = H.perFeature,
+      matrix = H.matrix, rowMeans = H.rowMeans, capitalize = H.capitalize, featureSlice = H.featureSlice,
+      perFeature = H.perFeature, R = H.R,
       pair = H.pair, binding = H.binding, gridBinding = H.gridBinding, templates = H.templates,
       sharedScale = H.sharedScale, formatValue = S.formatValue;
 
@@ -144,11 +145,6 @@
     return { figure: F().tokenFeatureHeatmap(matrix(b.gate, sent.tokens.length, b.D), sent.tokens, {
       title: capitalize(name) + " gate F, every feature", theme: theme, valueName: "F", zmin: 0, zmax: 1 }) };
   });
-
-  function R() {
-    if (!root.DisanRecompute) throw new Error("DisanSections needs recompute.js (DisanRecompute) loaded first");
-    return root.DisanRecompute;
-  }
 
   /* A block's head-averaged attention (T × T): the trace's own, or Im Eq. 7 again at another α from the
    * pre-mask scores the trace view keeps (the DSA; exact, as α enters only after them). */
