@@ -254,6 +254,62 @@ def test_swap_paints_bars_where_plotly_draws_them(page, T_b):
     assert np.abs(fast - full).max() <= 1.0  # every bar's left, right, top and bottom within a pixel
 
 
+#: Draw prediction chart `a` with Plotly, DisanPaint.swap to `b` (a key's new prediction), read each bar's path,
+#: colour, text and the text's place on screen; then let Plotly draw `b` itself and read them again.
+SWAP_PREDICTION = """async ({a, b}) => {
+  const gd = document.createElement('div'); gd.style.width = '900px'; document.body.appendChild(gd);
+  const A = JSON.parse(a), B = JSON.parse(b);
+  await Plotly.newPlot(gd, A.data, A.layout);
+  const read = () => [...gd.querySelectorAll('g.trace.bars g.point')].map(g => {
+    const p = g.querySelector('path'), t = g.querySelector('text'), r = t.getBoundingClientRect();
+    return {d: p.getAttribute('d'), fill: getComputedStyle(p).fill, text: t.textContent, x: r.left + r.width / 2, y: r.top};
+  });
+  const ok = DisanPaint.swap(gd, B), fast = read(), hover = gd.calcdata[0].map(d => d.s);
+  await Plotly.react(gd, B.data, B.layout);
+  const full = read();
+  gd.remove();
+  return {ok, fast, full, hover};
+}"""
+
+
+def test_swap_paints_the_prediction_chart_as_plotly_draws_it(page):
+    """A key's new prediction is painted into the horizontal bars Plotly drew (no Plotly layout per key): each
+    bar's length, the predicted label's accent colour, the probability text and where it sits equal Plotly's own
+    drawing of the new prediction, and hover reads the new probabilities. Two keys in a row (the text's place
+    moves from where the last key put it). A chart with other labels is refused."""
+    labels = ["very negative", "negative", "neutral", "positive", "very positive"]
+    preds = [[0.1, 0.2, 0.4, 0.2, 0.1], [0.7, 0.05, 0.05, 0.1, 0.1], [0.02, 0.03, 0.05, 0.1, 0.8]]
+    figs = built(*[("F.predictionChart", [[lab, p] for lab, p in zip(labels, ps)], {}) for ps in preds])
+    for a, b, ps in ((figs[0], figs[1], preds[1]), (figs[1], figs[2], preds[2])):
+        got = page.evaluate(SWAP_PREDICTION, {"a": json.dumps(a), "b": json.dumps(b)})
+        assert got["ok"] is True
+        assert np.allclose(got["hover"], ps)
+        for fast, full in zip(got["fast"], got["full"]):
+            assert np.allclose(_numbers(fast["d"]), _numbers(full["d"]), atol=0.5)
+            assert (fast["fill"], fast["text"]) == (full["fill"], full["text"])
+            assert abs(fast["x"] - full["x"]) <= 1.0 and abs(fast["y"] - full["y"]) <= 1.0
+    # a second swap onto a chart already swapped: its texts move from where the first swap left them
+    twice = page.evaluate("""async ({a, b, c}) => {
+      const gd = document.createElement('div'); gd.style.width = '900px'; document.body.appendChild(gd);
+      const [A, B, C] = [a, b, c].map(JSON.parse);
+      await Plotly.newPlot(gd, A.data, A.layout);
+      DisanPaint.swap(gd, B); DisanPaint.swap(gd, C);
+      const place = () => [...gd.querySelectorAll('g.trace.bars text')].map(t => Math.round(t.getBoundingClientRect().left));
+      const fast = place();
+      await Plotly.react(gd, C.data, C.layout);
+      const full = place(); gd.remove();
+      return {fast, full};
+    }""", {"a": json.dumps(figs[0]), "b": json.dumps(figs[1]), "c": json.dumps(figs[2])})
+    assert np.abs(np.array(twice["fast"]) - np.array(twice["full"])).max() <= 1
+    [other] = built(("F.predictionChart", [["a", 0.5], ["b", 0.5]], {}))
+    refused = page.evaluate("""async ({a, b}) => {
+      const gd = document.createElement('div'); gd.style.width = '900px'; document.body.appendChild(gd);
+      const A = JSON.parse(a); await Plotly.newPlot(gd, A.data, A.layout);
+      const ok = DisanPaint.swap(gd, JSON.parse(b)); gd.remove(); return ok; }""",
+                            {"a": json.dumps(figs[0]), "b": json.dumps(other)})
+    assert refused is False
+
+
 #: Draw a figure as Plotly lays it out itself (automargin on its axes), then as report.js and chart.js draw it,
 #: through DisanPaint.fitMargins: the margins each got, how often Plotly laid the fitted one out again to fit
 #: it, and the tick and colour-bar labels of the fitted one that reach outside its SVG.

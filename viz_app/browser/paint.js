@@ -310,6 +310,52 @@
              same: points.length === ys.length && cd.length === ys.length };
   }
 
+  /* How to paint the new lengths of horizontal bar trace t as Plotly drew it (the prediction chart: the same
+   * labels in the same order, lengths on the value axis Plotly drew), texts and colours included, or null when it
+   * cannot (not a horizontal bar trace Plotly drew with these labels). */
+  function hBarSwapJob(gd, t, trace) {
+    var full = gd._fullData[t], cd = gd.calcdata[t], x = trace.x, labels = full && full.y;
+    if (!full || full.type !== "bar" || full.orientation !== "h" || trace.orientation !== "h" || !cd || !x) return null;
+    if ((trace.xaxis || "x") !== full.xaxis || (trace.yaxis || "y") !== full.yaxis || !labels || !trace.y) return null;
+    if (x.length !== cd.length || trace.y.length !== labels.length) return null;
+    for (var i = 0; i < labels.length; i++) if (trace.y[i] !== labels[i]) return null;
+    var node = null;
+    gd.querySelectorAll("g.trace.bars").forEach(function (n) {
+      var d = n.__data__;
+      if (d && d[0] && d[0].trace && d[0].trace.index === t) node = n;
+    });
+    var xa = gd._fullLayout[full.xaxis.replace("x", "xaxis")], ya = gd._fullLayout[full.yaxis.replace("y", "yaxis")];
+    var points = node ? node.querySelectorAll("g.point") : [];
+    if (!node || points.length !== x.length || !xa || !ya || !xa.c2p || !ya.c2p) return null;
+    var color = trace.marker && trace.marker.color;
+    return { points: points, cd: cd, x: Array.from(x), xa: xa, ya: ya, text: trace.text || null,
+             colors: Array.isArray(color) ? color : null };
+  }
+
+  /* New lengths into the horizontal bars Plotly drew: each bar's path, colour and text, the text moved as far as
+   * the bar's end (Plotly's transform kept under one translate of the page's, reset when Plotly draws it anew);
+   * hover reads the new lengths too. */
+  function relength(job) {
+    var base = job.xa.c2p(0);
+    job.points.forEach(function (g, k) {
+      var di = job.cd[k], v = job.x[k], path = g.querySelector("path"), text = g.querySelector("text");
+      if (!path) return;
+      if (!defined(v)) { path.setAttribute("d", "M0,0Z"); if (text) text.textContent = ""; return; }
+      var y0 = job.ya.c2p(di.p0), y1 = job.ya.c2p(di.p1), end = job.xa.c2p(v), was = job.xa.c2p(di.s);
+      path.setAttribute("d", "M" + base + "," + y0 + "V" + y1 + "H" + end + "V" + y0 + "Z");
+      if (job.colors) path.style.fill = job.colors[k];
+      if (text && job.text) {
+        if (text.getAttribute("transform") !== text.__disanSet) { text.__disanBase = text.getAttribute("transform") || ""; text.__disanDx = 0; }
+        text.__disanDx += defined(di.s) ? end - was : 0;
+        text.__disanSet = "translate(" + text.__disanDx.toFixed(2) + ",0) " + text.__disanBase;
+        text.setAttribute("transform", text.__disanSet);
+        text.textContent = job.text[k];
+      }
+      di.s = di.s1 = di.x = v;
+      if (job.text) di.tx = job.text[k];
+    });
+  }
+
   /* The bars of `jobs` (one group, barmode "group") for a sentence of another length: drawn as new paths in
    * `layer` where Plotly would put T categories on the axis it laid out ([−½, T − ½]), heights on the value axis
    * as drawn (clipped to the plot); Plotly's own bars are hidden until its next draw. */
@@ -351,18 +397,25 @@
    * its colour bar), cell labels are rewritten or (another length) dropped, and the axes' token labels are
    * rewritten or drawn over the axes. Hover reads the new values when the length is the same and is off
    * otherwise. Vertical bars get their new heights on the value axis Plotly drew (another length: new bars drawn
-   * over the hidden old ones where Plotly puts T categories). The caller draws the chart with Plotly once typing
+   * over the hidden old ones where Plotly puts T categories); horizontal bars with the same labels (the
+   * prediction chart) their new lengths, texts and colours. The caller draws the chart with Plotly once typing
    * rests (`unswap` first). Returns false, having changed nothing, when the chart is not a set of heatmaps and
    * bars Plotly drew as `spec` has them. */
   function swap(gd, spec) {
     if (!gd.calcdata || !gd._fullData || !gd._fullLayout || !gd.data) return false;
     if (spec.data.length !== gd._fullData.length || !spec.data.length) return false;
-    var nodes = heatmapNodes(gd), jobs = [], bars = [];
+    var nodes = heatmapNodes(gd), jobs = [], bars = [], hbars = [];
     for (var t = 0; t < spec.data.length; t++) {
       var trace = spec.data[t];
       // An invisible layer (the app's click layer, drawn with mode "none") shows nothing to repaint; until the
       // Plotly.react at rest it holds the old cells' points, the same cells where the length is the same.
       if (trace.type === "scatter" && trace.mode === "none" && gd._fullData[t].type === "scatter") continue;
+      if (trace.type === "bar" && trace.orientation === "h") {
+        var hbar = hBarSwapJob(gd, t, trace);
+        if (!hbar) return false;
+        hbars.push(hbar);
+        continue;
+      }
       if (trace.type === "bar") {
         var bar = barSwapJob(gd, t, trace);
         if (!bar) return false;
@@ -376,12 +429,13 @@
       jobs.push(job);
     }
     // the axes Plotly laid out fit the new cells only when every length is the one it laid out
-    if (!jobs.length && !bars.length) return false;
+    if (!jobs.length && !bars.length && !hbars.length) return false;
     // bars of one chart share their category axis (barmode "group"): painted together
     if (bars.some(function (b) { return b.xName !== bars[0].xName || b.y.length !== bars[0].y.length; })) return false;
     var same = jobs.every(function (j) { return j.same; }) && bars.every(function (b) { return b.same; }) && !gd.__swapped;
     var layer = gd.querySelector("g.disan-swap");
     if (layer) layer.textContent = "";
+    hbars.forEach(relength);
     var done = {};
     var ensureLayer = function () {
       if (!layer) {

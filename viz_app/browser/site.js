@@ -341,7 +341,7 @@
     if (long && parts && parts.ready) return runParts(model.name, parts, feeds);
     var out = call({ type: "run", name: model.name, feeds: feeds, fetches: fetches || null });
     // the first long input starts the parts, for the next
-    if (long && !parts) out.then(function () { splitSoon(model); }, function () {});
+    if (long && !parts) out.then(function () { splitSoon(model, feeds); }, function () {});
     if (feeds.h_ids && !bySentence[model.name]) sentencesWhenIdle(model);
     return out;
   }
@@ -391,27 +391,34 @@
     helperHolds = name;
   }
 
-  /* Cut `model`'s graph into parts, once, SPLIT_AFTER_MS after the first long input's run, when the page has
-   * drawn it: the helper's start takes a core for about 400 ms, which short sentences (the first maps, typing
-   * a short sentence) never pay. Any failure leaves the whole graph to the page's worker. */
-  function splitSoon(model) {
+  /* Cut `model`'s graph into parts, once, as soon as the first long input's run has answered: the page's worker
+   * cuts the graph and starts the forward part and the head while the page draws that answer, and the helper
+   * starts its runtime meanwhile (about 0.5 s of a core here) rather than after the cut. Short sentences (the
+   * first maps, typing a short sentence) never pay for it. Started 300 ms after that run, the parts were ready
+   * about 1.5 s after the long input on this 2-core machine, and the keys typed in that time waited behind the
+   * cut; started at once, about 1 s. The parts run `feeds` (that input) once before they take a key's run:
+   * onnxruntime's first run of a session costs it tens of ms more than the next. Any failure leaves the whole
+   * graph to the page's worker. */
+  function splitSoon(model, feeds) {
     if (splits[model.name]) return;
     var s = splits[model.name] = { ready: false, failed: false };
-    root.setTimeout(function () {
-      if (splits[model.name] !== s) return;
-      call({ type: "split", name: model.name }).then(function (v) {
-        if (!v) { s.failed = true; return null; }
-        holdInHelper(model.name);
-        return call({ type: "session", name: "bw:" + model.name, onnx: v.bw, only: model.name }, [v.bw.buffer], 1)
-          .then(function () {
-            s.outputs = v.outputs; s.cuts = v.cuts; s.ready = splits[model.name] === s;
-            if (s.ready) root.performance.mark("disan:parts:" + model.name); // the runs from here are the parts'
-          });
-      }).catch(function (err) {
-        s.failed = true;
-        console.warn("the model runs in one worker: its parts did not start (" + (err && err.message || err) + ")");
-      });
-    }, SPLIT_AFTER_MS);
+    startRuntime(1).catch(function () {}); // the call below says why, should it fail
+    call({ type: "split", name: model.name }).then(function (v) {
+      if (!v) { s.failed = true; return null; }
+      if (splits[model.name] !== s) return null;
+      holdInHelper(model.name);
+      return call({ type: "session", name: "bw:" + model.name, onnx: v.bw, only: model.name }, [v.bw.buffer], 1)
+        .then(function () {
+          s.outputs = v.outputs; s.cuts = v.cuts;
+          return runParts(model.name, s, feeds);
+        }).then(function () {
+          s.ready = splits[model.name] === s;
+          if (s.ready) root.performance.mark("disan:parts:" + model.name); // the runs from here are the parts'
+        });
+    }).catch(function (err) {
+      s.failed = true;
+      console.warn("the model runs in one worker: its parts did not start (" + (err && err.message || err) + ")");
+    });
   }
 
   /* Every output of the whole graph from its parts: fw (lane 0) ‖ bw (lane 1), then head (lane 0) fed the
