@@ -209,6 +209,48 @@ def test_a_figure_scrolled_under_the_sticky_header_does_not_follow_the_keys(open
     assert errors == []
 
 
+def test_a_key_rewrites_only_the_headers_sentence_and_draws_a_figure_that_comes_into_view_at_its_frame(open_site):
+    """The page reads what is on screen before a key's page is written (report.js seenFigures): the header keeps
+    its links and talk button (only the sentence's line is new), and a figure off screen at that read but in the
+    window by the key's frame (here the window scrolls as the header is written) is drawn for the new sentence at
+    that frame rather than left hidden until typing rests (300 ms)."""
+    page, _, errors = open_site(fragment(m="disan-sst5", t="a man in a blue shirt"))
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.wait_for_function("() => document.getElementById('report').dataset.ready === '1'")
+    page.wait_for_timeout(800)
+    below = page.evaluate("""() => {
+      const gd = document.querySelector('.plot[data-fig="gate-premise"]');
+      window.__nav = document.querySelector('#page-header nav');
+      window.__button = document.querySelector('#page-header [data-control="talk"]');
+      window.scrollBy(0, gd.getBoundingClientRect().top - innerHeight - 10);  // gate's top 10 px below the window
+      const seen = new MutationObserver(() => { seen.disconnect(); window.scrollBy(0, 80); });
+      seen.observe(document.getElementById('page-header'), {subtree: true, childList: true, characterData: true});
+      window.__drawn = {};
+      for (const f of ['newPlot', 'react']) { const o = Plotly[f];
+        Plotly[f] = function (g, ...a) { const r = o.call(this, g, ...a);
+          Promise.resolve(r).then(() => { window.__drawn[g.dataset.fig] = performance.now(); }); return r; }; }
+      return gd.getBoundingClientRect().top - innerHeight; }""")
+    before = page.evaluate("() => document.body.dataset.generation")
+    page.evaluate("""() => { const f = document.getElementById('text');
+                             f.value = 'a man in a blue shirt plays'; f.dispatchEvent(new Event('input', {bubbles: true})); }""")
+    page.wait_for_function("(b) => document.body.dataset.generation !== b && document.body.dataset.state === 'ready'",
+                           arg=before)
+    page.wait_for_function("() => window.__drawn['gate-premise'] !== undefined", timeout=30_000)
+    now = page.evaluate("""() => { const gd = document.querySelector('.plot[data-fig="gate-premise"]'), b = gd.getBoundingClientRect();
+      return {sameNav: document.querySelector('#page-header nav') === window.__nav,
+              sameButton: document.querySelector('#page-header [data-control="talk"]') === window.__button,
+              h1: document.querySelector('#page-header h1').textContent,
+              inView: b.top < innerHeight && b.bottom > 0, stale: gd.classList.contains('stale'),
+              after: window.__drawn['gate-premise'] - +document.getElementById('report').dataset.visibleAt,
+              bars: gd.calcdata.map(c => c.length)}; }""")  # the gate chart: a bar per token in each trace
+    assert now["sameNav"] and now["sameButton"], now  # the header's links and button were kept
+    assert now["h1"].endswith("a man in a blue shirt plays"), now  # the new sentence's line
+    assert below > 0 and now["inView"] and not now["stale"], (below, now)  # below the window, then in it
+    assert now["bars"] and set(now["bars"]) == {len(disan.tokenize("a man in a blue shirt plays"))}, now
+    assert 0 <= now["after"] < 300, now  # drawn at the key's frame, before typing could rest
+    assert errors == []
+
+
 def test_typing_with_the_maps_in_view_paints_them_now_and_never_shows_a_stale_figure(open_site):
     """While typing, the heatmaps on screen show the new sentence's rows and tokens at once (painted into what
     Plotly drew); figures off screen are hidden until drawn; once typing rests every figure is Plotly's drawing

@@ -109,10 +109,10 @@
 
   /* While typing: a visible figure of heatmaps and bars gets the new sentence painted into what Plotly drew
    * (DisanPaint.swap, a few milliseconds); Plotly lays it out again once typing rests (REST_MS). */
-  function swapOne(v, gd) {
+  function swapOne(v, gd, width) {
     const spec = v.data.figures[gd.dataset.fig];
     if (!spec || !gd._fullLayout || talkScale(v) !== 1) return false;
-    if (!DisanPaint.swap(gd, { data: DisanPaint.fitCellText(spec.data, spec.layout, gd.clientWidth || 1000),
+    if (!DisanPaint.swap(gd, { data: DisanPaint.fitCellText(spec.data, spec.layout, width || 1000),
                                layout: spec.layout })) return false;
     gd.__shown = v.generation;
     gd.classList.remove("stale");
@@ -170,11 +170,21 @@
    * place where they can be (swapOne), others drawn by Plotly; the figures off screen are marked stale (hidden,
    * never shown with another sentence's tokens) and drawn when they come near the window or once typing rests
    * for REST_MS, one per task, so no key waits behind a long layout. Resolves when the visible ones are shown. */
-  function drawTyping(v) {
-    const win = v.doc.defaultView, now = v.plots.filter(seenIn(v.doc));
+  function drawTyping(v, seen) {
+    const win = v.doc.defaultView, now = v.plots.filter(gd => seen.has(gd.dataset.fig));
     for (const gd of v.plots) if (!now.includes(gd)) gd.classList.add("stale");
-    const others = now.filter(gd => !swapOne(v, gd)); // the heatmaps on screen show the new sentence now
+    const others = now.filter(gd => !swapOne(v, gd, seen.get(gd.dataset.fig))); // the heatmaps on screen show the new sentence now
     v.root.dataset.visibleAt = win.performance.now().toFixed(2);
+    // The new header or body may have moved a figure into the window that was out of it before they were
+    // written: checked at the next frame, whose layout this read takes, and drawn.
+    win.requestAnimationFrame(() => {
+      const onScreen = seenIn(v.doc), generation = v.generation;
+      for (const gd of v.plots) {
+        if (!gd.classList.contains("stale") || !onScreen(gd)) continue;
+        enqueue(v, () => v.generation === generation && gd.isConnected && gd.__shown !== generation
+          ? drawOne(v, gd, false) : null);
+      }
+    });
     if (!others.length) { // every figure on screen is painted: nothing waits for a frame (the next key's run, leave-one-out)
       rest(v);
       return Promise.resolve(true);
@@ -352,9 +362,33 @@
     return { alpha, feature: Math.max(0, Math.round(feature)) };
   }
 
+  /* The figures on screen, by id, with their widths, read before a key's page is written: the layout is then the
+   * last frame's, and reading it costs nothing, where after the writes it would force a layout of its own (3–5 ms
+   * a key here). */
+  function seenFigures(v) {
+    const onScreen = seenIn(v.doc);
+    return new Map(v.plots.filter(onScreen).map(gd => [gd.dataset.fig, gd.clientWidth]));
+  }
+
+  /* The header's HTML into `header`: only its children that changed are replaced (a key changes the sentence's
+   * line, not the links and buttons below it, whose style and layout then stay as they were). */
+  function writeHeader(header, html) {
+    const fresh = header.ownerDocument.createElement("div");
+    fresh.innerHTML = html;
+    const a = header.firstElementChild, b = fresh.firstElementChild;
+    if (!a || !b || header.children.length !== 1 || fresh.children.length !== 1 || a.nodeName !== b.nodeName ||
+        a.childNodes.length !== b.childNodes.length) {
+      header.replaceChildren(...fresh.childNodes);
+      return;
+    }
+    syncAttributes(a, b);
+    Array.from(b.childNodes).forEach((n, i) => { if (!a.childNodes[i].isEqualNode(n)) a.replaceChild(n, a.childNodes[i]); });
+  }
+
   function install(v, page, opts) {
     const data = page.data, doc = v.doc;
-    if (opts.header) opts.header.innerHTML = page.header;
+    const seen = opts.typing && v.drawn > 0 ? seenFigures(v) : null;
+    if (opts.header) writeHeader(opts.header, page.header);
     for (const button of doc.querySelectorAll('[data-control="talk"]')) button.setAttribute("aria-pressed", String(docState(doc).talk));
     for (const box of v.root.querySelectorAll(":scope > p.error")) box.remove();
     if (page.body !== undefined) replaceBody(v, page.body);
@@ -383,8 +417,8 @@
       }
     }
     const moved = (data.alpha !== null && v.values.alpha !== data.alpha) || v.values.feature !== 0;
-    const typing = opts.typing && !moved && v.drawn > 0;
-    return (typing ? drawTyping(v) : drawAll(v, moved)).then(complete => {
+    const typing = seen !== null && !moved;
+    return (typing ? drawTyping(v, seen) : drawAll(v, moved)).then(complete => {
       if (!complete) return;
       v.drawn += 1;
       v.root.dataset.alpha = v.values.alpha;
