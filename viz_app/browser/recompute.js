@@ -8,8 +8,8 @@
  * Conventions (disan/masks.py): every T×T matrix is flat, row-major, [attending row i,
  * attended column j]; allowed[i*T + j] != 0 where row i may attend column j. Rows with no
  * allowed key stay exactly 0, as `disan.attention.masked_softmax` gives.
- * The payload and binding formats are described in /work/briefs/JS_CONTRACT.md and
- * built by viz_app/draw/live.py.
+ * The payload format is described in viz_app/draw/live.py's docstring (which builds the app's payloads;
+ * sections.js prepares the page's own), the binding format in sections.js (`binding`, `gridBinding`).
  */
 (function (root) {
   "use strict";
@@ -318,7 +318,7 @@
     return { id: payload.id, kind: payload.kind, T: payload.T, tokens: payload.tokens, blocks: blocks, memo: null };
   }
 
-  /* The T·T (flat) map an expression names, at `values` {alpha, feature} (see JS_CONTRACT.md "Bindings"). */
+  /* The T·T (flat) map an expression names, at `values` {alpha, feature} (sections.js `gridBinding`'s exprs). */
   function evaluate(live, expr, values) {
     var T = live.T, b = expr.dir ? live.blocks[expr.dir] : null;
     if (expr.op === "mask") return maskPanel(T, expr.dir, alpha(expr, values));
@@ -359,7 +359,7 @@
   }
 
   /* Recompute one figure in place for `values` {alpha, feature} from its binding, and return it.
-   * figure: {data, layout} as built by viz_app/draw/figures.py; binding: see JS_CONTRACT.md. */
+   * figure: {data, layout} as figures.js builds it (sections.js); binding: sections.js `binding`. */
   function render(live, binding, figure, values) {
     var mats = {};
     binding.panels.forEach(function (p) {
