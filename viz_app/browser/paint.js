@@ -288,6 +288,16 @@
     gd.__swapped = false;
   }
 
+  /* The <g> Plotly drew bar trace t into, or null. */
+  function barNode(gd, t) {
+    var node = null;
+    gd.querySelectorAll("g.trace.bars").forEach(function (n) {
+      var d = n.__data__;
+      if (d && d[0] && d[0].trace && d[0].trace.index === t) node = n;
+    });
+    return node;
+  }
+
   /* How to paint the new heights y of vertical bar trace t as Plotly drew it, or null when it cannot (not a
    * vertical bar trace Plotly drew on the same axes, or bars with text). */
   function barSwapJob(gd, t, trace) {
@@ -296,11 +306,7 @@
     if ((trace.xaxis || "x") !== full.xaxis || (trace.yaxis || "y") !== full.yaxis || trace.text || trace.texttemplate) {
       return null;
     }
-    var node = null;
-    gd.querySelectorAll("g.trace.bars").forEach(function (n) {
-      var d = n.__data__;
-      if (d && d[0] && d[0].trace && d[0].trace.index === t) node = n;
-    });
+    var node = barNode(gd, t);
     var xName = full.xaxis.replace("x", "xaxis"), xa = gd._fullLayout[xName];
     var ya = gd._fullLayout[full.yaxis.replace("y", "yaxis")];
     if (!node || !xa || !ya || !xa.c2p || !ya.c2p) return null;
@@ -319,11 +325,7 @@
     if ((trace.xaxis || "x") !== full.xaxis || (trace.yaxis || "y") !== full.yaxis || !labels || !trace.y) return null;
     if (x.length !== cd.length || trace.y.length !== labels.length) return null;
     for (var i = 0; i < labels.length; i++) if (trace.y[i] !== labels[i]) return null;
-    var node = null;
-    gd.querySelectorAll("g.trace.bars").forEach(function (n) {
-      var d = n.__data__;
-      if (d && d[0] && d[0].trace && d[0].trace.index === t) node = n;
-    });
+    var node = barNode(gd, t);
     var xa = gd._fullLayout[full.xaxis.replace("x", "xaxis")], ya = gd._fullLayout[full.yaxis.replace("y", "yaxis")];
     var points = node ? node.querySelectorAll("g.point") : [];
     if (!node || points.length !== x.length || !xa || !ya || !xa.c2p || !ya.c2p) return null;

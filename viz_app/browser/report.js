@@ -370,19 +370,17 @@
     return new Map(v.plots.filter(onScreen).map(gd => [gd.dataset.fig, gd.clientWidth]));
   }
 
-  /* The header's HTML into `header`: only its children that changed are replaced (a key changes the sentence's
-   * line, not the links and buttons below it, whose style and layout then stay as they were). */
+  /* The header's HTML into `header`, morphed one level down: only the children of its <header> that changed are
+   * replaced (a key changes the sentence's line, not the links and buttons below it, whose style and layout then
+   * stay as they were). */
   function writeHeader(header, html) {
     const fresh = header.ownerDocument.createElement("div");
     fresh.innerHTML = html;
     const a = header.firstElementChild, b = fresh.firstElementChild;
-    if (!a || !b || header.children.length !== 1 || fresh.children.length !== 1 || a.nodeName !== b.nodeName ||
-        a.childNodes.length !== b.childNodes.length) {
-      header.replaceChildren(...fresh.childNodes);
-      return;
-    }
-    syncAttributes(a, b);
-    Array.from(b.childNodes).forEach((n, i) => { if (!a.childNodes[i].isEqualNode(n)) a.replaceChild(n, a.childNodes[i]); });
+    if (a && b && header.childNodes.length === 1 && fresh.childNodes.length === 1 && a.nodeName === b.nodeName) {
+      syncAttributes(a, b);
+      morph(a, b);
+    } else morph(header, fresh);
   }
 
   function install(v, page, opts) {

@@ -396,9 +396,10 @@
    * starts its runtime meanwhile (about 0.5 s of a core here) rather than after the cut. Short sentences (the
    * first maps, typing a short sentence) never pay for it. Started 300 ms after that run, the parts were ready
    * about 1.5 s after the long input on this 2-core machine, and the keys typed in that time waited behind the
-   * cut; started at once, about 1 s. The parts run `feeds` (that input) once before they take a key's run:
-   * onnxruntime's first run of a session costs it tens of ms more than the next. Any failure leaves the whole
-   * graph to the page's worker. */
+   * cut; started at once, about 0.8 s. The parts then run `feeds` (that input) once before they take a key's
+   * run: it is the helper's first run, whose wasm V8 compiles as it is first called, and it kept the parts about
+   * 0.25 s longer from being ready here (a probe of the `disan:parts` mark); a key meanwhile runs the whole
+   * graph, behind at most that one run. Any failure leaves the whole graph to the page's worker. */
   function splitSoon(model, feeds) {
     if (splits[model.name]) return;
     var s = splits[model.name] = { ready: false, failed: false };
