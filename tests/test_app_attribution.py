@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import numpy as np
 import pytest
@@ -98,3 +99,26 @@ def test_damaged_faithfulness_files_are_reported_not_raised(tmp_path):
     results = read_all(tmp_path)
     assert results.measured == () and results.missing == ("none",)
     assert [n for n, _ in results.unreadable] == ["broken", "partial"]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread priorities are Linux's")
+def test_attributions_run_at_a_lower_priority_than_the_script_and_its_torch_threads():
+    """The background thread (and the torch threads it starts) yield the cores to the script run and the
+    browser drawing the same submit's maps; the calling thread keeps its priority."""
+    import glob
+    import os
+    import threading
+
+    import torch
+
+    def job():
+        torch.randn(300, 300) @ torch.randn(300, 300)  # starts this thread's torch workers where it has any
+        mine = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+        stats = [open(f).read().rsplit(")", 1)[1].split() for f in glob.glob("/proc/self/task/*/stat")]
+        return mine, sorted(int(s[16]) for s in stats)  # field 19 of stat: nice
+
+    before = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    mine, nices = loaders._ATTRIBUTIONS.submit(job).result(timeout=60)
+    assert mine == min(before + 10, 19)
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == before
+    assert nices.count(mine) >= 1 and before in nices

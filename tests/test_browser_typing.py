@@ -116,6 +116,57 @@ def test_the_server_learns_the_typed_sentence_once_typing_rests_and_enter_submit
     assert "\n" not in box.input_value()
 
 
+#: Records each text the page sends the server (``chart.js`` ``TYPING.send``, which a rerun may set again) and
+#: each frame that showed typed maps: window.__sends [{text, t}], window.__shownAt [{text, t}].
+RECORD_SENDS = """() => {
+  const T = window.__disanTyping;
+  window.__sends = []; window.__shownAt = [];
+  let send = T.send;
+  const wrap = fn => function (key, value) { window.__sends.push({text: value.text, t: performance.now()});
+                                              return fn.apply(this, arguments); };
+  Object.defineProperty(T, 'send', {configurable: true, get: () => send, set: fn => { send = wrap(fn); }});
+  T.send = send;
+  window.addEventListener('disan-typed-shown', ev => window.__shownAt.push(
+    {text: T.typed && T.typed.text, t: ev.detail.t}));
+}"""
+
+
+def test_enter_sends_the_sentence_after_the_frame_that_shows_its_maps_and_at_once_where_the_page_cannot(page):
+    """Enter's submit waits for the page's own drawing of the text (the server's rerun would share the cores),
+    and no longer: before typing rests (700 ms), and at once after a run that draws nothing."""
+    tab, _ = page
+    box = retype(tab, "the lamp glows")
+    tab.wait_for_function("() => new URL(location.href).searchParams.get('sentence') === 'the lamp glows'")
+    tab.wait_for_timeout(500)
+    tab.evaluate(RECORD_SENDS)
+    # the last key and Enter in one task, as a quick typist's (the page's run of the text cannot be done yet)
+    t0 = tab.evaluate("""() => {
+      const box = document.querySelector('.st-key-sentence textarea');
+      Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value').set.call(box, box.value + ' red');
+      box.dispatchEvent(new InputEvent('input', {bubbles: true}));
+      box.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', bubbles: true, cancelable: true}));
+      return performance.now();
+    }""")
+    tab.wait_for_function("() => window.__sends.some(s => s.text === 'the lamp glows red')", timeout=5000)
+    sends, shown = tab.evaluate("() => [window.__sends, window.__shownAt]")
+    sent = next(s["t"] for s in sends if s["text"] == "the lamp glows red")
+    drawn = [s["t"] for s in shown if s["text"] == "the lamp glows red"]
+    assert drawn and min(drawn) < sent, (drawn, sent)  # after the frame that showed its maps
+    assert sent - t0 < 600, sent - t0  # by Enter, not by the rest timer (700 ms after the last key)
+    # A sentence the page draws nothing for (no token) goes to the server at once.
+    tab.evaluate("() => { window.__sends.length = 0; }")
+    box.press("Control+a")
+    box.press("Delete")
+    t0 = tab.evaluate("() => performance.now()")
+    box.press("Enter")
+    tab.wait_for_function("() => window.__sends.some(s => s.text === '')", timeout=5000)
+    sent = tab.evaluate("() => window.__sends.find(s => s.text === '').t")
+    assert sent - t0 < 600, sent - t0
+    retype(tab, "a quiet river")  # the next tests start from a sentence (Streamlit's own submit: an empty
+    box.press("Control+Enter")     # sentence's view may not offer typing)
+    tab.wait_for_function("() => new URL(location.href).searchParams.get('sentence') === 'a quiet river'")
+
+
 def test_the_first_screen_shows_the_sentence_box_and_the_first_map(page):
     """Issue 27, item 5: on a 1400 × 900 window Explore's first screen holds the sentence box and the first
     attention map (its cells, not only its title)."""

@@ -381,7 +381,7 @@ function fillPairLoo(el) {
  * DisanPaint.swap (no layout, a few ms), the rest by Plotly.react one per task, and every chart by Plotly.react
  * once typing rests (REST_MS). One model run is in flight at a time; the newest text waits. The model runs at
  * the α control's current value where the page has one. The server learns the text data.send_after_ms after
- * the last key (or at once on Enter). A view without the typing element leaves the box to Streamlit. */
+ * the last key, or on Enter once the page has drawn that text (submitTyped). A view without the typing element leaves the box to Streamlit. */
 const TYPING = (window.__disanTyping = window.__disanTyping ||
   { follow: new Set(), sections: new Set(), base: null, ready: null, running: false, pending: null, typed: null, stamp: 0, shown: null });
 const REST_MS = 300;
@@ -441,6 +441,8 @@ function runTyped(input) {
     .then(() => {
       TYPING.running = false;
       if (TYPING.pending) runTyped(TYPING.pending);
+      // a submitted text the page did not draw (a bad sentence, a failed run) goes to the server now
+      else if (TYPING.submit && !drawnAs(TYPING.submit)) submitNow();
     });
 }
 
@@ -505,6 +507,8 @@ function typedShown(stamp) {
     const t = performance.now();
     TYPING.shown = { stamp: stamp, t: t, input: TYPING.inputs[stamp] };
     window.dispatchEvent(new CustomEvent("disan-typed-shown", { detail: TYPING.shown }));
+    // after this frame is painted
+    if (TYPING.submit && drawnAs(TYPING.submit)) setTimeout(submitNow, 0);
   });
 }
 
@@ -566,8 +570,35 @@ function listenToBoxes() {
     if (!(ev.target instanceof Element) || !ev.target.matches(BOXES)) return;
     if (ev.key !== "Enter" || ev.shiftKey || ev.ctrlKey || ev.metaKey || ev.isComposing || !typingHere()) return;
     ev.preventDefault();
-    sendTyped(boxText());
+    submitTyped(boxText());
   }, true);
+}
+
+/* Enter: the server learns `input` once the page has drawn it (the task after the frame that shows its maps),
+ * at once where the page's model cannot draw it, and at the latest SUBMIT_WAIT_MS later. The server's rerun (a
+ * trace per view, 50-170 ms of CPU at T = 64 in `bench app`) would otherwise share the cores with the page's own
+ * run and drawing of the same text; what it brings (the address, the other views, the exports) does not follow
+ * a key. */
+const SUBMIT_WAIT_MS = 1000;
+
+function submitTyped(input) {
+  clearTimeout(TYPING.submitTimer);
+  TYPING.submit = input;
+  // no run in flight or waiting: the page is done with this text (its input event started a run at once)
+  if (TYPING.problem || !TYPING.ready || (!TYPING.running && !TYPING.pending)) return submitNow();
+  TYPING.submitTimer = setTimeout(submitNow, SUBMIT_WAIT_MS);
+}
+
+function submitNow() {
+  const input = TYPING.submit;
+  clearTimeout(TYPING.submitTimer);
+  TYPING.submit = null;
+  if (input) sendTyped(input);
+}
+
+/* The page's last drawing is of `input`'s text. */
+function drawnAs(input) {
+  return Boolean(TYPING.typed && TYPING.typed.text === input.text && TYPING.typed.hypothesis === input.hypothesis);
 }
 
 function mountTyping(component, data) {

@@ -196,7 +196,7 @@ def typing_control(*, key: str, base: str, model: str, alpha: float | None, text
     """Explore follows typing: the sidebar's sentence box drives the model in the page (the explorer folder at
     ``base``, ``explorer.py``) and every chart drawn with ``follow`` redraws from the trace view it computes.
     The typed ``{"text", "hypothesis"}`` reaches ``st.session_state[key]["typed"]`` (then ``on_change``)
-    ``settings.TYPING_SEND_AFTER_MS`` after the last key, or at once on Enter."""
+    ``settings.TYPING_SEND_AFTER_MS`` after the last key, or on Enter as soon as the page has drawn the text."""
     data = {"role": "typing", "base": base, "model": model, "alpha": alpha, "text": text,
             "hypothesis": hypothesis or "", "send_after_ms": settings.TYPING_SEND_AFTER_MS,
             "plotly_url": plotly_url()}

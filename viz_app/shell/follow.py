@@ -3,7 +3,7 @@
 A view calls ``follow_typing(ctx)`` once, before its charts, and draws the charts of the current sentence with
 ``follow=True`` (``export.show_page_figure``): each key reruns the model in the page (the explorer folder of
 ``explorer.py``) and those charts are redrawn from its trace view with their own figure and parameters
-(``chart.js``'s "typing" role). The server learns the sentence once typing rests, or at once on Enter, and it
+(``chart.js``'s "typing" role). The server learns the sentence once typing rests, or on Enter once the page has drawn it, and it
 becomes the session's as a submit would. Where the page cannot run the model (random weights, other masks than
 the trained ones, a sentence the server refused, the folder still building or impossible), the view draws as
 before and Ctrl+Enter submits.
