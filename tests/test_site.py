@@ -350,6 +350,35 @@ def test_plotly_runs_only_once_the_models_graph_is_posted_to_the_worker(chromium
     assert order["posted"] < order["plotly"], order
 
 
+def test_the_worker_runs_the_short_sentence_again_while_the_page_idles_in_its_first_seconds(chromium, built):
+    """site.js warmWhenIdle: once per page, a run a second or so after the first maps costs the worker about
+    40 ms instead of a few; idle runs of the last short sentence, undrawn, every 250 ms in the first 6 s take it
+    before a key does. They are not drawn (the page's generation stays), and they stop."""
+    folder = built.out.as_uri() + "/"
+    context, page, blocked, errors = guarded_page(chromium, lambda url: url.startswith(folder), TIMEOUT_MS)
+    try:
+        page.add_init_script("""(() => { const W = window.Worker; window.__runs = [];
+          window.Worker = function (...a) { const w = new W(...a), lane = window.__lanes = (window.__lanes || 0) + 1;
+            const post = w.postMessage.bind(w);
+            w.postMessage = (m, t) => { if (lane === 1 && m && m.type === 'run') window.__runs.push(performance.now());
+                                        return post(m, t); };
+            return w; }; })();""")
+        page.goto((built.out / "index.html").as_uri() + fragment(m="disan-sst5", t="a gorgeous movie ."))
+        page.wait_for_function("() => document.body.dataset.state === 'ready' && document.body.dataset.drawnAt")
+        generation = page.evaluate("() => document.body.dataset.generation")
+        page.wait_for_function("() => performance.now() > window.__runs[0] + 7000", timeout=20_000)
+        runs, now = page.evaluate("() => [window.__runs, performance.now()]")
+        assert page.evaluate("() => document.body.dataset.generation") == generation  # nothing was drawn again
+    finally:
+        context.close()
+    assert blocked == [] and errors == []
+    first = runs[0]
+    idle = [t for t in runs[1:] if t < first + 6000]
+    assert len(idle) >= 8, runs  # about one per 250 ms of the first 6 s, less what the first draw held
+    assert all(b - a >= 240 for a, b in zip(idle, idle[1:])), runs
+    assert not [t for t in runs if t > first + 6400], runs  # and then no more
+
+
 def test_page_opens_from_disk_and_draws_the_linked_sentence(open_site):
     page, blocked, errors = open_site(fragment(m="disan-sst5", t="a gorgeous , witty , seductive movie ."))
     assert page.evaluate("document.body.dataset.state") == "ready", page.inner_text("#status")

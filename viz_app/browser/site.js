@@ -342,8 +342,31 @@
     var out = call({ type: "run", name: model.name, feeds: feeds, fetches: fetches || null });
     // the first long input starts the parts, for the next
     if (long && !parts) out.then(function () { splitSoon(model, feeds); }, function () {});
+    if (!fetches && !long) warmWhenIdle(model, feeds);
     if (feeds.h_ids && !bySentence[model.name]) sentencesWhenIdle(model);
     return out;
+  }
+
+  /* The page's worker runs the last short sentence again, undrawn, every WARM_EVERY_MS that no run was asked for,
+   * during its first WARM_FOR_MS. Probed in headless Chromium on this 2-core machine (a trace of the worker and
+   * its CPU profile): once per page, a run a second or so after the first maps takes about 40 ms of the
+   * worker's CPU where the same sentence otherwise takes 2-4 (no compile or GC event inside it; it follows V8's
+   * collection of the wasm code that its optimising tier replaced, as far as the trace shows). Whichever run
+   * comes first after that pays it: without these runs, typing's first key. A key meanwhile waits for at most
+   * one short run. Long inputs have the parts' own first run (splitSoon). */
+  var warming = {}, WARM_EVERY_MS = 250, WARM_FOR_MS = 6000;
+
+  function warmWhenIdle(model, feeds) {
+    var now = root.performance.now();
+    var w = warming[model.name] || (warming[model.name] = { until: now + WARM_FOR_MS, timer: null });
+    if (w.timer !== null) root.clearTimeout(w.timer);
+    w.timer = null;
+    if (now > w.until) return;
+    w.timer = root.setTimeout(function () {
+      w.timer = null;
+      call({ type: "run", name: model.name, feeds: feeds, fetches: null })
+        .then(function () { warmWhenIdle(model, feeds); }, function () {});
+    }, WARM_EVERY_MS);
   }
 
   /* NLI models whose page's worker runs the graph by sentence (onnx_graph.js sentences): true once asked. */
