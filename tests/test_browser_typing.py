@@ -254,3 +254,39 @@ _TYPED_Z = """() => {
 }"""
 _TYPED_LAYOUT = """key => { const gd = document.querySelector('.st-key-' + key + ' .js-plotly-plot');
   return gd ? (gd.__typed || gd.__figure || gd).layout : null; }"""
+
+
+#: Logs every Plotly draw of the Attribution view's bars: [time, whether the box then held text the server had
+#: not been sent (chart.js TYPING.sent)].
+LOG_BAR_DRAWS = """() => { window.__barDraws = [];
+  const wrap = P => { for (const f of ['newPlot', 'react']) { const o = P[f]; P[f] = function (gd, ...a) {
+    if (gd.closest && gd.closest('.st-key-chart_attr_bars')) {
+      const box = document.querySelector('.st-key-sentence textarea'), sent = window.__disanTyping.sent;
+      window.__barDraws.push([performance.now(), Boolean(sent && box && box.value !== sent.text)]);
+    }
+    return o.call(this, gd, ...a); }; } };
+  wrap(window.Plotly);
+}"""
+
+
+def test_attributions_of_a_sentence_the_box_has_left_are_not_drawn_over_the_new_one(page):
+    """The Attribution view's bars follow the server's sentence: those of a sentence the reader has moved on from
+    (its attributions landing while newer text is typed) wait, and the newer sentence's are drawn once sent."""
+    tab, url = page
+    tab.goto(f"{url}/?view=attribution&model={MODEL}&sentence=the+film+is+good")
+    tab.wait_for_selector(".st-key-chart_attr_bars .js-plotly-plot")
+    tab.wait_for_function("() => document.querySelector('.viz-typing') && window.Plotly && window.__disanTyping.sent")
+    tab.evaluate(LOG_BAR_DRAWS)
+    box = retype(tab, "a slow and quiet river bends")
+    box.press("Enter")
+    tab.wait_for_function("() => new URL(location.href).searchParams.get('sentence') === 'a slow and quiet river bends'")
+    # keys at once: that sentence's attributions land while the box holds newer text
+    box.press("End")
+    box.press_sequentially(" past the old mill at night", delay=80)
+    wanted = "a slow and quiet river bends past the old mill at night"
+    tab.wait_for_function(f"() => new URL(location.href).searchParams.get('sentence') === {wanted!r}")
+    tab.wait_for_function(f"""() => {{ const gd = document.querySelector('.st-key-chart_attr_bars .js-plotly-plot');
+      return gd && gd._fullData && gd._fullData[0].y.length === {len(wanted.split())}; }}""")
+    draws = tab.evaluate("() => window.__barDraws")
+    assert draws, "the bars were never drawn"
+    assert not [t for t, ahead in draws if ahead], draws

@@ -252,8 +252,22 @@ function hideClickLayer(figure) {
   for (const t of figure.data) if (t.type === "scatter" && t.name === "cells") t.mode = "none";
 }
 
+/* Charts that do not follow typing, brought by a rerun while the box held newer text than the server knows: they
+ * are of a sentence the reader has left (the Attribution view's bars and τ when the last sentence's attributions
+ * land just after a new one was typed or submitted), and drawing them (70-90 ms of the page's thread for the
+ * bars at T = 64 in a probe) would hold the drawing of the new sentence's maps. Each waits here, per chart: drawn
+ * if the box comes back to the server's text, dropped once the server learns the newer one (its rerun draws the
+ * charts of that sentence). */
+const HELD = new Map();
+
+function typingAhead() {
+  return typingHere() && Boolean(TYPING.sent) && boxesAhead(TYPING.sent);
+}
+
 function mountFigure(component, data) {
   const gd = chartElement(component, data);
+  if (!data.follow && typingAhead()) { HELD.set(gd, () => mountFigure(component, data)); return; }
+  HELD.delete(gd);
   const config = JSON.stringify(data.config);
   if (data.follow) {
     gd.__follow = { figure: data.figure, theme: data.theme, data: data, config: config };
@@ -540,6 +554,11 @@ function typingHere() {
 
 function onTyped() {
   if (!typingHere()) return;
+  if (HELD.size && !typingAhead()) { // back to the server's text: its charts are current again
+    const held = [...HELD.values()];
+    HELD.clear();
+    held.forEach(draw => draw());
+  }
   const input = Object.assign(boxText(), { stamp: ++TYPING.stamp, t: performance.now() });
   TYPING.inputs = TYPING.inputs || {};
   TYPING.inputs[input.stamp] = input.t;
@@ -551,6 +570,7 @@ function onTyped() {
 function sendTyped(input) {
   clearTimeout(TYPING.sendTimer);
   if (TYPING.sent && TYPING.sent.text === input.text && TYPING.sent.hypothesis === input.hypothesis) return;
+  HELD.clear(); // of the sentence the server is leaving
   TYPING.sent = { text: input.text, hypothesis: input.hypothesis };
   TYPING.send("typed", TYPING.sent);
 }
