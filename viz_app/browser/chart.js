@@ -395,7 +395,8 @@ function fillPairLoo(el) {
  * DisanPaint.swap (no layout, a few ms), the rest by Plotly.react one per task, and every chart by Plotly.react
  * once typing rests (REST_MS). One model run is in flight at a time; the newest text waits. The model runs at
  * the α control's current value where the page has one. The server learns the text data.send_after_ms after
- * the last key, or on Enter once the page has drawn that text (submitTyped). A view without the typing element leaves the box to Streamlit. */
+ * the last key, or on Enter once the page has drawn that text (submitTyped). A view without the typing element
+ * leaves the box to Streamlit. */
 const TYPING = (window.__disanTyping = window.__disanTyping ||
   { follow: new Set(), sections: new Set(), base: null, ready: null, running: false, pending: null, typed: null, stamp: 0, shown: null });
 const REST_MS = 300;
