@@ -121,4 +121,5 @@ def test_attributions_run_at_a_lower_priority_than_the_script_and_its_torch_thre
     mine, nices = loaders._ATTRIBUTIONS.submit(job).result(timeout=60)
     assert mine == min(before + 10, 19)
     assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == before
-    assert nices.count(mine) >= 1 and before in nices
+    # the job thread and, where torch runs more than one thread, the worker it started for its matmul
+    assert nices.count(mine) >= min(torch.get_num_threads(), 2), nices

@@ -254,7 +254,7 @@ function hideClickLayer(figure) {
 
 /* Charts that do not follow typing, brought by a rerun while the box held newer text than the server knows: they
  * are of a sentence the reader has left (the Attribution view's bars and τ when the last sentence's attributions
- * land just after a new one was typed or submitted), and drawing them (70-90 ms of the page's thread for the
+ * land just after a new one was typed or submitted), and drawing them (68-85 ms of the page's thread for the
  * bars at T = 64 in a probe) would hold the drawing of the new sentence's maps. Each waits here, per chart: drawn
  * if the box comes back to the server's text, dropped once the server learns the newer one (its rerun draws the
  * charts of that sentence). */
@@ -556,9 +556,9 @@ function typingHere() {
 function onTyped() {
   if (!typingHere()) return;
   if (HELD.size && !typingAhead()) { // back to the server's text: its charts are current again
-    const held = [...HELD.values()];
+    const held = [...HELD];
     HELD.clear();
-    held.forEach(draw => draw());
+    for (const [gd, draw] of held) if (gd.isConnected) draw();
   }
   const input = Object.assign(boxText(), { stamp: ++TYPING.stamp, t: performance.now() });
   TYPING.inputs = TYPING.inputs || {};
@@ -597,7 +597,7 @@ function listenToBoxes() {
 
 /* Enter: the server learns `input` once the page has drawn it (the task after the frame that shows its maps),
  * at once where the page's model cannot draw it, and at the latest SUBMIT_WAIT_MS later. The server's rerun (a
- * trace per view, 50-170 ms of CPU at T = 64 in `bench app`) would otherwise share the cores with the page's own
+ * trace per view, 30-120 ms of CPU at T = 64 in `bench app`) would otherwise share the cores with the page's own
  * run and drawing of the same text; what it brings (the address, the other views, the exports) does not follow
  * a key. */
 const SUBMIT_WAIT_MS = 1000;

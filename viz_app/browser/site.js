@@ -365,6 +365,7 @@
     if (now > w.until) return;
     w.timer = root.setTimeout(function () {
       w.timer = null;
+      if (root.performance.now() > w.until) return; // a timer the page's thread held past the window
       call({ type: "run", name: model.name, feeds: feeds, fetches: null })
         .then(function () { warmWhenIdle(model, feeds); }, function () {});
     }, WARM_EVERY_MS);

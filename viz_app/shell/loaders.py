@@ -249,7 +249,7 @@ def _lower_priority() -> None:
     thread): an attribution (about a second of CPU at T = 64) then yields the cores to the browser drawing the
     maps of the same submit and to the next script run, which a person waits for. Elsewhere it runs at the
     process's priority."""
-    if hasattr(os, "setpriority") and sys.platform.startswith("linux"):
+    if sys.platform.startswith("linux"):
         try:
             tid = threading.get_native_id()
             os.setpriority(os.PRIO_PROCESS, tid, min(os.getpriority(os.PRIO_PROCESS, tid) + 10, 19))
