@@ -53,3 +53,13 @@ def test_the_chosen_bundle_draws_every_trace_type():
         }""", list(pb.TRACE_TYPES))
     assert drawn["types"] == list(pb.TRACE_TYPES)
     assert drawn["errorbars"] >= 1 and drawn["heatmaps"] >= 1 and drawn["bars"] >= 1 and drawn["shapes"] >= 1
+
+
+def test_the_built_bundle_asks_to_be_compiled_as_it_loads():
+    """The built bundle opens with V8's explicit compile hint (scripts/plotly_bundle.mjs): the first drawing does not
+    compile plotly.js's code on the page's thread."""
+    bundle = pb.plotly_bundle()
+    if bundle == pb.PLOTLY_JS:
+        pytest.skip("plotly.js is not built in this checkout (npm ci, run by scripts/setup.sh, builds it)")
+    with bundle.open(encoding="utf-8") as f:
+        assert f.readline().rstrip("\n") == "//# allFunctionsCalledOnLoad"

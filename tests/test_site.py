@@ -350,6 +350,39 @@ def test_plotly_runs_only_once_the_models_graph_is_posted_to_the_worker(chromium
     assert order["posted"] < order["plotly"], order
 
 
+def test_the_first_maps_are_drawn_without_cell_numbers_and_then_with_them(chromium, built):
+    """report.js drawAll: a plot's first drawing on screen leaves its heatmaps' cell numbers out (they cost a third of
+    the cold open's first Plotly drawing); right after the maps on screen, those are drawn again with every number
+    that fits, and the figures below the window are drawn whole."""
+    folder = built.out.as_uri() + "/"
+    context, page, blocked, errors = guarded_page(chromium, lambda url: url.startswith(folder), TIMEOUT_MS)
+    try:
+        page.add_init_script("""(() => { let P; window.__draws = [];
+          Object.defineProperty(window, 'Plotly', { configurable: true, get() { return P; }, set(v) {
+            P = v; for (const f of ['newPlot', 'react']) { const o = v[f]; v[f] = function (gd, data, ...a) {
+              window.__draws.push({f, fig: gd.dataset.fig, at: performance.now(),
+                                   text: data.filter(t => t.type === 'heatmap' && t.texttemplate).length});
+              return o.call(this, gd, data, ...a); }; } } }); })();""")
+        page.goto((built.out / "index.html").as_uri() + fragment(m="disan-sst5", t="a gorgeous movie ."))
+        page.wait_for_function("() => document.getElementById('report').dataset.ready === '1'")
+        got = page.evaluate("""() => {
+          const gd = document.querySelector('.plot[data-fig="mean-premise"]');
+          return {draws: window.__draws.filter(d => d.fig === 'mean-premise'), numbers: gd.querySelectorAll('g.hm text').length,
+                  full: gd.__full === gd.__shown, visibleAt: +document.getElementById('report').dataset.visibleAt,
+                  others: window.__draws.filter(d => d.fig !== 'mean-premise' && d.f === 'newPlot' && d.text).map(d => d.fig)};
+        }""")
+    finally:
+        context.close()
+    T = len(disan.tokenize("a gorgeous movie ."))
+    first, *again = got["draws"]
+    assert first["f"] == "newPlot" and first["text"] == 0, got  # on screen, first drawn without numbers
+    assert first["at"] < got["visibleAt"] <= again[0]["at"], got
+    assert [d["f"] for d in again] == ["react"] and again[0]["text"] == 2, got  # then once more, both panels numbered
+    assert got["numbers"] == 2 * T * T and got["full"], got
+    assert got["others"], got  # below the window, the first drawing has its numbers
+    assert blocked == [] and errors == []
+
+
 def test_the_worker_runs_the_short_sentence_again_while_the_page_idles_in_its_first_seconds(chromium, built):
     """site.js warmWhenIdle: once per page, a run a second or so after the first maps costs the worker about
     40 ms instead of a few; idle runs of the last short sentence, undrawn, every 250 ms in the first 6 s take it

@@ -519,12 +519,23 @@
       var cellHeight = plotHeight * (yd[1] - yd[0]) / dims[0];
       if (cellWidth >= 4 * 0.62 * font + 6 && cellHeight >= font + 2) return trace;
       changed = true;
-      var copy = Object.assign({}, trace);
-      delete copy.texttemplate;
-      delete copy.text;
-      return copy;
+      return textless(trace);
     });
     return changed ? out : data;
+  }
+
+  /* A heatmap trace without its cell numbers (a copy; the value stays in the hover). */
+  function textless(trace) {
+    var copy = Object.assign({}, trace);
+    delete copy.texttemplate;
+    delete copy.text;
+    return copy;
+  }
+
+  /* `data` with no heatmap's cell numbers: itself when none has them, else a copy (the traces left as built). */
+  function withoutCellText(data) {
+    if (!data.some(function (t) { return t.type === "heatmap" && t.texttemplate; })) return data;
+    return data.map(function (t) { return t.type === "heatmap" && t.texttemplate ? textless(t) : t; });
   }
 
   /* ------------------------------------------------------------ margins */
@@ -667,5 +678,5 @@
   }
 
   root.DisanPaint = { version: 1, parseColor: parseColor, colorScale: colorScale, labelColor: labelColor, repaint: repaint,
-                      fitCellText: fitCellText, fitMargins: fitMargins, swap: swap, unswap: unswap };
+                      fitCellText: fitCellText, withoutCellText: withoutCellText, fitMargins: fitMargins, swap: swap, unswap: unswap };
 })(typeof globalThis !== "undefined" ? globalThis : this);

@@ -93,18 +93,29 @@
     return out;
   }
 
-  /* Draw (or, for a plot already drawn, react) one figure of v.data; a live one at the current values. */
-  function drawOne(v, gd, recompute) {
+  /* Draw (or, for a plot already drawn, react) one figure of v.data; a live one at the current values. Resolves
+   * true when drawn whole. `lean`: a plot's first drawing (Plotly.newPlot) leaves its heatmaps' cell numbers out
+   * (gd.__full stays unset); drawAll draws it whole right after the maps on screen. On a cold open that first
+   * drawing pays for plotly.js compiling its code, and the numbers' text was a third of it (probe, 8 cold opens
+   * each way: the first map's newPlot 332 → 210 ms, median). */
+  function drawOne(v, gd, recompute, lean) {
     const spec = v.data.figures[gd.dataset.fig], info = v.data.live[gd.dataset.fig];
     if (!spec) return Promise.reject(new Error(`the page has no figure ${gd.dataset.fig}`));
     if (recompute && info) DisanRecompute.render(v.payloads[info.side], info.binding, spec, v.values);
     gd.__base = baseOf(spec, v.data);
     const width = gd.clientWidth || 1000, scaled = scaledLayout(spec.layout, gd.__base, talkScale(v));
-    const data = DisanPaint.fitCellText(spec.data, scaled, width), layout = DisanPaint.fitMargins(data, scaled, width);
+    const fitted = DisanPaint.fitCellText(spec.data, scaled, width);
+    const data = lean && !gd._fullLayout ? DisanPaint.withoutCellText(fitted) : fitted;
+    const layout = DisanPaint.fitMargins(data, scaled, width), whole = data === fitted;
     const generation = v.generation;
     if (gd.__swapped) DisanPaint.unswap(gd);
     const drawn = gd._fullLayout ? Plotly.react(gd, data, layout, CONFIG) : Plotly.newPlot(gd, data, layout, CONFIG);
-    return drawn.then(() => { gd.__shown = generation; gd.__full = generation; gd.classList.remove("stale"); });
+    return drawn.then(() => {
+      gd.__shown = generation;
+      gd.__full = whole ? generation : null;
+      gd.classList.remove("stale");
+      return whole;
+    });
   }
 
   /* While typing: a visible figure of heatmaps and bars gets the new sentence painted into what Plotly drew
@@ -141,8 +152,9 @@
     return new Promise(resolve => win.requestAnimationFrame(() => setTimeout(resolve, 0)));
   }
 
-  /* Draw every figure: those on screen first, together; then the others one per task, so the page paints the
-   * visible maps and takes keystrokes in between. A newer page (v.next), or a key that is computing one
+  /* Draw every figure: those on screen first, together (a plot's first drawing without its cell numbers, drawOne's
+   * `lean`); then, one per task, those again with their numbers and the others, so the page paints the visible
+   * maps and takes keystrokes in between. A newer page (v.next), or a key that is computing one
    * (hold), stops this one: it redraws them all anyway. Resolves to true when every figure was drawn. */
   function drawAll(v, recompute) {
     // On screen is judged one figure at a time, top down, once the figures above it have their drawn height
@@ -152,13 +164,14 @@
     for (const gd of v.plots) {
       if (!onScreen(gd)) continue;
       now.push(gd);
-      drawing.push(drawOne(v, gd, recompute));
+      drawing.push(drawOne(v, gd, recompute, true));
     }
-    const later = v.plots.filter(gd => !now.includes(gd));
     const win = v.doc.defaultView;
-    return Promise.all(drawing).then(() => {
+    return Promise.all(drawing).then(whole => {
       v.root.dataset.visibleAt = win.performance.now().toFixed(2); // the maps on screen are drawn
-    }).then(() => later.reduce(
+      // then, one per task: the maps on screen with their cell numbers, the figures below the window
+      return now.filter((gd, i) => !whole[i]).concat(v.plots.filter(gd => !now.includes(gd)));
+    }).then(later => later.reduce(
       (done, gd, i) => done.then(complete => {
         if (!complete) return false;
         return (i === 0 ? nextFrame(win) : nextTask()).then(() => v.next || v.held ? false
