@@ -350,9 +350,10 @@
   /* The page's worker runs the last short sentence again, undrawn, every WARM_EVERY_MS that no run was asked for,
    * during its first WARM_FOR_MS. Probed in headless Chromium on this 2-core machine (a trace of the worker and
    * its CPU profile): once per page, a run a second or so after the first maps takes about 40 ms of the
-   * worker's CPU where the same sentence otherwise takes 2-4 (no compile or GC event inside it; the cause is not
-   * pinned down). It came whatever the input's length, and with runs every 50 ms as well as after a pause; one
-   * warm-up run 0.3 s after the last did not catch it. Whichever run comes first after it pays it: without
+   * worker's CPU where the same sentence otherwise takes 2-4 (no compile or GC event inside it; with V8's
+   * --no-liftoff none came after the second run, so it goes with the wasm code's tier-up: static-explorer.md).
+   * It came whatever the input's length, and with runs every 50 ms as well as after a pause; one warm-up run
+   * 0.3 s after the last did not catch it. Whichever run comes first after it pays it: without
    * these runs, typing's first key. A key meanwhile waits for at most one short run. Long inputs have the
    * parts' own first run (splitSoon). */
   var warming = {}, WARM_EVERY_MS = 250, WARM_FOR_MS = 6000;
