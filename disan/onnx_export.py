@@ -12,6 +12,9 @@ Files (``export_site_model``), for a model named ``NAME``:
   by a ``Cast`` to float32 (so every op runs on onnxruntime-web's wasm backend). When the files
   would exceed ``max_bytes`` the largest weight matrices are stored as int8 with one float32
   scale per row (``DequantizeLinear``), largest first, until they fit (the result lists them).
+  The graph is stored as onnxruntime's extended optimizations leave it, weights untouched
+  (``optimize_graph``; it then holds onnxruntime's own ``FusedMatMul``), so the page's session
+  only folds the weights to float32.
 * ``NAME.vocab.json``: ``words`` in id order, the first ``own`` of them the model's own rows,
   the rest GloVe's most frequent words the model lacks (GloVe's file is in frequency order), at
   most ``extra_words`` (only words ``tokenize`` can produce); ``pad``/``unk`` ids; the inputs and
@@ -443,6 +446,33 @@ def store_weights(graph_bytes: bytes, half: bool, int8: Sequence[str] = ()) -> b
     return proto.SerializeToString()
 
 
+def optimize_graph(graph_bytes: bytes) -> bytes:
+    """The graph as onnxruntime's extended optimizations leave it (``Constant`` nodes as initializers, each
+    ``Transpose`` of a weight fused into its ``MatMul`` as ``FusedMatMul``), its stored weights untouched.
+
+    onnxruntime-web would make the same rewrites when the page opens a session, in the worker that has just started
+    the runtime's wasm. Probed in headless Chromium on a 2-core machine (disan-sst5, cold opens): at the ``all``
+    level the model's session took 290-375 ms after the runtime's start, and V8's background top-tier compiling
+    during the open came to 1.3-3.7 s of CPU; on this graph at ``basic`` (site.js ``create``), 150-190 ms and
+    0.9-1.2 s. ``basic`` still folds the float16/int8 weights into float32 once. Constant folding is left out
+    here, so the file keeps them small; ``session.disable_quant_qdq`` keeps each ``DequantizeLinear`` for it.
+    """
+    try:
+        import onnxruntime as ort
+    except ImportError:
+        raise DisanError("Exporting a site model needs onnxruntime; `pip install -r requirements.txt`.") from None
+    with tempfile.TemporaryDirectory(prefix="disan-onnx-") as tmp:
+        out = Path(tmp) / "optimized.onnx"
+        options = ort.SessionOptions()
+        options.log_severity_level = 3
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
+        options.optimized_model_filepath = str(out)
+        options.add_session_config_entry("session.disable_quant_qdq", "1")
+        ort.InferenceSession(graph_bytes, options, providers=["CPUExecutionProvider"],
+                             disabled_optimizers=["ConstantFolding"])
+        return out.read_bytes()
+
+
 def _declare_types(proto) -> None:
     """The element type and rank of every tensor computed from the inputs, as the graph's value_info (onnx's
     shape inference; symbolic sizes left unnamed). The page cuts the graph into parts that run in two workers at once
@@ -741,7 +771,7 @@ def export_site_model(
     graph = _torch_onnx(model, table)
     candidates, int8 = int8_candidates(graph), []
     while True:
-        stored = store_weights(graph, half, int8)
+        stored = optimize_graph(store_weights(graph, half, int8))
         meta = _meta(model, table, f"{name}.onnx", half, [_param(n) for n in int8])
         vocab = json.dumps(meta, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         if max_bytes is None or len(stored) + len(vocab) <= max_bytes:

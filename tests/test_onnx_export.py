@@ -20,6 +20,7 @@ from disan.onnx_export import (
     input_specs,
     max_differences,
     maxpool_consistent,
+    optimize_graph,
     output_specs,
     rounded_model,
     trace_outputs,
@@ -111,7 +112,23 @@ def test_graph_declares_the_documented_names_and_shapes(tiny_site):
     assert declared(graph.input) == [(s.name, s.dims) for s in input_specs(model.cfg)]
     assert declared(graph.output) == [(s.name, s.dims) for s in output_specs(model.cfg)]
     assert runner.meta["outputs"] == [s.to_json() for s in output_specs(model.cfg)]
-    assert {i.data_type for i in graph.initializer} <= {onnx.TensorProto.FLOAT16, onnx.TensorProto.INT64}
+    # the weights are float16; what else is float is the graph's own scalars (its Constant nodes, made
+    # initializers by optimize_graph)
+    weights = [i for i in graph.initializer if int(np.prod(i.dims)) > 1]
+    assert weights and {i.data_type for i in weights} <= {onnx.TensorProto.FLOAT16, onnx.TensorProto.INT64}
+
+
+def test_graph_is_stored_optimized_with_its_weights_unfolded(tiny_site):
+    """optimize_graph: onnxruntime's extended rewrites are done at export (the page's session then asks only for
+    constant folding), and the float16 weights stay float16 with their Cast to float32."""
+    model, result, _, _ = tiny_site
+    stored = result.onnx_path.read_bytes()
+    graph = onnx.load_from_string(stored).graph
+    ops = [n.op_type for n in graph.node]
+    assert "Constant" not in ops and "FusedMatMul" in ops, sorted(set(ops))
+    assert len(onnx.load_from_string(optimize_graph(stored)).graph.node) == len(ops)  # nothing left to rewrite
+    assert "Cast" in ops and not [i.name for i in graph.initializer if i.data_type == onnx.TensorProto.FLOAT
+                                  and int(np.prod(i.dims)) > 1]
 
 
 def test_alpha_is_an_input_not_a_constant(tiny_glove, tmp_path):

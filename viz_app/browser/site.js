@@ -172,9 +172,12 @@
       });
     }
     function create(onnx) {
-      // disable_quant_qdq: onnxruntime then folds each DequantizeLinear of an int8-stored weight (the
-      // export's int8 head) into a float constant once, instead of dequantizing it on every run
-      return ort.InferenceSession.create(onnx, { executionProviders: ["wasm"], graphOptimizationLevel: "all",
+      // The export stored the graph optimized (disan/onnx_export.py optimize_graph): "basic" only folds its
+      // float16 weights to float32 once. At "all" the session took ~350 ms of this worker instead of ~180 (headless
+      // Chromium, 2 cores), and the first maps waited for it. disable_quant_qdq: onnxruntime then folds each
+      // DequantizeLinear of an int8-stored weight (the export's int8 head) into a float constant once, instead of
+      // dequantizing it on every run
+      return ort.InferenceSession.create(onnx, { executionProviders: ["wasm"], graphOptimizationLevel: "basic",
                                                  extra: { session: { disable_quant_qdq: "1" } } });
     }
     function handle(m) {
