@@ -446,6 +446,11 @@ def store_weights(graph_bytes: bytes, half: bool, int8: Sequence[str] = ()) -> b
     return proto.SerializeToString()
 
 
+#: onnxruntime's own operators (domain com.microsoft) that ``optimize_graph`` may leave in a graph: those its
+#: fusions give the bundled models, which onnxruntime-web runs in the page (tests/test_site.py, bench site).
+WEB_OWN_OPS = frozenset({"FusedMatMul", "FusedGemm"})
+
+
 def optimize_graph(graph_bytes: bytes) -> bytes:
     """The graph as onnxruntime's extended optimizations leave it (``Constant`` nodes as initializers, each
     ``Transpose`` of a weight fused into its ``MatMul`` as ``FusedMatMul``), its stored weights untouched.
@@ -470,7 +475,13 @@ def optimize_graph(graph_bytes: bytes) -> bytes:
         options.add_session_config_entry("session.disable_quant_qdq", "1")
         ort.InferenceSession(graph_bytes, options, providers=["CPUExecutionProvider"],
                              disabled_optimizers=["ConstantFolding"])
-        return out.read_bytes()
+        optimized = out.read_bytes()
+    import onnx
+
+    # onnxruntime here (requirements.txt) may be newer than the page's onnxruntime-web (package.json): a fusion
+    # into one of its own ops that the page has not run keeps the graph as exported, which the page optimizes itself
+    own = {n.op_type for n in onnx.load_from_string(optimized).graph.node if n.domain not in ("", "ai.onnx")}
+    return optimized if own <= WEB_OWN_OPS else graph_bytes
 
 
 def _declare_types(proto) -> None:

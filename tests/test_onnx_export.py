@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import disan
-from disan import CheckpointError, InputError, OutputError
+from disan import CheckpointError, InputError, OutputError, onnx_export
 from disan.config import ModelConfig
 from disan.model import SentenceModel
 from disan.onnx_export import (
@@ -16,6 +16,7 @@ from disan.onnx_export import (
     ERROR_SENTENCES,
     SITE_MAX_BYTES,
     SiteRunner,
+    _torch_onnx,
     export_site_model,
     input_specs,
     max_differences,
@@ -23,6 +24,8 @@ from disan.onnx_export import (
     optimize_graph,
     output_specs,
     rounded_model,
+    site_table,
+    store_weights,
     trace_outputs,
 )
 from disan.vocab import UNK_ID, build_vocab
@@ -129,6 +132,16 @@ def test_graph_is_stored_optimized_with_its_weights_unfolded(tiny_site):
     assert len(onnx.load_from_string(optimize_graph(stored)).graph.node) == len(ops)  # nothing left to rewrite
     assert "Cast" in ops and not [i.name for i in graph.initializer if i.data_type == onnx.TensorProto.FLOAT
                                   and int(np.prod(i.dims)) > 1]
+
+
+def test_a_fusion_the_page_has_not_run_keeps_the_graph_as_exported(tiny_site, monkeypatch):
+    """optimize_graph: onnxruntime's own operators beyond WEB_OWN_OPS (a newer onnxruntime's fusions) would fail
+    in the page's older onnxruntime-web; the graph then stays as exported, for the page to optimize."""
+    model, _, _, _ = tiny_site
+    exported = store_weights(_torch_onnx(model, site_table(model, EXTRA)), True)
+    assert optimize_graph(exported) != exported
+    monkeypatch.setattr(onnx_export, "WEB_OWN_OPS", frozenset({"FusedGemm"}))
+    assert optimize_graph(exported) == exported
 
 
 def test_alpha_is_an_input_not_a_constant(tiny_glove, tmp_path):
