@@ -14,7 +14,7 @@ Files (``export_site_model``), for a model named ``NAME``:
   scale per row (``DequantizeLinear``), largest first, until they fit (the result lists them).
   The graph is stored as onnxruntime's extended optimizations leave it, weights untouched
   (``optimize_graph``; it then holds onnxruntime's own ``FusedMatMul``), so the page's session
-  only folds the weights to float32.
+  asks only for onnxruntime's basic level, whose constant folding turns the weights into float32.
 * ``NAME.vocab.json``: ``words`` in id order, the first ``own`` of them the model's own rows,
   the rest GloVe's most frequent words the model lacks (GloVe's file is in frequency order), at
   most ``extra_words`` (only words ``tokenize`` can produce); ``pad``/``unk`` ids; the inputs and

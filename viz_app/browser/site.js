@@ -172,9 +172,9 @@
       });
     }
     function create(onnx) {
-      // The export stored the graph optimized (disan/onnx_export.py optimize_graph): "basic" only folds its
-      // float16 weights to float32 once. At "all" the session took ~350 ms of this worker instead of ~180 (headless
-      // Chromium, 2 cores), and the first maps waited for it. disable_quant_qdq: onnxruntime then folds each
+      // The export stored the graph optimized (disan/onnx_export.py optimize_graph, which says what "all" cost
+      // here): "basic" adds its constant folding, which turns the float16 weights into float32 once, and its
+      // other basic rewrites. disable_quant_qdq: onnxruntime then folds each
       // DequantizeLinear of an int8-stored weight (the export's int8 head) into a float constant once, instead of
       // dequantizing it on every run
       return ort.InferenceSession.create(onnx, { executionProviders: ["wasm"], graphOptimizationLevel: "basic",
