@@ -13,7 +13,9 @@ file outside the folder fails the run), and measures what a visitor meets:
   (onnxruntime-web) and drawn what is on screen; sentences of 5–20 tokens and of 64 tokens;
 * **opened from disk → first maps drawn**: a fresh browser context per run, from navigation start until the
   maps on screen are drawn (report.js's ``visibleAt``, checked: once the page rests, every figure in the window
-  must have been first drawn by then, else the latest such draw counts);
+  must have been first drawn by then, else the latest such draw counts); opened on the folder's own sentence
+  (drawn from the run the build stored, ``viz_app/draw/site_start.py``), and on a link's sentence, which
+  onnxruntime-web computes first;
 * **the minimal pair** (issue 30, ``benchmarks/site_pair.py``): in the pair view, B typed → the pair's maps on
   screen, and leave-one-out drawn, with the long tasks meanwhile;
 * **sizes**: each model's file (weights + vocabulary), the shared assets, and the folder with one model.
@@ -113,12 +115,15 @@ _ON_SCREEN = """() => { const out = [];
   return {visibleAt: +document.getElementById('report').dataset.visibleAt, onScreen: out}; }"""
 
 
-def _first_maps(browser, folder: Path, model: str, opens: int) -> list[float]:
+def _first_maps(browser, folder: Path, model: str, opens: int, link: bool = False) -> list[float]:
     """Per cold open, navigation start → every figure in the window drawn: the page's own ``visibleAt``, or later
-    if a figure in the window once the page rests was first drawn after it (the page judged it off screen)."""
+    if a figure in the window once the page rests was first drawn after it (the page judged it off screen).
+    The page is opened on its own sentence (the address names only the model), or with ``link`` on a 12-token
+    sentence in the address, which the page must compute first."""
     times = []
     for _ in range(opens):
-        context, page = _open(browser, folder, {"m": model, "t": sentence(12)}, init_script=_FIRST_DRAWS)
+        state = {"m": model, "t": sentence(12)} if link else {"m": model}
+        context, page = _open(browser, folder, state, init_script=_FIRST_DRAWS)
         page.wait_for_timeout(1500)  # the page rests: the figures below follow, the layout settles
         seen = page.evaluate(_ON_SCREEN)
         late = [t for _, t in seen["onScreen"] if t is not None]
@@ -245,7 +250,8 @@ def _remove_worktree(work: Path) -> None:
 
 def _measure(browser, folder: Path, args) -> tuple[list[float], list[dict]]:
     """Cold opens, then typed sentences per model and length class."""
-    first = _first_maps(browser, folder, args.models[0], args.opens)
+    first = {"own": _first_maps(browser, folder, args.models[0], args.opens),
+             "link": _first_maps(browser, folder, args.models[0], args.opens, link=True)}
     rows = []
     for model in args.models:
         context, page = _open(browser, folder, {"m": model, "t": sentence(8), "h": sentence(6, offset=3)})
@@ -278,10 +284,14 @@ def run(args, browser=None) -> dict:
         print(f"[site] building {'every bundled model' if names is None else ', '.join(names)} …", flush=True)
         built = site.build_site(work / "site", names)
         folder = built.out
-        sizes = {"models": {m.name: m.bytes for m in built.models}, "shared": built.shared_bytes}
+        sizes = {"models": {m.name: m.bytes for m in built.models}, "shared": built.shared_bytes,
+                 "start": {m.name: m.start_bytes for m in built.models}}
     try:
         if sizes is None:
-            sizes = {"models": {p.stem: p.stat().st_size for p in (folder / "models").glob("*.js")},
+            models = [p for p in (folder / "models").glob("*.js") if not p.name.endswith(".start.js")]
+            sizes = {"models": {p.stem: p.stat().st_size for p in models},
+                     "start": {p.name[: -len(".start.js")]: p.stat().st_size
+                               for p in (folder / "models").glob("*.start.js")},
                      "shared": sum(p.stat().st_size for p in (folder / "assets").iterdir())
                      + (folder / "index.html").stat().st_size}
         base = None
@@ -299,7 +309,8 @@ def run(args, browser=None) -> dict:
             baseline = None
             if base is not None:
                 print(f"[site] the baseline {args.baseline} …", flush=True)
-                baseline = {"first_maps_ms": _first_maps(b, base, args.models[0], args.opens),
+                baseline = {"first_maps_own_ms": _first_maps(b, base, args.models[0], args.opens),
+                            "first_maps_ms": _first_maps(b, base, args.models[0], args.opens, link=True),
                             "view": _measure_view(b, base, args)}
             return first, rows, view, baseline
 
@@ -316,7 +327,8 @@ def run(args, browser=None) -> dict:
                 _remove_worktree(work)
             shutil.rmtree(work, ignore_errors=True)
     info["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
-    return {"machine": info, "first_maps_ms": first, "typed": rows, "view": view, "pair": pairs, "baseline": baseline,
+    return {"machine": info, "first_maps_own_ms": first["own"], "first_maps_ms": first["link"], "typed": rows,
+            "view": view, "pair": pairs, "baseline": baseline,
             "baseline_commit": args.baseline or None, "sizes": sizes}
 
 
@@ -367,21 +379,34 @@ def tables(result: dict) -> list[Table]:
                       "(INP-style); long tasks: PerformanceObserver 'longtask' from the first key to 100 ms after the "
                       "last; stale: attention figures scrolled into view right after the last key that are visible "
                       "with another number of rows than the sentence's tokens one frame later")
-    first = Stats.of(result["first_maps_ms"])
-    opened = Table("Opened from disk → first maps drawn", ["page", "n", "median ms", "max ms", "target", "verdict"])
-    opened.add("this commit", first.n, f"{first.median:,.0f}", f"{max(result['first_maps_ms']):,.0f}",
-               f"≤ {TARGETS['first']:,.0f} ms", _verdict(max(result["first_maps_ms"]), TARGETS["first"]))
-    if base.get("first_maps_ms"):
-        b = Stats.of(base["first_maps_ms"])
-        opened.add("baseline", b.n, f"{b.median:,.0f}",
-                   f"{max(base['first_maps_ms']):,.0f}", "", "")
+    opened = Table("Opened from disk → first maps drawn", ["page", "opened on", "n", "median ms", "max ms", "target",
+                                                           "verdict"])
+    # first_maps_ms: a link's sentence (the only open measured before the opening sentence's stored run)
+    on = {"first_maps_own_ms": "its own sentence (index.html#m=model)",
+          "first_maps_ms": "a link's 12-token sentence (#m=model&t=…)"}
+    for key, label in on.items():
+        if result.get(key):
+            first = Stats.of(result[key])
+            opened.add("this commit", label, first.n, f"{first.median:,.0f}", f"{max(result[key]):,.0f}",
+                       f"≤ {TARGETS['first']:,.0f} ms", _verdict(max(result[key]), TARGETS["first"]))
+    for key, label in on.items():
+        if base.get(key):
+            b = Stats.of(base[key])
+            opened.add("baseline", label, b.n, f"{b.median:,.0f}", f"{max(base[key]):,.0f}", "", "")
+    opened.notes.append("its own sentence: the folder's opening sentence, whose first maps this commit draws from the "
+                        "outputs stored at build (models/<name>.start.js) while onnxruntime-web starts; a link's "
+                        "sentence is computed by onnxruntime-web in the page first")
     sizes = Table("Sizes", ["file", "MB", "target", "verdict"])
     shared = result["sizes"]["shared"] / 1e6
     for name, size in sorted(result["sizes"]["models"].items()):
         sizes.add(f"models/{name}.js (weights + vocabulary)", f"{size / 1e6:.2f}", "≤ 10 MB",
                   _verdict(size / 1e6, TARGETS["model_mb"]))
+    start = result["sizes"].get("start") or {}
+    if start:
+        sizes.add("models/<name>.start.js (the opening sentence's run), largest", f"{max(start.values()) / 1e6:.2f}",
+                  "", "")
     sizes.add("assets/ (page, plotly.js, onnxruntime-web; shared)", f"{shared:.2f}", "", "")
-    largest = max(result["sizes"]["models"].values()) / 1e6
+    largest = max(size + start.get(name, 0) for name, size in result["sizes"]["models"].items()) / 1e6
     sizes.add("folder with its largest model", f"{shared + largest:.2f}", "≤ 30 MB",
               _verdict(shared + largest, TARGETS["folder_mb"]))
     return [view, typed, opened, sizes] + ([pair_table(result["pair"])] if result.get("pair") else [])

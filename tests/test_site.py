@@ -93,6 +93,30 @@ def test_folder_holds_the_page_the_runtime_and_one_file_per_model(built):
         assert m.bytes <= 10_000_000, f"{m.name}: {m.bytes / 1e6:.2f} MB, over the 10 MB a model may take"
 
 
+def test_each_model_ships_its_opening_sentences_run_and_an_input_the_page_refuses_gets_none(built):
+    """viz_app/draw/site_start.py: every model's file of the opening sentence's run, with every output the page reads
+    and the tokens the page's tokenizer gives; none for an input the page would refuse (it computes that itself)."""
+    from viz_app.draw import site_start
+
+    text = (built.out / "assets" / "site-data.js").read_text(encoding="utf-8")
+    data = json.loads(text.split("=", 1)[1].rstrip().rstrip(";"))
+
+    def names(outputs):
+        return [n for v in outputs.values() for n in (names(v) if isinstance(v, dict) else [v])]
+
+    for m in data["models"]:
+        assert m["start"] == f"models/{m['name']}.start.js", m["name"]
+        script = (built.out / m["start"]).read_text(encoding="utf-8")
+        entry = json.loads(script.strip().splitlines()[-1].split(" = ", 1)[1].rstrip(";"))
+        assert set(entry["outputs"]) == set(names(m["outputs"])), m["name"]
+        assert entry["inputs"]["premise"]["tokens"] == disan.tokenize(data["default_text"]), m["name"]
+        assert (entry["inputs"]["hypothesis"] is not None) == m["pair"], m["name"]
+        probs = np.frombuffer(__import__("base64").b64decode(entry["outputs"]["probs"]["data"]), "<f4")
+        assert probs.shape == (len(m["labels"]),) and abs(probs.sum() - 1) < 1e-5, m["name"]
+    for refused in ("", " ".join(["word"] * (site.MAX_TOKENS + 1))):
+        assert site_start.start_entry(b"", {"pair": False}, {}, refused, "", site.MAX_TOKENS) is None
+
+
 def test_rebuilding_replaces_a_site_but_never_a_folder_of_other_files(tmp_path, built):
     earlier = tmp_path / "earlier"
     shutil.copytree(built.out, earlier)
@@ -381,6 +405,84 @@ def test_the_first_maps_are_drawn_without_cell_numbers_and_then_with_them(chromi
     assert got["numbers"] == 2 * T * T and got["full"], got
     assert got["others"], got  # below the window, the first drawing has its numbers
     assert blocked == [] and errors == []
+
+
+#: Every drawn figure's numbers and labels, by figure id: what a reader sees of it.
+_DRAWN = """() => Object.fromEntries(Array.from(document.querySelectorAll('#report .plot[data-fig]'))
+  .filter(gd => gd._fullLayout).map(gd => [gd.dataset.fig, gd.data.map(t => ({type: t.type, x: t.x, y: t.y, z: t.z}))]))"""
+
+
+def _numbers(value) -> list:
+    """The numbers of a drawn trace's field, flattened (labels stay strings)."""
+    if isinstance(value, list):
+        return [x for v in value for x in _numbers(v)]
+    return [value]
+
+
+def _assert_same_figures(got: dict, want: dict) -> None:
+    assert got.keys() == want.keys() and got, (sorted(got), sorted(want))
+    for fig in want:
+        assert len(got[fig]) == len(want[fig]), fig
+        for a, b in zip(got[fig], want[fig]):
+            for key in ("x", "y", "z"):
+                x, y = _numbers(a.get(key)), _numbers(b.get(key))
+                assert len(x) == len(y), (fig, key)
+                if x and all(isinstance(v, (int, float)) or v is None for v in x + y):
+                    diff = np.nanmax(np.abs(np.array(x, dtype=float) - np.array(y, dtype=float)), initial=0.0)
+                    assert diff <= 1e-5, (fig, key, diff)
+                else:
+                    assert x == y, (fig, key)
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_a_page_opened_on_its_own_sentence_draws_the_stored_run_first_and_the_model_draws_the_same(
+        open_site, built, model):
+    """site.js drawStart: opened on the folder's own sentence, the page draws its first maps from the run the build
+    stored (models/<name>.start.js) before the model's file is even posted to the worker; once the model is ready,
+    computing the same sentence in the page draws the same figures (numbers within 1e-5, labels equal)."""
+    page, blocked, errors = open_site(fragment(m=model))
+    stored = page.evaluate("""() => ({start: document.body.dataset.start, drawn: +document.getElementById('report').dataset.visibleAt,
+                                      text: document.getElementById('text').value})""")
+    assert stored["start"] == model and stored["text"] == json.loads(
+        (built.out / "assets" / "site-data.js").read_text(encoding="utf-8").split("=", 1)[1].rstrip().rstrip(";"))["default_text"]
+    shown = page.evaluate(_DRAWN)
+    page.wait_for_function(f"() => performance.getEntriesByName('disan:session:{model}').length")
+    posted = page.evaluate(f"performance.getEntriesByName('disan:posted:{model}')[0].startTime")
+    assert stored["drawn"] < posted, (stored, posted)  # drawn before the model's graph reached the worker
+    assert page.inner_text("#status") == ""  # "the model starts…" is gone once it has
+    before = page.evaluate("document.body.dataset.generation")
+    page.evaluate("DisanSite.update()")  # the same sentence, computed by onnxruntime-web this time
+    page.wait_for_function("b => document.body.dataset.state === 'ready' && document.body.dataset.generation !== b",
+                           arg=before)
+    page.wait_for_function("() => document.getElementById('report').dataset.ready === '1'")
+    assert page.evaluate("document.body.dataset.start") is None
+    _assert_same_figures(page.evaluate(_DRAWN), shown)
+    assert blocked == [] and errors == []
+
+
+def test_a_link_to_another_sentence_or_a_missing_stored_run_is_computed_in_the_page(chromium, built):
+    """The stored run is drawn only for the sentence (and α) it was run on; without its file the page computes the
+    opening sentence as any other, and says nothing."""
+    folder = built.out.as_uri() + "/"
+    opened = []
+    try:
+        for allow, state in ((lambda url: url.startswith(folder), {"m": "dsa-nli", "t": "a man sleeps ."}),
+                             (lambda url: url.startswith(folder), {"m": "dsa-nli", "a": "2.5"}),
+                             (lambda url: url.startswith(folder) and not url.endswith(".start.js"), {"m": "disan-sst5"})):
+            context, page, blocked, errors = guarded_page(chromium, allow, TIMEOUT_MS)
+            opened.append(context)
+            page.goto((built.out / "index.html").as_uri() + fragment(**state))
+            page.wait_for_function("() => ['ready', 'error'].includes(document.body.dataset.state)")
+            got = page.evaluate("""() => ({state: document.body.dataset.state, start: document.body.dataset.start,
+              maps: document.querySelectorAll('#report g.hm').length,
+              computed: performance.getEntriesByName('disan:computed').length})""")
+            assert got == {"state": "ready", "start": None, "maps": got["maps"], "computed": 1} and got["maps"] >= 1, (state, got)
+            # the browser's own line for the request the test aborted is the only error allowed
+            assert [e for e in errors if not e.startswith("Failed to load resource")] == [], (state, errors)
+            assert all(url.endswith(".start.js") for url in blocked), (state, blocked)
+    finally:
+        for context in opened:
+            context.close()
 
 
 def test_the_worker_runs_the_short_sentence_again_while_the_page_idles_in_its_first_seconds(chromium, built):
@@ -678,6 +780,8 @@ def test_the_benchmark_measures_the_built_folder_and_states_every_target(chromiu
     assert all(len(r["drawn_ms"]) == args.typed and min(r["drawn_ms"]) > 0 for r in result["typed"])
     assert all(r["compute_ms"][i] <= r["drawn_ms"][i] for r in result["typed"] for i in range(args.typed))
     assert len(result["first_maps_ms"]) == args.opens and result["first_maps_ms"][0] > 0
+    assert len(result["first_maps_own_ms"]) == args.opens and result["first_maps_own_ms"][0] > 0
+    assert [row[1].split(" (")[0] for row in opened.rows] == ["its own sentence", "a link's 12-token sentence"]
     # typing with the maps in view: every key answered, the maps on screen named, below the fold checked
     assert [r["class"] for r in result["view"]] == ["view_short", "view_long"]
     for r in result["view"]:

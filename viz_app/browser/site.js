@@ -557,22 +557,102 @@
     return feeds;
   }
 
+  /* The trace view of `input` (its tokens and their status, α) from the model's outputs `out`. */
+  function viewOf(meta, input, out) {
+    var names = meta.outputs, probs = array(out, names.prediction), prediction = {};
+    meta.labels.forEach(function (label, i) { prediction[label] = probs[i]; });
+    return {
+      model: meta.name, arch: meta.arch, random_weights: false, prediction: prediction,
+      relatedness: names.relatedness ? array(out, names.relatedness)[0] : null,
+      masks: meta.masks.slice(), alpha: meta.arch === "dsa" ? input.alpha : null,
+      premise: sentenceView(meta, out, names.premise, input.premise.tokens, input.premise.status),
+      hypothesis: meta.pair
+        ? sentenceView(meta, out, names.hypothesis, input.hypothesis.tokens, input.hypothesis.status) : null,
+    };
+  }
+
   /* Run the model on the current text (and hypothesis) and return its trace view. */
   function compute(model, input) {
-    var meta = model.meta, names = meta.outputs;
+    var meta = model.meta;
     var feeds = feedsOf(model, input.premise.ids, meta.pair ? input.hypothesis.ids : null, input.alpha);
-    return run(model, feeds).then(function (out) {
-      var probs = array(out, names.prediction), prediction = {};
-      meta.labels.forEach(function (label, i) { prediction[label] = probs[i]; });
-      return {
-        model: meta.name, arch: meta.arch, random_weights: false, prediction: prediction,
-        relatedness: names.relatedness ? array(out, names.relatedness)[0] : null,
-        masks: meta.masks.slice(), alpha: meta.arch === "dsa" ? input.alpha : null,
-        premise: sentenceView(meta, out, names.premise, input.premise.tokens, input.premise.status),
-        hypothesis: meta.pair
-          ? sentenceView(meta, out, names.hypothesis, input.hypothesis.tokens, input.hypothesis.status) : null,
-      };
+    return run(model, feeds).then(function (out) { return viewOf(meta, input, out); });
+  }
+
+  /* ------------------------------------------------------ opening sentence */
+
+  /* A page opened on the folder's own sentence draws its first maps from the run the build stored
+   * (models/<name>.start.js, viz_app/draw/site_start.py: the outputs of this very graph, run by onnxruntime in
+   * Python) while onnxruntime-web starts in the worker, which then runs every other sentence. On this 2-core
+   * machine the runtime's start (its 14 MB wasm unpacked and compiled, then the model's session) is most of a cold
+   * open, and its wasm's background compiling leaves the page's thread about half a core while it draws
+   * (static-explorer.md). Whether the address asks for that sentence, as `h` (readHash) or `state` has it. */
+  function opensOnStart(h, meta) {
+    var s = meta.start && (h.view === undefined || h.view === "sentence");
+    var text = h.text === undefined ? DATA.default_text : h.text;
+    var hyp = h.hypothesis === undefined ? DATA.default_hypothesis : h.hypothesis;
+    var alpha = h.alpha === undefined || h.alpha === null ? meta.alpha : Number(h.alpha);
+    return Boolean(s) && text === DATA.default_text && (!meta.pair || hyp === DATA.default_hypothesis) &&
+      (meta.arch !== "dsa" || alpha === meta.alpha);
+  }
+
+  /* {type, dims, data: base64 of little-endian bytes} → the tensor a worker's answer holds. */
+  function tensorOf(t) {
+    var bytes = fromBase64(t.data);
+    if (t.type !== "float32" && t.type !== "int64") throw new Error("the opening sentence's file holds a " + t.type + " output");
+    var data = t.type === "int64" ? new BigInt64Array(bytes.buffer) : new Float32Array(bytes.buffer);
+    return { type: t.type, dims: t.dims, data: data };
+  }
+
+  /* The opening sentence's trace view, or null when the state asks for another input or its file did not load. */
+  function startView() {
+    var meta = modelMeta(state.model), s = (root.DisanSiteStart || {})[state.model];
+    if (!s || !opensOnStart(state, meta)) return null;
+    var out = {};
+    Object.keys(s.outputs).forEach(function (k) { out[k] = tensorOf(s.outputs[k]); });
+    var input = { premise: s.inputs.premise, hypothesis: s.inputs.hypothesis, alpha: s.alpha || 0 };
+    return viewOf(meta, input, out);
+  }
+
+  var startChecked = false, startShown = null; // startShown: the model whose stored run is drawn, not yet run
+  var STARTING = "The maps show this sentence as computed when the folder was built; the model starts in the page for other sentences…";
+
+  /* The first update of a page opened on the folder's own sentence: drawn from its stored run, then the loop of
+   * update() goes on (the model loads; a key typed meanwhile waits for it). Resolves false where it did not
+   * apply, or its drawing failed (the model then computes the sentence). */
+  function drawStart() {
+    if (startChecked) return Promise.resolve(false);
+    startChecked = true;
+    var tv = null;
+    try { tv = startView(); } catch (err) { console.warn("the opening sentence's run is unusable (" + (err && err.message || err) + "); the model computes it"); }
+    if (!tv) return Promise.resolve(false);
+    var mine = pending;
+    pending = null;
+    doc.body.dataset.state = "computing";
+    return draw(tv, false).then(function () {
+      doc.body.dataset.state = "ready";
+      doc.body.dataset.generation = String(mine);
+      doc.body.dataset.start = startShown = state.model; // whose stored run is on screen (until the next sentence)
+      if (pending === null) say(STARTING, "note");
+      root.requestAnimationFrame(function () { doc.body.dataset.drawnAt = root.performance.now().toFixed(2); });
+      return true;
+    }, function (err) {
+      console.warn("the opening sentence's maps could not be drawn (" + (err && err.message || err) + "); the model computes it");
+      if (pending === null) pending = mine;
+      return false;
     });
+  }
+
+  /* Once the model is ready after a stored run was drawn: that sentence run once, undrawn (its maps are on
+   * screen). The worker's first run is its slowest (about 100 ms here), which the first key would otherwise wait
+   * for; run() then keeps the worker warm as after any first run. */
+  function warmStart(model) {
+    if (startShown !== model.meta.name) return;
+    startShown = null;
+    var input = prepare(model, state.text, state.hypothesis, state.alpha);
+    if (input.problem) return;
+    var meta = model.meta;
+    run(model, feedsOf(model, input.premise.ids, meta.pair ? input.hypothesis.ids : null, input.alpha))
+      .catch(function () {}); // a failing model says so at the next sentence
   }
 
   /* ---------------------------------------------------------------- state */
@@ -702,8 +782,9 @@
     if (typed === true) DisanReport.hold(el("report"));
     pending = ++generation;
     if (running) return running;
-    running = loadModel(state.model).then(function loop(model) {
-      if (pending === null) return null;
+    running = drawStart().then(function () { return loadModel(state.model); }).then(function loop(model) {
+      if (el("status").textContent === STARTING) say(""); // the model is ready
+      if (pending === null) { warmStart(model); return null; }
       var mine = pending;
       pending = null;
       if (model.meta.name !== state.model) return loadModel(state.model).then(loop);
@@ -715,6 +796,8 @@
         root.performance.mark("disan:computed");
         doc.body.dataset.runMs = (root.performance.now() - t0).toFixed(2); // the model alone (onnxruntime-web)
         if (pending !== null && pending !== mine) return loop(model);
+        delete doc.body.dataset.start;
+        startShown = null;
         var typed = typing;
         typing = false;
         // The run was the worker's (its answer comes in a task of its own): the page's thread only draws.
@@ -812,13 +895,21 @@
    * The late scripts load only once the model's graph is posted to the worker: evaluating plotly.js holds the
    * page's thread, and until the graph is posted the model's start waits on that thread (the worker's start
    * from its blob, the model's file run, its graph unpacked). The worker meanwhile unpacks its wasm and starts
-   * the runtime. bench site's first maps measure the order. */
+   * the runtime. A page opened on the folder's own sentence loads its stored run with the late scripts at once
+   * and the model after its first maps (opensOnStart). bench site's first maps measure both orders. */
   function preload(late) {
     DATA = root.DisanSiteData;
     var posted = Promise.resolve();
     if (DATA && typeof DecompressionStream !== "undefined") {
-      var wanted = new URLSearchParams(root.location.hash.replace(/^#/, "")).get(KEYS.model);
-      var model = loadModel(modelMeta(wanted) ? wanted : DATA.default_model);
+      var h = readHash(), meta = modelMeta(h.model) || modelMeta(DATA.default_model);
+      if (opensOnStart(h, meta)) {
+        // the opening sentence's run and the drawing code at once; the model's file after the first maps (its
+        // unpacking would hold the page's thread they need), the runtime meanwhile in its worker
+        startRuntime().catch(function () {}); // update() shows any failure
+        var start = loadScript((DATA.base || "") + meta.start).catch(function (err) { console.warn(err.message); });
+        return Promise.all([start, loadScripts(late || [])]).then(boot, function (err) { say(err.message, "error"); });
+      }
+      var model = loadModel(meta.name);
       model.catch(function () {}); // boot's update() shows the failure
       posted = model.posted;
     }

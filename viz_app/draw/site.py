@@ -37,6 +37,7 @@ from disan.errors import DisanError, InputError, OutputError
 
 from viz_app.draw import presets, settings
 from viz_app.draw.plotly_bundle import NODE_MODULES, plotly_bundle
+from viz_app.draw.site_start import start_entry, start_script
 
 BROWSER = Path(__file__).resolve().parents[1] / "browser"
 #: onnxruntime-web's files, installed by ``npm ci`` (scripts/setup.sh); ``DISAN_ORT_DIR`` overrides.
@@ -78,6 +79,7 @@ class SiteModel:
     extra_words: int
     int8: tuple[str, ...]
     float16_error: float
+    start_bytes: int = 0  # models/<name>.start.js: the opening sentence's outputs (site_start.py)
 
 
 @dataclass(frozen=True)
@@ -90,7 +92,7 @@ class SiteInfo:
 
     @property
     def total_bytes(self) -> int:
-        return self.shared_bytes + sum(m.bytes for m in self.models)
+        return self.shared_bytes + sum(m.bytes + m.start_bytes for m in self.models)
 
 
 def ort_dir() -> Path:
@@ -232,6 +234,12 @@ def _tokenizer() -> dict:
     return tokenizer_rules()
 
 
+def _opening(start: tuple[str, str] | None) -> tuple[str, str]:
+    """The (sentence, hypothesis) the page opens on: ``start``, else the app's first sentence."""
+    text, hypothesis = start or (settings.DEFAULT_SENTENCE, settings.DEFAULT_HYPOTHESIS)
+    return text[: settings.MAX_CHARS], (hypothesis or settings.DEFAULT_HYPOTHESIS)[: settings.MAX_CHARS]
+
+
 def site_data(models: Sequence[dict], start: tuple[str, str] | None = None) -> dict:
     """``window.DisanSiteData``: everything the page needs besides the models' own files.
 
@@ -239,13 +247,13 @@ def site_data(models: Sequence[dict], start: tuple[str, str] | None = None) -> d
     """
     names = [m["name"] for m in models]
     default = DEFAULT_MODEL if DEFAULT_MODEL in names else names[0]
-    text, hypothesis = start or (settings.DEFAULT_SENTENCE, settings.DEFAULT_HYPOTHESIS)
+    text, hypothesis = _opening(start)
     return {
         "format": "disan-site/1",
         "models": list(models),
         "default_model": default,
-        "default_text": text[: settings.MAX_CHARS],
-        "default_hypothesis": (hypothesis or settings.DEFAULT_HYPOTHESIS)[: settings.MAX_CHARS],
+        "default_text": text,
+        "default_hypothesis": hypothesis,
         "presets": [{"label": p.label, "text": p.sentence, "hypothesis": p.hypothesis} for p in presets.PRESETS],
         "limits": {"max_tokens": MAX_TOKENS, "max_chars": settings.MAX_CHARS, "alpha_min": settings.ALPHA_MIN,
                    "alpha_max": settings.ALPHA_MAX, "alpha_step": settings.ALPHA_STEP},
@@ -379,9 +387,17 @@ def build_site(
                 file = f"models/{name}.js"
                 (tmp / file).write_text(text, encoding="utf-8")
                 size = (tmp / file).stat().st_size
-                metas.append(_page_model(name, meta, file))
+                page_model = _page_model(name, meta, file)
+                # the opening sentence's outputs, for a page opened on it (viz_app/draw/site_start.py)
+                entry = start_entry(export.onnx_path.read_bytes(), meta, page_model["outputs"], *_opening(start),
+                                    max_tokens=MAX_TOKENS)
+                page_model["start"] = None if entry is None else f"models/{name}.start.js"
+                if entry is not None:
+                    (tmp / page_model["start"]).write_text(start_script(name, entry), encoding="utf-8")
+                metas.append(page_model)
                 written.append(SiteModel(name, file, size, export.onnx_bytes, export.vocab_bytes, export.own_words,
-                                         export.extra_words, tuple(export.int8), export.max_float16_error))
+                                         export.extra_words, tuple(export.int8), export.max_float16_error,
+                                         (tmp / page_model["start"]).stat().st_size if entry is not None else 0))
         assets = tmp / "assets"
         shutil.copyfile(plotly_bundle(), assets / "plotly.js")
         runtime = {"version": ORT_VERSION, "wasm": _b64gz((ort / ORT_WASM).read_bytes()),
@@ -421,6 +437,7 @@ def describe(info: SiteInfo) -> str:
              f"python -m http.server -d {info.out})"]
     for m in info.models:
         lines.append(f"  {m.file}: {m.bytes / 1e6:.2f} MB ({m.own_words:,} own + {m.extra_words:,} GloVe words; "
-                     f"max float16 error {m.float16_error:.1e}{'; int8: ' + ', '.join(m.int8) if m.int8 else ''})")
+                     f"max float16 error {m.float16_error:.1e}{'; int8: ' + ', '.join(m.int8) if m.int8 else ''})"
+                     + (f"; its opening sentence's run {m.start_bytes / 1e3:.0f} kB" if m.start_bytes else ""))
     lines.append(f"  shared assets: {info.shared_bytes / 1e6:.2f} MB; whole folder {info.total_bytes / 1e6:.2f} MB")
     return "\n".join(lines)
