@@ -7,7 +7,9 @@
  *   assets/ort-runtime.js    window.DisanOrtRuntime: onnxruntime-web's wasm (gzip + base64), its loader and its
  *                            classic script (text: the model runs in a worker made from it);
  *   models/<name>.js         window.DisanSiteModels[name]: the exported model (ONNX) and its vocabulary,
- *                            each gzip + base64, loaded only when that model is picked.
+ *                            each gzip + base64, loaded only when that model is picked;
+ *   models/<name>.start.js   window.DisanSiteStart[name]: the folder's own sentence as the build ran it, drawn
+ *                            first by a page opened on that sentence (drawStart).
  * The model is the torch modules themselves, exported to ONNX (disan/onnx_export.py) and run by
  * onnxruntime-web; this file only tokenizes (tokenize.js, the rules disan.tokenize uses), maps tokens to
  * ids, runs the session (in a worker), arranges its outputs as a trace view, and hands that to DisanSections (the
@@ -903,9 +905,8 @@
     if (DATA && typeof DecompressionStream !== "undefined") {
       var h = readHash(), meta = modelMeta(h.model) || modelMeta(DATA.default_model);
       if (opensOnStart(h, meta)) {
-        // the opening sentence's run and the drawing code at once; the model's file after the first maps (its
-        // unpacking would hold the page's thread they need), the runtime meanwhile in its worker
-        startRuntime().catch(function () {}); // update() shows any failure
+        // the opening sentence's run and the drawing code at once; onnxruntime's start and the model's file after
+        // the first maps: they would take the cores the maps need (and the model was ready no sooner for it)
         var start = loadScript((DATA.base || "") + meta.start).catch(function (err) { console.warn(err.message); });
         return Promise.all([start, loadScripts(late || [])]).then(boot, function (err) { say(err.message, "error"); });
       }
