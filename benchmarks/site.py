@@ -394,7 +394,7 @@ def tables(result: dict) -> list[Table]:
             b = Stats.of(base[key])
             opened.add("baseline", label, b.n, f"{b.median:,.0f}", f"{max(base[key]):,.0f}", "", "")
     opened.notes.append("its own sentence: the folder's opening sentence, whose first maps this commit draws from the "
-                        "outputs stored at build (models/<name>.start.js) while onnxruntime-web starts; a link's "
+                        "outputs stored at build (models/<name>.start.js) before onnxruntime-web starts; a link's "
                         "sentence is computed by onnxruntime-web in the page first")
     sizes = Table("Sizes", ["file", "MB", "target", "verdict"])
     shared = result["sizes"]["shared"] / 1e6
