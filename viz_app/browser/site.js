@@ -584,9 +584,9 @@
 
   /* A page opened on the folder's own sentence draws its first maps from the run the build stored
    * (models/<name>.start.js, viz_app/draw/site_start.py: the outputs of this very graph, run by onnxruntime in
-   * Python) while onnxruntime-web starts in the worker, which then runs every other sentence. On this 2-core
-   * machine the runtime's start (its 14 MB wasm unpacked and compiled, then the model's session) is most of a cold
-   * open, and its wasm's background compiling leaves the page's thread about half a core while it draws
+   * Python), then starts onnxruntime-web in the worker, which runs every other sentence. On this 2-core machine
+   * the runtime's start (its 14 MB wasm unpacked and compiled, then the model's session) is most of a cold open,
+   * and its wasm's background compiling leaves the page's thread about half a core while it draws
    * (static-explorer.md). Whether the address asks for that sentence, as `h` (readHash) or `state` has it. */
   function opensOnStart(h, meta) {
     var s = meta.start && (h.view === undefined || h.view === "sentence");
