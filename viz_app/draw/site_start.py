@@ -1,7 +1,7 @@
 """The folder's own sentence as the build ran it: ``models/<name>.start.js`` (``window.DisanSiteStart[name]``).
 
 A page opened on the sentence the folder was built for (``index.html`` from disk, no sentence in its address)
-draws its first maps from these outputs while onnxruntime-web starts in its worker, which then runs every
+draws its first maps from these outputs, then starts onnxruntime-web in its worker, which runs every
 other sentence (``site.js`` ``drawStart``). They are the outputs of the very graph the page runs
 (``models/<name>.js``), run by onnxruntime in Python at build time, with the tokens and their vocabulary status
 as the page would look them up; the browser tests check that the maps drawn from them equal those the page
