@@ -37,7 +37,7 @@ from disan.errors import DisanError, InputError, OutputError
 
 from viz_app.draw import presets, settings
 from viz_app.draw.plotly_bundle import NODE_MODULES, plotly_bundle
-from viz_app.draw.site_start import start_entry, start_script
+from viz_app.draw.site_start import start_entry
 
 BROWSER = Path(__file__).resolve().parents[1] / "browser"
 #: onnxruntime-web's files, installed by ``npm ci`` (scripts/setup.sh); ``DISAN_ORT_DIR`` overrides.
@@ -123,18 +123,25 @@ def _b64gz(raw: bytes) -> str:
     return base64.b64encode(gzip.compress(raw, compresslevel=9, mtime=0)).decode("ascii")
 
 
+def _json(value) -> str:
+    """``value`` as JSON for a classic script; ``</`` is escaped so no string ends the tag."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
+
+
 def _script(global_name: str, value) -> str:
-    """A classic script assigning ``value`` (JSON) to a global; ``</`` is escaped so no string ends the tag."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
-    return f"window.{global_name} = {text};\n"
+    """A classic script assigning ``value`` (JSON) to a global."""
+    return f"window.{global_name} = {_json(value)};\n"
+
+
+def _keyed_script(global_name: str, key: str, value) -> str:
+    """A classic script adding ``value`` (JSON) under ``key`` to the global object ``global_name``: one file per
+    model (models/<name>.js, models/<name>.start.js), each loaded only when that model is shown."""
+    return (f"window.{global_name} = window.{global_name} || {{}};\n"
+            f"window.{global_name}[{json.dumps(key)}] = {_json(value)};\n")
 
 
 def _model_script(name: str, onnx: bytes, vocab: bytes) -> str:
-    entry = json.dumps(name)
-    return (
-        "window.DisanSiteModels = window.DisanSiteModels || {};\n"
-        f'window.DisanSiteModels[{entry}] = {{"onnx": "{_b64gz(onnx)}", "vocab": "{_b64gz(vocab)}"}};\n'
-    )
+    return _keyed_script("DisanSiteModels", name, {"onnx": _b64gz(onnx), "vocab": _b64gz(vocab)})
 
 
 def _outputs(meta: dict) -> dict:
@@ -393,7 +400,8 @@ def build_site(
                                     max_tokens=MAX_TOKENS)
                 page_model["start"] = None if entry is None else f"models/{name}.start.js"
                 if entry is not None:
-                    (tmp / page_model["start"]).write_text(start_script(name, entry), encoding="utf-8")
+                    (tmp / page_model["start"]).write_text(_keyed_script("DisanSiteStart", name, entry),
+                                                           encoding="utf-8")
                 metas.append(page_model)
                 written.append(SiteModel(name, file, size, export.onnx_bytes, export.vocab_bytes, export.own_words,
                                          export.extra_words, tuple(export.int8), export.max_float16_error,

@@ -11,7 +11,6 @@ computes for the same sentence.
 from __future__ import annotations
 
 import base64
-import json
 from collections.abc import Iterable
 
 import numpy as np
@@ -61,11 +60,3 @@ def start_entry(graph: bytes, meta: dict, outputs: dict, text: str, hypothesis: 
         "outputs": {name: _tensor(name, got[name]) for name in dict.fromkeys(_names(outputs))},
     }
 
-
-def start_script(name: str, entry: dict) -> str:
-    """``models/<name>.start.js``: a classic script that adds ``entry`` to ``window.DisanSiteStart``."""
-    text = json.dumps(entry, ensure_ascii=False, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
-    return (
-        "window.DisanSiteStart = window.DisanSiteStart || {};\n"
-        f"window.DisanSiteStart[{json.dumps(name)}] = {text};\n"
-    )
