@@ -39,7 +39,7 @@ from urllib.parse import urlencode
 
 from .common import Stats, Table, busy, folder_context, machine_info, outside_folder, sentence
 from .site_pair import measure_pair, pair_table
-from .site_typing import KEYS_PER_SECOND
+from .site_typing import KEYS_PER_SECOND, REST_WINDOW_MS
 
 README_START, README_END = "<!-- site-numbers:start -->", "<!-- site-numbers:end -->"
 TIMEOUT_MS = 120_000
@@ -171,27 +171,44 @@ LONG_PASSES = 5
 
 def _in_view(page, n_words: int, long_prefix: int, passes: int = LONG_PASSES) -> list[dict]:
     """Typing with the maps in view (``benchmarks/site_typing.py``): a sentence of ``n_words`` from empty
-    (T ≤ 20), then four words typed after a ``long_prefix``-token sentence (T ≈ 64), ``passes`` times."""
-    from .site_typing import KEYS_PER_SECOND, TYPE_IN_VIEW
+    (T ≤ 20), then four words typed after a ``long_prefix``-token sentence (T ≈ 64), ``passes`` times. Each row
+    then types one more sentence of its kind and watches the page once typing rests (``rest_longtasks``)."""
+    from .site_typing import TYPE_IN_VIEW
+
+    def typed(prefix: str, words: str, rest_ms: int = 0) -> dict:
+        result = page.evaluate(TYPE_IN_VIEW, {"prefix": prefix, "text": words, "interval": 1000 / KEYS_PER_SECOND,
+                                              "settleMs": 400, "restMs": rest_ms})
+        if "error" in result:
+            raise SystemExit(f"error: the page refused the typed sentence: {result['error']}")
+        return result
 
     rows = []
     short = sentence(n_words, offset=5).split(" ")
+    again = sentence(n_words, offset=11).split(" ")
     long = sentence(long_prefix, offset=1) + " "
-    for label, typed in (("view_short", [(short[0] + " ", " ".join(short[1:]))]),
-                         ("view_long", [(long, sentence(4, offset=9 + 4 * k)) for k in range(passes)])):
+    for label, passes_, pause in (("view_short", [(short[0] + " ", " ".join(short[1:]))],
+                                   (again[0] + " ", " ".join(again[1:]))),
+                                  ("view_long", [(long, sentence(4, offset=9 + 4 * k)) for k in range(passes)],
+                                   (long, sentence(4, offset=40)))):
         row = {"class": label, "keys": [], "longtasks": [], "figures": [], "stale": 0, "checked": 0}
-        for prefix, words in typed:
-            result = page.evaluate(TYPE_IN_VIEW, {"prefix": prefix, "text": words,
-                                                  "interval": 1000 / KEYS_PER_SECOND, "settleMs": 400})
-            if "error" in result:
-                raise SystemExit(f"error: the page refused the typed sentence: {result['error']}")
+        for prefix, words in passes_:
+            result = typed(prefix, words)
             for k in ("keys", "longtasks"):
                 row[k] += result[k]
             row["figures"] = result["figures"]
             row["stale"] += result["stale"]
             row["checked"] += result["checked"]
+        # once typing rests: another sentence typed the same way, then the page watched as it finishes its figures
+        row["rest_longtasks"] = typed(*pause, rest_ms=REST_WINDOW_MS)["rest"]
         rows.append(row)
     return rows
+
+
+def _rest(row: dict) -> str:
+    """The rest pass's longest task and count over 50 ms ("not measured" for a stored run from before it)."""
+    if "rest_longtasks" not in row:
+        return "not measured"
+    return f"{max(row['rest_longtasks'], default=0)} ({len(row['rest_longtasks'])})"
 
 
 def _verdict(value: float, limit: float) -> str:
@@ -352,7 +369,8 @@ def tables(result: dict) -> list[Table]:
     view = Table("Typing with the maps in view (1400 × 900, first map section below the sticky header, "
                  f"{KEYS_PER_SECOND} keys a second)",
                  ["page", "model", "tokens", "keys timed (+ keys whose maps did not change)", "maps on screen: median / p95 ms", "key → next frame: median / p95 ms",
-                  "longest task ms (tasks > 50 ms)", "stale figures below the fold", "target", "verdict"])
+                  "longest task ms (tasks > 50 ms)", "once typing rests: longest task ms (tasks > 50 ms)",
+                  "stale figures below the fold", "target", "verdict"])
     base = result.get("baseline") or {}
     for page, rows in (("this commit", result.get("view") or []), ("baseline", base.get("view") or [])):
         for r in rows:
@@ -371,14 +389,18 @@ def tables(result: dict) -> list[Table]:
             verdict = "; ".join(misses) or "met"
             view.add(page, r["model"], f"{min(ts)}–{max(ts)}", f"{len(shown)} (+{same} identical)",
                      f"{s.median:.1f} / {s.p95:.1f}",
-                     f"{nxt.median:.1f} / {nxt.p95:.1f}", f"{long} ({len(r['longtasks'])})",
+                     f"{nxt.median:.1f} / {nxt.p95:.1f}", f"{long} ({len(r['longtasks'])})", _rest(r),
                      f"{r['stale']} of {r['checked']}", f"p95 ≤ {limit:g} ms, no task > {TARGETS['longtask']:g} ms",
                      verdict)
     view.notes.append("maps on screen: from the key's input event to the first frame in which every heatmap of the "
                       "typed sentence inside the window has a new cell image; key → next frame: to the first animation frame after the key "
                       "(INP-style); long tasks: PerformanceObserver 'longtask' from the first key to 100 ms after the "
-                      "last; stale: attention figures scrolled into view right after the last key that are visible "
-                      "with another number of rows than the sentence's tokens one frame later")
+                      "last; once typing rests: the same, from 100 ms after the last key of another sentence for "
+                      f"{REST_WINDOW_MS / 1000:g} s, the window where it was (the figures the page draws once typing "
+                      "rests for 300 ms; a key typed after a pause waits behind one of them; no target of the issue, "
+                      "whose window ends 100 ms after the last key); stale: attention figures scrolled into view right "
+                      "after the last key that are visible with another number of rows than the sentence's tokens one "
+                      "frame later")
     opened = Table("Opened from disk → first maps drawn", ["page", "opened on", "n", "median ms", "max ms", "target",
                                                            "verdict"])
     # first_maps_ms: a link's sentence (the only open measured before the opening sentence's stored run)

@@ -15,16 +15,23 @@ character, so every timed key changes a token). Per key, in the page:
   first key to 100 ms after the last;
 * **below the fold**: after the last key, every attention figure of the premise is scrolled into view in turn;
   one that is visible (neither its visibility hidden nor its opacity 0) with another number of rows than the
-  sentence has tokens after one frame (Plotly's ``calcdata``: the cells drawn) counts as stale.
+  sentence has tokens after one frame (Plotly's ``calcdata``: the cells drawn) counts as stale;
+* **once typing rests** (a pass of its own, ``restMs`` > 0): the long tasks from 100 ms after the last key for
+  ``restMs``, the window scrolled as it was. The page finishes its figures then (``REST_MS`` in report.js), and
+  a key typed after a pause waits behind whichever task is running.
 """
 
 from __future__ import annotations
 
 KEYS_PER_SECOND = 5
 
+#: How long the rest pass watches the page after its last key.
+REST_WINDOW_MS = 3000
+
 #: Runs in the page. Scrolls the first map below the sticky header, types `text` after `prefix`, and returns
-#: per-key timings, the long tasks and the stale figures. Needs only the page's ids (#text, #report, .plot).
-TYPE_IN_VIEW = """async ({prefix, text, interval, settleMs}) => {
+#: per-key timings, the long tasks and the stale figures (with `restMs`: the long tasks once typing rests, and
+#: no figure scrolled). Needs only the page's ids (#text, #report, .plot).
+TYPE_IN_VIEW = """async ({prefix, text, interval, settleMs, restMs}) => {
   const field = document.getElementById('text'), report = document.getElementById('report');
   const frame = () => new Promise(r => requestAnimationFrame(() => r(performance.now())));
   const sleep = ms => new Promise(r => setTimeout(r, ms));
@@ -85,10 +92,15 @@ TYPE_IN_VIEW = """async ({prefix, text, interval, settleMs}) => {
     if (wait > 0) await sleep(wait);
   }
   const ended = performance.now();
-  await sleep(100);
+  await sleep(100 + (restMs || 0));
   observer.disconnect();
   const during = longtasks.filter(e => e.startTime >= started && e.startTime <= ended + 100)
                           .map(e => Math.round(e.duration));
+  if (restMs) {
+    const rest = longtasks.filter(e => e.startTime > ended + 100).map(e => Math.round(e.duration));
+    await idle();
+    return {keys, longtasks: during, rest, figures, stale: 0, checked: 0};
+  }
   // Below the fold: scroll each figure into view straight after the last key and check its rows one frame later.
   const tokens = () => Array.from(report.querySelectorAll('#tokens .tokens')[0].querySelectorAll('.tok'), e => e.textContent);
   let stale = 0, checked = 0;

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -280,10 +281,26 @@ def test_a_key_rewrites_only_the_headers_sentence_and_draws_a_figure_that_comes_
     assert errors == []
 
 
+#: The first map section's figures (the window's, in these tests): Plotly draws them once typing rests.
+MAPS = '.plot[data-fig^="mean-"], .plot[data-fig^="alpha-mean-"]'
+
+#: Per figure of the page: whether it is in or near the window (half a window, where report.js draws), whether
+#: Plotly drew it for the sentence shown (else painted into an earlier drawing), hidden (stale), the rows of cells
+#: or bars shown (calcdata) and those Plotly was given (its data).
+FIGURES = """() => Array.from(document.querySelectorAll('.plot[data-fig]'), gd => {
+  const b = gd.getBoundingClientRect(), t = gd.calcdata && gd.calcdata[0], d = gd.data && gd.data[0];
+  const rows = x => x && x.length;
+  return {fig: gd.dataset.fig, near: b.bottom > -innerHeight / 2 && b.top < 1.5 * innerHeight,
+          plotly: gd.__full !== null && gd.__full === gd.__shown, stale: gd.classList.contains('stale'),
+          shown: t ? (t[0].z ? rows(t[0].z) : t.length) : null, given: d ? rows(d.z || d.x) : null,
+          heat: !!(t && t[0].z), swapped: !!gd.querySelector('g.disan-swap')};
+})"""
+
+
 def test_typing_with_the_maps_in_view_paints_them_now_and_never_shows_a_stale_figure(open_site):
     """While typing, the heatmaps on screen show the new sentence's rows and tokens at once (painted into what
-    Plotly drew); figures off screen are hidden until drawn; once typing rests every figure is Plotly's drawing
-    of the last sentence."""
+    Plotly drew); figures off screen are hidden until drawn; once typing rests the maps in and near the window are
+    Plotly's drawing of the last sentence."""
     page, _, errors = open_site(fragment(m="disan-sst5", t="a man in a blue shirt"))
     page.set_viewport_size({"width": 1400, "height": 900})
     page.wait_for_function("() => document.getElementById('report').dataset.ready === '1'")
@@ -312,11 +329,46 @@ def test_typing_with_the_maps_in_view_paints_them_now_and_never_shows_a_stale_fi
     assert now["visible"] == "visible" and now["hidden"]
     assert now["hiddenBy"] and set(now["hiddenBy"]) == {"0/visible"}, now["hiddenBy"]
     assert [t for t in now["labels"] if t in tokens][-len(tokens):] == tokens  # the rows name the new tokens
-    page.wait_for_function("() => !document.querySelector('.plot.stale') && !document.querySelector('g.disan-swap')",
+    # in or near the window: Plotly's drawing of the sentence; farther: the sentence painted (rows shown)
+    page.wait_for_function(f"() => ({FIGURES})().filter(f => /^(mean|feature)-/.test(f.fig)).every(f => "
+                           f"f.near ? f.plotly && !f.swapped && f.given === {len(tokens)} : f.shown === {len(tokens)})",
                            timeout=30_000)
-    rows = page.evaluate("""() => Array.from(document.querySelectorAll('.plot[data-fig^="mean-"], .plot[data-fig^="feature-"]'),
-                                             g => g.data[0].z.length)""")
-    assert rows and all(r == len(tokens) for r in rows)
+    assert errors == []
+
+
+def test_once_typing_rests_plotly_draws_the_figures_near_the_window_and_paints_the_far_ones(open_site):
+    """A pause in typing costs one Plotly drawing per figure in or near the window, not one per figure of the page:
+    a figure farther away shows the new sentence painted into what Plotly drew before (its rows are the new
+    tokens), and Plotly draws it for that sentence as it comes near the window."""
+    page, _, errors = open_site(fragment(m="dsa-sst5", t="a man in a blue shirt"))
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.wait_for_function("() => document.getElementById('report').dataset.ready === '1'")
+    page.wait_for_timeout(800)
+    page.evaluate("""() => { const s = document.querySelector('.plot[data-fig="alpha-mean-premise"]').closest('.section');
+                             s.scrollIntoView(); window.scrollBy(0, -document.querySelector('header').offsetHeight); }""")
+    text = "the film that my friends saw last week is good"
+    before = page.evaluate("""(text) => { const f = document.getElementById('text');
+                                          for (const n of [text.length - 6, text.length - 3, text.length]) {
+                                            f.value = text.slice(0, n); f.dispatchEvent(new Event('input', {bubbles: true})); }
+                                          return document.body.dataset.generation; }""", text)
+    page.wait_for_function("(b) => document.body.dataset.generation !== b && document.body.dataset.state === 'ready'",
+                           arg=before)
+    T = len(disan.tokenize(text))
+    page.wait_for_function(f"() => ({FIGURES})().every(f => f.near ? f.plotly : (f.stale || f.shown === {T} || !f.heat))",
+                           timeout=30_000)
+    page.wait_for_timeout(500)
+    figures = page.evaluate(FIGURES)
+    near = [f for f in figures if f["near"]]
+    far = [f for f in figures if not f["near"] and f["heat"]]
+    assert near and all(f["plotly"] and not f["swapped"] and not f["stale"] for f in near), near
+    assert any(f["fig"].startswith("alpha-heads-") for f in far), figures  # the page is taller than two windows
+    painted = [f for f in far if not f["plotly"]]
+    assert painted and all(not f["stale"] and f["shown"] == T and f["given"] != T for f in painted), far
+    # scrolled near: Plotly draws it for the sentence, one figure per task
+    fig = painted[-1]["fig"]
+    page.evaluate("(fig) => document.querySelector(`.plot[data-fig=\"${fig}\"]`).scrollIntoView({block: 'center'})", fig)
+    page.wait_for_function(f"(fig) => ({FIGURES})().some(f => f.fig === fig && f.plotly && !f.swapped && f.given === {T})",
+                           arg=fig, timeout=30_000)
     assert errors == []
 
 
@@ -352,8 +404,8 @@ def test_a_key_stops_the_rested_sentences_redraws_until_its_own_maps_are_shown(o
     })""", long)
     assert got["before"] >= 1, got  # the rested page was being drawn when the key came
     assert got["between"] == [], f"Plotly drew {got['between']} between the key and its maps on screen"
-    page.wait_for_function("() => !document.querySelector('.plot.stale') && !document.querySelector('g.disan-swap')",
-                           timeout=30_000)
+    page.wait_for_function(f"() => Array.from(document.querySelectorAll({MAPS!r})).every(g => "
+                           "!g.classList.contains('stale') && !g.querySelector('g.disan-swap'))", timeout=30_000)
     rows = page.evaluate("""() => Array.from(document.querySelectorAll('.plot[data-fig^="alpha-mean-"]'),
                                              g => g.data[0].z.length)""")
     assert rows and all(r == len(disan.tokenize(long + " x")) for r in rows)
@@ -793,7 +845,10 @@ def test_the_benchmark_measures_the_built_folder_and_states_every_target(chromiu
         assert r["keys"] and all(k["next"] > 0 for k in r["keys"])
         assert any(k["shown"] for k in r["keys"]) and r["figures"] and r["checked"] >= 1
         assert any(f.startswith("mean-") for f in r["figures"])
+        assert all(ms > 50 for ms in r["rest_longtasks"])  # the pass once typing rests: its long tasks, if any
     assert [row[0] for row in view.rows] == ["this commit", "this commit"]
+    rest = view.columns.index("once typing rests: longest task ms (tasks > 50 ms)")
+    assert all(re.fullmatch(r"\d+ \(\d+\)", row[rest]) for row in view.rows)
     # the minimal pair (issue 30): B typed → maps, leave-one-out drawn, T = 20 among the timed pairs
     assert [r["model"] for r in result["pair"]] == ["disan-sst5"] and result["pair"][0]["loo_20_ms"]
     assert all(0 < m < lo for m, lo in zip(result["pair"][0]["drawn_ms"], result["pair"][0]["loo_ms"]))

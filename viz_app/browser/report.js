@@ -56,6 +56,13 @@
     return v.busy;
   }
 
+  /* Queue one Plotly drawing in a task of its own. Each Plotly.react resolves at once, so drawings queued together
+   * (figures coming into view, those the key's frame found) ran in one task of 196–357 ms (probe of d2d727b): a key
+   * typed meanwhile waited for all of them. Now it waits for one at most. */
+  function enqueueTask(v, job) {
+    return enqueue(v, () => nextTask().then(job));
+  }
+
   function syncInputs(v, key) {
     for (const input of v.root.querySelectorAll(`input[data-control="${key}"]`)) {
       const value = key === "alpha" ? v.values.alpha : v.values.feature;
@@ -194,7 +201,7 @@
       const onScreen = seenIn(v.doc), generation = v.generation;
       for (const gd of v.plots) {
         if (!gd.classList.contains("stale") || !onScreen(gd)) continue;
-        enqueue(v, () => v.generation === generation && gd.isConnected && gd.__shown !== generation
+        enqueueTask(v, () => v.generation === generation && gd.isConnected && gd.__shown !== generation
           ? drawOne(v, gd, false) : null);
       }
     });
@@ -210,35 +217,50 @@
     });
   }
 
-  /* Typing rested: every figure not yet drawn by Plotly for this sentence, on screen first, one per task. A key
-   * (hold) stops it before its next figure: the key's sentence would otherwise wait behind that figure's
-   * Plotly.react while the model runs it. */
+  /* Whether a plot is in or near the window: within half a window of it, the margin `watch` draws within. */
+  function nearIn(doc) {
+    const h = doc.defaultView.innerHeight;
+    return el => { const r = el.getBoundingClientRect(); return r.bottom > -h / 2 && r.top < 1.5 * h; };
+  }
+
+  /* Typing rested: the figures in or near the window that Plotly has not drawn for this sentence are drawn, those
+   * on screen first, one per task. Those farther away get the sentence painted into what Plotly drew before
+   * (swapOne, a few milliseconds each), and Plotly draws them as they come near the window (watch): a pause in
+   * typing costs one Plotly.react per figure a reader can reach, not one per figure of the page (each 50–226 ms
+   * on this machine), so a key typed after a pause waits behind fewer of them. A key (hold) stops it before its
+   * next figure: the key's sentence would otherwise wait behind that figure's Plotly.react while the model runs it. */
   function rest(v) {
     const win = v.doc.defaultView;
     win.clearTimeout(v.restTimer);
     v.restTimer = win.setTimeout(() => {
-      const generation = v.generation;
+      const generation = v.generation, onScreen = seenIn(v.doc), near = nearIn(v.doc);
       const todo = v.plots.filter(gd => gd.__full !== generation);
-      const onScreen = seenIn(v.doc), first = new Set(todo.filter(onScreen));
-      todo.sort((a, b) => Number(first.has(b)) - Number(first.has(a)));
-      todo.reduce((done, gd) => done.then(() => nextTask()).then(() => {
-        if (v.generation !== generation || v.next || v.held || gd.__full === generation || !gd.isConnected) return null;
+      const reach = todo.filter(near), far = todo.filter(gd => !reach.includes(gd));
+      reach.sort((a, b) => Number(onScreen(b)) - Number(onScreen(a)));
+      const stopped = gd => v.generation !== generation || v.next || v.held || !gd.isConnected;
+      const drawn = reach.reduce((done, gd) => done.then(() => nextTask()).then(() => {
+        if (stopped(gd) || gd.__full === generation) return null;
         return enqueue(v, () => v.generation === generation && gd.__full !== generation ? drawOne(v, gd, false) : null);
       }), Promise.resolve());
+      far.reduce((done, gd) => done.then(() => nextTask()).then(() => {
+        if (stopped(gd) || near(gd)) return; // near: watch draws it (it came near since)
+        if (gd.__shown === generation || swapOne(v, gd, gd.clientWidth)) gd.__painted = generation;
+      }), drawn);
     }, REST_MS);
   }
 
-  /* Stale figures are drawn as they come near the window (half a window ahead). The observer starts with the
-   * first page, so its first report (every figure, at once) finds none stale: made at the first key, it drew
-   * every figure near the window behind that key's maps. */
+  /* Stale figures (not drawn for this sentence) and those painted once typing rested (rest) are drawn by Plotly as
+   * they come near the window (half a window ahead), one per task. The observer starts with the first page, so its
+   * first report (every figure, at once) finds none stale: made at the first key, it drew every figure near the
+   * window behind that key's maps. */
   function watch(v) {
     const win = v.doc.defaultView;
     if (v.observer || !win.IntersectionObserver) return;
     v.observer = new win.IntersectionObserver(entries => {
       for (const entry of entries) {
         const gd = entry.target, generation = v.generation;
-        if (!entry.isIntersecting || !gd.classList.contains("stale")) continue; // stale: not drawn for this sentence
-        enqueue(v, () => v.generation === generation && gd.isConnected && gd.__shown !== generation
+        if (!entry.isIntersecting || !(gd.classList.contains("stale") || gd.__painted === generation)) continue;
+        enqueueTask(v, () => v.generation === generation && gd.isConnected && gd.__full !== generation
           ? drawOne(v, gd, false) : null);
       }
     }, { rootMargin: "50% 0px" });
@@ -268,6 +290,8 @@
   function showWord(v, select) {
     const frame = v.data.words[select.dataset.side][+select.value];
     const gd = v.root.querySelector(`.plot[data-fig="s2t-${select.dataset.side}"]`);
+    // painted once typing rested (rest): Plotly holds another sentence's figure, drawn whole first
+    if (gd.__full !== v.generation && !gd.classList.contains("stale")) enqueue(v, () => drawOne(v, gd, false));
     enqueue(v, () => Plotly.restyle(gd, { z: [frame.z], zmin: [frame.zmin], zmax: [frame.zmax] }, [0])
       .then(() => Plotly.relayout(gd, { "annotations[0].text": frame.title })));
   }
@@ -280,8 +304,15 @@
     for (const v of ds.views) {
       if (!v.data) continue;
       const scale = talkScale(v);
+      const generation = v.generation;
       for (const gd of v.plots) {
         if (!gd.__base || !gd._fullLayout) continue;
+        if (gd.__full !== generation) { // painted or stale: Plotly holds another sentence; drawn at the new scale
+          if (!gd.classList.contains("stale")) {
+            enqueueTask(v, () => v.generation === generation && gd.__full !== generation ? drawOne(v, gd, false) : null);
+          }
+          continue;
+        }
         const update = { "font.size": Math.round(gd.__base.font * scale) };
         if (gd.__base.height) update.height = Math.round(gd.__base.height * scale);
         gd.__base.annotations.forEach((size, i) => {
