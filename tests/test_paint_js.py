@@ -375,3 +375,85 @@ def test_fitted_margins_hold_every_label_and_plotly_lays_the_figure_out_once(pag
             assert got["fitted"][side] >= got["plotly"][side] - 1, f"{name}: {side} narrower than automargin: {got}"
             assert got["fitted"][side] <= got["plotly"][side] + 40, f"{name}: {side} 40 px wider than needed: {got}"
         assert not got["outside"], f"{name}: labels cut off at the figure's edge: {got['outside']}"
+
+
+#: Draw heatmap grid `a` with Plotly, paint grid `b` into it (DisanPaint.swap, then labelCells: a sentence once
+#: typing rests) and read its cells, numbers and their places on screen; then let Plotly draw `b` and read again.
+SETTLE = """async ({a, b, width}) => {
+  const gd = document.createElement('div'); gd.style.width = width + 'px'; document.body.appendChild(gd);
+  const A = JSON.parse(a), B = JSON.parse(b);
+  const fit = F => ({data: DisanPaint.fitCellText(F.data, F.layout, width), layout: F.layout});
+  await Plotly.newPlot(gd, fit(A).data, A.layout);
+  const read = async () => {
+    const out = {cells: [], labels: []};
+    for (const node of gd.querySelectorAll('g.hm')) {
+      const img = new Image(), t = node.__data__[0].trace.index;
+      img.src = node.querySelector('image').getAttribute('href') || node.querySelector('image').getAttributeNS('http://www.w3.org/1999/xlink', 'href');
+      await img.decode();
+      const rows = B.data[t].z.length, cols = B.data[t].z[0].length;
+      const c = document.createElement('canvas'); c.width = cols; c.height = rows;
+      const ctx = c.getContext('2d'); ctx.imageSmoothingEnabled = false; ctx.drawImage(img, 0, 0, cols, rows);
+      out.cells.push(Array.from(ctx.getImageData(0, 0, cols, rows).data));
+      out.labels.push([...node.querySelectorAll('text')].map(e => {
+        const r = e.getBoundingClientRect();
+        return [e.textContent, getComputedStyle(e).fill, r.left + r.width / 2, r.top + r.height / 2];
+      }));
+    }
+    return out;
+  };
+  const swapped = DisanPaint.swap(gd, fit(B)), settled = DisanPaint.settled(gd, fit(B));
+  const labelled = DisanPaint.labelCells(gd, fit(B)), fast = await read();
+  DisanPaint.unswap(gd);
+  await Plotly.react(gd, fit(B).data, B.layout);
+  const full = await read();
+  gd.remove();
+  return {swapped, settled, labelled, fast, full};
+}"""
+
+
+@pytest.mark.parametrize("T_a, T_b", [(4, 5), (5, 5), (6, 3)])
+def test_a_painted_grid_with_its_cell_numbers_is_what_plotly_draws(page, T_a, T_b):
+    """Once typing rests, a figure whose colour limits did not change is left painted (DisanPaint.settled): its
+    cells and the numbers labelCells writes (text, contrast colour, place) equal Plotly's own drawing of it."""
+    rng = np.random.default_rng(T_a * 10 + T_b)
+    def maps(T):
+        return [rng.dirichlet(np.ones(T), size=T).tolist() for _ in range(2)]
+    fig_a, fig_b = built(*[("F.heatmapGrid", maps(T), ["fw", "bw"], [f"w{i}" for i in range(T)],
+                            {"title": "maps", "zmin": 0, "zmax": 1}) for T in (T_a, T_b)])
+    got = page.evaluate(SETTLE, {"a": json.dumps(fig_a), "b": json.dumps(fig_b), "width": 1300})
+    assert got["swapped"] and got["settled"] and got["labelled"]
+    fast, full = got["fast"], got["full"]
+    assert [len(x) for x in full["labels"]] == [T_b * T_b] * 2  # the numbers fit at this width
+    for k in range(2):
+        assert np.abs(np.array(fast["cells"][k]) - np.array(full["cells"][k])).max() <= 1  # RGBA of every cell
+        assert [x[:2] for x in fast["labels"][k]] == [x[:2] for x in full["labels"][k]]  # text and colour
+        places = np.array([x[2:] for x in fast["labels"][k]]) - np.array([x[2:] for x in full["labels"][k]])
+        assert np.abs(places).max() <= 1.5, places  # each number at its cell's centre, as Plotly puts it
+
+
+#: DisanPaint.settled of a chart drawn from `a` for figure `b`.
+SETTLED = """({a, b}) => {
+  const gd = document.createElement('div'); gd.style.width = '900px'; document.body.appendChild(gd);
+  const A = JSON.parse(a), B = JSON.parse(b);
+  return Plotly.newPlot(gd, A.data, A.layout).then(() => { const r = DisanPaint.settled(gd, B); gd.remove(); return r; });
+}"""
+
+
+def test_a_figure_is_left_painted_only_where_the_painting_shows_what_plotly_would(page):
+    """New colour limits (the colour bar would change), a title with markup, a bar chart whose value axis follows
+    its values or another kind of figure: Plotly must draw it."""
+    eye, half = np.eye(3).tolist(), (np.eye(3) / 2).tolist()
+    words = ["a", "b", "c"]
+    same, moved, auto, fixed, marked = built(
+        ("F.heatmapGrid", [eye], ["one"], words, {"title": "t"}),
+        ("F.heatmapGrid", [half], ["one"], words, {"title": "t"}),
+        ("F.barChart", [["w", [0.1, 0.2, 0.3]]], words, {"yTitle": "v"}),
+        ("F.barChart", [["w", [0.1, 0.2, 0.3]]], words, {"yTitle": "v", "yRange": [0, 1]}),
+        ("F.heatmapGrid", [eye], ["one"], words, {"title": "t"}))
+    marked["layout"]["title"]["text"] = "two<br>lines"  # Plotly breaks the line; a painting would not
+    def settled(a, b):
+        return page.evaluate(SETTLED, {"a": json.dumps(a), "b": json.dumps(b)})
+    assert settled(same, same) is True
+    assert settled(same, moved) is False  # limits [0, 1] drawn, [0, 0.5] wanted
+    assert settled(fixed, fixed) is True and settled(auto, auto) is False
+    assert settled(marked, marked) is False

@@ -491,6 +491,79 @@
     if (node.textContent !== plain) node.textContent = plain;
   }
 
+  /* ------------------------------------------------------------ a painted figure left as it is */
+
+  /* Whether chart gd, once `spec` is painted into it (swap) and its cell numbers written (labelCells), shows what
+   * Plotly's drawing of `spec` would show, hover and Plotly's own tick labels apart: every heatmap on the colour
+   * limits Plotly drew (so its colour bar holds) with numbers, if any, of the form %{z:.Nf}; every bar chart's value
+   * axis a fixed range; the title plain text. `spec`'s data as fitted to the plot's width (fitCellText). Then the
+   * page can leave Plotly's drawing until a person reaches for the chart: on this 2-core machine one Plotly.react
+   * of a figure takes 50–226 ms, a paint a few. */
+  function settled(gd, spec) {
+    if (!gd._fullData || !gd._fullLayout || spec.data.length !== gd._fullData.length) return false;
+    for (var t = 0; t < spec.data.length; t++) {
+      var trace = spec.data[t], full = gd._fullData[t];
+      if (trace.type === "scatter" && trace.mode === "none") continue; // the click layer: no pixels
+      if (trace.type === "heatmap") {
+        if (full.type !== "heatmap" || !defined(trace.zmin) || trace.zmin !== full.zmin || trace.zmax !== full.zmax) return false;
+        if (trace.texttemplate && !/^%\{z:\.\d+f\}$/.test(trace.texttemplate)) return false;
+      } else if (trace.type === "bar") {
+        var letter = trace.orientation === "h" ? "x" : "y", name = (trace[letter + "axis"] || letter).replace(letter, letter + "axis");
+        var axis = spec.layout[name];
+        if (!axis || !axis.range) return false;
+      } else return false;
+    }
+    var title = spec.layout.title, text = title && typeof title === "object" ? title.text : title;
+    return typeof text !== "string" || !/<[a-z/]/i.test(text);
+  }
+
+  /* Cell numbers as `spec` has them (%{z:.Nf}, as fitted to the plot's width) written over the cells painted into
+   * gd: each heatmap's numbers at its cells' centres on the axes Plotly drew (T cells over the length it laid out,
+   * as overlayTicks places the tokens), in Plotly's own elements (g.heatmap-label > text, so that Plotly's next
+   * drawing replaces them), white on dark cells; numbers a trace no longer has are removed. False when a heatmap
+   * is not one Plotly drew. */
+  function labelCells(gd, spec) {
+    if (!gd.calcdata || !gd._fullData || !gd._fullLayout) return false;
+    var nodes = heatmapNodes(gd);
+    for (var t = 0; t < spec.data.length; t++) {
+      var trace = spec.data[t];
+      if (trace.type !== "heatmap") continue;
+      var node = nodes[t], full = gd._fullData[t], z = gd.calcdata[t] && gd.calcdata[t][0].z;
+      var m = /^%\{z:\.(\d+)f\}$/.exec(trace.texttemplate || "");
+      if (!node || !z || !z.length) return false;
+      node.querySelectorAll("g.heatmap-label").forEach(function (g) { g.remove(); });
+      if (!m) continue;
+      var xa = gd._fullLayout[full.xaxis.replace("x", "xaxis")], ya = gd._fullLayout[full.yaxis.replace("y", "yaxis")];
+      var color = colorScale(full.colorscale, full.zmin, full.zmax);
+      if (!xa || !ya || !xa.c2p || !ya.c2p || !color) return false;
+      var rows = z.length, cols = z[0].length, digits = Number(m[1]);
+      var down = ya.c2p(0) < ya.c2p(1), right = xa.c2p(0) < xa.c2p(1);
+      var font = trace.textfont || {}, size = font.size || 12, family = font.family || gd._fullLayout.font.family;
+      var style = "font-family: " + family + "; font-size: " + size + "px; fill-opacity: 1; white-space: pre;";
+      var fragment = document.createDocumentFragment();
+      for (var r = 0; r < rows; r++) {
+        // Plotly's cap shift: a one-line label sits 0.35 of its size below the cell's centre
+        var y = ((down ? r : rows - 1 - r) + 0.5) * ya._length / rows + 0.35 * size;
+        for (var c = 0; c < cols; c++) {
+          var v = z[r][c];
+          if (!defined(v)) continue;
+          var g = document.createElementNS(SVG, "g"), text = document.createElementNS(SVG, "text");
+          g.setAttribute("class", "heatmap-label");
+          text.setAttribute("text-anchor", "middle");
+          text.setAttribute("data-notex", "1");
+          text.setAttribute("x", (((right ? c : cols - 1 - c) + 0.5) * xa._length / cols).toFixed(2));
+          text.setAttribute("y", y.toFixed(2));
+          text.setAttribute("style", style + " fill: " + labelColor(color(v)) + ";");
+          text.textContent = v.toFixed(digits);
+          g.appendChild(text);
+          fragment.appendChild(g);
+        }
+      }
+      node.appendChild(fragment);
+    }
+    return true;
+  }
+
   /* [rows, columns] of a heatmap's z: an array of rows, or Plotly's typed-array spec {dtype, bdata, shape}. */
   function gridShape(z) {
     if (!z) return null;
@@ -678,5 +751,6 @@
   }
 
   root.DisanPaint = { version: 1, parseColor: parseColor, colorScale: colorScale, labelColor: labelColor, repaint: repaint,
-                      fitCellText: fitCellText, withoutCellText: withoutCellText, fitMargins: fitMargins, swap: swap, unswap: unswap };
+                      fitCellText: fitCellText, withoutCellText: withoutCellText, fitMargins: fitMargins, swap: swap, unswap: unswap,
+                      settled: settled, labelCells: labelCells };
 })(typeof globalThis !== "undefined" ? globalThis : this);

@@ -47,7 +47,17 @@
     root.addEventListener("change", ev => {
       if (ev.target.matches && ev.target.matches('select[data-control="word"]')) showWord(v, ev.target);
     });
+    root.addEventListener("pointermove", ev => reach(v, ev));
+    root.addEventListener("focusin", ev => reach(v, ev));
     return v;
+  }
+
+  /* A person reaches for a figure left painted once typing rested (settle): Plotly draws it now, before its hover
+   * handles the move, so hover, clicks and the mode bar's exports read this sentence. */
+  function reach(v, ev) {
+    const gd = ev.target.closest ? ev.target.closest(".plot[data-fig]") : null;
+    if (!gd || !v.data || gd.__painted !== v.generation || gd.__full === v.generation) return;
+    drawOne(v, gd, false).catch(err => console.error(err));
   }
 
   /* Run `job` after every drawing queued before it, whether or not that one failed. */
@@ -223,43 +233,60 @@
     return el => { const r = el.getBoundingClientRect(); return r.bottom > -h / 2 && r.top < 1.5 * h; };
   }
 
-  /* Typing rested: the figures in or near the window that Plotly has not drawn for this sentence are drawn, those
-   * on screen first, one per task. Those farther away get the sentence painted into what Plotly drew before
-   * (swapOne, a few milliseconds each), and Plotly draws them as they come near the window (watch): a pause in
-   * typing costs one Plotly.react per figure a reader can reach, not one per figure of the page (each 50–226 ms
-   * on this machine), so a key typed after a pause waits behind fewer of them. A key (hold) stops it before its
-   * next figure: the key's sentence would otherwise wait behind that figure's Plotly.react while the model runs it. */
+  /* A figure Plotly drew for an earlier sentence, shown with this one by painting (swapOne: while typing, or now)
+   * and its cell numbers written (DisanPaint.labelCells), when that shows all that Plotly's drawing would but
+   * hover (DisanPaint.settled: the same colour limits, fixed bar ranges, a plain title). Plotly then draws it
+   * when a person reaches for it (`reach`: the pointer moves over it, focus, a control). True when left so. */
+  function settle(v, gd) {
+    const spec = v.data.figures[gd.dataset.fig], generation = v.generation, width = gd.clientWidth || 1000;
+    if (!spec || !gd._fullLayout || talkScale(v) !== 1) return false;
+    const fitted = { data: DisanPaint.fitCellText(spec.data, spec.layout, width), layout: spec.layout };
+    const shown = gd.__shown === generation || swapOne(v, gd, width);
+    if (shown) gd.__painted = generation;
+    if (!shown || !DisanPaint.settled(gd, fitted) || !DisanPaint.labelCells(gd, fitted)) return false;
+    gd.__settled = generation;
+    return true;
+  }
+
+  /* Whether a plot is in or near the window: within half a window of it, the margin `watch` draws within. */
+  function nearIn(doc) {
+    const h = doc.defaultView.innerHeight;
+    return el => { const r = el.getBoundingClientRect(); return r.bottom > -h / 2 && r.top < 1.5 * h; };
+  }
+
+  /* Typing rested: every figure Plotly has not drawn for this sentence, those on screen first, one per task, is
+   * painted whole where it can be (settle) and left so; the others Plotly draws, those in or near the window now
+   * and the farther ones (painted, or stale) as they come near (watch). Each Plotly.react takes 50–226 ms on this
+   * machine, a key typed after a pause waits behind the one running, and most figures (attention maps on [0, 1])
+   * need none. A key (hold) stops it before its next figure: the key's sentence would otherwise wait behind that
+   * figure's Plotly.react while the model runs it. */
   function rest(v) {
     const win = v.doc.defaultView;
     win.clearTimeout(v.restTimer);
     v.restTimer = win.setTimeout(() => {
       const generation = v.generation, onScreen = seenIn(v.doc), near = nearIn(v.doc);
-      const todo = v.plots.filter(gd => gd.__full !== generation);
-      const reach = todo.filter(near), far = todo.filter(gd => !reach.includes(gd));
-      reach.sort((a, b) => Number(onScreen(b)) - Number(onScreen(a)));
-      const stopped = gd => v.generation !== generation || v.next || v.held || !gd.isConnected;
-      const drawn = reach.reduce((done, gd) => done.then(() => nextTask()).then(() => {
-        if (stopped(gd) || gd.__full === generation) return null;
+      const todo = v.plots.filter(gd => gd.__full !== generation && gd.__settled !== generation);
+      todo.sort((a, b) => Number(onScreen(b)) - Number(onScreen(a)));
+      todo.reduce((done, gd) => done.then(() => nextTask()).then(() => {
+        if (v.generation !== generation || v.next || v.held || !gd.isConnected || gd.__full === generation) return null;
+        if (settle(v, gd) || !near(gd)) return null; // far: watch draws it as it comes near
         return enqueue(v, () => v.generation === generation && gd.__full !== generation ? drawOne(v, gd, false) : null);
       }), Promise.resolve());
-      far.reduce((done, gd) => done.then(() => nextTask()).then(() => {
-        if (stopped(gd) || near(gd)) return; // near: watch draws it (it came near since)
-        if (gd.__shown === generation || swapOne(v, gd, gd.clientWidth)) gd.__painted = generation;
-      }), drawn);
     }, REST_MS);
   }
 
-  /* Stale figures (not drawn for this sentence) and those painted once typing rested (rest) are drawn by Plotly as
-   * they come near the window (half a window ahead), one per task. The observer starts with the first page, so its
-   * first report (every figure, at once) finds none stale: made at the first key, it drew every figure near the
-   * window behind that key's maps. */
+  /* Stale figures (not drawn for this sentence) and those painted but not settled once typing rested (rest) are
+   * drawn by Plotly as they come near the window (half a window ahead), one per task. The observer starts with the
+   * first page, so its first report (every figure, at once) finds none stale: made at the first key, it drew every
+   * figure near the window behind that key's maps. */
   function watch(v) {
     const win = v.doc.defaultView;
     if (v.observer || !win.IntersectionObserver) return;
     v.observer = new win.IntersectionObserver(entries => {
       for (const entry of entries) {
         const gd = entry.target, generation = v.generation;
-        if (!entry.isIntersecting || !(gd.classList.contains("stale") || gd.__painted === generation)) continue;
+        const unsettled = gd.__painted === generation && gd.__settled !== generation;
+        if (!entry.isIntersecting || !(gd.classList.contains("stale") || unsettled)) continue;
         enqueueTask(v, () => v.generation === generation && gd.isConnected && gd.__full !== generation
           ? drawOne(v, gd, false) : null);
       }
