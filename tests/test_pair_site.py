@@ -55,11 +55,17 @@ def open_pair(chromium, built):
 
 
 #: Every figure drawn by Plotly for the page now shown (report.js marks a plot __full with its drawing's generation
-#: once Plotly laid it out; while a key is typed a heatmap may only be repainted).
+#: once Plotly laid it out; while a key is typed a heatmap may only be repainted, and once typing rests a figure
+#: may be left painted until the pointer reaches it, which this predicate does for each).
 _ALL_DRAWN = """() => {
   const root = document.getElementById('report'), v = root.__disanView;
-  return document.body.dataset.state === 'ready' && v &&
-    Array.from(root.querySelectorAll('.plot[data-fig]')).every(gd => gd.__full === v.generation);
+  if (document.body.dataset.state !== 'ready' || !v) return false;
+  const plots = Array.from(root.querySelectorAll('.plot[data-fig]'));
+  // once typing rests a figure may be left painted (report.js settle): the pointer reaching it has Plotly draw it
+  for (const gd of plots) if (gd.__painted === v.generation && gd.__full !== v.generation) {
+    gd.dispatchEvent(new PointerEvent('pointermove', {bubbles: true}));
+  }
+  return plots.every(gd => gd.__full === v.generation);
 }"""
 
 #: The trace views of A and B as the page computes them, and each drawn figure's traces.

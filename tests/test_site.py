@@ -553,6 +553,27 @@ def test_a_link_to_another_sentence_or_a_missing_stored_run_is_computed_in_the_p
             context.close()
 
 
+def test_a_model_file_that_does_not_load_after_the_stored_run_is_drawn_is_named_with_the_maps_kept(chromium, built):
+    """Opened on its own sentence, the page draws the stored run; if the model's file then fails, the status line
+    says the model did not load (naming the file and the fix) and that the maps on screen are the stored run,
+    not that the sentence could not be computed."""
+    folder = built.out.as_uri() + "/"
+    context, page, blocked, errors = guarded_page(
+        chromium, lambda url: url.startswith(folder) and not url.endswith("models/disan-sst5.js"), TIMEOUT_MS)
+    try:
+        page.goto((built.out / "index.html").as_uri() + fragment(m="disan-sst5"))
+        page.wait_for_function("() => document.body.dataset.state === 'error'")
+        got = page.evaluate("""() => ({status: document.getElementById('status').textContent,
+                                       start: document.body.dataset.start, maps: document.querySelectorAll('#report g.hm').length})""")
+        assert got["start"] == "disan-sst5" and got["maps"] >= 1, got  # the stored run's maps stay on screen
+        assert got["status"].startswith("The model did not load: "), got
+        assert "models/disan-sst5.js" in got["status"] and "python -m viz_app site" in got["status"], got
+        assert "computed when the folder was built" in got["status"], got
+        assert any(url.endswith("models/disan-sst5.js") for url in blocked)
+    finally:
+        context.close()
+
+
 def test_the_worker_runs_the_short_sentence_again_while_the_page_idles_in_its_first_seconds(chromium, built):
     """site.js warmWhenIdle: once per page, a run a second or so after the first maps costs the worker about
     40 ms instead of a few; idle runs of the last short sentence, undrawn, every 250 ms in the first 6 s take it

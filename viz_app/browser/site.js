@@ -815,7 +815,12 @@
       });
     }).catch(function (err) {
       console.error(err);
-      say("This sentence could not be computed: " + (err && err.message || err), "error");
+      var why = err && err.message || err;
+      // The stored run's maps are on screen and right: what failed is the model, which other sentences need.
+      say(startShown === state.model
+        ? "The model did not load: " + String(why).replace(/\.?$/, ".") +
+          " The maps show this sentence as computed when the folder was built."
+        : "This sentence could not be computed: " + why, "error");
       doc.body.dataset.state = "error";
     }).then(function () { running = null; });
     return running;
