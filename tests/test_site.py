@@ -877,7 +877,6 @@ def test_the_benchmark_measures_the_built_folder_and_states_every_target(chromiu
         assert r["keys"] and all(k["next"] > 0 for k in r["keys"])
         assert any(k["shown"] for k in r["keys"]) and r["figures"] and r["checked"] >= 1
         assert any(f.startswith("mean-") for f in r["figures"])
-        assert all(ms > 50 for ms in r["rest_longtasks"])  # the pass once typing rests: its long tasks, if any
     assert [row[0] for row in view.rows] == ["this commit", "this commit"]
     rest = view.columns.index("once typing rests: longest task ms (tasks > 50 ms)")
     assert all(re.fullmatch(r"\d+ \(\d+\)", row[rest]) for row in view.rows)

@@ -248,12 +248,6 @@
     return true;
   }
 
-  /* Whether a plot is in or near the window: within half a window of it, the margin `watch` draws within. */
-  function nearIn(doc) {
-    const h = doc.defaultView.innerHeight;
-    return el => { const r = el.getBoundingClientRect(); return r.bottom > -h / 2 && r.top < 1.5 * h; };
-  }
-
   /* Typing rested: every figure Plotly has not drawn for this sentence, those on screen first, one per task, is
    * painted whole where it can be (settle) and left so; the others Plotly draws, those in or near the window now
    * and the farther ones (painted, or stale) as they come near (watch). Each Plotly.react takes 50–226 ms on this
