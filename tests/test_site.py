@@ -384,6 +384,49 @@ def test_once_typing_rests_figures_are_painted_whole_and_plotly_draws_one_when_t
     assert errors == []
 
 
+def test_a_key_in_the_premise_leaves_the_hypothesis_maps_as_drawn_and_paints_the_premises(open_site):
+    """An NLI pair's hypothesis maps do not change while the premise is typed (each sentence is encoded alone,
+    Im & Cho Fig. 1): report.js keeps their drawing (no new cell image, no Plotly.react once typing rests) and
+    still counts them as this sentence's, where the premise's maps are painted with each key."""
+    hyp = "A woman is outdoors ."
+    page, _, errors = open_site(fragment(m="dsa-nli", t="A lady stands outside", h=hyp))
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.wait_for_function("() => document.getElementById('report').dataset.ready === '1'")
+    page.wait_for_timeout(1500)  # rested: every figure in or near the window is Plotly's or settled
+    page.evaluate("""() => { const s = document.querySelector('.plot[data-fig="alpha-mean-premise"]').closest('.section');
+                             s.scrollIntoView(); window.scrollBy(0, -document.querySelector('header').offsetHeight); }""")
+    page.wait_for_timeout(800)
+    state = """() => Object.fromEntries(['alpha-mean-premise', 'alpha-mean-hypothesis'].map(id => {
+      const gd = document.querySelector(`.plot[data-fig="${id}"]`), r = gd.getBoundingClientRect();
+      return [id, {image: Array.from(gd.querySelectorAll('g.hm image'), i => i.getAttribute('href')).join('|'),
+                   rows: gd.calcdata[0][0].z.length, current: gd.__shown === document.querySelector('#report .plot').__shown,
+                   onScreen: r.bottom > 0 && r.top < innerHeight, full: gd.__full === gd.__shown, settled: gd.__settled === gd.__shown}];
+    }))"""
+    before = page.evaluate(state)
+    assert before["alpha-mean-premise"]["onScreen"] and before["alpha-mean-hypothesis"]["onScreen"], before
+    page.evaluate("""() => { window.__reacts = []; window.__swaps = [];
+      for (const f of ['newPlot', 'react']) { const o = Plotly[f]; Plotly[f] = function (gd, ...a) {
+        window.__reacts.push(gd.dataset.fig); return o.call(this, gd, ...a); }; }
+      const swap = DisanPaint.swap; DisanPaint.swap = function (gd, ...a) { window.__swaps.push(gd.dataset.fig); return swap(gd, ...a); }; }""")
+    text = "A lady stands outside of a market"
+    for n in (len(text) - 9, len(text) - 2, len(text)):
+        type_text(page, "#text", text[:n])
+    typed = page.evaluate(state)
+    premise, hypothesis = typed["alpha-mean-premise"], typed["alpha-mean-hypothesis"]
+    assert premise["image"] != before["alpha-mean-premise"]["image"]
+    assert premise["rows"] == len(disan.tokenize(text)) and premise["current"], premise
+    assert hypothesis["image"] == before["alpha-mean-hypothesis"]["image"], hypothesis
+    swaps = page.evaluate("window.__swaps")
+    assert "alpha-mean-premise" in swaps and "alpha-mean-hypothesis" not in swaps, swaps  # not painted again
+    assert hypothesis["rows"] == len(disan.tokenize(hyp)) and hypothesis["current"], hypothesis
+    page.wait_for_timeout(1500)  # typing rests
+    rested = page.evaluate(state)["alpha-mean-hypothesis"]
+    assert rested["current"] and (rested["full"] or rested["settled"]), rested
+    assert "alpha-mean-hypothesis" not in page.evaluate("window.__reacts")
+    assert "alpha-mean-hypothesis" not in page.evaluate("window.__swaps")
+    assert errors == []
+
+
 def test_a_key_stops_the_rested_sentences_redraws_until_its_own_maps_are_shown(open_site):
     """Once typing rests, the figures near the window that cannot be left painted (here the FFN's bars, whose value
     axis follows the sentence) are drawn one per task; a key in the sentence box stops that (DisanReport.hold), so no
