@@ -129,7 +129,8 @@ def test_compare_heatmaps_third_panel_is_a_minus_b_on_a_shared_scale(rng):
 
 
 def test_constant_maps_still_get_a_scale_of_positive_width():
-    """A map whose cells are all equal (A − A, an all-zero τ) gets zmax > zmin, or Plotly has no colour to draw."""
+    """A map whose cells are all equal (A − A, an all-zero τ) gets zmax > zmin, or Plotly has no colour to draw: one
+    unit wide, so an all-masked attention map (a one-word sentence) has the [0, 1] of a longer sentence's maps."""
     flat = np.full((3, 3), 0.25)
     [same, zeros, grid] = node_jobs([
         {"fn": "F.compareHeatmaps", "args": [rows(flat), rows(flat), SQUARE[:3]]},
@@ -138,9 +139,11 @@ def test_constant_maps_still_get_a_scale_of_positive_width():
     ])
     diff = same["data"][2]
     assert z(diff).tolist() == np.zeros((3, 3)).tolist() and (diff["zmin"], diff["zmid"], diff["zmax"]) == (-1e-9, 0.0, 1e-9)
-    assert (same["data"][0]["zmin"], same["data"][0]["zmax"]) == (0.25, 0.25 + 1e-9)
-    assert (zeros["data"][0]["zmin"], zeros["data"][0]["zmax"]) == (-1e-9, 1e-9)
-    assert (grid["data"][0]["zmin"], grid["data"][0]["zmax"]) == (0.25, 0.25 + 1e-9)
+    assert (same["data"][0]["zmin"], same["data"][0]["zmax"]) == (0.25, 1.25)
+    assert (zeros["data"][0]["zmin"], zeros["data"][0]["zmax"]) == (-1, 1)
+    assert (grid["data"][0]["zmin"], grid["data"][0]["zmax"]) == (0.25, 1.25)
+    [masked] = node_jobs([{"fn": "F.heatmapGrid", "args": [[rows(np.zeros((1, 1)))], ["p"], SQUARE[:1], {"zmin": 0}]}])
+    assert (masked["data"][0]["zmin"], masked["data"][0]["zmax"]) == (0, 1)
 
 
 #: Builds maskPanels in Node from matrices written as JS source, so −Infinity reaches it as a number.

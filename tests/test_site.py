@@ -427,6 +427,34 @@ def test_a_key_in_the_premise_leaves_the_hypothesis_maps_as_drawn_and_paints_the
     assert errors == []
 
 
+def test_maps_typed_after_a_one_word_sentence_keep_its_scale_and_are_left_painted_at_rest(open_site):
+    """A one-word sentence's maps are all masked (its token has no allowed key either way, DESIGN.md), and their
+    colour scale is the [0, 1] of any longer sentence's maps: the words typed after it are painted on the scale
+    Plotly drew (not saturated on [0, 1e-9]), and once typing rests the maps are left painted, not drawn again."""
+    page, _, errors = open_site(fragment(m="dsa-sst5", t="good"))
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.wait_for_function("() => document.getElementById('report').dataset.ready === '1'")
+    page.evaluate("""() => { const s = document.querySelector('.plot[data-fig="alpha-mean-premise"]').closest('.section');
+                             s.scrollIntoView(); window.scrollBy(0, -document.querySelector('header').offsetHeight); }""")
+    page.wait_for_timeout(1500)  # rested on the one-word sentence
+    scale = """() => document.querySelector('.plot[data-fig="alpha-mean-premise"]')._fullData
+                       .filter(t => t.type === 'heatmap').map(t => [t.zmin, t.zmax])"""
+    assert page.evaluate(scale) and all(s == [0, 1] for s in page.evaluate(scale)), page.evaluate(scale)
+    page.evaluate("""() => { window.__reacts = [];
+      for (const f of ['newPlot', 'react']) { const o = Plotly[f]; Plotly[f] = function (gd, ...a) {
+        window.__reacts.push(gd.dataset.fig); return o.call(this, gd, ...a); }; } }""")
+    text = "good film with a fine cast"
+    for n in (6, 9, 16, len(text)):
+        type_text(page, "#text", text[:n])
+    T = len(disan.tokenize(text))
+    page.wait_for_timeout(1500)  # typing rests
+    mean = {f["fig"]: f for f in page.evaluate(FIGURES)}["alpha-mean-premise"]
+    assert mean["settled"] and mean["shown"] == T and mean["numbers"] == mean["want"], mean
+    assert "alpha-mean-premise" not in page.evaluate("window.__reacts")
+    assert all(s == [0, 1] for s in page.evaluate(scale))
+    assert errors == []
+
+
 def test_a_key_stops_the_rested_sentences_redraws_until_its_own_maps_are_shown(open_site):
     """Once typing rests, the figures near the window that cannot be left painted (here the FFN's bars, whose value
     axis follows the sentence) are drawn one per task; a key in the sentence box stops that (DisanReport.hold), so no

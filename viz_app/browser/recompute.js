@@ -279,7 +279,9 @@
     if (lo === Infinity) { lo = 0; hi = 0; }
     if (zmin !== null && zmin !== undefined) lo = zmin;
     if (zmax !== null && zmax !== undefined) hi = zmax;
-    return [lo, hi > lo ? hi : lo + 1e-9];
+    // a constant map gets a scale one unit wide: an all-masked map (a one-word sentence's) then has the [0, 1] of
+    // any longer sentence's attention, so the maps typed after it are painted on the limits they are drawn with
+    return [lo, hi > lo ? hi : lo + 1];
   }
 
   /* Flat n·n values → Plotly's z: n arrays of n numbers, non-finite values as null (as plotly.io writes NaN). */
