@@ -399,7 +399,7 @@ def test_a_key_in_the_premise_leaves_the_hypothesis_maps_as_drawn_and_paints_the
     state = """() => Object.fromEntries(['alpha-mean-premise', 'alpha-mean-hypothesis'].map(id => {
       const gd = document.querySelector(`.plot[data-fig="${id}"]`), r = gd.getBoundingClientRect();
       return [id, {image: Array.from(gd.querySelectorAll('g.hm image'), i => i.getAttribute('href')).join('|'),
-                   rows: gd.calcdata[0][0].z.length, current: gd.__shown === document.querySelector('#report .plot').__shown,
+                   rows: gd.calcdata[0][0].z.length, current: gd.__shown === document.getElementById('report').__disanView.generation,
                    onScreen: r.bottom > 0 && r.top < innerHeight, full: gd.__full === gd.__shown, settled: gd.__settled === gd.__shown}];
     }))"""
     before = page.evaluate(state)

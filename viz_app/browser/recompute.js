@@ -267,7 +267,8 @@
     return { z: z, n: n, block: block };
   }
 
-  /* viz_app.figures._limits: [lo, hi] over the finite values of `mats`, zmin/zmax when given (not null). */
+  /* [lo, hi] over the finite values of `mats` (flat arrays), zmin/zmax when given (not null): figures.js `limits`'s
+   * rule, which drew the figure, over its rows. */
   function limits(mats, zmin, zmax) {
     var lo = Infinity, hi = -Infinity;
     mats.forEach(function (m) {
