@@ -455,6 +455,46 @@ def test_maps_typed_after_a_one_word_sentence_keep_its_scale_and_are_left_painte
     assert errors == []
 
 
+_SKELETON = """() => Array.from(document.querySelectorAll('#page-header, #report'), el => {
+  const copy = el.cloneNode(true);  // what the HTML made: every plot emptied, its drawing state dropped
+  for (const gd of copy.querySelectorAll('.plot')) { gd.textContent = ''; gd.removeAttribute('class'); gd.removeAttribute('style'); }
+  return copy.innerHTML; })"""
+
+
+def test_a_key_parses_only_the_parts_that_changed_and_leaves_the_page_a_link_to_its_sentence_opens(open_site):
+    """A key's page is written part by part (report.js patchParts): only the sections and header lines whose HTML
+    changed are parsed, the axis labels painted over a map are moved rather than made again, and the page then
+    holds what a page opened on the typed sentence holds."""
+    page, _, errors = open_site(fragment(m="dsa-sst5", t="a man in a blue shirt"))
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.wait_for_function("() => document.getElementById('report').dataset.ready === '1'")
+    page.evaluate("""() => { const s = document.querySelector('.plot[data-fig="alpha-mean-premise"]').closest('.section');
+                             s.scrollIntoView(); window.scrollBy(0, -document.querySelector('header').offsetHeight);
+                             window.__parsed = [];
+                             const d = Object.getOwnPropertyDescriptor(Element.prototype, 'innerHTML');
+                             Object.defineProperty(Element.prototype, 'innerHTML', { configurable: true, get: d.get,
+                               set(html) { window.__parsed.push(String(html)); d.set.call(this, html); } }); }""")
+    labels = """() => Array.from(document.querySelectorAll('.plot[data-fig="alpha-mean-premise"] g.disan-swap g[data-axis] text'))"""
+    type_text(page, "#text", "a man in a blue shirt plays")  # a token more: the labels are drawn over the axes
+    page.evaluate(f"() => {{ window.__first = ({labels})()[0]; }}")
+    text = "a man in a blue shirt plays well"
+    type_text(page, "#text", text)
+    tokens = disan.tokenize(text)
+    got = page.evaluate(f"""() => {{ const texts = ({labels})();
+      return {{sections: document.querySelectorAll('#report > section').length,
+               parsed: window.__parsed.map(h => (h.match(/<section/g) || []).length),
+               kept: texts.includes(window.__first), texts: texts.map(t => t.textContent)}}; }}""")
+    assert got["sections"] > 5 and len(got["parsed"]) >= 2, got
+    assert all(n < got["sections"] for n in got["parsed"]), got  # never the whole body
+    assert got["kept"] and got["texts"][: len(tokens)] == tokens, got  # the first key's label moved, not made again
+    typed = page.evaluate(_SKELETON)
+    fresh, _, errors2 = open_site(fragment(m="dsa-sst5", t=text))
+    fresh.set_viewport_size({"width": 1400, "height": 900})
+    fresh.wait_for_function("() => document.getElementById('report').dataset.ready === '1'")
+    assert typed == fresh.evaluate(_SKELETON)
+    assert errors == [] and errors2 == []
+
+
 def test_a_key_stops_the_rested_sentences_redraws_until_its_own_maps_are_shown(open_site):
     """Once typing rests, the figures near the window that cannot be left painted (here the FFN's bars, whose value
     axis follows the sentence) are drawn one per task; a key in the sentence box stops that (DisanReport.hold), so no

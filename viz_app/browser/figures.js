@@ -28,8 +28,20 @@
     if (!ctx || !ctx.templates || !ctx.colorscales || !ctx.themes || !ctx.constants) {
       throw new Error("DisanFigures.configure needs the figure context that viz_app.draw.site_view.figure_context() writes");
     }
+    // Every figure's layout holds its theme's template itself, not a copy: Plotly only reads a template, an
+    // unchanged figure then equals the one drawn at its first key (report.js kept), and a copy per figure was
+    // half of building a heatmap (JSON round trip). Frozen, so a write anywhere fails loudly.
+    Object.keys(ctx.templates).forEach(function (name) { freeze(ctx.templates[name]); });
     context = ctx;
     return ctx;
+  }
+
+  function freeze(value) {
+    if (value && typeof value === "object" && !Object.isFrozen(value)) {
+      Object.freeze(value);
+      Object.keys(value).forEach(function (k) { freeze(value[k]); });
+    }
+    return value;
   }
 
   function ctx() {
@@ -147,14 +159,10 @@
     return [lo, hi > lo ? hi : lo + 1];
   }
 
-  function clone(value) {
-    return JSON.parse(JSON.stringify(value));
-  }
-
   function template(name) {
     var t = ctx().templates[name];
     if (!t) throw new Error("DisanFigures: the figure context has no Plotly template " + name);
-    return clone(t);
+    return t;
   }
 
   function scale(nameOrStops) {

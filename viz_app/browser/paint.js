@@ -240,32 +240,56 @@
 
   /* Labels of `spec`'s axis drawn over the plot where Plotly's own tick labels were, for a sentence whose
    * length differs from the one Plotly laid out: row/column v of T sits at offset + (v + ½)·length/T (rows top
-   * down, as the heatmaps' reversed y axes draw them). Plotly's own labels are hidden until its next draw. */
+   * down, as the heatmaps' reversed y axes draw them). Plotly's own labels are hidden until its next draw.
+   * They go in a group of their own per axis, kept from key to key: each key moves and retexts the labels
+   * already there and adds or removes only the difference (a new text element and its style were most of a
+   * key's labels: about 1 ms a key for DSA's α maps here). */
   function overlayTicks(gd, layer, axis, specAxis, T, letter) {
     var labels = gd.querySelectorAll("g." + axis._id + "tick text");
     var sample = labels[0];
-    labels.forEach(function (t) { t.style.visibility = "hidden"; });
-    if (!specAxis || specAxis.showticklabels === false || !specAxis.tickvals || !sample) return;
+    labels.forEach(function (t) { if (t.style.visibility !== "hidden") t.style.visibility = "hidden"; });
+    var group = tickGroup(layer, axis._id);
+    if (!specAxis || specAxis.showticklabels === false || !specAxis.tickvals || !sample) {
+      group.textContent = "";
+      return;
+    }
     var style = sample.getAttribute("style") || "", offset = axis._offset, length = axis._length;
     var counter = letter === "x" ? gd._fullLayout[axis.anchor.replace("y", "yaxis")] : null;
+    var x = letter === "x" ? null : String(gd._fullLayout[axis.anchor.replace("x", "xaxis")]._offset - 4);
+    var texts = group.children, n = specAxis.tickvals.length;
+    while (texts.length > n) group.lastChild.remove();
     specAxis.tickvals.forEach(function (v, i) {
-      var text = document.createElementNS(SVG, "text"), at = offset + (v + 0.5) * length / T;
-      var shown = plain(String(specAxis.ticktext[i]));
-      text.textContent = shown === null ? String(specAxis.ticktext[i]) : shown;
-      text.setAttribute("style", style);
-      text.style.visibility = "visible";
-      if (letter === "x") {
-        var y = counter._offset + counter._length + 6;
+      var text = texts[i], at = offset + (v + 0.5) * length / T;
+      if (!text) {
+        text = group.appendChild(document.createElementNS(SVG, "text"));
+        text.setAttribute("style", style);
+        text.style.visibility = "visible";
         text.setAttribute("text-anchor", "end");
-        text.setAttribute("transform", "translate(" + at + "," + y + ") rotate(-60)");
-      } else {
-        text.setAttribute("text-anchor", "end");
-        text.setAttribute("dominant-baseline", "middle");
-        text.setAttribute("x", String(gd._fullLayout[axis.anchor.replace("x", "xaxis")]._offset - 4));
-        text.setAttribute("y", String(at));
+        if (letter !== "x") text.setAttribute("dominant-baseline", "middle");
       }
-      layer.appendChild(text);
+      var shown = plain(String(specAxis.ticktext[i]));
+      if (shown === null) shown = String(specAxis.ticktext[i]);
+      if (text.textContent !== shown) text.textContent = shown;
+      if (letter === "x") setIf(text, "transform", "translate(" + at + "," + (counter._offset + counter._length + 6) + ") rotate(-60)");
+      else {
+        setIf(text, "x", x);
+        setIf(text, "y", String(at));
+      }
     });
+  }
+
+  /* The group of layer that holds axis `id`'s labels (made on first use). */
+  function tickGroup(layer, id) {
+    for (var g = layer.firstElementChild; g; g = g.nextElementSibling) {
+      if (g.getAttribute("data-axis") === id) return g;
+    }
+    var group = layer.appendChild(document.createElementNS(SVG, "g"));
+    group.setAttribute("data-axis", id);
+    return group;
+  }
+
+  function setIf(node, name, value) {
+    if (node.getAttribute(name) !== value) node.setAttribute(name, value);
   }
 
   /* The tick labels Plotly drew for `specAxis`, rewritten in place (same sentence length, same ticks). */
@@ -437,8 +461,9 @@
     // bars of one chart share their category axis (barmode "group"): painted together
     if (bars.some(function (b) { return b.xName !== bars[0].xName || b.y.length !== bars[0].y.length; })) return false;
     var same = jobs.every(function (j) { return j.same; }) && bars.every(function (b) { return b.same; }) && !gd.__swapped;
-    var layer = gd.querySelector("g.disan-swap");
-    if (layer) layer.textContent = "";
+    // the last key's overlaid bars go; its axis labels stay, to be moved (overlayTicks) or dropped (below)
+    var layer = gd.querySelector("g.disan-swap"), overlaid = {};
+    if (layer) Array.from(layer.children).forEach(function (g) { if (!g.hasAttribute("data-axis")) g.remove(); });
     hbars.forEach(relength);
     var done = {};
     var ensureLayer = function () {
@@ -454,7 +479,10 @@
       else overlayBars(gd, ensureLayer(), bars);
       done[bars[0].xName] = true;
       var barAxis = spec.layout[bars[0].xName];
-      if (!(same && retext(gd, bars[0].xa, barAxis))) overlayTicks(gd, ensureLayer(), bars[0].xa, barAxis, bars[0].y.length, "x");
+      if (!(same && retext(gd, bars[0].xa, barAxis))) {
+        overlayTicks(gd, ensureLayer(), bars[0].xa, barAxis, bars[0].y.length, "x");
+        overlaid[bars[0].xa._id] = true;
+      }
       bars.forEach(function (b) {
         if (same && spec.data[b.t].customdata) gd._fullData[b.t].customdata = spec.data[b.t].customdata;
       });
@@ -472,7 +500,11 @@
         var specAxis = spec.layout[name], T = letter === "x" ? job.z[0].length : job.z.length;
         if (same && retext(gd, axis[2], specAxis)) return;
         overlayTicks(gd, ensureLayer(), axis[2], specAxis, T, letter);
+        overlaid[axis[2]._id] = true;
       });
+    });
+    if (layer) Array.from(layer.children).forEach(function (g) {
+      if (g.hasAttribute("data-axis") && !overlaid[g.getAttribute("data-axis")]) g.remove();
     });
     retitle(gd, spec.layout);
     if (!same) {

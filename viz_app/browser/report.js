@@ -31,7 +31,7 @@
   function view(root) {
     if (root.__disanView) return root.__disanView;
     const doc = root.ownerDocument;
-    const v = { root, doc, data: null, payloads: {}, plots: [], values: { alpha: null, feature: 0 }, generation: 0,
+    const v = { root, doc, data: null, payloads: {}, plots: [], inputs: [], values: { alpha: null, feature: 0 }, generation: 0,
                 restTimer: null, observer: null, held: false,
                 busy: Promise.resolve(), queued: false, next: null, nextQueued: false, drawn: 0, hash: true };
     root.__disanView = v;
@@ -74,7 +74,8 @@
   }
 
   function syncInputs(v, key) {
-    for (const input of v.root.querySelectorAll(`input[data-control="${key}"]`)) {
+    for (const input of v.inputs) {
+      if (input.dataset.control !== key) continue;
       const value = key === "alpha" ? v.values.alpha : v.values.feature;
       if (value === null || value === undefined) continue;
       if (key === "feature" && value > +input.max) v.values.feature = +input.max;
@@ -449,11 +450,57 @@
     for (const o of old.slice(fresh.length)) { purgeIn(o); o.remove(); }
   }
 
-  /* Put the page's body into root (morph: the plots of figures it keeps stay drawn). */
-  function replaceBody(v, body) {
+  /* Make container's children those of `parts` (HTML, one element each) where `last`, the parts they were made
+   * from, holds other HTML: only those are parsed and morphed. A key changes a few of a page's parts (the tokens,
+   * a word menu, the header's sentence), and parsing and comparing all of them was about 1.5 ms of each key
+   * here. False, having changed nothing, when the children are not last's nodes or a part is not one element. */
+  function patchParts(container, parts, last) {
+    const kids = container.childNodes;
+    if (!parts || !last || last.length !== parts.length || kids.length !== parts.length) return false;
+    const fresh = parts.map((html, i) => {
+      if (html === last[i]) return null;
+      const box = container.ownerDocument.createElement("div");
+      box.innerHTML = html;
+      return box;
+    });
+    const fits = fresh.every((box, i) => !box || (box.childNodes.length === 1 && kids[i].nodeType === 1 &&
+                                                  box.firstChild.nodeName === kids[i].nodeName));
+    if (!fits) return false;
+    fresh.forEach((box, i) => {
+      if (!box) return;
+      syncAttributes(kids[i], box.firstChild);
+      morph(kids[i], box.firstChild);
+    });
+    return true;
+  }
+
+  /* Put the page's body into root (morph: the plots of figures it keeps stay drawn); `parts`, its sections'
+   * HTML (DisanSections.page), where the page has them. */
+  function replaceBody(v, body, parts) {
+    const last = v.root.__parts;
+    v.root.__parts = parts || null;
+    if (patchParts(v.root, parts, last)) return;
     const fresh = v.doc.createElement("div");
     fresh.innerHTML = body;
     morph(v.root, fresh);
+    if (!parts || v.root.childNodes.length !== parts.length) v.root.__parts = null; // parts the next page cannot use
+  }
+
+  /* The body's plots and its α / feature sliders, in document order, found in one walk that never enters a
+   * plot: a querySelectorAll of the body visits every node of every plot's SVG (a cell label per cell), and
+   * its three searches were a tenth of each key's work here. */
+  function plotsAndSliders(root) {
+    const plots = [], inputs = [];
+    (function walk(node) {
+      for (let el = node.firstElementChild; el; el = el.nextElementSibling) {
+        if (el.classList.contains("plot")) {
+          if (el.hasAttribute("data-fig")) plots.push(el);
+        } else if (el.tagName === "INPUT") {
+          if (el.dataset.control === "alpha" || el.dataset.control === "feature") inputs.push(el);
+        } else if (el.firstElementChild) walk(el);
+      }
+    })(root);
+    return { plots, inputs };
   }
 
   /* The control values a new page is drawn at: opts.values, else those the user last set, else the page's. */
@@ -474,24 +521,35 @@
 
   /* The header's HTML into `header`, morphed one level down: only the children of its <header> that changed are
    * replaced (a key changes the sentence's line, not the links and buttons below it, whose style and layout then
-   * stay as they were). */
-  function writeHeader(header, html) {
+   * stay as they were). `lines`: the <header>'s children's HTML (DisanSections.page headerLines), where the page
+   * has them: only those that changed since the last page are parsed (patchParts). */
+  function writeHeader(header, html, lines) {
+    const last = header.__lines, a = header.firstElementChild;
+    header.__lines = lines || null;
+    if (a && header.childNodes.length === 1 && patchParts(a, lines, last)) return;
     const fresh = header.ownerDocument.createElement("div");
     fresh.innerHTML = html;
-    const a = header.firstElementChild, b = fresh.firstElementChild;
+    const b = fresh.firstElementChild;
     if (a && b && header.childNodes.length === 1 && fresh.childNodes.length === 1 && a.nodeName === b.nodeName) {
       syncAttributes(a, b);
       morph(a, b);
     } else morph(header, fresh);
+    const now = header.firstElementChild; // lines the next page cannot use
+    if (!lines || !now || header.childNodes.length !== 1 || now.childNodes.length !== lines.length) header.__lines = null;
   }
+
 
   function install(v, page, opts) {
     const data = page.data, doc = v.doc;
     const seen = opts.typing && v.drawn > 0 ? seenFigures(v) : null;
-    if (opts.header) writeHeader(opts.header, page.header);
-    for (const button of doc.querySelectorAll('[data-control="talk"]')) button.setAttribute("aria-pressed", String(docState(doc).talk));
-    for (const box of v.root.querySelectorAll(":scope > p.error")) box.remove();
-    if (page.body !== undefined) replaceBody(v, page.body);
+    if (opts.header) writeHeader(opts.header, page.header, page.headerLines);
+    // the talk button the header just written has (each search of the document walks every plot's SVG)
+    for (const button of (opts.header || doc).querySelectorAll('[data-control="talk"]')) {
+      button.setAttribute("aria-pressed", String(docState(doc).talk));
+    }
+    for (const box of Array.from(v.root.children)) if (box.matches("p.error")) box.remove();
+    if (page.body !== undefined) replaceBody(v, page.body, page.parts);
+    const found = plotsAndSliders(v.root);
     const payloads = {}; // prepared when a live figure first needs one (a keystroke draws none)
     for (const side of Object.keys(data.payloads)) {
       Object.defineProperty(payloads, side, { enumerable: true, configurable: true, get() {
@@ -501,7 +559,7 @@
       } });
     }
     const values = valuesFor(v, data, opts);
-    Object.assign(v, { data, payloads, plots: Array.from(v.root.querySelectorAll(".plot[data-fig]")),
+    Object.assign(v, { data, payloads, plots: found.plots, inputs: found.inputs,
                        values, hash: opts.hash !== false, generation: v.generation + 1, held: false });
     if (v.observer) for (const gd of v.plots) v.observer.observe(gd);
     else watch(v);

@@ -161,7 +161,10 @@
     var out = {}, olds = Object.keys(replacements);
     function visit(node, path) {
       if (isDict(node)) {
-        Object.keys(node).forEach(function (key) { visit(node[key], path ? path + "." + key : key); });
+        Object.keys(node).forEach(function (key) {
+          // Plotly's template holds no text of this figure's own
+          if (path !== "layout" || key !== "template") visit(node[key], path ? path + "." + key : key);
+        });
       } else if (Array.isArray(node) && node.length && isDict(node[0])) {
         node.forEach(function (value, k) { visit(value, path + "." + k); });
       } else if (typeof node === "string") {
@@ -592,7 +595,8 @@
       control(sec, tv, dH) + sec.html + figs + "</section>";
   }
 
-  function header(tv, sections, compact) {
+  /* The lines (HTML, one element each) of the page's <header>. */
+  function headerLines(tv, sections, compact) {
     var lines = ["<h1>" + escape(tv.model) + ": " + escape(Array.from(tv.premise.tokens).join(" ")) + "</h1>"];
     if (tv.hypothesis) {
       lines.push('<p class="sub hyp">' + sideLabel(tv, "hypothesis") + ": " + escape(Array.from(tv.hypothesis.tokens).join(" ")) +
@@ -607,18 +611,20 @@
     }
     if (!compact) {
       var nav = sections.map(function (s) { return '<a href="#' + s.id + '">' + escape(s.title) + "</a>"; }).join(" ");
-      lines.push("<nav>" + nav + '</nav><p class="keys"><button type="button" data-control="talk" aria-pressed="false">' +
+      lines.push("<nav>" + nav + "</nav>");
+      lines.push('<p class="keys"><button type="button" data-control="talk" aria-pressed="false">' +
         "Talk mode</button> keys: j / → / PageDown next section · k / ← / PageUp previous · t talk mode " +
         "(large fonts, one section per screen)</p>");
     }
-    return "<header>" + lines.join("") + "</header>";
+    return lines;
   }
 
   /* The report's page for a trace view: {title (plain text, for document.title), header (the <header>
-   * element's HTML), body (the <main> element's inner HTML), data (what DisanReport.show draws: arch, alpha,
-   * compact, fonts, figures {id: {data, layout}}, live {id: {side, binding}}, payloads {side: prepared},
-   * words {side: frames}), sections (the Section objects the HTML was made from)}. opts: {compact, only (one
-   * figure's id: that figure alone, in its section; a `define`d one at opts.params)}.
+   * element's HTML), headerLines (its children's HTML, one each), body (the <main> element's inner HTML), parts
+   * (the body's sections' HTML, one each), data (what DisanReport.show draws: arch, alpha, compact, fonts,
+   * figures {id: {data, layout}}, live {id: {side, binding}}, payloads {side: prepared}, words {side: frames}),
+   * sections (the Section objects the HTML was made from)}. opts: {compact, only (one figure's id: that figure
+   * alone, in its section; a `define`d one at opts.params)}.
    * Throws one sentence when the trace view is incomplete or a sentence is longer than a report holds. */
   function page(tv, opts) {
     var o = opts || {}, compact = !!o.compact || !!o.only;
@@ -636,11 +642,14 @@
       }).filter(function (s) { return s.figures.length; });
       need(sections.length, "it has no figure \"" + o.only + "\"");
     }
-    var dH = Math.floor(tv.premise.D2 / 2);
+    var dH = Math.floor(tv.premise.D2 / 2), parts = sections.map(function (s) { return sectionHtml(s, tv, dH); });
+    var lines = headerLines(tv, sections, compact);
     return {
       title: tv.model + " — attention report",
-      header: header(tv, sections, compact),
-      body: sections.map(function (s) { return sectionHtml(s, tv, dH); }).join(""),
+      header: "<header>" + lines.join("") + "</header>",
+      headerLines: lines,
+      body: parts.join(""),
+      parts: parts,
       data: pageData(tv, sections, compact),
       sections: sections,
     };
