@@ -485,16 +485,19 @@
     var text = function (tv) {
       return sidesOf(tv).map(function (side) { return Array.from(tv[side].tokens).join(" "); }).join(" | ");
     };
-    var header = "<header><h1>" + esc(tvA.model) + ": a minimal pair</h1>" +
-      '<p class="sub">A: ' + esc(text(tvA)) + "</p>" + '<p class="sub">B: ' + esc(text(tvB)) + "</p>" +
-      '<p class="sub">' + esc(facts) + "</p><nav>" + nav + "</nav>" +
-      '<p class="keys"><button type="button" data-control="talk" aria-pressed="false">Talk mode</button> ' +
-      "keys: j / → next section · k / ← previous · t talk mode</p></header>";
+    var lines = ["<h1>" + esc(tvA.model) + ": a minimal pair</h1>", '<p class="sub">A: ' + esc(text(tvA)) + "</p>",
+                 '<p class="sub">B: ' + esc(text(tvB)) + "</p>", '<p class="sub">' + esc(facts) + "</p>",
+                 "<nav>" + nav + "</nav>",
+                 '<p class="keys"><button type="button" data-control="talk" aria-pressed="false">Talk mode</button> ' +
+                 "keys: j / → next section · k / ← previous · t talk mode</p>"];
     return {
       // the style first, outside the sections: report.js keeps an equal node where it is, so a new B re-parses no
-      // style sheet (a changed sheet restyles the whole page)
-      title: tvA.model + " — minimal pair", header: header, body: STYLE + sections.map(sectionHtml).join(""), data: data,
-      sections: sections, aligned: aligned, change: change, inputs: inputs,
+      // style sheet (a changed sheet restyles the whole page). The body has no `parts`: the whole of it is
+      // compared, so the leave-one-out cells a host filled (fillLeaveOneOut) are emptied by every new page, even
+      // one whose HTML is the last one's (α moved), until their new numbers come.
+      title: tvA.model + " — minimal pair", header: "<header>" + lines.join("") + "</header>", headerLines: lines,
+      body: STYLE + sections.map(sectionHtml).join(""), data: data, sections: sections, aligned: aligned,
+      change: change, inputs: inputs,
     };
   }
 
