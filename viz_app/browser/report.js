@@ -31,8 +31,8 @@
   function view(root) {
     if (root.__disanView) return root.__disanView;
     const doc = root.ownerDocument;
-    const v = { root, doc, data: null, payloads: {}, plots: [], inputs: [], values: { alpha: null, feature: 0 }, generation: 0,
-                restTimer: null, observer: null, held: false,
+    const v = { root, doc, data: null, payloads: {}, plots: [], inputs: [], values: { alpha: null, feature: 0 },
+                generation: 0, restTimer: null, observer: null, held: false,
                 busy: Promise.resolve(), queued: false, next: null, nextQueued: false, drawn: 0, hash: true };
     root.__disanView = v;
     docState(doc).views.push(v);
@@ -537,7 +537,6 @@
     const now = header.firstElementChild; // lines the next page cannot use
     if (!lines || !now || header.childNodes.length !== 1 || now.childNodes.length !== lines.length) header.__lines = null;
   }
-
 
   function install(v, page, opts) {
     const data = page.data, doc = v.doc;
