@@ -450,12 +450,13 @@
     for (const o of old.slice(fresh.length)) { purgeIn(o); o.remove(); }
   }
 
-  /* Make container's children those of `parts` (HTML, one element each) where `last`, the parts they were made
-   * from, holds other HTML: only those are parsed and morphed. A key changes a few of a page's parts (the tokens,
-   * a word menu, the header's sentence), and parsing and comparing all of them was about 1.5 ms of each key
-   * here. False, having changed nothing, when the children are not last's nodes or a part is not one element. */
-  function patchParts(container, parts, last) {
-    const kids = container.childNodes;
+  /* Make container's children those of `parts` (HTML, one element each) where the parts its children were made
+   * from (container.__parts, kept by `madeFrom`) hold other HTML: only those are parsed and morphed. A key
+   * changes a few of a page's parts (the tokens, a word menu, the header's sentence), and parsing and comparing
+   * all of them was about 1.5 ms of each key here. False, having changed nothing, when container has no such
+   * parts or a part is not one element; the caller then writes container whole and calls madeFrom. */
+  function patchParts(container, parts) {
+    const kids = container.childNodes, last = container.__parts;
     if (!parts || !last || last.length !== parts.length || kids.length !== parts.length) return false;
     const fresh = parts.map((html, i) => {
       if (html === last[i]) return null;
@@ -471,19 +472,23 @@
       syncAttributes(kids[i], box.firstChild);
       morph(kids[i], box.firstChild);
     });
+    container.__parts = parts;
     return true;
+  }
+
+  /* Record that container's children were written whole from `parts` (null: from no parts patchParts can use). */
+  function madeFrom(container, parts) {
+    if (container) container.__parts = parts && container.childNodes.length === parts.length ? parts : null;
   }
 
   /* Put the page's body into root (morph: the plots of figures it keeps stay drawn); `parts`, its sections'
    * HTML (DisanSections.page), where the page has them. */
   function replaceBody(v, body, parts) {
-    const last = v.root.__parts;
-    v.root.__parts = parts || null;
-    if (patchParts(v.root, parts, last)) return;
+    if (patchParts(v.root, parts)) return;
     const fresh = v.doc.createElement("div");
     fresh.innerHTML = body;
     morph(v.root, fresh);
-    if (!parts || v.root.childNodes.length !== parts.length) v.root.__parts = null; // parts the next page cannot use
+    madeFrom(v.root, parts);
   }
 
   /* The body's plots and its α / feature sliders, in document order, found in one walk that never enters a
@@ -524,9 +529,8 @@
    * stay as they were). `lines`: the <header>'s children's HTML (DisanSections.page headerLines), where the page
    * has them: only those that changed since the last page are parsed (patchParts). */
   function writeHeader(header, html, lines) {
-    const last = header.__lines, a = header.firstElementChild;
-    header.__lines = lines || null;
-    if (a && header.childNodes.length === 1 && patchParts(a, lines, last)) return;
+    const a = header.firstElementChild;
+    if (a && header.childNodes.length === 1 && patchParts(a, lines)) return;
     const fresh = header.ownerDocument.createElement("div");
     fresh.innerHTML = html;
     const b = fresh.firstElementChild;
@@ -534,9 +538,9 @@
       syncAttributes(a, b);
       morph(a, b);
     } else morph(header, fresh);
-    const now = header.firstElementChild; // lines the next page cannot use
-    if (!lines || !now || header.childNodes.length !== 1 || now.childNodes.length !== lines.length) header.__lines = null;
+    madeFrom(header.childNodes.length === 1 ? header.firstElementChild : null, lines);
   }
+
 
   function install(v, page, opts) {
     const data = page.data, doc = v.doc;
