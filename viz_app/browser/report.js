@@ -623,6 +623,35 @@
     return done;
   }
 
+  /* While typing: the maps on screen painted with a new sentence ahead of its page (site.js paintMaps: from the
+   * lean graph of the attention maps, which the worker runs before the whole graph, or a long input's forward and
+   * backward parts before the head). `build(id)` gives the
+   * figure as the page will build it, or null for one that needs more of the trace (bars, the prediction): those
+   * wait for the page. Each is painted as swapOne paints it, and left marked as no page's drawing (__shown
+   * null): the page that follows keeps it where its figure is the same (kept), else paints it again. Nothing is
+   * painted in talk mode, with α or feature k moved (the page draws those live), or while a page waits to be
+   * installed. Resolves true when a plot was painted. */
+  function preview(root, build) {
+    const v = view(root);
+    return enqueue(v, () => {
+      if (!v.data || !v.drawn || v.next || talkScale(v) !== 1) return false;
+      if ((v.data.alpha !== null && v.values.alpha !== v.data.alpha) || v.values.feature !== 0) return false;
+      const onScreen = seenIn(v.doc);
+      let painted = false;
+      for (const gd of v.plots) {
+        if (!gd._fullLayout || gd.classList.contains("stale") || !onScreen(gd)) continue;
+        const spec = build(gd.dataset.fig), width = gd.clientWidth || 1000;
+        // the other sentence's maps of an NLI pair, where this key left them as they were: nothing to paint
+        if (spec && gd.__spec && gd.__fit === width + "/1" && sameValue(gd.__spec, spec)) continue;
+        if (!spec || !DisanPaint.swap(gd, { data: DisanPaint.fitCellText(spec.data, spec.layout, width), layout: spec.layout })) continue;
+        shows(gd, spec, width, 1);
+        gd.__shown = null;
+        painted = true;
+      }
+      return painted;
+    });
+  }
+
   /* A new sentence is being computed for root (a key in its sentence box): the figures still being drawn for
    * the last one once typing rested stop (rest), so the new sentence's maps follow the model's answer at once.
    * Those figures are drawn for the new sentence when it rests in turn. */
@@ -691,5 +720,5 @@
     }).catch(fail);
   }
 
-  window.DisanReport = { boot, show, hold, values, showError, setTalk, unpackView };
+  window.DisanReport = { boot, show, preview, hold, values, showError, setTalk, unpackView };
 })();

@@ -747,8 +747,30 @@
     return f;
   }
 
+  /* The figures drawn from a sentence's attention alone: DiSAN's mean and one-feature maps (fw/bw attention, Eq.
+   * 15's keys and queries), the distance-based model's head-averaged and per-head maps (fw/bw heads). */
+  var MAP_FIGURES = /^(mean|feature|alpha-mean|alpha-heads-fw|alpha-heads-bw)-(premise|hypothesis)$/;
+
+  /* Figure `id` of a trace view that may hold only the attention's fields (site.js paintMaps: the lean graph's
+   * run; prediction, gates, FFN, source2token and pooling null), built as the page builds it; null for a figure
+   * that needs more of the trace. */
+  function mapFigure(tv, id) {
+    if (!MAP_FIGURES.test(id)) return null;
+    if (!tv.__maps) {
+      var all = {}, sections = tv.arch === "disan" ? disanSections(tv, F().theme("normal")) : dsaSections(tv, F().theme("normal"));
+      sections.forEach(function (s) { s.figures.forEach(function (f) { all[f.id] = f; }); });
+      Object.defineProperty(tv, "__maps", { value: all, enumerable: false });
+    }
+    var f = tv.__maps[id], side = f && tv[f.side];
+    if (!f || !side || !side.fw.attention || !side.bw.attention) return null;
+    if (/^feature-/.test(id) && !R().hasParts(side.fw) && !side.fw.probs) return null;
+    if (/^alpha-heads-/.test(id) && !side.fw.heads) return null;
+    return f.figure;
+  }
+
   root.DisanSections = {
     version: 1,
+    mapFigure: mapFigure,
     page: page,
     unpack: unpack,
     figureById: figureById,

@@ -340,15 +340,24 @@
   /* The model's outputs for `feeds` (null `fetches`: every output): {name: {type, dims, data}}, computed in the
    * workers: every output of a long input by the graph's parts where they are ready (splitSoon), else by the
    * whole graph. */
-  function run(model, feeds, fetches) {
+  function run(model, feeds, fetches, early) {
     var long = !fetches && tokenCount(feeds) >= PARTS_MIN_TOKENS, parts = splits[model.name];
     if (!fetches) doc.body.dataset.parts = long && parts && parts.ready ? "1" : "0"; // which ran the last trace
-    if (long && parts && parts.ready) return runParts(model.name, parts, feeds);
+    if (long && parts && parts.ready) return runParts(model.name, parts, feeds, early);
+    var m = maps[model.name];
+    if (early && m && m.ready) { // posted first: the worker runs the maps' lean graph, then the whole graph
+      call({ type: "run", name: "maps:" + model.name, feeds: feeds, fetches: null }).then(early, function (err) {
+        m.ready = false;
+        m.failed = true;
+        console.warn("the maps follow the whole graph's run: their lean graph failed (" + (err && err.message || err) + ")");
+      });
+    }
     var out = call({ type: "run", name: model.name, feeds: feeds, fetches: fetches || null });
     // the first long input starts the parts, for the next
     if (long && !parts) out.then(function () { splitSoon(model, feeds); }, function () {});
     if (!fetches && !long) warmWhenIdle(model, feeds);
     if (feeds.h_ids && !bySentence[model.name]) sentencesWhenIdle(model);
+    if (!fetches && !maps[model.name]) mapsWhenIdle(model, feeds);
     return out;
   }
 
@@ -394,6 +403,65 @@
         console.warn("the model's graph runs whole: its sentence parts did not start (" + (err && err.message || err) + ")");
       });
     }, SPLIT_AFTER_MS);
+  }
+
+  /* ------------------------------------------------------- the maps first */
+
+  /* While typing, the page's worker first runs a lean graph that computes only the attention maps' outputs
+   * (mapOutputs: DisanGraph.lean keeps the nodes they need, the same nodes in the same order), and the maps on
+   * screen are painted from it (DisanReport.preview, DisanSections.mapFigure) while the worker goes on with the
+   * whole graph, whose page then follows as before. The maps need the embedding and the two attention blocks;
+   * the fusion gates, the FFN, source2token, pooling and the classifier are most of a run (onnxruntime-web in
+   * Node on this 2-core machine, dsa-sst5 at T = 16: 0.5 ms against 4.4 ms median; T = 64: 2.0 against 15.1;
+   * disan-sst5 at T = 16: 1.1 against 6.6). Per model name: {ready, failed}; the session is made once no run
+   * was asked for SPLIT_AFTER_MS after the model's first run, as the sentence parts are. */
+  var maps = {};
+
+  /* The graph's outputs that the attention figures read (DisanSections.mapFigure): DiSAN's mean P and Eq. 15's
+   * parts, the distance-based model's per-head probabilities and scores, for each sentence. */
+  function mapOutputs(meta) {
+    var out = [];
+    [meta.outputs.premise, meta.pair ? meta.outputs.hypothesis : null].forEach(function (n) {
+      if (!n) return;
+      ["fw", "bw"].forEach(function (d) {
+        var b = n[d], fields = meta.arch === "disan" ? [b.mean, b.keys, b.queries] : [b.probs, b.scores];
+        fields.forEach(function (o) { if (o) out.push(o); });
+      });
+    });
+    return out;
+  }
+
+  var mapsTimer = null;
+
+  function mapsWhenIdle(model, feeds) {
+    if (mapsTimer !== null) root.clearTimeout(mapsTimer);
+    mapsTimer = root.setTimeout(function () {
+      mapsTimer = null;
+      if (maps[model.name]) return;
+      var m = maps[model.name] = { ready: false, failed: false };
+      call({ type: "session", name: "maps:" + model.name, onnx: model.graph, lean: mapOutputs(model.meta) })
+        // its first run is its slowest: made here, undrawn, not at the next key
+        .then(function () { return call({ type: "run", name: "maps:" + model.name, feeds: feeds, fetches: null }); })
+        .then(function () {
+          m.ready = true;
+          root.performance.mark("disan:maps:" + model.name); // keys paint their maps from the lean graph from here
+        }, function (err) {
+          m.failed = true;
+          console.warn("the maps follow the whole graph's run: their lean graph did not start (" + (err && err.message || err) + ")");
+        });
+    }, SPLIT_AFTER_MS);
+  }
+
+  /* A typed input's maps on screen painted from `out`, outputs that hold at least the maps' (mapOutputs): the
+   * lean graph's run, or a long input's forward and backward parts' (runParts) before the head runs. `mine`: the
+   * key's generation; a newer key paints its own maps. */
+  function paintMaps(model, input, mine, out) {
+    var meta = model.meta;
+    if (pending !== null || generation !== mine || state.model !== meta.name) return;
+    var tv = viewOf(meta, input, out, true);
+    DisanReport.preview(el("report"), function (id) { return DisanSections.mapFigure(tv, id); }).then(function (painted) {
+      if (painted) doc.body.dataset.mapsFirst = String(mine);
+    }).catch(function (err) { console.warn("the maps wait for the whole graph's run (" + (err && err.message || err) + ")"); });
   }
 
   /* ------------------------------------------------------- graph parts */
@@ -455,11 +523,21 @@
 
   /* Every output of the whole graph from its parts: fw (lane 0) ‖ bw (lane 1), then head (lane 0) fed the
    * inputs and the tensors the two passed. Should a part fail (the helper gone), the whole graph runs. */
-  function runParts(name, parts, feeds) {
+  function runParts(name, parts, feeds, early) {
     var fw = call({ type: "run", name: "fw:" + name, feeds: feeds }, [], 0);
     var bw = call({ type: "run", name: "bw:" + name, feeds: feeds }, [], 1);
     return Promise.all([fw, bw]).then(function (out) {
       var headFeeds = Object.assign({}, feeds), passed = [];
+      if (early) { // the maps, painted while the head runs: a copy of any tensor that goes to the head by transfer
+        var blocks = {};
+        [["fw", out[0]], ["bw", out[1]]].forEach(function (side) {
+          parts.outputs[side[0]].forEach(function (o) {
+            var t = side[1][o], moved = parts.cuts[side[0]].indexOf(o) >= 0;
+            blocks[o] = moved ? { type: t.type, dims: t.dims, data: t.data.slice() } : t;
+          });
+        });
+        early(blocks);
+      }
       [["fw", out[0]], ["bw", out[1]]].forEach(function (side) {
         parts.cuts[side[0]].forEach(function (c) {
           var t = side[1][c];
@@ -509,7 +587,7 @@
     return { type: "int64", data: BigInt64Array.from(ids.map(function (v) { return BigInt(v); })), dims: [1, ids.length] };
   }
 
-  function array(out, name) {
+  function arrayOf(out, name) {
     var t = out[name];
     if (!t) throw new Error("the model gave no output " + name + "; rebuild the folder with this version");
     return t.data;
@@ -517,8 +595,10 @@
 
   /* The trace view (sections.js's format) of one sentence from the session's outputs; `names` maps each
    * trace-view field to its ONNX output (site-data.js, written by viz_app/draw/site.py). */
-  function sentenceView(meta, out, names, tokens, status) {
+  function sentenceView(meta, out, names, tokens, status, maps) {
     var T = tokens.length;
+    // maps: outputs that hold at least the attention's (paintMaps); the view has null for the fields they lack
+    function array(o, name) { return maps && !o[name] ? null : arrayOf(o, name); }
     function block(dir) {
       var n = names[dir], b = { mask: meta.masks[dir === "fw" ? 0 : 1], T: T, D: meta.d_model, H: meta.heads || 0 };
       b.allowed = DisanRecompute.directionAllowed(T, b.mask);
@@ -536,7 +616,7 @@
       } else {
         b.heads = array(out, n.probs);
         b.scores = array(out, n.scores);
-        b.attention = DisanRecompute.headMean(b.heads, T);
+        b.attention = b.heads && DisanRecompute.headMean(b.heads, T);
         b.ffn_deactivation = array(out, n.ffn_deactivation);
         b.ln_max = array(out, n.ln_max);
         b.probs_max = b.probs = null;
@@ -559,25 +639,31 @@
     return feeds;
   }
 
-  /* The trace view of `input` (its tokens and their status, α) from the model's outputs `out`. */
-  function viewOf(meta, input, out) {
-    var names = meta.outputs, probs = array(out, names.prediction), prediction = {};
-    meta.labels.forEach(function (label, i) { prediction[label] = probs[i]; });
+  /* The trace view of `input` (its tokens and their status, α) from the model's outputs `out`; `maps`: out holds
+   * the attention's outputs and perhaps others (paintMaps), and the view null for the fields it lacks (the
+   * prediction among them). */
+  function viewOf(meta, input, out, maps) {
+    var names = meta.outputs, prediction = null;
+    if (!maps) {
+      var probs = arrayOf(out, names.prediction);
+      prediction = {};
+      meta.labels.forEach(function (label, i) { prediction[label] = probs[i]; });
+    }
     return {
       model: meta.name, arch: meta.arch, random_weights: false, prediction: prediction,
-      relatedness: names.relatedness ? array(out, names.relatedness)[0] : null,
+      relatedness: names.relatedness && !maps ? arrayOf(out, names.relatedness)[0] : null,
       masks: meta.masks.slice(), alpha: meta.arch === "dsa" ? input.alpha : null,
-      premise: sentenceView(meta, out, names.premise, input.premise.tokens, input.premise.status),
+      premise: sentenceView(meta, out, names.premise, input.premise.tokens, input.premise.status, maps),
       hypothesis: meta.pair
-        ? sentenceView(meta, out, names.hypothesis, input.hypothesis.tokens, input.hypothesis.status) : null,
+        ? sentenceView(meta, out, names.hypothesis, input.hypothesis.tokens, input.hypothesis.status, maps) : null,
     };
   }
 
   /* Run the model on the current text (and hypothesis) and return its trace view. */
-  function compute(model, input) {
+  function compute(model, input, early) {
     var meta = model.meta;
     var feeds = feedsOf(model, input.premise.ids, meta.pair ? input.hypothesis.ids : null, input.alpha);
-    return run(model, feeds).then(function (out) { return viewOf(meta, input, out); });
+    return run(model, feeds, null, early).then(function (out) { return viewOf(meta, input, out); });
   }
 
   /* ------------------------------------------------------ opening sentence */
@@ -794,7 +880,9 @@
       if (input.problem) { say(input.problem, "error"); doc.body.dataset.state = "error"; return loop(model); }
       var t0 = root.performance.now();
       doc.body.dataset.state = "computing";
-      return compute(model, input).then(function (tv) {
+      // a key's maps are painted from what computes them first (paintMaps), its page from the whole run
+      var early = typing ? function (out) { paintMaps(model, input, mine, out); } : null;
+      return compute(model, input, early).then(function (tv) {
         root.performance.mark("disan:computed");
         doc.body.dataset.runMs = (root.performance.now() - t0).toFixed(2); // the model alone (onnxruntime-web)
         if (pending !== null && pending !== mine) return loop(model);
@@ -995,7 +1083,7 @@
   function runner(name) {
     return loadModel(name).then(function (model) {
       var meta = model.meta, prediction = meta.outputs.prediction;
-      function many(outs) { return outs.map(function (out) { return array(out, prediction); }); }
+      function many(outs) { return outs.map(function (out) { return arrayOf(out, prediction); }); }
       return {
         meta: meta, words: model.vocab.words, unk: model.vocab.unk, pad: model.vocab.pad, index: model.index,
         prepare: function (text, hypothesis, alpha) {
@@ -1003,7 +1091,7 @@
         },
         probs: function (premise, hypothesis, alpha) {
           return run(model, feedsOf(model, premise, hypothesis, alpha), [prediction])
-            .then(function (out) { return array(out, prediction); });
+            .then(function (out) { return arrayOf(out, prediction); });
         },
         probsMany: function (inputs, alpha, i) {
           var feeds = inputs.map(function (x) { return feedsOf(model, x[0], x[1], alpha); });

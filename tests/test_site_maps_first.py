@@ -1,0 +1,108 @@
+"""The static explorer paints a typed sentence's maps from the lean graph of the attention first (issue 27).
+
+While typing, site.js ``mapsFirst`` has the page's worker run a lean graph that computes only the attention maps'
+outputs before the whole graph, and ``DisanReport.preview`` paints the maps on screen from it; the page built from
+the whole graph's run follows. Checked in headless Chromium from ``file://``, with the maps scrolled into view as a
+reader has them: the maps painted ahead are the page's own figures for that sentence (every number within 1e-6,
+the same tokens on the axes), the page then keeps them, and a figure that needs more than the attention (the
+prediction's bars) is never painted from the lean run.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from tests.conftest import guarded_page
+from tests.test_site import fragment, ort_or_skip
+from viz_app.draw import site
+
+MODELS = ("disan-sst5", "dsa-nli")
+TIMEOUT_MS = 120_000
+TOLERANCE = 1e-6
+#: The figures DisanSections.mapFigure builds from the attention alone.
+MAP_FIGURE = re.compile(r"^(mean|feature|alpha-mean|alpha-heads-fw|alpha-heads-bw)-(premise|hypothesis)$")
+START = "the acting is good and the story"
+KEYS = ("the acting is good and the story m", "the acting is good and the story mo", "the acting is good and the story moves")
+
+#: Wraps DisanReport.preview: every figure built for a preview (its id, heatmap z and axis labels) and each result.
+_WATCH = """() => {
+  window.__previews = [];
+  const preview = DisanReport.preview;
+  DisanReport.preview = (root, build) => {
+    const record = {built: {}, refused: [], painted: null};
+    window.__previews.push(record);
+    return preview(root, id => {
+      const fig = build(id);
+      if (!fig) { record.refused.push(id); return fig; }
+      record.built[id] = {z: fig.data.filter(t => t.type === 'heatmap').map(t => t.z),
+                          x: fig.data.filter(t => t.type === 'heatmap').map(t => t.x)};
+      return fig;
+    }).then(painted => { record.painted = painted; return painted; });
+  };
+}"""
+
+#: The figures on screen as the page drew them once it followed (gd.__spec: the page's own figure).
+_DRAWN = """() => Array.from(document.querySelectorAll('#report .plot[data-fig]')).filter(gd => {
+  const b = gd.getBoundingClientRect(), top = document.querySelector('header').getBoundingClientRect().bottom;
+  return b.bottom > top && b.top < innerHeight && gd.__spec;
+}).map(gd => ({id: gd.dataset.fig, shown: gd.__shown, z: gd.__spec.data.filter(t => t.type === 'heatmap').map(t => t.z),
+               x: gd.__spec.data.filter(t => t.type === 'heatmap').map(t => t.x)}))"""
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> site.SiteInfo:
+    ort_or_skip()
+    return site.build_site(tmp_path_factory.mktemp("maps-first") / "explorer", list(MODELS))
+
+
+def _numbers(z) -> np.ndarray:
+    return np.array([[np.nan if v is None else v for v in row] for row in z], dtype=float)
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_a_keys_maps_are_painted_from_the_lean_graph_first_and_are_the_pages_own(chromium, built, model):
+    folder = built.out.as_uri() + "/"
+    context, page, blocked, errors = guarded_page(chromium, lambda url: url.startswith(folder), TIMEOUT_MS)
+    try:
+        page.set_viewport_size({"width": 1400, "height": 900})
+        page.goto((built.out / "index.html").as_uri() + fragment(m=model, t=START, h="A man is outdoors ."))
+        page.wait_for_function("() => document.getElementById('report').dataset.ready === '1'")
+        # the lean graph's session is made once the page idles after its first run
+        page.wait_for_function(f"() => performance.getEntriesByName('disan:maps:{model}').length > 0")
+        page.evaluate("""() => { const s = document.querySelector('.plot[data-fig$="mean-premise"]').closest('.section');
+                                 s.scrollIntoView(); window.scrollBy(0, -document.querySelector('header').offsetHeight); }""")
+        page.wait_for_timeout(400)
+        page.evaluate(_WATCH)
+        for text in KEYS:
+            before = page.evaluate("() => document.body.dataset.generation")
+            page.evaluate("t => { const f = document.getElementById('text'); f.value = t; "
+                          "f.dispatchEvent(new Event('input', {bubbles: true})); }", text)
+            page.wait_for_function("b => document.body.dataset.state === 'ready' && document.body.dataset.generation !== b",
+                                   arg=before)
+            page.wait_for_timeout(250)
+        previews = page.evaluate("() => window.__previews")
+        drawn = {d["id"]: d for d in page.evaluate(_DRAWN)}
+        assert page.evaluate("() => document.body.dataset.mapsFirst === document.body.dataset.generation"), \
+            "the last key's maps were not painted ahead of its page"
+        last = previews[-1]
+        assert last["painted"] is True and last["built"], previews
+        # only the attention maps come from the lean run: the prediction's bars wait for the whole graph's
+        assert set(last["built"]) and all(MAP_FIGURE.match(i) for i in last["built"]), last["built"].keys()
+        for fig_id in drawn:  # every figure on screen: built ahead exactly when it is an attention map
+            assert (fig_id in last["built"]) == bool(MAP_FIGURE.match(fig_id)), (fig_id, last)
+        for fig_id, ahead in last["built"].items():
+            if not fig_id.endswith("premise"):
+                continue  # the hypothesis's maps, which the key left as they were
+            page_fig = drawn[fig_id]
+            assert page_fig["shown"] is not None  # the page took the painted figure as its own (kept)
+            assert ahead["x"] == page_fig["x"]  # the same tokens on the axes
+            assert len(ahead["z"]) == len(page_fig["z"]) == 2  # forward and backward
+            for got, want in zip(ahead["z"], page_fig["z"]):
+                np.testing.assert_allclose(_numbers(got), _numbers(want), atol=TOLERANCE, equal_nan=True)
+            assert len(ahead["z"][0]) == len(KEYS[-1].split())  # one row per token of the last key's sentence
+        assert blocked == [] and errors == []
+    finally:
+        context.close()
