@@ -410,11 +410,11 @@
   /* While typing, the page's worker first runs a lean graph that computes only the attention maps' outputs
    * (mapOutputs: DisanGraph.lean keeps the nodes they need, the same nodes in the same order), and the maps on
    * screen are painted from it (DisanReport.preview, DisanSections.mapFigure) while the worker goes on with the
-   * whole graph, whose page then follows as before. The maps need the embedding and the two attention blocks;
-   * the fusion gates, the FFN, source2token, pooling and the classifier are most of a run (onnxruntime-web in
-   * Node on this 2-core machine, dsa-sst5 at T = 16: 0.5 ms against 4.4 ms median; T = 64: 2.0 against 15.1;
-   * disan-sst5 at T = 16: 1.1 against 6.6). Per model name: {ready, failed}; the session is made once no run
-   * was asked for SPLIT_AFTER_MS after the model's first run, as the sentence parts are. */
+   * whole graph, whose page then follows as before. The maps need the embedding and the two attention blocks
+   * (Shen Eqs. 14, 15, 17 and 18; Im Eq. 7); the fusion gates, the distance-based model's FFN, source2token,
+   * pooling and the classifier, which they skip, are most of a run's nodes and time. Per model name: {ready,
+   * failed}; the session is made once no run was asked for SPLIT_AFTER_MS after the model's first run, as the
+   * sentence parts are. */
   var maps = {};
 
   /* The graph's outputs that the attention figures read (DisanSections.mapFigure): DiSAN's mean P and Eq. 15's
