@@ -106,3 +106,22 @@ def test_a_keys_maps_are_painted_from_the_lean_graph_first_and_are_the_pages_own
         assert blocked == [] and errors == []
     finally:
         context.close()
+
+
+def test_the_pair_view_which_paints_nothing_ahead_makes_no_lean_graph(chromium, built):
+    """The lean graph is the sentence page's alone: the pair view (and the app's chart component) run the model
+    through DisanSite.traceOf, and the page's worker is not given a session they never use."""
+    folder = built.out.as_uri() + "/"
+    context, page, blocked, errors = guarded_page(chromium, lambda url: url.startswith(folder), TIMEOUT_MS)
+    try:
+        page.goto((built.out / "index.html").as_uri() + fragment(m="disan-sst5", t=START, view="pair", bt=KEYS[-1]))
+        page.wait_for_function("() => document.body.dataset.state === 'ready' && "
+                               "document.getElementById('report').dataset.loo === document.body.dataset.generation")
+        page.wait_for_timeout(1500)  # five times the idle time after which the sentence page makes it
+        assert page.evaluate("() => performance.getEntriesByName('disan:maps:disan-sst5').length") == 0
+        # the sentence page, opened in the same tab, makes it once it idles
+        page.evaluate("s => { location.hash = s; }", fragment(m="disan-sst5", t=START)[1:])
+        page.wait_for_function("() => performance.getEntriesByName('disan:maps:disan-sst5').length > 0")
+        assert blocked == [] and errors == []
+    finally:
+        context.close()

@@ -357,7 +357,6 @@
     if (long && !parts) out.then(function () { splitSoon(model, feeds); }, function () {});
     if (!fetches && !long) warmWhenIdle(model, feeds);
     if (feeds.h_ids && !bySentence[model.name]) sentencesWhenIdle(model);
-    if (!fetches && !maps[model.name]) mapsWhenIdle(model, feeds);
     return out;
   }
 
@@ -413,8 +412,9 @@
    * whole graph, whose page then follows as before. The maps need the embedding and the two attention blocks
    * (Shen Eqs. 14, 15, 17 and 18; Im Eq. 7); the fusion gates, the distance-based model's FFN, source2token,
    * pooling and the classifier, which they skip, are most of a run's nodes and time. Per model name: {ready,
-   * failed}; the session is made once no run was asked for SPLIT_AFTER_MS after the model's first run, as the
-   * sentence parts are. */
+   * failed}; the session is made once the sentence page (update) has asked for no run for SPLIT_AFTER_MS, as the
+   * sentence parts are; pages that draw no maps while typing (the pair view, the app's chart component, which
+   * call traceOf) never make one. */
   var maps = {};
 
   /* The graph's outputs that the attention figures read (DisanSections.mapFigure): DiSAN's mean P and Eq. 15's
@@ -433,8 +433,10 @@
 
   var mapsTimer = null;
 
-  function mapsWhenIdle(model, feeds) {
+  function mapsWhenIdle(model, input) {
+    if (maps[model.name]) return;
     if (mapsTimer !== null) root.clearTimeout(mapsTimer);
+    var feeds = feedsOf(model, input.premise.ids, model.meta.pair ? input.hypothesis.ids : null, input.alpha);
     mapsTimer = root.setTimeout(function () {
       mapsTimer = null;
       if (maps[model.name]) return;
@@ -741,6 +743,7 @@
     var meta = model.meta;
     run(model, feedsOf(model, input.premise.ids, meta.pair ? input.hypothesis.ids : null, input.alpha))
       .catch(function () {}); // a failing model says so at the next sentence
+    mapsWhenIdle(model, input);
   }
 
   /* ---------------------------------------------------------------- state */
@@ -884,6 +887,7 @@
       var early = typing ? function (out) { paintMaps(model, input, mine, out); } : null;
       return compute(model, input, early).then(function (tv) {
         root.performance.mark("disan:computed");
+        mapsWhenIdle(model, input);
         doc.body.dataset.runMs = (root.performance.now() - t0).toFixed(2); // the model alone (onnxruntime-web)
         if (pending !== null && pending !== mine) return loop(model);
         delete doc.body.dataset.start;
