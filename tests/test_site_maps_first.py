@@ -1,6 +1,6 @@
 """The static explorer paints a typed sentence's maps from the lean graph of the attention first (issue 27).
 
-While typing, site.js ``mapsFirst`` has the page's worker run a lean graph that computes only the attention maps'
+While typing, site.js (``run``, ``paintMaps``) has the page's worker run a lean graph that computes only the attention maps'
 outputs before the whole graph, and ``DisanReport.preview`` paints the maps on screen from it; the page built from
 the whole graph's run follows. Checked in headless Chromium from ``file://``, with the maps scrolled into view as a
 reader has them: the maps painted ahead are the page's own figures for that sentence (every number within 1e-6,
@@ -32,11 +32,11 @@ _WATCH = """() => {
   window.__previews = [];
   const preview = DisanReport.preview;
   DisanReport.preview = (root, build) => {
-    const record = {built: {}, refused: [], painted: null};
+    const record = {built: {}, painted: null};
     window.__previews.push(record);
     return preview(root, id => {
       const fig = build(id);
-      if (!fig) { record.refused.push(id); return fig; }
+      if (!fig) return fig;
       record.built[id] = {z: fig.data.filter(t => t.type === 'heatmap').map(t => t.z),
                           x: fig.data.filter(t => t.type === 'heatmap').map(t => t.x)};
       return fig;

@@ -158,12 +158,17 @@
     return keys.every(k => Object.prototype.hasOwnProperty.call(b, k) && sameValue(a[k], b[k]));
   }
 
+  /* Whether plot gd, drawn and not stale, shows `spec` at this width and talk mode off. */
+  function showing(gd, spec, width) {
+    return Boolean(gd.__spec) && gd.__fit === width + "/1" && !gd.classList.contains("stale") && sameValue(gd.__spec, spec);
+  }
+
   /* A plot on screen that shows this page's figure already (while one sentence of an NLI pair is typed, the other's
    * figures) is left as it is: nothing is built into its image or laid out (2.5 ms a key for DSA's hypothesis map
    * here), and what Plotly or a painting did for it holds for this page too, so once typing rests it is not drawn
    * again. */
   function kept(v, gd, spec, width) {
-    if (!gd.__spec || gd.__fit !== width + "/1" || gd.classList.contains("stale") || !sameValue(gd.__spec, spec)) return false;
+    if (!showing(gd, spec, width)) return false;
     const was = gd.__shown;
     for (const k of ["__full", "__painted", "__settled"]) if (was != null && gd[k] === was) gd[k] = v.generation;
     shows(gd, spec, width, 1);
@@ -177,11 +182,17 @@
     const spec = v.data.figures[gd.dataset.fig];
     if (!spec || !gd._fullLayout || talkScale(v) !== 1) return false;
     if (kept(v, gd, spec, width || 1000)) return true;
-    if (!DisanPaint.swap(gd, { data: DisanPaint.fitCellText(spec.data, spec.layout, width || 1000),
-                               layout: spec.layout })) return false;
-    shows(gd, spec, width || 1000, 1);
+    if (!paint(gd, spec, width || 1000)) return false;
     gd.__shown = v.generation;
     gd.classList.remove("stale");
+    return true;
+  }
+
+  /* `spec` painted into what Plotly drew in gd (DisanPaint.swap), its cell text fitted to `width`; false, having
+   * changed nothing, where it cannot be. */
+  function paint(gd, spec, width) {
+    if (!DisanPaint.swap(gd, { data: DisanPaint.fitCellText(spec.data, spec.layout, width), layout: spec.layout })) return false;
+    shows(gd, spec, width, 1);
     return true;
   }
 
@@ -577,9 +588,8 @@
         if (/-talk$|^#talk$/.test(location.hash)) setTalk(doc, true);
       }
     }
-    const moved = (data.alpha !== null && v.values.alpha !== data.alpha) || v.values.feature !== 0;
-    const typing = seen !== null && !moved;
-    return (typing ? drawTyping(v, seen) : drawAll(v, moved)).then(complete => {
+    const typing = seen !== null && !moved(v);
+    return (typing ? drawTyping(v, seen) : drawAll(v, moved(v))).then(complete => {
       if (!complete) return;
       v.drawn += 1;
       v.root.dataset.alpha = v.values.alpha;
@@ -623,10 +633,15 @@
     return done;
   }
 
+  /* Whether α or feature k is away from the values v's figures were built at (the page then draws its live
+   * figures at the controls' values, not as built). */
+  function moved(v) {
+    return (v.data.alpha !== null && v.values.alpha !== v.data.alpha) || v.values.feature !== 0;
+  }
+
   /* While typing: the maps on screen painted with a new sentence ahead of its page (site.js paintMaps: from the
    * lean graph of the attention maps, which the worker runs before the whole graph, or a long input's forward and
-   * backward parts before the head). `build(id)` gives the
-   * figure as the page will build it, or null for one that needs more of the trace (bars, the prediction): those
+   * backward parts before the head). `build(id)` gives the figure as the page will build it, or null for one that needs more of the trace (bars, the prediction): those
    * wait for the page. Each is painted as swapOne paints it, and left marked as no page's drawing (__shown
    * null): the page that follows keeps it where its figure is the same (kept), else paints it again. Nothing is
    * painted in talk mode, with α or feature k moved (the page draws those live), or while a page waits to be
@@ -634,17 +649,14 @@
   function preview(root, build) {
     const v = view(root);
     return enqueue(v, () => {
-      if (!v.data || !v.drawn || v.next || talkScale(v) !== 1) return false;
-      if ((v.data.alpha !== null && v.values.alpha !== v.data.alpha) || v.values.feature !== 0) return false;
+      if (!v.data || !v.drawn || v.next || talkScale(v) !== 1 || moved(v)) return false;
       const onScreen = seenIn(v.doc);
       let painted = false;
       for (const gd of v.plots) {
         if (!gd._fullLayout || gd.classList.contains("stale") || !onScreen(gd)) continue;
         const spec = build(gd.dataset.fig), width = gd.clientWidth || 1000;
         // the other sentence's maps of an NLI pair, where this key left them as they were: nothing to paint
-        if (spec && gd.__spec && gd.__fit === width + "/1" && sameValue(gd.__spec, spec)) continue;
-        if (!spec || !DisanPaint.swap(gd, { data: DisanPaint.fitCellText(spec.data, spec.layout, width), layout: spec.layout })) continue;
-        shows(gd, spec, width, 1);
+        if (!spec || showing(gd, spec, width) || !paint(gd, spec, width)) continue;
         gd.__shown = null;
         painted = true;
       }

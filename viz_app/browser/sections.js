@@ -730,14 +730,19 @@
     return { figure: built.figure, binding: built.bind ? built.bind(built.figure) : null };
   }
 
+  /* The figures of `sections` by id. */
+  function figuresIn(sections) {
+    var all = {};
+    sections.forEach(function (s) { s.figures.forEach(function (f) { all[f.id] = f; }); });
+    return all;
+  }
+
   function figureById(tv, id, themeName) {
     if (!tv.__figures) Object.defineProperty(tv, "__figures", { value: {}, enumerable: false });
     var key = themeName || "normal";
     if (!tv.__figures[key]) {
       checkView(tv, { anyLength: true });
-      var all = {};
-      reportSections(tv, key).forEach(function (s) { s.figures.forEach(function (f) { all[f.id] = f; }); });
-      tv.__figures[key] = all;
+      tv.__figures[key] = figuresIn(reportSections(tv, key));
     }
     var f = tv.__figures[key][id];
     if (!f) {
@@ -757,9 +762,10 @@
   function mapFigure(tv, id) {
     if (!MAP_FIGURES.test(id)) return null;
     if (!tv.__maps) {
-      var all = {}, sections = tv.arch === "disan" ? disanSections(tv, F().theme("normal")) : dsaSections(tv, F().theme("normal"));
-      sections.forEach(function (s) { s.figures.forEach(function (f) { all[f.id] = f; }); });
-      Object.defineProperty(tv, "__maps", { value: all, enumerable: false });
+      // the architecture's own sections: reportSections' overview would build the prediction chart at once
+      var theme = F().theme("normal");
+      Object.defineProperty(tv, "__maps", {
+        value: figuresIn(tv.arch === "disan" ? disanSections(tv, theme) : dsaSections(tv, theme)), enumerable: false });
     }
     var f = tv.__maps[id], side = f && tv[f.side];
     if (!f || !side || !side.fw.attention || !side.bw.attention) return null;

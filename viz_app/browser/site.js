@@ -347,8 +347,7 @@
     var m = maps[model.name];
     if (early && m && m.ready) { // posted first: the worker runs the maps' lean graph, then the whole graph
       call({ type: "run", name: "maps:" + model.name, feeds: feeds, fetches: null }).then(early, function (err) {
-        m.ready = false;
-        m.failed = true;
+        m.ready = false; // and never made again: keys paint their maps from the whole run
         console.warn("the maps follow the whole graph's run: their lean graph failed (" + (err && err.message || err) + ")");
       });
     }
@@ -411,10 +410,10 @@
    * screen are painted from it (DisanReport.preview, DisanSections.mapFigure) while the worker goes on with the
    * whole graph, whose page then follows as before. The maps need the embedding and the two attention blocks
    * (Shen Eqs. 14, 15, 17 and 18; Im Eq. 7); the fusion gates, the distance-based model's FFN, source2token,
-   * pooling and the classifier, which they skip, are most of a run's nodes and time. Per model name: {ready,
-   * failed}; the session is made once the sentence page (update) has asked for no run for SPLIT_AFTER_MS, as the
-   * sentence parts are; pages that draw no maps while typing (the pair view, the app's chart component, which
-   * call traceOf) never make one. */
+   * pooling and the classifier, which they skip, are most of a run's nodes and time. Per model name: {ready}
+   * (false while it is made, and after it failed: it is not made again). It is made once the sentence page
+   * (update) has asked for no run for SPLIT_AFTER_MS, as the sentence parts are; pages that draw no maps while
+   * typing (the pair view, the app's chart component, which call traceOf) never make one. */
   var maps = {};
 
   /* The graph's outputs that the attention figures read (DisanSections.mapFigure): DiSAN's mean P and Eq. 15's
@@ -440,7 +439,7 @@
     mapsTimer = root.setTimeout(function () {
       mapsTimer = null;
       if (maps[model.name]) return;
-      var m = maps[model.name] = { ready: false, failed: false };
+      var m = maps[model.name] = { ready: false };
       call({ type: "session", name: "maps:" + model.name, onnx: model.graph, lean: mapOutputs(model.meta) })
         // its first run is its slowest: made here, undrawn, not at the next key
         .then(function () { return call({ type: "run", name: "maps:" + model.name, feeds: feeds, fetches: null }); })
@@ -448,7 +447,6 @@
           m.ready = true;
           root.performance.mark("disan:maps:" + model.name); // keys paint their maps from the lean graph from here
         }, function (err) {
-          m.failed = true;
           console.warn("the maps follow the whole graph's run: their lean graph did not start (" + (err && err.message || err) + ")");
         });
     }, SPLIT_AFTER_MS);
