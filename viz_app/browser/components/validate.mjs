@@ -1,0 +1,46 @@
+/* A view checked before anything is drawn: a bad one becomes one line naming the bad value and the fix
+ * (the component shows it instead of the figure), never a half-drawn figure or a stack trace. */
+
+const isList = (v) => Array.isArray(v) || ArrayBuffer.isView(v);
+const LIMIT = 4096;  // tokens per axis: beyond this a canvas would be larger than browsers allow per cell
+
+function tokens(list, what) {
+  if (!isList(list)) throw new Error(`${what} must be a list of strings, got ${typeof list}`);
+  if (list.length > LIMIT) throw new Error(`${what} has ${list.length} tokens; at most ${LIMIT} can be drawn, shorten the input`);
+  return Array.from(list, (t) => (t === null || t === undefined ? "" : String(t)));
+}
+
+/* The heatmap view to draw: {z, rowTokens, colTokens, masked, scale, …} with tokens as strings and every
+ * row of z as long as there are column tokens. */
+export function checkHeatmapView(v) {
+  if (!v || typeof v !== "object") throw new Error("update() needs a view object such as {z, rowTokens}");
+  if (!isList(v.z)) throw new Error("z must be a list of rows of numbers");
+  const rowTokens = tokens(v.rowTokens, "rowTokens"), colTokens = tokens(v.colTokens ?? v.rowTokens, "colTokens");
+  if (rowTokens.length === 0 || colTokens.length === 0) throw new Error("nothing to draw: the view has no tokens; give at least one");
+  if (v.z.length !== rowTokens.length) throw new Error(`z has ${v.z.length} rows but there are ${rowTokens.length} row tokens; give one row per token`);
+  v.z.forEach((row, r) => {
+    if (!isList(row) || row.length !== colTokens.length) {
+      throw new Error(`row ${r} of z has ${isList(row) ? row.length : "no"} values but there are ${colTokens.length} column tokens; give one per token`);
+    }
+  });
+  if (v.masked && (!isList(v.masked) || v.masked.length !== rowTokens.length)) {
+    throw new Error(`masked must have one row per row token (${rowTokens.length})`);
+  }
+  const scale = v.scale || "sequential";
+  if (scale !== "sequential" && scale !== "diverging") throw new Error(`scale ${JSON.stringify(scale)} is unknown: use "sequential" or "diverging"`);
+  return { ...v, rowTokens, colTokens, scale };
+}
+
+/* The bars view to draw: {values, labels, orientation, …}, one label per value. */
+export function checkBarsView(v) {
+  if (!v || typeof v !== "object") throw new Error("update() needs a view object such as {values, labels}");
+  if (!isList(v.values)) throw new Error("values must be a list of numbers");
+  const labels = tokens(v.labels, "labels");
+  if (labels.length === 0) throw new Error("nothing to draw: the view has no bars; give at least one value");
+  if (labels.length !== v.values.length) throw new Error(`there are ${v.values.length} values but ${labels.length} labels; give one label per value`);
+  const orientation = v.orientation || "horizontal";
+  if (orientation !== "horizontal" && orientation !== "vertical") {
+    throw new Error(`orientation ${JSON.stringify(orientation)} is unknown: use "horizontal" or "vertical"`);
+  }
+  return { ...v, labels, orientation };
+}
