@@ -1,12 +1,12 @@
 /* Colour scales of the heatmap: a value → a position in [0, 1] → a colour of the palette.
  *
  * Sequential (probabilities) over [lo, hi]; diverging (B − A, compare) centred on 0, so 0 is the palette's
- * middle whatever the data. Colours come from a 256-entry table interpolated in RGB between the palette's
+ * middle whatever the data. Colours come from a 257-entry table interpolated in RGB between the palette's
  * stops, as Plotly does, so painting T × T cells is one table look-up per cell. */
 import { scaleDiverging, scaleLinear, scaleSequential } from "d3-scale";
 import { PALETTES } from "./palettes.mjs";
 
-export const LUT_SIZE = 256;
+export const LUT_SIZE = 257;  // odd: 0, the middle of a diverging scale, has a row of its own
 
 /* A palette's stops [[position, css colour], …] from its name (palettes.mjs) or the stops themselves. */
 export function stopsOf(palette) {

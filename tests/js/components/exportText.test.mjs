@@ -1,0 +1,79 @@
+import test from "node:test";
+import assert from "node:assert/strict";
+import { barsCsv, csvField, figureJson, heatmapCsv, provenanceOf, svgDocument } from "../../../viz_app/browser/components/exportText.mjs";
+import { svgPainter, xmlText } from "../../../viz_app/browser/components/painter.mjs";
+import { heatmapLayout } from "../../../viz_app/browser/components/heatmapLayout.mjs";
+import { paintCells, paintColourbar, paintFrame } from "../../../viz_app/browser/components/heatmapPaint.mjs";
+import { colourScale } from "../../../viz_app/browser/components/scales.mjs";
+import { THEMES } from "../../../viz_app/browser/components/palettes.mjs";
+import { measure } from "./measure.mjs";
+
+const SHA = "0123456789abcdef".repeat(4);
+const prov = provenanceOf("heatmap:attention", { checkpointSha256: SHA, version: "1.2.3" });
+const tokens = ["a,b", 'say "hi"', "line\nbreak", "<b>x</b>"];
+const z = [[0.1, 0.2, 0.3, 0.4], [1, 0, NaN, -Infinity], [0.5, 0.5, 0, 0], [0.25, 0.25, 0.25, 0.25]];
+
+test("provenance: missing values say unknown, line breaks cannot start a new line", () => {
+  assert.deepEqual(provenanceOf("bars:x", null), { figure: "bars:x", checkpoint_sha256: "unknown", version: "unknown" });
+  assert.equal(provenanceOf("bars:x", { version: "1\n2" }).version, "1 2");
+});
+
+/* RFC 4180 records (a reader independent of the writer under test). */
+function parseCsv(text) {
+  const records = [];
+  let field = "", record = [], quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (quoted) {
+      if (ch === '"' && text[i + 1] === '"') { field += '"'; i++; } else if (ch === '"') quoted = false; else field += ch;
+    } else if (ch === '"') quoted = true;
+    else if (ch === ",") { record.push(field); field = ""; }
+    else if (ch === "\r" && text[i + 1] === "\n") { record.push(field); records.push(record); record = []; field = ""; i++; }
+    else field += ch;
+  }
+  return records;
+}
+
+test("CSV: the provenance is the first line, one row per cell, fields quoted as RFC 4180 says", () => {
+  const lines = heatmapCsv(prov, { z, rowTokens: tokens, colTokens: tokens, valueName: "P" }).split("\r\n");
+  assert.equal(lines[0], `# figure=heatmap:attention checkpoint_sha256=${SHA} version=1.2.3`);
+  assert.equal(lines[1], "row,row_token,column,column_token,P,masked");
+  assert.equal(lines[2], '0,"a,b",0,"a,b",0.1,false');
+  const records = parseCsv(heatmapCsv(prov, { z, rowTokens: tokens, colTokens: tokens }).split("\r\n").slice(1).join("\r\n"));
+  assert.equal(records.length, 1 + 16);
+  assert.deepEqual(records[1 + 2 * 4 + 3].slice(0, 4), ["2", "line\nbreak", "3", "<b>x</b>"]);
+  assert.equal(csvField('say "hi"'), '"say ""hi"""');
+  const body = heatmapCsv(prov, { z, rowTokens: tokens, colTokens: tokens });
+  assert.ok(body.includes(',-Infinity,') && body.includes(',2,"line\nbreak",,false'));
+  const bars = barsCsv(prov, { values: [0.5, 1], labels: ["x", "y"], valueName: "P" }).split("\r\n");
+  assert.deepEqual(bars.slice(0, 4), [`# figure=heatmap:attention checkpoint_sha256=${SHA} version=1.2.3`, "index,label,P", "0,x,0.5", "1,y,1"]);
+});
+
+test("JSON: the provenance first, typed arrays as lists, non-finite numbers as null", () => {
+  const text = figureJson(prov, { z: [new Float32Array([0.5, NaN])], n: Infinity });
+  const parsed = JSON.parse(text);
+  assert.deepEqual(Object.keys(parsed)[0], "provenance");
+  assert.equal(parsed.provenance.checkpoint_sha256, SHA);
+  assert.deepEqual(parsed.z, [[0.5, null]]);
+  assert.equal(parsed.n, null);
+});
+
+test("SVG: one <rect> per cell, text as escaped <text>, the provenance in its metadata", () => {
+  const theme = THEMES.normal, scale = colourScale({ kind: "sequential", palette: "Viridis", domain: [0, 1] });
+  const L = heatmapLayout({ width: 500, height: 400, rowTokens: tokens, colTokens: tokens, title: "A <title>",
+    valueName: "P", barTickTexts: ["0.0", "1.0"], theme }, measure);
+  const p = svgPainter(measure);
+  paintFrame(p, L);
+  paintCells(p, L, { z, masked: null, scale, theme });
+  paintColourbar(p, L, { scale, valueName: "P" });
+  const svg = svgDocument(prov, 500, 400, "A <title>", p.body(), "sans-serif");
+  assert.equal((svg.match(/<rect class="cell"/g) || []).length, 16);
+  assert.ok(svg.includes(">&lt;b&gt;x&lt;/b&gt;</text>") && !svg.includes("<b>"));
+  assert.ok(svg.includes(`<metadata>{&quot;figure&quot;:&quot;heatmap:attention&quot;,&quot;checkpoint_sha256&quot;:&quot;${SHA}&quot;`));
+  assert.ok(svg.split("\n")[1].includes(`checkpoint_sha256=${SHA}`));
+  assert.ok(svg.includes(">0.10</text>"), "cell numbers are text");
+});
+
+test("XML text drops what XML 1.0 forbids and keeps emoji", () => {
+  assert.equal(xmlText("a\u0001b\ud800c🙂&"), "a\ufffdb\ufffdc🙂&amp;");
+});

@@ -1,0 +1,50 @@
+import test from "node:test";
+import assert from "node:assert/strict";
+import { cellAt, heatmapLayout } from "../../../viz_app/browser/components/heatmapLayout.mjs";
+import { barAt, barsDomain, barsLayout } from "../../../viz_app/browser/components/barsLayout.mjs";
+import { THEMES } from "../../../viz_app/browser/components/palettes.mjs";
+import { measure } from "./measure.mjs";
+
+const tokens = (n) => Array.from({ length: n }, (_, i) => (i % 5 === 0 ? `token-number-${i}` : `t${i}`));
+
+function spec(T, over = {}) {
+  return { width: 600, height: 500, rowTokens: tokens(T), colTokens: tokens(T), title: "P", xLabel: "key",
+    yLabel: "query", valueName: "P", barTickTexts: ["0.0", "0.5", "1.0"], theme: THEMES.normal, ...over };
+}
+
+test("the cells fill the plot, which leaves room for every label drawn", () => {
+  for (const T of [1, 10, 64, 256]) {
+    const L = heatmapLayout(spec(T), measure);
+    assert.ok(Math.abs(L.cw * T - L.plot.w) < 1e-6 && Math.abs(L.ch * T - L.plot.h) < 1e-6);
+    const widest = Math.max(...L.rowLabels.map((s) => measure(s, L.f.tick)));
+    assert.ok(L.plot.x - 6 - widest >= 8 + L.f.line, `T=${T}: the row labels reach the y title`);
+    assert.ok(L.plot.y + L.plot.h + 6 + L.xTicks.extent <= L.height - 8 - L.f.line + 1e-6, `T=${T}: column labels reach the x title`);
+    assert.ok(L.bar.x + L.bar.w + 5 + L.barTextWidth <= L.width, `T=${T}: the colour bar's numbers are cut`);
+    assert.ok(L.yTicks.step * L.ch >= Math.ceil(L.f.tick * 1.25), `T=${T}: row labels overlap`);
+  }
+});
+
+test("talk mode's bigger text takes more room", () => {
+  const normal = heatmapLayout(spec(10), measure), talk = heatmapLayout(spec(10, { theme: THEMES.presentation }), measure);
+  assert.ok(talk.f.tick > normal.f.tick && talk.plot.x > normal.plot.x);
+});
+
+test("a point finds its cell, and nothing outside the cells", () => {
+  const L = heatmapLayout(spec(4), measure);
+  assert.deepEqual(cellAt(L, 4, 4, L.plot.x + 1.5 * L.cw, L.plot.y + 2.5 * L.ch), [2, 1]);
+  assert.equal(cellAt(L, 4, 4, L.plot.x - 1, L.plot.y + 1), null);
+  assert.equal(cellAt(L, 4, 4, L.plot.x + 1, L.plot.y + L.plot.h + 1), null);
+});
+
+test("bars: the value axis includes 0 and is nice; a point finds its bar", () => {
+  assert.deepEqual(barsDomain([0.13, 0.72]), [0, 0.8]);
+  assert.deepEqual(barsDomain([-0.3, 0.12]), [-0.3, 0.2]);
+  assert.deepEqual(barsDomain([0.2], [0, 1]), [0, 1]);
+  assert.deepEqual(barsDomain([null, NaN]), [0, 1]);
+  for (const orientation of ["horizontal", "vertical"]) {
+    const L = barsLayout({ width: 500, height: 300, labels: tokens(12), orientation, domain: [0, 1], theme: THEMES.normal }, measure);
+    const mid = L.horizontal ? [L.plot.x + 5, L.plot.y + 3.5 * L.band] : [L.plot.x + 3.5 * L.band, L.plot.y + 5];
+    assert.equal(barAt(L, 12, ...mid), 3, orientation);
+    assert.equal(barAt(L, 12, L.plot.x - 2, L.plot.y - 2), null);
+  }
+});
