@@ -1,0 +1,257 @@
+"""The figure components in headless Chromium, on the demo page (tests/components_page.py): they draw, hover
+names the cell, a click emits the row, the keyboard moves and announces, update() repaints only what
+changed and data-drawn changes with the pixels, the exports, bad input, the table fallback, axe-core, and
+visual regression against tests/fixtures/visual/.
+
+Visual regression: a figure passes when at most 0.5 % of its pixels differ from the stored PNG by more than
+24 (of 255) in any channel (text anti-aliasing varies a little between Chromium builds). After a deliberate
+change of the look, regenerate the stored PNGs and look at them before committing:
+``DISAN_UPDATE_VISUAL=1 .venv/bin/python -m pytest tests/test_figure_components_browser.py -k visual``."""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import os
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+from plotly.colors import sample_colorscale, unlabel_rgb
+
+from tests.components_page import build_demo
+from tests.conftest import guarded_page
+
+pytestmark = pytest.mark.browser
+VISUAL = Path(__file__).resolve().parent / "fixtures" / "visual"
+KINDS = ("sequential", "diverging", "talk", "horizontal", "vertical")
+TOLERANCE, MAX_SHARE = 24, 0.005
+
+
+@pytest.fixture(scope="module")
+def demo_url(tmp_path_factory):
+    return build_demo(tmp_path_factory.mktemp("components")).as_uri()
+
+
+@pytest.fixture
+def page(chromium, demo_url):
+    context, page, blocked, errors = guarded_page(chromium, lambda url: url.startswith("file://"), 10_000, width=700)
+    page.goto(demo_url)
+    page.wait_for_function("window.demo !== undefined")
+    yield page
+    context.close()
+    assert not blocked and not errors, (blocked, errors)
+
+
+def layout(page, fig: str) -> dict:
+    return page.evaluate(f"(() => {{ const L = demo.figures.{fig}.layout; return {{plot: L.plot, cw: L.cw, ch: L.ch}}; }})()")
+
+
+def cell_point(page, fig: str, r: int, c: int, fx: float = 0.5, fy: float = 0.5) -> tuple[float, float]:
+    """A point in cell (r, c) in page coordinates (fx, fy: where inside the cell, 0..1)."""
+    L = layout(page, fig)
+    box = page.locator(f"#fig-{fig} .disan-fig__stage").bounding_box()
+    return box["x"] + L["plot"]["x"] + (c + fx) * L["cw"], box["y"] + L["plot"]["y"] + (r + fy) * L["ch"]
+
+
+def pixel(page, fig: str, layer: str, x: float, y: float) -> list[int]:
+    """RGBA of a layer's canvas at a point in the stage's CSS pixels."""
+    return page.evaluate(
+        """([fig, layer, x, y]) => { const c = document.querySelector(`#fig-${fig} canvas[data-layer=${layer}]`);
+           const d = devicePixelRatio; return Array.from(c.getContext('2d').getImageData(Math.round(x * d), Math.round(y * d), 1, 1).data); }""",
+        [fig, layer, x, y])
+
+
+def cell_pixel(page, fig: str, r: int, c: int) -> list[int]:
+    L = layout(page, fig)  # near the cell's top-left corner, clear of its number
+    return pixel(page, fig, "cells", L["plot"]["x"] + (c + 0.15) * L["cw"], L["plot"]["y"] + (r + 0.2) * L["ch"])
+
+
+def expected_rgb(scale: str, t: float) -> list[float]:
+    return list(unlabel_rgb(sample_colorscale(scale, [min(1.0, max(0.0, t))])[0]))
+
+
+def test_every_figure_draws_with_its_contract(page):
+    figures = page.eval_on_selector_all("[data-figure]", "els => els.map(e => [e.dataset.figure, e.dataset.drawn])")
+    tokens = page.evaluate("demo.TOKENS")
+    assert [f for f, _ in figures] == ["heatmap:attention", "heatmap:difference", "heatmap:talk", "bars:row", "bars:vertical"]
+    for _, drawn in figures:
+        count, shown = drawn.split(":", 1)
+        assert count == "1" and json.loads(shown) == tokens
+
+
+def test_cells_have_the_palettes_colours(page):
+    z = page.evaluate("demo.figures.sequential.view.z")
+    for r, c in [(0, 0), (3, 4), (5, 2), (9, 9)]:
+        assert np.allclose(cell_pixel(page, "sequential", r, c)[:3], expected_rgb("Viridis", z[r][c]), atol=3), (r, c)
+    zt = page.evaluate("demo.figures.talk.view.z")
+    assert np.allclose(cell_pixel(page, "talk", 5, 2)[:3], expected_rgb("Cividis", zt[5][2]), atol=3)
+    # diverging: 0 is RdBu's middle whatever the data's range
+    page.evaluate("""(() => { const f = demo.figures.diverging, z = f.view.z.map(r => r.slice()); z[2][3] = 0; z[0][0] = -0.05; z[0][1] = 0.6;
+                        f.update({z}); })()""")
+    assert np.allclose(cell_pixel(page, "diverging", 2, 3)[:3], [247, 247, 247], atol=2)
+    assert np.allclose(cell_pixel(page, "diverging", 0, 0)[:3], expected_rgb("RdBu", 0.5 - 0.05 / 1.2), atol=3)
+
+
+def test_hover_names_the_cell_and_its_value(page):
+    page.mouse.move(*cell_point(page, "sequential", 3, 4))
+    tip = page.locator("#fig-sequential .disan-fig__tip")
+    v = page.evaluate("demo.figures.sequential.view.z[3][4]")
+    assert tip.is_visible()
+    assert tip.inner_text() == f"row: #3 <b>bold</b>\ncolumn: #4 naïve\nP = {v:.6g}"
+    page.mouse.move(5, 5)
+    assert not tip.is_visible()
+
+
+def test_click_on_a_row_emits_it_and_the_host_shows_its_bars(page):
+    before = page.get_attribute("#fig-horizontal [data-figure]", "data-drawn") or page.get_attribute("[data-figure='bars:row']", "data-drawn")
+    page.mouse.click(*cell_point(page, "sequential", 2, 5))
+    event = page.evaluate("demo.events[demo.events.length - 1]")
+    z = page.evaluate("demo.figures.sequential.view.z")
+    assert (event["figure"], event["row"], event["token"]) == ("heatmap:attention", 2, "is")
+    assert event["values"] == z[2]
+    assert page.evaluate("Array.from(demo.figures.horizontal.view.values)") == z[2]
+    assert page.get_attribute("[data-figure='bars:row']", "data-drawn") != before
+
+
+def test_keyboard_moves_the_focus_and_announces_the_value(page):
+    stage = page.locator("#fig-sequential .disan-fig__stage")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement") is not None
+    assert stage.evaluate("el => el === document.activeElement")
+    live = page.locator("#fig-sequential .disan-fig__live")
+    z = page.evaluate("demo.figures.sequential.view.z")
+    assert live.inner_text() == f"row: #0 the, column: #0 the, P = {z[0][0]:.6g}"
+    for key in ["ArrowDown", "ArrowRight", "ArrowRight"]:
+        page.keyboard.press(key)
+    assert live.inner_text() == f"row: #1 film, column: #2 is, P = {z[1][2]:.6g}"
+    assert live.get_attribute("aria-live") == "polite"
+    page.keyboard.press("Enter")
+    assert page.evaluate("demo.events[demo.events.length - 1].row") == 1
+    # the focused cell is outlined in black on the marks layer
+    L = layout(page, "sequential")
+    edge = pixel(page, "sequential", "marks", L["plot"]["x"] + 2 * L["cw"] + 1, L["plot"]["y"] + 1.5 * L["ch"])
+    assert edge[3] == 255 and max(edge[:3]) < 60
+    page.keyboard.press("Tab")  # the table fallback's summary comes next, then the next figure
+    assert page.evaluate("document.activeElement.textContent") == "Data as a table"
+    page.keyboard.press("Tab")
+    assert page.locator("#fig-diverging .disan-fig__stage").evaluate("el => el === document.activeElement")
+    page.locator("#fig-horizontal .disan-fig__stage").focus()
+    page.keyboard.press("ArrowDown")
+    bars = page.evaluate("Array.from(demo.figures.horizontal.view.values)")
+    assert page.locator("#fig-horizontal .disan-fig__live").inner_text() == f"#1 film: P = {bars[1]:.6g}"
+
+
+def test_update_with_new_values_repaints_only_the_cells_and_data_drawn_changes_with_them(page):
+    paints = page.evaluate("({...demo.figures.sequential.paints})")
+    seen = page.evaluate("""(() => {
+        const f = demo.figures.sequential, root = f.root, canvas = root.querySelector('canvas[data-layer=cells]');
+        const L = f.layout, x = Math.round((L.plot.x + 0.15 * L.cw) * devicePixelRatio), y = Math.round((L.plot.y + 0.2 * L.ch) * devicePixelRatio);
+        const read = () => Array.from(canvas.getContext('2d').getImageData(x, y, 1, 1).data);
+        const seen = {before: read()};
+        new MutationObserver(() => { seen.atChange = read(); seen.drawn = root.dataset.drawn; })
+            .observe(root, {attributes: true, attributeFilter: ['data-drawn']});
+        const z = f.view.z.map(r => r.slice()); z[0][0] = 1.0;
+        f.update({z});
+        return new Promise(done => requestAnimationFrame(() => done(seen)));
+    })()""")
+    after = page.evaluate("({...demo.figures.sequential.paints})")
+    assert after == {**paints, "cells": paints["cells"] + 1}
+    assert seen["drawn"].startswith("2:")
+    assert np.allclose(seen["atChange"][:3], expected_rgb("Viridis", 1.0), atol=3) and seen["before"] != seen["atChange"]
+    # new tokens lay the figure out again; a talk-mode highlight alone repaints the marks
+    page.evaluate("demo.figures.sequential.update({z: demo.attention(4, 9), rowTokens: ['a', 'b', 'c', 'd'], colTokens: null})")
+    relaid = page.evaluate("({...demo.figures.sequential.paints})")
+    assert relaid["frame"] == after["frame"] + 1 and relaid["cells"] == after["cells"] + 1
+    assert page.get_attribute("[data-figure='heatmap:attention']", "data-drawn") == '3:["a","b","c","d"]'
+    page.evaluate("demo.figures.sequential.update({highlight: [1, 2]})")
+    marked = page.evaluate("({...demo.figures.sequential.paints})")
+    assert marked == {**relaid, "marks": relaid["marks"] + 1}
+
+
+def test_bars_update_repaints_only_the_bars_on_the_same_axis(page):
+    paints = page.evaluate("({...demo.figures.horizontal.paints})")
+    page.evaluate("demo.figures.horizontal.update({values: demo.attention(10, 5)[0]})")
+    assert page.evaluate("({...demo.figures.horizontal.paints})") == {**paints, "bars": paints["bars"] + 1}
+
+
+def test_svg_export_is_vectors_with_its_provenance(page):
+    out = page.evaluate("demo.figures.sequential.exportAs('svg').then(e => [e.filename, e.mime, e.data])")
+    name, mime, svg = out
+    assert (name, mime) == ("heatmap_attention.svg", "image/svg+xml")
+    root = ET.fromstring(svg.encode())
+    ns = {"s": "http://www.w3.org/2000/svg"}
+    cells = [r for r in root.iter("{http://www.w3.org/2000/svg}rect") if r.get("class") == "cell"]
+    assert len(cells) == 100
+    texts = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    assert "<b>bold</b>" in texts and "Forward attention P" in texts
+    meta = json.loads(root.find("s:metadata", ns).text)
+    assert meta == {"figure": "heatmap:attention", "checkpoint_sha256": "ab" * 32, "version": "0.0.0-demo"}
+    bars = page.evaluate("demo.figures.vertical.exportAs('svg').then(e => e.data)")
+    assert len(list(ET.fromstring(bars.encode()).iter("{http://www.w3.org/2000/svg}rect"))) >= 10
+
+
+def test_png_json_csv_exports_name_the_checkpoint_and_version(page):
+    b64, name = page.evaluate("""demo.figures.talk.exportAs('png').then(async e => {
+        const bytes = new Uint8Array(await e.data.arrayBuffer()); let s = '';
+        for (const b of bytes) s += String.fromCharCode(b); return [btoa(s), e.filename]; })""")
+    image = Image.open(io.BytesIO(base64.b64decode(b64)))
+    assert name == "heatmap_talk.png" and image.size == (1120, 1040)
+    assert image.info["Comment"] == f"figure=heatmap:talk checkpoint_sha256={'ab' * 32} version=0.0.0-demo"
+    csv = page.evaluate("demo.figures.horizontal.exportAs('csv').then(e => e.data)")
+    assert csv.splitlines()[0] == f"# figure=bars:row checkpoint_sha256={'ab' * 32} version=0.0.0-demo"
+    assert len(csv.splitlines()) == 2 + 10
+    data = json.loads(page.evaluate("demo.figures.sequential.exportAs('json').then(e => e.data)"))
+    assert list(data)[0] == "provenance" and data["provenance"]["version"] == "0.0.0-demo"
+    assert data["z"] == page.evaluate("demo.figures.sequential.view.z")
+
+
+def test_bad_input_gets_one_line_and_the_next_good_view_draws(page):
+    page.evaluate("demo.figures.sequential.update({z: [[1, 2]], rowTokens: ['a', 'b']})")
+    error = page.locator("#fig-sequential .disan-fig__error")
+    assert error.inner_text() == "heatmap attention: z has 1 rows but there are 2 row tokens; give one row per token"
+    assert not page.locator("#fig-sequential .disan-fig__stage").is_visible()
+    assert page.get_attribute("[data-figure='heatmap:attention']", "data-drawn").endswith(":error")
+    page.evaluate("demo.figures.sequential.update({z: [[0.5]], rowTokens: ['<script>alert(1)</script>']})")
+    assert not error.is_visible()
+    assert page.locator("#fig-sequential .disan-fig__stage").is_visible()
+
+
+def test_table_fallback_holds_the_data_as_text(page):
+    page.locator("#fig-sequential summary").click()
+    table = page.locator("#fig-sequential table")
+    table.wait_for()  # built on the details' toggle event
+    assert table.locator("tbody tr").count() == 10 and table.locator("thead th").count() == 11
+    assert table.locator("tbody tr").nth(3).locator("th").inner_text() == "#3 <b>bold</b>"
+    assert table.locator("b").count() == 0
+    z = page.evaluate("demo.figures.sequential.view.z")
+    assert table.locator("tbody tr").nth(3).locator("td").nth(4).inner_text() == f"{z[3][4]:.6g}"
+
+
+def test_axe_finds_no_serious_or_critical_violation(page, demo_url):
+    page.add_script_tag(path=str(Path(demo_url.removeprefix("file://")).parent / "axe.min.js"))
+    page.locator("#fig-sequential summary").click()  # with a table open and a figure focused
+    page.locator("#fig-sequential table").wait_for()
+    page.locator("#fig-horizontal .disan-fig__stage").focus()
+    result = page.evaluate("axe.run(document)")
+    bad = [(v["id"], v["impact"], [n["target"] for n in v["nodes"]]) for v in result["violations"]
+           if v["impact"] in ("serious", "critical")]
+    assert bad == []
+    assert len(result["passes"]) >= 10  # axe did check the page (28 rules passed when this was written)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_visual_regression(page, kind):
+    shot = np.asarray(Image.open(io.BytesIO(page.locator(f"#fig-{kind} .disan-fig__stage").screenshot())).convert("RGB"))
+    stored = VISUAL / f"{kind}.png"
+    if os.environ.get("DISAN_UPDATE_VISUAL") == "1":
+        Image.fromarray(shot).save(stored)
+    if not stored.exists():
+        pytest.fail(f"{stored} is missing: run DISAN_UPDATE_VISUAL=1 .venv/bin/python -m pytest {__file__} -k visual")
+    want = np.asarray(Image.open(stored).convert("RGB"))
+    assert shot.shape == want.shape, (shot.shape, want.shape)
+    share = float((np.abs(shot.astype(int) - want.astype(int)).max(axis=2) > TOLERANCE).mean())
+    assert share <= MAX_SHARE, f"{kind}: {share:.2%} of pixels differ by more than {TOLERANCE} (allowed {MAX_SHARE:.1%})"
