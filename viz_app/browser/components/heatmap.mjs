@@ -26,7 +26,7 @@ export function createHeatmap(parent, { name = "heatmap", provenance = null, onR
   const id = `heatmap:${name}`;
   const shell = createShell(parent, { kind: "heatmap", name, layers: LAYERS, buildTable });
   const paints = Object.fromEntries(LAYERS.map((l) => [l, 0]));
-  let v = null, theme = null, scale = null, L = null, p = null, keys = { layout: "", scale: "", marks: "" };
+  let raw = {}, v = null, theme = null, scale = null, L = null, p = null, keys = { layout: "", scale: "", marks: "" };
   let hover = null, focus = null, selected = null;
 
   const model = () => ({ z: v.z, masked: v.masked, scale, theme, valueName: v.valueName });
@@ -53,11 +53,12 @@ export function createHeatmap(parent, { name = "heatmap", provenance = null, onR
   function update(next) {
     let changedZ = next && "z" in next;
     try {
-      v = checkHeatmapView({ ...(v || {}), ...next });
+      raw = { ...raw, ...next };  // what the host gave, so colTokens left out keeps following rowTokens
+      v = checkHeatmapView(raw);
       theme = themeOf(v.theme);
     } catch (err) {
       shell.error(`heatmap ${name}: ${err.message}`);
-      v = null; keys = { layout: "", scale: "", marks: "" };
+      raw = {}; v = null; keys = { layout: "", scale: "", marks: "" };
       return false;
     }
     shell.error(null);

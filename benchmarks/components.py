@@ -1,0 +1,134 @@
+"""``python -m viz_app bench components``: the heatmap's update with a new z each frame in headless Chromium,
+this project's canvas component (viz_app/browser/components/) against Apache ECharts' heatmap and
+Plotly.react, each through its public API, at T = 10 … 256: p50 / p95 milliseconds per update (issue 54,
+item 2: measure before choosing). Prints the table with the load average before and after."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .common import Table
+
+ROOT = Path(__file__).resolve().parents[1]
+LIBS = {"ours": "canvas component (this project)", "echarts": "ECharts heatmap", "plotly": "Plotly.react"}
+MODES = ("z", "tokens")  # a new z each frame; new tokens and a new z each frame (typing)
+PLOTLY = ROOT / "node_modules" / "plotly.js" / "dist" / "plotly-cartesian.min.js"
+
+
+def unavailable() -> str | None:
+    if not (shutil.which("chromium") or shutil.which("chromium-browser")):
+        return "chromium is not installed"
+    for need in (ROOT / "node_modules" / ".bin" / "esbuild", ROOT / "node_modules" / "echarts", PLOTLY):
+        if not need.exists():
+            return f"{need.relative_to(ROOT)} is missing: run npm ci"
+    try:
+        import playwright  # noqa: F401
+    except ImportError:
+        return "playwright is not installed: pip install -r requirements-dev.txt"
+    return None
+
+
+def build_page(out: Path) -> Path:
+    subprocess.run([str(ROOT / "node_modules" / ".bin" / "esbuild"), str(ROOT / "benchmarks" / "components_page.mjs"),
+                    "--bundle", "--format=iife", "--minify", f"--outfile={out / 'bench.js'}", "--log-level=warning"],
+                   cwd=ROOT, check=True, timeout=300)
+    shutil.copy(PLOTLY, out / "plotly.js")
+    page = out / "bench.html"
+    page.write_text('<!doctype html><html lang="en"><head><meta charset="utf-8"><title>bench components</title>'
+                    '</head><body><script src="plotly.js"></script><script src="bench.js"></script></body></html>')
+    return page
+
+
+def load() -> str:
+    return ", ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def run(sizes: list[int], frames: int, warmup: int, libs: list[str]) -> list[dict]:
+    from playwright.sync_api import sync_playwright
+
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="disan-bench-components-") as tmp, sync_playwright() as pw:
+        url = build_page(Path(tmp)).as_uri()
+        browser = pw.chromium.launch(executable_path=shutil.which("chromium") or shutil.which("chromium-browser"),
+                                     args=["--headless", "--no-sandbox", "--disable-gpu"])
+        try:
+            for T in sizes:
+                for lib in libs:
+                    row = {"lib": lib, "T": T}
+                    for mode in MODES:
+                        page = browser.new_page(viewport={"width": 800, "height": 800})  # a fresh page per cell
+                        page.goto(url)
+                        page.wait_for_function("window.benchReady === true")
+                        page.set_default_timeout(600_000)
+                        times = np.array(page.evaluate("([l, T, f, w, n]) => bench(l, T, f, w, n)",
+                                                       [lib, T, frames, warmup, mode == "tokens"]))
+                        page.close()
+                        row[mode] = {"frames": len(times), "p50_ms": float(np.percentile(times, 50)),
+                                     "p95_ms": float(np.percentile(times, 95)), "max_ms": float(times.max())}
+                        print(f"  T={T:4d} {LIBS[lib]:<32} new {mode:<6} p50 {row[mode]['p50_ms']:8.1f} ms  "
+                              f"p95 {row[mode]['p95_ms']:8.1f} ms", flush=True)
+                    rows.append(row)
+        finally:
+            browser.close()
+    return rows
+
+
+def table(rows: list[dict], frames: int, warmup: int, before: str, after: str) -> Table:
+    t = Table("Heatmap update, headless Chromium (ms per update)",
+              ["T", "library", "new z p50", "new z p95", "p95 / ours", "new tokens + z p50", "new tokens + z p95",
+               "p95 / ours "])
+    ours = {r["T"]: r for r in rows if r["lib"] == "ours"}
+    for r in rows:
+        cells = []
+        for mode in MODES:
+            mine = ours.get(r["T"], {}).get(mode, {}).get("p95_ms")
+            cells += [f"{r[mode]['p50_ms']:.1f}", f"{r[mode]['p95_ms']:.1f}",
+                      f"{r[mode]['p95_ms'] / mine:.1f}×" if mine else "–"]
+        t.add(r["T"], LIBS[r["lib"]], *cells)
+    t.notes.append(f"{frames} timed updates per row after {warmup} untimed, one frame apart; 560 × 560 px, "
+                   "zmin 0 / zmax 1, cell numbers at T ≤ 12; chromium --headless --disable-gpu (software canvas)")
+    t.notes.append(f"load average (1, 5, 15 min): {before} before, {after} after; {os.cpu_count()} logical CPUs")
+    return t
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m viz_app bench components", description=__doc__.splitlines()[0])
+    p.add_argument("--sizes", default="10,20,64,128,256", help="tokens T per side (default 10,20,64,128,256)")
+    p.add_argument("--frames", type=int, default=30, help="timed updates per row (default 30)")
+    p.add_argument("--warmup", type=int, default=5, help="untimed updates first (default 5)")
+    p.add_argument("--libs", default=",".join(LIBS), help=f"comma-separated, of {', '.join(LIBS)}")
+    p.add_argument("--markdown", metavar="PATH", help="also write the table as Markdown")
+    args = p.parse_args(argv)
+    libs = [x.strip() for x in args.libs.split(",") if x.strip()]
+    bad = [x for x in libs if x not in LIBS]
+    if bad:
+        print(f"--libs: unknown {', '.join(bad)}; use {', '.join(LIBS)}", file=sys.stderr)
+        return 2
+    try:
+        sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    except ValueError:
+        print(f"--sizes: {args.sizes!r} is not a list of integers such as 10,64,256", file=sys.stderr)
+        return 2
+    why = unavailable()
+    if why:
+        print(f"bench components: skipped: {why}", file=sys.stderr)
+        return 2
+    before, started = load(), time.time()
+    print(f"[components] T {sizes}, {args.frames} updates (+{args.warmup} warm-up); load average {before}")
+    rows = run(sizes, args.frames, args.warmup, libs)
+    t = table(rows, args.frames, args.warmup, before, load())
+    print()
+    print(t.to_text())
+    print(f"\n({time.time() - started:.0f} s)")
+    if args.markdown:
+        Path(args.markdown).write_text(t.to_markdown() + "\n")
+    return 0
