@@ -103,7 +103,7 @@ def table(rows: list[dict], frames: int, warmup: int, before: str, after: str) -
                    "zmin 0 / zmax 1, cell numbers at T ≤ 12; chromium --headless --disable-gpu (software canvas)")
     t.notes.append("drawn: the update call until the library has drawn (ECharts' setOption renders synchronously, "
                    "Plotly.react's promise resolves); on screen: until the frame showing it has been produced "
-                   "(two animation frames; includes the wait for the 60 Hz frame clock, so never below ~17 ms)")
+                   "(two animation frames after the call, so about 33 ms at least with the 60 Hz frame clock)")
     t.notes.append(f"load average (1, 5, 15 min): {before} before, {after} after; {os.cpu_count()} logical CPUs")
     return t
 

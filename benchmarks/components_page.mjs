@@ -1,11 +1,10 @@
 /* The page `bench components` (benchmarks/components.py) measures in headless Chromium: one T × T heatmap
  * updated with a new z each frame by this project's canvas component, by Apache ECharts' heatmap and by
- * Plotly.react, each through its public API only. window.bench(lib, T, frames, warmup) resolves to the
- * milliseconds of each timed update: from the call until the library has drawn (ECharts' setOption renders
- * synchronously unless lazyUpdate; Plotly.react's promise resolves once drawn), and until the frame showing it
- * has been produced (two animation frames later: this includes waiting for the display's frame clock, so it
- * is never below one frame, about 16.7 ms). With newTokens every frame
- * also has new tokens (as typing gives), which lays every library's axes out again. */
+ * Plotly.react, each through its public API only. window.bench(lib, T, frames, warmup, newTokens) resolves
+ * to {drawn, shown}: the milliseconds of each timed update from the call until the library has drawn
+ * (ECharts' setOption renders synchronously unless lazyUpdate; Plotly.react's promise resolves once drawn),
+ * and until the frame showing it has been produced (two animation frames later, so it includes waiting for
+ * the frame clock). With newTokens every frame also has new tokens (as typing gives). */
 import * as echarts from "echarts";
 import { createHeatmap } from "../viz_app/browser/components/index.mjs";
 import { PALETTES } from "../viz_app/browser/components/palettes.mjs";

@@ -77,3 +77,17 @@ test("SVG: one <rect> per cell, text as escaped <text>, the provenance in its me
 test("XML text drops what XML 1.0 forbids and keeps emoji", () => {
   assert.equal(xmlText("a\u0001b\ud800c🙂&"), "a\ufffdb\ufffdc🙂&amp;");
 });
+
+test("cell numbers are drawn only where they fit: all at 4 tokens in 500 px, none at 64", () => {
+  const theme = THEMES.normal, scale = colourScale({ kind: "sequential", palette: "Viridis", domain: [0, 1] });
+  for (const [T, expected] of [[4, 16], [64, 0]]) {
+    const toks = Array.from({ length: T }, (_, i) => `t${i}`), zz = toks.map(() => toks.map(() => 0.5));
+    const L = heatmapLayout({ width: 500, height: 400, rowTokens: toks, colTokens: toks, valueName: "P",
+      barTickTexts: ["0.0", "1.0"], theme }, measure);
+    const p = svgPainter(measure);
+    paintCells(p, L, { z: zz, masked: null, scale, theme });
+    const numbers = p.body().match(/>0\.50<\/text>/g) || [];
+    assert.equal(numbers.length, expected, `T=${T}`);
+    if (expected) assert.ok(measure("0.50", L.f.cell) + 4 <= L.cw && L.f.cell + 4 <= L.ch);
+  }
+});
