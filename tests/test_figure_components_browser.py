@@ -106,6 +106,32 @@ def test_hover_names_the_cell_and_its_value(page):
     assert not tip.is_visible()
 
 
+def test_bar_hover_names_the_bar_and_talk_mode_outlines_its_cell(page):
+    L = page.evaluate("(() => { const L = demo.figures.horizontal.layout; return {plot: L.plot, band: L.band}; })()")
+    page.locator("#fig-horizontal .disan-fig__stage").scroll_into_view_if_needed()
+    box = page.locator("#fig-horizontal .disan-fig__stage").bounding_box()
+    page.mouse.move(box["x"] + L["plot"]["x"] + 3, box["y"] + L["plot"]["y"] + 3.5 * L["band"])
+    v = page.evaluate("demo.figures.horizontal.view.values[3]")
+    assert page.locator("#fig-horizontal .disan-fig__tip").inner_text() == f"#3 <b>bold</b>\nP = {v:.6g}"
+    T = layout(page, "talk")  # highlight [3, 4]: a 3 px vermilion (#D55E00) outline on the marks layer
+    edge = pixel(page, "talk", "marks", T["plot"]["x"] + 4.5 * T["cw"], T["plot"]["y"] + 3 * T["ch"] + 1.5)
+    assert edge == [0xD5, 0x5E, 0x00, 255]
+    inside = pixel(page, "talk", "marks", T["plot"]["x"] + 4.5 * T["cw"], T["plot"]["y"] + 3.5 * T["ch"])
+    assert inside[3] == 0
+
+
+def test_canvases_follow_the_device_pixel_ratio(chromium, demo_url):
+    context = chromium.new_context(viewport={"width": 700, "height": 900}, device_scale_factor=2)
+    try:
+        page = context.new_page()
+        page.goto(demo_url)
+        page.wait_for_function("window.demo !== undefined")
+        sizes = page.eval_on_selector_all("#fig-sequential canvas", "cs => cs.map(c => [c.width, c.height, c.style.width])")
+        assert sizes and all(s == [1120, 880, "560px"] for s in sizes), sizes
+    finally:
+        context.close()
+
+
 def test_click_on_a_row_emits_it_and_the_host_shows_its_bars(page):
     before = page.get_attribute("#fig-horizontal [data-figure]", "data-drawn") or page.get_attribute("[data-figure='bars:row']", "data-drawn")
     page.mouse.click(*cell_point(page, "sequential", 2, 5))

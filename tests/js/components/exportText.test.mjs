@@ -72,6 +72,10 @@ test("SVG: one <rect> per cell, text as escaped <text>, the provenance in its me
   assert.ok(svg.includes(`<metadata>{&quot;figure&quot;:&quot;heatmap:attention&quot;,&quot;checkpoint_sha256&quot;:&quot;${SHA}&quot;`));
   assert.ok(svg.split("\n")[1].includes(`checkpoint_sha256=${SHA}`));
   assert.ok(svg.includes(">0.10</text>"), "cell numbers are text");
+  const fills = [...svg.matchAll(/<rect class="cell"[^>]*fill="([^"]+)"/g)].map((m) => m[1]);
+  assert.equal(fills[6], "rgb(217,217,217)", "NaN is drawn in the theme's masked colour");
+  assert.equal(fills[7], "rgb(217,217,217)", "so is −∞");
+  assert.equal(fills[4], "rgb(253,231,37)", "1 is Viridis' last stop");
 });
 
 test("XML text drops what XML 1.0 forbids and keeps emoji", () => {
