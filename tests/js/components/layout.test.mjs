@@ -24,6 +24,13 @@ test("the cells fill the plot, which leaves room for every label drawn", () => {
   }
 });
 
+test("without a colour bar the cells take its room", () => {
+  const withBar = heatmapLayout(spec(10), measure), without = heatmapLayout(spec(10, { colourbar: false }), measure);
+  assert.equal(without.bar, null);
+  assert.ok(without.plot.w > withBar.plot.w + withBar.barTextWidth);
+  assert.equal(without.plot.x + without.plot.w, 600 - 8);
+});
+
 test("talk mode's bigger text takes more room", () => {
   const normal = heatmapLayout(spec(10), measure), talk = heatmapLayout(spec(10, { theme: THEMES.presentation }), measure);
   assert.ok(talk.f.tick > normal.f.tick && talk.plot.x > normal.plot.x);

@@ -4,7 +4,8 @@
  *
  *   const hm = createHeatmap(parent, {name: "attention", provenance: {checkpointSha256, version}});
  *   hm.update({z, rowTokens, colTokens, title, xLabel, yLabel, valueName: "P", scale: "sequential",
- *              palette, zmin, zmax, masked, theme: "normal" | "presentation", highlight: [r, c]});
+ *              palette, zmin, zmax, masked, theme: "normal" | "presentation", highlight: [r, c],
+ *              colourbar: false (panels sharing one scale show it on one of them)});
  *   hm.update({z: next});   // same tokens: the cells only
  *   await hm.exportAs("svg");  // {filename, mime, data}; also "png", "json", "csv" */
 import { themeOf } from "./palettes.mjs";
@@ -71,14 +72,15 @@ export function createHeatmap(parent, { name = "heatmap", provenance = null, onR
     const height = Math.round(v.height || defaultHeight(theme, v.rowTokens.length));
     const barTickTexts = barTicks(scale).map((t) => t[1]);
     const layoutKey = JSON.stringify([width, height, v.rowTokens, v.colTokens, v.title, v.xLabel, v.yLabel,
-      v.valueName, theme]);
+      v.valueName, theme, v.colourbar !== false]);
     const relayout = layoutKey !== keys.layout ||
-      (newScale && barTickTexts.some((s) => p.frame.painter.measure(s, L.f.tick) > L.barTextWidth));
+      (newScale && L.bar && barTickTexts.some((s) => p.frame.painter.measure(s, L.f.tick) > L.barTextWidth));
     if (relayout) {
       const ctxs = shell.resize(width, height);
       p = Object.fromEntries(LAYERS.map((l) => [l, { ctx: ctxs[l], painter: canvasPainter(ctxs[l]) }]));
       L = heatmapLayout({ width, height, rowTokens: v.rowTokens, colTokens: v.colTokens, title: v.title,
-        xLabel: v.xLabel, yLabel: v.yLabel, valueName: v.valueName, barTickTexts, theme }, p.frame.painter.measure);
+        xLabel: v.xLabel, yLabel: v.yLabel, valueName: v.valueName, barTickTexts, theme, colourbar: v.colourbar },
+        p.frame.painter.measure);
       paint("frame", (q) => paintFrame(q, L));
       keys.layout = layoutKey;
     }

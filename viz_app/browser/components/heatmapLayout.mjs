@@ -21,7 +21,8 @@ export function defaultHeight(theme, rows) {
 }
 
 /* {width, height, f, title, plot {x, y, w, h}, cw, ch, xTicks, yTicks, xLabel, yLabel, bar, barLabels}.
- * spec: {width, height, rowTokens, colTokens, title, xLabel, yLabel, valueName, barTickTexts, theme}. */
+ * spec: {width, height, rowTokens, colTokens, title, xLabel, yLabel, valueName, barTickTexts, theme,
+ * colourbar (false: none)}; bar is null without a colour bar. */
 export function heatmapLayout(spec, measure) {
   const { width, height, rowTokens, colTokens, theme } = spec;
   const f = fonts(theme), tickLine = Math.ceil(f.tick * 1.25);
@@ -30,7 +31,8 @@ export function heatmapLayout(spec, measure) {
   const top = PAD + (spec.title ? Math.ceil(f.title * 1.4) : 0) + PAD;
   const yLabelRoom = spec.yLabel ? f.line + 4 : 0;
   const barTextW = Math.max(measure(spec.valueName || "", f.tick), ...spec.barTickTexts.map((s) => measure(s, f.tick)));
-  const right = BAR_GAP + BAR_WIDTH + 4 + Math.ceil(barTextW) + PAD;
+  const showBar = spec.colourbar !== false;  // panels sharing one scale show it once
+  const right = showBar ? BAR_GAP + BAR_WIDTH + 4 + Math.ceil(barTextW) + PAD : PAD;
   const rowWidths = rowLabels.map((s) => measure(s, f.tick));
   const left = PAD + yLabelRoom + Math.ceil(Math.max(0, ...rowWidths)) + TICK_PAD;  // room for any row's label
   const plotW = Math.max(1, width - left - right);
@@ -46,7 +48,7 @@ export function heatmapLayout(spec, measure) {
     title: spec.title ? { text: spec.title, x: PAD, y: PAD + f.title * 0.7 } : null,
     xLabel: spec.xLabel ? { text: spec.xLabel, x: left + plotW / 2, y: height - PAD - f.line / 2 } : null,
     yLabel: spec.yLabel ? { text: spec.yLabel, x: PAD + f.line / 2, y: top + plotH / 2 } : null,
-    bar: { x: left + plotW + BAR_GAP, y: top + (tickLine + 4), w: BAR_WIDTH, h: Math.max(1, plotH - tickLine - 4) },
+    bar: !showBar ? null : { x: left + plotW + BAR_GAP, y: top + (tickLine + 4), w: BAR_WIDTH, h: Math.max(1, plotH - tickLine - 4) },
     barTextWidth: Math.ceil(barTextW),
   };
 }

@@ -52,6 +52,7 @@ export function paintCells(p, L, m) {
 /* The colour bar: its ramp, its value name above it and its tick values beside it. */
 export function paintColourbar(p, L, m) {
   const { bar, f } = L, { scale } = m;
+  if (!bar) return;
   p.rect(bar.x - 2, L.plot.y - 2, L.width - bar.x + 2, L.plot.h + 4, "#ffffff");
   const stops = [];
   for (let i = 0; i < 16; i++) {
