@@ -120,6 +120,17 @@ def test_bar_hover_names_the_bar_and_talk_mode_outlines_its_cell(page):
     assert inside[3] == 0
 
 
+def test_a_figure_without_a_fixed_width_follows_its_parent(page):
+    page.evaluate("""(() => { const host = document.createElement('div'); host.id = 'fluid'; host.style.width = '500px';
+        document.querySelector('main').append(host);
+        window.fluid = demo.createBars(host, {name: 'fluid'}); fluid.update({values: [0.2, 0.8], labels: ['a', 'b']}); })()""")
+    assert page.evaluate("fluid.layout.width") == 500
+    page.evaluate("document.getElementById('fluid').style.width = '320px'")
+    page.wait_for_function("fluid.layout.width === 320")
+    assert page.evaluate("fluid.root.querySelector('canvas').style.width") == "320px"
+    assert page.get_attribute("[data-figure='bars:fluid']", "data-drawn").startswith("2:")
+
+
 def test_canvases_follow_the_device_pixel_ratio(chromium, demo_url):
     context = chromium.new_context(viewport={"width": 700, "height": 900}, device_scale_factor=2)
     try:
@@ -157,6 +168,7 @@ def test_keyboard_moves_the_focus_and_announces_the_value(page):
     assert live.get_attribute("aria-live") == "polite"
     page.keyboard.press("Enter")
     assert page.evaluate("demo.events[demo.events.length - 1].row") == 1
+    assert live.inner_text() == "row #1 film selected"
     # the focused cell is outlined in black on the marks layer
     L = layout(page, "sequential")
     edge = pixel(page, "sequential", "marks", L["plot"]["x"] + 2 * L["cw"] + 1, L["plot"]["y"] + 1.5 * L["ch"])

@@ -77,6 +77,7 @@ export function createBars(parent, { name = "bars", provenance = null } = {}) {
     shell.tip(i === null ? null : barName(i), x, y);
   });
   shell.stage.addEventListener("pointerleave", () => { hover = null; shell.tip(null); if (v) repaintMarks(); });
+  shell.followWidth((w) => { if (v && !v.width && Math.round(w) !== L.width) update({}); });
   attachKeys(shell.stage, {
     size: () => (!v ? [0, 0] : v.orientation === "horizontal" ? [v.labels.length, 1] : [1, v.labels.length]),
     move(cell) {

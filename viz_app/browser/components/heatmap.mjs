@@ -102,6 +102,7 @@ export function createHeatmap(parent, { name = "heatmap", provenance = null, onR
   function selectRow(r) {
     selected = r;
     repaintMarks();
+    shell.announce(`row #${r} ${v.rowTokens[r]} selected`);
     const detail = { figure: id, row: r, token: v.rowTokens[r], values: Array.from(v.z[r]), colTokens: v.colTokens.slice() };
     shell.root.dispatchEvent(new CustomEvent("figure-rowselect", { bubbles: true, detail }));
     if (onRowSelect) onRowSelect(detail);
@@ -119,6 +120,7 @@ export function createHeatmap(parent, { name = "heatmap", provenance = null, onR
     const [x, y] = shell.point(e), cell = cellAt(L, v.z.length, v.colTokens.length, x, y);
     if (cell) selectRow(cell[0]);
   });
+  shell.followWidth((w) => { if (v && !raw.width && Math.round(w) !== L.width) update({}); });
   attachKeys(shell.stage, {
     size: () => (v ? [v.z.length, v.colTokens.length] : [0, 0]),
     move(cell) {

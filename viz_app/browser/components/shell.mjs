@@ -103,6 +103,11 @@ export function createShell(parent, { kind, name, layers, buildTable }) {
       if (message !== null) root.dataset.drawn = `${++drawn}:error`;
     },
     refreshTable() { if (details.open) { details.querySelector("table")?.remove(); details.append(buildTable()); } },
+    /* Call relayout(width) when the parent's width changes (a figure without a fixed width follows it). */
+    followWidth(relayout) {
+      if (typeof ResizeObserver === "undefined") return;
+      new ResizeObserver(() => { if (parent.clientWidth > 0) relayout(parent.clientWidth); }).observe(parent);
+    },
     /* Where a pointer event is, in the stage's CSS pixels. */
     point(e) { const b = stage.getBoundingClientRect(); return [e.clientX - b.left, e.clientY - b.top]; },
   };
