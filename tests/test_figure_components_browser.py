@@ -255,6 +255,13 @@ def test_bad_input_gets_one_line_and_the_next_good_view_draws(page):
     assert page.get_attribute("[data-figure='heatmap:attention']", "data-drawn").endswith(":error")
     page.evaluate("demo.figures.sequential.update({z: [[0.5]], rowTokens: ['<script>alert(1)</script>']})")
     assert not error.is_visible()
+    assert page.evaluate("demo.figures.sequential.update({palette: 'Jet'})") is False
+    assert error.inner_text() == ('heatmap attention: unknown palette "Jet": use one of Viridis, Cividis, RdBu, PuOr '
+                                  'or stops')
+    assert page.evaluate("demo.figures.horizontal.update({theme: 'dark'})") is False
+    assert page.locator("#fig-horizontal .disan-fig__error").inner_text() == (
+        'bars row: unknown theme "dark": use "normal" or "presentation"')
+    assert page.evaluate("demo.figures.sequential.update({z: [[0.5]], rowTokens: ['x']})") is True
     assert page.locator("#fig-sequential .disan-fig__stage").is_visible()
 
 

@@ -35,21 +35,26 @@ export function createBars(parent, { name = "bars", provenance = null } = {}) {
   function paint(layer, fn) { shell.clear(p[layer].ctx); fn(p[layer].painter); paints[layer]++; }
   const repaintMarks = () => paint("marks", (q) => paintBarsMarks(q, L, marks(false)));
 
+  /* Draw a view (merged into the last one); false, with one line shown instead, when it cannot be drawn. */
   function update(next) {
     try {
-      v = checkBarsView({ ...(v || {}), ...next });
-      theme = themeOf(v.theme);
+      draw(next || {});
+      return true;
     } catch (err) {
       shell.error(`bars ${name}: ${err.message}`);
       v = null; keys = { layout: "", marks: "" };
       return false;
     }
-    shell.error(null);
+  }
+
+  function draw(next) {
+    v = checkBarsView({ ...(v || {}), ...next });
+    theme = themeOf(v.theme);
     const domain = barsDomain(v.values, v.domain);
     const width = Math.round(v.width || parent.clientWidth || 480);
     const height = Math.round(v.height || defaultBarsHeight(theme, v.labels.length, v.orientation));
     const layoutKey = JSON.stringify([width, height, v.labels, v.orientation, domain, v.title, v.xLabel, v.yLabel, theme]);
-    const relayout = layoutKey !== keys.layout, newValues = relayout || (next && "values" in next);
+    const relayout = layoutKey !== keys.layout, newValues = relayout || "values" in next;
     if (relayout) {
       const ctxs = shell.resize(width, height);
       p = Object.fromEntries(LAYERS.map((l) => [l, { ctx: ctxs[l], painter: canvasPainter(ctxs[l]) }]));
@@ -67,7 +72,7 @@ export function createBars(parent, { name = "bars", provenance = null } = {}) {
       shell.label(`${v.title || name}: ${v.labels.length} bars. Arrow keys move across bars.`);
       shell.refreshTable();
     }
-    return true;
+    shell.error(null);
   }
 
   shell.stage.addEventListener("pointermove", (e) => {

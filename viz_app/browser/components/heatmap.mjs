@@ -51,18 +51,23 @@ export function createHeatmap(parent, { name = "heatmap", provenance = null, onR
   }
   const repaintMarks = () => paint("marks", (q) => paintMarks(q, L, marks(false)));
 
+  /* Draw a view (merged into the last one); false, with one line shown instead, when it cannot be drawn. */
   function update(next) {
-    let changedZ = next && "z" in next;
     try {
-      raw = { ...raw, ...next };  // what the host gave, so colTokens left out keeps following rowTokens
-      v = checkHeatmapView(raw);
-      theme = themeOf(v.theme);
+      draw(next || {});
+      return true;
     } catch (err) {
       shell.error(`heatmap ${name}: ${err.message}`);
       raw = {}; v = null; keys = { layout: "", scale: "", marks: "" };
       return false;
     }
-    shell.error(null);
+  }
+
+  function draw(next) {
+    raw = { ...raw, ...next };  // what the host gave, so colTokens left out keeps following rowTokens
+    v = checkHeatmapView(raw);
+    theme = themeOf(v.theme);
+    const newData = "z" in next || "masked" in next;
     const palette = v.palette || (v.scale === "diverging" ? theme.diverging : theme.sequential);
     const domain = domainOf(v.scale, v.z, v.zmin, v.zmax);
     const scaleKey = JSON.stringify([v.scale, palette, domain]);
@@ -85,10 +90,10 @@ export function createHeatmap(parent, { name = "heatmap", provenance = null, onR
       keys.layout = layoutKey;
     }
     if (relayout || newScale) paint("colourbar", (q) => paintColourbar(q, L, model()));
-    if (relayout || newScale || changedZ || "masked" in (next || {})) paint("cells", (q) => paintCells(q, L, model()));
+    if (relayout || newScale || newData) paint("cells", (q) => paintCells(q, L, model()));
     const marksKey = JSON.stringify(v.highlight || null);
     if (relayout || marksKey !== keys.marks) repaintMarks();
-    const changed = relayout || newScale || changedZ || marksKey !== keys.marks;
+    const changed = relayout || newScale || newData || marksKey !== keys.marks;
     keys.scale = scaleKey; keys.marks = marksKey;
     if (changed) {
       shell.drawn(v.rowTokens);
@@ -96,7 +101,7 @@ export function createHeatmap(parent, { name = "heatmap", provenance = null, onR
         "Arrow keys move across cells, Enter shows the row's bars.");
       shell.refreshTable();
     }
-    return true;
+    shell.error(null);
   }
 
   function selectRow(r) {
