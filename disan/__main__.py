@@ -1,4 +1,4 @@
-"""Command line of the model core: ``python -m disan trace | train | evaluate | claims | faithfulness | tables``.
+"""Command line of the model core: ``python -m disan trace | train | evaluate | claims | faithfulness | tables | sanity``.
 
 The commands that draw or measure (``report``, ``site``, ``app``, ``bench``) live a layer above, in
 ``viz_app/cli.py`` (``python -m viz_app``; the installed ``disan`` command), which reuses the parsers here;
@@ -237,6 +237,39 @@ def run_faithfulness(args) -> int:
     return 0
 
 
+def add_sanity(sub) -> None:
+    p = sub.add_parser("sanity", help="model-parameter randomisation tests of every explanation (Adebayo et al. "
+                                      "2018): Spearman ρ and top-k overlap, trained vs randomised, per step")
+    p.add_argument("--model", required=True, help="bundled checkpoint name or .safetensors path")
+    p.add_argument("--split", default="test")
+    p.add_argument("--task", default=None, help="override the task read from the model card (sst5, nli, …)")
+    p.add_argument("--data-dir", default=None)
+    p.add_argument("--limit", type=int, default=50, help="a seeded random sample of N examples (default 50; "
+                                                          "0 = the whole split)")
+    p.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--pretrained-dir", default=None, help="folder of the checkpoints (default pretrained/)")
+
+
+def run_sanity(args) -> int:
+    from .api import PRETRAINED_DIR
+    from .attribution.randomisation import run, table
+    from .claims_file import trained_model_and_examples
+    from .errors import InputError
+
+    if args.limit < 0:
+        raise InputError(f"--limit {args.limit} is negative; give a number of examples, or 0 for the whole split.")
+    directory = Path(args.pretrained_dir) if args.pretrained_dir else PRETRAINED_DIR
+    start = time.perf_counter()
+    _, model, task, examples = trained_model_and_examples(args.model, args.split, args.task, args.data_dir, directory,
+                                                          "sanity checks")
+    result = run(model, examples, task, args.split, args.limit or None, progress=not args.no_progress)
+    print(json.dumps(result, ensure_ascii=False) if args.json else table(result), flush=True)
+    seconds = time.perf_counter() - start
+    print(f"{model.name}: {result['n']:,} examples in {seconds:.0f} s", file=sys.stderr, flush=True)
+    return 0
+
+
 def add_tables(sub) -> None:
     p = sub.add_parser("tables", help="the papers' tables (Shen 1, 2, 4, 5; Im 1) with our number beside each cell")
     p.add_argument("--docs", action="store_true", help="write the block into docs/reproduction.md (between the "
@@ -270,7 +303,7 @@ def run_tables(args) -> int:
 
 COMMANDS = {"trace": (add_trace, run_trace), "train": (add_train, run_train), "evaluate": (add_evaluate, run_evaluate),
             "claims": (add_claims, run_claims), "faithfulness": (add_faithfulness, run_faithfulness),
-            "tables": (add_tables, run_tables)}
+            "tables": (add_tables, run_tables), "sanity": (add_sanity, run_sanity)}
 #: The commands of the layer above the core (viz_app/cli.py): ``python -m disan NAME`` points there.
 MOVED = ("report", "site", "app", "bench")
 
