@@ -29,6 +29,13 @@ NOT_COMPUTED = "not computed"
 BEATS = {"supported": "yes", "inconclusive": "inconclusive (the interval contains 0)",
          "contradicted": "no, less than random"}
 
+#: What a migrated file lacks, by the schema it was measured with (``disan/attribution/stored.py``).
+MIGRATED = {
+    1: "attention flow, the agreement intervals, the like-for-like Jain & Wallace row, the DSA's pooling series, "
+       "ERASER's AOPC and the normalised AOPC (gated rollout was then called flow)",
+    2: "the normalised AOPC (NAOPC, Edin et al. 2024) and the AOPC over every masking step it normalises",
+}
+
 
 def _results(directory: Path):
     from viz_app.shell.faithfulness_results import read_all
@@ -207,13 +214,13 @@ def block(directory: Path = ROOT / "pretrained") -> str:
     extra = approximation()
     if extra:
         parts += [""] + extra
-    migrated = [m.name for m in results.measured if m.data.get("not_computed")]
-    if migrated:
-        were = "was" if len(migrated) == 1 else "were"
-        parts += ["", f"**Not computed:** {', '.join(f'`{n}`' for n in migrated)} {were} measured with schema 1 and "
-                      "migrated to schema 2 (gated rollout was then called flow); attention flow, the agreement "
-                      "intervals, the like-for-like Jain & Wallace row, the DSA's pooling series and ERASER's AOPC "
-                      "need `python -m disan faithfulness --model NAME --write`."]
+    for version, what in MIGRATED.items():
+        migrated = [m.name for m in results.measured
+                    if m.data.get("not_computed") and m.data.get("migrated_from") == version]
+        if migrated:
+            were = "was" if len(migrated) == 1 else "were"
+            parts += ["", f"**Not computed:** {', '.join(f'`{n}`' for n in migrated)} {were} measured with schema "
+                          f"{version} and migrated; {what} need `python -m disan faithfulness --model NAME --write`."]
     missing = list(results.missing)
     if missing:
         parts += ["", f"Not measured: {', '.join(f'`{n}`' for n in missing)} (no results file)."]

@@ -17,6 +17,9 @@ Per example (an SST sentence, or an NLI pair) and its predicted class:
   AOPC over their bins B = {1, 5, 10, 20, 50}%, Σ_k / (|B| + 1) (``aopc_eraser``; the + 1 is their
   empty-removal bin, whose value is 0). Rankings: attention, the DSA's pooling series, IG (signed:
   evidence for the class first), gated rollout, attention flow and random (a seeded permutation).
+* **Normalised AOPC** (``aopc_steps``, ``naopc``; ``naopc.py``): Edin et al.'s (2024) AOPC over every masking
+  step, and the same put between the worst (0) and the best (1) ordering of the example's own tokens, so that
+  models and lengths compare on one scale.
 * **The DSA's pooling** (``pooling``): half its sentence features come from source2token and half from
   max pooling, which the attention series does not decide; the pooling series covers both.
 
@@ -50,6 +53,7 @@ from .budget import IG_ELEMENTS, ig_rows, row_elements
 from .detach import detached_gradient_x_input
 from .erasure import leave_one_out, subset_probs
 from .forward import ClassProbability, Embedded
+from .naopc import BEAM, EXACT_MAX, naopc_batch
 from .gradient import IG_BASELINE, IG_METHOD, IG_STEPS, gradient_x_input, integrated_gradients
 from .rank import kendall_tau, top_count, top_positions
 from .resume import BatchCache, tokens_sha256
@@ -57,7 +61,7 @@ from .rollout import REFERENCE as ROLLOUT_REFERENCE
 from .rollout import gated_rollout
 from .sentence import METHODS, SIGNED, methods_for, weight_series
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 #: ERASER's AOPC bins (DeYoung et al. 2020, Sec. 4); ours average the last three.
 FRACTIONS = (0.01, 0.05, 0.1, 0.2, 0.5)
 OUR_BINS = (0.1, 0.2, 0.5)
@@ -68,6 +72,18 @@ ATTRIBUTIONS = ("grad_input", "integrated_gradients", "leave_one_out")
 #: band whose upper limit the mean lies below. A negative mean reads as disagreement.
 TAU_BANDS = ((-0.1, "disagreement"), (0.1, "no agreement"), (0.3, "weak agreement"), (0.5, "moderate agreement"),
              (math.inf, "strong agreement"))
+#: How ``aopc_steps`` and ``naopc`` are measured (``naopc.py``), stored with every result.
+NAOPC_HOW = {
+    "reference": "Edin et al. 2024, Normalized AOPC (arXiv:2408.08137)",
+    "aopc_steps": "their AOPC: the mean over every step k = 0..n of f(x) − f(x^(k)), x^(k) masking (comprehensiveness) "
+                  "or keeping only (sufficiency) the ranking's first k tokens, masked tokens replaced by <unk>; an NLI "
+                  "pair's tokens ranked jointly",
+    "naopc": "(AOPC − AOPC_worst) / (AOPC_best − AOPC_worst) per example, best/worst over all orderings of its tokens "
+             "(comprehensiveness: largest/smallest; sufficiency: smallest/largest)",
+    "exact_max_tokens": EXACT_MAX, "beam": BEAM,
+    "bounds": f"exact (every subset) up to {EXACT_MAX} tokens, else beam search of width {BEAM} (an inner bound: "
+              "NAOPC may exceed 1 slightly)",
+}
 #: Seed of the --limit sample and of the random rankings (the latter also keyed by example index).
 SEED = 0
 MAX_BATCH = 64
@@ -202,6 +218,8 @@ def measure_batch(model: SentenceModel, fn: ClassProbability, sides: Sequence[tu
                            for e in range(B)] for s in range(n_sides)]
     for (kind, r, frac), v in _eraser(fn, emb, rankings, target, p_full).items():
         out[f"{kind}:{r}:{frac:g}"] = v
+    for (what, kind, r), v in naopc_batch(fn, emb, rankings, target).items():
+        out[f"{what}:{kind}:{r}"] = v
     out["ig_delta"] = ig.delta.cpu().numpy()
     out["ig_gap"] = (p_full - p_base).cpu().numpy()
     out["rollout_remainder"] = np.mean([r.remainder.cpu().numpy() for r in rolls], 0)
@@ -363,8 +381,10 @@ def summarize(per: dict[str, np.ndarray], arch: str) -> dict:
         agreement["pooling"] = _ci(per_pool)
         agreement["pooling_minus_attributions"] = _paired(per_pool, per_base)
     jw = {k: _ci(per[f"jw:{k}"]) for k in ("tau_g_detached", "tau_g", "tau_loo")}
+    steps = {what: {kind: {r: _ci(per[f"{what}:{kind}:{r}"]) for r in rankings_for(arch)} for kind in kinds}
+             for what in ("aopc_steps", "naopc")}
     return {"tau": tau, "eraser": eraser, "aopc": aopc, "aopc_eraser": aopc_eraser, "attention_minus_random": diff,
-            "agreement": agreement, "jain_wallace": jw}
+            "agreement": agreement, "jain_wallace": jw, **steps}
 
 
 def run(model: SentenceModel, examples: Sequence[Example], task: str, split: str, checkpoint_sha256: str,
@@ -414,6 +434,9 @@ def run(model: SentenceModel, examples: Sequence[Example], task: str, split: str
         "aopc": s["aopc"],
         "aopc_eraser": s["aopc_eraser"],
         "aopc_bins": {"ours": list(OUR_BINS), "eraser": list(FRACTIONS), "eraser_denominator": len(FRACTIONS) + 1},
+        "aopc_steps": s["aopc_steps"],
+        "naopc": s["naopc"],
+        "naopc_how": NAOPC_HOW,
         "attention_minus_random": s["attention_minus_random"],
         "tau_bands": [{"below": None if math.isinf(lim) else lim, "name": name} for lim, name in TAU_BANDS],
         "mean_length": float(np.mean(per["length"])),

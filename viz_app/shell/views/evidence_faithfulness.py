@@ -69,12 +69,15 @@ def render(ctx: Context) -> None:
         st.markdown("- " + md_escape(m.data["answer"] + sample + (" (stale)" if m.stale else "")))
     st.caption(md_escape(band_caption() + " Gated rollout and attention flow are built from the attention weights "
                          "themselves, so they are shown but not counted as independent attributions."))
-    old = [m.name for m in results.measured if m.not_computed]
-    if old:
-        st.info(md_escape(f"{', '.join(old)}: measured with schema 1 and migrated to schema 2; attention flow, the "
-                          "agreement intervals, the like-for-like Jain & Wallace row, the DSA's pooling series and "
-                          "ERASER's AOPC were not computed for them. Recompute with: python -m disan faithfulness "
-                          "--model NAME --write"))
+    for version in (1, 2):
+        old = [m.name for m in results.measured if m.not_computed and m.data.get("migrated_from") == version]
+        if old:
+            lacking = ("attention flow, the agreement intervals, the like-for-like Jain & Wallace row, the DSA's "
+                       "pooling series, ERASER's AOPC and the normalised AOPC" if version == 1 else
+                       "the normalised AOPC (NAOPC, Edin et al. 2024)")
+            st.info(md_escape(f"{', '.join(old)}: measured with schema {version} and migrated; {lacking} "
+                              "were not computed for them. Recompute with: python -m disan faithfulness "
+                              "--model NAME --write"))
     rows = agreement_rows(results)
     if rows:
         show_figure(interval_plot(rows, title="Attention's agreement with its attributions, beside theirs with each "
