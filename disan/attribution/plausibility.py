@@ -1,0 +1,140 @@
+"""Plausibility: does a token ranking put first the words people labelled as carrying sentiment? (SST's trees)
+
+The Stanford Sentiment Treebank labels every node of every tree, leaves included, 0–4 (very negative … very
+positive). That is a human judgement of which words carry sentiment, separate from faithfulness (whether a
+ranking reflects what the *model* uses): a ranking can be plausible and unfaithful, or the reverse. Two
+references per sentence, each a set of its tokens:
+
+* ``word``: the tokens whose own leaf label is not neutral (≠ 2);
+* ``phrase``: the tokens whose lowest non-neutral node below the root (the leaf itself, else the nearest
+  enclosing phrase) has the sentence's polarity (both below 2, or both above). A neutral sentence has no
+  polarity and no ``phrase`` reference.
+
+Per sentence and reference: the average precision (AUPRC) of the ranking (highest score first; ties: the
+earlier token first) and its precision at k = the reference's size (R-precision), beside their chance levels
+(the share of positive tokens, the AUPRC and precision of a random ranking in expectation). A sentence with no
+positive token, or only positive tokens, has neither (NaN). Signed attributions rank by magnitude.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..data.sst import SST_NEUTRAL
+from ..stats import bootstrap_ci
+
+_PTB_TOKEN = re.compile(r"\(|\)|[^\s()]+")
+
+
+@dataclass(frozen=True)
+class Node:
+    """A labelled node over tokens [start, end) of its sentence; depth 0 is the root."""
+
+    label: int
+    start: int
+    end: int
+    depth: int
+    leaf: bool
+
+
+def tree_nodes(line: str) -> tuple[list[str], list[Node]]:
+    """The tokens of one SST tree and its nodes in pre-order (a leaf holds words; a node holds one kind only)."""
+    parts = _PTB_TOKEN.findall(line)
+    tokens: list[str] = []
+    nodes: list[Node] = []
+    stack: list[tuple[int, int, int]] = []  # (label, start, index in nodes)
+    i = 0
+    while i < len(parts):
+        part = parts[i]
+        if part == "(":
+            if i + 1 >= len(parts) or not parts[i + 1].isdigit():
+                raise ValueError(f"'(' at part {i} is not followed by an integer label")
+            nodes.append(Node(int(parts[i + 1]), len(tokens), len(tokens), len(stack), True))
+            stack.append((int(parts[i + 1]), len(tokens), len(nodes) - 1))
+            i += 2
+            continue
+        if part == ")":
+            if not stack:
+                raise ValueError("unbalanced ')'")
+            label, start, index = stack.pop()
+            has_child = index + 1 < len(nodes) and nodes[index + 1].depth == nodes[index].depth + 1
+            nodes[index] = Node(label, start, len(tokens), nodes[index].depth, not has_child)
+        elif not stack:
+            raise ValueError(f"word {part!r} outside any node")
+        else:
+            tokens.append(part)
+        i += 1
+    if stack or not nodes:
+        raise ValueError("an unclosed '(' or no tree on this line")
+    return tokens, nodes
+
+
+def references(line: str) -> tuple[list[str], dict[str, np.ndarray | None]]:
+    """The tree's tokens and its references: ``word`` and ``phrase`` (module docstring), (n,) bool each, or
+    None (``phrase`` of a neutral sentence)."""
+    tokens, nodes = tree_nodes(line)
+    n = len(tokens)
+    leaf_label = np.full(n, SST_NEUTRAL)
+    lowest = np.full(n, SST_NEUTRAL)  # the label of the lowest non-neutral node below the root over each token
+    depth = np.full(n, -1)
+    for node in nodes:
+        if node.leaf:
+            leaf_label[node.start:node.end] = node.label
+        if node.depth == 0 or node.label == SST_NEUTRAL:
+            continue
+        span = slice(node.start, node.end)
+        deeper = depth[span] < node.depth
+        lowest[span] = np.where(deeper, node.label, lowest[span])
+        depth[span] = np.where(deeper, node.depth, depth[span])
+    root = nodes[0].label
+    phrase = None
+    if root != SST_NEUTRAL:
+        phrase = (depth >= 0) & (np.sign(lowest - SST_NEUTRAL) == np.sign(root - SST_NEUTRAL))
+    return tokens, {"word": leaf_label != SST_NEUTRAL, "phrase": phrase}
+
+
+def _order(scores: np.ndarray) -> np.ndarray:
+    return np.argsort(-np.asarray(scores, dtype=np.float64), kind="stable")
+
+
+def average_precision(scores, positives) -> float:
+    """AUPRC as average precision: the mean over positive tokens of the precision at its rank; NaN when the
+    tokens are all positive or all negative."""
+    pos = np.asarray(positives, dtype=bool)
+    if pos.all() or not pos.any():
+        return float("nan")
+    hits = pos[_order(scores)]
+    precision = np.cumsum(hits) / np.arange(1, hits.size + 1)
+    return float(precision[hits].mean())
+
+
+def precision_at_r(scores, positives) -> float:
+    """Precision among the top R tokens, R = the number of positive tokens; NaN as ``average_precision``."""
+    pos = np.asarray(positives, dtype=bool)
+    if pos.all() or not pos.any():
+        return float("nan")
+    r = int(pos.sum())
+    return float(pos[_order(scores)[:r]].mean())
+
+
+def sentence_plausibility(scores, positives, signed: bool) -> dict[str, float]:
+    """AUPRC, precision at R and the chance level (the positives' share) of one sentence's ranking."""
+    s = np.abs(scores) if signed else np.asarray(scores)
+    pos = np.asarray(positives, dtype=bool)
+    chance = float(pos.mean()) if 0 < pos.sum() < pos.size else float("nan")
+    return {"auprc": average_precision(s, pos), "precision_at_r": precision_at_r(s, pos), "chance": chance}
+
+
+def summarize(rows: list[dict[str, float]]) -> dict:
+    """Means over sentences with 95% bootstrap intervals (``stats.bootstrap_ci``), per measure."""
+    out = {}
+    for key in ("auprc", "precision_at_r", "chance"):
+        values = np.array([r[key] for r in rows], dtype=float)
+        values = values[np.isfinite(values)]
+        lo, hi = bootstrap_ci(values)
+        out[key] = {"value": float(values.mean()) if values.size else float("nan"), "ci95": [lo, hi],
+                    "n": int(values.size)}
+    return out
