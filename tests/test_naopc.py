@@ -100,3 +100,26 @@ def test_a_schema_2_file_reads_as_schema_3_with_the_normalised_aopc_null():
     assert all(new[k] is None for k in NOT_IN_SCHEMA_2)
     assert [n["key"] for n in new["not_computed"]] == list(NOT_IN_SCHEMA_2)
     assert "--model m --write" in new["not_computed"][0]["why"]
+
+
+def test_a_run_without_naopc_leaves_its_keys_null_and_says_so(tiny_glove):
+    import json
+    from pathlib import Path
+
+    import jsonschema
+
+    from disan.attribution.corpus import run
+    from disan.data import Example
+
+    schema = json.loads((Path(__file__).resolve().parents[1] / "docs" / "faithfulness.schema.json").read_text())
+    model = make_tiny("disan", tiny_glove, unk_zero=True)
+    examples = [Example("the movie is good .", 1), Example("a bad movie .", 0)]
+    off = run(model, examples, "sst5", "test", "0" * 64, progress=False, naopc=False)
+    jsonschema.validate(off, schema)
+    assert off["naopc"] is None and off["aopc_steps"] is None and off["naopc_how"] is None
+    assert [c["key"] for c in off["not_computed"]] == ["aopc_steps", "naopc", "naopc_how"]
+    on = run(model, examples, "sst5", "test", "0" * 64, progress=False)
+    jsonschema.validate(on, schema)
+    assert on["not_computed"] == [] and on["naopc_how"]["beam"] == N.BEAM
+    assert 0 <= on["naopc"]["comprehensiveness"]["attention"]["value"] <= 1
+    assert on["aopc"] == off["aopc"]  # the ERASER numbers do not depend on it

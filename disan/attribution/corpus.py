@@ -171,9 +171,10 @@ TARGET_SCORE = "the predicted relatedness score ŷ = rᵀp̂ of the pair (Tai, S
 
 
 def measure_batch(model: SentenceModel, fn: ClassProbability, sides: Sequence[tuple[tuple[str, ...], ...]],
-                  ids: Sequence[int], steps: int) -> dict[str, np.ndarray]:
+                  ids: Sequence[int], steps: int, naopc: bool = True) -> dict[str, np.ndarray]:
     """Per-example values of one batch: τ per method pair, Jain & Wallace's premise-only τ, ERASER per
-    (kind, ranking, fraction), IG delta/gap, the rollout's remainder and the DSA's pooled share of |s|."""
+    (kind, ranking, fraction), the normalised AOPC (``naopc``, unless off), IG delta/gap, the rollout's remainder
+    and the DSA's pooled share of |s|."""
     n_sides = len(sides[0])
     arch = model.cfg.arch
     methods = methods_for(arch)
@@ -218,7 +219,7 @@ def measure_batch(model: SentenceModel, fn: ClassProbability, sides: Sequence[tu
                            for e in range(B)] for s in range(n_sides)]
     for (kind, r, frac), v in _eraser(fn, emb, rankings, target, p_full).items():
         out[f"{kind}:{r}:{frac:g}"] = v
-    for (what, kind, r), v in naopc_batch(fn, emb, rankings, target).items():
+    for (what, kind, r), v in (naopc_batch(fn, emb, rankings, target) if naopc else {}).items():
         out[f"{what}:{kind}:{r}"] = v
     out["ig_delta"] = ig.delta.cpu().numpy()
     out["ig_gap"] = (p_full - p_base).cpu().numpy()
@@ -234,7 +235,8 @@ def measure_batch(model: SentenceModel, fn: ClassProbability, sides: Sequence[tu
 
 
 def measure(model: SentenceModel, examples: Sequence[Example], ids: Sequence[int], steps: int | None = None,
-            progress: bool = True, cache: Path | None = None, key: dict | None = None) -> dict[str, np.ndarray]:
+            progress: bool = True, cache: Path | None = None, key: dict | None = None,
+            naopc: bool = True) -> dict[str, np.ndarray]:
     """Per-example values (see ``measure_batch``) of every example, in the order given, and ``seconds``: its
     batch's compute time over the batch's size. ids: their indices in the split (they seed the random rankings,
     so a sample draws the same as the whole run). With a ``cache`` folder, finished batches are saved there and
@@ -247,7 +249,7 @@ def measure(model: SentenceModel, examples: Sequence[Example], ids: Sequence[int
     layout = batches(sides, model.cfg, steps)
     done, out, store = np.zeros(len(layout), bool), {}, None
     if cache is not None:
-        full_key = {"model": model.name, **(key or {}), "schema_version": SCHEMA_VERSION, "steps": steps,
+        full_key = {"model": model.name, **(key or {}), "schema_version": SCHEMA_VERSION, "steps": steps, "naopc": naopc,
                     "ids": [int(i) for i in ids], "tokens_sha256": tokens_sha256(sides), "batches": layout}
         store = BatchCache(cache, full_key, len(sides), len(layout))
         done, out = store.load()
@@ -262,7 +264,7 @@ def measure(model: SentenceModel, examples: Sequence[Example], ids: Sequence[int
             if done[j]:
                 continue
             start = time.perf_counter()
-            values = measure_batch(model, fn, [sides[i] for i in batch], [ids[i] for i in batch], steps)
+            values = measure_batch(model, fn, [sides[i] for i in batch], [ids[i] for i in batch], steps, naopc)
             values["seconds"] = np.full(len(batch), (time.perf_counter() - start) / len(batch))
             for name, v in values.items():
                 out.setdefault(name, np.full(len(sides), np.nan))[batch] = v
@@ -382,22 +384,25 @@ def summarize(per: dict[str, np.ndarray], arch: str) -> dict:
         agreement["pooling_minus_attributions"] = _paired(per_pool, per_base)
     jw = {k: _ci(per[f"jw:{k}"]) for k in ("tau_g_detached", "tau_g", "tau_loo")}
     steps = {what: {kind: {r: _ci(per[f"{what}:{kind}:{r}"]) for r in rankings_for(arch)} for kind in kinds}
-             for what in ("aopc_steps", "naopc")}
+             if f"{what}:comprehensiveness:random" in per else None for what in ("aopc_steps", "naopc")}
     return {"tau": tau, "eraser": eraser, "aopc": aopc, "aopc_eraser": aopc_eraser, "attention_minus_random": diff,
             "agreement": agreement, "jain_wallace": jw, **steps}
 
 
 def run(model: SentenceModel, examples: Sequence[Example], task: str, split: str, checkpoint_sha256: str,
-        limit: int | None = None, steps: int | None = None, progress: bool = True, cache: Path | None = None) -> dict:
+        limit: int | None = None, steps: int | None = None, progress: bool = True, cache: Path | None = None,
+        naopc: bool = True) -> dict:
     """The faithfulness JSON of ``model`` on the split's ``examples`` (all, or a ``limit`` sample); with a
-    ``cache`` folder, resumable (``measure``). ``seconds``: the batches' compute time, earlier runs' included."""
+    ``cache`` folder, resumable (``measure``). ``seconds``: the batches' compute time, earlier runs' included.
+    ``naopc=False`` skips the normalised AOPC (about 2·BEAM·n² extra forward rows per example of n tokens): its
+    keys are then null and listed in ``not_computed``."""
     arch = model.cfg.arch
     steps = steps or IG_STEPS[arch]
     ids = sample(len(examples), limit)
     n_split = len(examples)
     examples = [examples[i] for i in ids]
     per = measure(model, examples, ids, steps, progress, cache,
-                  {"model": model.name, "checkpoint_sha256": checkpoint_sha256, "task": task, "split": split})
+                  {"model": model.name, "checkpoint_sha256": checkpoint_sha256, "task": task, "split": split}, naopc)
     seconds = float(np.sum(per["seconds"]))
     s = summarize(per, arch)
     tau_rows = [{"a": a, "b": b, **s["tau"][f"{a}:{b}"]} for a, b in itertools.combinations(methods_for(arch), 2)]
@@ -436,13 +441,15 @@ def run(model: SentenceModel, examples: Sequence[Example], task: str, split: str
         "aopc_bins": {"ours": list(OUR_BINS), "eraser": list(FRACTIONS), "eraser_denominator": len(FRACTIONS) + 1},
         "aopc_steps": s["aopc_steps"],
         "naopc": s["naopc"],
-        "naopc_how": NAOPC_HOW,
+        "naopc_how": NAOPC_HOW if naopc else None,
         "attention_minus_random": s["attention_minus_random"],
         "tau_bands": [{"below": None if math.isinf(lim) else lim, "name": name} for lim, name in TAU_BANDS],
         "mean_length": float(np.mean(per["length"])),
         "seconds": round(seconds, 1),
         "bootstrap": {"replicates": N_BOOT, "seed": BOOT_SEED, "unit": "example", "level": 0.95},
-        "not_computed": [],
+        "not_computed": [] if naopc else [
+            {"key": k, "why": "skipped (--no-naopc); recompute with python -m disan faithfulness --model "
+                              f"{model.name} --write"} for k in ("aopc_steps", "naopc", "naopc_how")],
     }
     result["answer"] = answer(result)
     return result
