@@ -1,4 +1,4 @@
-"""Command line of the model core: ``python -m disan trace | train | evaluate | claims | faithfulness | tables | sanity``.
+"""Command line of the model core: ``python -m disan trace | train | evaluate | claims | faithfulness | tables | sanity | plausibility``.
 
 The commands that draw or measure (``report``, ``site``, ``app``, ``bench``) live a layer above, in
 ``viz_app/cli.py`` (``python -m viz_app``; the installed ``disan`` command), which reuses the parsers here;
@@ -273,6 +273,41 @@ def run_sanity(args) -> int:
     return 0
 
 
+def add_plausibility(sub) -> None:
+    p = sub.add_parser("plausibility", help="each token ranking against SST's human word and phrase labels "
+                                             "(AUPRC, precision at R), an SST-5 model only")
+    p.add_argument("--model", required=True, help="bundled checkpoint name or .safetensors path")
+    p.add_argument("--split", default="test")
+    p.add_argument("--data-dir", default=None)
+    p.add_argument("--limit", type=int, default=100, help="a seeded random sample of N trees (default 100; "
+                                                           "0 = the whole split)")
+    p.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--pretrained-dir", default=None, help="folder of the checkpoints (default pretrained/)")
+
+
+def run_plausibility(args) -> int:
+    from .api import PRETRAINED_DIR, load
+    from .attribution.plausibility import run, table, tree_lines
+    from .claims_file import checkpoint_path, task_of
+    from .errors import InputError
+
+    if args.limit < 0:
+        raise InputError(f"--limit {args.limit} is negative; give a number of trees, or 0 for the whole split.")
+    directory = Path(args.pretrained_dir) if args.pretrained_dir else PRETRAINED_DIR
+    path = checkpoint_path(args.model, directory)
+    model = load(str(path) if path.is_file() else args.model, device="cpu")
+    task = task_of(model, None, directory)
+    if task != "sst5":
+        raise InputError(f"{model.name} is a {task} model; plausibility needs SST's word labels, so choose an SST-5 "
+                         "model (disan-sst5, dsa-sst5, …).")
+    start = time.perf_counter()
+    result = run(model, tree_lines(args.split, args.data_dir), args.limit or None, progress=not args.no_progress)
+    print(json.dumps(result, ensure_ascii=False) if args.json else table(result), flush=True)
+    print(f"{model.name}: {result['n']:,} trees in {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
+    return 0
+
+
 def add_tables(sub) -> None:
     p = sub.add_parser("tables", help="the papers' tables (Shen 1, 2, 4, 5; Im 1) with our number beside each cell")
     p.add_argument("--docs", action="store_true", help="write the block into docs/reproduction.md (between the "
@@ -306,7 +341,8 @@ def run_tables(args) -> int:
 
 COMMANDS = {"trace": (add_trace, run_trace), "train": (add_train, run_train), "evaluate": (add_evaluate, run_evaluate),
             "claims": (add_claims, run_claims), "faithfulness": (add_faithfulness, run_faithfulness),
-            "tables": (add_tables, run_tables), "sanity": (add_sanity, run_sanity)}
+            "tables": (add_tables, run_tables), "sanity": (add_sanity, run_sanity),
+            "plausibility": (add_plausibility, run_plausibility)}
 #: The commands of the layer above the core (viz_app/cli.py): ``python -m disan NAME`` points there.
 MOVED = ("report", "site", "app", "bench")
 

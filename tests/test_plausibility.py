@@ -51,3 +51,30 @@ def test_the_fixture_test_trees(tmp_path):
             P.sentence_plausibility(np.array([0.5, 0.5]), refs[2][1]["word"], signed=False)]
     out = P.summarize(rows)
     assert out["auprc"]["value"] == 1.0 and out["auprc"]["n"] == 1 and out["chance"]["value"] == 0.5
+
+
+def test_run_scores_every_token_series_and_skips_nothing_on_the_fixture_trees(tiny_glove):
+    from conftest import make_tiny
+
+    lines = P.tree_lines("test", fixture_data_dir())
+    model = make_tiny("disan", tiny_glove)
+    out = P.run(model, lines, steps=2)
+    assert out["n"] == 3 and out["skipped"] == 0 and set(out["references"]) == {"word", "phrase"}
+    word = out["references"]["word"]
+    assert "lrp" in word and "leave_one_out" in word
+    # only 'Rather dull' has both positive and negative tokens: one sentence per method, AUPRC 1 or 1/2
+    assert all(v["auprc"]["n"] == 1 and v["auprc"]["value"] in (0.5, 1.0) for v in word.values())
+
+
+def test_plausibility_command(capsys):
+    from disan.__main__ import main
+
+    assert main(["plausibility", "--model", "disan-sst5", "--data-dir", str(fixture_data_dir()), "--json",
+                 "--no-progress"]) == 0
+    import json
+
+    out = json.loads(capsys.readouterr().out)
+    assert out["model"] == "disan-sst5" and out["n"] == 3
+    assert main(["plausibility", "--model", "dsa-nli", "--data-dir", str(fixture_data_dir())]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "SST-5" in err[0]

@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 
 import numpy as np
+import torch
 
 from ..data.sst import SST_NEUTRAL
 from ..stats import bootstrap_ci
@@ -138,3 +139,69 @@ def summarize(rows: list[dict[str, float]]) -> dict:
         out[key] = {"value": float(values.mean()) if values.size else float("nan"), "ci95": [lo, hi],
                     "n": int(values.size)}
     return out
+
+
+def tree_lines(split: str = "test", data_dir=None) -> list[str]:
+    """The non-empty lines of SST's ``sst/trees/{split}.txt`` (a clear error naming the file when it is missing)."""
+    from ..data.lines import _text_lines
+    from ..data.paths import _resolve_root, require_file
+
+    path = require_file(_resolve_root(data_dir) / "sst" / "trees" / f"{split}.txt", "sst")
+    return [line for line in _text_lines(path) if line.strip()]
+
+
+def run(model, lines: list[str], limit: int | None = None, steps: int | None = None, progress: bool = False) -> dict:
+    """Plausibility of every token series (``sentence.methods_for`` and LRP) of ``model``'s predicted class on a
+    seeded sample (``corpus.sample``) of SST trees: per reference and method, AUPRC and precision at R with
+    intervals, and their chance level. A tree whose words the model's tokenizer splits differently is skipped and
+    counted (``skipped``)."""
+    from tqdm import tqdm
+
+    from ..vocab import tokenize
+    from .corpus import SEED, batches, sample
+    from .forward import ClassProbability
+    from .gradient import IG_STEPS
+    from .randomisation import explain
+    from .sentence import methods_for
+
+    model.eval()
+    steps = steps or IG_STEPS[model.cfg.arch]
+    ids = sample(len(lines), limit)
+    items, skipped = [], 0
+    for i in ids:
+        words, refs = references(lines[i])
+        tokens = tokenize(" ".join(words))
+        if len(tokens) != len(words) or len(tokens) > model.cfg.max_tokens:
+            skipped += 1
+            continue
+        items.append((tuple(tokens), refs))
+    alpha = None if model.cfg.arch == "disan" else float(model.encoder.alpha)
+    fn = ClassProbability(model, tuple(model.cfg.masks), alpha)
+    methods = methods_for(model.cfg.arch) + ("lrp",)
+    rows: dict[tuple[str, str], list[dict[str, float]]] = {(r, m): [] for r in ("word", "phrase") for m in methods}
+    for batch in tqdm(batches([(t,) for t, _ in items], model.cfg, steps), desc=f"{model.name}: plausibility",
+                      disable=not progress):
+        emb = fn.embed([[list(items[i][0]) for i in batch]])
+        with torch.no_grad():
+            target = fn.outputs(emb.xs, emb.valids).argmax(-1)  # (B,) the predicted class
+        series = explain(model, fn, emb, target, steps)  # signed series already by magnitude
+        for m in methods:
+            for e, i in enumerate(batch):
+                for ref, positives in items[i][1].items():
+                    if positives is not None:
+                        rows[(ref, m)].append(sentence_plausibility(series[m][0][e][0], positives, signed=False))
+    return {"model": model.name, "n_trees": len(lines), "n": len(ids), "skipped": skipped, "sample_seed": SEED,
+            "references": {ref: {m: summarize(rows[(ref, m)]) for m in methods} for ref in ("word", "phrase")}}
+
+
+def table(result: dict) -> str:
+    """The result as aligned text lines."""
+    lines = [f"{result['model']}: {result['n'] - result['skipped']:,} of {result['n_trees']:,} SST trees (sample seed "
+             f"{result['sample_seed']}; {result['skipped']} skipped: tokenized differently)"]
+    for ref, by_method in result["references"].items():
+        for m, v in by_method.items():
+            a, p, c = v["auprc"], v["precision_at_r"], v["chance"]
+            lines.append(f"  {ref:<7}{m:<21} AUPRC {a['value']:.3f} [{a['ci95'][0]:.3f}, {a['ci95'][1]:.3f}]  "
+                         f"P@R {p['value']:.3f} [{p['ci95'][0]:.3f}, {p['ci95'][1]:.3f}]  chance {c['value']:.3f}  "
+                         f"n={a['n']}")
+    return "\n".join(lines)
