@@ -123,3 +123,16 @@ def test_a_run_without_naopc_leaves_its_keys_null_and_says_so(tiny_glove):
     assert on["not_computed"] == [] and on["naopc_how"]["beam"] == N.BEAM
     assert 0 <= on["naopc"]["comprehensiveness"]["attention"]["value"] <= 1
     assert on["aopc"] == off["aopc"]  # the ERASER numbers do not depend on it
+
+
+def test_the_evidence_views_rows_read_naopc_where_a_file_holds_it():
+    from viz_app.shell.faithfulness_results import Faithfulness, Measured, aopc_rows
+
+    ci = {"value": 0.7, "ci95": [0.6, 0.8], "n": 20}
+    by = {"comprehensiveness": {"attention": ci, "random": {**ci, "value": 0.5}}, "sufficiency": {"attention": ci}}
+    new = Measured("new", {"complete": True, "naopc": by, "aopc_steps": by}, None)
+    old = Measured("old", {"complete": True, "naopc": None}, None)
+    results = Faithfulness((new, old), (), ())
+    rows = aopc_rows(results, "comprehensiveness", "naopc")
+    assert [(r.model, r.series, r.value) for r in rows] == [("new", "attention", 0.7), ("new", "random", 0.5)]
+    assert len(aopc_rows(results, "sufficiency", "aopc_steps")) == 1

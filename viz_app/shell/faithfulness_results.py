@@ -128,7 +128,9 @@ def tau_rows(results: Faithfulness) -> list[IntervalRow]:
 
 def aopc_rows(results: Faithfulness, kind: str, which: str = "aopc") -> list[IntervalRow]:
     """ERASER's ``kind`` (comprehensiveness / sufficiency) per model and ranking: ``aopc`` ours (the mean over
-    10/20/50%), ``aopc_eraser`` ERASER's AOPC ({1, 5, 10, 20, 50}%, 1/(|B| + 1)); none where not computed."""
+    10/20/50%), ``aopc_eraser`` ERASER's AOPC ({1, 5, 10, 20, 50}%, 1/(|B| + 1)), ``aopc_steps`` Edin et al.'s
+    AOPC over every masking step or ``naopc`` its normalisation (``disan/attribution/naopc.py``); none where not
+    computed."""
     rows = []
     for m in results.measured:
         by = (m.data.get(which) or {}).get(kind) or {}
