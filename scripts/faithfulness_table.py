@@ -87,9 +87,10 @@ def table(results) -> list[str]:
 
 
 def eraser_table(results) -> list[str]:
-    """ERASER per model and ranking: ours (mean over 10/20/50%) and ERASER's AOPC ({1,5,10,20,50}%, ÷ 6)."""
-    head = ["model", "ranking", "comprehensiveness, ours", "comprehensiveness, ERASER AOPC", "sufficiency, ours",
-            "sufficiency, ERASER AOPC"]
+    """ERASER per model and ranking: ours (mean over 10/20/50%), ERASER's AOPC ({1,5,10,20,50}%, ÷ 6) and the
+    normalised AOPC (Edin et al. 2024; – in a file measured before schema 3)."""
+    head = ["model", "ranking", "comprehensiveness, ours", "comprehensiveness, ERASER AOPC", "comprehensiveness, NAOPC",
+            "sufficiency, ours", "sufficiency, ERASER AOPC", "sufficiency, NAOPC"]
     lines = [_row(head), "|---" * len(head) + "|"]
     for m in results.measured:
         d = m.data
@@ -100,10 +101,11 @@ def eraser_table(results) -> list[str]:
             for kind in ("comprehensiveness", "sufficiency"):
                 cells.append(_ci(d["aopc"][kind][r], "{:.3f}"))
                 cells.append(_cell(((d.get("aopc_eraser") or {}).get(kind) or {}).get(r), "{:.3f}"))
+                cells.append(_cell(((d.get("naopc") or {}).get(kind) or {}).get(r), "{:.3f}"))
             lines.append(_row(cells))
         diff = d["attention_minus_random"]
         lines.append(_row([f"`{m.name}`", "attention − random", f"{_ci(diff, '{:+.3f}')} ({diff['verdict']})",
-                           "", "", ""]))
+                           "", "", "", "", ""]))
     return lines
 
 
@@ -208,7 +210,9 @@ def block(directory: Path = ROOT / "pretrained") -> str:
              + ["", "**Erasure (ERASER).** Comprehensiveness: the drop in the predicted class's probability (a "
                 "relatedness model, SICK: in its predicted score ŷ on the 1–5 scale) when "
                 "the ranking's top k% of tokens are deleted; sufficiency: the drop when only they are kept. Ours: "
-                "the mean over k = 10, 20, 50%; ERASER's AOPC: the sum over k = 1, 5, 10, 20, 50% divided by 6."]
+                "the mean over k = 10, 20, 50%; ERASER's AOPC: the sum over k = 1, 5, 10, 20, 50% divided by 6; "
+                "NAOPC: Edin et al.'s (2024) AOPC over every masking step, put per example between the worst (0) "
+                "and the best (1) ordering of its tokens."]
              + [""] + eraser_table(results) + [""] + answers(results) + [""] + [" ".join(summary(results))] + [""]
              + published(results))
     extra = approximation()
