@@ -23,7 +23,8 @@ from disan.output import readme_block_main  # noqa: E402
 DOC = ROOT / "docs" / "attention-as-explanation.md"
 START, END = "<!-- faithfulness-table:start -->", "<!-- faithfulness-table:end -->"
 SHORT = {"attention": "attention", "pooling": "DSA pooling", "integrated_gradients": "IG", "rollout": "rollout",
-         "attention_flow": "flow", "random": "random", "grad_input": "grad × input", "leave_one_out": "leave-one-out"}
+         "attention_flow": "flow", "random": "random", "grad_input": "grad × input", "leave_one_out": "leave-one-out",
+         "lrp": "LRP"}
 NOT_COMPUTED = "not computed"
 #: How a verdict on "attention − random comprehensiveness > 0" reads in the summary.
 BEATS = {"supported": "yes", "inconclusive": "inconclusive (the interval contains 0)",

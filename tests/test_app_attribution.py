@@ -19,15 +19,16 @@ def bars(at) -> dict[str, np.ndarray]:
     return {t["name"]: decode(t["y"]) for t in chart_by_key(at, "attr_bars")["data"]}
 
 
-def test_the_view_draws_six_aligned_series_and_a_tau_matrix():
+def test_the_view_draws_seven_aligned_series_and_a_tau_matrix():
     at = run_app(view="attribution", model="disan", sentence="the movie is good .")
     assert_clean(at)
     series = bars(at)
-    assert len(series) == len(methods_for("disan")) == 6 and all(v.shape == (5,) for v in series.values())
-    assert {"gated rollout", "attention flow"} <= set(series) and "pooling (source2token + max pool)" not in series
+    assert len(series) == len(methods_for("disan")) == 7 and all(v.shape == (5,) for v in series.values())
+    assert {"gated rollout", "attention flow", "LRP (AttnLRP)"} <= set(series)
+    assert "pooling (source2token + max pool)" not in series
     assert all(np.abs(v).max() == pytest.approx(1.0) or not v.any() for v in series.values())
     tau = decode(chart_by_key(at, "attr_tau")["data"][0]["z"])
-    assert tau.shape == (6, 6) and np.allclose(np.diag(tau), 1.0) and np.allclose(tau, tau.T, equal_nan=True)
+    assert tau.shape == (7, 7) and np.allclose(np.diag(tau), 1.0) and np.allclose(tau, tau.T, equal_nan=True)
     text = " ".join(plain(m.value) for m in at.markdown)
     assert "Integrated Gradients" in text and "convergence delta" in text and "Abnar & Zuidema" in text
     captions = " ".join(plain(c.value) for c in at.caption)

@@ -55,6 +55,7 @@ from .erasure import leave_one_out, subset_probs
 from .forward import ClassProbability, Embedded
 from .naopc import BEAM, EXACT_MAX, naopc_batch
 from .gradient import IG_BASELINE, IG_METHOD, IG_STEPS, gradient_x_input, integrated_gradients
+from .lrp import lrp
 from .rank import kendall_tau, top_count, top_positions
 from .resume import BatchCache, tokens_sha256
 from .rollout import REFERENCE as ROLLOUT_REFERENCE
@@ -65,7 +66,7 @@ SCHEMA_VERSION = 3
 #: ERASER's AOPC bins (DeYoung et al. 2020, Sec. 4); ours average the last three.
 FRACTIONS = (0.01, 0.05, 0.1, 0.2, 0.5)
 OUR_BINS = (0.1, 0.2, 0.5)
-RANKINGS = ("attention", "pooling", "integrated_gradients", "rollout", "attention_flow", "random")
+RANKINGS = ("attention", "pooling", "integrated_gradients", "lrp", "rollout", "attention_flow", "random")
 #: The attributions attention is judged against: rollout and flow are built from attention itself.
 ATTRIBUTIONS = ("grad_input", "integrated_gradients", "leave_one_out")
 #: Bands of the signed mean τ for the one-line answer (our convention, stated with every answer): the first
@@ -197,11 +198,12 @@ def measure_batch(model: SentenceModel, fn: ClassProbability, sides: Sequence[tu
     gi_detached = detached_gradient_x_input(fn, emb, target)
     ig = integrated_gradients(fn, emb, target, steps, internal_batch_size=ig_rows(model.cfg, T))
     loo = leave_one_out(fn, emb, target, p_full)
+    relevance = lrp(fn, emb, target).scores
     series = {m: [] for m in methods + ("grad_input_detached",)}  # method → [side][b] (T_s,) numpy
     for s, (_, t) in enumerate(encs):
         full = {**weight_series(t), "grad_input": gi[s], "integrated_gradients": ig.scores[s],
                 "leave_one_out": loo[s], "rollout": rolls[s].shares, "attention_flow": flows[s].shares,
-                "grad_input_detached": gi_detached[s]}
+                "grad_input_detached": gi_detached[s], "lrp": relevance[s]}
         lengths = emb.valids[s].sum(-1).tolist()
         for m in series:
             values = full[m].detach().float().cpu().numpy()

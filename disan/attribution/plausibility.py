@@ -177,7 +177,7 @@ def run(model, lines: list[str], limit: int | None = None, steps: int | None = N
         items.append((tuple(tokens), refs))
     alpha = None if model.cfg.arch == "disan" else float(model.encoder.alpha)
     fn = ClassProbability(model, tuple(model.cfg.masks), alpha)
-    methods = methods_for(model.cfg.arch) + ("lrp",)
+    methods = methods_for(model.cfg.arch)
     rows: dict[tuple[str, str], list[dict[str, float]]] = {(r, m): [] for r in ("word", "phrase") for m in methods}
     for batch in tqdm(batches([(t,) for t, _ in items], model.cfg, steps), desc=f"{model.name}: plausibility",
                       disable=not progress):

@@ -18,7 +18,7 @@ Per example, the explanation of the class the *trained* model predicts (a relate
 compared between the trained and the randomised model: Spearman's ρ between the two rankings (signed
 attributions by magnitude, as ``sentence.SIGNED``) and the top-k overlap |top_k(a) ∩ top_k(b)| / k with
 k = ⌈``TOP_FRACTION``·n⌉; an NLI pair's value is the mean over its two sentences. The methods: every series of
-``sentence.methods_for`` plus LRP (``lrp.py``) and the token2token maps, as drawn (every cell of the real
+``sentence.methods_for`` (LRP included, ``lrp.py``) and the token2token maps, as drawn (every cell of the real
 tokens, masked cells included, forward and backward block: ``token2token``) and row by row (each query's
 probabilities over the keys its mask allows, the mean over rows with at least two: ``token2token_rows``), which
 leaves out what the mask and each row's normalisation fix and compares which keys a query prefers.
@@ -63,7 +63,7 @@ STEPS = {
             ("forward block", ("encoder.fw.",)), ("input projection", ("encoder.proj.",)),
             (EMBEDDINGS, ("embedding.",))),
 }
-#: Extra series compared here (beside ``methods_for``): LRP and the token2token maps.
+#: Extra series compared here (beside ``methods_for``, LRP included): the token2token maps.
 MAPS = ("token2token", "token2token_rows")
 #: The top-k overlap's k as a share of the sentence (at least one token or cell).
 TOP_FRACTION = 0.2
@@ -74,7 +74,7 @@ WEIGHT_SEED = 1
 
 
 def methods(arch: str) -> tuple[str, ...]:
-    return methods_for(arch) + ("lrp",) + MAPS
+    return methods_for(arch) + MAPS
 
 
 def steps_for(model: SentenceModel) -> tuple[tuple[str, tuple[str, ...]], ...]:
@@ -168,9 +168,9 @@ def explain(model: SentenceModel, fn: ClassProbability, emb: Embedded, target: t
                 "leave_one_out": loo[s], "rollout": gated_rollout(trace).shares,
                 "attention_flow": attention_flow(trace).shares, "lrp": rel[s]}
         lengths = emb.valids[s].sum(-1).tolist()
-        for m in methods_for(arch) + ("lrp",):
+        for m in methods_for(arch):
             values = full[m].detach().float().cpu().numpy()
-            out[m].append([[np.abs(values[b, :n]) if m in SIGNED or m == "lrp" else values[b, :n]]
+            out[m].append([[np.abs(values[b, :n]) if m in SIGNED else values[b, :n]]
                            for b, n in enumerate(lengths)])
         maps = block_maps(trace)
         for m in MAPS:

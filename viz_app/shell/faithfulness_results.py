@@ -91,7 +91,7 @@ def load_faithfulness(directory: Path = PRETRAINED_DIR) -> Faithfulness:
 #: Short labels of the series for the interval plots.
 SHORT = {"attention": "attention", "pooling": "pooling", "grad_input": "gradient × input",
          "integrated_gradients": "IG", "leave_one_out": "leave-one-out", "rollout": "gated rollout",
-         "attention_flow": "attention flow"}
+         "attention_flow": "attention flow", "lrp": "LRP"}
 #: The agreement summaries (per-example means of τ) and their labels.
 AGREEMENT = (("attention", "attention ~ the 3 attributions (mean)"),
              ("attributions", "the attributions with each other (mean of 3 pairs)"),
