@@ -26,7 +26,7 @@ def relevance(f, inputs, g, constants=()):
         out = f(*xs)
     grads = torch.autograd.grad((out * g).sum(), [*xs, *sinks.values()], allow_unused=True)
     absorbed = {k: 0.0 if gr is None else float(gr.sum()) for k, gr in zip(sinks, grads[len(xs):])}
-    return [(gr * x).detach() for gr, x in zip(grads, xs)], absorbed, float((out * g).sum())
+    return [(gr * x).detach() for gr, x in zip(grads, xs)], absorbed, float((out * g).sum().detach())
 
 
 def close(a, b, tol=1e-5):
