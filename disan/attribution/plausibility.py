@@ -24,8 +24,18 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from tqdm import tqdm
+
+from ..data.lines import _text_lines
+from ..data.paths import _resolve_root, require_file
 from ..data.sst import SST_NEUTRAL
 from ..stats import bootstrap_ci
+from ..vocab import tokenize
+from .corpus import SEED, batches, sample
+from .forward import ClassProbability
+from .gradient import IG_STEPS
+from .randomisation import explain
+from .sentence import methods_for
 
 _PTB_TOKEN = re.compile(r"\(|\)|[^\s()]+")
 
@@ -143,9 +153,6 @@ def summarize(rows: list[dict[str, float]]) -> dict:
 
 def tree_lines(split: str = "test", data_dir=None) -> list[str]:
     """The non-empty lines of SST's ``sst/trees/{split}.txt`` (a clear error naming the file when it is missing)."""
-    from ..data.lines import _text_lines
-    from ..data.paths import _resolve_root, require_file
-
     path = require_file(_resolve_root(data_dir) / "sst" / "trees" / f"{split}.txt", "sst")
     return [line for line in _text_lines(path) if line.strip()]
 
@@ -155,15 +162,6 @@ def run(model, lines: list[str], limit: int | None = None, steps: int | None = N
     seeded sample (``corpus.sample``) of SST trees: per reference and method, AUPRC and precision at R with
     intervals, and their chance level. A tree whose words the model's tokenizer splits differently is skipped and
     counted (``skipped``)."""
-    from tqdm import tqdm
-
-    from ..vocab import tokenize
-    from .corpus import SEED, batches, sample
-    from .forward import ClassProbability
-    from .gradient import IG_STEPS
-    from .randomisation import explain
-    from .sentence import methods_for
-
     model.eval()
     steps = steps or IG_STEPS[model.cfg.arch]
     ids = sample(len(lines), limit)
