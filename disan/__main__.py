@@ -1,4 +1,4 @@
-"""Command line of the model core: ``python -m disan trace | train | evaluate | claims | faithfulness | tables``.
+"""Command line of the model core: ``python -m disan trace | train | evaluate | claims | faithfulness | tables | sanity | plausibility``.
 
 The commands that draw or measure (``report``, ``site``, ``app``, ``bench``) live a layer above, in
 ``viz_app/cli.py`` (``python -m viz_app``; the installed ``disan`` command), which reuses the parsers here;
@@ -199,6 +199,9 @@ def add_faithfulness(sub) -> None:
     p.add_argument("--cache", default=None, metavar="DIR",
                    help="save finished batches in DIR (outside the checkout) every few minutes, and resume from them "
                         "when rerun; a cache of another model, checkpoint, split, sample or code version is not used")
+    p.add_argument("--no-naopc", action="store_true",
+                   help="skip the normalised AOPC (Edin et al. 2024), whose bounds cost about 2·4·n² forward rows per "
+                        "example of n tokens; its keys are then null and listed in not_computed")
 
 
 def faithfulness_table(result: dict) -> str:
@@ -228,12 +231,80 @@ def run_faithfulness(args) -> int:
             continue
         start = time.perf_counter()
         result = compute(name, args.split, args.task, args.data_dir, args.limit, not args.no_progress, folder,
-                         args.cache)
+                         args.cache, not args.no_naopc)
         seconds = time.perf_counter() - start
         print(json.dumps(result, ensure_ascii=False) if args.json else faithfulness_table(result), flush=True)
         done = f"wrote {write_faithfulness(result, folder)}" if args.write else "measured"
         print(f"{name}: {done} in {seconds:.0f} s ({result['n']:,} examples, "
               f"{1000 * seconds / max(1, result['n']):.0f} ms each)", file=sys.stderr, flush=True)
+    return 0
+
+
+def add_sanity(sub) -> None:
+    p = sub.add_parser("sanity", help="model-parameter randomisation tests of every explanation (Adebayo et al. "
+                                      "2018): Spearman ρ and top-k overlap, trained vs randomised, per step")
+    p.add_argument("--model", required=True, help="bundled checkpoint name or .safetensors path")
+    p.add_argument("--split", default="test")
+    p.add_argument("--task", default=None, help="override the task read from the model card (sst5, nli, …)")
+    p.add_argument("--data-dir", default=None)
+    p.add_argument("--limit", type=int, default=50, help="a seeded random sample of N examples (default 50; "
+                                                          "0 = the whole split)")
+    p.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--pretrained-dir", default=None, help="folder of the checkpoints (default pretrained/)")
+
+
+def run_sanity(args) -> int:
+    from .api import PRETRAINED_DIR
+    from .attribution.randomisation import run, table
+    from .claims_file import trained_model_and_examples
+    from .errors import InputError
+
+    if args.limit < 0:
+        raise InputError(f"--limit {args.limit} is negative; give a number of examples, or 0 for the whole split.")
+    directory = Path(args.pretrained_dir) if args.pretrained_dir else PRETRAINED_DIR
+    start = time.perf_counter()
+    _, model, task, examples = trained_model_and_examples(args.model, args.split, args.task, args.data_dir, directory,
+                                                          "sanity checks")
+    result = run(model, examples, task, args.split, args.limit or None, progress=not args.no_progress)
+    print(json.dumps(result, ensure_ascii=False) if args.json else table(result), flush=True)
+    seconds = time.perf_counter() - start
+    print(f"{model.name}: {result['n']:,} examples in {seconds:.0f} s", file=sys.stderr, flush=True)
+    return 0
+
+
+def add_plausibility(sub) -> None:
+    p = sub.add_parser("plausibility", help="each token ranking against SST's human word and phrase labels "
+                                             "(AUPRC, precision at R), an SST-5 model only")
+    p.add_argument("--model", required=True, help="bundled checkpoint name or .safetensors path")
+    p.add_argument("--split", default="test")
+    p.add_argument("--data-dir", default=None)
+    p.add_argument("--limit", type=int, default=100, help="a seeded random sample of N trees (default 100; "
+                                                           "0 = the whole split)")
+    p.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--pretrained-dir", default=None, help="folder of the checkpoints (default pretrained/)")
+
+
+def run_plausibility(args) -> int:
+    from .api import PRETRAINED_DIR, load
+    from .attribution.plausibility import run, table, tree_lines
+    from .claims_file import checkpoint_path, task_of
+    from .errors import InputError
+
+    if args.limit < 0:
+        raise InputError(f"--limit {args.limit} is negative; give a number of trees, or 0 for the whole split.")
+    directory = Path(args.pretrained_dir) if args.pretrained_dir else PRETRAINED_DIR
+    path = checkpoint_path(args.model, directory)
+    model = load(str(path) if path.is_file() else args.model, device="cpu")
+    task = task_of(model, None, directory)
+    if task != "sst5":
+        raise InputError(f"{model.name} is a {task} model; plausibility needs SST's word labels, so choose an SST-5 "
+                         "model (disan-sst5, dsa-sst5, …).")
+    start = time.perf_counter()
+    result = run(model, tree_lines(args.split, args.data_dir), args.limit or None, progress=not args.no_progress)
+    print(json.dumps(result, ensure_ascii=False) if args.json else table(result), flush=True)
+    print(f"{model.name}: {result['n']:,} trees in {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
     return 0
 
 
@@ -270,7 +341,8 @@ def run_tables(args) -> int:
 
 COMMANDS = {"trace": (add_trace, run_trace), "train": (add_train, run_train), "evaluate": (add_evaluate, run_evaluate),
             "claims": (add_claims, run_claims), "faithfulness": (add_faithfulness, run_faithfulness),
-            "tables": (add_tables, run_tables)}
+            "tables": (add_tables, run_tables), "sanity": (add_sanity, run_sanity),
+            "plausibility": (add_plausibility, run_plausibility)}
 #: The commands of the layer above the core (viz_app/cli.py): ``python -m disan NAME`` points there.
 MOVED = ("report", "site", "app", "bench")
 

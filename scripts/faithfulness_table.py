@@ -23,11 +23,19 @@ from disan.output import readme_block_main  # noqa: E402
 DOC = ROOT / "docs" / "attention-as-explanation.md"
 START, END = "<!-- faithfulness-table:start -->", "<!-- faithfulness-table:end -->"
 SHORT = {"attention": "attention", "pooling": "DSA pooling", "integrated_gradients": "IG", "rollout": "rollout",
-         "attention_flow": "flow", "random": "random", "grad_input": "grad × input", "leave_one_out": "leave-one-out"}
+         "attention_flow": "flow", "random": "random", "grad_input": "grad × input", "leave_one_out": "leave-one-out",
+         "lrp": "LRP"}
 NOT_COMPUTED = "not computed"
 #: How a verdict on "attention − random comprehensiveness > 0" reads in the summary.
 BEATS = {"supported": "yes", "inconclusive": "inconclusive (the interval contains 0)",
          "contradicted": "no, less than random"}
+
+#: What a migrated file lacks, by the schema it was measured with (``disan/attribution/stored.py``).
+MIGRATED = {
+    1: "attention flow, the agreement intervals, the like-for-like Jain & Wallace row, the DSA's pooling series, "
+       "ERASER's AOPC and the normalised AOPC (gated rollout was then called flow)",
+    2: "the normalised AOPC (NAOPC, Edin et al. 2024) and the AOPC over every masking step it normalises",
+}
 
 
 def _results(directory: Path):
@@ -80,9 +88,10 @@ def table(results) -> list[str]:
 
 
 def eraser_table(results) -> list[str]:
-    """ERASER per model and ranking: ours (mean over 10/20/50%) and ERASER's AOPC ({1,5,10,20,50}%, ÷ 6)."""
-    head = ["model", "ranking", "comprehensiveness, ours", "comprehensiveness, ERASER AOPC", "sufficiency, ours",
-            "sufficiency, ERASER AOPC"]
+    """ERASER per model and ranking: ours (mean over 10/20/50%), ERASER's AOPC ({1,5,10,20,50}%, ÷ 6) and the
+    normalised AOPC (Edin et al. 2024; – in a file measured before schema 3)."""
+    head = ["model", "ranking", "comprehensiveness, ours", "comprehensiveness, ERASER AOPC", "comprehensiveness, NAOPC",
+            "sufficiency, ours", "sufficiency, ERASER AOPC", "sufficiency, NAOPC"]
     lines = [_row(head), "|---" * len(head) + "|"]
     for m in results.measured:
         d = m.data
@@ -93,10 +102,11 @@ def eraser_table(results) -> list[str]:
             for kind in ("comprehensiveness", "sufficiency"):
                 cells.append(_ci(d["aopc"][kind][r], "{:.3f}"))
                 cells.append(_cell(((d.get("aopc_eraser") or {}).get(kind) or {}).get(r), "{:.3f}"))
+                cells.append(_cell(((d.get("naopc") or {}).get(kind) or {}).get(r), "{:.3f}"))
             lines.append(_row(cells))
         diff = d["attention_minus_random"]
         lines.append(_row([f"`{m.name}`", "attention − random", f"{_ci(diff, '{:+.3f}')} ({diff['verdict']})",
-                           "", "", ""]))
+                           "", "", "", "", ""]))
     return lines
 
 
@@ -201,19 +211,21 @@ def block(directory: Path = ROOT / "pretrained") -> str:
              + ["", "**Erasure (ERASER).** Comprehensiveness: the drop in the predicted class's probability (a "
                 "relatedness model, SICK: in its predicted score ŷ on the 1–5 scale) when "
                 "the ranking's top k% of tokens are deleted; sufficiency: the drop when only they are kept. Ours: "
-                "the mean over k = 10, 20, 50%; ERASER's AOPC: the sum over k = 1, 5, 10, 20, 50% divided by 6."]
+                "the mean over k = 10, 20, 50%; ERASER's AOPC: the sum over k = 1, 5, 10, 20, 50% divided by 6; "
+                "NAOPC: Edin et al.'s (2024) AOPC over every masking step, put per example between the worst (0) "
+                "and the best (1) ordering of its tokens."]
              + [""] + eraser_table(results) + [""] + answers(results) + [""] + [" ".join(summary(results))] + [""]
              + published(results))
     extra = approximation()
     if extra:
         parts += [""] + extra
-    migrated = [m.name for m in results.measured if m.data.get("not_computed")]
-    if migrated:
-        were = "was" if len(migrated) == 1 else "were"
-        parts += ["", f"**Not computed:** {', '.join(f'`{n}`' for n in migrated)} {were} measured with schema 1 and "
-                      "migrated to schema 2 (gated rollout was then called flow); attention flow, the agreement "
-                      "intervals, the like-for-like Jain & Wallace row, the DSA's pooling series and ERASER's AOPC "
-                      "need `python -m disan faithfulness --model NAME --write`."]
+    for version, what in MIGRATED.items():
+        migrated = [m.name for m in results.measured
+                    if m.data.get("not_computed") and m.data.get("migrated_from") == version]
+        if migrated:
+            were = "was" if len(migrated) == 1 else "were"
+            parts += ["", f"**Not computed:** {', '.join(f'`{n}`' for n in migrated)} {were} measured with schema "
+                          f"{version} and migrated; {what} need `python -m disan faithfulness --model NAME --write`."]
     missing = list(results.missing)
     if missing:
         parts += ["", f"Not measured: {', '.join(f'`{n}`' for n in missing)} (no results file)."]

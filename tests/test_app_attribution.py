@@ -19,15 +19,16 @@ def bars(at) -> dict[str, np.ndarray]:
     return {t["name"]: decode(t["y"]) for t in chart_by_key(at, "attr_bars")["data"]}
 
 
-def test_the_view_draws_six_aligned_series_and_a_tau_matrix():
+def test_the_view_draws_seven_aligned_series_and_a_tau_matrix():
     at = run_app(view="attribution", model="disan", sentence="the movie is good .")
     assert_clean(at)
     series = bars(at)
-    assert len(series) == len(methods_for("disan")) == 6 and all(v.shape == (5,) for v in series.values())
-    assert {"gated rollout", "attention flow"} <= set(series) and "pooling (source2token + max pool)" not in series
+    assert len(series) == len(methods_for("disan")) == 7 and all(v.shape == (5,) for v in series.values())
+    assert {"gated rollout", "attention flow", "LRP (AttnLRP)"} <= set(series)
+    assert "pooling (source2token + max pool)" not in series
     assert all(np.abs(v).max() == pytest.approx(1.0) or not v.any() for v in series.values())
     tau = decode(chart_by_key(at, "attr_tau")["data"][0]["z"])
-    assert tau.shape == (6, 6) and np.allclose(np.diag(tau), 1.0) and np.allclose(tau, tau.T, equal_nan=True)
+    assert tau.shape == (7, 7) and np.allclose(np.diag(tau), 1.0) and np.allclose(tau, tau.T, equal_nan=True)
     text = " ".join(plain(m.value) for m in at.markdown)
     assert "Integrated Gradients" in text and "convergence delta" in text and "Abnar & Zuidema" in text
     captions = " ".join(plain(c.value) for c in at.caption)
@@ -123,3 +124,29 @@ def test_attributions_run_at_a_lower_priority_than_the_script_and_its_torch_thre
     assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == before
     # the job thread and, where torch runs more than one thread, the worker it started for its matmul
     assert nices.count(mine) >= min(torch.get_num_threads(), 2), nices
+
+
+def test_evidence_tab_draws_naopc_where_the_files_hold_it(monkeypatch):
+    """The Evidence view draws the normalised AOPC (Edin et al. 2024) beside ERASER's figures once a file holds
+    it (schema 3); the stored files here, measured before it, draw none."""
+    import dataclasses
+
+    from viz_app.shell import faithfulness_results
+    from viz_app.shell.views import evidence_faithfulness
+
+    stored = faithfulness_results.read_all()
+    if not stored.measured:
+        pytest.skip("no stored faithfulness results")
+    first = stored.measured[0]
+    by = {kind: {r: {"value": 0.6, "ci95": [0.5, 0.7], "n": 10} for r in first.data["aopc"][kind]}
+          for kind in ("comprehensiveness", "sufficiency")}
+    holding = dataclasses.replace(first, data={**first.data, "naopc": by, "aopc_steps": by, "not_computed": []})
+    results = dataclasses.replace(stored, measured=(holding, *stored.measured[1:]))
+    monkeypatch.setattr(evidence_faithfulness, "load_faithfulness", lambda *a, **k: results)
+    at = run_app(view="evidence")
+    assert_clean(at)
+    keys = {c["id"].rsplit("chart_", 1)[-1] for c in chart_payloads(at)}
+    assert {"ev_faith_comprehensiveness_naopc", "ev_faith_sufficiency_naopc",
+            "ev_faith_comprehensiveness_steps"} <= keys
+    naopc = chart_by_key(at, "ev_faith_comprehensiveness_naopc")
+    assert "Normalised AOPC" in json.dumps(naopc, ensure_ascii=False)

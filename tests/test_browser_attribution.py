@@ -1,4 +1,5 @@
-"""The Attribution view in headless Chromium: five aligned bar series and the τ matrix are drawn, offline."""
+"""The Attribution view in headless Chromium: its aligned bar series (LRP among them) and the τ matrix are drawn,
+offline."""
 
 from __future__ import annotations
 
@@ -23,8 +24,9 @@ def test_attribution_view_renders_bars_and_tau(server, browser_page):  # noqa: F
         "() => JSON.stringify(Array.from(document.querySelectorAll('.js-plotly-plot')).map("
         "gd => gd._fullData.map(t => ({type: t.type, name: t.name || '', n: t.y ? t.y.length : -1}))))"))
     bars = [p for p in plots if p and all(t["type"] == "bar" for t in p)]
-    assert bars and len(bars[0]) == 6 and all(t["n"] == len(SENTENCE.split()) for t in bars[0])  # DiSAN: 6 series
-    assert {t["name"] for t in bars[0]} >= {"Integrated Gradients", "leave-one-out", "gated rollout", "attention flow"}
+    assert bars and len(bars[0]) == 7 and all(t["n"] == len(SENTENCE.split()) for t in bars[0])  # DiSAN: 7 series
+    assert {t["name"] for t in bars[0]} >= {"Integrated Gradients", "leave-one-out", "LRP (AttnLRP)", "gated rollout",
+                                            "attention flow"}
     assert any(p and p[0]["type"] == "heatmap" for p in plots)  # the Kendall τ matrix
     assert "view=attribution" in page.evaluate("() => location.search")
     shot(page, "attribution")

@@ -235,15 +235,16 @@ def test_a_schema_1_file_is_migrated_and_any_other_version_is_refused_by_name(tm
     assert {r["ranking"] for r in new["eraser"]} == {"attention", "integrated_gradients", "rollout", "random"}
     assert new["aopc"]["comprehensiveness"]["rollout"] == old["aopc"]["comprehensiveness"]["flow"]
     assert {c["key"] for c in new["not_computed"]} == {"attention_flow", "agreement", "jain_wallace", "pooling",
-                                                       "aopc_eraser"}
-    assert all(new[k] is None for k in ("attention_flow", "agreement", "jain_wallace", "pooling", "aopc_eraser"))
+                                                       "aopc_eraser", "aopc_steps", "naopc", "naopc_how"}
+    assert all(new[k] is None for k in ("attention_flow", "agreement", "jain_wallace", "pooling", "aopc_eraser",
+                                        "aopc_steps", "naopc", "naopc_how"))
     assert "attention flow" not in new["answer"] and "gated rollout" in new["answer"]
     assert migrate(new) is new
-    for version in (None, 3):
+    for version in (None, 4):
         with pytest.raises(InputError, match=f"schema_version {version!r}.*--model dsa-sst5 --write"):
             migrate({**old, "schema_version": version})
-    write_faithfulness({**old, "schema_version": 3}, tmp_path)
-    with pytest.raises(InputError, match="schema_version 3"):
+    write_faithfulness({**old, "schema_version": 4}, tmp_path)
+    with pytest.raises(InputError, match="schema_version 4"):
         read_faithfulness("dsa-sst5", tmp_path)
     # the stored file rewritten in the new schema: the same numbers, read back unchanged
     from disan.attribution.stored import main as stored_main

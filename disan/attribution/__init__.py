@@ -10,7 +10,9 @@ score ŷ = rᵀp̂, ``forward.SCORE``), in
 * leave-one-out: the drop in the class probability when a token becomes ``<unk>`` (``erasure.py``);
 * gated rollout: each token's mixing-weight share of the sentence vector composed through the
   model's own attention weights and gates (``rollout.py``; exact for DiSAN);
-* attention flow: Abnar & Zuidema's maximum flow through the same layer graph (``attention_flow.py``).
+* attention flow: Abnar & Zuidema's maximum flow through the same layer graph (``attention_flow.py``);
+* LRP: AttnLRP's rules, extended to feature-wise attention, masks and max pooling, relevance of the logit that
+  sums to it with the absorbed terms stated (``lrp.py``, ``lrp_rules.py``; docs/lrp.md).
 
 ``corpus.py`` measures the same over a whole test set (Kendall τ, ERASER's
 comprehensiveness and sufficiency) and ``stored.py`` keeps the results beside the

@@ -17,6 +17,9 @@ Per example (an SST sentence, or an NLI pair) and its predicted class:
   AOPC over their bins B = {1, 5, 10, 20, 50}%, Σ_k / (|B| + 1) (``aopc_eraser``; the + 1 is their
   empty-removal bin, whose value is 0). Rankings: attention, the DSA's pooling series, IG (signed:
   evidence for the class first), gated rollout, attention flow and random (a seeded permutation).
+* **Normalised AOPC** (``aopc_steps``, ``naopc``; ``naopc.py``): Edin et al.'s (2024) AOPC over every masking
+  step, and the same put between the worst (0) and the best (1) ordering of the example's own tokens, so that
+  models and lengths compare on one scale.
 * **The DSA's pooling** (``pooling``): half its sentence features come from source2token and half from
   max pooling, which the attention series does not decide; the pooling series covers both.
 
@@ -50,24 +53,38 @@ from .budget import IG_ELEMENTS, ig_rows, row_elements
 from .detach import detached_gradient_x_input
 from .erasure import leave_one_out, subset_probs
 from .forward import ClassProbability, Embedded
+from .naopc import BEAM, EXACT_MAX, naopc_batch
 from .gradient import IG_BASELINE, IG_METHOD, IG_STEPS, gradient_x_input, integrated_gradients
+from .lrp import lrp
 from .rank import kendall_tau, top_count, top_positions
 from .resume import BatchCache, tokens_sha256
 from .rollout import REFERENCE as ROLLOUT_REFERENCE
 from .rollout import gated_rollout
 from .sentence import METHODS, SIGNED, methods_for, weight_series
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 #: ERASER's AOPC bins (DeYoung et al. 2020, Sec. 4); ours average the last three.
 FRACTIONS = (0.01, 0.05, 0.1, 0.2, 0.5)
 OUR_BINS = (0.1, 0.2, 0.5)
-RANKINGS = ("attention", "pooling", "integrated_gradients", "rollout", "attention_flow", "random")
+RANKINGS = ("attention", "pooling", "integrated_gradients", "lrp", "rollout", "attention_flow", "random")
 #: The attributions attention is judged against: rollout and flow are built from attention itself.
 ATTRIBUTIONS = ("grad_input", "integrated_gradients", "leave_one_out")
 #: Bands of the signed mean τ for the one-line answer (our convention, stated with every answer): the first
 #: band whose upper limit the mean lies below. A negative mean reads as disagreement.
 TAU_BANDS = ((-0.1, "disagreement"), (0.1, "no agreement"), (0.3, "weak agreement"), (0.5, "moderate agreement"),
              (math.inf, "strong agreement"))
+#: How ``aopc_steps`` and ``naopc`` are measured (``naopc.py``), stored with every result.
+NAOPC_HOW = {
+    "reference": "Edin et al. 2024, Normalized AOPC (arXiv:2408.08137)",
+    "aopc_steps": "their AOPC: the mean over every step k = 0..n of f(x) − f(x^(k)), x^(k) masking (comprehensiveness) "
+                  "or keeping only (sufficiency) the ranking's first k tokens, masked tokens replaced by <unk>; an NLI "
+                  "pair's tokens ranked jointly",
+    "naopc": "(AOPC − AOPC_worst) / (AOPC_best − AOPC_worst) per example, best/worst over all orderings of its tokens "
+             "(comprehensiveness: largest/smallest; sufficiency: smallest/largest)",
+    "exact_max_tokens": EXACT_MAX, "beam": BEAM,
+    "bounds": f"exact (every subset) up to {EXACT_MAX} tokens, else beam search of width {BEAM} (an inner bound: "
+              "NAOPC may exceed 1 slightly)",
+}
 #: Seed of the --limit sample and of the random rankings (the latter also keyed by example index).
 SEED = 0
 MAX_BATCH = 64
@@ -155,9 +172,10 @@ TARGET_SCORE = "the predicted relatedness score ŷ = rᵀp̂ of the pair (Tai, S
 
 
 def measure_batch(model: SentenceModel, fn: ClassProbability, sides: Sequence[tuple[tuple[str, ...], ...]],
-                  ids: Sequence[int], steps: int) -> dict[str, np.ndarray]:
+                  ids: Sequence[int], steps: int, naopc: bool = True) -> dict[str, np.ndarray]:
     """Per-example values of one batch: τ per method pair, Jain & Wallace's premise-only τ, ERASER per
-    (kind, ranking, fraction), IG delta/gap, the rollout's remainder and the DSA's pooled share of |s|."""
+    (kind, ranking, fraction), the normalised AOPC (``naopc``, unless off), IG delta/gap, the rollout's remainder
+    and the DSA's pooled share of |s|."""
     n_sides = len(sides[0])
     arch = model.cfg.arch
     methods = methods_for(arch)
@@ -180,11 +198,12 @@ def measure_batch(model: SentenceModel, fn: ClassProbability, sides: Sequence[tu
     gi_detached = detached_gradient_x_input(fn, emb, target)
     ig = integrated_gradients(fn, emb, target, steps, internal_batch_size=ig_rows(model.cfg, T))
     loo = leave_one_out(fn, emb, target, p_full)
+    relevance = lrp(fn, emb, target).scores
     series = {m: [] for m in methods + ("grad_input_detached",)}  # method → [side][b] (T_s,) numpy
     for s, (_, t) in enumerate(encs):
         full = {**weight_series(t), "grad_input": gi[s], "integrated_gradients": ig.scores[s],
                 "leave_one_out": loo[s], "rollout": rolls[s].shares, "attention_flow": flows[s].shares,
-                "grad_input_detached": gi_detached[s]}
+                "grad_input_detached": gi_detached[s], "lrp": relevance[s]}
         lengths = emb.valids[s].sum(-1).tolist()
         for m in series:
             values = full[m].detach().float().cpu().numpy()
@@ -202,6 +221,8 @@ def measure_batch(model: SentenceModel, fn: ClassProbability, sides: Sequence[tu
                            for e in range(B)] for s in range(n_sides)]
     for (kind, r, frac), v in _eraser(fn, emb, rankings, target, p_full).items():
         out[f"{kind}:{r}:{frac:g}"] = v
+    for (what, kind, r), v in (naopc_batch(fn, emb, rankings, target) if naopc else {}).items():
+        out[f"{what}:{kind}:{r}"] = v
     out["ig_delta"] = ig.delta.cpu().numpy()
     out["ig_gap"] = (p_full - p_base).cpu().numpy()
     out["rollout_remainder"] = np.mean([r.remainder.cpu().numpy() for r in rolls], 0)
@@ -216,7 +237,8 @@ def measure_batch(model: SentenceModel, fn: ClassProbability, sides: Sequence[tu
 
 
 def measure(model: SentenceModel, examples: Sequence[Example], ids: Sequence[int], steps: int | None = None,
-            progress: bool = True, cache: Path | None = None, key: dict | None = None) -> dict[str, np.ndarray]:
+            progress: bool = True, cache: Path | None = None, key: dict | None = None,
+            naopc: bool = True) -> dict[str, np.ndarray]:
     """Per-example values (see ``measure_batch``) of every example, in the order given, and ``seconds``: its
     batch's compute time over the batch's size. ids: their indices in the split (they seed the random rankings,
     so a sample draws the same as the whole run). With a ``cache`` folder, finished batches are saved there and
@@ -229,7 +251,7 @@ def measure(model: SentenceModel, examples: Sequence[Example], ids: Sequence[int
     layout = batches(sides, model.cfg, steps)
     done, out, store = np.zeros(len(layout), bool), {}, None
     if cache is not None:
-        full_key = {"model": model.name, **(key or {}), "schema_version": SCHEMA_VERSION, "steps": steps,
+        full_key = {"model": model.name, **(key or {}), "schema_version": SCHEMA_VERSION, "steps": steps, "naopc": naopc,
                     "ids": [int(i) for i in ids], "tokens_sha256": tokens_sha256(sides), "batches": layout}
         store = BatchCache(cache, full_key, len(sides), len(layout))
         done, out = store.load()
@@ -244,7 +266,7 @@ def measure(model: SentenceModel, examples: Sequence[Example], ids: Sequence[int
             if done[j]:
                 continue
             start = time.perf_counter()
-            values = measure_batch(model, fn, [sides[i] for i in batch], [ids[i] for i in batch], steps)
+            values = measure_batch(model, fn, [sides[i] for i in batch], [ids[i] for i in batch], steps, naopc)
             values["seconds"] = np.full(len(batch), (time.perf_counter() - start) / len(batch))
             for name, v in values.items():
                 out.setdefault(name, np.full(len(sides), np.nan))[batch] = v
@@ -363,21 +385,26 @@ def summarize(per: dict[str, np.ndarray], arch: str) -> dict:
         agreement["pooling"] = _ci(per_pool)
         agreement["pooling_minus_attributions"] = _paired(per_pool, per_base)
     jw = {k: _ci(per[f"jw:{k}"]) for k in ("tau_g_detached", "tau_g", "tau_loo")}
+    steps = {what: {kind: {r: _ci(per[f"{what}:{kind}:{r}"]) for r in rankings_for(arch)} for kind in kinds}
+             if f"{what}:comprehensiveness:random" in per else None for what in ("aopc_steps", "naopc")}
     return {"tau": tau, "eraser": eraser, "aopc": aopc, "aopc_eraser": aopc_eraser, "attention_minus_random": diff,
-            "agreement": agreement, "jain_wallace": jw}
+            "agreement": agreement, "jain_wallace": jw, **steps}
 
 
 def run(model: SentenceModel, examples: Sequence[Example], task: str, split: str, checkpoint_sha256: str,
-        limit: int | None = None, steps: int | None = None, progress: bool = True, cache: Path | None = None) -> dict:
+        limit: int | None = None, steps: int | None = None, progress: bool = True, cache: Path | None = None,
+        naopc: bool = True) -> dict:
     """The faithfulness JSON of ``model`` on the split's ``examples`` (all, or a ``limit`` sample); with a
-    ``cache`` folder, resumable (``measure``). ``seconds``: the batches' compute time, earlier runs' included."""
+    ``cache`` folder, resumable (``measure``). ``seconds``: the batches' compute time, earlier runs' included.
+    ``naopc=False`` skips the normalised AOPC (about 2·BEAM·n² extra forward rows per example of n tokens): its
+    keys are then null and listed in ``not_computed``."""
     arch = model.cfg.arch
     steps = steps or IG_STEPS[arch]
     ids = sample(len(examples), limit)
     n_split = len(examples)
     examples = [examples[i] for i in ids]
     per = measure(model, examples, ids, steps, progress, cache,
-                  {"model": model.name, "checkpoint_sha256": checkpoint_sha256, "task": task, "split": split})
+                  {"model": model.name, "checkpoint_sha256": checkpoint_sha256, "task": task, "split": split}, naopc)
     seconds = float(np.sum(per["seconds"]))
     s = summarize(per, arch)
     tau_rows = [{"a": a, "b": b, **s["tau"][f"{a}:{b}"]} for a, b in itertools.combinations(methods_for(arch), 2)]
@@ -414,12 +441,17 @@ def run(model: SentenceModel, examples: Sequence[Example], task: str, split: str
         "aopc": s["aopc"],
         "aopc_eraser": s["aopc_eraser"],
         "aopc_bins": {"ours": list(OUR_BINS), "eraser": list(FRACTIONS), "eraser_denominator": len(FRACTIONS) + 1},
+        "aopc_steps": s["aopc_steps"],
+        "naopc": s["naopc"],
+        "naopc_how": NAOPC_HOW if naopc else None,
         "attention_minus_random": s["attention_minus_random"],
         "tau_bands": [{"below": None if math.isinf(lim) else lim, "name": name} for lim, name in TAU_BANDS],
         "mean_length": float(np.mean(per["length"])),
         "seconds": round(seconds, 1),
         "bootstrap": {"replicates": N_BOOT, "seed": BOOT_SEED, "unit": "example", "level": 0.95},
-        "not_computed": [],
+        "not_computed": [] if naopc else [
+            {"key": k, "why": "skipped (--no-naopc); recompute with python -m disan faithfulness --model "
+                              f"{model.name} --write"} for k in ("aopc_steps", "naopc", "naopc_how")],
     }
     result["answer"] = answer(result)
     return result

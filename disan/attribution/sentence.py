@@ -23,6 +23,7 @@ from .erasure import leave_one_out
 from .attention_flow import attention_flow
 from .forward import SCORE, ClassProbability
 from .gradient import IG_BASELINE, IG_METHOD, IG_STEPS, gradient_x_input, integrated_gradients
+from .lrp import lrp
 from .rank import kendall_tau
 from .rollout import gated_rollout
 
@@ -41,6 +42,10 @@ METHODS = {
                              "<unk>) to the input, times the input; the tokens' scores add up to p(x) − p(baseline)"),
     "leave_one_out": ("leave-one-out",
                       "the drop in the class probability when this token alone is replaced by <unk> (a re-run)"),
+    "lrp": ("LRP (AttnLRP)",
+            "layer-wise relevance of the class's logit by AttnLRP's rules (docs/lrp.md): the token's part of the "
+            "logit; the tokens' parts and what the rules keep (biases, softmax remainders, the gates' constants, the "
+            "distance mask) add up to the logit"),
     "rollout": ("gated rollout",
                 "the token's mixing-weight share of the sentence vector, mean over features: attention rollout "
                 "(Abnar & Zuidema 2020) through token2token attention, fusion gates and pooling with this input's "
@@ -69,7 +74,7 @@ def method_text(method: str, score: bool = False) -> str:
 
 
 #: Methods with a sign (positive: the token raises the class probability); rankings use their magnitude.
-SIGNED = ("grad_input", "integrated_gradients", "leave_one_out")
+SIGNED = ("grad_input", "integrated_gradients", "leave_one_out", "lrp")
 
 
 @dataclass(frozen=True)
@@ -102,6 +107,7 @@ class Attribution:
     sides: the premise (and the hypothesis for NLI models).
     ig_steps, ig_method, ig_baseline: how Integrated Gradients ran; ig_gap = p(x) − p(baseline);
     ig_delta: Captum's convergence delta (Σ IG scores − ig_gap). rollout_exact: DiSAN True, DSA False.
+    lrp_explained: the logit (or score) LRP spreads; lrp_absorbed: what each kind of rule kept (``lrp.ABSORBED``).
     """
 
     model: str
@@ -115,6 +121,8 @@ class Attribution:
     ig_gap: float
     ig_delta: float
     rollout_exact: bool
+    lrp_explained: float | None = None
+    lrp_absorbed: dict[str, float] | None = None
 
     @property
     def explains_score(self) -> bool:
@@ -129,6 +137,9 @@ class Attribution:
             "integrated_gradients": {"steps": self.ig_steps, "method": self.ig_method, "baseline": self.ig_baseline,
                                      "gap": self.ig_gap, "convergence_delta": self.ig_delta},
             "rollout_exact": self.rollout_exact,
+            "lrp": {"explained": self.lrp_explained, "absorbed": self.lrp_absorbed,
+                    "what": "the class's logit (a relatedness model's score ŷ), spread over the tokens; absorbed: "
+                            "what the rules kept (docs/lrp.md)"},
             "sides": [{"tokens": list(s.tokens), "rollout_remainder": s.rollout_remainder,
                        "rollout_vector_shares": None if s.vector_shares is None else
                        [round(float(v), 7) for v in s.vector_shares],
@@ -179,6 +190,7 @@ def attribute(model: SentenceModel, trace: ModelTrace, target: str | int | None 
     T = max(x.shape[1] for x in emb.xs)
     ig = integrated_gradients(fn, emb, tgt, steps, internal_batch_size=ig_rows(model.cfg, T))  # bounded memory
     loo = leave_one_out(fn, emb, tgt, p)
+    relevance = lrp(fn, emb, tgt)
     out = []
     for s, sent in enumerate(sents):
         roll = gated_rollout(sent.encoder)
@@ -186,7 +198,7 @@ def attribute(model: SentenceModel, trace: ModelTrace, target: str | int | None 
             **{k: v[0] for k, v in weight_series(sent.encoder).items()}, "rollout": roll.shares[0],
             "attention_flow": attention_flow(sent.encoder).shares[0],
             "grad_input": gi[s][0].cpu(), "integrated_gradients": ig.scores[s][0].cpu(),
-            "leave_one_out": loo[s][0].cpu(),
+            "leave_one_out": loo[s][0].cpu(), "lrp": relevance.scores[s][0].cpu(),
         }
         out.append(SideAttribution(sent.tokens, {m: scores[m].float() for m in methods_for(trace.arch)}, float(roll.remainder[0]),
                                    None if roll.vector_shares is None else roll.vector_shares[0].float()))
@@ -194,4 +206,6 @@ def attribute(model: SentenceModel, trace: ModelTrace, target: str | int | None 
         model=model.name, target=labels[k], target_index=k, probability=float(p[0]), sides=tuple(out),
         ig_steps=steps, ig_method=IG_METHOD, ig_baseline=IG_BASELINE, ig_gap=float(p[0] - p_base[0]),
         ig_delta=float(ig.delta[0]), rollout_exact=trace.arch == "disan",
+        lrp_explained=float(relevance.explained[0]),
+        lrp_absorbed={k: float(v[0]) for k, v in relevance.absorbed.items()},
     )

@@ -4,10 +4,11 @@ Like the claims files (``claims_file.py``), a results file records the SHA-256 o
 checkpoint it measured; when the checkpoint changes the file is *stale*, and
 ``python -m disan faithfulness --all --write --stale-only`` recomputes exactly those.
 
-Schema 1 files (before gated rollout had its name) are migrated when read: the ``flow`` keys
+Older files are migrated when read. Schema 1 (before gated rollout had its name): the ``flow`` keys
 become ``rollout``, the one-line answer is rebuilt from their own numbers by today's rules, and
 what schema 1 did not measure (attention flow, the agreement intervals, Jain & Wallace's like-with-
-like τ, the DSA's pooling series, ERASER's own AOPC) is null and listed in ``not_computed``. Any
+like τ, the DSA's pooling series, ERASER's own AOPC) is null and listed in ``not_computed``. Schema 2
+(before the normalised AOPC): ``aopc_steps``, ``naopc`` and ``naopc_how`` are null and listed. Any
 other schema version is refused by name.
 """
 
@@ -36,23 +37,39 @@ def faithfulness_path(name: str, directory: Path = PRETRAINED_DIR) -> Path:
 
 #: What a schema 1 file lacks, each with the reason it is null after migration.
 NOT_IN_SCHEMA_1 = ("attention_flow", "agreement", "jain_wallace", "pooling", "aopc_eraser")
+#: What a schema 2 file lacks (the normalised AOPC, naopc.py).
+NOT_IN_SCHEMA_2 = ("aopc_steps", "naopc", "naopc_how")
 
 
 def _renamed(key: str) -> str:
     return "rollout" if key == "flow" else key
 
 
+def _not_computed(key: str, model: str, version: int) -> dict:
+    return {"key": key, "why": f"not measured by schema {version} (migrated); recompute with python -m disan "
+                              f"faithfulness --model {model} --write"}
+
+
 def migrate(data: dict) -> dict:
-    """A schema 1 result as schema 2 (module docstring); a schema 2 result unchanged; anything else refused."""
+    """A schema 1 or 2 result in today's schema (module docstring); a current one unchanged; anything else
+    refused."""
     version = data.get("schema_version")
     if version == SCHEMA_VERSION:
         return data
+    if version == 2:
+        out = {**data, "schema_version": SCHEMA_VERSION, "migrated_from": data.get("migrated_from", 2)}
+        for key in NOT_IN_SCHEMA_2:
+            out[key] = None
+        out["not_computed"] = [*data.get("not_computed", []),
+                               *(_not_computed(key, data["model"], 2) for key in NOT_IN_SCHEMA_2)]
+        return out
     if version != 1:
         model = data.get("model", "NAME")
         raise InputError(f"{model}.faithfulness.json has schema_version {version!r}; this code reads 1 (migrated) "
-                         f"and {SCHEMA_VERSION}. Recompute it with: python -m disan faithfulness --model {model} --write")
+                         f"and 2 (migrated) and {SCHEMA_VERSION}. Recompute it with: python -m disan faithfulness "
+                         f"--model {model} --write")
     out = {k: v for k, v in data.items() if k not in ("flow", "answer")}
-    out["schema_version"] = SCHEMA_VERSION
+    out["schema_version"] = 2
     out["migrated_from"] = 1
     out["methods"] = {_renamed(k): ({"label": METHODS["rollout"][0], "measures": METHODS["rollout"][1]}
                                     if k == "flow" else v) for k, v in data["methods"].items()}
@@ -65,10 +82,9 @@ def migrate(data: dict) -> dict:
     out["tau_bands"] = [{"below": None if lim == float("inf") else lim, "name": name} for lim, name in TAU_BANDS]
     for key in NOT_IN_SCHEMA_1:
         out[key] = None
-    out["not_computed"] = [{"key": key, "why": "not measured by schema 1 (migrated); recompute with python -m disan "
-                                              f"faithfulness --model {data['model']} --write"} for key in NOT_IN_SCHEMA_1]
+    out["not_computed"] = [_not_computed(key, data["model"], 1) for key in NOT_IN_SCHEMA_1]
     out["answer"] = answer(out)
-    return out
+    return migrate(out)
 
 
 def read_faithfulness(name: str, directory: Path = PRETRAINED_DIR) -> dict | None:
@@ -89,14 +105,14 @@ def stale_reason(result: dict, directory: Path = PRETRAINED_DIR) -> str | None:
 
 def compute(name: str, split: str = "test", task: str | None = None, data_dir: str | None = None,
             limit: int | None = None, progress: bool = True, directory: Path = PRETRAINED_DIR,
-            cache: str | None = None) -> dict:
+            cache: str | None = None, naopc: bool = True) -> dict:
     """Measure model ``name`` (a bundled name or a .safetensors path) on its task's ``split``; with a ``cache``
     folder, resuming from the batches an earlier, cut-off run saved there (``resume.py``)."""
     if limit is not None and limit < 1:
         raise InputError(f"--limit {limit} measures nothing; give a positive number of examples or leave it out.")
     folder = cache_folder(cache) if cache is not None else None
     path, model, task, examples = trained_model_and_examples(name, split, task, data_dir, directory, "attributions")
-    result = run(model, examples, task, split, sha256(path), limit, progress=progress, cache=folder)
+    result = run(model, examples, task, split, sha256(path), limit, progress=progress, cache=folder, naopc=naopc)
     fold = card_fold(model.name, task, directory)
     return result if fold is None else {**result, "fold": fold}  # the split is this fold's part, as in claims
 

@@ -91,7 +91,7 @@ def load_faithfulness(directory: Path = PRETRAINED_DIR) -> Faithfulness:
 #: Short labels of the series for the interval plots.
 SHORT = {"attention": "attention", "pooling": "pooling", "grad_input": "gradient × input",
          "integrated_gradients": "IG", "leave_one_out": "leave-one-out", "rollout": "gated rollout",
-         "attention_flow": "attention flow"}
+         "attention_flow": "attention flow", "lrp": "LRP"}
 #: The agreement summaries (per-example means of τ) and their labels.
 AGREEMENT = (("attention", "attention ~ the 3 attributions (mean)"),
              ("attributions", "the attributions with each other (mean of 3 pairs)"),
@@ -128,7 +128,9 @@ def tau_rows(results: Faithfulness) -> list[IntervalRow]:
 
 def aopc_rows(results: Faithfulness, kind: str, which: str = "aopc") -> list[IntervalRow]:
     """ERASER's ``kind`` (comprehensiveness / sufficiency) per model and ranking: ``aopc`` ours (the mean over
-    10/20/50%), ``aopc_eraser`` ERASER's AOPC ({1, 5, 10, 20, 50}%, 1/(|B| + 1)); none where not computed."""
+    10/20/50%), ``aopc_eraser`` ERASER's AOPC ({1, 5, 10, 20, 50}%, 1/(|B| + 1)), ``aopc_steps`` Edin et al.'s
+    AOPC over every masking step or ``naopc`` its normalisation (``disan/attribution/naopc.py``); none where not
+    computed."""
     rows = []
     for m in results.measured:
         by = (m.data.get(which) or {}).get(kind) or {}

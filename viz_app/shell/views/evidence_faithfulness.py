@@ -35,6 +35,14 @@ INTRO = (
     "averages {ours}, ERASER's AOPC sums all five and divides by 6. Intervals: 95% bootstrap over examples."
 )
 
+#: The AOPC figures, in order: (result key, what it averages, chart-key suffix). NAOPC: Edin et al. 2024.
+AOPC_FIGURES = (
+    ("aopc", "ours: mean over 10/20/50%", ""),
+    ("aopc_eraser", "ERASER's AOPC: {1,5,10,20,50}%, ÷ 6", "_eraser"),
+    ("aopc_steps", "Edin et al.'s AOPC: every step, masked tokens <unk>", "_steps"),
+    ("naopc", "Edin et al. 2024, per example between the worst and the best ordering of its tokens", "_naopc"),
+)
+
 
 def band_caption() -> str:
     """The bands of the signed mean τ, from ``TAU_BANDS``."""
@@ -69,12 +77,15 @@ def render(ctx: Context) -> None:
         st.markdown("- " + md_escape(m.data["answer"] + sample + (" (stale)" if m.stale else "")))
     st.caption(md_escape(band_caption() + " Gated rollout and attention flow are built from the attention weights "
                          "themselves, so they are shown but not counted as independent attributions."))
-    old = [m.name for m in results.measured if m.not_computed]
-    if old:
-        st.info(md_escape(f"{', '.join(old)}: measured with schema 1 and migrated to schema 2; attention flow, the "
-                          "agreement intervals, the like-for-like Jain & Wallace row, the DSA's pooling series and "
-                          "ERASER's AOPC were not computed for them. Recompute with: python -m disan faithfulness "
-                          "--model NAME --write"))
+    for version in (1, 2):
+        old = [m.name for m in results.measured if m.not_computed and m.data.get("migrated_from") == version]
+        if old:
+            lacking = ("attention flow, the agreement intervals, the like-for-like Jain & Wallace row, the DSA's "
+                       "pooling series, ERASER's AOPC and the normalised AOPC" if version == 1 else
+                       "the normalised AOPC (NAOPC, Edin et al. 2024)")
+            st.info(md_escape(f"{', '.join(old)}: measured with schema {version} and migrated; {lacking} "
+                              "were not computed for them. Recompute with: python -m disan faithfulness "
+                              "--model NAME --write"))
     rows = agreement_rows(results)
     if rows:
         show_figure(interval_plot(rows, title="Attention's agreement with its attributions, beside theirs with each "
@@ -93,16 +104,20 @@ def render(ctx: Context) -> None:
                 f"{name} {p['source2token_l1_share']['value']:.3f} [{p['source2token_l1_share']['ci95'][0]:.3f}, "
                 f"{p['source2token_l1_share']['ci95'][1]:.3f}]" for name, p in pooled)
             + ". The pooling series (source2token + max pool) ranks tokens by their weight in the whole pooling."))
-    for which, bins in (("aopc", "ours: mean over 10/20/50%"), ("aopc_eraser", "ERASER's AOPC: {1,5,10,20,50}%, ÷ 6")):
+    for which, bins, suffix in AOPC_FIGURES:
         for kind, better in (("comprehensiveness", "higher: deleting the ranked tokens lowers the probability more"),
                              ("sufficiency", "lower: the ranked tokens alone keep the probability")):
             rows = aopc_rows(results, kind, which)
-            if rows:
-                show_figure(interval_plot(rows, title=f"ERASER {kind} by ranking ({bins}; {better})",
-                                          x_title=f"{kind} (drop in the predicted class's probability or score)",
-                                          theme=ctx.theme),
-                            ctx, key=f"ev_faith_{kind}" + ("_eraser" if which == "aopc_eraser" else ""),
-                            table=partial(rows_table, rows))
+            if not rows:
+                continue  # not in these files (NAOPC: schema 3 onwards)
+            if which == "naopc":
+                title, x_title = (f"Normalised AOPC, {kind}, by ranking ({bins}; higher: closer to the best "
+                                  "ordering)"), f"NAOPC of {kind} (0 = the worst ordering, 1 = the best)"
+            else:
+                title = f"{'ERASER ' if which != 'aopc_steps' else ''}{kind} by ranking ({bins}; {better})"
+                x_title = f"{kind} (drop in the predicted class's probability or score)"
+            show_figure(interval_plot(rows, title=title, x_title=x_title, theme=ctx.theme),
+                        ctx, key=f"ev_faith_{kind}{suffix}", table=partial(rows_table, rows))
     st.markdown("**Beside Jain & Wallace (2019), Table 2**")
     st.dataframe(pd.DataFrame(comparison_rows(results.measured)), width="stretch", hide_index=True)
     st.caption(md_escape(CAPTION))

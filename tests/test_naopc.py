@@ -1,0 +1,138 @@
+"""Normalised AOPC (disan/attribution/naopc.py, Edin et al. 2024): the bounds against every ordering, the beam
+search as an inner bound, the masked outputs against a direct run, and NAOPC in [0, 1] on tiny models."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+import torch
+
+from disan.attribution import naopc as N
+from disan.attribution.forward import ClassProbability
+from disan.attribution.stored import NOT_IN_SCHEMA_2, migrate
+
+from conftest import make_tiny
+
+
+def table_score(n: int, seed: int = 0):
+    """A literal step score: a seeded value per subset (0 for the empty one), and a counter of calls."""
+    rng = np.random.default_rng(seed)
+    values = {frozenset(c): float(rng.normal()) for k in range(1, n + 1) for c in itertools.combinations(range(n), k)}
+    values[frozenset()] = 0.0
+    return lambda prefixes: [values[p] for p in prefixes]
+
+
+def every_ordering(n: int, score) -> list[float]:
+    return [N.aopc_of(order, score) for order in itertools.permutations(range(n))]
+
+
+@pytest.mark.parametrize("n", [1, 3, 5, 6])
+def test_exact_bounds_are_the_best_and_worst_of_every_ordering(n):
+    score = table_score(n, seed=n)
+    high, low = N.exact_bounds(n, score)
+    all_aopc = every_ordering(n, score)
+    assert high == pytest.approx(max(all_aopc)) and low == pytest.approx(min(all_aopc))
+
+
+def test_beam_search_is_an_inner_bound_and_exact_when_wide_enough():
+    n = 6
+    score = table_score(n, seed=11)
+    high, low = N.exact_bounds(n, score)
+    assert N.beam_bound(n, score, True, width=720) == pytest.approx(high)
+    assert N.beam_bound(n, score, False, width=720) == pytest.approx(low)
+    for width in (1, 2, 4):
+        assert low - 1e-12 <= N.beam_bound(n, score, False, width) and N.beam_bound(n, score, True, width) <= high + 1e-12
+    greedy = N.beam_bound(n, score, True, width=1)  # the greedy ordering is one of the n! orderings
+    assert any(v == pytest.approx(greedy) for v in every_ordering(n, score))
+
+
+def test_normalise_maps_the_worst_to_0_and_the_best_to_1():
+    assert N.normalise(0.3, best=0.3, worst=-0.1) == 1.0 and N.normalise(-0.1, best=0.3, worst=-0.1) == 0.0
+    assert N.normalise(0.1, best=-0.2, worst=0.4) == pytest.approx(0.5)  # sufficiency: best is the smallest
+    assert np.isnan(N.normalise(0.2, 0.2, 0.2))
+
+
+def test_masked_outputs_are_the_models_output_with_unk_rows(tiny_glove):
+    model = make_tiny("dsa", tiny_glove, pair=True, unk_zero=True)
+    fn = ClassProbability(model, model.cfg.masks, model.cfg.alpha)
+    emb = fn.embed([[["the", "movie", "is", "good"], ["a", "dog"]], [["tea", "."], ["the", "man", "is", "bad", "."]]])
+    f = N.MaskedOutputs(fn, emb, 1, target=2)
+    assert f.n == 2 + 5 and f.offsets == [0, 2]
+    keep = frozenset({0, 3, 5})  # premise token 0, hypothesis tokens 1 and 3
+    x_p, x_h = emb.xs[0][1:2].clone(), emb.xs[1][1:2].clone()
+    x_p[0, 1] = 0
+    x_h[0, [0, 2, 4]] = 0
+    with torch.no_grad():
+        direct = fn.outputs([x_p, x_h], [emb.valids[0][1:2], emb.valids[1][1:2]])[0, 2]
+        whole = fn.outputs([x[1:2] for x in emb.xs], [v[1:2] for v in emb.valids])[0, 2]
+    assert f([keep])[0] == pytest.approx(float(direct), abs=1e-6)
+    assert f([frozenset(range(7))])[0] == pytest.approx(float(whole), abs=1e-6)
+
+
+@pytest.mark.parametrize("arch", ["disan", "dsa"])
+def test_naopc_of_a_batch_lies_between_0_and_1_with_exact_bounds(tiny_glove, arch):
+    model = make_tiny(arch, tiny_glove, unk_zero=True)
+    fn = ClassProbability(model, model.cfg.masks, None if arch == "disan" else model.cfg.alpha)
+    emb = fn.embed([[["the", "movie", "is", "good", "."], ["a", "bad", "dog", ",", "the", "man"]]])
+    rng = np.random.default_rng(0)
+    rankings = {"random": [[rng.random(5), rng.random(6)]], "first": [[np.arange(5.0)[::-1], np.arange(6.0)[::-1]]]}
+    out = N.naopc_batch(fn, emb, rankings, torch.tensor([0, 1]))
+    for kind in N.KINDS:
+        for r in rankings:
+            v = out[("naopc", kind, r)]
+            assert v.shape == (2,) and ((v >= -1e-9) & (v <= 1 + 1e-9)).all()
+    # the ranking that is the best ordering gets NAOPC 1: find it by brute force for the 5-token example
+    f = N.MaskedOutputs(fn, emb, 0, 0)
+    score = N.step_scores(f, "comprehensiveness")
+    best = max(itertools.permutations(range(5)), key=lambda o: N.aopc_of(o, score))
+    scores = np.zeros(5)
+    scores[list(best)] = np.arange(5.0)[::-1]
+    res = N.naopc_batch(fn, emb, {"best": [[scores, np.zeros(6)]]}, torch.tensor([0, 1]))
+    assert res[("naopc", "comprehensiveness", "best")][0] == pytest.approx(1.0)
+
+
+def test_a_schema_2_file_reads_as_schema_3_with_the_normalised_aopc_null():
+    old = {"schema_version": 2, "model": "m", "not_computed": []}
+    new = migrate(old)
+    assert new["schema_version"] == 3 and new["migrated_from"] == 2
+    assert all(new[k] is None for k in NOT_IN_SCHEMA_2)
+    assert [n["key"] for n in new["not_computed"]] == list(NOT_IN_SCHEMA_2)
+    assert "--model m --write" in new["not_computed"][0]["why"]
+
+
+def test_a_run_without_naopc_leaves_its_keys_null_and_says_so(tiny_glove):
+    import json
+    from pathlib import Path
+
+    import jsonschema
+
+    from disan.attribution.corpus import run
+    from disan.data import Example
+
+    schema = json.loads((Path(__file__).resolve().parents[1] / "docs" / "faithfulness.schema.json").read_text())
+    model = make_tiny("disan", tiny_glove, unk_zero=True)
+    examples = [Example("the movie is good .", 1), Example("a bad movie .", 0)]
+    off = run(model, examples, "sst5", "test", "0" * 64, progress=False, naopc=False)
+    jsonschema.validate(off, schema)
+    assert off["naopc"] is None and off["aopc_steps"] is None and off["naopc_how"] is None
+    assert [c["key"] for c in off["not_computed"]] == ["aopc_steps", "naopc", "naopc_how"]
+    on = run(model, examples, "sst5", "test", "0" * 64, progress=False)
+    jsonschema.validate(on, schema)
+    assert on["not_computed"] == [] and on["naopc_how"]["beam"] == N.BEAM
+    assert 0 <= on["naopc"]["comprehensiveness"]["attention"]["value"] <= 1
+    assert on["aopc"] == off["aopc"]  # the ERASER numbers do not depend on it
+
+
+def test_the_evidence_views_rows_read_naopc_where_a_file_holds_it():
+    from viz_app.shell.faithfulness_results import Faithfulness, Measured, aopc_rows
+
+    ci = {"value": 0.7, "ci95": [0.6, 0.8], "n": 20}
+    by = {"comprehensiveness": {"attention": ci, "random": {**ci, "value": 0.5}}, "sufficiency": {"attention": ci}}
+    new = Measured("new", {"complete": True, "naopc": by, "aopc_steps": by}, None)
+    old = Measured("old", {"complete": True, "naopc": None}, None)
+    results = Faithfulness((new, old), (), ())
+    rows = aopc_rows(results, "comprehensiveness", "naopc")
+    assert [(r.model, r.series, r.value) for r in rows] == [("new", "attention", 0.7), ("new", "random", 0.5)]
+    assert len(aopc_rows(results, "sufficiency", "aopc_steps")) == 1
