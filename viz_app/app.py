@@ -34,7 +34,7 @@ from viz_app.shell import loaders  # noqa: E402
 from viz_app.shell.catalog import DEFAULT_VIEW, VIEWS  # noqa: E402
 from viz_app.shell.context import Context  # noqa: E402
 from viz_app.shell.export import explorer_download, report_download  # noqa: E402
-from viz_app.shell.session import DEFAULT_VIEW_KEY, pop_warnings, write_url  # noqa: E402
+from viz_app.shell.session import LINK_VIEW_KEY, pop_warnings, write_url  # noqa: E402
 from viz_app.shell.sidebar import render_sidebar  # noqa: E402
 from viz_app.draw.text import md_escape  # noqa: E402
 
@@ -68,20 +68,30 @@ def render_view(module: str, ctx: Context) -> None:
     importlib.import_module(f"viz_app.shell.views.{module}").render(ctx)
 
 
+def follow_link_view(current: st.Page, by_view: dict[str, st.Page]) -> None:
+    """On a session's first run, open the view a link's ``view`` parameter names when its address is the app's
+    root (``/?view=fusion_gate&…``); an address naming a page (``/fusion_gate?…``) is that page already."""
+    wanted = st.session_state.pop(LINK_VIEW_KEY, None)
+    if wanted in by_view and current.url_path == "" and wanted != DEFAULT_VIEW:
+        st.switch_page(by_view[wanted], query_params=st.query_params.to_dict())
+
+
 def main() -> None:
     ctx = render_sidebar()
-    start = st.session_state.get(DEFAULT_VIEW_KEY, DEFAULT_VIEW)
     pages = {}
     for spec in VIEWS:
+        # One default page, always Explore: Streamlit serves the default page at the app's root only, so a default
+        # that followed the link's view made that view's own address (/disan_attention?view=…) a "Page not found".
         page = st.Page(
             partial(render_view, spec.module, ctx),
             title=spec.title,
             url_path=spec.url_path,
-            default=spec.url_path == start,
+            default=spec.url_path == DEFAULT_VIEW,
         )
         pages[spec.title] = (page, spec.url_path)
     # every view listed: with 13, Streamlit's default folds the last ones (Models, Evidence) under "View more"
     current = st.navigation([p for p, _ in pages.values()], expanded=True)
+    follow_link_view(current, {url: page for page, url in pages.values()})
     banners(ctx)
     if not ctx.presentation:
         with st.sidebar:
