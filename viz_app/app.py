@@ -30,7 +30,7 @@ plotly_js.preload()
 import importlib  # noqa: E402
 from functools import partial  # noqa: E402
 
-from viz_app.shell import loaders  # noqa: E402
+from viz_app.shell import explorer, loaders  # noqa: E402
 from viz_app.shell.catalog import DEFAULT_VIEW, VIEWS  # noqa: E402
 from viz_app.shell.context import Context  # noqa: E402
 from viz_app.shell.export import explorer_download, report_download  # noqa: E402
@@ -102,6 +102,9 @@ def main() -> None:
     mark("page")
     if not loaders.core_loaded():  # the page came from stored records: load the model while the user reads it
         loaders.warm_up(ctx.model)
+    # Every trained model's in-page copy, built ahead in the background (this page's model first), so that a
+    # model's first use follows typing; a no-op once queued.
+    explorer.build_ahead(ctx.model, ctx.models)
 
 
 main()
