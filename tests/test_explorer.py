@@ -105,3 +105,19 @@ def test_build_ahead_queues_every_trained_model_the_pages_first(folder):
     for name in ("dsa-nli", "disan-sst5"):
         assert _wait(name) is not None
     assert [models for _, models in built] == [("dsa-nli",), ("disan-sst5",)]  # no random-weight model
+
+
+def test_explore_says_while_the_models_copy_is_built(folder, monkeypatch):
+    """Keys wait for the folder: the view says so instead of leaving Streamlit's hint alone (issue 58, item 3)."""
+    import threading
+
+    from tests.test_app import run_app
+
+    release = threading.Event()
+    monkeypatch.setattr(site, "build_site", lambda out, models: release.wait(30) and None)
+    at = run_app(view="explore", model="disan-sst5")
+    try:
+        captions = [c.value.replace("\\", "") for c in at.caption]  # (Markdown-escaped)
+        assert any("still being built" in c and "Ctrl+Enter" in c for c in captions), captions
+    finally:
+        release.set()

@@ -189,3 +189,9 @@ def why_not(name: str) -> str | None:
     """Why ``name``'s folder could not be built (one sentence), or None (ready, building, or not wanted)."""
     build = _build_of(name)
     return build.problem if build is not None and build.done.is_set() else None
+
+
+def building(name: str) -> bool:
+    """True while ``name``'s folder is queued or being built (the page then says that typing waits for it)."""
+    build = _build_of(name)
+    return build is not None and not build.done.is_set()
