@@ -114,6 +114,7 @@ def test_explore_says_while_the_models_copy_is_built(folder, monkeypatch):
     from tests.test_app import run_app
 
     release = threading.Event()
+    monkeypatch.setattr(settings, "EXPLORER_AHEAD", False)
     monkeypatch.setattr(site, "build_site", lambda out, models: release.wait(30) and None)
     at = run_app(view="explore", model="disan-sst5")
     try:
