@@ -14,7 +14,6 @@ def folder(tmp_path, monkeypatch):
     """An explorer folder of the test's own, a fake site builder (no export) and the switch on."""
     monkeypatch.setenv(explorer.ENV, str(tmp_path / "explorer"))
     monkeypatch.setattr(settings, "EXPLORE_TYPING", True)
-    monkeypatch.setattr(settings, "WARM_UP_DELAY_S", 0.0)
     monkeypatch.setattr(settings, "EXPLORER_AHEAD", True)
     monkeypatch.setattr(explorer, "plotly_js_served", lambda: True)
     built = []
@@ -28,6 +27,7 @@ def folder(tmp_path, monkeypatch):
     explorer._started.clear()
     explorer._served.clear()
     yield tmp_path / "explorer", built
+    assert explorer._QUEUE.join(30)
     explorer._started.clear()
     explorer._served.clear()
 
@@ -122,3 +122,4 @@ def test_explore_says_while_the_models_copy_is_built(folder, monkeypatch):
         assert any("still being built" in c and "Ctrl+Enter" in c for c in captions), captions
     finally:
         release.set()
+        assert explorer._QUEUE.join(30)

@@ -116,7 +116,6 @@ class _Queue:
             if self.thread is None:
                 self.thread = threading.Thread(target=self._run, name="disan-explorer-builds", daemon=True)
                 self.thread.start()
-            self.cond.notify()
 
     def first(self, build: Build) -> None:
         with self.cond:
@@ -135,10 +134,17 @@ class _Queue:
             pass
         while True:
             with self.cond:
-                while not self.waiting:
-                    self.cond.wait()
+                if not self.waiting:  # done: no thread is left waiting (a later put starts another)
+                    self.thread = None
+                    self.cond.notify_all()
+                    return
                 build, args = self.waiting.pop(0)
             _build(*args, build)
+
+    def join(self, timeout_s: float) -> bool:
+        """Wait until every queued build is done (tests); False on timeout."""
+        with self.cond:
+            return self.cond.wait_for(lambda: self.thread is None, timeout_s)
 
 
 _QUEUE = _Queue()
