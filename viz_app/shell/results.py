@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import pandas as pd
+from typing import TYPE_CHECKING
+
 import streamlit as st
 
 from disan.api import PRETRAINED_DIR
@@ -19,6 +20,10 @@ from disan.claims import CLAIM_IDS
 from disan.claims_file import bundled, claims_path, read_claims, stale_reason
 
 from viz_app.draw.corpus_figures import ForestRow
+from viz_app.draw.verdicts import on_test_set
+
+if TYPE_CHECKING:  # pandas is imported by the tables only (the case-study views read results without them)
+    import pandas as pd
 
 #: The command that (re)computes every stored result; the views quote it.
 REFRESH_COMMAND = "python -m disan claims --all --write --stale-only"
@@ -98,10 +103,6 @@ def load_results(directory: Path = PRETRAINED_DIR) -> Results:
     return _cached(str(directory), _signature(directory))
 
 
-#: Verdict marks for tables (text as well as colour, for colour-blind readers and screen readers).
-VERDICT_MARKS = {"supported": "✓ supported", "contradicted": "✗ contradicted", "inconclusive": "? inconclusive"}
-
-
 def forest_rows(results: Results, claim_id: str) -> list[ForestRow]:
     """One forest-plot row per model that measured ``claim_id``."""
     return [ForestRow(s.name, c["value"], c["ci95"][0], c["ci95"][1], c["verdict"], c["n"], bool(s.stale))
@@ -110,14 +111,14 @@ def forest_rows(results: Results, claim_id: str) -> list[ForestRow]:
 
 def verdict_table(results: Results) -> pd.DataFrame:
     """Claims × models: verdict and value [95% interval]; blank where a claim does not apply to a model."""
+    import pandas as pd
+
     cells: dict[str, dict[str, str]] = {}
     rows: dict[str, str] = {}
     for s in results.stored:
         for c in s.data["claims"]:
             rows.setdefault(c["id"], f"{c['figure']}: {c['claim']}")
-            lo, hi = c["ci95"]
-            cells.setdefault(s.label, {})[c["id"]] = (
-                f"{VERDICT_MARKS[c['verdict']]} {c['value']:+.3g} [{lo:+.3g}, {hi:+.3g}]")
+            cells.setdefault(s.label, {})[c["id"]] = on_test_set(c)
     table = pd.DataFrame(cells, index=list(rows)).fillna("")
     table.index = [rows[i] for i in table.index]
     return table
@@ -125,6 +126,8 @@ def verdict_table(results: Results) -> pd.DataFrame:
 
 def forest_table(rows: list[ForestRow]) -> pd.DataFrame:
     """The numbers behind a forest plot, one row per model (the figure's table fallback)."""
+    import pandas as pd
+
     return pd.DataFrame(
         [{"model": r.label, "value": r.value, "ci95 lo": r.lo, "ci95 hi": r.hi, "n": r.n, "verdict": r.verdict,
           "stale": r.stale} for r in rows]
