@@ -124,6 +124,23 @@ def verdict_table(results: Results) -> pd.DataFrame:
     return table
 
 
+#: Pixels per character of a table cell at Streamlit's table font (its digits and signs are the widest), and a
+#: column's padding: a column this wide shows its longest cell whole.
+CELL_CHAR_PX, CELL_PAD_PX = 8, 24
+#: Width of the Verdict table's claim column (pinned: the claim stays in view while the models scroll past).
+CLAIM_COLUMN_PX = 420
+
+
+def verdict_column_config(table: pd.DataFrame) -> dict:
+    """``st.dataframe``'s column config for ``verdict_table``: each model's column as wide as its longest cell
+    (by default a column is cut to "✓ support…"), the claims pinned at the left."""
+    config = {"_index": st.column_config.TextColumn("claim", width=CLAIM_COLUMN_PX, pinned=True)}
+    for column in table.columns:
+        longest = max([len(str(column))] + [len(str(v)) for v in table[column]])
+        config[column] = st.column_config.TextColumn(str(column), width=CELL_CHAR_PX * longest + CELL_PAD_PX)
+    return config
+
+
 def forest_table(rows: list[ForestRow]) -> pd.DataFrame:
     """The numbers behind a forest plot, one row per model (the figure's table fallback)."""
     import pandas as pd
