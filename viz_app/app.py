@@ -35,7 +35,7 @@ from viz_app.shell.catalog import DEFAULT_VIEW, VIEWS  # noqa: E402
 from viz_app.shell.context import Context  # noqa: E402
 from viz_app.shell.export import explorer_download, report_download  # noqa: E402
 from viz_app.shell.session import LINK_VIEW_KEY, pop_warnings, write_url  # noqa: E402
-from viz_app.shell.sidebar import render_sidebar  # noqa: E402
+from viz_app.shell.sidebar import prepare_session, render_sidebar  # noqa: E402
 from viz_app.draw.text import md_escape  # noqa: E402
 
 _PRESENTATION_CSS = """
@@ -62,10 +62,11 @@ def banners(ctx: Context) -> None:
         st.markdown(_PRESENTATION_CSS, unsafe_allow_html=True)
 
 
-def render_view(module: str, ctx: Context) -> None:
+def render_view(module: str, run: dict) -> None:
     """Import the view's module when its page runs: only the current view's imports are paid for (the Evidence
-    and Models views' pandas tables cost the first page 0.4 s when every view was imported up front)."""
-    importlib.import_module(f"viz_app.shell.views.{module}").render(ctx)
+    and Models views' pandas tables cost the first page 0.4 s when every view was imported up front).
+    ``run["ctx"]``: the sidebar's ``Context``, drawn once the page is known."""
+    importlib.import_module(f"viz_app.shell.views.{module}").render(run["ctx"])
 
 
 def follow_link_view(current: st.Page, by_view: dict[str, st.Page]) -> None:
@@ -77,13 +78,14 @@ def follow_link_view(current: st.Page, by_view: dict[str, st.Page]) -> None:
 
 
 def main() -> None:
-    ctx = render_sidebar()
+    prepared = prepare_session()
+    run: dict = {}
     pages = {}
     for spec in VIEWS:
         # One default page, always Explore: Streamlit serves the default page at the app's root only, so a default
         # that followed the link's view made that view's own address (/disan_attention?view=…) a "Page not found".
         page = st.Page(
-            partial(render_view, spec.module, ctx),
+            partial(render_view, spec.module, run),
             title=spec.title,
             url_path=spec.url_path,
             default=spec.url_path == DEFAULT_VIEW,
@@ -92,6 +94,8 @@ def main() -> None:
     # every view listed: with 13, Streamlit's default folds the last ones (Models, Evidence) under "View more"
     current = st.navigation([p for p, _ in pages.values()], expanded=True)
     follow_link_view(current, {url: page for page, url in pages.values()})
+    # The sidebar after the page is known: it names a pair's inputs as the page does (sidebar.side_names).
+    ctx = run["ctx"] = render_sidebar(pages[current.title][1], prepared)
     banners(ctx)
     if not ctx.presentation:
         with st.sidebar:

@@ -24,7 +24,7 @@ from viz_app.shell.export import show_figure
 from viz_app.shell.links import claim_url, md_link
 from viz_app.shell.results import REFRESH_COMMAND, load_results
 from viz_app.draw.verdicts import on_test_set_with_n
-from viz_app.draw.text import md_escape
+from viz_app.draw.text import md_escape, md_escape_code
 
 _PICK = "models_pick"
 
@@ -195,7 +195,7 @@ def render(ctx: Context) -> None:
     st.table(pd.DataFrame(mp.facts(card), columns=["", name]).set_index(""))
     several_runs(card)
     if card.get("recipe"):
-        st.markdown("**Recipe choices (decided on dev)**  \n" + "  \n".join(f"- {md_escape(r)}" for r in card["recipe"]))
+        st.markdown("**Recipe choices (decided on dev)**  \n" + "  \n".join(f"- {md_escape_code(r)}" for r in card["recipe"]))
     plots(ctx, name, card, claims, relatedness)
     per_class = mp.per_class(card)
     if per_class:
