@@ -32,6 +32,7 @@ from functools import partial  # noqa: E402
 
 from viz_app.shell import explorer, loaders  # noqa: E402
 from viz_app.shell.catalog import DEFAULT_VIEW, VIEWS  # noqa: E402
+from viz_app.shell.follow import keep_following  # noqa: E402
 from viz_app.shell.context import Context  # noqa: E402
 from viz_app.shell.export import explorer_download, report_download  # noqa: E402
 from viz_app.shell.session import LINK_VIEW_KEY, pop_warnings, write_url  # noqa: E402
@@ -78,6 +79,7 @@ def follow_link_view(current: st.Page, by_view: dict[str, st.Page]) -> None:
 
 
 def main() -> None:
+    by_path = {spec.url_path: spec for spec in VIEWS}
     prepared = prepare_session()
     run: dict = {}
     pages = {}
@@ -102,6 +104,7 @@ def main() -> None:
             report_download(ctx)
             explorer_download(ctx)
     current.run()
+    keep_following(ctx, by_path[pages[current.title][1]].follows_typing)
     write_url(pages[current.title][1])
     mark("page")
     if not loaders.core_loaded():  # the page came from stored records: load the model while the user reads it
