@@ -49,9 +49,10 @@ os.environ["DISAN_VIEW_CACHE"] = tempfile.mkdtemp(prefix="disan-views-")
 #: Explore's in-page model is exported (seconds per model, into the user's cache) only where a test asks
 #: for it (tests/test_browser_typing.py); servers started by tests inherit this.
 os.environ.setdefault("VIZ_EXPLORE_TYPING", "0")
-#: ... into a folder of the test run's own (not the user's cache), and not for every bundled model ahead unless a
-#: test asks (tests/test_browser_cache.py).
-os.environ.setdefault("DISAN_EXPLORER_CACHE", tempfile.mkdtemp(prefix="disan-explorer-"))
+#: ... into a folder of the tests' own, not the user's cache, kept between runs (its folders are named by checkpoint
+#: and page code, and written all-or-nothing), and not for every bundled model ahead unless a test asks
+#: (tests/test_browser_cache.py, with a folder of its own).
+os.environ.setdefault("DISAN_EXPLORER_CACHE", os.path.join(tempfile.gettempdir(), "disan-test-explorer"))
 os.environ.setdefault("VIZ_EXPLORER_AHEAD", "0")
 
 
