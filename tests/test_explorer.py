@@ -123,3 +123,23 @@ def test_explore_says_while_the_models_copy_is_built(folder, monkeypatch):
     finally:
         release.set()
         assert explorer._QUEUE.join(30)
+
+
+def test_build_ahead_off_queues_the_pages_model_only_and_skips_a_damaged_checkpoint(folder, monkeypatch):
+    from disan.errors import DisanError
+    from viz_app.shell import loaders
+
+    root, built = folder
+    monkeypatch.setattr(settings, "EXPLORER_AHEAD", False)
+    explorer.build_ahead("disan-sst5", ["disan-sst5", "dsa-nli"])
+    assert _wait("disan-sst5") is not None and [m for _, m in built] == [("disan-sst5",)]
+    monkeypatch.setattr(settings, "EXPLORER_AHEAD", True)
+    real = loaders.model_config
+
+    def damaged(name):
+        if name == "dsa-nli":
+            raise DisanError("dsa-nli.safetensors is damaged")
+        return real(name)
+
+    monkeypatch.setattr(loaders, "model_config", damaged)
+    explorer.build_ahead("disan-sst5", ["disan-sst5", "dsa-nli"])  # no exception

@@ -186,9 +186,16 @@ def explorer_base(name: str) -> str | None:
 
 def build_ahead(first: str, names: list[str]) -> None:
     """Queue the folder of every trained model in ``names``, ``first`` first (once per process and model): a
-    model's first use then follows typing. Cheap once queued or built (a folder already in the cache is kept)."""
-    for name in [first] + [n for n in names if n != first]:
-        _build_of(name)
+    model's first use then follows typing. Cheap once queued or built (a folder already in the cache is kept).
+    With ``settings.EXPLORER_AHEAD`` off, ``first`` only. A checkpoint that cannot be read is skipped: the
+    sidebar names it when it is picked."""
+    from disan.errors import DisanError
+
+    for name in [first] + [n for n in names if n != first and settings.EXPLORER_AHEAD]:
+        try:
+            _build_of(name)
+        except DisanError:
+            continue
 
 
 def why_not(name: str) -> str | None:
