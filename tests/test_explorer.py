@@ -143,3 +143,20 @@ def test_build_ahead_off_queues_the_pages_model_only_and_skips_a_damaged_checkpo
 
     monkeypatch.setattr(loaders, "model_config", damaged)
     explorer.build_ahead("disan-sst5", ["disan-sst5", "dsa-nli"])  # no exception
+
+
+def test_a_build_removes_its_models_half_written_folders_of_stopped_servers(folder):
+    import os
+    import time
+
+    root, built = folder
+    root.mkdir()
+    stale, fresh, other = (root / ".disan-sst5-0123456789ab.x1.part", root / ".disan-sst5-0123456789ab.x2.part",
+                           root / ".dsa-nli-0123456789ab.x3.part")
+    for part in (stale, fresh, other):
+        part.mkdir()
+    hour_ago = time.time() - explorer.STALE_PART_S - 60
+    os.utime(stale, (hour_ago, hour_ago))
+    os.utime(other, (hour_ago, hour_ago))
+    assert _wait("disan-sst5") is not None
+    assert not stale.exists() and fresh.exists() and other.exists()  # (another model's goes with its own build)

@@ -38,6 +38,9 @@ from disan.config import ARCHS
 from viz_app.draw import presets, settings, site
 from viz_app.shell.plotly_js import plotly_js_served
 
+#: A half-written folder (a build stopped with its server) this many seconds old is removed by the next build.
+STALE_PART_S = 3600
+
 #: Environment variable naming the cache folder of the explorer folders (tests give one of their own).
 ENV = "DISAN_EXPLORER_CACHE"
 
@@ -83,6 +86,11 @@ def _build(root: Path, url: str, name: str, folder_name: str, build: Build) -> N
             site.build_site(out, [name])
             for old in root.iterdir():  # this model's folders of earlier checkpoints or code (not disan-sst5-nodir's)
                 if old != out and re.fullmatch(re.escape(name) + r"-[0-9a-f]{12}", old.name) and (old / site.MARKER).is_file():
+                    shutil.rmtree(old, ignore_errors=True)
+                # half-written folders of a build whose server was stopped (site.build_site's ".NAME.*.part"),
+                # old enough that no running build still writes them
+                elif (re.fullmatch(r"\." + re.escape(name) + r"-[0-9a-f]{12}\..+\.part", old.name)
+                      and time.time() - old.stat().st_mtime > STALE_PART_S):
                     shutil.rmtree(old, ignore_errors=True)
         build.base = f"{url}/{folder_name}/"
     except (DisanError, OSError) as err:
