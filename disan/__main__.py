@@ -19,10 +19,18 @@ from .errors import DisanError
 
 
 def add_trace(sub) -> None:
-    p = sub.add_parser("trace", help="encode a sentence and print its attention trace")
-    p.add_argument("text")
+    p = sub.add_parser(
+        "trace", help="encode a sentence (or a pair) and print its attention trace",
+        description="Encode TEXT and print its tokens, the prediction and (--json) every attention map. A pair "
+                    "model takes two sentences: TEXT is the first (an NLI model's premise, SICK's sentence A), "
+                    "--hypothesis the second (the hypothesis, SICK's sentence B).",
+        epilog='example: disan trace --model disan-sick "A man is playing a guitar ." '
+               '--hypothesis "A man is playing an instrument ."')
+    p.add_argument("text", help="the sentence; for a pair model the first one (premise, or SICK's sentence A)")
     p.add_argument("--model", default="disan", help="pretrained name, checkpoint path, or disan/dsa (random weights)")
-    p.add_argument("--hypothesis", default=None)
+    p.add_argument("--hypothesis", default=None,
+                   help="the second sentence of a pair model, required by them: an NLI model's hypothesis, "
+                        "SICK's sentence B (disan-sick, dsa-sick)")
     p.add_argument("--alpha", type=float, default=None, help="DSA distance weight override")
     p.add_argument("--masks", default=None, help="default | swap | diag | none | 'fw,bw'")
     p.add_argument("--device", default=None)
@@ -31,8 +39,13 @@ def add_trace(sub) -> None:
 
 def run_trace(args) -> int:
     from .api import load
+    from .errors import InputError
 
     model = load(args.model, args.device)
+    first, second = model.cfg.input_names
+    if model.cfg.pair and args.hypothesis is None:
+        raise InputError(f"{model.name} takes a pair of sentences: TEXT is its {first}; give its {second} with "
+                         f'--hypothesis, e.g. disan trace --model {args.model} "{args.text}" --hypothesis "…"')
     trace = model.trace(args.text, args.hypothesis, alpha=args.alpha, masks=args.masks)
     summary = trace.to_json()
     if args.json:
@@ -40,8 +53,12 @@ def run_trace(args) -> int:
         return 0
     if trace.random_weights:
         print("NOTE: random weights (no trained checkpoint) — the attention is not meaningful.")
-    print(f"model: {trace.model}   masks: {','.join(trace.masks)}   alpha: {trace.alpha}")
-    print("tokens:", " ".join(f"{t}{'?' if u else ''}" for t, u in zip(trace.tokens, trace.premise.unknown)))
+    alpha = f"   alpha: {trace.alpha:g}" if trace.alpha is not None else ""  # α is a DSA's; DiSAN has none
+    print(f"model: {trace.model}   masks: {','.join(trace.masks)}{alpha}")
+    sides = [("", trace.premise)] if trace.hypothesis is None else [(f" ({first})", trace.premise),
+                                                                     (f" ({second})", trace.hypothesis)]
+    for name, sent in sides:  # "?": no vector for the token (it uses the <unk> row)
+        print(f"tokens{name}:", " ".join(f"{t}{'?' if u else ''}" for t, u in zip(sent.tokens, sent.unknown)))
     if trace.relatedness is not None:  # rᵀp̂ over the grades below (Tai, Socher & Manning 2015)
         grades = list(trace.prediction)
         print(f"relatedness: {trace.relatedness:.2f} ({grades[0]}–{grades[-1]}); grade probabilities p̂:")

@@ -223,6 +223,9 @@ class SentenceModel(nn.Module):
         pair = resolve_masks(masks, self.cfg.masks)
         first, second = self.cfg.input_names
         premise = self.tokenize_checked(text, first if self.cfg.pair else "text")
+        if self.cfg.pair and hypothesis is None:
+            raise InputError(f"Model {self.name!r} takes a pair of sentences; give the {second} too: "
+                             f"trace({first.replace(' ', '_')}, {second.replace(' ', '_')}).")
         hyp = self.tokenize_checked(hypothesis, second) if self.cfg.pair else None
         if not self.cfg.pair and hypothesis:
             raise InputError(f"Model {self.name!r} classifies single sentences; leave the hypothesis empty.")

@@ -46,9 +46,14 @@ WORDS = ("the", "a", "movie", "is", "good", "bad", "dog", "dogs", "man", "tea", 
 #: The app's stored opening pages (``viz_app/draw/view_store.py``) go to a folder of the test run's own, never
 #: to the user's ``~/.cache``; servers started by tests inherit it.
 os.environ["DISAN_VIEW_CACHE"] = tempfile.mkdtemp(prefix="disan-views-")
-#: Explore's in-page model is exported (seconds per model, into viz_app/static/explorer/) only where a test asks
+#: Explore's in-page model is exported (seconds per model, into the user's cache) only where a test asks
 #: for it (tests/test_browser_typing.py); servers started by tests inherit this.
 os.environ.setdefault("VIZ_EXPLORE_TYPING", "0")
+#: ... into a folder of the tests' own, not the user's cache, kept between runs (its folders are named by checkpoint
+#: and page code, and written all-or-nothing), and not for every bundled model ahead unless a test asks
+#: (tests/test_browser_cache.py, with a folder of its own).
+os.environ.setdefault("DISAN_EXPLORER_CACHE", os.path.join(tempfile.gettempdir(), "disan-test-explorer"))
+os.environ.setdefault("VIZ_EXPLORER_AHEAD", "0")
 
 
 @pytest.fixture(autouse=True)

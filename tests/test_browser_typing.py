@@ -290,3 +290,27 @@ def test_attributions_of_a_sentence_the_box_has_left_are_not_drawn_over_the_new_
     draws = tab.evaluate("() => window.__barDraws")
     assert draws, "the bars were never drawn"
     assert not [t for t, ahead in draws if ahead], draws
+
+
+def test_a_sentence_typed_after_clearing_the_box_is_drawn_with_no_submit_key(page):
+    """Issue 58, item 2: select all, delete ("The sentence is empty"), then type: the maps of the new sentence
+    come with no Enter or Ctrl+Enter (the server's rerun of the empty box had left the page without its typing
+    element, and the keys after it went to Streamlit alone)."""
+    tab, url = page
+    tab.goto(f"{url}/?view=explore&model={MODEL}")
+    tab.wait_for_selector(".st-key-chart_overview .js-plotly-plot")
+    tab.wait_for_selector(".viz-typing")
+    box = tab.locator(".st-key-sentence textarea")
+    box.click()
+    box.press("Control+a")
+    box.press("Delete")
+    tab.wait_for_function("() => new URL(location.href).searchParams.get('sentence') === ''")
+    tab.wait_for_function("() => document.querySelector('[data-testid=stMain]').innerText.includes('The sentence is empty')")
+    tab.wait_for_function("() => document.querySelector('[data-testid=stApp]')"
+                          ".getAttribute('data-test-script-state') !== 'running'")
+    box.click()
+    box.press_sequentially("a lantern glows", delay=30)
+    t0 = time.monotonic()
+    tab.wait_for_function(f"() => ({_chart_ticks('chart_overview')})().includes('lantern')", timeout=6000)
+    assert time.monotonic() - t0 < 6
+    assert box.input_value() == "a lantern glows"

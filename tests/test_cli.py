@@ -119,3 +119,33 @@ def test_the_app_layers_parser_does_not_import_torch():
             "print('torch' in sys.modules, 'plotly' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT).stdout
     assert out.split()[-2:] == ["False", "False"]
+
+
+def test_a_pair_model_without_its_second_sentence_names_the_hypothesis_flag(tmp_path, capsys):
+    """Issue 58, item 6: SICK's sentence B is given with --hypothesis; without it, one line that says so."""
+    from tests.relatedness_model import write_relatedness_model
+
+    path = write_relatedness_model(tmp_path)
+    assert main(["trace", "--model", str(path), "a man runs ."]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "--hypothesis" in err and "sentence B" in err, err
+    assert "NoneType" not in err
+
+
+def test_trace_help_says_how_a_pairs_second_sentence_is_given(capsys):
+    with pytest.raises(SystemExit):
+        main(["trace", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "--hypothesis" in help_text and "SICK's sentence B" in help_text and "sentence A" in help_text
+
+
+@pytest.mark.parametrize("arch", ["disan", "dsa"])
+def test_a_pairs_trace_prints_both_sentences_tokens_and_alpha_only_for_a_dsa(tmp_path, capsys, arch):
+    from tests.relatedness_model import write_relatedness_model
+
+    path = write_relatedness_model(tmp_path, arch)
+    assert main(["trace", "--model", str(path), "a man runs .", "--hypothesis", "the dog is fine ."]) == 0
+    out = capsys.readouterr().out
+    assert "tokens (sentence A): a man runs ." in out and "tokens (sentence B): the dog is fine ." in out, out
+    assert "None" not in out
+    assert ("alpha:" in out) == (arch == "dsa"), out

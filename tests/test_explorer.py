@@ -12,8 +12,9 @@ from viz_app.shell import explorer
 @pytest.fixture
 def folder(tmp_path, monkeypatch):
     """An explorer folder of the test's own, a fake site builder (no export) and the switch on."""
-    monkeypatch.setattr(explorer, "FOLDER", tmp_path / "explorer")
+    monkeypatch.setenv(explorer.ENV, str(tmp_path / "explorer"))
     monkeypatch.setattr(settings, "EXPLORE_TYPING", True)
+    monkeypatch.setattr(settings, "EXPLORER_AHEAD", True)
     monkeypatch.setattr(explorer, "plotly_js_served", lambda: True)
     built = []
 
@@ -24,8 +25,11 @@ def folder(tmp_path, monkeypatch):
 
     monkeypatch.setattr(site, "build_site", fake_build)
     explorer._started.clear()
+    explorer._served.clear()
     yield tmp_path / "explorer", built
+    assert explorer._QUEUE.join(30)
     explorer._started.clear()
+    explorer._served.clear()
 
 
 def _wait(name: str) -> str | None:
@@ -52,7 +56,8 @@ def test_a_trained_model_gets_its_folder_once_and_only_its_old_folders_go(folder
         (root / stale).mkdir()
         (root / stale / site.MARKER).write_text("earlier")
     base = _wait("disan-sst5")
-    assert base is not None and base.startswith(f"{explorer.URL}/disan-sst5-") and base.endswith("/")
+    assert base is not None and base.startswith("component/viz_app.shell.explorer.explorer_folders/disan-sst5-")
+    assert base.endswith("/") and (root / base.split("/")[-2] / site.MARKER).is_file()
     assert len(built) == 1 and built[0][1] == ("disan-sst5",)
     assert not (root / "disan-sst5-0123456789ab").exists()  # this model's earlier folder
     assert (root / "disan-sst5-nodir-0123456789ab").exists()  # another model's, kept
@@ -75,3 +80,83 @@ def test_a_failed_build_says_why(folder, monkeypatch):
     monkeypatch.setattr(site, "build_site", broken)
     assert _wait("disan-sst5") is None
     assert explorer.why_not("disan-sst5") == "onnxruntime-web is missing: run npm ci"
+
+
+def test_the_folders_go_to_the_user_cache_never_into_the_package(monkeypatch):
+    """platformdirs' user cache (XDG_CACHE_HOME on Linux), or the folder ``DISAN_EXPLORER_CACHE`` names."""
+    from pathlib import Path
+
+    import viz_app
+
+    monkeypatch.delenv(explorer.ENV, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", "/tmp/some-cache")
+    assert explorer.folder() == Path("/tmp/some-cache/disan/explorer")
+    monkeypatch.setenv(explorer.ENV, "/tmp/elsewhere")
+    assert explorer.folder() == Path("/tmp/elsewhere")
+    package = Path(viz_app.__file__).resolve().parent
+    monkeypatch.delenv(explorer.ENV)
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    assert package not in explorer.folder().resolve().parents
+
+
+def test_build_ahead_queues_every_trained_model_the_pages_first(folder):
+    root, built = folder
+    explorer.build_ahead("dsa-nli", ["disan", "disan-sst5", "dsa-nli", "dsa"])
+    for name in ("dsa-nli", "disan-sst5"):
+        assert _wait(name) is not None
+    assert [models for _, models in built] == [("dsa-nli",), ("disan-sst5",)]  # no random-weight model
+
+
+def test_explore_says_while_the_models_copy_is_built(folder, monkeypatch):
+    """Keys wait for the folder: the view says so instead of leaving Streamlit's hint alone (issue 58, item 3)."""
+    import threading
+
+    from tests.test_app import run_app
+
+    release = threading.Event()
+    monkeypatch.setattr(settings, "EXPLORER_AHEAD", False)
+    monkeypatch.setattr(site, "build_site", lambda out, models: release.wait(30) and None)
+    at = run_app(view="explore", model="disan-sst5")
+    try:
+        captions = [c.value.replace("\\", "") for c in at.caption]  # (Markdown-escaped)
+        assert any("still being built" in c and "Ctrl+Enter" in c for c in captions), captions
+    finally:
+        release.set()
+        assert explorer._QUEUE.join(30)
+
+
+def test_build_ahead_off_queues_the_pages_model_only_and_skips_a_damaged_checkpoint(folder, monkeypatch):
+    from disan.errors import DisanError
+    from viz_app.shell import loaders
+
+    root, built = folder
+    monkeypatch.setattr(settings, "EXPLORER_AHEAD", False)
+    explorer.build_ahead("disan-sst5", ["disan-sst5", "dsa-nli"])
+    assert _wait("disan-sst5") is not None and [m for _, m in built] == [("disan-sst5",)]
+    monkeypatch.setattr(settings, "EXPLORER_AHEAD", True)
+    real = loaders.model_config
+
+    def damaged(name):
+        if name == "dsa-nli":
+            raise DisanError("dsa-nli.safetensors is damaged")
+        return real(name)
+
+    monkeypatch.setattr(loaders, "model_config", damaged)
+    explorer.build_ahead("disan-sst5", ["disan-sst5", "dsa-nli"])  # no exception
+
+
+def test_a_build_removes_its_models_half_written_folders_of_stopped_servers(folder):
+    import os
+    import time
+
+    root, built = folder
+    root.mkdir()
+    stale, fresh, other = (root / ".disan-sst5-0123456789ab.x1.part", root / ".disan-sst5-0123456789ab.x2.part",
+                           root / ".dsa-nli-0123456789ab.x3.part")
+    for part in (stale, fresh, other):
+        part.mkdir()
+    hour_ago = time.time() - explorer.STALE_PART_S - 60
+    os.utime(stale, (hour_ago, hour_ago))
+    os.utime(other, (hour_ago, hour_ago))
+    assert _wait("disan-sst5") is not None
+    assert not stale.exists() and fresh.exists() and other.exists()  # (another model's goes with its own build)

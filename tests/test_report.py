@@ -182,20 +182,27 @@ def notebook_example_script(folder: Path) -> Path:
     checks = (
         "html = trace._repr_html_()\n"
         "assert html.startswith('<iframe srcdoc=') and 'plotly-js' in html\n"
-        "assert open('lady.html', encoding='utf-8').read().startswith('<!DOCTYPE html>')\n"
+        "assert saved == Path.home() / 'lady.html', saved\n"
+        "assert open(saved, encoding='utf-8').read().startswith('<!DOCTYPE html>')\n"
     )
     script = folder / "notebook_example.py"
     script.write_text(code + checks, encoding="utf-8")
     return script
 
 
-def test_readme_notebook_example_runs(tmp_path):
+def test_readme_notebook_example_runs_and_writes_to_the_home_folder_not_the_current_one(tmp_path):
+    """Issue 58, item 11: run where a notebook in a clone runs (its current folder), the example writes nothing
+    there; its report goes to the home folder it names and prints."""
+    here, home = tmp_path / "clone", tmp_path / "home"
+    here.mkdir()
+    home.mkdir()
     script = notebook_example_script(tmp_path)
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, env=env,
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "HOME": str(home)}
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=here, env=env,
                           timeout=300)
     assert proc.returncode == 0, proc.stderr
-    assert (tmp_path / "lady.html").stat().st_size > 1_000_000
+    assert (home / "lady.html").stat().st_size > 1_000_000 and str(home / "lady.html") in proc.stdout
+    assert list(here.iterdir()) == []
 
 
 def test_atomic_write_leaves_nothing_when_production_fails(tmp_path):

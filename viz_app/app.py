@@ -30,12 +30,13 @@ plotly_js.preload()
 import importlib  # noqa: E402
 from functools import partial  # noqa: E402
 
-from viz_app.shell import loaders  # noqa: E402
+from viz_app.shell import explorer, loaders  # noqa: E402
 from viz_app.shell.catalog import DEFAULT_VIEW, VIEWS  # noqa: E402
+from viz_app.shell.follow import keep_following  # noqa: E402
 from viz_app.shell.context import Context  # noqa: E402
 from viz_app.shell.export import explorer_download, report_download  # noqa: E402
-from viz_app.shell.session import DEFAULT_VIEW_KEY, pop_warnings, write_url  # noqa: E402
-from viz_app.shell.sidebar import render_sidebar  # noqa: E402
+from viz_app.shell.session import LINK_VIEW_KEY, pop_warnings, write_url  # noqa: E402
+from viz_app.shell.sidebar import prepare_session, render_sidebar  # noqa: E402
 from viz_app.draw.text import md_escape  # noqa: E402
 
 _PRESENTATION_CSS = """
@@ -62,36 +63,55 @@ def banners(ctx: Context) -> None:
         st.markdown(_PRESENTATION_CSS, unsafe_allow_html=True)
 
 
-def render_view(module: str, ctx: Context) -> None:
+def render_view(module: str, run: dict) -> None:
     """Import the view's module when its page runs: only the current view's imports are paid for (the Evidence
-    and Models views' pandas tables cost the first page 0.4 s when every view was imported up front)."""
-    importlib.import_module(f"viz_app.shell.views.{module}").render(ctx)
+    and Models views' pandas tables cost the first page 0.4 s when every view was imported up front).
+    ``run["ctx"]``: the sidebar's ``Context``, drawn once the page is known."""
+    importlib.import_module(f"viz_app.shell.views.{module}").render(run["ctx"])
+
+
+def follow_link_view(current: st.Page, by_view: dict[str, st.Page]) -> None:
+    """On a session's first run, open the view a link's ``view`` parameter names when its address is the app's
+    root (``/?view=fusion_gate&…``); an address naming a page (``/fusion_gate?…``) is that page already."""
+    wanted = st.session_state.pop(LINK_VIEW_KEY, None)
+    if wanted in by_view and current.url_path == "" and wanted != DEFAULT_VIEW:
+        st.switch_page(by_view[wanted], query_params=st.query_params.to_dict())
 
 
 def main() -> None:
-    ctx = render_sidebar()
-    start = st.session_state.get(DEFAULT_VIEW_KEY, DEFAULT_VIEW)
+    by_path = {spec.url_path: spec for spec in VIEWS}
+    prepared = prepare_session()
+    run: dict = {}
     pages = {}
     for spec in VIEWS:
+        # One default page, always Explore: Streamlit serves the default page at the app's root only, so a default
+        # that followed the link's view made that view's own address (/disan_attention?view=…) a "Page not found".
         page = st.Page(
-            partial(render_view, spec.module, ctx),
+            partial(render_view, spec.module, run),
             title=spec.title,
             url_path=spec.url_path,
-            default=spec.url_path == start,
+            default=spec.url_path == DEFAULT_VIEW,
         )
         pages[spec.title] = (page, spec.url_path)
     # every view listed: with 13, Streamlit's default folds the last ones (Models, Evidence) under "View more"
     current = st.navigation([p for p, _ in pages.values()], expanded=True)
+    follow_link_view(current, {url: page for page, url in pages.values()})
+    # The sidebar after the page is known: it names a pair's inputs as the page does (sidebar.side_names).
+    ctx = run["ctx"] = render_sidebar(pages[current.title][1], prepared)
     banners(ctx)
     if not ctx.presentation:
         with st.sidebar:
             report_download(ctx)
             explorer_download(ctx)
     current.run()
+    keep_following(ctx, by_path[pages[current.title][1]].follows_typing)
     write_url(pages[current.title][1])
     mark("page")
     if not loaders.core_loaded():  # the page came from stored records: load the model while the user reads it
         loaders.warm_up(ctx.model)
+    # Every trained model's in-page copy, built ahead in the background (this page's model first), so that a
+    # model's first use follows typing; a no-op once queued.
+    explorer.build_ahead(ctx.model, ctx.models)
 
 
 main()

@@ -17,6 +17,7 @@ import numpy as np
 from disan.claims import DIFFERENT_R, HEADS_DIFFER_TV, IM_GATE_WORDS, SIMILAR_R
 from disan.wordclass import CONTENT, STOP, word_class
 
+from viz_app.draw.verdicts import SENTENCE_READINGS
 from viz_app.draw.reduce import head_divergence, pearson, received_attention, uniform_distance
 
 #: Two group means closer than this fraction of their mean count as "no clear difference".
@@ -34,7 +35,9 @@ class Verdict:
 
     @property
     def label(self) -> str:
-        return {True: "our model shows it", False: "our model does not show it", None: "cannot tell"}[self.shown]
+        """One sentence's reading, in words that say so (``verdicts.SENTENCE_READINGS``; the test set's verdict
+        has Evidence's words)."""
+        return SENTENCE_READINGS[self.shown]
 
 
 def class_mask(tokens: Sequence[str], name: str) -> np.ndarray:

@@ -68,10 +68,15 @@ def _forest_traces(panel: ForestPanel, axis: str, yaxis: str, shown: set) -> lis
 
 
 def forest_plot(panels: Sequence[ForestPanel], *, title: str = "", theme: Theme = NORMAL) -> go.Figure:
-    """Value ± 95% interval per model, one panel per claim, a dashed line at "no effect"."""
+    """Value ± 95% interval per model, one panel per claim, a dashed line at "no effect".
+
+    Side by side, the panels share one row per model, named once at the left (a second panel's names would be
+    drawn into the first panel's plot), and each panel's title is split at its first ": " into two centred lines
+    (on one line, neighbouring titles ran into each other)."""
     n = len(panels)
-    gap = 0.12 if n > 1 else 0.0
+    gap = 0.06 if n > 1 else 0.0
     width = (1 - gap * (n - 1)) / n
+    order = list(dict.fromkeys(html_escape(r.label + (" (stale)" if r.stale else "")) for p in panels for r in p.rows))
     layout_axes: dict = {}
     data: list[dict] = []
     shapes, annotations, shown = [], [], set()
@@ -81,17 +86,22 @@ def forest_plot(panels: Sequence[ForestPanel], *, title: str = "", theme: Theme 
         layout_axes[f"xaxis{suffix}"] = {"domain": [x0, x0 + width], "title": {"text": html_escape(panel.x_title)},
                                          "zeroline": False, "anchor": f"y{suffix}"}
         layout_axes[f"yaxis{suffix}"] = {"anchor": f"x{suffix}", "automargin": True, "autorange": "reversed",
-                                         "type": "category"}
+                                         "type": "category", "categoryorder": "array", "categoryarray": order,
+                                         **({} if k == 0 else {"matches": "y", "showticklabels": False})}
         data += _forest_traces(panel, f"x{suffix}", f"y{suffix}", shown)
         shapes.append({"type": "line", "xref": f"x{suffix}", "yref": f"y{suffix} domain", "x0": panel.no_effect,
                        "x1": panel.no_effect, "y0": 0, "y1": 1, "line": {"dash": "dash", "color": "#444"}})
-        annotations.append({"text": f"<b>{html_escape(panel.title)}</b>", "xref": "paper", "yref": "paper",
-                            "x": x0 + width / 2, "y": 1.0, "yanchor": "bottom", "showarrow": False})
-    rows = max((len(p.rows) for p in panels), default=1)
-    return _figure(data, _layout(
-        theme, title, 170 + 34 * rows + 3 * theme.font_size, shapes=shapes, annotations=annotations,
-        legend={"orientation": "h", "y": -0.25}, **layout_axes,
-    ))
+        head, _, tail = panel.title.partition(": ")
+        text = f"<b>{html_escape(head)}</b>" + (f"<br>{html_escape(tail)}" if tail and n > 1 else
+                                                 (f"<b>: {html_escape(tail)}</b>" if tail else ""))
+        annotations.append({"text": text, "xref": f"x{suffix} domain", "yref": "paper", "x": 0.5, "y": 1.0,
+                            "xanchor": "center", "yanchor": "bottom", "showarrow": False})
+    rows = len(order) or 1
+    layout = _layout(theme, title, 170 + 34 * rows + 3 * theme.font_size + (2 * theme.font_size if n > 1 else 0),
+                     shapes=shapes, annotations=annotations, legend={"orientation": "h", "y": -0.25}, **layout_axes)
+    if n > 1:  # room for the two-line panel titles under the figure's title
+        layout["margin"] = {**layout["margin"], "t": layout["margin"]["t"] + 2 * theme.font_size}
+    return _figure(data, layout)
 
 
 def distribution_plot(distribution: Mapping, *, title: str = "", x_title: str = "", theme: Theme = NORMAL) -> go.Figure:

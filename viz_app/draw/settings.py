@@ -65,6 +65,10 @@ BROWSER_RECOMPUTE = os.environ.get("VIZ_BROWSER_RECOMPUTE", "1").strip() != "0"
 #: redraws (the tests' default: building a model's in-page folder costs seconds of export).
 EXPLORE_TYPING = os.environ.get("VIZ_EXPLORE_TYPING", "1").strip() != "0"
 
+#: The app builds every bundled trained model's in-page folder ahead, in the background, when it starts
+#: (``viz_app/shell/explorer.py`` ``build_ahead``); 0 = only the models a page opens (the tests' default).
+EXPLORER_AHEAD = os.environ.get("VIZ_EXPLORER_AHEAD", "1").strip() != "0"
+
 #: Explore tells the server the typed sentence this long after the last key (the address, the other views).
 TYPING_SEND_AFTER_MS = 700
 

@@ -191,6 +191,12 @@ def _tested(card: dict) -> str:
     return f"{shipped} (the {block['unit']} picked on dev; mean of {n}: {mean})"
 
 
+#: What a separately trained ablation (``disan train --ablation``) leaves out, in its picker title: without it an
+#: ablation had its base model's title ("DiSAN (Shen et al. 2018), SST-5" for disan-sst5 and disan-sst5-nodir).
+ABLATION_TITLES = {"nodir": "without direction masks (Shen Tables 1–2)",
+                   "nodist": "without the distance mask (Im Table 3)"}
+
+
 def _facts(name: str, meta: dict) -> tuple[str, str]:
     """A short title and one line of facts for the model picker (from its card when it has one)."""
     import disan.api
@@ -204,6 +210,9 @@ def _facts(name: str, meta: dict) -> tuple[str, str]:
     task = TASK_TITLES.get(trained_on) or (
         TASK_TITLES["sick"] if meta.get("relatedness") else "NLI" if meta["pair"] else "SST-5")
     arch = "DiSAN (Shen et al. 2018)" if meta["arch"] == "disan" else "distance-based SAN (Im & Cho 2017)"
+    ablation = card.get("train", {}).get("train_config", {}).get("ablation")
+    if ablation in ABLATION_TITLES:
+        arch = f"{arch} {ABLATION_TITLES[ablation]}"
     try:
         tested = _tested(card)
     except (KeyError, TypeError):

@@ -15,19 +15,21 @@ class ViewSpec:
     url_path: str
     title: str
     module: str
+    #: Its charts follow typing (``follow.follow_typing``): keys drive the model in the page.
+    follows_typing: bool = False
 
 
 VIEWS = (
-    ViewSpec("explore", "Explore", "explore"),
-    ViewSpec("disan_attention", "DiSAN attention", "disan_attention"),
-    ViewSpec("fusion_gate", "Fusion gate", "fusion_gate"),
-    ViewSpec("source2token", "Source2token", "source2token"),
-    ViewSpec("distance_attention", "Distance attention", "distance_attention"),
-    ViewSpec("ffn_pooling", "FFN and pooling", "ffn_pooling"),
-    ViewSpec("masks", "Masks", "masks"),
-    ViewSpec("compare", "Compare", "compare"),
+    ViewSpec("explore", "Explore", "explore", follows_typing=True),
+    ViewSpec("disan_attention", "DiSAN attention", "disan_attention", follows_typing=True),
+    ViewSpec("fusion_gate", "Fusion gate", "fusion_gate", follows_typing=True),
+    ViewSpec("source2token", "Source2token", "source2token", follows_typing=True),
+    ViewSpec("distance_attention", "Distance attention", "distance_attention", follows_typing=True),
+    ViewSpec("ffn_pooling", "FFN and pooling", "ffn_pooling", follows_typing=True),
+    ViewSpec("masks", "Masks", "masks", follows_typing=True),
+    ViewSpec("compare", "Compare", "compare", follows_typing=True),
     ViewSpec("pair", "Minimal pair", "pair"),
-    ViewSpec("attribution", "Attribution", "attribution"),
+    ViewSpec("attribution", "Attribution", "attribution", follows_typing=True),
     ViewSpec("paper_figures", "Paper figures", "paper_figures"),
     ViewSpec("evidence", "Evidence", "evidence"),
     ViewSpec("models", "Models", "models"),

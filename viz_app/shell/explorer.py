@@ -5,32 +5,66 @@ modules exported to ONNX, run by onnxruntime-web: ``viz_app/draw/site.py``, ``si
 from the trace view it computed, with no round trip to the server; the server learns the sentence once typing
 rests, for the address, the other views and the exports (``chart.js``'s "typing" role).
 
-The folder is ``python -m viz_app site --model NAME`` written into ``viz_app/static/explorer/`` (served at
-``app/static/explorer/``), built once per checkpoint and page code in a background thread: a page drawn before it is ready
-works as before (Ctrl+Enter submits), and the next rerun finds it. Where it cannot be built (random weights,
-no onnxruntime-web in ``node_modules/``, a folder that cannot be written, no static serving), Explore simply
-does not follow typing; the reason is kept for the caption.
+The folder is ``python -m viz_app site --model NAME`` written into the user's cache (``folder()``: platformdirs'
+user cache, ``~/.cache/disan/explorer`` on Linux; ``DISAN_EXPLORER_CACHE`` names another), never into the package
+(site-packages may be read-only, and in a checkout Streamlit's file watcher warned of every file written). It is
+served by Streamlit's route for a component's files (``component/<name>/``, ``_served``). The folders are built
+once per checkpoint and page code, ahead of time: ``build_ahead`` (called by ``app.py`` once the first page is
+drawn) queues every bundled trained model, the page's own first, for one low-priority background thread, so a
+model's first use finds its folder. A page drawn before its folder is ready works as before (Ctrl+Enter submits)
+and moves that model to the head of the queue; the next rerun finds it. Where it cannot be built (random weights,
+no onnxruntime-web in ``node_modules/``, a cache that cannot be written, no static serving), Explore simply does
+not follow typing; the reason is kept for the caption.
 """
 
 from __future__ import annotations
 
 import hashlib
 import importlib.util
+import os
 import re
 import shutil
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import platformdirs
 import streamlit as st
+import streamlit.components.v1 as components
 
 from disan.config import ARCHS
 
 from viz_app.draw import presets, settings, site
-from viz_app.shell.plotly_js import STATIC_DIR, plotly_js_served
+from viz_app.shell.plotly_js import plotly_js_served
 
-FOLDER = STATIC_DIR / "explorer"
-URL = "app/static/explorer"
+#: A half-written folder (a build stopped with its server) this many seconds old is removed by the next build.
+STALE_PART_S = 3600
+
+#: Environment variable naming the cache folder of the explorer folders (tests give one of their own).
+ENV = "DISAN_EXPLORER_CACHE"
+
+
+def folder() -> Path:
+    """Where the explorer folders are written: ``$DISAN_EXPLORER_CACHE``, else platformdirs' user cache."""
+    if os.environ.get(ENV):
+        return Path(os.environ[ENV])
+    return Path(platformdirs.user_cache_dir("disan", appauthor=False)) / "explorer"
+
+
+@st.cache_resource(show_spinner=False)
+def _served() -> str | None:
+    """The URL (relative to the page) the cache folder is served at, or None when it cannot be created.
+
+    A component's folder (``declare_component(path=…)``) is the one folder outside the script's ``static/`` that
+    Streamlit serves as files; nothing is drawn with the component."""
+    root = folder()
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        served = components.declare_component("explorer_folders", path=str(root))
+    except OSError:
+        return None
+    return f"component/{served.name}"
 
 
 @dataclass
@@ -42,18 +76,23 @@ class Build:
     done: threading.Event = field(default_factory=threading.Event)
 
 
-def _build(name: str, folder_name: str, build: Build) -> None:
+def _build(root: Path, url: str, name: str, folder_name: str, build: Build) -> None:
     from disan.errors import DisanError
 
-    out = FOLDER / folder_name
+    out = root / folder_name
     try:
         if not (out / site.MARKER).is_file():
-            FOLDER.mkdir(parents=True, exist_ok=True)
+            root.mkdir(parents=True, exist_ok=True)
             site.build_site(out, [name])
-            for old in FOLDER.iterdir():  # this model's folders of earlier checkpoints or code (not disan-sst5-nodir's)
+            for old in root.iterdir():  # this model's folders of earlier checkpoints or code (not disan-sst5-nodir's)
                 if old != out and re.fullmatch(re.escape(name) + r"-[0-9a-f]{12}", old.name) and (old / site.MARKER).is_file():
                     shutil.rmtree(old, ignore_errors=True)
-        build.base = f"{URL}/{folder_name}/"
+                # half-written folders of a build whose server was stopped (site.build_site's ".NAME.*.part"),
+                # old enough that no running build still writes them
+                elif (re.fullmatch(r"\." + re.escape(name) + r"-[0-9a-f]{12}\..+\.part", old.name)
+                      and time.time() - old.stat().st_mtime > STALE_PART_S):
+                    shutil.rmtree(old, ignore_errors=True)
+        build.base = f"{url}/{folder_name}/"
     except (DisanError, OSError) as err:
         build.problem = str(err)
     finally:
@@ -71,13 +110,66 @@ def _code_fingerprint() -> str:
     return digest.hexdigest()
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
+class _Queue:
+    """The builds waiting for the one background thread, in order; a build a page waits for goes first."""
+
+    def __init__(self) -> None:
+        self.waiting: list[tuple[Build, tuple]] = []
+        self.cond = threading.Condition()
+        self.thread: threading.Thread | None = None
+
+    def put(self, build: Build, args: tuple) -> None:
+        with self.cond:
+            self.waiting.append((build, args))
+            if self.thread is None:
+                self.thread = threading.Thread(target=self._run, name="disan-explorer-builds", daemon=True)
+                self.thread.start()
+
+    def first(self, build: Build) -> None:
+        with self.cond:
+            for i, (queued, args) in enumerate(self.waiting):
+                if queued is build:
+                    self.waiting.insert(0, self.waiting.pop(i))
+                    return
+
+    def _run(self) -> None:
+        # After the page that queued the first build has been sent: the export imports torch, which holds Python's
+        # lock for long stretches (settings.WARM_UP_DELAY_S, as loaders.warm_up).
+        time.sleep(settings.WARM_UP_DELAY_S)
+        try:  # a background job: on Linux this lowers this thread's priority only (its id is a task id)
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
+        except (AttributeError, OSError):
+            pass
+        while True:
+            with self.cond:
+                if not self.waiting:  # done: no thread is left waiting (a later put starts another)
+                    self.thread = None
+                    self.cond.notify_all()
+                    return
+                build, args = self.waiting.pop(0)
+            _build(*args, build)
+
+    def join(self, timeout_s: float) -> bool:
+        """Wait until every queued build is done (tests); False on timeout."""
+        with self.cond:
+            return self.cond.wait_for(lambda: self.thread is None, timeout_s)
+
+
+_QUEUE = _Queue()
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
 def _started(name: str, source: str) -> Build:
-    """Once per process, model and checkpoint (``source``: ``view_store.source_id``): the build, started."""
+    """Once per process, model and checkpoint (``source``: ``view_store.source_id``): the build, queued."""
     key = source + _code_fingerprint()
     folder_name = f"{name}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
     build = Build()
-    threading.Thread(target=_build, args=(name, folder_name, build), name=f"disan-explorer-{name}", daemon=True).start()
+    url = _served()
+    if url is None:
+        build.problem = f"the cache folder {str(folder())!r} cannot be created; set {ENV} to a folder you can write to."
+        build.done.set()
+    else:
+        _QUEUE.put(build, (folder(), url, name, folder_name))
     return build
 
 
@@ -92,12 +184,35 @@ def _build_of(name: str) -> Build | None:
 
 
 def explorer_base(name: str) -> str | None:
-    """The URL of ``name``'s explorer folder when it is ready, else None (building, or not possible)."""
+    """The URL of ``name``'s explorer folder when it is ready, else None (building, or not possible: a build
+    still queued then goes first)."""
     build = _build_of(name)
+    if build is not None and not build.done.is_set():
+        _QUEUE.first(build)
     return build.base if build is not None and build.done.is_set() else None
+
+
+def build_ahead(first: str, names: list[str]) -> None:
+    """Queue the folder of every trained model in ``names``, ``first`` first (once per process and model): a
+    model's first use then follows typing. Cheap once queued or built (a folder already in the cache is kept).
+    With ``settings.EXPLORER_AHEAD`` off, ``first`` only. A checkpoint that cannot be read is skipped: the
+    sidebar names it when it is picked."""
+    from disan.errors import DisanError
+
+    for name in [first] + [n for n in names if n != first and settings.EXPLORER_AHEAD]:
+        try:
+            _build_of(name)
+        except DisanError:
+            continue
 
 
 def why_not(name: str) -> str | None:
     """Why ``name``'s folder could not be built (one sentence), or None (ready, building, or not wanted)."""
     build = _build_of(name)
     return build.problem if build is not None and build.done.is_set() else None
+
+
+def building(name: str) -> bool:
+    """True while ``name``'s folder is queued or being built (the page then says that typing waits for it)."""
+    build = _build_of(name)
+    return build is not None and not build.done.is_set()

@@ -29,6 +29,20 @@ def follow_typing(ctx: Context) -> bool:
     return True
 
 
+def keep_following(ctx: Context, view_follows: bool) -> None:
+    """After a view that follows typing drew nothing for a sentence the server refused (an emptied box, an
+    over-long one: ``ctx.input_error``), keep the typing element on the page: without it the next keys were left
+    to Streamlit, and a sentence typed after clearing the box was never drawn until Ctrl+Enter (issue 58, item 2).
+    The page then sends what is typed once typing rests, and the rerun draws it. Called by ``app.py`` after the
+    page."""
+    if not (view_follows and ctx.input_error and ctx.masks == "default"):
+        return
+    base = explorer_base(ctx.model)
+    if base is not None:
+        chart.typing_control(key="typing", base=base, model=ctx.model, alpha=ctx.alpha if ctx.is_dsa else None,
+                             text=ctx.text, hypothesis=ctx.hypothesis, on_change=_typed)
+
+
 def _typed() -> None:
     """The sentence typed in the page (``chart.typing_control``) becomes the session's, as a submit would."""
     typed = (st.session_state.get("typing") or {}).get("typed")

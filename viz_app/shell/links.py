@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from urllib.parse import quote, urlencode
 
+from viz_app.shell.catalog import DEFAULT_VIEW
+
 #: Extra query parameters that put a view in the state a claim is drawn in.
 CLAIM_VIEW_PARAMS = {
     "im6-distance-mask-long": {"cmp": "ablation"},
@@ -20,7 +22,9 @@ CLAIM_VIEW_PARAMS = {
 def view_url(view: str, **params: str | None) -> str:
     """A relative URL (``fusion_gate?view=fusion_gate&model=…``) of a view with these settings."""
     query = {"view": view, **{k: v for k, v in params.items() if v is not None}}
-    return f"{view}?{urlencode(query, quote_via=quote, safe='')}"
+    # The default view is served at the app's root only (``app.main``): its own name as a path is "Page not found".
+    path = "./" if view == DEFAULT_VIEW else view
+    return f"{path}?{urlencode(query, quote_via=quote, safe='')}"
 
 
 def sentence_url(claim_id: str, view: str, model: str, text: str) -> str:

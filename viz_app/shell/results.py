@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import pandas as pd
+from typing import TYPE_CHECKING
+
 import streamlit as st
 
 from disan.api import PRETRAINED_DIR
@@ -19,6 +20,10 @@ from disan.claims import CLAIM_IDS
 from disan.claims_file import bundled, claims_path, read_claims, stale_reason
 
 from viz_app.draw.corpus_figures import ForestRow
+from viz_app.draw.verdicts import on_test_set
+
+if TYPE_CHECKING:  # pandas is imported by the tables only (the case-study views read results without them)
+    import pandas as pd
 
 #: The command that (re)computes every stored result; the views quote it.
 REFRESH_COMMAND = "python -m disan claims --all --write --stale-only"
@@ -98,10 +103,6 @@ def load_results(directory: Path = PRETRAINED_DIR) -> Results:
     return _cached(str(directory), _signature(directory))
 
 
-#: Verdict marks for tables (text as well as colour, for colour-blind readers and screen readers).
-VERDICT_MARKS = {"supported": "✓ supported", "contradicted": "✗ contradicted", "inconclusive": "? inconclusive"}
-
-
 def forest_rows(results: Results, claim_id: str) -> list[ForestRow]:
     """One forest-plot row per model that measured ``claim_id``."""
     return [ForestRow(s.name, c["value"], c["ci95"][0], c["ci95"][1], c["verdict"], c["n"], bool(s.stale))
@@ -110,21 +111,40 @@ def forest_rows(results: Results, claim_id: str) -> list[ForestRow]:
 
 def verdict_table(results: Results) -> pd.DataFrame:
     """Claims × models: verdict and value [95% interval]; blank where a claim does not apply to a model."""
+    import pandas as pd
+
     cells: dict[str, dict[str, str]] = {}
     rows: dict[str, str] = {}
     for s in results.stored:
         for c in s.data["claims"]:
             rows.setdefault(c["id"], f"{c['figure']}: {c['claim']}")
-            lo, hi = c["ci95"]
-            cells.setdefault(s.label, {})[c["id"]] = (
-                f"{VERDICT_MARKS[c['verdict']]} {c['value']:+.3g} [{lo:+.3g}, {hi:+.3g}]")
+            cells.setdefault(s.label, {})[c["id"]] = on_test_set(c)
     table = pd.DataFrame(cells, index=list(rows)).fillna("")
     table.index = [rows[i] for i in table.index]
     return table
 
 
+#: Pixels per character of a table cell at Streamlit's table font (its digits and signs are the widest), and a
+#: column's padding: a column this wide shows its longest cell whole.
+CELL_CHAR_PX, CELL_PAD_PX = 8, 24
+#: Width of the Verdict table's claim column (pinned: the claim stays in view while the models scroll past).
+CLAIM_COLUMN_PX = 420
+
+
+def verdict_column_config(table: pd.DataFrame) -> dict:
+    """``st.dataframe``'s column config for ``verdict_table``: each model's column as wide as its longest cell
+    (by default a column is cut to "✓ support…"), the claims pinned at the left."""
+    config = {"_index": st.column_config.TextColumn("claim", width=CLAIM_COLUMN_PX, pinned=True)}
+    for column in table.columns:
+        longest = max([len(str(column))] + [len(str(v)) for v in table[column]])
+        config[column] = st.column_config.TextColumn(str(column), width=CELL_CHAR_PX * longest + CELL_PAD_PX)
+    return config
+
+
 def forest_table(rows: list[ForestRow]) -> pd.DataFrame:
     """The numbers behind a forest plot, one row per model (the figure's table fallback)."""
+    import pandas as pd
+
     return pd.DataFrame(
         [{"model": r.label, "value": r.value, "ci95 lo": r.lo, "ci95 hi": r.hi, "n": r.n, "verdict": r.verdict,
           "stale": r.stale} for r in rows]

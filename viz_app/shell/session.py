@@ -10,7 +10,8 @@ from viz_app.shell.state import LOCAL_KEYS, WIDGET_KEYS, parse_query_params, to_
 
 _INIT = "_state_initialised"
 _WARNINGS = "_state_warnings"
-DEFAULT_VIEW_KEY = "_default_view"
+#: The view a link named (its ``view`` parameter), until the first run opens it (``app.follow_link_view``).
+LINK_VIEW_KEY = "_link_view"
 
 
 def init_from_url(models: Sequence[str], default_model: str) -> None:
@@ -20,7 +21,7 @@ def init_from_url(models: Sequence[str], default_model: str) -> None:
     values, warnings = parse_query_params(st.query_params.to_dict(), models, default_model)
     for key, value in values.items():
         if key == "view":
-            st.session_state[DEFAULT_VIEW_KEY] = value
+            st.session_state[LINK_VIEW_KEY] = value
         elif value is not None:
             st.session_state[key] = value
     st.session_state["alpha_owner"] = values["model"] if values.get("alpha") is not None else None

@@ -84,16 +84,18 @@ def _sync_model_defaults(name: str, cfg) -> None:
         st.session_state["hypothesis_owner"] = name
 
 
-def side_names(cfg) -> tuple[str, str]:
+def side_names(cfg, view: str | None = None) -> tuple[str, str]:
     """What the sidebar calls the two inputs: an NLI model's premise and hypothesis, a relatedness model's
-    sentence A and sentence B (SICK's own column names), a classifier's one sentence."""
+    sentence A and sentence B (SICK's own column names), a classifier's one sentence. On the Minimal pair view,
+    whose sides are A and B, a relatedness model's are its first and second sentence as the view names them
+    (``settings.PAIR_RELATEDNESS_NAMES``): "Sentence B" beside the view's "B: first sentence" read as a clash."""
     if cfg.relatedness:
-        return "sentence A", "sentence B"
+        return settings.PAIR_RELATEDNESS_NAMES if view == "pair" else ("sentence A", "sentence B")
     return ("premise", "hypothesis") if cfg.pair else ("sentence", "")
 
 
-def render_sidebar() -> Context:
-    """Draw the sidebar and return the run's ``Context``."""
+def prepare_session() -> tuple[list[str], str]:
+    """The session's state before anything is drawn (the link's settings on its first run); (models, default)."""
     names = models.available()
     default = models.default_model(names)
     init_from_url(names, default)
@@ -105,12 +107,18 @@ def render_sidebar() -> Context:
     ensure("present", False)
     ensure("imgfmt", "svg")
     ensure("preset", _PRESET_PLACEHOLDER)
+    return names, default
+
+
+def render_sidebar(view: str | None = None, prepared: tuple[list[str], str] | None = None) -> Context:
+    """Draw the sidebar for the page ``view`` (its ``url_path``) and return the run's ``Context``."""
+    names, default = prepared or prepare_session()
     with st.sidebar:
         name, cfg = _pick_model(names, default)
         st.selectbox(
             "Preset", (_PRESET_PLACEHOLDER,) + tuple(p.label for p in PRESETS), key="preset", on_change=_apply_preset
         )
-        first, second = side_names(cfg)
+        first, second = side_names(cfg, view)
         text = st.text_area(first[0].upper() + first[1:], key="sentence", max_chars=settings.MAX_CHARS, height=90)
         hypothesis = None
         if cfg.pair:

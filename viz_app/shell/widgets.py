@@ -202,15 +202,25 @@ def summary_line(s: dict[str, float]) -> str:
 
 
 def caption_claim(verdict, model: str | None = None) -> None:
-    """Paper claim, measured evidence and verdict as a caption, with a link to the same claim measured over
-    a whole test set (the Evidence view) when the verdict names one."""
-    corpus = ""
+    """Paper claim, what this one sentence shows (``verdict``, in words that say it is one sentence) and, beside
+    it, the test set's verdict on the same claim for ``model`` in Evidence's words (``viz_app/draw/verdicts.py``),
+    linked to the Evidence view; or that the test set has no result for it."""
+    from viz_app.draw.verdicts import on_test_set_with_n
+    from viz_app.shell.results import load_results
+
+    lines = [f"**Paper:** {md_escape(verdict.claim)}\\.",
+             f"**This sentence:** {md_escape(verdict.evidence)} → **{verdict.label}**\\."]
     if verdict.claim_id and model:
-        corpus = "  \n" + md_link("Corpus-level result for this claim ↗", claim_url(verdict.claim_id, model))
-    st.markdown(
-        f"**Paper:** {md_escape(verdict.claim)}\\.  \n**Ours:** {md_escape(verdict.evidence)} → **{verdict.label}**\\."
-        + corpus
-    )
+        stored = load_results().by_name(model)
+        result = stored.claim(verdict.claim_id) if stored is not None else None
+        link = md_link("Evidence ↗", claim_url(verdict.claim_id, model))
+        if result is None:
+            lines.append(f"**Test set:** no stored result of this claim for {md_escape(model)} ({link})\\.")
+        else:
+            stale = " (stale: measured on an earlier checkpoint)" if stored.stale else ""
+            lines.append(f"**Test set ({md_escape(model)}):** **{md_escape(on_test_set_with_n(result))}**{stale} "
+                         f"({link}: value and 95% interval over the test sentences)\\.")
+    st.markdown("  \n".join(lines))
 
 
 def trace_for(model: str, text: str, *, masks: str = "default", alpha: float | None = None) -> TraceView | None:

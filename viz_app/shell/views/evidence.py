@@ -17,7 +17,8 @@ from viz_app.draw import corpus_figures as cf
 from viz_app.shell.context import Context
 from viz_app.shell.export import show_figure
 from viz_app.shell.links import md_link, model_url, sentence_url
-from viz_app.shell.results import REFRESH_COMMAND, Results, forest_rows, forest_table, load_results, verdict_table
+from viz_app.shell.results import (REFRESH_COMMAND, Results, forest_rows, forest_table, load_results,
+                                   verdict_column_config, verdict_table)
 from viz_app.shell.session import ensure
 from viz_app.shell.state import DEFAULT_CLAIM
 from viz_app.draw.text import md_escape
@@ -140,7 +141,8 @@ def render(ctx: Context) -> None:
     with corpus_tab:
         evidence_corpus.render(ctx, results)
     with table_tab:
-        st.dataframe(verdict_table(results), width="stretch")
+        table = verdict_table(results)
+        st.dataframe(table, width="stretch", column_config=verdict_column_config(table))
     with faith_tab:
         evidence_faithfulness.render(ctx)
     with papers_tab:

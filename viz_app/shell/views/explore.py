@@ -7,7 +7,7 @@ import streamlit as st
 from viz_app.shell import chart, loaders
 from viz_app.shell.context import Context
 from viz_app.draw.text import md_escape
-from viz_app.shell.explorer import why_not
+from viz_app.shell.explorer import building, why_not
 from viz_app.shell.follow import follow_typing
 from viz_app.shell.export import matrices_table, plain_table, series_table, show_page_figure
 from viz_app.shell.widgets import (
@@ -37,6 +37,9 @@ def render(ctx: Context) -> None:
     st.caption(f"masks {tv.masks[0]}/{tv.masks[1]}" + (f" · α = {tv.alpha:g}" if tv.alpha is not None else ""))
     if not follow and (problem := why_not(ctx.model)):
         st.caption(md_escape(f"The maps follow a submitted sentence (Ctrl+Enter) only: {problem}"))
+    elif not follow and not ctx.input_error and ctx.masks == "default" and building(ctx.model):
+        st.caption(md_escape(f"The page's copy of {ctx.model} is still being built: until it is, the maps follow a "
+                             "submitted sentence (Ctrl+Enter); the next one after it is ready follows typing."))
     left, right = st.columns([1, 2])
     trace_json = trace_json_source(ctx, ctx.trace_alpha)
     with left:

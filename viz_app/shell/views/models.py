@@ -22,8 +22,9 @@ from viz_app.shell import models
 from viz_app.shell.context import Context
 from viz_app.shell.export import show_figure
 from viz_app.shell.links import claim_url, md_link
-from viz_app.shell.results import REFRESH_COMMAND, VERDICT_MARKS, load_results
-from viz_app.draw.text import md_escape
+from viz_app.shell.results import REFRESH_COMMAND, load_results
+from viz_app.draw.verdicts import on_test_set_with_n
+from viz_app.draw.text import md_escape, md_escape_code
 
 _PICK = "models_pick"
 
@@ -163,10 +164,8 @@ def claims_summary(name: str, stored) -> None:
         st.warning(md_escape(f"These claim results are STALE: {stored.stale}. Recompute with: {REFRESH_COMMAND}"))
     st.markdown("**Paper claims measured on this model's test set** (links open the Evidence view):")
     for c in stored.data["claims"]:
-        lo, hi = c["ci95"]
         st.markdown(f"- {md_link(md_escape(c['figure'] + ': ' + c['claim']), claim_url(c['id'], name))} — "
-                    f"{md_escape(VERDICT_MARKS[c['verdict']])} ({c['value']:+.3g} [{lo:+.3g}, {hi:+.3g}], "
-                    f"n = {c['n']:,})")
+                    f"{md_escape(on_test_set_with_n(c))}")
 
 
 def render(ctx: Context) -> None:
@@ -196,7 +195,7 @@ def render(ctx: Context) -> None:
     st.table(pd.DataFrame(mp.facts(card), columns=["", name]).set_index(""))
     several_runs(card)
     if card.get("recipe"):
-        st.markdown("**Recipe choices (decided on dev)**  \n" + "  \n".join(f"- {md_escape(r)}" for r in card["recipe"]))
+        st.markdown("**Recipe choices (decided on dev)**  \n" + "  \n".join(f"- {md_escape_code(r)}" for r in card["recipe"]))
     plots(ctx, name, card, claims, relatedness)
     per_class = mp.per_class(card)
     if per_class:

@@ -1,0 +1,94 @@
+"""A copied view address reopens that view (issue 58, item 1): opened in a new browser context, with no
+"Page not found" dialog over it. ``docs/app.md`` promises it; Streamlit serves its default page at the root only.
+
+A real headless Chromium against ``streamlit run viz_app/app.py``; skips without chromium or Playwright.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from benchmarks.server import CHROMIUM_ARGS, free_port, streamlit_server
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+TIMEOUT_MS = 90_000
+SENTENCE = "the%20lamp%20glows%20red%20."
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    if CHROMIUM is None:
+        pytest.skip("chromium is not installed (needed for the browser test)")
+    pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    from playwright.sync_api import sync_playwright
+
+    log = tmp_path_factory.mktemp("streamlit") / "server.log"
+    with streamlit_server(free_port(), log_path=log) as (url, _), sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield chromium, url
+        finally:
+            chromium.close()
+
+
+def _open_in_new_context(browser, address: str) -> dict:
+    """What a new browser context (no session, no history) shows at ``address`` once its script has run."""
+    chromium, url = browser
+    context = chromium.new_context(viewport={"width": 1400, "height": 900})
+    try:
+        tab = context.new_page()
+        tab.set_default_timeout(TIMEOUT_MS)
+        tab.goto(url + address)
+        tab.wait_for_selector("[data-testid=stMain] h1")
+        tab.wait_for_selector("[data-testid=stMain] .js-plotly-plot")
+        tab.wait_for_function("() => document.querySelector('[data-testid=stApp]')"
+                              ".getAttribute('data-test-script-state') !== 'running'")
+        tab.wait_for_timeout(500)  # a dialog is sent with the page's first messages; give it time to open
+        return tab.evaluate("""() => ({
+          title: document.querySelector('[data-testid=stMain] h1').textContent,
+          dialogs: Array.from(document.querySelectorAll('[role=dialog]'), d => d.textContent),
+          notFound: document.body.innerText.includes('Page not found'),
+          path: location.pathname, search: location.search,
+          current: Array.from(document.querySelectorAll('[data-testid=stSidebarNav] a[aria-current=page]'),
+                              a => a.textContent)})""")
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("view, model, title", [
+    ("disan_attention", "disan", "DiSAN attention"),
+    ("fusion_gate", "dsa", "Fusion gate"),
+    ("compare", "dsa", "Compare"),
+])
+def test_a_copied_view_address_opens_that_view_with_no_dialog(browser, view, model, title):
+    shown = _open_in_new_context(browser, f"/{view}?view={view}&model={model}&sentence={SENTENCE}")
+    assert not shown["dialogs"] and not shown["notFound"], shown
+    assert shown["title"].startswith(title) and shown["path"].endswith(f"/{view}"), shown
+    assert "view=" + view in shown["search"] and "lamp" in shown["search"], shown
+
+
+def test_a_link_to_the_root_with_a_view_opens_that_view(browser):
+    """Links that name the view by its parameter only (``/?view=…``) open it too, and its address becomes the view's."""
+    shown = _open_in_new_context(browser, f"/?view=fusion_gate&model=dsa&sentence={SENTENCE}")
+    assert not shown["dialogs"] and not shown["notFound"], shown
+    assert shown["title"].startswith("Fusion gate") and shown["path"].endswith("/fusion_gate"), shown
+    assert "lamp" in shown["search"], shown
+
+
+def test_explores_address_is_the_root(browser):
+    shown = _open_in_new_context(browser, f"/?view=explore&model=disan&sentence={SENTENCE}")
+    assert not shown["dialogs"] and not shown["notFound"], shown
+    assert shown["title"].startswith("Explore"), shown
+
+
+def test_links_to_the_default_view_point_at_the_root():
+    """``view_url`` of Explore names the app's root (``./``): ``explore?…`` would be a "Page not found"."""
+    from viz_app.shell.catalog import DEFAULT_VIEW
+    from viz_app.shell.links import view_url
+
+    assert view_url(DEFAULT_VIEW, model="disan").startswith("./?view=explore&")
+    assert view_url("fusion_gate", model="dsa") == "fusion_gate?view=fusion_gate&model=dsa"
