@@ -22,14 +22,12 @@ from ..checkpoint import sha256
 from ..config import ARCHS
 from ..errors import InputError
 from .chunk import index_chunk
+from .cli import ENGINES
 from .columns import SENTENCE_COLUMNS, token_columns
 from .manifest import SCHEMA_VERSION, project_version
 from .measures import DISTANCE_BIN_EDGES, signature_length
 from .sources import CHUNK, Corpus, open_corpus
 from .store import Store
-
-ENGINES = ("embedded", "ray")
-
 
 def model_info(name: str, model) -> dict:
     cfg = model.cfg

@@ -7,9 +7,11 @@ import sys
 
 from .query import COMBINE, MAX_TOP, Filter, Query
 
+#: The engines of ``disan index`` (``build.py``): this process, or Ray tasks (``ray_engine.py``).
+ENGINES = ("embedded", "ray")
+
 
 def add_index(sub) -> None:
-    from .build import ENGINES
     from .sources import CHUNK, CORPORA
 
     p = sub.add_parser("index", help="trace every sentence of a corpus into a Parquet index (docs/search.md)")

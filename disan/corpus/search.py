@@ -88,7 +88,7 @@ def build_sql(index: Index, query: Query, signature: list[float] | None = None) 
         params.append(value)
         named.append((name, table))
     sort = None
-    if query.sort:
+    if query.sort is not None:
         sort = column_of(query.sort, allowed)
         named.append(sort[:2])
     extra = [column_of(c, allowed)[:2] for c in query.extra]
