@@ -140,6 +140,7 @@ def _sentences(model, start, items, prem, hyp, probs, sig, summary, tau) -> pa.T
     schema = sentence_schema(S)
     data = {
         "sentence_id": pa.array(np.arange(start, start + n, dtype=np.int64)),
+        "corpus": pa.array([it.corpus for it in items], pa.string()),
         "source": pa.array([it.source for it in items], pa.string()),
         "text": pa.array([it.text for it in items], pa.string()),
         "hypothesis": pa.array([it.hypothesis for it in items], pa.string()),

@@ -27,6 +27,7 @@ def _num(name: str, meaning: str, type_: pa.DataType = pa.float32()) -> Column:
 
 SENTENCE_COLUMNS = (
     _num("sentence_id", "the example's number in source order, from 0", pa.int64()),
+    Column("corpus", pa.string(), TEXT, "the corpus the example comes from (--data's name, or the file's)"),
     Column("source", pa.string(), TEXT, "file:line of the example"),
     Column("text", pa.string(), TEXT, "the sentence (a pair's premise)"),
     Column("hypothesis", pa.string(), TEXT, "a pair's hypothesis, else null"),

@@ -8,6 +8,7 @@ version; ``check_model`` refuses a model other than the one that built the index
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -99,11 +100,18 @@ def open_index(path: str | Path) -> Index:
     return Index(path, manifest)
 
 
+@functools.lru_cache(maxsize=8)
+def _sha256(path: str, size: int, mtime_ns: int) -> str:
+    """A checkpoint's SHA-256, hashed once per file version (size and modification time)."""
+    from ..checkpoint import sha256
+
+    return sha256(Path(path))
+
+
 def check_model(index: Index, name_or_path: str | None) -> str:
     """The model to trace ``--like`` sentences with: the index's own, refused when its checkpoint changed or
     when ``name_or_path`` names another model."""
     from ..api import checkpoint_path
-    from ..checkpoint import sha256
     from ..config import ARCHS
 
     built = index.model["name"]
@@ -116,7 +124,7 @@ def check_model(index: Index, name_or_path: str | None) -> str:
     if not path.is_file():
         raise InputError(f"The index {index.path} was built from {built}, which is not here; install that "
                          "checkpoint or rebuild the index with a model you have.")
-    if sha256(path) != index.model["sha256"]:
+    if _sha256(str(path), path.stat().st_size, path.stat().st_mtime_ns) != index.model["sha256"]:
         raise InputError(f"The index {index.path} was built from another version of {built} (its checkpoint's "
                          "SHA-256 differs); rebuild it with disan index.")
     return str(path)

@@ -8,7 +8,9 @@ sentence with the index's own model and orders hits by the Euclidean distance be
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
+from pathlib import Path
 
 import duckdb
 
@@ -56,13 +58,21 @@ def allowed_columns(index: Index) -> dict[str, tuple[str, str]]:
     return queryable(m["arch"], m["heads"] or 0)
 
 
+@functools.lru_cache(maxsize=4)
+def _model(path: str, stamp: tuple):
+    """The model at ``path``, loaded once per file version (``stamp``: size and modification time)."""
+    from ..api import load
+
+    return load(path, "cpu")
+
+
 def like_signature(index: Index, sentence: str, model: str | None = None) -> list[float]:
     """The signature of ``sentence`` under the index's model (refused when that model changed)."""
-    from ..api import load
     from .measures import signature
 
     path = check_model(index, model)
-    m = load(path, "cpu")
+    file = Path(path)
+    m = _model(path, (file.stat().st_size, file.stat().st_mtime_ns) if file.is_file() else ())
     tokens = m.tokenize_checked(sentence, "--like sentence")
     import torch
 

@@ -1,6 +1,6 @@
 """``--data NAME|FILE``: the examples an index holds, read in fixed chunks.
 
-NAME is one of ``CORPORA`` (whole datasets of ``../shared/data`` through the project's own loaders), optionally
+NAME is ``all`` (every corpus below the model reads), a comma-separated list, or one of ``CORPORA`` (whole datasets of ``../shared/data`` through the project's own loaders), optionally
 ``NAME:SPLIT`` for one split of a task (``sst5:test``, ``snli:dev``: ``data.load_task``). FILE is a UTF-8 text
 file, one sentence per line (a pair model: ``premise<TAB>hypothesis``), or an SNLI-format ``.jsonl[.gz]``; a text
 file is read line by line, so a corpus larger than memory streams. A named corpus is read by its loader (the
@@ -32,6 +32,7 @@ class Item:
     gold: str | None
     gold_score: float | None
     source: str
+    corpus: str = ""
 
 
 @dataclass(frozen=True)
@@ -56,10 +57,10 @@ class Corpus:
             yield start, chunk
 
 
-def _items(examples: list[Example], labels: tuple[str, ...]) -> Iterator[Item]:
+def _items(examples: list[Example], labels: tuple[str, ...], corpus: str) -> Iterator[Item]:
     for e in examples:
         gold = labels[e.label] if 0 <= e.label < len(labels) else None
-        yield Item(e.text, e.hypothesis, gold, e.score, e.source)
+        yield Item(e.text, e.hypothesis, gold, e.score, e.source, corpus)
 
 
 def _sst(data_dir) -> list[Example]:
@@ -96,16 +97,22 @@ def _text_file(path: Path, pair: bool) -> Iterator[Item]:
                 continue
             source = f"{path.name}:{lineno}"
             if not pair:
-                yield Item(line, None, None, None, source)
+                yield Item(line, None, None, None, source, path.name)
                 continue
             if "\t" not in line:
                 raise InputError(f"{source} has no tab; a pair model's file needs 'premise<TAB>hypothesis' lines.")
             premise, hypothesis = line.split("\t", 1)
-            yield Item(premise, hypothesis, None, None, source)
+            yield Item(premise, hypothesis, None, None, source, path.name)
 
 
 def open_corpus(data: str, pair: bool, data_dir: str | None = None) -> Corpus:
-    """The corpus ``data`` names, checked against the model's input kind (``pair``)."""
+    """The corpus ``data`` names, checked against the model's input kind (``pair``). ``all`` is every named
+    corpus the model reads; ``a,b,c`` several, one after another (the ``corpus`` column tells them apart)."""
+    if data == "all" or "," in data:
+        names = (PAIR_CORPORA if pair else SINGLE_CORPORA) if data == "all" else [d.strip() for d in data.split(",")]
+        parts = [open_corpus(name, pair, data_dir) for name in names]
+        return Corpus(data, pair, {"parts": [c.ident for c in parts]},
+                      lambda: (item for c in parts for item in c.read()))
     path = Path(data)
     if data not in CORPORA and ":" not in data and not path.exists():
         raise InputError(f"--data {data!r} is neither a corpus ({', '.join(CORPORA)}, or TASK:SPLIT such as "
@@ -115,11 +122,11 @@ def open_corpus(data: str, pair: bool, data_dir: str | None = None) -> Corpus:
         if path.name.endswith((".jsonl", ".jsonl.gz")):
             if not pair:
                 raise InputError(f"{path.name} holds sentence pairs, but the model reads single sentences.")
-            return Corpus(path.name, True, ident, lambda: _items(load_nli_jsonl(path), NLI_LABELS))
+            return Corpus(path.name, True, ident, lambda: _items(load_nli_jsonl(path), NLI_LABELS, path.name))
         return Corpus(path.name, pair, ident, lambda: _text_file(path, pair))
     if data in CORPORA:
         loader, labels, is_pair = CORPORA[data]
-        read = lambda: _items(loader(data_dir), labels)  # noqa: E731
+        read = lambda: _items(loader(data_dir), labels, data)  # noqa: E731
     else:
         task, _, split = data.partition(":")
         if task not in TASK_LABELS:
@@ -134,7 +141,7 @@ def open_corpus(data: str, pair: bool, data_dir: str | None = None) -> Corpus:
                 if isinstance(err, InputError) or hasattr(err, "path"):
                     raise
                 raise InputError(f"--data {data!r}: {err}") from None
-            return _items(examples, labels)
+            return _items(examples, labels, data)
     if is_pair != pair:
         kind, fits = ("pairs", SINGLE_CORPORA) if is_pair else ("single sentences", PAIR_CORPORA)
         raise InputError(f"--data {data} holds {kind}, which this model does not read; choose one of "
