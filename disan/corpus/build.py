@@ -39,7 +39,8 @@ def model_info(name: str, model) -> dict:
         digest = sha256(file)
     return {"name": model.name if path is None else path, "path": path, "sha256": digest, "arch": cfg.arch,
             "labels": list(cfg.labels), "pair": cfg.pair, "relatedness": cfg.relatedness,
-            "heads": cfg.heads if cfg.arch == "dsa" else None, "max_tokens": cfg.max_tokens}
+            "heads": cfg.heads if cfg.arch == "dsa" else None, "alpha": cfg.alpha if cfg.arch == "dsa" else None,
+            "max_tokens": cfg.max_tokens}
 
 
 def peak_rss_mb() -> float:
@@ -47,7 +48,7 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def run_embedded(model, corpus: Corpus, store: Store, chunk: int, progress: bool) -> int:
+def run_embedded(model, corpus: Corpus, store: Store, chunk: int, progress: bool, on_chunk=None) -> int:
     n = 0
     bar = tqdm(desc=f"index {corpus.name}", unit="example", disable=not progress, leave=False)
     for start, items in corpus.chunks(chunk):
@@ -55,14 +56,17 @@ def run_embedded(model, corpus: Corpus, store: Store, chunk: int, progress: bool
             store.write(start, index_chunk(model, start, items))
         n += len(items)
         bar.update(len(items))
+        if on_chunk is not None:
+            on_chunk(n)
     bar.close()
     return n
 
 
 def build_index(model_name: str, data: str, out: str | Path, *, engine: str = "embedded",
                 data_dir: str | None = None, overwrite: bool = False, progress: bool = True, chunk: int = CHUNK,
-                threads: int | None = None, device: str | None = None, ray_address: str | None = None) -> dict:
-    """Build the index of ``data`` under ``model_name`` at ``out``; returns the manifest."""
+                threads: int | None = None, device: str | None = None, ray_address: str | None = None, on_chunk=None) -> dict:
+    """Build the index of ``data`` under ``model_name`` at ``out``; returns the manifest. ``on_chunk(n)`` is
+    called with the examples done so far after every chunk of the embedded engine (the app's progress bar)."""
     if engine not in ENGINES:
         raise InputError(f"--engine {engine!r} is not known; use one of {', '.join(ENGINES)}.")
     if chunk < 1:
@@ -83,7 +87,7 @@ def build_index(model_name: str, data: str, out: str | Path, *, engine: str = "e
 
         n = run_ray(model_name, corpus, store, chunk, progress, ray_address)
     else:
-        n = run_embedded(model, corpus, store, chunk, progress)
+        n = run_embedded(model, corpus, store, chunk, progress, on_chunk)
     if n == 0:
         raise InputError(f"--data {data} holds no example (every line is blank); give a corpus with sentences.")
     seconds = time.perf_counter() - started

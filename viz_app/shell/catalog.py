@@ -28,6 +28,7 @@ VIEWS = (
     ViewSpec("compare", "Compare", "compare"),
     ViewSpec("pair", "Minimal pair", "pair"),
     ViewSpec("attribution", "Attribution", "attribution"),
+    ViewSpec("search", "Search", "search"),
     ViewSpec("paper_figures", "Paper figures", "paper_figures"),
     ViewSpec("evidence", "Evidence", "evidence"),
     ViewSpec("models", "Models", "models"),
