@@ -182,18 +182,25 @@ def _results(ctx: Context, index, con, query: Query, measure: str) -> None:
                 unsafe_allow_html=True)
 
 
-def _figures(ctx: Context, index, con) -> None:
+@st.cache_data(max_entries=16, show_spinner=False)
+def _corpus_numbers(folder: str, stamp: float, block: str):
+    """The corpus figures' numbers of one index (they change only when it is rebuilt: ``stamp``)."""
     from disan.corpus.profile import distance_profile, gate_words, head_clusters
 
-    from viz_app.draw import search_figures as sf
-    from viz_app.shell.export import show_figure
-
+    _, con = _opened(folder, stamp)
     cur = con.cursor()
     try:
         profile = distance_profile(cur)
-        words = gate_words(cur, st.session_state.get("sq_gate_block", "fw"))
+        return profile, gate_words(cur, block), head_clusters(profile)
     finally:
         cur.close()
+
+
+def _figures(ctx: Context, index, stamp: float) -> None:
+    from viz_app.draw import search_figures as sf
+    from viz_app.shell.export import show_figure
+
+    profile, words, clusters = _corpus_numbers(str(index.path), stamp, st.session_state.get("sq_gate_block", "fw"))
     alpha = index.model.get("alpha")
     tabs = st.tabs(["Attention by distance", "Gate words", "Heads clustered"])
     with tabs[0]:
@@ -208,7 +215,6 @@ def _figures(ctx: Context, index, con) -> None:
                     key="search_gate_words")
         st.caption("Words seen at least 20 times. F weights the word's own input (Shen Eq. 20, Im Eq. 12).")
     with tabs[2]:
-        clusters = head_clusters(profile)
         show_figure(sf.head_cluster_map(clusters, ctx.theme, "Heads clustered by their attention over distance"),
                     ctx, key="search_heads")
         st.caption("Each row: a head's share of attention at each distance; average linkage on the Jensen–Shannon "
@@ -226,14 +232,16 @@ def render(ctx: Context) -> None:
     except disan.DisanError as err:
         st.error(md_escape(str(err)))
         return
-    built = cache.built(ctx.model, sha)
-    offered = list(dict.fromkeys(built + list(PAIR_CORPORA if cfg.pair else SINGLE_CORPORA)))
+    built = set(cache.built(ctx.model, sha))  # folder names: cache.slug of each corpus
+    candidates = list(PAIR_CORPORA if cfg.pair else SINGLE_CORPORA)
+    offered = ([c for c in candidates if cache.slug(c) in built] + sorted(built - {cache.slug(c) for c in candidates})
+               + [c for c in candidates if cache.slug(c) not in built])
     if st.session_state.get("sq_corpus") not in offered:
         st.session_state["sq_corpus"] = offered[0]
     corpus = st.selectbox("Corpus", offered, key="sq_corpus",
-                          format_func=lambda c: c + ("" if c in built else " (not indexed yet)"))
+                          format_func=lambda c: c + ("" if cache.slug(c) in built else " (not indexed yet)"))
     folder = cache.index_folder(ctx.model, sha, corpus)
-    if corpus not in built:
+    if cache.slug(corpus) not in built:
         st.info(md_escape(f"{corpus} has no index for {ctx.model} yet; it is built once into {folder.parent} "
                           "(the SST-5 test set takes about a minute here, SNLI test a few)."))
         if st.button("Build the index", key="sq_build"):
@@ -244,8 +252,9 @@ def render(ctx: Context) -> None:
                 return
             st.rerun()
         return
+    stamp = (folder / "manifest.json").stat().st_mtime
     try:
-        index, con = _opened(str(folder), (folder / "manifest.json").stat().st_mtime)
+        index, con = _opened(str(folder), stamp)
     except disan.DisanError as err:
         st.error(md_escape(str(err)))
         return
@@ -292,4 +301,4 @@ def render(ctx: Context) -> None:
     except disan.DisanError as err:
         st.error(md_escape(str(err)))
     st.divider()
-    _figures(ctx, index, con)
+    _figures(ctx, index, stamp)
