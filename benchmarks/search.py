@@ -171,11 +171,14 @@ def view_latency(model_name: str, index_dir: Path, repeats: int) -> dict:
 
 def tables(raw: dict) -> list[Table]:
     t1 = Table("Indexing throughput (one chunk, trace + gradient × input, CPU)",
-               ["model", "arch", "sample", "T mean / max", "threads", "examples/s", "per core"])
+               ["model", "arch", "sample", "T mean / max", "threads", "examples/s", "per core",
+                "core-hours per 10⁶"])
     for r in raw["throughput"]:
         t1.add(r["model"], r["arch"], f"{r['n']:,} of {r['data']}", f"{r['T_mean']:.1f} / {r['T_max']}", r["threads"],
-               f"{r['per_s']:.1f}", f"{r['per_s'] / r['threads']:.1f}")
+               f"{r['per_s']:.1f}", f"{r['per_s'] / r['threads']:.1f}", f"{1e6 * r['threads'] / r['per_s'] / 3600:.1f}")
     t1.notes.append("a pair model's example is a premise and a hypothesis (two sentences traced)")
+    t1.notes.append("core-hours per 10⁶ = 10⁶ / (examples/s per core) / 3600: what a million examples cost on a "
+                    "cluster of such cores (docs/search.md, Ray)")
     t2 = Table("Indexing whole corpora (disan index in its own process, every core)",
                ["model", "--data", "examples", "tokens", "threads", "wall", "examples/s", "peak memory",
                 "index size"])
