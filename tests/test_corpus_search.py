@@ -60,6 +60,20 @@ def test_sentence_level_sort_top_and_paging(index):
     assert run_query(index, Query()).level == "sentences"
 
 
+@pytest.mark.parametrize("text", ["'; DROP TABLE sentences; --", "😀 naïve \u202e", '"quoted" ; --'])
+def test_hostile_like_sentences_are_data(index, text):
+    before = _digest(index.path)
+    hits = run_query(index, Query(like=text, top=100)).records()
+    assert len(hits) == 8 and [h["like_distance"] for h in hits] == sorted(h["like_distance"] for h in hits)
+    assert _digest(index.path) == before
+
+
+def test_an_empty_like_sentence_is_one_line(index, capsys):
+    assert main(["search", "--index", str(index.path), "--like", "   "]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "empty" in err and "\n" not in err
+
+
 def test_like_finds_a_sentence_itself_first(index):
     text = "a great film , but not a great story ."
     hits = run_query(index, Query(like=text, top=3)).records()
