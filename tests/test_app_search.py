@@ -65,3 +65,17 @@ def test_a_damaged_search_in_the_link_is_a_warning(monkeypatch, index_cache):
     at = _run(monkeypatch, index_cache, view="search", model="disan-sst5", q="{not json")
     assert_clean(at)
     assert any("could not be read" in w.value for w in at.warning)
+
+
+def test_the_first_search_of_a_corpus_builds_its_index(monkeypatch, tmp_path):
+    """A fresh clone: the Build button indexes the chosen corpus (here the fixture data's SST-5 test set) into the
+    user cache, then the page shows its hits."""
+    from tests.fixture_data import fixture_data_dir
+
+    monkeypatch.setenv("DISAN_DATA_DIR", str(fixture_data_dir()))
+    at = _run(monkeypatch, tmp_path, view="search", model="disan-sst5")
+    at.button(key="sq_build").click().run()
+    assert_clean(at)
+    assert list(tmp_path.glob("disan-sst5-*/sst5_test/manifest.json"))
+    assert any("disan-search-hits" in m.value for m in at.markdown)
+    assert at.selectbox(key="sq_corpus").value == "sst5:test"
