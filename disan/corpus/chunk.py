@@ -105,15 +105,14 @@ def index_chunk(model: SentenceModel, start: int, items: list[Item]) -> ChunkRes
                 if side != "hypothesis":
                     tau[i] = kendall_tau(per_token["s2t"][b, :T], np.abs(grad[b, :T]))
                 status = model.token_status(toks[b])
-                rows = token_cols
-                rows.setdefault("sentence_id", []).append(np.full(T, start + i, np.int64))
-                rows.setdefault("side", []).append([side] * T)
-                rows.setdefault("position", []).append(np.arange(T, dtype=np.int32))
-                rows.setdefault("word", []).append(list(toks[b]))
-                rows.setdefault("status", []).append(list(status))
+                token_cols.setdefault("sentence_id", []).append(np.full(T, start + i, np.int64))
+                token_cols.setdefault("side", []).append([side] * T)
+                token_cols.setdefault("position", []).append(np.arange(T, dtype=np.int32))
+                token_cols.setdefault("word", []).append(list(toks[b]))
+                token_cols.setdefault("status", []).append(list(status))
                 for k, v in per_token.items():
-                    rows.setdefault(k, []).append(v[b, :T])
-                rows.setdefault("grad_input", []).append(grad[b, :T])
+                    token_cols.setdefault(k, []).append(v[b, :T])
+                token_cols.setdefault("grad_input", []).append(grad[b, :T])
                 token_rows.append((i, sides.index(side)))
     order = sorted(range(len(token_rows)), key=lambda r: token_rows[r])  # source order, premise before hypothesis
     schema = token_schema(cfg.arch, cfg.heads)

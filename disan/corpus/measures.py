@@ -7,8 +7,6 @@ and null in the Parquet (``chunk.py``), so a filter never matches it by accident
 
 from __future__ import annotations
 
-import math
-
 import torch
 from torch import Tensor
 
@@ -136,7 +134,3 @@ def distance_profile(trace: EncoderTrace) -> dict[str, Tensor]:
         out[name] = (hist * rows[:, None, None]).sum(0)  # (H, K) summed over rows
         out[f"{name}_rows"] = rows.sum()
     return out
-
-
-def finite_or_none(value: float) -> float | None:
-    return value if math.isfinite(value) else None
