@@ -59,7 +59,7 @@ def _opened(folder: str, stamp: float):
     from disan.corpus.search import connect
 
     index = open_index(folder)
-    return index, connect(index)
+    return index, connect(index, load=True)
 
 
 def _seed_from_address() -> None:
