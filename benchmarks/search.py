@@ -151,7 +151,7 @@ def view_latency(model_name: str, index_dir: Path, repeats: int) -> dict:
         page.goto(f"{url}/?view=search&model={model_name}&q={quote(q)}")
         page.wait_for_selector("table.disan-search-hits tbody tr")
         page.wait_for_selector(".js-plotly-plot")
-        box = page.locator('[data-testid="stTextInput"] input').first
+        box = page.locator('[data-testid="stMain"] [data-testid="stTextInput"] input').first
         for k in range(repeats + 1):
             before = page.locator("table.disan-search-hits").inner_text()
             start = time.perf_counter()
@@ -161,7 +161,7 @@ def view_latency(model_name: str, index_dir: Path, repeats: int) -> dict:
                                    "return t && t.innerText !== b; }", arg=before)
             if k:  # the first change warms the page's caches
                 times.append(time.perf_counter() - start)
-            page.wait_for_timeout(300)
+            page.wait_for_timeout(2000)  # the rest of the page (figures) finishes before the next change
         browser.close()
     shutil.rmtree(root, ignore_errors=True)
     s = Stats.of(times)
@@ -177,9 +177,11 @@ def tables(raw: dict) -> list[Table]:
         t1.add(r["model"], r["arch"], f"{r['n']:,} of {r['data']}", f"{r['T_mean']:.1f} / {r['T_max']}", r["threads"],
                f"{r['per_s']:.1f}", f"{r['per_s'] / r['threads']:.1f}", f"{1e6 * r['threads'] / r['per_s'] / 3600:.1f}")
     t1.notes.append("a pair model's example is a premise and a hypothesis (two sentences traced)")
+    t1.notes.append("on a machine whose cores other jobs share, two threads in one process can run slower than one "
+                    "(they wait for each other); compare the rows at the load printed above")
     t1.notes.append("core-hours per 10⁶ = 10⁶ / (examples/s per core) / 3600: what a million examples cost on a "
                     "cluster of such cores (docs/search.md, Ray)")
-    t2 = Table("Indexing whole corpora (disan index in its own process, every core)",
+    t2 = Table("Indexing whole corpora (disan index in its own process, with the torch threads shown)",
                ["model", "--data", "examples", "tokens", "threads", "wall", "examples/s", "peak memory",
                 "index size"])
     for r in raw["full"]:

@@ -72,7 +72,7 @@ def test_search_view_shows_hits_links_and_figures(server):
             params = parse_qs(urlparse(link).query)
             assert params["view"] == ["explore"] and params["model"] == ["disan-sst5"] and "not" in params["sentence"][0]
             # a changed filter: word = bad instead of not
-            value = page.locator('[data-testid="stTextInput"] input').first
+            value = page.locator('[data-testid="stMain"] [data-testid="stTextInput"] input').first
             value.fill("bad")
             value.press("Enter")
             page.wait_for_function("() => document.querySelector('table.disan-search-hits') && "
