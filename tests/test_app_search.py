@@ -52,9 +52,13 @@ def test_a_linked_search_shows_hits_figures_and_stays_in_the_address(monkeypatch
     assert len(charts(at)) >= 3  # distance profile, gate words, head clusters
     written = json.loads(at.query_params["q"])
     assert written["where"] == [["word", "=", "bad"]] and written["sort"] == "fw_gate"
+    at.number_input(key="sq_page").set_value(2).run()  # past the last hit
+    assert json.loads(at.query_params["q"])["page"] == 1 and not any("disan-search-hits" in m.value for m in at.markdown)
     at.text_input(key="sq_val0").set_value("not").run()
     assert_clean(at)
     assert json.loads(at.query_params["q"])["where"] == [["word", "=", "not"]]
+    assert at.number_input(key="sq_page").value == 1  # another search starts on its first page
+    assert any("disan-search-hits" in m.value for m in at.markdown)
     at.selectbox(key="sq_col1").set_value("fw_gate").run()
     at.text_input(key="sq_val1").set_value("NaN").run()
     assert any("not one" in e.value for e in at.error)  # a bad value: one line, the page still stands

@@ -280,14 +280,18 @@ def render(ctx: Context) -> None:
         value = c3.text_input("value", key=f"sq_val{i}", label_visibility="collapsed" if i else "visible")
         if col and value != "":
             filters.append(Filter(col, op, value))
+    like = st.text_input("More like this sentence (by attention signature)", key="sq_like", max_chars=1000)
     c1, c2, c3, c4 = st.columns([2, 3, 1, 2])
     any_ = c1.toggle("any filter (or)", key="sq_any")
     if st.session_state.get("sq_sort") not in [""] + numbers:
         st.session_state["sq_sort"] = ""
     sort = c2.selectbox("Sort by", [""] + numbers, key="sq_sort")
     asc = c3.toggle("ascending", key="sq_asc")
+    asked = repr((corpus, filters, any_, sort, asc, like))
+    if st.session_state.get("_sq_asked") not in (None, asked):
+        st.session_state["sq_page"] = 1  # another search starts on its first page
+    st.session_state["_sq_asked"] = asked
     page = c4.number_input("Page", min_value=1, max_value=100_000, step=1, key="sq_page")
-    like = st.text_input("More like this sentence (by attention signature)", key="sq_like", max_chars=1000)
     searched = next((f.column for f in filters if f.column in token_numbers), None)
     default_measure = sort if sort in token_numbers else searched or "s2t"
     if st.session_state.get("sq_measure") not in token_numbers:
