@@ -133,3 +133,12 @@ def test_bad_index_commands_are_one_line(tmp_path, capsys):
     assert main(["index", "--model", "disan-sst5", "--data", str(blank), "--out", str(tmp_path / "y"), "--no-progress"]) == 2
     assert "no example" in capsys.readouterr().err
     assert not (tmp_path / "y").exists()
+
+
+def test_a_random_weight_model_is_indexed_and_searched_like(tmp_path, capsys):
+    """The random-weight architectures (no checkpoint) index too; the manifest says so instead of a SHA-256."""
+    out = tmp_path / "idx"
+    manifest = build_index("dsa", str(SENTENCES), out, progress=False, threads=1)
+    assert manifest["model"]["sha256"].startswith("random weights")
+    assert main(["search", "--index", str(out), "--like", "not good at all", "--top", "2", "--json"]) == 0
+    assert len(capsys.readouterr().out.strip().splitlines()) == 2

@@ -37,7 +37,8 @@ def model_info(name: str, model) -> dict:
         file = checkpoint_path(name)
         path = None if file.stem == name else str(file.resolve())
         digest = sha256(file)
-    return {"name": model.name if path is None else path, "path": path, "sha256": digest, "arch": cfg.arch,
+    shown = name if name in ARCHS else model.name if path is None else path  # what `disan index --model` loads again
+    return {"name": shown, "path": path, "sha256": digest, "random_weights": model.random_weights, "arch": cfg.arch,
             "labels": list(cfg.labels), "pair": cfg.pair, "relatedness": cfg.relatedness,
             "heads": cfg.heads if cfg.arch == "dsa" else None, "alpha": cfg.alpha if cfg.arch == "dsa" else None,
             "max_tokens": cfg.max_tokens}
