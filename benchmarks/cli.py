@@ -21,6 +21,8 @@ Commands (``all`` runs every one; ``--quick`` is a smoke run of seconds):
   an earlier commit as the baseline (``benchmarks/load.py``, its own flags; not in ``all``).
 * ``components`` — the canvas heatmap component's update against ECharts' heatmap and Plotly.react in
   headless Chromium, T = 10 … 256 (``benchmarks/components.py``, its own flags; not in ``all``);
+* ``search``  — ``disan index`` throughput and wall time, ``disan search`` query p95 (``benchmarks/search.py``,
+  its own flags; not in ``all``).
 * ``render``  — no measuring: rewrite a page and its docs blocks from the JSON a run stored
   (``--json docs/benchmarks.json`` or ``docs/load-benchmark.json``; ``benchmarks/render.py``).
 
@@ -158,6 +160,10 @@ def main(argv: list[str] | None = None) -> int:
         from . import components as bench_components
 
         return bench_components.main(argv[1:])
+    if argv[:1] == ["search"]:  # issue 56's index and query figures, its own flags (benchmarks/search.py)
+        from . import search as bench_search
+
+        return bench_search.main(argv[1:])
     if argv[:1] == ["render"]:  # a page and its docs blocks from stored results, no measuring (benchmarks/render.py)
         return render.main(argv[1:])
     args = parse_args(argv)

@@ -1,4 +1,4 @@
-"""Command line of the model core: ``python -m disan trace | train | evaluate | claims | faithfulness | tables | sanity | plausibility``.
+"""Command line of the model core: ``python -m disan trace | train | evaluate | claims | faithfulness | tables | sanity | plausibility | index | search``.
 
 The commands that draw or measure (``report``, ``site``, ``app``, ``bench``) live a layer above, in
 ``viz_app/cli.py`` (``python -m viz_app``; the installed ``disan`` command), which reuses the parsers here;
@@ -15,6 +15,7 @@ import sys
 import time
 from pathlib import Path
 
+from .corpus import cli as corpus_cli
 from .errors import DisanError
 
 
@@ -360,6 +361,8 @@ COMMANDS = {"trace": (add_trace, run_trace), "train": (add_train, run_train), "e
             "claims": (add_claims, run_claims), "faithfulness": (add_faithfulness, run_faithfulness),
             "tables": (add_tables, run_tables), "sanity": (add_sanity, run_sanity),
             "plausibility": (add_plausibility, run_plausibility)}
+COMMANDS.update({"index": (corpus_cli.add_index, corpus_cli.run_index),
+                 "search": (corpus_cli.add_search, corpus_cli.run_search)})
 #: The commands of the layer above the core (viz_app/cli.py): ``python -m disan NAME`` points there.
 MOVED = ("report", "site", "app", "bench")
 

@@ -45,6 +45,7 @@ def test_good_values_are_restored():
         claim="im9-gate-of-period",
         cls="very positive",
         present="1",
+        q='{"corpus":"sst5:test"}',
     )
     assert warnings == []
     assert values == {
@@ -67,6 +68,7 @@ def test_good_values_are_restored():
         "claim": "im9-gate-of-period",
         "cls": "very positive",
         "present": True,
+        "q": '{"corpus":"sst5:test"}',
     }
 
 

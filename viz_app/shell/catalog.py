@@ -30,6 +30,7 @@ VIEWS = (
     ViewSpec("compare", "Compare", "compare", follows_typing=True),
     ViewSpec("pair", "Minimal pair", "pair"),
     ViewSpec("attribution", "Attribution", "attribution", follows_typing=True),
+    ViewSpec("search", "Search", "search"),
     ViewSpec("paper_figures", "Paper figures", "paper_figures"),
     ViewSpec("evidence", "Evidence", "evidence"),
     ViewSpec("models", "Models", "models"),

@@ -119,6 +119,7 @@ PARAMS = (
     Param("claim", DEFAULT_CLAIM, _claim),
     Param("cls", "", _class_name),
     Param("present", False, _flag),
+    Param("q", "", _text),  # the Search view's query as JSON (views/search.py)
 )
 
 #: Session keys mirrored in the URL (besides ``view``), all backed by widgets.

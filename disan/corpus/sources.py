@@ -1,0 +1,149 @@
+"""``--data NAME|FILE``: the examples an index holds, read in fixed chunks.
+
+NAME is ``all`` (every corpus below the model reads), a comma-separated list, or one of ``CORPORA`` (whole datasets of ``../shared/data`` through the project's own loaders), optionally
+``NAME:SPLIT`` for one split of a task (``sst5:test``, ``snli:dev``: ``data.load_task``). FILE is a UTF-8 text
+file, one sentence per line (a pair model: ``premise<TAB>hypothesis``), or an SNLI-format ``.jsonl[.gz]``; a text
+file is read line by line, so a corpus larger than memory streams. A named corpus is read by its loader (the
+largest, SNLI dev + test, is 20,000 pairs). Blank lines are skipped; each example keeps its 1-based line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..data import (NLI_LABELS, SST5_LABELS, TASK_LABELS, Example, load_nli_jsonl, load_senteval, load_sick,
+                    load_snli, load_sst_trees, load_task, load_trec)
+from ..data.labels import CR_LABELS, MPQA_LABELS, SUBJ_LABELS, TREC_LABELS
+from ..errors import InputError
+
+#: Examples per chunk: the unit of batching, of a Parquet part, of resuming and of a Ray task.
+CHUNK = 1024
+
+
+@dataclass(frozen=True)
+class Item:
+    """One example to index: ``gold`` is a label name (None when the source has none)."""
+
+    text: str
+    hypothesis: str | None
+    gold: str | None
+    gold_score: float | None
+    source: str
+    corpus: str = ""
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """What ``--data`` names: ``ident`` goes into the manifest (a name, or a path with its SHA-256)."""
+
+    name: str
+    pair: bool
+    ident: dict
+    read: Callable[[], Iterator[Item]]
+
+    def chunks(self, size: int = CHUNK) -> Iterator[tuple[int, list[Item]]]:
+        """(first example id, items) of consecutive chunks of ``size`` examples, in source order."""
+        chunk: list[Item] = []
+        start = 0
+        for item in self.read():
+            chunk.append(item)
+            if len(chunk) == size:
+                yield start, chunk
+                start, chunk = start + size, []
+        if chunk:
+            yield start, chunk
+
+
+def _items(examples: list[Example], labels: tuple[str, ...], corpus: str) -> Iterator[Item]:
+    for e in examples:
+        gold = labels[e.label] if 0 <= e.label < len(labels) else None
+        yield Item(e.text, e.hypothesis, gold, e.score, e.source, corpus)
+
+
+def _sst(data_dir) -> list[Example]:
+    return [e for split in ("train", "dev", "test") for e in load_sst_trees(split, data_dir, phrases=False)]
+
+
+#: Whole datasets by name: (loader, label names, pairs?).
+CORPORA: dict[str, tuple[Callable, tuple[str, ...], bool]] = {
+    "sst": (_sst, SST5_LABELS, False),
+    "trec": (lambda d: load_trec("train", d) + load_trec("test", d), TREC_LABELS, False),
+    "subj": (lambda d: load_senteval("subj", d), SUBJ_LABELS, False),
+    "mpqa": (lambda d: load_senteval("mpqa", d), MPQA_LABELS, False),
+    "cr": (lambda d: load_senteval("cr", d), CR_LABELS, False),
+    "snli": (lambda d: load_snli("dev", d) + load_snli("test", d), NLI_LABELS, True),
+    "sick": (load_sick, NLI_LABELS, True),
+}
+SINGLE_CORPORA = tuple(n for n, (_, _, pair) in CORPORA.items() if not pair)
+PAIR_CORPORA = tuple(n for n, (_, _, pair) in CORPORA.items() if pair)
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _text_file(path: Path, pair: bool) -> Iterator[Item]:
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for lineno, line in enumerate(f, 1):
+            line = line.rstrip("\n").rstrip("\r")
+            if not line.strip():
+                continue
+            source = f"{path.name}:{lineno}"
+            if not pair:
+                yield Item(line, None, None, None, source, path.name)
+                continue
+            if "\t" not in line:
+                raise InputError(f"{source} has no tab; a pair model's file needs 'premise<TAB>hypothesis' lines.")
+            premise, hypothesis = line.split("\t", 1)
+            yield Item(premise, hypothesis, None, None, source, path.name)
+
+
+def open_corpus(data: str, pair: bool, data_dir: str | None = None) -> Corpus:
+    """The corpus ``data`` names, checked against the model's input kind (``pair``). ``all`` is every named
+    corpus the model reads; ``a,b,c`` several, one after another (the ``corpus`` column tells them apart)."""
+    if data == "all" or "," in data:
+        names = (PAIR_CORPORA if pair else SINGLE_CORPORA) if data == "all" else [d.strip() for d in data.split(",")]
+        parts = [open_corpus(name, pair, data_dir) for name in names]
+        return Corpus(data, pair, {"parts": [c.ident for c in parts]},
+                      lambda: (item for c in parts for item in c.read()))
+    path = Path(data)
+    if data not in CORPORA and ":" not in data and not path.exists():
+        raise InputError(f"--data {data!r} is neither a corpus ({', '.join(CORPORA)}, or TASK:SPLIT such as "
+                         "sst5:test) nor an existing file; give one of those or a text file's path.")
+    if path.is_file():
+        ident = {"file": str(path.resolve()), "sha256": file_sha256(path)}
+        if path.name.endswith((".jsonl", ".jsonl.gz")):
+            if not pair:
+                raise InputError(f"{path.name} holds sentence pairs, but the model reads single sentences.")
+            return Corpus(path.name, True, ident, lambda: _items(load_nli_jsonl(path), NLI_LABELS, path.name))
+        return Corpus(path.name, pair, ident, lambda: _text_file(path, pair))
+    if data in CORPORA:
+        loader, labels, is_pair = CORPORA[data]
+        read = lambda: _items(loader(data_dir), labels, data)  # noqa: E731
+    else:
+        task, _, split = data.partition(":")
+        if task not in TASK_LABELS:
+            raise InputError(f"--data {data!r}: no task {task!r}; use one of {', '.join(TASK_LABELS)}.")
+        is_pair = task in ("nli", "snli", "sick")
+        labels = TASK_LABELS[task]
+
+        def read() -> Iterator[Item]:
+            try:
+                examples = load_task(task, split, data_dir)
+            except ValueError as err:
+                if isinstance(err, InputError) or hasattr(err, "path"):
+                    raise
+                raise InputError(f"--data {data!r}: {err}") from None
+            return _items(examples, labels, data)
+    if is_pair != pair:
+        kind, fits = ("pairs", SINGLE_CORPORA) if is_pair else ("single sentences", PAIR_CORPORA)
+        raise InputError(f"--data {data} holds {kind}, which this model does not read; choose one of "
+                         f"{', '.join(fits)}.")
+    return Corpus(data, is_pair, {"name": data}, read)
