@@ -29,11 +29,13 @@ else
   step "installing the Python packages of requirements.txt (a first install downloads torch: minutes)"
   .venv/bin/python -m pip install -r requirements.txt | fetching
 fi
-# The static explorer's browser runtime (onnxruntime-web, package-lock.json), copied into every site folder.
+# The pages' code (package-lock.json): npm ci's postinstall bundles viz_app/browser/ (scripts/build_browser.mjs,
+# which the app, the reports and the static explorer load) and builds plotly.js; onnxruntime-web is copied into
+# every static explorer folder.
 if command -v npm >/dev/null 2>&1; then
   step "installing the page's packages (npm ci: onnxruntime-web, plotly.js)"
   npm ci --no-audit --no-fund --loglevel=error >/dev/null
 else
-  echo "warning: npm not found; python -m viz_app site needs it (install Node.js, then rerun this script)" >&2
+  echo "warning: npm not found; the pages' code is bundled by it (install Node.js, then rerun this script)" >&2
 fi
 step "installed"

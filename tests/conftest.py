@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
@@ -15,6 +16,8 @@ import torch
 from disan.config import NLI_LABELS, ModelConfig
 from disan.model import SentenceModel
 from disan.vocab import Glove, build_vocab
+
+ROOT = Path(__file__).resolve().parents[1]
 
 #: The words of the fixture data's sentences (tests/fixture_data.py) that the training tests' GloVe file covers.
 TRAIN_WORDS = ["the", "movie", "is", "good", "bad", "a", "great", "awful", "film", ".", ",", "not", "and", "it", "'s"]
@@ -54,6 +57,20 @@ os.environ.setdefault("VIZ_EXPLORE_TYPING", "0")
 #: (tests/test_browser_cache.py, with a folder of its own).
 os.environ.setdefault("DISAN_EXPLORER_CACHE", os.path.join(tempfile.gettempdir(), "disan-test-explorer"))
 os.environ.setdefault("VIZ_EXPLORER_AHEAD", "0")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def browser_bundles() -> None:
+    """The page code's bundles rebuilt once per session when an edited module left them stale (``npm ci`` builds
+    them on a clean clone: scripts/build_browser.mjs); without node, the ones there are used as they are."""
+    from viz_app.draw import bundles
+
+    manifest = bundles.DIST / "sources.json"
+    fresh = manifest.is_file() and f'"{bundles.source_digest()}"' in manifest.read_text(encoding="utf-8")
+    node = shutil.which("node")
+    if not fresh and node is not None:
+        subprocess.run([node, str(ROOT / "scripts" / "build_browser.mjs")], check=True, capture_output=True,
+                       timeout=120)
 
 
 @pytest.fixture(autouse=True)

@@ -39,7 +39,7 @@ EXPECT = {
     "ffn_pooling": ("dsa", 3, [("slider", "alpha")]),
     "masks": ("disan", 1, [("live", "alpha")]),
     "compare": ("dsa", 1, [("radio", "cmp"), ("radio", "dir"), ("radio", "cmp_b"), ("slider", "alpha")]),
-    # (the pair's page is one component; its charts are the figures of DisanPairView.page: tests/test_app_pair.py)
+    # (the pair's page is one component; its charts are the figures of Disan.PairView.page: tests/test_app_pair.py)
     "pair": ("dsa", 5, [("text_area", "sentence_b"), ("slider", "alpha")]),
     "attribution": ("dsa", 2, [("selectbox", "cls"), ("slider", "alpha")]),
     # (kind "live": a slider inside the chart component, ``viz_app.shell.chart.live_control``, named by its group)

@@ -1,4 +1,4 @@
-"""The app's Minimal pair view (issue 30): sentence A from the sidebar, B in the view, drawn by DisanPairView's page.
+"""The app's Minimal pair view (issue 30): sentence A from the sidebar, B in the view, drawn by Disan.PairView's page.
 
 In-process with AppTest, for a DiSAN and a DSA model: the view hands the chart component two trace views, and the
 page the component builds from them (in Node, by the page's own code: tests/page_js.py's pair_page) holds the

@@ -96,7 +96,7 @@ def test_keys_redraw_the_maps_before_any_submit_with_the_models_numbers(page):
     assert got.shape == (3, 3)
     # Exactly the page's own model run on the typed text (tests/test_site.py holds that run to the torch model
     # with the export's rounding) ...
-    page_run = tab.evaluate("""() => DisanSite.traceOf('disan-sst5', 'the zebra hums', '', null)
+    page_run = tab.evaluate("""() => Disan.Site.traceOf('disan-sst5', 'the zebra hums', '', null)
         .then(tv => Array.from(tv.premise.fw.attention))""")
     np.testing.assert_allclose(got.ravel(), page_run, atol=1e-7)
     # ... and near the torch trace itself (float16 / int8 weights, extra GloVe rows cut: close, not equal).
@@ -217,7 +217,7 @@ def test_every_view_of_the_sentence_follows_typing_and_a_view_without_it_leaves_
     tab.wait_for_function(f"() => ({_chart_ticks('chart_disan_row')})().includes('gather')")
     assert snapshot["sentence"] != "storms gather slowly"  # drawn before the server learnt the sentence
     drawn = snapshot["z"]
-    page_run = tab.evaluate("""() => DisanSite.traceOf('disan-sst5', 'storms gather slowly', '', null)
+    page_run = tab.evaluate("""() => Disan.Site.traceOf('disan-sst5', 'storms gather slowly', '', null)
         .then(tv => Array.from(tv.premise.fw.attention))""")
     got = np.array([[np.nan if v is None else v for v in row] for row in drawn], dtype=float)
     assert got.shape == (3, 3)
@@ -230,8 +230,8 @@ def test_every_view_of_the_sentence_follows_typing_and_a_view_without_it_leaves_
     tab.wait_for_function(f"() => JSON.stringify(({_TYPED_LAYOUT})('chart_compare')).includes('roofs')")
     assert tab.evaluate("() => new URL(location.href).searchParams.get('sentence')") != "rain falls on roofs"
     panel_b = np.array(tab.evaluate(_TYPED_Z.replace("KEY", "chart_compare").replace("TRACE", "1")), dtype=float)
-    page_b = tab.evaluate("""() => DisanSite.traceOf('disan-sst5', 'rain falls on roofs', '', null)
-        .then(tv => Array.from(DisanRecompute.remask(tv, 'none').premise.fw.attention))""")
+    page_b = tab.evaluate("""() => Disan.Site.traceOf('disan-sst5', 'rain falls on roofs', '', null)
+        .then(tv => Array.from(Disan.Recompute.remask(tv, 'none').premise.fw.attention))""")
     np.testing.assert_allclose(panel_b.ravel(), page_b, atol=1e-7)
     want = disan.load(MODEL, device="cpu").trace("rain falls on roofs", masks=("none", "none")).premise.encoder.fw
     assert np.abs(panel_b - want.probs_mean[0].numpy()).max() < 0.05  # the export's weights: close, not equal

@@ -1,4 +1,4 @@
-"""Per-sentence figures as the page builds them (viz_app/browser/figures.js, ``DisanFigures``, run in Node) on
+"""Per-sentence figures as the page builds them (viz_app/browser/figures.js, ``Figures``, run in Node) on
 small literal matrices: shared colour scales, masked cells, click layers, escaping, hover data, tick thinning,
 block averaging, bars; and the Python look the corpus figures still use (viz_app/draw/figures.py: ``_layout``,
 ``_template``, ``_scale``, ``standalone_html``).
@@ -36,7 +36,7 @@ def z(trace: dict) -> np.ndarray:
 
 
 def build(*jobs: tuple) -> list[dict]:
-    """Each ``(name, *args)`` built by ``DisanFigures.name`` in Node."""
+    """Each ``(name, *args)`` built by ``Figures.name`` in Node."""
     out = node_jobs([{"fn": f"F.{name}", "args": list(args)} for name, *args in jobs])
     for job, fig in zip(jobs, out):
         assert "error" not in fig, f"{job[0]}: {fig['error']}"

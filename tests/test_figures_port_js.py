@@ -7,12 +7,11 @@ cell by cell, −∞ drawn by the masked overlay. The other builders are checked
 from __future__ import annotations
 
 import json
-import subprocess
 
 import numpy as np
 import pytest
 
-from tests.page_js import BROWSER, NODE, node_jobs
+from tests.page_js import node_jobs, node_module
 from viz_app.draw.site_view import figure_context
 from viz_app.draw.theme import NORMAL, PRESENTATION
 
@@ -148,11 +147,9 @@ def test_constant_maps_still_get_a_scale_of_positive_width():
 
 #: Builds maskPanels in Node from matrices written as JS source, so −Infinity reaches it as a number.
 MINUS_INFINITY = r"""
-const fs = require("fs"), vm = require("vm"), path = require("path");
-vm.runInThisContext(fs.readFileSync(path.join(process.argv[1], "figures.js"), "utf8"), { filename: "figures.js" });
-DisanFigures.configure(JSON.parse(fs.readFileSync(0, "utf8")));
+Figures.configure(JSON.parse(fs.readFileSync(0, "utf8")));
 const tokens = ["a", "<b>", "a"], I = -Infinity;
-const build = (m) => DisanFigures.maskPanels([["fw", m]], tokens);
+const build = (m) => Figures.maskPanels([["fw", m]], tokens);
 process.stdout.write(JSON.stringify([build([[I, I, I], [0, I, I], [0, 0, I]]),
                                      build([[null, null, null], [0, null, null], [0, 0, null]])]));
 """
@@ -186,10 +183,7 @@ def test_mask_panels_draw_minus_infinity_or_null_cells_in_the_masked_overlay():
     assert traces[-1]["xaxis"] == "x4"  # one panel per mask, three a row
     assert bad == {"error": "maskPanels needs one matrix row per token: panel fw is 1 × 2 for 4 tokens."}
 
-    if NODE is None:
-        pytest.skip("node is not installed (needed to run the page's scripts)")
-    proc = subprocess.run([NODE, "-e", MINUS_INFINITY, str(BROWSER)], input=json.dumps(figure_context()),
-                          capture_output=True, text=True, timeout=120)
+    proc = node_module(MINUS_INFINITY, stdin=json.dumps(figure_context()), timeout=120)
     assert proc.returncode == 0, proc.stderr
     infinite, null = json.loads(proc.stdout)
     assert infinite == null  # −Infinity and null are the same masked cell

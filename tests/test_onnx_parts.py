@@ -6,30 +6,24 @@ whole graph; each part holds only the nodes its outputs need; a graph that canno
 from __future__ import annotations
 
 import json
-import subprocess
 
 import numpy as np
 import pytest
 
-from tests.page_js import BROWSER, NODE
+from tests.page_js import node_module
 
-#: Cuts the graph at argv[2] by DisanGraph[argv[4]] (keeping the outputs argv[5] names, comma-separated, if
+#: Cuts the graph at argv[2] by Graph[argv[4]] (keeping the outputs argv[5] names, comma-separated, if
 #: given) into argv[3]/<part>.onnx and prints {outputs, cuts, reads} (or null).
 CUT = r"""
-const fs = require("fs"), vm = require("vm"), path = require("path");
-vm.runInThisContext(fs.readFileSync(path.join(process.argv[1], "onnx_graph.js"), "utf8"), { filename: "onnx_graph.js" });
 const keep = process.argv[5] ? process.argv[5].split(",") : undefined;
-const p = DisanGraph[process.argv[4]](new Uint8Array(fs.readFileSync(process.argv[2])), keep);
+const p = Graph[process.argv[4]](new Uint8Array(fs.readFileSync(process.argv[2])), keep);
 if (p) for (const k of Object.keys(p.outputs)) fs.writeFileSync(path.join(process.argv[3], k + ".onnx"), p[k]);
 process.stdout.write(JSON.stringify(p && { outputs: p.outputs, cuts: p.cuts, reads: p.reads }));
 """
 
 
 def cut(graph_path, out_dir, how: str = "parts", keep: str = ""):
-    if NODE is None:
-        pytest.skip("node is not installed (needed to run the page's scripts)")
-    proc = subprocess.run([NODE, "-e", CUT, str(BROWSER), str(graph_path), str(out_dir), how, keep],
-                          capture_output=True, text=True, timeout=120)
+    proc = node_module(CUT, str(graph_path), str(out_dir), how, keep, timeout=120)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
 

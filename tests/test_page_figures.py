@@ -1,6 +1,6 @@
 """The page's figures against the trace: every number a figure draws is the trace's (within 1e-6; DiSAN's
 per-feature P within the report's uint16 quantisation, 7.6e-6), rows attend and columns are attended, and the
-axes name the tokens. The figures are built where every surface builds them, by ``DisanSections.page``
+axes name the tokens. The figures are built where every surface builds them, by ``Sections.page``
 (viz_app/browser/sections.js) in Node, from a report file's own packed trace view; the same definitions give
 the same figures for the report, the notebook view (its compact subset) and the static site's trace view.
 """
@@ -190,7 +190,7 @@ def _app_view(trace) -> tuple[dict, str]:
 
 @pytest.mark.parametrize("name", ["tiny-disan", "tiny-dsa-pair", "dsa-alpha"])
 def test_the_app_draws_the_reports_figures(traces, name):
-    """The app's charts (``DisanSections.draw`` on the view ``chart.draw_figure`` sends) equal the report's
+    """The app's charts (``Sections.draw`` on the view ``chart.draw_figure`` sends) equal the report's
     figures of the same trace, and so the trace; every figure of the page but the per-feature ones (their P
     travels only to the views that reduce over features)."""
     from tests.page_js import page_figures

@@ -1,8 +1,8 @@
 """viz_app/browser/paint.js: repainting a drawn chart in place gives what Plotly itself would draw.
 
-A blank page holds plotly.js and the shared scripts (``live.recompute_js``), draws a figure the page's builders
+A blank page holds plotly.js and the report's bundle (``bundles.text("report")``), draws a figure the page's builders
 made (``viz_app/browser/figures.js``, bound by ``sections.js``'s ``gridBinding``, both run in Node) with Plotly,
-moves α (or feature k) with ``DisanPaint.repaint`` and compares the result with a full ``Plotly.react`` of the
+moves α (or feature k) with ``Disan.Paint.repaint`` and compares the result with a full ``Plotly.react`` of the
 same figure: every cell's colour, every cell label, the values hover reads, the titles, and the bar heights.
 """
 
@@ -17,7 +17,7 @@ import pytest
 
 from tests.conftest import make_tiny, offline_page
 from tests.page_js import node_jobs
-from viz_app.draw import live
+from viz_app.draw import bundles, live
 
 pytestmark = pytest.mark.browser
 
@@ -29,8 +29,8 @@ COMPARE = """async ({spec, payload, binding, values, keepRange}) => {
   const gd = document.createElement('div'); gd.style.width = '900px'; document.body.appendChild(gd);
   const fig = JSON.parse(spec);
   await Plotly.newPlot(gd, fig.data, fig.layout);
-  const live = DisanRecompute.prepare(payload);
-  DisanRecompute.render(live, binding, fig, values);
+  const live = Disan.Recompute.prepare(payload);
+  Disan.Recompute.render(live, binding, fig, values);
   for (const p of binding.panels) { fig.data[p.trace].zmin = gd._fullData[p.trace].zmin; fig.data[p.trace].zmax = gd._fullData[p.trace].zmax; }
   if (keepRange) { fig.layout.yaxis.range = gd._fullLayout.yaxis.range.slice(); fig.layout.yaxis.autorange = false; }
   const snap = async () => {
@@ -51,7 +51,7 @@ COMPARE = """async ({spec, payload, binding, values, keepRange}) => {
     }
     return out;
   };
-  if (!DisanPaint.repaint(gd, fig, binding)) return null;
+  if (!Disan.Paint.repaint(gd, fig, binding)) return null;
   const fast = await snap();
   await Plotly.react(gd, fig.data, fig.layout);
   return {fast, full: await snap()};
@@ -60,7 +60,7 @@ COMPARE = """async ({spec, payload, binding, values, keepRange}) => {
 
 @pytest.fixture(scope="module")
 def page():
-    with offline_page({"path": str(PLOTLY_JS)}, {"content": live.recompute_js()}) as pg:
+    with offline_page({"path": str(PLOTLY_JS)}, {"content": bundles.text("report")}) as pg:
         yield pg
 
 
@@ -159,12 +159,12 @@ def test_repaint_refuses_what_it_cannot_draw(page, tiny_glove):
                                    "binding": binding, "values": {"alpha": 1.0}, "keepRange": False}) is None
 
 
-#: Draws a figure at `width` through DisanPaint.fitCellText, as report.js and chart.js draw; returns the cell
+#: Draws a figure at `width` through Disan.Paint.fitCellText, as report.js and chart.js draw; returns the cell
 #: labels drawn (per heatmap trace) and whether any two of them overlap on screen.
 FIT = """async ({spec, width}) => {
   const gd = document.createElement('div'); gd.style.width = width + 'px'; document.body.appendChild(gd);
   const fig = JSON.parse(spec);
-  await Plotly.newPlot(gd, DisanPaint.fitCellText(fig.data, fig.layout, gd.clientWidth), fig.layout);
+  await Plotly.newPlot(gd, Disan.Paint.fitCellText(fig.data, fig.layout, gd.clientWidth), fig.layout);
   const boxes = [...gd.querySelectorAll('g.hm text')].filter(e => e.textContent).map(e => e.getBoundingClientRect());
   let overlap = false;
   for (let i = 0; i < boxes.length && !overlap; i++) {
@@ -195,12 +195,12 @@ def test_cell_numbers_are_drawn_only_where_they_fit_and_never_overlap(page, T, p
 
 def test_fit_cell_text_leaves_a_figure_that_fits_untouched(page):
     [fig] = built(("F.heatmapGrid", [np.eye(3).tolist()], ["one"], ["a", "b", "c"], {"title": "small"}))
-    same = page.evaluate("(spec) => { const f = JSON.parse(spec); return DisanPaint.fitCellText(f.data, f.layout, 1200) === f.data; }",
+    same = page.evaluate("(spec) => { const f = JSON.parse(spec); return Disan.Paint.fitCellText(f.data, f.layout, 1200) === f.data; }",
                          json.dumps(fig))
     assert same is True
 
 
-#: Draw bars `a` with Plotly, DisanPaint.swap to bars `b` (a new sentence while typing), read every bar's
+#: Draw bars `a` with Plotly, Disan.Paint.swap to bars `b` (a new sentence while typing), read every bar's
 #: rectangle on screen; then unswap and let Plotly draw `b` with the value axis it had drawn, and read them again.
 SWAP_BARS = """async ({a, b}) => {
   const gd = document.createElement('div'); gd.style.width = '900px'; document.body.appendChild(gd);
@@ -221,11 +221,11 @@ SWAP_BARS = """async ({a, b}) => {
     }
     return out.map(r => r.map(x => Math.round(x * 10) / 10)).sort((p, q) => p[0] - q[0] || p[2] - q[2]);
   };
-  const ok = DisanPaint.swap(gd, B);
+  const ok = Disan.Paint.swap(gd, B);
   const ticks = [...gd.querySelectorAll('g.xtick text, g.disan-swap text')]
     .filter(t => getComputedStyle(t).visibility !== 'hidden').map(t => t.textContent);
   const fast = rects();
-  DisanPaint.unswap(gd);
+  Disan.Paint.unswap(gd);
   B.layout.yaxis = Object.assign({}, B.layout.yaxis, {range: gd._fullLayout.yaxis.range.slice(), autorange: false});
   await Plotly.react(gd, B.data, B.layout);
   const full = rects();
@@ -254,7 +254,7 @@ def test_swap_paints_bars_where_plotly_draws_them(page, T_b):
     assert np.abs(fast - full).max() <= 1.0  # every bar's left, right, top and bottom within a pixel
 
 
-#: Draw prediction chart `a` with Plotly, DisanPaint.swap to `b` (a key's new prediction), read each bar's path,
+#: Draw prediction chart `a` with Plotly, Disan.Paint.swap to `b` (a key's new prediction), read each bar's path,
 #: colour, text and the text's place on screen; then let Plotly draw `b` itself and read them again.
 SWAP_PREDICTION = """async ({a, b}) => {
   const gd = document.createElement('div'); gd.style.width = '900px'; document.body.appendChild(gd);
@@ -264,7 +264,7 @@ SWAP_PREDICTION = """async ({a, b}) => {
     const p = g.querySelector('path'), t = g.querySelector('text'), r = t.getBoundingClientRect();
     return {d: p.getAttribute('d'), fill: getComputedStyle(p).fill, text: t.textContent, x: r.left + r.width / 2, y: r.top};
   });
-  const ok = DisanPaint.swap(gd, B), fast = read(), hover = gd.calcdata[0].map(d => d.s);
+  const ok = Disan.Paint.swap(gd, B), fast = read(), hover = gd.calcdata[0].map(d => d.s);
   await Plotly.react(gd, B.data, B.layout);
   const full = read();
   gd.remove();
@@ -293,7 +293,7 @@ def test_swap_paints_the_prediction_chart_as_plotly_draws_it(page):
       const gd = document.createElement('div'); gd.style.width = '900px'; document.body.appendChild(gd);
       const [A, B, C] = [a, b, c].map(JSON.parse);
       await Plotly.newPlot(gd, A.data, A.layout);
-      DisanPaint.swap(gd, B); DisanPaint.swap(gd, C);
+      Disan.Paint.swap(gd, B); Disan.Paint.swap(gd, C);
       const place = () => [...gd.querySelectorAll('g.trace.bars text')].map(t => Math.round(t.getBoundingClientRect().left));
       const fast = place();
       await Plotly.react(gd, C.data, C.layout);
@@ -305,13 +305,13 @@ def test_swap_paints_the_prediction_chart_as_plotly_draws_it(page):
     refused = page.evaluate("""async ({a, b}) => {
       const gd = document.createElement('div'); gd.style.width = '900px'; document.body.appendChild(gd);
       const A = JSON.parse(a); await Plotly.newPlot(gd, A.data, A.layout);
-      const ok = DisanPaint.swap(gd, JSON.parse(b)); gd.remove(); return ok; }""",
+      const ok = Disan.Paint.swap(gd, JSON.parse(b)); gd.remove(); return ok; }""",
                             {"a": json.dumps(figs[0]), "b": json.dumps(other)})
     assert refused is False
 
 
 #: Draw a figure as Plotly lays it out itself (automargin on its axes), then as report.js and chart.js draw it,
-#: through DisanPaint.fitMargins: the margins each got, how often Plotly laid the fitted one out again to fit
+#: through Disan.Paint.fitMargins: the margins each got, how often Plotly laid the fitted one out again to fit
 #: it, and the tick and colour-bar labels of the fitted one that reach outside its SVG.
 MARGINS = """async ({spec, width}) => {
   const draw = async (layout) => {
@@ -322,7 +322,7 @@ MARGINS = """async ({spec, width}) => {
   };
   const own = await draw(null), s = own._fullLayout._size, plotly = {l: s.l, r: s.r, t: s.t, b: s.b};
   own.remove();
-  const gd = await draw(fig => DisanPaint.fitMargins(fig.data, fig.layout, width));
+  const gd = await draw(fig => Disan.Paint.fitMargins(fig.data, fig.layout, width));
   const f = gd._fullLayout._size, fitted = {l: f.l, r: f.r, t: f.t, b: f.b}, given = gd.layout.margin;
   const svg = gd.querySelector('svg.main-svg').getBoundingClientRect();
   const outside = [...gd.querySelectorAll('g.xtick text, g.ytick text, g.cbaxis text, g.colorbar text')]
@@ -364,7 +364,7 @@ def _margin_figures() -> list[tuple[str, dict]]:
 
 @pytest.mark.parametrize("width", [1300, 700])
 def test_fitted_margins_hold_every_label_and_plotly_lays_the_figure_out_once(page, width):
-    """DisanPaint.fitMargins gives each figure margins at least those Plotly's automargin finds (so no label is
+    """Disan.Paint.fitMargins gives each figure margins at least those Plotly's automargin finds (so no label is
     cut), at most 40 px more on a side, with automargin off: Plotly draws it once, without moving a margin."""
     for name, fig in _margin_figures():
         got = page.evaluate(MARGINS, {"spec": json.dumps(fig), "width": width})
@@ -377,12 +377,12 @@ def test_fitted_margins_hold_every_label_and_plotly_lays_the_figure_out_once(pag
         assert not got["outside"], f"{name}: labels cut off at the figure's edge: {got['outside']}"
 
 
-#: Draw heatmap grid `a` with Plotly, paint grid `b` into it (DisanPaint.swap, then labelCells: a sentence once
+#: Draw heatmap grid `a` with Plotly, paint grid `b` into it (Disan.Paint.swap, then labelCells: a sentence once
 #: typing rests) and read its cells, numbers and their places on screen; then let Plotly draw `b` and read again.
 SETTLE = """async ({a, b, width}) => {
   const gd = document.createElement('div'); gd.style.width = width + 'px'; document.body.appendChild(gd);
   const A = JSON.parse(a), B = JSON.parse(b);
-  const fit = F => ({data: DisanPaint.fitCellText(F.data, F.layout, width), layout: F.layout});
+  const fit = F => ({data: Disan.Paint.fitCellText(F.data, F.layout, width), layout: F.layout});
   await Plotly.newPlot(gd, fit(A).data, A.layout);
   const read = async () => {
     const out = {cells: [], labels: []};
@@ -401,9 +401,9 @@ SETTLE = """async ({a, b, width}) => {
     }
     return out;
   };
-  const swapped = DisanPaint.swap(gd, fit(B)), settled = DisanPaint.settled(gd, fit(B));
-  const labelled = DisanPaint.labelCells(gd, fit(B)), fast = await read();
-  DisanPaint.unswap(gd);
+  const swapped = Disan.Paint.swap(gd, fit(B)), settled = Disan.Paint.settled(gd, fit(B));
+  const labelled = Disan.Paint.labelCells(gd, fit(B)), fast = await read();
+  Disan.Paint.unswap(gd);
   await Plotly.react(gd, fit(B).data, B.layout);
   const full = await read();
   gd.remove();
@@ -413,7 +413,7 @@ SETTLE = """async ({a, b, width}) => {
 
 @pytest.mark.parametrize("T_a, T_b", [(4, 5), (5, 5), (6, 3)])
 def test_a_painted_grid_with_its_cell_numbers_is_what_plotly_draws(page, T_a, T_b):
-    """Once typing rests, a figure whose colour limits did not change is left painted (DisanPaint.settled): its
+    """Once typing rests, a figure whose colour limits did not change is left painted (Disan.Paint.settled): its
     cells and the numbers labelCells writes (text, contrast colour, place) equal Plotly's own drawing of it."""
     rng = np.random.default_rng(T_a * 10 + T_b)
     def maps(T):
@@ -431,11 +431,11 @@ def test_a_painted_grid_with_its_cell_numbers_is_what_plotly_draws(page, T_a, T_
         assert np.abs(places).max() <= 1.5, places  # each number at its cell's centre, as Plotly puts it
 
 
-#: DisanPaint.settled of a chart drawn from `a` for figure `b`.
+#: Disan.Paint.settled of a chart drawn from `a` for figure `b`.
 SETTLED = """({a, b}) => {
   const gd = document.createElement('div'); gd.style.width = '900px'; document.body.appendChild(gd);
   const A = JSON.parse(a), B = JSON.parse(b);
-  return Plotly.newPlot(gd, A.data, A.layout).then(() => { const r = DisanPaint.settled(gd, B); gd.remove(); return r; });
+  return Plotly.newPlot(gd, A.data, A.layout).then(() => { const r = Disan.Paint.settled(gd, B); gd.remove(); return r; });
 }"""
 
 

@@ -1,7 +1,7 @@
 """Leave-one-out and nearest words computed in the static explorer's page (issue 30, items 2 and 3).
 
 Builds the explorer for one bundled model per task (SST-5, NLI, TREC), opens it from ``file://`` in headless
-Chromium with every request outside the folder aborted, and compares what ``DisanPair`` computes in the page
+Chromium with every request outside the folder aborted, and compares what ``Disan.Pair`` computes in the page
 (onnxruntime-web, one run per token) with Python: leave-one-out against ``disan.attribution``'s (the same
 ``erasure.leave_one_out`` that ``attribute`` runs) on the torch model holding exactly the exported weights
 (``rounded_model``: float16, int8 where the build chose it, GloVe's exported words only; the page equals that
@@ -41,11 +41,11 @@ LITERAL = {
                    ("How many zzyzxq are in a mile ?", None)],
 }
 
-#: DisanPair.leaveOneOut on each (text, hypothesis), one after another, through DisanSite.runner.
-_PAGE_LOO = """([m, items]) => DisanSite.runner(m).then(r => items.reduce((done, [t, h]) => done.then(out => {
+#: Disan.Pair.leaveOneOut on each (text, hypothesis), one after another, through Disan.Site.runner.
+_PAGE_LOO = """([m, items]) => Disan.Site.runner(m).then(r => items.reduce((done, [t, h]) => done.then(out => {
   const input = r.prepare(t, h);
   if (input.problem) { out.push({problem: input.problem}); return out; }
-  return DisanPair.leaveOneOut(r, input).then(v => {
+  return Disan.Pair.leaveOneOut(r, input).then(v => {
     out.push({target: v.target, probability: v.probability, runs: v.runs, premise: Array.from(v.premise),
               hypothesis: v.hypothesis && Array.from(v.hypothesis),
               status: [input.premise.status].concat(input.hypothesis ? [input.hypothesis.status] : [])});
@@ -151,20 +151,20 @@ def test_the_python_reference_is_attribute_s_own_leave_one_out(references):
 
 
 def test_leave_one_out_leaves_the_page_free_between_messages_stops_when_stale_and_refuses_a_bad_side(page):
-    out = page.evaluate("""() => DisanSite.runner('disan-sst5').then(r => {
+    out = page.evaluate("""() => Disan.Site.runner('disan-sst5').then(r => {
       const input = r.prepare('a gorgeous , witty , seductive movie .');
       let ticks = 0, asked = 0, sent = 0;
       const tick = () => { ticks++; if (ticks < 1000) setTimeout(tick, 0); };
       setTimeout(tick, 0);
-      return DisanPair.leaveOneOut(r, input).then(full => {
+      return Disan.Pair.leaveOneOut(r, input).then(full => {
         const ticked = ticks;
         ticks = 1000;
         const stale = () => ++asked > 2;
         const counted = Object.assign({}, r, {probsMany: (xs, a, i) => { sent += xs.length; return r.probsMany(xs, a, i); }});
-        return DisanPair.leaveOneOut(counted, input, {stale}).then(v => {
+        return Disan.Pair.leaveOneOut(counted, input, {stale}).then(v => {
           let message = null;
-          try { DisanPair.leaveOneOut(r, input, {sides: ['hypothesis']}); } catch (e) { message = e.message; }
-          return {ticked, runs: full.runs, v, asked, sent, message, chunk: DisanPair.CHUNK, problem: r.prepare('').problem};
+          try { Disan.Pair.leaveOneOut(r, input, {sides: ['hypothesis']}); } catch (e) { message = e.message; }
+          return {ticked, runs: full.runs, v, asked, sent, message, chunk: Disan.Pair.CHUNK, problem: r.prepare('').problem};
         });
       });
     })""")
@@ -176,7 +176,7 @@ def test_leave_one_out_leaves_the_page_free_between_messages_stops_when_stale_an
 
 
 #: Waits (up to 60 s) until leave-one-out's helper holds model m's lean graph: runner.lanes() is 2.
-_HELPER_READY = """m => DisanSite.runner(m).then(r => new Promise((resolve, reject) => {
+_HELPER_READY = """m => Disan.Site.runner(m).then(r => new Promise((resolve, reject) => {
   const t0 = performance.now();
   (function poll() {
     if (r.lanes() === 2) resolve(true);
@@ -191,7 +191,7 @@ def test_the_helper_s_lean_graph_gives_the_page_s_probabilities(page, name):
     """Leave-one-out's helper runs the graph with the trace outputs' nodes dropped (onnx_graph.js lean, by sentence for NLI): its class
     probabilities equal the page's worker's, whose whole graph draws the maps, within 1e-6 on erased inputs."""
     page.evaluate(_HELPER_READY, name)
-    got = page.evaluate("""([m, items]) => DisanSite.runner(m).then(r => {
+    got = page.evaluate("""([m, items]) => Disan.Site.runner(m).then(r => {
       const inputs = [];
       items.forEach(([t, h]) => {
         const input = r.prepare(t, h);
@@ -216,7 +216,7 @@ def test_a_model_whose_lean_graph_the_helper_gave_up_runs_lane_1_in_the_page_s_w
     first model's lane-1 runs go to the page's worker, with the same numbers, instead of failing."""
     page.evaluate(_HELPER_READY, "disan-sst5")
     page.evaluate(_HELPER_READY, "disan-trec")  # now the helper holds disan-trec's graph, not disan-sst5's
-    got = page.evaluate("""() => DisanSite.runner('disan-sst5').then(r => {
+    got = page.evaluate("""() => Disan.Site.runner('disan-sst5').then(r => {
       const ids = r.prepare('the movie is good').premise.ids, inputs = [[ids, null], [[ids[0], r.unk, ids[2], ids[3]], null]];
       return Promise.all([r.probsMany(inputs, 0, 1), r.probsMany(inputs, 0, 0)])
         .then(([one, zero]) => ({one: one.map(p => Array.from(p)), zero: zero.map(p => Array.from(p))}));
@@ -228,14 +228,14 @@ def test_a_new_sentence_s_run_waits_behind_one_message_of_leave_one_out_not_all_
     """While leave-one-out of a 20-token premise and its hypothesis (26 runs) goes on, a new sentence's run sent
     after the third message is answered before leave-one-out ends."""
     page.evaluate(_HELPER_READY, "dsa-nli")
-    out = page.evaluate("""() => DisanSite.runner('dsa-nli').then(r => {
+    out = page.evaluate("""() => Disan.Site.runner('dsa-nli').then(r => {
       const input = r.prepare('a man in a blue shirt and a red hat is standing next to a small dog near the door', 'A man stands .');
       let messages = 0, finished = false, answered = null;
       const counted = Object.assign({}, r, {probsMany: (xs, a, i) => {
         if (++messages === 3) r.probs([5, 6, 7], [8, 9], input.alpha).then(() => { answered = {messages, finished}; });
         return r.probsMany(xs, a, i);
       }});
-      return DisanPair.leaveOneOut(counted, input).then(v => { finished = true; return {answered, runs: v.runs, T: input.premise.ids.length}; });
+      return Disan.Pair.leaveOneOut(counted, input).then(v => { finished = true; return {answered, runs: v.runs, T: input.premise.ids.length}; });
     })""")
     assert out["T"] == 20 and out["runs"] > 20
     assert out["answered"] is not None and out["answered"]["finished"] is False, out
@@ -252,10 +252,10 @@ def test_nearest_words_in_the_page_equal_numpy_cosine_over_the_exported_table(pa
     for name, words in (("disan-sst5", ["good", "bad", "film", "not", "minister"]), ("dsa-nli", ["man", "dog", "tea"])):
         table = site_table(disan.load(name, "cpu"))
         vectors = table.vectors.numpy().astype(np.float16).astype(np.float32)  # as store_weights keeps it
-        got = page.evaluate("""([m, words]) => DisanSite.runner(m).then(r => {
+        got = page.evaluate("""([m, words]) => Disan.Site.runner(m).then(r => {
           const t0 = performance.now();
-          const near = words.map(w => DisanPair.nearestWords(r, w, 8));
-          return {near, ms: performance.now() - t0, rows: r.table().rows, unknown: DisanPair.nearestWords(r, 'zzyzxq', 8)};
+          const near = words.map(w => Disan.Pair.nearestWords(r, w, 8));
+          return {near, ms: performance.now() - t0, rows: r.table().rows, unknown: Disan.Pair.nearestWords(r, 'zzyzxq', 8)};
         })""", [name, words])
         assert got["rows"] == len(table.words) and got["unknown"] == []
         for word, near in zip(words, got["near"]):

@@ -2,46 +2,36 @@
 literal and seeded random cases, the word table read from an exported ONNX graph with its nearest words
 against numpy's cosine, leave-one-out's lean graph against onnx's own reading of the graph, and leave-one-out's
 split of the runs into messages and lanes with a stand-in model. The in-page leave-one-out with onnxruntime-web:
-tests/test_pair_browser.py."""
+tests/test_pair_browser.py. Its literal cases (refusals, nearest ties, a graph without a table) are JavaScript:
+tests/js/pair.test.mjs."""
 
 from __future__ import annotations
 
 import json
-import subprocess
 
 import numpy as np
 import pytest
 
-from tests.page_js import BROWSER, NODE
+from tests.page_js import node_module
 
-#: Loads onnx_graph.js and pair.js, answers each job {fn, args}; "table" reads an ONNX file and asks nearest() of its table.
+#: Answers each job {fn, args}; "table" reads an ONNX file and asks nearest() of its table.
 RUNNER = r"""
-const fs = require("fs"), vm = require("vm"), path = require("path");
-for (const file of ["onnx_graph.js", "pair.js"])
-  vm.runInThisContext(fs.readFileSync(path.join(process.argv[1], file), "utf8"), { filename: file });
 const jobs = JSON.parse(fs.readFileSync(0, "utf8"));
 const run = (job) => {
   try {
     if (job.fn === "table") {
       const [file, queries, k, skip] = job.args;
-      const table = DisanPair.embeddingTable(new Uint8Array(fs.readFileSync(file)));
+      const table = Pair.embeddingTable(new Uint8Array(fs.readFileSync(file)));
       return { rows: table.rows, dim: table.dim, values: Array.from(table.values),
-               nearest: queries.map(id => DisanPair.nearest(table, id, k, skip)) };
+               nearest: queries.map(id => Pair.nearest(table, id, k, skip)) };
     }
-    if (job.fn === "nearest") {
-      const [values, rows, dim, id, k, skip] = job.args;
-      const table = { rows, dim, values: Float32Array.from(values), norms: Float64Array.from({ length: rows },
-        (_, r) => Math.hypot(...values.slice(r * dim, (r + 1) * dim))) };
-      return DisanPair.nearest(table, id, k, skip);
-    }
-    if (job.fn === "bytes") return DisanPair.embeddingTable(Uint8Array.from(job.args[0]));
     if (job.fn === "lean") {
       const [file, keep, out] = job.args;
-      fs.writeFileSync(out, DisanGraph.lean(new Uint8Array(fs.readFileSync(file)), keep));
+      fs.writeFileSync(out, Graph.lean(new Uint8Array(fs.readFileSync(file)), keep));
       return true;
     }
     if (job.fn === "loo") return standInLoo(...job.args);
-    return DisanPair[job.fn](...job.args);
+    return Pair[job.fn](...job.args);
   } catch (e) { return { error: String(e && e.message || e) }; }
 };
 /* leaveOneOut with a stand-in model: p ∝ exp(w_k · ids) (K = 3), lane 1 slower than lane 0 (a timer), every
@@ -65,7 +55,7 @@ function standInLoo(premise, hyp, lanes, chunk, staleAfter) {
   };
   const input = { premise: { ids: premise }, hypothesis: hyp ? { ids: hyp } : undefined, alpha: 0 };
   const stale = staleAfter === null ? undefined : () => answered >= staleAfter;
-  return DisanPair.leaveOneOut(runner, input, { chunk: chunk === null ? undefined : chunk, stale }).then(v => ({
+  return Pair.leaveOneOut(runner, input, { chunk: chunk === null ? undefined : chunk, stale }).then(v => ({
     messages, value: v && { target: v.target, probability: v.probability, runs: v.runs, premise: Array.from(v.premise),
                             hypothesis: v.hypothesis && Array.from(v.hypothesis) } }));
 }
@@ -75,10 +65,7 @@ Promise.all(jobs.map(job => Promise.resolve(job).then(run).catch(e => ({ error: 
 
 
 def pair_jobs(jobs: list[dict]) -> list:
-    if NODE is None:
-        pytest.skip("node is not installed (needed to run the page's scripts)")
-    proc = subprocess.run([NODE, "-e", RUNNER, str(BROWSER)], input=json.dumps(jobs), capture_output=True,
-                          text=True, timeout=120)
+    proc = node_module(RUNNER, stdin=json.dumps(jobs), timeout=120)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
 
@@ -191,14 +178,6 @@ def test_alignment_is_minimal_valid_and_tie_broken_as_documented_on_random_token
     assert {o["op"] for ops in got for o in ops} == {"keep", "replace", "insert", "delete"}
 
 
-def test_alignment_refuses_what_is_not_two_token_lists():
-    [bad] = pair_jobs([{"fn": "align", "args": ["a b", ["a"]]}])
-    assert "two token arrays" in bad["error"]
-
-
-# ---------------------------------------------------------------- the word table and nearest words
-
-
 def numpy_nearest(table: np.ndarray, id_: int, k: int, skip=()) -> list[tuple[int, float]]:
     """The k rows of highest cosine with row id_ (float64), without id_, ``skip`` and zero rows; ties: lower id."""
     t = table.astype(np.float64)
@@ -244,32 +223,6 @@ def test_word_table_is_read_from_the_exported_graph_and_its_nearest_words_equal_
         assert bool(near) == bool(table[id_].any())  # a zero row (<pad>, <unk>) has no nearest words
         assert [n["id"] for n in near] == [i for i, _ in want], id_
         np.testing.assert_allclose([n["cosine"] for n in near], [c for _, c in want], atol=1e-12)
-
-
-def test_nearest_breaks_ties_by_id_and_refuses_bad_ids_in_one_line():
-    values = [1, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0, 3, 0, 0]  # rows 1 and 4 point as row 0 does; row 3 is zero
-    got = pair_jobs([
-        {"fn": "nearest", "args": [values, 5, 3, 0, 3, []]},
-        {"fn": "nearest", "args": [values, 5, 3, 0, 1, [1]]},
-        {"fn": "nearest", "args": [values, 5, 3, 3, 2, []]},
-        {"fn": "nearest", "args": [values, 5, 3, 5, 2, []]},
-        {"fn": "nearest", "args": [values, 5, 3, 0, -1, []]},
-    ])
-    assert [n["id"] for n in got[0]] == [1, 4, 2] and got[0][0]["cosine"] == 1 and got[0][2]["cosine"] == 0
-    assert [n["id"] for n in got[1]] == [4]
-    assert got[2] == []
-    assert "word id 5 is outside the table's 0 to 4" in got[3]["error"]
-    assert "k = -1" in got[4]["error"]
-
-
-def test_a_graph_without_a_table_or_cut_short_is_one_line_naming_the_fix():
-    got = pair_jobs([{"fn": "bytes", "args": [[0x3A, 0x02, 0x08, 0x01]]},  # a graph holding one odd field
-                     {"fn": "bytes", "args": [[0x3A, 0x09, 0x08]]}])  # a graph whose length runs past the end
-    assert "holds no word table" in got[0]["error"] and "python -m viz_app site" in got[0]["error"]
-    assert "cut short" in got[1]["error"]
-
-
-# ---------------------------------------------------------------- leave-one-out's lean graph
 
 
 def live_nodes(graph, keep: list[str]) -> list[str]:
@@ -384,7 +337,7 @@ def test_leave_one_out_sends_chunks_to_every_ready_lane_and_gives_the_numbers_of
         assert v["target"] == k and v["runs"] == 1 + 9
         np.testing.assert_allclose(v["premise"], want[0], rtol=0, atol=1e-6)
         np.testing.assert_allclose(v["hypothesis"], want[1], rtol=0, atol=1e-6)
-        size = chunk or 2  # DisanPair.CHUNK
+        size = chunk or 2  # Pair.CHUNK
         assert sum(n for _, n in g["messages"]) == 9 and max(n for _, n in g["messages"]) == size
         assert {lane for lane, _ in g["messages"]} == set(range(lanes))  # with two lanes, both ran some
     [one] = pair_jobs([{"fn": "loo", "args": [[1, 1], None, 2, 2, None]}])  # nothing to erase: no message

@@ -4,7 +4,7 @@ Its two inputs are its "first sentence" and "second sentence" in the pair's page
 controls, presets, messages: settings.PAIR_RELATEDNESS_NAMES), never a premise or a hypothesis, nor SICK's own
 "sentence A" and "sentence B", which beside the pair's sides A and B would read "B: sentence A"; the prediction
 line gives both relatedness scores ŷ = rᵀp̂ and their change; leave-one-out explains the score, as ``disan.attribution.attribute`` does for such a model: in Python (the report and the app) equal to
-attribute()'s, in the page (``DisanPair.leaveOneOut`` with target "score") equal to the drop of rᵀp̂. On the tiny
+attribute()'s, in the page (``Pair.leaveOneOut`` with target "score") equal to the drop of rᵀp̂. On the tiny
 seeded relatedness checkpoint (tests/relatedness_model.py); the app on pretrained/disan-sick where it exists.
 """
 
@@ -13,7 +13,6 @@ from __future__ import annotations
 import base64
 import json
 import re
-import subprocess
 from html import unescape
 from pathlib import Path
 
@@ -22,7 +21,7 @@ import pytest
 
 from disan.api import load
 from disan.attribution import attribute
-from tests.page_js import BROWSER, NODE, pair_page, report_data, unpack
+from tests.page_js import node_module, pair_page, report_data, unpack
 from tests.relatedness_model import PAIRS, write_relatedness_model
 from viz_app.cli import main
 from viz_app.draw import pair_report
@@ -79,10 +78,8 @@ def test_the_pair_page_and_report_say_first_and_second_sentence_show_the_score_c
                                        atol=TOLERANCE)
 
 
-#: A fake model runner (p̂ from the ids, softmax of fixed logits) and DisanPair.leaveOneOut on it.
+#: A fake model runner (p̂ from the ids, softmax of fixed logits) and Pair.leaveOneOut on it.
 RUNNER = r"""
-const fs = require("fs"), vm = require("vm"), path = require("path");
-vm.runInThisContext(fs.readFileSync(path.join(process.argv[1], "pair.js"), "utf8"), { filename: "pair.js" });
 const job = JSON.parse(fs.readFileSync(0, "utf8"));
 const probs = (p, h) => {
   const logits = [0, 0, 0, 0, 0];
@@ -90,12 +87,12 @@ const probs = (p, h) => {
   const e = logits.map(Math.exp), s = e.reduce((x, y) => x + y, 0);
   return Promise.resolve(e.map((v) => v / s));
 };
-// the runner's shape (DisanSite.runner): probsMany runs inputs one after another on a lane; one lane here
+// the runner's shape (Site.runner): probsMany runs inputs one after another on a lane; one lane here
 const probsMany = (inputs) => Promise.all(inputs.map(([p, h]) => probs(p, h)));
 const runner = { probs: probs, probsMany: probsMany, lanes: () => 1, unk: 1 };
 const input = { premise: { ids: job.p }, hypothesis: { ids: job.h }, alpha: null };
-Promise.all([DisanPair.leaveOneOut(runner, input, { target: "score" }), DisanPair.leaveOneOut(runner, input, { target: 2 }),
-             DisanPair.leaveOneOut(runner, input, { target: "grade" }).catch((e) => e.message)])
+Promise.all([Pair.leaveOneOut(runner, input, { target: "score" }), Pair.leaveOneOut(runner, input, { target: 2 }),
+             Pair.leaveOneOut(runner, input, { target: "grade" }).catch((e) => e.message)])
   .then(([score, grade, bad]) => {
     const arr = (r) => ({ target: r.target, probability: r.probability, premise: Array.from(r.premise),
                           hypothesis: Array.from(r.hypothesis) });
@@ -113,11 +110,9 @@ def _probs(p: list[int], h: list[int]) -> np.ndarray:
 
 
 def test_in_page_leave_one_out_of_a_relatedness_model_explains_its_score():
-    if NODE is None:
-        pytest.skip("node is not installed (needed to run the page's scripts)")
     p, h = [4, 7, 2, 9], [3, 1, 5]
-    proc = subprocess.run([NODE, "-e", RUNNER, str(BROWSER)], input=json.dumps({"p": p, "h": h}),
-                          capture_output=True, text=True, timeout=60, check=True)
+    proc = node_module(RUNNER, stdin=json.dumps({"p": p, "h": h}), timeout=60)
+    assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     r = np.arange(1, 6)
 

@@ -1,5 +1,5 @@
 """The minimal pair's report (issue 30): `python -m viz_app report TEXT --pair B` writes one HTML file that draws
-DisanPairView's page of A and B (viz_app/browser/pair_view.js, the view the explorer and the app draw too).
+PairView's page of A and B (viz_app/browser/pair_view.js, the view the explorer and the app draw too).
 
 Opened from disk in headless Chromium with every other request aborted, its drawn maps, gates and predictions
 equal the two traces Python computed (on the aligned tokens; B − A on the aligned cells) within 1e-6, and its

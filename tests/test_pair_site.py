@@ -3,7 +3,7 @@
 Builds the explorer for a DiSAN sentence model and a DSA NLI model, opens it in pair mode with every request
 outside the folder aborted, types sentence B, and checks that the drawn figures hold the numbers of the two
 trace views the page computes (on the aligned tokens, B − A on the aligned cells, within 1e-6), that the
-leave-one-out rows are DisanPair.leaveOneOut's, that the address reopens the same pair, that a clicked word of
+leave-one-out rows are Disan.Pair.leaveOneOut's, that the address reopens the same pair, that a clicked word of
 B can be swapped for one of its nearest words, the presets with their α, and one line for a side the page refuses.
 The figures themselves are checked against numpy in Node (tests/test_pair_view_js.py).
 """
@@ -70,11 +70,11 @@ _ALL_DRAWN = """() => {
 
 #: The trace views of A and B as the page computes them, and each drawn figure's traces.
 _READ = """() => {
-  const s = DisanSite.state(), b = s.bText === null ? s.text : s.bText, bh = s.bHyp === null ? s.hypothesis : s.bHyp;
+  const s = Disan.Site.state(), b = s.bText === null ? s.text : s.bText, bh = s.bHyp === null ? s.hypothesis : s.bHyp;
   const alpha = s.alpha === null ? undefined : s.alpha;
   const plain = tv => JSON.parse(JSON.stringify(tv, (k, v) => ArrayBuffer.isView(v) ? Array.from(v) : v));
-  return Promise.all([DisanSite.traceOf(s.model, s.text, s.hypothesis, alpha),
-                      DisanSite.traceOf(s.model, b, bh, alpha)]).then(([a, bb]) => {
+  return Promise.all([Disan.Site.traceOf(s.model, s.text, s.hypothesis, alpha),
+                      Disan.Site.traceOf(s.model, b, bh, alpha)]).then(([a, bb]) => {
     const figs = {};
     for (const gd of document.querySelectorAll('#report .plot[data-fig]')) {
       figs[gd.dataset.fig] = gd.data.map(t => ({type: t.type, name: t.name, z: t.z, y: t.y}));
@@ -133,13 +133,13 @@ def test_typed_b_is_drawn_from_both_trace_views_with_leave_one_out_and_the_addre
     assert [o["op"] for o in ops].count("insert") == 1 and [o["op"] for o in ops].count("delete") == 1
     state = parse_qs(got["hash"][1:])
     assert state["view"] == ["pair"] and state["bt"] == [B] and state["t"] == [A] and state["m"] == ["disan-sst5"]
-    # leave-one-out rows, filled after the maps: DisanPair.leaveOneOut of A's predicted class for each side
+    # leave-one-out rows, filled after the maps: Disan.Pair.leaveOneOut of A's predicted class for each side
     page.wait_for_function("() => document.getElementById('report').dataset.loo === document.body.dataset.generation")
     rows = page.evaluate("""() => {
       const read = w => Array.from(document.querySelectorAll(`td[data-loo^="${w}:"]`)).map(td => +td.dataset.value);
-      return DisanSite.runner('disan-sst5').then(r => {
-        const a = r.prepare(DisanSite.state().text), b = r.prepare(DisanSite.state().bText);
-        return DisanPair.leaveOneOut(r, a).then(la => DisanPair.leaveOneOut(r, b, {target: la.target}).then(lb =>
+      return Disan.Site.runner('disan-sst5').then(r => {
+        const a = r.prepare(Disan.Site.state().text), b = r.prepare(Disan.Site.state().bText);
+        return Disan.Pair.leaveOneOut(r, a).then(la => Disan.Pair.leaveOneOut(r, b, {target: la.target}).then(lb =>
           ({drawnA: read('a'), drawnB: read('b'), a: Array.from(la.premise), b: Array.from(lb.premise)})));
       });
     }""")
@@ -163,7 +163,7 @@ def test_a_clicked_word_of_b_is_swapped_for_a_nearest_word_and_bad_input_is_one_
     page.wait_for_selector(".pair-swap button[data-pick]")
     offered = page.evaluate("""() => Array.from(document.querySelectorAll('.pair-swap button[data-pick]'))
       .map(b => b.dataset.pick)""")
-    want = page.evaluate("() => DisanSite.runner('disan-sst5').then(r => DisanPair.nearestWords(r, 'good', 8).map(n => n.word))")
+    want = page.evaluate("() => Disan.Site.runner('disan-sst5').then(r => Disan.Pair.nearestWords(r, 'good', 8).map(n => n.word))")
     assert offered == want and len(offered) == 8
     page.click(".pair-swap button[data-pick]")
     page.wait_for_function("b => document.body.dataset.generation !== b && document.body.dataset.state === 'ready'",

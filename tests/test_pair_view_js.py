@@ -7,48 +7,41 @@ tokens. The page drawn in Chromium from the models run in the page: tests/test_p
 from __future__ import annotations
 
 import json
-import subprocess
 
 import numpy as np
 import pytest
 
-from tests.page_js import BROWSER, NODE
+from tests.page_js import node_module
 from tests.test_pair_js import reference_script
 
-SCRIPTS = ("recompute.js", "figures.js", "sections.js", "pair.js", "pair_view.js")
-
-#: Loads the scripts, configures the figures, answers each job {fn, args}; "page" returns the page without its
+#: Configures the figures, answers each job {fn, args}; "page" returns the page without its
 #: lazily built section objects and its inputs (the figures are built as JSON reads them); "again" draws page 1 of
 #: its args (every figure built, as a host draws them), then page 2 with {previous: page 1}, and returns page 2 and
 #: the figures page 2 took from page 1 as the same objects; "chain" draws page 1, builds page 2 on it without
 #: drawing it, page 3 on page 2, and returns the figures page 3 holds as page 1's own objects.
 RUNNER = r"""
-const fs = require("fs"), vm = require("vm"), path = require("path");
-globalThis.window = globalThis;
-const [dir, ...files] = process.argv.slice(1);
-for (const f of files) vm.runInThisContext(fs.readFileSync(path.join(dir, f), "utf8"), { filename: f });
 const input = JSON.parse(fs.readFileSync(0, "utf8"));
-DisanFigures.configure(input.context);
+Figures.configure(input.context);
 const run = (job) => {
   try {
-    if (job.fn === "page") { const p = DisanPairView.page(...job.args); delete p.sections; delete p.inputs; return p; }
+    if (job.fn === "page") { const p = PairView.page(...job.args); delete p.sections; delete p.inputs; return p; }
     if (job.fn === "again") {
-      const [first, second] = job.args, p1 = DisanPairView.page(...first);
+      const [first, second] = job.args, p1 = PairView.page(...first);
       for (const id of Object.keys(p1.data.figures)) void p1.data.figures[id];
-      const p2 = DisanPairView.page(second[0], second[1], Object.assign({ previous: p1 }, second[2] || {}));
+      const p2 = PairView.page(second[0], second[1], Object.assign({ previous: p1 }, second[2] || {}));
       const kept = Object.keys(p2.data.figures).filter(id => p2.data.figures[id] === p1.data.figures[id]);
       delete p2.sections; delete p2.inputs;
       return { kept, page: p2 };
     }
     if (job.fn === "chain") {  // page 2 never built (keys typed faster than the figures below were drawn)
-      const [first, second, third] = job.args, p1 = DisanPairView.page(...first);
+      const [first, second, third] = job.args, p1 = PairView.page(...first);
       for (const id of Object.keys(p1.data.figures)) void p1.data.figures[id];
-      const p2 = DisanPairView.page(second[0], second[1], { previous: p1 });
-      const p3 = DisanPairView.page(third[0], third[1], { previous: p2 });
+      const p2 = PairView.page(second[0], second[1], { previous: p1 });
+      const p3 = PairView.page(third[0], third[1], { previous: p2 });
       return Object.keys(p3.data.figures).filter(id => p3.data.figures[id] === p1.data.figures[id]);
     }
-    if (job.fn === "align") return DisanPair.align(...job.args);
-    return DisanPairView[job.fn](...job.args);
+    if (job.fn === "align") return Pair.align(...job.args);
+    return PairView[job.fn](...job.args);
   } catch (e) { return { error: String(e && e.message || e) }; }
 };
 process.stdout.write(JSON.stringify(input.jobs.map(run), (k, v) => ArrayBuffer.isView(v) ? Array.from(v) : v));
@@ -56,13 +49,10 @@ process.stdout.write(JSON.stringify(input.jobs.map(run), (k, v) => ArrayBuffer.i
 
 
 def jobs(items: list[dict]) -> list:
-    if NODE is None:
-        pytest.skip("node is not installed (needed to run the page's scripts)")
     from viz_app.draw.site_view import figure_context
 
     payload = json.dumps({"context": figure_context(), "jobs": items}, allow_nan=False)
-    proc = subprocess.run([NODE, "-e", RUNNER, str(BROWSER), *SCRIPTS], input=payload, capture_output=True,
-                          text=True, timeout=300)
+    proc = node_module(RUNNER, stdin=payload)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
 

@@ -16,7 +16,7 @@ import pytest
 from disan.masks import combined_mask
 from tests.conftest import make_tiny, offline_page
 from tests.page_js import node_jobs
-from viz_app.draw import live
+from viz_app.draw import bundles, live
 from viz_app.draw.reduce import block_mean
 
 pytestmark = pytest.mark.browser
@@ -24,8 +24,8 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture(scope="module")
 def page():
-    with offline_page({"content": live.recompute_js()}) as pg:
-        assert pg.evaluate("typeof DisanRecompute.distanceProbs") == "function"
+    with offline_page({"content": bundles.text("report")}) as pg:
+        assert pg.evaluate("typeof Disan.Recompute.distanceProbs") == "function"
         yield pg
 
 
@@ -37,7 +37,7 @@ def traces(tiny_glove):
 
 
 def _js(page, body: str, arg):
-    return page.evaluate(f"(arg) => {{ const R = DisanRecompute; {body} }}", arg)
+    return page.evaluate(f"(arg) => {{ const R = Disan.Recompute; {body} }}", arg)
 
 
 @pytest.mark.parametrize("alpha", [0.0, 0.3, 1.5, 5.0])
@@ -107,7 +107,7 @@ def test_render_rewrites_a_figure_the_page_built(page, traces):
 
 def test_decode_refuses_a_wrong_length(page):
     bad = {**live.encode(np.zeros(4), "float32"), "shape": [5]}
-    msg = page.evaluate("(a) => { try { DisanRecompute.decode(a); return ''; } catch (e) { return e.message; } }", bad)
+    msg = page.evaluate("(a) => { try { Disan.Recompute.decode(a); return ''; } catch (e) { return e.message; } }", bad)
     assert "16 bytes" in msg and "float32" in msg
 
 

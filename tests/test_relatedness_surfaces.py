@@ -156,7 +156,7 @@ def test_the_page_computes_and_shows_the_score_of_a_typed_pair(chromium, built, 
         lines = page.eval_on_selector_all("section#tokens .counts", "els => els.map(e => e.innerText)")
         assert f"prediction: relatedness {score:.2f} (1–5)" in lines
         assert page.inner_text("section#prediction").count(f"Relatedness {score:.2f} (1–5)") == 1  # the chart title
-        tv = page.evaluate("([m, t, h]) => DisanSite.traceOf(m, t, h).then(v => JSON.parse(JSON.stringify(v, "
+        tv = page.evaluate("([m, t, h]) => Disan.Site.traceOf(m, t, h).then(v => JSON.parse(JSON.stringify(v, "
                            "(k, x) => ArrayBuffer.isView(x) ? Array.from(x) : x)))", [name, a, b])
         assert tv["relatedness"] == pytest.approx(score, abs=TOLERANCE)
         trace = model_of(pretrained, arch).trace(a, b)

@@ -24,7 +24,7 @@ from disan.vocab import tokenize
 from tests.bad_text import CASES
 from tests.conftest import make_tiny
 from tests.page_js import report_data, report_page, unpack
-from viz_app.draw import report, settings
+from viz_app.draw import bundles, report, settings
 
 ROOT = Path(__file__).resolve().parents[1]
 LONG = " ".join(["movie"] * (settings.REPORT_MAX_TOKENS + 1))
@@ -79,8 +79,9 @@ def test_report_is_one_offline_file_with_every_section(tiny_traces, arch):
     html = report.report_html(trace)
     assert_offline(html)
     scripts = [a for t, a in tags(html) if t == "script"]
-    # plotly.js, the data and its arrays (packed); recompute.js + paint.js, then report.PAGE_SCRIPTS; boot
-    assert len(scripts) == 3 + 1 + len(report.PAGE_SCRIPTS) + 1
+    # plotly.js, the data and its arrays (packed); the report's bundle, as built; boot
+    assert len(scripts) == 3 + 1 + 1
+    assert bundles.text("report") in html and "Disan.Report.boot(document)" in html
     assert unpack(html, "plotly-js") == report.PLOTLY_JS.read_bytes()
     data = data_of(html)
     html = data["html"]

@@ -1,6 +1,6 @@
 """The page's sections (viz_app/browser/figures.js + sections.js) in Node and, drawn by report.js, in Chromium.
 
-Node runs ``DisanSections.page(trace_view_json(trace))`` for random-weight and bundled models (T = 1, 2,
+Node runs ``Sections.page(trace_view_json(trace))`` for random-weight and bundled models (T = 1, 2,
 HTML-ish and repeated tokens, mask and α overrides, sentences past the cell-label and tick limits, an NLI
 pair): typed arrays give the page that lists give, the word frames hold the trace's source2token vectors,
 and errors are one sentence. The figures against the trace are checked in ``tests/test_page_figures.py``, the
@@ -12,8 +12,6 @@ sentences into the same page, and checks the maps against the core, talk mode an
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -22,14 +20,13 @@ import pytest
 import disan
 from disan.errors import InputError
 from tests.conftest import offline_page
-from viz_app.draw import figures, live, report
+from tests.page_js import node_module
+from viz_app.draw import bundles, figures, report
 from viz_app.draw.site_view import figure_context, trace_view_json
 from viz_app.draw.theme import NORMAL
 
 ROOT = Path(__file__).resolve().parents[1]
 BROWSER = ROOT / "viz_app" / "browser"
-SCRIPTS = ("recompute.js", "figures.js", "sections.js")
-NODE = shutil.which("node")
 
 HTMLISH = "it's <b>bold</b> & \"the\" the the & <i> zzqxvw"  # zzqxvw: an unknown token
 LONG = " ".join(["the", "man", "in", "a", "blue", "shirt", "is", "playing", "with", "his", "dog"] * 3)  # 33 tokens
@@ -52,14 +49,11 @@ CASES = [
     ("dsa-nli", "<b> & & <b>", "nobody", {"alpha": 2.5}),
 ]
 
-#: Runs in Node: loads the classic scripts, then answers each job {fn, args} with its result (typed arrays
+#: Runs in Node (page_js.node_module): answers each job {fn, args} with its result (typed arrays
 #: as lists, errors as {error}).
 RUNNER = r"""
-const fs = require("fs"), vm = require("vm"), path = require("path");
-const [dir, ...files] = process.argv.slice(1);
-for (const f of files) vm.runInThisContext(fs.readFileSync(path.join(dir, f), "utf8"), { filename: f });
 const input = JSON.parse(fs.readFileSync(0, "utf8"));
-DisanFigures.configure(input.context);
+Figures.configure(input.context);
 // The trace view as onnxruntime-web hands it over: Float32Array numbers, Uint8Array masks.
 const typed = (s) => {
   for (const d of ["fw", "bw"]) {
@@ -73,11 +67,11 @@ const typed = (s) => {
 };
 const run = (job) => {
   try {
-    if (job.fn === "page") { const p = DisanSections.page(job.args[0], job.args[1]); delete p.sections; return p; }
+    if (job.fn === "page") { const p = Sections.page(job.args[0], job.args[1]); delete p.sections; return p; }
     if (job.fn === "typed") { typed(job.args[0].premise); if (job.args[0].hypothesis) typed(job.args[0].hypothesis); }
-    if (job.fn === "typed") { const p = DisanSections.page(job.args[0], job.args[1]); delete p.sections; return p; }
+    if (job.fn === "typed") { const p = Sections.page(job.args[0], job.args[1]); delete p.sections; return p; }
     const [lib, name] = job.fn.split(".");
-    return (lib === "F" ? DisanFigures : DisanSections)[name](...job.args);
+    return (lib === "F" ? Figures : Sections)[name](...job.args);
   } catch (e) { return { error: String(e && e.message || e) }; }
 };
 process.stdout.write(JSON.stringify(input.jobs.map(run), (k, v) => ArrayBuffer.isView(v) ? Array.from(v) : v));
@@ -85,11 +79,8 @@ process.stdout.write(JSON.stringify(input.jobs.map(run), (k, v) => ArrayBuffer.i
 
 
 def node(jobs: list[dict]) -> list:
-    if NODE is None:
-        pytest.skip("node is not installed (needed to run the page's scripts)")
     payload = json.dumps({"context": figure_context(), "jobs": jobs}, allow_nan=False)
-    proc = subprocess.run([NODE, "-e", RUNNER, str(BROWSER), *SCRIPTS], input=payload, capture_output=True,
-                          text=True, timeout=300)
+    proc = node_module(RUNNER, stdin=payload)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
 
@@ -193,8 +184,7 @@ def test_report_js_draws_and_redraws_js_built_pages_in_one_document():
     dsa_c = trace_of("dsa", "good movie", None, {})
     disan_a = trace_of("disan", "the movie is good .", None, {})
     disan_b = trace_of("disan", "a bad movie", None, {})
-    scripts = [{"path": str(report.PLOTLY_JS)}, {"content": live.recompute_js()},
-               *({"path": str(BROWSER / name)} for name in ("figures.js", "sections.js", "report.js"))]
+    scripts = [{"path": str(report.PLOTLY_JS)}, {"content": bundles.text("report")}]
     with offline_page(*scripts) as page:
         errors: list[str] = []
         page.on("pageerror", lambda err: errors.append(str(err)))
@@ -202,8 +192,8 @@ def test_report_js_draws_and_redraws_js_built_pages_in_one_document():
         page.evaluate("""(context) => {
             document.body.className = "report";
             document.body.innerHTML = '<div id="head"></div><main id="report"></main>';
-            DisanFigures.configure(context);
-            window.draw = (tv) => DisanReport.show(document.getElementById("report"), DisanSections.page(tv),
+            Disan.Figures.configure(context);
+            window.draw = (tv) => Disan.Report.show(document.getElementById("report"), Disan.Sections.page(tv),
                                                    { header: document.getElementById("head") });
         }""", figure_context())
 

@@ -407,7 +407,11 @@ def test_a_key_in_the_premise_leaves_the_hypothesis_maps_as_drawn_and_paints_the
     page.evaluate("""() => { window.__reacts = []; window.__swaps = [];
       for (const f of ['newPlot', 'react']) { const o = Plotly[f]; Plotly[f] = function (gd, ...a) {
         window.__reacts.push(gd.dataset.fig); return o.call(this, gd, ...a); }; }
-      const swap = DisanPaint.swap; DisanPaint.swap = function (gd, ...a) { window.__swaps.push(gd.dataset.fig); return swap(gd, ...a); }; }""")
+      // a painting (paint.js swap) writes the cells' image Plotly drew (xlink:href, a namespaced attribute, which
+      // an attributeFilter would pass over): every write of it is recorded
+      new MutationObserver(records => records.forEach(r => {
+        const gd = r.attributeName === 'href' && r.target.closest('.plot[data-fig]'); if (gd) window.__swaps.push(gd.dataset.fig); }))
+        .observe(document.getElementById('report'), {subtree: true, attributes: true}); }""")
     text = "A lady stands outside of a market"
     for n in (len(text) - 9, len(text) - 2, len(text)):
         type_text(page, "#text", text[:n])
@@ -497,7 +501,7 @@ def test_a_key_parses_only_the_parts_that_changed_and_leaves_the_page_a_link_to_
 
 def test_a_key_stops_the_rested_sentences_redraws_until_its_own_maps_are_shown(open_site):
     """Once typing rests, the figures near the window that cannot be left painted (here the FFN's bars, whose value
-    axis follows the sentence) are drawn one per task; a key in the sentence box stops that (DisanReport.hold), so no
+    axis follows the sentence) are drawn one per task; a key in the sentence box stops that (Disan.Report.hold), so no
     Plotly drawing starts between the key and its new maps on screen, and once the new sentence rests in turn every
     figure near the window shows it."""
     page, _, errors = open_site(fragment(m="dsa-sst5", t="a man in a blue shirt"))
@@ -629,7 +633,7 @@ def test_a_page_opened_on_its_own_sentence_draws_the_stored_run_first_and_the_mo
     assert stored["drawn"] < posted, (stored, posted)  # drawn before the model's graph reached the worker
     assert page.inner_text("#status") == ""  # "the model starts…" is gone once it has
     before = page.evaluate("document.body.dataset.generation")
-    page.evaluate("DisanSite.update()")  # the same sentence, computed by onnxruntime-web this time
+    page.evaluate("Disan.Site.update()")  # the same sentence, computed by onnxruntime-web this time
     page.wait_for_function("b => document.body.dataset.state === 'ready' && document.body.dataset.generation !== b",
                            arg=before)
     page.wait_for_function("() => document.getElementById('report').dataset.ready === '1'")
@@ -742,7 +746,7 @@ def test_typed_sentences_are_computed_in_the_page_as_the_torch_model_computes_th
             # the parts start a moment after a trace (splitSoon); till then a long sentence runs the whole graph
             for _ in range(100 if text == long else 1):
                 tv = page.evaluate(
-                    "([m, t, h]) => DisanSite.traceOf(m, t, h).then(v => JSON.parse(JSON.stringify(v, "
+                    "([m, t, h]) => Disan.Site.traceOf(m, t, h).then(v => JSON.parse(JSON.stringify(v, "
                     "(k, x) => ArrayBuffer.isView(x) ? Array.from(x) : x)))",
                     [name, text, hyp],
                 )
@@ -769,7 +773,7 @@ def test_an_nli_pair_runs_by_sentence_and_reruns_only_the_sentence_that_changed(
     p1, p2, h1, h2 = ("A lady stands outside of a Mexican market .", "A man is pouring a glass of tea",
                       "A woman is outdoors .", "A man drinks")
     for text, hyp in ((p1, h1), (p2, h1), (p2, h2), (p1, h1), (p1, h2)):
-        tv = page.evaluate("([t, h]) => DisanSite.traceOf('dsa-nli', t, h).then(v => JSON.parse(JSON.stringify(v, "
+        tv = page.evaluate("([t, h]) => Disan.Site.traceOf('dsa-nli', t, h).then(v => JSON.parse(JSON.stringify(v, "
                            "(k, x) => ArrayBuffer.isView(x) ? Array.from(x) : x)))", [text, hyp])
         assert_close(tv, reference.trace(text, hyp))
     assert errors == []
@@ -848,7 +852,7 @@ def test_html_and_odd_unicode_are_shown_as_text_never_run(open_site):
 #: Test sentences per task the data test compares (issue 18: at least 500).
 EQUALITY_SENTENCES = 500
 
-_BATCH = """([m, items]) => items.reduce((done, [t, h]) => done.then(out => DisanSite.traceOf(m, t, h).then(v => {
+_BATCH = """([m, items]) => items.reduce((done, [t, h]) => done.then(out => Disan.Site.traceOf(m, t, h).then(v => {
   if (v.problem) { out.push({problem: v.problem}); return out; }
   const side = s => s && ({tokens: s.tokens, status: s.status, s2t: Array.from(s.s2t),
     fw: {attention: Array.from(s.fw.attention), gate: Array.from(s.fw.gate), heads: s.fw.heads && Array.from(s.fw.heads)},
@@ -917,7 +921,7 @@ def test_one_feature_k_and_its_slider_follow_the_models_p_computed_in_the_page(o
                               int8=built_int8(built, "disan-sst5"))
     enc = reference.trace(text).premise.encoder
     page, _, errors = open_site(fragment(m="disan-sst5", t=text, k="7"))
-    assert page.evaluate("DisanSite.state().feature") == 7
+    assert page.evaluate("Disan.Site.state().feature") == 7
     page.evaluate("() => document.querySelector('.plot[data-fig=\"feature-premise\"]').scrollIntoView()")
     read = """k => { const gd = document.querySelector('.plot[data-fig="feature-premise"]');
       return document.getElementById('report').dataset.feature === String(k) && gd.__full === gd.__shown && gd.data

@@ -1,7 +1,7 @@
 """The static explorer paints a typed sentence's maps from the lean graph of the attention first (issue 27).
 
 While typing, site.js (``run``, ``paintMaps``) has the page's worker run a lean graph that computes only the attention maps'
-outputs before the whole graph, and ``DisanReport.preview`` paints the maps on screen from it; the page built from
+outputs before the whole graph, and ``Disan.Report.preview`` paints the maps on screen from it; the page built from
 the whole graph's run follows. Checked in headless Chromium from ``file://``, with the maps scrolled into view as a
 reader has them: the maps painted ahead are the page's own figures for that sentence (every number within 1e-6,
 the same tokens on the axes), the page then keeps them, and a figure that needs more than the attention (the
@@ -22,26 +22,23 @@ from viz_app.draw import site
 MODELS = ("disan-sst5", "dsa-nli")
 TIMEOUT_MS = 120_000
 TOLERANCE = 1e-6
-#: The figures DisanSections.mapFigure builds from the attention alone.
+#: The figures Disan.Sections.mapFigure builds from the attention alone.
 MAP_FIGURE = re.compile(r"^(mean|feature|alpha-mean|alpha-heads-fw|alpha-heads-bw)-(premise|hypothesis)$")
 START = "the acting is good and the story"
 KEYS = ("the acting is good and the story m", "the acting is good and the story mo", "the acting is good and the story moves")
 
-#: Wraps DisanReport.preview: every figure built for a preview (its id, heatmap z and axis labels) and each result.
+#: Records each preview (report.js's "disan:preview" event): every figure built for it (its id, heatmap z and axis
+#: labels) and its result.
 _WATCH = """() => {
   window.__previews = [];
-  const preview = DisanReport.preview;
-  DisanReport.preview = (root, build) => {
-    const record = {built: {}, painted: null};
-    window.__previews.push(record);
-    return preview(root, id => {
-      const fig = build(id);
-      if (!fig) return fig;
+  document.getElementById('report').addEventListener('disan:preview', e => {
+    const record = {built: {}, painted: e.detail.painted};
+    for (const [id, fig] of Object.entries(e.detail.built)) {
       record.built[id] = {z: fig.data.filter(t => t.type === 'heatmap').map(t => t.z),
                           x: fig.data.filter(t => t.type === 'heatmap').map(t => t.x)};
-      return fig;
-    }).then(painted => { record.painted = painted; return painted; });
-  };
+    }
+    window.__previews.push(record);
+  });
 }"""
 
 #: The figures on screen as the page drew them once it followed (gd.__spec: the page's own figure).
@@ -110,7 +107,7 @@ def test_a_keys_maps_are_painted_from_the_lean_graph_first_and_are_the_pages_own
 
 def test_the_pair_view_which_paints_nothing_ahead_makes_no_lean_graph(chromium, built):
     """The lean graph is the sentence page's alone: the pair view (and the app's chart component) run the model
-    through DisanSite.traceOf, and the page's worker is not given a session they never use."""
+    through Disan.Site.traceOf, and the page's worker is not given a session they never use."""
     folder = built.out.as_uri() + "/"
     context, page, blocked, errors = guarded_page(chromium, lambda url: url.startswith(folder), TIMEOUT_MS)
     try:

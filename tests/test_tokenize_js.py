@@ -25,7 +25,8 @@ from disan.data import data_dir, load_snli, load_sst_trees
 from disan.vocab import tokenize
 from tests.bad_text import CASES
 from tests.conftest import offline_page
-from viz_app.draw.tokenizer_rules import TOKENIZE_JS, tokenizer_rules
+from viz_app.draw import bundles
+from viz_app.draw.tokenizer_rules import tokenizer_rules
 
 #: One text → tokens, or the error's message, so one throwing sentence shows up as a mismatch.
 EVALUATE = """(texts) => JSON.stringify(JSON.parse(texts).map((text) => {
@@ -129,8 +130,8 @@ def rules() -> dict:
 
 @pytest.fixture(scope="module")
 def page(rules):
-    create = f"var DISAN_TOKENIZE = DisanTokenize.create({json.dumps(rules)});"
-    with offline_page({"content": TOKENIZE_JS.read_text(encoding="utf-8")}, {"content": create}) as pg:
+    create = f"var DISAN_TOKENIZE = Disan.Tokenize.create({json.dumps(rules)});"
+    with offline_page({"content": bundles.text("site")}, {"content": create}) as pg:
         assert pg.evaluate("typeof DISAN_TOKENIZE") == "function"
         yield pg
 
@@ -272,12 +273,12 @@ def test_every_code_point_gives_python_s_tokens(page):
 
 @pytest.mark.browser
 def test_create_and_tokenize_refuse_bad_arguments(page, rules):
-    message = page.evaluate("(r) => { try { DisanTokenize.create(r); return ''; } catch (e) { return e.message; } }",
+    message = page.evaluate("(r) => { try { Disan.Tokenize.create(r); return ''; } catch (e) { return e.message; } }",
                             {**rules, "format": 0})
     assert "format 0" in message and "tokenizer_rules()" in message
     message = page.evaluate("() => { try { DISAN_TOKENIZE(42); return ''; } catch (e) { return e.name + ': ' + e.message; } }")
     assert message.startswith("TypeError") and "got number 42" in message
-    message = page.evaluate("(r) => { try { DisanTokenize.expand('{nope}', r); return ''; } catch (e) { return e.message; } }",
+    message = page.evaluate("(r) => { try { Disan.Tokenize.expand('{nope}', r); return ''; } catch (e) { return e.message; } }",
                             rules)
     assert "{nope}" in message and "tokenizer_rules()" in message
 

@@ -50,6 +50,18 @@ def clone_files() -> list[str]:
     return sorted(name for name in names if (ROOT / name).is_file() and not (ROOT / name).is_symlink())
 
 
+def build_bundles(src: Path, env: dict) -> list[str]:
+    """What ``npm ci`` adds to a clone before ``pip install .`` (scripts/setup.sh): the page code's bundles
+    (scripts/build_browser.mjs, with the checkout's node_modules); their paths relative to ``src``."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed (the wheel ships the page code's bundles, which npm ci builds)")
+    (src / "node_modules").symlink_to(ROOT / "node_modules", target_is_directory=True)
+    run([node, src / "scripts" / "build_browser.mjs"], src, env)
+    dist = src / "viz_app" / "browser" / "dist"
+    return sorted(str(p.relative_to(src)) for p in dist.iterdir())
+
+
 def run(cmd: list, cwd: Path, env: dict, timeout: int = 600) -> subprocess.CompletedProcess:
     proc = subprocess.run([str(c) for c in cmd], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
     assert proc.returncode == 0, f"{cmd} exited with {proc.returncode}:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
@@ -65,6 +77,7 @@ def installed(tmp_path_factory):
         shutil.copy2(ROOT / name, base / "src" / name)
     # No PYTHONPATH (the checkout must not leak in) and no data folder (the installed default is tested).
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "DISAN_DATA_DIR")}
+    built = build_bundles(base / "src", env)
     run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", base / "dist", base / "src"], base, env)
     wheel, = (base / "dist").glob("disan_viz-*.whl")
     venv = base / "venv"
@@ -75,7 +88,7 @@ def installed(tmp_path_factory):
     outside = base / "outside"
     outside.mkdir()
     try:
-        yield SimpleNamespace(files=files, wheel=wheel, bin=bin_dir, cwd=outside, env=env)
+        yield SimpleNamespace(files=files, built=built, wheel=wheel, bin=bin_dir, cwd=outside, env=env)
     finally:
         shutil.rmtree(venv, ignore_errors=True)
 
@@ -87,11 +100,12 @@ def test_the_wheel_holds_the_packages_their_files_and_the_checkpoints(installed)
     code = {f for f in installed.files if f.startswith(("disan/", "viz_app/"))}
     checkpoints = {f"disan/{f}" for f in installed.files if f.startswith("pretrained/")}
     assert top == {"disan", "viz_app", installed.wheel.name.split("-py3")[0] + ".dist-info"}
-    expected = code | checkpoints
+    expected = code | checkpoints | set(installed.built)
     assert shipped == expected, (f"the package-data globs in pyproject.toml miss {sorted(expected - shipped)} "
                                  f"and add {sorted(shipped - expected)}")
     assert {"disan/pretrained/disan-sst5.safetensors", "disan/pretrained/disan-sst5.card.md",
-            "disan/pretrained/disan-sst5.claims.json", "viz_app/browser/recompute.js"} <= shipped
+            "disan/pretrained/disan-sst5.claims.json", "viz_app/browser/dist/report.js",
+            "viz_app/browser/dist/site.js", "viz_app/browser/dist/chart.js"} <= shipped
     # PyPI refuses a file over 100 MB unless the project is granted more (every bundled checkpoint is in it)
     assert installed.wheel.stat().st_size < PYPI_FILE_LIMIT, installed.wheel.stat().st_size
 

@@ -1,23 +1,31 @@
 /* The app's chart component (viz_app/shell/chart.py): an ES module that Streamlit calls on every render.
  *
- * data.role "figure":  a figure of the page's own definitions (DisanSections.draw: a report figure by id or a
+ * data.role "figure":  a figure of the page's own definitions (Sections.draw: a report figure by id or a
  *                      `define`d figure with data.params) of the trace views data.view_ids. A view travels
  *                      once per session (data.views) and is kept here by id; a chart that lacks one asks the
  *                      server again ("missing"). With data.live ({group, payload_id}) the chart joins a live
  *                      group with the figure's own binding and is drawn at the group's values. A rerun that
  *                      names the same views, figure, params and theme draws nothing.
  * data.role "chart":   a figure the server built (corpus figures), drawn with Plotly.react.
- * data.role "pair":    the Minimal pair view: DisanPairView.page of the trace views data.view_ids (A, B), drawn by
- *                      DisanReport.show as the report and the explorer draw it; data.loo (computed by the server)
+ * data.role "pair":    the Minimal pair view: PairView.page of the trace views data.view_ids (A, B), drawn by
+ *                      Report.show as the report and the explorer draw it; data.loo (computed by the server)
  *                      fills its leave-one-out rows, on the same drawing when only it changed.
  * data.role "control": an ordinary <input type=range> that owns a live group: it decodes the payload
  *                      once, redraws every chart of the group on each input event (at most once per
  *                      animation frame), and sends the value to the server data.send_after_ms after the
  *                      last move, so the URL and the other views learn it without holding up drawing.
- * recompute.js, paint.js (live.recompute_js()), plotly_ready.js, figures.js, sections.js, pair.js, pair_view.js
- * and report.js are prepended to this module by chart.py, so DisanRecompute, DisanPaint, plotlyReady,
- * DisanFigures, DisanSections, DisanPair, DisanPairView and DisanReport are defined.
+ * The entry of the app's bundle (scripts/build_browser.mjs; docs/front-end.md), which chart.py hands Streamlit.
  */
+import { fromBase64 } from "./bytes.js";
+import * as Figures from "./figures.js";
+import * as Paint from "./paint.js";
+import * as PairView from "./pair_view.js";
+import { plotlyReady } from "./plotly_ready.js";
+import * as Recompute from "./recompute.js";
+import * as Report from "./report.js";
+import * as Sections from "./sections.js";
+import "./view_figures.js";
+
 const GROUPS = (window.__disanLive = window.__disanLive || {});
 
 function group(name) {
@@ -45,7 +53,7 @@ function fullAt(gd, g, values) {
 function fullDraw(gd, values) {
   gd.__full = { id: gd.__live && gd.__live.payload_id, values: values };
   gd.__vizQueue = gd.__vizQueue
-    .then(() => { DisanPaint.unswap(gd); return reactFitted(window.Plotly, gd, null, gd.__config); })
+    .then(() => { Paint.unswap(gd); return reactFitted(window.Plotly, gd, null, gd.__config); })
     .then(() => { gd.__shown = values; markShown(gd); });
   return gd.__vizQueue;
 }
@@ -57,7 +65,7 @@ function sameValues(a, b) {
 }
 
 /* Recompute every chart of the group once, on the next animation frame: heatmaps are repainted in place
- * (DisanPaint, well under a frame); what cannot be (bar charts) gets Plotly.react. When the control has
+ * (Paint, well under a frame); what cannot be (bar charts) gets Plotly.react. When the control has
  * rested data.settle_ms, every chart is redrawn by Plotly.react (colour limits, colour bars and click
  * layers follow the new values too), one chart per task, and a new input stops the rest: a key press never
  * waits for more than one chart's redraw (issue 19). */
@@ -72,8 +80,8 @@ function scheduleRedraw(g) {
     for (const gd of g.charts) {
       if (!gd.isConnected) { g.charts.delete(gd); continue; }
       if (!bound(g, gd) || fullAt(gd, g, values)) continue; // e.g. a new sentence's figure, drawn at these values
-      DisanRecompute.render(g.live, gd.__live.binding, gd.__figure, values);
-      if (gd.__vizDrawn && DisanPaint.repaint(gd, gd.__figure, gd.__live.binding)) {
+      Recompute.render(g.live, gd.__live.binding, gd.__figure, values);
+      if (gd.__vizDrawn && Paint.repaint(gd, gd.__figure, gd.__live.binding)) {
         painted += 1;
         gd.__full = null; // colour bars and limits are the old ones until the settle's Plotly.react
         gd.__shown = values;
@@ -102,11 +110,11 @@ function settle(g, stamp) {
 }
 
 /* Plotly.react of the chart's figure (`layout`: the figure's own by default) as it fits this chart's width: cell
- * numbers only where they fit (DisanPaint.fitCellText), margins that hold the labels (DisanPaint.fitMargins). */
+ * numbers only where they fit (Paint.fitCellText), margins that hold the labels (Paint.fitMargins). */
 function reactFitted(Plotly, gd, layout, config) {
   const width = gd.clientWidth || 1000, given = layout || gd.__figure.layout;
-  const data = DisanPaint.fitCellText(gd.__figure.data, given, width);
-  return Plotly.react(gd, data, DisanPaint.fitMargins(data, given, width), config);
+  const data = Paint.fitCellText(gd.__figure.data, given, width);
+  return Plotly.react(gd, data, Paint.fitMargins(data, given, width), config);
 }
 
 /* The component's one element of class `className` (made on its first render; `made` tells): Streamlit calls
@@ -149,20 +157,20 @@ function drawChart(gd, figure, data, live, config) {
     // A figure the server built for an earlier value is redrawn at the control's current one (no jump back).
     if (bound(g, gd)) {
       values = Object.assign({}, g.values);
-      DisanRecompute.render(g.live, live.binding, gd.__figure, values);
+      Recompute.render(g.live, live.binding, gd.__figure, values);
     }
   }
   gd.__full = { id: live && live.payload_id, values: values };
   gd.__vizQueue = gd.__vizQueue
     .then(() => plotlyReady(data.plotly_url))
-    .then(Plotly => { DisanPaint.unswap(gd); return reactFitted(Plotly, gd, null, gd.__config); })
+    .then(Plotly => { Paint.unswap(gd); return reactFitted(Plotly, gd, null, gd.__config); })
     .then(() => {
       gd.__shown = values;
       markShown(gd);
       if (gd.__vizBound) return;
       gd.__vizBound = true;
       gd.on("plotly_click", ev => {
-        // A new sentence of another length painted without a layout yet (DisanPaint.swap): its click layer is
+        // A new sentence of another length painted without a layout yet (Paint.swap): its click layer is
         // the old sentence's until the redraw at rest.
         if (!gd.__vizSelect || !ev.points.length || gd.__swapped) return;
         const p = ev.points[0];
@@ -172,7 +180,7 @@ function drawChart(gd, figure, data, live, config) {
     .catch(err => { gd.textContent = `This chart could not be drawn: ${err.message}`; });
 }
 
-/* A new sentence's heatmaps painted straight into the chart Plotly drew last (DisanPaint.swap: the cells into
+/* A new sentence's heatmaps painted straight into the chart Plotly drew last (Paint.swap: the cells into
  * its image, the token labels over its axes; a few milliseconds, no layout), as the static explorer does while
  * typing; Plotly lays the chart out again once the page rests (REST_MS), and until then hover is off where the
  * length changed. False, with nothing changed, where the chart cannot be painted so (another structure, bars). */
@@ -181,10 +189,10 @@ function swapFirst(gd, figure, data, config, live) {
   if (live) { // drawn at its control's values, as drawChart would; the control of this sentence has mounted first
     const g = group(live.group);
     if (!g.live || g.live.id !== live.payload_id) return false;
-    DisanRecompute.render(g.live, live.binding, figure, Object.assign({}, g.values));
+    Recompute.render(g.live, live.binding, figure, Object.assign({}, g.values));
   }
-  const spec = { data: DisanPaint.fitCellText(figure.data, figure.layout, gd.clientWidth || 1000), layout: figure.layout };
-  if (!DisanPaint.swap(gd, spec)) return false;
+  const spec = { data: Paint.fitCellText(figure.data, figure.layout, gd.clientWidth || 1000), layout: figure.layout };
+  if (!Paint.swap(gd, spec)) return false;
   gd.__figure = figure;
   markShown(gd);
   clearTimeout(gd.__restTimer);
@@ -211,12 +219,6 @@ const VIEWS = (window.__disanViews = window.__disanViews || { byId: new Map(), w
 const VIEW_KEEP = 16;
 const VIEW_WAIT_MS = 3000;
 
-function base64Bytes(text) {
-  const binary = atob(text), out = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
-  return out;
-}
-
 function keepView(id, view) {
   VIEWS.byId.delete(id);
   VIEWS.byId.set(id, view);
@@ -240,8 +242,8 @@ function viewById(id) {
 /* The chart's trace views, in order; the views it carries are unpacked and kept first. */
 function viewsFor(data) {
   if (data.views) {
-    if (data.context) DisanFigures.configure(data.context);
-    for (const [id, v] of Object.entries(data.views)) keepView(id, DisanSections.unpack(JSON.parse(v.view), base64Bytes(v.arrays)));
+    if (data.context) Figures.configure(data.context);
+    for (const [id, v] of Object.entries(data.views)) keepView(id, Sections.unpack(JSON.parse(v.view), fromBase64(v.arrays)));
   }
   return Promise.all(data.view_ids.map(viewById));
 }
@@ -292,7 +294,7 @@ function mountFigure(component, data) {
       return;
     }
     gd.__specText = undefined;
-    const built = DisanSections.draw(views, data.figure, data.params, data.theme);
+    const built = Sections.draw(views, data.figure, data.params, data.theme);
     if (data.selectable) hideClickLayer(built.figure);
     const live = want && built.binding ? Object.assign(want, { binding: built.binding }) : null;
     if (swapFirst(gd, built.figure, data, config, live)) return;
@@ -310,7 +312,7 @@ function mountFigure(component, data) {
   });
 }
 
-/* role "section": the HTML of a section of the page's own definitions (DisanSections.sectionBody: the tokens with
+/* role "section": the HTML of a section of the page's own definitions (Sections.sectionBody: the tokens with
  * their vocabulary status), from the chart's trace view; with data.follow it follows typing too. */
 function mountSection(component, data) {
   const { el } = ownElement(component.parentElement, "viz-section");
@@ -330,13 +332,13 @@ function mountSection(component, data) {
       component.setTriggerValue("missing", missing);
       return;
     }
-    el.innerHTML = DisanSections.sectionBody(views, data.section, data.params);
+    el.innerHTML = Sections.sectionBody(views, data.section, data.params);
   }).catch(err => { el.__key = undefined; el.textContent = `This section could not be drawn: ${err.message}`; });
 }
 
 /* ------------------------------------------------------------ role "pair": the minimal pair's page */
 
-/* The pair page of A and B (DisanPairView.page) drawn into the component's element by DisanReport.show, which
+/* The pair page of A and B (PairView.page) drawn into the component's element by Report.show, which
  * redraws in place what a new pair keeps; α is the server's (its slider above, a rerun); with data.swap B's words
  * are buttons whose click tells the server "side:index" (trigger "swap": it offers the nearest words, runs the
  * model and sends the new pair); the page is compact: the app's keys stay Streamlit's (no section keys, no talk
@@ -367,34 +369,34 @@ function mountPair(component, data) {
       component.setTriggerValue("missing", missing); // the server sends it again
       return null;
     }
-    const page = DisanPairView.page(views[0], views[1], { theme: data.theme, alphaControl: false, swap: !!data.swap });
+    const page = PairView.page(views[0], views[1], { theme: data.theme, alphaControl: false, swap: !!data.swap });
     page.data.compact = true;
-    return DisanReport.show(el, page, { hash: false }).then(() => {
+    return Report.show(el, page, { hash: false }).then(() => {
       if (el.__key !== key) return;
       el.__drawn = key;
       fillPairLoo(el);
     });
   }).catch(err => {
     el.__key = undefined;
-    DisanReport.showError(el, err);
+    Report.showError(el, err);
   });
 }
 
 function fillPairLoo(el) {
   if (!el.__loo) return;
-  DisanPairView.fillLeaveOneOut(el, "a", el.__loo.a);
-  DisanPairView.fillLeaveOneOut(el, "b", el.__loo.b);
+  PairView.fillLeaveOneOut(el, "a", el.__loo.a);
+  PairView.fillLeaveOneOut(el, "b", el.__loo.b);
   el.dataset.loo = el.__key;
 }
 
 /* ------------------------------------------------------------ role "typing": the views follow the keys */
 
-/* The sentence box (the sidebar's) drives the model in the page (DisanSite, loaded from the model's explorer
- * folder: viz_app/shell/explorer.py) and every chart with data.follow redraws from the trace view it computes,
- * with the chart's own figure and parameters (a live chart at its control's current value): heatmaps by
- * DisanPaint.swap (no layout, a few ms), the rest by Plotly.react one per task, and every chart by Plotly.react
- * once typing rests (REST_MS). One model run is in flight at a time; the newest text waits. The model runs at
- * the α control's current value where the page has one. The server learns the text data.send_after_ms after
+/* The sentence box (the sidebar's) drives the model in the page (site.js, in the static explorer's bundle loaded
+ * from the model's explorer folder: viz_app/shell/explorer.py) and every chart with data.follow redraws from the
+ * trace view it computes, with the chart's own figure and parameters (a live chart at its control's current value):
+ * heatmaps by Paint.swap (no layout, a few ms), the rest by Plotly.react one per task, and every chart by
+ * Plotly.react once typing rests (REST_MS). One model run is in flight at a time; the newest text waits. The model
+ * runs at the α control's current value where the page has one. The server learns the text data.send_after_ms after
  * the last key, or on Enter once the page has drawn that text (submitTyped). A view without the typing element
  * leaves the box to Streamlit. */
 const TYPING = (window.__disanTyping = window.__disanTyping ||
@@ -402,15 +404,20 @@ const TYPING = (window.__disanTyping = window.__disanTyping ||
 const REST_MS = 300;
 const SCRIPTS = {};
 
+/* site.js of the explorer folder's bundle last loaded (its one global, `Disan`). */
+function site() {
+  return window.Disan.Site;
+}
+
 function loadOnce(src) {
   if (!SCRIPTS[src]) {
-    SCRIPTS[src] = new Promise((resolve, reject) => {
+    SCRIPTS[src] = /** @type {Promise<void>} */ (new Promise((resolve, reject) => {
       const el = document.createElement("script");
       el.src = src;
       el.onload = () => resolve();
       el.onerror = () => reject(new Error(`${src} could not be loaded`));
       document.head.appendChild(el);
-    });
+    }));
   }
   return SCRIPTS[src];
 }
@@ -421,10 +428,8 @@ function startModel(data) {
   const assets = data.base + "assets/";
   TYPING.ready = loadOnce(assets + "ort-runtime.js")
     .then(() => loadOnce(assets + "site-data.js"))
-    .then(() => loadOnce(assets + "tokenize.js"))
-    .then(() => loadOnce(assets + "onnx_graph.js"))
     .then(() => loadOnce(assets + "site.js"))
-    .then(() => { DisanSite.init(data.base); return DisanSite.traceOf(data.model, data.text, data.hypothesis, data.alpha); })
+    .then(() => { site().init(data.base); return site().traceOf(data.model, data.text, data.hypothesis, data.alpha); })
     .then(() => true);
   TYPING.ready.catch(err => { TYPING.problem = String(err && err.message || err); });
   return TYPING.ready;
@@ -437,6 +442,7 @@ function boxesAhead(shown) {
                                   (boxes.hypothesis && boxes.hypothesis.value !== shown.hypothesis)));
 }
 
+/** @returns {{text: HTMLTextAreaElement | null, hypothesis: HTMLInputElement | null}} */
 function sentenceBoxes() {
   return { text: document.querySelector(".st-key-sentence textarea"),
            hypothesis: document.querySelector(".st-key-hypothesis input") };
@@ -450,7 +456,7 @@ function runTyped(input) {
   const next = TYPING.pending;
   TYPING.pending = null;
   TYPING.ready
-    .then(() => DisanSite.traceOf(TYPING.data.model, next.text, next.hypothesis, typedAlpha()))
+    .then(() => site().traceOf(TYPING.data.model, next.text, next.hypothesis, typedAlpha()))
     .then(tv => { if (!tv.problem) drawTyped(tv, next); })
     .catch(err => { TYPING.problem = String(err && err.message || err); })
     .then(() => {
@@ -477,10 +483,10 @@ function typedFigure(gd, tv) {
   const params = Object.assign({}, f.data.params, g ? g.values : {});
   // A chart of several views of this sentence names their masks (Compare): the page derives them from the
   // logits before the mask (recompute.js remask; null where the view lacks them).
-  const views = (f.data.follow.masks || ["default"]).map(m => (m === "default" ? tv : DisanRecompute.remask(tv, m)));
+  const views = (f.data.follow.masks || ["default"]).map(m => (m === "default" ? tv : Recompute.remask(tv, m)));
   if (views.some(v => !v)) return null;
   let spec;
-  try { spec = DisanSections.draw(views, f.figure, params, f.theme).figure; } catch (err) { return null; }
+  try { spec = Sections.draw(views, f.figure, params, f.theme).figure; } catch (err) { return null; }
   if (f.data.selectable) hideClickLayer(spec);
   return spec;
 }
@@ -496,14 +502,14 @@ function drawTyped(tv, input) {
     // Its control's payload is the server's sentence: the chart leaves the group until the server's rerun
     // brings this sentence's payload (a move of the control meanwhile must not paint the old sentence here).
     gd.__live = null;
-    const painted = gd._fullLayout && DisanPaint.swap(gd, {
-      data: DisanPaint.fitCellText(spec.data, spec.layout, gd.clientWidth || 1000), layout: spec.layout });
+    const painted = gd._fullLayout && Paint.swap(gd, {
+      data: Paint.fitCellText(spec.data, spec.layout, gd.clientWidth || 1000), layout: spec.layout });
     if (painted) gd.__vizDrawn = performance.now();
     else later.push(gd);
   }
   for (const el of TYPING.sections) {
     if (!el.isConnected) { TYPING.sections.delete(el); continue; }
-    el.innerHTML = DisanSections.sectionBody([tv], el.__follow.section, el.__follow.params);
+    el.innerHTML = Sections.sectionBody([tv], el.__follow.section, el.__follow.params);
   }
   typedShown(stamp);
   // Any chart the swap cannot paint (a line, a table-like chart) one per task, unless a newer sentence came.
@@ -535,7 +541,7 @@ function fullTyped(gd) {
   gd.__figure = spec;
   gd.__vizQueue = gd.__vizQueue
     .then(() => plotlyReady(f.data.plotly_url))
-    .then(Plotly => { DisanPaint.unswap(gd); return reactFitted(Plotly, gd, spec.layout, JSON.parse(f.config)); })
+    .then(Plotly => { Paint.unswap(gd); return reactFitted(Plotly, gd, spec.layout, JSON.parse(f.config)); })
     .then(() => markShown(gd))
     .catch(() => null);
   return gd.__vizQueue;
@@ -634,7 +640,7 @@ function mountTyping(component, data) {
 }
 
 function show(data, value) {
-  return data.param === "alpha" ? DisanRecompute.formatValue(value) : String(value);
+  return data.param === "alpha" ? Recompute.formatValue(value) : String(value);
 }
 
 function mountControl(component, data) {
@@ -680,7 +686,7 @@ function mountControl(component, data) {
   const g = group(data.group), value = Number(input.value);
   g.settleMs = data.settle_ms;
   const changed = !g.live || g.live.id !== data.payload.id || g.values[data.param] !== value;
-  if (!g.live || g.live.id !== data.payload.id) g.live = DisanRecompute.prepare(data.payload);
+  if (!g.live || g.live.id !== data.payload.id) g.live = Recompute.prepare(data.payload);
   g.values = Object.assign({}, data.values, { [data.param]: value });
   if (changed) plotlyReady(data.plotly_url).then(() => scheduleRedraw(g));
 }

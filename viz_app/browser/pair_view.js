@@ -1,5 +1,5 @@
-/* DisanPairView — the minimal-pair view (issue 30): two trace views A and B of one model, their tokens aligned
- * (DisanPair.align), drawn as one report page that DisanReport.show draws like the sentence page.
+/* PairView — the minimal-pair view (issue 30): two trace views A and B of one model, their tokens aligned
+ * (Pair.align), drawn as one report page that Report.show draws like the sentence page.
  *
  *   page(tvA, tvB, opts)      the page {title, header, body, data, sections}: the two token rows with the edits
  *                             marked and a row for leave-one-out under each; both predictions and the change;
@@ -21,514 +21,496 @@
  * B's none in a deleted one, and B − A has a value exactly where both have one; the inserted and deleted rows and
  * columns stay on the grid, outlined (insert green, delete red) and labelled "+word" / "−word" ("a→b" where a
  * token was replaced). The figures are figures.js's builders (compareHeatmaps, heatmapGrid, barChart); this file
- * only puts the aligned arrays in and marks the edits. A classic script, one global; needs figures.js and pair.js.
+ * only puts the aligned arrays in and marks the edits.
  */
-(function (root) {
-  "use strict";
+import * as Figures from "./figures.js";
+import * as Pair from "./pair.js";
+import { checkView, rowMeans } from "./sections.js";
 
-  var F = function () {
-    if (!root.DisanFigures) throw new Error("DisanPairView needs figures.js (DisanFigures) loaded first");
-    return root.DisanFigures;
+/* ------------------------------------------------------------ aligned arrays (pure) */
+
+var MARKS = { keep: "", replace: "→", insert: "+", delete: "−" };
+
+/* The axis label of each step: the kept token, "a→b", "+b" (inserted in B) or "−a" (deleted from A). */
+function stepLabels(ops, tokensA, tokensB) {
+  return ops.map(function (o) {
+    if (o.op === "keep") return tokensA[o.a];
+    if (o.op === "replace") return tokensA[o.a] + MARKS.replace + tokensB[o.b];
+    if (o.op === "insert") return MARKS.insert + tokensB[o.b];
+    return MARKS.delete + tokensA[o.a];
+  });
+}
+
+/* One side's T × T map (flat, row-major, from `offset`) on the alignment's L × L grid: null in a row or
+ * column whose step has no token on this side ("a" or "b"). */
+function onGrid(flat, T, ops, side, offset) {
+  var base = offset || 0;
+  return ops.map(function (row) {
+    return ops.map(function (col) {
+      var i = row[side], j = col[side];
+      return i === null || j === null ? null : Number(flat[base + i * T + j]);
+    });
+  });
+}
+
+/* A's and B's maps on the aligned grid and B − A, which has a value where both have one (the kept and replaced
+ * steps) and is null elsewhere. a: TA·TA flat (from offsetA), b: TB·TB flat (from offsetB). */
+function alignedMaps(a, TA, b, TB, ops, offsetA, offsetB) {
+  var ga = onGrid(a, TA, ops, "a", offsetA), gb = onGrid(b, TB, ops, "b", offsetB);
+  var diff = ga.map(function (row, p) {
+    return row.map(function (v, q) { return v === null || gb[p][q] === null ? null : gb[p][q] - v; });
+  });
+  return { a: ga, b: gb, diff: diff };
+}
+
+/* A per-token series of A (length TA) and of B (TB) on the L aligned steps, null where a step has no token on
+ * that side; diff is B − A where both have one. */
+function alignedSeries(a, b, ops) {
+  var out = { a: [], b: [], diff: [] };
+  ops.forEach(function (o) {
+    var va = o.a === null ? null : Number(a[o.a]), vb = o.b === null ? null : Number(b[o.b]);
+    out.a.push(va);
+    out.b.push(vb);
+    out.diff.push(va === null || vb === null ? null : vb - va);
+  });
+  return out;
+}
+
+/* ------------------------------------------------------------ predictions */
+
+/* Both predictions and the change: {labels, a, b (probabilities in label order), bestA, bestB (labels),
+ * changed, target (A's predicted label), delta (p_B − p_A of it), relatedness: [A, B] | null}. */
+function predictionChange(tvA, tvB) {
+  var pa = Figures.pairs(tvA.prediction), pb = Figures.pairs(tvB.prediction);
+  var labels = pa.map(function (p) { return p[0]; });
+  if (labels.join("\u0000") !== pb.map(function (p) { return p[0]; }).join("\u0000")) {
+    throw new Error("A and B were predicted over different labels; run both through the same model");
+  }
+  var a = pa.map(function (p) { return Number(p[1]); }), b = pb.map(function (p) { return Number(p[1]); });
+  var best = function (v) { return v.indexOf(Math.max.apply(null, v)); };
+  var ka = best(a), kb = best(b);
+  var rel = typeof tvA.relatedness === "number" && typeof tvB.relatedness === "number"
+    ? [tvA.relatedness, tvB.relatedness] : null;
+  return { labels: labels, a: a, b: b, bestA: labels[ka], bestB: labels[kb], changed: ka !== kb,
+           target: labels[ka], delta: b[ka] - a[ka], relatedness: rel };
+}
+
+function signed(x, digits) {
+  return (x >= 0 ? "+" : "−") + Figures.formatFixed(Math.abs(x), digits);
+}
+
+function predictionHtml(c) {
+  var esc = Figures.htmlEscape, fx = Figures.formatFixed;
+  if (c.relatedness) {
+    return '<p class="pair-change" data-changed="' + (c.relatedness[0] !== c.relatedness[1]) + '">relatedness A <b>' +
+      fx(c.relatedness[0], 2) + "</b> → B <b>" + fx(c.relatedness[1], 2) + "</b> (" +
+      signed(c.relatedness[1] - c.relatedness[0], 2) + ")</p>";
+  }
+  var k = c.labels.indexOf(c.target);
+  return '<p class="pair-change" data-changed="' + c.changed + '">A: <b>' + esc(c.bestA) + "</b> (p = " +
+    fx(c.a[k], 2) + ") → B: <b>" + esc(c.bestB) + "</b> (p = " + fx(c.b[c.labels.indexOf(c.bestB)], 2) + ") · " +
+    (c.changed ? "<b>the prediction changed</b>" : "the prediction held") + "; p(" + esc(c.target) + ") " +
+    fx(c.a[k], 2) + " → " + fx(c.b[k], 2) + " (" + signed(c.delta, 2) + ")</p>";
+}
+
+/* ------------------------------------------------------------ figures (figures.js's builders) */
+
+var EDIT_COLORS = { insert: "#1a9850", delete: "#d73027" };
+
+/* Outlines of the inserted and deleted rows and columns of each heatmap panel (axes k = 0 … panels − 1), so
+ * a reader sees them as edits, not as masked cells. */
+function editShapes(ops, panels) {
+  var shapes = [], L = ops.length;
+  for (var k = 0; k < panels; k++) {
+    var n = k === 0 ? "" : String(k + 1);
+    ops.forEach(function (o, p) {
+      if (!EDIT_COLORS[o.op]) return;
+      var line = { color: EDIT_COLORS[o.op], width: 1.5, dash: o.op === "delete" ? "dot" : "solid" };
+      var base = { type: "rect", xref: "x" + n, yref: "y" + n, line: line, fillcolor: "rgba(0,0,0,0)", layer: "above" };
+      shapes.push(Object.assign({ x0: -0.5, x1: L - 0.5, y0: p - 0.5, y1: p + 0.5 }, base));
+      shapes.push(Object.assign({ x0: p - 0.5, x1: p + 0.5, y0: -0.5, y1: L - 0.5 }, base));
+    });
+  }
+  return shapes;
+}
+
+/* A, B and B − A of one aligned map: compareHeatmaps (A and B on one scale, the difference diverging about 0)
+ * with its third panel holding B − A from alignedMaps (compareHeatmaps' own A − B negated, the same bound). */
+function compareFigure(m, labels, ops, o) {
+  var fig = Figures.compareHeatmaps(m.a, m.b, labels, { titles: ["A", "B"], title: o.title, theme: o.theme,
+                                                    valueName: o.valueName });
+  fig.data[2].z = m.diff.map(function (row) { return row.slice(); });
+  fig.layout.annotations[2].text = "B − A (aligned cells)";
+  fig.layout.shapes = editShapes(ops, 3);
+  return fig;
+}
+
+/* Every head of one block as three figures of one row each (heatmapGrid's panels): A's heads, B's on the same
+ * colour scale, and B − A diverging about 0. rows(which) builds row "a", "b" or "diff"; the aligned maps and the
+ * scales are computed once for the three. One figure of all 3·H panels held the page's thread for 60–120 ms
+ * while Plotly drew it (dsa-nli, T = 20, this 2-core machine); a row takes about a third of that, so a key typed
+ * meanwhile waits less. */
+function headRows(sa, sb, dir, ops, labels, o) {
+  var H = sa[dir].H, TA = sa.tokens.length, TB = sb.tokens.length, th = Figures.theme(o.theme), shared = null;
+  var computed = function () {
+    if (shared) return shared;
+    var maps = [], ab = [], bound = 1e-9;
+    for (var h = 0; h < H; h++) maps.push(alignedMaps(sa[dir].heads, TA, sb[dir].heads, TB, ops, h * TA * TA, h * TB * TB));
+    maps.forEach(function (m) {
+      ab.push(m.a, m.b);
+      m.diff.forEach(function (r) { r.forEach(function (v) { if (v !== null && Math.abs(v) > bound) bound = Math.abs(v); }); });
+    });
+    shared = { maps: maps, lim: Figures.limits(ab, null, null), bound: bound };
+    return shared;
   };
-  var P = function () {
-    if (!root.DisanPair) throw new Error("DisanPairView needs pair.js (DisanPair) loaded first");
-    return root.DisanPair;
-  };
-
-  /* ------------------------------------------------------------ aligned arrays (pure) */
-
-  var MARKS = { keep: "", replace: "→", insert: "+", delete: "−" };
-
-  /* The axis label of each step: the kept token, "a→b", "+b" (inserted in B) or "−a" (deleted from A). */
-  function stepLabels(ops, tokensA, tokensB) {
-    return ops.map(function (o) {
-      if (o.op === "keep") return tokensA[o.a];
-      if (o.op === "replace") return tokensA[o.a] + MARKS.replace + tokensB[o.b];
-      if (o.op === "insert") return MARKS.insert + tokensB[o.b];
-      return MARKS.delete + tokensA[o.a];
-    });
-  }
-
-  /* One side's T × T map (flat, row-major, from `offset`) on the alignment's L × L grid: null in a row or
-   * column whose step has no token on this side ("a" or "b"). */
-  function onGrid(flat, T, ops, side, offset) {
-    var base = offset || 0;
-    return ops.map(function (row) {
-      return ops.map(function (col) {
-        var i = row[side], j = col[side];
-        return i === null || j === null ? null : Number(flat[base + i * T + j]);
-      });
-    });
-  }
-
-  /* A's and B's maps on the aligned grid and B − A, which has a value where both have one (the kept and replaced
-   * steps) and is null elsewhere. a: TA·TA flat (from offsetA), b: TB·TB flat (from offsetB). */
-  function alignedMaps(a, TA, b, TB, ops, offsetA, offsetB) {
-    var ga = onGrid(a, TA, ops, "a", offsetA), gb = onGrid(b, TB, ops, "b", offsetB);
-    var diff = ga.map(function (row, p) {
-      return row.map(function (v, q) { return v === null || gb[p][q] === null ? null : gb[p][q] - v; });
-    });
-    return { a: ga, b: gb, diff: diff };
-  }
-
-  /* A per-token series of A (length TA) and of B (TB) on the L aligned steps, null where a step has no token on
-   * that side; diff is B − A where both have one. */
-  function alignedSeries(a, b, ops) {
-    var out = { a: [], b: [], diff: [] };
-    ops.forEach(function (o) {
-      var va = o.a === null ? null : Number(a[o.a]), vb = o.b === null ? null : Number(b[o.b]);
-      out.a.push(va);
-      out.b.push(vb);
-      out.diff.push(va === null || vb === null ? null : vb - va);
-    });
-    return out;
-  }
-
-  /* The mean of each row of a rows × cols flat array: sections.js's own (numpy's .mean(-1)). */
-  function rowMeans(flat, rows, cols) {
-    return root.DisanSections.helpers.rowMeans(flat, rows, cols);
-  }
-
-  /* ------------------------------------------------------------ predictions */
-
-  /* Both predictions and the change: {labels, a, b (probabilities in label order), bestA, bestB (labels),
-   * changed, target (A's predicted label), delta (p_B − p_A of it), relatedness: [A, B] | null}. */
-  function predictionChange(tvA, tvB) {
-    var pa = F().pairs(tvA.prediction), pb = F().pairs(tvB.prediction);
-    var labels = pa.map(function (p) { return p[0]; });
-    if (labels.join("\u0000") !== pb.map(function (p) { return p[0]; }).join("\u0000")) {
-      throw new Error("A and B were predicted over different labels; run both through the same model");
-    }
-    var a = pa.map(function (p) { return Number(p[1]); }), b = pb.map(function (p) { return Number(p[1]); });
-    var best = function (v) { return v.indexOf(Math.max.apply(null, v)); };
-    var ka = best(a), kb = best(b);
-    var rel = typeof tvA.relatedness === "number" && typeof tvB.relatedness === "number"
-      ? [tvA.relatedness, tvB.relatedness] : null;
-    return { labels: labels, a: a, b: b, bestA: labels[ka], bestB: labels[kb], changed: ka !== kb,
-             target: labels[ka], delta: b[ka] - a[ka], relatedness: rel };
-  }
-
-  function signed(x, digits) {
-    return (x >= 0 ? "+" : "−") + F().formatFixed(Math.abs(x), digits);
-  }
-
-  function predictionHtml(c) {
-    var esc = F().htmlEscape, fx = F().formatFixed;
-    if (c.relatedness) {
-      return '<p class="pair-change" data-changed="' + (c.relatedness[0] !== c.relatedness[1]) + '">relatedness A <b>' +
-        fx(c.relatedness[0], 2) + "</b> → B <b>" + fx(c.relatedness[1], 2) + "</b> (" +
-        signed(c.relatedness[1] - c.relatedness[0], 2) + ")</p>";
-    }
-    var k = c.labels.indexOf(c.target);
-    return '<p class="pair-change" data-changed="' + c.changed + '">A: <b>' + esc(c.bestA) + "</b> (p = " +
-      fx(c.a[k], 2) + ") → B: <b>" + esc(c.bestB) + "</b> (p = " + fx(c.b[c.labels.indexOf(c.bestB)], 2) + ") · " +
-      (c.changed ? "<b>the prediction changed</b>" : "the prediction held") + "; p(" + esc(c.target) + ") " +
-      fx(c.a[k], 2) + " → " + fx(c.b[k], 2) + " (" + signed(c.delta, 2) + ")</p>";
-  }
-
-  /* ------------------------------------------------------------ figures (figures.js's builders) */
-
-  var EDIT_COLORS = { insert: "#1a9850", delete: "#d73027" };
-
-  /* Outlines of the inserted and deleted rows and columns of each heatmap panel (axes k = 0 … panels − 1), so
-   * a reader sees them as edits, not as masked cells. */
-  function editShapes(ops, panels) {
-    var shapes = [], L = ops.length;
-    for (var k = 0; k < panels; k++) {
-      var n = k === 0 ? "" : String(k + 1);
-      ops.forEach(function (o, p) {
-        if (!EDIT_COLORS[o.op]) return;
-        var line = { color: EDIT_COLORS[o.op], width: 1.5, dash: o.op === "delete" ? "dot" : "solid" };
-        var base = { type: "rect", xref: "x" + n, yref: "y" + n, line: line, fillcolor: "rgba(0,0,0,0)", layer: "above" };
-        shapes.push(Object.assign({ x0: -0.5, x1: L - 0.5, y0: p - 0.5, y1: p + 0.5 }, base));
-        shapes.push(Object.assign({ x0: p - 0.5, x1: p + 0.5, y0: -0.5, y1: L - 0.5 }, base));
+  var NAMES = { a: "A", b: "B", diff: "B − A" };
+  return function (which) {
+    var c = computed(), name = NAMES[which], diff = which === "diff";
+    var titles = c.maps.map(function (m, h) { return name + ", head " + (h + 1); });
+    var fig = Figures.heatmapGrid(c.maps.map(function (m) { return m[which]; }), titles, labels, {
+      title: o.title + ", " + name, theme: th, cols: H, zmin: diff ? -c.bound : c.lim[0], zmax: diff ? c.bound : c.lim[1],
+      valueName: "P" });
+    if (diff) {
+      fig.data.forEach(function (t) {
+        if (t.type !== "heatmap") return;
+        t.colorscale = Figures.context().colorscales[th.diverging].map(function (st) { return [st[0], st[1]]; });
+        t.zmid = 0.0;
+        if (t.showscale) t.colorbar = Object.assign({}, t.colorbar, { title: { text: "ΔP" } });
+        t.hovertemplate = t.hovertemplate.replace("P = ", "B − A = ");
       });
     }
-    return shapes;
-  }
-
-  /* A, B and B − A of one aligned map: compareHeatmaps (A and B on one scale, the difference diverging about 0)
-   * with its third panel holding B − A from alignedMaps (compareHeatmaps' own A − B negated, the same bound). */
-  function compareFigure(m, labels, ops, o) {
-    var fig = F().compareHeatmaps(m.a, m.b, labels, { titles: ["A", "B"], title: o.title, theme: o.theme,
-                                                      valueName: o.valueName });
-    fig.data[2].z = m.diff.map(function (row) { return row.slice(); });
-    fig.layout.annotations[2].text = "B − A (aligned cells)";
-    fig.layout.shapes = editShapes(ops, 3);
+    fig.layout.shapes = editShapes(ops, H);
     return fig;
-  }
+  };
+}
 
-  /* Every head of one block as three figures of one row each (heatmapGrid's panels): A's heads, B's on the same
-   * colour scale, and B − A diverging about 0. rows(which) builds row "a", "b" or "diff"; the aligned maps and the
-   * scales are computed once for the three. One figure of all 3·H panels held the page's thread for 60–120 ms
-   * while Plotly drew it (dsa-nli, T = 20, this 2-core machine); a row takes about a third of that, so a key typed
-   * meanwhile waits less. */
-  function headRows(sa, sb, dir, ops, labels, o) {
-    var H = sa[dir].H, TA = sa.tokens.length, TB = sb.tokens.length, th = F().theme(o.theme), shared = null;
-    var computed = function () {
-      if (shared) return shared;
-      var maps = [], ab = [], bound = 1e-9;
-      for (var h = 0; h < H; h++) maps.push(alignedMaps(sa[dir].heads, TA, sb[dir].heads, TB, ops, h * TA * TA, h * TB * TB));
-      maps.forEach(function (m) {
-        ab.push(m.a, m.b);
-        m.diff.forEach(function (r) { r.forEach(function (v) { if (v !== null && Math.abs(v) > bound) bound = Math.abs(v); }); });
-      });
-      shared = { maps: maps, lim: F().limits(ab, null, null), bound: bound };
-      return shared;
-    };
-    var NAMES = { a: "A", b: "B", diff: "B − A" };
-    return function (which) {
-      var c = computed(), name = NAMES[which], diff = which === "diff";
-      var titles = c.maps.map(function (m, h) { return name + ", head " + (h + 1); });
-      var fig = F().heatmapGrid(c.maps.map(function (m) { return m[which]; }), titles, labels, {
-        title: o.title + ", " + name, theme: th, cols: H, zmin: diff ? -c.bound : c.lim[0], zmax: diff ? c.bound : c.lim[1],
-        valueName: "P" });
-      if (diff) {
-        fig.data.forEach(function (t) {
-          if (t.type !== "heatmap") return;
-          t.colorscale = F().context().colorscales[th.diverging].map(function (st) { return [st[0], st[1]]; });
-          t.zmid = 0.0;
-          if (t.showscale) t.colorbar = Object.assign({}, t.colorbar, { title: { text: "ΔP" } });
-          t.hovertemplate = t.hovertemplate.replace("P = ", "B − A = ");
+/* Per-token series of A and B side by side per aligned step (bars; none where a side has no token). */
+function barsFigure(series, labels, o) {
+  var list = [];
+  series.forEach(function (s) {
+    list.push(["A: " + s[0], s[1].a]);
+    list.push(["B: " + s[0], s[1].b]);
+  });
+  return Figures.barChart(list, labels, { title: o.title, yTitle: o.yTitle, theme: o.theme, yRange: o.yRange || null });
+}
+
+function predictionFigure(c, theme) {
+  if (c.relatedness) {
+    return Figures.barChart([["A", c.a], ["B", c.b]], c.labels, { title: "p̂ over the relatedness grades, A and B",
+                                                              yTitle: "probability", theme: theme, yRange: [0, 1] });
+  }
+  return Figures.barChart([["A", c.a], ["B", c.b]], c.labels, { title: "Prediction of A and B", yTitle: "probability",
+                                                            theme: theme, yRange: [0, 1] });
+}
+
+/* ------------------------------------------------------------ the page */
+
+function lazy(obj, key, make) {
+  Object.defineProperty(obj, key, { enumerable: true, configurable: true, get: function () {
+    var value = make();
+    Object.defineProperty(obj, key, { value: value, enumerable: true, writable: true, configurable: true });
+    return value;
+  } });
+}
+
+/* A figure of the page; `scope` names what its numbers come from: a sentence side ("premise", "hypothesis"),
+ * whose maps, gates and pooling it draws, or "prediction". */
+function figure(id, build, paper, caption, scope) {
+  var out = { id: id, paper: paper, caption: caption, side: "premise", word: false, live: false, binding: null,
+              scope: scope };
+  lazy(out, "figure", build);
+  return out;
+}
+
+/* ------------------------------------------------------------ figures kept from the previous page */
+
+function sameArray(x, y) {
+  if (x === y) return true;
+  if (!x || !y || x.length !== y.length) return false;
+  for (var i = 0; i < x.length; i++) if (x[i] !== y[i] && !(x[i] !== x[i] && y[i] !== y[i])) return false;
+  return true;
+}
+
+/* One sentence side of a trace view holds the same tokens and the same numbers in every array a figure draws. */
+function sameSentence(x, y) {
+  if (x === y) return true;
+  if (!x || !y || !sameArray(Array.from(x.tokens), Array.from(y.tokens)) || x.D2 !== y.D2 ||
+      !sameArray(x.s2t, y.s2t) || !sameArray(x.maxpool_share, y.maxpool_share)) return false;
+  return ["fw", "bw"].every(function (dir) {
+    var a = x[dir], b = y[dir];
+    return a.D === b.D && a.H === b.H && sameArray(a.attention, b.attention) && sameArray(a.heads, b.heads) &&
+      sameArray(a.gate, b.gate);
+  });
+}
+
+function predictionList(tv) {
+  return Figures.pairs(tv.prediction).reduce(function (out, p) { return out.concat([p[0], Number(p[1])]); }, [tv.relatedness]);
+}
+
+/* Whether the figures of `scope` are drawn from the same numbers on both pages (inputs: {tvA, tvB, theme}). */
+function sameScope(now, before, scope) {
+  var a = now.tvA, b = before.tvA;
+  if (now.theme !== before.theme || a.model !== b.model || a.arch !== b.arch || a.alpha !== b.alpha ||
+      String(a.masks) !== String(b.masks) || !a.hypothesis !== !b.hypothesis) return false;
+  if (scope === "prediction") {
+    return sameArray(predictionList(a), predictionList(b)) && sameArray(predictionList(now.tvB), predictionList(before.tvB));
+  }
+  return sameSentence(a[scope], b[scope]) && sameSentence(now.tvB[scope], before.tvB[scope]);
+}
+
+/* Each figure of `sections` whose numbers equal those of the same figure of `previous` (an earlier page) is that
+ * figure's object itself, built once for both: Plotly.react finds nothing changed in it and draws nothing again
+ * (a B typed in the premise leaves every hypothesis figure as it was). */
+function keepFigures(sections, inputs, previous) {
+  var old = {}, same = {};
+  previous.sections.forEach(function (s) { s.figures.forEach(function (f) { old[f.id] = f; }); });
+  sections.forEach(function (s) {
+    s.figures.forEach(function (f) {
+      var o = old[f.id];
+      if (!o) return;
+      if (!(f.scope in same)) same[f.scope] = sameScope(inputs, previous.inputs, f.scope);
+      if (!same[f.scope]) return;
+      var origin = o.origin || o; // the first page of a run of equal ones: no chain of pages is kept alive
+      f.origin = origin;
+      lazy(f, "figure", function () { return origin.figure; });
+    });
+  });
+}
+
+function section(id, title, html, figures, control) {
+  return { id: id, title: title, html: html || "", figures: figures || [], control: control || null };
+}
+
+var STYLE = "<style>.pair-align{border-collapse:collapse;margin:4px 0 10px;font-size:.95em}" +
+  ".pair-align th{text-align:right;padding:2px 8px 2px 0;font-weight:600;color:#555;white-space:nowrap}" +
+  ".pair-align td{padding:2px 5px;text-align:center;border-left:1px solid #eee;white-space:nowrap}" +
+  ".pair-align td.op-replace{background:#fee8c8}.pair-align td.op-insert{background:#d9f0d3}" +
+  ".pair-align td.op-delete{background:#fddbc7}.pair-align td.op-delete.a{text-decoration:line-through}" +
+  ".pair-align tr.loo td{font-size:.8em;color:#333;min-width:3em}" +
+  ".pair-align button{font:inherit;border:1px dashed #888;background:none;border-radius:3px;cursor:pointer;padding:0 3px}" +
+  ".pair-swap{border:1px solid #ccc;padding:6px;margin:4px 0;border-radius:4px;background:#fafafa}" +
+  ".pair-swap button{margin:2px;font:inherit}" +
+  // Each pair plot is a layer of its own (will-change), so hiding one (report.css's .plot.stale, by its opacity)
+  // or repainting the maps on screen into what Plotly drew repaints no other plot: swap to the next frame 9.6 ms
+  // median instead of 22.5 (dsa-nli, this 2-core machine).
+  ".plot[data-fig^=\"pair-\"]{will-change:opacity}</style>";
+
+/* The aligned token rows of one sentence side: A, its leave-one-out, B (each token a button: click to swap
+ * it), its leave-one-out. The leave-one-out cells start empty (td[data-loo="a:3"]: side A, token 3); the host
+ * fills them when the runs end. */
+function alignHtml(side, ops, sa, sb, name, swap) {
+  var esc = Figures.htmlEscape;
+  var cell = function (o, which) {
+    var i = o[which], cls = "op-" + o.op + " " + which;
+    if (i === null) return '<td class="' + cls + '"></td>';
+    var tok = esc(which === "a" ? sa.tokens[i] : sb.tokens[i]);
+    var body = which === "b" && swap ? '<button type="button" data-swap="' + side + ":" + i + '" title="#' + i +
+      ': pick another word">' + tok + "</button>" : tok;
+    return '<td class="' + cls + '" title="' + o.op + '">' + body + "</td>";
+  };
+  var loo = function (o, which) {
+    var i = o[which];
+    return '<td class="' + which + '"' + (i === null ? "" : ' data-loo="' + which + ":" + i + '"') + "></td>";
+  };
+  var row = function (head, fn, which, cls) {
+    return "<tr" + (cls ? ' class="' + cls + '"' : "") + "><th>" + head + "</th>" +
+      ops.map(function (o) { return fn(o, which); }).join("") + "</tr>";
+  };
+  var title = name ? "<h3>" + esc(name) + "</h3>" : "";
+  return title + '<table class="pair-align" data-side="' + side + '">' + row("A", cell, "a") +
+    row("leave-one-out", loo, "a", "loo") + row("B", cell, "b") + row("leave-one-out", loo, "b", "loo") +
+    "</table>";
+}
+
+function sidesOf(tvA) {
+  return tvA.hypothesis ? ["premise", "hypothesis"] : ["premise"];
+}
+
+/* What the pair view calls a two-sentence model's inputs, [first, second]: an NLI model's premise and
+ * hypothesis; a relatedness model's first and second sentence (settings.PAIR_RELATEDNESS_NAMES, in the figure
+ * context), since the pair's own sides are A and B and SICK's "sentence A" / "sentence B" would clash with them. */
+function inputNames(relatedness) {
+  return relatedness ? Figures.context().pair_relatedness_names.slice() : ["premise", "hypothesis"];
+}
+
+function sideName(tv, side) {
+  if (!tv.hypothesis) return "";
+  var name = inputNames(typeof tv.relatedness === "number")[side === "premise" ? 0 : 1];
+  return name.charAt(0).toUpperCase() + name.slice(1);
+}
+
+function checkPair(tvA, tvB) {
+  checkView(tvA, { anyLength: true });
+  checkView(tvB, { anyLength: true });
+  if (tvA.model !== tvB.model || tvA.arch !== tvB.arch) {
+    throw new Error("A was run by " + tvA.model + " and B by " + tvB.model + "; a pair is compared through one model");
+  }
+  if (!tvA.hypothesis !== !tvB.hypothesis) throw new Error("A and B should both have a hypothesis or neither");
+  if (tvA.arch === "dsa" && tvA.alpha !== tvB.alpha) {
+    throw new Error("A was run at α = " + tvA.alpha + " and B at α = " + tvB.alpha + "; run both at one α");
+  }
+}
+
+function alphaControl(a) {
+  var G = Figures.formatG;
+  return '<label class="control">α — distance-mask weight (Im Eq. 7), A and B ' +
+    '<input type="range" data-control="alpha" min="' + G(Figures.constant("ALPHA_MIN")) + '" max="' +
+    G(Figures.constant("ALPHA_MAX")) + '" step="' + G(Figures.constant("ALPHA_STEP")) + '" value="' + G(a) +
+    '" aria-label="alpha"> <output>' + G(a) + "</output></label>";
+}
+
+function mapSections(tvA, tvB, aligned, theme, control) {
+  var dsa = tvA.arch === "dsa", alpha = tvA.alpha;
+  var at = dsa ? " at α = " + Figures.formatG(alpha) : "";
+  var maps = [], heads = [], gates = [], pool = [];
+  sidesOf(tvA).forEach(function (side) {
+    var sa = tvA[side], sb = tvB[side], ops = aligned[side].ops, labels = aligned[side].labels;
+    var TA = sa.tokens.length, TB = sb.tokens.length, name = sideName(tvA, side);
+    var suffix = name ? " — " + name.charAt(0).toLowerCase() + name.slice(1) : ""; // "— second sentence"
+    [["fw", "Forward", 0], ["bw", "Backward", 1]].forEach(function (d) {
+      maps.push(figure("pair-mean-" + d[0] + "-" + side, function () {
+        var m = alignedMaps(sa[d[0]].attention, TA, sb[d[0]].attention, TB, ops);
+        return compareFigure(m, labels, ops, {
+          title: d[1] + " block (mask " + tvA.masks[d[2]] + "), " + (dsa ? "mean over heads" : "mean over features") +
+            at + suffix, theme: theme, valueName: "P" });
+      }, dsa ? "Im Fig. 7 (Eq. 7), A and B" : "Shen Fig. 6, A and B",
+        "A and B on the aligned tokens, one colour scale; B − A where both have the cell. Outlined rows and " +
+        "columns: green inserted in B, red (dotted) deleted from A.", side));
+      if (dsa) {
+        var rows = headRows(sa, sb, d[0], ops, labels, { title: d[1] + " heads" + at + suffix, theme: theme });
+        var paper = "Im Figs. " + (d[2] ? "13" : "12");
+        [["a", paper + ", A", "Each head of A on the aligned tokens, on one colour scale with B's (next)."],
+         ["b", paper + ", B", "Each head of B on the aligned tokens, on A's colour scale (above)."],
+         ["diff", paper + ", B − A", "B − A per head where both have the cell, diverging about 0. Outlined rows " +
+          "and columns: green inserted in B, red (dotted) deleted from A."]].forEach(function (r) {
+          heads.push(figure("pair-heads-" + d[0] + "-" + side + "-" + r[0], function () { return rows(r[0]); },
+                            r[1], r[2], side));
         });
       }
-      fig.layout.shapes = editShapes(ops, H);
-      return fig;
-    };
-  }
-
-  /* Per-token series of A and B side by side per aligned step (bars; none where a side has no token). */
-  function barsFigure(series, labels, o) {
-    var list = [];
-    series.forEach(function (s) {
-      list.push(["A: " + s[0], s[1].a]);
-      list.push(["B: " + s[0], s[1].b]);
     });
-    return F().barChart(list, labels, { title: o.title, yTitle: o.yTitle, theme: o.theme, yRange: o.yRange || null });
-  }
+    gates.push(figure("pair-gate-" + side, function () {
+      var fw = alignedSeries(rowMeans(sa.fw.gate, TA, sa.fw.D), rowMeans(sb.fw.gate, TB, sb.fw.D), ops);
+      var bw = alignedSeries(rowMeans(sa.bw.gate, TA, sa.bw.D), rowMeans(sb.bw.gate, TB, sb.bw.D), ops);
+      return barsFigure([["forward gate", fw], ["backward gate", bw]], labels,
+                        { title: "Fusion gate per aligned token, mean over features" + at + suffix, yTitle: "mean F",
+                          theme: theme, yRange: [0, 1] });
+    }, dsa ? "Im Fig. 9 (Eq. 12), A and B" : "Shen Fig. 7 (Eq. 19), A and B",
+      "The gate of A's token and of B's, side by side at each aligned step (one bar where a token was inserted or deleted).",
+      side));
+    pool.push(figure((dsa ? "pair-pool-" : "pair-s2t-") + side, function () {
+      var s2t = alignedSeries(rowMeans(sa.s2t, TA, sa.D2), rowMeans(sb.s2t, TB, sb.D2), ops);
+      var series = [[dsa ? "attention pooling (mean over features)" : "source2token weight", s2t]];
+      if (dsa) series.push(["max-pooling share", alignedSeries(sa.maxpool_share, sb.maxpool_share, ops)]);
+      return barsFigure(series, labels, { title: (dsa ? "Pooling weight and max-pooling share" :
+        "Source2token weight per aligned token") + at + suffix, yTitle: dsa ? "weight / share" : "mean P", theme: theme });
+    }, dsa ? "Im Fig. 11 (Eqs. 14–16), A and B" : "Shen Fig. 8, mean over features, A and B",
+      "How much each token of A and of B weighs in its sentence encoding, side by side per aligned step.", side));
+  });
+  var out = [section("pair-maps", dsa ? "Head-averaged attention, A, B and B − A" :
+    "Forward and backward attention, A, B and B − A", dsa && control ? alphaControl(alpha) : "", maps)];
+  if (dsa) out.push(section("pair-heads", "Every head, A, B and B − A", "", heads));
+  out.push(section("pair-gate", "Fusion gate, A beside B", "", gates));
+  out.push(section("pair-pool", dsa ? "Pooling, A beside B" : "Source2token, A beside B", "", pool));
+  return out;
+}
 
-  function predictionFigure(c, theme) {
-    if (c.relatedness) {
-      return F().barChart([["A", c.a], ["B", c.b]], c.labels, { title: "p̂ over the relatedness grades, A and B",
-                                                                yTitle: "probability", theme: theme, yRange: [0, 1] });
-    }
-    return F().barChart([["A", c.a], ["B", c.b]], c.labels, { title: "Prediction of A and B", yTitle: "probability",
-                                                              theme: theme, yRange: [0, 1] });
-  }
+function sectionHtml(sec) {
+  var esc = Figures.htmlEscape;
+  var figs = sec.figures.map(function (f) {
+    return '<figure class="fig"><div class="plot" id="fig-' + f.id + '" data-fig="' + f.id + '"></div>' +
+      "<figcaption><b>" + esc(f.paper) + ".</b> " + esc(f.caption) + "</figcaption></figure>";
+  }).join("");
+  return '<section class="section" id="' + sec.id + '" tabindex="-1"><h2>' + esc(sec.title) + "</h2>" + sec.html +
+    figs + "</section>";
+}
 
-  /* ------------------------------------------------------------ the page */
-
-  function lazy(obj, key, make) {
-    Object.defineProperty(obj, key, { enumerable: true, configurable: true, get: function () {
-      var value = make();
-      Object.defineProperty(obj, key, { value: value, enumerable: true, writable: true, configurable: true });
-      return value;
-    } });
-  }
-
-  /* A figure of the page; `scope` names what its numbers come from: a sentence side ("premise", "hypothesis"),
-   * whose maps, gates and pooling it draws, or "prediction". */
-  function figure(id, build, paper, caption, scope) {
-    var out = { id: id, paper: paper, caption: caption, side: "premise", word: false, live: false, binding: null,
-                scope: scope };
-    lazy(out, "figure", build);
-    return out;
-  }
-
-  /* ------------------------------------------------------------ figures kept from the previous page */
-
-  function sameArray(x, y) {
-    if (x === y) return true;
-    if (!x || !y || x.length !== y.length) return false;
-    for (var i = 0; i < x.length; i++) if (x[i] !== y[i] && !(x[i] !== x[i] && y[i] !== y[i])) return false;
-    return true;
-  }
-
-  /* One sentence side of a trace view holds the same tokens and the same numbers in every array a figure draws. */
-  function sameSentence(x, y) {
-    if (x === y) return true;
-    if (!x || !y || !sameArray(Array.from(x.tokens), Array.from(y.tokens)) || x.D2 !== y.D2 ||
-        !sameArray(x.s2t, y.s2t) || !sameArray(x.maxpool_share, y.maxpool_share)) return false;
-    return ["fw", "bw"].every(function (dir) {
-      var a = x[dir], b = y[dir];
-      return a.D === b.D && a.H === b.H && sameArray(a.attention, b.attention) && sameArray(a.heads, b.heads) &&
-        sameArray(a.gate, b.gate);
-    });
-  }
-
-  function predictionList(tv) {
-    return F().pairs(tv.prediction).reduce(function (out, p) { return out.concat([p[0], Number(p[1])]); }, [tv.relatedness]);
-  }
-
-  /* Whether the figures of `scope` are drawn from the same numbers on both pages (inputs: {tvA, tvB, theme}). */
-  function sameScope(now, before, scope) {
-    var a = now.tvA, b = before.tvA;
-    if (now.theme !== before.theme || a.model !== b.model || a.arch !== b.arch || a.alpha !== b.alpha ||
-        String(a.masks) !== String(b.masks) || !a.hypothesis !== !b.hypothesis) return false;
-    if (scope === "prediction") {
-      return sameArray(predictionList(a), predictionList(b)) && sameArray(predictionList(now.tvB), predictionList(before.tvB));
-    }
-    return sameSentence(a[scope], b[scope]) && sameSentence(now.tvB[scope], before.tvB[scope]);
-  }
-
-  /* Each figure of `sections` whose numbers equal those of the same figure of `previous` (an earlier page) is that
-   * figure's object itself, built once for both: Plotly.react finds nothing changed in it and draws nothing again
-   * (a B typed in the premise leaves every hypothesis figure as it was). */
-  function keepFigures(sections, inputs, previous) {
-    var old = {}, same = {};
-    previous.sections.forEach(function (s) { s.figures.forEach(function (f) { old[f.id] = f; }); });
-    sections.forEach(function (s) {
-      s.figures.forEach(function (f) {
-        var o = old[f.id];
-        if (!o) return;
-        if (!(f.scope in same)) same[f.scope] = sameScope(inputs, previous.inputs, f.scope);
-        if (!same[f.scope]) return;
-        var origin = o.origin || o; // the first page of a run of equal ones: no chain of pages is kept alive
-        f.origin = origin;
-        lazy(f, "figure", function () { return origin.figure; });
-      });
-    });
-  }
-
-  function section(id, title, html, figures, control) {
-    return { id: id, title: title, html: html || "", figures: figures || [], control: control || null };
-  }
-
-  var STYLE = "<style>.pair-align{border-collapse:collapse;margin:4px 0 10px;font-size:.95em}" +
-    ".pair-align th{text-align:right;padding:2px 8px 2px 0;font-weight:600;color:#555;white-space:nowrap}" +
-    ".pair-align td{padding:2px 5px;text-align:center;border-left:1px solid #eee;white-space:nowrap}" +
-    ".pair-align td.op-replace{background:#fee8c8}.pair-align td.op-insert{background:#d9f0d3}" +
-    ".pair-align td.op-delete{background:#fddbc7}.pair-align td.op-delete.a{text-decoration:line-through}" +
-    ".pair-align tr.loo td{font-size:.8em;color:#333;min-width:3em}" +
-    ".pair-align button{font:inherit;border:1px dashed #888;background:none;border-radius:3px;cursor:pointer;padding:0 3px}" +
-    ".pair-swap{border:1px solid #ccc;padding:6px;margin:4px 0;border-radius:4px;background:#fafafa}" +
-    ".pair-swap button{margin:2px;font:inherit}" +
-    // Each pair plot is a layer of its own (will-change), so hiding one (report.css's .plot.stale, by its opacity)
-    // or repainting the maps on screen into what Plotly drew repaints no other plot: swap to the next frame 9.6 ms
-    // median instead of 22.5 (dsa-nli, this 2-core machine).
-    ".plot[data-fig^=\"pair-\"]{will-change:opacity}</style>";
-
-  /* The aligned token rows of one sentence side: A, its leave-one-out, B (each token a button: click to swap
-   * it), its leave-one-out. The leave-one-out cells start empty (td[data-loo="a:3"]: side A, token 3); the host
-   * fills them when the runs end. */
-  function alignHtml(side, ops, sa, sb, name, swap) {
-    var esc = F().htmlEscape;
-    var cell = function (o, which) {
-      var i = o[which], cls = "op-" + o.op + " " + which;
-      if (i === null) return '<td class="' + cls + '"></td>';
-      var tok = esc(which === "a" ? sa.tokens[i] : sb.tokens[i]);
-      var body = which === "b" && swap ? '<button type="button" data-swap="' + side + ":" + i + '" title="#' + i +
-        ': pick another word">' + tok + "</button>" : tok;
-      return '<td class="' + cls + '" title="' + o.op + '">' + body + "</td>";
-    };
-    var loo = function (o, which) {
-      var i = o[which];
-      return '<td class="' + which + '"' + (i === null ? "" : ' data-loo="' + which + ":" + i + '"') + "></td>";
-    };
-    var row = function (head, fn, which, cls) {
-      return "<tr" + (cls ? ' class="' + cls + '"' : "") + "><th>" + head + "</th>" +
-        ops.map(function (o) { return fn(o, which); }).join("") + "</tr>";
-    };
-    var title = name ? "<h3>" + esc(name) + "</h3>" : "";
-    return title + '<table class="pair-align" data-side="' + side + '">' + row("A", cell, "a") +
-      row("leave-one-out", loo, "a", "loo") + row("B", cell, "b") + row("leave-one-out", loo, "b", "loo") +
-      "</table>";
-  }
-
-  function sidesOf(tvA) {
-    return tvA.hypothesis ? ["premise", "hypothesis"] : ["premise"];
-  }
-
-  /* What the pair view calls a two-sentence model's inputs, [first, second]: an NLI model's premise and
-   * hypothesis; a relatedness model's first and second sentence (settings.PAIR_RELATEDNESS_NAMES, in the figure
-   * context), since the pair's own sides are A and B and SICK's "sentence A" / "sentence B" would clash with them. */
-  function inputNames(relatedness) {
-    return relatedness ? F().context().pair_relatedness_names.slice() : ["premise", "hypothesis"];
-  }
-
-  function sideName(tv, side) {
-    if (!tv.hypothesis) return "";
-    var name = inputNames(typeof tv.relatedness === "number")[side === "premise" ? 0 : 1];
-    return name.charAt(0).toUpperCase() + name.slice(1);
-  }
-
-  function checkPair(tvA, tvB) {
-    var S = root.DisanSections;
-    if (S) { S.checkView(tvA, { anyLength: true }); S.checkView(tvB, { anyLength: true }); }
-    if (tvA.model !== tvB.model || tvA.arch !== tvB.arch) {
-      throw new Error("A was run by " + tvA.model + " and B by " + tvB.model + "; a pair is compared through one model");
-    }
-    if (!tvA.hypothesis !== !tvB.hypothesis) throw new Error("A and B should both have a hypothesis or neither");
-    if (tvA.arch === "dsa" && tvA.alpha !== tvB.alpha) {
-      throw new Error("A was run at α = " + tvA.alpha + " and B at α = " + tvB.alpha + "; run both at one α");
-    }
-  }
-
-  function alphaControl(a) {
-    var G = F().formatG;
-    return '<label class="control">α — distance-mask weight (Im Eq. 7), A and B ' +
-      '<input type="range" data-control="alpha" min="' + G(F().constant("ALPHA_MIN")) + '" max="' +
-      G(F().constant("ALPHA_MAX")) + '" step="' + G(F().constant("ALPHA_STEP")) + '" value="' + G(a) +
-      '" aria-label="alpha"> <output>' + G(a) + "</output></label>";
-  }
-
-  function mapSections(tvA, tvB, aligned, theme, control) {
-    var dsa = tvA.arch === "dsa", alpha = tvA.alpha;
-    var at = dsa ? " at α = " + F().formatG(alpha) : "";
-    var maps = [], heads = [], gates = [], pool = [];
-    sidesOf(tvA).forEach(function (side) {
-      var sa = tvA[side], sb = tvB[side], ops = aligned[side].ops, labels = aligned[side].labels;
-      var TA = sa.tokens.length, TB = sb.tokens.length, name = sideName(tvA, side);
-      var suffix = name ? " — " + name.charAt(0).toLowerCase() + name.slice(1) : ""; // "— second sentence"
-      [["fw", "Forward", 0], ["bw", "Backward", 1]].forEach(function (d) {
-        maps.push(figure("pair-mean-" + d[0] + "-" + side, function () {
-          var m = alignedMaps(sa[d[0]].attention, TA, sb[d[0]].attention, TB, ops);
-          return compareFigure(m, labels, ops, {
-            title: d[1] + " block (mask " + tvA.masks[d[2]] + "), " + (dsa ? "mean over heads" : "mean over features") +
-              at + suffix, theme: theme, valueName: "P" });
-        }, dsa ? "Im Fig. 7 (Eq. 7), A and B" : "Shen Fig. 6, A and B",
-          "A and B on the aligned tokens, one colour scale; B − A where both have the cell. Outlined rows and " +
-          "columns: green inserted in B, red (dotted) deleted from A.", side));
-        if (dsa) {
-          var rows = headRows(sa, sb, d[0], ops, labels, { title: d[1] + " heads" + at + suffix, theme: theme });
-          var paper = "Im Figs. " + (d[2] ? "13" : "12");
-          [["a", paper + ", A", "Each head of A on the aligned tokens, on one colour scale with B's (next)."],
-           ["b", paper + ", B", "Each head of B on the aligned tokens, on A's colour scale (above)."],
-           ["diff", paper + ", B − A", "B − A per head where both have the cell, diverging about 0. Outlined rows " +
-            "and columns: green inserted in B, red (dotted) deleted from A."]].forEach(function (r) {
-            heads.push(figure("pair-heads-" + d[0] + "-" + side + "-" + r[0], function () { return rows(r[0]); },
-                              r[1], r[2], side));
-          });
-        }
-      });
-      gates.push(figure("pair-gate-" + side, function () {
-        var fw = alignedSeries(rowMeans(sa.fw.gate, TA, sa.fw.D), rowMeans(sb.fw.gate, TB, sb.fw.D), ops);
-        var bw = alignedSeries(rowMeans(sa.bw.gate, TA, sa.bw.D), rowMeans(sb.bw.gate, TB, sb.bw.D), ops);
-        return barsFigure([["forward gate", fw], ["backward gate", bw]], labels,
-                          { title: "Fusion gate per aligned token, mean over features" + at + suffix, yTitle: "mean F",
-                            theme: theme, yRange: [0, 1] });
-      }, dsa ? "Im Fig. 9 (Eq. 12), A and B" : "Shen Fig. 7 (Eq. 19), A and B",
-        "The gate of A's token and of B's, side by side at each aligned step (one bar where a token was inserted or deleted).",
-        side));
-      pool.push(figure((dsa ? "pair-pool-" : "pair-s2t-") + side, function () {
-        var s2t = alignedSeries(rowMeans(sa.s2t, TA, sa.D2), rowMeans(sb.s2t, TB, sb.D2), ops);
-        var series = [[dsa ? "attention pooling (mean over features)" : "source2token weight", s2t]];
-        if (dsa) series.push(["max-pooling share", alignedSeries(sa.maxpool_share, sb.maxpool_share, ops)]);
-        return barsFigure(series, labels, { title: (dsa ? "Pooling weight and max-pooling share" :
-          "Source2token weight per aligned token") + at + suffix, yTitle: dsa ? "weight / share" : "mean P", theme: theme });
-      }, dsa ? "Im Fig. 11 (Eqs. 14–16), A and B" : "Shen Fig. 8, mean over features, A and B",
-        "How much each token of A and of B weighs in its sentence encoding, side by side per aligned step.", side));
-    });
-    var out = [section("pair-maps", dsa ? "Head-averaged attention, A, B and B − A" :
-      "Forward and backward attention, A, B and B − A", dsa && control ? alphaControl(alpha) : "", maps)];
-    if (dsa) out.push(section("pair-heads", "Every head, A, B and B − A", "", heads));
-    out.push(section("pair-gate", "Fusion gate, A beside B", "", gates));
-    out.push(section("pair-pool", dsa ? "Pooling, A beside B" : "Source2token, A beside B", "", pool));
-    return out;
-  }
-
-  function sectionHtml(sec) {
-    var esc = F().htmlEscape;
-    var figs = sec.figures.map(function (f) {
-      return '<figure class="fig"><div class="plot" id="fig-' + f.id + '" data-fig="' + f.id + '"></div>' +
-        "<figcaption><b>" + esc(f.paper) + ".</b> " + esc(f.caption) + "</figcaption></figure>";
-    }).join("");
-    return '<section class="section" id="' + sec.id + '" tabindex="-1"><h2>' + esc(sec.title) + "</h2>" + sec.html +
-      figs + "</section>";
-  }
-
-  /* The page of a minimal pair for DisanReport.show: tvA and tvB are trace views (sections.js's format) of one
-   * model (at one α for the DSA). opts: {theme; swap: false where no model can run B again (the report: B's
-   * words are not buttons and the legend offers no swap); alphaControl: false where α is set outside the page
-   * (the report, fixed when it was written; the app's own slider): no α slider in the maps' section; previous: the
-   * page this host drew before, whose figures this one takes where their numbers are the same (keepFigures)}.
-   * Throws one sentence when they cannot be compared. */
-  function page(tvA, tvB, opts) {
-    var o = opts || {}, theme = F().theme(o.theme || "normal"), esc = F().htmlEscape;
-    var swap = o.swap !== false;
-    checkPair(tvA, tvB);
-    var aligned = {};
-    sidesOf(tvA).forEach(function (side) {
-      var ta = Array.from(tvA[side].tokens), tb = Array.from(tvB[side].tokens), ops = P().align(ta, tb);
-      aligned[side] = { ops: ops, labels: stepLabels(ops, ta, tb), edits: P().distance(ops) };
-    });
-    var change = predictionChange(tvA, tvB);
-    var rows = sidesOf(tvA).map(function (side) {
-      return alignHtml(side, aligned[side].ops, tvA[side], tvB[side], sideName(tvA, side), swap);
-    }).join("");
-    var edits = sidesOf(tvA).reduce(function (s, side) { return s + aligned[side].edits; }, 0);
-    var legend = '<p class="counts">' + edits + " edit" + (edits === 1 ? "" : "s") + ' · <span style="background:#fee8c8">replaced</span>, ' +
-      '<span style="background:#d9f0d3">inserted in B</span>, <span style="background:#fddbc7">deleted from A</span>' +
-      (swap ? " · click a word of B to swap it" : "") + " · leave-one-out: the drop in " +
-      (change.relatedness ? "the relatedness score" : "p(" + esc(change.target) + ")") +
-      " when that token alone is &lt;unk&gt;</p>";
-    var tokens = section("pair-tokens", "Sentences A and B", '<div class="pair-rows">' + rows +
-      '</div><div class="pair-swap" hidden></div>' + predictionHtml(change) + legend);
-    var prediction = section("pair-prediction", "Prediction", "", [figure("pair-prediction", function () {
-      return predictionFigure(change, theme);
-    }, tvA.arch === "disan" ? "Shen Sec. 5, A and B" : "Im Sec. 4.1, A and B",
-      "The probability of each label for A and for B.", "prediction")]);
-    var sections = [tokens].concat(mapSections(tvA, tvB, aligned, theme, o.alphaControl !== false));
-    sections.splice(2, 0, prediction);
-    var inputs = { tvA: tvA, tvB: tvB, theme: o.theme || "normal" };
-    if (o.previous && o.previous.inputs) keepFigures(sections, inputs, o.previous);
-    var themes = F().context().themes, data = {
-      arch: tvA.arch, alpha: tvA.alpha === undefined ? null : tvA.alpha, compact: false,
-      fonts: { normal: themes.normal.font_size, talk: themes.presentation.font_size },
-      figures: {}, live: {}, payloads: {}, words: {},
-    };
-    sections.forEach(function (s) {
-      s.figures.forEach(function (f) { lazy(data.figures, f.id, function () { return f.figure; }); });
-    });
-    var facts = "masks " + tvA.masks[0] + "/" + tvA.masks[1] + (tvA.arch === "dsa" ? " · both at α = " + F().formatG(tvA.alpha) : "");
-    var nav = sections.map(function (s) { return '<a href="#' + s.id + '">' + esc(s.title) + "</a>"; }).join(" ");
-    var text = function (tv) {
-      return sidesOf(tv).map(function (side) { return Array.from(tv[side].tokens).join(" "); }).join(" | ");
-    };
-    var lines = ["<h1>" + esc(tvA.model) + ": a minimal pair</h1>", '<p class="sub">A: ' + esc(text(tvA)) + "</p>",
-                 '<p class="sub">B: ' + esc(text(tvB)) + "</p>", '<p class="sub">' + esc(facts) + "</p>",
-                 "<nav>" + nav + "</nav>",
-                 '<p class="keys"><button type="button" data-control="talk" aria-pressed="false">Talk mode</button> ' +
-                 "keys: j / → next section · k / ← previous · t talk mode</p>"];
-    return {
-      // the style first, outside the sections: report.js keeps an equal node where it is, so a new B re-parses no
-      // style sheet (a changed sheet restyles the whole page). The body has no `parts`: the whole of it is
-      // compared, so the leave-one-out cells a host filled (fillLeaveOneOut) are emptied by every new page, even
-      // one whose HTML is the last one's (α moved), until their new numbers come.
-      title: tvA.model + " — minimal pair", header: "<header>" + lines.join("") + "</header>", headerLines: lines,
-      body: STYLE + sections.map(sectionHtml).join(""), data: data, sections: sections, aligned: aligned,
-      change: change, inputs: inputs,
-    };
-  }
-
-  /* ------------------------------------------------------------ leave-one-out rows */
-
-  /* Fill the leave-one-out row of side `which` ("a" or "b") of the page drawn in `container`; loo: {premise,
-   * hypothesis: one drop per token, or null} (DisanPair.leaveOneOut's result, or the same numbers from Python).
-   * Each token's drop as a signed number on a background as strong as its share of the largest drop in that row
-   * (blue: the token supports the class, red: it works against it). */
-  function fillLeaveOneOut(container, which, loo) {
-    ["premise", "hypothesis"].forEach(function (side) {
-      var values = loo[side], table = container.querySelector('table.pair-align[data-side="' + side + '"]');
-      if (!values || !table) return;
-      var top = 0;
-      for (var i = 0; i < values.length; i++) top = Math.max(top, Math.abs(values[i]));
-      for (var t = 0; t < values.length; t++) {
-        var td = table.querySelector('td[data-loo="' + which + ":" + t + '"]'), v = values[t];
-        if (!td) continue;
-        var share = top > 0 ? Math.abs(v) / top : 0;
-        td.textContent = (v > 0 ? "+" : v < 0 ? "−" : "") + Math.abs(v).toFixed(3);
-        td.dataset.value = String(v);
-        td.title = "drops by " + v + " when this token alone is <unk>";
-        td.style.background = v >= 0 ? "rgba(33,102,172," + (0.6 * share).toFixed(3) + ")"
-          : "rgba(178,24,43," + (0.6 * share).toFixed(3) + ")";
-      }
-    });
-  }
-
-  root.DisanPairView = {
-    page: page, alignedMaps: alignedMaps, alignedSeries: alignedSeries, stepLabels: stepLabels,
-    predictionChange: predictionChange, editShapes: editShapes,
-    fillLeaveOneOut: fillLeaveOneOut, inputNames: inputNames,
+/* The page of a minimal pair for Report.show: tvA and tvB are trace views (sections.js's format) of one
+ * model (at one α for the DSA). opts: {theme; swap: false where no model can run B again (the report: B's
+ * words are not buttons and the legend offers no swap); alphaControl: false where α is set outside the page
+ * (the report, fixed when it was written; the app's own slider): no α slider in the maps' section; previous: the
+ * page this host drew before, whose figures this one takes where their numbers are the same (keepFigures)}.
+ * Throws one sentence when they cannot be compared. */
+function page(tvA, tvB, opts) {
+  var o = opts || {}, theme = Figures.theme(o.theme || "normal"), esc = Figures.htmlEscape;
+  var swap = o.swap !== false;
+  checkPair(tvA, tvB);
+  var aligned = {};
+  sidesOf(tvA).forEach(function (side) {
+    var ta = Array.from(tvA[side].tokens), tb = Array.from(tvB[side].tokens), ops = Pair.align(ta, tb);
+    aligned[side] = { ops: ops, labels: stepLabels(ops, ta, tb), edits: Pair.distance(ops) };
+  });
+  var change = predictionChange(tvA, tvB);
+  var rows = sidesOf(tvA).map(function (side) {
+    return alignHtml(side, aligned[side].ops, tvA[side], tvB[side], sideName(tvA, side), swap);
+  }).join("");
+  var edits = sidesOf(tvA).reduce(function (s, side) { return s + aligned[side].edits; }, 0);
+  var legend = '<p class="counts">' + edits + " edit" + (edits === 1 ? "" : "s") + ' · <span style="background:#fee8c8">replaced</span>, ' +
+    '<span style="background:#d9f0d3">inserted in B</span>, <span style="background:#fddbc7">deleted from A</span>' +
+    (swap ? " · click a word of B to swap it" : "") + " · leave-one-out: the drop in " +
+    (change.relatedness ? "the relatedness score" : "p(" + esc(change.target) + ")") +
+    " when that token alone is &lt;unk&gt;</p>";
+  var tokens = section("pair-tokens", "Sentences A and B", '<div class="pair-rows">' + rows +
+    '</div><div class="pair-swap" hidden></div>' + predictionHtml(change) + legend);
+  var prediction = section("pair-prediction", "Prediction", "", [figure("pair-prediction", function () {
+    return predictionFigure(change, theme);
+  }, tvA.arch === "disan" ? "Shen Sec. 5, A and B" : "Im Sec. 4.1, A and B",
+    "The probability of each label for A and for B.", "prediction")]);
+  var sections = [tokens].concat(mapSections(tvA, tvB, aligned, theme, o.alphaControl !== false));
+  sections.splice(2, 0, prediction);
+  var inputs = { tvA: tvA, tvB: tvB, theme: o.theme || "normal" };
+  if (o.previous && o.previous.inputs) keepFigures(sections, inputs, o.previous);
+  var themes = Figures.context().themes, data = {
+    arch: tvA.arch, alpha: tvA.alpha === undefined ? null : tvA.alpha, compact: false,
+    fonts: { normal: themes.normal.font_size, talk: themes.presentation.font_size },
+    figures: {}, live: {}, payloads: {}, words: {},
   };
-})(typeof globalThis !== "undefined" ? globalThis : this);
+  sections.forEach(function (s) {
+    s.figures.forEach(function (f) { lazy(data.figures, f.id, function () { return f.figure; }); });
+  });
+  var facts = "masks " + tvA.masks[0] + "/" + tvA.masks[1] + (tvA.arch === "dsa" ? " · both at α = " + Figures.formatG(tvA.alpha) : "");
+  var nav = sections.map(function (s) { return '<a href="#' + s.id + '">' + esc(s.title) + "</a>"; }).join(" ");
+  var text = function (tv) {
+    return sidesOf(tv).map(function (side) { return Array.from(tv[side].tokens).join(" "); }).join(" | ");
+  };
+  var lines = ["<h1>" + esc(tvA.model) + ": a minimal pair</h1>", '<p class="sub">A: ' + esc(text(tvA)) + "</p>",
+               '<p class="sub">B: ' + esc(text(tvB)) + "</p>", '<p class="sub">' + esc(facts) + "</p>",
+               "<nav>" + nav + "</nav>",
+               '<p class="keys"><button type="button" data-control="talk" aria-pressed="false">Talk mode</button> ' +
+               "keys: j / → next section · k / ← previous · t talk mode</p>"];
+  return {
+    // the style first, outside the sections: report.js keeps an equal node where it is, so a new B re-parses no
+    // style sheet (a changed sheet restyles the whole page). The body has no `parts`: the whole of it is
+    // compared, so the leave-one-out cells a host filled (fillLeaveOneOut) are emptied by every new page, even
+    // one whose HTML is the last one's (α moved), until their new numbers come.
+    title: tvA.model + " — minimal pair", header: "<header>" + lines.join("") + "</header>", headerLines: lines,
+    body: STYLE + sections.map(sectionHtml).join(""), data: data, sections: sections, aligned: aligned,
+    change: change, inputs: inputs,
+  };
+}
+
+/* ------------------------------------------------------------ leave-one-out rows */
+
+/* Fill the leave-one-out row of side `which` ("a" or "b") of the page drawn in `container`; loo: {premise,
+ * hypothesis: one drop per token, or null} (Pair.leaveOneOut's result, or the same numbers from Python).
+ * Each token's drop as a signed number on a background as strong as its share of the largest drop in that row
+ * (blue: the token supports the class, red: it works against it). */
+function fillLeaveOneOut(container, which, loo) {
+  ["premise", "hypothesis"].forEach(function (side) {
+    var values = loo[side], table = container.querySelector('table.pair-align[data-side="' + side + '"]');
+    if (!values || !table) return;
+    var top = 0;
+    for (var i = 0; i < values.length; i++) top = Math.max(top, Math.abs(values[i]));
+    for (var t = 0; t < values.length; t++) {
+      var td = table.querySelector('td[data-loo="' + which + ":" + t + '"]'), v = values[t];
+      if (!td) continue;
+      var share = top > 0 ? Math.abs(v) / top : 0;
+      td.textContent = (v > 0 ? "+" : v < 0 ? "−" : "") + Math.abs(v).toFixed(3);
+      td.dataset.value = String(v);
+      td.title = "drops by " + v + " when this token alone is <unk>";
+      td.style.background = v >= 0 ? "rgba(33,102,172," + (0.6 * share).toFixed(3) + ")"
+        : "rgba(178,24,43," + (0.6 * share).toFixed(3) + ")";
+    }
+  });
+}
+
+export { page, alignedMaps, alignedSeries, stepLabels, predictionChange, editShapes, fillLeaveOneOut, inputNames };

@@ -6,7 +6,7 @@
  * time the page could not draw: issue 19). Streamlit serves app/static/*.js as application/javascript; where a
  * server sends another type (nosniff refuses it), the text is fetched and inlined instead. Where static serving
  * is off, chart.py's inline component defines window.Plotly before this runs. */
-function plotlyReady(url) {
+export function plotlyReady(url) {
   if (!window.__vizPlotly && window.Plotly) window.__vizPlotly = Promise.resolve(window.Plotly); // inlined (chart.py)
   if (!window.__vizPlotly) {
     window.__vizPlotly = new Promise((resolve, reject) => {

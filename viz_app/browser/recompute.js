@@ -1,8 +1,7 @@
-/* DisanRecompute — the attention maths the app and the offline report run in the browser.
+/* Recompute — the attention maths the app and the offline report run in the browser.
  *
- * A classic script (no modules, no build step, no network): it attaches one object,
- * `DisanRecompute`, to the global object, so it works inlined in a file:// page, in a
- * notebook output cell and inside the app's chart component. Every function is pure:
+ * An ES module (no network), bundled into every host (docs/front-end.md): a file:// page, a
+ * notebook output cell and the app's chart component. Every function is pure:
  * arrays in, new arrays out (`render` alone writes into the figure it is given).
  *
  * Conventions (disan/masks.py): every T×T matrix is flat, row-major, [attending row i,
@@ -11,409 +10,379 @@
  * The payload format is described in viz_app/draw/live.py's docstring (which builds the app's payloads;
  * sections.js prepares the page's own), the binding format in sections.js (`binding`, `gridBinding`).
  */
-(function (root) {
-  "use strict";
+import { fromBase64 } from "./bytes.js";
 
-  var LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
-  var SIZES = { float32: 4, uint16: 2, uint8: 1 };
+var LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+var SIZES = { float32: 4, uint16: 2, uint8: 1 };
 
-  function base64Bytes(text) {
-    var bin = atob(text);
-    var out = new Uint8Array(bin.length);
-    for (var i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-    return out;
+/* {dtype, shape, b64[, scale]} → the stored values as a typed array (little-endian bytes):
+ * float32 → Float32Array, uint16 → Uint16Array, uint8 → Uint8Array. `scale` is not applied. */
+function decode(array) {
+  var size = SIZES[array.dtype];
+  if (!size) throw new Error("Recompute.decode: dtype " + array.dtype + " is not float32, uint16 or uint8");
+  var n = array.shape.reduce(function (a, b) { return a * b; }, 1);
+  var bytes = fromBase64(array.b64);
+  if (bytes.length !== n * size) {
+    throw new Error("Recompute.decode: " + bytes.length + " bytes for shape [" + array.shape + "] of " + array.dtype);
   }
+  if (size === 1) return bytes;
+  var Typed = size === 4 ? Float32Array : Uint16Array;
+  if (LITTLE_ENDIAN) return new Typed(bytes.buffer);
+  var view = new DataView(bytes.buffer), out = new Typed(n);
+  for (var i = 0; i < n; i++) out[i] = size === 4 ? view.getFloat32(4 * i, true) : view.getUint16(2 * i, true);
+  return out;
+}
 
-  /* {dtype, shape, b64[, scale]} → the stored values as a typed array (little-endian bytes):
-   * float32 → Float32Array, uint16 → Uint16Array, uint8 → Uint8Array. `scale` is not applied. */
-  function decode(array) {
-    var size = SIZES[array.dtype];
-    if (!size) throw new Error("DisanRecompute.decode: dtype " + array.dtype + " is not float32, uint16 or uint8");
-    var n = array.shape.reduce(function (a, b) { return a * b; }, 1);
-    var bytes = base64Bytes(array.b64);
-    if (bytes.length !== n * size) {
-      throw new Error("DisanRecompute.decode: " + bytes.length + " bytes for shape [" + array.shape + "] of " + array.dtype);
-    }
-    if (size === 1) return bytes;
-    var Typed = size === 4 ? Float32Array : Uint16Array;
-    if (LITTLE_ENDIAN) return new Typed(bytes.buffer);
-    var view = new DataView(bytes.buffer), out = new Typed(n);
-    for (var i = 0; i < n; i++) out[i] = size === 4 ? view.getFloat32(4 * i, true) : view.getUint16(2 * i, true);
-    return out;
-  }
-
-  /* Im Eq. 7: softmax_j(scores[h,i,j] − α|i − j|) over the allowed j of each row.
-   * scores: H·T·T (pre-mask QKᵀ/√d_k); allowed: T·T, shared by every head. Returns Float32Array H·T·T. */
-  function distanceProbs(scores, T, allowed, alpha) {
-    var out = new Float32Array(scores.length);
-    var row = new Float64Array(T);
-    var H = scores.length / (T * T);
-    for (var h = 0; h < H; h++) {
-      for (var i = 0; i < T; i++) {
-        var base = (h * T + i) * T, max = -Infinity, j;
-        for (j = 0; j < T; j++) {
-          if (!allowed[i * T + j]) continue;
-          row[j] = scores[base + j] - alpha * Math.abs(i - j);
-          if (row[j] > max) max = row[j];
-        }
-        if (max === -Infinity) continue; // no allowed key: the row stays exactly 0
-        var sum = 0;
-        for (j = 0; j < T; j++) if (allowed[i * T + j]) { row[j] = Math.exp(row[j] - max); sum += row[j]; }
-        for (j = 0; j < T; j++) if (allowed[i * T + j]) out[base + j] = row[j] / sum;
-      }
-    }
-    return out;
-  }
-
-  /* Mean over the H stacked T×T maps of `stack` (H·T·T) → Float32Array T·T (Im Fig. 7). */
-  function headMean(stack, T) {
-    var n = T * T, H = stack.length / n, out = new Float32Array(n);
-    for (var c = 0; c < n; c++) {
-      var s = 0;
-      for (var h = 0; h < H; h++) s += stack[h * n + c];
-      out[c] = s / H;
-    }
-    return out;
-  }
-
-  /* One T×T map out of an H·T·T stack. */
-  function slice(stack, T, index) {
-    return stack.slice(index * T * T, (index + 1) * T * T);
-  }
-
-  /* Row-major indices of the allowed cells (the order of the feature payload's N cells). */
-  function allowedCells(allowed) {
-    var cells = [];
-    for (var c = 0; c < allowed.length; c++) if (allowed[c]) cells.push(c);
-    return Int32Array.from(cells);
-  }
-
-  /* DiSAN's P[:, :, k] (Shen Eq. 15, one feature): values is D·N (feature-major, N = cells.length),
-   * value = stored · scale. Masked cells are exactly 0. Returns Float32Array T·T. */
-  function featureSlice(values, scale, cells, k, T) {
-    var n = cells.length, out = new Float32Array(T * T), base = k * n;
-    for (var c = 0; c < n; c++) out[cells[c]] = values[base + c] * scale;
-    return out;
-  }
-
-  /* The boolean direction mask (Shen Eqs. 16–18, Im Fig. 3) as Uint8Array T·T. */
-  function directionAllowed(T, kind) {
-    var out = new Uint8Array(T * T);
+/* Im Eq. 7: softmax_j(scores[h,i,j] − α|i − j|) over the allowed j of each row.
+ * scores: H·T·T (pre-mask QKᵀ/√d_k); allowed: T·T, shared by every head. Returns Float32Array H·T·T. */
+function distanceProbs(scores, T, allowed, alpha) {
+  var out = new Float32Array(scores.length);
+  var row = new Float64Array(T);
+  var H = scores.length / (T * T);
+  for (var h = 0; h < H; h++) {
     for (var i = 0; i < T; i++) {
-      for (var j = 0; j < T; j++) {
-        var ok = kind === "fw" ? j < i : kind === "bw" ? j > i : kind === "diag" ? j !== i : kind === "none";
-        out[i * T + j] = ok ? 1 : 0;
+      var base = (h * T + i) * T, max = -Infinity, j;
+      for (j = 0; j < T; j++) {
+        if (!allowed[i * T + j]) continue;
+        row[j] = scores[base + j] - alpha * Math.abs(i - j);
+        if (row[j] > max) max = row[j];
       }
-    }
-    return out;
-  }
-
-  /* Shen Eq. 15 under the mask `allowed` (T·T, rows = query j): for every query j and feature k, the softmax
-   * over the allowed keys i of c·tanh((queries[j, k] + keys[i, k]) / c), handed to visit(j, k, kept, n, w, sum):
-   * the n allowed keys (kept[0..n)) and their unnormalised terms w (P = w / sum). keys: T·D (W1 h_i + b1),
-   * queries: T·D (W2 h_j). A query with no allowed key is never visited. `only`: feature k alone (else all).
-   * tanh(y) = 1 − 2 / (e^{2y} + 1) and e^{2(q + k)/c} = e^{2q/c} · e^{2k/c}: one exp per key and per query
-   * feature, then a product per cell instead of a tanh. The logits lie in [−c, c], so the softmax is shifted
-   * by c (as disan/fused_attention.py does) instead of by each row's maximum. */
-  function eachSoftmax(keys, queries, T, allowed, c, visit, only) {
-    var D = keys.length / T, w = new Float64Array(T), kept = new Int32Array(T), i, j, k, m, n;
-    var k0 = only === undefined ? 0 : only, k1 = only === undefined ? D : only + 1;
-    var ek = new Float64Array(D * T); // feature-major: ek[k·T + i] = e^{2·keys[i, k]/c}
-    for (i = 0; i < T; i++) for (k = k0; k < k1; k++) ek[k * T + i] = Math.exp(2 * keys[i * D + k] / c);
-    for (j = 0; j < T; j++) {
-      for (n = 0, i = 0; i < T; i++) if (allowed[j * T + i]) kept[n++] = i;
-      if (!n) continue;
-      for (k = k0; k < k1; k++) {
-        var eq = Math.exp(2 * queries[j * D + k] / c), base = k * T, sum = 0;
-        for (m = 0; m < n; m++) {
-          var e = Math.exp(c * (1 - 2 / (eq * ek[base + kept[m]] + 1)) - c);
-          w[m] = e;
-          sum += e;
-        }
-        visit(j, k, kept, n, w, sum);
-      }
+      if (max === -Infinity) continue; // no allowed key: the row stays exactly 0
+      var sum = 0;
+      for (j = 0; j < T; j++) if (allowed[i * T + j]) { row[j] = Math.exp(row[j] - max); sum += row[j]; }
+      for (j = 0; j < T; j++) if (allowed[i * T + j]) out[base + j] = row[j] / sum;
     }
   }
+  return out;
+}
 
-  /* P averaged over the D features (Shen Fig. 6): Float32Array T·T, [j·T + i]. Rows with no allowed key stay
-   * exactly 0. */
-  function disanMean(keys, queries, T, allowed, c) {
-    var D = keys.length / T, out = new Float32Array(T * T), row = new Float64Array(T);
-    var last = -1;
-    function flush() { if (last >= 0) for (var i = 0; i < T; i++) if (row[i]) out[last * T + i] = row[i]; }
-    eachSoftmax(keys, queries, T, allowed, c, function (j, k, kept, n, w, sum) {
-      if (j !== last) { flush(); row.fill(0); last = j; }
-      for (var m = 0; m < n; m++) row[kept[m]] += w[m] / (sum * D);
-    });
-    flush();
-    return out;
+/* Mean over the H stacked T×T maps of `stack` (H·T·T) → Float32Array T·T (Im Fig. 7). */
+function headMean(stack, T) {
+  var n = T * T, H = stack.length / n, out = new Float32Array(n);
+  for (var c = 0; c < n; c++) {
+    var s = 0;
+    for (var h = 0; h < H; h++) s += stack[h * n + c];
+    out[c] = s / H;
   }
+  return out;
+}
 
-  /* DiSAN's per-feature P: Float32Array T·T·D, [(j·T + i)·D + k], masked cells exactly 0. */
-  function disanProbs(keys, queries, T, allowed, c) {
-    var D = keys.length / T, out = new Float32Array(T * T * D);
-    eachSoftmax(keys, queries, T, allowed, c, function (j, k, kept, n, w, sum) {
-      for (var m = 0; m < n; m++) out[(j * T + kept[m]) * D + k] = w[m] / sum;
-    });
-    return out;
+/* One T×T map out of an H·T·T stack. */
+function slice(stack, T, index) {
+  return stack.slice(index * T * T, (index + 1) * T * T);
+}
+
+/* Row-major indices of the allowed cells (the order of the feature payload's N cells). */
+function allowedCells(allowed) {
+  var cells = [];
+  for (var c = 0; c < allowed.length; c++) if (allowed[c]) cells.push(c);
+  return Int32Array.from(cells);
+}
+
+/* DiSAN's P[:, :, k] (Shen Eq. 15, one feature): values is D·N (feature-major, N = cells.length),
+ * value = stored · scale. Masked cells are exactly 0. Returns Float32Array T·T. */
+function featureSlice(values, scale, cells, k, T) {
+  var n = cells.length, out = new Float32Array(T * T), base = k * n;
+  for (var c = 0; c < n; c++) out[cells[c]] = values[base + c] * scale;
+  return out;
+}
+
+/* The boolean direction mask (Shen Eqs. 16–18, Im Fig. 3) as Uint8Array T·T. */
+function directionAllowed(T, kind) {
+  var out = new Uint8Array(T * T);
+  for (var i = 0; i < T; i++) {
+    for (var j = 0; j < T; j++) {
+      var ok = kind === "fw" ? j < i : kind === "bw" ? j > i : kind === "diag" ? j !== i : kind === "none";
+      out[i * T + j] = ok ? 1 : 0;
+    }
   }
+  return out;
+}
 
-  /* DiSAN's P of feature k alone (T·T, [j·T + i]): a slice of disanProbs for T² terms instead of T²·D. */
-  function disanFeature(keys, queries, T, allowed, c, k) {
-    var out = new Float32Array(T * T);
-    eachSoftmax(keys, queries, T, allowed, c, function (j, kk, kept, n, w, sum) {
-      for (var m = 0; m < n; m++) out[j * T + kept[m]] = w[m] / sum;
-    }, k);
-    return out;
+/* Shen Eq. 15 under the mask `allowed` (T·T, rows = query j): for every query j and feature k, the softmax
+ * over the allowed keys i of c·tanh((queries[j, k] + keys[i, k]) / c), handed to visit(j, k, kept, n, w, sum):
+ * the n allowed keys (kept[0..n)) and their unnormalised terms w (P = w / sum). keys: T·D (W1 h_i + b1),
+ * queries: T·D (W2 h_j). A query with no allowed key is never visited. `only`: feature k alone (else all).
+ * tanh(y) = 1 − 2 / (e^{2y} + 1) and e^{2(q + k)/c} = e^{2q/c} · e^{2k/c}: one exp per key and per query
+ * feature, then a product per cell instead of a tanh. The logits lie in [−c, c], so the softmax is shifted
+ * by c (as disan/fused_attention.py does) instead of by each row's maximum. */
+function eachSoftmax(keys, queries, T, allowed, c, visit, only) {
+  var D = keys.length / T, w = new Float64Array(T), kept = new Int32Array(T), i, j, k, m, n;
+  var k0 = only === undefined ? 0 : only, k1 = only === undefined ? D : only + 1;
+  var ek = new Float64Array(D * T); // feature-major: ek[k·T + i] = e^{2·keys[i, k]/c}
+  for (i = 0; i < T; i++) for (k = k0; k < k1; k++) ek[k * T + i] = Math.exp(2 * keys[i * D + k] / c);
+  for (j = 0; j < T; j++) {
+    for (n = 0, i = 0; i < T; i++) if (allowed[j * T + i]) kept[n++] = i;
+    if (!n) continue;
+    for (k = k0; k < k1; k++) {
+      var eq = Math.exp(2 * queries[j * D + k] / c), base = k * T, sum = 0;
+      for (m = 0; m < n; m++) {
+        var e = Math.exp(c * (1 - 2 / (eq * ek[base + kept[m]] + 1)) - c);
+        w[m] = e;
+        sum += e;
+      }
+      visit(j, k, kept, n, w, sum);
+    }
   }
+}
 
-  /* Whether a DiSAN block carries Eq. 15's parts (the page's own model's view), from which its P follows. */
-  function hasParts(b) {
-    return Boolean(b.keys && b.queries && b.c);
-  }
+/* P averaged over the D features (Shen Fig. 6): Float32Array T·T, [j·T + i]. Rows with no allowed key stay
+ * exactly 0. */
+function disanMean(keys, queries, T, allowed, c) {
+  var D = keys.length / T, out = new Float32Array(T * T), row = new Float64Array(T);
+  var last = -1;
+  function flush() { if (last >= 0) for (var i = 0; i < T; i++) if (row[i]) out[last * T + i] = row[i]; }
+  eachSoftmax(keys, queries, T, allowed, c, function (j, k, kept, n, w, sum) {
+    if (j !== last) { flush(); row.fill(0); last = j; }
+    for (var m = 0; m < n; m++) row[kept[m]] += w[m] / (sum * D);
+  });
+  flush();
+  return out;
+}
 
-  // perFeature's P per block, computed once
-  var perFeatureMemo = new WeakMap();
+/* DiSAN's per-feature P: Float32Array T·T·D, [(j·T + i)·D + k], masked cells exactly 0. */
+function disanProbs(keys, queries, T, allowed, c) {
+  var D = keys.length / T, out = new Float32Array(T * T * D);
+  eachSoftmax(keys, queries, T, allowed, c, function (j, k, kept, n, w, sum) {
+    for (var m = 0; m < n; m++) out[(j * T + kept[m]) * D + k] = w[m] / sum;
+  });
+  return out;
+}
 
-  /* A DiSAN block's per-feature P (T·T·D, as disanProbs): the trace view's own where it carries one (Python's
-   * views), else computed once from Eq. 15's keys, queries and c (the page's model outputs those, not the
-   * T·T·D tensor: most of a long sentence's output), else null. */
-  function perFeature(b, T) {
-    if (b.probs) return b.probs;
-    if (!hasParts(b)) return null;
-    var got = perFeatureMemo.get(b);
-    if (!got) perFeatureMemo.set(b, got = disanProbs(b.keys, b.queries, T, b.allowed, b.c));
-    return got;
-  }
+/* DiSAN's P of feature k alone (T·T, [j·T + i]): a slice of disanProbs for T² terms instead of T²·D. */
+function disanFeature(keys, queries, T, allowed, c, k) {
+  var out = new Float32Array(T * T);
+  eachSoftmax(keys, queries, T, allowed, c, function (j, kk, kept, n, w, sum) {
+    for (var m = 0; m < n; m++) out[j * T + kept[m]] = w[m] / sum;
+  }, k);
+  return out;
+}
 
-  /* A trace view of the same weights and sentence under the direction masks `kind` (both blocks; "none",
-   * "diag", "fw", "bw"), for the maps Compare draws; null where the view lacks what it needs. The masks enter
-   * only after the logits, and both blocks read the embeddings, so the logits stay those of `tv`: a DSA's
-   * heads are the softmax of its pre-mask scores over the newly allowed keys at the view's α (Im Eq. 7), a
-   * DiSAN's mean over features is recomputed from Eq. 15's keys and queries (the in-page model's view has
-   * them). Only the attention maps change (not gates or outputs, which the next layers would). */
-  // remask's views per trace view and kind: the charts of one page that show the same masks share them
-  var remasked = new WeakMap();
+/* Whether a DiSAN block carries Eq. 15's parts (the page's own model's view), from which its P follows. */
+function hasParts(b) {
+  return Boolean(b.keys && b.queries && b.c);
+}
 
-  function remask(tv, kind) {
-    var byKind = remasked.get(tv) || remasked.set(tv, {}).get(tv);
-    if (!Object.prototype.hasOwnProperty.call(byKind, kind)) byKind[kind] = remaskOnce(tv, kind);
-    return byKind[kind];
-  }
+// perFeature's P per block, computed once
+var perFeatureMemo = new WeakMap();
 
-  function remaskOnce(tv, kind) {
-    function sentence(sent) {
-      if (!sent) return sent;
-      var T = sent.tokens.length, allowed = directionAllowed(T, kind), out = Object.assign({}, sent);
-      ["fw", "bw"].forEach(function (dir) {
-        var b = sent[dir], change = { mask: kind, allowed: allowed };
-        if (tv.arch === "dsa") {
-          change.heads = distanceProbs(b.scores, T, allowed, tv.alpha || 0);
-          change.attention = headMean(change.heads, T);
-          out[dir] = Object.assign({}, b, change);
-          return;
-        }
-        change.probs = change.probs_max = null; // not recomputed: figures of them refuse the view
+/* A DiSAN block's per-feature P (T·T·D, as disanProbs): the trace view's own where it carries one (Python's
+ * views), else computed once from Eq. 15's keys, queries and c (the page's model outputs those, not the
+ * T·T·D tensor: most of a long sentence's output), else null. */
+function perFeature(b, T) {
+  if (b.probs) return b.probs;
+  if (!hasParts(b)) return null;
+  var got = perFeatureMemo.get(b);
+  if (!got) perFeatureMemo.set(b, got = disanProbs(b.keys, b.queries, T, b.allowed, b.c));
+  return got;
+}
+
+/* A trace view of the same weights and sentence under the direction masks `kind` (both blocks; "none",
+ * "diag", "fw", "bw"), for the maps Compare draws; null where the view lacks what it needs. The masks enter
+ * only after the logits, and both blocks read the embeddings, so the logits stay those of `tv`: a DSA's
+ * heads are the softmax of its pre-mask scores over the newly allowed keys at the view's α (Im Eq. 7), a
+ * DiSAN's mean over features is recomputed from Eq. 15's keys and queries (the in-page model's view has
+ * them). Only the attention maps change (not gates or outputs, which the next layers would). */
+// remask's views per trace view and kind: the charts of one page that show the same masks share them
+var remasked = new WeakMap();
+
+function remask(tv, kind) {
+  var byKind = remasked.get(tv) || remasked.set(tv, {}).get(tv);
+  if (!Object.prototype.hasOwnProperty.call(byKind, kind)) byKind[kind] = remaskOnce(tv, kind);
+  return byKind[kind];
+}
+
+function remaskOnce(tv, kind) {
+  function sentence(sent) {
+    if (!sent) return sent;
+    var T = sent.tokens.length, allowed = directionAllowed(T, kind), out = Object.assign({}, sent);
+    ["fw", "bw"].forEach(function (dir) {
+      var b = sent[dir], change = { mask: kind, allowed: allowed };
+      if (tv.arch === "dsa") {
+        change.heads = distanceProbs(b.scores, T, allowed, tv.alpha || 0);
+        change.attention = headMean(change.heads, T);
         out[dir] = Object.assign({}, b, change);
-        // computed when first read: Compare draws one direction, and a DiSAN direction's T·T·D softmax
-        // terms are the costliest part of a remask
-        var mean = null;
-        Object.defineProperty(out[dir], "attention", { enumerable: true, configurable: true, get: function () {
-          return mean || (mean = disanMean(b.keys, b.queries, T, allowed, b.c));
-        } });
-      });
-      return out;
-    }
-    var sides = [tv.premise, tv.hypothesis].filter(Boolean);
-    var ready = sides.every(function (s) {
-      return ["fw", "bw"].every(function (d) {
-        var b = s[d];
-        return tv.arch === "dsa" ? Boolean(b.scores) : hasParts(b);
-      });
+        return;
+      }
+      change.probs = change.probs_max = null; // not recomputed: figures of them refuse the view
+      out[dir] = Object.assign({}, b, change);
+      // computed when first read: Compare draws one direction, and a DiSAN direction's T·T·D softmax
+      // terms are the costliest part of a remask
+      var mean = null;
+      Object.defineProperty(out[dir], "attention", { enumerable: true, configurable: true, get: function () {
+        return mean || (mean = disanMean(b.keys, b.queries, T, allowed, b.c));
+      } });
     });
-    if (!ready) return null;
-    return Object.assign({}, tv, { masks: [kind, kind], premise: sentence(tv.premise),
-                                   hypothesis: sentence(tv.hypothesis) });
-  }
-
-  /* Im Eq. 7's additive term M_dir + α·M_dis (Float64Array T·T; cells M_dir forbids are NaN, shown as −∞).
-   * kind "none" gives α·M_dis alone (Im Fig. 4 times α). */
-  function maskPanel(T, kind, alpha) {
-    var allowed = directionAllowed(T, kind), out = new Float64Array(T * T);
-    for (var i = 0; i < T; i++) {
-      for (var j = 0; j < T; j++) out[i * T + j] = allowed[i * T + j] ? -alpha * Math.abs(i - j) : NaN;
-    }
     return out;
   }
+  var sides = [tv.premise, tv.hypothesis].filter(Boolean);
+  var ready = sides.every(function (s) {
+    return ["fw", "bw"].every(function (d) {
+      var b = s[d];
+      return tv.arch === "dsa" ? Boolean(b.scores) : hasParts(b);
+    });
+  });
+  if (!ready) return null;
+  return Object.assign({}, tv, { masks: [kind, kind], premise: sentence(tv.premise),
+                                 hypothesis: sentence(tv.hypothesis) });
+}
 
-  /* viz_app.reduce.block_mean: average T×T over blocks of ceil(T / maxCells) so a side has at most
-   * maxCells cells (NaN ignored). Returns {z: Float64Array n·n, n, block}. */
-  function blockMean(mat, T, maxCells) {
-    var block = Math.ceil(T / maxCells);
-    if (!maxCells || block <= 1) return { z: Float64Array.from(mat), n: T, block: 1 };
-    var n = Math.ceil(T / block), z = new Float64Array(n * n);
-    for (var r = 0; r < n; r++) {
-      for (var c = 0; c < n; c++) {
-        var s = 0, k = 0;
-        for (var i = r * block; i < Math.min(T, (r + 1) * block); i++) {
-          for (var j = c * block; j < Math.min(T, (c + 1) * block); j++) {
-            var v = mat[i * T + j];
-            if (v === v) { s += v; k++; }
-          }
+/* Im Eq. 7's additive term M_dir + α·M_dis (Float64Array T·T; cells M_dir forbids are NaN, shown as −∞).
+ * kind "none" gives α·M_dis alone (Im Fig. 4 times α). */
+function maskPanel(T, kind, alpha) {
+  var allowed = directionAllowed(T, kind), out = new Float64Array(T * T);
+  for (var i = 0; i < T; i++) {
+    for (var j = 0; j < T; j++) out[i * T + j] = allowed[i * T + j] ? -alpha * Math.abs(i - j) : NaN;
+  }
+  return out;
+}
+
+/* viz_app.reduce.block_mean: average T×T over blocks of ceil(T / maxCells) so a side has at most
+ * maxCells cells (NaN ignored). Returns {z: Float64Array n·n, n, block}. */
+function blockMean(mat, T, maxCells) {
+  var block = Math.ceil(T / maxCells);
+  if (!maxCells || block <= 1) return { z: Float64Array.from(mat), n: T, block: 1 };
+  var n = Math.ceil(T / block), z = new Float64Array(n * n);
+  for (var r = 0; r < n; r++) {
+    for (var c = 0; c < n; c++) {
+      var s = 0, k = 0;
+      for (var i = r * block; i < Math.min(T, (r + 1) * block); i++) {
+        for (var j = c * block; j < Math.min(T, (c + 1) * block); j++) {
+          var v = mat[i * T + j];
+          if (v === v) { s += v; k++; }
         }
-        z[r * n + c] = k ? s / k : NaN;
       }
+      z[r * n + c] = k ? s / k : NaN;
     }
-    return { z: z, n: n, block: block };
   }
+  return { z: z, n: n, block: block };
+}
 
-  /* [lo, hi] over the finite values of `mats` (flat arrays), zmin/zmax when given (not null): figures.js `limits`'s
-   * rule, which drew the figure, over its rows. */
-  function limits(mats, zmin, zmax) {
-    var lo = Infinity, hi = -Infinity;
-    mats.forEach(function (m) {
-      for (var c = 0; c < m.length; c++) {
-        var v = m[c];
-        if (isFinite(v)) { if (v < lo) lo = v; if (v > hi) hi = v; }
-      }
-    });
-    if (lo === Infinity) { lo = 0; hi = 0; }
-    if (zmin !== null && zmin !== undefined) lo = zmin;
-    if (zmax !== null && zmax !== undefined) hi = zmax;
-    // a constant map gets a scale one unit wide: an all-masked map (a one-word sentence's) then has the [0, 1] of
-    // any longer sentence's attention, so the maps typed after it are painted on the limits they are drawn with
-    return [lo, hi > lo ? hi : lo + 1];
-  }
-
-  /* Flat n·n values → Plotly's z: n arrays of n numbers, non-finite values as null (as plotly.io writes NaN). */
-  function rows(flat, n) {
-    var out = new Array(n);
-    for (var r = 0; r < n; r++) {
-      var line = new Array(n);
-      for (var c = 0; c < n; c++) { var v = flat[r * n + c]; line[c] = isFinite(v) ? v : null; }
-      out[r] = line;
+/* [lo, hi] over the finite values of `mats` (flat arrays), zmin/zmax when given (not null): figures.js `limits`'s
+ * rule, which drew the figure, over its rows. */
+function limits(mats, zmin, zmax) {
+  var lo = Infinity, hi = -Infinity;
+  mats.forEach(function (m) {
+    for (var c = 0; c < m.length; c++) {
+      var v = m[c];
+      if (isFinite(v)) { if (v < lo) lo = v; if (v > hi) hi = v; }
     }
+  });
+  if (lo === Infinity) { lo = 0; hi = 0; }
+  if (zmin !== null && zmin !== undefined) lo = zmin;
+  if (zmax !== null && zmax !== undefined) hi = zmax;
+  // a constant map gets a scale one unit wide: an all-masked map (a one-word sentence's) then has the [0, 1] of
+  // any longer sentence's attention, so the maps typed after it are painted on the limits they are drawn with
+  return [lo, hi > lo ? hi : lo + 1];
+}
+
+/* Flat n·n values → Plotly's z: n arrays of n numbers, non-finite values as null (as plotly.io writes NaN). */
+function rows(flat, n) {
+  var out = new Array(n);
+  for (var r = 0; r < n; r++) {
+    var line = new Array(n);
+    for (var c = 0; c < n; c++) { var v = flat[r * n + c]; line[c] = isFinite(v) ? v : null; }
+    out[r] = line;
+  }
+  return out;
+}
+
+/* α as Python's f"{alpha:g}" writes the app's 0.1-step values: 1.5, 0, 5, 0.3. */
+function formatValue(x) {
+  return String(Number(Number(x).toPrecision(6)));
+}
+
+/* Decode a payload once (viz_app/draw/live.py): {T, tokens, blocks: {fw|bw: {allowed, cells, scores?,
+ * features?, scale?}}}. Keeps the payload's id so callers can tell payloads apart. (A payload the page builds
+ * from its own model's view, sections.js payload, carries Eq. 15's keys, queries and c in place of features.) */
+function prepare(payload) {
+  var blocks = {};
+  Object.keys(payload.blocks || {}).forEach(function (name) {
+    var b = payload.blocks[name], allowed = decode(b.allowed);
+    blocks[name] = {
+      mask: b.mask,
+      allowed: allowed,
+      cells: allowedCells(allowed),
+      scores: b.scores ? decode(b.scores) : null,
+      features: b.features ? decode(b.features) : null,
+      scale: b.features ? b.features.scale || 1 : 1,
+      keys: null, queries: null, c: null,
+    };
+  });
+  return { id: payload.id, kind: payload.kind, T: payload.T, tokens: payload.tokens, blocks: blocks, memo: null };
+}
+
+/* The T·T (flat) map an expression names, at `values` {alpha, feature} (sections.js `gridBinding`'s exprs). */
+function evaluate(live, expr, values) {
+  var T = live.T, b = expr.dir ? live.blocks[expr.dir] : null;
+  if (expr.op === "mask") return maskPanel(T, expr.dir, alpha(expr, values));
+  if (expr.op === "diff") {
+    var a = evaluate(live, expr.a, values), c = evaluate(live, expr.b, values), out = new Float64Array(a.length);
+    for (var i = 0; i < a.length; i++) out[i] = a[i] - c[i];
     return out;
   }
-
-  /* α as Python's f"{alpha:g}" writes the app's 0.1-step values: 1.5, 0, 5, 0.3. */
-  function formatValue(x) {
-    return String(Number(Number(x).toPrecision(6)));
+  if (!b) throw new Error("Recompute: the payload has no block " + expr.dir);
+  if (expr.op === "feature") {
+    return b.features ? featureSlice(b.features, b.scale, b.cells, values.feature, T)
+      : disanFeature(b.keys, b.queries, T, b.allowed, b.c, values.feature); // the page's model: Eq. 15's parts
   }
+  if (!live.memo || live.memo.stamp !== String(values.alpha)) live.memo = { stamp: String(values.alpha), maps: {} };
+  var key = expr.dir + "@" + alpha(expr, values); // the mean and the heads of one α share one softmax
+  if (!live.memo.maps[key]) live.memo.maps[key] = distanceProbs(b.scores, T, b.allowed, alpha(expr, values));
+  var probs = live.memo.maps[key];
+  if (expr.op === "mean") return headMean(probs, T);
+  if (expr.op === "head") return slice(probs, T, expr.head);
+  throw new Error("Recompute: unknown op " + expr.op);
+}
 
-  /* Decode a payload once (viz_app/draw/live.py): {T, tokens, blocks: {fw|bw: {allowed, cells, scores?,
-   * features?, scale?}}}. Keeps the payload's id so callers can tell payloads apart. (A payload the page builds
-   * from its own model's view, sections.js payload, carries Eq. 15's keys, queries and c in place of features.) */
-  function prepare(payload) {
-    var blocks = {};
-    Object.keys(payload.blocks || {}).forEach(function (name) {
-      var b = payload.blocks[name], allowed = decode(b.allowed);
-      blocks[name] = {
-        mask: b.mask,
-        allowed: allowed,
-        cells: allowedCells(allowed),
-        scores: b.scores ? decode(b.scores) : null,
-        features: b.features ? decode(b.features) : null,
-        scale: b.features ? b.features.scale || 1 : 1,
-        keys: null, queries: null, c: null,
-      };
-    });
-    return { id: payload.id, kind: payload.kind, T: payload.T, tokens: payload.tokens, blocks: blocks, memo: null };
+function alpha(expr, values) {
+  return expr.alpha !== undefined && expr.alpha !== null ? expr.alpha : values.alpha;
+}
+
+function setPath(obj, path, value) {
+  var keys = path.split("."), o = obj;
+  for (var i = 0; i < keys.length - 1; i++) {
+    if (o[keys[i]] === undefined) o[keys[i]] = {};
+    o = o[keys[i]];
   }
+  o[keys[keys.length - 1]] = value;
+}
 
-  /* The T·T (flat) map an expression names, at `values` {alpha, feature} (sections.js `gridBinding`'s exprs). */
-  function evaluate(live, expr, values) {
-    var T = live.T, b = expr.dir ? live.blocks[expr.dir] : null;
-    if (expr.op === "mask") return maskPanel(T, expr.dir, alpha(expr, values));
-    if (expr.op === "diff") {
-      var a = evaluate(live, expr.a, values), c = evaluate(live, expr.b, values), out = new Float64Array(a.length);
-      for (var i = 0; i < a.length; i++) out[i] = a[i] - c[i];
-      return out;
+function fill(template, values) {
+  return template.replace(/\{alpha\}/g, formatValue(values.alpha)).replace(/\{feature\}/g, String(values.feature));
+}
+
+/* Recompute one figure in place for `values` {alpha, feature} from its binding, and return it.
+ * figure: {data, layout} as figures.js builds it (sections.js); binding: sections.js `binding`. */
+function render(live, binding, figure, values) {
+  var mats = {};
+  binding.panels.forEach(function (p) {
+    var flat = evaluate(live, p.z, values), n = live.T;
+    if (p.pool) { var pooled = blockMean(flat, n, p.pool); flat = pooled.z; n = pooled.n; }
+    mats[p.trace] = { flat: flat, n: n };
+    figure.data[p.trace].z = rows(flat, n);
+    if (p.hover_trace !== undefined) {
+      var custom = figure.data[p.hover_trace].customdata;
+      figure.data[p.hover_trace].customdata = custom.map(function (cell, c) {
+        var v = flat[c];
+        return [cell[0], cell[1], isFinite(v) ? v : null];
+      });
     }
-    if (!b) throw new Error("DisanRecompute: the payload has no block " + expr.dir);
-    if (expr.op === "feature") {
-      return b.features ? featureSlice(b.features, b.scale, b.cells, values.feature, T)
-        : disanFeature(b.keys, b.queries, T, b.allowed, b.c, values.feature); // the page's model: Eq. 15's parts
-    }
-    if (!live.memo || live.memo.stamp !== String(values.alpha)) live.memo = { stamp: String(values.alpha), maps: {} };
-    var key = expr.dir + "@" + alpha(expr, values); // the mean and the heads of one α share one softmax
-    if (!live.memo.maps[key]) live.memo.maps[key] = distanceProbs(b.scores, T, b.allowed, alpha(expr, values));
-    var probs = live.memo.maps[key];
-    if (expr.op === "mean") return headMean(probs, T);
-    if (expr.op === "head") return slice(probs, T, expr.head);
-    throw new Error("DisanRecompute: unknown op " + expr.op);
-  }
+  });
+  (binding.scales || []).forEach(function (s) {
+    var lim = limits(s.traces.map(function (t) { return mats[t].flat; }), s.zmin, s.zmax);
+    if (s.diverging) { var bound = Math.max(Math.abs(lim[0]), Math.abs(lim[1])); bound = bound > 1e-9 ? bound : 1e-9; lim = [-bound, bound]; }
+    s.traces.forEach(function (t) { figure.data[t].zmin = lim[0]; figure.data[t].zmax = lim[1]; });
+  });
+  (binding.rows || []).forEach(function (r) {
+    var flat = evaluate(live, r.z, values), line = [];
+    for (var c = 0; c < live.T; c++) line.push(flat[r.row * live.T + c]);
+    figure.data[r.trace].y = line;
+  });
+  Object.keys(binding.texts || {}).forEach(function (path) { setPath(figure, path, fill(binding.texts[path], values)); });
+  figure.layout.datarevision = (figure.layout.datarevision || 0) + 1;
+  return figure;
+}
 
-  function alpha(expr, values) {
-    return expr.alpha !== undefined && expr.alpha !== null ? expr.alpha : values.alpha;
-  }
-
-  function setPath(obj, path, value) {
-    var keys = path.split("."), o = obj;
-    for (var i = 0; i < keys.length - 1; i++) {
-      if (o[keys[i]] === undefined) o[keys[i]] = {};
-      o = o[keys[i]];
-    }
-    o[keys[keys.length - 1]] = value;
-  }
-
-  function fill(template, values) {
-    return template.replace(/\{alpha\}/g, formatValue(values.alpha)).replace(/\{feature\}/g, String(values.feature));
-  }
-
-  /* Recompute one figure in place for `values` {alpha, feature} from its binding, and return it.
-   * figure: {data, layout} as figures.js builds it (sections.js); binding: sections.js `binding`. */
-  function render(live, binding, figure, values) {
-    var mats = {};
-    binding.panels.forEach(function (p) {
-      var flat = evaluate(live, p.z, values), n = live.T;
-      if (p.pool) { var pooled = blockMean(flat, n, p.pool); flat = pooled.z; n = pooled.n; }
-      mats[p.trace] = { flat: flat, n: n };
-      figure.data[p.trace].z = rows(flat, n);
-      if (p.hover_trace !== undefined) {
-        var custom = figure.data[p.hover_trace].customdata;
-        figure.data[p.hover_trace].customdata = custom.map(function (cell, c) {
-          var v = flat[c];
-          return [cell[0], cell[1], isFinite(v) ? v : null];
-        });
-      }
-    });
-    (binding.scales || []).forEach(function (s) {
-      var lim = limits(s.traces.map(function (t) { return mats[t].flat; }), s.zmin, s.zmax);
-      if (s.diverging) { var bound = Math.max(Math.abs(lim[0]), Math.abs(lim[1])); bound = bound > 1e-9 ? bound : 1e-9; lim = [-bound, bound]; }
-      s.traces.forEach(function (t) { figure.data[t].zmin = lim[0]; figure.data[t].zmax = lim[1]; });
-    });
-    (binding.rows || []).forEach(function (r) {
-      var flat = evaluate(live, r.z, values), line = [];
-      for (var c = 0; c < live.T; c++) line.push(flat[r.row * live.T + c]);
-      figure.data[r.trace].y = line;
-    });
-    Object.keys(binding.texts || {}).forEach(function (path) { setPath(figure, path, fill(binding.texts[path], values)); });
-    figure.layout.datarevision = (figure.layout.datarevision || 0) + 1;
-    return figure;
-  }
-
-  root.DisanRecompute = {
-    version: 1,
-    decode: decode,
-    distanceProbs: distanceProbs,
-    headMean: headMean,
-    slice: slice,
-    allowedCells: allowedCells,
-    featureSlice: featureSlice,
-    disanProbs: disanProbs,
-    disanFeature: disanFeature,
-    hasParts: hasParts,
-    perFeature: perFeature,
-    directionAllowed: directionAllowed,
-    remask: remask,
-    maskPanel: maskPanel,
-    blockMean: blockMean,
-    limits: limits,
-    rows: rows,
-    formatValue: formatValue,
-    prepare: prepare,
-    evaluate: evaluate,
-    render: render,
-  };
-})(typeof globalThis !== "undefined" ? globalThis : this);
+export { decode, distanceProbs, headMean, slice, allowedCells, featureSlice, disanProbs, disanFeature, hasParts,
+  perFeature, directionAllowed, remask, maskPanel, blockMean, limits, rows, formatValue, prepare, evaluate, render };

@@ -1,16 +1,16 @@
-/* DisanSections — every section and figure that follows a sentence, defined once, here (with the figure
+/* Sections — every section and figure that follows a sentence, defined once, here (with the figure
  * builders of figures.js), as a function of the trace view.
  *
  * The static explorer (site.js, the model run in the page), the offline report and the notebook view
  * (viz_app/draw/report.py writes the trace view into the file; report.js's `boot` unpacks it) all call
- * `page(tv)` and hand the result to DisanReport.show. The app's chart component (chart.js) draws one figure
+ * `page(tv)` and hand the result to Report.show. The app's chart component (chart.js) draws one figure
  * at a time with `draw(views, id, params, theme)`: a figure of the page by id, or a figure `define`d below
  * with parameters (a chosen token, direction or reduction, two sentences, data the app computes).
  * tests/test_page_figures.py checks the figures against the trace; tests/test_sections_js.py checks typed
  * arrays, errors and the drawing in Chromium; tests/test_app.py builds what the app sent.
  *
  * The payloads (what recompute.js redraws the α / feature maps
- * from) are built *prepared*, in the form `DisanRecompute.prepare` returns, not as base64:
+ * from) are built *prepared*, in the form `Recompute.prepare` returns, not as base64:
  *   {id, kind: "distance" | "features", T, tokens, memo: null,
  *    blocks: {fw | bw: {mask, allowed: Uint8Array T·T, cells: Int32Array N (row-major allowed cells),
  *                       scores: Float32Array H·T·T | null, features: Float32Array D·N | null, scale}}}
@@ -29,781 +29,743 @@
  *         ln_max: (T) | null, probs: (T·T·D) | null  (DiSAN's per-feature P, for the feature scrubber)}
  * Every array is flat and row-major, a plain array or a typed array.
  *
- * A classic script (one global, `DisanSections`; needs DisanFigures and its `configure` call first);
- * pure functions, no modules, no network. Errors are thrown as one sentence.
+ * An ES module of pure functions (figures.js's `configure` is called first); no network. Errors are thrown as one
+ * sentence.
  */
-(function (root) {
-  "use strict";
+import * as Figures from "./figures.js";
+import * as Recompute from "./recompute.js";
 
-  var F = function () {
-    if (!root.DisanFigures) throw new Error("DisanSections needs figures.js (DisanFigures) loaded first");
-    return root.DisanFigures;
-  };
+/* ------------------------------------------------------------ text */
 
-  /* ------------------------------------------------------------ text */
+var PY_HTML = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" };
 
-  var PY_HTML = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" };
+/* Python's html.escape(text, quote=True), which report.py uses for the page's own HTML. */
+function escape(text) {
+  return String(text).replace(/[&<>"']/g, function (ch) { return PY_HTML[ch]; });
+}
 
-  /* Python's html.escape(text, quote=True), which report.py uses for the page's own HTML. */
-  function escape(text) {
-    return String(text).replace(/[&<>"']/g, function (ch) { return PY_HTML[ch]; });
+function capitalize(word) {
+  return word.charAt(0).toUpperCase() + word.slice(1).toLowerCase();
+}
+
+/* ------------------------------------------------------------ trace view arrays */
+
+/* `rows` rows of `cols` values of `flat` from `offset`, as an array of rows. */
+function matrix(flat, rows, cols, offset) {
+  var out = new Array(rows), base = offset || 0;
+  for (var r = 0; r < rows; r++) out[r] = Array.prototype.slice.call(flat, base + r * cols, base + (r + 1) * cols);
+  return out;
+}
+
+/* The mean of each row of a rows × cols flat array (numpy's .mean(-1)). */
+function rowMeans(flat, rows, cols) {
+  var out = new Array(rows);
+  for (var r = 0; r < rows; r++) {
+    var s = 0;
+    for (var c = 0; c < cols; c++) s += flat[r * cols + c];
+    out[r] = s / cols;
   }
+  return out;
+}
 
-  function capitalize(word) {
-    return word.charAt(0).toUpperCase() + word.slice(1).toLowerCase();
-  }
+function need(cond, what) {
+  if (!cond) throw new Error("The trace view is not complete: " + what + ".");
+}
 
-  /* ------------------------------------------------------------ trace view arrays */
+function checkArray(value, length, what) {
+  need(value && value.length === length, what + " should have " + length + " values" +
+       (value && value.length !== undefined ? " but has " + value.length : ""));
+}
 
-  /* `rows` rows of `cols` values of `flat` from `offset`, as an array of rows. */
-  function matrix(flat, rows, cols, offset) {
-    var out = new Array(rows), base = offset || 0;
-    for (var r = 0; r < rows; r++) out[r] = Array.prototype.slice.call(flat, base + r * cols, base + (r + 1) * cols);
-    return out;
-  }
-
-  /* The mean of each row of a rows × cols flat array (numpy's .mean(-1)). */
-  function rowMeans(flat, rows, cols) {
-    var out = new Array(rows);
-    for (var r = 0; r < rows; r++) {
-      var s = 0;
-      for (var c = 0; c < cols; c++) s += flat[r * cols + c];
-      out[r] = s / cols;
+/* The shapes the sections read, checked up front so a wrong field names itself instead of drawing noise. */
+function checkSentence(sent, arch, name) {
+  need(sent && Array.isArray(sent.tokens) && sent.tokens.length > 0, name + ".tokens is missing or empty");
+  var T = sent.tokens.length;
+  need(sent.T === undefined || sent.T === T, name + ".T is " + sent.T + " for " + T + " tokens");
+  checkArray(sent.status, T, name + ".status");
+  checkArray(sent.s2t, T * sent.D2, name + ".s2t (T·D2)");
+  ["fw", "bw"].forEach(function (d) {
+    var b = sent[d], where = name + "." + d;
+    need(b, where + " is missing");
+    checkArray(b.allowed, T * T, where + ".allowed");
+    checkArray(b.attention, T * T, where + ".attention");
+    checkArray(b.gate, T * b.D, where + ".gate (T·D)");
+    if (arch === "dsa") {
+      checkArray(b.heads, b.H * T * T, where + ".heads (H·T·T)");
+      checkArray(b.scores, b.H * T * T, where + ".scores (H·T·T)");
+      checkArray(b.ffn_deactivation, T, where + ".ffn_deactivation");
+      checkArray(b.ln_max, T, where + ".ln_max");
+    } else if (b.probs !== null && b.probs !== undefined) {
+      checkArray(b.probs, T * T * b.D, where + ".probs (T·T·D, DiSAN's per-feature P)");
     }
+  });
+  if (arch === "dsa") checkArray(sent.maxpool_share, T, name + ".maxpool_share");
+}
+
+/* What a side is called where a reader sees it: a relatedness model's inputs are SICK's sentence A and B, not
+ * a premise and a hypothesis (the trace view's keys stay "premise" and "hypothesis"). */
+function sideLabel(tv, side) {
+  if (typeof tv.relatedness !== "number") return side;
+  return side === "hypothesis" ? "sentence B" : "sentence A";
+}
+
+/* report.check_lengths: a report holds at most REPORT_MAX_TOKENS tokens per sentence. */
+function checkLengths(tv) {
+  var most = Figures.constant("REPORT_MAX_TOKENS"), counts = tv.hypothesis
+    ? [[sideLabel(tv, "premise"), tv.premise.tokens.length],
+       [sideLabel(tv, "hypothesis"), tv.hypothesis.tokens.length]]
+    : [["text", tv.premise.tokens.length]];
+  counts.forEach(function (c) {
+    if (c[1] > most) {
+      throw new Error("The " + c[0] + " has " + c[1] + " tokens; a report holds at most " + most + " per sentence " +
+                      "(its in-page maps grow with the square of the length). Shorten it.");
+    }
+  });
+}
+
+function checkView(tv, opts) {
+  need(tv && (tv.arch === "disan" || tv.arch === "dsa"), "arch should be \"disan\" or \"dsa\"");
+  need(Array.isArray(tv.masks) && tv.masks.length === 2, "masks should be [fw, bw]");
+  need(tv.prediction, "prediction is missing");
+  checkSentence(tv.premise, tv.arch, "premise");
+  if (tv.hypothesis) checkSentence(tv.hypothesis, tv.arch, "hypothesis");
+  if (!(opts && opts.anyLength)) checkLengths(tv);
+}
+
+/* ------------------------------------------------------------ bindings (what recompute.js redraws) */
+
+function panelTraces(fig) {
+  var out = [];
+  fig.data.forEach(function (t, i) { if (t.type === "heatmap" && t.name !== "masked") out.push(i); });
+  return out;
+}
+
+function clickTraces(fig) {
+  var out = [];
+  fig.data.forEach(function (t, i) { if (t.type === "scatter" && t.name === "cells") out.push(i); });
+  return out;
+}
+
+function isDict(v) {
+  return v !== null && typeof v === "object" && !Array.isArray(v) && !ArrayBuffer.isView(v);
+}
+
+/* {path: template} for every text of `fig` that contains a key of `replacements` (e.g. {"α = 1.5":
+ * "α = {alpha}"}; paths are dotted: layout.annotations.3.text). */
+function templates(fig, replacements) {
+  var out = {}, olds = Object.keys(replacements);
+  function visit(node, path) {
+    if (isDict(node)) {
+      Object.keys(node).forEach(function (key) {
+        // Plotly's template holds no text of this figure's own
+        if (path !== "layout" || key !== "template") visit(node[key], path ? path + "." + key : key);
+      });
+    } else if (Array.isArray(node) && node.length && isDict(node[0])) {
+      node.forEach(function (value, k) { visit(value, path + "." + k); });
+    } else if (typeof node === "string") {
+      var text = node;
+      olds.forEach(function (old) { text = text.split(old).join(replacements[old]); });
+      if (text !== node) out[path] = text;
+    }
+  }
+  var texts = fig.data.map(function (t) {
+    var keep = {};
+    ["name", "hovertemplate", "colorbar"].forEach(function (k) { if (k in t) keep[k] = t[k]; });
+    return keep;
+  });
+  visit({ layout: fig.layout, data: texts }, "");
+  return out;
+}
+
+function binding(panels, scales, texts, rows) {
+  return { panels: panels, scales: scales || [], texts: texts || {}, rows: rows || [] };
+}
+
+function sharedScale(traces, zmin, zmax, diverging) {
+  return { traces: traces, zmin: zmin === undefined ? null : zmin, zmax: zmax === undefined ? null : zmax,
+           diverging: !!diverging };
+}
+
+/* Panel k of a heatmapGrid / smallMultiples shows exprs[k], on one shared scale.
+ * opts: {pool, zmin, zmax, hover}. */
+function gridBinding(fig, exprs, replacements, opts) {
+  var o = opts || {}, panels = panelTraces(fig), clicks = o.hover ? clickTraces(fig) : [];
+  if (exprs.length !== panels.length) {
+    throw new Error(exprs.length + " expressions for " + panels.length + " heatmap panels");
+  }
+  var items = panels.map(function (trace, k) {
+    var item = { trace: trace, z: exprs[k] };
+    if (o.pool) item.pool = o.pool;
+    if (o.hover) item.hover_trace = clicks[k];
+    return item;
+  });
+  return binding(items, [sharedScale(panels, o.zmin, o.zmax)], templates(fig, replacements));
+}
+
+function formatValue(value) {
+  return Figures.formatG(value);
+}
+
+/* ------------------------------------------------------------ sections */
+
+function sides(tv) {
+  var out = [["premise", tv.premise]];
+  if (tv.hypothesis) out.push(["hypothesis", tv.hypothesis]);
+  return out;
+}
+
+function named(title, side, tv) {
+  return tv.hypothesis ? title + " — " + sideLabel(tv, side) : title;
+}
+
+/* obj[key] computed by make() when first read, then kept (an enumerable property, so JSON shows it). */
+function lazy(obj, key, make) {
+  Object.defineProperty(obj, key, { enumerable: true, configurable: true, get: function () {
+    var value = make();
+    Object.defineProperty(obj, key, { value: value, enumerable: true, writable: true, configurable: true });
+    return value;
+  } });
+}
+
+/* One figure of a section. `build` makes its {data, layout} (a function, called only when the figure is
+ * first read: a keystroke builds only the figures it draws) or is the figure itself. extra: {bind: fig →
+ * the binding recompute.js redraws it with (a live figure), word: true (the word control swaps its vector)}. */
+function figure(id, build, paper, caption, side, extra) {
+  var o = extra || {}, out = { id: id, paper: paper, caption: caption, side: side || "premise", word: !!o.word,
+                               live: !!o.bind };
+  lazy(out, "figure", typeof build === "function" ? build : function () { return build; });
+  lazy(out, "binding", function () { return o.bind ? o.bind(out.figure) : null; });
+  return out;
+}
+
+function section(id, title, html, figures, control) {
+  return { id: id, title: title, html: html || "", figures: figures || [], control: control || null };
+}
+
+function statusNames() {
+  return Figures.context().status_names;
+}
+
+/* Tokens as escaped badges coloured by vocabulary status. */
+function tokensHtml(sent) {
+  var esc = Figures.htmlEscape, names = statusNames(), unknown = 0, glove = 0;
+  var badges = Array.from(sent.tokens, function (t, i) {
+    var s = sent.status[i];
+    if (s === "unknown") unknown++;
+    if (s === "glove") glove++;
+    var name = Object.prototype.hasOwnProperty.call(names, s) ? names[s] : s;
+    return '<span class="tok tok-' + esc(s) + '" title="#' + i + " " + esc(name) + '">' + esc(t) + "</span>";
+  });
+  var counts = sent.tokens.length + " tokens · " + unknown + " unknown · " + glove + " GloVe-only";
+  return '<p class="tokens">' + badges.join(" ") + '</p><p class="counts">' + counts + "</p>";
+}
+
+function legendHtml() {
+  var names = statusNames(), esc = Figures.htmlEscape;
+  return '<p class="legend">' + Object.keys(names).map(function (k) {
+    return '<span class="tok tok-' + k + '">' + k + "</span> " + esc(names[k]);
+  }).join(" · ") + "</p>";
+}
+
+/* A relatedness model's score rᵀp̂ and its grade range, "relatedness 3.72 (1–5)" (Tai, Socher & Manning
+ * 2015, Sec. 4.2), or null for a classifier (tv.relatedness absent or null). */
+function relatednessText(tv) {
+  if (typeof tv.relatedness !== "number") return null;
+  var grades = Figures.pairs(tv.prediction).map(function (p) { return p[0]; });
+  return "relatedness " + Figures.formatFixed(tv.relatedness, 2) + " (" + grades[0] + "–" + grades[grades.length - 1] + ")";
+}
+
+/* The predicted label and its probability, in one line under the tokens: the first screen names the
+ * prediction while the maps take the room below it (the Prediction section holds the chart). A relatedness
+ * model names its score instead. */
+function predictionLine(tv) {
+  var esc = Figures.htmlEscape, note = tv.random_weights ? " (random weights: meaningless)" : "";
+  var score = relatednessText(tv);
+  if (score !== null) return '<p class="counts">prediction: <b>' + esc(score) + "</b>" + esc(note) + "</p>";
+  var best = null;
+  Figures.pairs(tv.prediction).forEach(function (p) { if (best === null || Number(p[1]) > Number(best[1])) best = p; });
+  if (best === null) return "";
+  return '<p class="counts">prediction: <b>' + esc(best[0]) + "</b> (p = " + Figures.formatFixed(Number(best[1]), 2) + ")" +
+    esc(note) + "</p>";
+}
+
+/* The tokens (with the predicted label) and the prediction chart. */
+function overview(tv, theme) {
+  var body = sides(tv).map(function (s) {
+    var label = sideLabel(tv, s[0]);  // capitalize() would lower the "A" of "sentence A"
+    var heading = tv.hypothesis ? "<h3>" + label.charAt(0).toUpperCase() + label.slice(1) + "</h3>" : "";
+    return '<div class="side">' + heading + tokensHtml(s[1]) + "</div>";
+  }).join("");
+  var paper = tv.arch === "disan" ? "Shen Sec. 5" : "Im Sec. 4.1";
+  var score = relatednessText(tv), note = tv.random_weights ? " (random weights: meaningless)" : "";
+  var prediction = score === null
+    ? figure("prediction", Figures.predictionChart(tv.prediction, { title: "Prediction" + note, theme: theme }),
+             paper + ", classifier output",
+             "Probability of each label from the classifier head on the sentence encoding.")
+    : figure("prediction", Figures.predictionChart(tv.prediction, {
+        title: score.charAt(0).toUpperCase() + score.slice(1) + note, theme: theme,
+        xTitle: "p̂: probability of each grade" }),
+             "Tai, Socher & Manning 2015, Sec. 4.2 (Shen Sec. 5.3), relatedness output",
+             "The distribution p̂ over the relatedness grades r from the head on the two sentence encodings " +
+             "(their product and absolute difference); the score is rᵀp̂.");
+  return [section("tokens", "Tokens", '<div class="sides">' + body + "</div>" + predictionLine(tv) + legendHtml()),
+          section("prediction", "Prediction", "", [prediction])];
+}
+
+function pair(fw, bw, tokens, titles, title, theme, valueName) {
+  return Figures.heatmapGrid([fw, bw], titles, tokens, { title: title, theme: theme, valueName: valueName || "P" });
+}
+
+/* DiSAN's per-feature P of one block (T·T·D): the trace view's, or from its Eq. 15 parts (recompute.js). */
+function perFeature(sent, direction, what) {
+  var P = Recompute.perFeature(sent[direction], sent.tokens.length);
+  need(P, direction + ".probs (DiSAN's per-feature P) or its keys, queries and c are needed for " + what);
+  return P;
+}
+
+/* DiSAN's P[:, :, k] (T × T) of one block: from the view's per-feature P, else from Eq. 15's parts for this
+ * feature alone (the page's own model; T² terms, not the T²·d of the whole P). */
+function featureSlice(sent, direction, k) {
+  var b = sent[direction], T = sent.tokens.length, D = b.D, out = new Array(T), i, j, row;
+  if (!b.probs && Recompute.hasParts(b)) {
+    var one = Recompute.disanFeature(b.keys, b.queries, T, b.allowed, b.c, k);
+    for (i = 0; i < T; i++) out[i] = Array.prototype.slice.call(one, i * T, (i + 1) * T);
     return out;
   }
-
-  function need(cond, what) {
-    if (!cond) throw new Error("The trace view is not complete: " + what + ".");
+  var P = perFeature(sent, direction, "one feature k");
+  for (i = 0; i < T; i++) {
+    row = new Array(T);
+    for (j = 0; j < T; j++) row[j] = P[(i * T + j) * D + k];
+    out[i] = row;
   }
+  return out;
+}
 
-  function checkArray(value, length, what) {
-    need(value && value.length === length, what + " should have " + length + " values" +
-         (value && value.length !== undefined ? " but has " + value.length : ""));
-  }
+/* Shen Fig. 8 for one word: its 2·d_h source2token probabilities on a grid. */
+function s2tWordFigure(sent, token, theme, title) {
+  var D2 = sent.D2, vector = Array.prototype.slice.call(sent.s2t, token * D2, (token + 1) * D2);
+  return Figures.vectorGrids([vector], ["#" + token + " '" + sent.tokens[token] + "' (" + D2 + " features)"],
+                         { title: title || "", theme: theme, valueName: "P" });
+}
 
-  /* The shapes the sections read, checked up front so a wrong field names itself instead of drawing noise. */
-  function checkSentence(sent, arch, name) {
-    need(sent && Array.isArray(sent.tokens) && sent.tokens.length > 0, name + ".tokens is missing or empty");
-    var T = sent.tokens.length;
-    need(sent.T === undefined || sent.T === T, name + ".T is " + sent.T + " for " + T + " tokens");
-    checkArray(sent.status, T, name + ".status");
-    checkArray(sent.s2t, T * sent.D2, name + ".s2t (T·D2)");
-    ["fw", "bw"].forEach(function (d) {
-      var b = sent[d], where = name + "." + d;
-      need(b, where + " is missing");
-      checkArray(b.allowed, T * T, where + ".allowed");
-      checkArray(b.attention, T * T, where + ".attention");
-      checkArray(b.gate, T * b.D, where + ".gate (T·D)");
-      if (arch === "dsa") {
-        checkArray(b.heads, b.H * T * T, where + ".heads (H·T·T)");
-        checkArray(b.scores, b.H * T * T, where + ".scores (H·T·T)");
-        checkArray(b.ffn_deactivation, T, where + ".ffn_deactivation");
-        checkArray(b.ln_max, T, where + ".ln_max");
-      } else if (b.probs !== null && b.probs !== undefined) {
-        checkArray(b.probs, T * T * b.D, where + ".probs (T·T·D, DiSAN's per-feature P)");
-      }
-    });
-    if (arch === "dsa") checkArray(sent.maxpool_share, T, name + ".maxpool_share");
-  }
+function gateMeans(sent) {
+  var T = sent.tokens.length;
+  return [["forward gate", rowMeans(sent.fw.gate, T, sent.fw.D)], ["backward gate", rowMeans(sent.bw.gate, T, sent.bw.D)]];
+}
 
-  /* What a side is called where a reader sees it: a relatedness model's inputs are SICK's sentence A and B, not
-   * a premise and a hypothesis (the trace view's keys stay "premise" and "hypothesis"). */
-  function sideLabel(tv, side) {
-    if (typeof tv.relatedness !== "number") return side;
-    return side === "hypothesis" ? "sentence B" : "sentence A";
-  }
+function disanSections(tv, theme) {
+  var titles = ["forward block (mask " + tv.masks[0] + ")", "backward block (mask " + tv.masks[1] + ")"];
+  var mean = [], feature = [], gates = [], s2t = [];
+  sides(tv).forEach(function (s) {
+    var side = s[0], sent = s[1], T = sent.tokens.length;
+    mean.push(figure("mean-" + side, function () {
+      return pair(matrix(sent.fw.attention, T, T), matrix(sent.bw.attention, T, T), sent.tokens, titles,
+                  named("Token2token attention, mean over features", side, tv), theme);
+    }, "Shen Fig. 6", "P averaged over the d_h features (Shen Sec. 5.3); rows attend, columns are attended.", side));
+    feature.push(figure("feature-" + side, function () {
+      return pair(featureSlice(sent, "fw", 0), featureSlice(sent, "bw", 0), sent.tokens, titles,
+                  named("Token2token attention, feature k = 0", side, tv), theme, "P[k]");
+    }, "Shen Fig. 6, one feature (Eq. 15)",
+      "The softmax of one feature k before averaging; drag the slider or use its arrow keys.", side,
+      { bind: function (fig) {
+        return gridBinding(fig, [{ op: "feature", dir: "fw" }, { op: "feature", dir: "bw" }],
+                           { "feature k = 0": "feature k = {feature}" });
+      } }));
+    gates.push(figure("gate-" + side, function () {
+      return Figures.barChart(gateMeans(sent), sent.tokens, {
+        title: named("Fusion gate per token, mean over features", side, tv), yTitle: "F", theme: theme, yRange: [0, 1] });
+    }, "Shen Fig. 7 (Eq. 19)",
+      "A large F keeps the token's own input h, a small F takes its context s (u = F⊙h + (1−F)⊙s).", side));
+    s2t.push(figure("s2t-" + side, function () {
+      return s2tWordFigure(sent, 0, theme, named("Source2token score vector", side, tv));
+    }, "Shen Fig. 8 (Eqs. 12–13)",
+      "The feature-wise source2token probability of the chosen word, folded into rows of 30 features.", side,
+      { word: true }));
+    s2t.push(figure("s2t-mean-" + side, function () {
+      return Figures.barChart([["source2token weight", rowMeans(sent.s2t, T, sent.D2)]], sent.tokens,
+                          { title: named("Source2token weight per token", side, tv), yTitle: "mean P", theme: theme });
+    }, "Shen Fig. 8, mean over features",
+      "How much each token contributes to the sentence encoding, averaged over the 2·d_h features.", side));
+  });
+  return [
+    section("disan-mean", "Forward and backward attention", "", mean),
+    section("disan-feature", "One feature at a time", "", feature, "feature"),
+    section("disan-gate", "Fusion gate", "", gates),
+    section("disan-s2t", "Source2token vectors", "", s2t, "word"),
+  ];
+}
 
-  /* report.check_lengths: a report holds at most REPORT_MAX_TOKENS tokens per sentence. */
-  function checkLengths(tv) {
-    var most = F().constant("REPORT_MAX_TOKENS"), counts = tv.hypothesis
-      ? [[sideLabel(tv, "premise"), tv.premise.tokens.length],
-         [sideLabel(tv, "hypothesis"), tv.hypothesis.tokens.length]]
-      : [["text", tv.premise.tokens.length]];
-    counts.forEach(function (c) {
-      if (c[1] > most) {
-        throw new Error("The " + c[0] + " has " + c[1] + " tokens; a report holds at most " + most + " per sentence " +
-                        "(its in-page maps grow with the square of the length). Shorten it.");
-      }
-    });
-  }
-
-  function checkView(tv, opts) {
-    need(tv && (tv.arch === "disan" || tv.arch === "dsa"), "arch should be \"disan\" or \"dsa\"");
-    need(Array.isArray(tv.masks) && tv.masks.length === 2, "masks should be [fw, bw]");
-    need(tv.prediction, "prediction is missing");
-    checkSentence(tv.premise, tv.arch, "premise");
-    if (tv.hypothesis) checkSentence(tv.hypothesis, tv.arch, "hypothesis");
-    if (!(opts && opts.anyLength)) checkLengths(tv);
-  }
-
-  /* ------------------------------------------------------------ bindings (what recompute.js redraws) */
-
-  function panelTraces(fig) {
-    var out = [];
-    fig.data.forEach(function (t, i) { if (t.type === "heatmap" && t.name !== "masked") out.push(i); });
-    return out;
-  }
-
-  function clickTraces(fig) {
-    var out = [];
-    fig.data.forEach(function (t, i) { if (t.type === "scatter" && t.name === "cells") out.push(i); });
-    return out;
-  }
-
-  function isDict(v) {
-    return v !== null && typeof v === "object" && !Array.isArray(v) && !ArrayBuffer.isView(v);
-  }
-
-  /* {path: template} for every text of `fig` that contains a key of `replacements` (e.g. {"α = 1.5":
-   * "α = {alpha}"}; paths are dotted: layout.annotations.3.text). */
-  function templates(fig, replacements) {
-    var out = {}, olds = Object.keys(replacements);
-    function visit(node, path) {
-      if (isDict(node)) {
-        Object.keys(node).forEach(function (key) {
-          // Plotly's template holds no text of this figure's own
-          if (path !== "layout" || key !== "template") visit(node[key], path ? path + "." + key : key);
+function dsaSections(tv, theme) {
+  var esc = Figures.htmlEscape, alpha = tv.alpha !== null && tv.alpha !== undefined ? tv.alpha : 0.0;
+  var at = {};
+  at["α = " + formatValue(alpha)] = "α = {alpha}";
+  var mean = [], heads = [], gates = [], ffn = [], pool = [];
+  sides(tv).forEach(function (s) {
+    var side = s[0], sent = s[1], T = sent.tokens.length;
+    mean.push(figure("alpha-mean-" + side, function () {
+      return pair(matrix(sent.fw.attention, T, T), matrix(sent.bw.attention, T, T), sent.tokens,
+                  ["forward (mask " + tv.masks[0] + ")", "backward (mask " + tv.masks[1] + ")"],
+                  named("Head-averaged attention weights at α = " + formatValue(alpha), side, tv), theme);
+    }, "Im Fig. 7 (Eq. 7)",
+      "softmax(QKᵀ/√d_k + M_dir + α·M_dis) averaged over heads; the α control recomputes it in the page.", side,
+      { bind: function (fig) { return gridBinding(fig, [{ op: "mean", dir: "fw" }, { op: "mean", dir: "bw" }], at); } }));
+    /** @type {[string, string, number][]} */ ([["fw", "Forward", 12], ["bw", "Backward", 13]]).forEach(function (d) {
+      var direction = d[0], name = d[1], block = sent[direction], H = block.H, titles = [];
+      for (var h = 0; h < H; h++) titles.push("head " + (h + 1));
+      var exprs = titles.map(function (_, k) { return { op: "head", dir: direction, head: k }; });
+      heads.push(figure("alpha-heads-" + direction + "-" + side, function () {
+        var stack = [];
+        for (var k = 0; k < H; k++) stack.push(matrix(block.heads, T, T, k * T * T));
+        return Figures.smallMultiples(stack, sent.tokens, titles, {
+          title: named(name + " heads at α = " + formatValue(alpha), side, tv), theme: theme,
+          maxCells: Figures.constant("HEAD_CELLS"),
         });
-      } else if (Array.isArray(node) && node.length && isDict(node[0])) {
-        node.forEach(function (value, k) { visit(value, path + "." + k); });
-      } else if (typeof node === "string") {
-        var text = node;
-        olds.forEach(function (old) { text = text.split(old).join(replacements[old]); });
-        if (text !== node) out[path] = text;
-      }
-    }
-    var texts = fig.data.map(function (t) {
-      var keep = {};
-      ["name", "hovertemplate", "colorbar"].forEach(function (k) { if (k in t) keep[k] = t[k]; });
-      return keep;
+      }, "Im Fig. " + d[2],
+        "Every head of the " + name.toLowerCase() + " block on one colour scale; heads specialise on different distances.",
+        side, { bind: function (fig) { return gridBinding(fig, exprs, at, { pool: Figures.constant("HEAD_CELLS") }); } }));
     });
-    visit({ layout: fig.layout, data: texts }, "");
-    return out;
-  }
+    gates.push(figure("gate-" + side, function () {
+      return Figures.barChart(gateMeans(sent), sent.tokens, {
+        title: named("Fusion gate per token at α = " + Figures.formatG(alpha), side, tv), yTitle: "mean F", theme: theme,
+        yRange: [0, 1] });
+    }, "Im Fig. 9 (Eq. 12)",
+      "Mean over features of F: a large F keeps the input S_F, a small F the attention H_F.", side));
+    ffn.push(figure("ffn-deact-" + side, function () {
+      return Figures.barChart([["forward", sent.fw.ffn_deactivation], ["backward", sent.bw.ffn_deactivation]], sent.tokens,
+                          { title: named("FFN deactivation ratio", side, tv), yTitle: "ratio", theme: theme, yRange: [0, 1] });
+    }, "Im Fig. 10a (Eq. 13)", "Share of the d_ff hidden ReLU units that are 0 for each token.", side));
+    ffn.push(figure("ffn-max-" + side, function () {
+      return Figures.barChart([["forward", sent.fw.ln_max], ["backward", sent.bw.ln_max]], sent.tokens, {
+        title: named("Max over features of LayerNorm(x + FFN(x))", side, tv), yTitle: "max value", theme: theme });
+    }, "Im Fig. 10b", "The largest feature of each token after the FFN's residual and LayerNorm.", side));
+    pool.push(figure("pool-" + side, function () {
+      return Figures.barChart([["multi-dimensional attention (mean over features)", rowMeans(sent.s2t, T, sent.D2)],
+                           ["share of features won in max pooling", sent.maxpool_share]], sent.tokens,
+                          { title: named("Pooling weight and max-pooling share", side, tv), yTitle: "weight / share",
+                            theme: theme });
+    }, "Im Fig. 11 (Eqs. 14–16)",
+      "softmax(L) per token averaged over features, and the share of features whose maximum this token holds.", side));
+  });
+  var fixed = '<p class="note">' + esc("Computed by the encoder at α = " + Figures.formatG(alpha) +
+                                       "; the α control redraws only the attention maps.") + "</p>";
+  return [
+    section("dsa-mean", "Head-averaged attention", "", mean, "alpha"),
+    section("dsa-heads", "Every head", "", heads, "alpha"),
+    section("dsa-gate", "Fusion gate", fixed, gates),
+    section("dsa-ffn", "Position-wise FFN", fixed, ffn),
+    section("dsa-pool", "Pooling", fixed, pool),
+  ];
+}
 
-  function binding(panels, scales, texts, rows) {
-    return { panels: panels, scales: scales || [], texts: texts || {}, rows: rows || [] };
-  }
+/* Every section of the report for this trace view, in reading order. */
+/* Every section of the report for this trace view, in reading order: the tokens, then the first attention
+ * maps, so that a 1400 × 900 window shows the sentence box and the first map together; then the prediction
+ * chart and the model's other sections. */
+function reportSections(tv, theme) {
+  theme = Figures.theme(theme || "normal");
+  var head = overview(tv, theme), rest = tv.arch === "disan" ? disanSections(tv, theme) : dsaSections(tv, theme);
+  return [head[0], rest[0], head[1]].concat(rest.slice(1));
+}
 
-  function sharedScale(traces, zmin, zmax, diverging) {
-    return { traces: traces, zmin: zmin === undefined ? null : zmin, zmax: zmax === undefined ? null : zmax,
-             diverging: !!diverging };
-  }
+var COMPACT = { tokens: 1, prediction: 1, "disan-mean": 1, "dsa-mean": 1 };
 
-  /* Panel k of a heatmapGrid / smallMultiples shows exprs[k], on one shared scale.
-   * opts: {pool, zmin, zmax, hover}. */
-  function gridBinding(fig, exprs, replacements, opts) {
-    var o = opts || {}, panels = panelTraces(fig), clicks = o.hover ? clickTraces(fig) : [];
-    if (exprs.length !== panels.length) {
-      throw new Error(exprs.length + " expressions for " + panels.length + " heatmap panels");
-    }
-    var items = panels.map(function (trace, k) {
-      var item = { trace: trace, z: exprs[k] };
-      if (o.pool) item.pool = o.pool;
-      if (o.hover) item.hover_trace = clicks[k];
-      return item;
-    });
-    return binding(items, [sharedScale(panels, o.zmin, o.zmax)], templates(fig, replacements));
-  }
+/* The notebook view: tokens, prediction and the two main maps (α control for the DSA). */
+function compactSections(tv, theme) {
+  return reportSections(tv, theme).filter(function (s) { return COMPACT[s.id]; });
+}
 
-  function formatValue(value) {
-    return F().formatG(value);
-  }
-
-  /* ------------------------------------------------------------ sections */
-
-  function sides(tv) {
-    var out = [["premise", tv.premise]];
-    if (tv.hypothesis) out.push(["hypothesis", tv.hypothesis]);
-    return out;
-  }
-
-  function named(title, side, tv) {
-    return tv.hypothesis ? title + " — " + sideLabel(tv, side) : title;
-  }
-
-  /* obj[key] computed by make() when first read, then kept (an enumerable property, so JSON shows it). */
-  function lazy(obj, key, make) {
-    Object.defineProperty(obj, key, { enumerable: true, configurable: true, get: function () {
-      var value = make();
-      Object.defineProperty(obj, key, { value: value, enumerable: true, writable: true, configurable: true });
-      return value;
-    } });
-  }
-
-  /* One figure of a section. `build` makes its {data, layout} (a function, called only when the figure is
-   * first read: a keystroke builds only the figures it draws) or is the figure itself. extra: {bind: fig →
-   * the binding recompute.js redraws it with (a live figure), word: true (the word control swaps its vector)}. */
-  function figure(id, build, paper, caption, side, extra) {
-    var o = extra || {}, out = { id: id, paper: paper, caption: caption, side: side || "premise", word: !!o.word,
-                                 live: !!o.bind };
-    lazy(out, "figure", typeof build === "function" ? build : function () { return build; });
-    lazy(out, "binding", function () { return o.bind ? o.bind(out.figure) : null; });
-    return out;
-  }
-
-  function section(id, title, html, figures, control) {
-    return { id: id, title: title, html: html || "", figures: figures || [], control: control || null };
-  }
-
-  function statusNames() {
-    return F().context().status_names;
-  }
-
-  /* Tokens as escaped badges coloured by vocabulary status. */
-  function tokensHtml(sent) {
-    var esc = F().htmlEscape, names = statusNames(), unknown = 0, glove = 0;
-    var badges = Array.from(sent.tokens, function (t, i) {
-      var s = sent.status[i];
-      if (s === "unknown") unknown++;
-      if (s === "glove") glove++;
-      var name = Object.prototype.hasOwnProperty.call(names, s) ? names[s] : s;
-      return '<span class="tok tok-' + esc(s) + '" title="#' + i + " " + esc(name) + '">' + esc(t) + "</span>";
-    });
-    var counts = sent.tokens.length + " tokens · " + unknown + " unknown · " + glove + " GloVe-only";
-    return '<p class="tokens">' + badges.join(" ") + '</p><p class="counts">' + counts + "</p>";
-  }
-
-  function legendHtml() {
-    var names = statusNames(), esc = F().htmlEscape;
-    return '<p class="legend">' + Object.keys(names).map(function (k) {
-      return '<span class="tok tok-' + k + '">' + k + "</span> " + esc(names[k]);
-    }).join(" · ") + "</p>";
-  }
-
-  /* A relatedness model's score rᵀp̂ and its grade range, "relatedness 3.72 (1–5)" (Tai, Socher & Manning
-   * 2015, Sec. 4.2), or null for a classifier (tv.relatedness absent or null). */
-  function relatednessText(tv) {
-    if (typeof tv.relatedness !== "number") return null;
-    var grades = F().pairs(tv.prediction).map(function (p) { return p[0]; });
-    return "relatedness " + F().formatFixed(tv.relatedness, 2) + " (" + grades[0] + "–" + grades[grades.length - 1] + ")";
-  }
-
-  /* The predicted label and its probability, in one line under the tokens: the first screen names the
-   * prediction while the maps take the room below it (the Prediction section holds the chart). A relatedness
-   * model names its score instead. */
-  function predictionLine(tv) {
-    var esc = F().htmlEscape, note = tv.random_weights ? " (random weights: meaningless)" : "";
-    var score = relatednessText(tv);
-    if (score !== null) return '<p class="counts">prediction: <b>' + esc(score) + "</b>" + esc(note) + "</p>";
-    var best = null;
-    F().pairs(tv.prediction).forEach(function (p) { if (best === null || Number(p[1]) > Number(best[1])) best = p; });
-    if (best === null) return "";
-    return '<p class="counts">prediction: <b>' + esc(best[0]) + "</b> (p = " + F().formatFixed(Number(best[1]), 2) + ")" +
-      esc(note) + "</p>";
-  }
-
-  /* The tokens (with the predicted label) and the prediction chart. */
-  function overview(tv, theme) {
-    var body = sides(tv).map(function (s) {
-      var label = sideLabel(tv, s[0]);  // capitalize() would lower the "A" of "sentence A"
-      var heading = tv.hypothesis ? "<h3>" + label.charAt(0).toUpperCase() + label.slice(1) + "</h3>" : "";
-      return '<div class="side">' + heading + tokensHtml(s[1]) + "</div>";
-    }).join("");
-    var paper = tv.arch === "disan" ? "Shen Sec. 5" : "Im Sec. 4.1";
-    var score = relatednessText(tv), note = tv.random_weights ? " (random weights: meaningless)" : "";
-    var prediction = score === null
-      ? figure("prediction", F().predictionChart(tv.prediction, { title: "Prediction" + note, theme: theme }),
-               paper + ", classifier output",
-               "Probability of each label from the classifier head on the sentence encoding.")
-      : figure("prediction", F().predictionChart(tv.prediction, {
-          title: score.charAt(0).toUpperCase() + score.slice(1) + note, theme: theme,
-          xTitle: "p̂: probability of each grade" }),
-               "Tai, Socher & Manning 2015, Sec. 4.2 (Shen Sec. 5.3), relatedness output",
-               "The distribution p̂ over the relatedness grades r from the head on the two sentence encodings " +
-               "(their product and absolute difference); the score is rᵀp̂.");
-    return [section("tokens", "Tokens", '<div class="sides">' + body + "</div>" + predictionLine(tv) + legendHtml()),
-            section("prediction", "Prediction", "", [prediction])];
-  }
-
-  function pair(fw, bw, tokens, titles, title, theme, valueName) {
-    return F().heatmapGrid([fw, bw], titles, tokens, { title: title, theme: theme, valueName: valueName || "P" });
-  }
-
-  function R() {
-    if (!root.DisanRecompute) throw new Error("DisanSections needs recompute.js (DisanRecompute) loaded first");
-    return root.DisanRecompute;
-  }
-
-  /* DiSAN's per-feature P of one block (T·T·D): the trace view's, or from its Eq. 15 parts (recompute.js). */
-  function perFeature(sent, direction, what) {
-    var P = R().perFeature(sent[direction], sent.tokens.length);
-    need(P, direction + ".probs (DiSAN's per-feature P) or its keys, queries and c are needed for " + what);
-    return P;
-  }
-
-  /* DiSAN's P[:, :, k] (T × T) of one block: from the view's per-feature P, else from Eq. 15's parts for this
-   * feature alone (the page's own model; T² terms, not the T²·d of the whole P). */
-  function featureSlice(sent, direction, k) {
-    var b = sent[direction], T = sent.tokens.length, D = b.D, out = new Array(T), i, j, row;
-    if (!b.probs && R().hasParts(b)) {
-      var one = R().disanFeature(b.keys, b.queries, T, b.allowed, b.c, k);
-      for (i = 0; i < T; i++) out[i] = Array.prototype.slice.call(one, i * T, (i + 1) * T);
-      return out;
-    }
-    var P = perFeature(sent, direction, "one feature k");
-    for (i = 0; i < T; i++) {
-      row = new Array(T);
-      for (j = 0; j < T; j++) row[j] = P[(i * T + j) * D + k];
-      out[i] = row;
-    }
-    return out;
-  }
-
-  /* Shen Fig. 8 for one word: its 2·d_h source2token probabilities on a grid. */
-  function s2tWordFigure(sent, token, theme, title) {
-    var D2 = sent.D2, vector = Array.prototype.slice.call(sent.s2t, token * D2, (token + 1) * D2);
-    return F().vectorGrids([vector], ["#" + token + " '" + sent.tokens[token] + "' (" + D2 + " features)"],
-                           { title: title || "", theme: theme, valueName: "P" });
-  }
-
-  function gateMeans(sent) {
-    var T = sent.tokens.length;
-    return [["forward gate", rowMeans(sent.fw.gate, T, sent.fw.D)], ["backward gate", rowMeans(sent.bw.gate, T, sent.bw.D)]];
-  }
-
-  function disanSections(tv, theme) {
-    var titles = ["forward block (mask " + tv.masks[0] + ")", "backward block (mask " + tv.masks[1] + ")"];
-    var mean = [], feature = [], gates = [], s2t = [];
-    sides(tv).forEach(function (s) {
-      var side = s[0], sent = s[1], T = sent.tokens.length;
-      mean.push(figure("mean-" + side, function () {
-        return pair(matrix(sent.fw.attention, T, T), matrix(sent.bw.attention, T, T), sent.tokens, titles,
-                    named("Token2token attention, mean over features", side, tv), theme);
-      }, "Shen Fig. 6", "P averaged over the d_h features (Shen Sec. 5.3); rows attend, columns are attended.", side));
-      feature.push(figure("feature-" + side, function () {
-        return pair(featureSlice(sent, "fw", 0), featureSlice(sent, "bw", 0), sent.tokens, titles,
-                    named("Token2token attention, feature k = 0", side, tv), theme, "P[k]");
-      }, "Shen Fig. 6, one feature (Eq. 15)",
-        "The softmax of one feature k before averaging; drag the slider or use its arrow keys.", side,
-        { bind: function (fig) {
-          return gridBinding(fig, [{ op: "feature", dir: "fw" }, { op: "feature", dir: "bw" }],
-                             { "feature k = 0": "feature k = {feature}" });
-        } }));
-      gates.push(figure("gate-" + side, function () {
-        return F().barChart(gateMeans(sent), sent.tokens, {
-          title: named("Fusion gate per token, mean over features", side, tv), yTitle: "F", theme: theme, yRange: [0, 1] });
-      }, "Shen Fig. 7 (Eq. 19)",
-        "A large F keeps the token's own input h, a small F takes its context s (u = F⊙h + (1−F)⊙s).", side));
-      s2t.push(figure("s2t-" + side, function () {
-        return s2tWordFigure(sent, 0, theme, named("Source2token score vector", side, tv));
-      }, "Shen Fig. 8 (Eqs. 12–13)",
-        "The feature-wise source2token probability of the chosen word, folded into rows of 30 features.", side,
-        { word: true }));
-      s2t.push(figure("s2t-mean-" + side, function () {
-        return F().barChart([["source2token weight", rowMeans(sent.s2t, T, sent.D2)]], sent.tokens,
-                            { title: named("Source2token weight per token", side, tv), yTitle: "mean P", theme: theme });
-      }, "Shen Fig. 8, mean over features",
-        "How much each token contributes to the sentence encoding, averaged over the 2·d_h features.", side));
-    });
-    return [
-      section("disan-mean", "Forward and backward attention", "", mean),
-      section("disan-feature", "One feature at a time", "", feature, "feature"),
-      section("disan-gate", "Fusion gate", "", gates),
-      section("disan-s2t", "Source2token vectors", "", s2t, "word"),
-    ];
-  }
-
-  function dsaSections(tv, theme) {
-    var esc = F().htmlEscape, alpha = tv.alpha !== null && tv.alpha !== undefined ? tv.alpha : 0.0;
-    var at = {};
-    at["α = " + formatValue(alpha)] = "α = {alpha}";
-    var mean = [], heads = [], gates = [], ffn = [], pool = [];
-    sides(tv).forEach(function (s) {
-      var side = s[0], sent = s[1], T = sent.tokens.length;
-      mean.push(figure("alpha-mean-" + side, function () {
-        return pair(matrix(sent.fw.attention, T, T), matrix(sent.bw.attention, T, T), sent.tokens,
-                    ["forward (mask " + tv.masks[0] + ")", "backward (mask " + tv.masks[1] + ")"],
-                    named("Head-averaged attention weights at α = " + formatValue(alpha), side, tv), theme);
-      }, "Im Fig. 7 (Eq. 7)",
-        "softmax(QKᵀ/√d_k + M_dir + α·M_dis) averaged over heads; the α control recomputes it in the page.", side,
-        { bind: function (fig) { return gridBinding(fig, [{ op: "mean", dir: "fw" }, { op: "mean", dir: "bw" }], at); } }));
-      [["fw", "Forward", 12], ["bw", "Backward", 13]].forEach(function (d) {
-        var direction = d[0], name = d[1], block = sent[direction], H = block.H, titles = [];
-        for (var h = 0; h < H; h++) titles.push("head " + (h + 1));
-        var exprs = titles.map(function (_, k) { return { op: "head", dir: direction, head: k }; });
-        heads.push(figure("alpha-heads-" + direction + "-" + side, function () {
-          var stack = [];
-          for (var k = 0; k < H; k++) stack.push(matrix(block.heads, T, T, k * T * T));
-          return F().smallMultiples(stack, sent.tokens, titles, {
-            title: named(name + " heads at α = " + formatValue(alpha), side, tv), theme: theme,
-            maxCells: F().constant("HEAD_CELLS"),
-          });
-        }, "Im Fig. " + d[2],
-          "Every head of the " + name.toLowerCase() + " block on one colour scale; heads specialise on different distances.",
-          side, { bind: function (fig) { return gridBinding(fig, exprs, at, { pool: F().constant("HEAD_CELLS") }); } }));
-      });
-      gates.push(figure("gate-" + side, function () {
-        return F().barChart(gateMeans(sent), sent.tokens, {
-          title: named("Fusion gate per token at α = " + F().formatG(alpha), side, tv), yTitle: "mean F", theme: theme,
-          yRange: [0, 1] });
-      }, "Im Fig. 9 (Eq. 12)",
-        "Mean over features of F: a large F keeps the input S_F, a small F the attention H_F.", side));
-      ffn.push(figure("ffn-deact-" + side, function () {
-        return F().barChart([["forward", sent.fw.ffn_deactivation], ["backward", sent.bw.ffn_deactivation]], sent.tokens,
-                            { title: named("FFN deactivation ratio", side, tv), yTitle: "ratio", theme: theme, yRange: [0, 1] });
-      }, "Im Fig. 10a (Eq. 13)", "Share of the d_ff hidden ReLU units that are 0 for each token.", side));
-      ffn.push(figure("ffn-max-" + side, function () {
-        return F().barChart([["forward", sent.fw.ln_max], ["backward", sent.bw.ln_max]], sent.tokens, {
-          title: named("Max over features of LayerNorm(x + FFN(x))", side, tv), yTitle: "max value", theme: theme });
-      }, "Im Fig. 10b", "The largest feature of each token after the FFN's residual and LayerNorm.", side));
-      pool.push(figure("pool-" + side, function () {
-        return F().barChart([["multi-dimensional attention (mean over features)", rowMeans(sent.s2t, T, sent.D2)],
-                             ["share of features won in max pooling", sent.maxpool_share]], sent.tokens,
-                            { title: named("Pooling weight and max-pooling share", side, tv), yTitle: "weight / share",
-                              theme: theme });
-      }, "Im Fig. 11 (Eqs. 14–16)",
-        "softmax(L) per token averaged over features, and the share of features whose maximum this token holds.", side));
-    });
-    var fixed = '<p class="note">' + esc("Computed by the encoder at α = " + F().formatG(alpha) +
-                                         "; the α control redraws only the attention maps.") + "</p>";
-    return [
-      section("dsa-mean", "Head-averaged attention", "", mean, "alpha"),
-      section("dsa-heads", "Every head", "", heads, "alpha"),
-      section("dsa-gate", "Fusion gate", fixed, gates),
-      section("dsa-ffn", "Position-wise FFN", fixed, ffn),
-      section("dsa-pool", "Pooling", fixed, pool),
-    ];
-  }
-
-  /* Every section of the report for this trace view, in reading order. */
-  /* Every section of the report for this trace view, in reading order: the tokens, then the first attention
-   * maps, so that a 1400 × 900 window shows the sentence box and the first map together; then the prediction
-   * chart and the model's other sections. */
-  function reportSections(tv, theme) {
-    theme = F().theme(theme || "normal");
-    var head = overview(tv, theme), rest = tv.arch === "disan" ? disanSections(tv, theme) : dsaSections(tv, theme);
-    return [head[0], rest[0], head[1]].concat(rest.slice(1));
-  }
-
-  var COMPACT = { tokens: 1, prediction: 1, "disan-mean": 1, "dsa-mean": 1 };
-
-  /* The notebook view: tokens, prediction and the two main maps (α control for the DSA). */
-  function compactSections(tv, theme) {
-    return reportSections(tv, theme).filter(function (s) { return COMPACT[s.id]; });
-  }
-
-  /* Per token, what the word control swaps into the Shen Fig. 8 figure: z, colour limits, panel title. */
-  function wordFrames(sent, theme) {
-    theme = F().theme(theme || "normal");
-    return Array.from(sent.tokens, function (_, t) {
-      var fig = s2tWordFigure(sent, t, theme), heat = fig.data[0];
-      return {
-        z: heat.z.map(function (row) { return row.map(function (v) { return v === null ? null : F().round6(v); }); }),
-        zmin: heat.zmin,
-        zmax: heat.zmax,
-        title: fig.layout.annotations[0].text,
-      };
-    });
-  }
-
-  /* ------------------------------------------------------------ payloads (prepared, see the header) */
-
-  var payloadCount = 0;
-
-  function allowedOf(block, T) {
-    var allowed = new Uint8Array(T * T), cells = [];
-    for (var c = 0; c < T * T; c++) if (block.allowed[c]) { allowed[c] = 1; cells.push(c); }
-    return { allowed: allowed, cells: Int32Array.from(cells) };
-  }
-
-  /* What DisanRecompute.prepare would return for this sentence's live payload (scale 1, float32). */
-  function payload(sent, arch) {
-    var T = sent.tokens.length, blocks = {};
-    ["fw", "bw"].forEach(function (d) {
-      var b = sent[d], a = allowedOf(b, T), out = { mask: b.mask, allowed: a.allowed, cells: a.cells, scores: null,
-                                                    features: null, scale: 1, keys: null, queries: null, c: null };
-      if (arch === "dsa") {
-        out.scores = Float32Array.from(b.scores);
-      } else if (!b.probs && R().hasParts(b)) {
-        // the page's own model: each feature k the slider reaches is computed from Eq. 15's parts when asked
-        out.keys = b.keys; out.queries = b.queries; out.c = b.c;
-      } else {
-        var N = a.cells.length, D = b.D, features = new Float32Array(D * N), P = perFeature(sent, d, "feature k's slider");
-        for (var c = 0; c < N; c++) {
-          var base = a.cells[c] * D;
-          for (var k = 0; k < D; k++) features[k * N + c] = P[base + k];
-        }
-        out.features = features;
-      }
-      blocks[d] = out;
-    });
-    var kind = arch === "dsa" ? "distance" : "features";
-    payloadCount += 1;
-    return { id: kind + "-js" + payloadCount, kind: kind, T: T, tokens: Array.from(sent.tokens), blocks: blocks, memo: null };
-  }
-
-  /* ------------------------------------------------------------ the report page */
-
-  /* report.page_data: the figures, the bindings of those the page redraws and their payloads. */
-  function pageData(tv, sections, compact) {
-    var figs = [];
-    sections.forEach(function (s) { figs = figs.concat(s.figures); });
-    var themes = F().context().themes, data = {
-      arch: tv.arch,
-      alpha: tv.alpha === undefined ? null : tv.alpha,
-      compact: !!compact,
-      fonts: { normal: themes.normal.font_size, talk: themes.presentation.font_size },
-      figures: {}, live: {}, payloads: {}, words: {},
-    };
-    // Every entry is built when first read: a keystroke builds only what it draws (report.js reads the figures
-    // on screen; the others when they come near the window or typing rests).
-    figs.forEach(function (f) {
-      lazy(data.figures, f.id, function () { return f.figure; });
-      if (f.live) {
-        lazy(data.live, f.id, function () { return { side: f.side, binding: f.binding }; });
-        if (!(f.side in data.payloads)) lazy(data.payloads, f.side, function () { return payload(tv[f.side], tv.arch); });
-      }
-      if (f.word && !(f.side in data.words)) lazy(data.words, f.side, function () { return wordFrames(tv[f.side]); });
-    });
-    return data;
-  }
-
-  function control(sec, tv, dH) {
-    var G = F().formatG;
-    if (sec.control === "alpha") {
-      var a = tv.alpha !== null && tv.alpha !== undefined ? tv.alpha : F().constant("PAPER_ALPHA");
-      return '<label class="control">α — distance-mask weight (Im Eq. 7) ' +
-        '<input type="range" data-control="alpha" min="' + G(F().constant("ALPHA_MIN")) + '" max="' +
-        G(F().constant("ALPHA_MAX")) + '" step="' + G(F().constant("ALPHA_STEP")) + '" value="' + G(a) +
-        '" aria-label="alpha"> <output>' + G(a) + "</output></label>";
-    }
-    if (sec.control === "feature") {
-      return '<label class="control">feature k (0–' + (dH - 1) + ') <input type="range" data-control="feature" min="0" ' +
-        'max="' + (dH - 1) + '" step="1" value="0" aria-label="feature k"> <output>0</output></label>';
-    }
-    if (sec.control === "word") {
-      return sides(tv).map(function (s) {
-        var options = Array.from(s[1].tokens, function (t, i) {
-          return '<option value="' + i + '">#' + i + " " + escape(t) + "</option>";
-        }).join("");
-        var name = tv.hypothesis ? sideLabel(tv, s[0]) + " word" : "word";
-        return '<label class="control">' + name + ' <select data-control="word" data-side="' + s[0] + '">' +
-          options + "</select></label>";
-      }).join("");
-    }
-    return "";
-  }
-
-  function sectionHtml(sec, tv, dH) {
-    var figs = sec.figures.map(function (f) {
-      return '<figure class="fig"><div class="plot" id="fig-' + f.id + '" data-fig="' + f.id + '"></div>' +
-        "<figcaption><b>" + escape(f.paper) + ".</b> " + escape(f.caption) + "</figcaption></figure>";
-    }).join("");
-    return '<section class="section" id="' + sec.id + '" tabindex="-1"><h2>' + escape(sec.title) + "</h2>" +
-      control(sec, tv, dH) + sec.html + figs + "</section>";
-  }
-
-  /* The lines (HTML, one element each) of the page's <header>. */
-  function headerLines(tv, sections, compact) {
-    var lines = ["<h1>" + escape(tv.model) + ": " + escape(Array.from(tv.premise.tokens).join(" ")) + "</h1>"];
-    if (tv.hypothesis) {
-      lines.push('<p class="sub hyp">' + sideLabel(tv, "hypothesis") + ": " + escape(Array.from(tv.hypothesis.tokens).join(" ")) +
-                 "</p>");
-    }
-    var facts = ["masks " + tv.masks[0] + "/" + tv.masks[1]];
-    if (tv.alpha !== null && tv.alpha !== undefined) facts.push("encoder pass at α = " + F().formatG(tv.alpha));
-    var paper = tv.arch === "disan" ? "Shen et al. 2018 (DiSAN)" : "Im & Cho 2017 (distance-based SAN)";
-    lines.push('<p class="sub">' + escape(paper) + " · " + facts.map(escape).join(" · ") + "</p>");
-    if (tv.random_weights) {
-      lines.push('<p class="warn">Random weights (no trained checkpoint): these patterns are not learned.</p>');
-    }
-    if (!compact) {
-      var nav = sections.map(function (s) { return '<a href="#' + s.id + '">' + escape(s.title) + "</a>"; }).join(" ");
-      lines.push("<nav>" + nav + "</nav>");
-      lines.push('<p class="keys"><button type="button" data-control="talk" aria-pressed="false">' +
-        "Talk mode</button> keys: j / → / PageDown next section · k / ← / PageUp previous · t talk mode " +
-        "(large fonts, one section per screen)</p>");
-    }
-    return lines;
-  }
-
-  /* The report's page for a trace view: {title (plain text, for document.title), header (the <header>
-   * element's HTML), headerLines (its children's HTML, one each), body (the <main> element's inner HTML), parts
-   * (the body's sections' HTML, one each), data (what DisanReport.show draws: arch, alpha, compact, fonts,
-   * figures {id: {data, layout}}, live {id: {side, binding}}, payloads {side: prepared}, words {side: frames}),
-   * sections (the Section objects the HTML was made from)}. opts: {compact, only (one figure's id: that figure
-   * alone, in its section; a `define`d one at opts.params)}.
-   * Throws one sentence when the trace view is incomplete or a sentence is longer than a report holds. */
-  function page(tv, opts) {
-    var o = opts || {}, compact = !!o.compact || !!o.only;
-    checkView(tv);
-    var sections = o.compact ? compactSections(tv) : reportSections(tv);
-    if (o.only && Object.prototype.hasOwnProperty.call(BUILDERS, o.only)) {
-      // One `define`d figure at o.params (the app's per-figure HTML download), with the control it follows.
-      var built = draw([tv], o.only, o.params, "normal"), side = (o.params && o.params.side) || "premise";
-      var one = figure(o.only, built.figure, "", "", side, built.binding ? { bind: function () { return built.binding; } } : null);
-      sections = [section(o.only, "", "", [one], built.binding ? (tv.arch === "dsa" ? "alpha" : "feature") : null)];
-    } else if (o.only) {
-      // One figure of the page (the app's per-figure HTML download), in its section, with the section's control.
-      sections = sections.map(function (s) {
-        return section(s.id, s.title, s.html, s.figures.filter(function (f) { return f.id === o.only; }), s.control);
-      }).filter(function (s) { return s.figures.length; });
-      need(sections.length, "it has no figure \"" + o.only + "\"");
-    }
-    var dH = Math.floor(tv.premise.D2 / 2), parts = sections.map(function (s) { return sectionHtml(s, tv, dH); });
-    var lines = headerLines(tv, sections, compact);
+/* Per token, what the word control swaps into the Shen Fig. 8 figure: z, colour limits, panel title. */
+function wordFrames(sent, theme) {
+  theme = Figures.theme(theme || "normal");
+  return Array.from(sent.tokens, function (_, t) {
+    var fig = s2tWordFigure(sent, t, theme), heat = fig.data[0];
     return {
-      title: tv.model + " — attention report",
-      header: "<header>" + lines.join("") + "</header>",
-      headerLines: lines,
-      body: parts.join(""),
-      parts: parts,
-      data: pageData(tv, sections, compact),
-      sections: sections,
+      z: heat.z.map(function (row) { return row.map(function (v) { return v === null ? null : Figures.round6(v); }); }),
+      zmin: heat.zmin,
+      zmax: heat.zmax,
+      title: fig.layout.annotations[0].text,
     };
-  }
+  });
+}
 
-  /* ------------------------------------------------------------ the packed trace view */
+/* ------------------------------------------------------------ payloads (prepared, see the header) */
 
-  /* A packed trace view (site_view.packed_trace_view: arrays as {$a: [dtype, offset, count]} into `bytes`,
-   * DiSAN's per-feature P as {$q: [offset, count], scale} on the allowed cells) with typed arrays in place of
-   * the references. `bytes` is a Uint8Array; the arrays are views into its buffer, not copies. */
-  function unpack(view, bytes) {
-    var buffer = bytes.buffer, base = bytes.byteOffset;
-    function array(ref) {
-      if (!ref || !ref.$a) return ref;
-      var dtype = ref.$a[0], offset = ref.$a[1], count = ref.$a[2];
-      return dtype === "u1" ? new Uint8Array(buffer, base + offset, count) : new Float32Array(buffer, base + offset, count);
-    }
-    function probs(ref, block, T) {
-      if (!ref || !ref.$q) return ref;
-      var q = new Uint16Array(buffer, base + ref.$q[0], ref.$q[1]), D = block.D, full = new Float32Array(T * T * D), n = 0;
-      for (var c = 0; c < T * T; c++) {
-        if (!block.allowed[c]) continue;
-        for (var k = 0; k < D; k++) full[c * D + k] = q[n * D + k] * ref.scale;
-        n += 1;
+var payloadCount = 0;
+
+function allowedOf(block, T) {
+  var allowed = new Uint8Array(T * T), cells = [];
+  for (var c = 0; c < T * T; c++) if (block.allowed[c]) { allowed[c] = 1; cells.push(c); }
+  return { allowed: allowed, cells: Int32Array.from(cells) };
+}
+
+/* What Recompute.prepare would return for this sentence's live payload (scale 1, float32). */
+function payload(sent, arch) {
+  var T = sent.tokens.length, blocks = {};
+  ["fw", "bw"].forEach(function (d) {
+    var b = sent[d], a = allowedOf(b, T), out = { mask: b.mask, allowed: a.allowed, cells: a.cells, scores: null,
+                                                  features: null, scale: 1, keys: null, queries: null, c: null };
+    if (arch === "dsa") {
+      out.scores = Float32Array.from(b.scores);
+    } else if (!b.probs && Recompute.hasParts(b)) {
+      // the page's own model: each feature k the slider reaches is computed from Eq. 15's parts when asked
+      out.keys = b.keys; out.queries = b.queries; out.c = b.c;
+    } else {
+      var N = a.cells.length, D = b.D, features = new Float32Array(D * N), P = perFeature(sent, d, "feature k's slider");
+      for (var c = 0; c < N; c++) {
+        var base = a.cells[c] * D;
+        for (var k = 0; k < D; k++) features[k * N + c] = P[base + k];
       }
-      return full;
+      out.features = features;
     }
-    ["premise", "hypothesis"].forEach(function (side) {
-      var sent = view[side];
-      if (!sent) return;
-      ["s2t", "maxpool_share"].forEach(function (key) { sent[key] = array(sent[key]); });
-      ["fw", "bw"].forEach(function (dir) {
-        var block = sent[dir];
-        Object.keys(block).forEach(function (key) { if (key !== "probs") block[key] = array(block[key]); });
-        block.probs = probs(block.probs, block, sent.T);
-      });
-    });
-    return view;
-  }
+    blocks[d] = out;
+  });
+  var kind = arch === "dsa" ? "distance" : "features";
+  payloadCount += 1;
+  return { id: kind + "-js" + payloadCount, kind: kind, T: T, tokens: Array.from(sent.tokens), blocks: blocks, memo: null };
+}
 
-  /* ------------------------------------------------------------ figures with parameters (the app's views) */
+/* ------------------------------------------------------------ the report page */
 
-  /* name → function (views, params, theme) → {figure, bind: fig → binding | undefined}. `views` are the trace
-   * views the figure reads (most read one; a comparison of two sentences reads two). The figures are defined in
-   * view_figures.js, one `define` each (docs/trace-view.md). */
-  var BUILDERS = {};
-
-  function define(name, build) {
-    BUILDERS[name] = build;
-  }
-
-  /* ------------------------------------------------------------ one figure at a time (the app) */
-
-  /* The HTML of a section of one sentence, for a host that lays it out itself (the app's Explore): "tokens" —
-   * the sentence's tokens with their vocabulary status, the predicted label and the legend (the report's Tokens
-   * section for one side). params: {side}. */
-  function sectionBody(views, id, params) {
-    var tv = views[0], p = params || {};
-    checkView(tv, { anyLength: true });
-    if (id !== "tokens") throw new Error("No section \"" + id + "\"; the app draws \"tokens\".");
-    var sent = p.side === "hypothesis" && tv.hypothesis ? tv.hypothesis : tv.premise;
-    return tokensHtml(sent) + predictionLine(tv) + legendHtml();
-  }
-
-  /* The figure `id` of this trace view's page (a Figure: {id, figure, binding, paper, caption, side}), for a
-   * host that draws figures one by one in its own layout (the app's chart component). The sections are built
-   * once per trace view and theme; each figure is still built only when first read. Any length is accepted:
-   * the report's limit is about its file size. */
-  /* The figure `id` of `views` with `params`: a `define`d figure (built afresh), else a figure of the first
-   * view's page (`figureById`). Returns {figure, binding}. */
-  function draw(views, id, params, themeName) {
-    if (!Object.prototype.hasOwnProperty.call(BUILDERS, id)) {
-      var f = figureById(views[0], id, themeName);
-      return { figure: f.figure, binding: f.binding };
-    }
-    views.forEach(function (tv) { checkView(tv, { anyLength: true }); });
-    var built = BUILDERS[id](views, params || {}, F().theme(themeName || "normal"));
-    return { figure: built.figure, binding: built.bind ? built.bind(built.figure) : null };
-  }
-
-  /* The figures of `sections` by id. */
-  function figuresIn(sections) {
-    var all = {};
-    sections.forEach(function (s) { s.figures.forEach(function (f) { all[f.id] = f; }); });
-    return all;
-  }
-
-  function figureById(tv, id, themeName) {
-    if (!tv.__figures) Object.defineProperty(tv, "__figures", { value: {}, enumerable: false });
-    var key = themeName || "normal";
-    if (!tv.__figures[key]) {
-      checkView(tv, { anyLength: true });
-      tv.__figures[key] = figuresIn(reportSections(tv, key));
-    }
-    var f = tv.__figures[key][id];
-    if (!f) {
-      throw new Error("No figure \"" + id + "\" for this " + tv.arch + " trace view; it has " +
-                      Object.keys(tv.__figures[key]).join(", ") + ".");
-    }
-    return f;
-  }
-
-  /* The figures drawn from a sentence's attention alone: DiSAN's mean and one-feature maps (fw/bw attention, Eq.
-   * 15's keys and queries), the distance-based model's head-averaged and per-head maps (fw/bw heads). */
-  var MAP_FIGURES = /^(mean|feature|alpha-mean|alpha-heads-fw|alpha-heads-bw)-(premise|hypothesis)$/;
-
-  /* Figure `id` of a trace view that may hold only the attention's fields (site.js paintMaps: the lean graph's
-   * run; prediction, gates, FFN, source2token and pooling null), built as the page builds it; null for a figure
-   * that needs more of the trace. */
-  function mapFigure(tv, id) {
-    if (!MAP_FIGURES.test(id)) return null;
-    if (!tv.__maps) {
-      // the architecture's own sections: reportSections' overview would build the prediction chart at once
-      var theme = F().theme("normal");
-      Object.defineProperty(tv, "__maps", {
-        value: figuresIn(tv.arch === "disan" ? disanSections(tv, theme) : dsaSections(tv, theme)), enumerable: false });
-    }
-    var f = tv.__maps[id], side = f && tv[f.side];
-    if (!f || !side || !side.fw.attention || !side.bw.attention) return null;
-    if (/^feature-/.test(id) && !R().hasParts(side.fw) && !side.fw.probs) return null;
-    if (/^alpha-heads-/.test(id) && !side.fw.heads) return null;
-    return f.figure;
-  }
-
-  root.DisanSections = {
-    version: 1,
-    mapFigure: mapFigure,
-    page: page,
-    unpack: unpack,
-    figureById: figureById,
-    draw: draw,
-    sectionBody: sectionBody,
-    define: define,
-    builders: function () { return Object.keys(BUILDERS); },
-    // What view_figures.js builds its figures with.
-    helpers: { need: need, checkArray: checkArray, matrix: matrix, rowMeans: rowMeans, capitalize: capitalize,
-               featureSlice: featureSlice, perFeature: perFeature, R: R, pair: pair, binding: binding,
-               gridBinding: gridBinding, templates: templates, sharedScale: sharedScale },
-    reportSections: reportSections,
-    compactSections: compactSections,
-    overview: overview,
-    disanSections: disanSections,
-    dsaSections: dsaSections,
-    s2tWordFigure: s2tWordFigure,
-    wordFrames: wordFrames,
-    tokensHtml: tokensHtml,
-    legendHtml: legendHtml,
-    pageData: pageData,
-    payload: payload,
-    gridBinding: gridBinding,
-    templates: templates,
-    sharedScale: sharedScale,
-    formatValue: formatValue,
-    escape: escape,
-    checkView: checkView,
+/* report.page_data: the figures, the bindings of those the page redraws and their payloads. */
+function pageData(tv, sections, compact) {
+  var figs = [];
+  sections.forEach(function (s) { figs = figs.concat(s.figures); });
+  var themes = Figures.context().themes, data = {
+    arch: tv.arch,
+    alpha: tv.alpha === undefined ? null : tv.alpha,
+    compact: !!compact,
+    fonts: { normal: themes.normal.font_size, talk: themes.presentation.font_size },
+    figures: {}, live: {}, payloads: {}, words: {},
   };
-})(typeof globalThis !== "undefined" ? globalThis : this);
+  // Every entry is built when first read: a keystroke builds only what it draws (report.js reads the figures
+  // on screen; the others when they come near the window or typing rests).
+  figs.forEach(function (f) {
+    lazy(data.figures, f.id, function () { return f.figure; });
+    if (f.live) {
+      lazy(data.live, f.id, function () { return { side: f.side, binding: f.binding }; });
+      if (!(f.side in data.payloads)) lazy(data.payloads, f.side, function () { return payload(tv[f.side], tv.arch); });
+    }
+    if (f.word && !(f.side in data.words)) lazy(data.words, f.side, function () { return wordFrames(tv[f.side]); });
+  });
+  return data;
+}
+
+function control(sec, tv, dH) {
+  var G = Figures.formatG;
+  if (sec.control === "alpha") {
+    var a = tv.alpha !== null && tv.alpha !== undefined ? tv.alpha : Figures.constant("PAPER_ALPHA");
+    return '<label class="control">α — distance-mask weight (Im Eq. 7) ' +
+      '<input type="range" data-control="alpha" min="' + G(Figures.constant("ALPHA_MIN")) + '" max="' +
+      G(Figures.constant("ALPHA_MAX")) + '" step="' + G(Figures.constant("ALPHA_STEP")) + '" value="' + G(a) +
+      '" aria-label="alpha"> <output>' + G(a) + "</output></label>";
+  }
+  if (sec.control === "feature") {
+    return '<label class="control">feature k (0–' + (dH - 1) + ') <input type="range" data-control="feature" min="0" ' +
+      'max="' + (dH - 1) + '" step="1" value="0" aria-label="feature k"> <output>0</output></label>';
+  }
+  if (sec.control === "word") {
+    return sides(tv).map(function (s) {
+      var options = Array.from(s[1].tokens, function (t, i) {
+        return '<option value="' + i + '">#' + i + " " + escape(t) + "</option>";
+      }).join("");
+      var name = tv.hypothesis ? sideLabel(tv, s[0]) + " word" : "word";
+      return '<label class="control">' + name + ' <select data-control="word" data-side="' + s[0] + '">' +
+        options + "</select></label>";
+    }).join("");
+  }
+  return "";
+}
+
+function sectionHtml(sec, tv, dH) {
+  var figs = sec.figures.map(function (f) {
+    return '<figure class="fig"><div class="plot" id="fig-' + f.id + '" data-fig="' + f.id + '"></div>' +
+      "<figcaption><b>" + escape(f.paper) + ".</b> " + escape(f.caption) + "</figcaption></figure>";
+  }).join("");
+  return '<section class="section" id="' + sec.id + '" tabindex="-1"><h2>' + escape(sec.title) + "</h2>" +
+    control(sec, tv, dH) + sec.html + figs + "</section>";
+}
+
+/* The lines (HTML, one element each) of the page's <header>. */
+function headerLines(tv, sections, compact) {
+  var lines = ["<h1>" + escape(tv.model) + ": " + escape(Array.from(tv.premise.tokens).join(" ")) + "</h1>"];
+  if (tv.hypothesis) {
+    lines.push('<p class="sub hyp">' + sideLabel(tv, "hypothesis") + ": " + escape(Array.from(tv.hypothesis.tokens).join(" ")) +
+               "</p>");
+  }
+  var facts = ["masks " + tv.masks[0] + "/" + tv.masks[1]];
+  if (tv.alpha !== null && tv.alpha !== undefined) facts.push("encoder pass at α = " + Figures.formatG(tv.alpha));
+  var paper = tv.arch === "disan" ? "Shen et al. 2018 (DiSAN)" : "Im & Cho 2017 (distance-based SAN)";
+  lines.push('<p class="sub">' + escape(paper) + " · " + facts.map(escape).join(" · ") + "</p>");
+  if (tv.random_weights) {
+    lines.push('<p class="warn">Random weights (no trained checkpoint): these patterns are not learned.</p>');
+  }
+  if (!compact) {
+    var nav = sections.map(function (s) { return '<a href="#' + s.id + '">' + escape(s.title) + "</a>"; }).join(" ");
+    lines.push("<nav>" + nav + "</nav>");
+    lines.push('<p class="keys"><button type="button" data-control="talk" aria-pressed="false">' +
+      "Talk mode</button> keys: j / → / PageDown next section · k / ← / PageUp previous · t talk mode " +
+      "(large fonts, one section per screen)</p>");
+  }
+  return lines;
+}
+
+/* The report's page for a trace view: {title (plain text, for document.title), header (the <header>
+ * element's HTML), headerLines (its children's HTML, one each), body (the <main> element's inner HTML), parts
+ * (the body's sections' HTML, one each), data (what Report.show draws: arch, alpha, compact, fonts,
+ * figures {id: {data, layout}}, live {id: {side, binding}}, payloads {side: prepared}, words {side: frames}),
+ * sections (the Section objects the HTML was made from)}. opts: {compact, only (one figure's id: that figure
+ * alone, in its section; a `define`d one at opts.params)}.
+ * Throws one sentence when the trace view is incomplete or a sentence is longer than a report holds. */
+function page(tv, opts) {
+  var o = opts || {}, compact = !!o.compact || !!o.only;
+  checkView(tv);
+  var sections = o.compact ? compactSections(tv) : reportSections(tv);
+  if (o.only && Object.prototype.hasOwnProperty.call(BUILDERS, o.only)) {
+    // One `define`d figure at o.params (the app's per-figure HTML download), with the control it follows.
+    var built = draw([tv], o.only, o.params, "normal"), side = (o.params && o.params.side) || "premise";
+    var one = figure(o.only, built.figure, "", "", side, built.binding ? { bind: function () { return built.binding; } } : null);
+    sections = [section(o.only, "", "", [one], built.binding ? (tv.arch === "dsa" ? "alpha" : "feature") : null)];
+  } else if (o.only) {
+    // One figure of the page (the app's per-figure HTML download), in its section, with the section's control.
+    sections = sections.map(function (s) {
+      return section(s.id, s.title, s.html, s.figures.filter(function (f) { return f.id === o.only; }), s.control);
+    }).filter(function (s) { return s.figures.length; });
+    need(sections.length, "it has no figure \"" + o.only + "\"");
+  }
+  var dH = Math.floor(tv.premise.D2 / 2), parts = sections.map(function (s) { return sectionHtml(s, tv, dH); });
+  var lines = headerLines(tv, sections, compact);
+  return {
+    title: tv.model + " — attention report",
+    header: "<header>" + lines.join("") + "</header>",
+    headerLines: lines,
+    body: parts.join(""),
+    parts: parts,
+    data: pageData(tv, sections, compact),
+    sections: sections,
+  };
+}
+
+/* ------------------------------------------------------------ the packed trace view */
+
+/* A packed trace view (site_view.packed_trace_view: arrays as {$a: [dtype, offset, count]} into `bytes`,
+ * DiSAN's per-feature P as {$q: [offset, count], scale} on the allowed cells) with typed arrays in place of
+ * the references. `bytes` is a Uint8Array; the arrays are views into its buffer, not copies. */
+function unpack(view, bytes) {
+  var buffer = bytes.buffer, base = bytes.byteOffset;
+  function array(ref) {
+    if (!ref || !ref.$a) return ref;
+    var dtype = ref.$a[0], offset = ref.$a[1], count = ref.$a[2];
+    return dtype === "u1" ? new Uint8Array(buffer, base + offset, count) : new Float32Array(buffer, base + offset, count);
+  }
+  function probs(ref, block, T) {
+    if (!ref || !ref.$q) return ref;
+    var q = new Uint16Array(buffer, base + ref.$q[0], ref.$q[1]), D = block.D, full = new Float32Array(T * T * D), n = 0;
+    for (var c = 0; c < T * T; c++) {
+      if (!block.allowed[c]) continue;
+      for (var k = 0; k < D; k++) full[c * D + k] = q[n * D + k] * ref.scale;
+      n += 1;
+    }
+    return full;
+  }
+  ["premise", "hypothesis"].forEach(function (side) {
+    var sent = view[side];
+    if (!sent) return;
+    ["s2t", "maxpool_share"].forEach(function (key) { sent[key] = array(sent[key]); });
+    ["fw", "bw"].forEach(function (dir) {
+      var block = sent[dir];
+      Object.keys(block).forEach(function (key) { if (key !== "probs") block[key] = array(block[key]); });
+      block.probs = probs(block.probs, block, sent.T);
+    });
+  });
+  return view;
+}
+
+/* ------------------------------------------------------------ figures with parameters (the app's views) */
+
+/* name → function (views, params, theme) → {figure, bind: fig → binding | undefined}. `views` are the trace
+ * views the figure reads (most read one; a comparison of two sentences reads two). The figures are defined in
+ * view_figures.js, one `define` each (docs/trace-view.md). */
+var BUILDERS = {};
+
+function define(name, build) {
+  BUILDERS[name] = build;
+}
+
+/* ------------------------------------------------------------ one figure at a time (the app) */
+
+/* The HTML of a section of one sentence, for a host that lays it out itself (the app's Explore): "tokens" —
+ * the sentence's tokens with their vocabulary status, the predicted label and the legend (the report's Tokens
+ * section for one side). params: {side}. */
+function sectionBody(views, id, params) {
+  var tv = views[0], p = params || {};
+  checkView(tv, { anyLength: true });
+  if (id !== "tokens") throw new Error("No section \"" + id + "\"; the app draws \"tokens\".");
+  var sent = p.side === "hypothesis" && tv.hypothesis ? tv.hypothesis : tv.premise;
+  return tokensHtml(sent) + predictionLine(tv) + legendHtml();
+}
+
+/* The figure `id` of this trace view's page (a Figure: {id, figure, binding, paper, caption, side}), for a
+ * host that draws figures one by one in its own layout (the app's chart component). The sections are built
+ * once per trace view and theme; each figure is still built only when first read. Any length is accepted:
+ * the report's limit is about its file size. */
+/* The figure `id` of `views` with `params`: a `define`d figure (built afresh), else a figure of the first
+ * view's page (`figureById`). Returns {figure, binding}. */
+function draw(views, id, params, themeName) {
+  if (!Object.prototype.hasOwnProperty.call(BUILDERS, id)) {
+    var f = figureById(views[0], id, themeName);
+    return { figure: f.figure, binding: f.binding };
+  }
+  views.forEach(function (tv) { checkView(tv, { anyLength: true }); });
+  var built = BUILDERS[id](views, params || {}, Figures.theme(themeName || "normal"));
+  return { figure: built.figure, binding: built.bind ? built.bind(built.figure) : null };
+}
+
+/* The figures of `sections` by id. */
+function figuresIn(sections) {
+  var all = {};
+  sections.forEach(function (s) { s.figures.forEach(function (f) { all[f.id] = f; }); });
+  return all;
+}
+
+function figureById(tv, id, themeName) {
+  if (!tv.__figures) Object.defineProperty(tv, "__figures", { value: {}, enumerable: false });
+  var key = themeName || "normal";
+  if (!tv.__figures[key]) {
+    checkView(tv, { anyLength: true });
+    tv.__figures[key] = figuresIn(reportSections(tv, key));
+  }
+  var f = tv.__figures[key][id];
+  if (!f) {
+    throw new Error("No figure \"" + id + "\" for this " + tv.arch + " trace view; it has " +
+                    Object.keys(tv.__figures[key]).join(", ") + ".");
+  }
+  return f;
+}
+
+/* The figures drawn from a sentence's attention alone: DiSAN's mean and one-feature maps (fw/bw attention, Eq.
+ * 15's keys and queries), the distance-based model's head-averaged and per-head maps (fw/bw heads). */
+var MAP_FIGURES = /^(mean|feature|alpha-mean|alpha-heads-fw|alpha-heads-bw)-(premise|hypothesis)$/;
+
+/* Figure `id` of a trace view that may hold only the attention's fields (site.js paintMaps: the lean graph's
+ * run; prediction, gates, FFN, source2token and pooling null), built as the page builds it; null for a figure
+ * that needs more of the trace. */
+function mapFigure(tv, id) {
+  if (!MAP_FIGURES.test(id)) return null;
+  if (!tv.__maps) {
+    // the architecture's own sections: reportSections' overview would build the prediction chart at once
+    var theme = Figures.theme("normal");
+    Object.defineProperty(tv, "__maps", {
+      value: figuresIn(tv.arch === "disan" ? disanSections(tv, theme) : dsaSections(tv, theme)), enumerable: false });
+  }
+  var f = tv.__maps[id], side = f && tv[f.side];
+  if (!f || !side || !side.fw.attention || !side.bw.attention) return null;
+  if (/^feature-/.test(id) && !Recompute.hasParts(side.fw) && !side.fw.probs) return null;
+  if (/^alpha-heads-/.test(id) && !side.fw.heads) return null;
+  return f.figure;
+}
+
+export { mapFigure, page, unpack, figureById, draw, sectionBody, define, reportSections, compactSections,
+  overview, disanSections, dsaSections, s2tWordFigure, wordFrames, tokensHtml, legendHtml, pageData, payload,
+  gridBinding, templates, sharedScale, formatValue, escape, checkView,
+  // what view_figures.js and pair_view.js build their figures with
+  need, checkArray, matrix, rowMeans, capitalize, featureSlice, perFeature, pair, binding };

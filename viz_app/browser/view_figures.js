@@ -1,278 +1,272 @@
-/* DisanViewFigures — the figures the app's views draw with parameters (a chosen token, direction or reduction,
- * two sentences, data the app computes such as attributions), each one `DisanSections.define(name, build)`:
+/* ViewFigures — the figures the app's views draw with parameters (a chosen token, direction or reduction,
+ * two sentences, data the app computes such as attributions), each one `Sections.define(name, build)`:
  * build(views, params, theme) → {figure, bind: fig → binding (what recompute.js redraws) | undefined}.
  *
  * They are figures of the trace view like those of the report page (sections.js), built on figures.js; the
- * app draws them by name (viz_app/shell/export.py show_page_figure → chart.js → DisanSections.draw), and a
- * one-figure report holds one at its parameters (the app's HTML download). A classic script; needs
- * figures.js, recompute.js and sections.js loaded first. Errors are thrown as one sentence.
+ * app draws them by name (viz_app/shell/export.py show_page_figure → chart.js → Sections.draw), and a
+ * one-figure report holds one at its parameters (the app's HTML download). An ES module imported by each host's
+ * entry for these registrations; errors are thrown as one sentence.
  */
-(function (root) {
-  "use strict";
+import * as Figures from "./figures.js";
+import * as Recompute from "./recompute.js";
+import { define, need, checkArray, matrix, rowMeans, capitalize, featureSlice, perFeature, pair, binding, gridBinding,
+  templates, sharedScale, formatValue } from "./sections.js";
 
-  var S = root.DisanSections, H = S.helpers, define = S.define, need = H.need, checkArray = H.checkArray,
-      matrix = H.matrix, rowMeans = H.rowMeans, capitalize = H.capitalize, featureSlice = H.featureSlice,
-      perFeature = H.perFeature, R = H.R,
-      pair = H.pair, binding = H.binding, gridBinding = H.gridBinding, templates = H.templates,
-      sharedScale = H.sharedScale, formatValue = S.formatValue;
+function sentOf(tv, side) {
+  var sent = side === "hypothesis" && tv.hypothesis ? tv.hypothesis : tv.premise;
+  return sent;
+}
 
-  var F = function () { return root.DisanFigures; };
+function needIndex(value, T, what) {
+  need(Number.isInteger(value) && value >= 0 && value < T, what + " should be a token index below " + T +
+       " but is " + value);
+}
 
-  function sentOf(tv, side) {
-    var sent = side === "hypothesis" && tv.hypothesis ? tv.hypothesis : tv.premise;
-    return sent;
-  }
+/* Shen Eqs. 12–13: one token's 2·d_h source2token probabilities; "length" scales them by T (1 = uniform). */
+function s2tVector(sent, token, scale) {
+  var D2 = sent.D2, v = Array.prototype.slice.call(sent.s2t, token * D2, (token + 1) * D2);
+  return scale === "length" ? v.map(function (x) { return x * sent.tokens.length; }) : v;
+}
 
-  function needIndex(value, T, what) {
-    need(Number.isInteger(value) && value >= 0 && value < T, what + " should be a token index below " + T +
-         " but is " + value);
-  }
-
-  /* Shen Eqs. 12–13: one token's 2·d_h source2token probabilities; "length" scales them by T (1 = uniform). */
-  function s2tVector(sent, token, scale) {
-    var D2 = sent.D2, v = Array.prototype.slice.call(sent.s2t, token * D2, (token + 1) * D2);
-    return scale === "length" ? v.map(function (x) { return x * sent.tokens.length; }) : v;
-  }
-
-  /* reduce.feature_entropy of one block: per cell the entropy of q_k = P[i,j,k] / Σ_k P[i,j,k] over log D
-   * (null where the cell has no probability: masked). */
-  function entropyMatrix(sent, direction) {
-    var T = sent.tokens.length, D = sent[direction].D, out = new Array(T), logD = Math.log(Math.max(D, 2));
-    var P = perFeature(sent, direction, "the feature entropy");
-    for (var i = 0; i < T; i++) {
-      var row = new Array(T);
-      for (var j = 0; j < T; j++) {
-        var base = (i * T + j) * D, total = 0, h = 0;
-        for (var k = 0; k < D; k++) total += P[base + k];
-        if (!(total > 0)) { row[j] = null; continue; }
-        for (var k2 = 0; k2 < D; k2++) {
-          var q = P[base + k2] / total;
-          if (q > 0) h -= q * Math.log(q);
-        }
-        row[j] = h / logD;
+/* reduce.feature_entropy of one block: per cell the entropy of q_k = P[i,j,k] / Σ_k P[i,j,k] over log D
+ * (null where the cell has no probability: masked). */
+function entropyMatrix(sent, direction) {
+  var T = sent.tokens.length, D = sent[direction].D, out = new Array(T), logD = Math.log(Math.max(D, 2));
+  var P = perFeature(sent, direction, "the feature entropy");
+  for (var i = 0; i < T; i++) {
+    var row = new Array(T);
+    for (var j = 0; j < T; j++) {
+      var base = (i * T + j) * D, total = 0, h = 0;
+      for (var k = 0; k < D; k++) total += P[base + k];
+      if (!(total > 0)) { row[j] = null; continue; }
+      for (var k2 = 0; k2 < D; k2++) {
+        var q = P[base + k2] / total;
+        if (q > 0) h -= q * Math.log(q);
       }
-      out[i] = row;
+      row[j] = h / logD;
     }
-    return out;
+    out[i] = row;
   }
+  return out;
+}
 
-  var REDUCTIONS = { mean: "mean over features", max: "max over features", entropy: "feature entropy",
-                     feature: "one feature k" };
+var REDUCTIONS = { mean: "mean over features", max: "max over features", entropy: "feature entropy",
+                   feature: "one feature k" };
 
-  /* The (T × T) map of one DiSAN block under a reduction over its d_h features (Shen Eq. 15). */
-  function disanMap(sent, direction, reduction, feature) {
-    var b = sent[direction], T = sent.tokens.length;
-    if (reduction === "max") return matrix(b.probs_max, T, T);
-    if (reduction === "entropy") return entropyMatrix(sent, direction);
-    if (reduction === "feature") return featureSlice(sent, direction, feature);
-    return matrix(b.attention, T, T);
-  }
+/* The (T × T) map of one DiSAN block under a reduction over its d_h features (Shen Eq. 15). */
+function disanMap(sent, direction, reduction, feature) {
+  var b = sent[direction], T = sent.tokens.length;
+  if (reduction === "max") return matrix(b.probs_max, T, T);
+  if (reduction === "entropy") return entropyMatrix(sent, direction);
+  if (reduction === "feature") return featureSlice(sent, direction, feature);
+  return matrix(b.attention, T, T);
+}
 
-  function disanValueName(reduction, feature) {
-    return reduction === "entropy" ? "H (normalised)" : reduction === "feature" ? "P[k=" + feature + "]" : "P";
-  }
+function disanValueName(reduction, feature) {
+  return reduction === "entropy" ? "H (normalised)" : reduction === "feature" ? "P[k=" + feature + "]" : "P";
+}
 
-  function checkReduction(p) {
-    need(REDUCTIONS[p.reduction], "reduction should be one of " + Object.keys(REDUCTIONS).join(", ") + " but is " +
-         p.reduction);
-  }
+function checkReduction(p) {
+  need(REDUCTIONS[p.reduction], "reduction should be one of " + Object.keys(REDUCTIONS).join(", ") + " but is " +
+       p.reduction);
+}
 
-  var BY_FEATURE = [{ op: "feature", dir: "fw" }, { op: "feature", dir: "bw" }];
+var BY_FEATURE = [{ op: "feature", dir: "fw" }, { op: "feature", dir: "bw" }];
 
-  /* Shen Fig. 6 under a reduction, rows clickable (the row's bars follow, "disan-row"). p: {side, reduction,
-   * feature}. With reduction "feature" it follows the feature-k control (gridBinding). */
-  define("disan-pair", function (views, p, theme) {
-    checkReduction(p);
-    var tv = views[0], sent = sentOf(tv, p.side), k = p.feature || 0, value = disanValueName(p.reduction, k);
-    var fig = F().heatmapGrid([disanMap(sent, "fw", p.reduction, k), disanMap(sent, "bw", p.reduction, k)],
-      ["forward block (mask " + tv.masks[0] + ")", "backward block (mask " + tv.masks[1] + ")"], sent.tokens,
-      { title: "Token2token attention — " + REDUCTIONS[p.reduction], theme: theme, valueName: value, clickable: true });
+/* Shen Fig. 6 under a reduction, rows clickable (the row's bars follow, "disan-row"). p: {side, reduction,
+ * feature}. With reduction "feature" it follows the feature-k control (gridBinding). */
+define("disan-pair", function (views, p, theme) {
+  checkReduction(p);
+  var tv = views[0], sent = sentOf(tv, p.side), k = p.feature || 0, value = disanValueName(p.reduction, k);
+  var fig = Figures.heatmapGrid([disanMap(sent, "fw", p.reduction, k), disanMap(sent, "bw", p.reduction, k)],
+    ["forward block (mask " + tv.masks[0] + ")", "backward block (mask " + tv.masks[1] + ")"], sent.tokens,
+    { title: "Token2token attention — " + REDUCTIONS[p.reduction], theme: theme, valueName: value, clickable: true });
+  var shown = {};
+  shown["P[k=" + k + "]"] = "P[k={feature}]";
+  return { figure: fig, bind: p.reduction !== "feature" ? undefined : function (f) {
+    return gridBinding(f, BY_FEATURE, shown, { hover: true });
+  } };
+});
+
+/* One row of "disan-pair" as bars: what token p.token attends to, forward and backward. */
+define("disan-row", function (views, p, theme) {
+  checkReduction(p);
+  var tv = views[0], sent = sentOf(tv, p.side), T = sent.tokens.length, k = p.feature || 0;
+  needIndex(p.token, T, "token");
+  var value = disanValueName(p.reduction, k);
+  var fig = Figures.barChart([["forward", disanMap(sent, "fw", p.reduction, k)[p.token]],
+                          ["backward", disanMap(sent, "bw", p.reduction, k)[p.token]]], sent.tokens,
+    { title: "Row #" + p.token + " '" + sent.tokens[p.token] + "': what it attends to", yTitle: value, theme: theme });
+  var shown = {};
+  shown["P[k=" + k + "]"] = "P[k={feature}]";
+  return { figure: fig, bind: p.reduction !== "feature" ? undefined : function (f) {
+    return binding([], [], templates(f, shown), BY_FEATURE.map(function (z, i) {
+      return { trace: i, z: z, row: p.token };
+    }));
+  } };
+});
+
+/* Shen Fig. 8: one word's feature-wise source2token vector. p: {side, token, scale: "probability" | "length"}. */
+define("s2t-word", function (views, p, theme) {
+  var sent = sentOf(views[0], p.side);
+  needIndex(p.token, sent.tokens.length, "token");
+  return { figure: Figures.vectorGrids([s2tVector(sent, p.token, p.scale)],
+    ["'" + sent.tokens[p.token] + "' (" + sent.D2 + " features)"],
+    { title: "Feature-wise source2token score vector", theme: theme, valueName: "P" }) };
+});
+
+/* Shen Fig. 8's comparison: the same word in two sentences (views[0] and views[1], premises) and A − B.
+ * p: {word, titles: [A, B], scale, difference (default true: a third grid A − B), title}. */
+define("s2t-pair", function (views, p, theme) {
+  need(views.length === 2, "s2t-pair compares two trace views");
+  var vecs = views.map(function (tv, i) {
+    var t = Array.from(tv.premise.tokens).indexOf(p.word);
+    need(t >= 0, "the word '" + p.word + "' is not in sentence " + (i + 1));
+    return s2tVector(tv.premise, t, p.scale);
+  });
+  var diff = vecs[0].map(function (v, k) { return v - vecs[1][k]; }), withDiff = p.difference !== false;
+  return { figure: Figures.vectorGrids(withDiff ? [vecs[0], vecs[1], diff] : vecs,
+    withDiff ? [p.titles[0], p.titles[1], "difference"] : p.titles,
+    { title: p.title || "'" + p.word + "' in two contexts", theme: theme }) };
+});
+
+var DIRECTION_NAMES = { fw: "forward", bw: "backward" };
+
+/* Shen Eq. 19 / Im Eq. 12: one block's gate F for every token and feature. p: {side, dir: "fw" | "bw"}. */
+define("gate-features", function (views, p, theme) {
+  need(DIRECTION_NAMES[p.dir], "dir should be fw or bw but is " + p.dir);
+  var sent = sentOf(views[0], p.side), b = sent[p.dir], name = DIRECTION_NAMES[p.dir];
+  return { figure: Figures.tokenFeatureHeatmap(matrix(b.gate, sent.tokens.length, b.D), sent.tokens, {
+    title: capitalize(name) + " gate F, every feature", theme: theme, valueName: "F", zmin: 0, zmax: 1 }) };
+});
+
+/* A block's head-averaged attention (T × T): the trace's own, or Im Eq. 7 again at another α from the
+ * pre-mask scores the trace view keeps (the DSA; exact, as α enters only after them). */
+function attentionAt(tv, sent, direction, a) {
+  var b = sent[direction], T = sent.tokens.length;
+  if (tv.arch !== "dsa" || a === null || a === undefined) return matrix(b.attention, T, T);
+  return matrix(Recompute.headMean(Recompute.distanceProbs(b.scores, T, b.allowed, a), T), T, T);
+}
+
+/* Two attention maps on one colour scale and A − B (Shen Tables 1–2 ablations, Im Fig. 8): views[0] is A,
+ * views[1] (or views[0] again) B. p: {side, dir, alphas: [α_A, α_B] (null: the trace's own), titles: [A, B],
+ * live: A follows the α control, B stays at α_B}. */
+define("compare", function (views, p, theme) {
+  need(DIRECTION_NAMES[p.dir], "dir should be fw or bw but is " + p.dir);
+  var tvA = views[0], tvB = views[1] || views[0], alphas = p.alphas || [null, null];
+  var a = sentOf(tvA, p.side), b = sentOf(tvB, p.side);
+  need(Array.from(a.tokens).join("\u0000") === Array.from(b.tokens).join("\u0000"),
+       "A and B tokenised the sentence differently; they cannot be compared cell by cell");
+  var what = tvA.arch === "disan" ? "mean over features" : "mean over heads";
+  var titles = ["A: " + p.titles[0], "B: " + p.titles[1]];
+  var fig = Figures.compareHeatmaps(attentionAt(tvA, a, p.dir, alphas[0]), attentionAt(tvB, b, p.dir, alphas[1]),
+    a.tokens, { titles: titles, theme: theme,
+                title: capitalize(DIRECTION_NAMES[p.dir]) + " block, " + what + " — A and B share one colour scale" });
+  if (!p.live) return { figure: fig };
+  return { figure: fig, bind: function (f) {
+    var atAlpha = { op: "mean", dir: p.dir }, atB = { op: "mean", dir: p.dir, alpha: alphas[1] };
     var shown = {};
-    shown["P[k=" + k + "]"] = "P[k={feature}]";
-    return { figure: fig, bind: p.reduction !== "feature" ? undefined : function (f) {
-      return gridBinding(f, BY_FEATURE, shown, { hover: true });
-    } };
+    shown[titles[0]] = "A: α = {alpha}"; // "A: " keeps B's title untouched
+    return binding([{ trace: 0, z: atAlpha }, { trace: 1, z: atB }, { trace: 2, z: { op: "diff", a: atAlpha, b: atB } }],
+                   [sharedScale([0, 1]), sharedScale([2], null, null, true)], templates(f, shown));
+  } };
+});
+
+/** @type {[string, number, string][]} */
+var MASK_PANELS = [["diag", 0, "M_diag (Shen Eq. 16)"], ["fw", 0, "M_fw (Shen Eq. 17, Im Fig. 3a)"],
+                   ["bw", 0, "M_bw (Shen Eq. 18, Im Fig. 3b)"], ["none", 1, "α·M_dis, α = {α} (Im Fig. 4)"],
+                   ["fw", 1, "M_fw + α·M_dis (Im Eq. 7)"], ["bw", 1, "M_bw + α·M_dis (Im Eq. 7)"]];
+
+/* The additive masks for this sentence's length: direction masks (0 / −∞) and Im Eq. 7's M_dir + α·M_dis.
+ * p: {side, alpha}; the α panels follow the α control. */
+define("masks", function (views, p, theme) {
+  var sent = sentOf(views[0], p.side), T = sent.tokens.length, a = p.alpha || 0;
+  var panels = MASK_PANELS.map(function (m) {
+    var flat = Array.from(Recompute.maskPanel(T, m[0], m[1] ? a : 0), function (v) { return v + 0; }); // no −0
+    return [m[2].replace("{α}", formatValue(a)), matrix(flat, T, T)];
   });
+  var fig = Figures.maskPanels(panels, sent.tokens, { title: "Masks for T = " + T + " tokens", theme: theme });
+  var shown = {};
+  shown["α = " + formatValue(a)] = "α = {alpha}";
+  return { figure: fig, bind: function (f) {
+    return gridBinding(f, MASK_PANELS.map(function (m) {
+      return m[1] ? { op: "mask", dir: m[0] } : { op: "mask", dir: m[0], alpha: 0.0 };
+    }), shown, { zmax: 0.0 });
+  } };
+});
 
-  /* One row of "disan-pair" as bars: what token p.token attends to, forward and backward. */
-  define("disan-row", function (views, p, theme) {
-    checkReduction(p);
-    var tv = views[0], sent = sentOf(tv, p.side), T = sent.tokens.length, k = p.feature || 0;
-    needIndex(p.token, T, "token");
-    var value = disanValueName(p.reduction, k);
-    var fig = F().barChart([["forward", disanMap(sent, "fw", p.reduction, k)[p.token]],
-                            ["backward", disanMap(sent, "bw", p.reduction, k)[p.token]]], sent.tokens,
-      { title: "Row #" + p.token + " '" + sent.tokens[p.token] + "': what it attends to", yTitle: value, theme: theme });
-    var shown = {};
-    shown["P[k=" + k + "]"] = "P[k={feature}]";
-    return { figure: fig, bind: p.reduction !== "feature" ? undefined : function (f) {
-      return binding([], [], templates(f, shown), BY_FEATURE.map(function (z, i) {
-        return { trace: i, z: z, row: p.token };
-      }));
-    } };
+/* One per-token series of a sentence, by name (the fields of the trace view S and B):
+ * gate (mean over features of F), ffn_deactivation, ln_max (the DSA's), s2t (mean over features of the
+ * source2token P), maxpool_share (the DSA's). `dir` names the block for the block fields. */
+function tokenSeries(sent, field, dir) {
+  var T = sent.tokens.length, b = dir ? sent[dir] : null;
+  if (field === "gate") return rowMeans(b.gate, T, b.D);
+  if (field === "ffn_deactivation" || field === "ln_max") { need(b[field], dir + "." + field + " is missing"); return Array.from(b[field]); }
+  if (field === "s2t") return rowMeans(sent.s2t, T, sent.D2);
+  if (field === "maxpool_share") { need(sent.maxpool_share, "maxpool_share is missing"); return Array.from(sent.maxpool_share); }
+  throw new Error("No per-token series \"" + field + "\"; use gate, ffn_deactivation, ln_max, s2t or maxpool_share.");
+}
+
+/* Bars of per-token series of one sentence (the papers' bar figures: Shen Fig. 7, Im Figs. 9–11).
+ * p: {side, title, yTitle, yRange, series: [{name, field, dir}]}. */
+define("token-bars", function (views, p, theme) {
+  var sent = sentOf(views[0], p.side);
+  need(Array.isArray(p.series) && p.series.length, "series should list at least one {name, field, dir}");
+  return { figure: Figures.barChart(p.series.map(function (x) { return [x.name, tokenSeries(sent, x.field, x.dir)]; }),
+    sent.tokens, { title: p.title || "", yTitle: p.yTitle || "", theme: theme, yRange: p.yRange || null }) };
+});
+
+/* Im Fig. 8: the same weights without the distance mask (α = 0) and with it (α), forward and backward,
+ * re-weighted in the page from the trace view's pre-mask scores (Im Eq. 7). p: {side, alpha, title}. */
+define("distance-effect", function (views, p, theme) {
+  var tv = views[0], sent = sentOf(tv, p.side), a = formatValue(p.alpha);
+  need(tv.arch === "dsa", "the distance effect needs a distance-based SAN trace view");
+  var mats = [attentionAt(tv, sent, "fw", 0), attentionAt(tv, sent, "bw", 0),
+              attentionAt(tv, sent, "fw", p.alpha), attentionAt(tv, sent, "bw", p.alpha)];
+  var titles = ["(a) forward, no distance mask", "(b) backward, no distance mask", "(c) forward, α = " + a,
+                "(d) backward, α = " + a];
+  return { figure: Figures.heatmapGrid(mats, titles, sent.tokens, { title: p.title || "", theme: theme, cols: 2 }) };
+});
+
+/* The heads of one block on one colour scale (Im Figs. 12–13). p: {side, dir, title}. */
+define("heads", function (views, p, theme) {
+  need(DIRECTION_NAMES[p.dir], "dir should be fw or bw but is " + p.dir);
+  var sent = sentOf(views[0], p.side), b = sent[p.dir], T = sent.tokens.length, stack = [], titles = [];
+  need(b.heads, "the trace view has no heads (a DiSAN model?)");
+  for (var h = 0; h < b.H; h++) { stack.push(matrix(b.heads, T, T, h * T * T)); titles.push("head " + (h + 1)); }
+  return { figure: Figures.smallMultiples(stack, sent.tokens, titles, { title: p.title || "", theme: theme,
+                                                                   maxCells: Figures.constant("HEAD_CELLS") }) };
+});
+
+/* The forward/backward pair of one sentence (Shen Fig. 6, Im Fig. 7) with the caller's titles.
+ * p: {side, titles: [fw, bw], title}. */
+define("pair", function (views, p, theme) {
+  var sent = sentOf(views[0], p.side), T = sent.tokens.length;
+  return { figure: pair(matrix(sent.fw.attention, T, T), matrix(sent.bw.attention, T, T), sent.tokens, p.titles,
+                        p.title || "", theme) };
+});
+
+/* Attention beside token attributions for one class (disan.attribution; the app computes them and hands the
+ * raw series over): one bar group per token, each series divided by its largest magnitude so methods in
+ * different units share one axis; the axis goes below 0 only when some token lowers the class probability.
+ * p: {side, title, series: [[label, raw values (T)], ...]}. */
+define("attribution-bars", function (views, p, theme) {
+  var sent = sentOf(views[0], p.side), low = 0;
+  var series = p.series.map(function (x) {
+    var values = Array.from(x[1], Number), top = 0;
+    checkArray(values, sent.tokens.length, "series " + x[0]);
+    values.forEach(function (v) { if (Math.abs(v) > top) top = Math.abs(v); });
+    var scaled = values.map(function (v) { return top > 0 ? v / top : v; });
+    if (scaled.some(function (v) { return v < 0; })) low = -1.05;
+    return [x[0], scaled];
   });
+  return { figure: Figures.barChart(series, sent.tokens, { title: p.title || "", theme: theme, yRange: [low, 1.05],
+                                                        yTitle: "score ÷ largest |score| of its method" }) };
+});
 
-  /* Shen Fig. 8: one word's feature-wise source2token vector. p: {side, token, scale: "probability" | "length"}. */
-  define("s2t-word", function (views, p, theme) {
-    var sent = sentOf(views[0], p.side);
-    needIndex(p.token, sent.tokens.length, "token");
-    return { figure: F().vectorGrids([s2tVector(sent, p.token, p.scale)],
-      ["'" + sent.tokens[p.token] + "' (" + sent.D2 + " features)"],
-      { title: "Feature-wise source2token score vector", theme: theme, valueName: "P" }) };
-  });
-
-  /* Shen Fig. 8's comparison: the same word in two sentences (views[0] and views[1], premises) and A − B.
-   * p: {word, titles: [A, B], scale, difference (default true: a third grid A − B), title}. */
-  define("s2t-pair", function (views, p, theme) {
-    need(views.length === 2, "s2t-pair compares two trace views");
-    var vecs = views.map(function (tv, i) {
-      var t = Array.from(tv.premise.tokens).indexOf(p.word);
-      need(t >= 0, "the word '" + p.word + "' is not in sentence " + (i + 1));
-      return s2tVector(tv.premise, t, p.scale);
-    });
-    var diff = vecs[0].map(function (v, k) { return v - vecs[1][k]; }), withDiff = p.difference !== false;
-    return { figure: F().vectorGrids(withDiff ? [vecs[0], vecs[1], diff] : vecs,
-      withDiff ? [p.titles[0], p.titles[1], "difference"] : p.titles,
-      { title: p.title || "'" + p.word + "' in two contexts", theme: theme }) };
-  });
-
-  var DIRECTION_NAMES = { fw: "forward", bw: "backward" };
-
-  /* Shen Eq. 19 / Im Eq. 12: one block's gate F for every token and feature. p: {side, dir: "fw" | "bw"}. */
-  define("gate-features", function (views, p, theme) {
-    need(DIRECTION_NAMES[p.dir], "dir should be fw or bw but is " + p.dir);
-    var sent = sentOf(views[0], p.side), b = sent[p.dir], name = DIRECTION_NAMES[p.dir];
-    return { figure: F().tokenFeatureHeatmap(matrix(b.gate, sent.tokens.length, b.D), sent.tokens, {
-      title: capitalize(name) + " gate F, every feature", theme: theme, valueName: "F", zmin: 0, zmax: 1 }) };
-  });
-
-  /* A block's head-averaged attention (T × T): the trace's own, or Im Eq. 7 again at another α from the
-   * pre-mask scores the trace view keeps (the DSA; exact, as α enters only after them). */
-  function attentionAt(tv, sent, direction, a) {
-    var b = sent[direction], T = sent.tokens.length;
-    if (tv.arch !== "dsa" || a === null || a === undefined) return matrix(b.attention, T, T);
-    return matrix(R().headMean(R().distanceProbs(b.scores, T, b.allowed, a), T), T, T);
-  }
-
-  /* Two attention maps on one colour scale and A − B (Shen Tables 1–2 ablations, Im Fig. 8): views[0] is A,
-   * views[1] (or views[0] again) B. p: {side, dir, alphas: [α_A, α_B] (null: the trace's own), titles: [A, B],
-   * live: A follows the α control, B stays at α_B}. */
-  define("compare", function (views, p, theme) {
-    need(DIRECTION_NAMES[p.dir], "dir should be fw or bw but is " + p.dir);
-    var tvA = views[0], tvB = views[1] || views[0], alphas = p.alphas || [null, null];
-    var a = sentOf(tvA, p.side), b = sentOf(tvB, p.side);
-    need(Array.from(a.tokens).join("\u0000") === Array.from(b.tokens).join("\u0000"),
-         "A and B tokenised the sentence differently; they cannot be compared cell by cell");
-    var what = tvA.arch === "disan" ? "mean over features" : "mean over heads";
-    var titles = ["A: " + p.titles[0], "B: " + p.titles[1]];
-    var fig = F().compareHeatmaps(attentionAt(tvA, a, p.dir, alphas[0]), attentionAt(tvB, b, p.dir, alphas[1]),
-      a.tokens, { titles: titles, theme: theme,
-                  title: capitalize(DIRECTION_NAMES[p.dir]) + " block, " + what + " — A and B share one colour scale" });
-    if (!p.live) return { figure: fig };
-    return { figure: fig, bind: function (f) {
-      var atAlpha = { op: "mean", dir: p.dir }, atB = { op: "mean", dir: p.dir, alpha: alphas[1] };
-      var shown = {};
-      shown[titles[0]] = "A: α = {alpha}"; // "A: " keeps B's title untouched
-      return binding([{ trace: 0, z: atAlpha }, { trace: 1, z: atB }, { trace: 2, z: { op: "diff", a: atAlpha, b: atB } }],
-                     [sharedScale([0, 1]), sharedScale([2], null, null, true)], templates(f, shown));
-    } };
-  });
-
-  var MASK_PANELS = [["diag", 0, "M_diag (Shen Eq. 16)"], ["fw", 0, "M_fw (Shen Eq. 17, Im Fig. 3a)"],
-                     ["bw", 0, "M_bw (Shen Eq. 18, Im Fig. 3b)"], ["none", 1, "α·M_dis, α = {α} (Im Fig. 4)"],
-                     ["fw", 1, "M_fw + α·M_dis (Im Eq. 7)"], ["bw", 1, "M_bw + α·M_dis (Im Eq. 7)"]];
-
-  /* The additive masks for this sentence's length: direction masks (0 / −∞) and Im Eq. 7's M_dir + α·M_dis.
-   * p: {side, alpha}; the α panels follow the α control. */
-  define("masks", function (views, p, theme) {
-    var sent = sentOf(views[0], p.side), T = sent.tokens.length, a = p.alpha || 0;
-    var panels = MASK_PANELS.map(function (m) {
-      var flat = Array.from(R().maskPanel(T, m[0], m[1] ? a : 0), function (v) { return v + 0; }); // no −0
-      return [m[2].replace("{α}", formatValue(a)), matrix(flat, T, T)];
-    });
-    var fig = F().maskPanels(panels, sent.tokens, { title: "Masks for T = " + T + " tokens", theme: theme });
-    var shown = {};
-    shown["α = " + formatValue(a)] = "α = {alpha}";
-    return { figure: fig, bind: function (f) {
-      return gridBinding(f, MASK_PANELS.map(function (m) {
-        return m[1] ? { op: "mask", dir: m[0] } : { op: "mask", dir: m[0], alpha: 0.0 };
-      }), shown, { zmax: 0.0 });
-    } };
-  });
-
-  /* One per-token series of a sentence, by name (the fields of the trace view S and B):
-   * gate (mean over features of F), ffn_deactivation, ln_max (the DSA's), s2t (mean over features of the
-   * source2token P), maxpool_share (the DSA's). `dir` names the block for the block fields. */
-  function tokenSeries(sent, field, dir) {
-    var T = sent.tokens.length, b = dir ? sent[dir] : null;
-    if (field === "gate") return rowMeans(b.gate, T, b.D);
-    if (field === "ffn_deactivation" || field === "ln_max") { need(b[field], dir + "." + field + " is missing"); return Array.from(b[field]); }
-    if (field === "s2t") return rowMeans(sent.s2t, T, sent.D2);
-    if (field === "maxpool_share") { need(sent.maxpool_share, "maxpool_share is missing"); return Array.from(sent.maxpool_share); }
-    throw new Error("No per-token series \"" + field + "\"; use gate, ffn_deactivation, ln_max, s2t or maxpool_share.");
-  }
-
-  /* Bars of per-token series of one sentence (the papers' bar figures: Shen Fig. 7, Im Figs. 9–11).
-   * p: {side, title, yTitle, yRange, series: [{name, field, dir}]}. */
-  define("token-bars", function (views, p, theme) {
-    var sent = sentOf(views[0], p.side);
-    need(Array.isArray(p.series) && p.series.length, "series should list at least one {name, field, dir}");
-    return { figure: F().barChart(p.series.map(function (x) { return [x.name, tokenSeries(sent, x.field, x.dir)]; }),
-      sent.tokens, { title: p.title || "", yTitle: p.yTitle || "", theme: theme, yRange: p.yRange || null }) };
-  });
-
-  /* Im Fig. 8: the same weights without the distance mask (α = 0) and with it (α), forward and backward,
-   * re-weighted in the page from the trace view's pre-mask scores (Im Eq. 7). p: {side, alpha, title}. */
-  define("distance-effect", function (views, p, theme) {
-    var tv = views[0], sent = sentOf(tv, p.side), a = formatValue(p.alpha);
-    need(tv.arch === "dsa", "the distance effect needs a distance-based SAN trace view");
-    var mats = [attentionAt(tv, sent, "fw", 0), attentionAt(tv, sent, "bw", 0),
-                attentionAt(tv, sent, "fw", p.alpha), attentionAt(tv, sent, "bw", p.alpha)];
-    var titles = ["(a) forward, no distance mask", "(b) backward, no distance mask", "(c) forward, α = " + a,
-                  "(d) backward, α = " + a];
-    return { figure: F().heatmapGrid(mats, titles, sent.tokens, { title: p.title || "", theme: theme, cols: 2 }) };
-  });
-
-  /* The heads of one block on one colour scale (Im Figs. 12–13). p: {side, dir, title}. */
-  define("heads", function (views, p, theme) {
-    need(DIRECTION_NAMES[p.dir], "dir should be fw or bw but is " + p.dir);
-    var sent = sentOf(views[0], p.side), b = sent[p.dir], T = sent.tokens.length, stack = [], titles = [];
-    need(b.heads, "the trace view has no heads (a DiSAN model?)");
-    for (var h = 0; h < b.H; h++) { stack.push(matrix(b.heads, T, T, h * T * T)); titles.push("head " + (h + 1)); }
-    return { figure: F().smallMultiples(stack, sent.tokens, titles, { title: p.title || "", theme: theme,
-                                                                     maxCells: F().constant("HEAD_CELLS") }) };
-  });
-
-  /* The forward/backward pair of one sentence (Shen Fig. 6, Im Fig. 7) with the caller's titles.
-   * p: {side, titles: [fw, bw], title}. */
-  define("pair", function (views, p, theme) {
-    var sent = sentOf(views[0], p.side), T = sent.tokens.length;
-    return { figure: pair(matrix(sent.fw.attention, T, T), matrix(sent.bw.attention, T, T), sent.tokens, p.titles,
-                          p.title || "", theme) };
-  });
-
-  /* Attention beside token attributions for one class (disan.attribution; the app computes them and hands the
-   * raw series over): one bar group per token, each series divided by its largest magnitude so methods in
-   * different units share one axis; the axis goes below 0 only when some token lowers the class probability.
-   * p: {side, title, series: [[label, raw values (T)], ...]}. */
-  define("attribution-bars", function (views, p, theme) {
-    var sent = sentOf(views[0], p.side), low = 0;
-    var series = p.series.map(function (x) {
-      var values = Array.from(x[1], Number), top = 0;
-      checkArray(values, sent.tokens.length, "series " + x[0]);
-      values.forEach(function (v) { if (Math.abs(v) > top) top = Math.abs(v); });
-      var scaled = values.map(function (v) { return top > 0 ? v / top : v; });
-      if (scaled.some(function (v) { return v < 0; })) low = -1.05;
-      return [x[0], scaled];
-    });
-    return { figure: F().barChart(series, sent.tokens, { title: p.title || "", theme: theme, yRange: [low, 1.05],
-                                                          yTitle: "score ÷ largest |score| of its method" }) };
-  });
-
-  /* Kendall τ between every two methods' token rankings, on a diverging scale from −1 to 1 (null: undefined,
-   * fewer than two tokens). p: {names, tau: M × M, title}. */
-  define("tau", function (views, p, theme) {
-    return { figure: F().heatmap(p.tau, p.names, p.names, { title: p.title || "", theme: theme, zmin: -1, zmax: 1,
-      diverging: true, valueName: "τ", xTitle: "ranking by", yTitle: "ranking by" }) };
-  });
-})(typeof globalThis !== "undefined" ? globalThis : this);
+/* Kendall τ between every two methods' token rankings, on a diverging scale from −1 to 1 (null: undefined,
+ * fewer than two tokens). p: {names, tau: M × M, title}. */
+define("tau", function (views, p, theme) {
+  return { figure: Figures.heatmap(p.tau, p.names, p.names, { title: p.title || "", theme: theme, zmin: -1, zmax: 1,
+    diverging: true, valueName: "τ", xTitle: "ranking by", yTitle: "ranking by" }) };
+});

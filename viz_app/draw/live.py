@@ -22,7 +22,6 @@ import base64
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -30,11 +29,6 @@ import numpy as np
 if TYPE_CHECKING:
     from disan.trace import SentenceTrace
 
-
-#: The browser code every host embeds: classic scripts defining ``DisanRecompute`` (the maths) and
-#: ``DisanPaint`` (repainting a drawn Plotly heatmap in place while a slider moves).
-RECOMPUTE_JS = Path(__file__).resolve().parents[1] / "browser" / "recompute.js"
-PAINT_JS = Path(__file__).resolve().parents[1] / "browser" / "paint.js"
 
 #: Longest sentence whose per-feature probabilities are sent to the page (2 blocks × T² / 2 × D × 2 bytes:
 #: about 2.4 MB at T = 64, D = 300); longer sentences keep the server path.
@@ -44,11 +38,6 @@ FEATURE_MAX_TOKENS = 64
 Q16_SCALE = 1.0 / 65535.0
 #: Largest |decoded − P| of the quantised per-feature probabilities (half a quantisation step).
 QUANTISATION_ERROR = 0.5 * Q16_SCALE
-
-
-def recompute_js() -> str:
-    """``recompute.js`` and ``paint.js``, to inline in a page (``<script>…</script>``) or a component."""
-    return RECOMPUTE_JS.read_text(encoding="utf-8") + "\n" + PAINT_JS.read_text(encoding="utf-8")
 
 
 def encode(array: np.ndarray, dtype: str, scale: float | None = None) -> dict:
@@ -147,5 +136,5 @@ def feature_payload(sent: SentenceTrace) -> dict:
 
 
 def format_value(value: float) -> str:
-    """α as drawn in titles (``f"{alpha:g}"``), as ``DisanRecompute.formatValue`` writes it."""
+    """α as drawn in titles (``f"{alpha:g}"``), as ``Recompute.formatValue`` writes it."""
     return f"{value:g}"

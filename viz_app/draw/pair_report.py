@@ -2,11 +2,11 @@
 through one model (``python -m viz_app report TEXT --pair B``).
 
 Python writes data, the page draws: the file carries the trace views of A and B (``packed_trace_view``) and the
-page code, and ``DisanReport.boot`` (``browser/report.js``) draws ``DisanPairView.page`` of the two
-(``browser/pair_view.js``, the one definition of the pair view that the static explorer and the app draw too).
+page code (the report's bundle), and ``Disan.Report.boot`` (``browser/report.js``) draws ``PairView.page`` of the
+two (``browser/pair_view.js``, the one definition of the pair view that the static explorer and the app draw too).
 The file has no model to run, so the leave-one-out rows under A's and B's tokens are computed here with
 ``disan.attribution``'s leave-one-out (``erasure.leave_one_out``, the step ``attribute`` runs) and handed in with
-the data; the explorer computes the same numbers in the page (``DisanPair.leaveOneOut``).
+the data; the explorer computes the same numbers in the page (``pair.js``'s ``leaveOneOut``).
 """
 
 from __future__ import annotations
@@ -21,15 +21,12 @@ from disan.output import write_atomic
 from disan.vocab import tokenize
 
 from viz_app.draw import settings
-from viz_app.draw.report import PAGE_SCRIPTS, document
+from viz_app.draw.report import document
 from viz_app.draw.site_view import figure_context, packed_trace_view
 
 if TYPE_CHECKING:
     from disan.model import SentenceModel  # annotations only: importing it imports torch
     from disan.trace import ModelTrace
-
-#: The report's page code with the pair's (pair.js aligns, pair_view.js builds the page); report.js boots it.
-PAIR_SCRIPTS = (*PAGE_SCRIPTS[:-1], "pair.js", "pair_view.js", PAGE_SCRIPTS[-1])
 
 
 def input_names(relatedness: bool) -> tuple[str, str]:
@@ -123,7 +120,7 @@ def pair_report_html(trace_a: ModelTrace, trace_b: ModelTrace, loo: dict) -> str
             "pair": {"view": view_b, "loo": loo}}
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     blobs = {"report-data": text.encode("utf-8"), "report-arrays": arrays_a, "report-arrays-b": arrays_b}
-    return document(f"{trace_a.model} — minimal pair", blobs, PAIR_SCRIPTS)
+    return document(f"{trace_a.model} — minimal pair", blobs)
 
 
 def write_pair_report(model: SentenceModel, trace_a: ModelTrace, trace_b: ModelTrace,

@@ -1,10 +1,10 @@
 """One self-contained HTML file of a trace (``python -m viz_app report``, ``trace.to_html``) and its notebook view.
 
 Python writes data, the page draws: the file carries the trace view (``site_view.packed_trace_view``),
-the figure context and the page code that the static explorer runs (``browser/figures.js`` and
-``sections.js`` define every figure and section; ``report.js`` draws them, with ``recompute.js`` and
-``paint.js`` for α and feature k), plus plotly.js from the installed ``plotly`` package. It makes no
-network request and needs no server.
+the figure context and the page code that the static explorer runs (the report's bundle of ``browser/``'s
+modules, ``bundles.py``: ``figures.js`` and ``sections.js`` define every figure and section; ``report.js`` draws
+them, with ``recompute.js`` and ``paint.js`` for α and feature k), plus plotly.js from the installed ``plotly``
+package. It makes no network request and needs no server.
 
 plotly.js and the trace view's arrays are stored gzip-compressed and base64-encoded (``_packed``), and the
 page unpacks them with the browser's own ``DecompressionStream``: a DiSAN NLI pair of two 64-token sentences
@@ -28,7 +28,7 @@ from disan.errors import InputError
 from disan.output import write_atomic
 from disan.vocab import tokenize
 
-from viz_app.draw import live, settings
+from viz_app.draw import bundles, settings
 from viz_app.draw.site_view import figure_context, packed_trace_view
 
 if TYPE_CHECKING:
@@ -36,9 +36,6 @@ if TYPE_CHECKING:
 
 BROWSER = Path(__file__).resolve().parents[1] / "browser"
 PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
-#: The page code, in load order: the figures and sections (the one definition every surface draws), then the
-#: drawing and its controls (``live.recompute_js``: recompute.js and paint.js; report.js).
-PAGE_SCRIPTS = ("figures.js", "sections.js", "view_figures.js", "report.js")
 
 
 def check_lengths(counts: dict[str, int]) -> None:
@@ -99,25 +96,24 @@ def report_html(trace: ModelTrace, *, compact: bool = False, only: str | None = 
     data = {"view": view, "context": figure_context(), "compact": compact, "only": only, "params": params}
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     blobs = {"report-data": text.encode("utf-8"), "report-arrays": arrays}
-    return document(f"{trace.model} — attention report", blobs, PAGE_SCRIPTS, compact=compact)
+    return document(f"{trace.model} — attention report", blobs, compact=compact)
 
 
-def document(title: str, blobs: dict[str, bytes], page_scripts: tuple[str, ...], *, compact: bool = False) -> str:
-    """A report file: plotly.js and ``blobs`` (element id → bytes) packed (``_packed``), the page code
-    (``page_scripts`` of ``browser/``, after recompute.js and paint.js) and ``DisanReport.boot``, which unpacks
-    them; ``InputError`` over ``settings.REPORT_MAX_BYTES``. The pair report (``pair_report.py``) shares it."""
+def document(title: str, blobs: dict[str, bytes], *, compact: bool = False) -> str:
+    """A report file: plotly.js and ``blobs`` (element id → bytes) packed (``_packed``), the page code (the
+    report's bundle, ``bundles.text("report")``) and ``Disan.Report.boot``, which unpacks them; ``InputError``
+    over ``settings.REPORT_MAX_BYTES``. The pair report (``pair_report.py``) shares it."""
     scripts = [
         _packed(PLOTLY_JS.read_bytes(), "plotly-js"),
         *(_packed(raw, element_id) for element_id, raw in blobs.items()),
-        _inline_script(live.recompute_js(), "recompute.js"),
-        *(_inline_script(_read(BROWSER / name), name) for name in page_scripts),
+        _inline_script(bundles.text("report"), "the report's bundle"),
     ]
     page = (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{escape(title)}</title><style>{_read(BROWSER / 'report.css')}{_read(BROWSER / 'tokens.css')}</style>"
         f'</head><body class="{"compact" if compact else "report"}"><header id="report-header"></header>'
-        f'<main id="report"></main>{"".join(scripts)}<script>DisanReport.boot(document);</script>'
+        f'<main id="report"></main>{"".join(scripts)}<script>Disan.Report.boot(document);</script>'
         "</body></html>"
     )
     size = len(page.encode("utf-8"))

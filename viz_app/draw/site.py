@@ -5,14 +5,14 @@ network at all. The models run in the visitor's browser: each is the torch modul
 (``disan.onnx_export``) and run by onnxruntime-web, so any typed sentence is computed in the page.
 
 Chromium refuses ``fetch()`` from a ``file://`` page, so every file the page reads is a classic
-``<script>`` beside it that assigns one global (``viz_app/browser/site.js`` lists them). Binary
-files (the ONNX graph, onnxruntime's wasm) travel as gzip + base64 text and are unpacked by the
-browser's own ``DecompressionStream``, as the offline report does.
+``<script>`` beside it that assigns one global (``viz_app/browser/site.js`` lists them; the page code is the
+site's bundle, ``bundles.py``). Binary files (the ONNX graph, onnxruntime's wasm) travel as gzip + base64 text
+and are unpacked by the browser's own ``DecompressionStream``, as the offline report does.
 
 Folder::
 
     index.html                the page
-    assets/                   plotly.js, onnxruntime-web, the page scripts (shared by every model)
+    assets/                   plotly.js, onnxruntime-web, the page code's bundle (shared by every model)
     models/<name>.js          one model: its ONNX graph and vocabulary (loaded when picked)
 
 The folder is built beside ``DIR`` and renamed into place, so a failed build leaves ``DIR`` as it was.
@@ -35,7 +35,7 @@ from pathlib import Path
 
 from disan.errors import DisanError, InputError, OutputError
 
-from viz_app.draw import presets, settings
+from viz_app.draw import bundles, presets, settings
 from viz_app.draw.plotly_bundle import NODE_MODULES, plotly_bundle
 from viz_app.draw.site_start import start_entry
 
@@ -45,14 +45,11 @@ ORT_VERSION = "1.30.0"
 ORT_SCRIPT = "ort.wasm.min.js"  # the classic-script build: the page starts its worker from this text (site.js)
 ORT_WASM = "ort-wasm-simd-threaded.wasm"
 ORT_LOADER = "ort-wasm-simd-threaded.mjs"
-#: Page scripts (each defines one global). The runtime, the data and site.js are the page's own <script>s:
-#: ``DisanSite.preload`` starts the model, then loads plotly.js and the drawing code and boots the page.
-EARLY_SCRIPTS = ("ort-runtime.js", "site-data.js", "tokenize.js", "onnx_graph.js", "site.js")
-LATE_SCRIPTS = ("plotly.js", "recompute.js", "paint.js", "figures.js", "sections.js", "view_figures.js",
-                "report.js", "pair.js", "pair_view.js", "site_pair.js")
-#: Of those, the ones written by the build (the others are copied from viz_app/browser/).
-GENERATED = ("ort-runtime.js", "site-data.js", "plotly.js")
-PAGE_SCRIPTS = tuple(s for s in EARLY_SCRIPTS + LATE_SCRIPTS if s not in GENERATED)
+#: The page's scripts in assets/: the runtime and the data (each assigns one global), then the page code (the
+#: site's bundle, ``bundles.py``: one global, ``Disan``) are the page's own <script>s; ``Disan.preload`` starts
+#: the model, then loads plotly.js and boots the page.
+EARLY_SCRIPTS = ("ort-runtime.js", "site-data.js", "site.js")
+LATE_SCRIPTS = ("plotly.js",)
 STYLES = ("report.css", "tokens.css", "site.css")
 #: Present in every folder this module writes: only such a folder is ever replaced.
 MARKER = ".disan-site"
@@ -110,7 +107,7 @@ def ort_dir() -> Path:
 
 def _probe_graph() -> bytes:
     """A one-node ONNX graph (y = x) whose session starts onnxruntime-web in the page's worker before the model
-    is unpacked: the runtime compiles its wasm on its first session (site.js ``workerMain``)."""
+    is unpacked: the runtime compiles its wasm on its first session (``worker.js``)."""
     from onnx import TensorProto, helper
 
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])
@@ -285,7 +282,7 @@ def index_html() -> str:
     links += "".join(f'<link rel="preload" as="script" href="assets/{s}">' for s in LATE_SCRIPTS)
     tags = lambda names: "".join(f'<script src="assets/{s}"></script>' for s in names)  # noqa: E731
     late = json.dumps([f"assets/{s}" for s in LATE_SCRIPTS])
-    scripts = f"{tags(EARLY_SCRIPTS)}<script>DisanSite.preload({late});</script>"
+    scripts = f"{tags(EARLY_SCRIPTS)}<script>Disan.preload({late});</script>"
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -422,7 +419,8 @@ def build_site(
                    "loader": (ort / ORT_LOADER).read_text(encoding="utf-8"),
                    "script": (ort / ORT_SCRIPT).read_text(encoding="utf-8")}
         (assets / "ort-runtime.js").write_text(_script("DisanOrtRuntime", runtime), encoding="utf-8")
-        for name in PAGE_SCRIPTS + STYLES:
+        shutil.copyfile(bundles.path("site"), assets / "site.js")
+        for name in STYLES:
             shutil.copyfile(BROWSER / name, assets / name)
         (assets / "site-data.js").write_text(_script("DisanSiteData", site_data(metas, start)), encoding="utf-8")
         (tmp / "index.html").write_text(index_html(), encoding="utf-8")

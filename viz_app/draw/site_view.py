@@ -2,7 +2,7 @@
 context that builder needs from Python.
 
 The static explorer runs the model in the page and builds the report's sections there, with
-``DisanSections.page(tv)``. ``tv`` is the *JS trace view*: the content of
+``Sections.page(tv)``. ``tv`` is the *JS trace view*: the content of
 ``viz_app.draw.records.TraceView`` with every array flat and row-major. The site builder writes it
 for its preset sentences with ``trace_view_json``; the page's own model run fills the same fields
 from its outputs. Arrays may be plain lists or typed arrays (``Float32Array`` â€¦)::
@@ -22,7 +22,7 @@ from its outputs. Arrays may be plain lists or typed arrays (``Float32Array`` â€
 DiSAN's, as in ``BlockView``. A prediction whose labels look like integers ("0", "1") loses its order
 in a JS object; such a prediction may be given as ``[[label, p], ...]`` instead.
 
-``figure_context`` is what ``DisanFigures.configure`` takes once per page: the Plotly templates and
+``figure_context`` is what ``Figures.configure`` takes once per page: the Plotly templates and
 colour scales the themes name (from Plotly itself, as ``figures.py`` reads them), the two themes, the
 figure and report constants, the vocabulary-status names and what the pair view calls a relatedness model's
 two inputs, so the page retypes none of them.
@@ -193,7 +193,7 @@ def packed_records_view(tv: TraceView) -> tuple[dict, bytes]:
 
 @functools.lru_cache(maxsize=1)
 def figure_context() -> dict:
-    """(Cached: read it, never change it.) What ``DisanFigures.configure`` needs (module docstring): Plotly's own templates and colour scales,
+    """(Cached: read it, never change it.) What ``Figures.configure`` needs (module docstring): Plotly's own templates and colour scales,
     the themes, and the constants of ``figures.py`` and ``settings.py`` the page uses."""
     themes = {t.name: {**asdict(t), "categorical": list(t.categorical)} for t in (NORMAL, PRESENTATION)}
     scales = sorted({t.sequential for t in (NORMAL, PRESENTATION)} | {t.diverging for t in (NORMAL, PRESENTATION)})

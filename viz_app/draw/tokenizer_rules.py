@@ -37,12 +37,8 @@ import re
 import sys
 import unicodedata
 from collections.abc import Iterable
-from pathlib import Path
 
 from disan import vocab
-
-#: The browser tokenizer, a classic script defining ``DisanTokenize``.
-TOKENIZE_JS = Path(__file__).resolve().parents[1] / "browser" / "tokenize.js"
 
 #: Bumped when the meaning of a key changes, so a page can refuse rules it does not understand.
 RULES_FORMAT = 1
@@ -92,7 +88,7 @@ def _sigma_context() -> dict[str, str]:
 
 
 def tokenizer_rules() -> dict:
-    """The JSON-able definition ``DisanTokenize.create`` reads (built in about a second).
+    """The JSON-able definition ``Tokenize.create`` reads (built in about a second).
 
     Keys: ``format``; ``unicode_version`` (Python's); ``max_clean_passes``; ``translate``
     (``[replacement or null, ranges]``: null deletes); ``unassigned`` (ranges NFKC and lower case

@@ -25,26 +25,23 @@ import functools
 import json
 from collections.abc import Callable, Sequence
 from functools import partial
-from pathlib import Path
 
 import plotly.graph_objects as go
 import streamlit as st
 
-from viz_app.draw import live, settings
+from viz_app.draw import bundles, settings
 from viz_app.draw.figure_json import figure_json, figure_spec
 from viz_app.draw.site_view import PageView, figure_context
 from viz_app.draw.plotly_bundle import plotly_bundle
-from viz_app.shell.plotly_js import PLOTLY_URL, READY_JS, plotly_js_served
+from viz_app.shell.plotly_js import PLOTLY_URL, plotly_js_served
 
 
-# The component's module: recompute.js and paint.js (classic scripts defining DisanRecompute and DisanPaint,
-# shared with the offline report), plotly_ready.js (plotly.js fetched once per page, shared with the preloader),
-# the minimal pair's page (pair.js, pair_view.js) drawn as the report draws it (report.js), and chart.js
-# (charts drawn in place; live groups redrawn in the page).
-_BROWSER = Path(__file__).resolve().parents[1] / "browser"
-_PAGE_CODE = ("figures.js", "sections.js", "view_figures.js", "pair.js", "pair_view.js", "report.js", "chart.js")
-_JS = "\n".join([live.recompute_js(), READY_JS, *((_BROWSER / name).read_text(encoding="utf-8") for name in _PAGE_CODE)])
-_TOKENS_CSS = (_BROWSER / "tokens.css").read_text(encoding="utf-8")
+# The component's module: the app's bundle (bundles.py), chart.js with everything it imports: the figures and
+# sections the report draws, recompute.js and paint.js, plotly_ready.js (plotly.js fetched once per page, shared
+# with the preloader), the minimal pair's page drawn as the report draws it (charts drawn in place; live groups
+# redrawn in the page).
+_JS = bundles.text("chart")
+_TOKENS_CSS = (bundles.BROWSER / "tokens.css").read_text(encoding="utf-8")
 _CSS = _TOKENS_CSS + """
 .viz-live label { font-size: 0.875rem; }
 .viz-live output { font-weight: 600; }
@@ -126,7 +123,7 @@ def _carry(views: Sequence[PageView], data: dict) -> None:
 
 def draw_section(view: PageView, section: str, *, key: str, params: dict | None = None,
                  follow: dict | None = None) -> None:
-    """The HTML of the page's section ``section`` of ``view`` (``DisanSections.sectionBody``: "tokens"), built in
+    """The HTML of the page's section ``section`` of ``view`` (``Sections.sectionBody``: "tokens"), built in
     the page as the report builds its sections; ``follow`` as for ``draw_figure``."""
     data = {"role": "section", "view_ids": [view.id], "section": section, "params": params or {},
             "plotly_url": plotly_url(), "follow": follow}
@@ -147,7 +144,7 @@ def draw_figure(
     follow: dict | None = None,
 ) -> None:
     """Draw the page's figure ``figure`` of ``views`` under ``key``: the page builds it from the trace views
-    (``DisanSections.draw`` in ``viz_app/browser/sections.js``: a figure of the report's page by id, or a
+    (``Sections.draw`` in ``viz_app/browser/sections.js``: a figure of the report's page by id, or a
     ``define``d figure with ``params``), as the report and the static site do.
 
     A trace view travels with the first chart that draws it in this session; later charts and reruns name it
@@ -176,9 +173,9 @@ def draw_figure(
 
 def draw_pair(view_a: PageView, view_b: PageView, *, key: str, theme: str, loo: dict | None,
               on_swap: Callable[[], None] | None = None) -> None:
-    """The Minimal pair view's page of sentences A and B: ``DisanPairView.page`` of the two trace views
+    """The Minimal pair view's page of sentences A and B: ``PairView.page`` of the two trace views
     (``viz_app/browser/pair_view.js``, the page the static explorer and the pair report draw), drawn in the page
-    by ``DisanReport.show``. ``loo``: the leave-one-out rows (``pair_report.pair_leave_one_out``), or None until
+    by ``Report.show``. ``loo``: the leave-one-out rows (``pair_report.pair_leave_one_out``), or None until
     they are computed; a rerun that brings them with the same views fills the rows and redraws no map.
     ``on_swap``: B's words become buttons, and a click sets ``st.session_state[key]["swap"]`` to "side:index"
     (then ``on_swap``)."""

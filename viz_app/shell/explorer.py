@@ -105,7 +105,9 @@ def _code_fingerprint() -> str:
     browser = Path(__file__).resolve().parents[1] / "browser"
     exporter = Path(importlib.util.find_spec("disan.onnx_export").origin)  # found, not imported (torch)
     digest = hashlib.sha256()
-    for path in sorted(browser.glob("*")) + [Path(site.__file__), Path(presets.__file__), exporter]:
+    # the sources, not dist/: its site bundle is checked to be built from them (bundles.py)
+    sources = [p for p in sorted(browser.glob("*")) if p.is_file()]
+    for path in sources + [Path(site.__file__), Path(presets.__file__), exporter]:
         digest.update(path.name.encode() + path.read_bytes())
     return digest.hexdigest()
 

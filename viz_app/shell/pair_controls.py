@@ -4,7 +4,7 @@
   offers); picking one fills A (the sidebar's sentence and hypothesis), B and, for a DSA's distance preset, α.
 * ``on_swap``: the chart component's callback when a word of B is clicked in the pair's page (chart.js sends
   "side:index"); ``swap_panel`` then offers that word's nearest words in the model's own embedding table (cosine,
-  as the explorer's ``DisanPair.nearestWords``) and a free-text entry; either replaces the token in B.
+  as the explorer's ``Pair.nearestWords``) and a free-text entry; either replaces the token in B.
 """
 
 from __future__ import annotations

@@ -16,18 +16,18 @@ from pathlib import Path
 
 import streamlit as st
 
+from viz_app.draw import bundles
 from viz_app.draw.plotly_bundle import plotly_bundle
 
 STATIC_DIR = Path(__file__).resolve().parents[1] / "static"
 PLOTLY_JS = "plotly.min.js"
 PLOTLY_URL = f"app/static/{PLOTLY_JS}"
-READY_JS = (Path(__file__).resolve().parents[1] / "browser" / "plotly_ready.js").read_text(encoding="utf-8")
 PRELOAD_KEY = "viz_plotly_preload"
 
 # The preloader draws nothing; hidden, its element takes no room (no gap in the layout either).
 _preloader = st.components.v2.component(
     "viz_plotly_preload",
-    js=READY_JS + "\nexport default function (component) { plotlyReady(component.data.plotly_url); }\n",
+    js=bundles.text("preload"),
     css=f".st-key-{PRELOAD_KEY} {{ display: none; }}",
     isolate_styles=False,
 )

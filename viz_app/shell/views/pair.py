@@ -1,7 +1,7 @@
 """Minimal pair (issue 30): change a word, see what changed. A is the sidebar's input, B is typed here (it starts
 as a copy of A; a relatedness model's two inputs are its first and second sentence here, not SICK's "sentence A"
 and "sentence B": ``pair_report.input_names``); both run through the sidebar's model, and the page draws
-``DisanPairView.page`` of the two trace views (``viz_app/browser/pair_view.js``, the view the static explorer and the pair report draw:
+``PairView.page`` of the two trace views (``viz_app/browser/pair_view.js``, the view the static explorer and the pair report draw:
 tokens aligned with the edits marked, both predictions and the change, every map of A and B on one scale with
 B − A, gates and source2token / pooling side by side). A pair preset fills A, B and α; a word of B clicked in
 the page can be swapped for one of its nearest words or free text (``pair_controls``). The leave-one-out rows under A's and B's tokens are

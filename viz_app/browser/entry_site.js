@@ -1,0 +1,20 @@
+/* The static explorer's bundle (viz_app/draw/site.py copies it into the folder as assets/site.js): its one global,
+ * `Disan`, is this module: the report's modules (entry_report.js) and the explorer's own. index.html calls
+ * `Disan.preload(late)`; the app's Explore loads the bundle from a model's folder and runs the model with
+ * `Disan.Site` (chart.js); tests reach every module through it. */
+import * as Site from "./site.js";
+import * as SitePair from "./site_pair.js";
+
+export * from "./entry_report.js";
+export * as Graph from "./onnx_graph.js";
+export * as Tokenize from "./tokenize.js";
+export { Site, SitePair };
+
+/** The page's start: the Pair mode's controls bound (before site.js reads the address), then the model and
+ * `late` (plotly.js), then the page (site.js preload).
+ * @param {string[]} late */
+export function preload(late) {
+  SitePair.bind();
+  Site.usePairView(SitePair);
+  return Site.preload(late);
+}

@@ -1,0 +1,63 @@
+"""The page code's bundles: ``viz_app/browser/``'s ES modules, bundled by esbuild into one file per host.
+
+``scripts/build_browser.mjs`` writes them to ``viz_app/browser/dist/`` when ``npm ci`` installs (package.json's
+postinstall) or on ``npm run build``; the folder is ignored by git and shipped in the wheel, so an installed
+package needs no node at run time, and nothing writes into the package while the app runs. docs/front-end.md
+says which host loads which bundle:
+
+* ``site``: the static explorer's ``assets/site.js`` (a classic script, one global ``Disan``; it carries the
+  model's worker);
+* ``report``: inlined in every report file, pair report and notebook view (global ``Disan``);
+* ``chart`` and ``preload``: the app's chart and plotly.js preloader components (ES modules).
+
+A bundle built from other sources than the ones beside it (``dist/sources.json`` holds their digest) is refused
+with the command that rebuilds it, so an edited module never runs as its old bundle.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from functools import cache
+from pathlib import Path
+
+from disan.errors import DisanError
+
+BROWSER = Path(__file__).resolve().parents[1] / "browser"
+DIST = BROWSER / "dist"
+NAMES = ("site", "report", "chart", "preload")
+REBUILD = "run `npm ci` (or `npm run build`) in the repository, or reinstall the package"
+
+
+def source_digest(folder: Path = BROWSER) -> str:
+    """The digest build_browser.mjs records: each ``*.js`` source's name and bytes, in name order."""
+    digest = hashlib.sha256()
+    for path in sorted(folder.glob("*.js"), key=lambda p: p.name):
+        digest.update(path.name.encode() + b"\n" + path.read_bytes() + b"\n")
+    return digest.hexdigest()
+
+
+@cache
+def _checked() -> None:
+    manifest = DIST / "sources.json"
+    if not manifest.is_file():
+        raise DisanError(f"The page code's bundles are missing ({DIST} has no sources.json); {REBUILD}.")
+    built = json.loads(manifest.read_text(encoding="utf-8")).get("sha256")
+    if built != source_digest():
+        raise DisanError(f"The page code's bundles in {DIST} were built from other sources than {BROWSER}; {REBUILD}.")
+
+
+def path(name: str) -> Path:
+    """The bundle ``name`` (one of ``NAMES``), checked to be built from the sources beside it."""
+    if name not in NAMES:
+        raise ValueError(f"no bundle {name!r}; the bundles are {', '.join(NAMES)}")
+    _checked()
+    file = DIST / f"{name}.js"
+    if not file.is_file():
+        raise DisanError(f"The page code's bundle {file} is missing; {REBUILD}.")
+    return file
+
+
+def text(name: str) -> str:
+    """The bundle ``name``'s code."""
+    return path(name).read_text(encoding="utf-8")
