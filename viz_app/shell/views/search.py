@@ -121,20 +121,14 @@ def _tokens_html(rows: list[tuple], lo: float, hi: float, hit: int | None, measu
     return " ".join(spans)
 
 
-def _root_url(view: str, **params) -> str:
-    """``links.view_url``'s query on the app's root (``./?view=…``): a new session opened on ``<view>?view=<view>``
-    makes that view the default page, whose path is the root, and Streamlit shows "Page not found" first."""
-    return "./" + view_url(view, **params)[len(view):]
-
-
 def _links(ctx: Context, record: dict) -> str:
     views = [("Explore", "explore"), ("DiSAN attention", "disan_attention") if ctx.arch == "disan"
              else ("Distance attention", "distance_attention"), ("Attribution", "attribution"), ("Minimal pair", "pair")]
     token = record.get("position") if record.get("side") in (None, "text", "premise") else None
     out = []
     for title, view in views:
-        url = _root_url(view, model=ctx.model, sentence=record["text"], hypothesis=record.get("hypothesis"),
-                        token=None if token is None else str(token))
+        url = view_url(view, model=ctx.model, sentence=record["text"], hypothesis=record.get("hypothesis"),
+                       token=None if token is None else str(token))
         out.append(f'<a href="{escape(url)}" target="_blank" rel="noopener">{escape(title)}</a>')
     return " · ".join(out)
 
