@@ -275,3 +275,23 @@ def test_a_new_b_keeps_the_figures_whose_numbers_it_leaves_and_rebuilds_the_othe
     # three pages, the second never drawn: the third holds the first's objects, built once for all three
     [chained] = jobs([{"fn": "chain", "args": [[tva, tvb], [tva, tvb2], [tva, tvb]]}])
     assert set(chained) == premise
+
+
+def test_b_equal_to_a_draws_the_zero_difference_on_the_shared_scale_width(glove):
+    """The minimal pair on arrival (B = A): every B − A cell is 0, and its colour bar spans the width of the scale A
+    and B share (plain ticks), not ±1e-9, which Plotly labelled "−1n…1n" (issue 58 item 7)."""
+    from tests.conftest import make_tiny
+
+    model = make_tiny("dsa", glove)
+    tva, tvb = views(model, ("the movie is good .",), ("the movie is good .",))
+    [page] = jobs([{"fn": "page", "args": [tva, tvb]}])
+    figs = page["data"]["figures"]
+    mean = figs["pair-mean-fw-premise"]
+    a, _, diff = heat_panels(mean)
+    assert np.nanmax(np.abs(diff)) == 0
+    width = mean["data"][0]["zmax"] - mean["data"][0]["zmin"]
+    assert width > 0.01 and mean["data"][2]["zmax"] == pytest.approx(width) and mean["data"][2]["zmin"] == -mean["data"][2]["zmax"]
+    heads_ab = [t for row in "ab" for t in figs[f"pair-heads-fw-premise-{row}"]["data"] if t["type"] == "heatmap"]
+    heads_width = heads_ab[0]["zmax"] - heads_ab[0]["zmin"]
+    heads_diff = [t for t in figs["pair-heads-fw-premise-diff"]["data"] if t["type"] == "heatmap"]
+    assert all(t["zmax"] == pytest.approx(heads_width) and t["zmin"] == -t["zmax"] for t in heads_diff)

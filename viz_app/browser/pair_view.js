@@ -160,7 +160,9 @@ function headRows(sa, sb, dir, ops, labels, o) {
       ab.push(m.a, m.b);
       m.diff.forEach(function (r) { r.forEach(function (v) { if (v !== null && Math.abs(v) > bound) bound = Math.abs(v); }); });
     });
-    shared = { maps: maps, lim: Figures.limits(ab, null, null), bound: bound };
+    var lim = Figures.limits(ab, null, null);
+    // no head changed: the difference gets the A/B scale's width, not 1e-9 (labelled "−1n…1n")
+    shared = { maps: maps, lim: lim, bound: bound > 1e-9 ? bound : lim[1] - lim[0] };
     return shared;
   };
   var NAMES = { a: "A", b: "B", diff: "B − A" };
