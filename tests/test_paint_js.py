@@ -325,7 +325,7 @@ MARGINS = """async ({spec, width}) => {
   const gd = await draw(fig => Disan.Paint.fitMargins(fig.data, fig.layout, width));
   const f = gd._fullLayout._size, fitted = {l: f.l, r: f.r, t: f.t, b: f.b}, given = gd.layout.margin;
   const svg = gd.querySelector('svg.main-svg').getBoundingClientRect();
-  const outside = [...gd.querySelectorAll('g.xtick text, g.ytick text, g.cbaxis text, g.colorbar text')]
+  const outside = [...gd.querySelectorAll('g.xtick text, g.ytick text, g.cbaxis text, g.colorbar text, g.trace.bars text')]
     .filter(e => e.textContent).map(e => [e.textContent, e.getBoundingClientRect()])
     .filter(([, r]) => r.left < svg.left - 0.5 || r.right > svg.right + 0.5 || r.top < svg.top - 0.5 || r.bottom > svg.bottom + 0.5)
     .map(([text]) => text);
@@ -351,6 +351,9 @@ def _margin_figures() -> list[tuple[str, dict]]:
         jobs.append((f"prediction {theme}", ("F.predictionChart", {"very negative": 0.1, "negative": 0.2, "neutral": 0.4,
                                                                    "positive": 0.2, "very positive": 0.1},
                                             {"theme": theme})))
+        # a certain prediction (disan-subj's): its bar reaches the axis's end and "1.00" is drawn outside it
+        jobs.append((f"certain prediction {theme}", ("F.predictionChart", {"objective": 0.0, "subjective": 1.0},
+                                                     {"theme": theme})))
     tokens = LONG_TOKENS * 2
     jobs.append(("bars, two series", ("F.barChart", [["gate", rng.random(len(tokens)).tolist()],
                                                      ["other", (-40 * rng.random(len(tokens))).tolist()]],
