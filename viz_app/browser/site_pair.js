@@ -26,8 +26,8 @@ var traces = {}; // input key → trace view, only the latest A and B
 var looCache = {}, looKeys = []; // input key → leave-one-out, the last LOO_KEEP inputs
 var LOO_KEEP = 24;
 var NEAREST = 8;
-// the swaps ranked by their effect: the nearest RANKED words, one model run each (bounded: dsa-sst5 runs 50 in
-// about a second on two lanes), in batches between keystrokes; RANKED_SHOWN of them offered
+// the swaps ranked by their effect: the nearest RANKED words, one model run each (bounded work: RANKED runs),
+// in batches between keystrokes; RANKED_SHOWN of them offered
 var RANKED = 50, RANKED_SHOWN = 8, offers = 0;
 var presetsOf = null, presetList = [], lastB = null, lastPage = null;
 // B as typed and not yet written to Site's state: it waits until B's run has gone to the worker (flushB), and
