@@ -242,6 +242,19 @@ def test_a_clicked_word_of_b_offers_its_neighbours_ranked_by_how_much_each_chang
     assert page.evaluate("() => document.getElementById('b-text').value") == " ".join(tokens)
     after = page.evaluate(_READ)["b"]["prediction"]
     assert after[label] - base[label] == pytest.approx(top_change, abs=1e-5)
+    # a key typed in B while the ranking runs (here as soon as its list shows) stops it between batches: its list
+    # is never filled
+    page.wait_for_function(_ALL_DRAWN)
+    page.evaluate("""async () => {
+      document.querySelector('button[data-swap="premise:3"]').click();
+      while (!document.querySelector('.pair-ranked')) await new Promise(r => setTimeout(r, 0));
+      window.__ranked = document.querySelector('.pair-ranked');
+      const box = document.getElementById('b-text');
+      box.value = box.value + ' !';
+      box.dispatchEvent(new Event('input', {bubbles: true}));
+    }""")
+    page.wait_for_function("() => window.__ranked.dataset.state === 'stopped'", timeout=TIMEOUT_MS)
+    assert page.evaluate("() => window.__ranked.querySelectorAll('button').length") == 0
 
 
 def test_an_nli_preset_at_an_alpha_edits_the_hypothesis_and_keys_typed_during_leave_one_out_cost_nothing(open_pair):
@@ -269,6 +282,11 @@ def test_an_nli_preset_at_an_alpha_edits_the_hypothesis_and_keys_typed_during_le
     page.wait_for_function("() => document.getElementById('report').dataset.loo === document.body.dataset.generation")
     assert page.evaluate("() => document.querySelectorAll('table[data-side=hypothesis] td[data-loo^=\"b:\"]').length") == len(
         text.split())
+    # a word of B's hypothesis: its neighbours ranked by the change each makes to B's predicted class
+    page.click('button[data-swap="hypothesis:3"]')
+    page.wait_for_selector(".pair-swap .pair-ranked[data-state=ready]", timeout=TIMEOUT_MS)
+    changes = page.evaluate("() => Array.from(document.querySelectorAll('.pair-ranked button')).map(b => Math.abs(+b.dataset.change))")
+    assert changes and changes == sorted(changes, reverse=True)
     assert errors == []
 
 

@@ -275,7 +275,7 @@ function offer(button) {
 /* Beside the neighbours: the nearest RANKED words ranked by how much each, swapped in, changes B's prediction
  * (B's predicted class's probability; a relatedness model's score), run in the page as leave-one-out is
  * (Pair.swapEffects). A newer input, another word clicked or the box closed stops the runs between batches.
- * The list (.pair-ranked) records data-state (computing / ready) and each button its data-change. */
+ * The list (.pair-ranked) records data-state (computing / ready / stopped) and each button its data-change. */
 function rankSwaps(r, s, box, side, index, word) {
   var mine = ++offers, generationAt = generation, esc = Figures.htmlEscape, b = sideB(s);
   var near = Pair.nearestWords(r, word, RANKED);
@@ -300,7 +300,7 @@ function rankSwaps(r, s, box, side, index, word) {
       if (!stale()) list.textContent = "Ranking its nearest words by how much each changes B's prediction: " + done + " of " + total + "…";
     },
   }).then(function (res) {
-    if (!res || stale()) return;
+    if (!res || stale()) { list.dataset.state = "stopped"; return; }
     var what = relatedness ? "the relatedness score" : "p(" + esc(String(labels[res.label] === undefined ? res.label : labels[res.label])) + ")";
     list.innerHTML = "By how much each changes B's " + what + " (" + res.value.toFixed(3) + " now), of its " + near.length +
       " nearest words: " + res.ranked.slice(0, RANKED_SHOWN).map(function (x) {
