@@ -10,8 +10,8 @@
  * own; a newer input stops it between runs, so typing never waits for it).
  * Clicking a word of B offers its nearest words in the model's own table (Pair.nearestWords), beside them the
  * nearest 50 ranked by how much each changes B's prediction (Pair.swapEffects, run in batches, cancelled by new
- * input), and a free-text entry; picking one edits B and updates everything. The page's body records for tests and the benchmark:
- * data-state / data-generation / data-drawn-at as the sentence view does, and data-loo-at when leave-one-out
+ * input), and a free-text entry; picking one edits B and updates everything. The page's body records for tests
+ * and the benchmark: data-state / data-generation / data-drawn-at as the sentence view does, and data-loo-at when leave-one-out
  * is drawn (#report's data-loo: the generation it belongs to).
  */
 import * as Figures from "./figures.js";
@@ -304,7 +304,9 @@ function rankSwaps(r, s, box, side, index, word) {
     var what = relatedness ? "the relatedness score" : "p(" + esc(String(labels[res.label] === undefined ? res.label : labels[res.label])) + ")";
     list.innerHTML = "By how much each changes B's " + what + " (" + res.value.toFixed(3) + " now), of its " + near.length +
       " nearest words: " + res.ranked.slice(0, RANKED_SHOWN).map(function (x) {
+        // a relatedness model's grades are no verdict that flips: its change is the score's alone
         var w = r.words[x.id], label = labels[x.label] === undefined ? String(x.label) : labels[x.label];
+        x.flips = x.flips && !relatedness;
         return '<button type="button" data-pick="' + esc(w) + '" data-change="' + x.change + '"' +
           (x.flips ? ' data-flips="' + esc(label) + '"' : "") + ' title="' + what + " " + x.value.toFixed(3) +
           (x.flips ? ", predicts " + esc(label) : "") + '">' + esc(w) + " " + (x.change >= 0 ? "+" : "−") +
