@@ -210,6 +210,12 @@ def test_a_clicked_word_of_b_offers_its_neighbours_ranked_by_how_much_each_chang
     that changes the prediction most among the 50, checked against the page's full trace of each swapped B."""
     page, _, _ = open_pair(fragment(m="disan-sst5", t=A, view="pair", bt=A))
     page.wait_for_function(_ALL_DRAWN)
+    # B equal to A (issue 58 item 7): B − A's colour bar has plain numbers, not "−1n…1n" (a ±1e-9 scale)
+    ticks = page.evaluate("""() => Array.from(document.querySelectorAll(
+      '.plot[data-fig="pair-mean-fw-premise"] g.colorbar')).map(bar => Array.from(bar.querySelectorAll('g.cbaxis text'))
+      .map(t => t.textContent))""")
+    assert len(ticks) == 2 and all(ticks), ticks  # A and B's bar, B − A's bar
+    assert all(float(t.replace("\u2212", "-")) is not None for t in ticks[1]) and "0" in ticks[1], ticks
     page.click('button[data-swap="premise:3"]')  # 'good'
     page.wait_for_selector(".pair-swap .pair-ranked[data-state=ready]", timeout=TIMEOUT_MS)
     ranked = page.evaluate("""() => Array.from(document.querySelectorAll('.pair-ranked button[data-pick]'))
