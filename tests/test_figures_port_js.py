@@ -137,12 +137,47 @@ def test_constant_maps_still_get_a_scale_of_positive_width():
         {"fn": "F.heatmapGrid", "args": [[rows(flat)], ["p"], SQUARE[:3]]},
     ])
     diff = same["data"][2]
-    assert z(diff).tolist() == np.zeros((3, 3)).tolist() and (diff["zmin"], diff["zmid"], diff["zmax"]) == (-1e-9, 0.0, 1e-9)
+    # A equal to B (issue 58 item 7: a 1e-9 scale was labelled "−1n…1n"): the A/B scale's width, here one unit
+    assert z(diff).tolist() == np.zeros((3, 3)).tolist() and (diff["zmin"], diff["zmid"], diff["zmax"]) == (-1, 0.0, 1)
     assert (same["data"][0]["zmin"], same["data"][0]["zmax"]) == (0.25, 1.25)
     assert (zeros["data"][0]["zmin"], zeros["data"][0]["zmax"]) == (-1, 1)
     assert (grid["data"][0]["zmin"], grid["data"][0]["zmax"]) == (0.25, 1.25)
     [masked] = node_jobs([{"fn": "F.heatmapGrid", "args": [[rows(np.zeros((1, 1)))], ["p"], SQUARE[:1], {"zmin": 0}]}])
     assert (masked["data"][0]["zmin"], masked["data"][0]["zmax"]) == (0, 1)
+
+
+def test_equal_maps_difference_spans_the_shared_scale_width(rng):
+    """B equal to A (the minimal pair on arrival): B − A is all zero and is drawn on [−w, w], w the width of the
+    scale A and B share, so its colour bar has plain ticks, not Plotly's SI labels of a 1e-9 bound ("−1n…1n")."""
+    a = rng.random((3, 3)) * 0.5 + 0.1
+    [same] = node_jobs([{"fn": "F.compareHeatmaps", "args": [rows(a), rows(a), SQUARE[:3]]}])
+    width = a.max() - a.min()
+    assert same["data"][2]["zmax"] == pytest.approx(width, abs=STRICT) and same["data"][2]["zmin"] == -same["data"][2]["zmax"]
+
+
+def test_vector_grids_draw_a_difference_on_a_diverging_scale_of_its_own(rng):
+    """Shen Fig. 8's 'glass' in two contexts: the two vectors share the sequential scale, their difference (which
+    runs below 0, no probability) has the diverging scale centred on 0 and a colour bar of its own (issue 58 item 7)."""
+    a, b = rng.random(12), rng.random(12) * 0.5
+    [fig, zero, plain] = node_jobs([
+        {"fn": "F.vectorGrids", "args": [[a.tolist(), b.tolist(), (a - b).tolist()], ["A", "B", "A − B"],
+                                         {"cols": 4, "difference": True}]},
+        {"fn": "F.vectorGrids", "args": [[a.tolist(), a.tolist(), [0.0] * 12], ["A", "A", "A − A"],
+                                         {"cols": 4, "difference": True}]},
+        {"fn": "F.vectorGrids", "args": [[a.tolist(), b.tolist()], ["A", "B"], {"cols": 4}]},
+    ])
+    first, second, diff = fig["data"]
+    both = np.concatenate([a, b])
+    assert first["zmin"] == second["zmin"] == both.min() and first["zmax"] == second["zmax"] == both.max()
+    assert first["colorscale"] == second["colorscale"] != diff["colorscale"]
+    assert diff["zmid"] == 0.0 and diff["zmax"] == pytest.approx(np.abs(a - b).max(), abs=STRICT)
+    assert diff["zmin"] == -diff["zmax"] and diff["zmin"] < 0 < diff["zmax"]
+    np.testing.assert_allclose(z(diff).ravel(), a - b, atol=STRICT, rtol=0)
+    assert [t["showscale"] for t in fig["data"]] == [False, True, True]
+    assert second["colorbar"]["x"] < fig["layout"]["xaxis3"]["domain"][0]  # B's bar sits left of the third grid
+    assert diff["colorbar"]["title"]["text"].startswith("Δ")
+    assert zero["data"][2]["zmax"] == pytest.approx(a.max() - a.min(), abs=STRICT)  # no 1e-9 scale
+    assert [t["zmin"] for t in plain["data"]] == [both.min()] * 2 and "zmid" not in plain["data"][1]
 
 
 #: Builds maskPanels in Node from matrices written as JS source, so −Infinity reaches it as a number.

@@ -303,3 +303,24 @@ def test_the_page_computes_disans_per_feature_p_from_its_logits_parts(tiny_glove
     for trace_z, block in zip(heatmaps, (trace.hypothesis.encoder.fw, trace.hypothesis.encoder.bw), strict=True):
         drawn = np.array([[np.nan if v is None else v for v in row] for row in trace_z["z"]], dtype=float)
         np.testing.assert_allclose(drawn, feature_entropy(block.probs[0].numpy()), atol=1e-5)
+
+
+def test_the_word_in_two_contexts_draws_its_difference_on_a_diverging_scale(tiny_glove):
+    """Shen Fig. 8's comparison (the Source2token view's "'glass' in two contexts"): the two vectors on one
+    sequential scale, their difference, which runs below 0, on the diverging scale about 0 (issue 58 item 7: it
+    was drawn on the probability scale, a negative "probability")."""
+    model = make_tiny("disan", tiny_glove)
+    views = [trace_view_json(model.trace(s)) for s in ("the glass is good .", "a man do tea glass")]
+    [drawn, plain] = node_jobs([
+        {"fn": "S.draw", "args": [views, "s2t-pair", {"word": "glass", "titles": ["A", "B"], "scale": "probability"}]},
+        {"fn": "S.draw", "args": [views, "s2t-pair", {"word": "glass", "titles": ["A", "B"], "scale": "probability",
+                                                      "difference": False}]},
+    ])
+    a, b, diff = drawn["figure"]["data"]
+    va, vb, vd = (_z(t)[np.isfinite(_z(t))] for t in (a, b, diff))
+    close(vd, va - vb, EXACT, "A − B")
+    assert vd.min() < 0 < vd.max()
+    assert a["colorscale"] == b["colorscale"] != diff["colorscale"] and diff["zmid"] == 0
+    assert diff["zmin"] == -diff["zmax"] and diff["zmax"] == pytest.approx(np.abs(vd).max(), abs=EXACT)
+    assert a["zmin"] == pytest.approx(min(va.min(), vb.min()), abs=EXACT) and a["zmin"] >= 0
+    assert len(plain["figure"]["data"]) == 2 and "zmid" not in plain["figure"]["data"][1]

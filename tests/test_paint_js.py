@@ -325,7 +325,7 @@ MARGINS = """async ({spec, width}) => {
   const gd = await draw(fig => Disan.Paint.fitMargins(fig.data, fig.layout, width));
   const f = gd._fullLayout._size, fitted = {l: f.l, r: f.r, t: f.t, b: f.b}, given = gd.layout.margin;
   const svg = gd.querySelector('svg.main-svg').getBoundingClientRect();
-  const outside = [...gd.querySelectorAll('g.xtick text, g.ytick text, g.cbaxis text, g.colorbar text')]
+  const outside = [...gd.querySelectorAll('g.xtick text, g.ytick text, g.cbaxis text, g.colorbar text, g.trace.bars text')]
     .filter(e => e.textContent).map(e => [e.textContent, e.getBoundingClientRect()])
     .filter(([, r]) => r.left < svg.left - 0.5 || r.right > svg.right + 0.5 || r.top < svg.top - 0.5 || r.bottom > svg.bottom + 0.5)
     .map(([text]) => text);
@@ -351,6 +351,9 @@ def _margin_figures() -> list[tuple[str, dict]]:
         jobs.append((f"prediction {theme}", ("F.predictionChart", {"very negative": 0.1, "negative": 0.2, "neutral": 0.4,
                                                                    "positive": 0.2, "very positive": 0.1},
                                             {"theme": theme})))
+        # a certain prediction (disan-subj's): its bar reaches the axis's end and "1.00" is drawn outside it
+        jobs.append((f"certain prediction {theme}", ("F.predictionChart", {"objective": 0.0, "subjective": 1.0},
+                                                     {"theme": theme})))
     tokens = LONG_TOKENS * 2
     jobs.append(("bars, two series", ("F.barChart", [["gate", rng.random(len(tokens)).tolist()],
                                                      ["other", (-40 * rng.random(len(tokens))).tolist()]],
@@ -457,3 +460,22 @@ def test_a_figure_is_left_painted_only_where_the_painting_shows_what_plotly_woul
     assert settled(same, moved) is False  # limits [0, 1] drawn, [0, 0.5] wanted
     assert settled(fixed, fixed) is True and settled(auto, auto) is False
     assert settled(marked, marked) is False
+
+
+def test_a_certain_prediction_painted_into_an_uncertain_ones_layout_is_not_cut(page):
+    """Explore on disan-subj (issue 58 item 7): the prediction chart drawn for an uncertain sentence (0.40 / 0.60)
+    through fitMargins, then a key's certain prediction painted into it (Paint.swap; a settled painting is never
+    laid out again): its "1.00", outside the bar at the axis's end, lies inside the figure, as for any sentence."""
+    [a, b] = built(("F.predictionChart", {"objective": 0.4, "subjective": 0.6}, {}),
+                   ("F.predictionChart", {"objective": 0.0, "subjective": 1.0}, {}))
+    got = page.evaluate("""async ({a, b}) => {
+      const gd = document.createElement('div'); gd.style.width = '700px'; document.body.appendChild(gd);
+      const A = JSON.parse(a), B = JSON.parse(b);
+      await Plotly.newPlot(gd, A.data, Disan.Paint.fitMargins(A.data, A.layout, 700));
+      const ok = Disan.Paint.swap(gd, B), svg = gd.querySelector('svg.main-svg').getBoundingClientRect();
+      const texts = [...gd.querySelectorAll('g.trace.bars text')].map(e => [e.textContent, e.getBoundingClientRect().right]);
+      gd.remove();
+      return {ok, texts, right: svg.right};
+    }""", {"a": json.dumps(a), "b": json.dumps(b)})
+    assert got["ok"] is True and "1.00" in [t for t, _ in got["texts"]]
+    assert all(right <= got["right"] + 0.5 for _, right in got["texts"]), got

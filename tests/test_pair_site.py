@@ -161,7 +161,7 @@ def test_a_clicked_word_of_b_is_swapped_for_a_nearest_word_and_bad_input_is_one_
     before = page.evaluate("() => document.body.dataset.generation")
     page.click('button[data-swap="premise:3"]')  # 'good'
     page.wait_for_selector(".pair-swap button[data-pick]")
-    offered = page.evaluate("""() => Array.from(document.querySelectorAll('.pair-swap button[data-pick]'))
+    offered = page.evaluate("""() => Array.from(document.querySelectorAll('.pair-swap > button[data-pick]'))
       .map(b => b.dataset.pick)""")
     want = page.evaluate("() => Disan.Site.runner('disan-sst5').then(r => Disan.Pair.nearestWords(r, 'good', 8).map(n => n.word))")
     assert offered == want and len(offered) == 8
@@ -192,6 +192,77 @@ def test_a_clicked_word_of_b_is_swapped_for_a_nearest_word_and_bad_input_is_one_
     assert page.evaluate("() => document.getElementById('status').textContent").startswith("A's sentence is empty")
 
 
+#: B's prediction with token `index` of its sentence replaced by each of `words`, from the page's full trace
+#: (Disan.Site.traceOf of the swapped text, not the ranking's own runs); null where the text tokenizes otherwise.
+_SWAPPED = """([index, words]) => {
+  const s = Disan.Site.state(), b = (s.bText === null ? s.text : s.bText).split(' ');
+  return Disan.Site.traceOf(s.model, b.join(' '), s.hypothesis).then(base => Promise.all(words.map(w => {
+    const t = b.slice(); t[index] = w;
+    return Disan.Site.traceOf(s.model, t.join(' '), s.hypothesis)
+      .then(tv => tv.premise && tv.premise.tokens.length === b.length ? tv.prediction : null);
+  })).then(preds => ({base: base.prediction, preds})));
+}"""
+
+
+def test_a_clicked_word_of_b_offers_its_neighbours_ranked_by_how_much_each_changes_the_prediction(open_pair):
+    """Issue 58 item 9: beside the nearest words, the nearest 50 ranked by the change each makes to B's predicted
+    class's probability, computed in the page; the list is ordered by that change, and its top entry is the swap
+    that changes the prediction most among the 50, checked against the page's full trace of each swapped B."""
+    page, _, _ = open_pair(fragment(m="disan-sst5", t=A, view="pair", bt=A))
+    page.wait_for_function(_ALL_DRAWN)
+    # B equal to A (issue 58 item 7): B − A's colour bar has plain numbers, not "−1n…1n" (a ±1e-9 scale)
+    ticks = page.evaluate("""() => Array.from(document.querySelectorAll(
+      '.plot[data-fig="pair-mean-fw-premise"] g.colorbar')).map(bar => Array.from(bar.querySelectorAll('g.cbaxis text'))
+      .map(t => t.textContent))""")
+    assert len(ticks) == 2 and all(ticks), ticks  # A and B's bar, B − A's bar
+    assert all(float(t.replace("\u2212", "-")) is not None for t in ticks[1]) and "0" in ticks[1], ticks
+    page.click('button[data-swap="premise:3"]')  # 'good'
+    page.wait_for_selector(".pair-swap .pair-ranked[data-state=ready]", timeout=TIMEOUT_MS)
+    ranked = page.evaluate("""() => Array.from(document.querySelectorAll('.pair-ranked button[data-pick]'))
+      .map(b => [b.dataset.pick, +b.dataset.change])""")
+    assert len(ranked) == 8
+    changes = [abs(c) for _, c in ranked]
+    assert changes == sorted(changes, reverse=True) and changes[0] > 0
+    # the 8 nearest words are still offered, first, as before
+    near = page.evaluate("() => Array.from(document.querySelectorAll('.pair-swap > button[data-pick]')).map(b => b.dataset.pick)")
+    assert near == page.evaluate("() => Disan.Site.runner('disan-sst5').then(r => Disan.Pair.nearestWords(r, 'good', 8).map(n => n.word))")
+    fifty = page.evaluate("() => Disan.Site.runner('disan-sst5').then(r => Disan.Pair.nearestWords(r, 'good', 50).map(n => n.word))")
+    assert {w for w, _ in ranked} <= set(fifty)
+    got = page.evaluate(_SWAPPED, [3, fifty])
+    base = got["base"]
+    label = max(base, key=base.get)  # B's predicted class
+    want = {w: p[label] - base[label] for w, p in zip(fifty, got["preds"]) if p is not None}
+    assert len(want) >= 45  # a neighbour that tokenizes into other tokens is left out of this check only
+    for w, c in ranked:
+        if w in want:
+            assert c == pytest.approx(want[w], abs=1e-5), w
+    top_word, top_change = ranked[0]
+    assert abs(top_change) == pytest.approx(max(abs(v) for v in want.values()), abs=1e-5)
+    # picking the top entry makes B that swap: its prediction moves by the change shown
+    before = page.evaluate("() => document.body.dataset.generation")
+    page.click(".pair-ranked button[data-pick]")
+    page.wait_for_function("b => document.body.dataset.generation !== b && document.body.dataset.state === 'ready'",
+                           arg=before)
+    tokens = A.split()
+    tokens[3] = top_word
+    assert page.evaluate("() => document.getElementById('b-text').value") == " ".join(tokens)
+    after = page.evaluate(_READ)["b"]["prediction"]
+    assert after[label] - base[label] == pytest.approx(top_change, abs=1e-5)
+    # a key typed in B while the ranking runs (here as soon as its list shows) stops it between batches: its list
+    # is never filled
+    page.wait_for_function(_ALL_DRAWN)
+    page.evaluate("""async () => {
+      document.querySelector('button[data-swap="premise:3"]').click();
+      while (!document.querySelector('.pair-ranked')) await new Promise(r => setTimeout(r, 0));
+      window.__ranked = document.querySelector('.pair-ranked');
+      const box = document.getElementById('b-text');
+      box.value = box.value + ' !';
+      box.dispatchEvent(new Event('input', {bubbles: true}));
+    }""")
+    page.wait_for_function("() => window.__ranked.dataset.state === 'stopped'", timeout=TIMEOUT_MS)
+    assert page.evaluate("() => window.__ranked.querySelectorAll('button').length") == 0
+
+
 def test_an_nli_preset_at_an_alpha_edits_the_hypothesis_and_keys_typed_during_leave_one_out_cost_nothing(open_pair):
     page, _, errors = open_pair(fragment(m="dsa-nli", view="pair"))
     labels = page.evaluate("() => Array.from(document.getElementById('pair-preset').options).map(o => o.textContent)")
@@ -217,6 +288,11 @@ def test_an_nli_preset_at_an_alpha_edits_the_hypothesis_and_keys_typed_during_le
     page.wait_for_function("() => document.getElementById('report').dataset.loo === document.body.dataset.generation")
     assert page.evaluate("() => document.querySelectorAll('table[data-side=hypothesis] td[data-loo^=\"b:\"]').length") == len(
         text.split())
+    # a word of B's hypothesis: its neighbours ranked by the change each makes to B's predicted class
+    page.click('button[data-swap="hypothesis:3"]')
+    page.wait_for_selector(".pair-swap .pair-ranked[data-state=ready]", timeout=TIMEOUT_MS)
+    changes = page.evaluate("() => Array.from(document.querySelectorAll('.pair-ranked button')).map(b => Math.abs(+b.dataset.change))")
+    assert changes and changes == sorted(changes, reverse=True)
     assert errors == []
 
 

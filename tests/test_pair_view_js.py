@@ -275,3 +275,48 @@ def test_a_new_b_keeps_the_figures_whose_numbers_it_leaves_and_rebuilds_the_othe
     # three pages, the second never drawn: the third holds the first's objects, built once for all three
     [chained] = jobs([{"fn": "chain", "args": [[tva, tvb], [tva, tvb2], [tva, tvb]]}])
     assert set(chained) == premise
+
+
+def test_b_equal_to_a_draws_the_zero_difference_on_the_shared_scale_width(glove):
+    """The minimal pair on arrival (B = A): every B − A cell is 0, and its colour bar spans the width of the scale A
+    and B share (plain ticks), not ±1e-9, which Plotly labelled "−1n…1n" (issue 58 item 7)."""
+    from tests.conftest import make_tiny
+
+    model = make_tiny("dsa", glove)
+    tva, tvb = views(model, ("the movie is good .",), ("the movie is good .",))
+    [page] = jobs([{"fn": "page", "args": [tva, tvb]}])
+    figs = page["data"]["figures"]
+    mean = figs["pair-mean-fw-premise"]
+    a, _, diff = heat_panels(mean)
+    assert np.nanmax(np.abs(diff)) == 0
+    width = mean["data"][0]["zmax"] - mean["data"][0]["zmin"]
+    assert width > 0.01 and mean["data"][2]["zmax"] == pytest.approx(width) and mean["data"][2]["zmin"] == -mean["data"][2]["zmax"]
+    heads_ab = [t for row in "ab" for t in figs[f"pair-heads-fw-premise-{row}"]["data"] if t["type"] == "heatmap"]
+    heads_width = heads_ab[0]["zmax"] - heads_ab[0]["zmin"]
+    heads_diff = [t for t in figs["pair-heads-fw-premise-diff"]["data"] if t["type"] == "heatmap"]
+    assert all(t["zmax"] == pytest.approx(heads_width) and t["zmin"] == -t["zmax"] for t in heads_diff)
+
+
+def test_the_legend_is_a_key_that_counts_each_kind_of_edit(glove):
+    """Issue 58 item 8: "1 edit · replaced, inserted in B, deleted from A" read as if all three had happened. The
+    legend names what each mark means and how many edits of that kind B has; B = A says there are none."""
+    import re
+
+    from tests.conftest import make_tiny
+
+    model = make_tiny("dsa", glove)
+    tva, tvb = views(model, ("the movie is good .",), ("movie is not good .",))
+    tvr = views(model, ("the movie is good .",), ("the movie is bad .",))[1]
+    pages = jobs([{"fn": "page", "args": [tva, tvb]}, {"fn": "page", "args": [tva, tvr]},
+                  {"fn": "page", "args": [tva, tva]}])
+
+    def key(page):
+        legend = re.search(r'<p class="counts">(.*?)</p>', page["body"]).group(1)
+        counts = dict(re.findall(r'data-kind="(\w+)" data-count="(\d+)"', legend))
+        return legend, {k: int(v) for k, v in counts.items()}
+
+    (moved, moved_counts), (replaced, replaced_counts), (same, same_counts) = map(key, pages)
+    assert moved_counts == {"replace": 0, "insert": 1, "delete": 1} and moved.startswith("2 edits")
+    assert replaced_counts == {"replace": 1, "insert": 0, "delete": 0} and replaced.startswith("1 edit ")
+    assert "replaced</span> = a word of A replaced in B: 1" in replaced and "inserted</span> = a word of B not in A: 0" in replaced
+    assert same_counts == {"replace": 0, "insert": 0, "delete": 0} and same.startswith("no edits")

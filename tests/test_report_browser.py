@@ -155,3 +155,44 @@ def test_notebook_view_draws_offline(tmp_path, open_offline):
     frame.wait_for_function("() => document.getElementById('report').dataset.ready === '1'")
     assert frame.locator(".js-plotly-plot").count() >= 2
     assert blocked == [] and errors == [], (blocked, errors)
+
+
+#: After talk mode is switched, once its drawings are done: tick and colour-bar labels outside their figure's SVG,
+#: and the font size of each heatmap's first cell number (by figure).
+_TALK_READ = """async () => {
+  const v = document.getElementById('report').__disanView;
+  for (let i = 0; i < 5; i++) { await v.busy; await new Promise(r => setTimeout(r, 50)); }
+  const cut = [], cells = {};
+  for (const gd of document.querySelectorAll('.plot[data-fig]')) {
+    if (!gd._fullLayout) continue;
+    const svg = gd.querySelector('svg.main-svg').getBoundingClientRect();
+    for (const e of gd.querySelectorAll('g.xtick text, g.ytick text, g.cbaxis text')) {
+      const r = e.getBoundingClientRect();
+      if (e.textContent && (r.left < svg.left - 0.5 || r.right > svg.right + 0.5)) cut.push([gd.dataset.fig, e.textContent]);
+    }
+    const cell = gd.querySelector('g.hm text');
+    if (cell) cells[gd.dataset.fig] = parseFloat(getComputedStyle(cell).fontSize);
+  }
+  return {cut, cells};
+}"""
+
+
+def test_talk_mode_refits_the_margins_to_its_fonts_and_grows_the_cell_numbers(tmp_path, open_offline):
+    """Issue 58 item 7: in talk mode long tick labels were clipped ("orgeous", "eductive": the margins fitted to
+    the normal fonts stayed) and the cell numbers kept their size. Each drawn figure is drawn again in talk mode:
+    no tick label outside its figure, every cell number larger; and back again to the normal sizes."""
+    path = write(tmp_path, "talk", DISAN, "a gorgeous , witty , seductive movie .")
+    page, blocked, errors = open_offline(path)
+    for _ in range(12):  # every section in view once, so each figure is drawn
+        page.keyboard.press("j")
+    normal = page.evaluate(_TALK_READ)
+    assert normal["cut"] == [] and normal["cells"], normal
+    page.keyboard.press("t")
+    talk = page.evaluate(_TALK_READ)
+    assert talk["cut"] == [], talk["cut"]
+    shared = set(normal["cells"]) & set(talk["cells"])
+    assert shared and all(talk["cells"][f] > normal["cells"][f] for f in shared), (normal["cells"], talk["cells"])
+    page.keyboard.press("t")
+    again = page.evaluate(_TALK_READ)
+    assert again["cut"] == [] and all(again["cells"][f] == normal["cells"][f] for f in shared if f in again["cells"])
+    assert blocked == [] and errors == [], (blocked, errors)

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { align, distance, embeddingTable, nearest } from "../../viz_app/browser/pair.js";
+import { align, distance, embeddingTable, nearest, swapEffects } from "../../viz_app/browser/pair.js";
 
 /** A table as embeddingTable returns it, from rows × dim values. */
 function table(values, rows, dim) {
@@ -39,4 +39,37 @@ test("a graph without a table, or cut short, is one line naming the fix", () => 
   assert.throws(() => embeddingTable(Uint8Array.from([0x3a, 0x02, 0x08, 0x01])),
                 e => /holds no word table/.test(e.message) && /python -m viz_app site/.test(e.message));
   assert.throws(() => embeddingTable(Uint8Array.from([0x3a, 0x09, 0x08])), /cut short/);
+});
+
+/** A model of two classes whose p(class 1) is the sum of the ids' weights (clipped): a runner as Site.runner gives. */
+function fakeRunner(weight) {
+  const probs = (ids) => { const p1 = Math.min(1, Math.max(0, ids.reduce((s, id) => s + weight[id], 0))); return [1 - p1, p1]; };
+  let messages = 0;
+  return {
+    unk: 0, lanes: () => 2,
+    probs: (premise) => Promise.resolve(probs(premise)),
+    probsMany: (inputs) => { messages += 1; return Promise.resolve(inputs.map(x => probs(x[0]))); },
+    messages: () => messages,
+  };
+}
+
+test("swapEffects ranks the candidates by how much each changes the prediction, and flags a flip", async () => {
+  // ids 1..6 (weights exact in binary); the sentence [1, 2, 3] has p(1) = 0.375 + 0.25 + 0.125 = 0.75, class 1
+  const weight = [0, 0.375, 0.25, 0.125, -0.5, 0.375, 0.0625];
+  const r = fakeRunner(weight);
+  const input = { premise: { ids: [1, 2, 3] }, alpha: 0 };
+  const res = await swapEffects(r, input, { side: "premise", index: 1, ids: [5, 4, 6, 3] });
+  // token 1 (0.25) swapped for 5 (+0.125), 4 (−0.75: p(1) = 0, class 0), 6 (−0.1875), 3 (−0.125)
+  assert.equal(res.target, 1);
+  assert.equal(res.label, 1);
+  assert.equal(res.value, 0.75);
+  assert.deepEqual(res.ranked.map(x => x.id), [4, 6, 5, 3]);  // |Δ| 0.75, 0.1875, then 0.125 twice (the nearer first)
+  assert.deepEqual(res.ranked.map(x => x.change), [-0.75, -0.1875, 0.125, -0.125]);
+  assert.ok(res.ranked[0].flips && res.ranked[0].label === 0);
+  assert.deepEqual(res.ranked.slice(1).map(x => x.flips), [false, false, false]);
+  assert.ok(r.messages() >= 2);  // two per message (CHUNK), in lanes
+  // stale before the first message: stopped, null
+  assert.equal(await swapEffects(r, input, { side: "premise", index: 1, ids: [5, 4], stale: () => true }), null);
+  assert.throws(() => swapEffects(r, input, { side: "premise", index: 3, ids: [5] }), /token 3 is outside the premise.s 0 to 2/);
+  assert.throws(() => swapEffects(r, input, { side: "hypothesis", index: 0, ids: [5] }), /needs an input with a hypothesis/);
 });

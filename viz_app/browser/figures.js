@@ -436,7 +436,9 @@ function predictionChart(prediction, opts) {
 }
 
 /* vectorGrids: feature vectors folded into rows × cols grids side by side on ONE scale
- * (Shen Fig. 8). opts: {title, theme, cols (30), valueName}. */
+ * (Shen Fig. 8). opts: {title, theme, cols (30), valueName, difference}. With `difference` the last vector is a
+ * difference of the others: it gets its own colour bar, the theme's diverging scale symmetric about 0 (a
+ * difference of probabilities runs below 0, which the sequential "P" scale would call a probability). */
 function vectorGrids(vectors, titles, opts) {
   var o = opts || {}, th = theme(o.theme), cols = o.cols || 30, valueName = o.valueName === undefined ? "P" : o.valueName;
   var size = Math.max.apply(null, vectors.map(function (v) { return v.length; }));
@@ -450,15 +452,20 @@ function vectorGrids(vectors, titles, opts) {
     }
     return out;
   });
-  var lim = limits(grids, null, null);
-  var layout = grid(1, grids.length, Array.from(titles, htmlEscape), 0.06, 0.0, th.font_size);
+  var diffAt = o.difference && grids.length > 1 ? grids.length - 1 : -1;
+  var lim = limits(diffAt < 0 ? grids : grids.slice(0, diffAt), null, null), bound = 0;
+  if (diffAt >= 0) {
+    grids[diffAt].forEach(function (line) { line.forEach(function (v) { if (isFinite(v)) bound = Math.max(bound, Math.abs(v)); }); });
+    bound = bound > 0 ? bound : lim[1] - lim[0];  // an all-zero difference: the compared vectors' scale width
+  }
+  var layout = grid(1, grids.length, Array.from(titles, htmlEscape), diffAt < 0 ? 0.06 : 0.09, 0.0, th.font_size);
   var name = htmlEscape(valueName), index = [];
   for (var r = 0; r < rows; r++) index.push(range(cols).map(function (c) { return r * cols + c; }));
   var data = grids.map(function (g, k) {
     var names = axisNames(k);
     layout[names[0]].showticklabels = false;
     assign(layout[names[1]], { showticklabels: false, autorange: "reversed" });
-    return {
+    var trace = {
       type: "heatmap",
       z: finiteRows(g),
       customdata: index.map(function (line) { return line.slice(); }),
@@ -471,6 +478,16 @@ function vectorGrids(vectors, titles, opts) {
       xaxis: names[2],
       yaxis: names[3],
     };
+    if (k === diffAt - 1) {  // the compared vectors' colour bar, between them and the difference
+      trace.showscale = true;
+      trace.colorbar = { title: { text: name }, x: layout[names[0]].domain[1] + 0.005, len: 0.9, thickness: 12 };
+    }
+    if (k === diffAt) {
+      assign(trace, { colorscale: scale(th.diverging), zmin: -bound, zmax: bound, zmid: 0.0,
+                      colorbar: { title: { text: "Δ" + name }, x: 1.0, len: 0.9, thickness: 12 } });
+      trace.hovertemplate = "feature %{customdata}<br>Δ" + name + " = %{z:.6g}<extra></extra>";
+    }
+    return trace;
   });
   assign(layout, baseLayout(th, o.title || "", 200 + 14 * rows + 2 * th.font_size));
   return { data: data, layout: layout };
@@ -525,7 +542,9 @@ function compareHeatmaps(a, b, tokens, opts) {
     });
   });
   bound = anyFinite ? bound : 0.0;
-  bound = bound > 0 ? bound : 1e-9;
+  // A equal to B: the scale A and B share is as wide as a difference could be, so the all-zero difference is
+  // drawn on [−width, width] with plain tick labels (1e-9 wide, Plotly labelled it "−1n…1n")
+  bound = bound > 0 ? bound : lim[1] - lim[0];
   var names = [htmlEscape(titles[0]), htmlEscape(titles[1]), htmlEscape(titles[0] + " − " + titles[1])];
   var layout = grid(1, 3, names, 0.09, 0.0, th.font_size);
   var small = T <= Math.floor(constant("CELL_TEXT_MAX") / 2);

@@ -764,6 +764,23 @@ function fitMargins(data, layout, width) {
     // level labels of a bottom axis: the last is centred on the plot's right edge
     if (x && ticks && !angle && (!axis.domain || axis.domain[1] === 1)) need.r = Math.max(need.r, last / 2 + 4);
   });
+  // a horizontal bar's number drawn outside it (predictionChart's "1.00", cliponaxis off) reaches past the plot's
+  // right edge when the bar ends near the axis's end: the margin holds it, or the SVG cuts it to "1.". On a fixed
+  // range any bar may reach the end: the next sentence's numbers are painted into this layout (Paint.swap), and a
+  // settled painting is never laid out again, so the margin holds the widest number at the end whatever the bars
+  data.forEach(function (t) {
+    if (t.type !== "bar" || t.orientation !== "h" || t.textposition !== "outside" || !t.text) return;
+    var axis = layout[(t.xaxis || "x").replace("x", "xaxis")] || {}, range = axis.range || extent([0, t.x]);
+    var span = range[1] - range[0], size = (t.textfont && t.textfont.size) || fontSize;
+    if (!(span > 0)) return;
+    var plot = Math.max(0, width - need.l - need.r);
+    Array.from(t.x).forEach(function (v, i) {
+      if (!isFinite(v) || t.text[i] === undefined) return;
+      var end = axis.range ? range[1] : Math.min(v, range[1]);
+      var reach = (end - range[0]) / span * plot + 3 + textWidth(plainText(t.text[i]), size, family);
+      need.r = Math.max(need.r, reach - plot + 4);
+    });
+  });
   // vertical colour bars at the right: Plotly's x = 1.02 of the plot, xpad 10 each side, thickness 30
   data.forEach(function (t) {
     if (t.showscale === false || !(t.type === "heatmap" || t.type === "contour")) return;

@@ -5,7 +5,8 @@
  *                                alone becomes <unk> (disan/attribution/erasure.py's leave_one_out), one model
  *                                run per token, a few runs per message to each of the runner's workers;
  *   embeddingTable(graph)        the model's word table, read from the exported ONNX graph's bytes;
- *   nearest(table, id, k)        the k rows nearest a row of that table, by cosine (nearestWords: by word).
+ *   nearest(table, id, k)        the k rows nearest a row of that table, by cosine (nearestWords: by word);
+ *   swapEffects(runner, input)   words swapped in for one token, ranked by how much each changes the prediction.
  *
  * An ES module; it needs no DOM, so Node imports it too (tests/test_pair_js.py). site.js hands leaveOneOut its
  * model runner (Site.runner).
@@ -117,24 +118,83 @@ function leaveOneOut(runner, input, options) {
       ids[job[1]] = runner.unk;
       return job[0] === "premise" ? [ids, hyp] : [premise, ids];
     }
-    var next = 0, stopped = false;
-    function lane(i) {
-      return nextTask().then(function () {
-        if (stopped || next >= jobs.length) return null;
-        if (stale()) { stopped = true; return null; }
-        var mine = jobs.slice(next, next + chunk);
-        next += mine.length;
-        return runner.probsMany(mine.map(erased), input.alpha, i).then(function (ps) {
-          mine.forEach(function (job, j) { out[job[0]][job[1]] = base - value(ps[j]); });
-          out.runs += mine.length;
-          return lane(i);
-        });
+    return inLanes(runner, jobs.map(erased), input.alpha, chunk, stale, function (at, p) {
+      out[jobs[at][0]][jobs[at][1]] = base - value(p);
+      out.runs += 1;
+    }).then(function (stopped) { return stopped ? null : out; });
+  });
+}
+
+/* Run `inputs` ([[ids, hypothesis ids | null], …]) `chunk` per message on each ready lane of the runner, from
+ * one queue, each message sent from a task of its own (keys typed meanwhile are handled between messages);
+ * each(index, probabilities) per input as its message returns. stale() is asked before each message: true
+ * stops the runs. Resolves true when stopped, false when every input ran. */
+function inLanes(runner, inputs, alpha, chunk, stale, each) {
+  var next = 0, stopped = false;
+  function lane(i) {
+    return nextTask().then(function () {
+      if (stopped || next >= inputs.length) return null;
+      if (stale()) { stopped = true; return null; }
+      var from = next, mine = inputs.slice(from, from + chunk);
+      next += mine.length;
+      return runner.probsMany(mine, alpha, i).then(function (ps) {
+        mine.forEach(function (_, j) { each(from + j, ps[j]); });
+        return lane(i);
       });
-    }
-    var lanes = Math.max(1, Math.min(runner.lanes(), Math.ceil(jobs.length / chunk)));
-    var all = [];
-    for (var i = 0; i < lanes; i++) all.push(lane(i));
-    return Promise.all(all).then(function () { return stopped ? null : out; });
+    });
+  }
+  var lanes = Math.max(1, Math.min(runner.lanes(), Math.ceil(inputs.length / chunk)));
+  var all = [];
+  for (var i = 0; i < lanes; i++) all.push(lane(i));
+  return Promise.all(all).then(function () { return stopped; });
+}
+
+/* ------------------------------------------------------- ranked word swaps */
+
+/* Swap candidates ranked by how much each changes the prediction (issue 58 item 9): token `index` of `side`
+ * of `input` (runner.prepare's) replaced by each id of `ids` in turn, one model run each, in lanes as
+ * leaveOneOut runs (`chunk` per message, stale() asked before each: a newer input cancels them).
+ * options: {side ("premise" | "hypothesis"), index, ids (candidate word ids), target (class index; default the
+ * class the input predicts; "score": a relatedness model's ŷ = rᵀp̂), stale, chunk, onProgress(done, total)}.
+ * Resolves null when stopped, else {target, label (the predicted class before the swap; null for "score"),
+ * value (p(target) or ŷ before), ranked: [{id, value, change (value after − before), label (the class
+ * predicted after), flips (label differs)}] ordered by |change|, largest first (equal changes: the
+ * earlier candidate, i.e. the nearer word, first)}. */
+function swapEffects(runner, input, options) {
+  var o = options || {}, side = o.side || "premise";
+  var premise = input.premise.ids, hyp = input.hypothesis ? input.hypothesis.ids : null;
+  var ids = side === "premise" ? premise : hyp;
+  if (!ids) throw new Error("a swap in the hypothesis needs an input with a hypothesis");
+  if (!(Number.isInteger(o.index) && o.index >= 0 && o.index < ids.length)) {
+    throw new Error("token " + o.index + " is outside the " + side + "'s 0 to " + (ids.length - 1));
+  }
+  var chunk = o.chunk === undefined ? CHUNK : o.chunk, stale = o.stale || function () { return false; };
+  var candidates = Array.from(o.ids || []);
+  return runner.probs(premise, hyp, input.alpha).then(function (full) {
+    var k = o.target === undefined ? argmax(full) : o.target, score = k === "score";
+    if (!score && !(k >= 0 && k < full.length)) throw new Error("class index " + k + " is out of range; choose 0 to " + (full.length - 1) + " or \"score\"");
+    var value = function (p) {
+      if (!score) return p[k];
+      for (var s = 0, i = 0; i < p.length; i++) s += (i + 1) * p[i];
+      return s;
+    };
+    var base = value(full), before = argmax(full), results = new Array(candidates.length), done = 0;
+    var inputs = candidates.map(function (id) {
+      var swapped = ids.slice();
+      swapped[o.index] = id;
+      return side === "premise" ? [swapped, hyp] : [premise, swapped];
+    });
+    return inLanes(runner, inputs, input.alpha, chunk, stale, function (at, p) {
+      var after = argmax(p), v = value(p);
+      results[at] = { id: candidates[at], value: v, change: v - base, label: after, flips: after !== before, at: at };
+      done += 1;
+      if (o.onProgress) o.onProgress(done, candidates.length);
+    }).then(function (stopped) {
+      if (stopped) return null;
+      var ranked = results.slice().sort(function (x, y) { return Math.abs(y.change) - Math.abs(x.change) || x.at - y.at; });
+      ranked.forEach(function (r) { delete r.at; });
+      return { target: k, label: score ? null : before, value: base, ranked: ranked };
+    });
   });
 }
 
@@ -236,4 +296,4 @@ function nearestWords(runner, word, k) {
   });
 }
 
-export { align, distance, leaveOneOut, embeddingTable, nearest, nearestWords, CHUNK };
+export { align, distance, leaveOneOut, swapEffects, embeddingTable, nearest, nearestWords, CHUNK };

@@ -160,7 +160,9 @@ function headRows(sa, sb, dir, ops, labels, o) {
       ab.push(m.a, m.b);
       m.diff.forEach(function (r) { r.forEach(function (v) { if (v !== null && Math.abs(v) > bound) bound = Math.abs(v); }); });
     });
-    shared = { maps: maps, lim: Figures.limits(ab, null, null), bound: bound };
+    var lim = Figures.limits(ab, null, null);
+    // no head changed: the difference gets the A/B scale's width, not 1e-9 (labelled "−1n…1n")
+    shared = { maps: maps, lim: lim, bound: bound > 1e-9 ? bound : lim[1] - lim[0] };
     return shared;
   };
   var NAMES = { a: "A", b: "B", diff: "B − A" };
@@ -444,8 +446,19 @@ function page(tvA, tvB, opts) {
     return alignHtml(side, aligned[side].ops, tvA[side], tvB[side], sideName(tvA, side), swap);
   }).join("");
   var edits = sidesOf(tvA).reduce(function (s, side) { return s + aligned[side].edits; }, 0);
-  var legend = '<p class="counts">' + edits + " edit" + (edits === 1 ? "" : "s") + ' · <span style="background:#fee8c8">replaced</span>, ' +
-    '<span style="background:#d9f0d3">inserted in B</span>, <span style="background:#fddbc7">deleted from A</span>' +
+  // a key, not a list: each mark with what it means and how many of that kind B has (the three names in a row
+  // read as if all three edits had happened)
+  var kinds = [["replace", "#fee8c8", "replaced", "a word of A replaced in B"],
+               ["insert", "#d9f0d3", "inserted", "a word of B not in A"], ["delete", "#fddbc7", "deleted", "a word of A not in B"]];
+  var key = kinds.map(function (k) {
+    var n = sidesOf(tvA).reduce(function (s, side) {
+      return s + aligned[side].ops.filter(function (op) { return op.op === k[0]; }).length;
+    }, 0);
+    return '<span class="pair-key" data-kind="' + k[0] + '" data-count="' + n + '"><span style="background:' + k[1] + '">' +
+      k[2] + "</span> = " + k[3] + ": " + n + "</span>";
+  }).join(" · ");
+  var legend = '<p class="counts">' + (edits ? edits + " edit" + (edits === 1 ? "" : "s") : "no edits: B is A") +
+    " · key: " + key +
     (swap ? " · click a word of B to swap it" : "") + " · leave-one-out: the drop in " +
     (change.relatedness ? "the relatedness score" : "p(" + esc(change.target) + ")") +
     " when that token alone is &lt;unk&gt;</p>";

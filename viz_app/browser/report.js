@@ -126,7 +126,10 @@ function drawOne(v, gd, recompute, lean) {
   if (recompute && info) Recompute.render(v.payloads[info.side], info.binding, spec, v.values);
   gd.__base = baseOf(spec, v.data);
   const width = gd.clientWidth || 1000, scaled = scaledLayout(spec.layout, gd.__base, talkScale(v));
-  const fitted = Paint.fitCellText(spec.data, scaled, width);
+  // talk mode's cell numbers grow with its fonts (a trace's own textfont is not the layout's font)
+  const scale = talkScale(v), own = scale === 1 ? spec.data : spec.data.map(t => t.textfont && t.textfont.size
+    ? Object.assign({}, t, { textfont: Object.assign({}, t.textfont, { size: Math.round(t.textfont.size * scale) }) }) : t);
+  const fitted = Paint.fitCellText(own, scaled, width);
   const data = lean && !gd._fullLayout ? Paint.withoutCellText(fitted) : fitted;
   const layout = Paint.fitMargins(data, scaled, width), whole = data === fitted;
   const generation = v.generation;
@@ -379,7 +382,6 @@ function setTalk(doc, on) {
   for (const button of doc.querySelectorAll('[data-control="talk"]')) button.setAttribute("aria-pressed", String(on));
   for (const v of ds.views) {
     if (!v.data) continue;
-    const scale = talkScale(v);
     const generation = v.generation;
     for (const gd of v.plots) {
       if (!gd.__base || !gd._fullLayout) continue;
@@ -389,12 +391,14 @@ function setTalk(doc, on) {
         }
         continue;
       }
-      const update = { "font.size": Math.round(gd.__base.font * scale) };
-      if (gd.__base.height) update.height = Math.round(gd.__base.height * scale);
-      gd.__base.annotations.forEach((size, i) => {
-        if (size) update[`annotations[${i}].font.size`] = Math.round(size * scale);
-      });
-      Plotly.relayout(gd, update).then(() => Plotly.Plots.resize(gd));
+      // drawn again, not relaid out at a new font size: the margins are measured for the new fonts (fitMargins;
+      // automargin is off, so a relayout kept the old margins and cut long tick labels, "orgeous") and the cell
+      // numbers take talk mode's size (and are left out where they no longer fit)
+      // numbers (a live figure: at the controls' values; the word a source2token figure shows: chosen again)
+      const live = Boolean(v.data.live[gd.dataset.fig]), side = /^s2t-(\w+)$/.exec(gd.dataset.fig || "");
+      enqueueTask(v, () => v.generation === generation ? drawOne(v, gd, live) : null);
+      const select = side && v.root.querySelector(`select[data-control="word"][data-side="${side[1]}"]`);
+      if (select && v.data.words && v.data.words[side[1]]) showWord(v, select);
     }
   }
 }

@@ -8,9 +8,10 @@
  * (a key: the maps on screen painted at once, the rest when they near the window or typing rests), then fills the
  * leave-one-out rows under A's and B's tokens (Pair.leaveOneOut, one model run per token, each in a task of its
  * own; a newer input stops it between runs, so typing never waits for it).
- * Clicking a word of B offers its nearest words in the model's own table (Pair.nearestWords) and a free-text
- * entry; picking one edits B and updates everything. The page's body records for tests and the benchmark:
- * data-state / data-generation / data-drawn-at as the sentence view does, and data-loo-at when leave-one-out
+ * Clicking a word of B offers its nearest words in the model's own table (Pair.nearestWords), beside them the
+ * nearest 50 ranked by how much each changes B's prediction (Pair.swapEffects, run in batches, cancelled by new
+ * input), and a free-text entry; picking one edits B and updates everything. The page's body records for tests
+ * and the benchmark: data-state / data-generation / data-drawn-at as the sentence view does, and data-loo-at when leave-one-out
  * is drawn (#report's data-loo: the generation it belongs to).
  */
 import * as Figures from "./figures.js";
@@ -25,6 +26,9 @@ var traces = {}; // input key → trace view, only the latest A and B
 var looCache = {}, looKeys = []; // input key → leave-one-out, the last LOO_KEEP inputs
 var LOO_KEEP = 24;
 var NEAREST = 8;
+// the swaps ranked by their effect: the nearest RANKED words, one model run each (bounded work: RANKED runs),
+// in batches between keystrokes; RANKED_SHOWN of them offered
+var RANKED = 50, RANKED_SHOWN = 8, offers = 0;
 var presetsOf = null, presetList = [], lastB = null, lastPage = null;
 // B as typed and not yet written to Site's state: it waits until B's run has gone to the worker (flushB), and
 // the address until typing rests (Site.set's `typed`)
@@ -264,7 +268,55 @@ function offer(button) {
     box.dataset.side = side;
     box.dataset.index = String(index);
     box.hidden = false;
+    rankSwaps(r, s, box, side, index, word);
   }).catch(function (err) { say("No nearest words: " + (err && err.message || err), "error"); });
+}
+
+/* Beside the neighbours: the nearest RANKED words ranked by how much each, swapped in, changes B's prediction
+ * (B's predicted class's probability; a relatedness model's score), run in the page as leave-one-out is
+ * (Pair.swapEffects). A newer input, another word clicked or the box closed stops the runs between batches.
+ * The list (.pair-ranked) records data-state (computing / ready / stopped) and each button its data-change. */
+function rankSwaps(r, s, box, side, index, word) {
+  var mine = ++offers, generationAt = generation, esc = Figures.htmlEscape, b = sideB(s);
+  var near = Pair.nearestWords(r, word, RANKED);
+  if (!near.length) return;
+  var list = doc.createElement("div");
+  list.className = "pair-ranked";
+  list.dataset.state = "computing";
+  list.textContent = "Ranking its " + near.length + " nearest words by how much each changes B's prediction…";
+  box.appendChild(list);
+  var stale = function () {
+    return mine !== offers || generationAt !== generation || box.hidden || !list.isConnected || Site.state().view !== "pair";
+  };
+  var input = r.prepare(b.text, b.hypothesis, alphaOf(s));
+  var tokens = input.problem ? [] : Array.from(input[side] ? input[side].tokens || [] : []);
+  // the input the model reads must be the B whose word was clicked (its token `index` is `word`)
+  if (input.problem || (tokens.length && tokens[index] !== word)) { list.remove(); return; }
+  var relatedness = lastPage && lastPage.change.relatedness, labels = lastPage ? lastPage.change.labels : [];
+  Pair.swapEffects(r, input, {
+    side: side, index: index, ids: near.map(function (n) { return n.id; }),
+    target: relatedness ? "score" : undefined, stale: stale,
+    onProgress: function (done, total) {
+      if (!stale()) list.textContent = "Ranking its nearest words by how much each changes B's prediction: " + done + " of " + total + "…";
+    },
+  }).then(function (res) {
+    if (!res || stale()) { list.dataset.state = "stopped"; return; }
+    var what = relatedness ? "the relatedness score" : "p(" + esc(String(labels[res.label] === undefined ? res.label : labels[res.label])) + ")";
+    list.innerHTML = "By how much each changes B's " + what + " (" + res.value.toFixed(3) + " now), of its " + near.length +
+      " nearest words: " + res.ranked.slice(0, RANKED_SHOWN).map(function (x) {
+        // a relatedness model's grades are no verdict that flips: its change is the score's alone
+        var w = r.words[x.id], label = labels[x.label] === undefined ? String(x.label) : labels[x.label];
+        x.flips = x.flips && !relatedness;
+        return '<button type="button" data-pick="' + esc(w) + '" data-change="' + x.change + '"' +
+          (x.flips ? ' data-flips="' + esc(label) + '"' : "") + ' title="' + what + " " + x.value.toFixed(3) +
+          (x.flips ? ", predicts " + esc(label) : "") + '">' + esc(w) + " " + (x.change >= 0 ? "+" : "−") +
+          Math.abs(x.change).toFixed(3) + (x.flips ? " → " + esc(label) : "") + "</button>";
+      }).join("");
+    list.dataset.state = "ready";
+  }).catch(function (err) {
+    console.error(err);
+    if (!stale()) list.textContent = "The swaps could not be ranked: " + (err && err.message || err);
+  });
 }
 
 function onReportClick(ev) {

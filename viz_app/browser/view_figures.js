@@ -127,7 +127,7 @@ define("s2t-pair", function (views, p, theme) {
   var diff = vecs[0].map(function (v, k) { return v - vecs[1][k]; }), withDiff = p.difference !== false;
   return { figure: Figures.vectorGrids(withDiff ? [vecs[0], vecs[1], diff] : vecs,
     withDiff ? [p.titles[0], p.titles[1], "difference"] : p.titles,
-    { title: p.title || "'" + p.word + "' in two contexts", theme: theme }) };
+    { title: p.title || "'" + p.word + "' in two contexts", theme: theme, difference: withDiff }) };
 });
 
 var DIRECTION_NAMES = { fw: "forward", bw: "backward" };
