@@ -4,7 +4,9 @@
   offers); picking one fills A (the sidebar's sentence and hypothesis), B and, for a DSA's distance preset, α.
 * ``on_swap``: the chart component's callback when a word of B is clicked in the pair's page (chart.js sends
   "side:index"); ``swap_panel`` then offers that word's nearest words in the model's own embedding table (cosine,
-  as the explorer's ``Pair.nearestWords``) and a free-text entry; either replaces the token in B.
+  as the explorer's ``Pair.nearestWords``), beside them the nearest ``RANKED`` ranked by how much each changes B's
+  prediction (``viz_app.draw.swaps``, as the explorer's ``Pair.swapEffects``), and a free-text entry; any of them
+  replaces the token in B.
 """
 
 from __future__ import annotations
@@ -16,12 +18,16 @@ import disan
 from disan.vocab import PAD_ID, UNK_ID
 
 from viz_app.draw.presets import pair_presets_for
+from viz_app.draw.swaps import Swap, ranked_swaps, swap_text
 from viz_app.draw.text import md_escape
 from viz_app.shell import loaders
 from viz_app.shell.context import Context
 
 #: How many nearest words the swap offers (the explorer's NEAREST).
 NEAREST = 8
+#: How many nearest words are ranked by their effect on B's prediction, and how many of them are offered
+#: (the explorer's RANKED and RANKED_SHOWN).
+RANKED, RANKED_SHOWN = 50, 8
 #: Session key of the word of B being swapped: {"side", "index", "word"}, or absent.
 SWAP = "pair_swap"
 _PLACEHOLDER = "— pick a pair —"
@@ -125,11 +131,22 @@ def _use(side: str, index: int, replacement: str | None) -> None:
             pass  # B was edited under the panel: the word is gone, the panel closes and B stays as typed
     st.session_state.pop(SWAP, None)
     st.session_state.pop("pair_swap_pick", None)
+    st.session_state.pop("pair_swap_ranked", None)
     st.session_state.pop("pair_swap_free", None)
 
 
 def _pick(side: str, index: int) -> None:
     _use(side, index, st.session_state.get("pair_swap_pick"))
+
+
+def _pick_ranked(side: str, index: int) -> None:
+    _use(side, index, st.session_state.get("pair_swap_ranked"))
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _ranked(name: str, b: tuple, side: str, index: int, masks: str, alpha: float | None) -> list[Swap]:
+    words = [w for w, _ in nearest_words(name, disan.tokenize(dict(b)[side] or "")[index], RANKED)]
+    return ranked_swaps(loaders.load_model(name), dict(b), side, index, words, masks=masks, alpha=alpha)
 
 
 def _free(side: str, index: int) -> None:
@@ -156,6 +173,12 @@ def swap_panel(ctx: Context, b: dict[str, str | None], side_label: dict[str, str
             st.pills(f"Swap B's word “{md_escape(word)}” (#{index}{where}) for one of its nearest words in the "
                      "model's table (cosine)", [w for w, _ in near], key="pair_swap_pick", on_change=_pick,
                      args=(side, index), format_func=dict((w, f"{w} · {c:.2f}") for w, c in near).get)
+            ranked = _ranked(ctx.model, tuple(sorted(b.items())), side, index, ctx.masks, ctx.trace_alpha)
+            shown = ranked[:RANKED_SHOWN]
+            st.pills(f"…or one of its {len(ranked)} nearest words ranked by how much each changes B's prediction "
+                     "(the change of the probability of B's predicted class, or of the score; → the new class where "
+                     "it flips)", [s.word for s in shown], key="pair_swap_ranked", on_change=_pick_ranked,
+                     args=(side, index), format_func=dict((s.word, swap_text(s)) for s in shown).get)
         else:
             st.caption(f"The model has no vector for “{md_escape(word)}”: no nearest words; type its replacement.")
         st.text_input("or other words (Enter to use them)", key="pair_swap_free", on_change=_free, args=(side, index))
