@@ -61,8 +61,8 @@ def add_train(sub) -> None:
                    help="a built-in task (or give --data FILE)")
     p.add_argument("--ablation", choices=["nodir", "nodist"], default=None)
     p.add_argument("--out", default=None, help="checkpoint path (default runs/<model>-<task or file name>[-<ablation>])")
-    p.add_argument("--overwrite", action="store_true", help="--data: replace an existing model at --out")
-    p.add_argument("--resume", action="store_true", help="--data: continue the interrupted run at --out")
+    p.add_argument("--overwrite", action="store_true", default=None, help="--data: replace an existing model at --out")
+    p.add_argument("--resume", action="store_true", default=None, help="--data: continue the interrupted run at --out")
     helps = {"data": "your labelled file: .csv, .tsv, .jsonl or .parquet (CSV/TSV/JSONL may be .gz)",
              "text": "--data: the sentence column (default text)", "text_pair": "--data: a second sentence's column "
              "(pair classification as for NLI)", "label": "--data: the label column (default label)",
@@ -124,7 +124,7 @@ def run_train_file(args) -> int:
     defaults = {**paper_defaults(args.model, "nli" if args.text_pair else "sst5"), "patience": 3}
     cfg = TrainConfig(**{**defaults, "task": "file", "out": f"runs/{name}", **given})
     try:
-        card = train_file(cfg, overwrite=args.overwrite, resume=args.resume)
+        card = train_file(cfg, overwrite=bool(args.overwrite), resume=bool(args.resume))
     except KeyboardInterrupt:
         print("interrupted; rerun the same command with --resume to continue from the last saved state.", file=sys.stderr)
         return 130

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..checkpoint import sha256
 from .example import Example
+from .file_labels import class_labels, class_counts, number, score_labels
 from .table_file import TableFileError, check_file, read_chunks, row_line, table_format
 
 #: Values of a ``--split`` column and the part each names.
@@ -30,8 +31,6 @@ SPLIT_NAMES = {"train": "train", "dev": "dev", "validation": "dev", "valid": "de
 SPLIT_SEED = 13
 DEV_FRACTION = 0.1
 TEST_FRACTION = 0.1
-#: A classification label column with more distinct numbers than this, some not integers, looks like a score.
-SCORE_LIKE_VALUES = 20
 
 
 @dataclass(frozen=True)
@@ -90,7 +89,7 @@ def read_rows(path: str, spec: FileSpec, with_split: bool) -> _Rows:
         if blank:
             raise TableFileError(f"{p}: {len(blank):,} row(s) have a blank {column!r} ({flag}), the first at "
                                  f"{lines[blank[0]]}; fill them in or remove those rows.")
-        if all(_number(v) is not None for v in values):
+        if all(number(v) is not None for v in values):
             raise TableFileError(f"{p}: column {column!r} given as {flag} holds numbers only (e.g. {values[0]!r}), "
                                  "not sentences; name the text column with " + flag + ".")
     blank = [i for i, v in enumerate(cols[spec.label]) if not v.strip()]
@@ -102,14 +101,6 @@ def read_rows(path: str, spec: FileSpec, with_split: bool) -> _Rows:
                  [f"{p.name}:{line}" for line in lines])
 
 
-def _number(value: str) -> float | None:
-    try:
-        x = float(value)
-    except ValueError:
-        return None
-    return x if math.isfinite(x) else None
-
-
 def load_file_task(spec: FileSpec) -> FileTask:
     """The task of ``spec``: its parts, label names and the record the card prints."""
     main = read_rows(spec.data, spec, with_split=spec.split is not None)
@@ -118,9 +109,9 @@ def load_file_task(spec: FileSpec) -> FileTask:
         if path is not None:
             parts[name] = _all(read_rows(path, spec, with_split=False))
     if spec.regression:
-        labels, to_example = _regression(parts, spec)
+        labels, to_example = score_labels(parts, spec)
     else:
-        labels, to_example = _classes(parts, spec)
+        labels, to_example = class_labels(parts, spec)
     examples = {name: to_example(rows, idx) for name, (rows, idx) in parts.items()}
     files = {"data": spec.data} | ({"dev": spec.dev} if spec.dev else {}) | ({"test": spec.test} if spec.test else {})
     record = {
@@ -129,7 +120,7 @@ def load_file_task(spec: FileSpec) -> FileTask:
         "columns": {"text": spec.text, "text_pair": spec.text_pair, "label": spec.label, "split": spec.split},
         "kind": "regression (relatedness module)" if spec.regression else "classification",
         "splits": _split_record(parts, spec),
-        "class_counts": {name: _counts(exs, labels, spec.regression) for name, exs in examples.items()},
+        "class_counts": {name: class_counts(exs, labels, spec.regression) for name, exs in examples.items()},
     }
     return FileTask(labels, spec.text_pair is not None, spec.regression, examples, record)
 
@@ -171,7 +162,7 @@ def _split(rows: _Rows, spec: FileSpec) -> dict[str, tuple[_Rows, np.ndarray]]:
 def _strata(rows: _Rows, spec: FileSpec, idx: np.ndarray) -> np.ndarray:
     """What the held-out parts are stratified by: the label, or a score's nearest integer grade."""
     if spec.regression:
-        return np.array([str(round(_number(rows.labels[i]) or 0.0)) for i in idx])
+        return np.array([str(round(number(rows.labels[i]) or 0.0)) for i in idx])
     return np.array([rows.labels[i] for i in idx])
 
 
@@ -212,81 +203,6 @@ def _marked(rows: _Rows, part: str) -> bool:
     return any(SPLIT_NAMES.get(v.strip().lower()) == part for v in rows.splits or ())
 
 
-def _label_order(values: set[str]) -> tuple[str, ...]:
-    if all(_number(v) is not None and float(v).is_integer() for v in values):
-        return tuple(sorted(values, key=float))
-    return tuple(sorted(values))
-
-
-def _classes(parts: dict, spec: FileSpec):
-    rows, idx = parts["train"]
-    seen = Counter(rows.labels[i] for i in idx)
-    if len(seen) < 2:
-        only = ", ".join(repr(v) for v in seen) or "none"
-        raise TableFileError(f"{rows.file}: the label column {spec.label!r} has one class only in train ({only}); "
-                             "a classifier needs at least two (or pass --regression for a numeric score).")
-    numbers = [_number(v) for v in seen]
-    if len(seen) > SCORE_LIKE_VALUES and all(x is not None for x in numbers) and not all(x.is_integer() for x in numbers):
-        raise TableFileError(f"{rows.file}: the label column {spec.label!r} holds {len(seen):,} different numbers "
-                             f"(e.g. {next(iter(seen))!r}); pass --regression to train a score, or give class names.")
-    labels = _label_order(set(seen))
-    index = {name: i for i, name in enumerate(labels)}
-    for name in ("dev", "test"):
-        other, oidx = parts[name]
-        unseen = Counter(other.labels[i] for i in oidx if other.labels[i] not in index)
-        if unseen:
-            shown = ", ".join(f"{v!r} ({n:,} rows)" for v, n in unseen.most_common(5))
-            raise TableFileError(f"{other.file}: the {name} part has label(s) never seen in train: {shown}; train "
-                                 f"knows {', '.join(map(repr, labels))}. Relabel those rows or move them to train.")
-
-    def to_example(r: _Rows, ids: np.ndarray) -> list[Example]:
-        return [Example(r.texts[i], index[r.labels[i]], r.pairs[i] if r.pairs else None, r.lines[i]) for i in ids]
-
-    return labels, to_example
-
-
-def _regression(parts: dict, spec: FileSpec):
-    if spec.text_pair is None:
-        raise TableFileError("--regression trains disan-sick's relatedness module, which scores sentence pairs; "
-                             "give the second sentence's column with --text-pair (single sentences: classes only).")
-    scores = {}
-    for name, (r, ids) in parts.items():
-        values = []
-        for i in ids:
-            x = _number(r.labels[i])
-            if x is None:
-                raise TableFileError(f"{r.lines[i].split(':')[0]}, {r.lines[i].split(':', 1)[1]}: label {r.labels[i]!r} "
-                                     f"in {spec.label!r} is not a number; --regression needs a numeric label column.")
-            values.append(x)
-        scores[name] = np.array(values, dtype=np.float64)
-    k = math.ceil(scores["train"].max())
-    for name, values in scores.items():
-        if len(values) and (values.min() < 1 or values.max() > k):
-            r = parts[name][0]
-            raise TableFileError(f"{r.file}: {name} scores run from {values.min():g} to {values.max():g}; the "
-                                 f"relatedness module predicts grades 1..K (here K = {k}, train's highest score "
-                                 "rounded up), so rescale the label to lie between 1 and K.")
-    if k < 2:
-        raise TableFileError(f"{parts['train'][0].file}: every train score is 1; the relatedness module needs scores "
-                             "spread over at least the grades 1..2.")
-    labels = tuple(str(g) for g in range(1, k + 1))
-
-    def to_example(r: _Rows, ids: np.ndarray) -> list[Example]:
-        out = []
-        for i in ids:
-            y = float(r.labels[i])
-            out.append(Example(r.texts[i], min(k, max(1, math.floor(y + 0.5))) - 1, r.pairs[i], r.lines[i], y))
-        return out
-
-    return labels, to_example
-
-
-def _counts(examples: list[Example], labels: tuple[str, ...], regression: bool) -> dict:
-    """Examples per class (per nearest grade for a score)."""
-    counts = Counter(labels[e.label] for e in examples)
-    return {name: counts.get(name, 0) for name in labels}
-
-
 def read_for_model(path: str, spec: FileSpec, labels: tuple[str, ...], relatedness: bool) -> list[Example]:
     """Every row of ``path`` as examples of a trained model's labels (``disan evaluate --data``)."""
     rows = read_rows(path, spec, with_split=False)
@@ -295,7 +211,7 @@ def read_for_model(path: str, spec: FileSpec, labels: tuple[str, ...], relatedne
         k = len(labels)
         out = []
         for i in ids:
-            y = _number(rows.labels[i])
+            y = number(rows.labels[i])
             if y is None or not 1 <= y <= k:
                 raise TableFileError(f"{rows.file}, {rows.lines[i].split(':', 1)[1]}: score {rows.labels[i]!r} in "
                                      f"{spec.label!r} is not a number from 1 to {k}, the model's grades.")
