@@ -235,6 +235,8 @@ def add_claims(sub) -> None:
     p.add_argument("--stale-only", action="store_true", help="with --write: skip models whose stored file is current")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--pretrained-dir", default=None, help="folder of the checkpoints and results (default pretrained/)")
+    p.add_argument("--data", default=None, help="a model trained on a file: measure on this labelled file's rows "
+                                                "(default: the test part its card records)")
 
 
 def claims_table(result: dict) -> str:
@@ -282,7 +284,9 @@ def run_claims(args) -> int:
             print(f"{name}: stored results are current (checkpoint SHA-256 matches); skipped.", file=sys.stderr)
             continue
         start = time.perf_counter()
-        result = compute(name, args.split, args.task, args.data_dir, not args.no_progress, folder)
+        if args.data is not None and args.write:
+            raise DisanError("--write stores test-set results; drop it with --data (a file's results are printed).")
+        result = compute(name, args.split, args.task, args.data_dir, not args.no_progress, folder, args.data)
         seconds = time.perf_counter() - start
         print(json.dumps(result, ensure_ascii=False) if args.json else claims_table(result), flush=True)
         done = f"wrote {write_claims(result, folder)}" if args.write else "measured"
@@ -307,6 +311,8 @@ def add_faithfulness(sub) -> None:
     p.add_argument("--cache", default=None, metavar="DIR",
                    help="save finished batches in DIR (outside the checkout) every few minutes, and resume from them "
                         "when rerun; a cache of another model, checkpoint, split, sample or code version is not used")
+    p.add_argument("--data", default=None, help="a model trained on a file: measure on this labelled file's rows "
+                                                "(default: the test part its card records)")
 
 
 def faithfulness_table(result: dict) -> str:
@@ -335,8 +341,10 @@ def run_faithfulness(args) -> int:
             print(f"{name}: stored results are current (checkpoint SHA-256 matches); skipped.", file=sys.stderr)
             continue
         start = time.perf_counter()
+        if args.data is not None and args.write:
+            raise DisanError("--write stores test-set results; drop it with --data (a file's results are printed).")
         result = compute(name, args.split, args.task, args.data_dir, args.limit, not args.no_progress, folder,
-                         args.cache)
+                         args.cache, args.data)
         seconds = time.perf_counter() - start
         print(json.dumps(result, ensure_ascii=False) if args.json else faithfulness_table(result), flush=True)
         done = f"wrote {write_faithfulness(result, folder)}" if args.write else "measured"

@@ -94,6 +94,18 @@ def length_lines(report: dict, max_len: int, max_tokens: int) -> list[str]:
     return lines
 
 
+def test_presets(name: str, task: FileTask) -> list[dict]:
+    """The app's and the site's presets for the model: the first test example of each class (grade), verbatim."""
+    out = []
+    for index, label in enumerate(task.labels):
+        example = next((e for e in task.parts["test"] if e.label == index), None)
+        if example is not None:
+            what = f"score {example.score:g}" if example.score is not None else f"gold {label}"
+            out.append({"label": f"{name}: test, {example.source} ({what}) — {example.text[:60]}",
+                        "text": example.text, "hypothesis": example.hypothesis or ""})
+    return out
+
+
 def train_file(cfg: TrainConfig, overwrite: bool = False, resume: bool = False) -> dict:
     """Train on ``cfg.data``; returns the card."""
     from . import checkpoint
@@ -134,6 +146,7 @@ def train_file(cfg: TrainConfig, overwrite: bool = False, resume: bool = False) 
         "train": summary,
         "train_command": summary["command"],
         "evaluation": {"test": {"model": name, "split": "test", **report, "overlap": block}},
+        "presets": test_presets(name, task),
     }
     (stage / f"{name}.train.json").write_text(json.dumps(summary, indent=2) + "\n")
     write_card(card, stage)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import disan
 from disan.config import ARCHS
@@ -36,7 +37,10 @@ def is_random(name: str) -> bool:
 
 def label(name: str) -> str:
     """Picker label: random-weight models say so."""
-    return f"{name} (random weights)" if is_random(name) else name
+    if is_random(name):
+        return f"{name} (random weights)"
+    path = Path(name)  # a checkpoint given by path (disan app --model PATH): its stem, and where it is
+    return f"{path.stem} (your model: {path.parent})" if path.suffix == ".safetensors" else name
 
 
 def default_model(names: Sequence[str]) -> str:
