@@ -90,6 +90,7 @@ def train_row(arch: str, data: Path, out: Path, args) -> dict:
            "--patience", str(args.patience), "--epochs", str(args.epochs), "--device", args.device]
     cmd += ["--threads", str(args.threads)] if args.threads else []
     cmd += ["--glove", args.glove] if args.glove else []
+    cmd += ["--d-h", str(args.d_h)] if args.d_h else []
     env = {**os.environ, "TQDM_MININTERVAL": "30"}
     started = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
@@ -184,8 +185,15 @@ def main(argv: list[str]) -> int:
     p.add_argument("--glove", default=None)
     p.add_argument("--skip-train", action="store_true")
     p.add_argument("--skip-read", action="store_true")
+    p.add_argument("--d-h", default=None, help="hidden size passed to train (default: the recipe's 300)")
     p.add_argument("--json", default=None, help="write the raw figures here")
+    p.add_argument("--docs", default=None, metavar="PAGE", help="write the printed block between the train-data-bench "
+                                                               "markers of PAGE (e.g. docs/your-data.md)")
+    p.add_argument("--render", default=None, metavar="JSON", help="no measuring: print (and with --docs write) the "
+                                                                  "block of a run's --json")
     args = p.parse_args(argv)
+    if args.render:
+        return finish(json.loads(Path(args.render).read_text()), args.docs)
     rows, source = example_rows(args.data_dir, args.examples)
     result = {"source": source, "uptime_before": uptime(), "train": [], "argv": argv}
     print(f"load before: {result['uptime_before']}", flush=True)
@@ -201,8 +209,24 @@ def main(argv: list[str]) -> int:
             print(f"[train-data] reading {args.rows:,} rows …", flush=True)
             result["read"] = read_row(big, args.workers)
     result["uptime_after"] = uptime()
-    for table in tables(result):
-        print(table.to_text(), "\n")
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
+    return finish(result, args.docs)
+
+
+START, END = "<!-- train-data-bench:start -->", "<!-- train-data-bench:end -->"
+
+
+def finish(result: dict, docs: str | None) -> int:
+    """Print the tables; with ``docs``, write them (as the command printed them) into the page's marked block."""
+    from disan.output import replace_marked
+
+    text = "\n\n".join(table.to_text() for table in tables(result))
+    print(text)
+    if docs:
+        page = Path(docs)
+        command = "python -m viz_app bench train-data " + " ".join(result.get("argv", []))
+        block = f"```\n$ {command.strip()}\n{text}\n```"
+        page.write_text(replace_marked(page.read_text(encoding="utf-8"), START, END, block), encoding="utf-8")
+        print(f"updated {page}")
     return 0
