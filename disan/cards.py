@@ -177,7 +177,8 @@ def render(card: dict) -> str:
     lines += [f"- Parameters without embeddings: {train.get('params_without_embeddings', 0):,}; vocabulary {train.get('vocab_size')} words"]
     lines += [f"- Optimizer {tcfg.get('optimizer')} lr {tcfg.get('lr')}, batch {tcfg.get('batch_size')}, dropout {tcfg.get('dropout')}, "
               f"weight decay {tcfg.get('weight_decay')}, seed {tcfg.get('seed')}"]
-    lines += [f"- Training length: {epochs_text(train)}; wall time {train.get('wall_time_s')} s on {train.get('hardware')} (torch {train.get('torch')})"]
+    lines += [f"- Training length: {epochs_text(train)}; wall time {train.get('wall_time_s')} s on {train.get('hardware')}"
+              + (f", device {train['device']}" if train.get("device") else "") + f" (torch {train.get('torch')})"]
     if train.get("token2token"):  # runs since issue 28 measure DiSAN's kernel per device (disan.kernel_choice)
         lines += [f"- token2token kernel: {kernel_text(train['token2token'])}"]
     lines += [f"- Stopping: {stopping_text(train)}"]

@@ -60,6 +60,18 @@ def test_csv_to_checkpoint_and_card_with_the_files_labels(capsys, tmp_path):
     assert set(model.predict(["a great film"])[0]) == {"neg", "plot", "pos"}
 
 
+def test_recipe_flags_reach_the_model(capsys, tmp_path):
+    out = tmp_path / "sized"
+    code, _, err = train(capsys, out, DATA / "reviews.csv", "--text", "review", "--label", "sentiment", "--epochs", "1",
+                         "--heads", "2", "--alpha", "0.5", "--dropout", "0.3", "--lr", "0.002")
+    assert code == 0, err
+    cfg = describe(str(out.with_suffix(".safetensors")))
+    assert (cfg.heads, cfg.alpha, cfg.dropout, cfg.d_h) == (2, 0.5, 0.3, 10)
+    tcfg = card(out)["train"]["train_config"]
+    assert (tcfg["lr"], tcfg["optimizer"], tcfg["patience"]) == (0.002, "adam", 3)  # the DSA recipe, early stopping
+    assert "device cpu" in out.with_suffix(".card.md").read_text()
+
+
 def test_the_seeded_split_is_the_same_on_a_rerun(capsys, tmp_path):
     for name in ("a", "b"):
         assert train(capsys, tmp_path / name, DATA / "reviews.csv", "--text", "review", "--label", "sentiment",
