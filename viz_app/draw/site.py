@@ -216,7 +216,7 @@ def _facts(name: str, meta: dict, source: str | None = None) -> tuple[str, str]:
 
 
 def _page_model(name: str, meta: dict, file: str, source: str | None = None) -> dict:
-    title, facts = _facts(name, meta, source)
+    title, facts = _facts(name, meta, source) if source and source != name else _facts(name, meta)
     inputs = {"premise": "p_ids" if meta["pair"] else "ids", "hypothesis": "h_ids" if meta["pair"] else None,
               "alpha": "alpha" if meta["arch"] == "dsa" else None}
     d_model = next(o["shape"][-1] for o in meta["outputs"] if o["name"].endswith("fw_gate"))
