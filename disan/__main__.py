@@ -105,7 +105,24 @@ def run_train(args) -> int:
     best = (f"dev Pearson's r {summary['best_dev_pearson']:.4f}" if "best_dev_pearson" in summary
             else f"dev accuracy {summary['best_dev_acc']:.4f}")
     print(f"best {best}; checkpoint {Path(cfg.out).with_suffix('.safetensors')}")
+    print_task_duplicates(cfg)
     return 0
+
+
+def print_task_duplicates(cfg) -> None:
+    """Honest splits for a built-in task: how many test examples appear verbatim in train or dev (the test score
+    on the rest is ``evaluate --split test``'s); a missing test file only skips the line."""
+    from .data import load_task
+    from .overlap import overlap, overlap_line
+
+    fold = {} if cfg.fold is None else {"fold": cfg.fold}
+    try:
+        test = load_task(cfg.task, "test", cfg.data_dir, **fold)
+        seen = {part: load_task(cfg.task, part, cfg.data_dir, **fold) for part in ("train", "dev")}
+    except (DisanError, OSError, ValueError) as err:
+        print(f"duplicates between test and train/dev not counted: {str(err).splitlines()[0]}", file=sys.stderr)
+        return
+    print(overlap_line(overlap(test, seen, {})), file=sys.stderr)
 
 
 def run_train_file(args) -> int:

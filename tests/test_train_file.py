@@ -72,6 +72,22 @@ def test_recipe_flags_reach_the_model(capsys, tmp_path):
     assert "device cpu" in out.with_suffix(".card.md").read_text()
 
 
+def test_a_gzipped_glove_file_of_another_dimension(capsys, tmp_path):
+    import gzip
+
+    rows = [line.split() for line in (DATA / "glove.8d.txt").read_text().splitlines()]
+    glove = tmp_path / "glove.12d.txt.gz"
+    with gzip.open(glove, "wt", encoding="utf-8") as f:  # 12-d: the 8 values and 4 more
+        f.writelines(" ".join(r + r[1:5]) + "\n" for r in rows)
+    out = tmp_path / "gz"
+    code = main(["train", "--model", "disan", "--data", str(DATA / "reviews.csv"), "--text", "review", "--label",
+                 "sentiment", "--glove", str(glove), "--d-h", "8", "--epochs", "1", "--threads", "1", "--out", str(out)])
+    assert code == 0, capsys.readouterr().err
+    cfg = describe(str(out.with_suffix(".safetensors")))
+    assert cfg.d_in == 12 and cfg.glove == str(glove)
+    assert load(str(out.with_suffix(".safetensors")), "cpu").predict(["good film"])
+
+
 def test_the_seeded_split_is_the_same_on_a_rerun(capsys, tmp_path):
     for name in ("a", "b"):
         assert train(capsys, tmp_path / name, DATA / "reviews.csv", "--text", "review", "--label", "sentiment",
@@ -227,3 +243,16 @@ def test_a_failed_run_leaves_no_finished_checkpoint_and_resumes(capsys, tmp_path
     assert code == 0, err
     assert out.with_suffix(".safetensors").exists() and not (tmp_path / ".f.unfinished").exists()
     assert card(out)["train"]["epochs_run"] == 2  # nothing trained twice: the state held both epochs
+
+
+def test_train_on_a_built_in_task_counts_its_test_duplicates(capsys, tmp_path):
+    from tests.task_files import write_task_data
+
+    root = write_task_data(tmp_path / "data")
+    train_line = (root / "senteval" / "TREC.train.all").read_text().splitlines()[0]
+    with (root / "senteval" / "TREC.test.all").open("a") as f:
+        f.write(train_line.replace(" ", "  ") + "\n")  # the same question, spaced otherwise
+    code, _, err = run(capsys, "train", "--model", "dsa", "--task", "trec", "--data-dir", str(root), "--out",
+                       str(tmp_path / "trec"), *TINY[:-1], "1")
+    assert code == 0, err
+    assert "1 of 13 test examples appear verbatim after tokenisation in train/dev" in err
