@@ -93,6 +93,8 @@ def run_train(args) -> int:
         raise DisanError("Give either --task NAME (a built-in task) or --data FILE (your labelled file), not "
                          f"{'both' if args.task else 'neither'}.")
     if args.data is not None:
+        from .cli_file import run_train_file
+
         return run_train_file(args)
     if args.overwrite or args.resume:
         raise DisanError("--overwrite and --resume belong to --data runs; a --task run resumes from its state by itself.")
@@ -125,36 +127,6 @@ def print_task_duplicates(cfg) -> None:
     print(overlap_line(overlap(test, seen, {})), file=sys.stderr)
 
 
-def run_train_file(args) -> int:
-    """``train --data FILE``: the file's columns to a checkpoint and its card (``disan.train_file``)."""
-    from .train import TrainConfig, paper_defaults
-    from .train_file import train_file
-
-    given = {k: v for k, v in vars(args).items()
-             if v is not None and k not in ("command", "func", "overwrite", "resume", "task")}
-    for key in ("data", "dev", "test", "glove"):  # absolute: the card and the checkpoint are read from anywhere
-        value = given.get(key)
-        if value and (key != "glove" or Path(value).expanduser().exists()):
-            given[key] = str(Path(value).expanduser().resolve())
-    stem = Path(args.data).name.split(".")[0]
-    name = "-".join(x for x in (args.model, stem, args.ablation) if x)
-    defaults = {**paper_defaults(args.model, "nli" if args.text_pair else "sst5"), "patience": 3}
-    cfg = TrainConfig(**{**defaults, "task": "file", "out": f"runs/{name}", **given})
-    try:
-        card = train_file(cfg, overwrite=bool(args.overwrite), resume=bool(args.resume))
-    except KeyboardInterrupt:
-        print("interrupted; rerun the same command with --resume to continue from the last saved state.", file=sys.stderr)
-        return 130
-    test = card["evaluation"]["test"]
-    score = (f"Pearson's r {test['pearson_r']:.4f}" if "pearson_r" in test else
-             f"accuracy {100 * test['accuracy']:.2f}% [{100 * test['accuracy_ci95'][0]:.2f}, "
-             f"{100 * test['accuracy_ci95'][1]:.2f}], macro-F1 {test['macro_f1']:.4f}")
-    out = Path(card["train"]["train_config"]["out"])
-    print(f"test {score} on {test['n']:,} examples; checkpoint {out.with_suffix('.safetensors')}, card "
-          f"{out.parent / (out.name + '.card.md')}")
-    return 0
-
-
 def add_evaluate(sub) -> None:
     p = sub.add_parser("evaluate", help="score a model: accuracy, per class, confusion, by length")
     p.add_argument("--model", required=True)
@@ -183,6 +155,8 @@ def run_evaluate(args) -> int:
         raise DisanError("Give either --task NAME (a built-in task) or --data FILE (a labelled file), not "
                          f"{'both' if args.task else 'neither'}.")
     if args.data is not None:
+        from .cli_file import run_evaluate_file
+
         return run_evaluate_file(args)
     check_fold(args.task, args.fold)
     fold = {} if args.fold is None else {"fold": args.fold}
@@ -197,46 +171,6 @@ def run_evaluate(args) -> int:
     print(json.dumps(report, indent=2))
     if args.card:
         update_card(model.name, args.split, report)
-    return 0
-
-
-def run_evaluate_file(args) -> int:
-    """``evaluate --data FILE``: every row of FILE, columns as the model's card names them unless given."""
-    from .api import checkpoint_path, load
-    from .cards import read_card, update_card
-    from .data.file_task import FileSpec, load_file_task, read_for_model
-    from .evaluate import evaluate
-    from .overlap import overlap, overlap_line
-    from .train_file import spec_of
-    from .train_config import TrainConfig
-
-    model = load(args.model, args.device)
-    folder = checkpoint_path(args.model).parent
-    card = read_card(model.name, folder)
-    trained = card.get("train", {}).get("train_config", {})
-    cols = card.get("data_file", {}).get("columns", {})
-    spec = FileSpec(args.data, args.text or cols.get("text") or "text",
-                    args.text_pair or cols.get("text_pair") or None, args.label or cols.get("label") or "label",
-                    model.cfg.relatedness)
-    if model.cfg.pair and spec.text_pair is None:
-        raise DisanError(f"{model.name} reads sentence pairs; name the second sentence's column with --text-pair.")
-    if not model.cfg.pair and spec.text_pair is not None:
-        raise DisanError(f"{model.name} reads single sentences; drop --text-pair.")
-    examples = read_for_model(args.data, spec, model.cfg.labels, model.cfg.relatedness)
-    report = evaluate(model, examples)
-    if trained.get("data"):
-        fields = {k: v for k, v in trained.items() if k in {f.name for f in dataclasses.fields(TrainConfig)}}
-        try:
-            task = load_file_task(spec_of(TrainConfig(**fields)))
-        except DisanError as err:
-            print(f"duplicates not checked: the model's training data cannot be read ({err})", file=sys.stderr)
-        else:
-            report["overlap"] = overlap(examples, {"train": task.parts["train"], "dev": task.parts["dev"]}, report)
-            print(overlap_line(report["overlap"]).replace("test examples", "examples of this file"), file=sys.stderr)
-    report = {"model": model.name, "data": str(Path(args.data).resolve()), **report}
-    print(json.dumps(report, indent=2))
-    if args.card:
-        update_card(model.name, f"file {Path(args.data).name}", report, folder)
     return 0
 
 
