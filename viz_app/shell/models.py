@@ -44,7 +44,11 @@ def label(name: str) -> str:
 
 
 def default_model(names: Sequence[str]) -> str:
-    """``disan-sst5`` if bundled, else another preferred or bundled checkpoint, else random ``disan``."""
+    """The first model given with ``disan app --model PATH``, else ``disan-sst5`` if bundled, else another preferred
+    or bundled checkpoint, else random ``disan``."""
+    mine = [n for n in disan.api.user_models() if n in names]
+    if mine:
+        return mine[0]
     for name in PREFERRED:
         if name in names:
             return name
