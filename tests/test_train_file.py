@@ -191,6 +191,8 @@ BAD = [
     (["--data", str(DATA / "missing.csv")], ["does not exist"]),
     (["--data", str(DATA / "pairs.tsv"), "--text", "premise", "--label", "judgment", "--split", "judgment"],
      ["'same'", "use train, dev"]),
+    (["--data", str(DATA / "pairs.tsv"), "--text", "premise", "--label", "judgment", "--split", "part", "--test",
+      str(DATA / "pairs.tsv")], ["marks 9 rows test", "use one of them"]),
 ]
 
 

@@ -140,6 +140,10 @@ def _split(rows: _Rows, spec: FileSpec) -> dict[str, tuple[_Rows, np.ndarray]]:
                                  f"{rows.lines[bad].split(':', 1)[1]}; use train, dev (or validation) and test.")
         given = {part: np.array([i for i, s in enumerate(names) if s == part], dtype=np.int64)
                  for part in ("train", "dev", "test")}
+        for part, own in (("dev", spec.dev), ("test", spec.test)):
+            if own is not None and len(given[part]):  # two sources for one part: one set of rows would be dropped
+                raise TableFileError(f"{rows.file}: --split column {spec.split!r} marks {len(given[part]):,} rows "
+                                     f"{part} and --{part} gives a {part} file too; use one of them.")
     else:
         given = {"train": np.arange(n), "dev": np.array([], np.int64), "test": np.array([], np.int64)}
     train = given["train"]
