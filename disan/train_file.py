@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -115,6 +116,9 @@ def train_file(cfg: TrainConfig, overwrite: bool = False, resume: bool = False) 
     from .overlap import overlap, overlap_line
     from .train import train
 
+    if int(os.environ.get("WORLD_SIZE", "1")) > 1:  # one process scores, writes the card and moves the files
+        raise InputError("train --data runs in one process, not under torchrun; --device auto takes a GPU when "
+                         "there is one, and the CPU's every core otherwise.")
     name, files, stage = prepare_output(cfg.out, overwrite, resume)
     task = load_file_task(spec_of(cfg))  # every check of the file before anything is written
     glove = check_glove(cfg.glove)
