@@ -54,6 +54,7 @@ def test_csv_to_checkpoint_and_card_with_the_files_labels(capsys, tmp_path):
     md = out.with_suffix(".card.md").read_text()
     assert c["data_file"]["files"]["data"]["sha256"] in md and "95% interval" in md and "Learning curve" in md
     assert "disan evaluate --model" in md and "test accuracy" in stdout
+    assert "ex/s=" in err and (stdout + err).count(": dev acc ") == 4  # the bar's examples/s; the dev score of every epoch
     assert sorted(p.name for p in out.parent.iterdir()) == sorted(
         f"reviews{s}" for s in (".safetensors", ".json", ".card.md", ".train.json", ".log.jsonl"))  # no staging left
     model = load(str(out.with_suffix(".safetensors")), "cpu")  # disan.load(PATH)
