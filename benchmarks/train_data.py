@@ -192,11 +192,12 @@ def main(argv: list[str]) -> int:
     p.add_argument("--json", default=None, help="write the raw figures here")
     p.add_argument("--docs", default=None, metavar="PAGE", help="write the printed block between the train-data-bench "
                                                                "markers of PAGE (e.g. docs/your-data.md)")
+    p.add_argument("--block", default="train-data-bench", help="the name of the --docs markers (<!-- NAME:start -->)")
     p.add_argument("--render", default=None, metavar="JSON", help="no measuring: print (and with --docs write) the "
                                                                   "block of a run's --json")
     args = p.parse_args(argv)
     if args.render:
-        return finish(json.loads(Path(args.render).read_text()), args.docs)
+        return finish(json.loads(Path(args.render).read_text()), args.docs, args.block)
     rows, source = example_rows(args.data_dir, args.examples)
     result = {"source": source, "uptime_before": uptime(), "train": [], "argv": argv}
     print(f"load before: {result['uptime_before']}", flush=True)
@@ -220,13 +221,13 @@ def main(argv: list[str]) -> int:
                 result["train"].append(train_row(arch, data, folder / "runs" / arch, args))
                 save()
     save()
-    return finish(result, args.docs)
+    return finish(result, args.docs, args.block)
 
 
 START, END = "<!-- train-data-bench:start -->", "<!-- train-data-bench:end -->"
 
 
-def finish(result: dict, docs: str | None) -> int:
+def finish(result: dict, docs: str | None, block_name: str = "train-data-bench") -> int:
     """Print the tables; with ``docs``, write them (as the command printed them) into the page's marked block."""
     from disan.output import replace_marked
 
@@ -236,6 +237,7 @@ def finish(result: dict, docs: str | None) -> int:
         page = Path(docs)
         command = "python -m viz_app bench train-data " + " ".join(result.get("argv", []))
         block = f"```\n$ {command.strip()}\n{text}\n```"
-        page.write_text(replace_marked(page.read_text(encoding="utf-8"), START, END, block), encoding="utf-8")
+        start, end = f"<!-- {block_name}:start -->", f"<!-- {block_name}:end -->"
+        page.write_text(replace_marked(page.read_text(encoding="utf-8"), start, end, block), encoding="utf-8")
         print(f"updated {page}")
     return 0
