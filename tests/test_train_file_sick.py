@@ -63,6 +63,7 @@ def sick_model(tmp_path_factory):
 
 
 @pytest.mark.data
+@pytest.mark.slow
 def test_sick_entailment_trains_through_the_public_command(sick_model):
     path, counts, proc = sick_model
     card = json.loads(path.with_suffix(".json").read_text())
@@ -77,6 +78,7 @@ def test_sick_entailment_trains_through_the_public_command(sick_model):
 
 
 @pytest.mark.data
+@pytest.mark.slow
 def test_sick_entailment_model_loads_and_runs_in_a_built_site(sick_model, chromium, tmp_path):
     from viz_app.draw import site
 
