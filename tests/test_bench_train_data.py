@@ -18,7 +18,9 @@ def test_smoke_run_measures_training_and_reading_and_writes_its_block(tmp_path, 
     assert result["source"].startswith("generated")
     [row] = result["train"]
     assert row["arch"] == "dsa" and row["epochs"] == 1 and row["train_examples"] == 64  # 80 less 10% dev, 10% test
-    assert row["s_per_epoch"] > 0 and row["peak_rss_mb"] > 0
+    # (a tiny epoch can round to 0.0 s in the log: its mean is checked against the per-epoch list instead)
+    assert row["s_per_epoch"] == row["s_per_epoch_each"][0] >= 0 and row["process_wall_s"] > 0
+    assert row["peak_rss_mb"] > 100  # torch alone holds more
     read = result["read"]
     assert read["rows"] == 3000 and read["tokens"] > 3000 * 10 and read["vocabulary"] > 3000  # each row numbered
     assert "load average" in printed and "Reading + tokenising a 3,000-row CSV" in printed
