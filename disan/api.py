@@ -36,10 +36,30 @@ def default_device() -> torch.device:
     return torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 
+#: Checkpoint paths listed beside the bundled models (``disan app --model PATH`` sets it), ``os.pathsep``-separated.
+USER_MODELS_ENV = "DISAN_MODELS"
+
+
+def user_models() -> list[str]:
+    """The checkpoint paths of ``$DISAN_MODELS`` that are files (absolute, in the order given)."""
+    import os
+
+    paths = [Path(p).expanduser().resolve() for p in os.environ.get(USER_MODELS_ENV, "").split(os.pathsep) if p]
+    return list(dict.fromkeys(str(p) for p in paths if p.is_file()))
+
+
 def available(pretrained_dir: Path = PRETRAINED_DIR) -> list[str]:
-    """Names of the bundled checkpoints, then the random-weight architectures."""
+    """Names of the bundled checkpoints, then the paths of ``$DISAN_MODELS``, then the random-weight architectures."""
     names = sorted(p.stem for p in pretrained_dir.glob("*.safetensors"))
-    return names + list(ARCHS)
+    return names + user_models() + list(ARCHS)
+
+
+def card_of(name_or_path: str) -> dict:
+    """The model card of a bundled name or of a checkpoint path (``<stem>.json`` beside it); ``{"name": …}`` if none."""
+    from .cards import read_card
+
+    path = checkpoint_path(name_or_path)
+    return read_card(path.name.removesuffix(".safetensors"), path.parent)
 
 
 def random_model(arch: str, device: torch.device | str = "cpu", **config) -> SentenceModel:

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from .api import PRETRAINED_DIR
+from .card_file import data_lines, evaluate_command, glove_text, is_file_card, overlap_lines, score_columns
 from .card_relatedness import is_relatedness, module_lines, scores_lines
 from .card_runs import runs_lines
 from .fold_runs import never_seen_lines
@@ -85,7 +86,8 @@ def stopping_text(train: dict) -> str:
     from .train import evals_since_best  # the rule early stopping itself counts with
 
     after = evals_since_best(train.get("history") or [])
-    return (f"{train['total_steps']:,} optimizer steps, evaluated every {train.get('eval_every'):,} steps; "
+    every = f"every {train.get('eval_every'):,} steps" if train.get("eval_every") else "once per epoch"
+    return (f"{train['total_steps']:,} optimizer steps, evaluated {every}; "
             f"best dev at step {train.get('best_step') or 0:,}, followed by {after} evaluations without a new best; "
             f"ended by {how}")
 
@@ -133,10 +135,12 @@ def pct(x: float | None) -> str:
 def accuracy_lines(card: dict) -> list[str]:
     """A classifier's scores: dev and test accuracy, then per class, by length and the confusion matrix."""
     name, train, evals = card["name"], card.get("train", {}), card.get("evaluation", {})
-    lines = ["", "## Accuracy", "", "| split | accuracy | paper |", "|---|---|---|"]
-    lines += [f"| dev (held out) | {pct(train.get('best_dev_acc'))} | |"]
+    lines = ["", "## Accuracy", "", "| split | accuracy | 95% interval (bootstrap) | macro-F1 | paper |",
+             "|---|---|---|---|---|"]
+    lines += [f"| dev (held out) | {pct(train.get('best_dev_acc'))} | | | |"]
     for split, rep in evals.items():
-        lines += [f"| {split} | {pct(rep.get('accuracy'))} | {PAPER_REFERENCE.get(name, '')} |"]
+        lines += [f"| {split} | {pct(rep.get('accuracy'))} | {score_columns(rep)} | {PAPER_REFERENCE.get(name, '')} |"]
+    lines += overlap_lines(card)
     for split, rep in evals.items():
         lines += ["", f"### {split}: per class", "", "| class | accuracy |", "|---|---|"]
         lines += [f"| {k} | {pct(v)} |" for k, v in rep.get("per_class_accuracy", {}).items()]
@@ -160,6 +164,7 @@ def render(card: dict) -> str:
     lines = [f"# Model card: `{name}`", ""]
     lines += [card.get("description", ""), ""]
     lines += ["## Data", ""]
+    lines += data_lines(card) if is_file_card(card) else []
     lines += [f"- Task: `{tcfg.get('task')}`; training examples: {train.get('train_examples', '–'):,}"
               if isinstance(train.get("train_examples"), int) else f"- Task: `{tcfg.get('task')}`"]
     lines += [f"- Dev (model selection) examples: {train.get('dev_examples', '–')}"]
@@ -168,11 +173,12 @@ def render(card: dict) -> str:
     lines += [f"- {card['data_note']}"] if card.get("data_note") else []
     lines += ["", "## Model and training", ""]
     lines += [f"- Architecture: `{mcfg.get('arch')}`, d_h={mcfg.get('d_h')}, heads={mcfg.get('heads')}, "
-              f"alpha={mcfg.get('alpha')}, masks={mcfg.get('masks')}, input dim {mcfg.get('d_in')} (GloVe 6B 50d)"]
+              f"alpha={mcfg.get('alpha')}, masks={mcfg.get('masks')}, input dim {mcfg.get('d_in')} ({glove_text(mcfg)})"]
     lines += [f"- Parameters without embeddings: {train.get('params_without_embeddings', 0):,}; vocabulary {train.get('vocab_size')} words"]
     lines += [f"- Optimizer {tcfg.get('optimizer')} lr {tcfg.get('lr')}, batch {tcfg.get('batch_size')}, dropout {tcfg.get('dropout')}, "
               f"weight decay {tcfg.get('weight_decay')}, seed {tcfg.get('seed')}"]
-    lines += [f"- Training length: {epochs_text(train)}; wall time {train.get('wall_time_s')} s on {train.get('hardware')} (torch {train.get('torch')})"]
+    lines += [f"- Training length: {epochs_text(train)}; wall time {train.get('wall_time_s')} s on {train.get('hardware')}"
+              + (f", device {train['device']}" if train.get("device") else "") + f" (torch {train.get('torch')})"]
     if train.get("token2token"):  # runs since issue 28 measure DiSAN's kernel per device (disan.kernel_choice)
         lines += [f"- token2token kernel: {kernel_text(train['token2token'])}"]
     lines += [f"- Stopping: {stopping_text(train)}"]
@@ -183,11 +189,14 @@ def render(card: dict) -> str:
         lines += never_seen_lines(card["never_seen"])
     if card.get("recipe"):
         lines += ["", "## Recipe choices (decided on dev)", ""] + [f"- {line}" for line in card["recipe"]]
-    lines += scores_lines(card) if is_relatedness(card) else accuracy_lines(card)
+    lines += scores_lines(card) + overlap_lines(card) if is_relatedness(card) else accuracy_lines(card)
     if train.get("history"):
         lines += ["", "## Learning curve", ""] + curve_lines(train["history"])
     lines += ["", "## Reproduce", "", "```", card.get("train_command", train.get("command", "")), "```"]
     fold = "" if tcfg.get("fold") is None else f" --fold {tcfg['fold']}"
+    if is_file_card(card):
+        evals = {}
+        lines += ["```", evaluate_command(card), "```"]
     for split in evals:
         lines += ["```", f"python -m disan evaluate --model {name} --task {tcfg.get('task')} --split {split}{fold} --card",
                   "```"]

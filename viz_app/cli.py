@@ -88,7 +88,8 @@ def add_site(sub) -> None:
     p = sub.add_parser("site", help="write the static explorer: a folder where the models run in the page (no server)")
     p.add_argument("--out", required=True, help="the folder to write (created; an earlier site there is replaced)")
     p.add_argument("--model", action="append", default=None,
-                   help="a bundled model to include (repeat for several; default: every bundled checkpoint)")
+                   help="a bundled model or a checkpoint path to include (repeat for several; default: every bundled "
+                        "checkpoint)")
     p.add_argument("--extra-words", type=int, default=None,
                    help="GloVe words kept beyond each model's own vocabulary (default: disan.onnx_export's)")
 
@@ -106,12 +107,25 @@ def run_site(args) -> int:
 
 
 def add_app(sub) -> None:
-    sub.add_parser("app", help="start the Streamlit app on http://localhost:8501 (further options go to "
-                               "`streamlit run`, e.g. --server.port 8502)")
+    p = sub.add_parser("app", help="start the Streamlit app on http://localhost:8501 (further options go to "
+                                   "`streamlit run`, e.g. --server.port 8502)")
+    p.add_argument("--model", action="append", default=None, metavar="PATH",
+                   help="a checkpoint of yours (.safetensors) to list beside the bundled models (repeat for several)")
 
 
 def run_app(args) -> int:
+    import os
+
+    from disan.api import USER_MODELS_ENV, describe
     from viz_app.launch import run
+
+    if args.model:  # checked here, one line each; the app lists them through disan.api.user_models
+        for path in args.model:
+            if not path.endswith(".safetensors"):
+                raise DisanError(f"--model {path!r} is not a checkpoint path; give a .safetensors file "
+                                 "(the bundled models are listed already).")
+            describe(path, verify=True)
+        os.environ[USER_MODELS_ENV] = os.pathsep.join(str(Path(p).expanduser().resolve()) for p in args.model)
 
     return run(args.extra_options)  # in this process: Streamlit receives Ctrl+C and a PaaS's SIGTERM itself
 

@@ -105,13 +105,15 @@ def stale_reason(result: dict, directory: Path = PRETRAINED_DIR) -> str | None:
 
 def compute(name: str, split: str = "test", task: str | None = None, data_dir: str | None = None,
             limit: int | None = None, progress: bool = True, directory: Path = PRETRAINED_DIR,
-            cache: str | None = None, naopc: bool = True) -> dict:
-    """Measure model ``name`` (a bundled name or a .safetensors path) on its task's ``split``; with a ``cache``
-    folder, resuming from the batches an earlier, cut-off run saved there (``resume.py``)."""
+            cache: str | None = None, naopc: bool = True, data: str | None = None) -> dict:
+    """Measure model ``name`` (a bundled name or a .safetensors path) on its task's ``split`` (or on the rows of
+    ``data``, a labelled file); with a ``cache`` folder, resuming from the batches an earlier, cut-off run saved
+    there (``resume.py``)."""
     if limit is not None and limit < 1:
         raise InputError(f"--limit {limit} measures nothing; give a positive number of examples or leave it out.")
     folder = cache_folder(cache) if cache is not None else None
-    path, model, task, examples = trained_model_and_examples(name, split, task, data_dir, directory, "attributions")
+    path, model, task, examples = trained_model_and_examples(name, split, task, data_dir, directory, "attributions",
+                                                             data)
     result = run(model, examples, task, split, sha256(path), limit, progress=progress, cache=folder, naopc=naopc)
     fold = card_fold(model.name, task, directory)
     return result if fold is None else {**result, "fold": fold}  # the split is this fold's part, as in claims

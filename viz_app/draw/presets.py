@@ -132,8 +132,31 @@ PRESETS = (
 )
 
 
+def model_presets(name_or_path: str) -> tuple[Preset, ...]:
+    """A model trained by ``disan train --data``: one test example per class, stored in its card at training time
+    (so the app needs no dataset); none for the bundled models, whose presets are above."""
+    import disan.api
+    from disan.errors import DisanError
+
+    if not name_or_path.endswith(".safetensors"):
+        return ()
+    try:
+        stored = disan.api.card_of(name_or_path).get("presets") or []
+    except (DisanError, OSError, ValueError):
+        return ()
+    return tuple(Preset(p["label"], p["text"], p.get("hypothesis") or "", "file") for p in stored)
+
+
+def presets_for(name_or_path: str) -> tuple[Preset, ...]:
+    """The picker's presets for a model: the shared ones, then its own test examples (``model_presets``)."""
+    return PRESETS + model_presets(name_or_path)
+
+
 def preset_by_label(label: str) -> Preset | None:
-    return next((p for p in PRESETS if p.label == label), None)
+    import disan.api
+
+    every = PRESETS + tuple(p for path in disan.api.user_models() for p in model_presets(path))
+    return next((p for p in every if p.label == label), None)
 
 
 #: Minimal pairs (issue 30) that show the papers' ideas: negation, an intensifier, word order reversed (what DiSAN's

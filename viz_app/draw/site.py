@@ -194,17 +194,21 @@ ABLATION_TITLES = {"nodir": "without direction masks (Shen Tables 1–2)",
                    "nodist": "without the distance mask (Im Table 3)"}
 
 
-def _facts(name: str, meta: dict) -> tuple[str, str]:
-    """A short title and one line of facts for the model picker (from its card when it has one)."""
+def _facts(name: str, meta: dict, source: str | None = None) -> tuple[str, str]:
+    """A short title and one line of facts for the model picker (from its card when it has one; ``source``: the
+    checkpoint path of a model given by path, whose card is beside it)."""
+
     import disan.api
     from disan.cards import read_card
 
     try:
-        card = read_card(name, disan.api.PRETRAINED_DIR)  # looked up now: tests point it at their own folder
+        card = (disan.api.card_of(source) if source and source.endswith(".safetensors")
+                else read_card(name, disan.api.PRETRAINED_DIR))  # looked up now: tests point it at their own folder
     except (DisanError, OSError):
         card = {}
     trained_on = card.get("train", {}).get("train_config", {}).get("task")
-    task = TASK_TITLES.get(trained_on) or (
+    data_file = card.get("data_file", {}).get("files", {}).get("data", {}).get("path")
+    task = (f"your file {Path(data_file).name}" if data_file else None) or TASK_TITLES.get(trained_on) or (
         TASK_TITLES["sick"] if meta.get("relatedness") else "NLI" if meta["pair"] else "SST-5")
     arch = "DiSAN (Shen et al. 2018)" if meta["arch"] == "disan" else "distance-based SAN (Im & Cho 2017)"
     ablation = card.get("train", {}).get("train_config", {}).get("ablation")
@@ -218,8 +222,8 @@ def _facts(name: str, meta: dict) -> tuple[str, str]:
         f"; α = {meta['alpha']:g}" if meta["alpha"] is not None else "")
 
 
-def _page_model(name: str, meta: dict, file: str) -> dict:
-    title, facts = _facts(name, meta)
+def _page_model(name: str, meta: dict, file: str, source: str | None = None) -> dict:
+    title, facts = _facts(name, meta, source) if source and source != name else _facts(name, meta)
     inputs = {"premise": "p_ids" if meta["pair"] else "ids", "hypothesis": "h_ids" if meta["pair"] else None,
               "alpha": "alpha" if meta["arch"] == "dsa" else None}
     d_model = next(o["shape"][-1] for o in meta["outputs"] if o["name"].endswith("fw_gate"))
@@ -227,7 +231,9 @@ def _page_model(name: str, meta: dict, file: str) -> dict:
     out = {"name": name, "title": title, "facts": facts, "file": file, "arch": meta["arch"], "pair": meta["pair"],
            "relatedness": bool(meta.get("relatedness")), "labels": meta["labels"], "masks": meta["masks"],
            "d_model": d_model, "heads": heads, "inputs": inputs, "outputs": _outputs(meta),
-           "pair_presets": presets.pair_presets_for(meta["arch"], meta["pair"], bool(meta.get("relatedness")))}
+           "pair_presets": presets.pair_presets_for(meta["arch"], meta["pair"], bool(meta.get("relatedness"))),
+           "test_presets": [{"label": p.label, "text": p.sentence, "hypothesis": p.hypothesis}
+                            for p in presets.model_presets(source or name)]}
     if meta["alpha"] is not None:
         out["alpha"] = meta["alpha"]
     if meta.get("c") is not None:
@@ -267,7 +273,8 @@ def site_data(models: Sequence[dict], start: tuple[str, str] | None = None) -> d
         "default_model": default,
         "default_text": text,
         "default_hypothesis": hypothesis,
-        "presets": [{"label": p.label, "text": p.sentence, "hypothesis": p.hypothesis} for p in presets.PRESETS],
+        "presets": [{"label": p.label, "text": p.sentence, "hypothesis": p.hypothesis} for p in presets.PRESETS]
+        + [p for m in models for p in m.get("test_presets", [])],  # a model of yours: its test part, one per class
         "limits": {"max_tokens": MAX_TOKENS, "max_chars": settings.MAX_CHARS, "alpha_min": settings.ALPHA_MIN,
                    "alpha_max": settings.ALPHA_MAX, "alpha_step": settings.ALPHA_STEP},
         "tokenizer": _tokenizer(),
@@ -341,7 +348,7 @@ def _swap_in(tmp: Path, out: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
-def _export(name: str, workdir: Path, extra_words: int | None) -> tuple:
+def _export(source: str, workdir: Path, extra_words: int | None, name: str | None = None) -> tuple:
     """Export ``name`` so that its shipped file (gzip + base64) stays within ``MODEL_MAX_BYTES``.
 
     The export's own budget counts raw bytes; base64 adds a third and float16 weights hardly compress, so
@@ -351,7 +358,8 @@ def _export(name: str, workdir: Path, extra_words: int | None) -> tuple:
     import disan
     from disan.onnx_export import export_site_model
 
-    model = disan.load(name, "cpu")
+    name = name or source
+    model = disan.load(source, "cpu")
     if model.random_weights:
         raise InputError(f"{name!r} has random weights; the explorer shows trained models only, pick a bundled one.")
     kwargs = {} if extra_words is None else {"extra_words": extra_words}
@@ -378,14 +386,20 @@ def build_site(
     ``start`` is the (sentence, hypothesis) it opens on."""
     from disan.api import PRETRAINED_DIR
 
-    names = list(dict.fromkeys(models or sorted(p.stem for p in PRETRAINED_DIR.glob("*.safetensors"))))
-    if not names:
+    given = list(dict.fromkeys(models or sorted(p.stem for p in PRETRAINED_DIR.glob("*.safetensors"))))
+    if not given:
         raise InputError("No model to put in the site; pass --model NAME or add checkpoints to pretrained/.")
     ort = ort_dir()  # before any work: a missing runtime or an unknown model costs nothing
-    from disan.api import describe
+    from disan.api import checkpoint_path, describe
 
-    for name in names:
-        describe(name)
+    # a checkpoint path is named by its stem in the page and its files; its card is the one beside it
+    sources = {checkpoint_path(m).name.removesuffix(".safetensors") if m.endswith(".safetensors") else m: m
+               for m in given}
+    if len(sources) < len(given):
+        raise InputError("Two --model checkpoints have the same file name; rename one (the page names models by it).")
+    names = list(sources)
+    for source in sources.values():
+        describe(source)
     out = Path(out).expanduser().resolve()
     tmp = _fresh_folder(out)
     try:
@@ -395,12 +409,12 @@ def build_site(
         with tempfile.TemporaryDirectory(prefix="disan-export-") as work:
             for name in names:
                 log(f"exporting {name} …")
-                export, text = _export(name, Path(work), extra_words)
+                export, text = _export(sources[name], Path(work), extra_words, name)
                 meta = json.loads(export.vocab_path.read_bytes())
                 file = f"models/{name}.js"
                 (tmp / file).write_text(text, encoding="utf-8")
                 size = (tmp / file).stat().st_size
-                page_model = _page_model(name, meta, file)
+                page_model = _page_model(name, meta, file, sources[name])
                 # the opening sentence's outputs, for a page opened on it (viz_app/draw/site_start.py)
                 entry = start_entry(export.onnx_path.read_bytes(), meta, page_model["outputs"], *_opening(start),
                                     max_tokens=MAX_TOKENS)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import disan
 from disan.config import ARCHS
@@ -36,11 +37,18 @@ def is_random(name: str) -> bool:
 
 def label(name: str) -> str:
     """Picker label: random-weight models say so."""
-    return f"{name} (random weights)" if is_random(name) else name
+    if is_random(name):
+        return f"{name} (random weights)"
+    path = Path(name)  # a checkpoint given by path (disan app --model PATH): its stem, and where it is
+    return f"{path.stem} (your model: {path.parent})" if path.suffix == ".safetensors" else name
 
 
 def default_model(names: Sequence[str]) -> str:
-    """``disan-sst5`` if bundled, else another preferred or bundled checkpoint, else random ``disan``."""
+    """The first model given with ``disan app --model PATH``, else ``disan-sst5`` if bundled, else another preferred
+    or bundled checkpoint, else random ``disan``."""
+    mine = [n for n in disan.api.user_models() if n in names]
+    if mine:
+        return mine[0]
     for name in PREFERRED:
         if name in names:
             return name

@@ -10,7 +10,7 @@ from viz_app.shell import loaders, models
 
 from viz_app.draw import settings
 from viz_app.shell.context import Context
-from viz_app.draw.presets import PRESETS, preset_by_label
+from viz_app.draw.presets import preset_by_label, presets_for
 from viz_app.shell.session import ensure, init_from_url, keep_widget_state
 from viz_app.draw.text import md_escape
 from viz_app.draw.theme import theme_for
@@ -116,7 +116,8 @@ def render_sidebar(view: str | None = None, prepared: tuple[list[str], str] | No
     with st.sidebar:
         name, cfg = _pick_model(names, default)
         st.selectbox(
-            "Preset", (_PRESET_PLACEHOLDER,) + tuple(p.label for p in PRESETS), key="preset", on_change=_apply_preset
+            "Preset", (_PRESET_PLACEHOLDER,) + tuple(p.label for p in presets_for(name)), key="preset",
+            on_change=_apply_preset
         )
         first, second = side_names(cfg, view)
         text = st.text_area(first[0].upper() + first[1:], key="sentence", max_chars=settings.MAX_CHARS, height=90)

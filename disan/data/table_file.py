@@ -1,0 +1,125 @@
+"""A user's labelled table (CSV, TSV, JSON Lines, Parquet) read in bounded chunks, with one clear line per bad file.
+
+``read_chunks`` streams the named columns as pandas DataFrames of at most ``CHUNK_ROWS`` rows: pandas' C reader
+with ``chunksize`` for CSV/TSV (plain or ``.gz``), ``read_json(lines=True, chunksize=...)`` for JSON Lines and
+pyarrow's ``ParquetFile.iter_batches`` for Parquet, so memory is bounded by one chunk whatever the file's size
+(``python -m disan bench train-data`` measures it on a million rows). Every value is read as text; a column's
+numbers are parsed by the caller that needs them (a label for ``--regression``).
+"""
+
+from __future__ import annotations
+
+import gzip
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from ..errors import InputError
+from .example import StrPath
+
+#: Rows per chunk: a few MB of text at a time.
+CHUNK_ROWS = 50_000
+#: File endings (after an optional ``.gz``) and the format each names.
+FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".txt": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl",
+           ".json": "jsonl", ".parquet": "parquet", ".pq": "parquet"}
+
+
+class TableFileError(InputError):
+    """A data file that cannot be used as it is; the message names the file, the bad value and the fix."""
+
+
+def table_format(path: StrPath) -> str:
+    """csv, tsv, jsonl or parquet, from the file's ending (``.gz`` is looked through)."""
+    p = Path(path)
+    suffix = Path(p.stem).suffix if p.suffix == ".gz" else p.suffix
+    fmt = FORMATS.get(suffix.lower())
+    if fmt is None:
+        raise TableFileError(f"{p}: cannot tell the format from its ending {p.suffix!r}; name it .csv, .tsv, "
+                             ".jsonl or .parquet (CSV/TSV/JSON Lines may end in .gz).")
+    if fmt == "parquet" and p.suffix == ".gz":
+        raise TableFileError(f"{p}: Parquet is compressed inside; pass the .parquet file without .gz.")
+    return fmt
+
+
+def check_file(path: StrPath) -> Path:
+    p = Path(path).expanduser()
+    if not p.is_file():
+        raise TableFileError(f"Data file {p} does not exist or is not a file; check the path given to --data/--dev/--test.")
+    if p.stat().st_size == 0:
+        raise TableFileError(f"{p} is empty; give a file with a header row and at least one labelled row.")
+    return p
+
+
+def columns_of(path: StrPath) -> list[str]:
+    """The file's column names (the header of CSV/TSV, the keys of the first JSON line, Parquet's schema)."""
+    p = check_file(path)
+    fmt = table_format(p)
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        return list(pq.ParquetFile(p).schema_arrow.names)
+    first = next(_frames(p, fmt, None, 1), None)
+    return [] if first is None else [str(c) for c in first.columns]
+
+
+def read_chunks(path: StrPath, columns: Sequence[str], chunk_rows: int = CHUNK_ROWS) -> Iterator[pd.DataFrame]:
+    """The named columns of ``path`` as text, ``chunk_rows`` rows at a time (index: 0-based row number)."""
+    p = check_file(path)
+    fmt = table_format(p)
+    have = columns_of(p)
+    missing = [c for c in dict.fromkeys(columns) if c not in have]
+    if missing:
+        shown = ", ".join(repr(c) for c in have[:30]) + (" …" if len(have) > 30 else "")
+        raise TableFileError(f"{p} has no column {', '.join(repr(c) for c in missing)}; its columns are: {shown or 'none'}. "
+                             "Name one of them with --text/--text-pair/--label/--split.")
+    try:
+        for frame in _frames(p, fmt, list(dict.fromkeys(columns)), chunk_rows):
+            yield frame.astype("string").fillna("")
+    except UnicodeDecodeError:
+        raise TableFileError(f"{p}, line {first_undecodable_line(p)}: not UTF-8 text; save the file as UTF-8 "
+                             "(e.g. iconv -f latin1 -t utf-8).") from None
+    except (pd.errors.ParserError, ValueError) as err:
+        raise TableFileError(f"{p} cannot be read as {fmt.upper()} ({str(err).splitlines()[0][:160]}); "
+                             "check its delimiter and quoting.") from None
+
+
+def _frames(p: Path, fmt: str, columns: list[str] | None, chunk_rows: int) -> Iterator[pd.DataFrame]:
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        start = 0
+        for batch in pq.ParquetFile(p).iter_batches(batch_size=chunk_rows, columns=columns):
+            frame = batch.to_pandas()
+            frame.index = range(start, start + len(frame))
+            start += len(frame)
+            yield frame
+        return
+    if fmt == "jsonl":
+        reader = pd.read_json(p, lines=True, chunksize=chunk_rows, dtype=False, encoding="utf-8",
+                              encoding_errors="strict", compression="infer")
+        with reader:
+            for frame in reader:
+                yield frame if columns is None else frame.reindex(columns=[c for c in columns if c in frame])
+        return
+    reader = pd.read_csv(p, sep="\t" if fmt == "tsv" else ",", dtype=str, keep_default_na=False, usecols=columns,
+                         chunksize=chunk_rows, encoding="utf-8", encoding_errors="strict", compression="infer")
+    with reader:
+        yield from reader
+
+
+def first_undecodable_line(p: Path) -> int:
+    """The 1-based line of the first bytes that are not UTF-8 (read line by line: memory stays bounded)."""
+    opener = gzip.open if p.suffix == ".gz" else open
+    with opener(p, "rb") as handle:
+        for number, raw in enumerate(handle, 1):
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError:
+                return number
+    return 0
+
+
+def row_line(fmt: str, row: int) -> str:
+    """Where a 0-based data row is, in the words a user looks with: a file line (header first) or a row number."""
+    return f"line {row + 2}" if fmt in ("csv", "tsv") else (f"line {row + 1}" if fmt == "jsonl" else f"row {row + 1}")

@@ -1,0 +1,261 @@
+"""``disan train --data FILE`` and ``disan evaluate --data FILE`` (issue 55, items 1, 2, 4 and 6) on tiny fixtures.
+
+tests/fixtures/user_data/ holds invented files (each class has words of its own, so a tiny model learns them)
+and the bad files of item 6; a Parquet copy is written by the test. Every run goes through the public command
+(``disan.__main__.main``), with an 8-d GloVe file of the fixtures' words.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from disan.__main__ import main
+from disan.api import describe, load
+from disan.evaluate import unpack_correct
+
+DATA = Path(__file__).parent / "fixtures" / "user_data"
+GLOVE = str(DATA / "glove.8d.txt")
+TINY = ["--glove", GLOVE, "--d-h", "10", "--batch-size", "8", "--threads", "1", "--epochs", "4"]
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def train(capsys, out: Path, data: Path | str, *extra: str, model: str = "dsa") -> tuple[int, str, str]:
+    return run(capsys, "train", "--model", model, "--data", str(data), "--out", str(out), *TINY, *extra)
+
+
+def card(out: Path) -> dict:
+    return json.loads(out.with_suffix(".json").read_text())
+
+
+def test_csv_to_checkpoint_and_card_with_the_files_labels(capsys, tmp_path):
+    out = tmp_path / "runs" / "reviews"
+    code, stdout, err = train(capsys, out, DATA / "reviews.csv", "--text", "review", "--label", "sentiment")
+    assert code == 0, err
+    assert describe(str(out.with_suffix(".safetensors"))).labels == ("neg", "plot", "pos")  # from the file, sorted
+    c = card(out)
+    splits = c["data_file"]["splits"]
+    assert {k: v["n"] for k, v in splits.items()} == {"train": 72, "dev": 9, "test": 9}
+    assert splits["test"]["seed"] == 13 and len(splits["test"]["indices_sha256"]) == 64
+    assert c["data_file"]["class_counts"]["test"] == {"neg": 3, "plot": 3, "pos": 3}  # stratified
+    test = c["evaluation"]["test"]
+    lo, hi = test["accuracy_ci95"]
+    assert lo <= test["accuracy"] <= hi and 0 <= test["macro_f1"] <= 1
+    assert sum(map(sum, test["confusion_matrix"]["rows_gold_cols_pred"])) == 9
+    md = out.with_suffix(".card.md").read_text()
+    assert c["data_file"]["files"]["data"]["sha256"] in md and "95% interval" in md and "Learning curve" in md
+    assert "disan evaluate --model" in md and "test accuracy" in stdout
+    assert "ex/s=" in err and (stdout + err).count(": dev acc ") == 4  # the bar's examples/s; the dev score of every epoch
+    assert sorted(p.name for p in out.parent.iterdir()) == sorted(
+        f"reviews{s}" for s in (".safetensors", ".json", ".card.md", ".train.json", ".log.jsonl"))  # no staging left
+    model = load(str(out.with_suffix(".safetensors")), "cpu")  # disan.load(PATH)
+    assert set(model.predict(["a great film"])[0]) == {"neg", "plot", "pos"}
+
+
+def test_recipe_flags_reach_the_model(capsys, tmp_path):
+    out = tmp_path / "sized"
+    code, _, err = train(capsys, out, DATA / "reviews.csv", "--text", "review", "--label", "sentiment", "--epochs", "1",
+                         "--heads", "2", "--alpha", "0.5", "--dropout", "0.3", "--lr", "0.002")
+    assert code == 0, err
+    cfg = describe(str(out.with_suffix(".safetensors")))
+    assert (cfg.heads, cfg.alpha, cfg.dropout, cfg.d_h) == (2, 0.5, 0.3, 10)
+    tcfg = card(out)["train"]["train_config"]
+    assert (tcfg["lr"], tcfg["optimizer"], tcfg["patience"]) == (0.002, "adam", 3)  # the DSA recipe, early stopping
+    assert "device cpu" in out.with_suffix(".card.md").read_text()
+
+
+def test_a_gzipped_glove_file_of_another_dimension(capsys, tmp_path):
+    import gzip
+
+    rows = [line.split() for line in (DATA / "glove.8d.txt").read_text().splitlines()]
+    glove = tmp_path / "glove.12d.txt.gz"
+    with gzip.open(glove, "wt", encoding="utf-8") as f:  # 12-d: the 8 values and 4 more
+        f.writelines(" ".join(r + r[1:5]) + "\n" for r in rows)
+    out = tmp_path / "gz"
+    code = main(["train", "--model", "disan", "--data", str(DATA / "reviews.csv"), "--text", "review", "--label",
+                 "sentiment", "--glove", str(glove), "--d-h", "8", "--epochs", "1", "--threads", "1", "--out", str(out)])
+    assert code == 0, capsys.readouterr().err
+    cfg = describe(str(out.with_suffix(".safetensors")))
+    assert cfg.d_in == 12 and cfg.glove == str(glove)
+    assert load(str(out.with_suffix(".safetensors")), "cpu").predict(["good film"])
+
+
+def test_the_seeded_split_is_the_same_on_a_rerun(capsys, tmp_path):
+    for name in ("a", "b"):
+        assert train(capsys, tmp_path / name, DATA / "reviews.csv", "--text", "review", "--label", "sentiment",
+                     "--epochs", "1")[0] == 0
+    assert card(tmp_path / "a")["data_file"]["splits"] == card(tmp_path / "b")["data_file"]["splits"]
+
+
+def test_tsv_pairs_with_a_split_column(capsys, tmp_path):
+    out = tmp_path / "pairs"
+    code, _, err = train(capsys, out, DATA / "pairs.tsv", "--text", "premise", "--text-pair", "hypothesis",
+                         "--label", "judgment", "--split", "part", model="disan")
+    assert code == 0, err
+    cfg = describe(str(out.with_suffix(".safetensors")))
+    assert cfg.pair and cfg.labels == ("different", "same") and cfg.arch == "disan"
+    assert {k: v["n"] for k, v in card(out)["data_file"]["splits"].items()} == {"train": 72, "dev": 9, "test": 9}
+
+
+def test_jsonl_regression_trains_the_relatedness_module(capsys, tmp_path):
+    out = tmp_path / "scores"
+    code, stdout, err = train(capsys, out, DATA / "scores.jsonl", "--text", "a", "--text-pair", "b", "--label", "score",
+                              "--regression")
+    assert code == 0, err
+    cfg = describe(str(out.with_suffix(".safetensors")))
+    assert cfg.relatedness and cfg.labels == ("1", "2", "3", "4", "5")  # grades 1..ceil(max score)
+    test = card(out)["evaluation"]["test"]
+    assert {"pearson_r", "spearman_rho", "mse", "pearson_r_ci95"} <= set(test)
+    assert "Pearson's r" in stdout
+
+
+def test_parquet_and_evaluate_on_a_test_file_give_the_cards_numbers(capsys, tmp_path):
+    frame = pd.read_csv(DATA / "reviews.csv")
+    frame.iloc[:75].to_parquet(tmp_path / "train.parquet")
+    frame.iloc[75:].to_csv(tmp_path / "held.csv", index=False)
+    out = tmp_path / "pq"
+    code, _, err = train(capsys, out, tmp_path / "train.parquet", "--text", "review", "--label", "sentiment",
+                         "--test", str(tmp_path / "held.csv"))
+    assert code == 0, err
+    assert card(out)["data_file"]["splits"]["test"] == {"n": 15, "from": "file held.csv"}
+    code, stdout, err = run(capsys, "evaluate", "--model", str(out.with_suffix(".safetensors")),
+                            "--data", str(tmp_path / "held.csv"))
+    assert code == 0, err
+    report = json.loads(stdout)
+    assert report["n"] == 15 and report["accuracy"] == card(out)["evaluation"]["test"]["accuracy"]
+    assert report["overlap"]["duplicates"] == card(out)["evaluation"]["test"]["overlap"]["duplicates"]
+
+
+def test_duplicates_after_tokenisation_are_counted_and_left_out(capsys, tmp_path):
+    rows = list(csv.reader((DATA / "reviews.csv").open()))[1:]
+    test = tmp_path / "test.csv"
+    with test.open("w", newline="") as f:  # two train sentences with other spacing, four new ones
+        w = csv.writer(f)
+        w.writerow(["review", "sentiment"])
+        w.writerow(["  " + rows[0][1].replace(" ", "   ") + " ", rows[0][2]])
+        w.writerow([rows[1][1], rows[1][2]])
+        for text, label in (("good fine", "pos"), ("awful poor", "neg"), ("film plot", "plot"), ("great good", "pos")):
+            w.writerow([text, label])
+    out = tmp_path / "dups"
+    code, _, err = train(capsys, out, DATA / "reviews.csv", "--text", "review", "--label", "sentiment",
+                         "--test", str(test))
+    assert code == 0, err
+    block = card(out)["evaluation"]["test"]["overlap"]
+    assert (block["n_test"], block["duplicates"], block["n_duplicate_free"]) == (6, 2, 4)
+    assert block["in_train"] + block["in_dev"] == 2
+    correct = unpack_correct(card(out)["evaluation"]["test"]["correct_bits"], 6)
+    assert block["accuracy_duplicate_free"] == pytest.approx(correct[2:].mean())
+    assert block["accuracy_duplicates"] == pytest.approx(correct[:2].mean())
+    assert "appear verbatim after tokenisation" in err
+    assert "Duplicates (test)" in out.with_suffix(".card.md").read_text()
+
+
+def test_long_rows_are_counted_and_reported(capsys, tmp_path):
+    out = tmp_path / "long"
+    code, _, err = train(capsys, out, DATA / "long_rows.csv", "--text", "review", "--label", "sentiment",
+                         "--max-len", "64", "--epochs", "1")
+    assert code == 0, err
+    lengths = card(out)["lengths"]
+    assert sum(r["over_max_len"] for r in lengths.values()) == 6  # every 15th of 90 rows has 200 extra tokens
+    assert lengths["train"]["longest"] > 200
+    assert "longer than --max-len 64 tokens" in err
+
+
+# ------------------------------------------------------------------ item 6: bad files, one line, nothing written
+BAD = [
+    (["--data", str(DATA / "reviews.csv"), "--text", "review", "--label", "lable"],
+     ["no column 'lable'", "'id', 'review', 'sentiment'"]),
+    (["--data", str(DATA / "empty.csv"), "--text", "review", "--label", "sentiment"], ["is empty"]),
+    (["--data", str(DATA / "header_only.csv"), "--text", "review", "--label", "sentiment"], ["no rows"]),
+    (["--data", str(DATA / "one_class.csv"), "--text", "review", "--label", "sentiment"], ["one class only", "'pos'"]),
+    (["--data", str(DATA / "reviews.csv"), "--text", "review", "--label", "sentiment", "--test",
+      str(DATA / "unseen_label.test.csv")], ["never seen in train", "'surprise' (1 rows)"]),
+    (["--data", str(DATA / "latin1.csv"), "--text", "review", "--label", "sentiment"], ["line 4", "not UTF-8"]),
+    (["--data", str(DATA / "numeric_text.csv"), "--text", "review", "--label", "sentiment"],
+     ["holds numbers only", "'review'"]),
+    (["--data", str(DATA / "blank_text.csv"), "--text", "review", "--label", "sentiment"],
+     ["2 row(s) have a blank 'review'", "line 3"]),
+    (["--data", str(DATA / "score_as_class.csv"), "--text", "review", "--label", "sentiment"], ["--regression"]),
+    (["--data", str(DATA / "reviews.csv"), "--text", "review", "--label", "sentiment", "--regression"],
+     ["--text-pair"]),
+    (["--data", str(DATA / "reviews.csv"), "--text", "review", "--label", "sentiment", "--glove",
+      str(DATA / "mixed.8d.txt")], ["mixes vector sizes", "line 8 has 5 numbers"]),
+    (["--data", str(DATA / "missing.csv")], ["does not exist"]),
+    (["--data", str(DATA / "pairs.tsv"), "--text", "premise", "--label", "judgment", "--split", "judgment"],
+     ["'same'", "use train, dev"]),
+    (["--data", str(DATA / "pairs.tsv"), "--text", "premise", "--label", "judgment", "--split", "part", "--test",
+      str(DATA / "pairs.tsv")], ["marks 9 rows test", "use one of them"]),
+]
+
+
+@pytest.mark.parametrize("argv, needles", BAD, ids=[b[1][0][:30] for b in BAD])
+def test_bad_file_is_one_line_and_writes_nothing(capsys, tmp_path, argv, needles):
+    out = tmp_path / "out" / "model"
+    glove = [] if "--glove" in argv else ["--glove", GLOVE]
+    code = main(["train", "--model", "dsa", "--out", str(out), "--d-h", "10", "--epochs", "1", *glove, *argv])
+    _, err = capsys.readouterr()
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    for needle in needles:
+        assert needle in lines[0]
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def test_an_existing_model_is_refused_unless_overwrite(capsys, tmp_path):
+    out = tmp_path / "m"
+    args = ("--text", "review", "--label", "sentiment", "--epochs", "1")
+    assert train(capsys, out, DATA / "reviews.csv", *args)[0] == 0
+    before = out.with_suffix(".safetensors").read_bytes()
+    code, _, err = train(capsys, out, DATA / "reviews.csv", *args)
+    assert code == 2 and "already exists; pass --overwrite" in err and len(err.strip().splitlines()) == 1
+    assert out.with_suffix(".safetensors").read_bytes() == before
+    code, _, err = train(capsys, out, DATA / "reviews.csv", *args, "--overwrite", "--seed", "1")
+    assert code == 0, err
+    assert card(out)["train"]["train_config"]["seed"] == 1
+
+
+def test_a_failed_run_leaves_no_finished_checkpoint_and_resumes(capsys, tmp_path, monkeypatch):
+    import disan.evaluate
+
+    out = tmp_path / "f"
+    args = ("--text", "review", "--label", "sentiment", "--epochs", "2")
+
+    def broken(*a, **k):
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(disan.evaluate, "evaluate", broken)  # training finishes, scoring the test part fails
+    with pytest.raises(RuntimeError):
+        train(capsys, out, DATA / "reviews.csv", *args)
+    capsys.readouterr()
+    assert not out.with_suffix(".safetensors").exists() and not out.with_suffix(".json").exists()
+    assert (tmp_path / ".f.unfinished" / "f.state.pt").exists()
+    monkeypatch.undo()
+    code, _, err = train(capsys, out, DATA / "reviews.csv", *args)
+    assert code == 2 and "--resume" in err
+    code, _, err = train(capsys, out, DATA / "reviews.csv", *args, "--resume")
+    assert code == 0, err
+    assert out.with_suffix(".safetensors").exists() and not (tmp_path / ".f.unfinished").exists()
+    assert card(out)["train"]["epochs_run"] == 2  # nothing trained twice: the state held both epochs
+
+
+def test_train_on_a_built_in_task_counts_its_test_duplicates(capsys, tmp_path):
+    from tests.task_files import write_task_data
+
+    root = write_task_data(tmp_path / "data")
+    train_line = (root / "senteval" / "TREC.train.all").read_text().splitlines()[0]
+    with (root / "senteval" / "TREC.test.all").open("a") as f:
+        f.write(train_line.replace(" ", "  ") + "\n")  # the same question, spaced otherwise
+    code, _, err = run(capsys, "train", "--model", "dsa", "--task", "trec", "--data-dir", str(root), "--out",
+                       str(tmp_path / "trec"), *TINY[:-1], "1")
+    assert code == 0, err
+    assert "1 of 13 test examples appear verbatim after tokenisation in train/dev" in err
