@@ -13,7 +13,7 @@ const doc = document;
 const loaded = {};
 /** The search shown: the address's q. @type {any} */
 let q = { where: [], any: false, sort: null, asc: false, top: 20, page: 0, measure: null, like: null };
-let model = null, shownFor = null;
+let model = null, readFrom = null, badLink = false;
 
 function data() { return /** @type {any} */ (window).DisanSiteData; }
 function meta(name) { return data().models.find(m => m.name === name); }
@@ -60,8 +60,16 @@ function readQ() {
   return ok;
 }
 
+/* q from the address, when the address changed since it was last read (a link, a hash change, the back button). */
+function sync() {
+  if (readFrom === window.location.hash) return;
+  badLink = !readQ();
+  readFrom = window.location.hash;
+}
+
 /** site.js's writeHash: the search's part of the address. @param {URLSearchParams} params */
 export function address(params) {
+  sync();
   const out = {};
   if (q.where.length) out.where = q.where;
   if (q.any) out.any = true;
@@ -111,8 +119,10 @@ export function bind() {
     '<p id="sq-summary" role="status"></p><table id="sq-hits" class="disan-search-hits"></table>';
   const report = el("report");
   report.parentNode.insertBefore(panel, report);
-  panel.addEventListener("input", changed);
-  panel.addEventListener("change", changed);
+  // text fields on each key; selects and boxes on change (a text field's change on blur would redraw the hits
+  // under the pointer of a click on one of them)
+  panel.addEventListener("input", ev => { if (/** @type {any} */ (ev.target).tagName === "INPUT") changed(ev); });
+  panel.addEventListener("change", ev => { const t = /** @type {any} */ (ev.target); if (t.tagName !== "INPUT" || t.type === "checkbox") changed(ev); });
   el("sq-prev").addEventListener("click", () => { q.page = Math.max(0, q.page - 1); rerun(); });
   el("sq-next").addEventListener("click", () => { q.page += 1; rerun(); });
   panel.addEventListener("click", function (ev) {
@@ -134,8 +144,11 @@ function changed(ev) {
     if (col) where.push([col, el("sq-op" + i).value, el("sq-val" + i).value]);
   }
   const top = Number(el("sq-top").value);
+  const was = JSON.stringify(q);
   q = { where, any: el("sq-any").checked, sort: el("sq-sort").value || null, asc: el("sq-asc").checked,
-        top: Number.isInteger(top) ? top : 20, page: 0, measure: el("sq-measure").value || null, like: q.like };
+        top: Number.isInteger(top) ? top : 20, page: 0,
+        measure: ev.target.id === "sq-measure" ? el("sq-measure").value || null : q.measure, like: q.like };
+  if (JSON.stringify(Object.assign({}, q, { page: JSON.parse(was).page })) === was) return; // nothing new
   rerun();
 }
 
@@ -147,7 +160,11 @@ function rerun() {
 let site = null;
 /** site.js's page functions (set, state): how the mode writes the address. @param {any} s */
 export function useSite(s) { site = s; }
-function writeAddress() { if (site) site.set({}); }
+function writeAddress() {
+  readFrom = window.location.hash; // q is newer than the address: written now, not read back
+  if (site) site.set({});
+  readFrom = window.location.hash;
+}
 
 function option(select, value, label) {
   const o = doc.createElement("option");
@@ -292,6 +309,10 @@ function show() {
   if (!model) return;
   fillControls();
   draw(state);
+  if (badLink) {
+    el("sq-summary").textContent = "The search in the link could not be read; showing an empty search. " + el("sq-summary").textContent;
+    badLink = false;
+  }
 }
 
 /** Show or hide the mode (site.js's update, every state). @param {boolean} on @param {any} state */
@@ -312,9 +333,7 @@ export function toggle(on, state) {
  * @param {any} state */
 export function update(state) {
   const m = meta(state.model), summary = el("sq-summary");
-  const fresh = shownFor !== window.location.hash;
-  if (fresh && !readQ()) { summary.textContent = "The search in the link could not be read; starting an empty search."; }
-  shownFor = window.location.hash;
+  sync();
   if (!m.search) {
     model = null;
     summary.textContent = "This folder has no search for " + state.model + "; rebuild it with python -m viz_app site --search.";

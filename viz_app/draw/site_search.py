@@ -58,24 +58,34 @@ def corpus_for(name: str, cfg) -> str:
 
 
 def cached_index(name: str, corpus: str, data_dir: str | None, log: Callable[[str], None]):
-    """The opened index of ``corpus`` under ``name`` from the user cache, built there when missing; ``None``
-    (with one line to ``log``) when the corpus cannot be read here, e.g. no ``../shared/data``."""
+    """The opened index of ``corpus`` under ``name`` from the user cache, (re)built there when missing, stale (the
+    corpus changed: its identity in the manifest differs) or of another disan-viz version; ``None`` (with one
+    line to ``log``) when the corpus cannot be read here, e.g. no ``../shared/data``."""
+    import disan
     from disan.api import checkpoint_path
     from disan.checkpoint import sha256
     from disan.corpus import cache
     from disan.corpus.build import build_index
     from disan.corpus.manifest import open_index
+    from disan.corpus.sources import open_corpus
 
     folder = cache.index_folder(name, sha256(checkpoint_path(name)), corpus if data_dir is None else
                                 f"{corpus}@{Path(data_dir).name}")
-    if not (folder / "manifest.json").is_file():
+    try:
+        ident = open_corpus(corpus, disan.load(name, "cpu").cfg.pair, data_dir).ident
+        if (folder / "manifest.json").is_file():
+            try:
+                index = open_index(folder)
+                if index.manifest["data"] == ident:
+                    return index
+            except DisanError:
+                pass  # another version, damaged: built again below
         log(f"indexing {corpus} with {name} for its search (cached in {folder}) …")
         folder.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            build_index(name, corpus, folder, data_dir=data_dir, progress=False, overwrite=True)
-        except DisanError as err:
-            log(f"search: skipped for {name}: {str(err).splitlines()[0]}")
-            return None
+        build_index(name, corpus, folder, data_dir=data_dir, progress=False, overwrite=True)
+    except DisanError as err:
+        log(f"search: skipped for {name}: {str(err).splitlines()[0]}")
+        return None
     return open_index(folder)
 
 
