@@ -15,7 +15,7 @@ const loaded = {};
 let q = { where: [], any: false, sort: null, asc: false, top: 20, page: 0, measure: null, like: null };
 let model = null, readFrom = null, badLink = false;
 
-function data() { return /** @type {any} */ (window).DisanSiteData; }
+function data() { return window.DisanSiteData; }
 function meta(name) { return data().models.find(m => m.name === name); }
 /** @returns {any} */
 function el(id) { return doc.getElementById(id); }
@@ -35,7 +35,7 @@ function load(name) {
       script.onerror = () => reject(new Error("the file " + file + " is missing from this folder; rebuild it with python -m viz_app site --search"));
       doc.head.appendChild(script);
     }).then(function () {
-      const packed = /** @type {any} */ (window).DisanSiteSearch[name];
+      const packed = window.DisanSiteSearch[name];
       return inflate(packed.packed).then(Query.unpack);
     });
     loaded[name].catch(function () { delete loaded[name]; });
