@@ -120,3 +120,26 @@ def test_the_file_holds_every_queryable_column_as_the_index_has_it():
     assert header["rows"] == {"sentences": 8, "tokens": len(gate)}
     # only the queryable columns and the signature: no probabilities, no token lists
     assert {name for _, name in cols} == set(header["columns"]) | {"signature"}
+
+
+@pytest.mark.parametrize("model, data", [("disan-sst5", SENTENCES), ("dsa-nli", PAIRS)])
+def test_more_like_this_orders_by_signature_distance_as_disan_search_like_does(model, data):
+    """The page's "more like this" (a hit's own signature) against build_sql's --like ordering with that
+    signature: the same sentences in the same order, after the same filter."""
+    from disan.corpus.search import build_sql, connect
+
+    index = open_index(built_index(model, str(data)))
+    con = connect(index)
+    signatures = dict(con.sql("SELECT sentence_id, signature FROM sentences").fetchall())
+    cases = [(sid, where) for sid in (0, 2) for where in ([], [["T", ">", "4"]])]
+    want = []
+    for sid, where in cases:
+        query = Query(tuple(Filter(*w) for w in where), top=20)
+        sql, params, _, names = build_sql(index, query, [float(v) for v in signatures[sid]])
+        want.append([r[names.index("sentence_id")] for r in con.execute(sql, params).fetchall()])
+    con.close()
+    got = _page(site_search.search_script(model, index),
+                [dict(_as_page(where, False, None, False, 20, 0), like=sid) for sid, where in cases])
+    for (sid, where), page, ids in zip(cases, got, want):
+        assert [h[0] for h in page["hits"]] == ids, (sid, where)
+        assert ids[0] == sid  # a sentence is nearest to itself
