@@ -324,6 +324,8 @@ export function toggle(on, state) {
   open.href = linkTo({ m: state.model, t: state.text, view: "search" });
   panel.hidden = !on;
   el("report").hidden = on;
+  // boot's "Loading MODEL…" is about the model, which Search does not run
+  if (on && el("status").textContent.startsWith("Loading ")) { el("status").textContent = ""; el("status").className = ""; }
   ["preset", "text"].forEach(id => { el(id).parentNode.hidden = on; });
   if (on) el("hyp-row").hidden = true;
   el("sq-back").href = linkTo({ m: state.model, t: state.text, h: m && m.pair ? state.hypothesis : null });
