@@ -143,3 +143,20 @@ def test_more_like_this_orders_by_signature_distance_as_disan_search_like_does(m
     for (sid, where), page, ids in zip(cases, got, want):
         assert [h[0] for h in page["hits"]] == ids, (sid, where)
         assert ids[0] == sid  # a sentence is nearest to itself
+
+
+@pytest.mark.parametrize("argv, search", [([], False), (["--search"], True), (["--search-data", "x.txt"], "x.txt"),
+                                          (["--search", "--search-data", "sick"], "sick")])
+def test_site_search_is_off_unless_asked_and_search_data_names_the_corpus(monkeypatch, tmp_path, argv, search):
+    from viz_app.cli import main
+    from viz_app.draw import site
+
+    seen = {}
+
+    def fake(out, models, **kwargs):
+        seen.update(kwargs)
+        return site.SiteInfo(tmp_path, (), 0)
+
+    monkeypatch.setattr(site, "build_site", fake)
+    assert main(["site", "--out", str(tmp_path / "s"), "--model", "disan-sst5", *argv]) == 0
+    assert seen["search"] == search and seen["data_dir"] is None
