@@ -95,7 +95,7 @@ def test_a_classic_bundle_defines_one_global_its_entry_point(name):
     assert out["added"] == ["Disan"]
     want = {"Figures", "Paint", "Pair", "PairView", "Recompute", "Report", "Sections"}
     if name == "site":
-        want |= {"Graph", "Site", "SitePair", "Tokenize", "preload"}
+        want |= {"Graph", "Site", "SitePair", "SiteSearch", "SearchQuery", "Tokenize", "preload"}
     assert set(out["modules"]) == want
 
 
@@ -109,7 +109,7 @@ def test_the_apps_bundles_are_es_modules_with_a_default_export_and_no_global(nam
 def test_no_module_reads_another_through_a_global():
     """The modules import one another: no window.Disan… or IIFE wrapper is left (the static explorer's data
     scripts, window.DisanSiteData and the like, are data its build writes, not code)."""
-    data = {"DisanSiteData", "DisanSiteModels", "DisanSiteStart", "DisanOrtRuntime"}
+    data = {"DisanSiteData", "DisanSiteModels", "DisanSiteStart", "DisanOrtRuntime", "DisanSiteSearch"}
     for path in sorted(bundles.BROWSER.glob("*.js")):
         text = path.read_text(encoding="utf-8")
         assert "(function (root)" not in text and "globalThis : this" not in text, path.name

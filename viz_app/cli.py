@@ -92,6 +92,12 @@ def add_site(sub) -> None:
                         "checkpoint)")
     p.add_argument("--extra-words", type=int, default=None,
                    help="GloVe words kept beyond each model's own vocabulary (default: disan.onnx_export's)")
+    p.add_argument("--search", action="store_true",
+                   help="add the Search mode: each model's bundled test-set index (docs/search.md; built into the "
+                        "user cache on first use, skipped with a note where the data is absent)")
+    p.add_argument("--search-data", default=None, metavar="NAME|FILE",
+                   help="with --search: index this corpus for every model instead of its bundled test set")
+    p.add_argument("--data-dir", default=None, help="with --search: the datasets' folder (default: ../shared/data)")
 
 
 def run_site(args) -> int:
@@ -100,7 +106,8 @@ def run_site(args) -> int:
     except ImportError as err:
         raise DisanError(f"The site needs the app's figure code and plotly ({err}); reinstall the package with "
                          "`pip install .`, or in a checkout run `bash scripts/setup.sh`.") from None
-    info = site.build_site(args.out, args.model, extra_words=args.extra_words,
+    search = (args.search_data or True) if (args.search or args.search_data) else False
+    info = site.build_site(args.out, args.model, extra_words=args.extra_words, search=search, data_dir=args.data_dir,
                            log=lambda line: print(line, file=sys.stderr, flush=True))
     print(site.describe(info))
     return 0

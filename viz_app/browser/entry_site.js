@@ -4,11 +4,13 @@
  * `Disan.Site` (chart.js); tests reach every module through it. */
 import * as Site from "./site.js";
 import * as SitePair from "./site_pair.js";
+import * as SiteSearch from "./site_search.js";
 
 export * from "./entry_report.js";
 export * as Graph from "./onnx_graph.js";
 export * as Tokenize from "./tokenize.js";
-export { Site, SitePair };
+export * as SearchQuery from "./search_query.js";
+export { Site, SitePair, SiteSearch };
 
 /** The page's start: the Pair mode's controls bound (before site.js reads the address), then the model and
  * `late` (plotly.js), then the page (site.js preload).
@@ -16,5 +18,8 @@ export { Site, SitePair };
 export function preload(late) {
   SitePair.bind();
   Site.usePairView(SitePair);
+  SiteSearch.bind();
+  SiteSearch.useSite(Site);
+  Site.useSearchView(SiteSearch);
   return Site.preload(late);
 }

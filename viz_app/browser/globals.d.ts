@@ -9,6 +9,7 @@ interface Window {
   DisanSiteData: any;
   DisanSiteModels: any;
   DisanSiteStart: any;
+  DisanSiteSearch: any;
   DisanOrtRuntime: any;
   // the app's state shared by every chart component's module on the page (chart.js, plotly_ready.js)
   __disanLive: any;

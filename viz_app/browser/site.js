@@ -28,6 +28,7 @@ import * as Tokenize from "./tokenize.js";
 
 var doc = window.document;
 var pairView = null; // site_pair.js, where the page has the Pair mode (usePairView)
+var searchView = null; // site_search.js, where the page has the Search mode (useSearchView)
 var DATA = null; // window.DisanSiteData
 // view "pair": the minimal pair of site_pair.js, sentence B in bText / bHyp (null: still a copy of A)
 var state = { model: null, text: "", hypothesis: "", alpha: null, feature: 0, talk: false, view: "sentence",
@@ -582,6 +583,7 @@ function writeHash() {
     params.set(KEYS.bText, state.bText === null ? state.text : state.bText);
     if (modelMeta(state.model).pair) params.set(KEYS.bHyp, state.bHyp === null ? state.hypothesis : state.bHyp);
   }
+  if (state.view === "search" && searchView) { params.set(KEYS.view, "search"); searchView.address(params); }
   window.history.replaceState(null, "", "#" + params.toString());
 }
 
@@ -610,8 +612,9 @@ function applyHash(notes) {
   var k = h.feature !== undefined ? Number(h.feature) : 0;
   state.feature = Number.isInteger(k) && k >= 0 && k < meta.d_model ? k : 0;
   state.talk = h.talk === "1";
-  if (h.view !== undefined && h.view !== "pair" && h.view !== "sentence") notes.push("The link's view " + h.view + " is neither sentence nor pair; showing one sentence.");
-  state.view = h.view === "pair" && pairView ? "pair" : "sentence";
+  var search = h.view === "search" && searchView;
+  if (h.view !== undefined && h.view !== "pair" && h.view !== "sentence" && !search) notes.push("The link's view " + h.view + " is neither sentence nor pair; showing one sentence.");
+  state.view = h.view === "pair" && pairView ? "pair" : search ? "search" : "sentence";
   state.bText = h.bText !== undefined ? h.bText.slice(0, DATA.limits.max_chars) : null;
   state.bHyp = h.bHyp !== undefined ? h.bHyp.slice(0, DATA.limits.max_chars) : null;
 }
@@ -679,6 +682,8 @@ function prepare(model, text, hypothesis, alpha, names) {
 /* Compute and draw the current state; a newer request replaces one still waiting, so typing never queues
  * more than one run behind the one in flight. */
 function update(typed) {
+  if (searchView) searchView.toggle(state.view === "search", state);
+  if (state.view === "search" && searchView) return searchView.update(state);
   if (state.view === "pair" && pairView) return pairView.update(typed === true);
   typing = typed === true && (typing || pending === null);
   // a key: the last sentence's figures still being drawn off screen wait for this one (Report.hold)
@@ -947,4 +952,9 @@ function usePairView(view) {
   pairView = view;
 }
 
-export { init, preload, boot, currentState as state, update, traceOf, runner, set, usePairView };
+/* The Search mode (site_search.js: {toggle, update, address}), plugged in by entry_site.js. */
+function useSearchView(view) {
+  searchView = view;
+}
+
+export { init, preload, boot, currentState as state, update, traceOf, runner, set, usePairView, useSearchView };

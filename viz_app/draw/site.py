@@ -14,6 +14,7 @@ Folder::
     index.html                the page
     assets/                   plotly.js, onnxruntime-web, the page code's bundle (shared by every model)
     models/<name>.js          one model: its ONNX graph and vocabulary (loaded when picked)
+    search/<name>.js          with --search: its test set's index, packed (site_search.py; loaded by Search)
 
 The folder is built beside ``DIR`` and renamed into place, so a failed build leaves ``DIR`` as it was.
 An existing ``DIR`` is replaced only when it is an earlier site (it holds ``MARKER``).
@@ -77,6 +78,8 @@ class SiteModel:
     int8: tuple[str, ...]
     float16_error: float
     start_bytes: int = 0  # models/<name>.start.js: the opening sentence's outputs (site_start.py)
+    search_bytes: int = 0  # search/<name>.js: its test set's packed index (site_search.py), 0 when none
+    search_corpus: str = ""
 
 
 @dataclass(frozen=True)
@@ -89,7 +92,7 @@ class SiteInfo:
 
     @property
     def total_bytes(self) -> int:
-        return self.shared_bytes + sum(m.bytes + m.start_bytes for m in self.models)
+        return self.shared_bytes + sum(m.bytes + m.start_bytes + m.search_bytes for m in self.models)
 
 
 def ort_dir() -> Path:
@@ -247,6 +250,12 @@ def _figure_constants() -> dict:
     return figure_context()
 
 
+def _search_spec() -> dict:
+    from viz_app.draw.site_search import search_spec
+
+    return search_spec()
+
+
 def _tokenizer() -> dict:
     from viz_app.draw.tokenizer_rules import tokenizer_rules
 
@@ -279,6 +288,7 @@ def site_data(models: Sequence[dict], start: tuple[str, str] | None = None) -> d
                    "alpha_max": settings.ALPHA_MAX, "alpha_step": settings.ALPHA_STEP},
         "tokenizer": _tokenizer(),
         "figures": _figure_constants(),
+        "search": _search_spec() if any(m.get("search") for m in models) else None,
     }
 
 
@@ -374,16 +384,36 @@ def _export(source: str, workdir: Path, extra_words: int | None, name: str | Non
     raise OutputError(f"{name}'s file stays over {MODEL_MAX_BYTES:,} bytes; lower --extra-words.")
 
 
+def _search_file(tmp: Path, name: str, search: bool | str, data_dir: str | None,
+                 log: Callable[[str], None]) -> tuple[str, int, str] | None:
+    """Write ``search/<name>.js`` (site_search.py); (file, bytes, corpus), or None when its corpus is absent."""
+    import disan
+    from viz_app.draw import site_search
+
+    cfg = disan.load(name, "cpu").cfg
+    corpus = search if isinstance(search, str) else site_search.corpus_for(name, cfg)
+    index = site_search.cached_index(name, corpus, data_dir, log)
+    if index is None:
+        return None
+    file = f"search/{name}.js"
+    (tmp / "search").mkdir(exist_ok=True)
+    (tmp / file).write_text(site_search.search_script(name, index), encoding="utf-8")
+    return file, (tmp / file).stat().st_size, index.manifest["corpus"]
+
+
 def build_site(
     out: str | os.PathLike,
     models: Sequence[str] | None = None,
     *,
     extra_words: int | None = None,
     start: tuple[str, str] | None = None,
+    search: bool | str = False,
+    data_dir: str | None = None,
     log: Callable[[str], None] = lambda _: None,
 ) -> SiteInfo:
     """Write the explorer for ``models`` (default: every bundled checkpoint) into the folder ``out``;
-    ``start`` is the (sentence, hypothesis) it opens on."""
+    ``start`` is the (sentence, hypothesis) it opens on. ``search``: add each model's Search file, of its bundled
+    test set (True) or of the corpus it names (``--data``'s forms: a name, TASK:SPLIT or a file)."""
     from disan.api import PRETRAINED_DIR
 
     given = list(dict.fromkeys(models or sorted(p.stem for p in PRETRAINED_DIR.glob("*.safetensors"))))
@@ -423,9 +453,12 @@ def build_site(
                     (tmp / page_model["start"]).write_text(_keyed_script("DisanSiteStart", name, entry),
                                                            encoding="utf-8")
                 metas.append(page_model)
+                searched = _search_file(tmp, name, search, data_dir, log) if search else None
+                page_model["search"] = searched and searched[0]
                 written.append(SiteModel(name, file, size, export.onnx_bytes, export.vocab_bytes, export.own_words,
                                          export.extra_words, tuple(export.int8), export.max_float16_error,
-                                         (tmp / page_model["start"]).stat().st_size if entry is not None else 0))
+                                         (tmp / page_model["start"]).stat().st_size if entry is not None else 0,
+                                         *(searched[1:] if searched else ())))
         assets = tmp / "assets"
         shutil.copyfile(plotly_bundle(), assets / "plotly.js")
         runtime = {"version": ORT_VERSION, "wasm": _b64gz((ort / ORT_WASM).read_bytes()),
@@ -468,5 +501,7 @@ def describe(info: SiteInfo) -> str:
         lines.append(f"  {m.file}: {m.bytes / 1e6:.2f} MB ({m.own_words:,} own + {m.extra_words:,} GloVe words; "
                      f"max float16 error {m.float16_error:.1e}{'; int8: ' + ', '.join(m.int8) if m.int8 else ''})"
                      + (f"; its opening sentence's run {m.start_bytes / 1e3:.0f} kB" if m.start_bytes else ""))
+        if m.search_bytes:
+            lines.append(f"  search/{m.name}.js: {m.search_bytes / 1e6:.2f} MB ({m.search_corpus}'s index, packed)")
     lines.append(f"  shared assets: {info.shared_bytes / 1e6:.2f} MB; whole folder {info.total_bytes / 1e6:.2f} MB")
     return "\n".join(lines)
