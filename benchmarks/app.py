@@ -331,10 +331,16 @@ PASTE_SHOWN = """text => {
 }"""
 
 
+#: Tokens fewer in every other pasted sentence: a paste changes the sentence's length, as a person's does (the
+#: maps of another length are painted with their token labels drawn over the axes until Plotly lays them out).
+PASTE_SHORTER = 4
+
+
 def paste_steps(page, base: str, T: int, warmup: int, n: int, timeout_ms: float) -> list[float]:
-    """Seconds from a whole new sentence of ``T`` tokens pasted over Explore's sentence (select all, one input
-    event, no submit) until the frame that shows the heatmaps drawn from the page's own run of it; the page is left
-    to settle between pastes (the text sent once typing rests, and the server's rerun of it)."""
+    """Seconds from a whole new sentence pasted over Explore's sentence (select all, one input event, no submit)
+    until the frame that shows the heatmaps drawn from the page's own run of it. The pasted sentences have ``T``
+    and ``T - PASTE_SHORTER`` tokens in turn (each paste changes the length); the page is left to settle between
+    pastes (the text sent once typing rests, and the server's rerun of it)."""
     url = _url(base, model=TYPING_MODEL, view="explore", sentence=sentence(T, offset=3 * T))
     page.goto(url)
     page.wait_for_selector(".st-key-chart_overview .js-plotly-plot", timeout=timeout_ms)
@@ -344,7 +350,8 @@ def paste_steps(page, base: str, T: int, warmup: int, n: int, timeout_ms: float)
     box = page.locator(".st-key-sentence textarea")
     out = []
     for k in range(warmup + n):
-        text = sentence(T, offset=7 * k + 1)  # a new sentence each time, every word in the vocabulary
+        # a new sentence each time, every word in the vocabulary; the box holds T tokens before the first
+        text = sentence(T - PASTE_SHORTER * ((k + 1) % 2), offset=7 * k + 1)
         box.click()
         box.press("Control+a")
         s = _measure(page, lambda: page.keyboard.insert_text(text), PASTE_SHOWN, text, timeout_ms)
@@ -480,8 +487,8 @@ def table(rows: list[dict], warmup: int) -> Table:
         f"*{BASELINE_LABEL}*: the same rows against the baseline commit's files (`git archive`), in the same run. "
         "Keys → Explore maps: letters typed into the sidebar's sentence box 5 times a second, no submit, until the "
         "frame that shows the maps drawn from the page's own model run (issue 27). Paste → Explore maps: a whole new "
-        "sentence of T tokens put over the box's text as one input event (no submit), from that event until the frame "
-        "that shows the maps of the page's own run of it (issue 58; target p95 ≤ 50 ms at T ≤ 20). α step: one → press after the page settled, all 3 charts of the Distance view; "
+        f"sentence of T and T − {PASTE_SHORTER} tokens in turn (each paste changes the length) put over the box's "
+        "text as one input event (no submit), from that event until the frame that shows the maps of the page's own run of it (issue 58; target p95 ≤ 50 ms at T ≤ 20). α step: one → press after the page settled, all 3 charts of the Distance view; "
         "α keys: → pressed 3 or 5 times a second without waiting; feature: the DiSAN maps and the row bars; submit: "
         "a new sentence put into the sentence box as one input event (a paste) and submitted at once (Enter where "
         "the view follows typing, Ctrl+Enter elsewhere and on the baseline), clocked from the paste until the "
