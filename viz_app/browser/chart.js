@@ -319,7 +319,8 @@ function mountFigure(component, data) {
  * own drawing of a typed text and the server's figure of the same sentence get the same key. */
 function followKey(follow, figure, params, live, theme) {
   const g = live ? GROUPS[live.group] : null;
-  const alpha = follow.alpha === null || follow.alpha === undefined ? null : Number(follow.alpha).toPrecision(9);
+  // a number as the page's run and the server's agree on it; "several" (export.py: panels at other α) matches none
+  const alpha = typeof follow.alpha === "number" ? follow.alpha.toPrecision(9) : follow.alpha === "several" ? "several" : null;
   return JSON.stringify([follow.model, alpha, follow.text, follow.hypothesis || "", follow.masks || ["default"],
                          figure, Object.assign({}, params, g ? g.values : {}), theme]);
 }
