@@ -367,3 +367,42 @@ def test_a_rerun_that_brings_the_maps_the_page_already_shows_paints_nothing(page
 
 _IDLE = """() => { const a = document.querySelector('[data-testid=stApp]');
   return !!a && a.getAttribute('data-test-script-state') !== 'running'; }"""
+
+
+def test_a_live_chart_kept_from_typing_follows_its_alpha_slider_after_the_rerun(page):
+    """Issue 58, item 10, for a chart of a live group (DSA's Distance view, the α slider): the rerun that brings
+    the typed sentence paints nothing, and the chart, kept from the page's own drawing, rejoins its group: the
+    next → on the slider repaints it at the new α."""
+    tab, url = page
+    tab.goto(f"{url}/distance_attention?view=distance_attention&model=dsa-sst5")
+    tab.wait_for_selector(".st-key-chart_dsa_pair .js-plotly-plot")
+    deadline = time.monotonic() + 300
+    while not tab.locator(".viz-typing").count():  # dsa-sst5's folder may still be building
+        assert time.monotonic() < deadline, "the Distance view never offered typing"
+        tab.wait_for_timeout(3000)
+        tab.reload()
+        tab.wait_for_selector(".st-key-chart_dsa_pair .js-plotly-plot")
+    tab.wait_for_function("() => window.Plotly && window.__disanTyping.sent && window.__disanTyping.ready")
+    tab.evaluate("() => window.__disanTyping.ready")
+    tab.wait_for_function(_IDLE)
+    tab.evaluate("() => { window.__disanTyping.data.send_after_ms = 600000; }")
+    text = "the quiet river bends"
+    box = retype(tab, text)
+    tab.wait_for_function(TYPED_AT_REST, arg=text)
+    tab.evaluate("""() => Promise.all([...window.__disanTyping.follow].map(gd => gd.__vizQueue))
+      .then(() => new Promise(r => requestAnimationFrame(() => setTimeout(r, 0))))""")
+    before = tab.evaluate(LOG_FOLLOW_DRAWS)
+    box.press("Enter")
+    tab.wait_for_function(f"() => new URL(location.href).searchParams.get('sentence') === {text!r}")
+    tab.wait_for_timeout(300)
+    tab.wait_for_function(_IDLE)
+    tab.wait_for_timeout(1500)
+    after = tab.evaluate("() => [...window.__disanTyping.follow].filter(gd => gd.isConnected).map(gd => gd.__vizDrawn)")
+    assert (after, tab.evaluate("() => window.__followDraws")) == (before, [])
+    pair = ".st-key-chart_dsa_pair .js-plotly-plot"
+    assert tab.evaluate(f"() => !!document.querySelector('{pair}').__live")  # back in the α group
+    z0 = tab.evaluate(f"() => JSON.stringify(document.querySelector('{pair}').__figure.data[0].z)")
+    tab.locator(".viz-live input[type=range]").first.focus()
+    tab.keyboard.press("ArrowRight")
+    tab.wait_for_function(f"""z0 => {{ const gd = document.querySelector('{pair}');
+      return gd.__vizDrawn > {max(before)} && JSON.stringify(gd.__figure.data[0].z) !== z0; }}""", arg=z0)
