@@ -320,7 +320,8 @@ function mountFigure(component, data) {
 function followKey(follow, figure, params, live, theme) {
   const g = live ? GROUPS[live.group] : null;
   // a number as the page's run and the server's agree on it; "several" (export.py: panels at other α) matches none
-  const alpha = typeof follow.alpha === "number" ? follow.alpha.toPrecision(9) : follow.alpha === "several" ? "several" : null;
+  const alpha = typeof follow.alpha === "number" ? follow.alpha.toPrecision(9)
+    : follow.alpha === "several" ? "several" : null;
   return JSON.stringify([follow.model, alpha, follow.text, follow.hypothesis || "", follow.masks || ["default"],
                          figure, Object.assign({}, params, g ? g.values : {}), theme]);
 }
@@ -515,9 +516,10 @@ function typedAlpha() {
   return alpha !== null && alpha !== undefined && here ? g.values.alpha : alpha;
 }
 
-/* The chart's figure for the typed trace view `input` ({text, hypothesis, alpha}), with its live binding and its
- * key (followKey): its own figure and parameters, a live chart's at its control's current values; null where this sentence cannot have it (a chosen token beyond its length, DiSAN's per-feature
- * P not in the page's output): the chart keeps its drawing until the server's rerun. */
+/* The chart's figure for the typed trace view of `input` ({text, hypothesis, alpha}), with its live binding and
+ * its key (followKey): its own figure and parameters, a live chart's at its control's current values; null where
+ * this sentence cannot have it (a chosen token beyond its length, DiSAN's per-feature P not in the page's output):
+ * the chart keeps its drawing until the server's rerun. */
 function typedFigure(gd, tv, input) {
   const f = gd.__follow, live = f.data.live, g = live ? GROUPS[live.group] : null;
   const params = Object.assign({}, f.data.params, g ? g.values : {});
