@@ -314,6 +314,53 @@ def typing_keys(page, base: str, T: int, rate: float, warmup: int, n: int, timeo
     return out
 
 
+#: Installed once the page is loaded: the timestamp of the sentence box's last input event (a paste fires no key),
+#: the start of the paste row's clock.
+PASTE_PROBE = """() => { if (window.__pasteProbe) return; window.__pasteProbe = true; window.__pasteT = 0;
+  document.addEventListener('input', e => {
+    if (e.target.matches && e.target.matches('.st-key-sentence textarea')) window.__pasteT = e.timeStamp; }, true); }"""
+
+#: Milliseconds from the paste's input event until the frame that showed Explore's maps of the pasted ``text``
+#: (``chart.js``'s typing role: ``__disanTyping.shown``, the frame after the heatmaps were painted from the page's
+#: own model run of that text).
+PASTE_SHOWN = """text => {
+  const t = window.__disanTyping, input = window.__pasteT;
+  if (!t || !t.shown || !input || !t.typed || t.typed.text !== text || t.shown.stamp !== t.typed.stamp ||
+      !(t.shown.input >= input)) return false;
+  return {ms: t.shown.t - input};
+}"""
+
+
+#: Tokens fewer in every other pasted sentence: a paste changes the sentence's length, as a person's does (the
+#: maps of another length are painted with their token labels drawn over the axes until Plotly lays them out).
+PASTE_SHORTER = 4
+
+
+def paste_steps(page, base: str, T: int, warmup: int, n: int, timeout_ms: float) -> list[float]:
+    """Seconds from a whole new sentence pasted over Explore's sentence (select all, one input event, no submit)
+    until the frame that shows the heatmaps drawn from the page's own run of it. The pasted sentences have ``T``
+    and ``T - PASTE_SHORTER`` tokens in turn (each paste changes the length); the page is left to settle between
+    pastes (the text sent once typing rests, and the server's rerun of it)."""
+    url = _url(base, model=TYPING_MODEL, view="explore", sentence=sentence(T, offset=3 * T))
+    page.goto(url)
+    page.wait_for_selector(".st-key-chart_overview .js-plotly-plot", timeout=timeout_ms)
+    _wait_for_typing(page, url, timeout_ms)
+    page.wait_for_selector(".st-key-chart_overview .js-plotly-plot", timeout=timeout_ms)
+    page.evaluate(PASTE_PROBE)
+    box = page.locator(".st-key-sentence textarea")
+    out = []
+    for k in range(warmup + n):
+        # a new sentence each time, every word in the vocabulary; the box holds T tokens before the first
+        text = sentence(T - PASTE_SHORTER * ((k + 1) % 2), offset=7 * k + 1)
+        box.click()
+        box.press("Control+a")
+        s = _measure(page, lambda: page.keyboard.insert_text(text), PASTE_SHOWN, text, timeout_ms)
+        if k >= warmup:
+            out.append(s)
+        _settle(page, timeout_ms, pause_ms=settings.TYPING_SEND_AFTER_MS + 200)
+    return out
+
+
 def _row(rows: list, log, kind: str, path: str, model: str, T: int, fn) -> None:
     """Run ``fn`` (times, or (times, server CPU seconds per interaction)) and append its row."""
     try:
@@ -353,20 +400,20 @@ BASELINE_REV = "18fbda6"
 def run(
     lengths=(10, 64), interactions: int = 20, warmup: int = 3, submit_views=SUBMIT_VIEWS,
     timeout_s: float = 120.0, threads: int | None = None, log=print, baseline: bool = True,
-    key_rates=(3.0, 5.0), baseline_rev: str | None = None,
+    key_rates=(3.0, 5.0), baseline_rev: str | None = None, only_typing: bool = False,
 ) -> list[dict]:
     """Every row: ``{"kind", "path", "model", "tokens", "times", "server_cpu"}`` or ``"error"`` instead of times.
 
     Paths: *browser* (this checkout), *server* (this checkout with ``VIZ_BROWSER_RECOMPUTE=0``: the α and
     feature rows' baseline) and, with ``baseline_rev``, *baseline*: the submit and α-key rows against a
     copy of that commit (``server.checkout``), the earlier figures measured in the same run (the report names the
-    commit once, in its header)."""
+    commit once, in its header). ``only_typing``: the rows of Explore's typing alone (keys, paste), browser path."""
     rows: list[dict] = []
     ms = timeout_s * 1000
     paths = [("browser", {}, None)]
-    if baseline:
+    if baseline and not only_typing:
         paths.append(("server", {"VIZ_BROWSER_RECOMPUTE": "0"}, None))
-    if baseline_rev:
+    if baseline_rev and not only_typing:
         paths.append((BASELINE_LABEL, {}, baseline_rev))
     for path, env, rev in paths:
         log(f"  [{path} path] starting a Streamlit server")
@@ -376,6 +423,15 @@ def run(
                                                               root=root))
 
             def work(page, path=path, base=base, pid=proc.pid):
+                if only_typing:
+                    if not settings.EXPLORE_TYPING:
+                        log("  Explore's typing is off (VIZ_EXPLORE_TYPING=0): no typing rows")
+                    for T in [t for t in lengths if t <= 20] if settings.EXPLORE_TYPING else []:
+                        _row(rows, log, "keys at 5/s → Explore maps", path, TYPING_MODEL, T,
+                             lambda: typing_keys(page, base, T, 5.0, warmup, interactions, ms))
+                        _row(rows, log, "paste → Explore maps", path, TYPING_MODEL, T,
+                             lambda: paste_steps(page, base, T, warmup, interactions, ms))
+                    return
                 if path != "server":
                     for rate in key_rates:
                         for T in lengths:
@@ -392,6 +448,8 @@ def run(
                     for T in [t for t in lengths if t <= 20]:
                         _row(rows, log, "keys at 5/s → Explore maps", path, TYPING_MODEL, T,
                              lambda: typing_keys(page, base, T, 5.0, warmup, interactions, ms))
+                        _row(rows, log, "paste → Explore maps", path, TYPING_MODEL, T,
+                             lambda: paste_steps(page, base, T, warmup, interactions, ms))
                 if path != "server":
                     for view, model in submit_views:
                         for T in lengths:
@@ -428,7 +486,11 @@ def table(rows: list[dict], warmup: int) -> Table:
         "after the last move. Path *server*: a Streamlit rerun per step (`VIZ_BROWSER_RECOMPUTE=0`). Path "
         f"*{BASELINE_LABEL}*: the same rows against the baseline commit's files (`git archive`), in the same run. "
         "Keys → Explore maps: letters typed into the sidebar's sentence box 5 times a second, no submit, until the "
-        "frame that shows the maps drawn from the page's own model run (issue 27). α step: one → press after the page settled, all 3 charts of the Distance view; "
+        "frame that shows the maps drawn from the page's own model run (issue 27). Paste → Explore maps: a whole new "
+        f"sentence of T and T − {PASTE_SHORTER} tokens in turn (each paste changes the length) put over the box's "
+        "text as one input event (no submit), from that event until the frame that shows the maps of the page's own "
+        "run of it (issue 58; target p95 ≤ 50 ms at T ≤ 20). α step: one → press after the page settled, all 3 "
+        "charts of the Distance view; "
         "α keys: → pressed 3 or 5 times a second without waiting; feature: the DiSAN maps and the row bars; submit: "
         "a new sentence put into the sentence box as one input event (a paste) and submitted at once (Enter where "
         "the view follows typing, Ctrl+Enter elsewhere and on the baseline), clocked from the paste until the "

@@ -99,6 +99,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     g.add_argument("--app-views", default=None,
                    help="views for submit → heatmap (default: every view whose maps follow the sentence)")
     g.add_argument("--no-baseline", action="store_true", help="skip the baseline rows (server path, earlier commit)")
+    g.add_argument("--app-typing-only", action="store_true",
+                   help="only Explore's typing rows (keys at 5/s, paste) at the lengths ≤ 20, this checkout")
     g.add_argument("--baseline-rev", default=None,
                    help=f"commit whose app is measured in the same run as the baseline (default {bench_app.BASELINE_REV}; "
                         "none with --quick)")
@@ -262,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"[app] lengths {args.app_lengths}, {args.app_interactions} interactions (+{args.app_warmup} warm-up)")
             rows = bench_app.run(args.app_lengths, args.app_interactions, args.app_warmup, args.submit_views,
                                  baseline=not args.no_baseline, baseline_rev=args.baseline_rev,
-                                 threads=args.threads)
+                                 threads=args.threads, only_typing=args.app_typing_only)
             tables.append(bench_app.table(rows, args.app_warmup))
             print(tables[-1].to_text(), "\n")
         else:

@@ -67,6 +67,7 @@ def checkout(rev: str) -> Iterator[Path]:
         with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
             tar.extractall(folder, filter="data")
         node_modules(folder)
+        page_bundles(folder)
         yield folder
     finally:
         shutil.rmtree(folder, ignore_errors=True)
@@ -89,6 +90,23 @@ def node_modules(tree: Path) -> None:
                                               capture_output=True, timeout=600).returncode == 0
     if not done:
         print(f"warning: npm ci failed in {tree}; the baseline runs without its node_modules", file=sys.stderr)
+
+
+def page_bundles(tree: Path) -> None:
+    """Build an earlier commit's page bundles from its own sources: since issue 54 ``viz_app/browser/dist/`` is
+    ignored by git (``npm ci``'s postinstall builds it), so ``git archive`` leaves it out, and ``node_modules``
+    links this checkout's packages without running the postinstall. Without them the baseline's charts were
+    refused (``bundles.py``) and its cold start waited out its timeout. Commits before issue 54 have no build
+    script and need none. Without node, or if the build fails, a line says so."""
+    script = tree / "scripts" / "build_browser.mjs"
+    if not script.is_file() or (tree / "viz_app" / "browser" / "dist" / "sources.json").is_file():
+        return
+    node = shutil.which("node")
+    done = node is not None and subprocess.run([node, str(script)], cwd=tree, capture_output=True,
+                                               timeout=600).returncode == 0
+    if not done:
+        print(f"warning: the page bundles of {tree} could not be built (node scripts/build_browser.mjs); the "
+              "baseline's charts will not draw", file=sys.stderr)
 
 
 @contextmanager

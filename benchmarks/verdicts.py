@@ -78,13 +78,14 @@ def trace_verdicts(v: Verdicts, results: list[dict], archs, isolated: bool) -> N
                     "needs fresh processes (drop --quick/--in-process)")
 
 
-#: Issues 12 and 19: (kind prefix, limit in s for T ≤ 10, limit for larger T ≤ 64), on this checkout's path.
+#: Issues 12, 19 and 58: (kind prefix, limit in s for T ≤ 10, limit for larger T ≤ 64), on this checkout's path.
 APP_TARGETS = {
     "α step → every map": (0.050, 0.100),
     "α keys at": (0.050, 0.050),
     "feature step → redrawn": (0.050, 0.050),
     "submit →": (0.150, 0.150),
     "keys at 5/s → Explore maps": (0.050, 0.050),
+    "paste → Explore maps": (0.050, 0.050),  # issue 58 item 10, at T ≤ 20
 }
 #: One frame at 60 Hz: the goal for an α step.
 FRAME_S = 1 / 60

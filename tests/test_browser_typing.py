@@ -314,3 +314,95 @@ def test_a_sentence_typed_after_clearing_the_box_is_drawn_with_no_submit_key(pag
     tab.wait_for_function(f"() => ({_chart_ticks('chart_overview')})().includes('lantern')", timeout=6000)
     assert time.monotonic() - t0 < 6
     assert box.input_value() == "a lantern glows"
+
+
+#: Logs every Plotly draw of a chart that follows typing and each chart's last drawing time (chart.js
+#: ``__vizDrawn``, set by a swap paint, a Plotly draw and the page's own typed drawing alike).
+LOG_FOLLOW_DRAWS = """() => { window.__followDraws = [];
+  for (const f of ['newPlot', 'react']) { const o = window.Plotly[f]; window.Plotly[f] = function (gd, ...a) {
+    if (window.__disanTyping.follow.has(gd)) window.__followDraws.push(f);
+    return o.call(this, gd, ...a); }; }
+  return [...window.__disanTyping.follow].filter(gd => gd.isConnected).map(gd => gd.__vizDrawn);
+}"""
+
+#: The page has drawn ``text`` from its own run and laid every following chart out (typing at rest).
+TYPED_AT_REST = """text => { const T = window.__disanTyping;
+  return T.typed && T.typed.text === text && !T.running && !T.pending &&
+    [...T.follow].filter(gd => gd.isConnected).every(gd => !gd.__typed && gd.__vizShown >= gd.__vizDrawn); }"""
+
+
+def test_a_rerun_that_brings_the_maps_the_page_already_shows_paints_nothing(page):
+    """Issue 58, item 10: Enter after the maps already follow the text. The server's rerun brings the same
+    sentence's figures; the page keeps its own drawing (same text, model, α, figure, parameters and theme) and
+    paints none of them again (it rebuilt and repainted every map about 240 ms later)."""
+    tab, url = page
+    tab.goto(f"{url}/?view=explore&model={MODEL}")
+    tab.wait_for_selector(".st-key-chart_overview .js-plotly-plot")
+    tab.wait_for_function("() => document.querySelector('.viz-typing') && window.Plotly && window.__disanTyping.sent")
+    tab.wait_for_function(_IDLE)
+    # the server learns the text by Enter only (not once typing rests): the page's drawing is laid out first
+    tab.evaluate("() => { window.__disanTyping.data.send_after_ms = 600000; }")
+    text = "the old clock ticks on"
+    box = retype(tab, text)
+    tab.wait_for_function(TYPED_AT_REST, arg=text)
+    # every Plotly draw of the typed text done (chart.js queues them per chart), and a frame after it
+    tab.evaluate("""() => Promise.all([...window.__disanTyping.follow].map(gd => gd.__vizQueue))
+      .then(() => new Promise(r => requestAnimationFrame(() => setTimeout(r, 0))))""")
+    before = tab.evaluate(LOG_FOLLOW_DRAWS)
+    assert len(before) >= 2  # Explore's prediction bars, the overview maps, the gate lines
+    assert tab.evaluate("() => new URL(location.href).searchParams.get('sentence')") != text
+    box.press("Enter")
+    tab.wait_for_function(f"() => new URL(location.href).searchParams.get('sentence') === {text!r}")
+    tab.wait_for_timeout(300)
+    tab.wait_for_function(_IDLE)
+    tab.wait_for_timeout(1500)  # a repaint came ~240 ms after the rerun, and a Plotly draw at rest (300 ms) after it
+    after = tab.evaluate("() => [...window.__disanTyping.follow].filter(gd => gd.isConnected).map(gd => gd.__vizDrawn)")
+    draws = tab.evaluate("() => window.__followDraws")
+    assert (after, draws) == (before, []), (before, after, draws)
+    # ... and what the page shows is that sentence: a new one typed after it is still drawn from the page's run
+    box.press("End")
+    box.press_sequentially(" loudly", delay=30)
+    tab.wait_for_function(f"() => ({_chart_ticks('chart_overview')})().includes('loudly')")
+
+
+_IDLE = """() => { const a = document.querySelector('[data-testid=stApp]');
+  return !!a && a.getAttribute('data-test-script-state') !== 'running'; }"""
+
+
+def test_a_live_chart_kept_from_typing_follows_its_alpha_slider_after_the_rerun(page):
+    """Issue 58, item 10, for a chart of a live group (DSA's Distance view, the α slider): the rerun that brings
+    the typed sentence paints nothing, and the chart, kept from the page's own drawing, rejoins its group: the
+    next → on the slider repaints it at the new α."""
+    tab, url = page
+    tab.goto(f"{url}/distance_attention?view=distance_attention&model=dsa-sst5")
+    tab.wait_for_selector(".st-key-chart_dsa_pair .js-plotly-plot")
+    deadline = time.monotonic() + 300
+    while not tab.locator(".viz-typing").count():  # dsa-sst5's folder may still be building
+        assert time.monotonic() < deadline, "the Distance view never offered typing"
+        tab.wait_for_timeout(3000)
+        tab.reload()
+        tab.wait_for_selector(".st-key-chart_dsa_pair .js-plotly-plot")
+    tab.wait_for_function("() => window.Plotly && window.__disanTyping.sent && window.__disanTyping.ready")
+    tab.evaluate("() => window.__disanTyping.ready")
+    tab.wait_for_function(_IDLE)
+    tab.evaluate("() => { window.__disanTyping.data.send_after_ms = 600000; }")
+    text = "the quiet river bends"
+    box = retype(tab, text)
+    tab.wait_for_function(TYPED_AT_REST, arg=text)
+    tab.evaluate("""() => Promise.all([...window.__disanTyping.follow].map(gd => gd.__vizQueue))
+      .then(() => new Promise(r => requestAnimationFrame(() => setTimeout(r, 0))))""")
+    before = tab.evaluate(LOG_FOLLOW_DRAWS)
+    box.press("Enter")
+    tab.wait_for_function(f"() => new URL(location.href).searchParams.get('sentence') === {text!r}")
+    tab.wait_for_timeout(300)
+    tab.wait_for_function(_IDLE)
+    tab.wait_for_timeout(1500)
+    after = tab.evaluate("() => [...window.__disanTyping.follow].filter(gd => gd.isConnected).map(gd => gd.__vizDrawn)")
+    assert (after, tab.evaluate("() => window.__followDraws")) == (before, [])
+    pair = ".st-key-chart_dsa_pair .js-plotly-plot"
+    assert tab.evaluate(f"() => !!document.querySelector('{pair}').__live")  # back in the α group
+    z0 = tab.evaluate(f"() => JSON.stringify(document.querySelector('{pair}').__figure.data[0].z)")
+    tab.locator(".viz-live input[type=range]").first.focus()
+    tab.keyboard.press("ArrowRight")
+    tab.wait_for_function(f"""z0 => {{ const gd = document.querySelector('{pair}');
+      return gd.__vizDrawn > {max(before)} && JSON.stringify(gd.__figure.data[0].z) !== z0; }}""", arg=z0)

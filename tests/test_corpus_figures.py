@@ -83,3 +83,17 @@ def test_learning_curve_has_accuracy_and_loss_axes():
     fig = BUILDERS["curve"]().to_dict()
     assert [t.get("yaxis", "y") for t in fig["data"]] == ["y", "y2"]
     assert fig["layout"]["yaxis2"]["overlaying"] == "y"
+
+
+def test_distance_mass_log_axis_labels_powers_of_ten_not_si_prefixes():
+    """Issue 58 (newcomer walk): a DSA's prior on Search's distance plot falls to 1e-18; the log axis read
+    "1f, 1p, 1n, 1μ" (Plotly's SI prefixes) for an attention mass."""
+    import pandas as pd
+
+    from viz_app.draw import search_figures as sf
+
+    d = np.arange(1, 31)
+    profile = pd.DataFrame({"block": "fw", "head": 0, "distance": d, "mass": np.exp(-1.5 * (d - 1)) * 0.3})
+    fig = sf.distance_mass(profile, 1.5, PRESENTATION, "mass")
+    assert fig.layout.yaxis.type == "log"
+    assert fig.layout.yaxis.exponentformat == "power"

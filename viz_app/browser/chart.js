@@ -282,7 +282,9 @@ function mountFigure(component, data) {
   const want = data.live ? Object.assign({}, data.live, { static: staticKey }) : null;
   const fresh = viewsFor(data);
   if (gd.__staticKey === staticKey && alreadyDrawn(gd, want, config)) return; // nothing changed for this chart
+  if (data.follow && adoptTyped(gd, data, staticKey, want, config)) return; // the page drew these maps already
   gd.__staticKey = staticKey;
+  gd.__typedDrawn = null;
   const token = (gd.__figureToken = (gd.__figureToken || 0) + 1);
   fresh.then(views => {
     if (token !== gd.__figureToken) return; // a newer render of this chart came first
@@ -310,6 +312,44 @@ function mountFigure(component, data) {
     gd.__staticKey = undefined;
     gd.textContent = `This chart could not be drawn: ${err.message}`;
   });
+}
+
+/* What a chart that follows typing draws, as one key: the sentence (`follow`: {text, hypothesis, masks, model,
+ * alpha}), the figure, its parameters (a live chart's at its group's current values) and the theme. The page's
+ * own drawing of a typed text and the server's figure of the same sentence get the same key. */
+function followKey(follow, figure, params, live, theme) {
+  const g = live ? GROUPS[live.group] : null;
+  // a number as the page's run and the server's agree on it; "several" (export.py: panels at other α) matches none
+  const alpha = typeof follow.alpha === "number" ? follow.alpha.toPrecision(9)
+    : follow.alpha === "several" ? "several" : null;
+  return JSON.stringify([follow.model, alpha, follow.text, follow.hypothesis || "", follow.masks || ["default"],
+                         figure, Object.assign({}, params, g ? g.values : {}), theme]);
+}
+
+/* The server's rerun brings the sentence the page already drew from its own model run (Enter, or typing at
+ * rest, after the maps followed the keys): the chart takes the server's key and keeps its drawing, so the rerun
+ * paints nothing (issue 58, item 10: it repainted the same maps about 240 ms later). A live chart joins its
+ * group again with the binding of the page's figure. False, with nothing changed, where the drawings differ. */
+function adoptTyped(gd, data, staticKey, want, config) {
+  const typed = gd.__typedDrawn;
+  if (!typed || typed.config !== config) return false;
+  if (typed.key !== followKey(data.follow, data.figure, data.params, data.live, data.theme)) return false;
+  if (want) {
+    const g = group(want.group);
+    if (!typed.binding || !g.live || g.live.id !== want.payload_id) return false;
+    gd.__live = Object.assign(want, { binding: typed.binding });
+    g.charts.add(gd);
+    gd.__shown = Object.assign({}, g.values);
+    gd.__full = { id: want.payload_id, values: gd.__shown };
+  } else {
+    gd.__live = null;
+  }
+  gd.__figureToken = (gd.__figureToken || 0) + 1; // an older render still waiting for its views draws nothing
+  gd.__staticKey = staticKey;
+  gd.__configText = config;
+  gd.__specText = undefined;
+  gd.__figure = typed.spec;
+  return true;
 }
 
 /* role "section": the HTML of a section of the page's own definitions (Sections.sectionBody: the tokens with
@@ -455,9 +495,10 @@ function runTyped(input) {
   TYPING.running = true;
   const next = TYPING.pending;
   TYPING.pending = null;
+  let alpha = null;
   TYPING.ready
-    .then(() => site().traceOf(TYPING.data.model, next.text, next.hypothesis, typedAlpha()))
-    .then(tv => { if (!tv.problem) drawTyped(tv, next); })
+    .then(() => site().traceOf(TYPING.data.model, next.text, next.hypothesis, alpha = typedAlpha()))
+    .then(tv => { if (!tv.problem) drawTyped(tv, Object.assign({}, next, { alpha: alpha })); })
     .catch(err => { TYPING.problem = String(err && err.message || err); })
     .then(() => {
       TYPING.running = false;
@@ -475,20 +516,24 @@ function typedAlpha() {
   return alpha !== null && alpha !== undefined && here ? g.values.alpha : alpha;
 }
 
-/* The chart's figure for the typed trace view: its own figure and parameters, a live chart's at its control's
- * current values; null where this sentence cannot have it (a chosen token beyond its length, DiSAN's per-feature
- * P not in the page's output): the chart keeps its drawing until the server's rerun. */
-function typedFigure(gd, tv) {
+/* The chart's figure for the typed trace view of `input` ({text, hypothesis, alpha}), with its live binding and
+ * its key (followKey): its own figure and parameters, a live chart's at its control's current values; null where
+ * this sentence cannot have it (a chosen token beyond its length, DiSAN's per-feature P not in the page's output):
+ * the chart keeps its drawing until the server's rerun. */
+function typedFigure(gd, tv, input) {
   const f = gd.__follow, live = f.data.live, g = live ? GROUPS[live.group] : null;
   const params = Object.assign({}, f.data.params, g ? g.values : {});
   // A chart of several views of this sentence names their masks (Compare): the page derives them from the
   // logits before the mask (recompute.js remask; null where the view lacks them).
   const views = (f.data.follow.masks || ["default"]).map(m => (m === "default" ? tv : Recompute.remask(tv, m)));
   if (views.some(v => !v)) return null;
-  let spec;
-  try { spec = Sections.draw(views, f.figure, params, f.theme).figure; } catch (err) { return null; }
-  if (f.data.selectable) hideClickLayer(spec);
-  return spec;
+  let built;
+  try { built = Sections.draw(views, f.figure, params, f.theme); } catch (err) { return null; }
+  if (f.data.selectable) hideClickLayer(built.figure);
+  const sentence = { text: input.text, hypothesis: input.hypothesis, masks: f.data.follow.masks,
+                     model: TYPING.data.model, alpha: input.alpha };
+  return { spec: built.figure, binding: built.binding || null, config: f.config,
+           key: followKey(sentence, f.figure, f.data.params, live, f.theme) };
 }
 
 function drawTyped(tv, input) {
@@ -496,9 +541,12 @@ function drawTyped(tv, input) {
   const stamp = input.stamp, later = [];
   for (const gd of TYPING.follow) {
     if (!gd.isConnected) { TYPING.follow.delete(gd); continue; }
-    const spec = typedFigure(gd, tv);
-    if (!spec) continue;
+    const typed = typedFigure(gd, tv, input);
+    if (!typed) continue;
+    const spec = typed.spec;
     gd.__typed = spec;
+    gd.__typedDrawn = typed; // what the chart shows now, until the server's rerun (adoptTyped) or another sentence
+    gd.__staticKey = undefined; // the chart no longer shows the server's figure
     // Its control's payload is the server's sentence: the chart leaves the group until the server's rerun
     // brings this sentence's payload (a move of the control meanwhile must not paint the old sentence here).
     gd.__live = null;
@@ -537,7 +585,6 @@ function fullTyped(gd) {
   const spec = gd.__typed, f = gd.__follow;
   if (!spec) return null;
   gd.__typed = null;
-  gd.__staticKey = undefined; // the chart no longer shows the server's figure
   gd.__figure = spec;
   gd.__vizQueue = gd.__vizQueue
     .then(() => plotlyReady(f.data.plotly_url))

@@ -37,7 +37,8 @@ def distance_mass(profile: pd.DataFrame, alpha: float | None, theme: Theme, titl
                      "x": d.tolist(), "y": (at_one * np.exp(-alpha * (d - 1))).tolist(),
                      "line": {"color": "#000000", "width": 3, "dash": "dash"}})
     layout = _layout(theme, title, 420, xaxis={"title": {"text": "distance |i − j|"}},
-                     yaxis={"title": {"text": "mean attention mass (log)"}, "type": "log"})
+                     # powers of ten: Plotly's default SI prefixes read "1f, 1p, 1n, 1μ" on a DSA's prior (issue 58)
+                     yaxis={"title": {"text": "mean attention mass (log)"}, "type": "log", "exponentformat": "power"})
     return _figure(data, layout)
 
 

@@ -155,8 +155,13 @@ def show_page_figure(
     # A chart of several views follows typing when they are one sentence of one model under other masks (the
     # page derives them: recompute.js remask).
     one = len({(s[0], s[1], s[2]) for s in sentences}) == 1
-    shown = ({"text": sentences[0][1], "hypothesis": sentences[0][2] or "", "masks": [s[3] for s in sentences]}
-             if follow and one else None)
+    # The model and α name the drawing too: a rerun that brings what the page drew from its own run of the typed
+    # text keeps that drawing (chart.js adoptTyped). α as the page's model runs it (follow.follow_typing).
+    # Sentences at several α (a page's single run cannot be all of them) name none: the server's drawing is kept.
+    alpha_run = sentences[0][4] if sentences[0][4] is not None else (ctx.alpha if ctx.is_dsa else None)
+    alpha_run = alpha_run if len({s[4] for s in sentences}) == 1 else "several"
+    shown = ({"text": sentences[0][1], "hypothesis": sentences[0][2] or "", "masks": [s[3] for s in sentences],
+              "model": sentences[0][0], "alpha": alpha_run} if follow and one else None)
     chart.draw_figure(views, figure, key=chart_key(key), theme=ctx.theme.name, config=config, params=params,
                       on_select=on_select, live=live, follow=shown)
     html = None
