@@ -95,7 +95,7 @@ def test_a_classic_bundle_defines_one_global_its_entry_point(name):
     assert out["added"] == ["Disan"]
     want = {"Figures", "Paint", "Pair", "PairView", "Recompute", "Report", "Sections"}
     if name == "site":
-        want |= {"Graph", "Site", "SitePair", "SiteSearch", "SearchQuery", "Tokenize", "preload"}
+        want |= {"Graph", "Site", "SitePair", "SiteSearch", "SearchQuery", "SearchSignature", "Tokenize", "preload"}
     assert set(out["modules"]) == want
 
 

@@ -9,6 +9,8 @@ import json
 import numpy as np
 import pytest
 
+import disan
+
 from disan.corpus.manifest import open_index
 from disan.corpus.query import Filter, Query
 from disan.corpus.search import run_query
@@ -160,3 +162,31 @@ def test_site_search_is_off_unless_asked_and_search_data_names_the_corpus(monkey
     monkeypatch.setattr(site, "build_site", fake)
     assert main(["site", "--out", str(tmp_path / "s"), "--model", "disan-sst5", *argv]) == 0
     assert seen["search"] == search and seen["data_dir"] is None
+
+
+@pytest.mark.parametrize("name", ["disan-sst5", "dsa-sst5"])
+def test_the_pages_signature_of_a_trace_view_is_disan_index_s(name):
+    """search_signature.js's signatureOf on a sentence's trace view (as the page lays it out: flat, row-major)
+    equals disan.corpus.measures.signature of the same torch trace: the page's "nearest to a sentence"."""
+    from disan.corpus.measures import signature
+    from viz_app.draw.records import trace_view
+
+    trace = disan.load(name, device="cpu").trace("the plot is not good , but the acting is fine .")
+    side = trace_view(trace).premise
+    T = len(side.tokens)
+
+    def block(b):
+        return {"allowed": b.allowed.reshape(-1).tolist(), "attention": b.attention.reshape(-1).tolist(),
+                "gate": b.gate.reshape(-1).tolist(), "D": int(b.gate.shape[-1]),
+                "heads": None if b.heads is None else b.heads.reshape(-1).tolist()}
+
+    view = {"T": T, "D2": int(side.s2t.shape[-1]), "s2t": side.s2t.reshape(-1).tolist(),
+            "fw": block(side.fw), "bw": block(side.bw)}
+    proc = node_module("""const { signatureOf } = await load("search_signature.js");
+const input = JSON.parse(fs.readFileSync(0, "utf8"));
+console.log(JSON.stringify(signatureOf(input.view, input.arch)));""", stdin=json.dumps({"view": view, "arch": trace.arch}))
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout)
+    want = signature(trace.premise.encoder)[0].tolist()
+    assert len(got) == len(want)
+    assert got == pytest.approx(want, abs=1e-5)

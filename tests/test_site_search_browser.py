@@ -10,7 +10,7 @@ from urllib.parse import parse_qs, urlencode
 import pytest
 
 from disan.corpus.query import Filter, Query
-from disan.corpus.search import run_query
+from disan.corpus.search import like_signature, run_query
 from tests.conftest import guarded_page
 from tests.corpus_helpers import SENTENCES
 from viz_app.draw import site, site_search
@@ -150,5 +150,44 @@ def test_a_linked_filter_and_a_typed_one_show_disan_searchs_hits_and_a_hit_opens
         page.wait_for_function("() => document.getElementById('view').value === 'pair'")
         assert page.input_value("#text") == text and page.input_value("#b-text") == text
         assert not errors, errors
+    finally:
+        context.close()
+
+
+def test_nearest_to_a_typed_sentence_orders_hits_as_disan_search_like_does(chromium, built):
+    """``--like SENTENCE`` in the page: the page's model run gives the sentence's signature (search_signature.js),
+    equal to ``disan search``'s within the float16 weights' error, and the hits come nearest first by it."""
+    info, index = built
+    sentence = "the plot is not good , but the acting is fine ."
+    want = run_query(index, Query(like=sentence, top=8)).records()
+    python_sig = like_signature(index, sentence)
+    context, page, errors, requests = _open(chromium, info, "")
+    try:
+        page.wait_for_function("() => ['ready', 'error'].includes(document.body.dataset.state)")
+        sig = page.evaluate("""s => Disan.Site.traceOf('%s', s).then(tv =>
+            Disan.SearchSignature.signatureOf(tv.premise, tv.arch))""" % MODEL, sentence)
+        assert len(sig) == len(python_sig)
+        assert max(abs(a - b) for a, b in zip(sig, python_sig)) < 5e-3, (sig, python_sig)
+
+        # typed into the box, then "nearest to the page's sentence": the address holds it, the hits follow
+        page.goto((info.out / "index.html").as_uri() + "#" + urlencode({"view": "search", "m": MODEL, "t": sentence,
+                                                                         "q": "{}"}))
+        page.wait_for_function("() => document.body.dataset.searchState === 'ready'")
+        page.click("#sq-like-page")
+        page.wait_for_function("() => document.body.dataset.searchState === 'ready' && "
+                               "document.querySelector('#sq-summary').textContent.includes('nearest to')")
+        q = json.loads(parse_qs(page.evaluate("() => location.hash.slice(1)"))["q"][0])
+        assert q["likeText"] == sentence
+        shown = page.evaluate("""() => [...document.querySelectorAll('#sq-hits tbody tr')].map(tr =>
+            [Number(tr.dataset.sentenceId), Number(tr.cells[tr.cells.length - 3].textContent)])""")
+        assert [s for s, _ in shown][:1] == [r["sentence_id"] for r in want][:1]
+        by_id = {r["sentence_id"]: r["like_distance"] for r in want}
+        for sid, distance in shown:
+            assert distance == pytest.approx(by_id[sid], abs=1e-2)
+        # a linked search of a sentence the model refuses: one line
+        page.goto((info.out / "index.html").as_uri() + _search_fragment({"likeText": "\u200b\u200b"}))
+        page.wait_for_function("() => document.body.dataset.searchState === 'error'")
+        assert page.inner_text("#sq-summary").startswith("Cannot find sentences like")
+        assert not errors
     finally:
         context.close()

@@ -10,6 +10,7 @@ export * from "./entry_report.js";
 export * as Graph from "./onnx_graph.js";
 export * as Tokenize from "./tokenize.js";
 export * as SearchQuery from "./search_query.js";
+export * as SearchSignature from "./search_signature.js";
 export { Site, SitePair, SiteSearch };
 
 /** The page's start: the Pair mode's controls bound (before site.js reads the address), then the model and

@@ -159,7 +159,8 @@ export function run(db, spec, query) {
     if (keep || !filters.length) rows.push(r);
   }
   let like = null;
-  if (query.like !== undefined && query.like !== null) {
+  if (Array.isArray(query.likeSignature)) like = query.likeSignature; // a sentence outside the index (--like SENTENCE)
+  else if (query.like !== undefined && query.like !== null) {
     const s = db.rowOf.get(Number(query.like));
     if (s === undefined) throw new Error("No sentence " + query.like + " in this index to find sentences like.");
     like = signature(db, s);

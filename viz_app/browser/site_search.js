@@ -6,13 +6,16 @@
  * the address: #view=search&m=MODEL&q=JSON. site.js hands the mode the page (useSearchView). */
 import { inflate } from "./bytes.js";
 import * as Query from "./search_query.js";
+import { signatureOf } from "./search_signature.js";
 
 const FILTERS = 4;
 const doc = document;
 /** @type {Record<string, Promise<any>>} */
 const loaded = {};
 /** The search shown: the address's q. @type {any} */
-let q = { where: [], any: false, sort: null, asc: false, top: 20, page: 0, measure: null, like: null };
+let q = { where: [], any: false, sort: null, asc: false, top: 20, page: 0, measure: null, like: null, likeText: null };
+/** The signature of q.likeText under the model, once computed: {key, sig} or {key, problem}. @type {any} */
+let likeSig = null;
 let model = null, readFrom = null, badLink = false;
 
 function data() { return window.DisanSiteData; }
@@ -56,6 +59,7 @@ function readQ() {
     any: g.any === true, sort: typeof g.sort === "string" ? g.sort : null, asc: g.asc === true,
     top: Number.isInteger(g.top) ? g.top : 20, page: Number.isInteger(g.page) && g.page >= 0 ? g.page : 0,
     measure: typeof g.measure === "string" ? g.measure : null, like: Number.isInteger(g.like) ? g.like : null,
+    likeText: typeof g.likeText === "string" && g.likeText.trim() ? g.likeText : null,
   };
   return ok;
 }
@@ -79,6 +83,7 @@ export function address(params) {
   if (q.page) out.page = q.page;
   if (q.measure) out.measure = q.measure;
   if (q.like !== null) out.like = q.like;
+  if (q.likeText !== null) out.likeText = q.likeText;
   params.set("q", JSON.stringify(out));
 }
 
@@ -114,6 +119,7 @@ export function bind() {
     '<label class="field"><input type="checkbox" id="sq-asc"> ascending</label> ' +
     '<label class="field">hits a page <input id="sq-top" type="number" min="1" value="20" style="width:5em"></label> ' +
     '<label class="field">colour tokens by <select id="sq-measure"></select></label> ' +
+    '<button type="button" id="sq-like-page">nearest to the page\'s sentence</button> ' +
     '<button type="button" id="sq-prev">previous page</button> <button type="button" id="sq-next">next page</button> ' +
     '<a id="sq-back" href="#">back to the sentence</a>' +
     '<p id="sq-summary" role="status"></p><table id="sq-hits" class="disan-search-hits"></table>';
@@ -125,10 +131,19 @@ export function bind() {
   panel.addEventListener("change", ev => { const t = /** @type {any} */ (ev.target); if (t.tagName !== "INPUT" || t.type === "checkbox") changed(ev); });
   el("sq-prev").addEventListener("click", () => { q.page = Math.max(0, q.page - 1); rerun(); });
   el("sq-next").addEventListener("click", () => { q.page += 1; rerun(); });
+  el("sq-like-page").addEventListener("click", function () {
+    const text = site && site.state().text;
+    if (!text || !text.trim()) return;
+    q.likeText = text;
+    q.like = null;
+    q.page = 0;
+    rerun();
+  });
   panel.addEventListener("click", function (ev) {
     const like = /** @type {any} */ (ev.target).closest && /** @type {any} */ (ev.target).closest("button[data-like]");
     if (!like) return;
     q.like = Number(like.dataset.like);
+    q.likeText = null;
     q.page = 0;
     rerun();
   });
@@ -147,7 +162,7 @@ function changed(ev) {
   const was = JSON.stringify(q);
   q = { where, any: el("sq-any").checked, sort: el("sq-sort").value || null, asc: el("sq-asc").checked,
         top: Number.isInteger(top) ? top : 20, page: 0,
-        measure: ev.target.id === "sq-measure" ? el("sq-measure").value || null : q.measure, like: q.like };
+        measure: ev.target.id === "sq-measure" ? el("sq-measure").value || null : q.measure, like: q.like, likeText: q.likeText };
   if (JSON.stringify(Object.assign({}, q, { page: JSON.parse(was).page })) === was) return; // nothing new
   rerun();
 }
@@ -198,7 +213,7 @@ function fillControls() {
   }
   const sort = el("sq-sort");
   sort.textContent = "";
-  option(sort, "", q.like !== null ? "— nearest first —" : "— sentence order —");
+  option(sort, "", q.like !== null || q.likeText !== null ? "— nearest first —" : "— sentence order —");
   cols.forEach(c => option(sort, c, c));
   sort.value = q.sort && model.header.columns[q.sort] ? q.sort : "";
   const measure = el("sq-measure");
@@ -249,7 +264,8 @@ function draw(state) {
   let result;
   try {
     result = Query.run(model, spec, { where: q.where, any: q.any, sort: q.sort, asc: q.asc, top: q.top,
-                                      offset: q.page * q.top, like: q.like });
+                                      offset: q.page * q.top, like: q.like,
+                                      likeSignature: q.likeText !== null ? likeSig.sig : null });
   } catch (err) {
     summary.textContent = err.message;
     summary.className = "error";
@@ -276,11 +292,12 @@ function draw(state) {
   const first = q.page * q.top + 1;
   summary.textContent = result.total.toLocaleString("en") + " hits; showing " + first.toLocaleString("en") + "–" +
     (first + result.hits.length - 1).toLocaleString("en") + ", tokens coloured by " + measure + " (light " +
-    lo.toPrecision(3) + " → dark " + hi.toPrecision(3) + ")" + (q.like !== null ? ", nearest to sentence " + q.like + " first" : "") + ".";
+    lo.toPrecision(3) + " → dark " + hi.toPrecision(3) + ")" + (q.like !== null ? ", nearest to sentence " + q.like + " first" : "") +
+    (q.likeText !== null ? ", nearest to \u201c" + q.likeText + "\u201d first (its signature from the page's model run)" : "") + ".";
   const extra = result.columns.filter((c, i, a) => a.indexOf(c) === i && !["sentence_id", "text", "hypothesis", "word", "side", "position"].includes(c));
   const pair = meta(state.model).pair;
   let html = "<thead><tr><th>#</th><th>hit</th>" + extra.map(c => "<th>" + escapeHtml(c) + "</th>").join("") +
-    (q.like !== null ? "<th>signature distance</th>" : "") + "<th>prediction (gold)</th><th>open</th></tr></thead><tbody>";
+    (q.like !== null || q.likeText !== null ? "<th>signature distance</th>" : "") + "<th>prediction (gold)</th><th>open</th></tr></thead><tbody>";
   result.hits.forEach(function (h, k) {
     const text = Query.value(model, "sentences", "text", h.s), hyp = Query.value(model, "sentences", "hypothesis", h.s);
     const side = h.t === null ? (pair ? "premise" : "text") : Query.value(model, "tokens", "side", h.t);
@@ -293,7 +310,7 @@ function draw(state) {
     const asA = linkTo({ m: state.model, t: text, h: pair ? hyp : null, view: "pair", bt: text, bh: pair ? hyp : null });
     html += '<tr data-sentence-id="' + id + '"' + (h.t === null ? "" : ' data-position="' +
       Query.value(model, "tokens", "position", h.t) + '" data-side="' + escapeHtml(side) + '"') + "><td>" + (first + k) +
-      "</td><td>" + cells + "</td>" + values + (q.like !== null ? "<td>" + h.distance.toFixed(4) + "</td>" : "") +
+      "</td><td>" + cells + "</td>" + values + (h.distance !== null ? "<td>" + h.distance.toFixed(4) + "</td>" : "") +
       "<td>" + escapeHtml(Query.value(model, "sentences", "pred", h.s) + " (" + (Query.value(model, "sentences", "gold", h.s) || "–") + ")") +
       '</td><td><a class="sq-open" href="' + escapeHtml(sentence) + '">sentence</a> · <a class="sq-pair" href="' +
       escapeHtml(asA) + '">pair (as A)</a> · <button type="button" data-like="' + id + '">more like this</button></td></tr>';
@@ -308,11 +325,36 @@ function show() {
   const state = site.state();
   if (!model) return;
   fillControls();
+  if (q.likeText !== null && !likeReady(state)) return;
   draw(state);
   if (badLink) {
     el("sq-summary").textContent = "The search in the link could not be read; showing an empty search. " + el("sq-summary").textContent;
     badLink = false;
   }
+}
+
+/* Whether q.likeText's signature is at hand; if not, the page's model runs the sentence and shows the hits after.
+ * A sentence the model refuses gets its one line. */
+function likeReady(state) {
+  const key = state.model + "\u0000" + q.likeText;
+  if (likeSig && likeSig.key === key) {
+    if (likeSig.sig) return true;
+    el("sq-summary").textContent = "Cannot find sentences like \u201c" + q.likeText + "\u201d: " + likeSig.problem;
+    el("sq-summary").className = "error";
+    doc.body.dataset.searchState = "error";
+    return false;
+  }
+  el("sq-summary").textContent = "Running " + state.model + " on \u201c" + q.likeText + "\u201d for its attention signature…";
+  doc.body.dataset.searchState = "loading";
+  const pair = meta(state.model).pair;
+  site.traceOf(state.model, q.likeText, pair ? q.likeText : undefined).then(function (tv) {
+    likeSig = tv.problem ? { key, problem: tv.problem } : { key, sig: signatureOf(tv.premise, tv.arch) };
+  }, function (err) {
+    likeSig = { key, problem: err && err.message ? err.message : String(err) };
+  }).then(function () {
+    if (q.likeText !== null && state.model + "\u0000" + q.likeText === key) show();
+  });
+  return false;
 }
 
 /** Show or hide the mode (site.js's update, every state). @param {boolean} on @param {any} state */
