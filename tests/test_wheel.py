@@ -115,8 +115,14 @@ def test_the_wheel_requires_requirements_txt_and_installs_the_disan_command(inst
         info = installed.wheel.name.split("-py3")[0] + ".dist-info"
         metadata = Parser().parsestr(z.read(f"{info}/METADATA").decode())
         entry_points = z.read(f"{info}/entry_points.txt").decode()
-    assert sorted(str(Requirement(r)) for r in metadata.get_all("Requires-Dist")) == \
+    required = [Requirement(r) for r in metadata.get_all("Requires-Dist")]
+    assert sorted(str(r) for r in required if r.marker is None) == \
         sorted(str(Requirement(r)) for r in requirement_lines())
+    # the one optional extra, .[ray] (disan index --engine ray), pins what requirements-dev.txt pins
+    dev = (Path(__file__).resolve().parents[1] / "requirements-dev.txt").read_text(encoding="utf-8")
+    assert [f"{r.name}{r.specifier}" for r in required if r.marker is not None] == \
+        [line for line in dev.splitlines() if line.startswith("ray==")]
+    assert all(r.marker.evaluate({"extra": "ray"}) for r in required if r.marker is not None)
     assert "disan = viz_app.cli:main" in entry_points
     assert (installed.bin / "disan").is_file()
 
