@@ -9,6 +9,8 @@ import json
 from pathlib import Path
 
 import pytest
+
+from tests import user_vectors
 from streamlit.testing.v1 import AppTest
 
 import disan
@@ -24,7 +26,7 @@ LABELS = ("neg", "plot", "pos")
 def trained(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("mine") / "reviews-dsa"
     code = core_main(["train", "--model", "dsa", "--data", str(DATA / "reviews.csv"), "--text", "review", "--label",
-                      "sentiment", "--glove", str(DATA / "glove.8d.txt"), "--d-h", "10", "--batch-size", "8",
+                      "sentiment", "--glove", str(user_vectors.GLOVE), "--d-h", "10", "--batch-size", "8",
                       "--epochs", "3", "--threads", "1", "--out", str(out)])
     assert code == 0
     return out.with_suffix(".safetensors")

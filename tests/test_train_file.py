@@ -17,9 +17,10 @@ import pytest
 from disan.__main__ import main
 from disan.api import describe, load
 from disan.evaluate import unpack_correct
+from tests import user_vectors
 
 DATA = Path(__file__).parent / "fixtures" / "user_data"
-GLOVE = str(DATA / "glove.8d.txt")
+GLOVE = str(user_vectors.GLOVE)
 TINY = ["--glove", GLOVE, "--d-h", "10", "--batch-size", "8", "--threads", "1", "--epochs", "4"]
 
 
@@ -76,7 +77,7 @@ def test_recipe_flags_reach_the_model(capsys, tmp_path):
 def test_a_gzipped_glove_file_of_another_dimension(capsys, tmp_path):
     import gzip
 
-    rows = [line.split() for line in (DATA / "glove.8d.txt").read_text().splitlines()]
+    rows = [line.split() for line in user_vectors.GLOVE.read_text().splitlines()]
     glove = tmp_path / "glove.12d.txt.gz"
     with gzip.open(glove, "wt", encoding="utf-8") as f:  # 12-d: the 8 values and 4 more
         f.writelines(" ".join(r + r[1:5]) + "\n" for r in rows)
@@ -188,7 +189,7 @@ BAD = [
     (["--data", str(DATA / "reviews.csv"), "--text", "review", "--label", "sentiment", "--regression"],
      ["--text-pair"]),
     (["--data", str(DATA / "reviews.csv"), "--text", "review", "--label", "sentiment", "--glove",
-      str(DATA / "mixed.8d.txt")], ["mixes vector sizes", "line 8 has 5 numbers"]),
+      str(user_vectors.MIXED)], ["mixes vector sizes", "line 8 has 5 numbers"]),
     (["--data", str(DATA / "missing.csv")], ["does not exist"]),
     (["--data", str(DATA / "pairs.tsv"), "--text", "premise", "--label", "judgment", "--split", "judgment"],
      ["'same'", "use train, dev"]),
