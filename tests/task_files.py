@@ -59,8 +59,11 @@ def write_task_data(root: Path, seed: int = 0) -> Path:
     return root
 
 
-def write_glove(path: Path, dim: int = 8) -> str:
+def write_glove(path: Path, dim: int = 8, words=None, short_line: int | None = None) -> str:
+    """A seeded GloVe-format file of ``words`` (default the task files' words); line ``short_line`` (1-based), if
+    given, has 5 numbers: a file of mixed vector sizes."""
     rng = np.random.default_rng(1)
-    path.write_text("".join(f"{w} {' '.join(f'{v:.4f}' for v in rng.standard_normal(dim))}\n" for w in WORDS),
-                    encoding="utf-8")
+    rows = [f"{w} {' '.join(f'{v:.4f}' for v in rng.standard_normal(5 if k == short_line else dim))}\n"
+            for k, w in enumerate(WORDS if words is None else words, 1)]
+    path.write_text("".join(rows), encoding="utf-8")
     return str(path)

@@ -6,22 +6,9 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-import numpy as np
+from tests.task_files import write_glove
 
 WORDS = ". a and awful bad café film fine good great is it movie plot poor surprise the ".split()
 _DIR = Path(tempfile.mkdtemp(prefix="disan-user-vectors-"))
-
-
-def _write(name: str, short_line: int | None = None) -> Path:
-    rng = np.random.default_rng(8)
-    rows = []
-    for k, word in enumerate(WORDS, 1):
-        values = rng.normal(size=5 if k == short_line else 8)
-        rows.append(" ".join([word, *(f"{v:.4f}" for v in values)]))
-    path = _DIR / name
-    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
-    return path
-
-
-GLOVE = _write("glove.8d.txt")
-MIXED = _write("mixed.8d.txt", short_line=8)
+GLOVE = Path(write_glove(_DIR / "glove.8d.txt", words=WORDS))
+MIXED = Path(write_glove(_DIR / "mixed.8d.txt", words=WORDS, short_line=8))
