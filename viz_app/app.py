@@ -70,12 +70,16 @@ def render_view(module: str, run: dict) -> None:
     importlib.import_module(f"viz_app.shell.views.{module}").render(run["ctx"])
 
 
-def follow_link_view(current: st.Page, by_view: dict[str, st.Page]) -> None:
+def follow_link_view(current: st.Page, by_view: dict[str, st.Page], alias: st.Page) -> None:
     """On a session's first run, open the view a link's ``view`` parameter names when its address is the app's
-    root (``/?view=fusion_gate&…``); an address naming a page (``/fusion_gate?…``) is that page already."""
+    root (``/?view=fusion_gate&…``); an address naming a page (``/fusion_gate?…``) is that page already. The
+    default view's own path typed by hand (``/explore``) is ``alias``, a hidden page that opens the root."""
     wanted = st.session_state.pop(LINK_VIEW_KEY, None)
-    if wanted in by_view and current.url_path == "" and wanted != DEFAULT_VIEW:
+    at_root = current.url_path == "" or current is alias
+    if wanted in by_view and at_root and wanted != DEFAULT_VIEW:
         st.switch_page(by_view[wanted], query_params=st.query_params.to_dict())
+    if current is alias:
+        st.switch_page(by_view[DEFAULT_VIEW], query_params=st.query_params.to_dict())
 
 
 def main() -> None:
@@ -89,13 +93,18 @@ def main() -> None:
         page = st.Page(
             partial(render_view, spec.module, run),
             title=spec.title,
-            url_path=spec.url_path,
+            url_path=f"{spec.url_path}_root" if spec.url_path == DEFAULT_VIEW else spec.url_path,
             default=spec.url_path == DEFAULT_VIEW,
         )
         pages[spec.title] = (page, spec.url_path)
+    # Streamlit serves the default page at the root only, so the default view's own path (/explore typed by hand)
+    # was a "Page not found": a hidden page holds that path and opens the root. Page paths must be unique, so the
+    # default page's own (never shown) path is another name.
+    alias = st.Page(partial(render_view, DEFAULT_VIEW, run), title=by_path[DEFAULT_VIEW].title,
+                    url_path=DEFAULT_VIEW, visibility="hidden")
     # every view listed: with 13, Streamlit's default folds the last ones (Models, Evidence) under "View more"
-    current = st.navigation([p for p, _ in pages.values()], expanded=True)
-    follow_link_view(current, {url: page for page, url in pages.values()})
+    current = st.navigation([p for p, _ in pages.values()] + [alias], expanded=True)
+    follow_link_view(current, {url: page for page, url in pages.values()}, alias)
     # The sidebar after the page is known: it names a pair's inputs as the page does (sidebar.side_names).
     ctx = run["ctx"] = render_sidebar(pages[current.title][1], prepared)
     banners(ctx)
