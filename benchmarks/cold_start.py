@@ -13,7 +13,8 @@ earlier figures as a baseline.
 Each code version gets one untimed launch first (its ``.pyc`` files written, plotly.js copied into
 ``viz_app/static/``, the opening page stored by ``viz_app/draw/view_store.py`` in a folder of the run's own), as
 on an installed machine that has run the app before. The row "no stored page (first start)" gives every start
-an empty folder instead: the first start after installing, or after a checkpoint changed.
+an empty folder instead, and an empty folder of Explore's in-page models (whose builds, queued once the page is
+drawn, run during the timed start): the first start after installing, or after a checkpoint changed.
 
 The server prints ``viz-startup <phase> <seconds since the Popen>`` lines when ``VIZ_STARTUP_T0`` is set
 (``viz_app/shell/startup.py``); they are collected as the server-side phases where the code under test has
@@ -85,14 +86,19 @@ def phases(log_text: str) -> dict[str, float]:
     return out
 
 
-def one_run(browser, root: Path, timeout_s: float, launcher: str = "streamlit run", store: Path | None = None) -> dict:
+def one_run(browser, root: Path, timeout_s: float, launcher: str = "streamlit run", store: Path | None = None,
+            explorer: Path | None = None) -> dict:
     """Seconds from the server's ``Popen`` to its health answer and to the first heatmap on screen; ``store``: the
-    folder of the app's stored opening pages (``viz_app/draw/view_store.py``, ``DISAN_VIEW_CACHE``)."""
+    folder of the app's stored opening pages (``viz_app/draw/view_store.py``, ``DISAN_VIEW_CACHE``); ``explorer``:
+    the folder of Explore's in-page models (``viz_app/shell/explorer.py``, ``DISAN_EXPLORER_CACHE``; default the
+    user's own cache)."""
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     env = {**os.environ, "PYTHONPATH": str(root) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     if store is not None:
         env["DISAN_VIEW_CACHE"] = str(store)
+    if explorer is not None:
+        env["DISAN_EXPLORER_CACHE"] = str(explorer)
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
     page.route("**/*", lambda route: route.continue_() if route.request.url.startswith(base) else route.abort())
@@ -143,8 +149,12 @@ def _measure_in(browser, row: dict, root: Path, runs: int, timeout_s: float, log
         # untimed: .pyc written, plotly.js copied into viz_app/static/, the opening page stored
         one_run(browser, root, timeout_s, launcher, store or Path(untimed))
     for k in range(runs):
-        with tempfile.TemporaryDirectory(prefix="disan-views-empty-") as empty:
-            r = one_run(browser, root, timeout_s, launcher, store or Path(empty))
+        # A first start (no stored page) also finds no in-page model built (the user cache is empty after
+        # installing): its builds, queued once the page is drawn, are timed with it.
+        with tempfile.TemporaryDirectory(prefix="disan-views-empty-") as empty, \
+                tempfile.TemporaryDirectory(prefix="disan-explorer-empty-") as no_explorer:
+            r = one_run(browser, root, timeout_s, launcher, store or Path(empty),
+                        None if store is not None else Path(no_explorer))
         row["times"].append(r["seconds"])
         row["health"].append(r["health"])
         row["phases"].append(r["phases"])
@@ -197,7 +207,8 @@ def table(rows: list[dict]) -> Table:
         "`/_stcore/health` is polled every 50 ms and `/` opened as soon as it answers. One untimed launch per code "
         "version comes first (bytecode written, plotly.js copied, the opening page stored in a folder of the run's "
         f"own), as on a machine that has run the app before; the row '{NO_STORED_PAGE}' starts every run with an "
-        "empty folder of stored pages (the first start after installing, or after a checkpoint changed)."
+        "empty folder of stored pages and of Explore's in-page models, whose builds then run during the start (the "
+        "first start after installing, or after a checkpoint changed)."
     )
     t.notes.append("Server phases: seconds after the `Popen`, from the server's `viz-startup` log lines "
                    "(`viz_app/shell/startup.py`), where the code has them. Server, browser and benchmark share the CPU.")

@@ -24,6 +24,8 @@ def folder(tmp_path, monkeypatch):
         built.append((out.name, tuple(models)))
 
     monkeypatch.setattr(site, "build_site", fake_build)
+    monkeypatch.setattr(explorer, "_PAGE_DRAWN", explorer.threading.Event())
+    explorer._PAGE_DRAWN.set()  # a page has been drawn (build_ahead); the test below of the wait clears it
     explorer._started.clear()
     explorer._served.clear()
     yield tmp_path / "explorer", built
@@ -160,3 +162,17 @@ def test_a_build_removes_its_models_half_written_folders_of_stopped_servers(fold
     os.utime(other, (hour_ago, hour_ago))
     assert _wait("disan-sst5") is not None
     assert not stale.exists() and fresh.exists() and other.exists()  # (another model's goes with its own build)
+
+
+def test_no_build_starts_before_a_page_has_been_drawn(folder, monkeypatch):
+    """A first start with no stored page loads the model for its opening page: a build (an ONNX export, torch
+    holding Python's lock) queued by that page's Explore (explorer_base) waits for the page to be drawn
+    (build_ahead, called by app.py after it), not a fixed delay from the queueing (bench cold-start's first start)."""
+    root, built = folder
+    monkeypatch.setattr(settings, "WARM_UP_DELAY_S", 0.0)
+    explorer._PAGE_DRAWN.clear()
+    assert explorer.explorer_base("disan-sst5") is None  # queued by the page, not started
+    assert not explorer._QUEUE.join(1.0) and built == []
+    explorer.build_ahead("disan-sst5", ["disan-sst5"])
+    assert explorer._QUEUE.join(30) and [name for name, _ in built] == [built[0][0]]
+    assert built[0][0].startswith("disan-sst5-") and explorer.explorer_base("disan-sst5") is not None

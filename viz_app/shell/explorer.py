@@ -11,7 +11,7 @@ user cache, ``~/.cache/disan/explorer`` on Linux; ``DISAN_EXPLORER_CACHE`` names
 served by Streamlit's route for a component's files (``component/<name>/``, ``_served``). The folders are built
 once per checkpoint and page code, ahead of time: ``build_ahead`` (called by ``app.py`` once the first page is
 drawn) queues every bundled trained model, the page's own first, for one low-priority background thread, so a
-model's first use finds its folder. A page drawn before its folder is ready works as before (Ctrl+Enter submits)
+model's first use finds its folder; no build starts before that first page has been drawn. A page drawn before its folder is ready works as before (Ctrl+Enter submits)
 and moves that model to the head of the queue; the next rerun finds it. Where it cannot be built (random weights,
 no onnxruntime-web in ``node_modules/``, a cache that cannot be written, no static serving), Explore simply does
 not follow typing; the reason is kept for the caption.
@@ -135,8 +135,10 @@ class _Queue:
                     return
 
     def _run(self) -> None:
-        # After the page that queued the first build has been sent: the export imports torch, which holds Python's
-        # lock for long stretches (settings.WARM_UP_DELAY_S, as loaders.warm_up).
+        # After the first page has been drawn, and a while more for the browser to paint it: the export imports
+        # torch and runs the model, which hold Python's lock for long stretches (settings.WARM_UP_DELAY_S, as
+        # loaders.warm_up). A page queues its own model's build before its maps are sent (explorer_base).
+        _PAGE_DRAWN.wait(PAGE_WAIT_S)
         time.sleep(settings.WARM_UP_DELAY_S)
         try:  # a background job: on Linux this lowers this thread's priority only (its id is a task id)
             os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
@@ -158,6 +160,13 @@ class _Queue:
 
 
 _QUEUE = _Queue()
+
+#: Set once a page of this process has been drawn (``build_ahead``, called by ``app.py`` after the page): no build
+#: starts before it, so a first start that loads the model for its opening page (no stored page) does not share
+#: the CPU and Python's lock with an export before its first map (``bench cold-start``).
+_PAGE_DRAWN = threading.Event()
+#: A build waits at most this long for that page (a page that raised still lets the builds run).
+PAGE_WAIT_S = 60.0
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
@@ -198,9 +207,10 @@ def build_ahead(first: str, names: list[str]) -> None:
     """Queue the folder of every trained model in ``names``, ``first`` first (once per process and model): a
     model's first use then follows typing. Cheap once queued or built (a folder already in the cache is kept).
     With ``settings.EXPLORER_AHEAD`` off, ``first`` only. A checkpoint that cannot be read is skipped: the
-    sidebar names it when it is picked."""
+    sidebar names it when it is picked. Also lets the queued builds start: a page has been drawn."""
     from disan.errors import DisanError
 
+    _PAGE_DRAWN.set()
     for name in [first] + [n for n in names if n != first and settings.EXPLORER_AHEAD]:
         try:
             _build_of(name)

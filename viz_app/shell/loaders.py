@@ -73,8 +73,10 @@ def load_model(name: str) -> SentenceModel:
 
     Also sets the process's torch threads to ``settings.TORCH_THREADS`` (the app's process runs only
     the app's small traces)."""
+    mark("model-start")
     import torch
 
+    mark("torch")
     torch.set_num_threads(settings.TORCH_THREADS)
     model = disan.load(name, device="cpu")
     mark("model")
