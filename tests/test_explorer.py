@@ -3,6 +3,10 @@ page code, replacing only the same model's earlier folders)."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import time
+
 import pytest
 
 from viz_app.draw import settings, site
@@ -57,6 +61,7 @@ def test_a_trained_model_gets_its_folder_once_and_only_its_old_folders_go(folder
     for stale in ("disan-sst5-0123456789ab", "disan-sst5-nodir-0123456789ab"):
         (root / stale).mkdir()
         (root / stale / site.MARKER).write_text("earlier")
+        os.utime(root / stale / site.MARKER, (time.time() - 2 * explorer.STALE_PART_S,) * 2)
     base = _wait("disan-sst5")
     assert base is not None and base.startswith("component/viz_app.shell.explorer.explorer_folders/disan-sst5-")
     assert base.endswith("/") and (root / base.split("/")[-2] / site.MARKER).is_file()
@@ -176,3 +181,20 @@ def test_no_build_starts_before_a_page_has_been_drawn(folder, monkeypatch):
     explorer.build_ahead("disan-sst5", ["disan-sst5"])
     assert explorer._QUEUE.join(30) and [name for name, _ in built] == [built[0][0]]
     assert built[0][0].startswith("disan-sst5-") and explorer.explorer_base("disan-sst5") is not None
+
+
+def test_a_folder_another_app_uses_is_kept_and_a_removed_one_is_built_again(folder):
+    """The user cache is shared by every checkout and version of the app: one app's build removed another running
+    app's folder of the same model (met on the walk: its page's ort-runtime.js answered 404 and typing stopped
+    following, silently). A folder built or opened within the hour is kept, and a folder removed under a running
+    app is built again on its next page."""
+    root, built = folder
+    root.mkdir()
+    (root / "disan-sst5-0123456789ab").mkdir()
+    (root / "disan-sst5-0123456789ab" / site.MARKER).write_text("another app's, opened just now")
+    base = _wait("disan-sst5")
+    assert base is not None and (root / "disan-sst5-0123456789ab").exists()
+    shutil.rmtree(root / base.split("/")[-2])  # another app's clean-up, or by hand
+    assert explorer.explorer_base("disan-sst5") is None  # not the folder that has gone: built again, first
+    assert explorer._QUEUE.join(30) and explorer.explorer_base("disan-sst5") == base and len(built) == 2
+    assert (root / base.split("/")[-2] / site.MARKER).is_file()

@@ -74,6 +74,10 @@ class Build:
     base: str | None = None
     problem: str | None = None
     done: threading.Event = field(default_factory=threading.Event)
+    #: The folder, once written (``explorer_base`` checks it is still there).
+    out: Path | None = None
+    #: The queue's arguments, to build the folder again when it has gone.
+    args: tuple = ()
 
 
 def _build(root: Path, url: str, name: str, folder_name: str, build: Build) -> None:
@@ -81,17 +85,25 @@ def _build(root: Path, url: str, name: str, folder_name: str, build: Build) -> N
 
     out = root / folder_name
     try:
-        if not (out / site.MARKER).is_file():
+        if (out / site.MARKER).is_file():
+            os.utime(out / site.MARKER)  # in use: another app's clean-up keeps it (below)
+        else:
             root.mkdir(parents=True, exist_ok=True)
             site.build_site(out, [name])
-            for old in root.iterdir():  # this model's folders of earlier checkpoints or code (not disan-sst5-nodir's)
-                if old != out and re.fullmatch(re.escape(name) + r"-[0-9a-f]{12}", old.name) and (old / site.MARKER).is_file():
+            for old in root.iterdir():
+                # this model's folders of earlier checkpoints or code (not disan-sst5-nodir's), unless an app (another
+                # checkout or version sharing the user cache) built or opened it within STALE_PART_S: removing a
+                # folder a running app serves left its page without its model (404s, typing silently off)
+                if (old != out and re.fullmatch(re.escape(name) + r"-[0-9a-f]{12}", old.name)
+                        and (old / site.MARKER).is_file()
+                        and time.time() - (old / site.MARKER).stat().st_mtime > STALE_PART_S):
                     shutil.rmtree(old, ignore_errors=True)
                 # half-written folders of a build whose server was stopped (site.build_site's ".NAME.*.part"),
                 # old enough that no running build still writes them
                 elif (re.fullmatch(r"\." + re.escape(name) + r"-[0-9a-f]{12}\..+\.part", old.name)
                       and time.time() - old.stat().st_mtime > STALE_PART_S):
                     shutil.rmtree(old, ignore_errors=True)
+        build.out = out
         build.base = f"{url}/{folder_name}/"
     except (DisanError, OSError) as err:
         build.problem = str(err)
@@ -180,8 +192,24 @@ def _started(name: str, source: str) -> Build:
         build.problem = f"the cache folder {str(folder())!r} cannot be created; set {ENV} to a folder you can write to."
         build.done.set()
     else:
-        _QUEUE.put(build, (folder(), url, name, folder_name))
+        build.args = (folder(), url, name, folder_name)
+        _QUEUE.put(build, build.args)
     return build
+
+
+def _gone(build: Build) -> bool:
+    """True when ``build``'s folder was written and has since been removed (by another app sharing the cache, or
+    by hand); it is then queued again, first."""
+    if build.out is None or (build.out / site.MARKER).is_file():
+        return False
+    with _QUEUE.cond:
+        if not build.done.is_set():  # another session queued it again already
+            return True
+        build.done.clear()
+        build.base = build.out = None
+    _QUEUE.put(build, build.args)
+    _QUEUE.first(build)
+    return True
 
 
 def _build_of(name: str) -> Build | None:
@@ -198,6 +226,8 @@ def explorer_base(name: str) -> str | None:
     """The URL of ``name``'s explorer folder when it is ready, else None (building, or not possible: a build
     still queued then goes first)."""
     build = _build_of(name)
+    if build is not None and build.done.is_set() and _gone(build):
+        return None
     if build is not None and not build.done.is_set():
         _QUEUE.first(build)
     return build.base if build is not None and build.done.is_set() else None
