@@ -42,6 +42,15 @@ def test_no_index_offers_to_build_one(monkeypatch, tmp_path):
     assert at.selectbox(key="sq_corpus").value == "sst5:test"
 
 
+@pytest.mark.parametrize("model, corpus", [("disan-trec", "trec:test"), ("disan-sick", "sick"),
+                                           ("dsa-nli", "snli:test")])
+def test_a_models_own_test_set_is_the_corpus_offered_first(monkeypatch, tmp_path, model, corpus):
+    """Met on the walk (issue 58): disan-trec's Search opened on SST-5's test sentences."""
+    at = _run(monkeypatch, tmp_path, view="search", model=model)
+    assert_clean(at)
+    assert at.selectbox(key="sq_corpus").value == corpus
+
+
 def test_a_linked_search_shows_hits_figures_and_stays_in_the_address(monkeypatch, index_cache):
     q = {"corpus": SENTENCES.name, "where": [["word", "=", "bad"]], "sort": "fw_gate"}
     at = _run(monkeypatch, index_cache, view="search", model="disan-sst5", q=json.dumps(q))

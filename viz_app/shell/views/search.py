@@ -34,6 +34,19 @@ MAX_FILTERS = 4
 #: Corpora offered before any is built: the bundled test sets first (minutes to index here), then whole datasets.
 SINGLE_CORPORA = ("sst5:test", "trec:test", "sst", "trec", "subj", "mpqa", "cr")
 PAIR_CORPORA = ("snli:test", "sick", "snli")
+#: The corpus offered first for a model trained on a task (its model card's training task).
+OWN_CORPUS = {"sst5": "sst5:test", "sst2": "sst5:test", "trec": "trec:test", "subj": "subj", "mpqa": "mpqa",
+              "cr": "cr", "nli": "snli:test", "snli": "snli:test", "sick": "sick"}
+
+
+def _task(name: str) -> str | None:
+    """The task ``name`` was trained on, from its model card (None without one, or with one unreadable)."""
+    from disan.cards import read_card
+
+    try:
+        return read_card(name).get("train", {}).get("train_config", {}).get("task")
+    except (OSError, ValueError, AttributeError):
+        return None
 KEYS = ("sq_corpus", "sq_any", "sq_sort", "sq_asc", "sq_like", "sq_page", "sq_measure") + tuple(
     f"sq_{part}{i}" for i in range(MAX_FILTERS) for part in ("col", "op", "val"))
 
@@ -228,6 +241,9 @@ def render(ctx: Context) -> None:
         return
     built = set(cache.built(ctx.model, sha))  # folder names: cache.slug of each corpus
     candidates = list(PAIR_CORPORA if cfg.pair else SINGLE_CORPORA)
+    own = OWN_CORPUS.get(_task(ctx.model))
+    if own in candidates:  # the model's own test set first: disan-trec opened on SST-5's sentences
+        candidates.insert(0, candidates.pop(candidates.index(own)))
     offered = ([c for c in candidates if cache.slug(c) in built] + sorted(built - {cache.slug(c) for c in candidates})
                + [c for c in candidates if cache.slug(c) not in built])
     if st.session_state.get("sq_corpus") not in offered:
