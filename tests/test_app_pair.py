@@ -201,3 +201,16 @@ def test_the_view_is_drawn_in_the_browser_with_its_leave_one_out_rows(chromium, 
         finally:
             context.close()
     assert outside == [] and errors == []
+
+
+@pytest.mark.skipif(not (ROOT / "pretrained" / "disan-sick.safetensors").exists(), reason="no disan-sick checkpoint")
+def test_a_relatedness_models_caption_names_the_sidebars_inputs_as_the_sidebar_does():
+    """Met on the walk (issue 58): the caption said "the sidebar's sentence A and sentence B", while on this view
+    the sidebar names them "First sentence" and "Second sentence" (sidebar.side_names)."""
+    at = run_app(view="pair", model="disan-sick")
+    assert_clean(at)
+    labels = {w.label.lower() for w in [*at.sidebar.text_area, *at.sidebar.text_input]}
+    assert set(settings.PAIR_RELATEDNESS_NAMES) <= labels, labels
+    caption = next(c.value for c in at.caption if c.value.startswith("Change a word"))
+    assert "the sidebar's first and second sentence" in caption, caption
+    assert "the sidebar's sentence a" not in caption.lower(), caption

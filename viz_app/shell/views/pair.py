@@ -66,7 +66,8 @@ def render(ctx: Context) -> None:
     st.caption("Change a word, see what changed: A is the sidebar's input, B starts as a copy of it. The tokens "
                "are aligned (kept, replaced, inserted, deleted), and every map of A and B is drawn on one colour "
                "scale with B − A where the tokens align."
-               + (" The sidebar's sentence A and sentence B (SICK's names) are A's first and second sentence here."
+               + (" A relatedness model reads two sentences: A is the sidebar's first and second sentence (the "
+                  "other views call them SICK's sentence A and sentence B), B its edited copy."
                   if cfg.relatedness else ""))
     if ctx.input_error:
         st.error(md_escape(ctx.input_error))
