@@ -249,17 +249,16 @@ def test_the_page_derives_a_dsa_under_other_masks_from_its_scores(tiny_glove, pa
 
 @pytest.mark.parametrize("kind", ["none", "diag"])
 def test_the_page_derives_disan_under_other_masks_from_its_logits(tiny_glove, kind):
-    """DiSAN's panel B: Shen Eq. 15's keys and queries (the in-page model's outputs fw_keys / fw_queries, here
-    from the trace) give every cell's logit before the mask; the page's mean over features under other masks
-    equals the model's own trace under them. Without them (the server's packed view) the page cannot."""
+    """DiSAN's panel B: Shen Eq. 15's keys and queries (fields of every trace view, docs/trace-view.md: the
+    in-page model's outputs fw_keys / fw_queries, Python's from the trace) give every cell's logit before the
+    mask; the page's mean over features under other masks equals the model's own trace under them. A view
+    without them cannot."""
     model = make_tiny("disan", tiny_glove, pair=True)
     text, hyp = "a man pours the tea .", "the man drinks tea"
     trace = model.trace(text, hyp)
-    extra = {side: {d: {"keys": getattr(getattr(trace, side).encoder, d).key_part[0].flatten().tolist(),
-                        "queries": getattr(getattr(trace, side).encoder, d).query_part[0].flatten().tolist(),
-                        "c": model.cfg.c} for d in ("fw", "bw")} for side in ("premise", "hypothesis")}
-    got, without = node_jobs([{"fn": "remask", "args": [_app_view(trace), kind, extra]},
-                              {"fn": "remask", "args": [_app_view(trace), kind]}])
+    stripped = {side: {d: {"keys": None} for d in ("fw", "bw")} for side in ("premise", "hypothesis")}
+    got, without = node_jobs([{"fn": "remask", "args": [_app_view(trace), kind]},
+                              {"fn": "remask", "args": [_app_view(trace), kind, stripped]}])
     assert without is None
     other = model.trace(text, hyp, masks=(kind, kind))
     for side in ("premise", "hypothesis"):
@@ -273,17 +272,18 @@ def test_the_page_derives_disan_under_other_masks_from_its_logits(tiny_glove, ki
 
 
 def test_the_page_computes_disans_per_feature_p_from_its_logits_parts(tiny_glove):
-    """The in-page model outputs no (T, T, D) tensor, only Eq. 15's keys and queries (the page's per-feature P is
-    computed from them, recompute.js perFeature): it equals the trace's P, masked cells exactly 0, and the
-    figures of one feature k and the feature entropy draw from a view that carries nothing else of P."""
+    """No trace view holds a (T, T, D) tensor, only Eq. 15's keys, queries and c (docs/trace-view.md; the page's
+    per-feature P is computed from them, recompute.js perFeature): it equals the trace's P, masked cells exactly
+    0, and the figures of one feature k, the feature entropy and the max over features draw from a view that
+    carries nothing else of P. A view without them names what it lacks."""
     model = make_tiny("disan", tiny_glove, pair=True)
     trace = model.trace("a man pours the tea .", "the man drinks tea")
-    extra = {side: {d: {"keys": getattr(getattr(trace, side).encoder, d).key_part[0].flatten().tolist(),
-                        "queries": getattr(getattr(trace, side).encoder, d).query_part[0].flatten().tolist(),
-                        "c": model.cfg.c} for d in ("fw", "bw")} for side in ("premise", "hypothesis")}
+    stripped = {side: {d: {"keys": None} for d in ("fw", "bw")} for side in ("premise", "hypothesis")}
     figures = [["feature-premise", {}], ["disan-pair", {"side": "hypothesis", "reduction": "entropy"}]]
-    got, without = node_jobs([{"fn": "perFeature", "args": [_app_view(trace), extra, figures]},
-                              {"fn": "perFeature", "args": [_app_view(trace), {}, figures[:1]]}])
+    got, without, most = node_jobs([
+        {"fn": "perFeature", "args": [_app_view(trace), {}, figures]},
+        {"fn": "perFeature", "args": [_app_view(trace), stripped, figures[:1]]},
+        {"fn": "figure", "args": [[_app_view(trace)], "disan-pair", {"side": "premise", "reduction": "max"}, "normal"]}])
     assert "error" in without and "keys, queries and c are needed for one feature k" in without["error"]
     assert "error" not in got, got.get("error")
     for side in ("premise", "hypothesis"):
@@ -303,6 +303,11 @@ def test_the_page_computes_disans_per_feature_p_from_its_logits_parts(tiny_glove
     for trace_z, block in zip(heatmaps, (trace.hypothesis.encoder.fw, trace.hypothesis.encoder.bw), strict=True):
         drawn = np.array([[np.nan if v is None else v for v in row] for row in trace_z["z"]], dtype=float)
         np.testing.assert_allclose(drawn, feature_entropy(block.probs[0].numpy()), atol=1e-5)
+    heatmaps = [d for d in most["figure"]["data"] if d["type"] == "heatmap"]
+    for trace_z, block in zip(heatmaps, (trace.premise.encoder.fw, trace.premise.encoder.bw), strict=True):
+        drawn = np.array([[np.nan if v is None else v for v in row] for row in trace_z["z"]], dtype=float)
+        want = np.where(block.allowed[0].numpy(), block.probs_max[0].numpy(), np.nan)  # Shen Eq. 15, max over k
+        np.testing.assert_allclose(drawn[np.isfinite(want)], want[np.isfinite(want)], atol=1e-6)
 
 
 def test_the_word_in_two_contexts_draws_its_difference_on_a_diverging_scale(tiny_glove):

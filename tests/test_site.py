@@ -760,6 +760,31 @@ def test_typed_sentences_are_computed_in_the_page_as_the_torch_model_computes_th
     assert errors == []
 
 
+def test_the_pages_run_and_python_fill_the_same_trace_view_fields(open_site, built):
+    """docs/trace-view.md: the page's own model run (Disan.Site.traceOf, trace_view.js fromOutputs) and Python's
+    view of the torch trace (site_view.trace_view_json) have the same fields at every level, null in the same
+    places, for a DiSAN and a distance-based pair model (tests/test_trace_view.py checks the same in Node)."""
+    from disan.onnx_export import rounded_model
+    from viz_app.draw.site_view import trace_view_json
+
+    page, _, errors = open_site(fragment(m="disan-sst5", t="good"))
+    for name, text, hyp in (("disan-sst5", "the movie is n't good .", None),
+                            ("dsa-nli", "A man is pouring a glass of tea", "A man drinks")):
+        got = page.evaluate(
+            """([m, t, h, want]) => Disan.Site.traceOf(m, t, h).then(tv => {
+                 const nulls = v => ["premise", "hypothesis"].filter(s => v[s]).flatMap(s => ["fw", "bw"].flatMap(
+                   d => Object.keys(v[s][d]).filter(k => v[s][d][k] === null).map(k => s + "." + d + "." + k)));
+                 return {fields: [Disan.TraceView.fieldsOf(tv), Disan.TraceView.fieldsOf(want)],
+                         nulls: [nulls(tv), nulls(want)]};
+               })""",
+            [name, text, hyp, trace_view_json(rounded_model(disan.load(name, "cpu"), built_extra(built, name),
+                                                            int8=built_int8(built, name)).trace(text, hyp))],
+        )
+        assert got["fields"][0] == got["fields"][1], name
+        assert got["nulls"][0] == got["nulls"][1], name
+    assert errors == []
+
+
 def test_an_nli_pair_runs_by_sentence_and_reruns_only_the_sentence_that_changed(open_site, built):
     """Once the page's worker holds dsa-nli by sentence (site.js sentencesWhenIdle), each trace equals the torch
     trace: a new premise with the hypothesis kept, a new hypothesis with the premise kept, and a pair seen before

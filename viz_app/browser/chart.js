@@ -24,6 +24,7 @@ import { plotlyReady } from "./plotly_ready.js";
 import * as Recompute from "./recompute.js";
 import * as Report from "./report.js";
 import * as Sections from "./sections.js";
+import { decode } from "./trace_view.js";
 import "./view_figures.js";
 
 const GROUPS = (window.__disanLive = window.__disanLive || {});
@@ -243,7 +244,7 @@ function viewById(id) {
 function viewsFor(data) {
   if (data.views) {
     if (data.context) Figures.configure(data.context);
-    for (const [id, v] of Object.entries(data.views)) keepView(id, Sections.unpack(JSON.parse(v.view), fromBase64(v.arrays)));
+    for (const [id, v] of Object.entries(data.views)) keepView(id, decode(JSON.parse(v.view), fromBase64(v.arrays)));
   }
   return Promise.all(data.view_ids.map(viewById));
 }

@@ -10,3 +10,4 @@ export * as PairView from "./pair_view.js";
 export * as Recompute from "./recompute.js";
 export * as Report from "./report.js";
 export * as Sections from "./sections.js";
+export * as TraceView from "./trace_view.js";

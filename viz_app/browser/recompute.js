@@ -166,14 +166,36 @@ function hasParts(b) {
 // perFeature's P per block, computed once
 var perFeatureMemo = new WeakMap();
 
-/* A DiSAN block's per-feature P (T·T·D, as disanProbs): the trace view's own where it carries one (Python's
- * views), else computed once from Eq. 15's keys, queries and c (the page's model outputs those, not the
- * T·T·D tensor: most of a long sentence's output), else null. */
+/* A DiSAN block's per-feature P (T·T·D, as disanProbs), computed once from Eq. 15's keys, queries and c (the
+ * trace view carries those, not the T·T·D tensor: most of a long sentence's size), else null. */
 function perFeature(b, T) {
-  if (b.probs) return b.probs;
   if (!hasParts(b)) return null;
   var got = perFeatureMemo.get(b);
   if (!got) perFeatureMemo.set(b, got = disanProbs(b.keys, b.queries, T, b.allowed, b.c));
+  return got;
+}
+
+/* DiSAN's P maximised over the D features (T·T, [j·T + i]; masked cells 0), from Eq. 15's parts: the trace
+ * view carries no such field (docs/trace-view.md). */
+function disanMax(keys, queries, T, allowed, c) {
+  var out = new Float32Array(T * T);
+  eachSoftmax(keys, queries, T, allowed, c, function (j, k, kept, n, w, sum) {
+    for (var m = 0; m < n; m++) {
+      var p = w[m] / sum, at = j * T + kept[m];
+      if (p > out[at]) out[at] = p;
+    }
+  });
+  return out;
+}
+
+// featureMax's map per block, computed once
+var featureMaxMemo = new WeakMap();
+
+/* A DiSAN block's max over features (Shen Eq. 15), computed once per block, or null without Eq. 15's parts. */
+function featureMax(b, T) {
+  if (!hasParts(b)) return null;
+  var got = featureMaxMemo.get(b);
+  if (!got) featureMaxMemo.set(b, got = disanMax(b.keys, b.queries, T, b.allowed, b.c));
   return got;
 }
 
@@ -204,7 +226,6 @@ function remaskOnce(tv, kind) {
         out[dir] = Object.assign({}, b, change);
         return;
       }
-      change.probs = change.probs_max = null; // not recomputed: figures of them refuse the view
       out[dir] = Object.assign({}, b, change);
       // computed when first read: Compare draws one direction, and a DiSAN direction's T·T·D softmax
       // terms are the costliest part of a remask
@@ -385,4 +406,4 @@ function render(live, binding, figure, values) {
 }
 
 export { decode, distanceProbs, headMean, slice, allowedCells, featureSlice, disanProbs, disanFeature, hasParts,
-  perFeature, directionAllowed, remask, maskPanel, blockMean, limits, rows, formatValue, prepare, evaluate, render };
+  perFeature, featureMax, directionAllowed, remask, maskPanel, blockMean, limits, rows, formatValue, prepare, evaluate, render };

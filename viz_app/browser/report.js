@@ -18,6 +18,7 @@ import * as Paint from "./paint.js";
 import * as PairView from "./pair_view.js";
 import * as Recompute from "./recompute.js";
 import * as Sections from "./sections.js";
+import { decode } from "./trace_view.js";
 
 const CONFIG = { displaylogo: false, responsive: true, modeBarButtonsToRemove: ["lasso2d", "select2d"] };
 /* Typing has rested when no new sentence came for this long (longer than the gap between keys at 5 a second). */
@@ -693,11 +694,6 @@ function values(root) {
   return { alpha: v.values.alpha, feature: v.values.feature, talk: docState(v.doc).talk };
 }
 
-/* The trace view of a report file: Sections.unpack (typed arrays over `bytes`). */
-function unpackView(view, bytes) {
-  return Sections.unpack(view, bytes);
-}
-
 /* The report file: unpack plotly.js, the trace view and its arrays, build the page with Sections (the
  * one definition of the figures, shared with the explorer and the app; a pair report's: PairView) and
  * draw it. Every failure is shown on the page in one sentence. */
@@ -722,12 +718,12 @@ function boot(doc) {
   }).then(([json, bytes, bytesB]) => {
     const data = JSON.parse(json);
     Figures.configure(data.context);
-    const tv = unpackView(data.view, bytes);
+    const tv = decode(data.view, bytes);
     // A minimal pair (viz_app/draw/pair_report.py): PairView's page of A and B. The file has no model to
     // run, so α stays at the value it was written with, B's words are no swap buttons, and the leave-one-out
     // rows hold what Python computed with disan.attribution's leave-one-out (data.pair.loo).
     const page = data.pair
-      ? PairView.page(tv, unpackView(data.pair.view, bytesB), { alphaControl: false, swap: false })
+      ? PairView.page(tv, decode(data.pair.view, bytesB), { alphaControl: false, swap: false })
       : Sections.page(tv, { compact: data.compact, only: data.only, params: data.params });
     doc.title = page.title;
     return show(root, page, { header: doc.getElementById("report-header") }).then(() => {
@@ -739,4 +735,4 @@ function boot(doc) {
   }).catch(fail);
 }
 
-export { boot, show, preview, hold, values, showError, setTalk, unpackView };
+export { boot, show, preview, hold, values, showError, setTalk };

@@ -18,15 +18,7 @@
  * the report quantises them to uint16 (scale 1/65535, error ≤ 7.6e-6) only to keep its file small.
  * Payload ids are "<kind>-js<n>", unique in the document, not the report's content hash.
  *
- * The JS trace view `tv` (documented in viz_app/draw/site_view.py, which writes it for a Python trace):
- *   tv = {model, arch: "disan" | "dsa", random_weights, prediction: {label: p} (label order kept; or
- *         [[label, p], ...]), masks: [fw, bw], alpha: number | null, premise: S, hypothesis: S | null,
- *         relatedness: a relatedness model's score rᵀp̂ | null or absent (classifiers)}
- *   S  = {tokens, status: ["vocab" | "glove" | "unknown", ..], T, fw: B, bw: B, s2t: (T·2D), D2: 2D,
- *         maxpool_share: (T) | null}
- *   B  = {mask, allowed: (T·T) 0/1, attention: (T·T), gate: (T·D), D, probs_max: (T·T) | null,
- *         heads: (H·T·T) | null, H, scores: (H·T·T) | null, ffn_deactivation: (T) | null,
- *         ln_max: (T) | null, probs: (T·T·D) | null  (DiSAN's per-feature P, for the feature scrubber)}
+ * The JS trace view `tv`: docs/trace-view.md (trace_view.js: its fields and its one decoder).
  * Every array is flat and row-major, a plain array or a typed array.
  *
  * An ES module of pure functions (figures.js's `configure` is called first); no network. Errors are thrown as one
@@ -645,41 +637,6 @@ function page(tv, opts) {
   };
 }
 
-/* ------------------------------------------------------------ the packed trace view */
-
-/* A packed trace view (site_view.packed_trace_view: arrays as {$a: [dtype, offset, count]} into `bytes`,
- * DiSAN's per-feature P as {$q: [offset, count], scale} on the allowed cells) with typed arrays in place of
- * the references. `bytes` is a Uint8Array; the arrays are views into its buffer, not copies. */
-function unpack(view, bytes) {
-  var buffer = bytes.buffer, base = bytes.byteOffset;
-  function array(ref) {
-    if (!ref || !ref.$a) return ref;
-    var dtype = ref.$a[0], offset = ref.$a[1], count = ref.$a[2];
-    return dtype === "u1" ? new Uint8Array(buffer, base + offset, count) : new Float32Array(buffer, base + offset, count);
-  }
-  function probs(ref, block, T) {
-    if (!ref || !ref.$q) return ref;
-    var q = new Uint16Array(buffer, base + ref.$q[0], ref.$q[1]), D = block.D, full = new Float32Array(T * T * D), n = 0;
-    for (var c = 0; c < T * T; c++) {
-      if (!block.allowed[c]) continue;
-      for (var k = 0; k < D; k++) full[c * D + k] = q[n * D + k] * ref.scale;
-      n += 1;
-    }
-    return full;
-  }
-  ["premise", "hypothesis"].forEach(function (side) {
-    var sent = view[side];
-    if (!sent) return;
-    ["s2t", "maxpool_share"].forEach(function (key) { sent[key] = array(sent[key]); });
-    ["fw", "bw"].forEach(function (dir) {
-      var block = sent[dir];
-      Object.keys(block).forEach(function (key) { if (key !== "probs") block[key] = array(block[key]); });
-      block.probs = probs(block.probs, block, sent.T);
-    });
-  });
-  return view;
-}
-
 /* ------------------------------------------------------------ figures with parameters (the app's views) */
 
 /* name → function (views, params, theme) → {figure, bind: fig → binding | undefined}. `views` are the trace
@@ -764,7 +721,7 @@ function mapFigure(tv, id) {
   return f.figure;
 }
 
-export { mapFigure, page, unpack, figureById, draw, sectionBody, define, reportSections, compactSections,
+export { mapFigure, page, figureById, draw, sectionBody, define, reportSections, compactSections,
   overview, disanSections, dsaSections, s2tWordFigure, wordFrames, tokensHtml, legendHtml, pageData, payload,
   gridBinding, templates, sharedScale, formatValue, escape, checkView,
   // what view_figures.js and pair_view.js build their figures with

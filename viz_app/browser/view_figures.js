@@ -56,7 +56,7 @@ var REDUCTIONS = { mean: "mean over features", max: "max over features", entropy
 /* The (T × T) map of one DiSAN block under a reduction over its d_h features (Shen Eq. 15). */
 function disanMap(sent, direction, reduction, feature) {
   var b = sent[direction], T = sent.tokens.length;
-  if (reduction === "max") return matrix(b.probs_max, T, T);
+  if (reduction === "max") return matrix(Recompute.featureMax(b, T), T, T);
   if (reduction === "entropy") return entropyMatrix(sent, direction);
   if (reduction === "feature") return featureSlice(sent, direction, feature);
   return matrix(b.attention, T, T);

@@ -145,27 +145,24 @@ def _model_script(name: str, onnx: bytes, vocab: bytes) -> str:
 
 
 def _outputs(meta: dict) -> dict:
-    """Which ONNX output holds each trace-view field (site.js's ``names``), from the export's own names."""
-    names = {o["name"] for o in meta["outputs"]}
-    sides = ("premise", "hypothesis") if meta["pair"] else ("premise",)
-    prefixes = ("p_", "h_") if meta["pair"] else ("",)
-    # DiSAN's per-feature P is no output: the page computes it from the keys and queries (recompute.js perFeature)
-    fields = ("gate", "mean", "keys", "queries") if meta["arch"] == "disan" else (
-        "gate", "probs", "scores", "ffn_deactivation", "ln_max")
+    """Which ONNX output holds each trace-view field (site.js's ``names``), read from the export's own output list
+    (``disan.onnx_export``: ``[p_|h_]fw_<field>``, ``[p_|h_]<field>``), so an output added there reaches the page
+    with no change here; ``trace_view.js`` ``fromOutputs`` names any field it reads that the list lacks."""
+    names = [o["name"] for o in meta["outputs"]]
+    model_level = {"probs", "score"}  # the prediction and a relatedness model's rᵀp̂ (disan.onnx_export)
     out: dict = {"prediction": "probs"}
     if meta.get("relatedness"):
-        out["relatedness"] = "score"  # rᵀp̂ (disan.onnx_export)
-    for side, prefix in zip(sides, prefixes):
-        entry = {d: {f: f"{prefix}{d}_{f}" for f in fields} for d in ("fw", "bw")}
-        entry["s2t"] = f"{prefix}s2t"
-        if meta["arch"] == "dsa":
-            entry["maxpool_share"] = f"{prefix}maxpool_share"
-        out[side] = entry
-    wanted = [v for side in sides for d in ("fw", "bw") for v in out[side][d].values()]
-    wanted += [out["relatedness"]] if "relatedness" in out else []
-    missing = sorted(set(wanted) - names)
+        out["relatedness"] = "score"
+    missing = sorted(set(out.values()) - set(names))
     if missing:
         raise DisanError(f"The export of {meta['model']} lacks the outputs {', '.join(missing)}; re-export it.")
+    sides = ("premise", "hypothesis") if meta["pair"] else ("premise",)
+    prefixes = ("p_", "h_") if meta["pair"] else ("",)
+    for side, prefix in zip(sides, prefixes):
+        own = [n for n in names if n.startswith(prefix) and n not in model_level]
+        blocks = {d: {n[len(f"{prefix}{d}_"):]: n for n in own if n.startswith(f"{prefix}{d}_")} for d in ("fw", "bw")}
+        rest = {n[len(prefix):]: n for n in own if not n.startswith((f"{prefix}fw_", f"{prefix}bw_"))}
+        out[side] = {**blocks, **rest}
     return out
 
 
