@@ -4,7 +4,7 @@
 import "./view_figures.js";
 
 export * as Figures from "./figures.js";
-export * as Paint from "./paint.js";
+export * as FigureHost from "./figure_host.js";
 export * as Pair from "./pair.js";
 export * as PairView from "./pair_view.js";
 export * as Recompute from "./recompute.js";

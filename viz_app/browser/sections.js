@@ -126,69 +126,51 @@ function checkView(tv, opts) {
 
 /* ------------------------------------------------------------ bindings (what recompute.js redraws) */
 
-function panelTraces(fig) {
+/* The indices of a spec's heatmap panels that show maps (not −∞ masks alone). */
+function heatmapPanels(fig) {
   var out = [];
-  fig.data.forEach(function (t, i) { if (t.type === "heatmap" && t.name !== "masked") out.push(i); });
+  fig.panels.forEach(function (p, i) { if (p.kind === "heatmap") out.push(i); });
   return out;
 }
 
-function clickTraces(fig) {
-  var out = [];
-  fig.data.forEach(function (t, i) { if (t.type === "scatter" && t.name === "cells") out.push(i); });
-  return out;
-}
-
-function isDict(v) {
-  return v !== null && typeof v === "object" && !Array.isArray(v) && !ArrayBuffer.isView(v);
-}
-
-/* {path: template} for every text of `fig` that contains a key of `replacements` (e.g. {"α = 1.5":
- * "α = {alpha}"}; paths are dotted: layout.annotations.3.text). */
+/* {path: template} for every text of the spec `fig` that contains a key of `replacements` (e.g. {"α = 1.5":
+ * "α = {alpha}"}; paths are dotted: title, panels.3.view.title, panels.0.view.valueName). */
 function templates(fig, replacements) {
   var out = {}, olds = Object.keys(replacements);
-  function visit(node, path) {
-    if (isDict(node)) {
-      Object.keys(node).forEach(function (key) {
-        // Plotly's template holds no text of this figure's own
-        if (path !== "layout" || key !== "template") visit(node[key], path ? path + "." + key : key);
-      });
-    } else if (Array.isArray(node) && node.length && isDict(node[0])) {
-      node.forEach(function (value, k) { visit(value, path + "." + k); });
-    } else if (typeof node === "string") {
-      var text = node;
-      olds.forEach(function (old) { text = text.split(old).join(replacements[old]); });
-      if (text !== node) out[path] = text;
-    }
+  function visit(text, path) {
+    if (typeof text !== "string") return;
+    var next = text;
+    olds.forEach(function (old) { next = next.split(old).join(replacements[old]); });
+    if (next !== text) out[path] = next;
   }
-  var texts = fig.data.map(function (t) {
-    var keep = {};
-    ["name", "hovertemplate", "colorbar"].forEach(function (k) { if (k in t) keep[k] = t[k]; });
-    return keep;
+  visit(fig.title, "title");
+  fig.panels.forEach(function (p, i) {
+    ["title", "valueName", "xLabel", "yLabel"].forEach(function (k) { visit(p.view[k], "panels." + i + ".view." + k); });
   });
-  visit({ layout: fig.layout, data: texts }, "");
   return out;
 }
 
+/* What recompute.js `render` redraws a spec with: panels [{panel: index, z: expr, pool}], scales [{panels,
+ * zmin, zmax, diverging}] (panels sharing one colour domain), texts {path: template}, rows [{panel, z, row}]
+ * (a bars panel showing one row of a map). */
 function binding(panels, scales, texts, rows) {
   return { panels: panels, scales: scales || [], texts: texts || {}, rows: rows || [] };
 }
 
-function sharedScale(traces, zmin, zmax, diverging) {
-  return { traces: traces, zmin: zmin === undefined ? null : zmin, zmax: zmax === undefined ? null : zmax,
+function sharedScale(panels, zmin, zmax, diverging) {
+  return { panels: panels, zmin: zmin === undefined ? null : zmin, zmax: zmax === undefined ? null : zmax,
            diverging: !!diverging };
 }
 
-/* Panel k of a heatmapGrid / smallMultiples shows exprs[k], on one shared scale.
- * opts: {pool, zmin, zmax, hover}. */
+/* Panel k of a heatmapGrid / smallMultiples shows exprs[k], on one shared scale. opts: {pool, zmin, zmax}. */
 function gridBinding(fig, exprs, replacements, opts) {
-  var o = opts || {}, panels = panelTraces(fig), clicks = o.hover ? clickTraces(fig) : [];
+  var o = opts || {}, panels = heatmapPanels(fig);
   if (exprs.length !== panels.length) {
     throw new Error(exprs.length + " expressions for " + panels.length + " heatmap panels");
   }
-  var items = panels.map(function (trace, k) {
-    var item = { trace: trace, z: exprs[k] };
+  var items = panels.map(function (panel, k) {
+    var item = { panel: panel, z: exprs[k] };
     if (o.pool) item.pool = o.pool;
-    if (o.hover) item.hover_trace = clicks[k];
     return item;
   });
   return binding(items, [sharedScale(panels, o.zmin, o.zmax)], templates(fig, replacements));
@@ -219,15 +201,21 @@ function lazy(obj, key, make) {
   } });
 }
 
-/* One figure of a section. `build` makes its {data, layout} (a function, called only when the figure is
+/* One figure of a section. `build` makes its figure spec (a function, called only when the figure is
  * first read: a keystroke builds only the figures it draws) or is the figure itself. extra: {bind: fig →
  * the binding recompute.js redraws it with (a live figure), word: true (the word control swaps its vector)}. */
 function figure(id, build, paper, caption, side, extra) {
   var o = extra || {}, out = { id: id, paper: paper, caption: caption, side: side || "premise", word: !!o.word,
                                live: !!o.bind };
-  lazy(out, "figure", typeof build === "function" ? build : function () { return build; });
+  lazy(out, "figure", function () { return withName(typeof build === "function" ? build() : build, id); });
   lazy(out, "binding", function () { return o.bind ? o.bind(out.figure) : null; });
   return out;
+}
+
+/* The spec named after its figure's id (a page's figures are told apart by it: data-figure="figure:<id>"). */
+function withName(spec, id) {
+  spec.name = id;
+  return spec;
 }
 
 function section(id, title, html, figures, control) {
@@ -304,8 +292,10 @@ function overview(tv, theme) {
           section("prediction", "Prediction", "", [prediction])];
 }
 
+/* A block pair's maps (forward, backward) on one scale; a clicked row shows its bars. */
 function pair(fw, bw, tokens, titles, title, theme, valueName) {
-  return Figures.heatmapGrid([fw, bw], titles, tokens, { title: title, theme: theme, valueName: valueName || "P" });
+  return Figures.heatmapGrid([fw, bw], titles, tokens, { title: title, theme: theme, valueName: valueName || "P",
+                                                       names: ["forward", "backward"], rowBars: true });
 }
 
 /* DiSAN's per-feature P of one block (T·T·D): the trace view's, or from its Eq. 15 parts (recompute.js). */
@@ -410,7 +400,7 @@ function dsaSections(tv, theme) {
         for (var k = 0; k < H; k++) stack.push(matrix(block.heads, T, T, k * T * T));
         return Figures.smallMultiples(stack, sent.tokens, titles, {
           title: named(name + " heads at α = " + formatValue(alpha), side, tv), theme: theme,
-          maxCells: Figures.constant("HEAD_CELLS"),
+          maxCells: Figures.constant("HEAD_CELLS"), names: titles.map(function (_, k) { return "head-" + (k + 1); }),
         });
       }, "Im Fig. " + d[2],
         "Every head of the " + name.toLowerCase() + " block on one colour scale; heads specialise on different distances.",
@@ -466,16 +456,16 @@ function compactSections(tv, theme) {
   return reportSections(tv, theme).filter(function (s) { return COMPACT[s.id]; });
 }
 
-/* Per token, what the word control swaps into the Shen Fig. 8 figure: z, colour limits, panel title. */
+/* Per token, what the word control swaps into the Shen Fig. 8 figure: its panel's view {z, zmin, zmax, title}. */
 function wordFrames(sent, theme) {
   theme = Figures.theme(theme || "normal");
   return Array.from(sent.tokens, function (_, t) {
-    var fig = s2tWordFigure(sent, t, theme), heat = fig.data[0];
+    var view = s2tWordFigure(sent, t, theme).panels[0].view;
     return {
-      z: heat.z.map(function (row) { return row.map(function (v) { return v === null ? null : Figures.round6(v); }); }),
-      zmin: heat.zmin,
-      zmax: heat.zmax,
-      title: fig.layout.annotations[0].text,
+      z: view.z.map(function (row) { return row.map(function (v) { return v === v ? Figures.round6(v) : null; }); }),
+      zmin: view.zmin,
+      zmax: view.zmax,
+      title: view.title,
     };
   });
 }
@@ -604,7 +594,7 @@ function headerLines(tv, sections, compact) {
 /* The report's page for a trace view: {title (plain text, for document.title), header (the <header>
  * element's HTML), headerLines (its children's HTML, one each), body (the <main> element's inner HTML), parts
  * (the body's sections' HTML, one each), data (what Report.show draws: arch, alpha, compact, fonts,
- * figures {id: {data, layout}}, live {id: {side, binding}}, payloads {side: prepared}, words {side: frames}),
+ * figures {id: figure spec}, live {id: {side, binding}}, payloads {side: prepared}, words {side: frames}),
  * sections (the Section objects the HTML was made from)}. opts: {compact, only (one figure's id: that figure
  * alone, in its section; a `define`d one at opts.params)}.
  * Throws one sentence when the trace view is incomplete or a sentence is longer than a report holds. */
@@ -674,6 +664,7 @@ function draw(views, id, params, themeName) {
   }
   views.forEach(function (tv) { checkView(tv, { anyLength: true }); });
   var built = BUILDERS[id](views, params || {}, Figures.theme(themeName || "normal"));
+  withName(built.figure, id);
   return { figure: built.figure, binding: built.bind ? built.bind(built.figure) : null };
 }
 

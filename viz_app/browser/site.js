@@ -685,7 +685,7 @@ function draw(tv, typed) {
   doc.title = page.title + " — attention explorer";
   return Report.show(el("report"), page, {
     header: el("page-header"), values: { alpha: state.alpha, feature: state.feature }, hash: false,
-    typing: typed === true,
+    typing: typed === true, provenance: (modelMeta(state.model) || {}).provenance,
   }).then(function () {
     if (Report.values(el("report")).talk !== state.talk) Report.setTalk(doc, state.talk);
   });
@@ -900,4 +900,4 @@ function useSearchView(view) {
   searchView = view;
 }
 
-export { init, preload, boot, currentState as state, update, traceOf, runner, set, usePairView, useSearchView };
+export { init, preload, boot, currentState as state, update, traceOf, runner, set, usePairView, useSearchView, modelMeta };

@@ -12,7 +12,7 @@ and are unpacked by the browser's own ``DecompressionStream``, as the offline re
 Folder::
 
     index.html                the page
-    assets/                   plotly.js, onnxruntime-web, the page code's bundle (shared by every model)
+    assets/                   onnxruntime-web, the page code's bundle (shared by every model)
     models/<name>.js          one model: its ONNX graph and vocabulary (loaded when picked)
     search/<name>.js          with --search: its test set's index, packed (site_search.py; loaded by Search)
 
@@ -37,7 +37,8 @@ from pathlib import Path
 from disan.errors import DisanError, InputError, OutputError
 
 from viz_app.draw import bundles, presets, settings
-from viz_app.draw.plotly_bundle import NODE_MODULES, plotly_bundle
+from viz_app.draw.plotly_bundle import NODE_MODULES
+from viz_app.draw.provenance import provenance
 from viz_app.draw.site_start import start_entry
 
 BROWSER = Path(__file__).resolve().parents[1] / "browser"
@@ -48,9 +49,9 @@ ORT_WASM = "ort-wasm-simd-threaded.wasm"
 ORT_LOADER = "ort-wasm-simd-threaded.mjs"
 #: The page's scripts in assets/: the runtime and the data (each assigns one global), then the page code (the
 #: site's bundle, ``bundles.py``: one global, ``Disan``) are the page's own <script>s; ``Disan.preload`` starts
-#: the model, then loads plotly.js and boots the page.
+#: the model, then boots the page (its figures are the page code's canvas components: no plotting library).
 EARLY_SCRIPTS = ("ort-runtime.js", "site-data.js", "site.js")
-LATE_SCRIPTS = ("plotly.js",)
+LATE_SCRIPTS: tuple[str, ...] = ()
 STYLES = ("report.css", "tokens.css", "site.css")
 #: Present in every folder this module writes: only such a folder is ever replaced.
 MARKER = ".disan-site"
@@ -233,7 +234,8 @@ def _page_model(name: str, meta: dict, file: str, source: str | None = None) -> 
            "d_model": d_model, "heads": heads, "inputs": inputs, "outputs": _outputs(meta),
            "pair_presets": presets.pair_presets_for(meta["arch"], meta["pair"], bool(meta.get("relatedness"))),
            "test_presets": [{"label": p.label, "text": p.sentence, "hypothesis": p.hypothesis}
-                            for p in presets.model_presets(source or name)]}
+                            for p in presets.model_presets(source or name)],
+           "provenance": provenance(source or name)}
     if meta["alpha"] is not None:
         out["alpha"] = meta["alpha"]
     if meta.get("c") is not None:
@@ -457,7 +459,6 @@ def build_site(
                                          (tmp / page_model["start"]).stat().st_size if entry is not None else 0,
                                          *(searched[1:] if searched else ())))
         assets = tmp / "assets"
-        shutil.copyfile(plotly_bundle(), assets / "plotly.js")
         runtime = {"version": ORT_VERSION, "wasm": _b64gz((ort / ORT_WASM).read_bytes()),
                    "probe": base64.b64encode(_probe_graph()).decode("ascii"),
                    "loader": (ort / ORT_LOADER).read_text(encoding="utf-8"),
