@@ -248,13 +248,13 @@ def test_every_view_of_the_sentence_follows_typing_and_a_view_without_it_leaves_
 
 #: Logs every drawing of the Attribution view's bars (a change of its figure's data-drawn): [time, whether the box
 #: then held text the server had not been sent (chart.js TYPING.sent)].
-LOG_BAR_DRAWS = f"""() => {{ window.__barDraws = [];
-  new MutationObserver(() => {{
+LOG_BAR_DRAWS = """() => { window.__barDraws = [];
+  new MutationObserver(records => {
+    if (!records.some(r => r.target.closest('.st-key-chart_attr_bars') && (r.target.dataset.figure || '').startsWith('figure:'))) return;
     const box = document.querySelector('.st-key-sentence textarea'), sent = window.__disanTyping.sent;
     window.__barDraws.push([performance.now(), Boolean(sent && box && box.value !== sent.text)]);
-  }}).observe(document.querySelector('.st-key-chart_attr_bars'),
-              {{attributes: true, subtree: true, attributeFilter: ['data-drawn']}});
-}}"""
+  }).observe(document.body, {attributes: true, subtree: true, attributeFilter: ['data-drawn']});
+}"""
 
 
 def test_attributions_of_a_sentence_the_box_has_left_are_not_drawn_over_the_new_one(page):
