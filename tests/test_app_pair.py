@@ -188,7 +188,7 @@ def test_the_view_is_drawn_in_the_browser_with_its_leave_one_out_rows(chromium, 
                 _wait_for_loo(page, tmp_path / "server.log", model)
                 drawn = page.evaluate("""() => ({
                   plots: document.querySelectorAll('.viz-pair .plot[data-fig]').length,
-                  shown: document.querySelectorAll('.viz-pair .js-plotly-plot').length,
+                  shown: document.querySelectorAll('.viz-pair .plot[data-fig] [data-figure^="figure:"][data-drawn]').length,
                   loo: Array.from(document.querySelectorAll('.viz-pair td[data-loo]')).map(td => td.dataset.value),
                   b: Array.from(document.querySelectorAll('.viz-pair td.b:not([data-loo])'))
                     .map(td => td.textContent).filter(t => t !== ""),
