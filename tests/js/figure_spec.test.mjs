@@ -1,6 +1,6 @@
 import test from "node:test";
 import assert from "node:assert/strict";
-import { barsPanel, checkSpec, figureHtml, figureSpec, heatmapPanel, sameLayout } from "../../viz_app/browser/figure_spec.js";
+import { barsPanel, checkSpec, figureHtml, figureSpec, heatmapPanel, sameLayout, sameSpec } from "../../viz_app/browser/figure_spec.js";
 
 const view = { z: [[0.5, 0.5], [1, 0]], rowTokens: ["a", "b"] };
 const spec = () => figureSpec("mean-premise", "Mean", [heatmapPanel("forward", view), heatmapPanel("backward", view),
@@ -50,4 +50,15 @@ test("the standalone HTML names the checkpoint and version first, holds the vect
   assert.equal(json.panels[0].row_tokens[0], "</script>");
   assert.equal(json.provenance.version, "0.9.1");
   assert.match(figureHtml({ name: "x", svgs: [svg], data: [] }), /checkpoint_sha256=unknown version=unknown/);
+});
+
+test("sameSpec: equal numbers (typed arrays or lists, NaN equal to NaN) are the same figure; any change is not", () => {
+  const a = spec(), b = spec();
+  b.panels[0] = heatmapPanel("forward", { ...view, z: [Float32Array.from([0.5, 0.5]), [1, 0]] });
+  assert.equal(sameSpec(a, b), true);
+  assert.equal(sameSpec({ z: [[NaN]] }, { z: [[NaN]] }), true);
+  b.panels[0].view.z[1][1] = 1e-9;
+  assert.equal(sameSpec(a, b), false);
+  assert.equal(sameSpec(a, { ...spec(), title: "other" }), false);
+  assert.equal(sameSpec({ x: [1] }, { x: [1], y: undefined }), false);
 });

@@ -41,6 +41,24 @@ export function sameLayout(a, b) {
     a.panels.every((p, i) => p.kind === b.panels[i].kind && p.name === b.panels[i].name);
 }
 
+/* Whether two specs (or any JSON-like values: objects, arrays, typed arrays, numbers where NaN equals NaN) are
+ * equal: a host keeps a figure whose new spec draws the same (an NLI pair's other sentence while one is typed). */
+export function sameSpec(a, b) {
+  if (a === b) return true;
+  if (typeof a === "number" && typeof b === "number") return a !== a && b !== b;
+  if (!a || !b || typeof a !== "object" || typeof b !== "object") return false;
+  const listA = Array.isArray(a) || ArrayBuffer.isView(a), listB = Array.isArray(b) || ArrayBuffer.isView(b);
+  if (listA !== listB) return false;
+  if (listA) {
+    const x = /** @type {ArrayLike<any>} */ (a), y = /** @type {ArrayLike<any>} */ (b);
+    if (x.length !== y.length) return false;
+    for (let i = 0; i < x.length; i++) if (!sameSpec(x[i], y[i])) return false;
+    return true;
+  }
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => Object.prototype.hasOwnProperty.call(b, k) && sameSpec(a[k], b[k]));
+}
+
 /* A figure spec from its panels (builders' shorthand). */
 export function figureSpec(name, title, panels, extra) {
   return { kind: "figure", name, title: title || "", columns: panels.length, panels, rowBars: null, ...(extra || {}) };

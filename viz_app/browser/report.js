@@ -15,6 +15,7 @@
  * controls are delegated from `root` once, keys and the talk button from the document once. */
 import { inflate } from "./bytes.js";
 import { mountFigure } from "./figure_host.js";
+import { sameSpec } from "./figure_spec.js";
 import * as PairView from "./pair_view.js";
 import * as Recompute from "./recompute.js";
 import * as Sections from "./sections.js";
@@ -90,18 +91,22 @@ function drawOne(v, el) {
   if (info && moved(v)) Recompute.render(v.payloads[info.side], info.binding, spec, v.values);
   const kept = hosts.get(el);
   if (kept && kept.provenance === v.provenance) {
-    if (kept.host.spec !== spec || kept.generation !== v.generation) kept.host.update(spec);
+    // a spec that draws what the figure shows (an NLI pair's other sentence while one is typed) repaints nothing
+    if (!sameSpec(kept.host.spec, spec)) kept.host.update(spec);
   } else {
     hosts.set(el, { host: mountFigure(el, spec, { provenance: v.provenance, theme: talkTheme(v) }), provenance: v.provenance });
   }
-  hosts.get(el).generation = v.generation;
   el.classList.remove("stale");
 }
 
-/* Whether figure element el shows this page's spec already (an NLI pair's other sentence while one is typed). */
-function showing(v, el) {
-  const kept = hosts.get(el), spec = v.data.figures[el.dataset.fig];
-  return Boolean(kept && kept.host.spec === spec && !v.data.live[el.dataset.fig] && !el.classList.contains("stale"));
+/* Whether figure element el shows this page's spec already (an NLI pair's other sentence while one is typed):
+ * the same spec, or an equal one where building it costs nothing more (a figure on screen, which the key draws
+ * anyway; a figure off screen is built only when it is drawn). */
+function showing(v, el, onScreen) {
+  const kept = hosts.get(el), id = el.dataset.fig;
+  if (!kept || kept.provenance !== v.provenance || el.classList.contains("stale") || (v.data.live[id] && moved(v))) return false;
+  const spec = v.data.figures[id];
+  return kept.host.spec === spec || (onScreen(el) && sameSpec(kept.host.spec, spec));
 }
 
 /* The bottom of the page's sticky header (0 without one): what lies above it is covered. */
@@ -125,12 +130,8 @@ function nextTask() {
  * once, or once typing rests for REST_MS) or as they come near the window. A newer page (v.next) or a key that is
  * computing one (hold) stops the others. Resolves true when every figure was drawn (typing: those on screen). */
 function drawAll(v, typing) {
-  const generation = v.generation;
-  for (const el of v.plots) {
-    if (showing(v, el)) hosts.get(el).generation = generation;
-    else el.classList.add("stale");
-  }
-  const onScreen = seenIn(v.doc);
+  const generation = v.generation, onScreen = seenIn(v.doc);
+  for (const el of v.plots) if (!showing(v, el, onScreen)) el.classList.add("stale");
   for (const el of v.plots) if (el.classList.contains("stale") && onScreen(el)) drawOne(v, el);
   v.root.dataset.visibleAt = v.doc.defaultView.performance.now().toFixed(2);
   if (typing) { rest(v); return Promise.resolve(true); }
@@ -396,8 +397,7 @@ function preview(root, build) {
       const spec = build(el.dataset.fig);
       if (spec) built[el.dataset.fig] = spec;
       if (!spec || kept.host.spec === spec) continue;
-      kept.host.update(spec);
-      kept.generation = null; // the page that follows draws its own spec
+      kept.host.update(spec);  // the page that follows draws its own spec (equal: nothing repaints)
       painted = true;
     }
     return painted;
