@@ -37,8 +37,10 @@ from .common import BASELINE_LABEL, REPO_ROOT, Stats, Table, fmt_ms, process_cpu
 from .server import CHROMIUM_ARGS, checkout, free_port, streamlit_server
 
 #: In every page: the timestamp of the last key press or pointer press (the start of each clock), and for each
-#: figure root of the contract (``data-figure="figure:…"``) the start of the frame after its ``data-drawn`` last
-#: changed: the first frame that shows that drawing (window.__drawnAt).
+#: figure root of the contract (``data-figure="figure:…"``) its last drawing (window.__drawnAt): ``task``, when
+#: its ``data-drawn`` changed, ``drawn``, the new value, and ``t``, the start of the next animation frame (null
+#: until it comes): the first frame that shows a drawing made in a task. A drawing made inside an animation frame
+#: (the live sliders' repaint) is shown by that frame: the live rows read its time from ``chart.js``'s group.
 PROBES = """(() => {
   window.__inputT = 0;
   for (const type of ['keydown', 'pointerdown']) {
@@ -49,8 +51,9 @@ PROBES = """(() => {
     for (const r of records) {
       const el = r.target;
       if (!(el.dataset.figure || '').startsWith('figure:')) continue;
-      const drawn = el.dataset.drawn;
-      requestAnimationFrame(() => { if (el.dataset.drawn === drawn) window.__drawnAt.set(el, {t: performance.now(), drawn}); });
+      const rec = {task: performance.now(), t: null, drawn: el.dataset.drawn};
+      window.__drawnAt.set(el, rec);
+      requestAnimationFrame(() => { rec.t = performance.now(); });
     }
   }).observe(document, {attributes: true, subtree: true, attributeFilter: ['data-drawn']});
 })()"""
@@ -72,10 +75,9 @@ LIVE_DRAWN = """([group, param, value, charts]) => {
   if (g.drawn.charts < charts) return false;
   const gds = [...g.charts].filter(gd => gd.isConnected);
   """ + CONTRACT + """
-  if (gds.every(fig)) { // each chart's figure drew after the input, shown by the frame after
-    const at = gds.map(shownAt);
-    if (at.some(a => !a || !(a.t >= window.__inputT))) return false;
-    return {ms: Math.max(...at.map(a => a.t)) - window.__inputT};
+  if (gds.every(fig)) { // each chart's figure drew after the input, inside the group's frame, which shows it
+    if (gds.map(shownAt).some(a => !a || !(a.task >= window.__inputT))) return false;
+    return {ms: g.drawn.t - window.__inputT};
   }
   if (g.drawn.painted) return {ms: g.drawn.t - window.__inputT}; // repainted inside the frame that shows it
   if (gds.some(gd => !(gd.__vizShown >= window.__inputT))) return false;
@@ -102,7 +104,7 @@ CHARTS_DRAWN = """([which, marker, count]) => {
   if (gds.length < count) return false;
   let last = 0;
   for (const gd of gds) {
-    const t = fig(gd) ? (shownAt(gd) || {t: 0}).t : gd.__vizShown;
+    const t = fig(gd) ? (shownAt(gd) || {t: null}).t : gd.__vizShown;
     if (!(t > window.__inputT)) return false;
     last = Math.max(last, t);
   }
@@ -247,7 +249,7 @@ FIRST_SHOWN = """([which, marker, count]) => {
       for (const gd of gds) {
         if (seen.has(gd)) continue;
         const at = shownAt(gd);
-        if (fig(gd)) { if (at && at.t > t0 && at.drawn.includes(marker)) seen.set(gd, at.t); }
+        if (fig(gd)) { if (at && at.task > t0 && at.t !== null && at.drawn.includes(marker)) seen.set(gd, at.t); }
         else if (gd.__typed) { if (names(gd.__typed) && gd.__vizDrawn > t0) seen.set(gd, now); }
         else if (gd.__vizShown > t0) seen.set(gd, gd.__vizShown);
       }
@@ -316,7 +318,7 @@ def submit_steps(page, base: str, model: str, T: int, warmup: int, n: int, timeo
 TYPED_SHOWN = """tokens => {
   const f = document.querySelector('.st-key-chart_overview [data-figure^="figure:"]'), input = window.__inputT;
   const at = f && window.__drawnAt.get(f), want = JSON.stringify(tokens);
-  if (!at || !(at.t >= input) || at.drawn.slice(at.drawn.indexOf(':') + 1) !== want) return false;
+  if (!at || !(at.task >= input) || at.t === null || at.drawn.slice(at.drawn.indexOf(':') + 1) !== want) return false;
   return {ms: at.t - input};
 }"""
 
@@ -371,7 +373,7 @@ PASTE_PROBE = """() => { if (window.__pasteProbe) return; window.__pasteProbe = 
 PASTE_SHOWN = """tokens => {
   const f = document.querySelector('.st-key-chart_overview [data-figure^="figure:"]'), input = window.__pasteT;
   const at = f && window.__drawnAt.get(f), want = JSON.stringify(tokens);
-  if (!at || !input || !(at.t >= input) || at.drawn.slice(at.drawn.indexOf(':') + 1) !== want) return false;
+  if (!at || !input || !(at.task >= input) || at.t === null || at.drawn.slice(at.drawn.indexOf(':') + 1) !== want) return false;
   return {ms: at.t - input};
 }"""
 
