@@ -162,3 +162,37 @@ def test_a_new_sentence_draws_each_live_chart_once(server, browser_page):  # noq
     # each chart drew once: its figure root and each of its panels changed data-drawn once
     assert sorted(_figure_draws(page).values()) == sorted(panels)
     assert not errors and not outside
+
+
+def test_a_selected_row_picks_the_token_and_the_exports_name_the_checkpoint(server, browser_page):  # noqa: F811
+    """The word-choice click on the DiSAN pair: a heatmap row selected (here by the keyboard: focus, ↓ ↓, Enter)
+    becomes the chosen token on the server (the address's token); its bars follow in the figure. Each figure's
+    export menu writes vectors (SVG) and CSV whose provenance names the checkpoint's SHA-256 and the version."""
+    from viz_app.draw.provenance import checkpoint_sha256, project_version
+
+    page, outside, errors = browser_page
+    page.goto(f"{server}/?view=disan_attention&model=disan-sst5&sentence={SENTENCE.replace(' ', '+')}")
+    page.wait_for_selector(".st-key-chart_disan_pair [data-figure^='figure:'][data-drawn]")
+    _idle(page)
+    bars = page.locator(".st-key-chart_disan_pair [data-figure^='bars:']").first
+    before = bars.get_attribute("data-drawn")
+    stage = page.locator(".st-key-chart_disan_pair [data-figure^='heatmap:'] [tabindex='0']").first
+    stage.focus()
+    for key in ("ArrowDown", "ArrowDown", "Enter"):
+        stage.press(key)
+    page.wait_for_function("() => /[?&]token=2(&|$)/.test(location.search)")  # the server learnt the row
+    assert bars.get_attribute("data-drawn") != before  # the row's bars were drawn in the figure
+    _idle(page)
+    page.locator(".st-key-chart_disan_pair .disan-figure__export summary").first.click()
+    sha = checkpoint_sha256("disan-sst5")
+    assert len(sha) == 64
+    for kind, head in (("svg", "<svg"), ("csv", "# figure=")):
+        with page.expect_download() as got:
+            page.locator(f".st-key-chart_disan_pair button[data-export='{kind}']").first.click()
+        text = open(got.value.path(), encoding="utf-8").read()
+        assert head in "\n".join(text.splitlines()[:3])  # the provenance is in the file's first lines
+        assert sha in text and project_version() in text, (kind, text[:300])
+        if kind == "svg":  # vectors: one shape per cell of the forward map (T × T), text as text
+            T = len(SENTENCE.split())
+            assert text.count('<rect class="cell"') >= T * T and "<text" in text
+    assert not errors and not outside
