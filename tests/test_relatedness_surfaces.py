@@ -257,7 +257,7 @@ def app_models(bundled, monkeypatch):
 
 @pytest.mark.parametrize("arch", ["disan", "dsa"])
 def test_explore_names_the_score_and_the_sidebar_names_sentence_a_and_b(app_models, arch):
-    from tests.test_app import assert_clean, chart_by_key, decode, plain, run_app, section_html
+    from tests.test_app import assert_clean, chart_by_key, plain, run_app, section_html
 
     a, b = PAIRS[1]
     at = run_app(view="explore", model=f"{arch}-sick", sentence=a)
@@ -267,9 +267,10 @@ def test_explore_names_the_score_and_the_sidebar_names_sentence_a_and_b(app_mode
     model = model_of(app_models, arch)
     [score] = model.predict([(a, b)])
     assert f"prediction: <b>relatedness {score:.2f} (1–5)</b>" in section_html(at, "tokens")
-    chart = chart_by_key(at, "prediction")
-    assert chart["layout"]["title"]["text"].startswith(f"Relatedness {score:.2f} (1–5)")
-    assert decode(chart["data"][0]["x"]) == pytest.approx(list(model.trace(a, b).prediction.values()), abs=1e-5)
+    chart = chart_by_key(at, "prediction")  # a figure spec: one bars panel over the grades
+    [bars] = [p["view"] for p in chart["panels"] if p["kind"] == "bars"]
+    assert any(t.startswith(f"Relatedness {score:.2f} (1–5)") for t in (chart["title"], bars.get("title") or ""))
+    assert bars["values"] == pytest.approx(list(model.trace(a, b).prediction.values()), abs=1e-5)
     at.text_input(key="hypothesis").set_value("").run()
     assert_clean(at)
     assert any("The sentence B is empty" in plain(e.value) for e in at.error)
