@@ -407,7 +407,8 @@ function preview(root, build) {
       if (!kept || el.classList.contains("stale") || !onScreen(el)) continue;
       const spec = build(el.dataset.fig);
       if (spec) built[el.dataset.fig] = spec;
-      if (!spec || kept.host.spec === spec) continue;
+      // the other sentence's maps of an NLI pair, where this key left them as they were: nothing to draw
+      if (!spec || sameSpec(kept.host.spec, spec)) continue;
       kept.host.update(spec);  // the page that follows draws its own spec (equal: nothing repaints)
       painted = true;
     }
