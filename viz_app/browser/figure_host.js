@@ -10,7 +10,7 @@
  *
  * A spec is plain data (typed arrays allowed): {kind: "figure", name, title, columns, panels: [{kind: "heatmap" |
  * "bars", name, view}], rowBars: {panel, bars} | null}. No plotting library is involved. */
-import { createBars, createHeatmap, download } from "./components/index.mjs";
+import { THEMES, createBars, createHeatmap, download } from "./components/index.mjs";
 import { figureHtml, checkSpec, sameLayout } from "./figure_spec.js";
 
 const CSS = `
@@ -20,6 +20,7 @@ const CSS = `
 .disan-figure__export { font-size: 12px; }
 .disan-figure__export button { font-size: 12px; margin-right: 4px; }
 .disan-figure__grid { display: grid; gap: 8px 16px; }
+.disan-figure__rowbars { grid-column: 1 / -1; }
 .disan-figure__error { color: #a4000f; margin: 4px 0; }
 `;
 
@@ -66,18 +67,24 @@ export function mountFigure(element, spec, options = {}) {
   const menu = opts.menu ? exportMenu() : null;
   if (menu) head.append(menu.element);
 
-  const withTheme = (view) => (opts.theme ? { ...view, theme: opts.theme } : view);
+  // talk mode: the presentation theme, and a fixed height grown as its text (20 / 13)
+  const grow = THEMES.presentation.font_size / THEMES.normal.font_size;
+  const withTheme = (view) => (!opts.theme ? view : { ...view, theme: opts.theme,
+    ...(view.height && opts.theme === "presentation" && view.theme !== "presentation" ? { height: Math.round(view.height * grow) } : {}) });
   const full = (name) => `${current.name}/${name}`;
 
   function build(next) {
     grid.replaceChildren();
     panels = next.panels.map((p) => {
       const cell = el(doc, "div", "disan-figure__cell");
+      // the bars a clicked row fills: hidden until a row is clicked, then a row of the grid of their own
+      if (next.rowBars && next.rowBars.bars === p.name) { cell.classList.add("disan-figure__rowbars"); cell.hidden = true; }
       grid.append(cell);
       const make = p.kind === "heatmap" ? createHeatmap : createBars;
       return { kind: p.kind, name: p.name, component: make(cell, { name: `${next.name}/${p.name}`, provenance: opts.provenance }) };
     });
-    grid.style.gridTemplateColumns = `repeat(${Math.max(1, Math.min(next.columns || next.panels.length, next.panels.length))}, minmax(0, 1fr))`;
+    const shown = next.panels.length - (next.rowBars ? 1 : 0);
+    grid.style.gridTemplateColumns = `repeat(${Math.max(1, Math.min(next.columns || shown, shown))}, minmax(0, 1fr))`;
     root.dataset.figure = `figure:${next.name}`;
     if (menu) menu.panels(next.panels.map((p) => p.name));
   }
@@ -130,6 +137,7 @@ export function mountFigure(element, spec, options = {}) {
     }
     if (!rb || (rb.panel !== "*" && rb.panel !== source.name)) return;
     const i = current.panels.findIndex((p) => p.name === rb.bars);
+    panels[i].component.root.parentElement.hidden = false;
     panels[i].component.update(withTheme({ values: d.values, labels: d.colTokens, title: `${rb.title || "Row"} #${d.row} '${d.token}' (${source.name})`,
       valueName: source.view.valueName || "value", orientation: "vertical" }));
   });
@@ -139,7 +147,7 @@ export function mountFigure(element, spec, options = {}) {
     if (!current) return;
     if (opts.theme !== "presentation") highlight = null;
     current.panels.forEach((p, i) => panels[i].component.update({ theme: opts.theme || p.view.theme || "normal",
-      ...(p.kind === "heatmap" && !("highlight" in p.view) ? { highlight: null } : {}) }));
+      height: withTheme(p.view).height, ...(p.kind === "heatmap" && !("highlight" in p.view) ? { highlight: null } : {}) }));
     root.dataset.drawn = `${++drawn}:${JSON.stringify(tokensOf(current))}`;
   }
 

@@ -163,7 +163,10 @@ function heatmapGrid(mats, titles, rowTokens, opts) {
   var o = opts || {}, th = theme(o.theme), valueName = o.valueName === undefined ? "P" : o.valueName;
   var colTokens = o.colTokens || rowTokens, n = mats.length, cols = o.cols || n;
   var lim = limits(mats, o.zmin, o.zmax), T = rowTokens.length;
-  var height = cols > 2 ? Math.trunc(Math.min(760, Math.max(260, 90 + th.cell_height * T * 0.6))) : undefined;
+  // a pair of maps as tall as the Plotly figure was (its title and table line now sit outside the canvas), a grid
+  // of small multiples shorter
+  var height = Math.trunc(cols > 2 ? Math.min(760, Math.max(260, 90 + th.cell_height * T * 0.6))
+                                   : Math.min(720, Math.max(220, 50 + th.cell_height * T)));
   var panels = mats.map(function (mat, k) {
     var mask = o.masked ? o.masked[k] : null;
     return heatmapPanel(o.names ? o.names[k] : "panel-" + k, {

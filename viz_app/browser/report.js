@@ -134,7 +134,19 @@ function drawAll(v, typing) {
   for (const el of v.plots) if (!showing(v, el, onScreen)) el.classList.add("stale");
   for (const el of v.plots) if (el.classList.contains("stale") && onScreen(el)) drawOne(v, el);
   v.root.dataset.visibleAt = v.doc.defaultView.performance.now().toFixed(2);
-  if (typing) { rest(v); return Promise.resolve(true); }
+  if (typing) {
+    // what the new header or body moved into the window after this read is drawn at the next frame, whose layout
+    // that read takes, rather than when typing rests
+    v.doc.defaultView.requestAnimationFrame(() => {
+      const seen = seenIn(v.doc);
+      for (const el of v.plots) {
+        if (!el.classList.contains("stale") || !seen(el)) continue;
+        enqueue(v, () => (v.generation === generation && el.isConnected && el.classList.contains("stale") ? drawOne(v, el) : null));
+      }
+    });
+    rest(v);
+    return Promise.resolve(true);
+  }
   return drawRest(v, generation);
 }
 
@@ -396,7 +408,8 @@ function preview(root, build) {
       if (!kept || el.classList.contains("stale") || !onScreen(el)) continue;
       const spec = build(el.dataset.fig);
       if (spec) built[el.dataset.fig] = spec;
-      if (!spec || kept.host.spec === spec) continue;
+      // the other sentence's maps of an NLI pair, where this key left them as they were: nothing to draw
+      if (!spec || sameSpec(kept.host.spec, spec)) continue;
       kept.host.update(spec);  // the page that follows draws its own spec (equal: nothing repaints)
       painted = true;
     }
