@@ -1,9 +1,11 @@
 """App latency in headless Chromium against a local Streamlit server (``benchmarks/server.py``).
 
 Rows (every figure after warm-up interactions; the clock runs inside the page, from the input
-event's own timestamp to the start of the frame that shows the last affected chart's new drawing,
-read from ``chart.js``: a repaint inside an animation frame is shown by that frame, a
-``Plotly.react`` in a task by the next one):
+event's own timestamp to the start of the frame that shows the last affected chart's new drawing). A figure
+drawn by the figure host is read through its contract (docs/figure-components.md): its root's ``data-drawn``
+changes in the same task as its pixels, and the frame after that change shows it (``PROBES`` records that
+frame per figure); its tokens are in ``data-drawn``. The baseline commit's Plotly charts are read as that
+commit's ``chart.js`` records them (``__vizShown``):
 
 * **α step → every map** (Distance attention view, DSA): one → key press on the α slider.
   *browser* = the live slider of ``viz_app/browser`` (recomputed in the page); *server* = the
@@ -34,13 +36,34 @@ from viz_app.draw import settings
 from .common import BASELINE_LABEL, REPO_ROOT, Stats, Table, fmt_ms, process_cpu_s, sentence
 from .server import CHROMIUM_ARGS, checkout, free_port, streamlit_server
 
-#: In every page: the timestamp of the last key press or pointer press (the start of each clock).
+#: In every page: the timestamp of the last key press or pointer press (the start of each clock), and for each
+#: figure root of the contract (``data-figure="figure:…"``) its last drawing (window.__drawnAt): ``task``, when
+#: its ``data-drawn`` changed, ``drawn``, the new value, and ``t``, the start of the next animation frame (null
+#: until it comes): the first frame that shows a drawing made in a task. A drawing made inside an animation frame
+#: (the live sliders' repaint) is shown by that frame: the live rows read its time from ``chart.js``'s group.
 PROBES = """(() => {
   window.__inputT = 0;
   for (const type of ['keydown', 'pointerdown']) {
     window.addEventListener(type, e => { window.__inputT = e.timeStamp; }, true);
   }
+  window.__drawnAt = new WeakMap();
+  new MutationObserver(records => {
+    for (const r of records) {
+      const el = r.target;
+      if (!(el.dataset.figure || '').startsWith('figure:')) continue;
+      const rec = {task: performance.now(), t: null, drawn: el.dataset.drawn};
+      window.__drawnAt.set(el, rec);
+      requestAnimationFrame(() => { rec.t = performance.now(); });
+    }
+  }).observe(document, {attributes: true, subtree: true, attributeFilter: ['data-drawn']});
 })()"""
+
+#: JS helpers: a chart element's figure root of the contract (null on the baseline's Plotly charts), and the
+#: frame that showed its last drawing ({t, drawn}) or null.
+CONTRACT = """const fig = gd => gd.querySelector('[data-figure^="figure:"]');
+  const shownAt = gd => { const f = fig(gd); return f ? window.__drawnAt.get(f) || null : null; };
+  const isHeatmap = gd => fig(gd) ? !!fig(gd).querySelector('[data-figure^="heatmap:"]')
+                                  : !!gd.data && gd.data.some(t => t.type === 'heatmap');"""
 
 _IDLE = """() => { const a = document.querySelector('[data-testid=stApp]');
   return !!a && a.getAttribute('data-test-script-state') !== 'running'; }"""
@@ -50,8 +73,13 @@ LIVE_DRAWN = """([group, param, value, charts]) => {
   const g = (window.__disanLive || {})[group];
   if (!g || !g.drawn || g.drawn.values[param] !== value || g.drawn.t < window.__inputT) return false;
   if (g.drawn.charts < charts) return false;
-  if (g.drawn.painted) return {ms: g.drawn.t - window.__inputT}; // repainted inside the frame that shows it
   const gds = [...g.charts].filter(gd => gd.isConnected);
+  """ + CONTRACT + """
+  if (gds.every(fig)) { // each chart's figure drew after the input, inside the group's frame, which shows it
+    if (gds.map(shownAt).some(a => !a || !(a.task >= window.__inputT))) return false;
+    return {ms: g.drawn.t - window.__inputT};
+  }
+  if (g.drawn.painted) return {ms: g.drawn.t - window.__inputT}; // repainted inside the frame that shows it
   if (gds.some(gd => !(gd.__vizShown >= window.__inputT))) return false;
   return {ms: Math.max(...gds.map(gd => gd.__vizShown)) - window.__inputT};
 }"""
@@ -65,20 +93,27 @@ LIVE_DRAWN_LATEST = """([group, param, charts]) => {
 }"""
 
 #: Milliseconds from the input until every chart matching ``which`` was redrawn after it, on screen, and one of
-#: them shows ``marker``.
+#: them shows ``marker``: a token in a figure's data-drawn, or text of its title line; a value label drawn on the
+#: canvas ("α = 0.5", "P[k=3]": it holds "=") is not in the DOM, and the first drawing after the input counts.
 CHARTS_DRAWN = """([which, marker, count]) => {
+  """ + CONTRACT + """
   const app = document.querySelector('[data-testid=stApp]');
   if (!app || app.getAttribute('data-test-script-state') === 'running') return false;
-  const gds = [...document.querySelectorAll('.viz-chart')].filter(gd => gd.data && (which === 'heatmaps'
-    ? gd.data.some(t => t.type === 'heatmap') : which === 'charts' || which.some(k => gd.closest('.st-key-' + k))));
+  const gds = [...document.querySelectorAll('.viz-chart')].filter(gd => (fig(gd) || gd.data) && (which === 'heatmaps'
+    ? isHeatmap(gd) : which === 'charts' || which.some(k => gd.closest('.st-key-' + k))));
   if (gds.length < count) return false;
   let last = 0;
   for (const gd of gds) {
-    if (!(gd.__vizShown > window.__inputT)) return false;
-    last = Math.max(last, gd.__vizShown);
+    const t = fig(gd) ? (shownAt(gd) || {t: null}).t : gd.__vizShown;
+    if (!(t > window.__inputT)) return false;
+    last = Math.max(last, t);
   }
-  // The figure each chart shows: Plotly's own layout, or the one chart.js painted in without a layout yet (swap).
-  if (!gds.some(gd => JSON.stringify((gd.__figure || gd).layout).includes(marker))) return false;
+  const names = gd => fig(gd)
+    ? fig(gd).dataset.drawn.includes(marker) || fig(gd).querySelector('.disan-figure__title').textContent.includes(marker)
+      || marker.includes('=')
+    // The figure each chart shows: Plotly's own layout, or the one chart.js painted in without a layout yet (swap).
+    : JSON.stringify((gd.__figure || gd).layout).includes(marker);
+  if (!gds.some(names)) return false;
   return {ms: last - window.__inputT};
 }"""
 
@@ -192,7 +227,9 @@ SUBMIT_CHARTS = {"attribution": ["chart_attr_maps"], "ffn_pooling": "charts", "s
 BASELINE_SUBMIT_CHARTS = {"attribution": "charts"}
 
 #: Installed on the sentence box before a new sentence is put in: the paste's input event starts the clock, and
-#: every animation frame after it looks at the charts matching ``which`` (at least ``count``). A chart the page
+#: every animation frame after it looks at the charts matching ``which`` (at least ``count``). A figure of the
+#: contract counts from the frame that showed its first drawing after the paste whose data-drawn names ``marker``
+#: (the page's own model run or the server's rerun, whichever drew it). On the baseline: a chart the page
 #: painted from its own model run (``chart.js`` ``__typed``) counts from the first frame after a paint whose figure
 #: names ``marker`` (among its tokens, shown or not: a long sentence hides the tick labels); any other chart from
 #: the frame ``chart.js`` recorded for its first drawing after the paste (``__vizShown``: the server's rerun).
@@ -203,17 +240,20 @@ FIRST_SHOWN = """([which, marker, count]) => {
   window.__firstShown = null;
   box.addEventListener('input', ev => {
     const t0 = ev.timeStamp, seen = new Map();
+    """ + CONTRACT + """
     const names = f => !!f && JSON.stringify(f.layout).includes(marker);
     const check = () => {
       const now = performance.now(); // not the frame's timestamp, which may precede a paint of this frame's tasks
-      const gds = [...document.querySelectorAll('.viz-chart')].filter(gd => gd.data && (which === 'heatmaps'
-        ? gd.data.some(t => t.type === 'heatmap') : which === 'charts' || which.some(k => gd.closest('.st-key-' + k))));
+      const gds = [...document.querySelectorAll('.viz-chart')].filter(gd => (fig(gd) || gd.data) && (which === 'heatmaps'
+        ? isHeatmap(gd) : which === 'charts' || which.some(k => gd.closest('.st-key-' + k))));
       for (const gd of gds) {
         if (seen.has(gd)) continue;
-        if (gd.__typed) { if (names(gd.__typed) && gd.__vizDrawn > t0) seen.set(gd, now); }
+        const at = shownAt(gd);
+        if (fig(gd)) { if (at && at.task > t0 && at.t !== null && at.drawn.includes(marker)) seen.set(gd, at.t); }
+        else if (gd.__typed) { if (names(gd.__typed) && gd.__vizDrawn > t0) seen.set(gd, now); }
         else if (gd.__vizShown > t0) seen.set(gd, gd.__vizShown);
       }
-      const named = gds.some(gd => names(gd.__typed) || names(gd.__figure));
+      const named = gds.some(gd => fig(gd) ? fig(gd).dataset.drawn.includes(marker) : names(gd.__typed) || names(gd.__figure));
       if (gds.length >= count && named && gds.every(gd => seen.has(gd))) {
         window.__firstShown = {ms: Math.max(...gds.map(gd => seen.get(gd))) - t0};
         return;
@@ -273,13 +313,17 @@ def submit_steps(page, base: str, model: str, T: int, warmup: int, n: int, timeo
     return out, cpu
 
 
-#: Milliseconds from the last key until the frame that showed Explore's maps for it (``chart.js``'s typing role
-#: records ``__disanTyping.shown``: the frame after the heatmaps were painted from the page's own model run).
-TYPED_SHOWN = """() => {
-  const t = window.__disanTyping, input = window.__inputT;
-  if (!t || !t.shown || !(t.shown.input >= input)) return false;
-  return {ms: t.shown.t - input};
+#: Milliseconds from the last key until the frame that showed Explore's maps of the text typed so far: the
+#: overview figure's data-drawn names ``tokens`` (the sentence's tokens), and the frame after that drawing.
+TYPED_SHOWN = """tokens => {
+  const f = document.querySelector('.st-key-chart_overview [data-figure^="figure:"]'), input = window.__inputT;
+  const at = f && window.__drawnAt.get(f), want = JSON.stringify(tokens);
+  if (!at || !(at.task >= input) || at.t === null || at.drawn.slice(at.drawn.indexOf(':') + 1) !== want) return false;
+  return {ms: at.t - input};
 }"""
+
+#: The overview chart of Explore is drawn (its figure carries data-drawn).
+OVERVIEW_DRAWN = "() => !!document.querySelector('.st-key-chart_overview [data-figure^=\"figure:\"][data-drawn]')"
 
 #: Explore's in-page model: a trained model (the explorer exports trained checkpoints only).
 TYPING_MODEL = "disan-sst5"
@@ -289,21 +333,25 @@ def typing_keys(page, base: str, T: int, rate: float, warmup: int, n: int, timeo
     """Seconds from each key typed into the sidebar's sentence box (``rate`` keys a second, no waiting, no
     submit) until Explore's heatmaps show the sentence typed so far (issue 27: Explore follows typing)."""
     url = _url(base, model=TYPING_MODEL, view="explore", sentence=sentence(T - 1, offset=5 * T))
+    from disan.vocab import tokenize
+
     page.goto(url)
-    page.wait_for_selector(".st-key-chart_overview .js-plotly-plot", timeout=timeout_ms)
+    page.wait_for_function(OVERVIEW_DRAWN, timeout=timeout_ms)
     _wait_for_typing(page, url, timeout_ms)
-    page.wait_for_selector(".st-key-chart_overview .js-plotly-plot", timeout=timeout_ms)
+    page.wait_for_function(OVERVIEW_DRAWN, timeout=timeout_ms)
     box = page.locator(".st-key-sentence textarea")
     box.click()
     box.press("End")
     box.press(" ")
-    page.wait_for_function(TYPED_SHOWN, timeout=timeout_ms)
+    text = box.input_value()
+    page.wait_for_function(TYPED_SHOWN, arg=tokenize(text), timeout=timeout_ms)
     period, out = 1.0 / rate, []
     letters = "zebrashumquietly" * 4
     for k in range(warmup + n):
         start = time.monotonic()
+        text += letters[k % len(letters)]
         try:
-            s = _measure(page, lambda: box.press(letters[k % len(letters)]), TYPED_SHOWN, None, timeout_ms)
+            s = _measure(page, lambda: box.press(text[-1]), TYPED_SHOWN, tokenize(text), timeout_ms)
         except Exception as err:  # noqa: BLE001 - say what the page knows, then fail the row
             state = page.evaluate("() => { const t = window.__disanTyping || {}; return {problem: t.problem || null, "
                                   "running: !!t.running, stamp: t.stamp, shown: t.shown && t.shown.stamp}; }")
@@ -320,14 +368,13 @@ PASTE_PROBE = """() => { if (window.__pasteProbe) return; window.__pasteProbe = 
   document.addEventListener('input', e => {
     if (e.target.matches && e.target.matches('.st-key-sentence textarea')) window.__pasteT = e.timeStamp; }, true); }"""
 
-#: Milliseconds from the paste's input event until the frame that showed Explore's maps of the pasted ``text``
-#: (``chart.js``'s typing role: ``__disanTyping.shown``, the frame after the heatmaps were painted from the page's
-#: own model run of that text).
-PASTE_SHOWN = """text => {
-  const t = window.__disanTyping, input = window.__pasteT;
-  if (!t || !t.shown || !input || !t.typed || t.typed.text !== text || t.shown.stamp !== t.typed.stamp ||
-      !(t.shown.input >= input)) return false;
-  return {ms: t.shown.t - input};
+#: Milliseconds from the paste's input event until the frame that showed Explore's maps of the pasted text: the
+#: overview figure's data-drawn names its ``tokens`` (drawn from the page's own model run of it).
+PASTE_SHOWN = """tokens => {
+  const f = document.querySelector('.st-key-chart_overview [data-figure^="figure:"]'), input = window.__pasteT;
+  const at = f && window.__drawnAt.get(f), want = JSON.stringify(tokens);
+  if (!at || !input || !(at.task >= input) || at.t === null || at.drawn.slice(at.drawn.indexOf(':') + 1) !== want) return false;
+  return {ms: at.t - input};
 }"""
 
 
@@ -342,10 +389,12 @@ def paste_steps(page, base: str, T: int, warmup: int, n: int, timeout_ms: float)
     and ``T - PASTE_SHORTER`` tokens in turn (each paste changes the length); the page is left to settle between
     pastes (the text sent once typing rests, and the server's rerun of it)."""
     url = _url(base, model=TYPING_MODEL, view="explore", sentence=sentence(T, offset=3 * T))
+    from disan.vocab import tokenize
+
     page.goto(url)
-    page.wait_for_selector(".st-key-chart_overview .js-plotly-plot", timeout=timeout_ms)
+    page.wait_for_function(OVERVIEW_DRAWN, timeout=timeout_ms)
     _wait_for_typing(page, url, timeout_ms)
-    page.wait_for_selector(".st-key-chart_overview .js-plotly-plot", timeout=timeout_ms)
+    page.wait_for_function(OVERVIEW_DRAWN, timeout=timeout_ms)
     page.evaluate(PASTE_PROBE)
     box = page.locator(".st-key-sentence textarea")
     out = []
@@ -354,7 +403,7 @@ def paste_steps(page, base: str, T: int, warmup: int, n: int, timeout_ms: float)
         text = sentence(T - PASTE_SHORTER * ((k + 1) % 2), offset=7 * k + 1)
         box.click()
         box.press("Control+a")
-        s = _measure(page, lambda: page.keyboard.insert_text(text), PASTE_SHOWN, text, timeout_ms)
+        s = _measure(page, lambda: page.keyboard.insert_text(text), PASTE_SHOWN, tokenize(text), timeout_ms)
         if k >= warmup:
             out.append(s)
         _settle(page, timeout_ms, pause_ms=settings.TYPING_SEND_AFTER_MS + 200)
@@ -477,8 +526,11 @@ def table(rows: list[dict], warmup: int) -> Table:
     t.notes.append(
         f"After {warmup} warm-up interactions per row (model loaded, first trace done). The clock runs in the page: "
         "from the key press's (or click's) event timestamp until the frame that shows the last affected chart at "
-        "the new value (`chart.js` records it: a repaint inside an animation frame is shown by that frame; a "
-        "`Plotly.react` by the next frame after its task)."
+        "the new value: for this checkout's figures, the frame after the task that changed the figure's "
+        "`data-drawn` (the figures' test contract, docs/figure-components.md; for keys and paste, the first "
+        "drawing whose `data-drawn` names the typed sentence's tokens); on the baseline commit, as its `chart.js` "
+        "records it (a repaint inside an animation frame is shown by that frame; a `Plotly.react` by the next "
+        "frame after its task)."
     )
     t.notes.append(
         "Path *browser*: this checkout; the live slider recomputes the maps in the page "

@@ -4,7 +4,9 @@ One run: Chromium is already open (a person's browser is), with a fresh context 
 starts at the ``Popen`` of ``streamlit run viz_app/app.py`` from the repository root (the README's command,
 with the flags of ``benchmarks/server.py``: headless, 127.0.0.1, a free port); ``/_stcore/health`` is polled
 every 50 ms, ``/`` opened as soon as it answers, and the clock stops at the frame that shows the first heatmap
-chart (``gd.__vizShown``, set by ``viz_app/browser/chart.js``, read against ``performance.timeOrigin``).
+chart: the frame after the task that first set a heatmap figure's ``data-drawn`` (the figures' test contract,
+docs/figure-components.md; ``FIRST_DRAWN``), or on a baseline commit whose charts are Plotly's, ``gd.__vizShown``
+as its ``chart.js`` set it; read against ``performance.timeOrigin``.
 Requests go to 127.0.0.1 only.
 
 ``baseline_rev`` measures the same thing for an earlier commit, its files in a temporary folder
@@ -41,11 +43,23 @@ from .server import CHROMIUM_ARGS, checkout, free_port
 #: The issue's target: first heatmap at most this many seconds after ``streamlit run``.
 TARGET_S = 3.0
 
+#: Installed in every page: the start of the frame after a heatmap figure's data-drawn was first set
+#: (window.__firstDrawn; the figures' test contract).
+FIRST_DRAWN = """(() => {
+  window.__firstDrawn = 0;
+  new MutationObserver(records => {
+    if (window.__firstDrawn || !records.some(r => r.target.closest && r.target.closest('.viz-chart') &&
+        (r.target.dataset.figure || '').startsWith('heatmap:'))) return;
+    requestAnimationFrame(() => { if (!window.__firstDrawn) window.__firstDrawn = performance.now(); });
+  }).observe(document, {attributes: true, subtree: true, attributeFilter: ['data-drawn']});
+})()"""
+
 #: Epoch milliseconds of the frame that showed the first heatmap chart, else false.
 FIRST_HEATMAP = """() => {
   const shown = [...document.querySelectorAll('.viz-chart')]
     .filter(gd => gd.data && gd.data.some(t => t.type === 'heatmap') && gd.__vizShown > 0)
     .map(gd => gd.__vizShown);
+  if (window.__firstDrawn) shown.push(window.__firstDrawn);
   return shown.length ? performance.timeOrigin + Math.min(...shown) : false;
 }"""
 
@@ -101,6 +115,7 @@ def one_run(browser, root: Path, timeout_s: float, launcher: str = "streamlit ru
         env["DISAN_EXPLORER_CACHE"] = str(explorer)
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
+    page.add_init_script(FIRST_DRAWN)
     page.route("**/*", lambda route: route.continue_() if route.request.url.startswith(base) else route.abort())
     page.set_default_timeout(timeout_s * 1000)
     with tempfile.TemporaryFile("w+") as log:

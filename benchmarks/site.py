@@ -99,16 +99,17 @@ def _open(browser, folder: Path, state: dict, init_script: str | None = None):
     return context, page
 
 
-#: Records when each figure (``data-fig``) was first drawn by Plotly, wrapping Plotly as plotly.js assigns it.
-_FIRST_DRAWS = """(() => { let P; window.__firstDraw = {};
-  Object.defineProperty(window, 'Plotly', { configurable: true, get() { return P; }, set(v) {
-    P = v; for (const f of ['newPlot', 'react']) { const o = v[f]; v[f] = function (gd, ...a) {
-      const r = o.call(this, gd, ...a), key = gd && gd.dataset && gd.dataset.fig;
-      Promise.resolve(r).then(() => { if (key && !(key in window.__firstDraw)) window.__firstDraw[key] = performance.now(); });
-      return r; }; } } });
+#: Records when each figure (``data-fig``) was first drawn: the first write of its figure's ``data-drawn`` (the test
+#: contract of docs/figure-components.md, set in the same task as its pixels), seen by a MutationObserver.
+_FIRST_DRAWS = """(() => { window.__firstDraw = {};
+  new MutationObserver(records => { const now = performance.now();
+    for (const r of records) { const el = r.target, key = el.classList && el.classList.contains('disan-figure')
+      && el.parentElement && el.parentElement.dataset.fig;
+      if (key && el.dataset.drawn && !el.dataset.drawn.endsWith(':error') && !(key in window.__firstDraw)) window.__firstDraw[key] = now; } })
+    .observe(document, { subtree: true, attributes: true, attributeFilter: ['data-drawn'] });
 })();"""
 
-#: Once the page rests: visibleAt, and each figure in the window with the time Plotly first drew it (null: never).
+#: Once the page rests: visibleAt, and each figure in the window with the time it was first drawn (null: never).
 _ON_SCREEN = """() => { const out = [];
   for (const gd of document.querySelectorAll('#report [data-fig]')) { const r = gd.getBoundingClientRect();
     if (r.bottom > 0 && r.top < innerHeight && r.height > 0) out.push([gd.dataset.fig, window.__firstDraw[gd.dataset.fig] ?? null]); }
@@ -128,7 +129,7 @@ def _first_maps(browser, folder: Path, model: str, opens: int, link: bool = Fals
         seen = page.evaluate(_ON_SCREEN)
         late = [t for _, t in seen["onScreen"] if t is not None]
         if not late or any(t is None for _, t in seen["onScreen"]):
-            raise SystemExit(f"error: a figure in the window was never drawn by Plotly: {seen['onScreen']}")
+            raise SystemExit(f"error: a figure in the window was never drawn: {seen['onScreen']}")
         times.append(max([float(seen["visibleAt"])] + late))
         context.close()
     return times

@@ -6,8 +6,9 @@ benchmark then types a sentence one key at a time at ``KEYS_PER_SECOND`` (a spac
 character, so every timed key changes a token). Per key, in the page:
 
 * **maps on screen**: from just before the ``input`` event until the first animation frame in which every
-  heatmap of the typed sentence inside the window has a new cell image (Plotly's ``g.hm image``, whichever code drew it): a
-  renderer-neutral mark, so today's page and a baseline commit's page are measured alike. A key whose maps
+  heatmap figure of the typed sentence inside the window has been drawn again: its figure's ``data-drawn`` (the
+  canvas components' contract, docs/figure-components.md, written in the same task as its pixels), or on a
+  baseline commit's Plotly page a new cell image (``g.hm image``), so both pages are measured alike. A key whose maps
   come out identical (a partial word that is unknown, as the one before it was) cannot be timed this way and
   is counted apart;
 * **next frame** (INP-style): from the key to the first animation frame after it;
@@ -15,7 +16,8 @@ character, so every timed key changes a token). Per key, in the page:
   first key to 100 ms after the last;
 * **below the fold**: after the last key, every attention figure of the premise is scrolled into view in turn;
   one that is visible (neither its visibility hidden nor its opacity 0) with another number of rows than the
-  sentence has tokens after one frame (Plotly's ``calcdata``: the cells drawn) counts as stale;
+  sentence has tokens after one frame (the tokens its ``data-drawn`` names, or a Plotly page's ``calcdata``)
+  counts as stale;
 * **once typing rests** (a pass of its own, ``restMs`` > 0): the long tasks from 100 ms after the last key for
   ``restMs``, the window scrolled as it was. The page finishes its figures then (``REST_MS`` in report.js), and
   a key typed after a pause waits behind whichever task is running.
@@ -56,10 +58,13 @@ TYPE_IN_VIEW = """async ({prefix, text, interval, settleMs, restMs}) => {
   // the typed sentence's heatmaps in the window (an NLI pair's hypothesis maps do not follow the premise)
   const inView = () => Array.from(report.querySelectorAll('.plot[data-fig$="-premise"]')).filter(gd => {
     const b = gd.getBoundingClientRect();
-    return gd.querySelector('g.hm image') && b.bottom > top && b.top < innerHeight;
+    return (gd.querySelector(':scope > .disan-figure [data-figure^="heatmap:"]') || gd.querySelector('g.hm image')) &&
+      b.bottom > top && b.top < innerHeight;
   });
-  const images = gds => gds.map(gd => Array.from(gd.querySelectorAll('g.hm image'), i => i.getAttribute('href') ||
-                                                  i.getAttributeNS('http://www.w3.org/1999/xlink', 'href')));
+  // a figure's mark: its data-drawn (canvas components), or a Plotly page's cell images
+  const images = gds => gds.map(gd => { const fig = gd.querySelector(':scope > .disan-figure');
+    return fig ? [fig.dataset.drawn] : Array.from(gd.querySelectorAll('g.hm image'), i => i.getAttribute('href') ||
+                                                  i.getAttributeNS('http://www.w3.org/1999/xlink', 'href')); });
   const longtasks = [];
   const observer = new PerformanceObserver(list => { for (const e of list.getEntries()) longtasks.push(e); });
   observer.observe({type: 'longtask', buffered: false});
@@ -109,8 +114,11 @@ TYPE_IN_VIEW = """async ({prefix, text, interval, settleMs, restMs}) => {
     gd.scrollIntoView({block: 'center'});
     await frame(); await frame();
     const style = getComputedStyle(gd);  // hidden: by its visibility (the baseline's page) or its opacity (this one's)
-    const visible = style.visibility !== 'hidden' && style.opacity !== '0' && gd.querySelector('g.hm image');
-    const drawn = gd.calcdata && gd.calcdata[0] && gd.calcdata[0][0] && gd.calcdata[0][0].z;  // the cells on screen
+    const fig = gd.querySelector(':scope > .disan-figure');
+    const visible = style.visibility !== 'hidden' && style.opacity !== '0' && (fig || gd.querySelector('g.hm image'));
+    const mark = fig ? fig.dataset.drawn : '';  // the tokens the figure's pixels show, or a Plotly page's cells
+    const drawn = fig ? (mark.endsWith(':error') ? null : JSON.parse(mark.slice(mark.indexOf(':') + 1)))
+      : gd.calcdata && gd.calcdata[0] && gd.calcdata[0][0] && gd.calcdata[0][0].z;
     const rows = drawn ? drawn.length : -1;
     checked += 1;
     if (visible && rows !== tokens().length) stale += 1;

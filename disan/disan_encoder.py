@@ -99,6 +99,7 @@ class DiSABlock(nn.Module):
             u=detach(u),
             key_part=detach(views["key_part"]),  # (B, T, D)  Eq. 15's W1 h_i + b1
             query_part=detach(views["query_part"]),  # (B, T, D)  Eq. 15's W2 h_j
+            c=float(self.c),
         )
         return u, trace
 

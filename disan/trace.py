@@ -37,6 +37,7 @@ class DiSABlockTrace:
     query_part: (B, T, D) its ``W2 h_j`` of every query j: with c they give the logits
                 ``f(h_i, h_j)`` of every cell before the mask, so the probabilities under other
                 masks follow from them (the page's Compare); ``None`` where not recorded.
+    c:          Eq. 15's scale c of those logits (the block's own); ``None`` where not recorded.
     """
 
     mask: str
@@ -50,6 +51,7 @@ class DiSABlockTrace:
     u: Tensor
     key_part: Tensor | None = None
     query_part: Tensor | None = None
+    c: float | None = None
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,8 @@
-"""The page's figure definitions (viz_app/browser's ES modules: figures.js, sections.js, report.js's unpackView) run
+"""The page's figure definitions (viz_app/browser's ES modules: figures.js, sections.js, trace_view.js's decode) run
 in Node.
 
-``report_page(html)`` builds, in Node, the page a report file draws: its packed trace view unpacked by the
-file's own ``Report.unpackView`` and handed to ``Sections.page``, exactly as ``Report.boot``
+``report_page(html)`` builds, in Node, the page a report file draws: its packed trace view decoded by
+``TraceView.decode`` (the one decoder, docs/trace-view.md) and handed to ``Sections.page``, exactly as ``Report.boot``
 does in the browser, so tests can read a report's sections, figures and bindings without a browser.
 ``node_jobs`` runs any ``Figures`` / ``Sections`` function on JSON arguments.
 """
@@ -30,9 +30,9 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 globalThis.window = globalThis;
 const load = (name) => import(pathToFileURL(path.join(process.argv[1], name)).href);
-const [Figures, Graph, Pair, PairView, Recompute, Report, Sections, Tokenize] = await Promise.all(
+const [Figures, Graph, Pair, PairView, Recompute, Report, Sections, Tokenize, TraceView] = await Promise.all(
   ["figures.js", "onnx_graph.js", "pair.js", "pair_view.js", "recompute.js", "report.js", "sections.js",
-   "tokenize.js"].map(load));
+   "tokenize.js", "trace_view.js"].map(load));
 await load("view_figures.js");
 """
 
@@ -53,7 +53,7 @@ const run = (job) => {
   try {
     if (job.fn === "report") {
       const bytes = Uint8Array.from(Buffer.from(job.args[1], "base64"));
-      const tv = Report.unpackView(job.args[0], bytes);
+      const tv = TraceView.decode(job.args[0], bytes);
       const p = Sections.page(tv, job.args[2]);
       delete p.sections;
       p.view = tv;
@@ -61,7 +61,7 @@ const run = (job) => {
     }
     if (job.fn === "figure") {
       const [views, id, params, theme] = job.args;
-      const tvs = views.map(([view, arrays]) => Sections.unpack(view, Uint8Array.from(Buffer.from(arrays, "base64"))));
+      const tvs = views.map(([view, arrays]) => TraceView.decode(view, Uint8Array.from(Buffer.from(arrays, "base64"))));
       const out = Sections.draw(tvs, id, params, theme);
       if (job.live && out.binding) {  // drawn at the live control's value, as chart.js draws a bound chart
         Recompute.render(Recompute.prepare(job.live.payload), out.binding, out.figure, job.live.values);
@@ -70,12 +70,12 @@ const run = (job) => {
     }
     if (job.fn === "section") {
       const [views, id, params] = job.args;
-      const tvs = views.map(([view, arrays]) => Sections.unpack(view, Uint8Array.from(Buffer.from(arrays, "base64"))));
+      const tvs = views.map(([view, arrays]) => TraceView.decode(view, Uint8Array.from(Buffer.from(arrays, "base64"))));
       return { html: Sections.sectionBody(tvs, id, params) };
     }
     if (job.fn === "remask") {  // recompute.js's remask of an unpacked view: each sentence's block attention
       const [[view, arrays], kind, extra] = job.args;  // extra: {side: {dir: fields}} the packed view lacks
-      const unpacked = Sections.unpack(view, Uint8Array.from(Buffer.from(arrays, "base64")));
+      const unpacked = TraceView.decode(view, Uint8Array.from(Buffer.from(arrays, "base64")));
       for (const [side, dirs] of Object.entries(extra || {})) {
         for (const [dir, fields] of Object.entries(dirs)) Object.assign(unpacked[side][dir], fields);
       }
@@ -86,7 +86,7 @@ const run = (job) => {
     }
     if (job.fn === "perFeature") {  // DiSAN's per-feature P of an unpacked view given Eq. 15's parts (extra, as
       const [[view, arrays], extra, figures] = job.args;  // remask's), and the figures `figures` drawn from it
-      const tv = Sections.unpack(view, Uint8Array.from(Buffer.from(arrays, "base64")));
+      const tv = TraceView.decode(view, Uint8Array.from(Buffer.from(arrays, "base64")));
       for (const [side, dirs] of Object.entries(extra)) {
         for (const [dir, fields] of Object.entries(dirs)) Object.assign(tv[side][dir], fields);
       }
@@ -98,7 +98,7 @@ const run = (job) => {
     if (job.fn === "page") { const p = Sections.page(job.args[0], job.args[1]); delete p.sections; return p; }
     if (job.fn === "pair") {  // the Minimal pair's page of two packed views, as chart.js's role "pair" builds it
       const [views, opts] = job.args;
-      const [a, b] = views.map(([view, arrays]) => Sections.unpack(view, Uint8Array.from(Buffer.from(arrays, "base64"))));
+      const [a, b] = views.map(([view, arrays]) => TraceView.decode(view, Uint8Array.from(Buffer.from(arrays, "base64"))));
       const p = PairView.page(a, b, opts);
       return { figures: p.data.figures, body: p.body, change: p.change, aligned: p.aligned };
     }

@@ -16,7 +16,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import disan
-from benchmarks.load import decode  # Plotly arrays; the other app tests import it from here
+from benchmarks.load import decode  # noqa: F401 - Plotly arrays (corpus charts); other app tests import it here
 from tests.page_js import page_figures, pair_page
 from disan.config import NLI_LABELS
 from viz_app.shell import loaders
@@ -169,8 +169,20 @@ def page_built(at: AppTest) -> list[tuple[dict, dict]]:
 
 
 def charts(at: AppTest) -> list[dict]:
-    """Every chart's Plotly figure JSON (``{"data", "layout"}``), in page order."""
+    """Every chart's figure, in page order: a figure spec (``{"kind": "figure", "panels", ...}``:
+    docs/figure-components.md) for the page's own figures, Plotly's JSON (``{"data", "layout"}``) for the server's
+    corpus charts."""
     return [b["figure"] for _, b in page_built(at)]
+
+
+def heatmaps(spec: dict) -> list[dict]:
+    """The views of a figure spec's heatmap panels, in panel order."""
+    return [p["view"] for p in spec["panels"] if p["kind"] == "heatmap"]
+
+
+def zs(view: dict) -> np.ndarray:
+    """A heatmap view's z as floats (a cell the JSON holds as null: NaN)."""
+    return np.array([[np.nan if v is None else v for v in row] for row in view["z"]], dtype=float)
 
 
 def chart_by_key(at: AppTest, key: str) -> dict:
@@ -226,7 +238,7 @@ def test_every_view_runs_on_a_preset_with_its_charts_and_widgets(view):
 def test_alpha_reweights_cached_scores_without_an_encoder_pass(monkeypatch):
     at = run_app(view="distance_attention", model="dsa")
     assert_clean(at)
-    before = decode(chart_by_key(at, "dsa_pair")["data"][0]["z"])
+    before = zs(heatmaps(chart_by_key(at, "dsa_pair"))[0])
     calls = []
     original = disan.model.SentenceModel.trace
     monkeypatch.setattr(
@@ -234,7 +246,7 @@ def test_alpha_reweights_cached_scores_without_an_encoder_pass(monkeypatch):
     )
     release_live(at, "alpha", 4.0)
     assert_clean(at)
-    after = decode(chart_by_key(at, "dsa_pair")["data"][0]["z"])
+    after = zs(heatmaps(chart_by_key(at, "dsa_pair"))[0])
     assert before.shape == after.shape
     assert not np.allclose(before, after)
     assert calls == []
@@ -248,13 +260,13 @@ def test_compare_alpha_slider_changes_panel_a_on_one_shared_scale():
     release_live(at, "alpha", 0.5)
     assert_clean(at)
     second = chart_by_key(at, "compare")
-    a1, a2 = decode(first["data"][0]["z"]), decode(second["data"][0]["z"])
-    assert not np.allclose(a1, a2)
+    a1, a2 = zs(heatmaps(first)[0]), zs(heatmaps(second)[0])
+    assert not np.allclose(a1, a2, equal_nan=True)
     for spec in (first, second):
-        a, b, diff = spec["data"]
+        a, b, diff = heatmaps(spec)
         assert (a["zmin"], a["zmax"]) == (b["zmin"], b["zmax"])
-        np.testing.assert_allclose(decode(diff["z"]), decode(a["z"]) - decode(b["z"]), atol=1e-6)
-        assert diff["zmid"] == 0
+        np.testing.assert_allclose(zs(diff), zs(a) - zs(b), atol=1e-6)
+        assert diff["scale"] == "diverging"  # centred on 0
     assert any("mean attention distance" in m.value for m in at.markdown)
 
 
@@ -304,7 +316,7 @@ def test_widget_changes_are_written_to_the_url_and_reopen_the_same_view():
     assert_clean(again)
     assert live_controls(again)["alpha"]["value"] == pytest.approx(2.3)
     assert again.toggle(key="present").value is True
-    assert chart_by_key(again, "masks")["layout"]["font"]["size"] == 20
+    assert {v["theme"] for v in heatmaps(chart_by_key(again, "masks"))} == {"presentation"}  # talk mode's look
 
 
 def test_bad_query_params_fall_back_with_warnings():
@@ -349,13 +361,9 @@ def test_odd_input_renders_as_text(text):
     at.text_area(key="sentence").set_value(text).run()
     assert_clean(at)
     assert not at.error
-    for spec in charts(at):
-        dumped = json.dumps(spec)
-        assert "<script" not in dumped and "<b>c" not in dumped
-    ticks = chart_by_key(at, "overview")["layout"]["xaxis"]["ticktext"]
-    assert all("<" not in t and ">" not in t for t in ticks)
-    if "<" in text:
-        assert "&lt;" in ticks
+    # the figures hold the tokens as data, drawn as canvas text and table text nodes (never parsed as HTML)
+    overview = heatmaps(chart_by_key(at, "overview"))[0]
+    assert overview["rowTokens"] == overview["colTokens"] == disan.tokenize(text)
     tokens = section_html(at, "tokens")
     assert "<script" not in tokens and "<b>c" not in tokens
 
@@ -366,8 +374,8 @@ def test_long_input_up_to_the_limit_renders():
         at = run_app(view=view, model=model, sentence=text)
         assert_clean(at)
         assert not at.error
-        spec = charts(at)[0]
-        assert spec["data"][0].get("texttemplate") is None
+        T = settings.MAX_TOKENS
+        assert zs(heatmaps(charts(at)[0])[0]).shape == (T, T)  # cell numbers: only where they fit (cellText.mjs)
 
 
 def figure_downloads(at: AppTest) -> list[str]:
@@ -395,10 +403,8 @@ def test_presentation_mode_hides_tables_and_downloads():
     talk = run_app(view="explore", model="disan", present="1")
     assert_clean(talk)
     assert len(talk.get("download_button")) == 0 and len(talk.expander) == 0
-    assert (
-        chart_by_key(talk, "overview")["data"][0]["colorscale"]
-        != chart_by_key(normal, "overview")["data"][0]["colorscale"]
-    )
+    assert heatmaps(chart_by_key(talk, "overview"))[0]["theme"] == "presentation"  # its palettes: Cividis / PuOr
+    assert heatmaps(chart_by_key(normal, "overview"))[0]["theme"] == "normal"
 
 
 def test_exports_offer_html_csv_and_json():
@@ -413,7 +419,7 @@ def test_exports_offer_html_csv_and_json():
 def test_disan_feature_and_entropy_reductions():
     at = run_app(view="disan_attention", model="disan", reduce="entropy")
     assert_clean(at)
-    z = decode(chart_by_key(at, "disan_pair")["data"][0]["z"])
+    z = zs(heatmaps(chart_by_key(at, "disan_pair"))[0])
     finite = z[np.isfinite(z)]
     assert finite.size and finite.min() >= 0 and finite.max() <= 1 + 1e-6
     at.radio(key="reduce").set_value("max").run()
@@ -489,7 +495,7 @@ def test_table_fallback_is_drawn_on_demand_with_the_figure_values():
     at.toggle(key="overview_table").set_value(True).run()
     assert_clean(at)
     (frame,) = [d.value for d in at.dataframe]
-    z = decode(chart_by_key(at, "overview")["data"][0]["z"])
+    z = zs(heatmaps(chart_by_key(at, "overview"))[0])
     T = z.shape[0]
     assert frame.shape == (T, 2 * T)
     np.testing.assert_allclose(frame["forward"].to_numpy(), z, atol=1e-12)

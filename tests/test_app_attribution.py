@@ -10,13 +10,15 @@ import pytest
 
 from disan.attribution import METHODS, attribute, methods_for
 from tests.conftest import make_tiny
-from tests.test_app import assert_clean, chart_by_key, chart_payloads, decode, plain, run_app, warnings_text
+from tests.test_app import assert_clean, chart_by_key, chart_payloads, heatmaps, plain, run_app, warnings_text, zs
 from viz_app.draw.attribution import LABELS, attribution_view
 from viz_app.shell import loaders
 
 
 def bars(at) -> dict[str, np.ndarray]:
-    return {t["name"]: decode(t["y"]) for t in chart_by_key(at, "attr_bars")["data"]}
+    """Each method's bars (a bars panel per method, figures.js barChart)."""
+    return {p["name"]: np.array([np.nan if v is None else v for v in p["view"]["values"]], dtype=float)
+            for p in chart_by_key(at, "attr_bars")["panels"] if p["kind"] == "bars"}
 
 
 def test_the_view_draws_seven_aligned_series_and_a_tau_matrix():
@@ -27,7 +29,7 @@ def test_the_view_draws_seven_aligned_series_and_a_tau_matrix():
     assert {"gated rollout", "attention flow", "LRP (AttnLRP)"} <= set(series)
     assert "pooling (source2token + max pool)" not in series
     assert all(np.abs(v).max() == pytest.approx(1.0) or not v.any() for v in series.values())
-    tau = decode(chart_by_key(at, "attr_tau")["data"][0]["z"])
+    tau = zs(heatmaps(chart_by_key(at, "attr_tau"))[0])
     assert tau.shape == (7, 7) and np.allclose(np.diag(tau), 1.0) and np.allclose(tau, tau.T, equal_nan=True)
     text = " ".join(plain(m.value) for m in at.markdown)
     assert "Integrated Gradients" in text and "convergence delta" in text and "Abnar & Zuidema" in text

@@ -26,10 +26,10 @@ from safetensors.torch import load_file, save_file
 import disan
 import disan.api
 from disan import checkpoint
-from viz_app.draw import figures, settings
+from viz_app.draw import settings
 from viz_app.shell import loaders
 from tests.bad_text import CASES
-from tests.test_app import assert_clean, chart_by_key, charts, decode, plain, run_app, section_html
+from tests.test_app import assert_clean, chart_by_key, charts, plain, run_app, section_html
 
 #: Cases the app refuses, with a fragment of its one-sentence message. The app's limits
 #: are lower than the API's: MAX_CHARS characters and MAX_TOKENS tokens (viz_app/draw/settings.py).
@@ -52,17 +52,17 @@ _BADGE = re.compile(r":\w+-badge\[((?:\\.|[^\]\\])*)\]")
 _ASCII_PUNCT = re.compile(r"[!-/:-@\[-`{-~]")
 
 
-def _is_heatmap_panel(trace: dict) -> bool:
-    """A data panel (not the masked-cell overlay, whose z is 1 or NaN by design)."""
-    return trace.get("type") == "heatmap" and trace.get("hoverinfo") != "skip"
+def _heatmaps(spec: dict) -> list[dict]:
+    return [p["view"] for p in spec["panels"] if p["kind"] == "heatmap"]
+
+
+def _values(values) -> np.ndarray:
+    return np.array([np.nan if v is None else v for v in values], dtype=float)
 
 
 def assert_escaped(at) -> None:
-    """User text is inert: no raw '<' in Plotly labels, every punctuation mark in a badge escaped."""
-    for spec in charts(at):
-        for axis in (k for k in spec["layout"] if k.startswith(("xaxis", "yaxis"))):
-            for tick in spec["layout"][axis].get("ticktext") or []:
-                assert "<" not in tick and ">" not in tick, tick
+    """User text is inert: the figures hold tokens as data, drawn as canvas text and table text nodes (no HTML
+    is parsed from them: the components set textContent), and every punctuation mark in a badge is escaped."""
     for md in at.markdown:
         if md.allow_html:  # the only HTML the app writes itself is its presentation-mode CSS
             assert md.value.lstrip().startswith("<style>"), md.value[:80]
@@ -86,16 +86,16 @@ def test_bad_text_gives_a_heatmap_or_one_clear_error(case):
     else:
         assert errors == [], errors
         overview = chart_by_key(at, "overview")
-        panels = [t for t in overview["data"] if _is_heatmap_panel(t)]
+        panels = _heatmaps(overview)
         assert len(panels) == 2
         for panel in panels:
-            z = decode(panel["z"])
-            assert z.size and np.isfinite(z).all() and (z >= 0).all() and (z <= 1 + 1e-6).all()
-        bars = chart_by_key(at, "prediction")["data"][0]["x"]
-        probs = decode(bars)
+            z = np.array([[np.nan if v is None else v for v in row] for row in panel["z"]], dtype=float)
+            allowed = np.isfinite(z)  # masked cells (no allowed key) are null
+            assert z.size and allowed.any() and (z[allowed] >= 0).all() and (z[allowed] <= 1 + 1e-6).all()
+        bars = [p["view"] for p in chart_by_key(at, "prediction")["panels"] if p["kind"] == "bars"][0]
+        probs = _values(bars["values"])
         assert np.isfinite(probs).all() and abs(probs.sum() - 1) < 1e-4
-        ticks = overview["layout"]["xaxis"]["ticktext"]
-        assert all(len(t) <= figures.TICK_LABEL_MAX + 8 for t in ticks)  # clipped, then escaped (&lt; …)
+        ticks = panels[0]["colTokens"]  # the tokens as data; the component clips labels to a pixel width
         if case.tokens is not None:
             assert len(ticks) == len(case.tokens)
     assert_escaped(at)
@@ -105,8 +105,8 @@ def test_injection_cases_show_escaped_characters_not_markup():
     at = run_app(view="explore", model="dsa")
     at.text_area(key="sentence").set_value("<b>bold</b> **strong** [x](javascript:alert(1))").run()
     assert_clean(at)
-    ticks = chart_by_key(at, "overview")["layout"]["xaxis"]["ticktext"]
-    assert ticks[:3] == ["&lt;", "b", "&gt;"]
+    ticks = _heatmaps(chart_by_key(at, "overview"))[0]["colTokens"]
+    assert ticks[:3] == ["<", "b", ">"]  # text, drawn as text: never markup
     tokens = section_html(at, "tokens")  # the page's Tokens section: every token escaped, one badge each
     assert '">&lt;</span>' in tokens and '">**strong**</span>' in tokens and "<b>bold" not in tokens
     assert not any(m.allow_html and "strong" in m.value for m in at.markdown)
@@ -227,8 +227,10 @@ def _digest(model) -> str:
 def _snapshot(at) -> dict:
     """The overview heatmaps (z of every trace) and the prediction bars of the Explore view."""
     return {
-        "overview": [decode(t["z"]) for t in chart_by_key(at, "overview")["data"]],
-        "prediction": [decode(chart_by_key(at, "prediction")["data"][0]["x"])],
+        "overview": [np.array([[np.nan if v is None else v for v in row] for row in p["z"]], dtype=float)
+                     for p in _heatmaps(chart_by_key(at, "overview"))],
+        "prediction": [_values(p["view"]["values"]) for p in chart_by_key(at, "prediction")["panels"]
+                       if p["kind"] == "bars"],
     }
 
 

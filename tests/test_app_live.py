@@ -30,7 +30,8 @@ def test_distance_view_binds_every_map_to_the_alpha_payload():
         assert bound["group"] == "alpha" and bound["payload_id"] == payload["id"]
     pair = _live_of(at, "dsa_pair")["binding"]
     assert [p["z"] for p in pair["panels"]] == [{"op": "mean", "dir": "fw"}, {"op": "mean", "dir": "bw"}]
-    assert pair["texts"]["layout.title.text"].startswith("Head-averaged attention weights at α = {alpha}")
+    # binding.texts: dotted paths into the figure spec (its title, a panel's view.title) → templates
+    assert any(t.startswith("Head-averaged attention weights at α = {alpha}") for t in pair["texts"].values())
     heads = _live_of(at, "dsa_heads_fw")["binding"]["panels"]
     assert [p["z"]["head"] for p in heads] == list(range(len(heads))) and heads[0]["pool"] == settings.HEAD_CELLS
 
@@ -42,7 +43,7 @@ def test_final_alpha_from_the_page_redraws_on_the_server_and_goes_into_the_link(
     assert at.query_params["alpha"] == "3" and live_controls(at)["alpha"]["value"] == pytest.approx(3.0)
     binding = _live_of(at, "compare")["binding"]
     assert binding["panels"][1]["z"] == {"op": "mean", "dir": "fw", "alpha": 0.0}  # B stays at α = 0
-    assert binding["scales"][1]["diverging"] and "A: α = {alpha}" in binding["texts"]["layout.annotations.0.text"]
+    assert binding["scales"][1]["diverging"] and any("A: α = {alpha}" in t for t in binding["texts"].values())
 
 
 def test_masks_view_recomputes_the_distance_panels_only():
@@ -66,7 +67,7 @@ def test_disan_feature_scrubber_sends_every_feature_once():
     rows = _live_of(at, "disan_row")["binding"]["rows"]
     assert [r["row"] for r in rows] == [1, 1]
     pair = _live_of(at, "disan_pair")["binding"]
-    assert all("hover_trace" in p for p in pair["panels"])  # click layers carry the shown values
+    assert [p["panel"] for p in pair["panels"]] == [0, 1]  # the spec's forward and backward heatmap panels
 
 
 def test_long_sentences_keep_the_server_feature_path():

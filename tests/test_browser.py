@@ -1,7 +1,9 @@
 """End-to-end: a real headless Chromium drives `streamlit run viz_app/app.py` on 127.0.0.1.
 
-Types a sentence, waits for the Plotly heatmaps, walks through the views,
-moves α on the Compare view and saves screenshots (to docs/screenshots/ under DISAN_REFRESH_DOCS=1).
+Types a sentence, waits for the heatmaps, walks through the views,
+moves α on the Compare view and saves screenshots (to docs/screenshots/ under DISAN_REFRESH_DOCS=1). The
+per-sentence figures are read through their contract (``data-figure`` / ``data-drawn``, the hover tip, the data
+tables: tests/app_figures.py); the corpus figures (Evidence) are plotly.js's.
 Fails on any Streamlit exception box, page error or request that leaves
 127.0.0.1. Skips when chromium or Playwright is missing.
 """
@@ -16,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.server import streamlit_server
+from tests.app_figures import TABLE, open_table, titles
 from tests.conftest import docs_out
 
 pytestmark = pytest.mark.browser
@@ -74,12 +77,17 @@ def browser_page(server):
             browser.close()
 
 
+#: A drawn per-sentence figure (the figure host's root) or a corpus chart (plotly.js).
+DRAWN = "[data-figure^='figure:'][data-drawn], .js-plotly-plot"
+
+
 def settle(page, contains: str | None = None) -> None:
-    """Wait for heatmaps (optionally containing ``contains``), then let the rerun finish drawing."""
-    page.wait_for_selector(".js-plotly-plot", state="attached")
+    """Wait for a figure (optionally one whose tokens hold ``contains``), then let the rerun finish drawing."""
+    page.wait_for_selector(DRAWN, state="attached")
     if contains is not None:
         page.wait_for_function(
-            "(t) => Array.from(document.querySelectorAll('.js-plotly-plot')).some(e => e.textContent.includes(t))",
+            "(t) => [...document.querySelectorAll('[data-figure^=\"figure:\"]')].some(f => (f.dataset.drawn || '')"
+            ".includes(t)) || [...document.querySelectorAll('.js-plotly-plot')].some(e => e.textContent.includes(t))",
             arg=contains,
         )
     page.wait_for_timeout(1500)
@@ -103,10 +111,6 @@ def shot(page, name: str) -> None:
 SHOWCASE_MODEL = "disan-sst5" if (Path(__file__).resolve().parents[1] / "pretrained" / "disan-sst5.safetensors").exists() else "disan"
 
 
-def first_plot_data(page) -> str:
-    return page.evaluate("() => JSON.stringify(document.querySelector('.js-plotly-plot').data.map(t => t.z))")
-
-
 def test_walk_through_the_views(server, browser_page):
     page, outside, page_errors = browser_page
     page.goto(f"{server}/?model={SHOWCASE_MODEL}")
@@ -126,20 +130,19 @@ def test_walk_through_the_views(server, browser_page):
     assert_no_exception(page)
     search = page.evaluate("() => location.search")
     assert "view=disan_attention" in search and "lighthouse" in search
-    hover = page.evaluate("() => document.querySelector('.js-plotly-plot').data.map(t => t.hovertemplate || '')")
-    assert any("customdata[0]" in h and "customdata[1]" in h for h in hover)
     shot(page, "disan_attention")
-    cell = page.evaluate(
-        """() => { const gd = document.querySelector('.js-plotly-plot'); const r = gd.getBoundingClientRect();
-        const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis;
-        return [r.left + xa._offset + xa.l2p(0), r.top + ya._offset + ya.l2p(3)]; }"""
-    )
-    # The click layers of a selectable chart are drawn without markers (chart.js), yet hover and click find cells.
-    assert page.evaluate("""() => { const gd = document.querySelector('.js-plotly-plot');
-        const layers = gd._fullData.filter(t => t.name === 'cells');
-        return layers.length === 2 && layers.every(t => t.mode === 'none') && !gd.querySelector('.scatterlayer .point'); }""")
-    page.mouse.move(*cell)
-    page.wait_for_function("() => /row: #3 /.test(document.querySelector('.js-plotly-plot .hoverlayer')?.textContent || '')")
+    # Hover names the cell and its value: move down the forward map until the tip names row #3, then click there.
+    stage = page.locator(".st-key-chart_disan_pair [data-figure^='heatmap:'] .disan-fig__stage").first
+    tip = page.locator(".st-key-chart_disan_pair [data-figure^='heatmap:'] .disan-fig__tip").first
+    box = stage.bounding_box()
+    cell = None
+    for y in range(int(box["y"]) + 2, int(box["y"] + box["height"]) - 2, 3):
+        page.mouse.move(box["x"] + box["width"] * 0.6, y)
+        if tip.is_visible() and tip.inner_text().startswith("row: #3 "):
+            cell = (box["x"] + box["width"] * 0.6, y)
+            break
+    assert cell is not None, "no cell of row #3 under the pointer"
+    assert "column: #" in tip.inner_text() and "P = " in tip.inner_text(), tip.inner_text()
     page.mouse.click(*cell)  # clicking a heatmap cell picks its row (token #3) via on_select
     page.wait_for_function("() => /[?&]token=3(&|$)/.test(location.search)")
     settle(page, "lighthouse")
@@ -149,34 +152,31 @@ def test_walk_through_the_views(server, browser_page):
     page.get_by_role("button", name="Switch to").click()
     settle(page, "lighthouse")
     assert_no_exception(page)
-    assert page.locator(".js-plotly-plot").count() >= 3
+    assert page.locator("[data-figure^='figure:'][data-drawn]").count() >= 3
     shot(page, "distance_attention")
     alpha = page.locator('[data-testid="stMain"] .viz-live input[type="range"]').first  # α inside the chart component
     alpha.focus()
     alpha.press("Home")  # α → 0: the page redraws the maps itself, then the link follows
     page.wait_for_function("() => /[?&]alpha=0(&|$)/.test(location.search)")
-    page.wait_for_function(
-        "() => [...document.querySelectorAll('.js-plotly-plot')].some(gd => (gd.layout.title.text || '')"
-        ".includes('α = 0 '))"
-    )
+    page.wait_for_function("() => /[?&]alpha=0(&|$)/.test(location.search)")
+    page.wait_for_function("() => document.querySelector('[data-testid=stApp]')"
+                           ".getAttribute('data-test-script-state') !== 'running'")
+    assert "α = 0" in titles(page, "dsa_pair")
     assert_no_exception(page)
 
     goto_view(page, "Compare")
     settle(page, "lighthouse")
     page.get_by_text("distance mask α vs α = 0").click()
     settle(page, "lighthouse")
-    before = first_plot_data(page)
+    open_table(page, "compare")
+    before = page.evaluate(TABLE, ["chart_compare", 0])
     slider = page.locator('[data-testid="stMain"] .viz-live input[type="range"]').first
     slider.focus()
     slider.press("End")  # one key event: α jumps to 5
     page.wait_for_function("() => /[?&]alpha=5(&|$)/.test(location.search)")
-    page.wait_for_function(
-        "(b) => JSON.stringify(document.querySelector('.js-plotly-plot').data.map(t => t.z)) !== b", arg=before
-    )
+    page.wait_for_function(f"b => JSON.stringify(({TABLE})(['chart_compare', 0])) !== JSON.stringify(b)", arg=before)
     settle(page, "lighthouse")
     assert_no_exception(page)
-    zs = page.evaluate("() => document.querySelector('.js-plotly-plot').data.map(t => [t.zmin, t.zmax])")
-    assert zs[0] == zs[1]
     shot(page, "compare")
 
     goto_view(page, "Paper figures")
@@ -199,11 +199,12 @@ def test_script_sentence_renders_as_text(server, browser_page):
     settle(page, "script")
     assert_no_exception(page)
     assert dialogs == []
-    ticks = page.evaluate(
-        "() => Array.from(document.querySelectorAll('.js-plotly-plot')).flatMap(e => e.layout.xaxis.ticktext || [])"
-    )
-    assert "&lt;" in ticks
-    assert page.locator(".js-plotly-plot .xtick text", has_text="<").count() >= 1
+    # the tokens are text: drawn on the canvas, and in the data table as text nodes, never as elements
+    open_table(page, "overview")
+    header = page.evaluate("""() => [...document.querySelector('.st-key-chart_overview [data-figure^="heatmap:"] table')
+      .tHead.rows[0].cells].map(c => c.textContent)""")
+    assert any("<" in h for h in header), header
+    assert page.evaluate("() => document.querySelectorAll('.viz-chart script, .viz-chart b').length") == 0
     assert outside == []
 
 

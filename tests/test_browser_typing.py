@@ -4,7 +4,8 @@ A real headless Chromium against ``streamlit run viz_app/app.py`` with ``VIZ_EXP
 into the sidebar's sentence box redraw the Explore heatmap with the new tokens before anything is submitted,
 the numbers drawn are the model's (the in-page ONNX export against the torch trace), the server learns the
 sentence once typing rests (the address), and Enter submits. Skips without chromium, Playwright or
-onnxruntime-web (``npm ci``).
+onnxruntime-web (``npm ci``). Figures are read through their contract (tests/app_figures.py): ``data-drawn``
+(the tokens a figure shows, set with its pixels) and each panel's data table.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import pytest
 
 import disan
 from benchmarks.server import free_port, streamlit_server
+from tests.app_figures import FIGURE, TABLE, TOKENS, open_table, parse
 from tests.test_site import ort_or_skip
 
 pytestmark = pytest.mark.browser
@@ -25,16 +27,12 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 MODEL = "disan-sst5"
 TIMEOUT_MS = 120_000
 
-#: The overview chart's forward panel as drawn now: its z and its x tick labels.
-OVERVIEW = """() => {
-  const gd = document.querySelector('.st-key-chart_overview .js-plotly-plot');
-  if (!gd || !gd._fullData) return null;
-  // The token labels on screen: Plotly's tick labels (rewritten in place by a swap of the same length) and
-  // those a swap of another length draws over the axes.
-  const ticks = Array.from(gd.querySelectorAll('g.xtick text, g.disan-swap text')).map(t => t.textContent);
-  const z = gd.__typed ? gd.__typed.data[0].z : gd.data[0].z;
-  return {ticks, z: z.map(r => Array.from(r))};
-}"""
+#: The overview chart's forward panel as drawn now: the tokens it shows and its data table (opened by the fixture).
+OVERVIEW = f"""() => {{ const tokens = ({TOKENS})('chart_overview'), rows = ({TABLE})(['chart_overview', 0]);
+  return rows && tokens.length ? {{tokens, rows}} : null; }}"""
+
+#: The figure of chart KEY is drawn (its figure root carries data-drawn).
+DRAWN = "key => { const f = (" + FIGURE + ")(key); return Boolean(f && f.dataset.drawn); }"
 
 
 def retype(tab, text: str):
@@ -66,13 +64,14 @@ def page(tmp_path_factory):
         tab.goto(f"{url}/?view=explore&model={MODEL}")
         # The explorer folder is exported in the background on the first visit; a rerun picks it up.
         deadline = time.monotonic() + 300
-        tab.wait_for_selector(".st-key-chart_overview .js-plotly-plot")
+        tab.wait_for_function(DRAWN, arg="chart_overview")
         while not tab.locator(".viz-typing").count():
             assert time.monotonic() < deadline, "Explore never offered typing (explorer folder not built?)"
             tab.wait_for_timeout(3000)
             tab.reload()
-            tab.wait_for_selector(".st-key-chart_overview .js-plotly-plot")
+            tab.wait_for_function(DRAWN, arg="chart_overview")
         tab.wait_for_function("() => document.querySelector('.viz-typing').textContent.includes('follow typing')")
+        open_table(tab, "overview")
         tab.wait_for_function(f"() => !!({OVERVIEW})()")
         try:
             yield tab, url
@@ -86,19 +85,19 @@ def test_keys_redraw_the_maps_before_any_submit_with_the_models_numbers(page):
     # the map and the address in one snapshot, as soon as the map shows the typed sentence (read apart, the
     # server's rerun, once typing rests, could come in between)
     drawn = tab.wait_for_function(f"""() => {{ const o = ({OVERVIEW})();
-      return o && o.ticks.some(t => t.includes('hums')) &&
+      return o && o.tokens.includes('hums') &&
         Object.assign(o, {{sentence: new URL(location.href).searchParams.get('sentence')}}); }}""").json_value()
     assert drawn["sentence"] != "the zebra hums"  # drawn before the sentence was sent
     # The tokens with their vocabulary status follow too (the page's Tokens section).
     badges = tab.evaluate("() => Array.from(document.querySelectorAll('.st-key-tokens .tokens .tok'), t => t.textContent)")
     assert badges == ["the", "zebra", "hums"]
-    got = np.nan_to_num(np.array([[np.nan if v is None else v for v in row] for row in drawn["z"]], dtype=float))
+    got = np.nan_to_num(parse(drawn["rows"]))  # masked cells (no allowed key) are 0 in the view
     assert got.shape == (3, 3)
     # Exactly the page's own model run on the typed text (tests/test_site.py holds that run to the torch model
-    # with the export's rounding) ...
+    # with the export's rounding), to the table's six significant digits ...
     page_run = tab.evaluate("""() => Disan.Site.traceOf('disan-sst5', 'the zebra hums', '', null)
         .then(tv => Array.from(tv.premise.fw.attention))""")
-    np.testing.assert_allclose(got.ravel(), page_run, atol=1e-7)
+    np.testing.assert_allclose(got.ravel(), page_run, rtol=1e-5, atol=1e-7)
     # ... and near the torch trace itself (float16 / int8 weights, extra GloVe rows cut: close, not equal).
     want = disan.load(MODEL, device="cpu").trace("the zebra hums").premise.encoder.fw.probs[0, :3, :3].mean(-1)
     assert np.abs(got - want.numpy()).max() < 0.05
@@ -172,11 +171,11 @@ def test_the_first_screen_shows_the_sentence_box_and_the_first_map(page):
     attention map (its cells, not only its title)."""
     tab, url = page
     tab.goto(f"{url}/?view=explore&model={MODEL}")
-    tab.wait_for_selector(".st-key-chart_overview .js-plotly-plot .heatmaplayer")
+    tab.wait_for_function(DRAWN, arg="chart_overview")
     boxes = tab.evaluate("""() => {
       const r = el => { const b = el.getBoundingClientRect(); return {top: b.top, bottom: b.bottom, height: b.height}; };
       return {window: innerHeight, box: r(document.querySelector('.st-key-sentence textarea')),
-              cells: r(document.querySelector('.st-key-chart_overview .js-plotly-plot .heatmaplayer'))};
+              cells: r(document.querySelector('.st-key-chart_overview [data-figure^="heatmap:"] canvas'))};
     }""")
     assert boxes["window"] == 900
     assert 0 <= boxes["box"]["top"] and boxes["box"]["bottom"] <= 900
@@ -186,16 +185,14 @@ def test_the_first_screen_shows_the_sentence_box_and_the_first_map(page):
 def _nav(tab, title: str, chart_key: str) -> None:
     """Open another view in the same page (the sidebar's menu, no reload: the page's model stays loaded)."""
     tab.locator("[data-testid=stSidebarNav] a", has_text=title).first.click()
-    tab.wait_for_selector(f".st-key-{chart_key} .js-plotly-plot .heatmaplayer")
+    tab.wait_for_function(DRAWN, arg=chart_key)
     tab.wait_for_function("() => document.querySelector('[data-testid=stApp]')"
                           ".getAttribute('data-test-script-state') !== 'running'")
 
 
 def _chart_ticks(chart_key: str) -> str:
-    return f"""() => {{
-      const gd = document.querySelector('.st-key-{chart_key} .js-plotly-plot');
-      return gd ? Array.from(gd.querySelectorAll('g.xtick text, g.disan-swap text')).map(t => t.textContent) : [];
-    }}"""
+    """JS: the tokens chart ``chart_key`` shows now (its figure's data-drawn)."""
+    return f"() => ({TOKENS})({chart_key!r})"
 
 
 def test_every_view_of_the_sentence_follows_typing_and_a_view_without_it_leaves_enter_to_streamlit(page):
@@ -208,31 +205,33 @@ def test_every_view_of_the_sentence_follows_typing_and_a_view_without_it_leaves_
     tab.wait_for_selector(".viz-typing")
     _nav(tab, "DiSAN attention", "chart_disan_pair")
     tab.wait_for_selector(".viz-typing")
+    open_table(tab, "disan_pair")
     retype(tab, "storms gather slowly")
     # the pair's cells and the address in one snapshot, taken as soon as the pair shows the typed sentence: read
     # apart, the server's rerun could replace the page's figure in between (its torch trace differs by ~1e-5)
     snapshot = tab.wait_for_function(f"""() => ({_chart_ticks('chart_disan_pair')})().includes('slowly') &&
-      {{z: ({_TYPED_Z.replace("KEY", "chart_disan_pair").replace("TRACE", "0")})(),
-        sentence: new URL(location.href).searchParams.get('sentence')}}""").json_value()
+      {{z: ({TABLE})(['chart_disan_pair', 0]), sentence: new URL(location.href).searchParams.get('sentence')}}""").json_value()
     tab.wait_for_function(f"() => ({_chart_ticks('chart_disan_row')})().includes('gather')")
     assert snapshot["sentence"] != "storms gather slowly"  # drawn before the server learnt the sentence
     drawn = snapshot["z"]
     page_run = tab.evaluate("""() => Disan.Site.traceOf('disan-sst5', 'storms gather slowly', '', null)
         .then(tv => Array.from(tv.premise.fw.attention))""")
-    got = np.array([[np.nan if v is None else v for v in row] for row in drawn], dtype=float)
+    got = parse(drawn)
     assert got.shape == (3, 3)
-    np.testing.assert_allclose(np.nan_to_num(got).ravel(), page_run, atol=1e-7)  # the mean over features
+    np.testing.assert_allclose(np.nan_to_num(got).ravel(), page_run, rtol=1e-5, atol=1e-7)  # the mean over features
     tab.wait_for_function("() => new URL(location.href).searchParams.get('sentence') === 'storms gather slowly'")
 
     _nav(tab, "Compare", "chart_compare")
     tab.wait_for_selector(".viz-typing")
+    open_table(tab, "compare", 1)
     retype(tab, "rain falls on roofs")
-    tab.wait_for_function(f"() => JSON.stringify(({_TYPED_LAYOUT})('chart_compare')).includes('roofs')")
-    assert tab.evaluate("() => new URL(location.href).searchParams.get('sentence')") != "rain falls on roofs"
-    panel_b = np.array(tab.evaluate(_TYPED_Z.replace("KEY", "chart_compare").replace("TRACE", "1")), dtype=float)
+    snapshot = tab.wait_for_function(f"""() => ({_chart_ticks('chart_compare')})().includes('roofs') &&
+      {{z: ({TABLE})(['chart_compare', 1]), sentence: new URL(location.href).searchParams.get('sentence')}}""").json_value()
+    assert snapshot["sentence"] != "rain falls on roofs"
+    panel_b = parse(snapshot["z"])
     page_b = tab.evaluate("""() => Disan.Site.traceOf('disan-sst5', 'rain falls on roofs', '', null)
         .then(tv => Array.from(Disan.Recompute.remask(tv, 'none').premise.fw.attention))""")
-    np.testing.assert_allclose(panel_b.ravel(), page_b, atol=1e-7)
+    np.testing.assert_allclose(panel_b.ravel(), page_b, rtol=1e-5, atol=1e-7)
     want = disan.load(MODEL, device="cpu").trace("rain falls on roofs", masks=("none", "none")).premise.encoder.fw
     assert np.abs(panel_b - want.probs_mean[0].numpy()).max() < 0.05  # the export's weights: close, not equal
     assert (np.diag(panel_b) > 0).all()  # masks "none": a token attends to itself too
@@ -247,25 +246,14 @@ def test_every_view_of_the_sentence_follows_typing_and_a_view_without_it_leaves_
     assert box.input_value().endswith("\n")
 
 
-#: The z of trace TRACE of chart KEY as drawn now: the page's typed figure, else Plotly's.
-_TYPED_Z = """() => {
-  const gd = document.querySelector('.st-key-KEY .js-plotly-plot');
-  return Array.from((gd.__typed || gd).data[TRACE].z, r => Array.from(r));
-}"""
-_TYPED_LAYOUT = """key => { const gd = document.querySelector('.st-key-' + key + ' .js-plotly-plot');
-  return gd ? (gd.__typed || gd.__figure || gd).layout : null; }"""
-
-
-#: Logs every Plotly draw of the Attribution view's bars: [time, whether the box then held text the server had
-#: not been sent (chart.js TYPING.sent)].
+#: Logs every drawing of the Attribution view's bars (a change of its figure's data-drawn): [time, whether the box
+#: then held text the server had not been sent (chart.js TYPING.sent)].
 LOG_BAR_DRAWS = """() => { window.__barDraws = [];
-  const wrap = P => { for (const f of ['newPlot', 'react']) { const o = P[f]; P[f] = function (gd, ...a) {
-    if (gd.closest && gd.closest('.st-key-chart_attr_bars')) {
-      const box = document.querySelector('.st-key-sentence textarea'), sent = window.__disanTyping.sent;
-      window.__barDraws.push([performance.now(), Boolean(sent && box && box.value !== sent.text)]);
-    }
-    return o.call(this, gd, ...a); }; } };
-  wrap(window.Plotly);
+  new MutationObserver(records => {
+    if (!records.some(r => r.target.closest('.st-key-chart_attr_bars') && (r.target.dataset.figure || '').startsWith('figure:'))) return;
+    const box = document.querySelector('.st-key-sentence textarea'), sent = window.__disanTyping.sent;
+    window.__barDraws.push([performance.now(), Boolean(sent && box && box.value !== sent.text)]);
+  }).observe(document.body, {attributes: true, subtree: true, attributeFilter: ['data-drawn']});
 }"""
 
 
@@ -274,8 +262,8 @@ def test_attributions_of_a_sentence_the_box_has_left_are_not_drawn_over_the_new_
     (its attributions landing while newer text is typed) wait, and the newer sentence's are drawn once sent."""
     tab, url = page
     tab.goto(f"{url}/?view=attribution&model={MODEL}&sentence=the+film+is+good")
-    tab.wait_for_selector(".st-key-chart_attr_bars .js-plotly-plot")
-    tab.wait_for_function("() => document.querySelector('.viz-typing') && window.Plotly && window.__disanTyping.sent")
+    tab.wait_for_function(DRAWN, arg="chart_attr_bars")
+    tab.wait_for_function("() => document.querySelector('.viz-typing') && window.__disanTyping.sent")
     tab.evaluate(LOG_BAR_DRAWS)
     box = retype(tab, "a slow and quiet river bends")
     box.press("Enter")
@@ -285,8 +273,7 @@ def test_attributions_of_a_sentence_the_box_has_left_are_not_drawn_over_the_new_
     box.press_sequentially(" past the old mill at night", delay=80)
     wanted = "a slow and quiet river bends past the old mill at night"
     tab.wait_for_function(f"() => new URL(location.href).searchParams.get('sentence') === {wanted!r}")
-    tab.wait_for_function(f"""() => {{ const gd = document.querySelector('.st-key-chart_attr_bars .js-plotly-plot');
-      return gd && gd._fullData && gd._fullData[0].y.length === {len(wanted.split())}; }}""")
+    tab.wait_for_function(f"() => ({TOKENS})('chart_attr_bars').length === {len(wanted.split())}")
     draws = tab.evaluate("() => window.__barDraws")
     assert draws, "the bars were never drawn"
     assert not [t for t, ahead in draws if ahead], draws
@@ -298,7 +285,7 @@ def test_a_sentence_typed_after_clearing_the_box_is_drawn_with_no_submit_key(pag
     element, and the keys after it went to Streamlit alone)."""
     tab, url = page
     tab.goto(f"{url}/?view=explore&model={MODEL}")
-    tab.wait_for_selector(".st-key-chart_overview .js-plotly-plot")
+    tab.wait_for_function(DRAWN, arg="chart_overview")
     tab.wait_for_selector(".viz-typing")
     box = tab.locator(".st-key-sentence textarea")
     box.click()
@@ -316,19 +303,20 @@ def test_a_sentence_typed_after_clearing_the_box_is_drawn_with_no_submit_key(pag
     assert box.input_value() == "a lantern glows"
 
 
-#: Logs every Plotly draw of a chart that follows typing and each chart's last drawing time (chart.js
-#: ``__vizDrawn``, set by a swap paint, a Plotly draw and the page's own typed drawing alike).
-LOG_FOLLOW_DRAWS = """() => { window.__followDraws = [];
-  for (const f of ['newPlot', 'react']) { const o = window.Plotly[f]; window.Plotly[f] = function (gd, ...a) {
-    if (window.__disanTyping.follow.has(gd)) window.__followDraws.push(f);
-    return o.call(this, gd, ...a); }; }
-  return [...window.__disanTyping.follow].filter(gd => gd.isConnected).map(gd => gd.__vizDrawn);
+#: Starts counting the drawings of every chart that follows typing (changes of data-drawn in it) and returns each
+#: one's data-drawn now.
+LOG_FOLLOW_DRAWS = """() => { window.__followDraws = 0;
+  const charts = [...window.__disanTyping.follow].filter(el => el.isConnected);
+  for (const el of charts) new MutationObserver(r => { window.__followDraws += r.length; })
+    .observe(el, {attributes: true, subtree: true, attributeFilter: ['data-drawn']});
+  return charts.map(el => el.querySelector('[data-figure^="figure:"]').dataset.drawn);
 }"""
+FOLLOW_DRAWN = """() => [...window.__disanTyping.follow].filter(el => el.isConnected)
+  .map(el => el.querySelector('[data-figure^="figure:"]').dataset.drawn)"""
 
-#: The page has drawn ``text`` from its own run and laid every following chart out (typing at rest).
+#: The page has drawn ``text`` from its own run, every following chart shows its tokens, and a frame has shown it.
 TYPED_AT_REST = """text => { const T = window.__disanTyping;
-  return T.typed && T.typed.text === text && !T.running && !T.pending &&
-    [...T.follow].filter(gd => gd.isConnected).every(gd => !gd.__typed && gd.__vizShown >= gd.__vizDrawn); }"""
+  return T.typed && T.typed.text === text && !T.running && !T.pending && T.shown && T.shown.stamp === T.typed.stamp; }"""
 
 
 def test_a_rerun_that_brings_the_maps_the_page_already_shows_paints_nothing(page):
@@ -337,28 +325,26 @@ def test_a_rerun_that_brings_the_maps_the_page_already_shows_paints_nothing(page
     paints none of them again (it rebuilt and repainted every map about 240 ms later)."""
     tab, url = page
     tab.goto(f"{url}/?view=explore&model={MODEL}")
-    tab.wait_for_selector(".st-key-chart_overview .js-plotly-plot")
-    tab.wait_for_function("() => document.querySelector('.viz-typing') && window.Plotly && window.__disanTyping.sent")
+    tab.wait_for_function(DRAWN, arg="chart_overview")
+    tab.wait_for_function("() => document.querySelector('.viz-typing') && window.__disanTyping.sent")
     tab.wait_for_function(_IDLE)
     # the server learns the text by Enter only (not once typing rests): the page's drawing is laid out first
     tab.evaluate("() => { window.__disanTyping.data.send_after_ms = 600000; }")
     text = "the old clock ticks on"
     box = retype(tab, text)
     tab.wait_for_function(TYPED_AT_REST, arg=text)
-    # every Plotly draw of the typed text done (chart.js queues them per chart), and a frame after it
-    tab.evaluate("""() => Promise.all([...window.__disanTyping.follow].map(gd => gd.__vizQueue))
-      .then(() => new Promise(r => requestAnimationFrame(() => setTimeout(r, 0))))""")
     before = tab.evaluate(LOG_FOLLOW_DRAWS)
     assert len(before) >= 2  # Explore's prediction bars, the overview maps, the gate lines
+    assert tab.evaluate(f"() => ({TOKENS})('chart_overview')") == text.split()
     assert tab.evaluate("() => new URL(location.href).searchParams.get('sentence')") != text
     box.press("Enter")
     tab.wait_for_function(f"() => new URL(location.href).searchParams.get('sentence') === {text!r}")
     tab.wait_for_timeout(300)
     tab.wait_for_function(_IDLE)
-    tab.wait_for_timeout(1500)  # a repaint came ~240 ms after the rerun, and a Plotly draw at rest (300 ms) after it
-    after = tab.evaluate("() => [...window.__disanTyping.follow].filter(gd => gd.isConnected).map(gd => gd.__vizDrawn)")
+    tab.wait_for_timeout(1500)  # a repaint came ~240 ms after the rerun
+    after = tab.evaluate(FOLLOW_DRAWN)
     draws = tab.evaluate("() => window.__followDraws")
-    assert (after, draws) == (before, []), (before, after, draws)
+    assert (after, draws) == (before, 0), (before, after, draws)
     # ... and what the page shows is that sentence: a new one typed after it is still drawn from the page's run
     box.press("End")
     box.press_sequentially(" loudly", delay=30)
@@ -375,34 +361,32 @@ def test_a_live_chart_kept_from_typing_follows_its_alpha_slider_after_the_rerun(
     next → on the slider repaints it at the new α."""
     tab, url = page
     tab.goto(f"{url}/distance_attention?view=distance_attention&model=dsa-sst5")
-    tab.wait_for_selector(".st-key-chart_dsa_pair .js-plotly-plot")
+    tab.wait_for_function(DRAWN, arg="chart_dsa_pair")
     deadline = time.monotonic() + 300
     while not tab.locator(".viz-typing").count():  # dsa-sst5's folder may still be building
         assert time.monotonic() < deadline, "the Distance view never offered typing"
         tab.wait_for_timeout(3000)
         tab.reload()
-        tab.wait_for_selector(".st-key-chart_dsa_pair .js-plotly-plot")
-    tab.wait_for_function("() => window.Plotly && window.__disanTyping.sent && window.__disanTyping.ready")
+        tab.wait_for_function(DRAWN, arg="chart_dsa_pair")
+    tab.wait_for_function("() => window.__disanTyping.sent && window.__disanTyping.ready")
     tab.evaluate("() => window.__disanTyping.ready")
     tab.wait_for_function(_IDLE)
     tab.evaluate("() => { window.__disanTyping.data.send_after_ms = 600000; }")
     text = "the quiet river bends"
     box = retype(tab, text)
     tab.wait_for_function(TYPED_AT_REST, arg=text)
-    tab.evaluate("""() => Promise.all([...window.__disanTyping.follow].map(gd => gd.__vizQueue))
-      .then(() => new Promise(r => requestAnimationFrame(() => setTimeout(r, 0))))""")
+    open_table(tab, "dsa_pair")
+    tab.wait_for_timeout(100)
     before = tab.evaluate(LOG_FOLLOW_DRAWS)
     box.press("Enter")
     tab.wait_for_function(f"() => new URL(location.href).searchParams.get('sentence') === {text!r}")
     tab.wait_for_timeout(300)
     tab.wait_for_function(_IDLE)
     tab.wait_for_timeout(1500)
-    after = tab.evaluate("() => [...window.__disanTyping.follow].filter(gd => gd.isConnected).map(gd => gd.__vizDrawn)")
-    assert (after, tab.evaluate("() => window.__followDraws")) == (before, [])
-    pair = ".st-key-chart_dsa_pair .js-plotly-plot"
-    assert tab.evaluate(f"() => !!document.querySelector('{pair}').__live")  # back in the α group
-    z0 = tab.evaluate(f"() => JSON.stringify(document.querySelector('{pair}').__figure.data[0].z)")
+    assert (tab.evaluate(FOLLOW_DRAWN), tab.evaluate("() => window.__followDraws")) == (before, 0)
+    # kept from the page's own drawing, the chart is back in the α group: the next → repaints it at the new α
+    z0 = tab.evaluate(TABLE, ["chart_dsa_pair", 0])
     tab.locator(".viz-live input[type=range]").first.focus()
     tab.keyboard.press("ArrowRight")
-    tab.wait_for_function(f"""z0 => {{ const gd = document.querySelector('{pair}');
-      return gd.__vizDrawn > {max(before)} && JSON.stringify(gd.__figure.data[0].z) !== z0; }}""", arg=z0)
+    tab.wait_for_function(f"z0 => JSON.stringify(({TABLE})(['chart_dsa_pair', 0])) !== JSON.stringify(z0)", arg=z0)
+    assert tab.evaluate(f"() => ({TOKENS})('chart_dsa_pair')") == text.split()

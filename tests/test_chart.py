@@ -1,6 +1,10 @@
-"""viz_app.shell.chart: figures drawn by the in-place Plotly component, with st.plotly_chart as the fallback."""
+"""viz_app.shell.chart: one component per chart. Per-sentence figures are built by the page's own definitions and
+drawn by the figure host (canvas components, docs/figure-components.md), with the provenance their exports name;
+plotly.js (served from the static folder, else inlined) only draws the server's corpus figures."""
 
 from __future__ import annotations
+
+import re
 
 from tests.test_app import assert_clean, chart_payloads, charts, run_app
 from viz_app.draw.plotly_bundle import plotly_bundle
@@ -17,14 +21,27 @@ def test_plotly_js_is_copied_to_the_static_folder(tmp_path, monkeypatch):
         plotly_js.plotly_js_served.clear()
 
 
-def test_charts_are_components_with_the_figure_and_the_static_plotly_url():
+def test_sentence_charts_are_figure_specs_with_provenance_and_no_plotly():
     at = run_app(view="explore")
     assert_clean(at)
     payloads = chart_payloads(at)
     assert {p["id"].rsplit("-", 1)[-1] for p in payloads} >= {"chart_prediction", "chart_overview"}
-    assert all(p["plotly_url"] == f"app/static/{plotly_js.PLOTLY_JS}" for p in payloads)
-    assert any(t["type"] == "heatmap" for fig in charts(at) for t in fig["data"])
+    figures = [p for p in payloads if p["role"] == "figure"]
+    assert figures and all("plotly_url" not in p for p in figures)  # drawn by the figure host, not plotly.js
+    for p in figures:  # what the host's exports write (figure_host.js)
+        assert re.fullmatch(r"[0-9a-f]{64}", p["provenance"]["checkpointSha256"]), p["provenance"]
+        assert p["provenance"]["version"] not in ("", "unknown")
+    specs = charts(at)
+    assert all(s["kind"] == "figure" for s in specs)
+    assert any(panel["kind"] == "heatmap" for s in specs for panel in s["panels"])
     assert not at.get("plotly_chart")
+
+
+def test_corpus_charts_are_drawn_by_plotly_from_the_static_url():
+    at = run_app(view="evidence")
+    assert_clean(at)
+    corpus = [p for p in chart_payloads(at) if p["role"] == "chart"]
+    assert corpus and all(p["plotly_url"] == f"app/static/{plotly_js.PLOTLY_JS}" for p in corpus)
 
 
 def test_clickable_heatmap_asks_for_selection_events():
@@ -40,8 +57,8 @@ def test_without_static_serving_the_component_carries_plotly_js(monkeypatch):
     at = run_app(view="explore")
     assert_clean(at)
     payloads = chart_payloads(at)
-    assert len(payloads) >= 3 and all(p["plotly_url"] is None for p in payloads)
+    assert len(payloads) >= 3 and all(p.get("plotly_url") is None for p in payloads)
     names = {c.proto.component_name for c in at.get("bidi_component")}
     assert {n for n in names if n.startswith("viz_plotly_chart")} == {"viz_plotly_chart_inline"}
-    assert any(t["type"] == "heatmap" for fig in charts(at) for t in fig["data"])
+    assert any(panel["kind"] == "heatmap" for s in charts(at) for panel in s["panels"])
     assert not at.get("plotly_chart")

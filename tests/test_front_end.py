@@ -93,7 +93,7 @@ def test_a_classic_bundle_defines_one_global_its_entry_point(name):
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert out["added"] == ["Disan"]
-    want = {"Figures", "Paint", "Pair", "PairView", "Recompute", "Report", "Sections"}
+    want = {"FigureHost", "Figures", "Pair", "PairView", "Recompute", "Report", "Sections", "TraceView"}
     if name == "site":
         want |= {"Graph", "Site", "SitePair", "SiteSearch", "SearchQuery", "SearchSignature", "Tokenize", "preload"}
     assert set(out["modules"]) == want

@@ -17,7 +17,6 @@ from tests.conftest import make_tiny
 from tests.page_js import node_jobs, report_page
 from viz_app.draw import report
 from viz_app.draw.site_view import trace_view_json
-from viz_app.draw.text import html_escape
 
 ROOT = Path(__file__).resolve().parents[1]
 EXACT = 1e-6
@@ -28,17 +27,33 @@ def _np(t) -> np.ndarray:
     return t.detach().cpu().numpy().astype(np.float64)
 
 
-def _z(trace_dict: dict) -> np.ndarray:
-    return np.asarray([[np.nan if v is None else v for v in row] for row in trace_dict["z"]], np.float64)
+def _z(view: dict) -> np.ndarray:
+    """A heatmap panel's view's z (figure spec, figure_spec.js; JSON carries NaN as null)."""
+    return np.asarray([[np.nan if v is None else v for v in row] for row in view["z"]], np.float64)
 
 
 def heat_panels(fig: dict) -> list[np.ndarray]:
-    """The value panels of a heatmap figure, in panel order (masked overlays left out)."""
-    return [_z(t) for t in fig["data"] if t["type"] == "heatmap" and t.get("name") != "masked"]
+    """The heatmap panels of a figure spec, in panel order."""
+    return [_z(p["view"]) for p in fig["panels"] if p["kind"] == "heatmap"]
 
 
 def bars(fig: dict) -> list[np.ndarray]:
-    return [np.asarray([np.nan if v is None else v for v in t["y"]], np.float64) for t in fig["data"]]
+    return [np.asarray([np.nan if v is None else v for v in p["view"]["values"]], np.float64)
+            for p in fig["panels"] if p["kind"] == "bars"]
+
+
+def same_spec(a: dict, b: dict, tol: float, what: str) -> None:
+    """Two figure specs draw the same: the same panels and views, numbers within ``tol``."""
+    assert {k: v for k, v in a.items() if k != "panels"} == {k: v for k, v in b.items() if k != "panels"}, what
+    assert [(p["kind"], p["name"]) for p in a["panels"]] == [(p["kind"], p["name"]) for p in b["panels"]], what
+    for p, q in zip(a["panels"], b["panels"]):
+        for key in p["view"].keys() | q["view"].keys():
+            x, y = p["view"].get(key), q["view"].get(key)
+            if key in ("z", "values"):
+                got = np.asarray(x, dtype=object).astype(float)
+                close(got, np.asarray(y, dtype=object).astype(float), tol, f"{what}.{p['name']}.{key}")
+            else:
+                assert x == y, f"{what}.{p['name']}.{key}"
 
 
 def close(got: np.ndarray, want: np.ndarray, tol: float, what: str) -> None:
@@ -47,12 +62,11 @@ def close(got: np.ndarray, want: np.ndarray, tol: float, what: str) -> None:
 
 
 def check_tokens_on_axes(fig: dict, tokens, what: str) -> None:
-    """Rows and columns are the tokens in order (where the axis labels every token)."""
-    for axis in ("xaxis", "yaxis"):
-        text = fig["layout"][axis].get("ticktext")
-        if text and len(text) == len(tokens):
-            for label, token in zip(text, tokens):
-                assert html_escape(token)[:8] in label, f"{what}.{axis}: {label!r} does not name {token!r}"
+    """Rows and columns are the tokens in order, as text (the canvas draws them; nothing is HTML-escaped)."""
+    for p in fig["panels"]:
+        if p["kind"] == "heatmap":
+            assert p["view"]["rowTokens"] == list(tokens), f"{what}.{p['name']}: rows"
+            assert p["view"].get("colTokens", p["view"]["rowTokens"]) == list(tokens), f"{what}.{p['name']}: columns"
 
 
 def check_sentence(figs: dict, trace, side: str) -> None:
@@ -75,7 +89,7 @@ def check_sentence(figs: dict, trace, side: str) -> None:
             close(got, want, EXACT, "fusion gate")
         [weight] = bars(figs[f"s2t-mean-{side}"])
         close(weight, s2t.mean(-1), EXACT, "source2token weight")
-        word = _z(figs[f"s2t-{side}"]["data"][0]).ravel()
+        word = _z(figs[f"s2t-{side}"]["panels"][0]["view"]).ravel()
         close(word[~np.isnan(word)], s2t[0], EXACT, "source2token vector of word 0")  # Shen Fig. 8
     else:
         mean = figs[f"alpha-mean-{side}"]
@@ -102,9 +116,10 @@ def check_sentence(figs: dict, trace, side: str) -> None:
 
 def check_page(page: dict, trace) -> None:
     figs = page["data"]["figures"]
-    prediction = figs["prediction"]["data"][0]
-    close(np.asarray(prediction["x"]), np.asarray(list(trace.prediction.values())), EXACT, "prediction")
-    assert prediction["y"] == [html_escape(k) for k in trace.prediction]
+    prediction = figs["prediction"]["panels"][0]["view"]
+    close(np.asarray(prediction["values"]), np.asarray(list(trace.prediction.values())), EXACT, "prediction")
+    assert prediction["labels"] == list(trace.prediction)
+    assert prediction["highlight"] == int(np.argmax(list(trace.prediction.values())))
     check_sentence(figs, trace, "premise")
     if trace.hypothesis is not None:
         check_sentence(figs, trace, "hypothesis")
@@ -137,11 +152,11 @@ def test_a_wrong_number_is_caught(traces):
     """The check above can fail: one changed cell of the drawn forward map is found."""
     trace = traces["tiny-disan"]
     page = report_page(report.report_html(trace))
-    page["data"]["figures"]["mean-premise"]["data"][0]["z"][2][1] += 1e-3
+    page["data"]["figures"]["mean-premise"]["panels"][0]["view"]["z"][2][1] += 1e-3
     with pytest.raises(AssertionError, match="forward P mean"):
         check_page(page, trace)
     page = report_page(report.report_html(trace))
-    z = page["data"]["figures"]["mean-premise"]["data"][0]["z"]
+    z = page["data"]["figures"]["mean-premise"]["panels"][0]["view"]["z"]
     z[:] = [list(row) for row in zip(*z)]  # transposed: columns attending
     with pytest.raises(AssertionError):
         check_page(page, trace)
@@ -163,17 +178,7 @@ def test_report_notebook_and_site_draw_the_same_figures(traces, name):
     for fid, fig in compact.items():
         assert fig == full[fid], fid
     for fid, fig in full.items():
-        mine = site["data"]["figures"][fid]
-        assert fig["layout"] == mine["layout"], fid
-        for a, b in zip(fig["data"], mine["data"]):
-            for key in a.keys() | b.keys():
-                numeric = key in ("z", "x", "y") and not any(isinstance(v, str) for v in np.ravel(a.get(key, [])))
-                if numeric:
-                    got = np.asarray(a[key], dtype=object).astype(float)
-                    close(got, np.asarray(b[key], dtype=object).astype(float),
-                          QUANTISED if fid.startswith("feature-") else EXACT, f"{fid}.{key}")
-                else:
-                    assert a.get(key) == b.get(key), f"{fid}.{key}"
+        same_spec(fig, site["data"]["figures"][fid], QUANTISED if fid.startswith("feature-") else EXACT, fid)
 
 
 def _app_view(trace) -> tuple[dict, str]:
@@ -200,12 +205,7 @@ def test_the_app_draws_the_reports_figures(traces, name):
     ids = [fid for fid in full if not fid.startswith("feature-")]
     built = page_figures([([_app_view(trace)], fid, {}, "normal") for fid in ids])
     for fid, b in zip(ids, built):
-        assert b["figure"]["layout"] == full[fid]["layout"], fid
-        for a, c in zip(b["figure"]["data"], full[fid]["data"]):
-            for key in ("z", "y", "x"):
-                if key in a and not any(isinstance(v, str) for v in np.ravel(np.asarray(a[key], dtype=object))):
-                    close(np.asarray(a[key], dtype=object).astype(float), np.asarray(c[key], dtype=object).astype(float),
-                          EXACT, f"{fid}.{key}")
+        same_spec(b["figure"], full[fid], EXACT, fid)
 
 
 def test_one_figure_reports_hold_that_figure_alone(traces):
@@ -249,17 +249,16 @@ def test_the_page_derives_a_dsa_under_other_masks_from_its_scores(tiny_glove, pa
 
 @pytest.mark.parametrize("kind", ["none", "diag"])
 def test_the_page_derives_disan_under_other_masks_from_its_logits(tiny_glove, kind):
-    """DiSAN's panel B: Shen Eq. 15's keys and queries (the in-page model's outputs fw_keys / fw_queries, here
-    from the trace) give every cell's logit before the mask; the page's mean over features under other masks
-    equals the model's own trace under them. Without them (the server's packed view) the page cannot."""
+    """DiSAN's panel B: Shen Eq. 15's keys and queries (fields of every trace view, docs/trace-view.md: the
+    in-page model's outputs fw_keys / fw_queries, Python's from the trace) give every cell's logit before the
+    mask; the page's mean over features under other masks equals the model's own trace under them. A view
+    without them cannot."""
     model = make_tiny("disan", tiny_glove, pair=True)
     text, hyp = "a man pours the tea .", "the man drinks tea"
     trace = model.trace(text, hyp)
-    extra = {side: {d: {"keys": getattr(getattr(trace, side).encoder, d).key_part[0].flatten().tolist(),
-                        "queries": getattr(getattr(trace, side).encoder, d).query_part[0].flatten().tolist(),
-                        "c": model.cfg.c} for d in ("fw", "bw")} for side in ("premise", "hypothesis")}
-    got, without = node_jobs([{"fn": "remask", "args": [_app_view(trace), kind, extra]},
-                              {"fn": "remask", "args": [_app_view(trace), kind]}])
+    stripped = {side: {d: {"keys": None} for d in ("fw", "bw")} for side in ("premise", "hypothesis")}
+    got, without = node_jobs([{"fn": "remask", "args": [_app_view(trace), kind]},
+                              {"fn": "remask", "args": [_app_view(trace), kind, stripped]}])
     assert without is None
     other = model.trace(text, hyp, masks=(kind, kind))
     for side in ("premise", "hypothesis"):
@@ -273,17 +272,18 @@ def test_the_page_derives_disan_under_other_masks_from_its_logits(tiny_glove, ki
 
 
 def test_the_page_computes_disans_per_feature_p_from_its_logits_parts(tiny_glove):
-    """The in-page model outputs no (T, T, D) tensor, only Eq. 15's keys and queries (the page's per-feature P is
-    computed from them, recompute.js perFeature): it equals the trace's P, masked cells exactly 0, and the
-    figures of one feature k and the feature entropy draw from a view that carries nothing else of P."""
+    """No trace view holds a (T, T, D) tensor, only Eq. 15's keys, queries and c (docs/trace-view.md; the page's
+    per-feature P is computed from them, recompute.js perFeature): it equals the trace's P, masked cells exactly
+    0, and the figures of one feature k, the feature entropy and the max over features draw from a view that
+    carries nothing else of P. A view without them names what it lacks."""
     model = make_tiny("disan", tiny_glove, pair=True)
     trace = model.trace("a man pours the tea .", "the man drinks tea")
-    extra = {side: {d: {"keys": getattr(getattr(trace, side).encoder, d).key_part[0].flatten().tolist(),
-                        "queries": getattr(getattr(trace, side).encoder, d).query_part[0].flatten().tolist(),
-                        "c": model.cfg.c} for d in ("fw", "bw")} for side in ("premise", "hypothesis")}
+    stripped = {side: {d: {"keys": None} for d in ("fw", "bw")} for side in ("premise", "hypothesis")}
     figures = [["feature-premise", {}], ["disan-pair", {"side": "hypothesis", "reduction": "entropy"}]]
-    got, without = node_jobs([{"fn": "perFeature", "args": [_app_view(trace), extra, figures]},
-                              {"fn": "perFeature", "args": [_app_view(trace), {}, figures[:1]]}])
+    got, without, most = node_jobs([
+        {"fn": "perFeature", "args": [_app_view(trace), {}, figures]},
+        {"fn": "perFeature", "args": [_app_view(trace), stripped, figures[:1]]},
+        {"fn": "figure", "args": [[_app_view(trace)], "disan-pair", {"side": "premise", "reduction": "max"}, "normal"]}])
     assert "error" in without and "keys, queries and c are needed for one feature k" in without["error"]
     assert "error" not in got, got.get("error")
     for side in ("premise", "hypothesis"):
@@ -294,15 +294,17 @@ def test_the_page_computes_disans_per_feature_p_from_its_logits_parts(tiny_glove
             mine = np.array(got[side][d]).reshape(T, T, D)
             np.testing.assert_allclose(mine, want, atol=1e-6)
             assert np.array_equal(mine == 0, ~getattr(sent.encoder, d).allowed[0].numpy()[..., None] | (want == 0))
-    fw, bw = got["figures"]["feature-premise"]["data"][:2]
-    np.testing.assert_allclose(np.array(fw["z"], dtype=float), trace.premise.encoder.fw.probs[0, :, :, 0].numpy(),
-                               atol=1e-6)
+    fw = heat_panels(got["figures"]["feature-premise"])[0]
+    np.testing.assert_allclose(fw, trace.premise.encoder.fw.probs[0, :, :, 0].numpy(), atol=1e-6)
     from viz_app.draw.reduce import feature_entropy
 
-    heatmaps = [d for d in got["figures"]["disan-pair"]["data"] if d["type"] == "heatmap"]  # clickable: + scatters
-    for trace_z, block in zip(heatmaps, (trace.hypothesis.encoder.fw, trace.hypothesis.encoder.bw), strict=True):
-        drawn = np.array([[np.nan if v is None else v for v in row] for row in trace_z["z"]], dtype=float)
+    heatmaps = heat_panels(got["figures"]["disan-pair"])  # and its bars panel, which a clicked row fills
+    for drawn, block in zip(heatmaps, (trace.hypothesis.encoder.fw, trace.hypothesis.encoder.bw), strict=True):
         np.testing.assert_allclose(drawn, feature_entropy(block.probs[0].numpy()), atol=1e-5)
+    for drawn, block in zip(heat_panels(most["figure"]), (trace.premise.encoder.fw, trace.premise.encoder.bw),
+                            strict=True):
+        want = np.where(block.allowed[0].numpy(), block.probs_max[0].numpy(), np.nan)  # Shen Eq. 15, max over k
+        np.testing.assert_allclose(drawn[np.isfinite(want)], want[np.isfinite(want)], atol=1e-6)
 
 
 def test_the_word_in_two_contexts_draws_its_difference_on_a_diverging_scale(tiny_glove):
@@ -316,11 +318,12 @@ def test_the_word_in_two_contexts_draws_its_difference_on_a_diverging_scale(tiny
         {"fn": "S.draw", "args": [views, "s2t-pair", {"word": "glass", "titles": ["A", "B"], "scale": "probability",
                                                       "difference": False}]},
     ])
-    a, b, diff = drawn["figure"]["data"]
+    a, b, diff = (p["view"] for p in drawn["figure"]["panels"])
     va, vb, vd = (_z(t)[np.isfinite(_z(t))] for t in (a, b, diff))
     close(vd, va - vb, EXACT, "A − B")
     assert vd.min() < 0 < vd.max()
-    assert a["colorscale"] == b["colorscale"] != diff["colorscale"] and diff["zmid"] == 0
+    assert a["scale"] == b["scale"] == "sequential" and diff["scale"] == "diverging"  # centred on 0 (scales.mjs)
     assert diff["zmin"] == -diff["zmax"] and diff["zmax"] == pytest.approx(np.abs(vd).max(), abs=EXACT)
     assert a["zmin"] == pytest.approx(min(va.min(), vb.min()), abs=EXACT) and a["zmin"] >= 0
-    assert len(plain["figure"]["data"]) == 2 and "zmid" not in plain["figure"]["data"][1]
+    views = [p["view"] for p in plain["figure"]["panels"]]
+    assert len(views) == 2 and {v["scale"] for v in views} == {"sequential"}

@@ -47,11 +47,16 @@ def write(tmp_path: Path, model: str, a, ha, b, hb) -> Path:
     return out
 
 
-#: Each drawn figure's traces, and the leave-one-out cells' values by side ("a" / "b") and sentence.
+#: Each drawn figure's panels as its canvas components draw them (their public view: heatmaps' z, bars' values as
+#: y), and the leave-one-out cells' values by side ("a" / "b") and sentence.
 _READ = """() => {
-  const figs = {};
+  const figs = {}, root = document.getElementById('report');
+  const rows = m => m && Array.from(m, r => Array.from(r, x => (x === x ? x : null)));
   for (const gd of document.querySelectorAll('#report .plot[data-fig]')) {
-    figs[gd.dataset.fig] = gd.data.map(t => ({type: t.type, name: t.name, z: t.z, y: t.y}));
+    figs[gd.dataset.fig] = Disan.Report.figureHost(root, gd.dataset.fig).panels.map(p => {
+      const v = p.component.view;
+      return {type: p.kind, name: p.name, z: rows(v.z) || null, y: v.values ? Array.from(v.values, x => (x === x ? x : null)) : null};
+    });
   }
   const loo = {};
   for (const table of document.querySelectorAll('table.pair-align')) {

@@ -54,31 +54,30 @@ def open_pair(chromium, built):
         context.close()
 
 
-#: Every figure drawn by Plotly for the page now shown (report.js marks a plot __full with its drawing's generation
-#: once Plotly laid it out; while a key is typed a heatmap may only be repainted, and once typing rests a figure
-#: may be left painted until the pointer reaches it, which this predicate does for each).
+#: Every figure drawn for the page now shown: none hidden (stale), each a figure of the canvas components (its
+#: data-drawn written: the contract of docs/figure-components.md).
 _ALL_DRAWN = """() => {
-  const root = document.getElementById('report'), v = root.__disanView;
-  if (document.body.dataset.state !== 'ready' || !v) return false;
-  const plots = Array.from(root.querySelectorAll('.plot[data-fig]'));
-  // once typing rests a figure may be left painted (report.js settle): the pointer reaching it has Plotly draw it
-  for (const gd of plots) if (gd.__painted === v.generation && gd.__full !== v.generation) {
-    gd.dispatchEvent(new PointerEvent('pointermove', {bubbles: true}));
-  }
-  return plots.every(gd => gd.__full === v.generation);
+  const root = document.getElementById('report');
+  if (document.body.dataset.state !== 'ready') return false;
+  return Array.from(root.querySelectorAll('.plot[data-fig]')).every(gd => !gd.classList.contains('stale') &&
+    /^[0-9]+:[[]/.test((gd.querySelector(':scope > .disan-figure') || {dataset: {}}).dataset.drawn || ''));
 }"""
 
-#: The trace views of A and B as the page computes them, and each drawn figure's traces.
-_READ = """() => {
+#: Each figure's panels as its components draw them (their public view): heatmaps' z, bars' values as y.
+_PANELS = """(id) => Disan.Report.figureHost(document.getElementById('report'), id).panels.map(p => {
+  const v = p.component.view, rows = m => m && Array.from(m, r => Array.from(r, x => (x === x ? x : null)));
+  return {type: p.kind, name: p.name, z: rows(v.z) || null, y: v.values ? Array.from(v.values, x => (x === x ? x : null)) : null};
+})"""
+
+#: The trace views of A and B as the page computes them, and each drawn figure's panels.
+_READ = """() => { const PANELS = """ + _PANELS + """;
   const s = Disan.Site.state(), b = s.bText === null ? s.text : s.bText, bh = s.bHyp === null ? s.hypothesis : s.bHyp;
   const alpha = s.alpha === null ? undefined : s.alpha;
   const plain = tv => JSON.parse(JSON.stringify(tv, (k, v) => ArrayBuffer.isView(v) ? Array.from(v) : v));
   return Promise.all([Disan.Site.traceOf(s.model, s.text, s.hypothesis, alpha),
                       Disan.Site.traceOf(s.model, b, bh, alpha)]).then(([a, bb]) => {
     const figs = {};
-    for (const gd of document.querySelectorAll('#report .plot[data-fig]')) {
-      figs[gd.dataset.fig] = gd.data.map(t => ({type: t.type, name: t.name, z: t.z, y: t.y}));
-    }
+    for (const gd of document.querySelectorAll('#report .plot[data-fig]')) figs[gd.dataset.fig] = (PANELS)(gd.dataset.fig);
     return {a: plain(a), b: plain(bb), figs, hash: location.hash, bField: document.getElementById('b-text').value};
   });
 }"""
@@ -300,19 +299,20 @@ def test_an_nli_preset_at_an_alpha_edits_the_hypothesis_and_keys_typed_during_le
 #: clock): those below the fold hidden (stale: opacity 0, so no other sentence's tokens are seen) or drawn for this
 #: B, and the map on screen drawn for it, with its visible tick labels. Resolves once the key's pair is ready.
 _KEY = """(text) => new Promise(resolve => {
-  const body = document.body, before = body.dataset.generation, v = document.getElementById('report').__disanView;
+  const body = document.body, before = body.dataset.generation;
   let at = null;
   const observer = new MutationObserver(() => {
     if (at || body.dataset.generation === before) return;
     const plots = Array.from(document.querySelectorAll('#report .plot[data-fig]'));
     const below = plots.filter(g => g.getBoundingClientRect().top > innerHeight);
-    const shown = g => (g.classList.contains('stale') && getComputedStyle(g).opacity === '0') || g.__shown === v.generation;
+    // hidden (stale, opacity 0) or drawn for this B: report.js takes stale away only when it draws a figure
+    const shown = g => (g.classList.contains('stale') && getComputedStyle(g).opacity === '0') || !g.classList.contains('stale');
     const gd = document.querySelector('.plot[data-fig="pair-mean-fw-premise"]');
+    const h = Disan.Report.figureHost(document.getElementById('report'), 'pair-mean-fw-premise');
     at = {below: below.length, hidden: below.every(shown),
-          onScreen: gd.getBoundingClientRect().top < innerHeight && gd.__shown === v.generation &&
-            !gd.classList.contains('stale') && getComputedStyle(gd).opacity === '1',
-          labels: Array.from(gd.querySelectorAll('g.xtick text, g.ytick text, g.disan-swap text'))
-            .filter(t => getComputedStyle(t).visibility !== 'hidden').map(t => t.textContent)};
+          onScreen: gd.getBoundingClientRect().top < innerHeight && !gd.classList.contains('stale') &&
+            getComputedStyle(gd).opacity === '1',
+          labels: h.panels[0].component.view.colTokens};
     observer.disconnect();
     resolve(at);
   });
@@ -325,14 +325,16 @@ _KEY = """(text) => new Promise(resolve => {
 #: A figure far below the fold scrolled into view: at the next frame it is hidden or drawn for this B; then, once
 #: drawn, its tick labels and each heatmap's z.
 _SCROLL_IN = """(id) => new Promise(resolve => {
-  const v = document.getElementById('report').__disanView, gd = document.querySelector(`.plot[data-fig="${id}"]`);
+  const gd = document.querySelector(`.plot[data-fig="${id}"]`);
   gd.scrollIntoView();
   requestAnimationFrame(() => {
-    const atFrame = gd.__shown === v.generation || (gd.classList.contains('stale') && getComputedStyle(gd).opacity === '0');
+    const atFrame = !gd.classList.contains('stale') || getComputedStyle(gd).opacity === '0';
     (function drawn() {
-      if (gd.__shown !== v.generation || gd.classList.contains('stale')) return requestAnimationFrame(drawn);
-      resolve({atFrame, opacity: getComputedStyle(gd).opacity, labels: Array.from(gd.querySelectorAll('g.xtick text'),
-               t => t.textContent), z: gd.data.filter(t => t.type === 'heatmap').map(t => t.z)});
+      if (gd.classList.contains('stale')) return requestAnimationFrame(drawn);
+      const h = Disan.Report.figureHost(document.getElementById('report'), id);
+      resolve({atFrame, opacity: getComputedStyle(gd).opacity, labels: h.panels[0].component.view.colTokens,
+               z: h.panels.filter(p => p.kind === 'heatmap').map(p => Array.from(p.component.view.z,
+                 r => Array.from(r, x => (x === x ? x : null))))});
     })();
   });
 })"""
@@ -342,14 +344,15 @@ def test_a_typed_b_shows_the_map_on_screen_at_once_hides_figures_below_until_dra
     """Keys in B's premise (dsa-nli): in the frame the page calls drawn, the map on screen shows B (its replaced
     token on the axes) and every figure below the fold is hidden unless drawn for B; a figure far below, scrolled into view, is never seen with A's or an
     older B's tokens and is drawn with B's tokens and numbers; the hypothesis figures, whose numbers B leaves,
-    keep the arrays Plotly drew (nothing was built or drawn again) while the premise's are new."""
+    keep the specs drawn (nothing was built or drawn again) while the premise's are new."""
     premise, hyp = "a man in a blue shirt is playing a guitar on the stage .", "a man is playing music ."
     page, _, errors = open_pair(fragment(m="dsa-nli", t=premise, h=hyp, view="pair"))
     page.wait_for_function(_ALL_DRAWN)
     page.wait_for_function("() => document.getElementById('report').dataset.loo === document.body.dataset.generation")
     page.wait_for_timeout(1500)  # the page at rest, as a person starts typing
     page.evaluate("""() => { window.scrollTo(0, 0); window.__drawn = Object.fromEntries(Array.from(
-      document.querySelectorAll('#report .plot[data-fig]'), gd => [gd.dataset.fig, gd.data[0].z || gd.data[0].y])); }""")
+      document.querySelectorAll('#report .plot[data-fig]'),
+      gd => [gd.dataset.fig, Disan.Report.figureHost(document.getElementById('report'), gd.dataset.fig).spec])); }""")
     # two keys, each inserting a new rows section above the map (under 3292392's lazily laid out sections, since
     # reverted, the second pushed the map off screen and left it hidden in the drawn frame)
     for word in ("violin", "drum"):
@@ -372,6 +375,7 @@ def test_a_typed_b_shows_the_map_on_screen_at_once_hides_figures_below_until_dra
         np.testing.assert_allclose(as_array(drawn), want, rtol=0, atol=TOLERANCE)
     page.wait_for_function(_ALL_DRAWN)
     kept = page.evaluate("""() => Object.fromEntries(Array.from(document.querySelectorAll('#report .plot[data-fig]'),
-      gd => [gd.dataset.fig, (gd.data[0].z || gd.data[0].y) === window.__drawn[gd.dataset.fig]]))""")
+      gd => [gd.dataset.fig, Disan.Report.figureHost(document.getElementById('report'), gd.dataset.fig).spec
+                             === window.__drawn[gd.dataset.fig]]))""")
     assert {f for f, same in kept.items() if same} == {f for f in kept if "hypothesis" in f}
     assert errors == []

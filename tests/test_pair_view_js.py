@@ -152,8 +152,13 @@ def views(model, a: tuple, b: tuple) -> tuple[dict, dict]:
     return trace_view_json(model.trace(*a)), trace_view_json(model.trace(*b))
 
 
+def heat_views(fig: dict) -> list[dict]:
+    """The heatmap panels' views of a figure spec (figure_spec.js)."""
+    return [p["view"] for p in fig["panels"] if p["kind"] == "heatmap"]
+
+
 def heat_panels(fig: dict) -> list[np.ndarray]:
-    return [as_array(t["z"]) for t in fig["data"] if t["type"] == "heatmap"]
+    return [as_array(v["z"]) for v in heat_views(fig)]
 
 
 @pytest.mark.parametrize("arch", ["disan", "dsa"])
@@ -182,15 +187,13 @@ def test_the_page_s_figures_hold_the_trace_views_numbers_on_the_aligned_tokens(g
         for got, want in ((pa, ga), (pb, gb), (pd, diff)):
             assert np.array_equal(np.isnan(got), np.isnan(want))
             np.testing.assert_allclose(got[~np.isnan(got)], want[~np.isnan(want)], rtol=0, atol=1e-12)
-        assert fig["layout"]["annotations"][2]["text"] == "B − A (aligned cells)"
-        assert fig["data"][0]["zmin"] == fig["data"][1]["zmin"] and fig["data"][0]["zmax"] == fig["data"][1]["zmax"]
-        assert fig["data"][2]["zmid"] == 0 and fig["data"][2]["zmin"] == -fig["data"][2]["zmax"]
-        # the deleted (step 0) and inserted (step 3) rows and columns are outlined in each of the three panels
-        shapes = fig["layout"]["shapes"]
-        assert len(shapes) == 2 * 2 * 3
-        rows = sorted({(s["y0"] + 0.5, s["line"]["color"]) for s in shapes if s["x0"] == -0.5})
-        assert rows == [(0.0, "#d73027"), (3.0, "#1a9850")]
-        assert fig["layout"]["xaxis"]["ticktext"][3] == "+not" and fig["layout"]["xaxis"]["ticktext"][0] == "−the"
+        va, vb, vd = heat_views(fig)
+        assert vd["title"] == "B − A (aligned cells)"
+        assert (va["zmin"], va["zmax"]) == (vb["zmin"], vb["zmax"])
+        assert vd["scale"] == "diverging" and vd["zmin"] == -vd["zmax"]  # centred on 0
+        # the deleted (step 0) and inserted (step 3) tokens are marked on both axes of each of the three panels
+        for v in (va, vb, vd):
+            assert v["rowTokens"][3] == v["colTokens"][3] == "+not" and v["rowTokens"][0] == "−the"
     if arch == "dsa":
         H = sa["fw"]["H"]
         rows = [figs[f"pair-heads-fw-premise-{row}"] for row in ("a", "b", "diff")]
@@ -203,24 +206,23 @@ def test_the_page_s_figures_hold_the_trace_views_numbers_on_the_aligned_tokens(g
             for got, want in ((panels[h], ga), (panels[H + h], gb), (panels[2 * H + h], diff)):
                 assert np.array_equal(np.isnan(got), np.isnan(want))
                 np.testing.assert_allclose(got[~np.isnan(got)], want[~np.isnan(want)], rtol=0, atol=1e-12)
-        ab = [t for fig in rows[:2] for t in fig["data"] if t["type"] == "heatmap"]
-        assert len({(t["zmin"], t["zmax"]) for t in ab}) == 1  # A's heads and B's on one colour scale
-        diff_traces = [t for t in rows[2]["data"] if t["type"] == "heatmap"]
+        ab = [v for fig in rows[:2] for v in heat_views(fig)]
+        assert len({(v["zmin"], v["zmax"]) for v in ab}) == 1  # A's heads and B's on one colour scale
         bound = np.nanmax(np.abs(np.stack(panels[2 * H:])))
-        assert all(t["zmid"] == 0 and t["zmin"] == -t["zmax"] == -bound for t in diff_traces)
-        for fig in rows:  # the deleted (step 0) and inserted (step 3) rows and columns outlined in each panel
-            assert len(fig["layout"]["shapes"]) == 2 * 2 * H
+        assert all(v["scale"] == "diverging" and v["zmin"] == -v["zmax"] == -bound for v in heat_views(rows[2]))
+        for fig in rows:  # the deleted (step 0) and inserted (step 3) tokens marked in each panel
+            assert all(v["rowTokens"][0] == "−the" and v["rowTokens"][3] == "+not" for v in heat_views(fig))
     gate = figs["pair-gate-premise"]
-    names = [t["name"] for t in gate["data"]]
+    names = [p["name"] for p in gate["panels"]]
     assert names == ["A: forward gate", "B: forward gate", "A: backward gate", "B: backward gate"]
     mean_a = np.reshape(sa["fw"]["gate"], (TA, -1)).mean(-1)
     want = [None if o["a"] is None else mean_a[o["a"]] for o in ops]
-    got = gate["data"][0]["y"]
+    got = gate["panels"][0]["view"]["values"]
     assert [g is None for g in got] == [w is None for w in want]
     np.testing.assert_allclose([g for g in got if g is not None], [w for w in want if w is not None], atol=1e-7)
     pred = figs["pair-prediction"]
-    np.testing.assert_allclose(pred["data"][0]["y"], list(tva["prediction"].values()), atol=1e-12)
-    np.testing.assert_allclose(pred["data"][1]["y"], list(tvb["prediction"].values()), atol=1e-12)
+    np.testing.assert_allclose(pred["panels"][0]["view"]["values"], list(tva["prediction"].values()), atol=1e-12)
+    np.testing.assert_allclose(pred["panels"][1]["view"]["values"], list(tvb["prediction"].values()), atol=1e-12)
     for hook in ('data-swap="premise:3"', 'data-loo="a:4"', 'data-loo="b:4"'):  # B's words; both rows' cells
         assert hook in page["body"]
 
@@ -247,7 +249,7 @@ def test_an_nli_pair_aligns_each_side_and_a_mismatched_pair_is_one_sentence(glov
 
 def test_a_new_b_keeps_the_figures_whose_numbers_it_leaves_and_rebuilds_the_others(glove):
     """page(…, {previous}) (the explorer's typed B): a figure whose side has the same tokens and numbers in A and B
-    is the previous page's object (Plotly.react then finds nothing to draw again); every other one is built anew
+    is the previous page's object (the figure host then finds nothing to draw again); every other one is built anew
     from the new B, and a new α keeps none."""
     from tests.conftest import make_tiny
 
@@ -266,7 +268,7 @@ def test_a_new_b_keeps_the_figures_whose_numbers_it_leaves_and_rebuilds_the_othe
     # the rebuilt hypothesis figures hold the new B: its replaced token on the axis, its maps in B's panel
     ops = reference_script(tva["hypothesis"]["tokens"], tvb2["hypothesis"]["tokens"])
     fig = figs["pair-mean-fw-hypothesis"]
-    assert fig["layout"]["xaxis"]["ticktext"][3] == "good→bad"
+    assert heat_views(fig)[1]["colTokens"][3] == "good→bad"
     TB = len(tvb2["hypothesis"]["tokens"])
     _, gb, _ = grid_reference(np.reshape(tva["hypothesis"]["fw"]["attention"], (TB, TB)),
                               np.reshape(tvb2["hypothesis"]["fw"]["attention"], (TB, TB)), ops)
@@ -289,11 +291,12 @@ def test_b_equal_to_a_draws_the_zero_difference_on_the_shared_scale_width(glove)
     mean = figs["pair-mean-fw-premise"]
     a, _, diff = heat_panels(mean)
     assert np.nanmax(np.abs(diff)) == 0
-    width = mean["data"][0]["zmax"] - mean["data"][0]["zmin"]
-    assert width > 0.01 and mean["data"][2]["zmax"] == pytest.approx(width) and mean["data"][2]["zmin"] == -mean["data"][2]["zmax"]
-    heads_ab = [t for row in "ab" for t in figs[f"pair-heads-fw-premise-{row}"]["data"] if t["type"] == "heatmap"]
+    va, _, vd = heat_views(mean)
+    width = va["zmax"] - va["zmin"]
+    assert width > 0.01 and vd["zmax"] == pytest.approx(width) and vd["zmin"] == -vd["zmax"]
+    heads_ab = [v for row in "ab" for v in heat_views(figs[f"pair-heads-fw-premise-{row}"])]
     heads_width = heads_ab[0]["zmax"] - heads_ab[0]["zmin"]
-    heads_diff = [t for t in figs["pair-heads-fw-premise-diff"]["data"] if t["type"] == "heatmap"]
+    heads_diff = heat_views(figs["pair-heads-fw-premise-diff"])
     assert all(t["zmax"] == pytest.approx(heads_width) and t["zmin"] == -t["zmax"] for t in heads_diff)
 
 

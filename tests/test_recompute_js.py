@@ -85,7 +85,8 @@ def test_feature_slice_matches_the_trace(page, traces, k):
 
 
 def test_render_rewrites_a_figure_the_page_built(page, traces):
-    """A binding recomputes z, the shared colour scale and the α in the titles of a figures.js grid."""
+    """A binding recomputes z, the shared colour domain and the α in the titles of a figures.js grid (its spec's
+    panel views, which the host hands to the components)."""
     dsa, _ = traces
     tokens = list(dsa.tokens)
     enc = dsa.premise.encoder
@@ -95,8 +96,9 @@ def test_render_rewrites_a_figure_the_page_built(page, traces):
                                                           {"α = 1.5": "α = {alpha}"}]}])
     assert "error" not in fig and "error" not in bind, (fig, bind)
     out = _js(page, "const L = R.prepare(arg.p); const f = R.render(L, arg.b, arg.f, {alpha: 0.3});"
-                    "return {z: f.data.map(t => t.z), lim: f.data.map(t => [t.zmin, t.zmax]), "
-                    "title: f.layout.title.text, sub: f.layout.annotations[0].text};",
+                    "const v = f.panels.map(p => p.view);"
+                    "return {z: v.map(x => Array.from(x.z, r => Array.from(r))), lim: v.map(x => [x.zmin, x.zmax]), "
+                    "title: f.title, sub: v[0].title};",
               {"p": live.distance_payload(dsa.premise), "b": bind, "f": fig})
     fw, bw = enc.fw.probs_at(0.3)[0].mean(0).numpy(), enc.bw.probs_at(0.3)[0].mean(0).numpy()
     assert np.abs(np.array(out["z"][0]) - fw).max() <= 1e-5 and np.abs(np.array(out["z"][1]) - bw).max() <= 1e-5

@@ -127,7 +127,7 @@ def test_integrated_gradients_add_up_to_the_score_gap_and_a_grade_can_still_be_e
 
 
 def test_the_attribution_view_explains_the_score_and_names_sentence_a_and_b(app_models):
-    from tests.test_app import assert_clean, chart_by_key, decode, plain, run_app, settled
+    from tests.test_app import assert_clean, chart_by_key, plain, run_app, settled
 
     a, b = PAIRS[1]
     at = run_app(view="attribution", model="disan-sick", sentence=a)
@@ -141,7 +141,8 @@ def test_the_attribution_view_explains_the_score_and_names_sentence_a_and_b(app_
     assert "ŷ(x) − ŷ(baseline)" in text and "p(x) − p(baseline)" not in text
     captions = " ".join(plain(c.value) for c in at.caption)
     assert "every token of sentence A and sentence B for the relatedness score" in captions
-    bars = {t["name"]: decode(t["y"]) for t in chart_by_key(at, "attr_bars")["data"]}
+    bars = {p["name"]: np.array(p["view"]["values"], dtype=float)  # a bars panel per method (figure spec)
+            for p in chart_by_key(at, "attr_bars")["panels"] if p["kind"] == "bars"}
     expected = attribute(model_of(app_models, "disan"), model_of(app_models, "disan").trace(a, b))
     loo = expected.sides[0].scores["leave_one_out"].numpy()
     assert bars["leave-one-out"] == pytest.approx(loo / abs(loo).max(), abs=1e-5)  # each series scaled in the page

@@ -103,12 +103,12 @@ def test_the_prediction_section_names_the_score_and_draws_the_grade_distribution
         page = page_of(tv, compact)
         text = f"relatedness {score:.2f} (1–5)"
         assert f"prediction: <b>{text}</b>" in page["body"]
-        fig = page["data"]["figures"]["prediction"]
-        assert fig["layout"]["title"]["text"].startswith("Relatedness " + f"{score:.2f} (1–5)")
-        [bar] = fig["data"]
-        assert bar["y"] == ["1", "2", "3", "4", "5"] and fig["layout"]["yaxis"]["type"] == "category"
-        np.testing.assert_allclose(bar["x"], list(trace.prediction.values()), atol=1e-6)
-        assert "p̂" in fig["layout"]["xaxis"]["title"]["text"]
+        fig = page["data"]["figures"]["prediction"]  # a figure spec: one horizontal bars panel over the grades
+        [bar] = [p["view"] for p in fig["panels"] if p["kind"] == "bars"]
+        assert bar["title"].startswith("Relatedness " + f"{score:.2f} (1–5)")
+        assert bar["labels"] == ["1", "2", "3", "4", "5"] and bar["orientation"] == "horizontal"
+        np.testing.assert_allclose(bar["values"], list(trace.prediction.values()), atol=1e-6)
+        assert "p̂" in bar["xLabel"]
         # both sentences' attention, as the NLI models show it
         assert {"mean-premise", "mean-hypothesis"} <= set(page["data"]["figures"])
     classifier = dict(tv, relatedness=None)
@@ -182,8 +182,8 @@ def test_the_page_computes_and_shows_the_score_of_a_typed_pair(chromium, built, 
 def check_relatedness_page(page: dict, trace, score: float) -> None:
     assert f"prediction: <b>relatedness {score:.2f} (1–5)</b>" in page["body"]
     figures = page["data"]["figures"]
-    [bar] = figures["prediction"]["data"]
-    np.testing.assert_allclose(bar["x"], list(trace.prediction.values()), atol=1e-6)
+    [bar] = [p["view"] for p in figures["prediction"]["panels"] if p["kind"] == "bars"]
+    np.testing.assert_allclose(bar["values"], list(trace.prediction.values()), atol=1e-6)
     mean = "mean-" if trace.arch == "disan" else "alpha-mean-"
     assert {mean + "premise", mean + "hypothesis"} <= set(figures)  # both sentences' attention
     assert page["view"]["relatedness"] == pytest.approx(score, abs=1e-6)
@@ -257,7 +257,7 @@ def app_models(bundled, monkeypatch):
 
 @pytest.mark.parametrize("arch", ["disan", "dsa"])
 def test_explore_names_the_score_and_the_sidebar_names_sentence_a_and_b(app_models, arch):
-    from tests.test_app import assert_clean, chart_by_key, decode, plain, run_app, section_html
+    from tests.test_app import assert_clean, chart_by_key, plain, run_app, section_html
 
     a, b = PAIRS[1]
     at = run_app(view="explore", model=f"{arch}-sick", sentence=a)
@@ -267,9 +267,10 @@ def test_explore_names_the_score_and_the_sidebar_names_sentence_a_and_b(app_mode
     model = model_of(app_models, arch)
     [score] = model.predict([(a, b)])
     assert f"prediction: <b>relatedness {score:.2f} (1–5)</b>" in section_html(at, "tokens")
-    chart = chart_by_key(at, "prediction")
-    assert chart["layout"]["title"]["text"].startswith(f"Relatedness {score:.2f} (1–5)")
-    assert decode(chart["data"][0]["x"]) == pytest.approx(list(model.trace(a, b).prediction.values()), abs=1e-5)
+    chart = chart_by_key(at, "prediction")  # a figure spec: one bars panel over the grades
+    [bars] = [p["view"] for p in chart["panels"] if p["kind"] == "bars"]
+    assert any(t.startswith(f"Relatedness {score:.2f} (1–5)") for t in (chart["title"], bars.get("title") or ""))
+    assert bars["values"] == pytest.approx(list(model.trace(a, b).prediction.values()), abs=1e-5)
     at.text_input(key="hypothesis").set_value("").run()
     assert_clean(at)
     assert any("The sentence B is empty" in plain(e.value) for e in at.error)

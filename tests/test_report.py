@@ -79,10 +79,11 @@ def test_report_is_one_offline_file_with_every_section(tiny_traces, arch):
     html = report.report_html(trace)
     assert_offline(html)
     scripts = [a for t, a in tags(html) if t == "script"]
-    # plotly.js, the data and its arrays (packed); the report's bundle, as built; boot
-    assert len(scripts) == 3 + 1 + 1
+    # the data and its arrays (packed); the report's bundle, as built; boot. No plotly.js: the page code's canvas
+    # components draw every figure
+    assert len(scripts) == 2 + 1 + 1
     assert bundles.text("report") in html and "Disan.Report.boot(document)" in html
-    assert unpack(html, "plotly-js") == report.PLOTLY_JS.read_bytes()
+    assert 'id="plotly-js"' not in html and "Plotly" not in bundles.text("report")
     data = data_of(html)
     html = data["html"]
     ids = set(re.findall(r'<section class="section" id="([^"]+)"', html))
@@ -182,7 +183,7 @@ def notebook_example_script(folder: Path) -> Path:
     code = re.search(r"<!-- notebook-example:start -->\n```python\n(.*?)```", readme, re.S).group(1)
     checks = (
         "html = trace._repr_html_()\n"
-        "assert html.startswith('<iframe srcdoc=') and 'plotly-js' in html\n"
+        "assert html.startswith('<iframe srcdoc=') and 'report-data' in html\n"
         "assert saved == Path.home() / 'lady.html', saved\n"
         "assert open(saved, encoding='utf-8').read().startswith('<!DOCTYPE html>')\n"
     )
@@ -302,3 +303,22 @@ def test_the_core_loads_no_plotly_and_the_report_no_streamlit(tmp_path):
                           cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines() == ["[]", "['plotly', 'viz_app']"] and out.is_file()
+
+
+def test_the_report_names_its_checkpoint_and_the_project_version_for_every_export(tiny_traces):
+    """Every export of a figure names the checkpoint's SHA-256 and the project's version (issue 54 item 3): the
+    report carries them (viz_app/draw/provenance.py) for the page's figure host. A bundled model's SHA-256 is its
+    manifest's; a model without a trained checkpoint says so."""
+    import tomllib
+
+    from viz_app.draw.provenance import provenance
+
+    version = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())["project"]["version"]
+    data = report_data(report.report_html(tiny_traces["disan"]))
+    assert data["provenance"]["version"] == version
+    assert set(data["provenance"]) == {"checkpointSha256", "version"}
+    manifest = json.loads((Path(__file__).resolve().parents[1] / "pretrained" / "MANIFEST.json").read_text())
+    name, sha = next(iter(manifest.items()))
+    assert provenance(name.removesuffix(".safetensors")) == {"checkpointSha256": sha, "version": version}
+    assert provenance("disan", random_weights=True)["checkpointSha256"] == "random weights"
+    assert provenance("no-such-model")["checkpointSha256"] == "unknown"

@@ -1,8 +1,10 @@
 """The report in headless Chromium with every request blocked: it draws, its controls match the core.
 
 Writes reports with `python -m viz_app report` (the bundled models when present, else the random-weight
-ones), opens them from disk with every request except the file itself aborted, and reads the numbers
-plotly holds after the α / feature controls move. Saves report.png (to docs/screenshots/ under DISAN_REFRESH_DOCS=1).
+ones), opens them from disk with every request except the file itself aborted, and reads the numbers each
+figure's canvas components draw (their public `view`, through `Disan.Report.figureHost`; the contract of
+docs/figure-components.md) after the α / feature controls move. Saves report.png (to docs/screenshots/ under
+DISAN_REFRESH_DOCS=1).
 """
 
 from __future__ import annotations
@@ -52,13 +54,21 @@ def write(tmp_path: Path, name: str, model: str, text: str, *extra: str) -> Path
     return out
 
 
-def z_of(page, fig: str, trace: int) -> np.ndarray:
+#: A figure's host (figure_host.js) by id, as the report drew it.
+HOST = "f => Disan.Report.figureHost(document.getElementById('report'), f)"
+
+
+def z_of(page, fig: str, panel: int) -> np.ndarray:
+    """The z that panel ``panel`` of figure ``fig`` draws (its component's public view)."""
     values = page.evaluate(
-        "([f, t]) => { const gd = document.querySelector(`.plot[data-fig='${f}']`);"
-        " return Array.from(gd.data[t].z, r => Array.from(r, v => v === null ? NaN : v)); }",
-        [fig, trace],
+        f"([f, p]) => Array.from(({HOST})(f).panels[p].component.view.z, r => Array.from(r, v => v === null ? NaN : v))",
+        [fig, panel],
     )
     return np.asarray(values, dtype=np.float64)
+
+
+def view_of(page, fig: str, panel: int, key: str):
+    return page.evaluate(f"([f, p, k]) => ({HOST})(f).panels[p].component.view[k]", [fig, panel, key])
 
 
 def move(page, control: str, key: str, expect: str) -> None:
@@ -75,8 +85,11 @@ def test_dsa_report_draws_offline_and_alpha_matches_probs_at(tmp_path, open_offl
     path = write(tmp_path, "dsa", model_name, SENTENCE, *(["--hypothesis", hypothesis] if hypothesis else []))
     page, blocked, errors = open_offline(path)
     n_figures = page.locator(".plot[data-fig]").count()
-    assert page.locator(".js-plotly-plot").count() == n_figures >= 6
-    assert page.locator(".plot[data-fig] .heatmaplayer .hm, .plot[data-fig] .heatmaplayer image").count() >= 4
+    # every figure drawn by the components (data-figure / data-drawn), none by a plotting library
+    assert page.locator(".plot[data-fig] > .disan-figure[data-figure^='figure:']").count() == n_figures >= 6
+    assert page.locator(".plot[data-fig] [data-figure^='heatmap:'] canvas[data-layer='cells']").count() >= 4
+    assert page.locator(".js-plotly-plot").count() == 0 and page.evaluate("() => typeof Plotly") == "undefined"
+    cells_before = page.evaluate(f"() => ({HOST})('alpha-mean-premise').panels[0].component.paints.cells")
     trace = disan.load(model_name, device="cpu").trace(SENTENCE, hypothesis)
     for key, alpha in (("Home", 0.0), ("End", 5.0)):
         move(page, "alpha", key, f"{alpha:g}")
@@ -91,8 +104,11 @@ def test_dsa_report_draws_offline_and_alpha_matches_probs_at(tmp_path, open_offl
                     np.testing.assert_allclose(got, want[h], atol=1e-5, rtol=0)
                 got = z_of(page, f"alpha-mean-{side}", 0 if d == "fw" else 1)
                 np.testing.assert_allclose(got, want.mean(0), atol=1e-5, rtol=0)
-        title = page.evaluate("() => document.querySelector(`.plot[data-fig='alpha-mean-premise']`).layout.title.text")
+        title = page.evaluate(f"() => ({HOST})('alpha-mean-premise').spec.title")
         assert f"α = {alpha:g}" in title
+        assert f"α = {alpha:g}" in page.locator(".plot[data-fig='alpha-mean-premise'] .disan-figure__title").text_content()
+    # the α moves repainted the cells of the components kept from the first drawing (update(view), no new figure)
+    assert page.evaluate(f"() => ({HOST})('alpha-mean-premise').panels[0].component.paints.cells") >= cells_before + 2
     slider = page.locator('input[data-control="alpha"]').first
     for _ in range(5):  # a fast drag: events arrive while the page is still drawing
         slider.press("ArrowLeft")
@@ -126,9 +142,9 @@ def test_disan_report_feature_scrubber_keyboard_and_talk_mode(tmp_path, open_off
         assert np.all(got[~block.allowed[0, :T, :T].numpy()] == 0)
 
     page.select_option('select[data-control="word"]', "2")
-    page.wait_for_function(
-        "() => document.querySelector(`.plot[data-fig='s2t-premise']`).layout.annotations[0].text.startsWith('#2 ')"
-    )
+    page.wait_for_function(f"() => ({HOST})('s2t-premise').panels[0].component.view.title.startsWith('#2 ')")
+    want_s2t = trace.premise.encoder.s2t_probs[0, 2].numpy()  # (2D,)
+    np.testing.assert_allclose(z_of(page, "s2t-premise", 0).ravel()[:want_s2t.size], want_s2t, atol=1e-5, rtol=0)
     page.locator("h1").click()
     first = page.evaluate("() => location.hash")
     page.keyboard.press("j")
@@ -136,8 +152,8 @@ def test_disan_report_feature_scrubber_keyboard_and_talk_mode(tmp_path, open_off
     assert page.evaluate("() => location.hash") not in (first, "")
     page.keyboard.press("t")
     assert page.evaluate("() => document.body.classList.contains('talk')")
-    size = page.evaluate("() => document.querySelector('.plot[data-fig]').layout.font.size")
-    assert size > 13
+    assert view_of(page, "mean-premise", 0, "theme") == "presentation"
+    assert page.evaluate(f"() => ({HOST})('mean-premise').panels[0].component.layout.f.tick") > 13
     page.keyboard.press("k")
     assert page.evaluate("() => location.hash").endswith("-talk")
     assert blocked == [] and errors == [], (blocked, errors)
@@ -153,46 +169,50 @@ def test_notebook_view_draws_offline(tmp_path, open_offline):
     page, blocked, errors = open_offline(page_file)
     frame = page.frames[1]
     frame.wait_for_function("() => document.getElementById('report').dataset.ready === '1'")
-    assert frame.locator(".js-plotly-plot").count() >= 2
+    assert frame.locator("[data-figure^='heatmap:'] canvas[data-layer='cells']").count() >= 2
+    assert frame.locator(".js-plotly-plot").count() == 0
     assert blocked == [] and errors == [], (blocked, errors)
 
 
-#: After talk mode is switched, once its drawings are done: tick and colour-bar labels outside their figure's SVG,
-#: and the font size of each heatmap's first cell number (by figure).
-_TALK_READ = """async () => {
-  const v = document.getElementById('report').__disanView;
-  for (let i = 0; i < 5; i++) { await v.busy; await new Promise(r => setTimeout(r, 50)); }
-  const cut = [], cells = {};
-  for (const gd of document.querySelectorAll('.plot[data-fig]')) {
-    if (!gd._fullLayout) continue;
-    const svg = gd.querySelector('svg.main-svg').getBoundingClientRect();
-    for (const e of gd.querySelectorAll('g.xtick text, g.ytick text, g.cbaxis text')) {
-      const r = e.getBoundingClientRect();
-      if (e.textContent && (r.left < svg.left - 0.5 || r.right > svg.right + 0.5)) cut.push([gd.dataset.fig, e.textContent]);
-    }
-    const cell = gd.querySelector('g.hm text');
-    if (cell) cells[gd.dataset.fig] = parseFloat(getComputedStyle(cell).fontSize);
-  }
-  return {cut, cells};
-}"""
+def test_talk_mode_row_click_highlight_hover_and_exports(tmp_path, open_offline):
+    """Talk mode: every panel takes the presentation theme (bigger text, its palette); a clicked row shows its bars
+    and outlines the row's largest cell; hover names the cell and its value; each export names the checkpoint's
+    SHA-256 and the project's version (docs/figure-components.md "Figure specs and the host")."""
+    from viz_app.draw.provenance import provenance
 
-
-def test_talk_mode_refits_the_margins_to_its_fonts_and_grows_the_cell_numbers(tmp_path, open_offline):
-    """Issue 58 item 7: in talk mode long tick labels were clipped ("orgeous", "eductive": the margins fitted to
-    the normal fonts stayed) and the cell numbers kept their size. Each drawn figure is drawn again in talk mode:
-    no tick label outside its figure, every cell number larger; and back again to the normal sizes."""
     path = write(tmp_path, "talk", DISAN, "a gorgeous , witty , seductive movie .")
     page, blocked, errors = open_offline(path)
-    for _ in range(12):  # every section in view once, so each figure is drawn
-        page.keyboard.press("j")
-    normal = page.evaluate(_TALK_READ)
-    assert normal["cut"] == [] and normal["cells"], normal
+    prov = provenance(DISAN, DISAN == "disan")
+    stage = page.locator("[data-figure='heatmap:mean-premise/forward'] .disan-fig__stage")
+    stage.scroll_into_view_if_needed()
+    box = stage.bounding_box()
+    layout = page.evaluate(f"() => ({HOST})('mean-premise').panels[0].component.layout")
+    plot = layout["plot"]
+    x, y = box["x"] + plot["x"] + 1.5 * layout["cw"], box["y"] + plot["y"] + 3.5 * layout["ch"]  # row 3, column 1
+    page.mouse.move(x, y)
+    tip = page.locator("[data-figure='heatmap:mean-premise/forward'] .disan-fig__tip")
+    tip.wait_for(state="visible")
+    want = z_of(page, "mean-premise", 0)
+    assert tip.text_content().startswith("row: #3 ") and "column: #1 " in tip.text_content(), tip.text_content()
+    assert f"P = {want[3, 1]:.6g}"[:8] in tip.text_content(), tip.text_content()
     page.keyboard.press("t")
-    talk = page.evaluate(_TALK_READ)
-    assert talk["cut"] == [], talk["cut"]
-    shared = set(normal["cells"]) & set(talk["cells"])
-    assert shared and all(talk["cells"][f] > normal["cells"][f] for f in shared), (normal["cells"], talk["cells"])
+    assert view_of(page, "mean-premise", 0, "theme") == "presentation"
+    stage.scroll_into_view_if_needed()
+    box, layout = stage.bounding_box(), page.evaluate(f"() => ({HOST})('mean-premise').panels[0].component.layout")
+    plot = layout["plot"]
+    page.mouse.click(box["x"] + plot["x"] + 1.5 * layout["cw"], box["y"] + plot["y"] + 3.5 * layout["ch"])
+    bars = page.evaluate(f"() => ({HOST})('mean-premise').panels[2].component.view")
+    np.testing.assert_allclose(np.asarray(bars["values"], np.float64), want[3], atol=1e-6)
+    assert bars["title"].startswith("Row #3 ")
+    assert view_of(page, "mean-premise", 0, "highlight") == [3, int(np.nanargmax(want[3]))]
+    svg = page.evaluate(f"() => ({HOST})('mean-premise').exportAs('svg', 'forward').then(f => f.data)")
+    assert prov["checkpointSha256"] in svg and prov["version"] in svg and svg.count('class="cell"') == want.size
+    html = page.evaluate(f"() => ({HOST})('mean-premise').exportAs('html').then(f => f.data)")
+    assert html.splitlines()[1] == (f"<!-- figure=mean-premise checkpoint_sha256={prov['checkpointSha256']} "
+                                    f"version={prov['version']} -->")
+    csv = page.evaluate(f"() => ({HOST})('mean-premise').exportAs('csv', 'backward').then(f => f.data)")
+    assert csv.splitlines()[0] == (f"# figure=heatmap:mean-premise/backward checkpoint_sha256={prov['checkpointSha256']} "
+                                   f"version={prov['version']}")
     page.keyboard.press("t")
-    again = page.evaluate(_TALK_READ)
-    assert again["cut"] == [] and all(again["cells"][f] == normal["cells"][f] for f in shared if f in again["cells"])
+    assert view_of(page, "mean-premise", 0, "theme") in (None, "normal") and view_of(page, "mean-premise", 0, "highlight") is None
     assert blocked == [] and errors == [], (blocked, errors)

@@ -184,7 +184,7 @@ def test_report_js_draws_and_redraws_js_built_pages_in_one_document():
     dsa_c = trace_of("dsa", "good movie", None, {})
     disan_a = trace_of("disan", "the movie is good .", None, {})
     disan_b = trace_of("disan", "a bad movie", None, {})
-    scripts = [{"path": str(report.PLOTLY_JS)}, {"content": bundles.text("report")}]
+    scripts = [{"content": bundles.text("report")}]
     with offline_page(*scripts) as page:
         errors: list[str] = []
         page.on("pageerror", lambda err: errors.append(str(err)))
@@ -203,13 +203,13 @@ def test_report_js_draws_and_redraws_js_built_pages_in_one_document():
                                    timeout=60_000)
 
         def on(fig: str, expr: str):
-            """``expr`` evaluated with ``gd``, the plot of figure ``fig``."""
-            find = f"document.querySelector(`.plot[data-fig='{fig}']`)"
-            return page.evaluate(f"() => {{ const gd = {find}; return {expr}; }}")
+            """``expr`` evaluated with ``h``, the figure host of figure ``fig`` (figure_host.js), and ``c``, its first
+            panel's component."""
+            find = f"Disan.Report.figureHost(document.getElementById('report'), '{fig}')"
+            return page.evaluate(f"() => {{ const h = {find}, c = h.panels[0].component; return {expr}; }}")
 
         def z(fig: str, index: int) -> np.ndarray:
-            rows = page.evaluate("([f, t]) => document.querySelector(`.plot[data-fig='${f}']`).data[t].z"
-                                 ".map(r => Array.from(r, v => v === null ? NaN : v))", [fig, index])
+            rows = on(fig, f"Array.from(h.panels[{index}].component.view.z, r => Array.from(r, v => v === null ? NaN : v))")
             return np.asarray(rows, np.float64)
 
         def heads_at(trace, alpha: float, direction: str) -> np.ndarray:
@@ -224,8 +224,9 @@ def test_report_js_draws_and_redraws_js_built_pages_in_one_document():
 
         # A DSA page drawn from its trace view; α moved in the page is Im Eq. 7 of the core.
         draw(dsa_a, 1)
-        drawn = page.locator("#report .plot[data-fig].js-plotly-plot")
+        drawn = page.locator("#report .plot[data-fig] > .disan-figure[data-figure]")
         assert drawn.count() == page.locator(".plot[data-fig]").count() == 8
+        assert page.locator("#report .js-plotly-plot").count() == 0
         assert page.locator("#head header h1").inner_text().endswith("a lady stands outside of a mexican market .")
         move("alpha", "End", "5")
         for h, want in enumerate(heads_at(dsa_a, 5.0, "fw")):
@@ -236,56 +237,57 @@ def test_report_js_draws_and_redraws_js_built_pages_in_one_document():
         page.locator("h2").first.click()
         page.keyboard.press("t")
         assert page.evaluate("() => document.body.classList.contains('talk')")
-        assert on("prediction", "gd.layout.font.size") == 20
+        assert on("prediction", "c.view.theme") == "presentation"
 
         # A second sentence in the same page: its tokens, the kept α = 5 (recomputed before drawing), talk mode.
-        on("alpha-mean-premise", "gd.__kept = true")
+        on("alpha-mean-premise", "(window.__kept = c, c.paints.frame)")
         draw(dsa_b, 2)
         badges = page.locator("#report .tokens .tok").all_inner_texts()
         assert badges == list(dsa_b.tokens)
-        assert on("alpha-mean-premise", "gd.__kept") is True  # the plot was reused
-        ticks = on("alpha-mean-premise", "gd.layout.xaxis.ticktext")
-        assert ticks == ["the", "dog", "&amp;", "&lt;", "b", "&gt;", "dog"]
+        assert on("alpha-mean-premise", "c === window.__kept") is True  # the component was kept (update(view))
+        ticks = on("alpha-mean-premise", "c.view.colTokens")
+        assert ticks == ["the", "dog", "&", "<", "b", ">", "dog"]  # text on the canvas, never parsed as HTML
         assert page.evaluate("() => document.getElementById('report').dataset.alpha") == "5"
         assert page.locator('input[data-control="alpha"]').first.input_value() == "5"
         np.testing.assert_allclose(z("alpha-heads-bw-premise", 2), heads_at(dsa_b, 5.0, "bw")[2], atol=1e-5, rtol=0)
-        title = on("alpha-mean-premise", "gd.layout.title.text")
+        title = on("alpha-mean-premise", "h.spec.title")
         assert title == "Head-averaged attention weights at α = 5"
         assert page.evaluate("() => document.body.classList.contains('talk')")
         assert page.get_attribute('#head [data-control="talk"]', "aria-pressed") == "true"  # a new header, talk kept
-        assert on("alpha-mean-premise", "gd.layout.font.size") == 20
+        assert on("alpha-mean-premise", "c.view.theme") == "presentation"
         page.locator("h2").first.click()
         page.keyboard.press("j")
         assert page.evaluate("() => location.hash").endswith("-talk")
         page.keyboard.press("t")  # a second binding would switch it straight back on
         assert not page.evaluate("() => document.body.classList.contains('talk')")
-        assert on("prediction", "gd.layout.font.size") == 13
+        assert on("prediction", "c.view.theme") == "normal"
 
         # Several sentences in a row: only the last is drawn, whole.
         page.evaluate("([a, b]) => { draw(a); draw(b); }", [trace_view_json(dsa_a), trace_view_json(dsa_c)])
         page.wait_for_function("() => document.getElementById('report').dataset.drawn === '3'")
-        assert on("alpha-mean-premise", "gd.data[0].z.length") == 2
+        assert on("alpha-mean-premise", "c.view.z.length") == 2
         assert page.locator("#report .tokens .tok").all_inner_texts() == ["good", "movie"]
 
         # DiSAN into the same page: the feature scrubber on the new payload, kept for the next sentence.
         draw(disan_a, 4)
-        assert page.locator("#report .plot[data-fig].js-plotly-plot").count() == 6
+        assert page.locator("#report .plot[data-fig] > .disan-figure[data-figure]").count() == 6
         for step in range(3):
             move("feature", "ArrowRight", str(step + 1))
         T = len(disan_a.tokens)
         for index, block in enumerate((disan_a.premise.encoder.fw, disan_a.premise.encoder.bw)):
-            # float32 features at scale 1: exactly the trace's P[:, :, 3], no quantisation
-            np.testing.assert_array_equal(z("feature-premise", index), block.probs[0, :T, :T, 3].numpy())
+            # the page's P[:, :, 3] from Shen Eq. 15's keys, queries and c (docs/trace-view.md: no view carries P)
+            np.testing.assert_allclose(z("feature-premise", index), block.probs[0, :T, :T, 3].numpy(), atol=1e-6)
         page.select_option('select[data-control="word"]', "2")
-        page.wait_for_function("() => document.querySelector(`.plot[data-fig='s2t-premise']`)"
-                               ".layout.annotations[0].text.startsWith('#2 ')")
+        page.wait_for_function("() => Disan.Report.figureHost(document.getElementById('report'), 's2t-premise')"
+                               ".panels[0].component.view.title.startsWith('#2 ')")
         word = f"#2 '{disan_a.tokens[2]}' ({disan_a.premise.encoder.s2t_probs.shape[-1]} features)"
-        assert on("s2t-premise", "gd.layout.annotations[0].text") == word
+        assert on("s2t-premise", "c.view.title") == word
         draw(disan_b, 5)
         T = len(disan_b.tokens)
         assert page.locator('input[data-control="feature"]').first.input_value() == "3"
-        np.testing.assert_array_equal(z("feature-premise", 0), disan_b.premise.encoder.fw.probs[0, :T, :T, 3].numpy())
+        np.testing.assert_allclose(z("feature-premise", 0), disan_b.premise.encoder.fw.probs[0, :T, :T, 3].numpy(),
+                                   atol=1e-6)
         features = disan_b.premise.encoder.s2t_probs.shape[-1]
-        assert on("s2t-premise", "gd.layout.annotations[0].text") == f"#0 'a' ({features} features)"  # word 0 again
+        assert on("s2t-premise", "c.view.title") == f"#0 'a' ({features} features)"  # word 0 again
         assert page.locator("#report p.error").count() == 0
         assert errors == []

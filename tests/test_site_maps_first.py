@@ -34,19 +34,23 @@ _WATCH = """() => {
   document.getElementById('report').addEventListener('disan:preview', e => {
     const record = {built: {}, painted: e.detail.painted};
     for (const [id, fig] of Object.entries(e.detail.built)) {
-      record.built[id] = {z: fig.data.filter(t => t.type === 'heatmap').map(t => t.z),
-                          x: fig.data.filter(t => t.type === 'heatmap').map(t => t.x)};
+      const maps = fig.panels.filter(p => p.kind === 'heatmap').map(p => p.view);  // a figure spec (figure_spec.js)
+      record.built[id] = {z: maps.map(v => Array.from(v.z, r => Array.from(r, x => (x === x ? x : null)))),
+                          x: maps.map(v => v.colTokens || v.rowTokens)};
     }
     window.__previews.push(record);
   });
 }"""
 
-#: The figures on screen as the page drew them once it followed (gd.__spec: the page's own figure).
+#: The figures on screen as the page drew them once it followed (their components' views).
 _DRAWN = """() => Array.from(document.querySelectorAll('#report .plot[data-fig]')).filter(gd => {
   const b = gd.getBoundingClientRect(), top = document.querySelector('header').getBoundingClientRect().bottom;
-  return b.bottom > top && b.top < innerHeight && gd.__spec;
-}).map(gd => ({id: gd.dataset.fig, shown: gd.__shown, z: gd.__spec.data.filter(t => t.type === 'heatmap').map(t => t.z),
-               x: gd.__spec.data.filter(t => t.type === 'heatmap').map(t => t.x)}))"""
+  return b.bottom > top && b.top < innerHeight && Disan.Report.figureHost(document.getElementById('report'), gd.dataset.fig);
+}).map(gd => { const h = Disan.Report.figureHost(document.getElementById('report'), gd.dataset.fig);
+  const maps = h.panels.filter(p => p.kind === 'heatmap').map(p => p.component.view);
+  return {id: gd.dataset.fig, shown: gd.classList.contains('stale') ? null : gd.querySelector(':scope > .disan-figure').dataset.drawn,
+          z: maps.map(v => Array.from(v.z, r => Array.from(r, x => (x === x ? x : null)))),
+          x: maps.map(v => v.colTokens || v.rowTokens)}; })"""
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +98,7 @@ def test_a_keys_maps_are_painted_from_the_lean_graph_first_and_are_the_pages_own
             if not fig_id.endswith("premise"):
                 continue  # the hypothesis's maps, which the key left as they were
             page_fig = drawn[fig_id]
-            assert page_fig["shown"] is not None  # the page took the painted figure as its own (kept)
+            assert page_fig["shown"] is not None  # drawn for the page (not stale)
             assert ahead["x"] == page_fig["x"]  # the same tokens on the axes
             assert len(ahead["z"]) == len(page_fig["z"]) == 2  # forward and backward
             for got, want in zip(ahead["z"], page_fig["z"]):

@@ -45,9 +45,10 @@ def test_the_app_lists_the_model_and_explore_draws_its_prediction_on_a_preset_of
     assert at.session_state["model"] == name and name in at.selectbox(key="model").options
     model = disan.load(name)
     trace = model.trace(sentence, hypothesis)
-    predictions = [f for f in charts(at) if f["data"] and list(f["data"][0].get("y") or []) == _bars(name)]
+    predictions = [p["view"] for f in charts(at) if f.get("kind") == "figure" for p in f["panels"]
+                   if p["kind"] == "bars" and list(p["view"]["labels"]) == _bars(name)]
     assert predictions, f"{name}: no prediction bars over {_bars(name)} on Explore"
-    np.testing.assert_allclose(predictions[0]["data"][0]["x"], list(trace.prediction.values()), atol=1e-4)
+    np.testing.assert_allclose(predictions[0]["values"], list(trace.prediction.values()), atol=1e-4)
 
 
 @pytest.mark.parametrize("name", PRESENT)
@@ -62,6 +63,6 @@ def test_the_page_figures_of_the_report_name_its_classes_with_predict_s_probabil
         assert f"prediction: <b>relatedness {out:.2f} (1–5)</b>" in page["body"]
     else:
         assert f"prediction: <b>{max(out, key=out.get)}</b>" in page["body"]
-    [bar] = page["data"]["figures"]["prediction"]["data"]
-    assert bar["y"] == _bars(name)
-    np.testing.assert_allclose(bar["x"], list(trace.prediction.values()), atol=1e-6)
+    [bar] = [p["view"] for p in page["data"]["figures"]["prediction"]["panels"] if p["kind"] == "bars"]
+    assert bar["labels"] == _bars(name)
+    np.testing.assert_allclose(bar["values"], list(trace.prediction.values()), atol=1e-6)

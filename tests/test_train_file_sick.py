@@ -100,7 +100,7 @@ def test_sick_entailment_model_loads_and_runs_in_a_built_site(sick_model, chromi
         page.wait_for_function("() => ['ready', 'error'].includes(document.body.dataset.state)", timeout=120_000)
         assert page.evaluate("document.body.dataset.state") == "ready", page.inner_text("#status")
         assert page.input_value("#model") == "dsa-sick-entailment"
-        assert page.locator("#report g.hm").count() >= 2  # the attention maps are drawn
+        assert page.locator("#report [data-figure^='heatmap:'] canvas[data-layer='cells']").count() >= 2  # the maps drawn
         assert any(label in page.inner_text("#report") for label in LABELS)
         presets = page.locator("#preset option").all_inner_texts()
         assert sum(p.startswith("dsa-sick-entailment: test") for p in presets) == 3  # one per class

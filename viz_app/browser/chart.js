@@ -1,29 +1,38 @@
 /* The app's chart component (viz_app/shell/chart.py): an ES module that Streamlit calls on every render.
  *
  * data.role "figure":  a figure of the page's own definitions (Sections.draw: a report figure by id or a
- *                      `define`d figure with data.params) of the trace views data.view_ids. A view travels
- *                      once per session (data.views) and is kept here by id; a chart that lacks one asks the
- *                      server again ("missing"). With data.live ({group, payload_id}) the chart joins a live
- *                      group with the figure's own binding and is drawn at the group's values. A rerun that
- *                      names the same views, figure, params and theme draws nothing.
- * data.role "chart":   a figure the server built (corpus figures), drawn with Plotly.react.
+ *                      `define`d figure with data.params) of the trace views data.view_ids, drawn as a figure
+ *                      spec by the figure host (figure_host.js: the canvas components, docs/figure-components.md),
+ *                      as the report and the static explorer draw it. A view travels once per session
+ *                      (data.views) and is kept here by id; a chart that lacks one asks the server again
+ *                      ("missing"). With data.live ({group, payload_id}) the chart joins a live group with the
+ *                      figure's own binding and is drawn at the group's values. A rerun that names the same
+ *                      views, figure, params and theme draws nothing. A clicked (or Enter-selected) heatmap row
+ *                      of a selectable figure tells the server its row ("selection").
+ * data.role "chart":   a figure the server built (corpus figures: Evidence, Models), drawn with Plotly.react.
  * data.role "pair":    the Minimal pair view: PairView.page of the trace views data.view_ids (A, B), drawn by
  *                      Report.show as the report and the explorer draw it; data.loo (computed by the server)
  *                      fills its leave-one-out rows, on the same drawing when only it changed.
  * data.role "control": an ordinary <input type=range> that owns a live group: it decodes the payload
  *                      once, redraws every chart of the group on each input event (at most once per
- *                      animation frame), and sends the value to the server data.send_after_ms after the
- *                      last move, so the URL and the other views learn it without holding up drawing.
- * The entry of the app's bundle (scripts/build_browser.mjs; docs/front-end.md), which chart.py hands Streamlit.
+ *                      animation frame: each chart's host repaints the layers that changed), and sends the value
+ *                      to the server data.send_after_ms after the last move, so the URL and the other views learn
+ *                      it without holding up drawing.
+ * data.role "typing":  the sentence box drives the model in the page; every chart with data.follow redraws
+ *                      from the trace view it computes.
+ * Every per-sentence figure carries the test contract of figure_host.js: data-figure="figure:<id>" and a
+ * data-drawn that changes in the same task as its pixels. The entry of the app's bundle
+ * (scripts/build_browser.mjs; docs/front-end.md), which chart.py hands Streamlit.
  */
 import { fromBase64 } from "./bytes.js";
+import { mountFigure } from "./figure_host.js";
 import * as Figures from "./figures.js";
-import * as Paint from "./paint.js";
 import * as PairView from "./pair_view.js";
 import { plotlyReady } from "./plotly_ready.js";
 import * as Recompute from "./recompute.js";
 import * as Report from "./report.js";
 import * as Sections from "./sections.js";
+import { decode } from "./trace_view.js";
 import "./view_figures.js";
 
 const GROUPS = (window.__disanLive = window.__disanLive || {});
@@ -33,29 +42,21 @@ function group(name) {
   return GROUPS[name];
 }
 
-function bound(g, gd) {
-  return gd.__live && g.live && gd.__live.payload_id === g.live.id;
+/* What each chart element draws and shows, kept beside it (never on the DOM node): its figure host, the key of
+ * the server's figure it shows (undefined: another), its spec, live binding and the values it was drawn at, the
+ * server's selection callback, what it follows of typing and what the page drew of a typed sentence. */
+const CHARTS = new WeakMap();
+
+function stateOf(el) {
+  if (!CHARTS.has(el)) {
+    CHARTS.set(el, { host: null, look: null, key: undefined, spec: null, live: null, shown: null, select: null,
+                     follow: null, typed: null, token: 0, specText: null });
+  }
+  return CHARTS.get(el);
 }
 
-/* When a chart's new drawing reaches the screen: the start of the next frame after the task that drew it
- * (benchmarks/app.py reads gd.__vizShown). Repaints inside an animation frame are shown by that frame. */
-function markShown(gd) {
-  gd.__vizDrawn = performance.now();
-  requestAnimationFrame(() => { gd.__vizShown = performance.now(); });
-}
-
-/* A full Plotly.react of this chart at these values is drawn or queued: nothing more to draw for them. The
- * record is set when the draw is queued, so a redraw scheduled before it finishes does not repeat it. */
-function fullAt(gd, g, values) {
-  return Boolean(gd.__full && g.live && gd.__full.id === g.live.id && sameValues(gd.__full.values, values));
-}
-
-function fullDraw(gd, values) {
-  gd.__full = { id: gd.__live && gd.__live.payload_id, values: values };
-  gd.__vizQueue = gd.__vizQueue
-    .then(() => { Paint.unswap(gd); return reactFitted(window.Plotly, gd, null, gd.__config); })
-    .then(() => { gd.__shown = values; markShown(gd); });
-  return gd.__vizQueue;
+function bound(g, s) {
+  return Boolean(s.live && g.live && s.live.payload_id === g.live.id);
 }
 
 function sameValues(a, b) {
@@ -64,57 +65,26 @@ function sameValues(a, b) {
   return keys.length === Object.keys(a).length && keys.every(k => a[k] === b[k]);
 }
 
-/* Recompute every chart of the group once, on the next animation frame: heatmaps are repainted in place
- * (Paint, well under a frame); what cannot be (bar charts) gets Plotly.react. When the control has
- * rested data.settle_ms, every chart is redrawn by Plotly.react (colour limits, colour bars and click
- * layers follow the new values too), one chart per task, and a new input stops the rest: a key press never
- * waits for more than one chart's redraw (issue 19). */
+/* Recompute every chart of the group once, on the next animation frame: Recompute.render writes the maps at the
+ * group's values into the chart's spec and its host repaints what changed (the cells; the colour bar where the
+ * limits moved), well within the frame. */
 function scheduleRedraw(g) {
-  g.stamp = (g.stamp || 0) + 1;
   if (g.frame) return;
   g.frame = requestAnimationFrame(() => {
     g.frame = 0;
     const values = Object.assign({}, g.values);
-    const draws = [];
-    let painted = 0;
-    for (const gd of g.charts) {
-      if (!gd.isConnected) { g.charts.delete(gd); continue; }
-      if (!bound(g, gd) || fullAt(gd, g, values)) continue; // e.g. a new sentence's figure, drawn at these values
-      Recompute.render(g.live, gd.__live.binding, gd.__figure, values);
-      if (gd.__vizDrawn && Paint.repaint(gd, gd.__figure, gd.__live.binding)) {
-        painted += 1;
-        gd.__full = null; // colour bars and limits are the old ones until the settle's Plotly.react
-        gd.__shown = values;
-        draws.push(Promise.resolve(gd.__vizDrawn = gd.__vizShown = performance.now())); // shown by this frame
-      } else {
-        draws.push(fullDraw(gd, values));
-      }
+    let charts = 0;
+    for (const el of g.charts) {
+      if (!el.isConnected) { g.charts.delete(el); continue; }
+      const s = stateOf(el);
+      if (!bound(g, s) || !s.host || sameValues(s.shown, values)) continue; // e.g. a chart drawn at these values
+      s.host.update(Recompute.render(g.live, s.live.binding, s.spec, values));
+      s.shown = values;
+      charts += 1;
     }
-    Promise.all(draws).then(() => {
-      g.drawn = { values: values, charts: draws.length, painted: painted === draws.length, t: performance.now() };
-      window.dispatchEvent(new CustomEvent("disan-live-drawn", { detail: g.drawn }));
-    });
-    clearTimeout(g.settle);
-    const stamp = g.stamp;
-    g.settle = setTimeout(() => settle(g, stamp), g.settleMs);
+    g.drawn = { values: values, charts: charts, t: performance.now() };
+    window.dispatchEvent(new CustomEvent("disan-live-drawn", { detail: g.drawn }));
   });
-}
-
-function settle(g, stamp) {
-  const charts = [...g.charts].filter(gd => gd.isConnected && bound(g, gd) && !fullAt(gd, g, g.values));
-  const next = i => {
-    if (i >= charts.length || g.stamp !== stamp) return;
-    fullDraw(charts[i], Object.assign({}, g.values)).then(() => setTimeout(() => next(i + 1), 0));
-  };
-  next(0);
-}
-
-/* Plotly.react of the chart's figure (`layout`: the figure's own by default) as it fits this chart's width: cell
- * numbers only where they fit (Paint.fitCellText), margins that hold the labels (Paint.fitMargins). */
-function reactFitted(Plotly, gd, layout, config) {
-  const width = gd.clientWidth || 1000, given = layout || gd.__figure.layout;
-  const data = Paint.fitCellText(gd.__figure.data, given, width);
-  return Plotly.react(gd, data, Paint.fitMargins(data, given, width), config);
 }
 
 /* The component's one element of class `className` (made on its first render; `made` tells): Streamlit calls
@@ -129,87 +99,81 @@ function ownElement(parent, className) {
 }
 
 function chartElement(component, data) {
-  const { el: gd, made } = ownElement(component.parentElement, "viz-chart");
-  if (made) gd.__vizQueue = Promise.resolve();
-  gd.__vizSelect = data.selectable ? component.setTriggerValue : null;
-  return gd;
+  const { el, made } = ownElement(component.parentElement, "viz-chart");
+  const s = stateOf(el);
+  s.select = data.selectable ? component.setTriggerValue : null;
+  if (made) {
+    // A clicked heatmap row (or Enter on a focused cell) picks its row as the chosen token on the server.
+    el.addEventListener("figure-rowselect", ev => {
+      const d = /** @type {CustomEvent} */ (ev).detail, select = stateOf(el).select;
+      if (select) select("selection", { points: [{ x: null, y: d.row, token: d.token, figure: d.figure }] });
+    });
+  }
+  return el;
 }
 
-/* The chart already shows exactly this (the same static parts, and a live chart at its group's values). */
-function alreadyDrawn(gd, live, config) {
-  if (!gd.__live && !live) return gd.__configText === config && gd.__staticKey !== undefined;
-  const g = live ? group(live.group) : null;
-  return Boolean(live && gd.__live && gd.__live.static === live.static && gd.__live.payload_id === live.payload_id &&
-    gd.__configText === config && bound(g, gd) && sameValues(gd.__shown, g.values));
+/* A copy of `spec` this chart may change (Recompute.render writes into its panels' views): Sections keeps the
+ * figures it built per trace view, which another chart of the same view may draw too. */
+function own(spec) {
+  return Object.assign({}, spec, { panels: spec.panels.map(p => Object.assign({}, p)) });
 }
 
-/* Draw `figure` ({data, layout}) into gd with Plotly.react; with `live`, the chart joins its live group and is
- * drawn at the group's current values. */
-function drawChart(gd, figure, data, live, config) {
-  const g = live ? group(live.group) : null;
-  gd.__figure = figure;
-  gd.__config = Object.assign({ responsive: true }, data.config);
-  gd.__configText = config;
-  gd.__live = live;
+/* Draw `spec` with the chart's figure host: kept, updated (each component repaints only what changed), unless the
+ * provenance or the theme changed (a new host). */
+function paint(el, s, spec, data) {
+  const theme = data.theme === "presentation" ? "presentation" : null; // talk mode: a clicked row's top cell outlined
+  const look = JSON.stringify([data.provenance || null, theme]);
+  s.spec = spec;
+  if (s.host && s.look === look && s.host.root.isConnected) s.host.update(spec);
+  else {
+    s.host = mountFigure(el, spec, { provenance: data.provenance || null, theme: theme });
+    s.look = look;
+  }
+}
+
+function problem(el, s, text) {
+  s.host = null;
+  s.key = undefined;
+  el.textContent = text;
+}
+
+/* The server's figure `spec` of a chart; with `live`, the chart joins its live group and is drawn at the group's
+ * current values (a figure the server built for an earlier value is not drawn at that one: no jump back). */
+function drawServer(el, s, spec, data, live) {
   let values = null;
   if (live) {
-    g.charts.add(gd);
-    // A figure the server built for an earlier value is redrawn at the control's current one (no jump back).
-    if (bound(g, gd)) {
+    const g = group(live.group);
+    g.charts.add(el);
+    if (g.live && g.live.id === live.payload_id) {
       values = Object.assign({}, g.values);
-      Recompute.render(g.live, live.binding, gd.__figure, values);
+      Recompute.render(g.live, live.binding, spec, values);
     }
   }
-  gd.__full = { id: live && live.payload_id, values: values };
-  gd.__vizQueue = gd.__vizQueue
-    .then(() => plotlyReady(data.plotly_url))
-    .then(Plotly => { Paint.unswap(gd); return reactFitted(Plotly, gd, null, gd.__config); })
-    .then(() => {
-      gd.__shown = values;
-      markShown(gd);
-      if (gd.__vizBound) return;
-      gd.__vizBound = true;
-      gd.on("plotly_click", ev => {
-        // A new sentence of another length painted without a layout yet (Paint.swap): its click layer is
-        // the old sentence's until the redraw at rest.
-        if (!gd.__vizSelect || !ev.points.length || gd.__swapped) return;
-        const p = ev.points[0];
-        gd.__vizSelect("selection", { points: [{ x: p.x, y: p.y, curve_number: p.curveNumber }] });
-      });
-    })
-    .catch(err => { gd.textContent = `This chart could not be drawn: ${err.message}`; });
+  s.live = live;
+  s.shown = values;
+  paint(el, s, spec, data);
 }
 
-/* A new sentence's heatmaps painted straight into the chart Plotly drew last (Paint.swap: the cells into
- * its image, the token labels over its axes; a few milliseconds, no layout), as the static explorer does while
- * typing; Plotly lays the chart out again once the page rests (REST_MS), and until then hover is off where the
- * length changed. False, with nothing changed, where the chart cannot be painted so (another structure, bars). */
-function swapFirst(gd, figure, data, config, live) {
-  if (!gd._fullLayout || !figure.data.some(t => t.type === "heatmap")) return false;
-  if (live) { // drawn at its control's values, as drawChart would; the control of this sentence has mounted first
-    const g = group(live.group);
-    if (!g.live || g.live.id !== live.payload_id) return false;
-    Recompute.render(g.live, live.binding, figure, Object.assign({}, g.values));
-  }
-  const spec = { data: Paint.fitCellText(figure.data, figure.layout, gd.clientWidth || 1000), layout: figure.layout };
-  if (!Paint.swap(gd, spec)) return false;
-  gd.__figure = figure;
-  markShown(gd);
-  clearTimeout(gd.__restTimer);
-  gd.__restTimer = setTimeout(() => { if (gd.isConnected && gd.__figure === figure) drawChart(gd, figure, data, live, config); },
-                              REST_MS);
-  return true;
+/* The chart already shows exactly this (the same figure, and a live chart at its group's values). */
+function alreadyDrawn(s, live) {
+  if (!s.host || !s.host.root.isConnected) return false;
+  if (!s.live && !live) return true;
+  const g = live ? group(live.group) : null;
+  return Boolean(live && s.live && s.live.static === live.static && s.live.payload_id === live.payload_id &&
+    bound(g, s) && sameValues(s.shown, g.values));
 }
 
-/* role "chart": a figure built by the server (corpus figures: Evidence, Models); a rerun that sends the same
- * figure again draws nothing. */
+/* role "chart": a figure built by the server (corpus figures: Evidence, Models), drawn by plotly.js, which stays
+ * for the figures drawn once for a corpus; a rerun that sends the same figure again draws nothing. */
 function mountChart(component, data) {
-  const gd = chartElement(component, data);
-  const config = JSON.stringify(data.config);
-  if (gd.__specText === data.spec && gd.__configText === config) return;
-  gd.__staticKey = undefined;
-  gd.__specText = data.spec;
-  drawChart(gd, JSON.parse(data.spec), data, null, config);
+  const el = chartElement(component, data), s = stateOf(el);
+  const text = data.spec + JSON.stringify(data.config);
+  if (s.specText === text) return;
+  s.specText = text;
+  const figure = JSON.parse(data.spec);
+  plotlyReady(data.plotly_url)
+    .then(Plotly => Plotly.react(el, figure.data, figure.layout, Object.assign({ responsive: true }, data.config)))
+    .catch(err => { s.specText = null; el.textContent = `This chart could not be drawn: ${err.message}`; });
 }
 
 /* ------------------------------------------------------------ role "figure": the page's own definitions */
@@ -243,15 +207,9 @@ function viewById(id) {
 function viewsFor(data) {
   if (data.views) {
     if (data.context) Figures.configure(data.context);
-    for (const [id, v] of Object.entries(data.views)) keepView(id, Sections.unpack(JSON.parse(v.view), fromBase64(v.arrays)));
+    for (const [id, v] of Object.entries(data.views)) keepView(id, decode(JSON.parse(v.view), fromBase64(v.arrays)));
   }
   return Promise.all(data.view_ids.map(viewById));
-}
-
-/* A click is learnt from plotly_click, which finds the cell from the data: the 2·T² invisible markers of a
- * selectable figure need not be drawn (at T = 64 they were most of the DiSAN pair's redraw, issue 19). */
-function hideClickLayer(figure) {
-  for (const t of figure.data) if (t.type === "scatter" && t.name === "cells") t.mode = "none";
 }
 
 /* Charts that do not follow typing, brought by a rerun while the box held newer text than the server knows: they
@@ -266,52 +224,38 @@ function typingAhead() {
   return typingHere() && Boolean(TYPING.sent) && boxesAhead(TYPING.sent);
 }
 
-function mountFigure(component, data) {
-  const gd = chartElement(component, data);
-  if (!data.follow && typingAhead()) { HELD.set(gd, () => mountFigure(component, data)); return; }
-  HELD.delete(gd);
-  const config = JSON.stringify(data.config);
+/* role "figure": the page's figure `data.figure` of the trace views `data.view_ids`. */
+function mountPageFigure(component, data) {
+  const el = chartElement(component, data), s = stateOf(el);
+  if (!data.follow && typingAhead()) { HELD.set(el, () => mountPageFigure(component, data)); return; }
+  HELD.delete(el);
   if (data.follow) {
-    gd.__follow = { figure: data.figure, theme: data.theme, data: data, config: config };
-    TYPING.follow.add(gd);
+    s.follow = { figure: data.figure, theme: data.theme, data: data };
+    TYPING.follow.add(el);
     // The server's figure is of a sentence the box has moved on from (typing went on after it was sent):
     // the page's own drawing of the newer text stays; the views still travel (viewsFor) for later charts.
-    if (gd._fullLayout && boxesAhead(data.follow)) { viewsFor(data); return; }
+    if (s.host && boxesAhead(data.follow)) { viewsFor(data); return; }
   }
-  const staticKey = JSON.stringify([data.view_ids, data.figure, data.params, data.theme]);
-  const want = data.live ? Object.assign({}, data.live, { static: staticKey }) : null;
+  const key = JSON.stringify([data.view_ids, data.figure, data.params, data.theme, data.provenance || null]);
+  const want = data.live ? Object.assign({}, data.live, { static: key }) : null;
   const fresh = viewsFor(data);
-  if (gd.__staticKey === staticKey && alreadyDrawn(gd, want, config)) return; // nothing changed for this chart
-  if (data.follow && adoptTyped(gd, data, staticKey, want, config)) return; // the page drew these maps already
-  gd.__staticKey = staticKey;
-  gd.__typedDrawn = null;
-  const token = (gd.__figureToken = (gd.__figureToken || 0) + 1);
+  if (s.key === key && alreadyDrawn(s, want)) return; // nothing changed for this chart
+  if (data.follow && adoptTyped(el, s, data, key, want)) return; // the page drew this sentence already
+  s.key = key;
+  s.typed = null;
+  const token = ++s.token;
   fresh.then(views => {
-    if (token !== gd.__figureToken) return; // a newer render of this chart came first
+    if (token !== s.token) return; // a newer render of this chart came first
     const missing = data.view_ids.find((id, i) => !views[i]);
     if (missing) {
-      gd.__staticKey = undefined;
-      gd.textContent = "Loading this sentence's trace…";
+      problem(el, s, "Loading this sentence's trace…");
       component.setTriggerValue("missing", missing); // the server sends it again
       return;
     }
-    gd.__specText = undefined;
     const built = Sections.draw(views, data.figure, data.params, data.theme);
-    if (data.selectable) hideClickLayer(built.figure);
     const live = want && built.binding ? Object.assign(want, { binding: built.binding }) : null;
-    if (swapFirst(gd, built.figure, data, config, live)) return;
-    if (gd._fullLayout && !built.figure.data.some(t => t.type === "heatmap")) {
-      // Bars of a new sentence: drawn after the next frame, so that the heatmaps painted in this turn show first.
-      requestAnimationFrame(() => setTimeout(() => {
-        if (token === gd.__figureToken) drawChart(gd, built.figure, data, live, config);
-      }, 0));
-      return;
-    }
-    drawChart(gd, built.figure, data, live, config);
-  }).catch(err => {
-    gd.__staticKey = undefined;
-    gd.textContent = `This chart could not be drawn: ${err.message}`;
-  });
+    drawServer(el, s, own(built.figure), data, live);
+  }).catch(err => problem(el, s, `This chart could not be drawn: ${err.message}`));
 }
 
 /* What a chart that follows typing draws, as one key: the sentence (`follow`: {text, hypothesis, masks, model,
@@ -328,52 +272,54 @@ function followKey(follow, figure, params, live, theme) {
 
 /* The server's rerun brings the sentence the page already drew from its own model run (Enter, or typing at
  * rest, after the maps followed the keys): the chart takes the server's key and keeps its drawing, so the rerun
- * paints nothing (issue 58, item 10: it repainted the same maps about 240 ms later). A live chart joins its
- * group again with the binding of the page's figure. False, with nothing changed, where the drawings differ. */
-function adoptTyped(gd, data, staticKey, want, config) {
-  const typed = gd.__typedDrawn;
-  if (!typed || typed.config !== config) return false;
-  if (typed.key !== followKey(data.follow, data.figure, data.params, data.live, data.theme)) return false;
+ * paints nothing (issue 58, item 10). A live chart joins its group again with the binding of the page's figure.
+ * False, with nothing changed, where the drawings differ. */
+function adoptTyped(el, s, data, key, want) {
+  const typed = s.typed;
+  if (!typed || !s.host || typed.key !== followKey(data.follow, data.figure, data.params, data.live, data.theme)) return false;
+  if (typed.look !== JSON.stringify([data.provenance || null, data.theme === "presentation" ? "presentation" : null])) return false;
   if (want) {
     const g = group(want.group);
     if (!typed.binding || !g.live || g.live.id !== want.payload_id) return false;
-    gd.__live = Object.assign(want, { binding: typed.binding });
-    g.charts.add(gd);
-    gd.__shown = Object.assign({}, g.values);
-    gd.__full = { id: want.payload_id, values: gd.__shown };
+    s.live = Object.assign(want, { binding: typed.binding });
+    g.charts.add(el);
+    s.shown = Object.assign({}, g.values);
   } else {
-    gd.__live = null;
+    s.live = null;
   }
-  gd.__figureToken = (gd.__figureToken || 0) + 1; // an older render still waiting for its views draws nothing
-  gd.__staticKey = staticKey;
-  gd.__configText = config;
-  gd.__specText = undefined;
-  gd.__figure = typed.spec;
+  s.token += 1; // an older render still waiting for its views draws nothing
+  s.key = key;
+  s.spec = typed.spec;
   return true;
 }
 
 /* role "section": the HTML of a section of the page's own definitions (Sections.sectionBody: the tokens with
  * their vocabulary status), from the chart's trace view; with data.follow it follows typing too. */
+const SECTIONS = new WeakMap(); // element → {key, section, params}
+
 function mountSection(component, data) {
   const { el } = ownElement(component.parentElement, "viz-section");
+  if (!SECTIONS.has(el)) SECTIONS.set(el, { key: undefined, section: null, params: null });
+  const s = SECTIONS.get(el);
   const key = JSON.stringify([data.view_ids, data.section, data.params]);
   const fresh = viewsFor(data);
+  s.section = data.section;
+  s.params = data.params;
   if (data.follow) {
-    el.__follow = data;
     TYPING.sections.add(el);
-    if (el.__key && boxesAhead(data.follow)) return; // the box holds newer text, drawn by the page itself
+    if (s.key && boxesAhead(data.follow)) return; // the box holds newer text, drawn by the page itself
   }
-  if (el.__key === key) return;
-  el.__key = key;
+  if (s.key === key) return;
+  s.key = key;
   fresh.then(views => {
     const missing = data.view_ids.find((id, i) => !views[i]);
     if (missing) {
-      el.__key = undefined;
+      s.key = undefined;
       component.setTriggerValue("missing", missing);
       return;
     }
     el.innerHTML = Sections.sectionBody(views, data.section, data.params);
-  }).catch(err => { el.__key = undefined; el.textContent = `This section could not be drawn: ${err.message}`; });
+  }).catch(err => { s.key = undefined; el.textContent = `This section could not be drawn: ${err.message}`; });
 }
 
 /* ------------------------------------------------------------ role "pair": the minimal pair's page */
@@ -383,65 +329,67 @@ function mountSection(component, data) {
  * are buttons whose click tells the server "side:index" (trigger "swap": it offers the nearest words, runs the
  * model and sends the new pair); the page is compact: the app's keys stay Streamlit's (no section keys, no talk
  * mode). The leave-one-out rows are filled once the maps are drawn and data.loo has come. */
+const PAIRS = new WeakMap();
+
 function mountPair(component, data) {
   const { el, made } = ownElement(component.parentElement, "viz-pair");
-  el.__swap = data.swap ? component.setTriggerValue : null;
+  if (!PAIRS.has(el)) PAIRS.set(el, { swap: null, key: undefined, drawn: null, loo: null });
+  const p = PAIRS.get(el);
+  p.swap = data.swap ? component.setTriggerValue : null;
   if (made) {
     el.addEventListener("click", (ev) => {
-      const button = ev.target.closest && ev.target.closest("button[data-swap]");
-      if (button && el.__swap) el.__swap("swap", button.dataset.swap);
+      const button = ev.target instanceof Element && ev.target.closest("button[data-swap]");
+      if (button instanceof HTMLElement && p.swap) p.swap("swap", button.dataset.swap);
     });
   }
-  const key = JSON.stringify([data.view_ids, data.theme, !!data.swap]);
+  const key = JSON.stringify([data.view_ids, data.theme, !!data.swap, data.provenance || null]);
   const fresh = viewsFor(data);
-  el.__loo = data.loo;
-  if (el.__key === key) {
-    if (el.__drawn === key) fillPairLoo(el);
+  p.loo = data.loo;
+  if (p.key === key) {
+    if (p.drawn === key) fillPairLoo(el, p);
     return;
   }
-  el.__key = key;
-  el.__drawn = null;
-  Promise.all([fresh, plotlyReady(data.plotly_url)]).then(([views]) => {
-    if (el.__key !== key) return null; // a newer pair came first
+  p.key = key;
+  p.drawn = null;
+  fresh.then(views => {
+    if (p.key !== key) return null; // a newer pair came first
     const missing = data.view_ids.find((id, i) => !views[i]);
     if (missing) {
-      el.__key = undefined;
+      p.key = undefined;
       component.setTriggerValue("missing", missing); // the server sends it again
       return null;
     }
     const page = PairView.page(views[0], views[1], { theme: data.theme, alphaControl: false, swap: !!data.swap });
     page.data.compact = true;
-    return Report.show(el, page, { hash: false }).then(() => {
-      if (el.__key !== key) return;
-      el.__drawn = key;
-      fillPairLoo(el);
+    return Report.show(el, page, { hash: false, provenance: data.provenance || null }).then(() => {
+      if (p.key !== key) return;
+      p.drawn = key;
+      fillPairLoo(el, p);
     });
   }).catch(err => {
-    el.__key = undefined;
+    p.key = undefined;
     Report.showError(el, err);
   });
 }
 
-function fillPairLoo(el) {
-  if (!el.__loo) return;
-  PairView.fillLeaveOneOut(el, "a", el.__loo.a);
-  PairView.fillLeaveOneOut(el, "b", el.__loo.b);
-  el.dataset.loo = el.__key;
+function fillPairLoo(el, p) {
+  if (!p.loo) return;
+  PairView.fillLeaveOneOut(el, "a", p.loo.a);
+  PairView.fillLeaveOneOut(el, "b", p.loo.b);
+  el.dataset.loo = p.key;
 }
 
 /* ------------------------------------------------------------ role "typing": the views follow the keys */
 
 /* The sentence box (the sidebar's) drives the model in the page (site.js, in the static explorer's bundle loaded
  * from the model's explorer folder: viz_app/shell/explorer.py) and every chart with data.follow redraws from the
- * trace view it computes, with the chart's own figure and parameters (a live chart at its control's current value):
- * heatmaps by Paint.swap (no layout, a few ms), the rest by Plotly.react one per task, and every chart by
- * Plotly.react once typing rests (REST_MS). One model run is in flight at a time; the newest text waits. The model
- * runs at the α control's current value where the page has one. The server learns the text data.send_after_ms after
- * the last key, or on Enter once the page has drawn that text (submitTyped). A view without the typing element
- * leaves the box to Streamlit. */
+ * trace view it computes, with the chart's own figure and parameters (a live chart at its control's current value),
+ * each chart's host repainting what changed, all in the task that has the view. One model run is in flight at a
+ * time; the newest text waits. The model runs at the α control's current value where the page has one. The server
+ * learns the text data.send_after_ms after the last key, or on Enter once the page has drawn that text
+ * (submitTyped). A view without the typing element leaves the box to Streamlit. */
 const TYPING = (window.__disanTyping = window.__disanTyping ||
   { follow: new Set(), sections: new Set(), base: null, ready: null, running: false, pending: null, typed: null, stamp: 0, shown: null });
-const REST_MS = 300;
 const SCRIPTS = {};
 
 /* site.js of the explorer folder's bundle last loaded (its one global, `Disan`). */
@@ -512,16 +460,16 @@ function runTyped(input) {
  * null for DiSAN). */
 function typedAlpha() {
   const g = GROUPS.alpha, alpha = TYPING.data.alpha;
-  const here = g && Number.isFinite(g.values.alpha) && [...g.charts].some(gd => gd.isConnected);
+  const here = g && Number.isFinite(g.values.alpha) && [...g.charts].some(el => el.isConnected);
   return alpha !== null && alpha !== undefined && here ? g.values.alpha : alpha;
 }
 
 /* The chart's figure for the typed trace view of `input` ({text, hypothesis, alpha}), with its live binding and
  * its key (followKey): its own figure and parameters, a live chart's at its control's current values; null where
- * this sentence cannot have it (a chosen token beyond its length, DiSAN's per-feature P not in the page's output):
- * the chart keeps its drawing until the server's rerun. */
-function typedFigure(gd, tv, input) {
-  const f = gd.__follow, live = f.data.live, g = live ? GROUPS[live.group] : null;
+ * this sentence cannot have it (a chosen token beyond its length): the chart keeps its drawing until the server's
+ * rerun. */
+function typedFigure(el, tv, input) {
+  const s = stateOf(el), f = s.follow, live = f.data.live, g = live ? GROUPS[live.group] : null;
   const params = Object.assign({}, f.data.params, g ? g.values : {});
   // A chart of several views of this sentence names their masks (Compare): the page derives them from the
   // logits before the mask (recompute.js remask; null where the view lacks them).
@@ -529,46 +477,34 @@ function typedFigure(gd, tv, input) {
   if (views.some(v => !v)) return null;
   let built;
   try { built = Sections.draw(views, f.figure, params, f.theme); } catch (err) { return null; }
-  if (f.data.selectable) hideClickLayer(built.figure);
   const sentence = { text: input.text, hypothesis: input.hypothesis, masks: f.data.follow.masks,
                      model: TYPING.data.model, alpha: input.alpha };
-  return { spec: built.figure, binding: built.binding || null, config: f.config,
+  return { spec: own(built.figure), binding: built.binding || null,
+           look: JSON.stringify([f.data.provenance || null, f.theme === "presentation" ? "presentation" : null]),
            key: followKey(sentence, f.figure, f.data.params, live, f.theme) };
 }
 
+/* The typed sentence's figures, every following chart in this task (each host repaints what changed: a few
+ * milliseconds a map), then its sections. */
 function drawTyped(tv, input) {
   TYPING.typed = input;
-  const stamp = input.stamp, later = [];
-  for (const gd of TYPING.follow) {
-    if (!gd.isConnected) { TYPING.follow.delete(gd); continue; }
-    const typed = typedFigure(gd, tv, input);
+  for (const el of TYPING.follow) {
+    if (!el.isConnected) { TYPING.follow.delete(el); continue; }
+    const s = stateOf(el), typed = typedFigure(el, tv, input);
     if (!typed) continue;
-    const spec = typed.spec;
-    gd.__typed = spec;
-    gd.__typedDrawn = typed; // what the chart shows now, until the server's rerun (adoptTyped) or another sentence
-    gd.__staticKey = undefined; // the chart no longer shows the server's figure
+    s.typed = typed; // what the chart shows now, until the server's rerun (adoptTyped) or another sentence
+    s.key = undefined; // the chart no longer shows the server's figure
     // Its control's payload is the server's sentence: the chart leaves the group until the server's rerun
     // brings this sentence's payload (a move of the control meanwhile must not paint the old sentence here).
-    gd.__live = null;
-    const painted = gd._fullLayout && Paint.swap(gd, {
-      data: Paint.fitCellText(spec.data, spec.layout, gd.clientWidth || 1000), layout: spec.layout });
-    if (painted) gd.__vizDrawn = performance.now();
-    else later.push(gd);
+    s.live = null;
+    s.shown = null;
+    paint(el, s, typed.spec, s.follow.data);
   }
   for (const el of TYPING.sections) {
     if (!el.isConnected) { TYPING.sections.delete(el); continue; }
-    el.innerHTML = Sections.sectionBody([tv], el.__follow.section, el.__follow.params);
+    el.innerHTML = Sections.sectionBody([tv], SECTIONS.get(el).section, SECTIONS.get(el).params);
   }
-  typedShown(stamp);
-  // Any chart the swap cannot paint (a line, a table-like chart) one per task, unless a newer sentence came.
-  later.reduce((done, gd) => done.then(() => new Promise(r => setTimeout(r, 0))).then(() => {
-    if (TYPING.typed.stamp !== stamp || !gd.isConnected) return null;
-    return fullTyped(gd);
-  }), Promise.resolve());
-  clearTimeout(TYPING.restTimer);
-  TYPING.restTimer = setTimeout(() => {
-    for (const gd of TYPING.follow) if (gd.isConnected && TYPING.typed.stamp === stamp) fullTyped(gd);
-  }, REST_MS);
+  typedShown(input.stamp);
 }
 
 function typedShown(stamp) {
@@ -579,19 +515,6 @@ function typedShown(stamp) {
     // after this frame is painted
     if (TYPING.submit && drawnAs(TYPING.submit)) setTimeout(submitNow, 0);
   });
-}
-
-function fullTyped(gd) {
-  const spec = gd.__typed, f = gd.__follow;
-  if (!spec) return null;
-  gd.__typed = null;
-  gd.__figure = spec;
-  gd.__vizQueue = gd.__vizQueue
-    .then(() => plotlyReady(f.data.plotly_url))
-    .then(Plotly => { Paint.unswap(gd); return reactFitted(Plotly, gd, spec.layout, JSON.parse(f.config)); })
-    .then(() => markShown(gd))
-    .catch(() => null);
-  return gd.__vizQueue;
 }
 
 /* What the sentence boxes hold now: {text, hypothesis}. */
@@ -611,7 +534,7 @@ function onTyped() {
   if (HELD.size && !typingAhead()) { // back to the server's text: its charts are current again
     const held = [...HELD];
     HELD.clear();
-    for (const [gd, draw] of held) if (gd.isConnected) draw();
+    for (const [el, draw] of held) if (el.isConnected) draw();
   }
   const input = Object.assign(boxText(), { stamp: ++TYPING.stamp, t: performance.now() });
   TYPING.inputs = TYPING.inputs || {};
@@ -686,9 +609,11 @@ function mountTyping(component, data) {
   listenToBoxes();
 }
 
-function show(data, value) {
+function shownValue(data, value) {
   return data.param === "alpha" ? Recompute.formatValue(value) : String(value);
 }
+
+const CONTROLS = new WeakMap(); // the control's box → {data, send, timer, server, sent}
 
 function mountControl(component, data) {
   const { parentElement, setStateValue } = component;
@@ -699,24 +624,25 @@ function mountControl(component, data) {
     box.innerHTML = '<label><span class="viz-live-label"></span> <output></output></label>' +
       '<input type="range"><div class="viz-live-help"></div>';
     parentElement.appendChild(box);
-    const input = box.querySelector("input");
+    CONTROLS.set(box, { data: null, send: null, timer: 0, server: undefined, sent: undefined });
+    const input = box.querySelector("input"), c = CONTROLS.get(box);
     input.addEventListener("input", () => {
-      const g = group(box.__data.group), value = Number(input.value);
-      g.values[box.__data.param] = value;
-      box.querySelector("output").textContent = show(box.__data, value);
-      window.__disanLiveInput = { group: box.__data.group, value: value, t: performance.now() };
+      const g = group(c.data.group), value = Number(input.value);
+      g.values[c.data.param] = value;
+      box.querySelector("output").textContent = shownValue(c.data, value);
+      window.__disanLiveInput = { group: c.data.group, value: value, t: performance.now() };
       scheduleRedraw(g);
-      clearTimeout(box.__timer);
-      box.__timer = setTimeout(() => {
-        if (value === box.__server) return;
-        box.__sent = value;
-        box.__send("value", value);
-      }, box.__data.send_after_ms);
+      clearTimeout(c.timer);
+      c.timer = setTimeout(() => {
+        if (value === c.server) return;
+        c.sent = value;
+        c.send("value", value);
+      }, c.data.send_after_ms);
     });
   }
-  const input = box.querySelector("input");
-  box.__data = data;
-  box.__send = setStateValue;
+  const input = box.querySelector("input"), c = CONTROLS.get(box);
+  c.data = data;
+  c.send = setStateValue;
   const id = `viz-live-${data.group}`;
   input.id = id;
   input.min = data.min; input.max = data.max; input.step = data.step;
@@ -725,17 +651,16 @@ function mountControl(component, data) {
   box.querySelector(".viz-live-label").textContent = data.label;
   box.querySelector(".viz-live-help").textContent = data.help || "";
   // Adopt the server's value unless it is the echo of one this control sent (the user may have moved on).
-  if (box.__server !== data.value) {
-    box.__server = data.value;
-    if (data.value !== box.__sent) input.value = data.value;
+  if (c.server !== data.value) {
+    c.server = data.value;
+    if (data.value !== c.sent) input.value = data.value;
   }
-  box.querySelector("output").textContent = show(data, Number(input.value));
+  box.querySelector("output").textContent = shownValue(data, Number(input.value));
   const g = group(data.group), value = Number(input.value);
-  g.settleMs = data.settle_ms;
   const changed = !g.live || g.live.id !== data.payload.id || g.values[data.param] !== value;
   if (!g.live || g.live.id !== data.payload.id) g.live = Recompute.prepare(data.payload);
   g.values = Object.assign({}, data.values, { [data.param]: value });
-  if (changed) plotlyReady(data.plotly_url).then(() => scheduleRedraw(g));
+  if (changed) scheduleRedraw(g);
 }
 
 /* The fields that chart.py sent as JSON text (data.json names them, comma-separated): a nested object in the
@@ -752,6 +677,6 @@ export default function (component) {
   else if (data.role === "typing") mountTyping(component, data);
   else if (data.role === "section") mountSection(component, data);
   else if (data.role === "pair") mountPair(component, data);
-  else if (data.role === "figure") mountFigure(component, data);
+  else if (data.role === "figure") mountPageFigure(component, data);
   else mountChart(component, data);
 }

@@ -4,9 +4,10 @@
 import "./view_figures.js";
 
 export * as Figures from "./figures.js";
-export * as Paint from "./paint.js";
+export * as FigureHost from "./figure_host.js";
 export * as Pair from "./pair.js";
 export * as PairView from "./pair_view.js";
 export * as Recompute from "./recompute.js";
 export * as Report from "./report.js";
 export * as Sections from "./sections.js";
+export * as TraceView from "./trace_view.js";

@@ -115,33 +115,12 @@ function predictionHtml(c) {
 
 /* ------------------------------------------------------------ figures (figures.js's builders) */
 
-var EDIT_COLORS = { insert: "#1a9850", delete: "#d73027" };
-
-/* Outlines of the inserted and deleted rows and columns of each heatmap panel (axes k = 0 … panels − 1), so
- * a reader sees them as edits, not as masked cells. */
-function editShapes(ops, panels) {
-  var shapes = [], L = ops.length;
-  for (var k = 0; k < panels; k++) {
-    var n = k === 0 ? "" : String(k + 1);
-    ops.forEach(function (o, p) {
-      if (!EDIT_COLORS[o.op]) return;
-      var line = { color: EDIT_COLORS[o.op], width: 1.5, dash: o.op === "delete" ? "dot" : "solid" };
-      var base = { type: "rect", xref: "x" + n, yref: "y" + n, line: line, fillcolor: "rgba(0,0,0,0)", layer: "above" };
-      shapes.push(Object.assign({ x0: -0.5, x1: L - 0.5, y0: p - 0.5, y1: p + 0.5 }, base));
-      shapes.push(Object.assign({ x0: p - 0.5, x1: p + 0.5, y0: -0.5, y1: L - 0.5 }, base));
-    });
-  }
-  return shapes;
-}
-
 /* A, B and B − A of one aligned map: compareHeatmaps (A and B on one scale, the difference diverging about 0)
  * with its third panel holding B − A from alignedMaps (compareHeatmaps' own A − B negated, the same bound). */
 function compareFigure(m, labels, ops, o) {
   var fig = Figures.compareHeatmaps(m.a, m.b, labels, { titles: ["A", "B"], title: o.title, theme: o.theme,
-                                                    valueName: o.valueName });
-  fig.data[2].z = m.diff.map(function (row) { return row.slice(); });
-  fig.layout.annotations[2].text = "B − A (aligned cells)";
-  fig.layout.shapes = editShapes(ops, 3);
+                                                    valueName: o.valueName, diffTitle: "B − A (aligned cells)" });
+  fig.panels[2].view.z = m.diff.map(function (row) { return row.map(function (v) { return v === null ? NaN : v; }); });
   return fig;
 }
 
@@ -171,17 +150,8 @@ function headRows(sa, sb, dir, ops, labels, o) {
     var titles = c.maps.map(function (m, h) { return name + ", head " + (h + 1); });
     var fig = Figures.heatmapGrid(c.maps.map(function (m) { return m[which]; }), titles, labels, {
       title: o.title + ", " + name, theme: th, cols: H, zmin: diff ? -c.bound : c.lim[0], zmax: diff ? c.bound : c.lim[1],
-      valueName: "P" });
-    if (diff) {
-      fig.data.forEach(function (t) {
-        if (t.type !== "heatmap") return;
-        t.colorscale = Figures.context().colorscales[th.diverging].map(function (st) { return [st[0], st[1]]; });
-        t.zmid = 0.0;
-        if (t.showscale) t.colorbar = Object.assign({}, t.colorbar, { title: { text: "ΔP" } });
-        t.hovertemplate = t.hovertemplate.replace("P = ", "B − A = ");
-      });
-    }
-    fig.layout.shapes = editShapes(ops, H);
+      valueName: diff ? "B − A" : "P", names: titles.map(function (t, h) { return "head-" + (h + 1); }) });
+    if (diff) fig.panels.forEach(function (p) { p.view.scale = "diverging"; });
     return fig;
   };
 }
@@ -220,7 +190,7 @@ function lazy(obj, key, make) {
 function figure(id, build, paper, caption, scope) {
   var out = { id: id, paper: paper, caption: caption, side: "premise", word: false, live: false, binding: null,
               scope: scope };
-  lazy(out, "figure", build);
+  lazy(out, "figure", function () { var spec = build(); spec.name = id; return spec; });
   return out;
 }
 
@@ -261,7 +231,7 @@ function sameScope(now, before, scope) {
 }
 
 /* Each figure of `sections` whose numbers equal those of the same figure of `previous` (an earlier page) is that
- * figure's object itself, built once for both: Plotly.react finds nothing changed in it and draws nothing again
+ * figure's object itself, built once for both: the host finds the spec it shows and draws nothing again
  * (a B typed in the premise leaves every hypothesis figure as it was). */
 function keepFigures(sections, inputs, previous) {
   var old = {}, same = {};
@@ -376,15 +346,15 @@ function mapSections(tvA, tvB, aligned, theme, control) {
           title: d[1] + " block (mask " + tvA.masks[d[2]] + "), " + (dsa ? "mean over heads" : "mean over features") +
             at + suffix, theme: theme, valueName: "P" });
       }, dsa ? "Im Fig. 7 (Eq. 7), A and B" : "Shen Fig. 6, A and B",
-        "A and B on the aligned tokens, one colour scale; B − A where both have the cell. Outlined rows and " +
-        "columns: green inserted in B, red (dotted) deleted from A.", side));
+        "A and B on the aligned tokens, one colour scale; B − A where both have the cell. Token labels mark " +
+        "the edits: +word inserted in B, −word deleted from A, a→b replaced.", side));
       if (dsa) {
         var rows = headRows(sa, sb, d[0], ops, labels, { title: d[1] + " heads" + at + suffix, theme: theme });
         var paper = "Im Figs. " + (d[2] ? "13" : "12");
         [["a", paper + ", A", "Each head of A on the aligned tokens, on one colour scale with B's (next)."],
          ["b", paper + ", B", "Each head of B on the aligned tokens, on A's colour scale (above)."],
-         ["diff", paper + ", B − A", "B − A per head where both have the cell, diverging about 0. Outlined rows " +
-          "and columns: green inserted in B, red (dotted) deleted from A."]].forEach(function (r) {
+         ["diff", paper + ", B − A", "B − A per head where both have the cell, diverging about 0. Token labels mark " +
+          "the edits: +word inserted in B, −word deleted from A."]].forEach(function (r) {
           heads.push(figure("pair-heads-" + d[0] + "-" + side + "-" + r[0], function () { return rows(r[0]); },
                             r[1], r[2], side));
         });
@@ -526,4 +496,4 @@ function fillLeaveOneOut(container, which, loo) {
   });
 }
 
-export { page, alignedMaps, alignedSeries, stepLabels, predictionChange, editShapes, fillLeaveOneOut, inputNames };
+export { page, alignedMaps, alignedSeries, stepLabels, predictionChange, fillLeaveOneOut, inputNames };

@@ -2,7 +2,7 @@
  *
  * An ES module (no network), bundled into every host (docs/front-end.md): a file:// page, a
  * notebook output cell and the app's chart component. Every function is pure:
- * arrays in, new arrays out (`render` alone writes into the figure it is given).
+ * arrays in, new arrays out (`render` alone writes into the figure spec it is given).
  *
  * Conventions (disan/masks.py): every T×T matrix is flat, row-major, [attending row i,
  * attended column j]; allowed[i*T + j] != 0 where row i may attend column j. Rows with no
@@ -166,14 +166,36 @@ function hasParts(b) {
 // perFeature's P per block, computed once
 var perFeatureMemo = new WeakMap();
 
-/* A DiSAN block's per-feature P (T·T·D, as disanProbs): the trace view's own where it carries one (Python's
- * views), else computed once from Eq. 15's keys, queries and c (the page's model outputs those, not the
- * T·T·D tensor: most of a long sentence's output), else null. */
+/* A DiSAN block's per-feature P (T·T·D, as disanProbs), computed once from Eq. 15's keys, queries and c (the
+ * trace view carries those, not the T·T·D tensor: most of a long sentence's size), else null. */
 function perFeature(b, T) {
-  if (b.probs) return b.probs;
   if (!hasParts(b)) return null;
   var got = perFeatureMemo.get(b);
   if (!got) perFeatureMemo.set(b, got = disanProbs(b.keys, b.queries, T, b.allowed, b.c));
+  return got;
+}
+
+/* DiSAN's P maximised over the D features (T·T, [j·T + i]; masked cells 0), from Eq. 15's parts: the trace
+ * view carries no such field (docs/trace-view.md). */
+function disanMax(keys, queries, T, allowed, c) {
+  var out = new Float32Array(T * T);
+  eachSoftmax(keys, queries, T, allowed, c, function (j, k, kept, n, w, sum) {
+    for (var m = 0; m < n; m++) {
+      var p = w[m] / sum, at = j * T + kept[m];
+      if (p > out[at]) out[at] = p;
+    }
+  });
+  return out;
+}
+
+// featureMax's map per block, computed once
+var featureMaxMemo = new WeakMap();
+
+/* A DiSAN block's max over features (Shen Eq. 15), computed once per block, or null without Eq. 15's parts. */
+function featureMax(b, T) {
+  if (!hasParts(b)) return null;
+  var got = featureMaxMemo.get(b);
+  if (!got) featureMaxMemo.set(b, got = disanMax(b.keys, b.queries, T, b.allowed, b.c));
   return got;
 }
 
@@ -204,7 +226,6 @@ function remaskOnce(tv, kind) {
         out[dir] = Object.assign({}, b, change);
         return;
       }
-      change.probs = change.probs_max = null; // not recomputed: figures of them refuse the view
       out[dir] = Object.assign({}, b, change);
       // computed when first read: Compare draws one direction, and a DiSAN direction's T·T·D softmax
       // terms are the costliest part of a remask
@@ -276,14 +297,10 @@ function limits(mats, zmin, zmax) {
   return [lo, hi > lo ? hi : lo + 1];
 }
 
-/* Flat n·n values → Plotly's z: n arrays of n numbers, non-finite values as null (as plotly.io writes NaN). */
+/* Flat n·n values → n rows (subarrays of the flat values: no copy). */
 function rows(flat, n) {
   var out = new Array(n);
-  for (var r = 0; r < n; r++) {
-    var line = new Array(n);
-    for (var c = 0; c < n; c++) { var v = flat[r * n + c]; line[c] = isFinite(v) ? v : null; }
-    out[r] = line;
-  }
+  for (var r = 0; r < n; r++) out[r] = flat.subarray(r * n, (r + 1) * n);
   return out;
 }
 
@@ -352,37 +369,31 @@ function fill(template, values) {
   return template.replace(/\{alpha\}/g, formatValue(values.alpha)).replace(/\{feature\}/g, String(values.feature));
 }
 
-/* Recompute one figure in place for `values` {alpha, feature} from its binding, and return it.
- * figure: {data, layout} as figures.js builds it (sections.js); binding: sections.js `binding`. */
-function render(live, binding, figure, values) {
+/* Recompute one figure spec in place for `values` {alpha, feature} from its binding, and return it: each bound
+ * panel's view gets its new z (and its panels' shared colour domain), a bars panel its row, and the texts their
+ * values. spec: a figure spec (figure_spec.js; sections.js builds it), binding: sections.js `binding`. The host
+ * then draws it with update(spec): only the cells (and titles) repaint. */
+function render(live, binding, spec, values) {
   var mats = {};
   binding.panels.forEach(function (p) {
     var flat = evaluate(live, p.z, values), n = live.T;
     if (p.pool) { var pooled = blockMean(flat, n, p.pool); flat = pooled.z; n = pooled.n; }
-    mats[p.trace] = { flat: flat, n: n };
-    figure.data[p.trace].z = rows(flat, n);
-    if (p.hover_trace !== undefined) {
-      var custom = figure.data[p.hover_trace].customdata;
-      figure.data[p.hover_trace].customdata = custom.map(function (cell, c) {
-        var v = flat[c];
-        return [cell[0], cell[1], isFinite(v) ? v : null];
-      });
-    }
+    mats[p.panel] = flat;
+    spec.panels[p.panel].view = Object.assign({}, spec.panels[p.panel].view, { z: rows(flat, n) });
   });
   (binding.scales || []).forEach(function (s) {
-    var lim = limits(s.traces.map(function (t) { return mats[t].flat; }), s.zmin, s.zmax);
+    var lim = limits(s.panels.map(function (i) { return mats[i]; }), s.zmin, s.zmax);
     if (s.diverging) { var bound = Math.max(Math.abs(lim[0]), Math.abs(lim[1])); bound = bound > 1e-9 ? bound : 1e-9; lim = [-bound, bound]; }
-    s.traces.forEach(function (t) { figure.data[t].zmin = lim[0]; figure.data[t].zmax = lim[1]; });
+    s.panels.forEach(function (i) { spec.panels[i].view.zmin = lim[0]; spec.panels[i].view.zmax = lim[1]; });
   });
   (binding.rows || []).forEach(function (r) {
     var flat = evaluate(live, r.z, values), line = [];
     for (var c = 0; c < live.T; c++) line.push(flat[r.row * live.T + c]);
-    figure.data[r.trace].y = line;
+    spec.panels[r.panel].view = Object.assign({}, spec.panels[r.panel].view, { values: line });
   });
-  Object.keys(binding.texts || {}).forEach(function (path) { setPath(figure, path, fill(binding.texts[path], values)); });
-  figure.layout.datarevision = (figure.layout.datarevision || 0) + 1;
-  return figure;
+  Object.keys(binding.texts || {}).forEach(function (path) { setPath(spec, path, fill(binding.texts[path], values)); });
+  return spec;
 }
 
 export { decode, distanceProbs, headMean, slice, allowedCells, featureSlice, disanProbs, disanFeature, hasParts,
-  perFeature, directionAllowed, remask, maskPanel, blockMean, limits, rows, formatValue, prepare, evaluate, render };
+  perFeature, featureMax, directionAllowed, remask, maskPanel, blockMean, limits, rows, formatValue, prepare, evaluate, render };

@@ -1,44 +1,48 @@
-/* The standalone report, the notebook view and the static explorer's report part: draws every figure
- * with plotly.js, redraws the live ones when a control moves, and moves between sections from the keyboard.
- * Every recomputed number comes from Recompute (recompute.js, the code the app's charts run:
- * α by Im Eq. 7, feature k by Shen Eq. 15) through the figure's binding from viz_app/draw/live.py (or its
- * port in sections.js); this file only wires controls to it. An ES module; no network.
+/* The standalone report, the notebook view and the static explorer's report part: draws every figure with the
+ * project's canvas components through figure_host.js, redraws the live ones when a control moves, and moves
+ * between sections from the keyboard. Every recomputed number comes from Recompute (recompute.js, the code the
+ * app's charts run: α by Im Eq. 7, feature k by Shen Eq. 15) through the figure's binding (sections.js); this
+ * file only wires controls to it. An ES module; no network, no plotting library.
  *
  * Two ways in:
- *   Report.boot(document)        the report file (viz_app/draw/report.py): unpacks plotly.js and the
- *                                     trace view, then draws Sections.page(tv) as `show` does;
- *   Report.show(root, page, opts) the explorer: draws page = Sections.page(tv) into `root`, and
- *                                     draws again for each new sentence in the same document.
- * A redraw reuses the plot of every figure the new page still has (Plotly.react), keeps talk mode and the
- * α / feature values, and binds nothing twice: controls are delegated from `root` once, keys and the talk
- * button from the document once. */
+ *   Report.boot(document)         the report file (viz_app/draw/report.py): unpacks the trace view, then draws
+ *                                 Sections.page(tv) as `show` does;
+ *   Report.show(root, page, opts) the explorer: draws page = Sections.page(tv) into `root`, and draws again for
+ *                                 each new sentence in the same document.
+ * A new page keeps the DOM of every section whose HTML is unchanged, and every figure element with its
+ * components: a figure whose spec is the one it shows draws nothing, another gets update(spec), which repaints
+ * only the layers that changed (docs/figure-components.md). Talk mode and the α / feature values are kept;
+ * controls are delegated from `root` once, keys and the talk button from the document once. */
 import { inflate } from "./bytes.js";
-import * as Figures from "./figures.js";
-import * as Paint from "./paint.js";
+import { mountFigure } from "./figure_host.js";
+import { sameSpec } from "./figure_spec.js";
 import * as PairView from "./pair_view.js";
 import * as Recompute from "./recompute.js";
 import * as Sections from "./sections.js";
+import * as Figures from "./figures.js";
+import { decode } from "./trace_view.js";
 
-const CONFIG = { displaylogo: false, responsive: true, modeBarButtonsToRemove: ["lasso2d", "select2d"] };
 /* Typing has rested when no new sentence came for this long (longer than the gap between keys at 5 a second). */
 const REST_MS = 300;
 const KEYS = { j: 1, n: 1, ArrowRight: 1, PageDown: 1, k: -1, p: -1, ArrowLeft: -1, PageUp: -1,
                Home: "first", End: "last" };
 
+const docStates = new WeakMap(), views = new WeakMap(), hosts = new WeakMap(), partsOf = new WeakMap();
+
 /* What belongs to the document, not to one drawing: talk mode, the view the keys move, keys bound or not. */
 function docState(doc) {
-  if (!doc.__disanReport) doc.__disanReport = { talk: false, keys: false, hashChecked: false, current: null, views: [] };
-  return doc.__disanReport;
+  if (!docStates.has(doc)) docStates.set(doc, { talk: false, keys: false, hashChecked: false, current: null, views: [] });
+  return docStates.get(doc);
 }
 
-/* One drawn report in `root`: its data, prepared payloads, plots, control values and the queue of drawings. */
+/* One drawn report in `root`: its data, prepared payloads, figure elements, control values, queued drawings. */
 function view(root) {
-  if (root.__disanView) return root.__disanView;
+  if (views.has(root)) return views.get(root);
   const doc = root.ownerDocument;
   const v = { root, doc, data: null, payloads: {}, plots: [], inputs: [], values: { alpha: null, feature: 0 },
-              generation: 0, restTimer: null, observer: null, held: false,
+              generation: 0, restTimer: null, observer: null, held: false, provenance: null,
               busy: Promise.resolve(), queued: false, next: null, nextQueued: false, drawn: 0, hash: true };
-  root.__disanView = v;
+  views.set(root, v);
   docState(doc).views.push(v);
   root.addEventListener("input", ev => {
     const input = ev.target;
@@ -51,30 +55,13 @@ function view(root) {
   root.addEventListener("change", ev => {
     if (ev.target.matches && ev.target.matches('select[data-control="word"]')) showWord(v, ev.target);
   });
-  root.addEventListener("pointermove", ev => reach(v, ev));
-  root.addEventListener("focusin", ev => reach(v, ev));
   return v;
-}
-
-/* A person reaches for a figure left painted once typing rested (settle): Plotly draws it now, before its hover
- * handles the move, so hover, clicks and the mode bar's exports read this sentence. */
-function reach(v, ev) {
-  const gd = ev.target.closest ? ev.target.closest(".plot[data-fig]") : null;
-  if (!gd || !v.data || gd.__painted !== v.generation || gd.__full === v.generation) return;
-  drawOne(v, gd, false).catch(err => console.error(err));
 }
 
 /* Run `job` after every drawing queued before it, whether or not that one failed. */
 function enqueue(v, job) {
   v.busy = v.busy.catch(() => {}).then(job);
   return v.busy;
-}
-
-/* Queue one Plotly drawing in a task of its own. Each Plotly.react resolves at once, so drawings queued together
- * (figures coming into view, those the key's frame found) ran in one task of 196–357 ms (probe of d2d727b): a key
- * typed meanwhile waited for all of them. Now it waits for one at most. */
-function enqueueTask(v, job) {
-  return enqueue(v, () => nextTask().then(job));
 }
 
 function syncInputs(v, key) {
@@ -94,115 +81,32 @@ function prepared(payload) {
   return blocks.length && blocks.every(b => b.cells) ? payload : Recompute.prepare(payload);
 }
 
-function talkScale(v) {
-  return docState(v.doc).talk ? v.data.fonts.talk / v.data.fonts.normal : 1;
-}
+const talkTheme = v => (docState(v.doc).talk ? "presentation" : null);
 
-function baseOf(spec, data) {
-  return { font: (spec.layout.font || {}).size || data.fonts.normal, height: spec.layout.height,
-           annotations: (spec.layout.annotations || []).map(a => (a.font || {}).size) };
-}
-
-/* The layout with talk mode's font sizes and height (the spec itself is left as built). */
-function scaledLayout(layout, base, scale) {
-  if (scale === 1) return layout;
-  const out = Object.assign({}, layout, { font: Object.assign({}, layout.font, { size: Math.round(base.font * scale) }) });
-  if (base.height) out.height = Math.round(base.height * scale);
-  if (layout.annotations) {
-    out.annotations = layout.annotations.map((a, i) => base.annotations[i]
-      ? Object.assign({}, a, { font: Object.assign({}, a.font, { size: Math.round(base.annotations[i] * scale) }) }) : a);
+/* Draw figure element `el` for this page (a live one at the controls' values): its host, kept from earlier pages,
+ * updated to the page's spec, or mounted. */
+function drawOne(v, el) {
+  const id = el.dataset.fig, spec = v.data.figures[id], info = v.data.live[id];
+  if (!spec) throw new Error(`the page has no figure ${id}`);
+  if (info && moved(v)) Recompute.render(v.payloads[info.side], info.binding, spec, v.values);
+  const kept = hosts.get(el);
+  if (kept && kept.provenance === v.provenance) {
+    // a spec that draws what the figure shows (an NLI pair's other sentence while one is typed) repaints nothing
+    if (!sameSpec(kept.host.spec, spec)) kept.host.update(spec);
+  } else {
+    hosts.set(el, { host: mountFigure(el, spec, { provenance: v.provenance, theme: talkTheme(v) }), provenance: v.provenance });
   }
-  return out;
+  el.classList.remove("stale");
 }
 
-/* Draw (or, for a plot already drawn, react) one figure of v.data; a live one at the current values. Resolves
- * true when drawn whole. `lean`: a plot's first drawing (Plotly.newPlot) leaves its heatmaps' cell numbers out
- * (gd.__full stays unset); drawAll draws it whole right after the maps on screen. On a cold open that first
- * drawing pays for plotly.js compiling its code, and the numbers' text was a third of it (probe, 8 cold opens
- * each way: the first map's newPlot 332 → 210 ms, median). */
-function drawOne(v, gd, recompute, lean) {
-  const spec = v.data.figures[gd.dataset.fig], info = v.data.live[gd.dataset.fig];
-  if (!spec) return Promise.reject(new Error(`the page has no figure ${gd.dataset.fig}`));
-  if (recompute && info) Recompute.render(v.payloads[info.side], info.binding, spec, v.values);
-  gd.__base = baseOf(spec, v.data);
-  const width = gd.clientWidth || 1000, scaled = scaledLayout(spec.layout, gd.__base, talkScale(v));
-  // talk mode's cell numbers grow with its fonts (a trace's own textfont is not the layout's font)
-  const scale = talkScale(v), own = scale === 1 ? spec.data : spec.data.map(t => t.textfont && t.textfont.size
-    ? Object.assign({}, t, { textfont: Object.assign({}, t.textfont, { size: Math.round(t.textfont.size * scale) }) }) : t);
-  const fitted = Paint.fitCellText(own, scaled, width);
-  const data = lean && !gd._fullLayout ? Paint.withoutCellText(fitted) : fitted;
-  const layout = Paint.fitMargins(data, scaled, width), whole = data === fitted;
-  const generation = v.generation;
-  if (gd.__swapped) Paint.unswap(gd);
-  const drawn = gd._fullLayout ? Plotly.react(gd, data, layout, CONFIG) : Plotly.newPlot(gd, data, layout, CONFIG);
-  return drawn.then(() => {
-    shows(gd, spec, width, talkScale(v));
-    gd.__shown = generation;
-    gd.__full = whole ? generation : null;
-    gd.classList.remove("stale");
-    return whole;
-  });
-}
-
-/* What a plot shows: the figure (before its cell text is fitted), the width it was fitted to, talk mode's scale. */
-function shows(gd, spec, width, scale) {
-  gd.__spec = spec;
-  gd.__fit = width + "/" + scale;
-}
-
-/* Whether two figures (JSON values: objects, arrays, typed arrays, numbers where NaN equals NaN) are equal. */
-/** @param {any} a @param {any} b @returns {boolean} */
-function sameValue(a, b) {
-  if (a === b) return true;
-  if (typeof a === "number" && typeof b === "number") return a !== a && b !== b;
-  if (!a || !b || typeof a !== "object" || typeof b !== "object" || Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a) || ArrayBuffer.isView(a)) {
-    const x = /** @type {ArrayLike<any>} */ (a), y = /** @type {ArrayLike<any>} */ (b);
-    if (!(Array.isArray(b) || ArrayBuffer.isView(b)) || x.length !== y.length) return false;
-    for (let i = 0; i < x.length; i++) if (!sameValue(x[i], y[i])) return false;
-    return true;
-  }
-  const keys = Object.keys(a);
-  if (keys.length !== Object.keys(b).length) return false;
-  return keys.every(k => Object.prototype.hasOwnProperty.call(b, k) && sameValue(a[k], b[k]));
-}
-
-/* Whether plot gd, drawn and not stale, shows `spec` at this width and talk mode off. */
-function showing(gd, spec, width) {
-  return Boolean(gd.__spec) && gd.__fit === width + "/1" && !gd.classList.contains("stale") && sameValue(gd.__spec, spec);
-}
-
-/* A plot on screen that shows this page's figure already (while one sentence of an NLI pair is typed, the other's
- * figures) is left as it is: nothing is built into its image or laid out (2.5 ms a key for DSA's hypothesis map
- * here), and what Plotly or a painting did for it holds for this page too, so once typing rests it is not drawn
- * again. */
-function kept(v, gd, spec, width) {
-  if (!showing(gd, spec, width)) return false;
-  const was = gd.__shown;
-  for (const k of ["__full", "__painted", "__settled"]) if (was != null && gd[k] === was) gd[k] = v.generation;
-  shows(gd, spec, width, 1);
-  gd.__shown = v.generation;
-  return true;
-}
-
-/* While typing: a visible figure of heatmaps and bars gets the new sentence painted into what Plotly drew
- * (Paint.swap, a few milliseconds); Plotly lays it out again once typing rests (REST_MS). */
-function swapOne(v, gd, width) {
-  const spec = v.data.figures[gd.dataset.fig];
-  if (!spec || !gd._fullLayout || talkScale(v) !== 1) return false;
-  if (kept(v, gd, spec, width || 1000)) return true;
-  if (!paint(gd, spec, width || 1000)) return false;
-  gd.__shown = v.generation;
-  gd.classList.remove("stale");
-  return true;
-}
-
-/* `spec` painted into what Plotly drew in gd (Paint.swap), its cell text fitted to `width`; false, having
- * changed nothing, where it cannot be. */
-function paint(gd, spec, width) {
-  if (!Paint.swap(gd, { data: Paint.fitCellText(spec.data, spec.layout, width), layout: spec.layout })) return false;
-  shows(gd, spec, width, 1);
-  return true;
+/* Whether figure element el shows this page's spec already (an NLI pair's other sentence while one is typed):
+ * the same spec, or an equal one where building it costs nothing more (a figure on screen, which the key draws
+ * anyway; a figure off screen is built only when it is drawn). */
+function showing(v, el, onScreen) {
+  const kept = hosts.get(el), id = el.dataset.fig;
+  if (!kept || kept.provenance !== v.provenance || el.classList.contains("stale") || (v.data.live[id] && moved(v))) return false;
+  const spec = v.data.figures[id];
+  return kept.host.spec === spec || (onScreen(el) && sameSpec(kept.host.spec, spec));
 }
 
 /* The bottom of the page's sticky header (0 without one): what lies above it is covered. */
@@ -211,9 +115,7 @@ function coveredTop(doc) {
   return header && getComputedStyle(header).position === "sticky" ? header.getBoundingClientRect().bottom : 0;
 }
 
-/* Whether a plot is seen: in the window and not under the sticky header (read once per pass). A figure scrolled
- * up behind the explorer's header is left stale (hidden) by a key, as one below the window, to be drawn once
- * typing rests, rather than painted or drawn. */
+/* Whether a figure is seen: in the window and not under the sticky header. */
 function seenIn(doc) {
   const top = coveredTop(doc), bottom = doc.defaultView.innerHeight;
   return el => { const r = el.getBoundingClientRect(); return r.bottom > top && r.top < bottom; };
@@ -223,127 +125,62 @@ function nextTask() {
   return new Promise(resolve => setTimeout(resolve, 0));
 }
 
-function nextFrame(win) {
-  return new Promise(resolve => win.requestAnimationFrame(() => setTimeout(resolve, 0)));
-}
-
-/* Draw every figure: those on screen first, together (a plot's first drawing without its cell numbers, drawOne's
- * `lean`); then, one per task, those again with their numbers and the others, so the page paints the visible
- * maps and takes keystrokes in between. A newer page (v.next), or a key that is computing one
- * (hold), stops this one: it redraws them all anyway. Resolves to true when every figure was drawn. */
-function drawAll(v, recompute) {
-  // On screen is judged one figure at a time, top down, once the figures above it have their drawn height
-  // (Plotly sizes a plot as it draws it): an empty plot is shorter than its figure, and would count the
-  // figures below the window as on screen, which the first screen then waits for.
-  const now = [], drawing = [], onScreen = seenIn(v.doc);
-  for (const gd of v.plots) {
-    if (!onScreen(gd)) continue;
-    now.push(gd);
-    drawing.push(drawOne(v, gd, recompute, true));
-  }
-  const win = v.doc.defaultView;
-  return Promise.all(drawing).then(whole => {
-    v.root.dataset.visibleAt = win.performance.now().toFixed(2); // the maps on screen are drawn
-    // then, one per task: the maps on screen with their cell numbers, the figures below the window
-    return now.filter((gd, i) => !whole[i]).concat(v.plots.filter(gd => !now.includes(gd)));
-  }).then(later => later.reduce(
-    (done, gd, i) => done.then(complete => {
-      if (!complete) return false;
-      return (i === 0 ? nextFrame(win) : nextTask()).then(() => v.next || v.held ? false
-        : drawOne(v, gd, recompute).then(() => true));
-    }), Promise.resolve(true)));
-}
-
-/* A sentence being typed (opts.typing): only the figures on screen follow each key, heatmaps painted in
- * place where they can be (swapOne), others drawn by Plotly; the figures off screen are marked stale (hidden,
- * never shown with another sentence's tokens) and drawn when they come near the window or once typing rests
- * for REST_MS, one per task, so no key waits behind a long layout. Resolves when the visible ones are shown. */
-function drawTyping(v, seen) {
-  const win = v.doc.defaultView, now = v.plots.filter(gd => seen.has(gd.dataset.fig));
-  for (const gd of v.plots) if (!now.includes(gd)) gd.classList.add("stale");
-  const others = now.filter(gd => !swapOne(v, gd, seen.get(gd.dataset.fig))); // the heatmaps on screen show the new sentence now
-  v.root.dataset.visibleAt = win.performance.now().toFixed(2);
-  // The new header or body may have moved a figure into the window that was out of it before they were
-  // written: checked at the next frame, whose layout this read takes, and drawn.
-  win.requestAnimationFrame(() => {
-    const onScreen = seenIn(v.doc), generation = v.generation;
-    for (const gd of v.plots) {
-      if (!gd.classList.contains("stale") || !onScreen(gd)) continue;
-      enqueueTask(v, () => v.generation === generation && gd.isConnected && gd.__shown !== generation
-        ? drawOne(v, gd, false) : null);
-    }
-  });
-  if (!others.length) { // every figure on screen is painted: nothing waits for a frame (the next key's run, leave-one-out)
+/* Draw the figures on screen now, one after another top down (a figure drawn above may push the next out of the
+ * window); mark the others stale (hidden, never shown with another sentence) and draw them one per task (at
+ * once, or once typing rests for REST_MS) or as they come near the window. A newer page (v.next) or a key that is
+ * computing one (hold) stops the others. Resolves true when every figure was drawn (typing: those on screen). */
+function drawAll(v, typing) {
+  const generation = v.generation, onScreen = seenIn(v.doc);
+  for (const el of v.plots) if (!showing(v, el, onScreen)) el.classList.add("stale");
+  for (const el of v.plots) if (el.classList.contains("stale") && onScreen(el)) drawOne(v, el);
+  v.root.dataset.visibleAt = v.doc.defaultView.performance.now().toFixed(2);
+  if (typing) {
+    // what the new header or body moved into the window after this read is drawn at the next frame, whose layout
+    // that read takes, rather than when typing rests
+    v.doc.defaultView.requestAnimationFrame(() => {
+      const seen = seenIn(v.doc);
+      for (const el of v.plots) {
+        if (!el.classList.contains("stale") || !seen(el)) continue;
+        enqueue(v, () => (v.generation === generation && el.isConnected && el.classList.contains("stale") ? drawOne(v, el) : null));
+      }
+    });
     rest(v);
     return Promise.resolve(true);
   }
-  // the other figures on screen (bars) after the next frame, one per task, unless a newer sentence came
-  return nextFrame(win).then(() => others.reduce((done, gd) => done.then(() => v.next ? null
-    : drawOne(v, gd, false).then(nextTask)), Promise.resolve())).then(() => {
-    rest(v);
-    return true;
-  });
+  return drawRest(v, generation);
 }
 
-/* Whether a plot is in or near the window: within half a window of it, the margin `watch` draws within. */
-function nearIn(doc) {
-  const h = doc.defaultView.innerHeight;
-  return el => { const r = el.getBoundingClientRect(); return r.bottom > -h / 2 && r.top < 1.5 * h; };
+/* The stale figures, one per task, unless a newer page or a key comes. Resolves true when all are drawn. */
+function drawRest(v, generation) {
+  return v.plots.reduce((done, el) => done.then(complete => {
+    if (!complete || !el.classList.contains("stale")) return complete;
+    return nextTask().then(() => {
+      if (v.generation !== generation || v.next || v.held) return false;
+      if (el.isConnected && el.classList.contains("stale")) drawOne(v, el);
+      return true;
+    });
+  }), Promise.resolve(true));
 }
 
-/* A figure Plotly drew for an earlier sentence, shown with this one by painting (swapOne: while typing, or now)
- * and its cell numbers written (Paint.labelCells), when that shows all that Plotly's drawing would but
- * hover (Paint.settled: the same colour limits, fixed bar ranges, a plain title). Plotly then draws it
- * when a person reaches for it (`reach`: the pointer moves over it, focus, a control). True when left so. */
-function settle(v, gd) {
-  const spec = v.data.figures[gd.dataset.fig], generation = v.generation, width = gd.clientWidth || 1000;
-  if (!spec || !gd._fullLayout || talkScale(v) !== 1) return false;
-  const fitted = { data: Paint.fitCellText(spec.data, spec.layout, width), layout: spec.layout };
-  const shown = gd.__shown === generation || swapOne(v, gd, width);
-  if (shown) gd.__painted = generation;
-  if (!shown || !Paint.settled(gd, fitted) || !Paint.labelCells(gd, fitted)) return false;
-  gd.__settled = generation;
-  return true;
-}
-
-/* Typing rested: every figure Plotly has not drawn for this sentence, those on screen first, one per task, is
- * painted whole where it can be (settle) and left so; the others Plotly draws, those in or near the window now
- * and the farther ones (painted, or stale) as they come near (watch). Each Plotly.react takes 50–226 ms on this
- * machine, a key typed after a pause waits behind the one running, and most figures (attention maps on [0, 1])
- * need none. A key (hold) stops it before its next figure: the key's sentence would otherwise wait behind that
- * figure's Plotly.react while the model runs it. */
+/* Typing rested: the figures left stale are drawn, one per task (drawRest). */
 function rest(v) {
   const win = v.doc.defaultView;
   win.clearTimeout(v.restTimer);
-  v.restTimer = win.setTimeout(() => {
-    const generation = v.generation, onScreen = seenIn(v.doc), near = nearIn(v.doc);
-    const todo = v.plots.filter(gd => gd.__full !== generation && gd.__settled !== generation);
-    todo.sort((a, b) => Number(onScreen(b)) - Number(onScreen(a)));
-    todo.reduce((done, gd) => done.then(() => nextTask()).then(() => {
-      if (v.generation !== generation || v.next || v.held || !gd.isConnected || gd.__full === generation) return null;
-      if (settle(v, gd) || !near(gd)) return null; // far: watch draws it as it comes near
-      return enqueue(v, () => v.generation === generation && gd.__full !== generation ? drawOne(v, gd, false) : null);
-    }), Promise.resolve());
-  }, REST_MS);
+  v.restTimer = win.setTimeout(() => enqueue(v, () => drawRest(v, v.generation)), REST_MS);
 }
 
-/* Stale figures (not drawn for this sentence) and those painted but not settled once typing rested (rest) are
- * drawn by Plotly as they come near the window (half a window ahead), one per task. The observer starts with the
- * first page, so its first report (every figure, at once) finds none stale: made at the first key, it drew every
- * figure near the window behind that key's maps. */
+/* Stale figures are drawn as they come near the window (half a window ahead). */
 function watch(v) {
   const win = v.doc.defaultView;
   if (v.observer || !win.IntersectionObserver) return;
   v.observer = new win.IntersectionObserver(entries => {
     for (const entry of entries) {
-      const gd = entry.target, generation = v.generation;
-      const unsettled = gd.__painted === generation && gd.__settled !== generation;
-      if (!entry.isIntersecting || !(gd.classList.contains("stale") || unsettled)) continue;
-      enqueueTask(v, () => v.generation === generation && gd.isConnected && gd.__full !== generation
-        ? drawOne(v, gd, false) : null);
+      const el = entry.target, generation = v.generation;
+      if (!entry.isIntersecting || !el.classList.contains("stale")) continue;
+      enqueue(v, () => nextTask().then(() => v.generation === generation && el.isConnected && el.classList.contains("stale")
+        ? drawOne(v, el) : null));
     }
   }, { rootMargin: "50% 0px" });
-  for (const gd of v.plots) v.observer.observe(gd);
 }
 
 /* Redraw every live figure for the controls' latest values. Redraws run one at a time, and events that
@@ -353,26 +190,24 @@ function redraw(v) {
   v.queued = true;
   return enqueue(v, () => {
     v.queued = false;
-    if (v.next) return null; // a newer page is queued; it is drawn at these values
-    const values = { alpha: v.values.alpha, feature: v.values.feature };
-    return Promise.all(v.plots.map(gd => {
-      const info = v.data.live[gd.dataset.fig];
-      if (!info || !gd._fullLayout) return null;
-      if (gd.__full !== v.generation) return drawOne(v, gd, true); // painted or stale while typing: draw it whole
-      const figure = Recompute.render(v.payloads[info.side], info.binding, { data: gd.data, layout: gd.layout },
-                                           values);
-      return Plotly.react(gd, figure.data, figure.layout, CONFIG);
-    })).then(() => { v.root.dataset.alpha = values.alpha; v.root.dataset.feature = values.feature; });
+    if (v.next || !v.data) return null; // a newer page is queued; it is drawn at these values
+    for (const el of v.plots) {
+      const info = v.data.live[el.dataset.fig], kept = hosts.get(el);
+      if (!info || !kept || el.classList.contains("stale")) continue; // a stale one is drawn at these values later
+      const spec = v.data.figures[el.dataset.fig];
+      kept.host.update(Recompute.render(v.payloads[info.side], info.binding, spec, v.values));
+    }
+    v.root.dataset.alpha = v.values.alpha;
+    v.root.dataset.feature = v.values.feature;
   });
 }
 
+/* The word control: the Shen Fig. 8 figure of that side shows the chosen word's vector. */
 function showWord(v, select) {
-  const frame = v.data.words[select.dataset.side][+select.value];
-  const gd = v.root.querySelector(`.plot[data-fig="s2t-${select.dataset.side}"]`);
-  // painted once typing rested (rest): Plotly holds another sentence's figure, drawn whole first
-  if (gd.__full !== v.generation && !gd.classList.contains("stale")) enqueue(v, () => drawOne(v, gd, false));
-  enqueue(v, () => Plotly.restyle(gd, { z: [frame.z], zmin: [frame.zmin], zmax: [frame.zmax] }, [0])
-    .then(() => Plotly.relayout(gd, { "annotations[0].text": frame.title })));
+  const id = `s2t-${select.dataset.side}`, frame = v.data.words[select.dataset.side][+select.value];
+  const spec = v.data.figures[id], el = v.root.querySelector(`.plot[data-fig="${id}"]`);
+  spec.panels[0].view = Object.assign({}, spec.panels[0].view, frame);
+  if (el && hosts.get(el) && !el.classList.contains("stale")) hosts.get(el).host.update(spec);
 }
 
 function setTalk(doc, on) {
@@ -381,25 +216,7 @@ function setTalk(doc, on) {
   doc.body.classList.toggle("talk", on);
   for (const button of doc.querySelectorAll('[data-control="talk"]')) button.setAttribute("aria-pressed", String(on));
   for (const v of ds.views) {
-    if (!v.data) continue;
-    const generation = v.generation;
-    for (const gd of v.plots) {
-      if (!gd.__base || !gd._fullLayout) continue;
-      if (gd.__full !== generation) { // painted or stale: Plotly holds another sentence; drawn at the new scale
-        if (!gd.classList.contains("stale")) {
-          enqueueTask(v, () => v.generation === generation && gd.__full !== generation ? drawOne(v, gd, false) : null);
-        }
-        continue;
-      }
-      // drawn again, not relaid out at a new font size: the margins are measured for the new fonts (fitMargins;
-      // automargin is off, so a relayout kept the old margins and cut long tick labels, "orgeous") and the cell
-      // numbers take talk mode's size (and are left out where they no longer fit)
-      // numbers (a live figure: at the controls' values; the word a source2token figure shows: chosen again)
-      const live = Boolean(v.data.live[gd.dataset.fig]), side = /^s2t-(\w+)$/.exec(gd.dataset.fig || "");
-      enqueueTask(v, () => v.generation === generation ? drawOne(v, gd, live) : null);
-      const select = side && v.root.querySelector(`select[data-control="word"][data-side="${side[1]}"]`);
-      if (select && v.data.words && v.data.words[side[1]]) showWord(v, select);
-    }
+    for (const el of v.plots) { const kept = hosts.get(el); if (kept) kept.host.setTheme(on ? "presentation" : null); }
   }
 }
 
@@ -435,98 +252,51 @@ function keyboard(doc) {
   });
 }
 
-function isPlot(node) {
-  return node.nodeType === 1 && node.matches(".plot[data-fig]");
+/* The figure elements under `node`, by id. */
+function figuresIn(node) {
+  return new Map(Array.from(node.querySelectorAll(".plot[data-fig]"), el => [el.dataset.fig, el]));
 }
 
-function purgeIn(node) {
-  if (node.nodeType !== 1) return;
-  for (const gd of isPlot(node) ? [node] : node.querySelectorAll(".plot[data-fig]")) if (gd._fullLayout) Plotly.purge(gd);
-}
-
-function syncAttributes(target, source) {
-  for (const name of target.getAttributeNames()) if (!source.hasAttribute(name)) target.removeAttribute(name);
-  for (const name of source.getAttributeNames()) {
-    if (target.getAttribute(name) !== source.getAttribute(name)) target.setAttribute(name, source.getAttribute(name));
+/* Put the kept figure elements (with their components) in place of the new HTML's empty ones of the same id. */
+function adopt(node, keep) {
+  for (const slot of node.querySelectorAll(".plot[data-fig]")) {
+    const old = keep.get(slot.dataset.fig);
+    if (old) slot.replaceWith(old);
   }
 }
 
-/* Make target's children those of source in place: equal nodes stay, every drawn plot whose figure the new
- * page still has stays where it is (Plotly.react then redraws it), the rest is replaced. Taking a drawn
- * plot out of the document and back would cost a style pass over all its SVG (10–30 ms a page here). */
-function morph(target, source) {
-  const old = Array.from(target.childNodes), fresh = Array.from(source.childNodes);
-  fresh.forEach((n, i) => {
-    const o = old[i];
-    if (o && isPlot(n) && isPlot(o) && o.dataset.fig === n.dataset.fig) return;
-    if (o && n.nodeType === 1 && !isPlot(n) && o.nodeName === n.nodeName && !isPlot(o) &&
-        n.querySelector(".plot[data-fig]")) {
-      syncAttributes(o, n);
-      morph(o, n);
-      return;
-    }
-    if (o && o.isEqualNode(n)) return;
-    if (o) { purgeIn(o); target.replaceChild(n, o); } else target.appendChild(n);
-  });
-  for (const o of old.slice(fresh.length)) { purgeIn(o); o.remove(); }
+/* Make container's children those of `parts` (HTML, one element each; else `html` whole): only a part whose HTML
+ * changed since the last page is parsed and replaced, and every figure element moves into the new DOM, so its
+ * components are kept (a moved canvas keeps its pixels). */
+function writeParts(container, parts, html) {
+  const doc = container.ownerDocument, last = partsOf.get(container), kids = container.children;
+  const keep = figuresIn(container);
+  const boxes = parts && last && last.length === parts.length && kids.length === parts.length &&
+    container.childNodes.length === parts.length ? parts.map((h, i) => {
+      if (h === last[i]) return null;
+      const box = doc.createElement("div");
+      box.innerHTML = h;
+      return box;
+    }) : null;
+  if (boxes && boxes.every(box => !box || (box.childNodes.length === 1 && box.firstElementChild))) {
+    boxes.forEach((box, i) => {
+      if (!box) return;
+      adopt(box, keep);
+      container.replaceChild(box.firstElementChild, kids[i]);
+    });
+  } else {
+    container.innerHTML = parts ? parts.join("") : html;
+    adopt(container, keep);
+  }
+  partsOf.set(container, parts && container.childNodes.length === parts.length ? parts : null);
 }
 
-/* Make container's children those of `parts` (HTML, one element each) where the parts its children were made
- * from (container.__parts, kept by `madeFrom`) hold other HTML: only those are parsed and morphed. A key
- * changes a few of a page's parts (the tokens, a word menu, the header's sentence), and parsing and comparing
- * all of them was about 1.5 ms of each key here. False, having changed nothing, when container has no such
- * parts or a part is not one element; the caller then writes container whole and calls madeFrom. */
-function patchParts(container, parts) {
-  const kids = container.childNodes, last = container.__parts;
-  if (!parts || !last || last.length !== parts.length || kids.length !== parts.length) return false;
-  const fresh = parts.map((html, i) => {
-    if (html === last[i]) return null;
-    const box = container.ownerDocument.createElement("div");
-    box.innerHTML = html;
-    return box;
-  });
-  const fits = fresh.every((box, i) => !box || (box.childNodes.length === 1 && kids[i].nodeType === 1 &&
-                                                box.firstChild.nodeName === kids[i].nodeName));
-  if (!fits) return false;
-  fresh.forEach((box, i) => {
-    if (!box) return;
-    syncAttributes(kids[i], box.firstChild);
-    morph(kids[i], box.firstChild);
-  });
-  container.__parts = parts;
-  return true;
-}
-
-/* Record that container's children were written whole from `parts` (null: from no parts patchParts can use). */
-function madeFrom(container, parts) {
-  if (container) container.__parts = parts && container.childNodes.length === parts.length ? parts : null;
-}
-
-/* Put the page's body into root (morph: the plots of figures it keeps stay drawn); `parts`, its sections'
- * HTML (Sections.page), where the page has them. */
-function replaceBody(v, body, parts) {
-  if (patchParts(v.root, parts)) return;
-  const fresh = v.doc.createElement("div");
-  fresh.innerHTML = body;
-  morph(v.root, fresh);
-  madeFrom(v.root, parts);
-}
-
-/* The body's plots and its α / feature sliders, in document order, found in one walk that never enters a
- * plot: a querySelectorAll of the body visits every node of every plot's SVG (a cell label per cell), and
- * its three searches were a tenth of each key's work here. */
-function plotsAndSliders(root) {
-  const plots = [], inputs = [];
-  (function walk(node) {
-    for (let el = node.firstElementChild; el; el = el.nextElementSibling) {
-      if (el.classList.contains("plot")) {
-        if (el.hasAttribute("data-fig")) plots.push(el);
-      } else if (el.tagName === "INPUT") {
-        if (el.dataset.control === "alpha" || el.dataset.control === "feature") inputs.push(el);
-      } else if (el.firstElementChild) walk(el);
-    }
-  })(root);
-  return { plots, inputs };
+/* The header's HTML into `header`: only its <header>'s lines that changed are replaced. */
+function writeHeader(header, html, lines) {
+  const inner = header.firstElementChild;
+  if (inner && header.childNodes.length === 1 && partsOf.get(inner)) { writeParts(inner, lines, null); return; }
+  header.innerHTML = html;
+  if (header.firstElementChild) partsOf.set(header.firstElementChild, lines || null);
 }
 
 /* The control values a new page is drawn at: opts.values, else those the user last set, else the page's. */
@@ -537,43 +307,14 @@ function valuesFor(v, data, opts) {
   return { alpha, feature: Math.max(0, Math.round(feature)) };
 }
 
-/* The figures on screen, by id, with their widths, read before a key's page is written: the layout is then the
- * last frame's, and reading it costs nothing, where after the writes it would force a layout of its own (3–5 ms
- * a key here). */
-function seenFigures(v) {
-  const onScreen = seenIn(v.doc);
-  return new Map(v.plots.filter(onScreen).map(gd => [gd.dataset.fig, gd.clientWidth]));
-}
-
-/* The header's HTML into `header`, morphed one level down: only the children of its <header> that changed are
- * replaced (a key changes the sentence's line, not the links and buttons below it, whose style and layout then
- * stay as they were). `lines`: the <header>'s children's HTML (Sections.page headerLines), where the page
- * has them: only those that changed since the last page are parsed (patchParts). */
-function writeHeader(header, html, lines) {
-  const a = header.firstElementChild;
-  if (a && header.childNodes.length === 1 && patchParts(a, lines)) return;
-  const fresh = header.ownerDocument.createElement("div");
-  fresh.innerHTML = html;
-  const b = fresh.firstElementChild;
-  if (a && b && header.childNodes.length === 1 && fresh.childNodes.length === 1 && a.nodeName === b.nodeName) {
-    syncAttributes(a, b);
-    morph(a, b);
-  } else morph(header, fresh);
-  madeFrom(header.childNodes.length === 1 ? header.firstElementChild : null, lines);
-}
-
-
 function install(v, page, opts) {
-  const data = page.data, doc = v.doc;
-  const seen = opts.typing && v.drawn > 0 ? seenFigures(v) : null;
+  const data = page.data, doc = v.doc, typing = Boolean(opts.typing) && v.drawn > 0;
   if (opts.header) writeHeader(opts.header, page.header, page.headerLines);
-  // the talk button the header just written has (each search of the document walks every plot's SVG)
   for (const button of (opts.header || doc).querySelectorAll('[data-control="talk"]')) {
     button.setAttribute("aria-pressed", String(docState(doc).talk));
   }
   for (const box of Array.from(v.root.children)) if (box.matches("p.error")) box.remove();
-  if (page.body !== undefined) replaceBody(v, page.body, page.parts);
-  const found = plotsAndSliders(v.root);
+  if (page.body !== undefined) writeParts(v.root, page.parts, page.body);
   const payloads = {}; // prepared when a live figure first needs one (a keystroke draws none)
   for (const side of Object.keys(data.payloads)) {
     Object.defineProperty(payloads, side, { enumerable: true, configurable: true, get() {
@@ -582,11 +323,12 @@ function install(v, page, opts) {
       return value;
     } });
   }
-  const values = valuesFor(v, data, opts);
-  Object.assign(v, { data, payloads, plots: found.plots, inputs: found.inputs,
-                     values, hash: opts.hash !== false, generation: v.generation + 1, held: false });
-  if (v.observer) for (const gd of v.plots) v.observer.observe(gd);
-  else watch(v);
+  Object.assign(v, { data, payloads, plots: Array.from(v.root.querySelectorAll(".plot[data-fig]")),
+                     inputs: Array.from(v.root.querySelectorAll('input[data-control="alpha"], input[data-control="feature"]')),
+                     values: valuesFor(v, data, opts), hash: opts.hash !== false, generation: v.generation + 1,
+                     held: false, provenance: opts.provenance || data.provenance || v.provenance || null });
+  watch(v);
+  if (v.observer) for (const el of v.plots) v.observer.observe(el);
   syncInputs(v, "alpha");
   syncInputs(v, "feature");
   const ds = docState(doc);
@@ -598,8 +340,7 @@ function install(v, page, opts) {
       if (/-talk$|^#talk$/.test(location.hash)) setTalk(doc, true);
     }
   }
-  const typing = seen !== null && !moved(v);
-  return (typing ? drawTyping(v, seen) : drawAll(v, moved(v))).then(complete => {
+  return drawAll(v, typing).then(complete => {
     if (!complete) return;
     v.drawn += 1;
     v.root.dataset.alpha = v.values.alpha;
@@ -619,13 +360,14 @@ function showError(root, err) {
   root.prepend(box);
 }
 
-/* Draw page = Sections.page(tv, …) ({header, body, data}) into root (the <main> element), replacing
- * what an earlier call drew there. opts: {header: an element that receives page.header, values: {alpha,
- * feature} to draw at (default: those the user last set on this root, else the page's), hash: false to
- * leave the address alone when the keys move between sections}. Calls that arrive while one is drawing
- * collapse: only the latest page is drawn, and a page still drawing its off-screen figures stops for it.
- * Resolves when every figure of this page is drawn (then root.dataset.drawn counts up) or a newer page
- * took its place; a failure is shown in root as one sentence and rejects. */
+/* Draw page = Sections.page(tv, …) ({header, body, parts, data}) into root (the <main> element), replacing what
+ * an earlier call drew there. opts: {header: an element that receives page.header, values: {alpha, feature} to
+ * draw at (default: those the user last set on this root, else the page's), hash: false to leave the address
+ * alone when the keys move between sections, typing: a sentence being typed (the figures off screen wait until
+ * typing rests), provenance: {checkpointSha256, version} for the exports (default: page.data.provenance)}. Calls
+ * that arrive while one is drawing collapse: only the latest page is drawn. Resolves when every figure of this
+ * page is drawn (then root.dataset.drawn counts up) or a newer page took its place; a failure is shown in root
+ * as one sentence and rejects. */
 function show(root, page, opts) {
   const v = view(root);
   v.next = { page, opts: opts || {} };
@@ -649,28 +391,26 @@ function moved(v) {
   return (v.data.alpha !== null && v.values.alpha !== v.data.alpha) || v.values.feature !== 0;
 }
 
-/* While typing: the maps on screen painted with a new sentence ahead of its page (site.js paintMaps: from the
- * lean graph of the attention maps, which the worker runs before the whole graph, or a long input's forward and
- * backward parts before the head). `build(id)` gives the figure as the page will build it, or null for one that
- * needs more of the trace (bars, the prediction): those wait for the page. Each is painted as swapOne paints it,
- * and left marked as no page's drawing (__shown null): the page that follows keeps it where its figure is the
- * same (kept), else paints it again. Nothing is painted in talk mode, with α or feature k moved (the page draws
- * those live), or while a page waits to be installed. Resolves true when a plot was painted, after a
- * "disan:preview" event on root, {detail: {built: id → figure built, painted}}, for tests to watch from outside
- * (docs/front-end.md). */
+/* While typing: the maps on screen drawn with a new sentence ahead of its page (site.js paintMaps: from the lean
+ * graph of the attention maps, which the worker runs before the whole graph). `build(id)` gives the figure as the
+ * page will build it, or null for one that needs more of the trace (bars, the prediction): those wait for the
+ * page. Nothing is drawn with α or feature k moved (the page draws those live) or while a page waits to be
+ * installed. Resolves true when a figure was drawn, after a "disan:preview" event on root, {detail: {built: id →
+ * spec built, painted}}, for tests to watch from outside (docs/front-end.md). */
 function preview(root, build) {
   const v = view(root), built = {};
   return enqueue(v, () => {
-    if (!v.data || !v.drawn || v.next || talkScale(v) !== 1 || moved(v)) return false;
+    if (!v.data || !v.drawn || v.next || moved(v)) return false;
     const onScreen = seenIn(v.doc);
     let painted = false;
-    for (const gd of v.plots) {
-      if (!gd._fullLayout || gd.classList.contains("stale") || !onScreen(gd)) continue;
-      const spec = build(gd.dataset.fig), width = gd.clientWidth || 1000;
-      if (spec) built[gd.dataset.fig] = spec;
-      // the other sentence's maps of an NLI pair, where this key left them as they were: nothing to paint
-      if (!spec || showing(gd, spec, width) || !paint(gd, spec, width)) continue;
-      gd.__shown = null;
+    for (const el of v.plots) {
+      const kept = hosts.get(el);
+      if (!kept || el.classList.contains("stale") || !onScreen(el)) continue;
+      const spec = build(el.dataset.fig);
+      if (spec) built[el.dataset.fig] = spec;
+      // the other sentence's maps of an NLI pair, where this key left them as they were: nothing to draw
+      if (!spec || sameSpec(kept.host.spec, spec)) continue;
+      kept.host.update(spec);  // the page that follows draws its own spec (equal: nothing repaints)
       painted = true;
     }
     return painted;
@@ -680,9 +420,8 @@ function preview(root, build) {
   });
 }
 
-/* A new sentence is being computed for root (a key in its sentence box): the figures still being drawn for
- * the last one once typing rested stop (rest), so the new sentence's maps follow the model's answer at once.
- * Those figures are drawn for the new sentence when it rests in turn. */
+/* A new sentence is being computed for root (a key in its sentence box): the figures still being drawn for the
+ * last one stop, so the new sentence's maps follow the model's answer at once. */
 function hold(root) {
   view(root).held = true; // until the new sentence's page is installed
 }
@@ -693,14 +432,16 @@ function values(root) {
   return { alpha: v.values.alpha, feature: v.values.feature, talk: docState(v.doc).talk };
 }
 
-/* The trace view of a report file: Sections.unpack (typed arrays over `bytes`). */
-function unpackView(view, bytes) {
-  return Sections.unpack(view, bytes);
+/* The figure host of figure `id` in root ({root, update, setTheme, exportAs, spec, panels}), or null before it is
+ * drawn: what tests and a host's export buttons reach. */
+function figureHost(root, id) {
+  const el = root.querySelector(`.plot[data-fig="${id}"]`), kept = el && hosts.get(el);
+  return kept ? kept.host : null;
 }
 
-/* The report file: unpack plotly.js, the trace view and its arrays, build the page with Sections (the
- * one definition of the figures, shared with the explorer and the app; a pair report's: PairView) and
- * draw it. Every failure is shown on the page in one sentence. */
+/* The report file: decode the trace view and its arrays (trace_view.js, the one decoder), build the page with
+ * Sections (the one definition of the figures, shared with the explorer and the app; a pair report's:
+ * PairView) and draw it. Every failure is shown on the page in one sentence. */
 function boot(doc) {
   const root = doc.getElementById("report");
   const fail = err => {
@@ -712,31 +453,26 @@ function boot(doc) {
     return Promise.resolve();
   }
   const packed = id => inflate(doc.getElementById(id).textContent.trim());
-  const text = id => packed(id).then(b => new TextDecoder().decode(b));
-  return text("plotly-js").then(source => {
-    const script = doc.createElement("script");
-    script.textContent = source;
-    doc.head.appendChild(script);
-    const second = doc.getElementById("report-arrays-b");
-    return Promise.all([text("report-data"), packed("report-arrays"), second ? packed("report-arrays-b") : null]);
-  }).then(([json, bytes, bytesB]) => {
-    const data = JSON.parse(json);
-    Figures.configure(data.context);
-    const tv = unpackView(data.view, bytes);
-    // A minimal pair (viz_app/draw/pair_report.py): PairView's page of A and B. The file has no model to
-    // run, so α stays at the value it was written with, B's words are no swap buttons, and the leave-one-out
-    // rows hold what Python computed with disan.attribution's leave-one-out (data.pair.loo).
-    const page = data.pair
-      ? PairView.page(tv, unpackView(data.pair.view, bytesB), { alphaControl: false, swap: false })
-      : Sections.page(tv, { compact: data.compact, only: data.only, params: data.params });
-    doc.title = page.title;
-    return show(root, page, { header: doc.getElementById("report-header") }).then(() => {
-      if (!data.pair) return;
-      PairView.fillLeaveOneOut(root, "a", data.pair.loo.a);
-      PairView.fillLeaveOneOut(root, "b", data.pair.loo.b);
-      root.dataset.loo = "1";
-    });
-  }).catch(fail);
+  const second = doc.getElementById("report-arrays-b");
+  return Promise.all([packed("report-data"), packed("report-arrays"), second ? packed("report-arrays-b") : null])
+    .then(([json, bytes, bytesB]) => {
+      const data = JSON.parse(new TextDecoder().decode(json));
+      Figures.configure(data.context);
+      const tv = decode(data.view, bytes);
+      // A minimal pair (viz_app/draw/pair_report.py): PairView's page of A and B. The file has no model to
+      // run, so α stays at the value it was written with, B's words are no swap buttons, and the leave-one-out
+      // rows hold what Python computed with disan.attribution's leave-one-out (data.pair.loo).
+      const page = data.pair
+        ? PairView.page(tv, decode(data.pair.view, bytesB), { alphaControl: false, swap: false })
+        : Sections.page(tv, { compact: data.compact, only: data.only, params: data.params });
+      doc.title = page.title;
+      return show(root, page, { header: doc.getElementById("report-header"), provenance: data.provenance }).then(() => {
+        if (!data.pair) return;
+        PairView.fillLeaveOneOut(root, "a", data.pair.loo.a);
+        PairView.fillLeaveOneOut(root, "b", data.pair.loo.b);
+        root.dataset.loo = "1";
+      });
+    }).catch(fail);
 }
 
-export { boot, show, preview, hold, values, showError, setTalk, unpackView };
+export { boot, show, preview, hold, values, showError, setTalk, figureHost };

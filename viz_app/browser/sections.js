@@ -18,15 +18,7 @@
  * the report quantises them to uint16 (scale 1/65535, error ≤ 7.6e-6) only to keep its file small.
  * Payload ids are "<kind>-js<n>", unique in the document, not the report's content hash.
  *
- * The JS trace view `tv` (documented in viz_app/draw/site_view.py, which writes it for a Python trace):
- *   tv = {model, arch: "disan" | "dsa", random_weights, prediction: {label: p} (label order kept; or
- *         [[label, p], ...]), masks: [fw, bw], alpha: number | null, premise: S, hypothesis: S | null,
- *         relatedness: a relatedness model's score rᵀp̂ | null or absent (classifiers)}
- *   S  = {tokens, status: ["vocab" | "glove" | "unknown", ..], T, fw: B, bw: B, s2t: (T·2D), D2: 2D,
- *         maxpool_share: (T) | null}
- *   B  = {mask, allowed: (T·T) 0/1, attention: (T·T), gate: (T·D), D, probs_max: (T·T) | null,
- *         heads: (H·T·T) | null, H, scores: (H·T·T) | null, ffn_deactivation: (T) | null,
- *         ln_max: (T) | null, probs: (T·T·D) | null  (DiSAN's per-feature P, for the feature scrubber)}
+ * The JS trace view `tv`: docs/trace-view.md (trace_view.js: its fields and its one decoder).
  * Every array is flat and row-major, a plain array or a typed array.
  *
  * An ES module of pure functions (figures.js's `configure` is called first); no network. Errors are thrown as one
@@ -134,69 +126,51 @@ function checkView(tv, opts) {
 
 /* ------------------------------------------------------------ bindings (what recompute.js redraws) */
 
-function panelTraces(fig) {
+/* The indices of a spec's heatmap panels that show maps (not −∞ masks alone). */
+function heatmapPanels(fig) {
   var out = [];
-  fig.data.forEach(function (t, i) { if (t.type === "heatmap" && t.name !== "masked") out.push(i); });
+  fig.panels.forEach(function (p, i) { if (p.kind === "heatmap") out.push(i); });
   return out;
 }
 
-function clickTraces(fig) {
-  var out = [];
-  fig.data.forEach(function (t, i) { if (t.type === "scatter" && t.name === "cells") out.push(i); });
-  return out;
-}
-
-function isDict(v) {
-  return v !== null && typeof v === "object" && !Array.isArray(v) && !ArrayBuffer.isView(v);
-}
-
-/* {path: template} for every text of `fig` that contains a key of `replacements` (e.g. {"α = 1.5":
- * "α = {alpha}"}; paths are dotted: layout.annotations.3.text). */
+/* {path: template} for every text of the spec `fig` that contains a key of `replacements` (e.g. {"α = 1.5":
+ * "α = {alpha}"}; paths are dotted: title, panels.3.view.title, panels.0.view.valueName). */
 function templates(fig, replacements) {
   var out = {}, olds = Object.keys(replacements);
-  function visit(node, path) {
-    if (isDict(node)) {
-      Object.keys(node).forEach(function (key) {
-        // Plotly's template holds no text of this figure's own
-        if (path !== "layout" || key !== "template") visit(node[key], path ? path + "." + key : key);
-      });
-    } else if (Array.isArray(node) && node.length && isDict(node[0])) {
-      node.forEach(function (value, k) { visit(value, path + "." + k); });
-    } else if (typeof node === "string") {
-      var text = node;
-      olds.forEach(function (old) { text = text.split(old).join(replacements[old]); });
-      if (text !== node) out[path] = text;
-    }
+  function visit(text, path) {
+    if (typeof text !== "string") return;
+    var next = text;
+    olds.forEach(function (old) { next = next.split(old).join(replacements[old]); });
+    if (next !== text) out[path] = next;
   }
-  var texts = fig.data.map(function (t) {
-    var keep = {};
-    ["name", "hovertemplate", "colorbar"].forEach(function (k) { if (k in t) keep[k] = t[k]; });
-    return keep;
+  visit(fig.title, "title");
+  fig.panels.forEach(function (p, i) {
+    ["title", "valueName", "xLabel", "yLabel"].forEach(function (k) { visit(p.view[k], "panels." + i + ".view." + k); });
   });
-  visit({ layout: fig.layout, data: texts }, "");
   return out;
 }
 
+/* What recompute.js `render` redraws a spec with: panels [{panel: index, z: expr, pool}], scales [{panels,
+ * zmin, zmax, diverging}] (panels sharing one colour domain), texts {path: template}, rows [{panel, z, row}]
+ * (a bars panel showing one row of a map). */
 function binding(panels, scales, texts, rows) {
   return { panels: panels, scales: scales || [], texts: texts || {}, rows: rows || [] };
 }
 
-function sharedScale(traces, zmin, zmax, diverging) {
-  return { traces: traces, zmin: zmin === undefined ? null : zmin, zmax: zmax === undefined ? null : zmax,
+function sharedScale(panels, zmin, zmax, diverging) {
+  return { panels: panels, zmin: zmin === undefined ? null : zmin, zmax: zmax === undefined ? null : zmax,
            diverging: !!diverging };
 }
 
-/* Panel k of a heatmapGrid / smallMultiples shows exprs[k], on one shared scale.
- * opts: {pool, zmin, zmax, hover}. */
+/* Panel k of a heatmapGrid / smallMultiples shows exprs[k], on one shared scale. opts: {pool, zmin, zmax}. */
 function gridBinding(fig, exprs, replacements, opts) {
-  var o = opts || {}, panels = panelTraces(fig), clicks = o.hover ? clickTraces(fig) : [];
+  var o = opts || {}, panels = heatmapPanels(fig);
   if (exprs.length !== panels.length) {
     throw new Error(exprs.length + " expressions for " + panels.length + " heatmap panels");
   }
-  var items = panels.map(function (trace, k) {
-    var item = { trace: trace, z: exprs[k] };
+  var items = panels.map(function (panel, k) {
+    var item = { panel: panel, z: exprs[k] };
     if (o.pool) item.pool = o.pool;
-    if (o.hover) item.hover_trace = clicks[k];
     return item;
   });
   return binding(items, [sharedScale(panels, o.zmin, o.zmax)], templates(fig, replacements));
@@ -227,15 +201,21 @@ function lazy(obj, key, make) {
   } });
 }
 
-/* One figure of a section. `build` makes its {data, layout} (a function, called only when the figure is
+/* One figure of a section. `build` makes its figure spec (a function, called only when the figure is
  * first read: a keystroke builds only the figures it draws) or is the figure itself. extra: {bind: fig →
  * the binding recompute.js redraws it with (a live figure), word: true (the word control swaps its vector)}. */
 function figure(id, build, paper, caption, side, extra) {
   var o = extra || {}, out = { id: id, paper: paper, caption: caption, side: side || "premise", word: !!o.word,
                                live: !!o.bind };
-  lazy(out, "figure", typeof build === "function" ? build : function () { return build; });
+  lazy(out, "figure", function () { return withName(typeof build === "function" ? build() : build, id); });
   lazy(out, "binding", function () { return o.bind ? o.bind(out.figure) : null; });
   return out;
+}
+
+/* The spec named after its figure's id (a page's figures are told apart by it: data-figure="figure:<id>"). */
+function withName(spec, id) {
+  spec.name = id;
+  return spec;
 }
 
 function section(id, title, html, figures, control) {
@@ -312,8 +292,10 @@ function overview(tv, theme) {
           section("prediction", "Prediction", "", [prediction])];
 }
 
+/* A block pair's maps (forward, backward) on one scale; a clicked row shows its bars. */
 function pair(fw, bw, tokens, titles, title, theme, valueName) {
-  return Figures.heatmapGrid([fw, bw], titles, tokens, { title: title, theme: theme, valueName: valueName || "P" });
+  return Figures.heatmapGrid([fw, bw], titles, tokens, { title: title, theme: theme, valueName: valueName || "P",
+                                                       names: ["forward", "backward"], rowBars: true });
 }
 
 /* DiSAN's per-feature P of one block (T·T·D): the trace view's, or from its Eq. 15 parts (recompute.js). */
@@ -418,7 +400,7 @@ function dsaSections(tv, theme) {
         for (var k = 0; k < H; k++) stack.push(matrix(block.heads, T, T, k * T * T));
         return Figures.smallMultiples(stack, sent.tokens, titles, {
           title: named(name + " heads at α = " + formatValue(alpha), side, tv), theme: theme,
-          maxCells: Figures.constant("HEAD_CELLS"),
+          maxCells: Figures.constant("HEAD_CELLS"), names: titles.map(function (_, k) { return "head-" + (k + 1); }),
         });
       }, "Im Fig. " + d[2],
         "Every head of the " + name.toLowerCase() + " block on one colour scale; heads specialise on different distances.",
@@ -474,16 +456,16 @@ function compactSections(tv, theme) {
   return reportSections(tv, theme).filter(function (s) { return COMPACT[s.id]; });
 }
 
-/* Per token, what the word control swaps into the Shen Fig. 8 figure: z, colour limits, panel title. */
+/* Per token, what the word control swaps into the Shen Fig. 8 figure: its panel's view {z, zmin, zmax, title}. */
 function wordFrames(sent, theme) {
   theme = Figures.theme(theme || "normal");
   return Array.from(sent.tokens, function (_, t) {
-    var fig = s2tWordFigure(sent, t, theme), heat = fig.data[0];
+    var view = s2tWordFigure(sent, t, theme).panels[0].view;
     return {
-      z: heat.z.map(function (row) { return row.map(function (v) { return v === null ? null : Figures.round6(v); }); }),
-      zmin: heat.zmin,
-      zmax: heat.zmax,
-      title: fig.layout.annotations[0].text,
+      z: view.z.map(function (row) { return row.map(function (v) { return v === v ? Figures.round6(v) : null; }); }),
+      zmin: view.zmin,
+      zmax: view.zmax,
+      title: view.title,
     };
   });
 }
@@ -612,7 +594,7 @@ function headerLines(tv, sections, compact) {
 /* The report's page for a trace view: {title (plain text, for document.title), header (the <header>
  * element's HTML), headerLines (its children's HTML, one each), body (the <main> element's inner HTML), parts
  * (the body's sections' HTML, one each), data (what Report.show draws: arch, alpha, compact, fonts,
- * figures {id: {data, layout}}, live {id: {side, binding}}, payloads {side: prepared}, words {side: frames}),
+ * figures {id: figure spec}, live {id: {side, binding}}, payloads {side: prepared}, words {side: frames}),
  * sections (the Section objects the HTML was made from)}. opts: {compact, only (one figure's id: that figure
  * alone, in its section; a `define`d one at opts.params)}.
  * Throws one sentence when the trace view is incomplete or a sentence is longer than a report holds. */
@@ -643,41 +625,6 @@ function page(tv, opts) {
     data: pageData(tv, sections, compact),
     sections: sections,
   };
-}
-
-/* ------------------------------------------------------------ the packed trace view */
-
-/* A packed trace view (site_view.packed_trace_view: arrays as {$a: [dtype, offset, count]} into `bytes`,
- * DiSAN's per-feature P as {$q: [offset, count], scale} on the allowed cells) with typed arrays in place of
- * the references. `bytes` is a Uint8Array; the arrays are views into its buffer, not copies. */
-function unpack(view, bytes) {
-  var buffer = bytes.buffer, base = bytes.byteOffset;
-  function array(ref) {
-    if (!ref || !ref.$a) return ref;
-    var dtype = ref.$a[0], offset = ref.$a[1], count = ref.$a[2];
-    return dtype === "u1" ? new Uint8Array(buffer, base + offset, count) : new Float32Array(buffer, base + offset, count);
-  }
-  function probs(ref, block, T) {
-    if (!ref || !ref.$q) return ref;
-    var q = new Uint16Array(buffer, base + ref.$q[0], ref.$q[1]), D = block.D, full = new Float32Array(T * T * D), n = 0;
-    for (var c = 0; c < T * T; c++) {
-      if (!block.allowed[c]) continue;
-      for (var k = 0; k < D; k++) full[c * D + k] = q[n * D + k] * ref.scale;
-      n += 1;
-    }
-    return full;
-  }
-  ["premise", "hypothesis"].forEach(function (side) {
-    var sent = view[side];
-    if (!sent) return;
-    ["s2t", "maxpool_share"].forEach(function (key) { sent[key] = array(sent[key]); });
-    ["fw", "bw"].forEach(function (dir) {
-      var block = sent[dir];
-      Object.keys(block).forEach(function (key) { if (key !== "probs") block[key] = array(block[key]); });
-      block.probs = probs(block.probs, block, sent.T);
-    });
-  });
-  return view;
 }
 
 /* ------------------------------------------------------------ figures with parameters (the app's views) */
@@ -717,6 +664,7 @@ function draw(views, id, params, themeName) {
   }
   views.forEach(function (tv) { checkView(tv, { anyLength: true }); });
   var built = BUILDERS[id](views, params || {}, Figures.theme(themeName || "normal"));
+  withName(built.figure, id);
   return { figure: built.figure, binding: built.bind ? built.bind(built.figure) : null };
 }
 
@@ -764,7 +712,7 @@ function mapFigure(tv, id) {
   return f.figure;
 }
 
-export { mapFigure, page, unpack, figureById, draw, sectionBody, define, reportSections, compactSections,
+export { mapFigure, page, figureById, draw, sectionBody, define, reportSections, compactSections,
   overview, disanSections, dsaSections, s2tWordFigure, wordFrames, tokensHtml, legendHtml, pageData, payload,
   gridBinding, templates, sharedScale, formatValue, escape, checkView,
   // what view_figures.js and pair_view.js build their figures with

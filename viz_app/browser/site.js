@@ -21,10 +21,10 @@ import WORKER from "disan:worker";
 import { fromBase64, inflate } from "./bytes.js";
 import * as Figures from "./figures.js";
 import * as Pair from "./pair.js";
-import * as Recompute from "./recompute.js";
 import * as Report from "./report.js";
 import * as Sections from "./sections.js";
 import * as Tokenize from "./tokenize.js";
+import { fromOutputs } from "./trace_view.js";
 
 var doc = window.document;
 var pairView = null; // site_pair.js, where the page has the Pair mode (usePairView)
@@ -271,7 +271,7 @@ function mapsWhenIdle(model, input) {
 function paintMaps(model, input, mine, out) {
   var meta = model.meta;
   if (pending !== null || generation !== mine || state.model !== meta.name) return;
-  var tv = viewOf(meta, input, out, true);
+  var tv = fromOutputs(meta, input, out, true);
   Report.preview(el("report"), function (id) { return Sections.mapFigure(tv, id); }).then(function (painted) {
     if (painted) doc.body.dataset.mapsFirst = String(mine);
   }).catch(function (err) { console.warn("the maps wait for the whole graph's run (" + (err && err.message || err) + ")"); });
@@ -407,43 +407,6 @@ function arrayOf(out, name) {
   return t.data;
 }
 
-/* The trace view (sections.js's format) of one sentence from the session's outputs; `names` maps each
- * trace-view field to its ONNX output (site-data.js, written by viz_app/draw/site.py). */
-function sentenceView(meta, out, names, tokens, status, maps) {
-  var T = tokens.length;
-  // maps: outputs that hold at least the attention's (paintMaps); the view has null for the fields they lack
-  function array(o, name) { return maps && !o[name] ? null : arrayOf(o, name); }
-  function block(dir) {
-    var n = names[dir], b = { mask: meta.masks[dir === "fw" ? 0 : 1], T: T, D: meta.d_model, H: meta.heads || 0 };
-    b.allowed = Recompute.directionAllowed(T, b.mask);
-    b.gate = array(out, n.gate);
-    if (meta.arch === "disan") {
-      b.attention = array(out, n.mean);
-      // Shen Eq. 15's parts and c: the logits of every cell before the mask, from which the page computes
-      // P per feature when a figure needs it (recompute.js) and P under other masks (remask); the graph
-      // outputs neither P nor its max over features.
-      b.probs_max = b.probs = null;
-      b.keys = n.keys && out[n.keys] ? out[n.keys].data : null;
-      b.queries = n.queries && out[n.queries] ? out[n.queries].data : null;
-      b.c = meta.c;
-      b.heads = b.scores = b.ffn_deactivation = b.ln_max = null;
-    } else {
-      b.heads = array(out, n.probs);
-      b.scores = array(out, n.scores);
-      b.attention = b.heads && Recompute.headMean(b.heads, T);
-      b.ffn_deactivation = array(out, n.ffn_deactivation);
-      b.ln_max = array(out, n.ln_max);
-      b.probs_max = b.probs = null;
-    }
-    return b;
-  }
-  return {
-    tokens: tokens, status: status, T: T, fw: block("fw"), bw: block("bw"),
-    s2t: array(out, names.s2t), D2: 2 * meta.d_model,
-    maxpool_share: names.maxpool_share ? array(out, names.maxpool_share) : null,
-  };
-}
-
 /* The session's inputs: token ids of the premise (and hypothesis), α for the DSA. */
 function feedsOf(model, premise, hypothesis, alpha) {
   var meta = model.meta, feeds = {};
@@ -453,31 +416,11 @@ function feedsOf(model, premise, hypothesis, alpha) {
   return feeds;
 }
 
-/* The trace view of `input` (its tokens and their status, α) from the model's outputs `out`; `maps`: out holds
- * the attention's outputs and perhaps others (paintMaps), and the view null for the fields it lacks (the
- * prediction among them). */
-function viewOf(meta, input, out, maps) {
-  var names = meta.outputs, prediction = null;
-  if (!maps) {
-    var probs = arrayOf(out, names.prediction);
-    prediction = {};
-    meta.labels.forEach(function (label, i) { prediction[label] = probs[i]; });
-  }
-  return {
-    model: meta.name, arch: meta.arch, random_weights: false, prediction: prediction,
-    relatedness: names.relatedness && !maps ? arrayOf(out, names.relatedness)[0] : null,
-    masks: meta.masks.slice(), alpha: meta.arch === "dsa" ? input.alpha : null,
-    premise: sentenceView(meta, out, names.premise, input.premise.tokens, input.premise.status, maps),
-    hypothesis: meta.pair
-      ? sentenceView(meta, out, names.hypothesis, input.hypothesis.tokens, input.hypothesis.status, maps) : null,
-  };
-}
-
 /* Run the model on the current text (and hypothesis) and return its trace view. */
 function compute(model, input, early) {
   var meta = model.meta;
   var feeds = feedsOf(model, input.premise.ids, meta.pair ? input.hypothesis.ids : null, input.alpha);
-  return run(model, feeds, null, early).then(function (out) { return viewOf(meta, input, out); });
+  return run(model, feeds, null, early).then(function (out) { return fromOutputs(meta, input, out); });
 }
 
 /* ------------------------------------------------------ opening sentence */
@@ -512,7 +455,7 @@ function startView() {
   var out = {};
   Object.keys(s.outputs).forEach(function (k) { out[k] = tensorOf(s.outputs[k]); });
   var input = { premise: s.inputs.premise, hypothesis: s.inputs.hypothesis, alpha: s.alpha || 0 };
-  return viewOf(meta, input, out);
+  return fromOutputs(meta, input, out);
 }
 
 var startChecked = false, startShown = null; // startShown: the model whose stored run is drawn, not yet run
@@ -742,7 +685,7 @@ function draw(tv, typed) {
   doc.title = page.title + " — attention explorer";
   return Report.show(el("report"), page, {
     header: el("page-header"), values: { alpha: state.alpha, feature: state.feature }, hash: false,
-    typing: typed === true,
+    typing: typed === true, provenance: (modelMeta(state.model) || {}).provenance,
   }).then(function () {
     if (Report.values(el("report")).talk !== state.talk) Report.setTalk(doc, state.talk);
   });
@@ -957,4 +900,4 @@ function useSearchView(view) {
   searchView = view;
 }
 
-export { init, preload, boot, currentState as state, update, traceOf, runner, set, usePairView, useSearchView };
+export { init, preload, boot, currentState as state, update, traceOf, runner, set, usePairView, useSearchView, modelMeta };

@@ -4,7 +4,7 @@
  * copy of A). site.js keeps the state and the address and hands each update to `update` here while the view is
  * "pair"; this file runs A and B through the page's model (Site.traceOf, each trace view kept while its
  * input stays the same, so a key typed in B runs the model once), draws PairView.page (pair_view.js; the
- * figures a new B leaves unchanged are the last page's, so Plotly draws them not again) with Report.show
+ * figures a new B leaves unchanged are the last page's, so they are not drawn again) with Report.show
  * (a key: the maps on screen painted at once, the rest when they near the window or typing rests), then fills the
  * leave-one-out rows under A's and B's tokens (Pair.leaveOneOut, one model run per token, each in a task of its
  * own; a newer input stops it between runs, so typing never waits for it).
@@ -170,6 +170,7 @@ function step() {
     doc.title = page.title + " — attention explorer";
     return Report.show(el("report"), page, {
       header: el("page-header"), values: { alpha: s.alpha, feature: 0 }, hash: false, typing: wasTyping,
+      provenance: (Site.modelMeta(s.model) || {}).provenance,
     }).then(function () {
       if (mine !== generation) return step();
       say("");

@@ -56,7 +56,7 @@ var REDUCTIONS = { mean: "mean over features", max: "max over features", entropy
 /* The (T × T) map of one DiSAN block under a reduction over its d_h features (Shen Eq. 15). */
 function disanMap(sent, direction, reduction, feature) {
   var b = sent[direction], T = sent.tokens.length;
-  if (reduction === "max") return matrix(b.probs_max, T, T);
+  if (reduction === "max") return matrix(Recompute.featureMax(b, T), T, T);
   if (reduction === "entropy") return entropyMatrix(sent, direction);
   if (reduction === "feature") return featureSlice(sent, direction, feature);
   return matrix(b.attention, T, T);
@@ -73,18 +73,19 @@ function checkReduction(p) {
 
 var BY_FEATURE = [{ op: "feature", dir: "fw" }, { op: "feature", dir: "bw" }];
 
-/* Shen Fig. 6 under a reduction, rows clickable (the row's bars follow, "disan-row"). p: {side, reduction,
+/* Shen Fig. 6 under a reduction; a clicked row shows its bars (its own bars panel; "disan-row" draws one row alone). p: {side, reduction,
  * feature}. With reduction "feature" it follows the feature-k control (gridBinding). */
 define("disan-pair", function (views, p, theme) {
   checkReduction(p);
   var tv = views[0], sent = sentOf(tv, p.side), k = p.feature || 0, value = disanValueName(p.reduction, k);
   var fig = Figures.heatmapGrid([disanMap(sent, "fw", p.reduction, k), disanMap(sent, "bw", p.reduction, k)],
     ["forward block (mask " + tv.masks[0] + ")", "backward block (mask " + tv.masks[1] + ")"], sent.tokens,
-    { title: "Token2token attention — " + REDUCTIONS[p.reduction], theme: theme, valueName: value, clickable: true });
+    { title: "Token2token attention — " + REDUCTIONS[p.reduction], theme: theme, valueName: value,
+      names: ["forward", "backward"], rowBars: true });
   var shown = {};
   shown["P[k=" + k + "]"] = "P[k={feature}]";
   return { figure: fig, bind: p.reduction !== "feature" ? undefined : function (f) {
-    return gridBinding(f, BY_FEATURE, shown, { hover: true });
+    return gridBinding(f, BY_FEATURE, shown);
   } };
 });
 
@@ -101,7 +102,7 @@ define("disan-row", function (views, p, theme) {
   shown["P[k=" + k + "]"] = "P[k={feature}]";
   return { figure: fig, bind: p.reduction !== "feature" ? undefined : function (f) {
     return binding([], [], templates(f, shown), BY_FEATURE.map(function (z, i) {
-      return { trace: i, z: z, row: p.token };
+      return { panel: i, z: z, row: p.token };
     }));
   } };
 });
@@ -167,7 +168,7 @@ define("compare", function (views, p, theme) {
     var atAlpha = { op: "mean", dir: p.dir }, atB = { op: "mean", dir: p.dir, alpha: alphas[1] };
     var shown = {};
     shown[titles[0]] = "A: α = {alpha}"; // "A: " keeps B's title untouched
-    return binding([{ trace: 0, z: atAlpha }, { trace: 1, z: atB }, { trace: 2, z: { op: "diff", a: atAlpha, b: atB } }],
+    return binding([{ panel: 0, z: atAlpha }, { panel: 1, z: atB }, { panel: 2, z: { op: "diff", a: atAlpha, b: atB } }],
                    [sharedScale([0, 1]), sharedScale([2], null, null, true)], templates(f, shown));
   } };
 });
@@ -235,7 +236,7 @@ define("heads", function (views, p, theme) {
   need(b.heads, "the trace view has no heads (a DiSAN model?)");
   for (var h = 0; h < b.H; h++) { stack.push(matrix(b.heads, T, T, h * T * T)); titles.push("head " + (h + 1)); }
   return { figure: Figures.smallMultiples(stack, sent.tokens, titles, { title: p.title || "", theme: theme,
-                                                                   maxCells: Figures.constant("HEAD_CELLS") }) };
+    maxCells: Figures.constant("HEAD_CELLS"), names: titles.map(function (_, k) { return "head-" + (k + 1); }) }) };
 });
 
 /* The forward/backward pair of one sentence (Shen Fig. 6, Im Fig. 7) with the caller's titles.

@@ -21,6 +21,7 @@ from disan.output import write_atomic
 from disan.vocab import tokenize
 
 from viz_app.draw import settings
+from viz_app.draw.provenance import provenance
 from viz_app.draw.report import document
 from viz_app.draw.site_view import figure_context, packed_trace_view
 
@@ -117,7 +118,7 @@ def pair_report_html(trace_a: ModelTrace, trace_b: ModelTrace, loo: dict) -> str
     view_a, arrays_a = packed_trace_view(trace_a)
     view_b, arrays_b = packed_trace_view(trace_b)
     data = {"view": view_a, "context": figure_context(), "compact": False, "only": None, "params": None,
-            "pair": {"view": view_b, "loo": loo}}
+            "pair": {"view": view_b, "loo": loo}, "provenance": provenance(trace_a.model, trace_a.random_weights)}
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     blobs = {"report-data": text.encode("utf-8"), "report-arrays": arrays_a, "report-arrays-b": arrays_b}
     return document(f"{trace_a.model} — minimal pair", blobs)

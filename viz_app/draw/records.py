@@ -29,6 +29,9 @@ class BlockView:
     attention: np.ndarray  # (T, T)
     gate: np.ndarray  # (T, D)  Shen Eq. 19 / Im Eq. 12
     probs_max: np.ndarray | None = None  # (T, T) DiSAN: max over features
+    keys: np.ndarray | None = None  # (T, D) DiSAN: Shen Eq. 15's W1 h_i + b1 (docs/trace-view.md)
+    queries: np.ndarray | None = None  # (T, D) DiSAN: Shen Eq. 15's W2 h_j
+    c: float | None = None  # DiSAN: Shen Eq. 15's c; with keys and queries, every cell's logit before the mask
     heads: np.ndarray | None = None  # (H, T, T) DSA: Eq. 7 per head
     scores: np.ndarray | None = None  # (H, T, T) DSA: QK^T/√d_k before masks
     ffn_deactivation: np.ndarray | None = None  # (T,) DSA: Im Fig. 10a
@@ -95,6 +98,9 @@ def _block(block: DiSABlockTrace | DistanceBlockTrace, T: int) -> BlockView:
             attention=attention,
             gate=gate,
             probs_max=_np(block.probs_max[0, :T, :T]),
+            keys=None if block.key_part is None else _np(block.key_part[0, :T]),  # (T, D)
+            queries=None if block.query_part is None else _np(block.query_part[0, :T]),  # (T, D)
+            c=block.c,
             summary=summarize(torch.from_numpy(attention)),
         )
     heads = _np(block.probs[0, :, :T, :T])  # (H, T, T)

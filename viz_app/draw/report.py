@@ -1,12 +1,12 @@
 """One self-contained HTML file of a trace (``python -m viz_app report``, ``trace.to_html``) and its notebook view.
 
 Python writes data, the page draws: the file carries the trace view (``site_view.packed_trace_view``),
-the figure context and the page code that the static explorer runs (the report's bundle of ``browser/``'s
-modules, ``bundles.py``: ``figures.js`` and ``sections.js`` define every figure and section; ``report.js`` draws
-them, with ``recompute.js`` and ``paint.js`` for α and feature k), plus plotly.js from the installed ``plotly``
-package. It makes no network request and needs no server.
+the figure context, the provenance its exports name (``provenance.py``) and the page code that the static
+explorer runs (the report's bundle of ``browser/``'s modules, ``bundles.py``: ``figures.js`` and ``sections.js``
+define every figure and section; ``report.js`` draws them with the canvas components through
+``figure_host.js``, with ``recompute.js`` for α and feature k). It makes no network request and needs no server.
 
-plotly.js and the trace view's arrays are stored gzip-compressed and base64-encoded (``_packed``), and the
+The trace view and its arrays are stored gzip-compressed and base64-encoded (``_packed``), and the
 page unpacks them with the browser's own ``DecompressionStream``: a DiSAN NLI pair of two 64-token sentences
 carries 2 sentences × 2 blocks × d_h per-feature probabilities of every allowed cell, and stored plainly the
 file would pass the 10 MB the limit allows (``scripts/report_sizes.py`` prints the sizes).
@@ -22,20 +22,18 @@ from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import plotly
-
 from disan.errors import InputError
 from disan.output import write_atomic
 from disan.vocab import tokenize
 
 from viz_app.draw import bundles, settings
+from viz_app.draw.provenance import provenance
 from viz_app.draw.site_view import figure_context, packed_trace_view
 
 if TYPE_CHECKING:
     from disan.trace import ModelTrace  # annotations only: importing it imports torch
 
 BROWSER = Path(__file__).resolve().parents[1] / "browser"
-PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
 
 
 def check_lengths(counts: dict[str, int]) -> None:
@@ -93,18 +91,18 @@ def report_html(trace: ModelTrace, *, compact: bool = False, only: str | None = 
     the app's per-figure HTML download)."""
     check_length(trace)
     view, arrays = packed_trace_view(trace)
-    data = {"view": view, "context": figure_context(), "compact": compact, "only": only, "params": params}
+    data = {"view": view, "context": figure_context(), "compact": compact, "only": only, "params": params,
+            "provenance": provenance(trace.model, trace.random_weights)}
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     blobs = {"report-data": text.encode("utf-8"), "report-arrays": arrays}
     return document(f"{trace.model} — attention report", blobs, compact=compact)
 
 
 def document(title: str, blobs: dict[str, bytes], *, compact: bool = False) -> str:
-    """A report file: plotly.js and ``blobs`` (element id → bytes) packed (``_packed``), the page code (the
+    """A report file: ``blobs`` (element id → bytes) packed (``_packed``), the page code (the
     report's bundle, ``bundles.text("report")``) and ``Disan.Report.boot``, which unpacks them; ``InputError``
     over ``settings.REPORT_MAX_BYTES``. The pair report (``pair_report.py``) shares it."""
     scripts = [
-        _packed(PLOTLY_JS.read_bytes(), "plotly-js"),
         *(_packed(raw, element_id) for element_id, raw in blobs.items()),
         _inline_script(bundles.text("report"), "the report's bundle"),
     ]
@@ -141,7 +139,7 @@ def notebook_height(trace: ModelTrace) -> int:
 
 def notebook_html(trace: ModelTrace) -> str:
     """The compact view for Jupyter: the compact report in a sandboxed ``iframe``, so its scripts, styles
-    and plotly.js stay out of the notebook page; nothing is loaded from the network."""
+    stay out of the notebook page; nothing is loaded from the network."""
     try:
         page = report_html(trace, compact=True)
     except InputError as err:

@@ -12,7 +12,7 @@ and are unpacked by the browser's own ``DecompressionStream``, as the offline re
 Folder::
 
     index.html                the page
-    assets/                   plotly.js, onnxruntime-web, the page code's bundle (shared by every model)
+    assets/                   onnxruntime-web, the page code's bundle (shared by every model)
     models/<name>.js          one model: its ONNX graph and vocabulary (loaded when picked)
     search/<name>.js          with --search: its test set's index, packed (site_search.py; loaded by Search)
 
@@ -37,7 +37,8 @@ from pathlib import Path
 from disan.errors import DisanError, InputError, OutputError
 
 from viz_app.draw import bundles, presets, settings
-from viz_app.draw.plotly_bundle import NODE_MODULES, plotly_bundle
+from viz_app.draw.plotly_bundle import NODE_MODULES
+from viz_app.draw.provenance import provenance
 from viz_app.draw.site_start import start_entry
 
 BROWSER = Path(__file__).resolve().parents[1] / "browser"
@@ -48,9 +49,9 @@ ORT_WASM = "ort-wasm-simd-threaded.wasm"
 ORT_LOADER = "ort-wasm-simd-threaded.mjs"
 #: The page's scripts in assets/: the runtime and the data (each assigns one global), then the page code (the
 #: site's bundle, ``bundles.py``: one global, ``Disan``) are the page's own <script>s; ``Disan.preload`` starts
-#: the model, then loads plotly.js and boots the page.
+#: the model, then boots the page (its figures are the page code's canvas components: no plotting library).
 EARLY_SCRIPTS = ("ort-runtime.js", "site-data.js", "site.js")
-LATE_SCRIPTS = ("plotly.js",)
+LATE_SCRIPTS: tuple[str, ...] = ()
 STYLES = ("report.css", "tokens.css", "site.css")
 #: Present in every folder this module writes: only such a folder is ever replaced.
 MARKER = ".disan-site"
@@ -145,27 +146,24 @@ def _model_script(name: str, onnx: bytes, vocab: bytes) -> str:
 
 
 def _outputs(meta: dict) -> dict:
-    """Which ONNX output holds each trace-view field (site.js's ``names``), from the export's own names."""
-    names = {o["name"] for o in meta["outputs"]}
-    sides = ("premise", "hypothesis") if meta["pair"] else ("premise",)
-    prefixes = ("p_", "h_") if meta["pair"] else ("",)
-    # DiSAN's per-feature P is no output: the page computes it from the keys and queries (recompute.js perFeature)
-    fields = ("gate", "mean", "keys", "queries") if meta["arch"] == "disan" else (
-        "gate", "probs", "scores", "ffn_deactivation", "ln_max")
+    """Which ONNX output holds each trace-view field (site.js's ``names``), read from the export's own output list
+    (``disan.onnx_export``: ``[p_|h_]fw_<field>``, ``[p_|h_]<field>``), so an output added there reaches the page
+    with no change here; ``trace_view.js`` ``fromOutputs`` names any field it reads that the list lacks."""
+    names = [o["name"] for o in meta["outputs"]]
+    model_level = {"probs", "score"}  # the prediction and a relatedness model's rᵀp̂ (disan.onnx_export)
     out: dict = {"prediction": "probs"}
     if meta.get("relatedness"):
-        out["relatedness"] = "score"  # rᵀp̂ (disan.onnx_export)
-    for side, prefix in zip(sides, prefixes):
-        entry = {d: {f: f"{prefix}{d}_{f}" for f in fields} for d in ("fw", "bw")}
-        entry["s2t"] = f"{prefix}s2t"
-        if meta["arch"] == "dsa":
-            entry["maxpool_share"] = f"{prefix}maxpool_share"
-        out[side] = entry
-    wanted = [v for side in sides for d in ("fw", "bw") for v in out[side][d].values()]
-    wanted += [out["relatedness"]] if "relatedness" in out else []
-    missing = sorted(set(wanted) - names)
+        out["relatedness"] = "score"
+    missing = sorted(set(out.values()) - set(names))
     if missing:
         raise DisanError(f"The export of {meta['model']} lacks the outputs {', '.join(missing)}; re-export it.")
+    sides = ("premise", "hypothesis") if meta["pair"] else ("premise",)
+    prefixes = ("p_", "h_") if meta["pair"] else ("",)
+    for side, prefix in zip(sides, prefixes):
+        own = [n for n in names if n.startswith(prefix) and n not in model_level]
+        blocks = {d: {n[len(f"{prefix}{d}_"):]: n for n in own if n.startswith(f"{prefix}{d}_")} for d in ("fw", "bw")}
+        rest = {n[len(prefix):]: n for n in own if not n.startswith((f"{prefix}fw_", f"{prefix}bw_"))}
+        out[side] = {**blocks, **rest}
     return out
 
 
@@ -236,7 +234,8 @@ def _page_model(name: str, meta: dict, file: str, source: str | None = None) -> 
            "d_model": d_model, "heads": heads, "inputs": inputs, "outputs": _outputs(meta),
            "pair_presets": presets.pair_presets_for(meta["arch"], meta["pair"], bool(meta.get("relatedness"))),
            "test_presets": [{"label": p.label, "text": p.sentence, "hypothesis": p.hypothesis}
-                            for p in presets.model_presets(source or name)]}
+                            for p in presets.model_presets(source or name)],
+           "provenance": provenance(source or name)}
     if meta["alpha"] is not None:
         out["alpha"] = meta["alpha"]
     if meta.get("c") is not None:
@@ -460,7 +459,6 @@ def build_site(
                                          (tmp / page_model["start"]).stat().st_size if entry is not None else 0,
                                          *(searched[1:] if searched else ())))
         assets = tmp / "assets"
-        shutil.copyfile(plotly_bundle(), assets / "plotly.js")
         runtime = {"version": ORT_VERSION, "wasm": _b64gz((ort / ORT_WASM).read_bytes()),
                    "probe": base64.b64encode(_probe_graph()).decode("ascii"),
                    "loader": (ort / ORT_LOADER).read_text(encoding="utf-8"),

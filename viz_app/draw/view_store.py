@@ -15,6 +15,7 @@ be written only costs the next start its head start. At most ``KEEP`` records ar
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import io
@@ -30,14 +31,11 @@ import numpy as np
 from viz_app.draw.records import BlockView, SentenceView, TraceView
 
 #: Bumped when the file layout changes (older files are then ignored).
-FORMAT = 1
+FORMAT = 2
 #: Most records kept in the folder (the oldest go first).
 KEEP = 32
 #: Environment variable naming the folder; else ``$XDG_CACHE_HOME/disan/views`` or ``~/.cache/disan/views``.
 ENV = "DISAN_VIEW_CACHE"
-
-_BLOCK_ARRAYS = ("allowed", "attention", "gate", "probs_max", "heads", "scores", "ffn_deactivation", "ln_max")
-
 
 def folder() -> Path:
     if os.environ.get(ENV):
@@ -83,11 +81,15 @@ def _describe(view: TraceView) -> tuple[dict, dict[str, np.ndarray]]:
     def sentence(name: str, s: SentenceView) -> dict:
         blocks = {}
         for d, block in (("fw", s.fw), ("bw", s.bw)):
-            for field in _BLOCK_ARRAYS:
-                value = getattr(block, field)
-                if value is not None:
-                    arrays[f"{name}.{d}.{field}"] = np.asarray(value)
-            blocks[d] = {"mask": block.mask, "summary": block.summary}
+            # every array field of BlockView is stored as an array, every other one in the JSON: a field added
+            # to BlockView is kept with no change here (docs/trace-view.md)
+            blocks[d] = {}
+            for field in dataclasses.fields(block):
+                value = getattr(block, field.name)
+                if isinstance(value, np.ndarray):
+                    arrays[f"{name}.{d}.{field.name}"] = value
+                else:
+                    blocks[d][field.name] = value
         arrays[f"{name}.s2t"] = np.asarray(s.s2t)
         if s.maxpool_share is not None:
             arrays[f"{name}.maxpool_share"] = np.asarray(s.maxpool_share)
@@ -106,11 +108,11 @@ def _describe(view: TraceView) -> tuple[dict, dict[str, np.ndarray]]:
 def _rebuild(meta: dict, arrays: Mapping[str, np.ndarray]) -> TraceView:
     def sentence(name: str) -> SentenceView:
         m = meta[name]
-        blocks = {
-            d: BlockView(mask=m["blocks"][d]["mask"], summary=m["blocks"][d]["summary"],
-                         **{f: arrays.get(f"{name}.{d}.{f}") for f in _BLOCK_ARRAYS})
-            for d in ("fw", "bw")
-        }
+        blocks = {}
+        for d in ("fw", "bw"):
+            prefix = f"{name}.{d}."
+            stored = {k[len(prefix):]: v for k, v in arrays.items() if k.startswith(prefix)}
+            blocks[d] = BlockView(**m["blocks"][d], **stored)
         return SentenceView(tokens=tuple(m["tokens"]), status=tuple(m["status"]), fw=blocks["fw"], bw=blocks["bw"],
                             s2t=arrays[f"{name}.s2t"], maxpool_share=arrays.get(f"{name}.maxpool_share"))
 

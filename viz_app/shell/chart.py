@@ -2,18 +2,20 @@
 
 A chart that follows the sentence (``draw_figure``) names a figure of ``viz_app/browser/sections.js`` and the
 trace views it reads; the page builds it there, as the report and the static site do (one definition,
-issue 27), and hands it to ``Plotly.react`` in one persistent element, which redraws only what changed. A
-figure of a whole corpus (``draw``) is built by the server. ``st.plotly_chart`` would derive a chart's identity
-from its figure, so every new sentence would unmount each chart and lay it out from scratch.
+issue 27), and draws it with the project's canvas components through ``figure_host.js`` in one persistent
+element, whose update repaints only what changed (docs/figure-components.md: each figure carries
+``data-figure`` and ``data-drawn``; its export menu writes the checkpoint's SHA-256 and the project's version,
+``provenance``). A figure of a whole corpus (``draw``) is built by the server and drawn by plotly.js.
+``st.plotly_chart`` would derive a chart's identity from its figure, so every new sentence would unmount each
+chart and lay it out from scratch.
 
 The same component draws the *live controls* (``live_control``): an ordinary
 ``input[type=range]`` for α or DiSAN's feature k that recomputes every chart of
 its group in the page while it moves (``viz_app/browser``: ``recompute.js`` for
-the maths, ``paint.js`` to repaint drawn heatmaps in place, ``chart.js`` for the
-wiring; payloads from ``live.py``, bindings from the figures themselves) and tells the server the final
-value afterwards, for the link and the other views.
+the maths, ``chart.js`` for the wiring; payloads from ``live.py``, bindings from the figures themselves) and
+tells the server the final value afterwards, for the link and the other views.
 
-plotly.js is served from ``viz_app/static/`` by Streamlit's static file serving
+plotly.js (for the corpus figures) is served from ``viz_app/static/`` by Streamlit's static file serving
 (``server.enableStaticServing`` in ``.streamlit/config.toml``; ``plotly_js.py`` copies it there): no CDN, so
 the app stays offline. Where static serving is off or the copy cannot be
 written, the component carries plotly.js in its own module instead (``component``).
@@ -29,17 +31,19 @@ from functools import partial
 import plotly.graph_objects as go
 import streamlit as st
 
+from disan.errors import DisanError
 from viz_app.draw import bundles, settings
 from viz_app.draw.figure_json import figure_json, figure_spec
 from viz_app.draw.site_view import PageView, figure_context
 from viz_app.draw.plotly_bundle import plotly_bundle
+from viz_app.draw.provenance import project_version, provenance
 from viz_app.shell.plotly_js import PLOTLY_URL, plotly_js_served
 
 
 # The component's module: the app's bundle (bundles.py), chart.js with everything it imports: the figures and
-# sections the report draws, recompute.js and paint.js, plotly_ready.js (plotly.js fetched once per page, shared
-# with the preloader), the minimal pair's page drawn as the report draws it (charts drawn in place; live groups
-# redrawn in the page).
+# sections the report draws, the figure host and its canvas components, recompute.js, plotly_ready.js (plotly.js
+# fetched once per page for the corpus figures, shared with the preloader), the minimal pair's page drawn as the
+# report draws it (live groups redrawn in the page).
 _JS = bundles.text("chart")
 _TOKENS_CSS = (bundles.BROWSER / "tokens.css").read_text(encoding="utf-8")
 _CSS = _TOKENS_CSS + """
@@ -112,6 +116,16 @@ def _view_missing(key: str) -> None:
     st.session_state.setdefault(SENT_VIEWS, set()).discard(missing)
 
 
+@functools.lru_cache(maxsize=64)
+def _provenance(view: PageView) -> dict[str, str]:
+    """``{checkpointSha256, version}`` of the model whose trace ``view`` is, for the figure's exports."""
+    head = json.loads(view.view)
+    try:
+        return provenance(str(head.get("model")), bool(head.get("random_weights")))
+    except (DisanError, OSError, ValueError):  # a model given by a path without a manifest beside it
+        return {"checkpointSha256": "unknown", "version": project_version()}
+
+
 def _carry(views: Sequence[PageView], data: dict) -> None:
     """Put into ``data`` the trace views this session's page has not been sent yet (and the figure context)."""
     sent = st.session_state.setdefault(SENT_VIEWS, set())
@@ -125,8 +139,7 @@ def draw_section(view: PageView, section: str, *, key: str, params: dict | None 
                  follow: dict | None = None) -> None:
     """The HTML of the page's section ``section`` of ``view`` (``Sections.sectionBody``: "tokens"), built in
     the page as the report builds its sections; ``follow`` as for ``draw_figure``."""
-    data = {"role": "section", "view_ids": [view.id], "section": section, "params": params or {},
-            "plotly_url": plotly_url(), "follow": follow}
+    data = {"role": "section", "view_ids": [view.id], "section": section, "params": params or {}, "follow": follow}
     _carry([view], data)
     component()(key=key, data=wire(data), on_missing_change=partial(_view_missing, key))
 
@@ -160,9 +173,9 @@ def draw_figure(
         "theme": theme,
         "config": config,
         "selectable": on_select is not None,
-        "plotly_url": plotly_url(),
         "live": live,
         "follow": follow,
+        "provenance": _provenance(views[0]),
     }
     _carry(views, data)
     callbacks = {"on_missing_change": partial(_view_missing, key)}
@@ -180,7 +193,7 @@ def draw_pair(view_a: PageView, view_b: PageView, *, key: str, theme: str, loo: 
     ``on_swap``: B's words become buttons, and a click sets ``st.session_state[key]["swap"]`` to "side:index"
     (then ``on_swap``)."""
     data = {"role": "pair", "view_ids": [view_a.id, view_b.id], "theme": theme, "loo": loo,
-            "swap": on_swap is not None, "plotly_url": plotly_url()}
+            "swap": on_swap is not None, "provenance": _provenance(view_a)}
     _carry([view_a, view_b], data)
     callbacks = {"on_missing_change": partial(_view_missing, key)}
     if on_swap is not None:
@@ -195,8 +208,7 @@ def typing_control(*, key: str, base: str, model: str, alpha: float | None, text
     The typed ``{"text", "hypothesis"}`` reaches ``st.session_state[key]["typed"]`` (then ``on_change``)
     ``settings.TYPING_SEND_AFTER_MS`` after the last key, or on Enter as soon as the page has drawn the text."""
     data = {"role": "typing", "base": base, "model": model, "alpha": alpha, "text": text,
-            "hypothesis": hypothesis or "", "send_after_ms": settings.TYPING_SEND_AFTER_MS,
-            "plotly_url": plotly_url()}
+            "hypothesis": hypothesis or "", "send_after_ms": settings.TYPING_SEND_AFTER_MS}
     component()(key=key, data=wire(data), default={"typed": None}, on_typed_change=on_change)
 
 
@@ -237,7 +249,5 @@ def live_control(
         "step": step,
         "payload": payload,
         "send_after_ms": settings.LIVE_SEND_AFTER_MS,
-        "settle_ms": settings.LIVE_SETTLE_MS,
-        "plotly_url": plotly_url(),
     }
     component()(key=key, data=wire(data), default={"value": value}, on_value_change=on_change)

@@ -44,7 +44,7 @@ export function barsCsv(prov, d) {
 /* JSON with the provenance first; non-finite numbers become null (JSON has none). */
 export function figureJson(prov, data) {
   const clean = (v) => (typeof v === "number" && !Number.isFinite(v) ? null : v);
-  const replacer = (key, v) => (ArrayBuffer.isView(v) ? Array.from(v, clean) : clean(v));
+  const replacer = (key, v) => (ArrayBuffer.isView(v) ? Array.from(/** @type {ArrayLike<number>} */ (/** @type {unknown} */ (v)), clean) : clean(v));
   return JSON.stringify({ provenance: prov, ...data }, replacer, 1) + "\n";
 }
 

@@ -31,9 +31,10 @@ export function paintFrame(p, L) {
 export function paintCells(p, L, m) {
   const { z, masked, scale, theme } = m, R = z.length, C = R ? z[0].length : 0, lut = scale.lut;
   const maskedRgb = hexRgb(theme.masked);
+  /** @type {(r: number, c: number) => [number, number, number]} */
   const rgbAt = (r, c) => {
     const i = masked && masked[r] && masked[r][c] ? -1 : scale.index(z[r][c]);
-    return i < 0 ? maskedRgb : [lut[3 * i], lut[3 * i + 1], lut[3 * i + 2]];
+    return i < 0 ? /** @type {[number, number, number]} */ (maskedRgb) : [lut[3 * i], lut[3 * i + 1], lut[3 * i + 2]];
   };
   p.cells(L.plot.x, L.plot.y, L.cw, L.ch, R, C, rgbAt);
   if (L.ch < L.f.cell + 4 || L.cw < p.measure("0.00", L.f.cell) + 4) return;  // no number can fit

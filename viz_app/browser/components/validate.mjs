@@ -1,7 +1,8 @@
 /* A view checked before anything is drawn: a bad one becomes one line naming the bad value and the fix
  * (the component shows it instead of the figure), never a half-drawn figure or a stack trace. */
 
-const isList = (v) => Array.isArray(v) || ArrayBuffer.isView(v);
+/** @param {any} v @returns {v is ArrayLike<any>} */
+const isList = (v) => Array.isArray(v) || (ArrayBuffer.isView(v) && "length" in v);
 const LIMIT = 4096;  // tokens per axis: beyond this a canvas would be larger than browsers allow per cell
 
 function tokens(list, what) {

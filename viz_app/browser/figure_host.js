@@ -1,0 +1,201 @@
+/* The figure host: draws a figure spec (what every per-sentence figure builder returns; docs/figure-components.md
+ * "Figure specs and the host") with the canvas components, one per panel in a CSS grid, and keeps them:
+ * update(spec) with the same panels hands each component its new view, so only what changed repaints.
+ *
+ *   const fig = mountFigure(element, spec, {provenance: {checkpointSha256, version}, theme: "normal"});
+ *   fig.update(nextSpec);          // same panel kinds and names: each component's update(view); else rebuilt
+ *   fig.setTheme("presentation");  // talk mode: every panel's theme, without a new spec
+ *   await fig.exportAs("svg", "forward");  // png | svg | json | csv of one panel (default: the first); html: all
+ *   fig.destroy();
+ *
+ * A spec is plain data (typed arrays allowed): {kind: "figure", name, title, columns, panels: [{kind: "heatmap" |
+ * "bars", name, view}], rowBars: {panel, bars} | null}. No plotting library is involved. */
+import { THEMES, createBars, createHeatmap, download } from "./components/index.mjs";
+import { figureHtml, checkSpec, sameLayout } from "./figure_spec.js";
+
+const CSS = `
+.disan-figure { margin: 0 0 8px; }
+.disan-figure__head { display: flex; gap: 12px; align-items: baseline; flex-wrap: wrap; }
+.disan-figure__title { font-weight: 600; margin: 4px 0; }
+.disan-figure__export { font-size: 12px; }
+.disan-figure__export button { font-size: 12px; margin-right: 4px; }
+.disan-figure__grid { display: grid; gap: 8px 16px; }
+.disan-figure__rowbars { grid-column: 1 / -1; }
+.disan-figure__error { color: #a4000f; margin: 4px 0; }
+`;
+
+function el(doc, tag, cls) {
+  const e = doc.createElement(tag);
+  if (cls) e.className = cls;
+  return e;
+}
+
+function injectStyle(doc) {
+  if (doc.getElementById("disan-figure-style")) return;
+  const style = el(doc, "style");
+  style.id = "disan-figure-style";
+  style.textContent = CSS;
+  doc.head.append(style);
+}
+
+/* The index of the largest finite value (talk mode highlights it in a clicked row), or -1. */
+function argmax(values) {
+  let best = -1;
+  values.forEach((v, i) => { if (Number.isFinite(v) && (best < 0 || v > values[best])) best = i; });
+  return best;
+}
+
+/* Draw `spec` into `element` (its children are replaced). options: {provenance: {checkpointSha256, version}
+ * (written into every export), theme: "normal" | "presentation" | null (overrides the views' own), menu:
+ * false (no export menu)}. Returns the handle described at the top of this file. */
+export function mountFigure(element, spec, options = {}) {
+  const doc = element.ownerDocument;
+  injectStyle(doc);
+  const opts = { provenance: null, theme: null, menu: true, ...options };
+  const root = el(doc, "div", "disan-figure");
+  const head = el(doc, "div", "disan-figure__head");
+  const title = el(doc, "div", "disan-figure__title");
+  const error = el(doc, "p", "disan-figure__error");
+  error.setAttribute("role", "alert");
+  error.hidden = true;
+  const grid = el(doc, "div", "disan-figure__grid");
+  head.append(title);
+  root.append(head, error, grid);
+  element.replaceChildren(root);
+
+  let current = null, panels = [], drawn = 0, highlight = null;
+  const menu = opts.menu ? exportMenu() : null;
+  if (menu) head.append(menu.element);
+
+  // talk mode: the presentation theme, and a fixed height grown as its text (20 / 13)
+  const grow = THEMES.presentation.font_size / THEMES.normal.font_size;
+  const withTheme = (view) => (!opts.theme ? view : { ...view, theme: opts.theme,
+    ...(view.height && opts.theme === "presentation" && view.theme !== "presentation" ? { height: Math.round(view.height * grow) } : {}) });
+  const full = (name) => `${current.name}/${name}`;
+
+  function build(next) {
+    grid.replaceChildren();
+    panels = next.panels.map((p) => {
+      const cell = el(doc, "div", "disan-figure__cell");
+      // the bars a clicked row fills: hidden until a row is clicked, then a row of the grid of their own
+      if (next.rowBars && next.rowBars.bars === p.name) { cell.classList.add("disan-figure__rowbars"); cell.hidden = true; }
+      grid.append(cell);
+      const make = p.kind === "heatmap" ? createHeatmap : createBars;
+      return { kind: p.kind, name: p.name, component: make(cell, { name: `${next.name}/${p.name}`, provenance: opts.provenance }) };
+    });
+    const shown = next.panels.length - (next.rowBars ? 1 : 0);
+    grid.style.gridTemplateColumns = `repeat(${Math.max(1, Math.min(next.columns || shown, shown))}, minmax(0, 1fr))`;
+    root.dataset.figure = `figure:${next.name}`;
+    if (menu) menu.panels(next.panels.map((p) => p.name));
+  }
+
+  /* Draw a spec; false (one line shown instead) when it cannot be drawn. */
+  function update(next) {
+    try {
+      checkSpec(next);
+    } catch (err) {
+      return fail(`figure ${next && next.name || "?"}: ${err.message}`);
+    }
+    if (!current || !sameLayout(current, next)) { highlight = null; build(next); }
+    current = next;
+    title.textContent = next.title || "";
+    title.hidden = !next.title;
+    let ok = true;
+    next.panels.forEach((p, i) => {
+      const view = withTheme(p.view);
+      if (p.kind === "heatmap" && highlight && highlight.panel === p.name && !("highlight" in p.view)) view.highlight = highlight.cell;
+      ok = panels[i].component.update(view) && ok;
+    });
+    error.hidden = true;
+    root.dataset.drawn = `${++drawn}:${JSON.stringify(tokensOf(next))}`;
+    return ok;
+  }
+
+  function fail(message) {
+    error.textContent = message;
+    error.hidden = false;
+    root.dataset.drawn = `${++drawn}:error`;
+    return false;
+  }
+
+  /* The tokens the figure shows (its first panel's rows or bars), for data-drawn. */
+  function tokensOf(s) {
+    const v = s.panels[0].view;
+    return s.panels[0].kind === "heatmap" ? v.rowTokens : v.labels;
+  }
+
+  // a clicked row (or Enter on a focused cell) shows its bars; in talk mode its largest cell is outlined
+  grid.addEventListener("figure-rowselect", (ev) => {
+    const rb = current && current.rowBars, d = /** @type {CustomEvent} */ (ev).detail;
+    const source = current && current.panels.find((p) => d.figure === `heatmap:${full(p.name)}`);
+    if (!source) return;
+    if (opts.theme === "presentation") {
+      const c = argmax(d.values);
+      highlight = c < 0 ? null : { panel: source.name, cell: [d.row, c] };
+      const i = current.panels.indexOf(source);
+      panels[i].component.update({ highlight: highlight && highlight.cell });
+    }
+    if (!rb || (rb.panel !== "*" && rb.panel !== source.name)) return;
+    const i = current.panels.findIndex((p) => p.name === rb.bars);
+    panels[i].component.root.parentElement.hidden = false;
+    panels[i].component.update(withTheme({ values: d.values, labels: d.colTokens, title: `${rb.title || "Row"} #${d.row} '${d.token}' (${source.name})`,
+      valueName: source.view.valueName || "value", orientation: "vertical" }));
+  });
+
+  function setTheme(theme) {
+    opts.theme = theme || null;
+    if (!current) return;
+    if (opts.theme !== "presentation") highlight = null;
+    current.panels.forEach((p, i) => panels[i].component.update({ theme: opts.theme || p.view.theme || "normal",
+      height: withTheme(p.view).height, ...(p.kind === "heatmap" && !("highlight" in p.view) ? { highlight: null } : {}) }));
+    root.dataset.drawn = `${++drawn}:${JSON.stringify(tokensOf(current))}`;
+  }
+
+  /* {filename, mime, data}: one panel's png | svg | json | csv, or the whole figure's standalone html. */
+  async function exportAs(kind, panel) {
+    if (!current) throw new Error("nothing drawn to export");
+    if (kind === "html") {
+      const svgs = [];
+      for (const p of panels) svgs.push(String((await p.component.exportAs("svg")).data));
+      const data = [];
+      for (const p of panels) data.push(JSON.parse(String((await p.component.exportAs("json")).data)));
+      return { filename: `${current.name.replace(/[^\w.-]+/g, "_")}.html`, mime: "text/html",
+        data: figureHtml({ name: current.name, title: current.title, columns: current.columns, provenance: opts.provenance, svgs, data }) };
+    }
+    const i = panel === undefined ? 0 : panels.findIndex((p) => p.name === panel);
+    if (i < 0) throw new Error(`figure ${current.name} has no panel ${JSON.stringify(panel)}: it has ${panels.map((p) => p.name).join(", ")}`);
+    return panels[i].component.exportAs(kind);
+  }
+
+  function exportMenu() {
+    const box = el(doc, "details", "disan-figure__export");
+    const summary = el(doc, "summary");
+    summary.textContent = "Export";
+    const which = el(doc, "select");
+    which.setAttribute("aria-label", "panel to export");
+    box.append(summary, which);
+    for (const kind of ["png", "svg", "json", "csv", "html"]) {
+      const b = el(doc, "button");
+      b.type = "button";
+      b.dataset.export = kind;
+      b.textContent = kind.toUpperCase();
+      b.addEventListener("click", () => exportAs(kind, which.value || undefined).then(download, (err) => fail(err.message)));
+      box.append(b);
+    }
+    return {
+      element: box,
+      panels(names) {
+        which.replaceChildren(...names.map((n) => { const o = el(doc, "option"); o.value = n; o.textContent = n; return o; }));
+        which.hidden = names.length < 2;
+      },
+    };
+  }
+
+  update(spec);
+  return {
+    root, update, setTheme, exportAs,
+    get spec() { return current; },
+    get panels() { return panels.map((p) => ({ kind: p.kind, name: p.name, component: p.component })); },
+    destroy() { root.remove(); panels = []; current = null; },
+  };
+}
