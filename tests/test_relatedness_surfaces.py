@@ -103,12 +103,12 @@ def test_the_prediction_section_names_the_score_and_draws_the_grade_distribution
         page = page_of(tv, compact)
         text = f"relatedness {score:.2f} (1–5)"
         assert f"prediction: <b>{text}</b>" in page["body"]
-        fig = page["data"]["figures"]["prediction"]
-        assert fig["layout"]["title"]["text"].startswith("Relatedness " + f"{score:.2f} (1–5)")
-        [bar] = fig["data"]
-        assert bar["y"] == ["1", "2", "3", "4", "5"] and fig["layout"]["yaxis"]["type"] == "category"
-        np.testing.assert_allclose(bar["x"], list(trace.prediction.values()), atol=1e-6)
-        assert "p̂" in fig["layout"]["xaxis"]["title"]["text"]
+        [panel] = page["data"]["figures"]["prediction"]["panels"]  # one bars panel: the grades as labels
+        bar = panel["view"]
+        assert bar["title"].startswith("Relatedness " + f"{score:.2f} (1–5)")
+        assert panel["kind"] == "bars" and bar["labels"] == ["1", "2", "3", "4", "5"]
+        np.testing.assert_allclose(bar["values"], list(trace.prediction.values()), atol=1e-6)
+        assert "p̂" in bar["xLabel"]
         # both sentences' attention, as the NLI models show it
         assert {"mean-premise", "mean-hypothesis"} <= set(page["data"]["figures"])
     classifier = dict(tv, relatedness=None)
@@ -182,8 +182,8 @@ def test_the_page_computes_and_shows_the_score_of_a_typed_pair(chromium, built, 
 def check_relatedness_page(page: dict, trace, score: float) -> None:
     assert f"prediction: <b>relatedness {score:.2f} (1–5)</b>" in page["body"]
     figures = page["data"]["figures"]
-    [bar] = figures["prediction"]["data"]
-    np.testing.assert_allclose(bar["x"], list(trace.prediction.values()), atol=1e-6)
+    [bar] = figures["prediction"]["panels"]
+    np.testing.assert_allclose(bar["view"]["values"], list(trace.prediction.values()), atol=1e-6)
     mean = "mean-" if trace.arch == "disan" else "alpha-mean-"
     assert {mean + "premise", mean + "hypothesis"} <= set(figures)  # both sentences' attention
     assert page["view"]["relatedness"] == pytest.approx(score, abs=1e-6)

@@ -62,6 +62,7 @@ def test_the_page_figures_of_the_report_name_its_classes_with_predict_s_probabil
         assert f"prediction: <b>relatedness {out:.2f} (1–5)</b>" in page["body"]
     else:
         assert f"prediction: <b>{max(out, key=out.get)}</b>" in page["body"]
-    [bar] = page["data"]["figures"]["prediction"]["data"]
-    assert bar["y"] == _bars(name)
-    np.testing.assert_allclose(bar["x"], list(trace.prediction.values()), atol=1e-6)
+    [panel] = page["data"]["figures"]["prediction"]["panels"]
+    bar = panel["view"]
+    assert bar["labels"] == _bars(name)
+    np.testing.assert_allclose(bar["values"], list(trace.prediction.values()), atol=1e-6)
