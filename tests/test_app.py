@@ -169,7 +169,7 @@ def page_built(at: AppTest) -> list[tuple[dict, dict]]:
 
 
 def charts(at: AppTest) -> list[dict]:
-    """Every chart's Plotly figure JSON (``{"data", "layout"}``), in page order."""
+    """Every chart's figure in page order: a figure spec (role "figure", figure_spec.js) or the server's Plotly JSON."""
     return [b["figure"] for _, b in page_built(at)]
 
 

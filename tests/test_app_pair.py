@@ -80,8 +80,8 @@ def test_the_view_draws_both_traces_with_python_leave_one_out_and_the_address_re
     net = disan.load(model, device="cpu")
     a = net.trace(params["sentence"], params.get("hypothesis"))
     b = net.trace(params["sentence_b"], params.get("hypothesis_b"))
-    figs = {k: [{"type": t["type"], "z": t.get("z"), "y": t.get("y")} for t in f["data"]]
-            for k, f in page["figures"].items()}
+    figs = {k: [{"type": p["kind"], "z": p["view"].get("z"), "y": p["view"].get("values")} for p in f["panels"]]
+            for k, f in page["figures"].items()}  # figure specs: each panel's view
     got = {"a": trace_view_json(a), "b": trace_view_json(b), "figs": figs}
     sides = ["premise"] + (["hypothesis"] if a.hypothesis is not None else [])
     ops = [o for side in sides for o in check_maps(got, side)]  # maps, heads, gates, predictions within 1e-6
@@ -188,7 +188,7 @@ def test_the_view_is_drawn_in_the_browser_with_its_leave_one_out_rows(chromium, 
                 _wait_for_loo(page, tmp_path / "server.log", model)
                 drawn = page.evaluate("""() => ({
                   plots: document.querySelectorAll('.viz-pair .plot[data-fig]').length,
-                  shown: document.querySelectorAll('.viz-pair .js-plotly-plot').length,
+                  shown: document.querySelectorAll('.viz-pair .plot[data-fig] > .disan-figure[data-drawn]').length,
                   loo: Array.from(document.querySelectorAll('.viz-pair td[data-loo]')).map(td => td.dataset.value),
                   b: Array.from(document.querySelectorAll('.viz-pair td.b:not([data-loo])'))
                     .map(td => td.textContent).filter(t => t !== ""),

@@ -267,9 +267,9 @@ def test_explore_names_the_score_and_the_sidebar_names_sentence_a_and_b(app_mode
     model = model_of(app_models, arch)
     [score] = model.predict([(a, b)])
     assert f"prediction: <b>relatedness {score:.2f} (1–5)</b>" in section_html(at, "tokens")
-    chart = chart_by_key(at, "prediction")
-    assert chart["layout"]["title"]["text"].startswith(f"Relatedness {score:.2f} (1–5)")
-    assert decode(chart["data"][0]["x"]) == pytest.approx(list(model.trace(a, b).prediction.values()), abs=1e-5)
+    bars = chart_by_key(at, "prediction")["panels"][0]["view"]
+    assert bars["title"].startswith(f"Relatedness {score:.2f} (1–5)")
+    assert decode(bars["values"]) == pytest.approx(list(model.trace(a, b).prediction.values()), abs=1e-5)
     at.text_input(key="hypothesis").set_value("").run()
     assert_clean(at)
     assert any("The sentence B is empty" in plain(e.value) for e in at.error)

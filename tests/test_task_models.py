@@ -45,9 +45,10 @@ def test_the_app_lists_the_model_and_explore_draws_its_prediction_on_a_preset_of
     assert at.session_state["model"] == name and name in at.selectbox(key="model").options
     model = disan.load(name)
     trace = model.trace(sentence, hypothesis)
-    predictions = [f for f in charts(at) if f["data"] and list(f["data"][0].get("y") or []) == _bars(name)]
+    predictions = [f["panels"][0]["view"] for f in charts(at)
+                   if f.get("panels") and list(f["panels"][0]["view"].get("labels") or []) == _bars(name)]
     assert predictions, f"{name}: no prediction bars over {_bars(name)} on Explore"
-    np.testing.assert_allclose(predictions[0]["data"][0]["x"], list(trace.prediction.values()), atol=1e-4)
+    np.testing.assert_allclose(predictions[0]["values"], list(trace.prediction.values()), atol=1e-4)
 
 
 @pytest.mark.parametrize("name", PRESENT)

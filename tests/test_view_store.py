@@ -129,8 +129,8 @@ def _first_page(folder: Path) -> dict:
     views = {k: (json.loads(v["view"]), v["arrays"]) for k, v in page["views"].items()}
     built = page_figures([([views[v] for v in c["view_ids"]], c["figure"], c["params"], c["theme"])
                           for c in page["charts"]])
-    heat = [b["figure"] for b in built if b["figure"]["data"][0]["type"] == "heatmap"]
-    return {**page, "z": heat[0]["data"][0]["z"], "x": heat[0]["layout"]["xaxis"].get("ticktext")}
+    heat = [b["figure"]["panels"][0]["view"] for b in built if b["figure"]["panels"][0]["kind"] == "heatmap"]
+    return {**page, "z": heat[0]["z"], "x": heat[0].get("colTokens", heat[0]["rowTokens"])}
 
 
 def test_a_restarted_app_draws_its_opening_page_without_torch(tmp_path):
