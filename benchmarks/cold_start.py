@@ -96,11 +96,12 @@ def phases(log_text: str) -> dict[str, float]:
 
 
 def one_run(browser, root: Path, timeout_s: float, launcher: str = "streamlit run", store: Path | None = None,
-            explorer: Path | None = None) -> dict:
+            explorer: Path | None = None, glove: Path | None = None) -> dict:
     """Seconds from the server's ``Popen`` to its health answer and to the first heatmap on screen; ``store``: the
     folder of the app's stored opening pages (``viz_app/draw/view_store.py``, ``DISAN_VIEW_CACHE``); ``explorer``:
     the folder of Explore's in-page models (``viz_app/shell/explorer.py``, ``DISAN_EXPLORER_CACHE``; default the
-    user's own cache)."""
+    user's own cache); ``glove``: the folder of the GloVe word index (``disan/glove_index.py``, ``DISAN_GLOVE_CACHE``;
+    default the user's own cache)."""
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     env = {**os.environ, "PYTHONPATH": str(root) + os.pathsep + os.environ.get("PYTHONPATH", "")}
@@ -108,6 +109,8 @@ def one_run(browser, root: Path, timeout_s: float, launcher: str = "streamlit ru
         env["DISAN_VIEW_CACHE"] = str(store)
     if explorer is not None:
         env["DISAN_EXPLORER_CACHE"] = str(explorer)
+    if glove is not None:
+        env["DISAN_GLOVE_CACHE"] = str(glove)
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
     page.route("**/*", lambda route: route.continue_() if route.request.url.startswith(base) else route.abort())
@@ -141,10 +144,11 @@ def load_line() -> str:
     return "load average " + ", ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else ""
 
 
-def prepare(root: Path, views: Path, explorer: Path, timeout_s: float = 600.0) -> float:
-    """``python -m viz_app prepare`` of ``root`` into these folders (the install step of ``bash scripts/app.sh``);
-    its seconds."""
-    env = {**os.environ, "DISAN_VIEW_CACHE": str(views), "DISAN_EXPLORER_CACHE": str(explorer),
+def prepare(root: Path, cache: Path, timeout_s: float = 600.0) -> float:
+    """``python -m viz_app prepare`` of ``root`` into the user cache ``cache`` (its ``views``, ``explorer`` and
+    ``glove`` folders; the install step of ``bash scripts/app.sh``); its seconds."""
+    env = {**os.environ, "DISAN_VIEW_CACHE": str(cache / "views"), "DISAN_EXPLORER_CACHE": str(cache / "explorer"),
+           "DISAN_GLOVE_CACHE": str(cache / "glove"),
            "PYTHONPATH": str(root) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     t0 = time.monotonic()
     done = subprocess.run([sys.executable, "-m", "viz_app", "prepare"], cwd=root, env=env, capture_output=True,
@@ -162,14 +166,13 @@ def _measure_after_install(browser, code: str, root: Path, runs: int, timeout_s:
     log(f"  [{code}] {row['load']}")
     try:
         with tempfile.TemporaryDirectory(prefix="disan-cache-installed-") as cache:
-            views, explorer = Path(cache) / "views", Path(cache) / "explorer"
-            row["prepare_s"] = prepare(root, views, explorer)
+            row["prepare_s"] = prepare(root, Path(cache))
             log(f"  [{code}] python -m viz_app prepare into an empty cache: {row['prepare_s']:.1f} s (untimed)")
             for k in range(runs):
                 with tempfile.TemporaryDirectory(prefix="disan-cache-start-") as start:
                     shutil.copytree(cache, start, dirs_exist_ok=True)
                     r = one_run(browser, root, timeout_s, LAUNCHERS[0], Path(start) / "views",
-                                Path(start) / "explorer")
+                                Path(start) / "explorer", Path(start) / "glove")
                 _add_run(row, k, r, log)
     except Exception as err:  # noqa: BLE001 - a failed row must not hide the others
         row["error"] = str(err).splitlines()[0][:160]
@@ -272,9 +275,10 @@ def table(rows: list[dict]) -> Table:
         f"Row '{AFTER_INSTALL}': what a newcomer's `bash scripts/app.sh` meets. An empty user cache, then "
         "`python -m viz_app prepare` (the install step app.sh runs: the default model's opening page and Explore's "
         "in-page copy of it; untimed), then each timed start on a fresh copy of that cache, with no untimed launch "
-        f"before. Row '{NO_STORED_PAGE}': every run starts with an empty folder of stored pages and of Explore's "
-        "in-page models, whose builds then run during the start (a first start after a checkpoint changed, or one "
-        "without the install step)."
+        f"before (the GloVe word index too is in that cache). Row '{NO_STORED_PAGE}': every run starts with an empty "
+        "folder of stored pages and of Explore's in-page models, whose builds then run during the start, and finds "
+        "the GloVe word index in the user's cache (written by the untimed launch): a first start after a checkpoint "
+        "changed, or one without the install step."
     )
     t.notes.append("Server phases: seconds after the `Popen`, from the server's `viz-startup` log lines "
                    "(`viz_app/shell/startup.py`), where the code has them. Server, browser and benchmark share the CPU.")

@@ -8,6 +8,8 @@ is a start like any later one (``bench cold-start``'s row "first start after ins
   torch, the model and its first trace (``bench cold-start``'s row "no stored page": over the 3 s target);
 * Explore's in-page copy of the default model (``viz_app/shell/explorer.py``'s folder, an ONNX export run by the
   page): the first page follows typing at once instead of after a background build of tens of seconds;
+* the GloVe word index (``disan/glove_index.py``), written by the model's first load here, for the model the app
+  loads behind its first page;
 * the package's bytecode and the app's copy of plotly.js, which the first start otherwise writes itself.
 
 Everything goes to the user's cache (platformdirs; ``DISAN_VIEW_CACHE`` and ``DISAN_EXPLORER_CACHE`` name other
