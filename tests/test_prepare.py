@@ -99,3 +99,12 @@ def test_an_unknown_model_is_one_line(tmp_path):
                          text=True, env=env, cwd=ROOT, timeout=300)
     assert out.returncode == 2 and out.stderr.count("\n") == 1 and "no-such-model" in out.stderr
     assert "Traceback" not in out.stderr
+
+
+def test_the_readmes_app_command_prepares_after_installing_and_before_starting():
+    """``bash scripts/app.sh``: install, then ``prepare``, then the server (a newcomer's first start finds the cache)."""
+    lines = [line.strip() for line in (ROOT / "scripts" / "app.sh").read_text().splitlines()
+             if line.strip() and not line.lstrip().startswith("#")]
+    steps = [k for k, line in enumerate(lines) if line.startswith("bash scripts/setup.sh")
+             or line == ".venv/bin/python -m viz_app prepare" or line.startswith("exec .venv/bin/streamlit run")]
+    assert len(steps) == 3 and [lines[k].split()[0] for k in steps] == ["bash", ".venv/bin/python", "exec"]
