@@ -9,7 +9,9 @@ The folder is ``python -m viz_app site --model NAME`` written into the user's ca
 user cache, ``~/.cache/disan/explorer`` on Linux; ``DISAN_EXPLORER_CACHE`` names another), never into the package
 (site-packages may be read-only, and in a checkout Streamlit's file watcher warned of every file written). It is
 served by Streamlit's route for a component's files (``component/<name>/``, ``_served``). The folders are built
-once per checkpoint and page code, ahead of time: ``build_ahead`` (called by ``app.py`` once the first page is
+once per checkpoint and page code, ahead of time: the default model's at install (``python -m viz_app prepare``,
+run by ``bash scripts/app.sh``: ``build_now``; a folder found in the cache is ready at once, so that model's first
+page follows typing), and ``build_ahead`` (called by ``app.py`` once the first page is
 drawn) queues every bundled trained model, the page's own first, for one low-priority background thread, so a
 model's first use finds its folder; no build starts before that first page has been drawn. A page drawn before its folder is ready works as before (Ctrl+Enter submits)
 and moves that model to the head of the queue; the next rerun finds it. Where it cannot be built (random weights,
