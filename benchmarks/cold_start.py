@@ -68,6 +68,9 @@ _PHASE = re.compile(r"^viz-startup (\S+) ([0-9.]+)$")
 
 #: The row of starts with an empty folder of stored opening pages (``viz_app/draw/view_store.py``).
 NO_STORED_PAGE = "no stored page (first start)"
+#: The row of a newcomer's first start: an empty user cache, ``python -m viz_app prepare`` (what
+#: ``bash scripts/app.sh`` runs after installing, untimed), then the start.
+AFTER_INSTALL = "first start after install"
 
 #: The two ways the README starts the app: a checkout's ``streamlit run viz_app/app.py`` and the installed
 #: ``disan app`` (``python -m viz_app app``: Streamlit in-process, with the core warmed up beside it).
@@ -101,11 +104,12 @@ def phases(log_text: str) -> dict[str, float]:
 
 
 def one_run(browser, root: Path, timeout_s: float, launcher: str = "streamlit run", store: Path | None = None,
-            explorer: Path | None = None) -> dict:
+            explorer: Path | None = None, glove: Path | None = None) -> dict:
     """Seconds from the server's ``Popen`` to its health answer and to the first heatmap on screen; ``store``: the
     folder of the app's stored opening pages (``viz_app/draw/view_store.py``, ``DISAN_VIEW_CACHE``); ``explorer``:
     the folder of Explore's in-page models (``viz_app/shell/explorer.py``, ``DISAN_EXPLORER_CACHE``; default the
-    user's own cache)."""
+    user's own cache); ``glove``: the folder of the GloVe word index (``disan/glove_index.py``, ``DISAN_GLOVE_CACHE``;
+    default the user's own cache)."""
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     env = {**os.environ, "PYTHONPATH": str(root) + os.pathsep + os.environ.get("PYTHONPATH", "")}
@@ -113,6 +117,8 @@ def one_run(browser, root: Path, timeout_s: float, launcher: str = "streamlit ru
         env["DISAN_VIEW_CACHE"] = str(store)
     if explorer is not None:
         env["DISAN_EXPLORER_CACHE"] = str(explorer)
+    if glove is not None:
+        env["DISAN_GLOVE_CACHE"] = str(glove)
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
     page.add_init_script(FIRST_DRAWN)
@@ -142,12 +148,62 @@ def one_run(browser, root: Path, timeout_s: float, launcher: str = "streamlit ru
     return {"seconds": shown / 1e3 - t0_epoch, "health": health, "phases": server_phases}
 
 
+def load_line() -> str:
+    """The machine's load (``uptime``'s three averages), printed beside a row's figures."""
+    return "load average " + ", ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else ""
+
+
+def prepare(root: Path, cache: Path, timeout_s: float = 600.0) -> float:
+    """``python -m viz_app prepare`` of ``root`` into the user cache ``cache`` (its ``views``, ``explorer`` and
+    ``glove`` folders; the install step of ``bash scripts/app.sh``); its seconds."""
+    env = {**os.environ, "DISAN_VIEW_CACHE": str(cache / "views"), "DISAN_EXPLORER_CACHE": str(cache / "explorer"),
+           "DISAN_GLOVE_CACHE": str(cache / "glove"),
+           "PYTHONPATH": str(root) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    t0 = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "viz_app", "prepare"], cwd=root, env=env, capture_output=True,
+                          text=True, timeout=timeout_s)
+    if done.returncode != 0:
+        raise RuntimeError(f"prepare failed: {(done.stderr or done.stdout).strip().splitlines()[-1:]}")
+    return time.monotonic() - t0
+
+
+def _measure_after_install(browser, code: str, root: Path, runs: int, timeout_s: float, log) -> dict:
+    """``runs`` first starts after install: one ``prepare`` into an empty user cache (untimed; its seconds kept as
+    ``prepare_s``), then each start with a fresh copy of that cache, no untimed launch before (the install step
+    writes the bytecode and plotly.js)."""
+    row: dict = {"code": code, "times": [], "health": [], "phases": [], "load": load_line()}
+    log(f"  [{code}] {row['load']}")
+    try:
+        with tempfile.TemporaryDirectory(prefix="disan-cache-installed-") as cache:
+            row["prepare_s"] = prepare(root, Path(cache))
+            log(f"  [{code}] python -m viz_app prepare into an empty cache: {row['prepare_s']:.1f} s (untimed)")
+            for k in range(runs):
+                with tempfile.TemporaryDirectory(prefix="disan-cache-start-") as start:
+                    shutil.copytree(cache, start, dirs_exist_ok=True)
+                    r = one_run(browser, root, timeout_s, LAUNCHERS[0], Path(start) / "views",
+                                Path(start) / "explorer", Path(start) / "glove")
+                _add_run(row, k, r, log)
+    except Exception as err:  # noqa: BLE001 - a failed row must not hide the others
+        row["error"] = str(err).splitlines()[0][:160]
+        log(f"  [{code}] FAILED ({row['error']})")
+    return row
+
+
+def _add_run(row: dict, k: int, r: dict, log) -> None:
+    row["times"].append(r["seconds"])
+    row["health"].append(r["health"])
+    row["phases"].append(r["phases"])
+    log(f"  [{row['code']}] run {k + 1}: first heatmap {r['seconds']:.2f} s (server answered at {r['health']:.2f} s)"
+        + "".join(f", {p} {s:.2f}" for p, s in r["phases"].items()))
+
+
 def _measure(browser, code: str, root: Path, runs: int, timeout_s: float, log,
              launcher: str = "streamlit run", stored: bool = True) -> dict:
     """``runs`` timed starts after one untimed one. ``stored``: the starts share a folder of stored opening
     pages, which the untimed start fills, as on a machine that has run the app before; else every start gets an
-    empty folder, as the first start after installing (or after a checkpoint changed)."""
-    row: dict = {"code": code, "times": [], "health": [], "phases": []}
+    empty folder, as the first start after a checkpoint changed (or one after installing without ``prepare``)."""
+    row: dict = {"code": code, "times": [], "health": [], "phases": [], "load": load_line()}
+    log(f"  [{code}] {row['load']}")
     try:
         with tempfile.TemporaryDirectory(prefix="disan-views-") as folder:
             _measure_in(browser, row, root, runs, timeout_s, log, launcher, Path(folder) if stored else None)
@@ -170,11 +226,7 @@ def _measure_in(browser, row: dict, root: Path, runs: int, timeout_s: float, log
                 tempfile.TemporaryDirectory(prefix="disan-explorer-empty-") as no_explorer:
             r = one_run(browser, root, timeout_s, launcher, store or Path(empty),
                         None if store is not None else Path(no_explorer))
-        row["times"].append(r["seconds"])
-        row["health"].append(r["health"])
-        row["phases"].append(r["phases"])
-        log(f"  [{code}] run {k + 1}: first heatmap {r['seconds']:.2f} s (server answered at {r['health']:.2f} s)"
-            + "".join(f", {p} {s:.2f}" for p, s in r["phases"].items()))
+        _add_run(row, k, r, log)
 
 
 def run(runs: int = 5, baseline_rev: str | None = None, timeout_s: float = 120.0, log=print) -> list[dict]:
@@ -188,6 +240,8 @@ def run(runs: int = 5, baseline_rev: str | None = None, timeout_s: float = 120.0
         try:
             for launcher in LAUNCHERS:
                 rows.append(_measure(browser, f"now, {launcher}", REPO_ROOT, runs, timeout_s, log, launcher))
+            rows.append(_measure_after_install(browser, f"now, {LAUNCHERS[0]}, {AFTER_INSTALL}", REPO_ROOT, runs,
+                                               timeout_s, log))
             rows.append(_measure(browser, f"now, {LAUNCHERS[0]}, {NO_STORED_PAGE}", REPO_ROOT, runs, timeout_s, log,
                                  LAUNCHERS[0], stored=False))
             if baseline:
@@ -209,21 +263,31 @@ def _phase_medians(row: dict) -> str:
 
 def table(rows: list[dict]) -> Table:
     t = Table("Cold start in headless Chromium: `streamlit run viz_app/app.py` → first heatmap drawn",
-              ["code", "median s", "max s", "server answers (median s)", "server phases (median s)", "n"])
+              ["code", "median s", "max s", "server answers (median s)", "server phases (median s)", "n",
+               "load at the row's start"])
     for r in rows:
+        load = r.get("load", "").removeprefix("load average ") or "–"
         if "error" in r:
-            t.add(r["code"], "failed: " + r["error"], "–", "–", "–", 0)
+            t.add(r["code"], "failed: " + r["error"], "–", "–", "–", 0, load)
             continue
         t.add(r["code"], f"{Stats.of(r['times']).median:.2f}", f"{max(r['times']):.2f}",
-              f"{Stats.of(r['health']).median:.2f}", _phase_medians(r), len(r["times"]))
+              f"{Stats.of(r['health']).median:.2f}", _phase_medians(r), len(r["times"]), load)
     t.notes.append(
         "Clock: from the `Popen` of the server (Chromium already running, a fresh context each run: nothing cached) "
-        "until the frame that shows the first heatmap chart of the default view (`chart.js`'s `gd.__vizShown`). "
+        "until the frame that shows the first heatmap of the default view (`chart.js`'s `gd.__vizShown`, or the "
+        "first animation frame that sees a figure component's `[data-figure^=\"heatmap:\"][data-drawn]`). "
         "`/_stcore/health` is polled every 50 ms and `/` opened as soon as it answers. One untimed launch per code "
         "version comes first (bytecode written, plotly.js copied, the opening page stored in a folder of the run's "
-        f"own), as on a machine that has run the app before; the row '{NO_STORED_PAGE}' starts every run with an "
-        "empty folder of stored pages and of Explore's in-page models, whose builds then run during the start (the "
-        "first start after installing, or after a checkpoint changed)."
+        "own), as on a machine that has run the app before."
+    )
+    t.notes.append(
+        f"Row '{AFTER_INSTALL}': what a newcomer's `bash scripts/app.sh` meets. An empty user cache, then "
+        "`python -m viz_app prepare` (the install step app.sh runs: the default model's opening page and Explore's "
+        "in-page copy of it; untimed), then each timed start on a fresh copy of that cache, with no untimed launch "
+        f"before (the GloVe word index too is in that cache). Row '{NO_STORED_PAGE}': every run starts with an empty "
+        "folder of stored pages and of Explore's in-page models, whose builds then run during the start, and finds "
+        "the GloVe word index in the user's cache (written by the untimed launch): a first start after a checkpoint "
+        "changed, or one without the install step."
     )
     t.notes.append("Server phases: seconds after the `Popen`, from the server's `viz-startup` log lines "
                    "(`viz_app/shell/startup.py`), where the code has them. Server, browser and benchmark share the CPU.")

@@ -431,7 +431,7 @@ COMMANDS = {"trace": (add_trace, run_trace), "train": (add_train, run_train), "e
 COMMANDS.update({"index": (corpus_cli.add_index, corpus_cli.run_index),
                  "search": (corpus_cli.add_search, corpus_cli.run_search)})
 #: The commands of the layer above the core (viz_app/cli.py): ``python -m disan NAME`` points there.
-MOVED = ("report", "site", "app", "bench")
+MOVED = ("report", "site", "app", "prepare", "bench")
 
 
 def run_command(argv: list[str], commands: dict, prog: str, description: str, pass_through=frozenset()) -> int:

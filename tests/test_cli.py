@@ -80,7 +80,7 @@ def test_import_and_parser_do_not_import_torch():
     assert out[-4:] == ["False", "True", "False", "True"]  # headers read without torch; a model loads it
 
 
-@pytest.mark.parametrize("command", ["report", "site", "app", "bench"])
+@pytest.mark.parametrize("command", ["report", "site", "app", "prepare", "bench"])
 def test_the_commands_above_the_core_are_named_in_one_line(command):
     """``python -m disan report x`` (and site, app, bench) runs nothing: one line naming the command now, status 2."""
     proc = run_cli(command, "x")
@@ -92,7 +92,7 @@ def test_the_commands_above_the_core_are_named_in_one_line(command):
 def test_viz_app_offers_the_core_commands_and_those_above_it():
     from viz_app import cli
 
-    assert set(cli.COMMANDS) == set(disan_main.COMMANDS) | {"report", "site", "app", "bench"}
+    assert set(cli.COMMANDS) == set(disan_main.COMMANDS) | {"report", "site", "app", "prepare", "bench"}
     assert all(cli.COMMANDS[name] == disan_main.COMMANDS[name] for name in disan_main.COMMANDS)  # reused, not copied
     proc = run_cli("--help", package="viz_app")
     assert proc.returncode == 0 and proc.stdout.startswith("usage: python -m viz_app")

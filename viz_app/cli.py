@@ -1,5 +1,5 @@
 """Command line: ``disan`` (installed) or ``python -m viz_app``: the model core's commands plus those that draw
-or measure, ``report | site | app | bench``.
+or measure, ``report | site | app | prepare | bench``.
 
 The core's commands (``trace``, ``train``, ``evaluate``, ``claims``, ``faithfulness``, ``tables``) come with
 their parsers from ``disan/__main__.py``; this layer adds the ones that need the app's drawing code, Streamlit
@@ -155,8 +155,20 @@ def run_bench(argv: list[str]) -> int:
     return bench_main(argv)
 
 
+def add_prepare(sub) -> None:
+    from viz_app import prepare
+
+    prepare.add_parser(sub)
+
+
+def run_prepare(args) -> int:
+    from viz_app import prepare
+
+    return prepare.run(args)
+
+
 COMMANDS = {**CORE_COMMANDS, "report": (add_report, run_report), "site": (add_site, run_site),
-            "app": (add_app, run_app), "bench": (add_bench, None)}
+            "app": (add_app, run_app), "prepare": (add_prepare, run_prepare), "bench": (add_bench, None)}
 #: Commands whose unknown options are passed on (to ``streamlit run``) instead of refused.
 PASS_THROUGH = frozenset({"app"})
 

@@ -34,14 +34,18 @@ from viz_app.draw.records import BlockView, SentenceView, TraceView
 FORMAT = 2
 #: Most records kept in the folder (the oldest go first).
 KEEP = 32
-#: Environment variable naming the folder; else ``$XDG_CACHE_HOME/disan/views`` or ``~/.cache/disan/views``.
+#: Environment variable naming the folder; else platformdirs' user cache (``$XDG_CACHE_HOME/disan/views`` or
+#: ``~/.cache/disan/views`` on Linux).
 ENV = "DISAN_VIEW_CACHE"
 
 def folder() -> Path:
+    """``$DISAN_VIEW_CACHE``, else platformdirs' user cache (``~/.cache/disan/views`` on Linux), as Explore's
+    in-page models (``viz_app/shell/explorer.py``) and ``python -m viz_app prepare`` use it."""
     if os.environ.get(ENV):
         return Path(os.environ[ENV])
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "disan" / "views"
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("disan", appauthor=False)) / "views"
 
 
 @functools.lru_cache(maxsize=1)
@@ -66,6 +70,14 @@ def source_id(checkpoint: Path | None, arch: str, glove: str) -> str:
         return f"random:{arch}:{glove}"
     stat = checkpoint.stat()
     return f"{checkpoint.resolve()}:{stat.st_size}:{stat.st_mtime_ns}:{glove}"
+
+
+def opening_path(model: str, checkpoint: Path | None, arch: str, glove: str, text: str, hypothesis: str | None,
+                 masks: str) -> Path:
+    """The file of ``model``'s opening page (its default sentence, ``hypothesis`` and masks, the trained α): the
+    app's ``loaders.trace_view`` reads it, ``python -m viz_app prepare`` writes it at install."""
+    return record_path(model, source_id(checkpoint, arch, glove), {"text": text, "hypothesis": hypothesis,
+                                                                   "masks": masks})
 
 
 def record_path(model: str, source: str, inputs: Mapping[str, object]) -> Path:

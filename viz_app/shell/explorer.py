@@ -9,7 +9,9 @@ The folder is ``python -m viz_app site --model NAME`` written into the user's ca
 user cache, ``~/.cache/disan/explorer`` on Linux; ``DISAN_EXPLORER_CACHE`` names another), never into the package
 (site-packages may be read-only, and in a checkout Streamlit's file watcher warned of every file written). It is
 served by Streamlit's route for a component's files (``component/<name>/``, ``_served``). The folders are built
-once per checkpoint and page code, ahead of time: ``build_ahead`` (called by ``app.py`` once the first page is
+once per checkpoint and page code, ahead of time: the default model's at install (``python -m viz_app prepare``,
+run by ``bash scripts/app.sh``: ``build_now``; a folder found in the cache is ready at once, so that model's first
+page follows typing), and ``build_ahead`` (called by ``app.py`` once the first page is
 drawn) queues every bundled trained model, the page's own first, for one low-priority background thread, so a
 model's first use finds its folder; no build starts before that first page has been drawn. A page drawn before its folder is ready works as before (Ctrl+Enter submits)
 and moves that model to the head of the queue; the next rerun finds it. Where it cannot be built (random weights,
@@ -181,18 +183,43 @@ _PAGE_DRAWN = threading.Event()
 PAGE_WAIT_S = 60.0
 
 
+def folder_name(name: str, source: str) -> str:
+    """The cache folder of ``name``'s page copy: a SHA-256 of its checkpoint (``source``:
+    ``view_store.source_id``) and the page code, so that a changed checkpoint or page code builds a new one."""
+    key = source + _code_fingerprint()
+    return f"{name}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
+
+
+def build_now(name: str, source: str) -> Build:
+    """Write ``name``'s folder into ``folder()`` in this thread (``python -m viz_app prepare``, at install), with
+    the clean-up of a queued build; a folder already there is kept. ``Build.out`` is the folder."""
+    build = Build()
+    _build(folder(), "", name, folder_name(name, source), build)
+    return build
+
+
 @st.cache_resource(max_entries=64, show_spinner=False)
 def _started(name: str, source: str) -> Build:
-    """Once per process, model and checkpoint (``source``: ``view_store.source_id``): the build, queued."""
-    key = source + _code_fingerprint()
-    folder_name = f"{name}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
+    """Once per process, model and checkpoint (``source``: ``view_store.source_id``): the build, queued; a folder
+    already in the cache (written at install by ``python -m viz_app prepare``, or by an earlier start) is ready at
+    once, so that the model's first page follows typing."""
+    name_of_folder = folder_name(name, source)
     build = Build()
     url = _served()
     if url is None:
         build.problem = f"the cache folder {str(folder())!r} cannot be created; set {ENV} to a folder you can write to."
         build.done.set()
+        return build
+    build.args = (folder(), url, name, name_of_folder)
+    out = folder() / name_of_folder
+    if (out / site.MARKER).is_file():
+        try:
+            os.utime(out / site.MARKER)  # in use: another app's clean-up keeps it (_build)
+        except OSError:
+            pass
+        build.out, build.base = out, f"{url}/{name_of_folder}/"
+        build.done.set()
     else:
-        build.args = (folder(), url, name, folder_name)
         _QUEUE.put(build, build.args)
     return build
 

@@ -99,8 +99,7 @@ def _opening_record(name: str, text: str, hypothesis: str | None, masks: str, al
                and hypothesis == (settings.DEFAULT_HYPOTHESIS if cfg.pair else None))
     if not opening:
         return None
-    source = view_store.source_id(checkpoint_of(name), cfg.arch, cfg.glove)
-    return view_store.record_path(name, source, {"text": text, "hypothesis": hypothesis, "masks": masks})
+    return view_store.opening_path(name, checkpoint_of(name), cfg.arch, cfg.glove, text, hypothesis, masks)
 
 
 def opening_recorded(name: str, text: str, hypothesis: str | None, masks: str) -> bool:

@@ -38,6 +38,12 @@ def plotly_js_served() -> bool:
     """True when plotly.js is in ``viz_app/static/`` and Streamlit serves that folder (copied once per process)."""
     if not st.get_option("server.enableStaticServing"):
         return False
+    return copy_plotly_js()
+
+
+def copy_plotly_js() -> bool:
+    """Copy plotly.js into ``viz_app/static/`` unless the same file is there (also at install: ``python -m viz_app
+    prepare``); False when the folder cannot be written."""
     source = plotly_bundle()
     target = STATIC_DIR / PLOTLY_JS
     try:
