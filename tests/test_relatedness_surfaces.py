@@ -155,7 +155,9 @@ def test_the_page_computes_and_shows_the_score_of_a_typed_pair(chromium, built, 
         [score] = model_of(pretrained, arch).predict([(a, b)])
         lines = page.eval_on_selector_all("section#tokens .counts", "els => els.map(e => e.innerText)")
         assert f"prediction: relatedness {score:.2f} (1–5)" in lines
-        assert page.inner_text("section#prediction").count(f"Relatedness {score:.2f} (1–5)") == 1  # the chart title
+        titles = page.evaluate("() => Disan.Report.figureHost(document.getElementById('report'), 'prediction')"
+                               ".panels.map(p => p.component.view.title)")  # the drawn bars' title (canvas text)
+        assert [t for t in titles if t.startswith(f"Relatedness {score:.2f} (1–5)")] == titles[:1]
         tv = page.evaluate("([m, t, h]) => Disan.Site.traceOf(m, t, h).then(v => JSON.parse(JSON.stringify(v, "
                            "(k, x) => ArrayBuffer.isView(x) ? Array.from(x) : x)))", [name, a, b])
         assert tv["relatedness"] == pytest.approx(score, abs=TOLERANCE)
