@@ -106,6 +106,8 @@ def train_row(arch: str, data: Path, out: Path, args) -> dict:
             "s_per_epoch": float(per_epoch.mean()), "s_per_epoch_each": [round(float(x), 1) for x in per_epoch],
             "train_wall_s": summary["wall_time_s"], "process_wall_s": round(wall, 1),
             "stopped_by": summary["stopped_by"], "best_dev_acc": summary["best_dev_acc"],
+            "dev_each": [h["dev_acc"] for h in summary["history"]], "patience": summary.get("patience"),
+            "min_delta": summary.get("min_delta"),
             "test_accuracy": card["evaluation"]["test"]["accuracy"], "peak_rss_mb": peak / 1024,
             "device": summary["device"], "hardware": summary["hardware"]}
 
