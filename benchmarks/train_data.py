@@ -125,25 +125,32 @@ def _tokenise_chunk(texts: list[str]) -> tuple[int, int, Counter, int]:
 
 
 def read_row(path: Path, workers: int) -> dict:
-    """Stream ``path`` in chunks and tokenise them in ``workers`` processes; times and peak memory."""
+    """Stream ``path`` in chunks and tokenise them, in this process (``workers`` 1) or a pool of ``workers``
+    processes; times and peak memory."""
     from disan.data.table_file import CHUNK_ROWS, read_chunks
 
     rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    started = time.perf_counter()
+    started, cpu0 = time.perf_counter(), time.process_time()
     rows = tokens = 0
     vocab: Counter = Counter()
     worker_peak = 0
-    with Pool(workers) as pool:
-        texts = (frame["text"].tolist() for frame in read_chunks(path, ["text"]))
-        for n, k, counts, peak in pool.imap(_tokenise_chunk, texts):
+    texts = (frame["text"].tolist() for frame in read_chunks(path, ["text"]))
+    pool = Pool(workers) if workers > 1 else None
+    try:
+        for n, k, counts, peak in (pool.imap(_tokenise_chunk, texts) if pool else map(_tokenise_chunk, texts)):
             rows, tokens = rows + n, tokens + k
             vocab.update(counts)
             worker_peak = max(worker_peak, peak)
+    finally:
+        if pool:
+            pool.close()
+            pool.join()
     seconds = time.perf_counter() - started
     return {"rows": rows, "tokens": tokens, "vocabulary": len(vocab), "seconds": seconds,
+            "reader_cpu_s": time.process_time() - cpu0, "uptime": uptime(),
             "rows_per_s": rows / seconds, "file_mb": path.stat().st_size / 2**20, "chunk_rows": CHUNK_ROWS,
             "workers": workers, "reader_peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-            "reader_rss_before_mb": rss0 / 1024, "worker_peak_rss_mb": worker_peak / 1024}
+            "reader_rss_before_mb": rss0 / 1024, "worker_peak_rss_mb": worker_peak / 1024 if pool else None}
 
 
 def tables(result: dict) -> list[Table]:
@@ -161,17 +168,22 @@ def tables(result: dict) -> list[Table]:
     t.notes.append(f"hardware: {result['train'][0]['hardware']}" if result["train"] else "no training rows")
     t.notes.append(f"load when the figures were saved: {result['uptime_after']}")
     out = [t]
-    r = result.get("read")
-    if r:
+    reads = result.get("reads") or ([result["read"]] if result.get("read") else [])
+    if reads:
+        r = reads[0]
         u = Table(f"Reading + tokenising a {r['rows']:,}-row CSV ({r['file_mb']:.0f} MB)",
-                  ["rows", "tokens", "vocabulary", "seconds", "rows/s", "reader peak RSS (MB)",
-                   "worker peak RSS (MB)", "goal"])
-        u.add(f"{r['rows']:,}", f"{r['tokens']:,}", f"{r['vocabulary']:,}", f"{r['seconds']:.1f}",
-              f"{r['rows_per_s']:,.0f}", f"{r['reader_peak_rss_mb']:.0f}", f"{r['worker_peak_rss_mb']:.0f}",
-              ("met" if r["seconds"] <= GOAL_READ_S else "missed") + " (≤ 60 s)")
-        u.notes.append(f"streamed: disan.data.table_file.read_chunks, {r['chunk_rows']:,} rows a chunk; tokenised by "
-                       f"{r['workers']} worker process(es) (multiprocessing.Pool.imap), only a word count kept; the "
-                       f"reader held {r['reader_rss_before_mb']:.0f} MB before reading")
+                  ["rows", "tokens", "vocabulary", "processes", "seconds", "rows/s", "reader peak RSS (MB)",
+                   "worker peak RSS (MB)", "goal", "load (uptime) after"])
+        for r in reads:
+            worker = r.get("worker_peak_rss_mb")
+            u.add(f"{r['rows']:,}", f"{r['tokens']:,}", f"{r['vocabulary']:,}",
+                  "1 (no pool)" if r["workers"] == 1 else f"{r['workers']} (Pool.imap)", f"{r['seconds']:.1f}",
+                  f"{r['rows_per_s']:,.0f}", f"{r['reader_peak_rss_mb']:.0f}", "" if worker is None else f"{worker:.0f}",
+                  ("met" if r["seconds"] <= GOAL_READ_S else "missed") + " (≤ 60 s)",
+                  r.get("uptime", "").split("load average:")[-1].strip())
+        u.notes.append(f"streamed: disan.data.table_file.read_chunks, {r['chunk_rows']:,} rows a chunk, each text "
+                       "through disan.vocab.tokenize (whitespace pieces' tokens cached), only a word count kept; "
+                       f"the reader held {r['reader_rss_before_mb']:.0f} MB before reading")
         out.append(u)
     return out
 
@@ -185,7 +197,8 @@ def main(argv: list[str]) -> int:
     p.add_argument("--epochs", type=int, default=10, help="epoch limit of each run (early stopping may end it first)")
     p.add_argument("--patience", type=int, default=3)
     p.add_argument("--threads", type=int, default=None, help="torch threads (default: every core)")
-    p.add_argument("--workers", type=int, default=os.cpu_count(), help="tokenising processes of the reading test")
+    p.add_argument("--workers", type=int, nargs="+", default=[1, os.cpu_count() or 1],
+                   help="tokenising processes of the reading test, one row each (1: in this process, no pool)")
     p.add_argument("--device", default="auto")
     p.add_argument("--glove", default=None)
     p.add_argument("--skip-train", action="store_true")
@@ -214,7 +227,10 @@ def main(argv: list[str]) -> int:
         if not args.skip_read:  # first: seconds, where a training run takes minutes
             big = write_csv(folder / "million.csv", rows, suffix_numbers=True, total=args.rows)
             print(f"[train-data] reading {args.rows:,} rows …", flush=True)
-            result["read"] = read_row(big, args.workers)
+            result["reads"] = []
+            for workers in args.workers:
+                result["reads"].append(read_row(big, workers))
+                save()
             big.unlink()
             save()
         if not args.skip_train:
