@@ -138,6 +138,8 @@ def test_app_site_report_claims_and_faithfulness_take_it(dsa, data, tmp_path, mo
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     assert next(s for s in at.sidebar.selectbox if s.key == "model").value == str(dsa)
+    assert [a.label for a in at.sidebar.text_area if a.key == "sentence"] == ["Sentence"]  # one, not "Sentence A"
+    assert not [t for t in at.sidebar.text_input if t.key == "hypothesis"]
     preset = next(s for s in at.sidebar.selectbox if s.key == "preset")
     mine = [o for o in preset.options if o.startswith("ratings-dsa: test")]
     assert len(mine) == len(card_of(dsa)["presets"]) >= 3
