@@ -167,7 +167,7 @@ def evals_since_best(history: list, min_delta: float = 0.0) -> int:
     best, since = None, 0
     for entry in history:
         value = dev_value(entry)
-        if best is None or value > best + min_delta:
+        if best is None or value > best + min_delta * (1 + 1e-9):  # a gain of exactly min_delta (in floats too) is none
             best, since = value, 0
         else:
             since += 1

@@ -24,6 +24,7 @@ def test_gains_within_min_delta_do_not_reset_patience():
     assert evals_since_best(history(CREEPING)) == 0  # any gain counts without min_delta
     assert evals_since_best(history(CREEPING), 0.002) == 3
     assert evals_since_best(history(CREEPING + [0.9325]), 0.002) == 0  # gains add up: 0.9325 > 0.930 + 0.002
+    assert evals_since_best(history([0.018, 0.020]), 0.002) == 1  # exactly min_delta, though 0.018 + 0.002 < 0.020
     cfg = TrainConfig(patience=3, min_delta=0.002)
     assert stop_reason(cfg, history(CREEPING), 5) == "patience"
     assert stop_reason(TrainConfig(patience=3), history(CREEPING), 5) is None
