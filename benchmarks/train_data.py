@@ -98,18 +98,24 @@ def train_row(arch: str, data: Path, out: Path, args) -> dict:
     if proc.returncode != 0:
         raise RuntimeError(f"{arch}: train exited {proc.returncode}: {[l for l in proc.stderr.splitlines() if l.startswith('error')]}")
     peak = next(int(line.split()[1]) for line in proc.stderr.splitlines() if line.startswith("PEAK_RSS_KB"))
-    card = json.loads(out.with_suffix(".json").read_text())
+    return card_row(json.loads(out.with_suffix(".json").read_text()), wall, peak / 1024)
+
+
+def card_row(card: dict, wall: float | None, peak_mb: float | None) -> dict:
+    """A training row from a finished ``train --data`` run's card (``--runs``: peak memory and the process's wall
+    time are then unknown)."""
     summary = card["train"]
+    arch = summary["model_config"]["arch"]
     ends = [h["elapsed_s"] for h in summary["history"]]
     per_epoch = np.diff([0.0] + ends)
     return {"arch": arch, "train_examples": summary["train_examples"], "epochs": summary["epochs_run"],
             "s_per_epoch": float(per_epoch.mean()), "s_per_epoch_each": [round(float(x), 1) for x in per_epoch],
-            "train_wall_s": summary["wall_time_s"], "process_wall_s": round(wall, 1),
+            "train_wall_s": summary["wall_time_s"], "process_wall_s": None if wall is None else round(wall, 1),
             "stopped_by": summary["stopped_by"], "best_dev_acc": summary["best_dev_acc"],
             "dev_each": [h["dev_acc"] for h in summary["history"]], "patience": summary.get("patience"),
             "min_delta": summary.get("min_delta"),
-            "test_accuracy": card["evaluation"]["test"]["accuracy"], "peak_rss_mb": peak / 1024,
-            "device": summary["device"], "hardware": summary["hardware"]}
+            "test_accuracy": card["evaluation"]["test"]["accuracy"], "peak_rss_mb": peak_mb,
+            "device": summary["device"], "hardware": summary["hardware"], "command": summary.get("command")}
 
 
 def _tokenise_chunk(texts: list[str]) -> tuple[int, int, Counter, int]:
@@ -164,7 +170,9 @@ def tables(result: dict) -> list[Table]:
              f"not measured: stopped by the {r['stopped_by']} limit, not early stopping"))
         t.add(r["arch"], f"{r['train_examples']:,}", f"{r['s_per_epoch']:.1f}", r["epochs"], f"{r['train_wall_s']:.0f}",
               r["stopped_by"], f"{100 * r['best_dev_acc']:.2f}%", f"{100 * r['test_accuracy']:.2f}%",
-              f"{r['peak_rss_mb']:.0f}", goal)
+              "–" if r["peak_rss_mb"] is None else f"{r['peak_rss_mb']:.0f}", goal)
+        if r["process_wall_s"] is None:
+            t.notes.append(f"{r['arch']}: a run of its own, read from its card (--runs): {r['command']}")
     t.notes.append(f"hardware: {result['train'][0]['hardware']}" if result["train"] else "no training rows")
     t.notes.append(f"load when the figures were saved: {result['uptime_after']}")
     out = [t]
@@ -204,6 +212,9 @@ def main(argv: list[str]) -> int:
     p.add_argument("--skip-train", action="store_true")
     p.add_argument("--skip-read", action="store_true")
     p.add_argument("--d-h", default=None, help="hidden size passed to train (default: the recipe's 300)")
+    p.add_argument("--runs", nargs="+", default=None, metavar="CARD",
+                   help="no measuring: the rows of finished train --data runs (their .json cards), e.g. a run "
+                        "resumed with --resume; the load is the one now")
     p.add_argument("--json", default=None, help="write the raw figures here")
     p.add_argument("--docs", default=None, metavar="PAGE", help="write the printed block between the train-data-bench "
                                                                "markers of PAGE (e.g. docs/your-data.md)")
@@ -213,6 +224,14 @@ def main(argv: list[str]) -> int:
     args = p.parse_args(argv)
     if args.render:
         return finish(json.loads(Path(args.render).read_text()), args.docs, args.block)
+    if args.runs:
+        cards = [json.loads(Path(c).read_text()) for c in args.runs]
+        result = {"source": ", ".join(sorted({Path(c["data_file"]["files"]["data"]["path"]).name for c in cards})),
+                  "uptime_before": uptime(), "train": [card_row(c, None, None) for c in cards], "argv": argv,
+                  "uptime_after": uptime()}
+        if args.json:
+            Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
+        return finish(result, args.docs, args.block)
     rows, source = example_rows(args.data_dir, args.examples)
     result = {"source": source, "uptime_before": uptime(), "train": [], "argv": argv}
     print(f"load before: {result['uptime_before']}", flush=True)

@@ -42,3 +42,11 @@ def test_train_data_stops_with_min_delta_and_the_card_says_so(capsys, tmp_path):
     assert summary["stopped_by"] == "patience" and len(dev) < 30
     assert evals_since_best(summary["history"], MIN_DELTA) == 3
     assert f"one better by more than {MIN_DELTA:g}" in out.with_suffix(".card.md").read_text()
+    from benchmarks import train_data
+
+    capsys.readouterr()
+    assert train_data.main(["--runs", str(out.with_suffix(".json"))]) == 0  # bench train-data's row of this run
+    printed = capsys.readouterr().out
+    row = next(line.split() for line in printed.splitlines() if line.startswith("dsa "))
+    assert row[3] == str(len(dev)) and row[5] == "patience" and row[8] == "–"  # epochs, stopped by, no peak RSS
+    assert "load average" in printed and "read from its card (--runs)" in printed
