@@ -160,7 +160,8 @@ def read_row(path: Path, workers: int) -> dict:
 
 
 def tables(result: dict) -> list[Table]:
-    t = Table(f"train --data on {result['source']} (CPU load: {result['uptime_before']})",
+    load = ("load when read from the cards, not during the runs" if result.get("from_cards") else "CPU load")
+    t = Table(f"train --data on {result['source']} ({load}: {result['uptime_before']})",
               ["model", "train ex.", "s / epoch", "epochs", "wall to the stop (s)", "stopped by", "dev acc",
                "test acc", "peak RSS (MB)", "goal: DSA to early stopping ≤ 15 min"])
     for r in result["train"]:
@@ -228,6 +229,7 @@ def main(argv: list[str]) -> int:
         cards = [json.loads(Path(c).read_text()) for c in args.runs]
         result = {"source": ", ".join(sorted({Path(c["data_file"]["files"]["data"]["path"]).name for c in cards})),
                   "uptime_before": uptime(), "train": [card_row(c, None, None) for c in cards], "argv": argv,
+                  "from_cards": True,
                   "uptime_after": uptime()}
         if args.json:
             Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
