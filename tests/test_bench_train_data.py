@@ -26,6 +26,7 @@ def test_smoke_run_measures_training_and_reading_and_writes_its_block(tmp_path, 
     assert (read["workers"], pooled["workers"]) == (1, 2)
     assert (pooled["rows"], pooled["tokens"], pooled["vocabulary"]) == (read["rows"], read["tokens"], read["vocabulary"])
     assert "1 (no pool)" in printed and "2 (Pool.imap)" in printed
+    assert 0 < read["reader_cpu_s"] and 0 < pooled["workers_cpu_s"]  # the pool's tokenising is counted
     assert "load average" in printed and "Reading + tokenising a 3,000-row CSV" in printed
     page = tmp_path / "page.md"
     page.write_text(f"before\n{train_data.START}\nold\n{train_data.END}\nafter\n")
