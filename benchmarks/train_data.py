@@ -81,7 +81,9 @@ def write_csv(path: Path, rows, suffix_numbers: bool = False, total: int | None 
 
 
 CHILD = ("import resource, sys\nfrom disan.__main__ import main\nrc = main(sys.argv[1:])\n"
-         "print('PEAK_RSS_KB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\nsys.exit(rc)\n")
+         "u = resource.getrusage(resource.RUSAGE_SELF)\n"
+         "print('PEAK_RSS_KB', u.ru_maxrss, file=sys.stderr)\n"
+         "print('CPU_S', u.ru_utime + u.ru_stime, file=sys.stderr)\nsys.exit(rc)\n")
 
 
 def train_row(arch: str, data: Path, out: Path, args) -> dict:
@@ -98,7 +100,8 @@ def train_row(arch: str, data: Path, out: Path, args) -> dict:
     if proc.returncode != 0:
         raise RuntimeError(f"{arch}: train exited {proc.returncode}: {[l for l in proc.stderr.splitlines() if l.startswith('error')]}")
     peak = next(int(line.split()[1]) for line in proc.stderr.splitlines() if line.startswith("PEAK_RSS_KB"))
-    return card_row(json.loads(out.with_suffix(".json").read_text()), wall, peak / 1024)
+    cpu = next(float(line.split()[1]) for line in proc.stderr.splitlines() if line.startswith("CPU_S"))
+    return {**card_row(json.loads(out.with_suffix(".json").read_text()), wall, peak / 1024), "cpu_s": round(cpu, 1)}
 
 
 def card_row(card: dict, wall: float | None, peak_mb: float | None) -> dict:
@@ -171,7 +174,7 @@ def cpu_text(r: dict) -> str:
 def tables(result: dict) -> list[Table]:
     load = ("load when read from the cards, not during the runs" if result.get("from_cards") else "CPU load")
     t = Table(f"train --data on {result['source']} ({load}: {result['uptime_before']})",
-              ["model", "train ex.", "s / epoch", "epochs", "wall to the stop (s)", "stopped by", "dev acc",
+              ["model", "train ex.", "s / epoch", "epochs", "wall to the stop (s)", "CPU s", "stopped by", "dev acc",
                "test acc", "peak RSS (MB)", "goal: DSA to early stopping ≤ 15 min"])
     for r in result["train"]:
         goal = "" if r["arch"] != "dsa" else (
@@ -179,11 +182,14 @@ def tables(result: dict) -> list[Table]:
             ("missed (over 15 min before stopping)" if r["train_wall_s"] > GOAL_DSA_S else
              f"not measured: stopped by the {r['stopped_by']} limit, not early stopping"))
         t.add(r["arch"], f"{r['train_examples']:,}", f"{r['s_per_epoch']:.1f}", r["epochs"], f"{r['train_wall_s']:.0f}",
+              "–" if r.get("cpu_s") is None else f"{r['cpu_s']:.0f}",
               r["stopped_by"], f"{100 * r['best_dev_acc']:.2f}%", f"{100 * r['test_accuracy']:.2f}%",
               "–" if r["peak_rss_mb"] is None else f"{r['peak_rss_mb']:.0f}", goal)
         if r["process_wall_s"] is None:
             t.notes.append(f"{r['arch']}: a run of its own, read from its card (--runs): {r['command']}")
     t.notes.append(f"hardware: {result['train'][0]['hardware']}" if result["train"] else "no training rows")
+    t.notes.append("CPU s: the training process's processor time (getrusage, every thread), what one idle core "
+                   "would need with --threads 1; the seconds are wall time on the shared machine")
     t.notes.append(f"load when the figures were saved: {result['uptime_after']}")
     out = [t]
     reads = result.get("reads") or ([result["read"]] if result.get("read") else [])

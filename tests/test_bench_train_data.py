@@ -21,6 +21,7 @@ def test_smoke_run_measures_training_and_reading_and_writes_its_block(tmp_path, 
     # (a tiny epoch can round to 0.0 s in the log: its mean is checked against the per-epoch list instead)
     assert row["s_per_epoch"] == row["s_per_epoch_each"][0] >= 0 and row["process_wall_s"] > 0
     assert row["peak_rss_mb"] > 100  # torch alone holds more
+    assert 0 < row["cpu_s"] < 10 * row["process_wall_s"]
     read, pooled = result["reads"]
     assert read["rows"] == 3000 and read["tokens"] > 3000 * 10 and read["vocabulary"] > 3000  # each row numbered
     assert (read["workers"], pooled["workers"]) == (1, 2)

@@ -48,5 +48,5 @@ def test_train_data_stops_with_min_delta_and_the_card_says_so(capsys, tmp_path):
     assert train_data.main(["--runs", str(out.with_suffix(".json"))]) == 0  # bench train-data's row of this run
     printed = capsys.readouterr().out
     row = next(line.split() for line in printed.splitlines() if line.startswith("dsa "))
-    assert row[3] == str(len(dev)) and row[5] == "patience" and row[8] == "–"  # epochs, stopped by, no peak RSS
+    assert row[3] == str(len(dev)) and row[6] == "patience" and row[5] == row[9] == "–"  # epochs, stop; no CPU, RSS
     assert "load average" in printed and "read from its card (--runs)" in printed
