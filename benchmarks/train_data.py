@@ -191,7 +191,7 @@ def tables(result: dict) -> list[Table]:
     t.notes.append("CPU s: the training process's processor time (getrusage, every thread), what one idle core "
                    "would need with --threads 1; the seconds are wall time on the shared machine")
     t.notes.append(f"load when the figures were saved: {result['uptime_after']}")
-    out = [t]
+    out = [t] if result["train"] else []  # --skip-train: the reading's table alone
     reads = result.get("reads") or ([result["read"]] if result.get("read") else [])
     if reads:
         r = reads[0]
