@@ -206,6 +206,8 @@ def tables(result: dict) -> list[Table]:
                   f"{r['rows_per_s']:,.0f}", f"{r['reader_peak_rss_mb']:.0f}", "" if worker is None else f"{worker:.0f}",
                   ("met" if r["seconds"] <= GOAL_READ_S else "missed") + " (≤ 60 s)",
                   r.get("uptime", "").split("load average:")[-1].strip())
+        if not result["train"]:
+            u.notes.append(f"load before: {result['uptime_before']}")
         u.notes.append("CPU s: the processor time of the reading process and its workers (getrusage), what the "
                        "seconds would be on an idle core; the seconds are wall time on the shared machine")
         u.notes.append(f"streamed: disan.data.table_file.read_chunks, {r['chunk_rows']:,} rows a chunk, each text "
