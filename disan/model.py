@@ -48,10 +48,10 @@ def build_encoder(cfg: ModelConfig) -> nn.Module:
 def build_head(cfg: ModelConfig, d_enc: int) -> nn.Module:
     """The task head; DiSAN's hidden layer uses ``cfg.activation`` (ELU by default), the DSA's ReLU (Im)."""
     k = len(cfg.labels)
-    if cfg.relatedness:  # SICK: Tai, Socher & Manning 2015's module, as Shen Sec. 5.3 uses it
+    if cfg.relatedness and cfg.pair:  # SICK: Tai, Socher & Manning 2015's module, as Shen Sec. 5.3 uses it
         return RelatednessHead(d_enc, cfg.head_hidden, k, cfg.dropout)
     relu = cfg.arch == "dsa" or cfg.activation == "relu"
-    if not cfg.pair:
+    if not cfg.pair:  # a score of one sentence: the same layers, p̂ over the K grades (Tai Sec. 4.2's output)
         return ClassifierHead(d_enc, cfg.head_hidden, k, cfg.dropout, relu=relu, output_bias=cfg.output_bias)
     if cfg.arch == "disan":
         return ShenNLIHead(d_enc, cfg.head_hidden, k, cfg.dropout, relu=relu, output_bias=cfg.output_bias)

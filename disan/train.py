@@ -158,12 +158,20 @@ def dev_value(entry: dict) -> float:
     return entry["dev_acc"] if "dev_acc" in entry else entry["dev_pearson"]
 
 
-def evals_since_best(history: list) -> int:
-    """Evaluations after the first one that reached the best dev value (0 right after a new best)."""
-    if not history:
-        return 0
-    accs = [dev_value(h) for h in history]
-    return len(accs) - 1 - accs.index(max(accs))
+def evals_since_best(history: list, min_delta: float = 0.0) -> int:
+    """Evaluations since the last one that set a new best by more than ``min_delta`` (0 right after it).
+
+    With ``min_delta`` 0 that is the first evaluation that reached the best dev value; otherwise a gain of at
+    most ``min_delta`` over the best so far does not count (Keras' ``EarlyStopping(min_delta=...)``).
+    """
+    best, since = None, 0
+    for entry in history:
+        value = dev_value(entry)
+        if best is None or value > best + min_delta * (1 + 1e-9):  # a gain of exactly min_delta (in floats too) is none
+            best, since = value, 0
+        else:
+            since += 1
+    return since
 
 
 def task_loss(relatedness: bool, logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
@@ -194,7 +202,7 @@ def stop_reason(cfg: TrainConfig, history: list, global_step: int) -> str | None
         return "max_steps"
     if global_step < cfg.min_steps:
         return None
-    if cfg.patience is not None and history and evals_since_best(history) >= cfg.patience:
+    if cfg.patience is not None and history and evals_since_best(history, cfg.min_delta) >= cfg.patience:
         return "patience"
     return None
 
@@ -540,6 +548,7 @@ def run_summary(cfg, model, train_set, dev_set, best, history, started, elapsed0
         "total_steps": total_steps,
         "stopped_by": stopped_by,
         "patience": cfg.patience,
+        "min_delta": cfg.min_delta,
         "min_steps": cfg.min_steps,
         "eval_every": cfg.eval_every,
         "epochs_run": history[-1]["epoch"] if history else 0,

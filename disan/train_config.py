@@ -33,6 +33,9 @@ class TrainConfig:
     max_steps: int | None = None
     min_steps: int = 0
     patience: int | None = None
+    # An evaluation counts as a new best for --patience only when it beats the best so far by more than this
+    # (accuracy, or Pearson's r); the checkpoint is still the best dev score seen. 0: any improvement counts.
+    min_delta: float = 0.0
     time_budget_min: float | None = None
     threads: int | None = None
     on_error: str = "raise"

@@ -11,7 +11,7 @@ def test_smoke_run_measures_training_and_reading_and_writes_its_block(tmp_path, 
     monkeypatch.setenv("DISAN_DATA_DIR", str(tmp_path / "no-data"))  # no SUBJ: the generated file
     raw = tmp_path / "raw.json"
     argv = ["--examples", "80", "--rows", "3000", "--epochs", "1", "--models", "dsa", "--d-h", "10", "--threads", "1",
-            "--workers", "1", "--json", str(raw)]
+            "--workers", "1", "2", "--json", str(raw)]
     assert train_data.main(argv) == 0
     printed = capsys.readouterr().out
     result = json.loads(raw.read_text())
@@ -21,8 +21,13 @@ def test_smoke_run_measures_training_and_reading_and_writes_its_block(tmp_path, 
     # (a tiny epoch can round to 0.0 s in the log: its mean is checked against the per-epoch list instead)
     assert row["s_per_epoch"] == row["s_per_epoch_each"][0] >= 0 and row["process_wall_s"] > 0
     assert row["peak_rss_mb"] > 100  # torch alone holds more
-    read = result["read"]
+    assert 0 < row["cpu_s"] < 10 * row["process_wall_s"]
+    read, pooled = result["reads"]
     assert read["rows"] == 3000 and read["tokens"] > 3000 * 10 and read["vocabulary"] > 3000  # each row numbered
+    assert (read["workers"], pooled["workers"]) == (1, 2)
+    assert (pooled["rows"], pooled["tokens"], pooled["vocabulary"]) == (read["rows"], read["tokens"], read["vocabulary"])
+    assert "1 (no pool)" in printed and "2 (Pool.imap)" in printed
+    assert 0 < read["reader_cpu_s"] and 0 < pooled["workers_cpu_s"]  # the pool's tokenising is counted
     assert "load average" in printed and "Reading + tokenising a 3,000-row CSV" in printed
     page = tmp_path / "page.md"
     page.write_text(f"before\n{train_data.START}\nold\n{train_data.END}\nafter\n")

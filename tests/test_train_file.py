@@ -187,7 +187,7 @@ BAD = [
      ["2 row(s) have a blank 'review'", "line 3"]),
     (["--data", str(DATA / "score_as_class.csv"), "--text", "review", "--label", "sentiment"], ["--regression"]),
     (["--data", str(DATA / "reviews.csv"), "--text", "review", "--label", "sentiment", "--regression"],
-     ["--text-pair"]),
+     ["is not a number", "--regression needs a numeric label column"]),
     (["--data", str(DATA / "reviews.csv"), "--text", "review", "--label", "sentiment", "--glove",
       str(user_vectors.MIXED)], ["mixes vector sizes", "line 8 has 5 numbers"]),
     (["--data", str(DATA / "missing.csv")], ["does not exist"]),

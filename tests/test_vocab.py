@@ -4,6 +4,7 @@ import dataclasses
 import importlib.util
 import itertools
 import os
+import re
 import shutil
 import sys
 import time
@@ -171,6 +172,33 @@ def test_tokenize_is_idempotent_and_clean(text):
 def test_every_token_is_its_own_tokenisation(text):
     for token in tokenize(text):
         assert tokenize(token) == [token]
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(any_text)
+def test_cached_piece_scanning_gives_the_whole_text_scanners_tokens(text):
+    """tokenize scans whitespace-separated pieces (cached); the scanner run over the whole text agrees, also after the cache is emptied at its limit."""
+    from disan.vocab import _clean, _scan_text
+
+    cleaned = _clean(text)
+    assert tokenize(text) == list(_scan_text(cleaned))
+    assert tokenize(text + " " + text) == 2 * list(_scan_text(cleaned))  # the second time from the cache
+
+
+def test_the_piece_cache_is_bounded(monkeypatch):
+    from disan.vocab import _PIECES
+
+    monkeypatch.setattr(type(_PIECES), "LIMIT", 5)
+    _PIECES.clear()
+    words = [f"w{i}" for i in range(12)]
+    assert tokenize(" ".join(words) + " don't") == words + ["do", "n't"]
+    assert len(_PIECES) <= 5 and _PIECES["don't"] == ("do", "n't")
+
+
+def test_whitespace_is_the_same_for_the_scanner_and_str_split():
+    """The piece scanning's premise: regex \\s and str.isspace (what str.split splits on) agree everywhere."""
+    space = re.compile(r"\s")
+    assert [cp for cp in range(sys.maxunicode + 1) if bool(space.match(chr(cp))) != chr(cp).isspace()] == []
 
 
 @settings(max_examples=100, deadline=None)

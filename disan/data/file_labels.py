@@ -1,8 +1,9 @@
 """Label names and label checks of a user's file (``disan.data.file_task``): classes or a score's grades.
 
 Classes: the training part's distinct labels, sorted (numerically when all are integers), at least two; a dev
-or test label never seen in train is refused. Scores (``--regression``): grades 1..K of the relatedness module
-(Tai, Socher & Manning 2015, Sec. 4.2), K = the training scores' ceiling; each score must lie in [1, K].
+or test label never seen in train is refused. Scores (``--regression``, pairs or one sentence): grades 1..K of the
+relatedness module's output (Tai, Socher & Manning 2015, Sec. 4.2), K = the training scores' ceiling; each score
+must lie in [1, K].
 """
 
 from __future__ import annotations
@@ -65,9 +66,6 @@ def class_labels(parts: dict, spec: FileSpec):
 
 
 def score_labels(parts: dict, spec: FileSpec):
-    if spec.text_pair is None:
-        raise TableFileError("--regression trains disan-sick's relatedness module, which scores sentence pairs; "
-                             "give the second sentence's column with --text-pair (single sentences: classes only).")
     scores = {}
     for name, (r, ids) in parts.items():
         values = []
@@ -83,10 +81,10 @@ def score_labels(parts: dict, spec: FileSpec):
         if len(values) and (values.min() < 1 or values.max() > k):
             r = parts[name][0]
             raise TableFileError(f"{r.file}: {name} scores run from {values.min():g} to {values.max():g}; the "
-                                 f"relatedness module predicts grades 1..K (here K = {k}, train's highest score "
+                                 f"regression head predicts grades 1..K (here K = {k}, train's highest score "
                                  "rounded up), so rescale the label to lie between 1 and K.")
     if k < 2:
-        raise TableFileError(f"{parts['train'][0].file}: every train score is 1; the relatedness module needs scores "
+        raise TableFileError(f"{parts['train'][0].file}: every train score is 1; the regression head needs scores "
                              "spread over at least the grades 1..2.")
     labels = tuple(str(g) for g in range(1, k + 1))
 
@@ -94,7 +92,8 @@ def score_labels(parts: dict, spec: FileSpec):
         out = []
         for i in ids:
             y = float(r.labels[i])
-            out.append(Example(r.texts[i], min(k, max(1, math.floor(y + 0.5))) - 1, r.pairs[i], r.lines[i], y))
+            out.append(Example(r.texts[i], min(k, max(1, math.floor(y + 0.5))) - 1, r.pairs[i] if r.pairs else None,
+                               r.lines[i], y))
         return out
 
     return labels, to_example

@@ -3,8 +3,9 @@
 The label names come from the file (sorted; numerically when every label is an integer) and are saved in the
 checkpoint's config. Splits come from ``--dev``/``--test`` files, a ``--split`` column (train/dev/test), or a
 seeded split of the file stratified by label, recorded with its sizes, seed and the SHA-256 of its indices.
-``--regression`` reads a numeric label as a score for the relatedness module of ``disan-sick`` (Tai, Socher &
-Manning 2015, Sec. 4.2): grades 1..K with K = the training scores' ceiling, so scores must lie in [1, K].
+``--regression`` reads a numeric label as a score, trained as the relatedness module of ``disan-sick`` does it
+(Tai, Socher & Manning 2015, Sec. 4.2), for pairs or one sentence: grades 1..K with K = the training scores'
+ceiling, so scores must lie in [1, K].
 Every refusal is one ``TableFileError`` line naming the file, the value and the fix.
 """
 
@@ -118,11 +119,17 @@ def load_file_task(spec: FileSpec) -> FileTask:
         "files": {k: {"path": str(Path(v).expanduser().resolve()), "sha256": sha256(Path(v).expanduser())}
                   for k, v in files.items()},
         "columns": {"text": spec.text, "text_pair": spec.text_pair, "label": spec.label, "split": spec.split},
-        "kind": "regression (relatedness module)" if spec.regression else "classification",
+        "kind": kind_of(spec),
         "splits": _split_record(parts, spec),
         "class_counts": {name: class_counts(exs, labels, spec.regression) for name, exs in examples.items()},
     }
     return FileTask(labels, spec.text_pair is not None, spec.regression, examples, record)
+
+
+def kind_of(spec: FileSpec) -> str:
+    if not spec.regression:
+        return "classification"
+    return "regression (relatedness module)" if spec.text_pair else "regression (one sentence, grades 1..K)"
 
 
 def _all(rows: _Rows) -> tuple[_Rows, np.ndarray]:

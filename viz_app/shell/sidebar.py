@@ -89,7 +89,7 @@ def side_names(cfg, view: str | None = None) -> tuple[str, str]:
     sentence A and sentence B (SICK's own column names), a classifier's one sentence. On the Minimal pair view,
     whose sides are A and B, a relatedness model's are its first and second sentence as the view names them
     (``settings.PAIR_RELATEDNESS_NAMES``): "Sentence B" beside the view's "B: first sentence" read as a clash."""
-    if cfg.relatedness:
+    if cfg.relatedness and cfg.pair:  # a score of one sentence (train --data --regression) has one sentence
         return settings.PAIR_RELATEDNESS_NAMES if view == "pair" else ("sentence A", "sentence B")
     return ("premise", "hypothesis") if cfg.pair else ("sentence", "")
 
