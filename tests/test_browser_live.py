@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 import disan
-from tests.test_browser import browser_page, server  # noqa: F401 - module-scoped fixtures
 from viz_app.draw import live
 
 pytestmark = pytest.mark.browser

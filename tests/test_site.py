@@ -40,9 +40,8 @@ def ort_or_skip() -> None:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory) -> site.SiteInfo:
-    ort_or_skip()
-    return site.build_site(tmp_path_factory.mktemp("site") / "explorer", list(BUNDLED))
+def built(static_site) -> site.SiteInfo:
+    return static_site  # the session's site of every bundled model (tests/conftest.py)
 
 
 @pytest.fixture
