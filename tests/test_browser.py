@@ -155,6 +155,7 @@ def test_script_sentence_renders_as_text(server, browser_page):
     assert outside == []
 
 
+@pytest.mark.slow
 def test_evidence_and_models_views(server, browser_page):
     """The Evidence view loads from the stored results; a listed sentence opens in its view; the Models page."""
     page, outside, page_errors = browser_page

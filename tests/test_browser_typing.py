@@ -19,7 +19,7 @@ import disan
 from benchmarks.server import free_port, streamlit_server
 from tests.test_site import ort_or_skip
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 MODEL = "disan-sst5"

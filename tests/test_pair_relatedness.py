@@ -172,6 +172,7 @@ def test_a_report_of_a_relatedness_model_without_sentence_b_is_one_line_naming_t
 # ------------------------------------------------------------------ in Chromium
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 @pytest.mark.skipif(not (ROOT / "pretrained" / "disan-sick.safetensors").exists(),
                     reason="pretrained/disan-sick is not in this checkout")
