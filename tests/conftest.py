@@ -169,3 +169,93 @@ def guarded_page(browser, allowed, timeout_ms: int, width: int = 1400):
     page.on("dialog", lambda dialog: (errors.append(f"dialog: {dialog.message}"), dialog.dismiss()))
     page.set_default_timeout(timeout_ms)
     return context, page, blocked, errors
+
+
+# ------------------------------------------------------------------ built once per test session
+
+
+#: Every bundled checkpoint; the one static site the tests share holds them all (issue 18: every bundled model works).
+BUNDLED = tuple(sorted(p.stem for p in (ROOT / "pretrained").glob("*.safetensors")))
+
+
+@pytest.fixture(scope="session")
+def static_site(tmp_path_factory):
+    """The static explorer (``python -m viz_app site``) of every bundled model, built once per test session: each
+    module that opens it reads the same folder and writes nothing into it (a test that edits a site copies it).
+    Skips where onnxruntime-web is missing (npm ci installs it)."""
+    from disan.errors import DisanError
+    from viz_app.draw import site
+
+    try:
+        site.ort_dir()
+    except DisanError as err:
+        pytest.skip(f"onnxruntime-web is not installed: {err}")
+    return site.build_site(tmp_path_factory.mktemp("site") / "explorer", list(BUNDLED))
+
+
+#: Where the app's browser pages may load from: the local server, and what the page makes itself.
+LOCAL = ("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:")
+#: Playwright's wait for the app's pages (a first page loads its model).
+APP_TIMEOUT_MS = 90_000
+
+
+def chromium_path() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.fixture(scope="session")
+def app_index_cache(tmp_path_factory) -> Path:
+    """The session server's ``DISAN_INDEX_CACHE``: a test builds the corpus index it searches into it first."""
+    return tmp_path_factory.mktemp("index-cache")
+
+
+@pytest.fixture(scope="session")
+def app_server_log(tmp_path_factory) -> Path:
+    """Where the session's app server writes its output, for a test that says what the server said."""
+    return tmp_path_factory.mktemp("streamlit") / "server.log"
+
+
+@pytest.fixture(scope="session")
+def server(app_server_log, app_index_cache):
+    """One ``streamlit run viz_app/app.py`` on 127.0.0.1 for every browser test of the session that needs no
+    server settings of its own (its base URL). Skips without chromium or Playwright."""
+    from benchmarks.server import free_port, streamlit_server
+
+    if chromium_path() is None:
+        pytest.skip("chromium is not installed (needed for the browser test)")
+    pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    env = {"DISAN_INDEX_CACHE": str(app_index_cache)}
+    with streamlit_server(free_port(), log_path=app_server_log, env=env) as (url, _):
+        yield url
+
+
+def local_page(browser, width: int = 1500, height: int = 1100, timeout_ms: int = APP_TIMEOUT_MS):
+    """A new context and page of ``browser`` that may load only ``LOCAL`` addresses; every other request is
+    aborted and listed. Returns (context, page, outside requests, page errors)."""
+    outside: list[str] = []
+    page_errors: list[str] = []
+
+    def only_local(route):
+        if route.request.url.startswith(LOCAL):
+            route.continue_()
+        else:
+            outside.append(route.request.url)
+            route.abort()
+
+    context = browser.new_context(viewport={"width": width, "height": height})
+    context.route("**/*", only_local)
+    page = context.new_page()
+    page.on("pageerror", lambda err: page_errors.append(str(err)))
+    page.set_default_timeout(timeout_ms)
+    return context, page, outside, page_errors
+
+
+@pytest.fixture(scope="module")
+def browser_page(server, chromium):
+    """One page of the module's Chromium on the session's app server, kept across the module's tests;
+    yields (page, outside requests, page errors)."""
+    context, page, outside, page_errors = local_page(chromium)
+    try:
+        yield page, outside, page_errors
+    finally:
+        context.close()

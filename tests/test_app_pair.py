@@ -11,13 +11,13 @@ against a real server: the page is drawn and its leave-one-out rows are filled.
 from __future__ import annotations
 
 import json
-import socket
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import disan
+from tests.conftest import local_page
 from tests.page_js import pair_page
 from tests.test_app import _VIEWS, _record_views, assert_clean, plain, run_app, settled
 from tests.test_pair_site import TOLERANCE, check_maps
@@ -147,13 +147,6 @@ def test_bad_b_is_one_line_and_no_pair_is_drawn(model, b, fragment):
 # ------------------------------------------------------------------ in Chromium against a real server
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.mark.browser
 def _wait_for_loo(page, log: Path, model: str) -> None:
     """Until the pair is drawn with its leave-one-out rows; else fail with what the page and the server said
     (this wait once ran out inside the full suite, in clean-clone CI only, without a trace of why)."""
@@ -170,38 +163,29 @@ def _wait_for_loo(page, log: Path, model: str) -> None:
         pytest.fail(f"{model}: the pair's leave-one-out never came: {state}\nserver log:\n{tail}")
 
 
-def test_the_view_is_drawn_in_the_browser_with_its_leave_one_out_rows(chromium, tmp_path):
+@pytest.mark.browser
+def test_the_view_is_drawn_in_the_browser_with_its_leave_one_out_rows(chromium, server, app_server_log):
     from urllib.parse import urlencode
 
-    from benchmarks.server import streamlit_server
-
-    with streamlit_server(_free_port(), log_path=tmp_path / "server.log") as (url, _):
-        context = chromium.new_context(viewport={"width": 1500, "height": 1100})
-        outside, errors = [], []
-        context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(
-            ("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:")) else (outside.append(route.request.url),
-                                                                            route.abort()))
-        page = context.new_page()
-        page.on("pageerror", lambda err: errors.append(str(err)))
-        page.set_default_timeout(120_000)
-        try:
-            for model, params in CASES.items():
-                page.goto(f"{url}/pair?{urlencode({'model': model, **params})}")
-                _wait_for_loo(page, tmp_path / "server.log", model)
-                drawn = page.evaluate("""() => ({
-                  plots: document.querySelectorAll('.viz-pair .plot[data-fig]').length,
-                  shown: document.querySelectorAll('.viz-pair .plot[data-fig] [data-figure^="figure:"][data-drawn]').length,
-                  loo: Array.from(document.querySelectorAll('.viz-pair td[data-loo]')).map(td => td.dataset.value),
-                  b: Array.from(document.querySelectorAll('.viz-pair td.b:not([data-loo])'))
-                    .map(td => td.textContent).filter(t => t !== ""),
-                  exceptions: document.querySelectorAll('[data-testid="stException"]').length})""")
-                assert drawn["exceptions"] == 0
-                assert drawn["plots"] == drawn["shown"] >= 5
-                assert drawn["loo"] and all(v is not None for v in drawn["loo"])
-                want = disan.tokenize(params["sentence_b"]) + disan.tokenize(params.get("hypothesis_b", ""))
-                assert drawn["b"] == want  # B's row: B's tokens, as the server's trace read them
-        finally:
-            context.close()
+    context, page, outside, errors = local_page(chromium, timeout_ms=120_000)
+    try:
+        for model, params in CASES.items():
+            page.goto(f"{server}/pair?{urlencode({'model': model, **params})}")
+            _wait_for_loo(page, app_server_log, model)
+            drawn = page.evaluate("""() => ({
+              plots: document.querySelectorAll('.viz-pair .plot[data-fig]').length,
+              shown: document.querySelectorAll('.viz-pair .plot[data-fig] [data-figure^="figure:"][data-drawn]').length,
+              loo: Array.from(document.querySelectorAll('.viz-pair td[data-loo]')).map(td => td.dataset.value),
+              b: Array.from(document.querySelectorAll('.viz-pair td.b:not([data-loo])'))
+                .map(td => td.textContent).filter(t => t !== ""),
+              exceptions: document.querySelectorAll('[data-testid="stException"]').length})""")
+            assert drawn["exceptions"] == 0
+            assert drawn["plots"] == drawn["shown"] >= 5
+            assert drawn["loo"] and all(v is not None for v in drawn["loo"])
+            want = disan.tokenize(params["sentence_b"]) + disan.tokenize(params.get("hypothesis_b", ""))
+            assert drawn["b"] == want  # B's row: B's tokens, as the server's trace read them
+    finally:
+        context.close()
     assert outside == [] and errors == []
 
 

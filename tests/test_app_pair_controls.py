@@ -15,6 +15,7 @@ import pytest
 import torch
 
 import disan
+from tests.conftest import local_page
 from tests.test_app import assert_clean, run_app, settled
 from tests.test_app_pair import DISAN, pair_payload
 from viz_app.draw.presets import pair_presets_for
@@ -129,34 +130,26 @@ def test_swapped_names_an_index_outside_b():
 
 
 @pytest.mark.browser
-def test_clicking_a_word_of_b_in_the_browser_offers_its_nearest_words_and_redraws_the_pair(chromium, tmp_path):
+def test_clicking_a_word_of_b_in_the_browser_offers_its_nearest_words_and_redraws_the_pair(chromium, server):
     from urllib.parse import urlencode
-
-    from benchmarks.server import streamlit_server
-    from tests.test_app_pair import _free_port
 
     text = "the acting is good and the story is moving ."
     b_row = """() => Array.from(document.querySelectorAll('.viz-pair td.b button[data-swap]')).map(b => b.textContent)"""
-    with streamlit_server(_free_port(), log_path=tmp_path / "server.log") as (url, _):
-        context = chromium.new_context(viewport={"width": 1500, "height": 1100})
-        errors = []
-        page = context.new_page()
-        page.on("pageerror", lambda err: errors.append(str(err)))
-        page.set_default_timeout(120_000)
-        try:
-            page.goto(f"{url}/pair?{urlencode({'model': DISAN, 'sentence': text})}")
-            page.wait_for_function("() => { const el = document.querySelector('.viz-pair');"
-                                   " return el && el.dataset.ready === '1'; }")
-            assert page.evaluate(b_row) == disan.tokenize(text)  # B starts as a copy of A; its words are buttons
-            page.click('.viz-pair button[data-swap="premise:3"]')  # "good"
-            pick = page.locator('[data-testid="stButtonGroup"] button').first
-            pick.wait_for()
-            word = pick.inner_text().split(" · ")[0].strip()
-            want, _ = _torch_nearest(disan.load(DISAN, device="cpu"), "good", pair_controls.NEAREST)
-            assert word == want[0]
-            pick.click()
-            page.wait_for_function(f"() => ({b_row})()[3] === {word!r}")
-            assert page.evaluate(b_row) == disan.tokenize(text.replace(" good ", f" {word} "))
-        finally:
-            context.close()
-    assert errors == []
+    context, page, outside, errors = local_page(chromium, timeout_ms=120_000)
+    try:
+        page.goto(f"{server}/pair?{urlencode({'model': DISAN, 'sentence': text})}")
+        page.wait_for_function("() => { const el = document.querySelector('.viz-pair');"
+                               " return el && el.dataset.ready === '1'; }")
+        assert page.evaluate(b_row) == disan.tokenize(text)  # B starts as a copy of A; its words are buttons
+        page.click('.viz-pair button[data-swap="premise:3"]')  # "good"
+        pick = page.locator('[data-testid="stButtonGroup"] button').first
+        pick.wait_for()
+        word = pick.inner_text().split(" · ")[0].strip()
+        want, _ = _torch_nearest(disan.load(DISAN, device="cpu"), "good", pair_controls.NEAREST)
+        assert word == want[0]
+        pick.click()
+        page.wait_for_function(f"() => ({b_row})()[3] === {word!r}")
+        assert page.evaluate(b_row) == disan.tokenize(text.replace(" good ", f" {word} "))
+    finally:
+        context.close()
+    assert errors == [] and outside == []

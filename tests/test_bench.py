@@ -145,6 +145,7 @@ def test_background_jobs_are_listed_as_text():
     assert isinstance(jobs, list) and all("nice" in j for j in jobs)
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_app_latency_rows(capsys):
     why = server.unavailable()
@@ -244,6 +245,7 @@ def test_load_arguments_name_the_bad_value(capsys):
     assert "--processes 'one'" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_cold_start_quick_run_times_the_first_heatmap(capsys, tmp_path):
     """One cold start of this checkout with each launcher and of its parent commit (a temporary copy, removed

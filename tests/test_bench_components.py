@@ -17,6 +17,7 @@ def test_bad_flags_get_one_line_and_status_2(capsys):
     assert "is not a list of integers" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_a_tiny_run_times_every_library_in_both_modes(tmp_path, capsys):
     why = components.unavailable()

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from benchmarks import train_data
 
 
+@pytest.mark.slow
 def test_smoke_run_measures_training_and_reading_and_writes_its_block(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("DISAN_DATA_DIR", str(tmp_path / "no-data"))  # no SUBJ: the generated file
     raw = tmp_path / "raw.json"

@@ -11,13 +11,10 @@ Fails on any Streamlit exception box, page error or request that leaves
 from __future__ import annotations
 
 import json
-import shutil
-import socket
 from pathlib import Path
 
 import pytest
 
-from benchmarks.server import streamlit_server
 from tests.app_figures import TABLE, open_table, titles
 from tests.conftest import docs_out
 
@@ -25,56 +22,7 @@ pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parent.parent
 SHOTS = docs_out("screenshots")
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 SENTENCE = "The lighthouse keeper waved at the passing ships ."
-TIMEOUT_MS = 90_000
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    if CHROMIUM is None:
-        pytest.skip("chromium is not installed (needed for the browser test)")
-    pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-    log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
-    with streamlit_server(_free_port(), log_path=log_path) as (url, _):
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser_page(server):
-    from playwright.sync_api import sync_playwright
-
-    outside: list[str] = []
-    page_errors: list[str] = []
-
-    def only_local(route):
-        url = route.request.url
-        if url.startswith(("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:")):
-            route.continue_()
-        else:
-            outside.append(url)
-            route.abort()
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        context = browser.new_context(viewport={"width": 1500, "height": 1100})
-        context.route("**/*", only_local)
-        page = context.new_page()
-        page.on("pageerror", lambda err: page_errors.append(str(err)))
-        page.set_default_timeout(TIMEOUT_MS)
-        try:
-            yield page, outside, page_errors
-        finally:
-            browser.close()
 
 
 #: A drawn per-sentence figure (the figure host's root) or a corpus chart (plotly.js).
@@ -208,6 +156,7 @@ def test_script_sentence_renders_as_text(server, browser_page):
     assert outside == []
 
 
+@pytest.mark.slow
 def test_evidence_and_models_views(server, browser_page):
     """The Evidence view loads from the stored results; a listed sentence opens in its view; the Models page."""
     page, outside, page_errors = browser_page

@@ -8,13 +8,13 @@ from urllib.parse import quote
 
 import pytest
 
-from tests.test_browser import SHOWCASE_MODEL, assert_no_exception, browser_page, server, settle, shot  # noqa: F401
+from tests.test_browser import SHOWCASE_MODEL, assert_no_exception, settle, shot
 
 pytestmark = pytest.mark.browser
 SENTENCE = "a gorgeous , witty , seductive movie ."
 
 
-def test_attribution_view_renders_bars_and_tau(server, browser_page):  # noqa: F811
+def test_attribution_view_renders_bars_and_tau(server, browser_page):
     page, outside, page_errors = browser_page
     page.goto(f"{server}/?view=attribution&model={SHOWCASE_MODEL}&sentence={quote(SENTENCE)}")
     settle(page, "seductive")

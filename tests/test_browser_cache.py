@@ -23,7 +23,7 @@ from tests.test_site import ort_or_skip
 from viz_app.draw import site
 from viz_app.shell.catalog import VIEWS
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

@@ -6,33 +6,18 @@ A real headless Chromium against ``streamlit run viz_app/app.py``; skips without
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
-
-from benchmarks.server import CHROMIUM_ARGS, free_port, streamlit_server
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 TIMEOUT_MS = 90_000
 SENTENCE = "the%20lamp%20glows%20red%20."
 
 
 @pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    if CHROMIUM is None:
-        pytest.skip("chromium is not installed (needed for the browser test)")
-    pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-    from playwright.sync_api import sync_playwright
-
-    log = tmp_path_factory.mktemp("streamlit") / "server.log"
-    with streamlit_server(free_port(), log_path=log) as (url, _), sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield chromium, url
-        finally:
-            chromium.close()
+def browser(chromium, server):
+    """The module's Chromium and the session's app server."""
+    return chromium, server
 
 
 def _open_in_new_context(browser, address: str) -> dict:

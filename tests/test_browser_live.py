@@ -12,7 +12,6 @@ import pytest
 
 import disan
 from tests.app_figures import FIGURE, drawn, panel_values, titles
-from tests.test_browser import browser_page, server  # noqa: F401 - module-scoped fixtures
 from viz_app.draw import live
 
 pytestmark = pytest.mark.browser

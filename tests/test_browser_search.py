@@ -6,86 +6,64 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-import socket
 from urllib.parse import parse_qs, quote, urljoin, urlparse
 
 import pytest
 
-from benchmarks.server import streamlit_server
+from tests.conftest import local_page
 from tests.corpus_helpers import SENTENCES
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-TIMEOUT_MS = 90_000
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    if CHROMIUM is None:
-        pytest.skip("chromium is not installed (needed for the browser test)")
-    pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+def server(server, app_index_cache):
+    """The session's app server, with the fixture corpus's index built into its cache folder first."""
     from disan.api import checkpoint_path
     from disan.checkpoint import sha256
     from disan.corpus import cache
     from disan.corpus.build import build_index
 
-    root = tmp_path_factory.mktemp("index-cache")
-    folder = root / f"disan-sst5-{sha256(checkpoint_path('disan-sst5'))[:12]}"
-    folder.mkdir()
+    folder = app_index_cache / f"disan-sst5-{sha256(checkpoint_path('disan-sst5'))[:12]}"
+    folder.mkdir(exist_ok=True)
     build_index("disan-sst5", str(SENTENCES), folder / cache.slug(SENTENCES.name), progress=False, threads=1)
-    log = tmp_path_factory.mktemp("streamlit") / "server.log"
-    with streamlit_server(_free_port(), log_path=log, env={"DISAN_INDEX_CACHE": str(root)}) as (url, _):
-        yield url
+    return server
 
 
-def test_search_view_shows_hits_links_and_figures(server):
-    from playwright.sync_api import sync_playwright
-
+def test_search_view_shows_hits_links_and_figures(server, chromium):
     q = json.dumps({"corpus": SENTENCES.name, "where": [["word", "=", "not"]], "sort": "bw_gate"})
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"])
-        page = browser.new_page(viewport={"width": 1500, "height": 1100})
-        page.set_default_timeout(TIMEOUT_MS)
-        errors: list[str] = []
-        page.on("pageerror", lambda err: errors.append(str(err)))
-        try:
-            page.goto(f"{server}/?view=search&model=disan-sst5&q={quote(q)}")
-            page.wait_for_selector("table.disan-search-hits tbody tr")
-            rows = page.locator("table.disan-search-hits tbody tr")
-            texts = rows.all_inner_texts()
-            # the three fixture sentences with "not", sorted by the hit token's backward gate
-            assert len(texts) == 3 and all(re.search(r"\bnot\b", t) for t in texts)
-            gates = [float(t.split("\t")[2]) for t in texts]
-            assert gates == sorted(gates, reverse=True)
-            assert page.locator("table.disan-search-hits span[style*='rgba(0, 114, 178']").count() > 20
-            page.wait_for_selector(".js-plotly-plot")
-            assert not page.locator('[data-testid="stException"]').count()
-            link = rows.first.locator("a", has_text="Explore").get_attribute("href")
-            params = parse_qs(urlparse(link).query)
-            assert params["view"] == ["explore"] and params["model"] == ["disan-sst5"] and "not" in params["sentence"][0]
-            # a changed filter: word = bad instead of not
-            value = page.locator('[data-testid="stMain"] [data-testid="stTextInput"] input').first
-            value.fill("bad")
-            value.press("Enter")
-            page.wait_for_function("() => document.querySelector('table.disan-search-hits') && "
-                                   "document.querySelector('table.disan-search-hits').innerText.includes('awful')")
-            page.wait_for_function("() => decodeURIComponent(location.search).includes('\"bad\"')")
-            # the hit's Explore link opens Explore on that sentence
-            sentence = params["sentence"][0]
-            page.goto(urljoin(page.url, link))
-            page.wait_for_selector(".js-plotly-plot")
-            assert page.locator("h1").first.inner_text() == "Explore" and not page.get_by_text("Page not found").count()
-            box = page.locator('[data-testid="stSidebar"] [data-testid="stTextArea"] textarea')
-            assert box.input_value() == sentence
-            assert not page.locator('[data-testid="stException"]').count()
-            assert not errors, errors
-        finally:
-            browser.close()
+    context, page, outside, errors = local_page(chromium)
+    try:
+        page.goto(f"{server}/?view=search&model=disan-sst5&q={quote(q)}")
+        page.wait_for_selector("table.disan-search-hits tbody tr")
+        rows = page.locator("table.disan-search-hits tbody tr")
+        texts = rows.all_inner_texts()
+        # the three fixture sentences with "not", sorted by the hit token's backward gate
+        assert len(texts) == 3 and all(re.search(r"\bnot\b", t) for t in texts)
+        gates = [float(t.split("\t")[2]) for t in texts]
+        assert gates == sorted(gates, reverse=True)
+        assert page.locator("table.disan-search-hits span[style*='rgba(0, 114, 178']").count() > 20
+        page.wait_for_selector(".js-plotly-plot")
+        assert not page.locator('[data-testid="stException"]').count()
+        link = rows.first.locator("a", has_text="Explore").get_attribute("href")
+        params = parse_qs(urlparse(link).query)
+        assert params["view"] == ["explore"] and params["model"] == ["disan-sst5"] and "not" in params["sentence"][0]
+        # a changed filter: word = bad instead of not
+        value = page.locator('[data-testid="stMain"] [data-testid="stTextInput"] input').first
+        value.fill("bad")
+        value.press("Enter")
+        page.wait_for_function("() => document.querySelector('table.disan-search-hits') && "
+                               "document.querySelector('table.disan-search-hits').innerText.includes('awful')")
+        page.wait_for_function("() => decodeURIComponent(location.search).includes('\"bad\"')")
+        # the hit's Explore link opens Explore on that sentence
+        sentence = params["sentence"][0]
+        page.goto(urljoin(page.url, link))
+        page.wait_for_selector(".js-plotly-plot")
+        assert page.locator("h1").first.inner_text() == "Explore" and not page.get_by_text("Page not found").count()
+        box = page.locator('[data-testid="stSidebar"] [data-testid="stTextArea"] textarea')
+        assert box.input_value() == sentence
+        assert not page.locator('[data-testid="stException"]').count()
+        assert not errors, errors
+        assert not outside, outside
+    finally:
+        context.close()

@@ -21,7 +21,7 @@ from benchmarks.server import free_port, streamlit_server
 from tests.app_figures import FIGURE, TABLE, TOKENS, open_table, parse
 from tests.test_site import ort_or_skip
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 MODEL = "disan-sst5"

@@ -17,6 +17,8 @@ from viz_app.draw import corpus_figures as cf
 from viz_app.draw.theme import NORMAL, PRESENTATION
 from viz_app.shell.results import forest_rows, read_results, verdict_column_config, verdict_table
 
+pytestmark = pytest.mark.slow
+
 PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
 
 BOXES = """async ([fig, width]) => {

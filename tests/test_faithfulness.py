@@ -136,6 +136,7 @@ def test_cli_bad_input_exits_2_with_one_line(capsys, tmp_path):
         assert err.count("\n") == 0 and needle in err
 
 
+@pytest.mark.slow
 def test_cli_write_stale_only_recomputes_only_stale_files(tmp_path, capsys):
     for suffix in (".safetensors", ".json"):
         shutil.copy(PRETRAINED / f"dsa-sst5{suffix}", tmp_path / f"dsa-sst5{suffix}")

@@ -16,6 +16,8 @@ from tests.conftest import make_tiny
 from tests.fixture_data import fixture_data_dir
 from tests.test_faithfulness import NLI, SST
 
+pytestmark = pytest.mark.slow
+
 SHA = "0" * 64
 REAL_MEASURE_BATCH = corpus.measure_batch
 

@@ -75,6 +75,7 @@ def test_site_and_report_take_the_path(trained, tmp_path, capsys):
     assert "reviews-dsa" in (tmp_path / "r.html").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_claims_on_its_test_part_and_faithfulness_on_a_file(trained, capsys):
     assert core_main(["claims", "--model", str(trained), "--json", "--no-progress"]) == 0
     result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])

@@ -183,6 +183,7 @@ def test_a_state_saved_before_kernels_were_recorded_resumes_with_the_fused_kerne
     assert "token2token: fused, kept from the resumed run's state (saved before kernels were" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_ddp_ranks_wait_for_rank_0s_measurement_and_train_with_it(tmp_path, glove_txt):
     cfg = config(tmp_path, glove_txt, "ddp")
     cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",

@@ -31,10 +31,9 @@ from datetime import datetime, timezone
 import pytest
 
 from benchmarks import load as driver
-from benchmarks.server import streamlit_server
+from benchmarks.server import free_port, streamlit_server
 
-from tests.test_browser import CHROMIUM, _free_port
-from tests.conftest import docs_out
+from tests.conftest import chromium_path, docs_out
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -54,11 +53,11 @@ FIGURES = docs_out("reliability-load.json")
 
 @pytest.fixture(scope="module")
 def load_server(tmp_path_factory):
-    if CHROMIUM is None:
+    if chromium_path() is None:
         pytest.skip("chromium is not installed (needed for the load test's browser sessions)")
     pytest.importorskip("playwright.async_api", reason="playwright is not installed")
     pytest.importorskip("websockets.asyncio.client", reason="websockets (a streamlit dependency) is missing")
-    port = _free_port()
+    port = free_port()
     log_path = tmp_path_factory.mktemp("load") / "server.log"
     with streamlit_server(port, log_path=log_path) as (url, proc):
         yield driver.Target("1 process", url, [proc.pid], [log_path])

@@ -141,6 +141,7 @@ def test_same_input_gives_identical_traces_every_time(tiny_model):
     assert torch.equal(a.premise.encoder.s2t_probs, b.premise.encoder.s2t_probs)
 
 
+@pytest.mark.slow
 def test_1024_token_sentence_runs_on_cpu_with_reduced_views():
     model = disan.load("disan", device="cpu")
     text = " ".join("the" if i % 7 == 0 else f"w{i % 50}" for i in range(1024))

@@ -29,6 +29,8 @@ from viz_app.draw import model_pages as mp
 from viz_app.draw import site
 from viz_app.shell import loaders
 
+pytestmark = pytest.mark.slow
+
 SITE_META = {"arch": "disan", "masks": ["fw", "bw"], "alpha": None}
 
 

@@ -102,6 +102,7 @@ def test_a_schema_2_file_reads_as_schema_3_with_the_normalised_aopc_null():
     assert "--model m --write" in new["not_computed"][0]["why"]
 
 
+@pytest.mark.slow
 def test_a_run_without_naopc_leaves_its_keys_null_and_says_so(tiny_glove):
     import json
     from pathlib import Path

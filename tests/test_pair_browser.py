@@ -18,7 +18,7 @@ import torch
 
 import disan
 from tests.conftest import guarded_page
-from tests.test_site import built_extra, built_int8, ort_or_skip
+from tests.test_site import built_extra, built_int8
 from viz_app.draw import site
 
 #: One bundled model per task; dsa-nli is the DSA with α as an input and an int8 head.
@@ -55,9 +55,8 @@ _PAGE_LOO = """([m, items]) => Disan.Site.runner(m).then(r => items.reduce((done
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory) -> site.SiteInfo:
-    ort_or_skip()
-    return site.build_site(tmp_path_factory.mktemp("pair-site") / "explorer", list(MODELS.values()))
+def built(static_site) -> site.SiteInfo:
+    return static_site  # the session's site of every bundled model (tests/conftest.py)
 
 
 @pytest.fixture(scope="module")

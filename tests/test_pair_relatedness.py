@@ -176,13 +176,11 @@ def test_a_report_of_a_relatedness_model_without_sentence_b_is_one_line_naming_t
 @pytest.mark.skipif(not (ROOT / "pretrained" / "disan-sick.safetensors").exists(),
                     reason="pretrained/disan-sick is not in this checkout")
 def test_the_explorers_pair_view_of_disan_sick_names_first_and_second_sentence_and_leaves_out_words_of_the_score(
-        chromium, tmp_path):
+        chromium, static_site):
     from tests.conftest import guarded_page
-    from tests.test_site import fragment, ort_or_skip
-    from viz_app.draw import site
+    from tests.test_site import fragment
 
-    ort_or_skip()
-    built = site.build_site(tmp_path / "explorer", ["disan-sick"])
+    built = static_site  # the session's site of every bundled model, disan-sick among them
     a_text, a_hyp = "A man is jumping into an empty pool", "There is no biker jumping in the air"
     b_hyp = "There is a biker jumping in the air"
     folder = built.out.as_uri() + "/"

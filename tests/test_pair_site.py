@@ -19,7 +19,7 @@ import pytest
 from tests.conftest import guarded_page
 from tests.test_pair_js import reference_script
 from tests.test_pair_view_js import grid_reference
-from tests.test_site import fragment, ort_or_skip, type_text
+from tests.test_site import fragment, type_text
 from viz_app.draw import site
 
 MODELS = ("disan-sst5", "dsa-nli")
@@ -32,9 +32,8 @@ B = "the acting is not good and the story is moving"
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory) -> site.SiteInfo:
-    ort_or_skip()
-    return site.build_site(tmp_path_factory.mktemp("pair-site") / "explorer", list(MODELS))
+def built(static_site) -> site.SiteInfo:
+    return static_site  # the session's site of every bundled model (tests/conftest.py)
 
 
 @pytest.fixture

@@ -55,6 +55,7 @@ def test_loads_by_name_and_predicts_named_labels(name):
     assert abs(sum(pred.values()) - 1) < 1e-5
 
 
+@pytest.mark.slow
 @pytest.mark.data
 @pytest.mark.parametrize("name", NAMES)
 def test_card_matches_a_fresh_evaluation_on_the_real_test_set(name):

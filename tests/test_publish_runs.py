@@ -86,6 +86,7 @@ def fold_accuracy(folder: Path, run: str, data: Path, fold: int) -> float:
     return float(np.mean([model.cfg.labels.index(max(p, key=p.get)) == ex.label for p, ex in zip(probs, test)]))
 
 
+@pytest.mark.slow
 def test_sick_runs_publish_pearson_spearman_and_mse_over_seeds_beside_shen_table_4(runs, published, capsys):
     folder, data, sick, _ = runs
     assert pp.main(["--runs", str(folder), "disan-sick=" + ",".join(sick)]) == 0

@@ -81,6 +81,7 @@ def test_random_embeddings_are_per_word_and_keep_padding_zero(tiny_glove):
     assert float(x[1, 1:].abs().sum()) == 0.0 and not torch.equal(x[0, :2], emb.xs[0][0, :2])
 
 
+@pytest.mark.slow
 def test_attention_fixed_by_the_mask_fails_and_attention_of_the_weights_passes(tiny_glove):
     """A DSA with α = 50: the distance mask makes every row of Im Eq. 7 one-hot on the nearest allowed key, so
     the maps survive any weights: the check must fail them. The same model with α = 0, whose rows the weights

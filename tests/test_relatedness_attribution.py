@@ -151,6 +151,7 @@ def test_the_attribution_view_explains_the_score_and_names_sentence_a_and_b(app_
     assert "Explaining '5'" in " ".join(plain(m.value) for m in at.markdown)
 
 
+@pytest.mark.slow
 def test_faithfulness_over_a_test_set_explains_each_pairs_score(pretrained, tmp_path):
     """disan faithfulness's per-pair values explain ŷ too: IG's gap is ŷ(x) − ŷ(baseline) of each pair, and the
     τ between attention and leave-one-out ranks the same leave-one-out ``attribute`` gives."""

@@ -131,6 +131,7 @@ def built(pretrained, tmp_path_factory):
         return site.build_site(tmp_path_factory.mktemp("site") / "explorer", ["disan-sick", "dsa-sick"])
 
 
+@pytest.mark.slow
 def test_the_site_lists_the_relatedness_models_with_their_score_output(built):
     data = (built.out / "assets" / "site-data.js").read_text(encoding="utf-8")
     models = json.loads(data.split("=", 1)[1].strip().rstrip(";"))["models"]
@@ -139,6 +140,7 @@ def test_the_site_lists_the_relatedness_models_with_their_score_output(built):
         assert m["title"].endswith("SICK relatedness")
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 @pytest.mark.parametrize("arch", ["disan", "dsa"])
 def test_the_page_computes_and_shows_the_score_of_a_typed_pair(chromium, built, pretrained, arch):

@@ -165,6 +165,7 @@ def test_a_report_over_the_size_limit_is_refused_not_written(tiny_traces, tmp_pa
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_worst_case_reports_stay_under_10_mb():
     """The README's size table: 64 + 64-token NLI pairs, the largest input a report takes."""
     proc = subprocess.run(

@@ -40,9 +40,8 @@ def ort_or_skip() -> None:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory) -> site.SiteInfo:
-    ort_or_skip()
-    return site.build_site(tmp_path_factory.mktemp("site") / "explorer", list(BUNDLED))
+def built(static_site) -> site.SiteInfo:
+    return static_site  # the session's site of every bundled model (tests/conftest.py)
 
 
 @pytest.fixture
@@ -967,6 +966,7 @@ def test_served_by_a_static_file_server_in_talk_mode(chromium, built):
         server.wait(timeout=10)
 
 
+@pytest.mark.slow
 def test_the_benchmark_measures_the_built_folder_and_states_every_target(chromium, built, tmp_path):
     """``python -m viz_app bench site --quick`` on the built folder: every row timed, every target given a verdict."""
     pytest.importorskip("playwright.sync_api", reason="playwright is not installed")

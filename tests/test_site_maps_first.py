@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import guarded_page
-from tests.test_site import fragment, ort_or_skip
+from tests.test_site import fragment
 from viz_app.draw import site
 
 MODELS = ("disan-sst5", "dsa-nli")
@@ -54,9 +54,8 @@ _DRAWN = """() => Array.from(document.querySelectorAll('#report .plot[data-fig]'
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory) -> site.SiteInfo:
-    ort_or_skip()
-    return site.build_site(tmp_path_factory.mktemp("maps-first") / "explorer", list(MODELS))
+def built(static_site) -> site.SiteInfo:
+    return static_site  # the session's site of every bundled model (tests/conftest.py)
 
 
 def _numbers(z) -> np.ndarray:

@@ -15,6 +15,8 @@ from tests.conftest import guarded_page
 from tests.corpus_helpers import SENTENCES
 from viz_app.draw import site, site_search
 
+pytestmark = pytest.mark.slow
+
 MODEL = "disan-sst5"
 TIMEOUT_MS = 120_000
 

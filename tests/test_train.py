@@ -93,6 +93,7 @@ def test_metrics_on_known_labels():
     assert unpack_correct(m["correct_bits"], 6).tolist() == [True, False, True, True, False, True]
 
 
+@pytest.mark.slow
 def test_ddp_two_cpu_processes_end_with_identical_weights(tmp_path, glove_txt):
     cfg = config(tmp_path, glove_txt, epochs=1)
     cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",

@@ -68,6 +68,7 @@ def test_script_flags_give_the_cards_training_config(card):
     assert describe(card["name"]).unk_zero == zero_row
 
 
+@pytest.mark.slow
 def test_the_pair_protocol_takes_its_partners_from_the_ablation_map():
     import subprocess
     import sys
