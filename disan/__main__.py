@@ -339,6 +339,8 @@ def add_sanity(sub) -> None:
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--pretrained-dir", default=None, help="folder of the checkpoints (default pretrained/)")
+    p.add_argument("--shuffled", default=None, help="the data randomisation test instead (Adebayo et al. 2018, Sec. "
+                   "3.2): compare with this model trained on shuffled labels (disan train --shuffle-labels)")
 
 
 def run_sanity(args) -> int:
@@ -353,7 +355,15 @@ def run_sanity(args) -> int:
     start = time.perf_counter()
     _, model, task, examples = trained_model_and_examples(args.model, args.split, args.task, args.data_dir, directory,
                                                           "sanity checks")
-    result = run(model, examples, task, args.split, args.limit or None, progress=not args.no_progress)
+    if args.shuffled is None:
+        result = run(model, examples, task, args.split, args.limit or None, progress=not args.no_progress)
+    else:
+        from .attribution import data_randomisation
+
+        other_path, other, _, _ = trained_model_and_examples(args.shuffled, args.split, task, args.data_dir,
+                                                             directory, "sanity checks")
+        result = data_randomisation.run(model, other, other_path, examples, task, args.split, args.limit or None,
+                                        progress=not args.no_progress)
     print(json.dumps(result, ensure_ascii=False) if args.json else table(result), flush=True)
     seconds = time.perf_counter() - start
     print(f"{model.name}: {result['n']:,} examples in {seconds:.0f} s", file=sys.stderr, flush=True)
