@@ -379,6 +379,8 @@ def add_plausibility(sub) -> None:
     p.add_argument("--limit", type=int, default=100, help="a seeded random sample of N trees (default 100; "
                                                            "0 = the whole split)")
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    p.add_argument("--write", action="store_true", help="store pretrained/<name>.plausibility.json beside the "
+                                                       "checkpoint (with its SHA-256; the Evidence view reads it)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--pretrained-dir", default=None, help="folder of the checkpoints (default pretrained/)")
 
@@ -400,8 +402,19 @@ def run_plausibility(args) -> int:
                          "model (disan-sst5, dsa-sst5, …).")
     start = time.perf_counter()
     result = run(model, tree_lines(args.split, args.data_dir), args.limit or None, progress=not args.no_progress)
+    seconds = time.perf_counter() - start
+    if args.write:
+        from .attribution.plausibility import plausibility_path
+        from .checkpoint import sha256
+
+        if not path.is_file():
+            raise InputError(f"--write stores results beside a bundled checkpoint; {args.model!r} is not one in "
+                             f"{directory}.")
+        result = {**result, "split": args.split, "checkpoint_sha256": sha256(path), "seconds": round(seconds, 1),
+                  "command": f"python -m disan plausibility --model {model.name} --limit {args.limit} --write"}
+        plausibility_path(model.name, directory).write_text(json.dumps(result, ensure_ascii=False, indent=1) + "\n")
     print(json.dumps(result, ensure_ascii=False) if args.json else table(result), flush=True)
-    print(f"{model.name}: {result['n']:,} trees in {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
+    print(f"{model.name}: {result['n']:,} trees in {seconds:.0f} s", file=sys.stderr, flush=True)
     return 0
 
 
