@@ -73,3 +73,27 @@ def test_sanity_shuffled_command_on_fixture_data(tmp_path, capsys):
                  "--limit", "2"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error:")
+
+
+def test_sanity_table_prints_the_stored_numbers(tmp_path, tiny_glove, capsys):
+    """scripts/sanity_table.py: the docs' tables are the stored result's numbers, verdicts included."""
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location("sanity_table", Path(__file__).parents[1] / "scripts" / "sanity_table.py")
+    table = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(table)
+    model = make_tiny("dsa", tiny_glove, alpha=50.0)
+    per, _ = D.measure_pair(model, other_weights(model), sentences(10), steps=2)
+    result = {"model": "tiny", "n": 10, "n_examples": 10, "split": "test", "sample_seed": 0,
+              "test": "data randomisation", **R.summarize(per, "dsa")}
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(result))
+    assert table.main([str(path)]) == 0
+    out = capsys.readouterr().out
+    rho = result["by_step"][D.STEP]["token2token_rows"]["spearman"]
+    assert f"| token2token_rows | {rho['value']:+.2f} [{rho['ci95'][0]:+.2f}, {rho['ci95'][1]:+.2f}]" in out
+    assert out.count("| fails |") == sum(v == "fails" for v in result["verdicts"].values())
+    assert table.main(["--verdicts", str(path)]) == 0
+    assert f"| token2token_rows | fails ({rho['value']:+.2f}) |" in capsys.readouterr().out
+    assert table.main([str(tmp_path / "missing.json")]) == 2
