@@ -357,7 +357,8 @@ def train(cfg: TrainConfig, task: FileTask | None = None) -> dict:
         summary["token2token"] = kernel.record()
     if cfg.shuffle_labels is not None and rank == 0:  # how far the kept weights fit the labels they were shown
         summary["checkpoint_step"] = global_step
-        summary["shuffled_train_" + dev_metric(model, train_set)[0].removeprefix("dev_")] = dev_metric(model, train_set)[1]
+        key, value = dev_metric(model, train_set)
+        summary["shuffled_train_" + key.removeprefix("dev_")] = value
     summary["rank_weight_sha256"] = gather_weight_digests(model, world)
     if rank == 0:
         Path(cfg.out).with_suffix(".train.json").write_text(json.dumps(summary, indent=2) + "\n")
