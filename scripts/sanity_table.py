@@ -3,6 +3,8 @@ docs/sanity-checks.md, so the numbers there come from this command.
 
 Usage: python scripts/sanity_table.py FILE.json [FILE.json ...]            one table per result
        python scripts/sanity_table.py --verdicts FILE.json [FILE.json ...]  one matrix: method × model, verdict (ρ)
+       python scripts/sanity_table.py --runs FILE.json [FILE.json ...]      task, sample, steps, and the seconds and
+                                                                             load average the FILE.err beside it holds
 A cascading result's table shows ρ after the first step, ρ and the top-k overlap at the last step and the verdict; a
 data randomisation result's (``--shuffled``) shows ρ and the top-k overlap of the trained vs the shuffled-label model.
 """
@@ -10,6 +12,7 @@ data randomisation result's (``--shuffled``) shows ρ and the top-k overlap of t
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -70,9 +73,23 @@ def verdict_matrix(results: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def runs_table(results: list[dict], files: list[str]) -> str:
+    """One row per result: task, sample, steps, and from ``FILE.err`` (the run's stderr with ``uptime`` before and
+    after) its seconds and load averages."""
+    lines = ["| model | task | sample | steps | seconds | load average (start, end) |", "|---|---|---|---|---|---|"]
+    for r, f in zip(results, files):
+        err = Path(f).with_suffix(".err")
+        text = err.read_text() if err.is_file() else ""
+        secs = re.search(r"examples in (\d+) s", text) or re.search(r"took about (\d+) s", text)
+        loads = re.findall(r"load average: ([\d.]+)", text)
+        lines.append(f"| {r['model']} | {r['task']} | {r['n']:,} of {r['n_examples']:,} | {' → '.join(r['steps'])} | "
+                     f"{secs.group(1) + ' s' if secs else '–'} | {', '.join(loads) or '–'} |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str]) -> int:
-    matrix = argv[:1] == ["--verdicts"]
-    files = argv[1:] if matrix else argv
+    mode = argv[0] if argv[:1] in (["--verdicts"], ["--runs"]) else None
+    files = argv[1:] if mode else argv
     if not files:
         print(__doc__.strip(), file=sys.stderr)
         return 2
@@ -84,7 +101,12 @@ def main(argv: list[str]) -> int:
             print(f"error: {f} cannot be read as a sanity result ({err}); make it with python -m disan sanity "
                   "--model NAME --json > FILE.", file=sys.stderr)
             return 2
-    print(verdict_matrix(results) if matrix else "\n\n".join(table(r) for r in results))
+    if mode == "--verdicts":
+        print(verdict_matrix(results))
+    elif mode == "--runs":
+        print(runs_table(results, files))
+    else:
+        print("\n\n".join(table(r) for r in results))
     return 0
 
 

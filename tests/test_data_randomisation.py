@@ -97,3 +97,18 @@ def test_sanity_table_prints_the_stored_numbers(tmp_path, tiny_glove, capsys):
     assert table.main(["--verdicts", str(path)]) == 0
     assert f"| token2token_rows | fails ({rho['value']:+.2f}) |" in capsys.readouterr().out
     assert table.main([str(tmp_path / "missing.json")]) == 2
+
+
+def test_sanity_table_runs_reads_seconds_and_load_from_the_err_file(tmp_path, capsys):
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location("sanity_table", Path(__file__).parents[1] / "scripts" / "sanity_table.py")
+    table = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(table)
+    result = {"model": "m", "task": "trec", "n": 30, "n_examples": 500, "steps": ["head", "embeddings"]}
+    (tmp_path / "m.json").write_text(json.dumps(result))
+    (tmp_path / "m.err").write_text(" 10:00 up 1:00,  load average: 12.5, 3, 2\nm: 30 examples in 372 s\n"
+                                    " 10:06 up 1:06,  load average: 9.25, 3, 2\n")
+    assert table.main(["--runs", str(tmp_path / "m.json")]) == 0
+    assert "| m | trec | 30 of 500 | head → embeddings | 372 s | 12.5, 9.25 |" in capsys.readouterr().out
