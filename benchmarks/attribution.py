@@ -96,3 +96,65 @@ def readme_block(rows: list[dict], info: dict, command: str, date: str | None = 
         lines.append(f"| `{r['model']}` | {r['tokens']} | {r['threads']} | {fmt_ms(s.median)} | {fmt_ms(s.p95)} | "
                      f"{fmt_ms(tr.median)} | {r['ig_steps']} | {r['ig_delta']:+.1e} | {verdict} |")
     return "\n".join(lines)
+
+
+#: Sentence lengths of the cost table (issue 57 item 6): the app's short and long submit lengths.
+COST_TOKENS = (10, 64)
+
+
+def run_costs(archs, lengths, warmup: int, repeats: int, max_seconds: float, threads: int | None) -> list[dict]:
+    """Per architecture and length T, one sentence: IG alone, LRP alone, one randomisation step (every method of
+    ``randomisation.explain`` on a randomised copy) and the whole cascading test of the sentence (the trained
+    model's explanations and every step's, weights re-drawn included), with the load average beside each row."""
+    import os
+
+    import torch
+
+    from disan.attribution import randomisation as R
+    from disan.attribution.budget import ig_rows
+    from disan.attribution.forward import ClassProbability
+    from disan.attribution.gradient import IG_STEPS, integrated_gradients
+    from disan.attribution.lrp import lrp
+    from disan.vocab import tokenize
+
+    if threads:
+        torch.set_num_threads(threads)
+    rows = []
+    for arch in archs:
+        model = load(arch).eval()
+        alpha = None if model.cfg.arch == "disan" else float(model.encoder.alpha)
+        fn = ClassProbability(model, tuple(model.cfg.masks), alpha)
+        steps = IG_STEPS[model.cfg.arch]
+        randomised = list(R.cascade(model))[-1][1]  # every block re-drawn: the last step's model
+        rfn = ClassProbability(randomised, tuple(model.cfg.masks), alpha)
+        for tokens in lengths:
+            words = tokenize(sentence(tokens))
+            if len(words) != tokens:
+                raise RuntimeError(f"the benchmark sentence has {len(words)} tokens, not {tokens}")
+            emb = fn.embed([[words]])
+            with torch.no_grad():
+                target = fn.outputs(emb.xs, emb.valids).argmax(-1)  # (1,)
+            cases = {
+                "IG": lambda: integrated_gradients(fn, emb, target, steps, internal_batch_size=ig_rows(model.cfg, tokens)),
+                "LRP": lambda: lrp(fn, emb, target),
+                "one randomisation step": lambda: R.explain(randomised, rfn, emb, target, steps),
+                "cascading test": lambda: R.measure(model, [(tuple(words),)], steps=steps),
+            }
+            for what, call in cases.items():
+                load_before = os.getloadavg()[0]
+                times = repeat(call, warmup if what != "cascading test" else 0, repeats if what != "cascading test"
+                               else 1, max_seconds, min_repeats=1)
+                rows.append({"arch": arch, "model": model.name, "tokens": tokens, "what": what, "times": times,
+                             "ig_steps": steps, "load": round((load_before + os.getloadavg()[0]) / 2, 1),
+                             "threads": torch.get_num_threads()})
+    return rows
+
+
+def costs_table(rows: list[dict]) -> Table:
+    t = Table("LRP and the randomisation test per sentence beside IG (CPU; 'one randomisation step' explains the "
+              "sentence with every method on the fully randomised model; 'cascading test' is the trained model and "
+              "every step)", ["model", "T", "what", "median ms", "runs", "IG steps", "threads", "load average"])
+    for r in rows:
+        s = Stats.of(r["times"])
+        t.add(r["model"], r["tokens"], r["what"], fmt_ms(s.median), s.n, r["ig_steps"], r["threads"], r["load"])
+    return t

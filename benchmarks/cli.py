@@ -8,7 +8,8 @@ Commands (``all`` runs every one; ``--quick`` is a smoke run of seconds):
 * ``train``   — SNLI-epoch equivalent, fused vs naive, against the papers'
   587 s / 693 s (``benchmarks/train.py``);
 * ``attribution`` — the five token attributions of one 20-token sentence
-  (``benchmarks/attribution.py``; issue 20's 250 ms target);
+  (``benchmarks/attribution.py``; issue 20's 250 ms target), then IG, LRP, one randomisation step and the whole
+  cascading test of one sentence at T = 10 and 64 (``--cost-tokens``; issue 57 item 6), with the load average;
 * ``app``     — α step, feature step and submit in headless Chromium, in-page
   recomputation against the old server path (``benchmarks/app.py``; skipped
   with a reason when chromium/playwright are missing);
@@ -91,6 +92,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     g.add_argument("--train-warmup", type=int, default=None, help="untimed batches first (default 4)")
     g = p.add_argument_group("attribution")
     g.add_argument("--attribution-tokens", type=int, default=20, help="sentence length (default 20)")
+    g.add_argument("--cost-tokens", default="10,64", help="lengths of the LRP / randomisation cost table beside IG "
+                   "(default 10,64; 'none' skips it)")
     g = p.add_argument_group("app")
     g.add_argument("--app-lengths", default="10,64", help="sentence lengths (default 10,64)")
     g.add_argument("--app-interactions", type=int, default=None, help="timed interactions per row (default 20)")
@@ -256,6 +259,14 @@ def main(argv: list[str] | None = None) -> int:
         print(tables[-1].to_text(), "\n")
         raw["attribution"] = rows
         bench_attribution.verdicts(verdicts, rows)
+        if args.cost_tokens != "none":
+            lengths = [int(x) for x in args.cost_tokens.split(",")]
+            print(f"[attribution] LRP and the randomisation test beside IG, T = {lengths}")
+            costs = bench_attribution.run_costs(args.models, lengths, args.warmup, args.repeats, args.max_seconds,
+                                                args.threads)
+            tables.append(bench_attribution.costs_table(costs))
+            print(tables[-1].to_text(), "\n")
+            raw["attribution_costs"] = costs
 
     if "app" in run:
         why = server.unavailable()

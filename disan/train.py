@@ -196,6 +196,13 @@ def load_splits(cfg: TrainConfig, task: FileTask | None = None) -> tuple[list, l
     return train_ex, dev_ex
 
 
+def shuffled_labels(examples: list, seed: int) -> list:
+    """The examples with their gold values permuted by a seeded permutation (Adebayo et al. 2018's data
+    randomisation): the sentences and the multiset of labels stay, the link between them is broken."""
+    order = np.random.default_rng([seed, 57]).permutation(len(examples))
+    return [dataclasses.replace(ex, label=examples[j].label, score=examples[j].score) for ex, j in zip(examples, order)]
+
+
 def stop_reason(cfg: TrainConfig, history: list, global_step: int) -> str | None:
     """Why the run is finished (``max_steps`` / ``patience``), or None to go on."""
     if cfg.max_steps is not None and global_step >= cfg.max_steps:
@@ -289,6 +296,8 @@ def train(cfg: TrainConfig, task: FileTask | None = None) -> dict:
     if cfg.max_train and len(train_ex) > cfg.max_train:
         keep = np.sort(np.random.default_rng(cfg.seed).choice(len(train_ex), cfg.max_train, replace=False))
         train_ex = [train_ex[i] for i in keep]
+    if cfg.shuffle_labels is not None:
+        train_ex = shuffled_labels(train_ex, cfg.shuffle_labels)
     train_set = encode_examples(train_ex, cfg.max_len)
     dev_set = encode_examples(dev_ex, cfg.max_len)
     model = build_model(cfg, train_set, task).to(device)  # built on the CPU: the same initial weights on every device
@@ -354,6 +363,10 @@ def train(cfg: TrainConfig, task: FileTask | None = None) -> dict:
                           device)
     if kernel is not None:
         summary["token2token"] = kernel.record()
+    if cfg.shuffle_labels is not None and rank == 0:  # how far the kept weights fit the labels they were shown
+        summary["checkpoint_step"] = global_step
+        key, value = dev_metric(model, train_set)
+        summary["shuffled_train_" + key.removeprefix("dev_")] = value
     summary["rank_weight_sha256"] = gather_weight_digests(model, world)
     if rank == 0:
         Path(cfg.out).with_suffix(".train.json").write_text(json.dumps(summary, indent=2) + "\n")
@@ -440,8 +453,8 @@ def checkpoint_if_best(cfg, model, dev_set, best, history, log, epoch, step, glo
             f.write(json.dumps(entry) + "\n")
         what = key.removeprefix("dev_")
         tqdm.write(f"epoch {epoch + 1} step {step}: dev {what} {value:.4f} (best {max(best, value):.4f})")
-        if value > best:
-            best = value
+        if value > best or cfg.shuffle_labels is not None:  # a shuffled-label run keeps its last weights
+            best = max(best, value)
             checkpoint.save(model, cfg.out, manifest=False)
     if dist.is_initialized():
         dist.barrier()

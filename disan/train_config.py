@@ -67,3 +67,7 @@ class TrainConfig:
     # The DSA's heads h and distance weight α; None keeps ModelConfig's (Im Sec. 5.2: 5 and 1.5).
     heads: int | None = None
     alpha: float | None = None
+    # Data randomisation (Adebayo et al. 2018, Sec. 3.2): the training labels permuted with this seed (each class
+    # keeps its count; dev keeps its true labels). Dev accuracy cannot select a model that learnt no signal, so such a
+    # run keeps the last evaluation's weights; --min-steps N --max-steps N gives it the trained model's N steps.
+    shuffle_labels: int | None = None

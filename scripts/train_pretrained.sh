@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Reproduces every checkpoint in pretrained/ (the exact commands quoted in the model cards).
-# Usage: bash scripts/train_pretrained.sh [name ...]   (default: all seven)
+# Usage: bash scripts/train_pretrained.sh [name ...]   (default: the seven of 'names' below)
 #   RUNS=DIR (default runs/) holds the run files; THREADS (default 1) torch threads per run.
 # Every run trains until dev accuracy stops improving (early stopping, --patience evaluations
 # without a new best, counted in optimizer steps) and resumes from DIR/<name>.state.pt when
 # interrupted: rerun the same line. Ablation pairs (disan-sst5/disan-sst5-nodir,
-# dsa-sst5/dsa-sst5-nodist, dsa-nli/dsa-nli-nodist) share seed and data order, and end at the
+# dsa-sst5/dsa-sst5-nodist, dsa-nli/dsa-nli-nodist, disan-nli/disan-nli-nodir) share seed and data order, and end at the
 # same step: after both stop, the one that stopped first is resumed to the other's step count
 # (--min-steps N --max-steps N), so the accuracy gap measures the mask and nothing else.
 # Then: python scripts/publish_pretrained.py --runs DIR NAME.
@@ -33,6 +33,7 @@ declare -A CMD=(
   [disan-nli]="--model disan $NLI --optimizer adam --lr 0.001 --dropout-mode authors"
   [dsa-nli]="--model dsa $NLI"
   [dsa-nli-nodist]="--model dsa $NLI --ablation nodist"
+  [disan-nli-nodir]="--model disan $NLI --ablation nodir --optimizer adam --lr 0.001 --dropout-mode authors"
 # The recipe arms compared by scripts/recipe_decisions.py: each pair differs only in one point's flags.
   [disan-sst5+elu]="--model disan $SST --optimizer adam --lr 0.001"
   [disan-sst5+relu]="--model disan $SST --optimizer adam --lr 0.001 --activation relu --no-output-bias"
@@ -51,8 +52,12 @@ run() {  # run NAME [extra flags]
   $PY -m disan train ${CMD[$name]} "$@" --out "$RUNS/$name" --threads "${THREADS:-1}"
 }
 
-steps() {  # optimizer steps a finished run took
-  $PY -c "import json,sys; print(json.load(open(sys.argv[1]))['total_steps'])" "$RUNS/$1.train.json"
+steps() {  # optimizer steps a finished run took: its summary in $RUNS, else its published card's (pretrained/NAME.json)
+  if [ -f "$RUNS/$1.train.json" ]; then
+    $PY -c "import json,sys; print(json.load(open(sys.argv[1]))['total_steps'])" "$RUNS/$1.train.json"
+  else
+    $PY -c "import json,sys; print(json.load(open(sys.argv[1]))['train']['total_steps'])" "pretrained/$1.json"
+  fi
 }
 
 names=("$@")
@@ -64,5 +69,11 @@ for name in "${names[@]}"; do
     n=$(steps "$name"); m=$(steps "$partner")
     if [ "$n" -lt "$m" ]; then run "$name" --min-steps "$m" --max-steps "$m"; fi
     if [ "$m" -lt "$n" ]; then run "$partner" --min-steps "$n" --max-steps "$n"; fi
+  elif [ -n "$partner" ] && [ -f "pretrained/$partner.json" ]; then
+    # the partner is published but its run is not in $RUNS (disan-nli for disan-nli-nodir): match its step count;
+    # a published run cannot be resumed, so a longer run here is reported, not cut
+    n=$(steps "$name"); m=$(steps "$partner")
+    if [ "$n" -lt "$m" ]; then run "$name" --min-steps "$m" --max-steps "$m"; fi
+    if [ "$m" -lt "$n" ]; then echo "note: $name took $n steps, the published $partner $m; retrain $partner to $n steps to pair them" >&2; fi
   fi
 done

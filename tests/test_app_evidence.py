@@ -172,3 +172,25 @@ def test_evidence_shows_the_papers_tables_with_our_number_beside_each_cell():
     if runs:  # our cell is the mean of the five seeds' test Pearson's r, as the card records them
         assert pearson["ours"] == f"{sum(runs) / len(runs):.4f}"
     assert any("MultiNLI" in m.value for m in at.markdown)
+
+
+def test_evidence_draws_the_stored_plausibility_per_model_and_method():
+    """Issue 57: the Plausibility tab draws every stored pretrained/<name>.plausibility.json's AUPRC per method
+    (and chance) with its interval, against the word and the phrase labels."""
+    from viz_app.shell.views.evidence_plausibility import read_plausibility
+
+    stored = read_plausibility()
+    if not stored:
+        pytest.skip("no pretrained/<name>.plausibility.json stored")
+    at = run_app(view="evidence")
+    assert_clean(at)
+    for reference in ("word", "phrase"):
+        drawn = {}
+        for trace in chart_by_key(at, f"ev_plaus_{reference}")["data"]:
+            for x, minus, plus in zip(trace["x"], trace["error_x"]["arrayminus"], trace["error_x"]["array"]):
+                drawn.setdefault(trace["name"], []).append((round(x, 6), round(x - minus, 6), round(x + plus, 6)))
+        for name, data, _ in stored:
+            ig = data["references"][reference]["integrated_gradients"]["auprc"]
+            assert (round(ig["value"], 6), round(ig["ci95"][0], 6), round(ig["ci95"][1], 6)) in drawn[
+                "Integrated Gradients"]
+        assert len(drawn["chance (share of positives)"]) == len(stored)

@@ -137,3 +137,21 @@ def test_the_evidence_views_rows_read_naopc_where_a_file_holds_it():
     rows = aopc_rows(results, "comprehensiveness", "naopc")
     assert [(r.model, r.series, r.value) for r in rows] == [("new", "attention", 0.7), ("new", "random", 0.5)]
     assert len(aopc_rows(results, "sufficiency", "aopc_steps")) == 1
+
+
+@pytest.mark.parametrize("n", [3, 5])
+def test_comprehensiveness_and_sufficiency_share_their_bounds(tiny_glove, n):
+    """AOPC_comp(e) = AOPC_suff(reverse(e)): the two kinds' best and worst over every ordering coincide, so
+    shared_bounds searches once (checked against both kinds' own exact bounds on a literal model)."""
+    model = make_tiny("disan", tiny_glove)
+    fn = ClassProbability(model, model.cfg.masks, None)
+    emb = fn.embed([[["the", "movie", "is", "good", "."][:n]]])
+    f = N.MaskedOutputs(fn, emb, 0, 1)
+    comp, suff = N.step_scores(f, "comprehensiveness"), N.step_scores(f, "sufficiency")
+    for order in itertools.permutations(range(n)):
+        assert N.aopc_of(order, comp) == pytest.approx(N.aopc_of(order[::-1], suff), abs=1e-9)
+    shared = N.shared_bounds(f)
+    c_high, c_low = N.exact_bounds(n, comp)
+    s_high, s_low = N.exact_bounds(n, suff)
+    assert shared["comprehensiveness"] == pytest.approx((c_high, c_low), abs=1e-9)
+    assert shared["sufficiency"] == pytest.approx((s_low, s_high), abs=1e-9)

@@ -78,3 +78,34 @@ def test_plausibility_command(capsys):
     assert main(["plausibility", "--model", "dsa-nli", "--data-dir", str(fixture_data_dir())]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "SST-5" in err[0]
+
+
+def test_plausibility_write_stores_the_result_with_its_checkpoint_and_the_evidence_rows_read_it(tmp_path, capsys):
+    """``--write`` stores pretrained/<name>.plausibility.json with the checkpoint's SHA-256; the Evidence view's
+    rows are its AUPRCs per method plus chance; a changed checkpoint reads as stale."""
+    import json
+    import shutil
+
+    from disan.__main__ import main
+    from disan.api import PRETRAINED_DIR
+    from viz_app.shell.views.evidence_plausibility import plausibility_rows, read_plausibility
+
+    shutil.copy(PRETRAINED_DIR / "disan-sst5.safetensors", tmp_path)
+    shutil.copy(PRETRAINED_DIR / "disan-sst5.json", tmp_path)
+    assert main(["plausibility", "--model", "disan-sst5", "--data-dir", str(fixture_data_dir()), "--no-progress",
+                 "--pretrained-dir", str(tmp_path), "--write"]) == 0
+    stored = json.loads((tmp_path / "disan-sst5.plausibility.json").read_text())
+    assert stored["n"] == 3 and len(stored["checkpoint_sha256"]) == 64 and "--write" in stored["command"]
+    [(name, data, stale)] = read_plausibility(tmp_path)
+    assert name == "disan-sst5" and stale is None
+    rows = plausibility_rows([(name, data, stale)], "word")
+    lrp = next(r for r in rows if r.series.startswith("LRP"))
+    assert (lrp.value, lrp.n) == (data["references"]["word"]["lrp"]["auprc"]["value"], 1)
+    assert rows[-1].series.startswith("chance") and len(rows) == len(data["references"]["word"]) + 1
+    with open(tmp_path / "disan-sst5.safetensors", "ab") as f:
+        f.write(b"\0")
+    assert "changed" in read_plausibility(tmp_path)[0][2]
+    capsys.readouterr()
+    assert main(["plausibility", "--model", "no-such.safetensors", "--write"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error:")

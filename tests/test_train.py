@@ -162,3 +162,38 @@ def test_min_steps_extends_a_patience_stopped_run_to_exactly_that_step(tmp_path,
     longer = train(TrainConfig(**{**cfg.__dict__, "min_steps": 9, "max_steps": 9}))
     assert longer["total_steps"] == 9 and longer["stopped_by"] == "max_steps"
     assert [h["global_step"] for h in longer["history"]] == [2, 4, 6, 8, 9]
+
+
+def test_shuffle_labels_permutes_the_gold_values_and_keeps_each_class_count():
+    from disan.data.example import Example
+    from disan.train import shuffled_labels
+
+    examples = [Example(text=f"s{i}", label=i % 3) for i in range(60)]
+    shuffled = shuffled_labels(examples, 1)
+    assert [e.text for e in shuffled] == [e.text for e in examples]
+    assert sorted(e.label for e in shuffled) == sorted(e.label for e in examples)
+    assert sum(a.label != b.label for a, b in zip(examples, shuffled)) > 20
+    assert shuffled == shuffled_labels(examples, 1) and shuffled != shuffled_labels(examples, 2)
+
+
+def test_a_shuffled_label_run_trains_on_permuted_labels_and_keeps_its_last_weights(tmp_path, glove_txt, monkeypatch):
+    import disan.train as training
+
+    seen = []
+    real = training.encode_examples
+
+    def spy(examples, max_len):
+        seen.append([e.label for e in examples])
+        return real(examples, max_len)
+
+    monkeypatch.setattr(training, "encode_examples", spy)
+    plain = train(config(tmp_path / "a", glove_txt, epochs=100, max_steps=6, eval_every=2))
+    cfg = config(tmp_path / "b", glove_txt, epochs=100, min_steps=6, max_steps=6, eval_every=2, shuffle_labels=3)
+    shuffled = train(cfg)
+    assert sorted(seen[0]) == sorted(seen[2]) and seen[0] != seen[2]  # train labels: the same counts, moved
+    assert seen[1] == seen[3]  # dev keeps its true labels
+    assert shuffled["checkpoint_step"] == 6 and "shuffled_train_acc" in shuffled and "checkpoint_step" not in plain
+    final = torch.load(Path(cfg.out).with_suffix(".state.pt"), weights_only=True)["model"]
+    kept = load_file(str(Path(cfg.out).with_suffix(".safetensors")))
+    names = [k for k in kept if k in final]
+    assert names and all(torch.equal(kept[k], final[k].half()) for k in names)  # the last weights (stored in fp16)

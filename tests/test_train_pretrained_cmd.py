@@ -76,7 +76,7 @@ def test_the_pair_protocol_takes_its_partners_from_the_ablation_map():
     from disan.claims_file import ABLATIONS
 
     function = re.search(r"^partner_of\(\) \{.*?^\}$", SCRIPT, re.S | re.M).group(0)
-    names = [*ABLATIONS, *ABLATIONS.values(), "disan-nli"]  # every pair member and one model without a partner
+    names = [*ABLATIONS, *ABLATIONS.values(), "dsa-nli+nobias"]  # every pair member and one model without a partner
     assert set(names) <= script_commands().keys()
     out = subprocess.run(["bash", "-c", f'{function}\nfor n in "$@"; do echo "$n=$(partner_of "$n")"; done', "_", *names],
                          env={"PY": sys.executable, "PATH": "/usr/bin:/bin"}, cwd=ROOT, capture_output=True, text=True,
@@ -84,3 +84,12 @@ def test_the_pair_protocol_takes_its_partners_from_the_ablation_map():
     got = dict(line.split("=") for line in out.splitlines())
     expected = {**ABLATIONS, **{b: a for a, b in ABLATIONS.items()}}
     assert got == {n: expected.get(n, "") for n in names}
+
+
+def test_disan_nli_nodir_is_disan_nlis_recipe_with_the_directions_removed():
+    """Shen Table 1's "DiSAN w/o directions": the published disan-nli's flags, seed and data, plus --ablation nodir."""
+    card = json.loads((ROOT / "pretrained" / "disan-nli.json").read_text())
+    trained = {**{f.name: f.default for f in dataclasses.fields(TrainConfig)}, **card["train"]["train_config"]}
+    ours = config_from(script_commands()["disan-nli-nodir"])
+    differs = {k: (ours[k], trained[k]) for k in ours.keys() - RUN_FIELDS if ours[k] != trained[k]}
+    assert differs == {"ablation": ("nodir", None)}

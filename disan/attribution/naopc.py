@@ -14,6 +14,12 @@ and depend on the model and the input; NAOPC puts every example on one scale:
 
     NAOPC = (AOPC − AOPC_worst) / (AOPC_best − AOPC_worst)  ∈ [0, 1], 1 = the best ordering.
 
+Comprehensiveness and sufficiency share their bounds: masking e's first k tokens keeps the last n − k, i.e. the
+first n − k of e reversed, so AOPC_comp(e) = AOPC_suff(reverse(e)) over the same n + 1 steps, and reversal maps the
+n! orderings onto themselves. Hence max_e AOPC_comp = max_e AOPC_suff (comprehensiveness' best, sufficiency's worst)
+and min_e AOPC_comp = min_e AOPC_suff; one search per bound serves both kinds (``shared_bounds``), half the forward
+passes of a search per kind and bound.
+
 The bounds are found as Edin et al. do: exactly when the input has at most ``EXACT_MAX`` tokens (their
 NAOPC_exact: f of every subset, then a dynamic programme over the subset lattice for the best and the worst
 chain ∅ ⊂ S_1 ⊂ … ⊂ S_n), otherwise by their beam search (NAOPC_beam) of width ``BEAM``: orderings grow one token
@@ -131,6 +137,13 @@ def bounds(n: int, score: Callable[[list[frozenset]], list[float]]) -> tuple[flo
     return beam_bound(n, score, True), beam_bound(n, score, False)
 
 
+def shared_bounds(f: "MaskedOutputs") -> dict[str, tuple[float, float]]:
+    """kind → (best, worst) AOPC: the largest and smallest sufficiency AOPC over all orderings, which are also
+    comprehensiveness' (the module docstring: reversal)."""
+    high, low = bounds(f.n, step_scores(f, "sufficiency"))
+    return {"comprehensiveness": (high, low), "sufficiency": (low, high)}
+
+
 def normalise(aopc: float, best: float, worst: float) -> float:
     """(AOPC − worst) / (best − worst); NaN when the bounds coincide."""
     return (aopc - worst) / (best - worst) if best != worst else float("nan")
@@ -143,10 +156,10 @@ def naopc_batch(fn: ClassProbability, emb: Embedded, rankings: dict[str, list[li
     out: dict[tuple[str, str, str], np.ndarray] = {}
     for b in range(emb.batch):
         f = MaskedOutputs(fn, emb, b, int(target[b]))
+        limits = shared_bounds(f)
         for kind in KINDS:
             score = step_scores(f, kind)
-            high, low = bounds(f.n, score)
-            best, worst = (high, low) if kind == "comprehensiveness" else (low, high)
+            best, worst = limits[kind]
             for r, scores in rankings.items():
                 joint = np.concatenate([scores[s][b] for s in range(len(emb.xs))])  # (n,)
                 value = aopc_of(_order(joint), score)

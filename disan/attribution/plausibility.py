@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -190,6 +191,12 @@ def run(model, lines: list[str], limit: int | None = None, steps: int | None = N
                         rows[(ref, m)].append(sentence_plausibility(series[m][0][e][0], positives, signed=False))
     return {"model": model.name, "n_trees": len(lines), "n": len(ids), "skipped": skipped, "sample_seed": SEED,
             "references": {ref: {m: summarize(rows[(ref, m)]) for m in methods} for ref in ("word", "phrase")}}
+
+
+def plausibility_path(name: str, directory: Path) -> Path:
+    """Where ``disan plausibility --write`` stores a model's result (beside its checkpoint; the Evidence view reads
+    it)."""
+    return Path(directory) / f"{name}.plausibility.json"
 
 
 def table(result: dict) -> str:

@@ -296,11 +296,18 @@ def run(model: SentenceModel, examples: Sequence, task: str, split: str, limit: 
 
 def table(result: dict) -> str:
     """The result as aligned text: per method, ρ and top-k overlap at every step, then its verdict."""
-    lines = [f"{result['model']} on {result['task']} {result['split']}: {result['n']:,} of {result['n_examples']:,} "
-             f"examples (seed {result['sample_seed']}), weights re-drawn with seed {result['weight_seed']}; "
-             f"steps: {' → '.join(result['steps'])} (cumulative)",
-             f"verdict at the last step: passes when the 95% interval of mean Spearman ρ lies below "
-             f"{result['rho_pass']}, fails above it; top-k overlap with k = ⌈{result['top_fraction']}·n⌉"]
+    head = f"{result['model']} on {result['task']} {result['split']}: {result['n']:,} of {result['n_examples']:,} " \
+           f"examples (seed {result['sample_seed']}), "
+    if "shuffled_model" in result:  # the data randomisation test (data_randomisation.py)
+        head += f"trained vs shuffled-label model {result['shuffled_model']}"
+    else:
+        head += f"weights re-drawn with seed {result['weight_seed']}; steps: {' → '.join(result['steps'])} (cumulative)"
+    lines = [head, f"verdict at the last step: passes when the 95% interval of mean Spearman ρ lies below "
+                   f"{result['rho_pass']}, fails above it; top-k overlap with k = ⌈{result['top_fraction']}·n⌉"]
+    if result.get("sample_accuracy"):
+        acc = result["sample_accuracy"]
+        lines.append(f"accuracy on the sample: trained {acc['trained']:.3f}, shuffled {acc['shuffled']:.3f}; "
+                     f"same prediction on {result['prediction_agreement']:.3f}")
     for m, v in result["verdicts"].items():
         lines.append(f"  {m}: {v}")
         for step in result["steps"]:
