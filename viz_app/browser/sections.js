@@ -247,12 +247,14 @@ function legendHtml() {
   }).join(" · ") + "</p>";
 }
 
-/* A relatedness model's score rᵀp̂ and its grade range, "relatedness 3.72 (1–5)" (Tai, Socher & Manning
- * 2015, Sec. 4.2), or null for a classifier (tv.relatedness absent or null). */
+/* A score model's rᵀp̂ and its grade range (Tai, Socher & Manning 2015, Sec. 4.2): "relatedness 3.72 (1–5)"
+ * for a pair (SICK), "score 3.72 (1–5)" for one sentence (a single-sentence model trained with --regression:
+ * no hypothesis, nothing is related); null for a classifier (tv.relatedness absent or null). */
 function relatednessText(tv) {
   if (typeof tv.relatedness !== "number") return null;
   var grades = Figures.pairs(tv.prediction).map(function (p) { return p[0]; });
-  return "relatedness " + Figures.formatFixed(tv.relatedness, 2) + " (" + grades[0] + "–" + grades[grades.length - 1] + ")";
+  return (tv.hypothesis ? "relatedness " : "score ") + Figures.formatFixed(tv.relatedness, 2) + " (" + grades[0] +
+    "–" + grades[grades.length - 1] + ")";
 }
 
 /* The predicted label and its probability, in one line under the tokens: the first screen names the
@@ -285,9 +287,12 @@ function overview(tv, theme) {
     : figure("prediction", Figures.predictionChart(tv.prediction, {
         title: score.charAt(0).toUpperCase() + score.slice(1) + note, theme: theme,
         xTitle: "p̂: probability of each grade" }),
-             "Tai, Socher & Manning 2015, Sec. 4.2 (Shen Sec. 5.3), relatedness output",
-             "The distribution p̂ over the relatedness grades r from the head on the two sentence encodings " +
-             "(their product and absolute difference); the score is rᵀp̂.");
+             tv.hypothesis ? "Tai, Socher & Manning 2015, Sec. 4.2 (Shen Sec. 5.3), relatedness output"
+               : paper + ", score output (grades as Tai, Socher & Manning 2015, Sec. 4.2)",
+             tv.hypothesis
+               ? "The distribution p̂ over the relatedness grades r from the head on the two sentence encodings " +
+                 "(their product and absolute difference); the score is rᵀp̂."
+               : "The distribution p̂ over the grades r from the head on the sentence encoding; the score is rᵀp̂.");
   return [section("tokens", "Tokens", '<div class="sides">' + body + "</div>" + predictionLine(tv) + legendHtml()),
           section("prediction", "Prediction", "", [prediction])];
 }
