@@ -25,7 +25,7 @@
  */
 import * as Figures from "./figures.js";
 import * as Pair from "./pair.js";
-import { checkView, rowMeans } from "./sections.js";
+import { checkView, lazy, rowMeans, section } from "./sections.js";
 
 /* ------------------------------------------------------------ aligned arrays (pure) */
 
@@ -193,14 +193,6 @@ function predictionFigure(c, theme) {
 
 /* ------------------------------------------------------------ the page */
 
-function lazy(obj, key, make) {
-  Object.defineProperty(obj, key, { enumerable: true, configurable: true, get: function () {
-    var value = make();
-    Object.defineProperty(obj, key, { value: value, enumerable: true, writable: true, configurable: true });
-    return value;
-  } });
-}
-
 /* A figure of the page; `scope` names what its numbers come from: a sentence side ("premise", "hypothesis"),
  * whose maps, gates and pooling it draws, or "prediction". */
 function figure(id, build, paper, caption, scope) {
@@ -263,10 +255,6 @@ function keepFigures(sections, inputs, previous) {
       lazy(f, "figure", function () { return origin.figure; });
     });
   });
-}
-
-function section(id, title, html, figures, control) {
-  return { id: id, title: title, html: html || "", figures: figures || [], control: control || null };
 }
 
 var STYLE = "<style>.pair-align{border-collapse:collapse;margin:4px 0 10px;font-size:.95em}" +

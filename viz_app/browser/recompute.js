@@ -11,6 +11,7 @@
  * sections.js prepares the page's own), the binding format in sections.js (`binding`, `gridBinding`).
  */
 import { fromBase64 } from "./bytes.js";
+import * as Figures from "./figures.js";
 
 var LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 var SIZES = { float32: 4, uint16: 2, uint8: 1 };
@@ -279,22 +280,10 @@ function blockMean(mat, T, maxCells) {
   return { z: z, n: n, block: block };
 }
 
-/* [lo, hi] over the finite values of `mats` (flat arrays), zmin/zmax when given (not null): figures.js `limits`'s
- * rule, which drew the figure, over its rows. */
+/* [lo, hi] over the finite values of `mats` (flat arrays), zmin/zmax when given (not null): figures.js `limits`,
+ * which drew the figure, with each flat array as one row. */
 function limits(mats, zmin, zmax) {
-  var lo = Infinity, hi = -Infinity;
-  mats.forEach(function (m) {
-    for (var c = 0; c < m.length; c++) {
-      var v = m[c];
-      if (isFinite(v)) { if (v < lo) lo = v; if (v > hi) hi = v; }
-    }
-  });
-  if (lo === Infinity) { lo = 0; hi = 0; }
-  if (zmin !== null && zmin !== undefined) lo = zmin;
-  if (zmax !== null && zmax !== undefined) hi = zmax;
-  // a constant map gets a scale one unit wide: an all-masked map (a one-word sentence's) then has the [0, 1] of
-  // any longer sentence's attention, so the maps typed after it are painted on the limits they are drawn with
-  return [lo, hi > lo ? hi : lo + 1];
+  return Figures.limits(mats.map(function (m) { return [m]; }), zmin, zmax);
 }
 
 /* Flat n·n values → n rows (subarrays of the flat values: no copy). */
