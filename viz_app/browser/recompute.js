@@ -262,22 +262,10 @@ function maskPanel(T, kind, alpha) {
 /* viz_app.reduce.block_mean: average T×T over blocks of ceil(T / maxCells) so a side has at most
  * maxCells cells (NaN ignored). Returns {z: Float64Array n·n, n, block}. */
 function blockMean(mat, T, maxCells) {
-  var block = Math.ceil(T / maxCells);
-  if (!maxCells || block <= 1) return { z: Float64Array.from(mat), n: T, block: 1 };
-  var n = Math.ceil(T / block), z = new Float64Array(n * n);
-  for (var r = 0; r < n; r++) {
-    for (var c = 0; c < n; c++) {
-      var s = 0, k = 0;
-      for (var i = r * block; i < Math.min(T, (r + 1) * block); i++) {
-        for (var j = c * block; j < Math.min(T, (c + 1) * block); j++) {
-          var v = mat[i * T + j];
-          if (v === v) { s += v; k++; }
-        }
-      }
-      z[r * n + c] = k ? s / k : NaN;
-    }
-  }
-  return { z: z, n: n, block: block };
+  if (!maxCells || Math.ceil(T / maxCells) <= 1) return { z: Float64Array.from(mat), n: T, block: 1 };
+  var got = Figures.blockMean(rows(Float64Array.from(mat), T), maxCells), n = got.z.length, z = new Float64Array(n * n);
+  got.z.forEach(function (row, r) { z.set(row, r * n); });
+  return { z: z, n: n, block: got.block };
 }
 
 /* [lo, hi] over the finite values of `mats` (flat arrays), zmin/zmax when given (not null): figures.js `limits`,
