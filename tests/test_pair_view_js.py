@@ -161,6 +161,12 @@ def heat_panels(fig: dict) -> list[np.ndarray]:
     return [as_array(v["z"]) for v in heat_views(fig)]
 
 
+#: the outlines of test_the_page_s_figures_hold_the_trace_views_numbers_on_the_aligned_tokens's edits (step 0
+#: deleted, step 3 inserted) on each heatmap panel
+EDIT_OUTLINES = [{"axis": axis, "index": step, "colour": colour}
+                 for step, colour in ((0, "#d73027"), (3, "#1a9850")) for axis in ("row", "column")]
+
+
 @pytest.mark.parametrize("arch", ["disan", "dsa"])
 def test_the_page_s_figures_hold_the_trace_views_numbers_on_the_aligned_tokens(glove, arch):
     from tests.conftest import make_tiny
@@ -194,6 +200,8 @@ def test_the_page_s_figures_hold_the_trace_views_numbers_on_the_aligned_tokens(g
         # the deleted (step 0) and inserted (step 3) tokens are marked on both axes of each of the three panels
         for v in (va, vb, vd):
             assert v["rowTokens"][3] == v["colTokens"][3] == "+not" and v["rowTokens"][0] == "−the"
+            # and outlined, rows and columns: the inserted step green, the deleted one red (the heatmap's outlines)
+            assert v["outlines"] == EDIT_OUTLINES
     if arch == "dsa":
         H = sa["fw"]["H"]
         rows = [figs[f"pair-heads-fw-premise-{row}"] for row in ("a", "b", "diff")]
@@ -210,8 +218,9 @@ def test_the_page_s_figures_hold_the_trace_views_numbers_on_the_aligned_tokens(g
         assert len({(v["zmin"], v["zmax"]) for v in ab}) == 1  # A's heads and B's on one colour scale
         bound = np.nanmax(np.abs(np.stack(panels[2 * H:])))
         assert all(v["scale"] == "diverging" and v["zmin"] == -v["zmax"] == -bound for v in heat_views(rows[2]))
-        for fig in rows:  # the deleted (step 0) and inserted (step 3) tokens marked in each panel
+        for fig in rows:  # the deleted (step 0) and inserted (step 3) tokens marked and outlined in each panel
             assert all(v["rowTokens"][0] == "−the" and v["rowTokens"][3] == "+not" for v in heat_views(fig))
+            assert all(v["outlines"] == EDIT_OUTLINES for v in heat_views(fig))
     gate = figs["pair-gate-premise"]
     names = [p["name"] for p in gate["panels"]]
     assert names == ["A: forward gate", "B: forward gate", "A: backward gate", "B: backward gate"]

@@ -117,6 +117,26 @@ def test_the_prediction_section_names_the_score_and_draws_the_grade_distribution
     assert f"prediction: <b>{best}</b>" in body and "relatedness" not in body
 
 
+def test_a_one_sentence_score_model_is_captioned_as_a_score_not_a_relatedness(pretrained):
+    """A single-sentence model trained with --regression (grades 1..K, score rᵀp̂) has no hypothesis: its line,
+    chart title and caption name a one-sentence score, never relatedness or the pair's features."""
+    model = model_of(pretrained, "disan")
+    a, b = PAIRS[0]
+    tv = trace_view_json(model.trace(a, b))
+    pair_page = page_of(tv)
+    assert "relatedness output" in pair_page["body"] and "product and absolute difference" in pair_page["body"]
+    one = dict(tv, hypothesis=None)  # the trace view of a one-sentence score model: the same head's fields, no pair
+    for compact in (False, True):
+        page = page_of(one, compact)
+        text = f"score {tv['relatedness']:.2f} (1–5)"
+        assert f"prediction: <b>{text}</b>" in page["body"]
+        [bar] = [p["view"] for p in page["data"]["figures"]["prediction"]["panels"] if p["kind"] == "bars"]
+        assert bar["title"].startswith("Score " + f"{tv['relatedness']:.2f} (1–5)")
+        if not compact:
+            assert "the sentence encoding; the score is rᵀp̂" in page["body"]
+        assert "relatedness" not in page["body"].lower() and "absolute difference" not in page["body"]
+
+
 # ------------------------------------------------------------------ the static site (Chromium)
 
 

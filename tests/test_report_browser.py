@@ -260,3 +260,55 @@ def test_the_figure_host_updates_in_place_rebuilds_on_new_panels_and_refuses_bad
     assert got["png"][0] == "heatmap_check_b.png" and got["png"][1] == "image/png" and got["png"][2] > 1000, got
     assert "has no panel \"c\"" in got["unknown"], got
     assert blocked == [] and errors == [], (blocked, errors)
+
+
+_ROW_BARS_CHECK = """() => {
+  const div = document.createElement('div');
+  document.body.append(div);
+  const spec = (z) => ({kind: 'figure', name: 'follow', panels: [
+    {kind: 'heatmap', name: 'forward', view: {z, rowTokens: ['x', 'y', 'z'], valueName: 'P'}},
+    {kind: 'bars', name: 'row', view: {values: z[2], labels: ['x', 'y', 'z'], title: 'Row #2 (click a row)'}}],
+    rowBars: {panel: '*', bars: 'row', title: 'Row'}});
+  const h = Disan.FigureHost.mountFigure(div, spec([[1, 0, 0], [0.2, 0.3, 0.5], [0, 0, 1]]));
+  h.panels[0].component.selectRow(1);
+  const bars = h.panels[1].component, out = {clicked: Array.from(bars.view.values)};
+  h.update(spec([[1, 0, 0], [0.6, 0.3, 0.1], [0, 0, 1]]));  // feature k moved: the same panels, new numbers
+  out.followed = Array.from(bars.view.values);
+  out.title = bars.view.title;
+  return out;
+}"""
+
+
+def test_the_clicked_rows_bars_follow_a_new_spec_of_the_same_figure(tmp_path, open_offline):
+    """A clicked row's bars follow the figure's next numbers (feature k's slider, α) without another click
+    (figure_host.js keeps the selected row across update(spec))."""
+    path = write(tmp_path, "follow", DISAN, "a good film .")
+    page, blocked, errors = open_offline(path)
+    got = page.evaluate(_ROW_BARS_CHECK)
+    assert got["clicked"] == [0.2, 0.3, 0.5], got
+    assert got["followed"] == [0.6, 0.3, 0.1] and got["title"].startswith("Row #1 'y'"), got
+    assert blocked == [] and errors == [], (blocked, errors)
+
+
+_OUTLINES_CHECK = """async () => {
+  const div = document.createElement('div');
+  document.body.append(div);
+  const view = {z: [[1, 0], [0, 1]], rowTokens: ['x', '+y'], valueName: 'P'};
+  const h = Disan.FigureHost.mountFigure(div, {kind: 'figure', name: 'edits', panels: [{kind: 'heatmap', name: 'A',
+    view: {...view, outlines: [{axis: 'row', index: 1, colour: '#1a9850'}, {axis: 'column', index: 1, colour: '#1a9850'}]}}]});
+  const marks = h.panels[0].component.paints.marks, svg = String((await h.exportAs('svg')).data);
+  h.update({kind: 'figure', name: 'edits', panels: [{kind: 'heatmap', name: 'A', view: {...view, outlines: []}}]});
+  return {svg, marks, again: h.panels[0].component.paints.marks,
+          after: String((await h.exportAs('svg')).data)};
+}"""
+
+
+def test_a_heatmaps_outlined_rows_and_columns_are_drawn_and_exported(tmp_path, open_offline):
+    """The heatmap's `outlines` (the pair view's inserted and deleted steps) are painted on its marks layer and
+    kept in the SVG export; a view without them repaints the marks without them."""
+    path = write(tmp_path, "outlines", DISAN, "a good film .")
+    page, blocked, errors = open_offline(path)
+    got = page.evaluate(_OUTLINES_CHECK)
+    assert got["svg"].lower().count("#1a9850") == 2, got["svg"][-600:]
+    assert got["again"] == got["marks"] + 1 and "#1a9850" not in got["after"].lower()
+    assert blocked == [] and errors == [], (blocked, errors)

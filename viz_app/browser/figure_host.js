@@ -63,7 +63,8 @@ export function mountFigure(element, spec, options = {}) {
   root.append(head, error, grid);
   element.replaceChildren(root);
 
-  let current = null, panels = [], drawn = 0, highlight = null;
+  // selected: the row whose bars are shown ({panel, row}), refilled from each new spec (feature k, α)
+  let current = null, panels = [], drawn = 0, highlight = null, selected = null;
   const menu = opts.menu ? exportMenu() : null;
   if (menu) head.append(menu.element);
 
@@ -96,16 +97,23 @@ export function mountFigure(element, spec, options = {}) {
     } catch (err) {
       return fail(`figure ${next && next.name || "?"}: ${err.message}`);
     }
-    if (!current || !sameLayout(current, next)) { highlight = null; build(next); }
+    if (!current || !sameLayout(current, next)) { highlight = null; selected = null; build(next); }
     current = next;
     title.textContent = next.title || "";
     title.hidden = !next.title;
     let ok = true;
+    const source = selected && next.rowBars && next.panels.find((p) => p.name === selected.panel && p.kind === "heatmap");
+    const row = source && selected.row < source.view.z.length ? selected.row : null;
     next.panels.forEach((p, i) => {
+      if (row !== null && p.name === next.rowBars.bars) return;  // filled below with the selected row's new values
       const view = withTheme(p.view);
       if (p.kind === "heatmap" && highlight && highlight.panel === p.name && !("highlight" in p.view)) view.highlight = highlight.cell;
       ok = panels[i].component.update(view) && ok;
     });
+    if (row !== null) {
+      const v = source.view, colTokens = Array.from(v.colTokens || v.rowTokens, String);
+      showBars(source, { row, token: String(v.rowTokens[row]), values: Array.from(v.z[row]), colTokens });
+    }
     error.hidden = true;
     root.dataset.drawn = `${++drawn}:${JSON.stringify(tokensOf(next))}`;
     return ok;
@@ -136,11 +144,17 @@ export function mountFigure(element, spec, options = {}) {
       panels[i].component.update({ highlight: highlight && highlight.cell });
     }
     if (!rb || (rb.panel !== "*" && rb.panel !== source.name)) return;
-    const i = current.panels.findIndex((p) => p.name === rb.bars);
+    selected = { panel: source.name, row: d.row };
+    showBars(source, d);
+  });
+
+  /* The row bars filled with row d.row of the heatmap panel `source` ({row, token, values, colTokens}). */
+  function showBars(source, d) {
+    const rb = current.rowBars, i = current.panels.findIndex((p) => p.name === rb.bars);
     panels[i].component.root.parentElement.hidden = false;
     panels[i].component.update(withTheme({ values: d.values, labels: d.colTokens, title: `${rb.title || "Row"} #${d.row} '${d.token}' (${source.name})`,
       valueName: source.view.valueName || "value", orientation: "vertical" }));
-  });
+  }
 
   function setTheme(theme) {
     opts.theme = theme || null;

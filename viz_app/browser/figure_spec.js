@@ -67,11 +67,6 @@ export function figureSpec(name, title, panels, extra) {
 export const heatmapPanel = (name, view) => ({ kind: "heatmap", name, view });
 export const barsPanel = (name, view) => ({ kind: "bars", name, view });
 
-/* The views of a spec's panels by name. */
-export function viewsOf(spec) {
-  return Object.fromEntries(spec.panels.map((p) => [p.name, p.view]));
-}
-
 const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
 const oneLine = (v) => String(v ?? "unknown").replace(/[\r\n]+/g, " ");
 

@@ -397,6 +397,6 @@ function maskPanels(panels, tokens, opts) {
   });
 }
 
-export { configure, ctx as context, constant, theme, htmlEscape, clip, formatFixed, formatG, pairs, round6, limits,
+export { configure, ctx as context, constant, theme, htmlEscape, clip, formatFixed, formatG, pairs, round6, limits, blockMean,
   heatmap, heatmapGrid, smallMultiples, barChart, predictionChart, vectorGrids, tokenFeatureHeatmap, compareHeatmaps,
   maskPanels };

@@ -25,7 +25,7 @@
  */
 import * as Figures from "./figures.js";
 import * as Pair from "./pair.js";
-import { checkView, rowMeans } from "./sections.js";
+import { checkView, lazy, rowMeans, section } from "./sections.js";
 
 /* ------------------------------------------------------------ aligned arrays (pure) */
 
@@ -115,13 +115,29 @@ function predictionHtml(c) {
 
 /* ------------------------------------------------------------ figures (figures.js's builders) */
 
+/* The outlines of the inserted (green) and deleted (red) steps' rows and columns, as the heatmap's view takes
+ * them (docs/figure-components.md "outlines"), on every heatmap panel of `fig`. */
+var EDIT_COLOURS = { insert: "#1a9850", delete: "#d73027" };
+
+function outlineEdits(fig, ops) {
+  var outlines = [];
+  ops.forEach(function (o, p) {
+    if (EDIT_COLOURS[o.op]) {
+      outlines.push({ axis: "row", index: p, colour: EDIT_COLOURS[o.op] },
+                    { axis: "column", index: p, colour: EDIT_COLOURS[o.op] });
+    }
+  });
+  fig.panels.forEach(function (panel) { if (panel.kind === "heatmap") panel.view.outlines = outlines; });
+  return fig;
+}
+
 /* A, B and B − A of one aligned map: compareHeatmaps (A and B on one scale, the difference diverging about 0)
  * with its third panel holding B − A from alignedMaps (compareHeatmaps' own A − B negated, the same bound). */
 function compareFigure(m, labels, ops, o) {
   var fig = Figures.compareHeatmaps(m.a, m.b, labels, { titles: ["A", "B"], title: o.title, theme: o.theme,
                                                     valueName: o.valueName, diffTitle: "B − A (aligned cells)" });
   fig.panels[2].view.z = m.diff.map(function (row) { return row.map(function (v) { return v === null ? NaN : v; }); });
-  return fig;
+  return outlineEdits(fig, ops);
 }
 
 /* Every head of one block as three figures of one row each (heatmapGrid's panels): A's heads, B's on the same
@@ -152,7 +168,7 @@ function headRows(sa, sb, dir, ops, labels, o) {
       title: o.title + ", " + name, theme: th, cols: H, zmin: diff ? -c.bound : c.lim[0], zmax: diff ? c.bound : c.lim[1],
       valueName: diff ? "B − A" : "P", names: titles.map(function (t, h) { return "head-" + (h + 1); }) });
     if (diff) fig.panels.forEach(function (p) { p.view.scale = "diverging"; });
-    return fig;
+    return outlineEdits(fig, ops);
   };
 }
 
@@ -176,14 +192,6 @@ function predictionFigure(c, theme) {
 }
 
 /* ------------------------------------------------------------ the page */
-
-function lazy(obj, key, make) {
-  Object.defineProperty(obj, key, { enumerable: true, configurable: true, get: function () {
-    var value = make();
-    Object.defineProperty(obj, key, { value: value, enumerable: true, writable: true, configurable: true });
-    return value;
-  } });
-}
 
 /* A figure of the page; `scope` names what its numbers come from: a sentence side ("premise", "hypothesis"),
  * whose maps, gates and pooling it draws, or "prediction". */
@@ -247,10 +255,6 @@ function keepFigures(sections, inputs, previous) {
       lazy(f, "figure", function () { return origin.figure; });
     });
   });
-}
-
-function section(id, title, html, figures, control) {
-  return { id: id, title: title, html: html || "", figures: figures || [], control: control || null };
 }
 
 var STYLE = "<style>.pair-align{border-collapse:collapse;margin:4px 0 10px;font-size:.95em}" +

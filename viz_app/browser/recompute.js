@@ -11,6 +11,7 @@
  * sections.js prepares the page's own), the binding format in sections.js (`binding`, `gridBinding`).
  */
 import { fromBase64 } from "./bytes.js";
+import * as Figures from "./figures.js";
 
 var LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 var SIZES = { float32: 4, uint16: 2, uint8: 1 };
@@ -261,40 +262,16 @@ function maskPanel(T, kind, alpha) {
 /* viz_app.reduce.block_mean: average T×T over blocks of ceil(T / maxCells) so a side has at most
  * maxCells cells (NaN ignored). Returns {z: Float64Array n·n, n, block}. */
 function blockMean(mat, T, maxCells) {
-  var block = Math.ceil(T / maxCells);
-  if (!maxCells || block <= 1) return { z: Float64Array.from(mat), n: T, block: 1 };
-  var n = Math.ceil(T / block), z = new Float64Array(n * n);
-  for (var r = 0; r < n; r++) {
-    for (var c = 0; c < n; c++) {
-      var s = 0, k = 0;
-      for (var i = r * block; i < Math.min(T, (r + 1) * block); i++) {
-        for (var j = c * block; j < Math.min(T, (c + 1) * block); j++) {
-          var v = mat[i * T + j];
-          if (v === v) { s += v; k++; }
-        }
-      }
-      z[r * n + c] = k ? s / k : NaN;
-    }
-  }
-  return { z: z, n: n, block: block };
+  if (!maxCells || Math.ceil(T / maxCells) <= 1) return { z: Float64Array.from(mat), n: T, block: 1 };
+  var got = Figures.blockMean(rows(Float64Array.from(mat), T), maxCells), n = got.z.length, z = new Float64Array(n * n);
+  got.z.forEach(function (row, r) { z.set(row, r * n); });
+  return { z: z, n: n, block: got.block };
 }
 
-/* [lo, hi] over the finite values of `mats` (flat arrays), zmin/zmax when given (not null): figures.js `limits`'s
- * rule, which drew the figure, over its rows. */
+/* [lo, hi] over the finite values of `mats` (flat arrays), zmin/zmax when given (not null): figures.js `limits`,
+ * which drew the figure, with each flat array as one row. */
 function limits(mats, zmin, zmax) {
-  var lo = Infinity, hi = -Infinity;
-  mats.forEach(function (m) {
-    for (var c = 0; c < m.length; c++) {
-      var v = m[c];
-      if (isFinite(v)) { if (v < lo) lo = v; if (v > hi) hi = v; }
-    }
-  });
-  if (lo === Infinity) { lo = 0; hi = 0; }
-  if (zmin !== null && zmin !== undefined) lo = zmin;
-  if (zmax !== null && zmax !== undefined) hi = zmax;
-  // a constant map gets a scale one unit wide: an all-masked map (a one-word sentence's) then has the [0, 1] of
-  // any longer sentence's attention, so the maps typed after it are painted on the limits they are drawn with
-  return [lo, hi > lo ? hi : lo + 1];
+  return Figures.limits(mats.map(function (m) { return [m]; }), zmin, zmax);
 }
 
 /* Flat n·n values → n rows (subarrays of the flat values: no copy). */

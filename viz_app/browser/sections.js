@@ -87,8 +87,6 @@ function checkSentence(sent, arch, name) {
       checkArray(b.scores, b.H * T * T, where + ".scores (H·T·T)");
       checkArray(b.ffn_deactivation, T, where + ".ffn_deactivation");
       checkArray(b.ln_max, T, where + ".ln_max");
-    } else if (b.probs !== null && b.probs !== undefined) {
-      checkArray(b.probs, T * T * b.D, where + ".probs (T·T·D, DiSAN's per-feature P)");
     }
   });
   if (arch === "dsa") checkArray(sent.maxpool_share, T, name + ".maxpool_share");
@@ -247,12 +245,14 @@ function legendHtml() {
   }).join(" · ") + "</p>";
 }
 
-/* A relatedness model's score rᵀp̂ and its grade range, "relatedness 3.72 (1–5)" (Tai, Socher & Manning
- * 2015, Sec. 4.2), or null for a classifier (tv.relatedness absent or null). */
+/* A score model's rᵀp̂ and its grade range (Tai, Socher & Manning 2015, Sec. 4.2): "relatedness 3.72 (1–5)"
+ * for a pair (SICK), "score 3.72 (1–5)" for one sentence (a single-sentence model trained with --regression:
+ * no hypothesis, nothing is related); null for a classifier (tv.relatedness absent or null). */
 function relatednessText(tv) {
   if (typeof tv.relatedness !== "number") return null;
   var grades = Figures.pairs(tv.prediction).map(function (p) { return p[0]; });
-  return "relatedness " + Figures.formatFixed(tv.relatedness, 2) + " (" + grades[0] + "–" + grades[grades.length - 1] + ")";
+  return (tv.hypothesis ? "relatedness " : "score ") + Figures.formatFixed(tv.relatedness, 2) + " (" + grades[0] +
+    "–" + grades[grades.length - 1] + ")";
 }
 
 /* The predicted label and its probability, in one line under the tokens: the first screen names the
@@ -285,9 +285,12 @@ function overview(tv, theme) {
     : figure("prediction", Figures.predictionChart(tv.prediction, {
         title: score.charAt(0).toUpperCase() + score.slice(1) + note, theme: theme,
         xTitle: "p̂: probability of each grade" }),
-             "Tai, Socher & Manning 2015, Sec. 4.2 (Shen Sec. 5.3), relatedness output",
-             "The distribution p̂ over the relatedness grades r from the head on the two sentence encodings " +
-             "(their product and absolute difference); the score is rᵀp̂.");
+             tv.hypothesis ? "Tai, Socher & Manning 2015, Sec. 4.2 (Shen Sec. 5.3), relatedness output"
+               : paper + ", score output (grades as Tai, Socher & Manning 2015, Sec. 4.2)",
+             tv.hypothesis
+               ? "The distribution p̂ over the relatedness grades r from the head on the two sentence encodings " +
+                 "(their product and absolute difference); the score is rᵀp̂."
+               : "The distribution p̂ over the grades r from the head on the sentence encoding; the score is rᵀp̂.");
   return [section("tokens", "Tokens", '<div class="sides">' + body + "</div>" + predictionLine(tv) + legendHtml()),
           section("prediction", "Prediction", "", [prediction])];
 }
@@ -305,21 +308,13 @@ function perFeature(sent, direction, what) {
   return P;
 }
 
-/* DiSAN's P[:, :, k] (T × T) of one block: from the view's per-feature P, else from Eq. 15's parts for this
- * feature alone (the page's own model; T² terms, not the T²·d of the whole P). */
+/* DiSAN's P[:, :, k] (T × T) of one block from Eq. 15's parts for this feature alone (T² terms, not the T²·d of
+ * the whole P). */
 function featureSlice(sent, direction, k) {
-  var b = sent[direction], T = sent.tokens.length, D = b.D, out = new Array(T), i, j, row;
-  if (!b.probs && Recompute.hasParts(b)) {
-    var one = Recompute.disanFeature(b.keys, b.queries, T, b.allowed, b.c, k);
-    for (i = 0; i < T; i++) out[i] = Array.prototype.slice.call(one, i * T, (i + 1) * T);
-    return out;
-  }
-  var P = perFeature(sent, direction, "one feature k");
-  for (i = 0; i < T; i++) {
-    row = new Array(T);
-    for (j = 0; j < T; j++) row[j] = P[(i * T + j) * D + k];
-    out[i] = row;
-  }
+  var b = sent[direction], T = sent.tokens.length, out = new Array(T);
+  need(Recompute.hasParts(b), direction + ".probs (DiSAN's per-feature P) or its keys, queries and c are needed for one feature k");
+  var one = Recompute.disanFeature(b.keys, b.queries, T, b.allowed, b.c, k);
+  for (var i = 0; i < T; i++) out[i] = Array.prototype.slice.call(one, i * T, (i + 1) * T);
   return out;
 }
 
@@ -488,16 +483,10 @@ function payload(sent, arch) {
                                                   features: null, scale: 1, keys: null, queries: null, c: null };
     if (arch === "dsa") {
       out.scores = Float32Array.from(b.scores);
-    } else if (!b.probs && Recompute.hasParts(b)) {
-      // the page's own model: each feature k the slider reaches is computed from Eq. 15's parts when asked
-      out.keys = b.keys; out.queries = b.queries; out.c = b.c;
     } else {
-      var N = a.cells.length, D = b.D, features = new Float32Array(D * N), P = perFeature(sent, d, "feature k's slider");
-      for (var c = 0; c < N; c++) {
-        var base = a.cells[c] * D;
-        for (var k = 0; k < D; k++) features[k * N + c] = P[base + k];
-      }
-      out.features = features;
+      // each feature k the slider reaches is computed from Eq. 15's parts when asked
+      need(Recompute.hasParts(b), d + ".probs (DiSAN's per-feature P) or its keys, queries and c are needed for feature k's slider");
+      out.keys = b.keys; out.queries = b.queries; out.c = b.c;
     }
     blocks[d] = out;
   });
@@ -707,7 +696,7 @@ function mapFigure(tv, id) {
   }
   var f = tv.__maps[id], side = f && tv[f.side];
   if (!f || !side || !side.fw.attention || !side.bw.attention) return null;
-  if (/^feature-/.test(id) && !Recompute.hasParts(side.fw) && !side.fw.probs) return null;
+  if (/^feature-/.test(id) && !Recompute.hasParts(side.fw)) return null;
   if (/^alpha-heads-/.test(id) && !side.fw.heads) return null;
   return f.figure;
 }
@@ -716,4 +705,4 @@ export { mapFigure, page, figureById, draw, sectionBody, define, reportSections,
   overview, disanSections, dsaSections, s2tWordFigure, wordFrames, tokensHtml, legendHtml, pageData, payload,
   gridBinding, templates, sharedScale, formatValue, escape, checkView,
   // what view_figures.js and pair_view.js build their figures with
-  need, checkArray, matrix, rowMeans, capitalize, featureSlice, perFeature, pair, binding };
+  need, checkArray, matrix, rowMeans, capitalize, featureSlice, perFeature, pair, binding, lazy, section };

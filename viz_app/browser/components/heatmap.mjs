@@ -5,7 +5,8 @@
  *   const hm = createHeatmap(parent, {name: "attention", provenance: {checkpointSha256, version}});
  *   hm.update({z, rowTokens, colTokens, title, xLabel, yLabel, valueName: "P", scale: "sequential",
  *              palette, zmin, zmax, masked, theme: "normal" | "presentation", highlight: [r, c],
- *              colourbar: false (panels sharing one scale show it on one of them)});
+ *              colourbar: false (panels sharing one scale show it on one of them),
+ *              outlines: [{axis: "row" | "column", index, colour}] (rows or columns framed, e.g. a pair's edits)});
  *   hm.update({z: next});   // same tokens: the cells only
  *   await hm.exportAs("svg");  // {filename, mime, data}; also "png", "json", "csv" */
 import { themeOf } from "./palettes.mjs";
@@ -37,6 +38,9 @@ export function createHeatmap(parent, { name = "heatmap", provenance = null, onR
 
   function marks(forExport) {
     const out = [];
+    for (const o of v.outlines || []) {
+      if (o.index < (o.axis === "row" ? v.z.length : v.colTokens.length)) out.push({ kind: "outline", ...o });
+    }
     if (v.highlight && inGrid(v.highlight)) out.push({ kind: "highlight", r: v.highlight[0], c: v.highlight[1] });
     if (forExport) return out;
     if (selected !== null && selected < v.z.length) out.push({ kind: "row", r: selected });
@@ -91,7 +95,7 @@ export function createHeatmap(parent, { name = "heatmap", provenance = null, onR
     }
     if (relayout || newScale) paint("colourbar", (q) => paintColourbar(q, L, model()));
     if (relayout || newScale || newData) paint("cells", (q) => paintCells(q, L, model()));
-    const marksKey = JSON.stringify(v.highlight || null);
+    const marksKey = JSON.stringify([v.highlight || null, v.outlines || null]);
     if (relayout || marksKey !== keys.marks) repaintMarks();
     const changed = relayout || newScale || newData || marksKey !== keys.marks;
     keys.scale = scaleKey; keys.marks = marksKey;

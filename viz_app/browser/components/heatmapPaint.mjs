@@ -76,11 +76,15 @@ export function barTicks(scale) {
   return ticks.map((v) => [v, fmt(v)]);
 }
 
-/* Outlines: the hovered or focused cell, talk mode's highlighted cell (thicker), the selected row. */
+/* Outlines: the view's outlined rows and columns (the pair view's inserted and deleted steps), the hovered or
+ * focused cell, talk mode's highlighted cell (thicker), the selected row. */
 export function paintMarks(p, L, marks) {
   for (const mk of marks) {
     const w = mk.kind === "highlight" ? 3 : 2, colour = mk.kind === "highlight" ? "#D55E00" : "#000000";
-    if (mk.kind === "row") p.frame(L.plot.x + 1, L.plot.y + mk.r * L.ch + 1, L.plot.w - 2, L.ch - 2, "#E69F00", 2);
+    if (mk.kind === "outline") {
+      if (mk.axis === "row") p.frame(L.plot.x + 1, L.plot.y + mk.index * L.ch + 1, L.plot.w - 2, L.ch - 2, mk.colour, 2);
+      else p.frame(L.plot.x + mk.index * L.cw + 1, L.plot.y + 1, L.cw - 2, L.plot.h - 2, mk.colour, 2);
+    } else if (mk.kind === "row") p.frame(L.plot.x + 1, L.plot.y + mk.r * L.ch + 1, L.plot.w - 2, L.ch - 2, "#E69F00", 2);
     else p.frame(L.plot.x + mk.c * L.cw + w / 2, L.plot.y + mk.r * L.ch + w / 2, L.cw - w, L.ch - w, colour, w);
   }
 }

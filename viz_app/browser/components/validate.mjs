@@ -27,6 +27,10 @@ export function checkHeatmapView(v) {
   if (v.masked && (!isList(v.masked) || v.masked.length !== rowTokens.length)) {
     throw new Error(`masked must have one row per row token (${rowTokens.length})`);
   }
+  if (v.outlines && (!Array.isArray(v.outlines) || v.outlines.some((o) => !o || (o.axis !== "row" && o.axis !== "column") ||
+      !Number.isInteger(o.index) || typeof o.colour !== "string"))) {
+    throw new Error('outlines must be a list of {axis: "row" or "column", index (an integer), colour (a CSS colour)}');
+  }
   const scale = v.scale || "sequential";
   if (scale !== "sequential" && scale !== "diverging") throw new Error(`scale ${JSON.stringify(scale)} is unknown: use "sequential" or "diverging"`);
   return { ...v, rowTokens, colTokens, scale };
