@@ -19,6 +19,7 @@ import pytest
 
 import disan
 from benchmarks.server import CHROMIUM_ARGS, free_port, streamlit_server
+from tests.app_figures import TOKENS
 from tests.test_site import ort_or_skip
 from viz_app.draw import site
 from viz_app.shell.catalog import VIEWS
@@ -85,22 +86,20 @@ def test_the_in_page_copy_is_built_ahead_into_the_user_cache_and_the_checkout_st
         tab.route("**/*", lambda route: route.continue_() if route.request.url.startswith(url) else route.abort())
         tab.set_default_timeout(TIMEOUT_MS)
         tab.goto(f"{url}/?model={FIRST}")
-        tab.wait_for_selector(".st-key-chart_overview .js-plotly-plot")
+        tab.wait_for_selector(".st-key-chart_overview [data-figure^='figure:'][data-drawn]")
         # Built ahead, in the background: the page's model first, then the others, into the cache.
         _wait_built(cache, FIRST)
         _wait_built(cache, NEXT)
         # A model opened after its folder was built ahead follows typing on its very first page (no reload).
         tab.goto(f"{url}/?model={NEXT}")
-        tab.wait_for_selector(".st-key-chart_overview .js-plotly-plot")
+        tab.wait_for_selector(".st-key-chart_overview [data-figure^='figure:'][data-drawn]")
         tab.wait_for_function("() => { const t = document.querySelector('.viz-typing');"
                               " return t && t.textContent.includes('follow typing'); }")
         box = tab.locator(".st-key-sentence textarea")
         box.click()
         box.press("Control+a")
         box.press_sequentially("the zebra hums", delay=30)
-        tab.wait_for_function("""() => { const gd = document.querySelector('.st-key-chart_overview .js-plotly-plot');
-          return gd && Array.from(gd.querySelectorAll('g.xtick text, g.disan-swap text'))
-            .some(t => t.textContent.includes('zebra')); }""")
+        tab.wait_for_function(f"() => ({TOKENS})('chart_overview').includes('zebra')")
         # ... its files came from the cache's folder, served by Streamlit
         loaded = tab.evaluate("() => performance.getEntriesByType('resource').map(r => r.name)"
                               ".filter(n => n.includes('site-data.js'))")

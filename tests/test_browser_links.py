@@ -29,7 +29,7 @@ def _open_in_new_context(browser, address: str) -> dict:
         tab.set_default_timeout(TIMEOUT_MS)
         tab.goto(url + address)
         tab.wait_for_selector("[data-testid=stMain] h1")
-        tab.wait_for_selector("[data-testid=stMain] .js-plotly-plot")
+        tab.wait_for_selector("[data-testid=stMain] [data-figure^='figure:'][data-drawn]")
         tab.wait_for_function("() => document.querySelector('[data-testid=stApp]')"
                               ".getAttribute('data-test-script-state') !== 'running'")
         tab.wait_for_timeout(500)  # a dialog is sent with the page's first messages; give it time to open

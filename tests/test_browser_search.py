@@ -43,7 +43,7 @@ def test_search_view_shows_hits_links_and_figures(server, chromium):
         gates = [float(t.split("\t")[2]) for t in texts]
         assert gates == sorted(gates, reverse=True)
         assert page.locator("table.disan-search-hits span[style*='rgba(0, 114, 178']").count() > 20
-        page.wait_for_selector(".js-plotly-plot")
+        page.wait_for_selector("[data-figure^='figure:'][data-drawn], .js-plotly-plot")
         assert not page.locator('[data-testid="stException"]').count()
         link = rows.first.locator("a", has_text="Explore").get_attribute("href")
         params = parse_qs(urlparse(link).query)
@@ -58,7 +58,7 @@ def test_search_view_shows_hits_links_and_figures(server, chromium):
         # the hit's Explore link opens Explore on that sentence
         sentence = params["sentence"][0]
         page.goto(urljoin(page.url, link))
-        page.wait_for_selector(".js-plotly-plot")
+        page.wait_for_selector("[data-figure^='figure:'][data-drawn], .js-plotly-plot")
         assert page.locator("h1").first.inner_text() == "Explore" and not page.get_by_text("Page not found").count()
         box = page.locator('[data-testid="stSidebar"] [data-testid="stTextArea"] textarea')
         assert box.input_value() == sentence

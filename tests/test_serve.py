@@ -111,7 +111,7 @@ def test_chromium_through_the_proxy_draws_and_submits(two_processes, chromium):
     page.on("websocket", lambda ws: sockets.append(ws.url))
     try:
         page.goto(served.url + LINK)
-        page.wait_for_selector(".js-plotly-plot", state="attached")
+        page.wait_for_selector("[data-figure^='figure:'][data-drawn]", state="attached")
         cookies = {c["name"]: c["value"] for c in context.cookies()}
         assert driver.ROUTE_COOKIE in cookies, cookies  # nginx gave the browser its route
         assert sum(driver.connections_to(p) for p in ports) >= 1
@@ -119,7 +119,7 @@ def test_chromium_through_the_proxy_draws_and_submits(two_processes, chromium):
         box.fill("The keeper proxiedword waved at passing ship number 3 .")
         box.press("Control+Enter")
         page.wait_for_function(
-            "(w) => Array.from(document.querySelectorAll('.js-plotly-plot')).some(e => e.textContent.includes(w))",
+            "(w) => [...document.querySelectorAll(\"[data-figure^='figure:']\")].some(f => (f.dataset.drawn || '').includes(w))",
             arg="proxiedword")
         assert "alpha=0" in page.url  # the view is still in the link
         assert page.locator('[data-testid="stException"]').count() == 0

@@ -170,8 +170,8 @@ def test_disan_app_shows_a_heatmap_in_chromium(installed):
                 page.set_default_timeout(90_000)
                 page.goto(f"{url}/?model=disan-sst5")
                 page.wait_for_function(
-                    "() => [...document.querySelectorAll('.js-plotly-plot')]"
-                    ".some(gd => (gd.data || []).some(t => t.type === 'heatmap'))")
+                    "() => [...document.querySelectorAll(\"[data-figure^='heatmap:']\")]"
+                    ".some(el => /^[1-9][0-9]*:\\[/.test(el.dataset.drawn || ''))")  # a heatmap drawn (figure contract)
                 assert page.locator('[data-testid="stException"]').count() == 0
                 assert "random weights" not in page.locator('[data-testid="stMain"]').inner_text()
                 # plotly.js came from the installed viz_app/static/: the static-serving flag reached Streamlit.
