@@ -10,6 +10,7 @@ The figures themselves are checked against numpy in Node (tests/test_pair_view_j
 
 from __future__ import annotations
 
+import re
 from urllib.parse import parse_qs
 
 import numpy as np
@@ -210,11 +211,15 @@ def test_a_clicked_word_of_b_offers_its_neighbours_ranked_by_how_much_each_chang
     page, _, _ = open_pair(fragment(m="disan-sst5", t=A, view="pair", bt=A))
     page.wait_for_function(_ALL_DRAWN)
     # B equal to A (issue 58 item 7): B − A's colour bar has plain numbers, not "−1n…1n" (a ±1e-9 scale)
-    ticks = page.evaluate("""() => Array.from(document.querySelectorAll(
-      '.plot[data-fig="pair-mean-fw-premise"] g.colorbar')).map(bar => Array.from(bar.querySelectorAll('g.cbaxis text'))
-      .map(t => t.textContent))""")
-    assert len(ticks) == 2 and all(ticks), ticks  # A and B's bar, B − A's bar
-    assert all(float(t.replace("\u2212", "-")) is not None for t in ticks[1]) and "0" in ticks[1], ticks
+    panels = page.evaluate("""() => { const h = Disan.Report.figureHost(document.getElementById('report'), 'pair-mean-fw-premise');
+      return Promise.all(h.panels.map(p => h.exportAs('svg', p.name).then(f => ({name: p.name, zmin: p.component.view.zmin,
+        zmax: p.component.view.zmax, bar: p.component.view.colourbar !== false, svg: f.data})))); }""")
+    assert [p["bar"] for p in panels] == [False, True, True]  # A and B's bar, B − A's bar
+    diff, shared = panels[2], panels[1]
+    assert diff["zmin"] == -diff["zmax"] and diff["zmax"] == pytest.approx(shared["zmax"] - shared["zmin"]), panels
+    numbers = [t.replace("\u2212", "-") for t in re.findall(r"<text[^>]*>([^<]*)</text>", diff["svg"])]
+    numbers = [float(t) for t in numbers if re.fullmatch(r"-?\d+(\.\d+)?", t)]
+    assert 0.0 in numbers and max(numbers) >= diff["zmax"] / 2, numbers  # plain tick numbers about 0, not ±1e-9
     page.click('button[data-swap="premise:3"]')  # 'good'
     page.wait_for_selector(".pair-swap .pair-ranked[data-state=ready]", timeout=TIMEOUT_MS)
     ranked = page.evaluate("""() => Array.from(document.querySelectorAll('.pair-ranked button[data-pick]'))

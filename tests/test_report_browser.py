@@ -216,3 +216,47 @@ def test_talk_mode_row_click_highlight_hover_and_exports(tmp_path, open_offline)
     page.keyboard.press("t")
     assert view_of(page, "mean-premise", 0, "theme") in (None, "normal") and view_of(page, "mean-premise", 0, "highlight") is None
     assert blocked == [] and errors == [], (blocked, errors)
+
+
+_HOST_CHECK = """async () => {
+  const div = document.createElement('div');
+  document.body.append(div);
+  const spec = (z, names) => ({kind: 'figure', name: 'check', title: 'check <b>', panels: names.map(n =>
+    ({kind: 'heatmap', name: n, view: {z, rowTokens: ['x', 'y'], valueName: 'P'}}))});
+  const h = Disan.FigureHost.mountFigure(div, spec([[1, 0], [0, 1]], ['a']), {provenance: {checkpointSha256: 'abc', version: '9'}});
+  const first = h.panels[0].component, out = {title: div.querySelector('.disan-figure__title').textContent};
+  out.same = h.update(spec([[0, 1], [1, 0]], ['a'])) && h.panels[0].component === first;
+  out.cells = first.paints.cells;
+  out.frame = first.paints.frame;
+  out.badSpec = h.update({kind: 'figure', name: 'check', panels: []});
+  out.badSpecLine = div.querySelector('.disan-figure__error').textContent;
+  out.badSpecDrawn = div.querySelector('.disan-figure').dataset.drawn;
+  out.badView = h.update(spec([[1, 0]], ['a']));
+  out.badViewLine = div.querySelector('.disan-fig__error').textContent;
+  out.good = h.update(spec([[1, 0], [0, 1]], ['a', 'b']));
+  out.rebuilt = h.panels.length === 2 && h.panels[0].component !== first;
+  out.drawn = div.querySelector('.disan-figure').dataset.drawn;
+  out.errorHidden = div.querySelector('.disan-figure__error').hidden;
+  const png = await h.exportAs('png', 'b');
+  out.png = [png.filename, png.mime, png.data.size];
+  out.unknown = await h.exportAs('svg', 'c').then(() => '', e => e.message);
+  return out;
+}"""
+
+
+def test_the_figure_host_updates_in_place_rebuilds_on_new_panels_and_refuses_bad_input_in_one_line(tmp_path, open_offline):
+    """figure_host.js on its own (docs/figure-components.md "Figure specs and the host"): the same panels keep their
+    components (only the cells repaint), other panels rebuild the grid, a bad spec or a bad view is one line naming
+    it (data-drawn says error), and the next good spec draws again; titles are text, never HTML."""
+    path = write(tmp_path, "host", DISAN, "a good film .")
+    page, blocked, errors = open_offline(path)
+    got = page.evaluate(_HOST_CHECK)
+    assert got["title"] == "check <b>"
+    assert got["same"] is True and got["cells"] == 2 and got["frame"] == 1, got
+    assert got["badSpec"] is False and "panels should list at least one panel" in got["badSpecLine"], got
+    assert "\n" not in got["badSpecLine"] and got["badSpecDrawn"].endswith(":error"), got
+    assert got["badView"] is False and "z has 1 rows but there are 2 row tokens" in got["badViewLine"], got
+    assert got["good"] is True and got["rebuilt"] and got["errorHidden"] and got["drawn"].endswith(':["x","y"]'), got
+    assert got["png"][0] == "heatmap_check_b.png" and got["png"][1] == "image/png" and got["png"][2] > 1000, got
+    assert "has no panel \"c\"" in got["unknown"], got
+    assert blocked == [] and errors == [], (blocked, errors)
