@@ -12,6 +12,8 @@ character, so every timed key changes a token). Per key, in the page:
   come out identical (a partial word that is unknown, as the one before it was) cannot be timed this way and
   is counted apart;
 * **next frame** (INP-style): from the key to the first animation frame after it;
+* **model run**: the page's ``data-run-ms`` of the key's last run, read before the next key: onnxruntime-web's
+  run of the whole graph in the worker, apart from drawing (null where no run ended within the key's interval);
 * **long tasks**: every main-thread task over 50 ms while typing (PerformanceObserver ``longtask``), from the
   first key to 100 ms after the last;
 * **below the fold**: after the last key, every attention figure of the premise is scrolled into view in turn;
@@ -95,6 +97,9 @@ TYPE_IN_VIEW = """async ({prefix, text, interval, settleMs, restMs}) => {
     keys.push({t: value.split(' ').length + prefix.split(' ').filter(Boolean).length, next, shown, same});
     const wait = interval - (performance.now() - t0);
     if (wait > 0) await sleep(wait);
+    // the model's own run for this key (onnxruntime-web in the worker, apart from drawing), where it ended
+    const run = document.body.dataset.generation !== generation ? +document.body.dataset.runMs : NaN;
+    keys[keys.length - 1].run = Number.isFinite(run) ? run : null;
   }
   const ended = performance.now();
   await sleep(100 + (restMs || 0));
