@@ -96,38 +96,37 @@ def test_payload_refuses_the_wrong_architecture(traces):
 
 
 def test_bindings_find_panels_and_templates():
-    """sections.js's gridBinding on figures.js's grids: panel k bound to exprs[k], masked overlays and click layers
-    skipped as panels, click layers bound for hover, one shared scale, the templated texts."""
+    """sections.js's gridBinding on figures.js's grid specs: heatmap panel k bound to exprs[k] (a row-bars panel
+    skipped), one shared scale over the bound panels, the templated texts as dotted paths into the spec."""
     eye = np.eye(3).tolist()
     fig, masks = _built([
         {"fn": "F.heatmapGrid", "args": [[eye, eye], ["A: α = 1.5", "B"], ["a", "b", "c"],
-                                         {"title": "at α = 1.5", "clickable": True, "valueName": "P[k=2]"}]},
+                                         {"title": "at α = 1.5", "rowBars": True, "valueName": "P[k=2]"}]},
         {"fn": "F.maskPanels", "args": [[["M", [[0.0, None], [0.0, 0.0]]], ["D", [[-1.0] * 2] * 2]], ["a", "b"]]},
     ])
     exprs = [{"op": "feature", "dir": "fw"}, {"op": "feature", "dir": "bw"}]
     shown = {"α = 1.5": "α = {alpha}", "P[k=2]": "P[k={feature}]"}
     bound, plain, mask_bound, wrong, scale = node_jobs([
-        {"fn": "S.gridBinding", "args": [fig, exprs, shown, {"hover": True, "pool": 4, "zmin": 0.0}]},
+        {"fn": "S.gridBinding", "args": [fig, exprs, shown, {"pool": 4, "zmin": 0.0}]},
         {"fn": "S.gridBinding", "args": [fig, exprs, {}]},
         {"fn": "S.gridBinding", "args": [masks, exprs, {}]},
         {"fn": "S.gridBinding", "args": [fig, exprs[:1], {}]},
         {"fn": "S.sharedScale", "args": [[0, 2]]},
     ])
-    assert [t["type"] for t in fig["data"]] == ["heatmap", "scatter", "heatmap", "scatter"]
-    assert bound["panels"] == [{"trace": 0, "z": exprs[0], "pool": 4, "hover_trace": 1},
-                               {"trace": 2, "z": exprs[1], "pool": 4, "hover_trace": 3}]
-    assert bound["scales"] == [{"traces": [0, 2], "zmin": 0.0, "zmax": None, "diverging": False}]
+    assert [p["kind"] for p in fig["panels"]] == ["heatmap", "heatmap", "bars"]
+    assert bound["panels"] == [{"panel": 0, "z": exprs[0], "pool": 4}, {"panel": 1, "z": exprs[1], "pool": 4}]
+    assert bound["scales"] == [{"panels": [0, 1], "zmin": 0.0, "zmax": None, "diverging": False}]
     assert bound["rows"] == []
     texts = bound["texts"]
-    assert texts["layout.title.text"] == "at α = {alpha}"
-    assert texts["layout.annotations.0.text"] == "A: α = {alpha}"
-    assert "P[k={feature}]" in texts["data.1.hovertemplate"] and "P[k={feature}]" in texts["data.0.colorbar.title.text"]
-    assert all(p.split(".")[2] in ("name", "hovertemplate", "colorbar") for p in texts if p.startswith("data."))
-    assert plain["panels"] == [{"trace": 0, "z": exprs[0]}, {"trace": 2, "z": exprs[1]}] and plain["texts"] == {}
-    assert [t.get("name") for t in masks["data"]] == [None, "masked", None]
-    assert [p["trace"] for p in mask_bound["panels"]] == [0, 2]  # the −∞ overlay of panel 0 is skipped
+    assert texts["title"] == "at α = {alpha}"
+    assert texts["panels.0.view.title"] == "A: α = {alpha}"
+    assert texts["panels.0.view.valueName"] == texts["panels.1.view.valueName"] == "P[k={feature}]"
+    assert all(p == "title" or p.startswith("panels.") for p in texts)
+    assert plain["panels"] == [{"panel": 0, "z": exprs[0]}, {"panel": 1, "z": exprs[1]}] and plain["texts"] == {}
+    assert [p["view"]["masked"] is not None for p in masks["panels"]] == [True, False]  # −∞ cells flagged, not a panel
+    assert [p["panel"] for p in mask_bound["panels"]] == [0, 1]
     assert wrong == {"error": "1 expressions for 2 heatmap panels"}
-    assert scale == {"traces": [0, 2], "zmin": None, "zmax": None, "diverging": False}
+    assert scale == {"panels": [0, 2], "zmin": None, "zmax": None, "diverging": False}
 
 
 def _built(jobs: list[dict]) -> list[dict]:

@@ -41,7 +41,7 @@ def sick_model(sick_path):
 
 
 def visible(page: dict) -> str:
-    titles = [f["layout"]["title"]["text"] for f in page["figures"].values()]
+    titles = [f["title"] or " ".join(p["view"].get("title") or "" for p in f["panels"]) for f in page["figures"].values()]
     return unescape(re.sub(r"<[^>]+>", " ", page["body"])) + " " + " ".join(titles)
 
 

@@ -27,10 +27,9 @@ def sick_model(tmp_path_factory):
 def visible(page: dict) -> str:
     """The page's header and body text and every figure's title."""
     titles = []
-    for fig in page["data"]["figures"].values():
-        title = fig["layout"].get("title")
-        titles.append(title.get("text", "") if isinstance(title, dict) else str(title or ""))
-        titles += [a.get("text", "") for a in fig["layout"].get("annotations") or []]
+    for fig in page["data"]["figures"].values():  # figure specs: the figure's title and each panel's
+        titles.append(fig.get("title") or "")
+        titles += [p["view"].get("title") or "" for p in fig["panels"]]
     return unescape(re.sub(r"<[^>]+>", " ", page["header"] + page["body"])) + " " + " ".join(titles)
 
 
