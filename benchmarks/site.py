@@ -274,8 +274,9 @@ def _baseline_site(commit: str, models: list[str], work: Path) -> Path:
                    capture_output=True)
     node_modules(tree)
     out = work / "baseline-site"
-    # the baseline's own command: before viz_app.cli, the site was built by `python -m disan site`
-    cmd = [sys.executable, "-m", "disan", "site", "--out", str(out)] + [a for m in models for a in ("--model", m)]
+    # the baseline's own command: `python -m viz_app site`, or before viz_app.cli `python -m disan site`
+    package = "viz_app" if (tree / "viz_app" / "__main__.py").is_file() else "disan"
+    cmd = [sys.executable, "-m", package, "site", "--out", str(out)] + [a for m in models for a in ("--model", m)]
     proc = subprocess.run(cmd, cwd=tree, env={**os.environ, "PYTHONPATH": str(tree)}, capture_output=True, text=True)
     if proc.returncode != 0:
         raise SystemExit(f"error: the baseline {commit} could not build its site: {proc.stderr.strip()[-400:]}")
@@ -486,11 +487,13 @@ def main(argv: list[str] | None = None) -> int:
         result["finished"] = time.strftime("%Y-%m-%d")
         result["elapsed_s"] = round(time.time() - started)
         result["all_models"] = bool(args.all_models)
+        result["command"] = "python -m viz_app bench site" + "".join(f" {a}" for a in argv or [])
     out = tables(result)
     for t in out:
         print(t.to_text(), "\n")
     day = result.get("finished") or time.strftime("%Y-%m-%d")
-    header = (f"Measured by `python -m viz_app bench site{' --all-models' if result.get('all_models') else ''}` on "
+    command = result.get("command") or f"python -m viz_app bench site{' --all-models' if result.get('all_models') else ''}"
+    header = (f"Measured by `{command}` on "
               f"{machine_line(result['machine'])}, {day}."
               + (f" Baseline: the site of commit {result['baseline_commit']}, built by its own code and measured in "
                  "the same run." if result.get("baseline_commit") else ""))
