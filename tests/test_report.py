@@ -203,7 +203,8 @@ def test_readme_notebook_example_runs_and_writes_to_the_home_folder_not_the_curr
     proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=here, env=env,
                           timeout=300)
     assert proc.returncode == 0, proc.stderr
-    assert (home / "lady.html").stat().st_size > 1_000_000 and str(home / "lady.html") in proc.stdout
+    # a whole report (the trace view, the page code; no plotly.js since the canvas components draw its figures)
+    assert (home / "lady.html").stat().st_size > 100_000 and str(home / "lady.html") in proc.stdout
     assert list(here.iterdir()) == []
 
 

@@ -149,7 +149,7 @@ def test_the_readme_notebook_example_imports_the_installed_package(installed):
     with script.open("a", encoding="utf-8") as f:
         f.write(f"assert disan.__file__.startswith({str(installed.bin.parent)!r}), disan.__file__\n")
     run([installed.bin / "python", script], installed.cwd, {**installed.env, "HOME": str(installed.cwd)})
-    assert (installed.cwd / "lady.html").stat().st_size > 1_000_000  # (the example writes to the home folder)
+    assert (installed.cwd / "lady.html").stat().st_size > 100_000  # (the example writes to the home folder; no plotly.js)
 
 
 @pytest.mark.browser
