@@ -19,7 +19,8 @@ character, so every timed key changes a token). Per key, in the page:
 * **below the fold**: after the last key, every attention figure of the premise is scrolled into view in turn;
   one that is visible (neither its visibility hidden nor its opacity 0) with another number of rows than the
   sentence has tokens after one frame (the tokens its ``data-drawn`` names, or a Plotly page's ``calcdata``)
-  counts as stale;
+  counts as stale (a canvas figure: its drawn row labels are not the sentence's tokens, or for small multiples
+  averaged over blocks of tokens at long T, not the blocks' "first…last" labels);
 * **once typing rests** (a pass of its own, ``restMs`` > 0): the long tasks from 100 ms after the last key for
   ``restMs``, the window scrolled as it was. The page finishes its figures then (``REST_MS`` in report.js), and
   a key typed after a pause waits behind whichever task is running.
@@ -111,6 +112,19 @@ TYPE_IN_VIEW = """async ({prefix, text, interval, settleMs, restMs}) => {
     await idle();
     return {keys, longtasks: during, rest, figures, stale: 0, checked: 0};
   }
+  // A canvas figure shows the sentence when its drawn row labels are its tokens, or, for small multiples
+  // averaged over blocks of b tokens at long T (figures.js smallMultiples), the labels "first…last" of each block.
+  const showsTokens = (drawn, toks) => {
+    if (!drawn) return false;
+    if (drawn.length === toks.length && drawn.every((t, i) => t === toks[i])) return true;
+    for (let b = 2; b <= toks.length; b++) {
+      if (Math.ceil(toks.length / b) !== drawn.length) continue;
+      const labels = [];
+      for (let i = 0; i < toks.length; i += b) labels.push(toks[i] + '…' + toks[Math.min(i + b, toks.length) - 1]);
+      if (labels.every((l, k) => l === drawn[k])) return true;
+    }
+    return false;
+  };
   // Below the fold: scroll each figure into view straight after the last key and check its rows one frame later.
   const tokens = () => Array.from(report.querySelectorAll('#tokens .tokens')[0].querySelectorAll('.tok'), e => e.textContent);
   let stale = 0, checked = 0;
@@ -126,7 +140,7 @@ TYPE_IN_VIEW = """async ({prefix, text, interval, settleMs, restMs}) => {
       : gd.calcdata && gd.calcdata[0] && gd.calcdata[0][0] && gd.calcdata[0][0].z;
     const rows = drawn ? drawn.length : -1;
     checked += 1;
-    if (visible && rows !== tokens().length) stale += 1;
+    if (visible && (fig ? !showsTokens(drawn, tokens()) : rows !== tokens().length)) stale += 1;
   }
   await idle();
   return {keys, longtasks: during, figures, stale, checked};
