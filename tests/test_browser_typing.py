@@ -409,6 +409,8 @@ def test_a_rerun_whose_server_knows_a_word_the_page_lacks_draws_the_servers_numb
     page_run = tab.evaluate(f"""() => Disan.Site.traceOf('{MODEL}', {text!r}, '', null)
         .then(tv => ({{status: Array.from(tv.premise.status), attention: Array.from(tv.premise.fw.attention)}}))""")
     assert page_run["status"][1:3] == ["unknown", "unknown"]  # the page lacks both words
+    # ... and says so while its numbers are on screen
+    assert '"zebra", "hums"' in tab.inner_text(".viz-typing") and "server" in tab.inner_text(".viz-typing")
     trace = disan.load(MODEL, device="cpu").trace(text)
     assert list(trace.premise.token_status[1:3]) == ["glove", "glove"]  # the server's model knows them
     want = trace.premise.encoder.fw.probs[0].mean(-1).numpy()  # (T, T)

@@ -509,6 +509,17 @@ function typedFigure(el, tv, input) {
  * milliseconds a map), then its sections. */
 function drawTyped(tv, input) {
   TYPING.typed = input;
+  // words the page's model runs as <unk> (it holds only the export's extra GloVe words): the server's may know
+  // them, and its rerun then draws its own numbers (mountPageFigure); the line says so meanwhile
+  const unknown = [tv.premise, tv.hypothesis].filter(Boolean)
+    .flatMap(sv => Array.from(sv.tokens).filter((_, i) => sv.status[i] === "unknown"));
+  if (TYPING.line) {
+    TYPING.line.textContent = unknown.length
+      ? `The maps follow typing: the model runs in this page, which reads ${[...new Set(unknown)].slice(0, 3)
+        .map(w => `"${w}"`).join(", ")}${unknown.length > 3 ? " …" : ""} as unknown; the server's model may know ` +
+        "it and redraws once typing rests. Enter submits."
+      : TYPING_LINE;
+  }
   for (const el of TYPING.follow) {
     if (!el.isConnected) { TYPING.follow.delete(el); continue; }
     const s = stateOf(el), typed = typedFigure(el, tv, input);
@@ -619,13 +630,15 @@ function drawnAs(input) {
   return Boolean(TYPING.typed && TYPING.typed.text === input.text && TYPING.typed.hypothesis === input.hypothesis);
 }
 
+const TYPING_LINE = "The maps follow typing: the model runs in this page. Enter submits.";
+
 function mountTyping(component, data) {
   const { el: line } = ownElement(component.parentElement, "viz-typing");
   TYPING.data = data;
   TYPING.line = line;
   TYPING.send = component.setStateValue;
   TYPING.sent = { text: data.text, hypothesis: data.hypothesis };
-  line.textContent = "The maps follow typing: the model runs in this page. Enter submits.";
+  line.textContent = TYPING_LINE;
   startModel(data).catch(err => { line.textContent = `Typing does not redraw the maps here (${err.message}); Ctrl+Enter submits.`; });
   listenToBoxes();
 }
