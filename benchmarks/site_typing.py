@@ -12,12 +12,15 @@ character, so every timed key changes a token). Per key, in the page:
   come out identical (a partial word that is unknown, as the one before it was) cannot be timed this way and
   is counted apart;
 * **next frame** (INP-style): from the key to the first animation frame after it;
+* **model run**: the page's ``data-run-ms`` of the key's last run, read before the next key: onnxruntime-web's
+  run of the whole graph in the worker, apart from drawing (null where no run ended within the key's interval);
 * **long tasks**: every main-thread task over 50 ms while typing (PerformanceObserver ``longtask``), from the
   first key to 100 ms after the last;
 * **below the fold**: after the last key, every attention figure of the premise is scrolled into view in turn;
   one that is visible (neither its visibility hidden nor its opacity 0) with another number of rows than the
   sentence has tokens after one frame (the tokens its ``data-drawn`` names, or a Plotly page's ``calcdata``)
-  counts as stale;
+  counts as stale (a canvas figure: its drawn row labels are not the sentence's tokens, or for small multiples
+  averaged over blocks of tokens at long T, not the blocks' "first…last" labels);
 * **once typing rests** (a pass of its own, ``restMs`` > 0): the long tasks from 100 ms after the last key for
   ``restMs``, the window scrolled as it was. The page finishes its figures then (``REST_MS`` in report.js), and
   a key typed after a pause waits behind whichever task is running.
@@ -95,6 +98,9 @@ TYPE_IN_VIEW = """async ({prefix, text, interval, settleMs, restMs}) => {
     keys.push({t: value.split(' ').length + prefix.split(' ').filter(Boolean).length, next, shown, same});
     const wait = interval - (performance.now() - t0);
     if (wait > 0) await sleep(wait);
+    // the model's own run for this key (onnxruntime-web in the worker, apart from drawing), where it ended
+    const run = document.body.dataset.generation !== generation ? +document.body.dataset.runMs : NaN;
+    keys[keys.length - 1].run = Number.isFinite(run) ? run : null;
   }
   const ended = performance.now();
   await sleep(100 + (restMs || 0));
@@ -106,6 +112,19 @@ TYPE_IN_VIEW = """async ({prefix, text, interval, settleMs, restMs}) => {
     await idle();
     return {keys, longtasks: during, rest, figures, stale: 0, checked: 0};
   }
+  // A canvas figure shows the sentence when its drawn row labels are its tokens, or, for small multiples
+  // averaged over blocks of b tokens at long T (figures.js smallMultiples), the labels "first…last" of each block.
+  const showsTokens = (drawn, toks) => {
+    if (!drawn) return false;
+    if (drawn.length === toks.length && drawn.every((t, i) => t === toks[i])) return true;
+    for (let b = 2; b <= toks.length; b++) {
+      if (Math.ceil(toks.length / b) !== drawn.length) continue;
+      const labels = [];
+      for (let i = 0; i < toks.length; i += b) labels.push(toks[i] + '…' + toks[Math.min(i + b, toks.length) - 1]);
+      if (labels.every((l, k) => l === drawn[k])) return true;
+    }
+    return false;
+  };
   // Below the fold: scroll each figure into view straight after the last key and check its rows one frame later.
   const tokens = () => Array.from(report.querySelectorAll('#tokens .tokens')[0].querySelectorAll('.tok'), e => e.textContent);
   let stale = 0, checked = 0;
@@ -121,7 +140,7 @@ TYPE_IN_VIEW = """async ({prefix, text, interval, settleMs, restMs}) => {
       : gd.calcdata && gd.calcdata[0] && gd.calcdata[0][0] && gd.calcdata[0][0].z;
     const rows = drawn ? drawn.length : -1;
     checked += 1;
-    if (visible && rows !== tokens().length) stale += 1;
+    if (visible && (fig ? !showsTokens(drawn, tokens()) : rows !== tokens().length)) stale += 1;
   }
   await idle();
   return {keys, longtasks: during, figures, stale, checked};

@@ -3,7 +3,7 @@
 Usage: python scripts/report_sizes.py [--models NAME ...] [--docs]  (--docs: also write the table into docs/report-and-notebook.md)
 
 The worst case is the longest input a report takes: a sentence of
-``settings.REPORT_MAX_TOKENS`` (64) tokens, and for NLI models a hypothesis of 64
+``settings.REPORT_MAX_TOKENS`` tokens, and for NLI models a hypothesis of as many
 tokens too, cut from the papers' case-study sentences. Sizes are in MB of
 10^6 bytes, as written to disk by ``python -m viz_app report``'s own code. The last
 column is the size the same report would have if its trace view's arrays (DiSAN's
@@ -29,8 +29,11 @@ def worst_case_texts() -> tuple[str, str]:
     from viz_app.draw.settings import REPORT_MAX_TOKENS
 
     sentences = [p.sentence for p in PRESETS]
-    premise = tokenize(" ".join([SNLI_LONGEST_TEST, *sentences]))[:REPORT_MAX_TOKENS]
-    hypothesis = tokenize(" ".join(reversed(sentences)))[:REPORT_MAX_TOKENS]
+    premise = tokenize(" ".join([SNLI_LONGEST_TEST, *sentences]))
+    hypothesis = tokenize(" ".join(reversed(sentences)))
+    # the case studies hold fewer words than the limit: repeat them (the sizes follow T, not the words)
+    premise = (premise * -(-REPORT_MAX_TOKENS // len(premise)))[:REPORT_MAX_TOKENS]
+    hypothesis = (hypothesis * -(-REPORT_MAX_TOKENS // len(hypothesis)))[:REPORT_MAX_TOKENS]
     return " ".join(premise), " ".join(hypothesis)
 
 
@@ -44,10 +47,28 @@ def _incompressible_extra(trace) -> int:
     return 4 * -(-(len(arrays) + 20) // 3) - len(_gzip_b64(arrays))
 
 
+def _accepted_length(model, most: int) -> tuple[int, str]:
+    """The longest length ≤ ``most`` (per sentence) the model's own per-request memory guard accepts
+    (``SentenceModel.check_request``; a DiSAN trace keeps T·T·D probabilities per block), and the guard's
+    message for ``most`` ('' where it accepts it)."""
+    from disan.errors import InputError
+
+    lengths = (2 if model.cfg.pair else 1)
+    refused = ""
+    for n in range(most, 0, -8):
+        try:
+            model.check_request(*[n] * lengths)
+            return n, refused
+        except InputError as err:
+            refused = refused or str(err)
+    return 1, refused
+
+
 def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(ROOT))
     import disan
     from viz_app.draw.report import write_report
+    from viz_app.draw.settings import REPORT_MAX_TOKENS
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", nargs="*", default=None, help="default: every bundled and random model")
@@ -62,16 +83,21 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for name in args.models or disan.available():
             model = disan.load(name, device="cpu")
+            n, refused = _accepted_length(model, REPORT_MAX_TOKENS)
+            p_text = " ".join(premise.split(" ")[:n])
+            h_text = " ".join(hypothesis.split(" ")[:n]) if model.cfg.pair else None
             start = time.perf_counter()
-            trace = model.trace(premise, hypothesis if model.cfg.pair else None)
+            trace = model.trace(p_text, h_text)
             path = write_report(trace, Path(tmp) / f"{name}.html")
             seconds = time.perf_counter() - start
             mb = path.stat().st_size / 1e6
             worst = max(worst, mb)
-            what = "premise + hypothesis, 64 tokens each" if model.cfg.pair else "one sentence of 64 tokens"
+            what = f"premise + hypothesis, {n} tokens each" if model.cfg.pair else f"one sentence of {n} tokens"
+            if refused:
+                what += f" ({REPORT_MAX_TOKENS} each refused by the model: {refused})"
             bound = mb + _incompressible_extra(trace) / 1e6
             rows.append(f"| `{name}` | {what} | {mb:.2f} | {'yes' if mb <= LIMIT_MB else 'NO'} | {seconds:.1f} | {bound:.2f} |")
-            print(rows[-1])
+            print(rows[-1], flush=True)
     if args.docs:
         from disan.output import rewrite_marked
 

@@ -390,3 +390,43 @@ def test_a_live_chart_kept_from_typing_follows_its_alpha_slider_after_the_rerun(
     tab.keyboard.press("ArrowRight")
     tab.wait_for_function(f"z0 => JSON.stringify(({TABLE})(['chart_dsa_pair', 0])) !== JSON.stringify(z0)", arg=z0)
     assert tab.evaluate(f"() => ({TOKENS})('chart_dsa_pair')") == text.split()
+
+
+def test_a_rerun_whose_server_knows_a_word_the_page_lacks_draws_the_servers_numbers(page):
+    """The page's model holds only the export's 5,000 extra GloVe words: "zebra" and "hums" are GloVe words the
+    server's disan-sst5 embeds and the page runs as <unk>. Typed, the maps are the page's run (its best guess);
+    once the server's rerun brings the sentence, the charts show the server's numbers (they kept the page's,
+    since only the text was compared) and the tokens their server status."""
+    tab, url = page
+    tab.goto(f"{url}/?view=explore&model={MODEL}")
+    tab.wait_for_function(DRAWN, arg="chart_overview")
+    tab.wait_for_function("() => document.querySelector('.viz-typing') && window.__disanTyping.sent")
+    tab.wait_for_function(_IDLE)
+    tab.evaluate("() => { window.__disanTyping.data.send_after_ms = 600000; }")
+    text = "a zebra hums softly"
+    box = retype(tab, text)
+    tab.wait_for_function(TYPED_AT_REST, arg=text)
+    page_run = tab.evaluate(f"""() => Disan.Site.traceOf('{MODEL}', {text!r}, '', null)
+        .then(tv => ({{status: Array.from(tv.premise.status), attention: Array.from(tv.premise.fw.attention)}}))""")
+    assert page_run["status"][1:3] == ["unknown", "unknown"]  # the page lacks both words
+    # ... and says so while its numbers are on screen
+    assert '"zebra", "hums"' in tab.inner_text(".viz-typing") and "server" in tab.inner_text(".viz-typing")
+    trace = disan.load(MODEL, device="cpu").trace(text)
+    assert list(trace.premise.token_status[1:3]) == ["glove", "glove"]  # the server's model knows them
+    want = trace.premise.encoder.fw.probs[0].mean(-1).numpy()  # (T, T)
+    assert np.abs(np.asarray(page_run["attention"]).reshape(want.shape) - want).max() > 1e-3  # they differ
+    open_table(tab, "overview")
+    box.press("Enter")
+    tab.wait_for_function(f"() => new URL(location.href).searchParams.get('sentence') === {text!r}")
+    tab.wait_for_function(_IDLE)
+    deadline, got = time.monotonic() + 20, None
+    while time.monotonic() < deadline:
+        drawn = tab.evaluate(f"() => ({OVERVIEW})()")
+        got = drawn and np.nan_to_num(parse(drawn["rows"]))
+        if got is not None and got.shape == want.shape and np.abs(got - want).max() < 1e-4:
+            break
+        tab.wait_for_timeout(200)
+    assert got is not None and got.shape == want.shape
+    np.testing.assert_allclose(got, want, atol=1e-4)  # the server's numbers, not the page's
+    tab.wait_for_function("""() => Array.from(document.querySelectorAll('.st-key-tokens .tokens .tok'),
+        t => t.className).join() === 'tok tok-vocab,tok tok-glove,tok tok-glove,tok tok-vocab'""")

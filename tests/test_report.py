@@ -151,7 +151,7 @@ def test_to_html_writes_the_report_of_the_command(tiny_traces, tmp_path):
 
 
 def test_long_sentences_are_refused_before_writing(tiny_glove, tmp_path):
-    trace = make_tiny("disan", tiny_glove, max_tokens=200).trace(LONG)
+    trace = make_tiny("disan", tiny_glove, max_tokens=settings.REPORT_MAX_TOKENS + 8).trace(LONG)
     with pytest.raises(InputError, match=f"at most {settings.REPORT_MAX_TOKENS}"):
         trace.to_html(tmp_path / "long.html")
     assert list(tmp_path.iterdir()) == []

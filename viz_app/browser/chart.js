@@ -240,7 +240,20 @@ function mountPageFigure(component, data) {
   const want = data.live ? Object.assign({}, data.live, { static: key }) : null;
   const fresh = viewsFor(data);
   if (s.key === key && alreadyDrawn(s, want)) return; // nothing changed for this chart
-  if (data.follow && adoptTyped(el, s, data, key, want)) return; // the page drew this sentence already
+  if (data.follow && adoptTyped(el, s, data, key, want)) { // the page drew this sentence already ...
+    const kept = s.typed, token = s.token;
+    // ... from its own model, whose vocabulary holds only the export's extra GloVe words: where the server's
+    // model read a token otherwise (a GloVe word the page lacks, which it ran as <unk>), its numbers differ
+    // beyond the export's rounding, and the server's figure is drawn after all.
+    fresh.then(views => {
+      if (token !== s.token || views.some(v => !v) || vocabularyKey(views[0]) === kept.vocabulary) return;
+      s.typed = null;
+      const built = Sections.draw(views, data.figure, data.params, data.theme);
+      const live = want && built.binding ? Object.assign(want, { binding: built.binding }) : null;
+      drawServer(el, s, own(built.figure), data, live);
+    }).catch(err => problem(el, s, `This chart could not be drawn: ${err.message}`));
+    return;
+  }
   s.key = key;
   s.typed = null;
   const token = ++s.token;
@@ -256,6 +269,14 @@ function mountPageFigure(component, data) {
     const live = want && built.binding ? Object.assign(want, { binding: built.binding }) : null;
     drawServer(el, s, own(built.figure), data, live);
   }).catch(err => problem(el, s, `This chart could not be drawn: ${err.message}`));
+}
+
+/* A trace view's tokens with the vocabulary status its model gave each ("vocab", "glove", "unknown"), both
+ * sentences: the page's run and the server's of the same text agree on it exactly when they embedded the same
+ * rows, i.e. when their numbers agree up to the export's rounding. */
+function vocabularyKey(tv) {
+  const side = (sv) => (sv ? [Array.from(sv.tokens), Array.from(sv.status)] : null);
+  return JSON.stringify([side(tv.premise), side(tv.hypothesis)]);
 }
 
 /* What a chart that follows typing draws, as one key: the sentence (`follow`: {text, hypothesis, masks, model,
@@ -479,7 +500,7 @@ function typedFigure(el, tv, input) {
   try { built = Sections.draw(views, f.figure, params, f.theme); } catch (err) { return null; }
   const sentence = { text: input.text, hypothesis: input.hypothesis, masks: f.data.follow.masks,
                      model: TYPING.data.model, alpha: input.alpha };
-  return { spec: own(built.figure), binding: built.binding || null,
+  return { spec: own(built.figure), binding: built.binding || null, vocabulary: vocabularyKey(tv),
            look: JSON.stringify([f.data.provenance || null, f.theme === "presentation" ? "presentation" : null]),
            key: followKey(sentence, f.figure, f.data.params, live, f.theme) };
 }
@@ -488,6 +509,17 @@ function typedFigure(el, tv, input) {
  * milliseconds a map), then its sections. */
 function drawTyped(tv, input) {
   TYPING.typed = input;
+  // words the page's model runs as <unk> (it holds only the export's extra GloVe words): the server's may know
+  // them, and its rerun then draws its own numbers (mountPageFigure); the line says so meanwhile
+  const unknown = [tv.premise, tv.hypothesis].filter(Boolean)
+    .flatMap(sv => Array.from(sv.tokens).filter((_, i) => sv.status[i] === "unknown"));
+  if (TYPING.line) {
+    TYPING.line.textContent = unknown.length
+      ? `The maps follow typing: the model runs in this page, which reads ${[...new Set(unknown)].slice(0, 3)
+        .map(w => `"${w}"`).join(", ")}${unknown.length > 3 ? " …" : ""} as unknown; the server's model may know ` +
+        "it and redraws once typing rests. Enter submits."
+      : TYPING_LINE;
+  }
   for (const el of TYPING.follow) {
     if (!el.isConnected) { TYPING.follow.delete(el); continue; }
     const s = stateOf(el), typed = typedFigure(el, tv, input);
@@ -598,13 +630,15 @@ function drawnAs(input) {
   return Boolean(TYPING.typed && TYPING.typed.text === input.text && TYPING.typed.hypothesis === input.hypothesis);
 }
 
+const TYPING_LINE = "The maps follow typing: the model runs in this page. Enter submits.";
+
 function mountTyping(component, data) {
   const { el: line } = ownElement(component.parentElement, "viz-typing");
   TYPING.data = data;
   TYPING.line = line;
   TYPING.send = component.setStateValue;
   TYPING.sent = { text: data.text, hypothesis: data.hypothesis };
-  line.textContent = "The maps follow typing: the model runs in this page. Enter submits.";
+  line.textContent = TYPING_LINE;
   startModel(data).catch(err => { line.textContent = `Typing does not redraw the maps here (${err.message}); Ctrl+Enter submits.`; });
   listenToBoxes();
 }

@@ -95,8 +95,12 @@ function predictionChange(tvA, tvB) {
            target: labels[ka], delta: b[ka] - a[ka], relatedness: rel };
 }
 
+/* x with its sign ("+0.12", "−0.12"), as Python's f"{x:+.{digits}f}" but with a true minus, and a change that
+ * rounds to zero shown as "0.00" with no sign: a tiny drop (−0.001) or −0 would print "−0.00" otherwise. */
 function signed(x, digits) {
-  return (x >= 0 ? "+" : "−") + Figures.formatFixed(Math.abs(x), digits);
+  var text = Figures.formatFixed(Math.abs(x), digits);
+  if (Number.isNaN(x) || Number(text) === 0) return text;
+  return (x > 0 ? "+" : "−") + text;
 }
 
 function predictionHtml(c) {
@@ -491,7 +495,7 @@ function fillLeaveOneOut(container, which, loo) {
       var td = table.querySelector('td[data-loo="' + which + ":" + t + '"]'), v = values[t];
       if (!td) continue;
       var share = top > 0 ? Math.abs(v) / top : 0;
-      td.textContent = (v > 0 ? "+" : v < 0 ? "−" : "") + Math.abs(v).toFixed(3);
+      td.textContent = signed(v, 3);
       td.dataset.value = String(v);
       td.title = "drops by " + v + " when this token alone is <unk>";
       td.style.background = v >= 0 ? "rgba(33,102,172," + (0.6 * share).toFixed(3) + ")"
@@ -500,4 +504,4 @@ function fillLeaveOneOut(container, which, loo) {
   });
 }
 
-export { page, alignedMaps, alignedSeries, stepLabels, predictionChange, fillLeaveOneOut, inputNames };
+export { page, alignedMaps, alignedSeries, stepLabels, predictionChange, predictionHtml, fillLeaveOneOut, inputNames, signed };

@@ -310,8 +310,7 @@ function rankSwaps(r, s, box, side, index, word) {
         x.flips = x.flips && !relatedness;
         return '<button type="button" data-pick="' + esc(w) + '" data-change="' + x.change + '"' +
           (x.flips ? ' data-flips="' + esc(label) + '"' : "") + ' title="' + what + " " + x.value.toFixed(3) +
-          (x.flips ? ", predicts " + esc(label) : "") + '">' + esc(w) + " " + (x.change >= 0 ? "+" : "−") +
-          Math.abs(x.change).toFixed(3) + (x.flips ? " → " + esc(label) : "") + "</button>";
+          (x.flips ? ", predicts " + esc(label) : "") + '">' + esc(w) + " " + PairView.signed(x.change, 3) + (x.flips ? " → " + esc(label) : "") + "</button>";
       }).join("");
     list.dataset.state = "ready";
   }).catch(function (err) {

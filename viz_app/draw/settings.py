@@ -80,9 +80,12 @@ LIVE_SEND_AFTER_MS = 700
 #: limits follow); until then the page repaints the heatmaps in place. Also longer than a key-press gap.
 LIVE_SETTLE_MS = 600
 
-#: Most tokens per sentence in a standalone report (``python -m viz_app report``, ``trace.to_html``): its
-#: in-page α and feature data grow with T², and 64 tokens keep the worst case (a DiSAN NLI pair) under 10 MB.
-REPORT_MAX_TOKENS = 64
+#: Most tokens per sentence in a standalone report (``python -m viz_app report``, ``trace.to_html``) and in the
+#: static explorer's page. Since the one trace view (issue 54 item 5) a report carries DiSAN's keys, queries and c
+#: (T·2D floats per block, linear in T) and the page computes the per-feature P from them; only the DSA's scores
+#: and heads grow with T² (H·T² floats). ``python scripts/report_sizes.py`` measures the worst case (a pair of
+#: 256-token sentences) against ``REPORT_MAX_BYTES``; ``bench site`` times the page at T = 128 and 256.
+REPORT_MAX_TOKENS = 256
 
 #: Largest report file written (10 MB): ``python scripts/report_sizes.py`` prints the worst cases, which stay
 #: below it with the trained masks even if nothing compresses; the diag/none overrides rely on gzip.

@@ -52,3 +52,21 @@ test("cell text is black on light colours and white on dark ones", () => {
   assert.equal(textColourOn([0xfd, 0xe7, 0x25]), "#000000");
   assert.equal(textColourOn([0x44, 0x01, 0x54]), "#ffffff");
 });
+
+test("index(v) is d3-scale's row exactly (sequential and diverging, clamped, constant domains), without d3 per cell", async () => {
+  const { scaleDiverging, scaleSequential } = await import("d3-scale");
+  const domains = [[0, 1], [0, 0.37], [-1, 1], [-0.2, 0.9], [-3, -1], [0.5, 0.5], [0, 0], [2, 5], [-0.004, 0.004], [-5, 0], [0, 5]];
+  let seed = 7;
+  const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+  for (const kind of ["sequential", "diverging"]) {
+    for (const d of domains) {
+      const pos = kind === "diverging" ? scaleDiverging((t) => t).domain([d[0], 0, d[1]]).clamp(true)
+        : scaleSequential((t) => t).domain(d).clamp(true);
+      const scale = colourScale({ kind, palette: "Viridis", domain: d });
+      const values = [d[0], d[1], 0, -0, (d[0] + d[1]) / 2, 1e30, -1e30];
+      for (let i = 0; i < 2000; i++) values.push(d[0] + (d[1] - d[0]) * (random() * 1.4 - 0.2));
+      for (const v of values) assert.equal(scale.index(v), Math.round(pos(v) * (LUT_SIZE - 1)), `${kind} ${d} ${v}`);
+      assert.equal(scale.index(NaN), -1);
+    }
+  }
+});

@@ -31,10 +31,15 @@ export function paintFrame(p, L) {
 export function paintCells(p, L, m) {
   const { z, masked, scale, theme } = m, R = z.length, C = R ? z[0].length : 0, lut = scale.lut;
   const maskedRgb = hexRgb(theme.masked);
+  // one [r, g, b] reused for every cell (both painters read it at once): no array per cell of a T × T map
+  /** @type {[number, number, number]} */
+  const rgb = [0, 0, 0];
   /** @type {(r: number, c: number) => [number, number, number]} */
   const rgbAt = (r, c) => {
     const i = masked && masked[r] && masked[r][c] ? -1 : scale.index(z[r][c]);
-    return i < 0 ? /** @type {[number, number, number]} */ (maskedRgb) : [lut[3 * i], lut[3 * i + 1], lut[3 * i + 2]];
+    if (i < 0) return /** @type {[number, number, number]} */ (maskedRgb);
+    rgb[0] = lut[3 * i]; rgb[1] = lut[3 * i + 1]; rgb[2] = lut[3 * i + 2];
+    return rgb;
   };
   p.cells(L.plot.x, L.plot.y, L.cw, L.ch, R, C, rgbAt);
   if (L.ch < L.f.cell + 4 || L.cw < p.measure("0.00", L.f.cell) + 4) return;  // no number can fit

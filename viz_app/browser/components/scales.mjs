@@ -69,7 +69,14 @@ export function colourScale({ kind = "sequential", palette, domain }) {
     ? scaleDiverging((t) => t).domain([lo, 0, hi]).clamp(true)
     : scaleSequential((t) => t).domain([lo, hi]).clamp(true);
   const lut = paletteTable(palette);
-  const index = (v) => (v === null || !Number.isFinite(v) ? -1 : Math.round(pos(v) * (LUT_SIZE - 1)));
+  // pos(v) without d3's call chain per cell (a 256 × 256 map is 65k of them): the same arithmetic as d3's
+  // sequential and diverging scales with the identity transform and clamp, so the same table row
+  const k10 = kind === "diverging" ? (lo === 0 ? 0 : 0.5 / (0 - lo)) : lo === hi ? 0 : 1 / (hi - lo);
+  const k21 = hi === 0 ? 0 : 0.5 / hi, s = 0 < lo ? -1 : 1;
+  const fast = kind === "diverging"
+    ? (v) => { const x = 0.5 + v * (s * v < 0 ? k10 : k21); return x > 0 ? (x > 1 ? 1 : x) : 0; }
+    : (v) => { if (k10 === 0) return 0.5; const x = (v - lo) * k10; return x > 0 ? (x > 1 ? 1 : x) : 0; };
+  const index = (v) => (v === null || !Number.isFinite(v) ? -1 : Math.round(fast(v) * (LUT_SIZE - 1)));
   const rgb = (v) => { const i = index(v); return i < 0 ? null : [lut[3 * i], lut[3 * i + 1], lut[3 * i + 2]]; };
   const css = (v) => { const c = rgb(v); return c ? `rgb(${c[0]},${c[1]},${c[2]})` : null; };
   const ticks = (n) => scaleLinear().domain([lo, hi]).ticks(n);

@@ -1,0 +1,31 @@
+/* pair_view.js's prediction line and signed numbers (issue 54's defect: a pair report printed
+ * "p(entailment) 0.94 → 0.94 (−0.00)"): a change that rounds to zero is "0.00" with no sign. */
+import test from "node:test";
+import assert from "node:assert/strict";
+import * as F from "../../viz_app/browser/figures.js";
+import { predictionChange, predictionHtml, signed } from "../../viz_app/browser/pair_view.js";
+import { THEMES } from "../../viz_app/browser/components/palettes.mjs";
+
+F.configure({ themes: THEMES, constants: {}, status_names: {} });
+
+test("signed keeps the sign of a change that shows, and none on one that rounds to zero", () => {
+  assert.equal(signed(0.125, 2), "+0.12");
+  assert.equal(signed(-0.256, 2), "−0.26");
+  for (const x of [-0.001, -0.004999, 0.004, 0, -0]) assert.equal(signed(x, 2), "0.00", String(x));
+  assert.equal(signed(-0.0004, 3), "0.000");
+  assert.equal(signed(-0.0006, 3), "−0.001");
+});
+
+test("the pair's prediction line prints a tiny drop of p(target) as (0.00), never (−0.00)", () => {
+  const view = (p) => ({ prediction: [["entailment", p], ["neutral", (1 - p) / 2], ["contradiction", (1 - p) / 2]] });
+  const change = predictionChange(view(0.9412), view(0.9396));
+  const html = predictionHtml(change);
+  assert.match(html, /p\(entailment\) 0\.94 → 0\.94 \(0\.00\)<\/p>$/);
+  assert.doesNotMatch(html, /−0\.00|-0\.00/);
+  assert.match(predictionHtml(predictionChange(view(0.94), view(0.80))), /\(−0\.14\)<\/p>$/);
+});
+
+test("a relatedness pair whose score barely moves prints (0.00)", () => {
+  const view = (r) => ({ prediction: [["1", 0.2], ["2", 0.8]], relatedness: r });
+  assert.match(predictionHtml(predictionChange(view(3.4712), view(3.4688))), /\(0\.00\)<\/p>$/);
+});
