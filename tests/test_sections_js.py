@@ -21,7 +21,7 @@ import disan
 from disan.errors import InputError
 from tests.conftest import offline_page
 from tests.page_js import node_module
-from viz_app.draw import bundles, figures, report
+from viz_app.draw import bundles, figures, report, settings
 from viz_app.draw.site_view import figure_context, trace_view_json
 from viz_app.draw.theme import NORMAL
 
@@ -157,7 +157,7 @@ def test_number_formats_and_escapes_follow_python():
 def test_word_frames_and_errors_are_one_sentence():
     trace = trace_of("dsa", "a <b> man", None, {})
     tv = trace_view_json(trace)
-    too_long = trace_of("dsa", " ".join(["good"] * 65), None, {})
+    too_long = trace_of("dsa", " ".join(["good"] * (settings.REPORT_MAX_TOKENS + 1)), None, {})
     broken = {**tv, "premise": {**tv["premise"], "fw": {**tv["premise"]["fw"], "attention": [0.5]}}}
     got = node([{"fn": "S.wordFrames", "args": [tv["premise"]]},
                 {"fn": "page", "args": [trace_view_json(too_long), {}]},

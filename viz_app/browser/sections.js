@@ -318,7 +318,7 @@ function perFeature(sent, direction, what) {
  * the whole P). */
 function featureSlice(sent, direction, k) {
   var b = sent[direction], T = sent.tokens.length;
-  need(Recompute.hasParts(b), direction + "'s keys, queries and c (Shen Eq. 15) are needed for one feature k");
+  need(Recompute.hasParts(b), direction + ": DiSAN's keys, queries and c are needed for one feature k (Shen Eq. 15)");
   return matrix(Recompute.disanFeature(b.keys, b.queries, T, b.allowed, b.c, k), T, T);
 }
 
