@@ -341,7 +341,7 @@ def typing_keys(page, base: str, T: int, rate: float, warmup: int, n: int, timeo
     page.wait_for_function(OVERVIEW_DRAWN, timeout=timeout_ms)
     box = page.locator(".st-key-sentence textarea")
     box.click()
-    box.press("End")
+    box.press("Control+End")  # the end of the text: "End" goes to the end of a wrapped visual line only
     box.press(" ")
     text = box.input_value()
     page.wait_for_function(TYPED_SHOWN, arg=tokenize(text), timeout=timeout_ms)

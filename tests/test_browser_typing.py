@@ -107,7 +107,7 @@ def test_the_server_learns_the_typed_sentence_once_typing_rests_and_enter_submit
     tab, _ = page
     box = retype(tab, "a quiet river")
     tab.wait_for_function("() => new URL(location.href).searchParams.get('sentence') === 'a quiet river'")
-    box.press("End")
+    box.press("Control+End")
     box.press_sequentially(" bends", delay=30)
     box.press("Enter")  # at once, without waiting for typing to rest
     tab.wait_for_function("() => new URL(location.href).searchParams.get('sentence') === 'a quiet river bends'",
@@ -241,7 +241,7 @@ def test_every_view_of_the_sentence_follows_typing_and_a_view_without_it_leaves_
     tab.wait_for_function("() => !document.querySelector('.viz-typing')")
     box = tab.locator(".st-key-sentence textarea")
     box.click()
-    box.press("End")
+    box.press("Control+End")
     box.press("Enter")  # Streamlit's text area: a new line, not a submit caught by the typing handler
     assert box.input_value().endswith("\n")
 
@@ -269,7 +269,7 @@ def test_attributions_of_a_sentence_the_box_has_left_are_not_drawn_over_the_new_
     box.press("Enter")
     tab.wait_for_function("() => new URL(location.href).searchParams.get('sentence') === 'a slow and quiet river bends'")
     # keys at once: that sentence's attributions land while the box holds newer text
-    box.press("End")
+    box.press("Control+End")
     box.press_sequentially(" past the old mill at night", delay=80)
     wanted = "a slow and quiet river bends past the old mill at night"
     tab.wait_for_function(f"() => new URL(location.href).searchParams.get('sentence') === {wanted!r}")
@@ -346,7 +346,7 @@ def test_a_rerun_that_brings_the_maps_the_page_already_shows_paints_nothing(page
     draws = tab.evaluate("() => window.__followDraws")
     assert (after, draws) == (before, 0), (before, after, draws)
     # ... and what the page shows is that sentence: a new one typed after it is still drawn from the page's run
-    box.press("End")
+    box.press("Control+End")
     box.press_sequentially(" loudly", delay=30)
     tab.wait_for_function(f"() => ({_chart_ticks('chart_overview')})().includes('loudly')")
 
