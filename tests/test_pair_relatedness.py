@@ -193,7 +193,7 @@ def test_the_explorers_pair_view_of_disan_sick_names_first_and_second_sentence_a
         got = page.evaluate("""() => ({
           labels: ['text', 'hypothesis', 'b-text', 'b-hypothesis'].map(id =>
             document.getElementById(id).parentNode.innerText.trim()),
-          shown: Array.from(document.querySelectorAll('#controls label, #report h2, #report h3, #report .gtitle'))
+          shown: Array.from(document.querySelectorAll('#controls label, #report h2, #report h3, #report .disan-figure__title'))
             .filter(e => e.checkVisibility()).map(e => e.textContent.trim()),
           presets: Array.from(document.getElementById('pair-preset').options).slice(1).map(o => o.textContent),
           change: document.querySelector('#report .pair-change').textContent,

@@ -21,6 +21,7 @@ from tests.test_pair_js import reference_script
 from tests.test_pair_view_js import grid_reference
 from tests.test_site import fragment, type_text
 from viz_app.draw import site
+from viz_app.draw.settings import REPORT_MAX_TOKENS
 
 MODELS = ("disan-sst5", "dsa-nli")
 TIMEOUT_MS = 120_000
@@ -182,9 +183,10 @@ def test_a_clicked_word_of_b_is_swapped_for_a_nearest_word_and_bad_input_is_one_
                            arg=before)
     assert page.evaluate("() => document.getElementById('b-text').value") == "the acting is very good and the story is moving ."
     # a side the page refuses: one line naming it
-    type_text(page, "#b-text", " ".join(["word"] * 70))
+    n = REPORT_MAX_TOKENS + 6
+    type_text(page, "#b-text", " ".join(["word"] * n))
     assert page.evaluate("() => document.getElementById('status').textContent") == (
-        "B's sentence has 70 tokens; this page takes at most 64. Shorten it.")
+        f"B's sentence has {n} tokens; this page takes at most {REPORT_MAX_TOKENS}. Shorten it.")
     type_text(page, "#b-text", "   ")
     assert page.evaluate("() => document.getElementById('status').textContent").startswith("B's sentence is empty")
     type_text(page, "#text", "")

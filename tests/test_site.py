@@ -817,7 +817,7 @@ def test_the_address_holds_the_state_and_reopens_it(open_site):
     [
         ("disan-sst5", "", None, "empty"),
         ("disan-sst5", " \u200b\u200d ", None, "empty"),
-        ("disan-sst5", " ".join(["word"] * 65), None, "at most 64"),
+        ("disan-sst5", " ".join(["word"] * (site.MAX_TOKENS + 1)), None, f"at most {site.MAX_TOKENS}"),
         ("dsa-nli", "A man sleeps .", "", "hypothesis"),
     ],
     ids=["empty", "invisible", "too-long", "nli-without-hypothesis"],
