@@ -164,17 +164,20 @@ function hasParts(b) {
   return Boolean(b.keys && b.queries && b.c);
 }
 
-// perFeature's P per block, computed once
-var perFeatureMemo = new WeakMap();
-
-/* A DiSAN block's per-feature P (T·T·D, as disanProbs), computed once from Eq. 15's keys, queries and c (the
- * trace view carries those, not the T·T·D tensor: most of a long sentence's size), else null. */
-function perFeature(b, T) {
-  if (!hasParts(b)) return null;
-  var got = perFeatureMemo.get(b);
-  if (!got) perFeatureMemo.set(b, got = disanProbs(b.keys, b.queries, T, b.allowed, b.c));
-  return got;
+/* compute(keys, queries, T, allowed, c) of a DiSAN block, computed once per block from Eq. 15's parts (the trace
+ * view carries those, not the T·T·D tensor: most of a long sentence's size), else null. */
+function perBlock(compute) {
+  var memo = new WeakMap();
+  return function (b, T) {
+    if (!hasParts(b)) return null;
+    var got = memo.get(b);
+    if (!got) memo.set(b, got = compute(b.keys, b.queries, T, b.allowed, b.c));
+    return got;
+  };
 }
+
+/* A DiSAN block's per-feature P (T·T·D, as disanProbs), or null. */
+var perFeature = perBlock(disanProbs);
 
 /* DiSAN's P maximised over the D features (T·T, [j·T + i]; masked cells 0), from Eq. 15's parts: the trace
  * view carries no such field (docs/trace-view.md). */
@@ -189,16 +192,8 @@ function disanMax(keys, queries, T, allowed, c) {
   return out;
 }
 
-// featureMax's map per block, computed once
-var featureMaxMemo = new WeakMap();
-
-/* A DiSAN block's max over features (Shen Eq. 15), computed once per block, or null without Eq. 15's parts. */
-function featureMax(b, T) {
-  if (!hasParts(b)) return null;
-  var got = featureMaxMemo.get(b);
-  if (!got) featureMaxMemo.set(b, got = disanMax(b.keys, b.queries, T, b.allowed, b.c));
-  return got;
-}
+/* A DiSAN block's max over features (Shen Eq. 15), or null. */
+var featureMax = perBlock(disanMax);
 
 /* A trace view of the same weights and sentence under the direction masks `kind` (both blocks; "none",
  * "diag", "fw", "bw"), for the maps Compare draws; null where the view lacks what it needs. The masks enter
