@@ -20,8 +20,9 @@ def browser(chromium, server):
     return chromium, server
 
 
-def _open_in_new_context(browser, address: str) -> dict:
-    """What a new browser context (no session, no history) shows at ``address`` once its script has run."""
+def _open_in_new_context(browser, address: str, chart: bool = True) -> dict:
+    """What a new browser context (no session, no history) shows at ``address`` once its script has run.
+    ``chart=False``: views without a chart (Models, Evidence, Search) count too, so only the title is waited for."""
     chromium, url = browser
     context = chromium.new_context(viewport={"width": 1400, "height": 900})
     try:
@@ -29,7 +30,8 @@ def _open_in_new_context(browser, address: str) -> dict:
         tab.set_default_timeout(TIMEOUT_MS)
         tab.goto(url + address)
         tab.wait_for_selector("[data-testid=stMain] h1")
-        tab.wait_for_selector("[data-testid=stMain] [data-figure^='figure:'][data-drawn]")
+        if chart:
+            tab.wait_for_selector("[data-testid=stMain] [data-figure^='figure:'][data-drawn]")
         tab.wait_for_function("() => document.querySelector('[data-testid=stApp]')"
                               ".getAttribute('data-test-script-state') !== 'running'")
         tab.wait_for_timeout(500)  # a dialog is sent with the page's first messages; give it time to open
@@ -79,30 +81,6 @@ def test_links_to_the_default_view_point_at_the_root():
     assert view_url("fusion_gate", model="dsa") == "fusion_gate?view=fusion_gate&model=dsa"
 
 
-def _typed(browser, address: str) -> dict:
-    """What a new browser context shows at a hand-typed ``address`` (no query string) once its script has run:
-    views without a chart (Models, Evidence, Search) count too, so only the title is waited for."""
-    chromium, url = browser
-    context = chromium.new_context(viewport={"width": 1400, "height": 900})
-    try:
-        tab = context.new_page()
-        tab.set_default_timeout(TIMEOUT_MS)
-        tab.goto(url + address)
-        tab.wait_for_selector("[data-testid=stMain] h1")
-        tab.wait_for_function("() => document.querySelector('[data-testid=stApp]')"
-                              ".getAttribute('data-test-script-state') !== 'running'")
-        tab.wait_for_timeout(500)  # a dialog is sent with the page's first messages; give it time to open
-        return tab.evaluate("""() => ({
-          title: document.querySelector('[data-testid=stMain] h1').textContent,
-          dialogs: Array.from(document.querySelectorAll('[role=dialog]'), d => d.textContent),
-          notFound: document.body.innerText.includes('Page not found'),
-          path: location.pathname,
-          current: Array.from(document.querySelectorAll('[data-testid=stSidebarNav] a[aria-current=page]'),
-                              a => a.textContent)})""")
-    finally:
-        context.close()
-
-
 def test_every_views_path_typed_by_hand_opens_that_view(browser):
     """Issue 58: ``/explore`` typed in the address bar showed "Page not found" (Explore is served at the root).
     Every view's own path, typed with no query string, opens that view with no dialog and names it in the menu."""
@@ -110,7 +88,7 @@ def test_every_views_path_typed_by_hand_opens_that_view(browser):
 
     wrong = {}
     for spec in VIEWS:
-        shown = _typed(browser, f"/{spec.url_path}")
+        shown = _open_in_new_context(browser, f"/{spec.url_path}", chart=False)
         if shown["dialogs"] or shown["notFound"] or not shown["title"] or shown["current"] != [spec.title]:
             wrong[spec.url_path] = shown
     assert not wrong, "\n".join(f"{k}: {v}" for k, v in wrong.items())

@@ -319,20 +319,26 @@ TYPED_AT_REST = """text => { const T = window.__disanTyping;
   return T.typed && T.typed.text === text && !T.running && !T.pending && T.shown && T.shown.stamp === T.typed.stamp; }"""
 
 
+def typed_for_enter(tab, url: str, text: str):
+    """Explore on MODEL with ``text`` typed and drawn by the page's own run; the server learns the text by Enter
+    only (not once typing rests), so the page's drawing is laid out first. Returns the sentence box."""
+    tab.goto(f"{url}/?view=explore&model={MODEL}")
+    tab.wait_for_function(DRAWN, arg="chart_overview")
+    tab.wait_for_function("() => document.querySelector('.viz-typing') && window.__disanTyping.sent")
+    tab.wait_for_function(_IDLE)
+    tab.evaluate("() => { window.__disanTyping.data.send_after_ms = 600000; }")
+    box = retype(tab, text)
+    tab.wait_for_function(TYPED_AT_REST, arg=text)
+    return box
+
+
 def test_a_rerun_that_brings_the_maps_the_page_already_shows_paints_nothing(page):
     """Issue 58, item 10: Enter after the maps already follow the text. The server's rerun brings the same
     sentence's figures; the page keeps its own drawing (same text, model, α, figure, parameters and theme) and
     paints none of them again (it rebuilt and repainted every map about 240 ms later)."""
     tab, url = page
-    tab.goto(f"{url}/?view=explore&model={MODEL}")
-    tab.wait_for_function(DRAWN, arg="chart_overview")
-    tab.wait_for_function("() => document.querySelector('.viz-typing') && window.__disanTyping.sent")
-    tab.wait_for_function(_IDLE)
-    # the server learns the text by Enter only (not once typing rests): the page's drawing is laid out first
-    tab.evaluate("() => { window.__disanTyping.data.send_after_ms = 600000; }")
     text = "the old clock ticks on"
-    box = retype(tab, text)
-    tab.wait_for_function(TYPED_AT_REST, arg=text)
+    box = typed_for_enter(tab, url, text)
     before = tab.evaluate(LOG_FOLLOW_DRAWS)
     assert len(before) >= 2  # Explore's prediction bars, the overview maps, the gate lines
     assert tab.evaluate(f"() => ({TOKENS})('chart_overview')") == text.split()
@@ -398,14 +404,8 @@ def test_a_rerun_whose_server_knows_a_word_the_page_lacks_draws_the_servers_numb
     once the server's rerun brings the sentence, the charts show the server's numbers (they kept the page's,
     since only the text was compared) and the tokens their server status."""
     tab, url = page
-    tab.goto(f"{url}/?view=explore&model={MODEL}")
-    tab.wait_for_function(DRAWN, arg="chart_overview")
-    tab.wait_for_function("() => document.querySelector('.viz-typing') && window.__disanTyping.sent")
-    tab.wait_for_function(_IDLE)
-    tab.evaluate("() => { window.__disanTyping.data.send_after_ms = 600000; }")
     text = "a zebra hums softly"
-    box = retype(tab, text)
-    tab.wait_for_function(TYPED_AT_REST, arg=text)
+    box = typed_for_enter(tab, url, text)
     page_run = tab.evaluate(f"""() => Disan.Site.traceOf('{MODEL}', {text!r}, '', null)
         .then(tv => ({{status: Array.from(tv.premise.status), attention: Array.from(tv.premise.fw.attention)}}))""")
     assert page_run["status"][1:3] == ["unknown", "unknown"]  # the page lacks both words
