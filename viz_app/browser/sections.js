@@ -668,17 +668,20 @@ function figuresIn(sections) {
   return all;
 }
 
+// figureById's figures per trace view and theme, built once (no field is added to the view)
+var figuresOfView = new WeakMap();
+
 function figureById(tv, id, themeName) {
-  if (!tv.__figures) Object.defineProperty(tv, "__figures", { value: {}, enumerable: false });
-  var key = themeName || "normal";
-  if (!tv.__figures[key]) {
+  var key = themeName || "normal", byTheme = figuresOfView.get(tv);
+  if (!byTheme) figuresOfView.set(tv, byTheme = {});
+  if (!byTheme[key]) {
     checkView(tv, { anyLength: true });
-    tv.__figures[key] = figuresIn(reportSections(tv, key));
+    byTheme[key] = figuresIn(reportSections(tv, key));
   }
-  var f = tv.__figures[key][id];
+  var f = byTheme[key][id];
   if (!f) {
     throw new Error("No figure \"" + id + "\" for this " + tv.arch + " trace view; it has " +
-                    Object.keys(tv.__figures[key]).join(", ") + ".");
+                    Object.keys(byTheme[key]).join(", ") + ".");
   }
   return f;
 }
