@@ -223,7 +223,7 @@ def main(argv: list[str]) -> int:
     p.add_argument("--models", nargs="+", default=["dsa", "disan"], choices=["dsa", "disan"])
     p.add_argument("--examples", type=int, default=10_000)
     p.add_argument("--rows", type=int, default=1_000_000, help="rows of the reading test's CSV")
-    p.add_argument("--epochs", type=int, default=10, help="epoch limit of each run (early stopping may end it first)")
+    p.add_argument("--epochs", type=int, default=40, help="epoch limit of each run, high enough that early stopping ends it (the row says which stopped it; at 10, SUBJ's DSA run was cut while still improving)")
     p.add_argument("--patience", type=int, default=3)
     p.add_argument("--threads", type=int, default=None, help="torch threads (default: every core)")
     p.add_argument("--workers", type=int, nargs="+", default=[1, os.cpu_count() or 1],
