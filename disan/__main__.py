@@ -308,11 +308,12 @@ def faithfulness_table(result: dict) -> str:
 
 
 def run_faithfulness(args) -> int:
+    from .attribution.corpus import SCHEMA_VERSION
     from .attribution.stored import compute, read_faithfulness, stale_reason, write_faithfulness
 
     for name, folder in stored_targets(args):
         stored = read_faithfulness(name, folder) if args.stale_only else None
-        if stored is not None and stale_reason(stored, folder) is None:
+        if stored is not None and stale_reason(stored, folder, SCHEMA_VERSION) is None:
             print(f"{name}: stored results are current (checkpoint SHA-256 matches); skipped.", file=sys.stderr)
             continue
         start = time.perf_counter()

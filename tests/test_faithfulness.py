@@ -151,6 +151,19 @@ def test_cli_write_stale_only_recomputes_only_stale_files(tmp_path, capsys):
     assert "current" in capsys.readouterr().err and faithfulness_path("dsa-sst5", tmp_path).is_file()
 
 
+def test_stale_only_counts_an_older_schema_as_stale(tmp_path):
+    from disan.attribution.stored import stale_reason
+
+    for suffix in (".safetensors", ".json"):
+        shutil.copy(PRETRAINED / f"dsa-sst5{suffix}", tmp_path / f"dsa-sst5{suffix}")
+    current = {"schema_version": SCHEMA_VERSION, "model": "dsa-sst5",
+               "checkpoint_sha256": sha256(tmp_path / "dsa-sst5.safetensors")}
+    assert stale_reason(current, tmp_path, SCHEMA_VERSION) is None
+    older = {**current, "schema_version": SCHEMA_VERSION - 1}
+    assert f"schema {SCHEMA_VERSION - 1}" in stale_reason(older, tmp_path, SCHEMA_VERSION)
+    assert stale_reason(older, tmp_path) is None  # without a schema: only the checkpoint is compared
+
+
 def _result(att, pairs, diff):
     """A minimal result: attention's τ with the three attributions, the three pairs, and the erasure comparison."""
     tau = [{"a": "attention", "b": m, "value": v, "ci95": [v - 0.01, v + 0.01], "n": 10}
