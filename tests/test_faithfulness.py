@@ -162,6 +162,8 @@ def test_stale_only_counts_an_older_schema_as_stale(tmp_path):
     older = {**current, "schema_version": SCHEMA_VERSION - 1}
     assert f"schema {SCHEMA_VERSION - 1}" in stale_reason(older, tmp_path, SCHEMA_VERSION)
     assert stale_reason(older, tmp_path) is None  # without a schema: only the checkpoint is compared
+    migrated = {**current, "migrated_from": 2}  # what read_faithfulness makes of a stored schema 2 file
+    assert "schema 2" in stale_reason(migrated, tmp_path, SCHEMA_VERSION)
 
 
 def _result(att, pairs, diff):

@@ -96,8 +96,9 @@ def read_faithfulness(name: str, directory: Path = PRETRAINED_DIR) -> dict | Non
 def stale_reason(result: dict, directory: Path = PRETRAINED_DIR, schema: int | None = None) -> str | None:
     """Why a stored result no longer describes its checkpoint, or None when it is current; with ``schema``, a
     result written by an older schema (one without LRP or NAOPC, say) is stale too."""
-    if schema is not None and result.get("schema_version") != schema:
-        return f"written by schema {result.get('schema_version')}; this code writes schema {schema}"
+    written = result.get("migrated_from") or result.get("schema_version")  # read_faithfulness migrates old files
+    if schema is not None and written != schema:
+        return f"written by schema {written}; this code writes schema {schema}"
     ckpt = checkpoint_path(result["model"], directory)
     if not ckpt.is_file():
         return f"{ckpt.name} is missing"
