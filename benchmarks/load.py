@@ -15,7 +15,8 @@ meet. Sessions of two kinds run together:
 The first submission of every session is warm-up; once every session has submitted it and every page
 has loaded, all of them submit at once, with no pause between submissions (a worst case: everyone
 presses Ctrl+Enter together). Figures: latency (send → the run's ``script_finished``; in Chromium,
-Ctrl+Enter → the heatmap shows the new sentence) p50 / p95 / max; errors (failed sessions, runs not
+Ctrl+Enter → the overview's ``data-drawn`` names the new sentence, the figures' test contract in
+docs/figure-components.md, its forward map then read from the panel's data table) p50 / p95 / max; errors (failed sessions, runs not
 finished, exception elements, error alerts, page errors, error lines in a server log, missing heatmaps,
 requests off 127.0.0.1); heatmaps differing from the core's trace at that session's α (so α cannot leak
 between sessions through the shared cached model); the servers' CPU time per interaction (utime + stime
