@@ -313,7 +313,7 @@ _TABLE_OPEN = f"""() => {{ const f = {_FIGURE};
   if (!d.open) d.open = true;
   const t = d.querySelector('table'), drawn = f.dataset.drawn;
   if (!t || !drawn || drawn.endsWith(':error')) return false;
-  const rows = [...t.tBodies[0].rows].map(r => r.cells[0].textContent.replace(/^#\d+ /, ''));
+  const rows = [...t.tBodies[0].rows].map(r => r.cells[0].textContent.replace(/^#\\d+ /, ''));
   return JSON.stringify(rows) === drawn.slice(drawn.indexOf(':') + 1);
 }}"""
 #: The overview's forward map as the page shows it: the first heatmap panel's data table (six significant
@@ -325,7 +325,7 @@ _OVERVIEW = f"""(word) => {{
     const t = f.querySelector('[data-figure^="heatmap:"] details table');
     const num = s => s.includes('masked') ? null : Number(s.replace('\u2212', '-').replace('\u221e', 'Infinity'));
     return {{z: [...t.tBodies[0].rows].map(r => [...r.cells].slice(1).map(c => num(c.textContent))),
-             ticks: [...t.tHead.rows[0].cells].slice(1).map(c => c.textContent.replace(/^#\d+ /, ''))}};
+             ticks: [...t.tHead.rows[0].cells].slice(1).map(c => c.textContent.replace(/^#\\d+ /, ''))}};
   }}
   for (const gd of document.querySelectorAll('.js-plotly-plot')) {{
     const fig = gd.__figure || gd;
