@@ -4,7 +4,8 @@ Rows (every figure after warm-up interactions; the clock runs inside the page, f
 event's own timestamp to the start of the frame that shows the last affected chart's new drawing). A figure
 drawn by the figure host is read through its contract (docs/figure-components.md): its root's ``data-drawn``
 changes in the same task as its pixels, and the frame after that change shows it (``PROBES`` records that
-frame per figure); its tokens are in ``data-drawn``. The baseline commit's Plotly charts are read as that
+frame per figure); its tokens are in ``data-drawn``, and what else it names (a word vector grid's word) in its
+title line and its panels' ``aria-label`` (``__figureSays``). The baseline commit's Plotly charts are read as that
 commit's ``chart.js`` records them (``__vizShown``):
 
 * **α step → every map** (Distance attention view, DSA): one → key press on the α slider.
