@@ -4,7 +4,8 @@ Rows (every figure after warm-up interactions; the clock runs inside the page, f
 event's own timestamp to the start of the frame that shows the last affected chart's new drawing). A figure
 drawn by the figure host is read through its contract (docs/figure-components.md): its root's ``data-drawn``
 changes in the same task as its pixels, and the frame after that change shows it (``PROBES`` records that
-frame per figure); its tokens are in ``data-drawn``. The baseline commit's Plotly charts are read as that
+frame per figure); its tokens are in ``data-drawn``, and what else it names (a word vector grid's word) in its
+title line and its panels' ``aria-label`` (``__figureSays``). The baseline commit's Plotly charts are read as that
 commit's ``chart.js`` records them (``__vizShown``):
 
 * **α step → every map** (Distance attention view, DSA): one → key press on the α slider.
@@ -38,7 +39,8 @@ from .server import CHROMIUM_ARGS, checkout, free_port, streamlit_server
 
 #: In every page: the timestamp of the last key press or pointer press (the start of each clock), and for each
 #: figure root of the contract (``data-figure="figure:…"``) its last drawing (window.__drawnAt): ``task``, when
-#: its ``data-drawn`` changed, ``drawn``, the new value, and ``t``, the start of the next animation frame (null
+#: its ``data-drawn`` changed, ``drawn``, the new value, ``says``, what the figure names then (``__figureSays``),
+#: and ``t``, the start of the next animation frame (null
 #: until it comes): the first frame that shows a drawing made in a task. A drawing made inside an animation frame
 #: (the live sliders' repaint) is shown by that frame: the live rows read its time from ``chart.js``'s group.
 PROBES = """(() => {
@@ -47,11 +49,17 @@ PROBES = """(() => {
     window.addEventListener(type, e => { window.__inputT = e.timeStamp; }, true);
   }
   window.__drawnAt = new WeakMap();
+  // What a figure names, read from outside: its data-drawn (the first panel's tokens: a sentence's, or a word
+  // vector grid's feature rows), its title line and each panel's accessible label (which holds the panel's
+  // title: Source2token's chosen-word grid names its word there only). All are set in the task of the drawing.
+  const says = window.__figureSays = f => [f.dataset.drawn || '',
+    (f.querySelector('.disan-figure__title') || {}).textContent || '',
+    ...[...f.querySelectorAll('[data-figure] [aria-roledescription]')].map(s => s.getAttribute('aria-label') || '')].join('\\n');
   new MutationObserver(records => {
     for (const r of records) {
       const el = r.target;
       if (!(el.dataset.figure || '').startsWith('figure:')) continue;
-      const rec = {task: performance.now(), t: null, drawn: el.dataset.drawn};
+      const rec = {task: performance.now(), t: null, drawn: el.dataset.drawn, says: says(el)};
       window.__drawnAt.set(el, rec);
       requestAnimationFrame(() => { rec.t = performance.now(); });
     }
@@ -109,8 +117,7 @@ CHARTS_DRAWN = """([which, marker, count]) => {
     last = Math.max(last, t);
   }
   const names = gd => fig(gd)
-    ? fig(gd).dataset.drawn.includes(marker) || fig(gd).querySelector('.disan-figure__title').textContent.includes(marker)
-      || marker.includes('=')
+    ? window.__figureSays(fig(gd)).includes(marker) || marker.includes('=')
     // The figure each chart shows: Plotly's own layout, or the one chart.js painted in without a layout yet (swap).
     : JSON.stringify((gd.__figure || gd).layout).includes(marker);
   if (!gds.some(names)) return false;
@@ -220,7 +227,8 @@ FOLLOWING = frozenset({"explore", "disan_attention", "fusion_gate", "source2toke
                        "ffn_pooling", "attribution", "compare"})
 #: Which charts a submit must redraw where it is not every heatmap (the default): every chart where a heatmap
 #: does not name the tokens (the Attribution view's Kendall τ matrix), or named charts (Source2token's word
-#: chart; its pair chart shows the word in a second sentence and may not change).
+#: chart, whose rows are feature ranges and whose panel title names the chosen word, the sentence's first token
+#: here; its pair chart shows the word in a second sentence and may not change).
 SUBMIT_CHARTS = {"attribution": ["chart_attr_maps"], "ffn_pooling": "charts", "source2token": ["chart_s2t_word"]}
 #: The baseline commit's charts where they differ: its Attribution view drew no attention map, only the
 #: attributions, computed on the submit path.
@@ -228,7 +236,8 @@ BASELINE_SUBMIT_CHARTS = {"attribution": "charts"}
 
 #: Installed on the sentence box before a new sentence is put in: the paste's input event starts the clock, and
 #: every animation frame after it looks at the charts matching ``which`` (at least ``count``). A figure of the
-#: contract counts from the frame that showed its first drawing after the paste whose data-drawn names ``marker``
+#: contract counts from the frame that showed its first drawing after the paste that names ``marker`` (its
+#: data-drawn, title line or a panel's accessible label: ``__figureSays``)
 #: (the page's own model run or the server's rerun, whichever drew it). On the baseline: a chart the page
 #: painted from its own model run (``chart.js`` ``__typed``) counts from the first frame after a paint whose figure
 #: names ``marker`` (among its tokens, shown or not: a long sentence hides the tick labels); any other chart from
@@ -249,11 +258,12 @@ FIRST_SHOWN = """([which, marker, count]) => {
       for (const gd of gds) {
         if (seen.has(gd)) continue;
         const at = shownAt(gd);
-        if (fig(gd)) { if (at && at.task > t0 && at.t !== null && at.drawn.includes(marker)) seen.set(gd, at.t); }
+        if (fig(gd)) { if (at && at.task > t0 && at.t !== null && at.says.includes(marker)) seen.set(gd, at.t); }
         else if (gd.__typed) { if (names(gd.__typed) && gd.__vizDrawn > t0) seen.set(gd, now); }
         else if (gd.__vizShown > t0) seen.set(gd, gd.__vizShown);
       }
-      const named = gds.some(gd => fig(gd) ? fig(gd).dataset.drawn.includes(marker) : names(gd.__typed) || names(gd.__figure));
+      const named = gds.some(gd => fig(gd) ? window.__figureSays(fig(gd)).includes(marker)
+                                           : names(gd.__typed) || names(gd.__figure));
       if (gds.length >= count && named && gds.every(gd => seen.has(gd))) {
         window.__firstShown = {ms: Math.max(...gds.map(gd => seen.get(gd))) - t0};
         return;

@@ -15,7 +15,8 @@ meet. Sessions of two kinds run together:
 The first submission of every session is warm-up; once every session has submitted it and every page
 has loaded, all of them submit at once, with no pause between submissions (a worst case: everyone
 presses Ctrl+Enter together). Figures: latency (send → the run's ``script_finished``; in Chromium,
-Ctrl+Enter → the heatmap shows the new sentence) p50 / p95 / max; errors (failed sessions, runs not
+Ctrl+Enter → the overview's ``data-drawn`` names the new sentence, the figures' test contract in
+docs/figure-components.md, its forward map then read from the panel's data table) p50 / p95 / max; errors (failed sessions, runs not
 finished, exception elements, error alerts, page errors, error lines in a server log, missing heatmaps,
 requests off 127.0.0.1); heatmaps differing from the core's trace at that session's α (so α cannot leak
 between sessions through the shared cached model); the servers' CPU time per interaction (utime + stime
@@ -295,19 +296,47 @@ async def protocol_session(phase: Phase, index: int) -> None:
 
 
 # ------------------------------------------------------------------ browser sessions
-_OVERVIEW = """(word) => {
-  for (const gd of document.querySelectorAll('.js-plotly-plot')) {
-    // The figure the chart shows: chart.js paints a new sentence's heatmaps in before Plotly lays them out.
+#: The overview chart of Explore: its figure root of the test contract (docs/figure-components.md).
+_FIGURE = "document.querySelector('.st-key-chart_overview [data-figure^=\"figure:\"]')"
+#: Where a page shows its first drawn overview: the contract's figure, or a baseline commit's Plotly chart.
+_DRAWN = f"() => Boolean(({_FIGURE}) && ({_FIGURE}).dataset.drawn) || !!document.querySelector('.js-plotly-plot')"
+#: The overview names ``word`` among its tokens (its figure's data-drawn; a baseline's Plotly chart: its text).
+_SHOWS = f"""(w) => {{ const f = {_FIGURE};
+  if (f) {{ const d = f.dataset.drawn || ''; return !d.endsWith(':error') && JSON.parse(d.slice(d.indexOf(':') + 1)).includes(w); }}
+  return Array.from(document.querySelectorAll('.js-plotly-plot')).some(e => e.textContent.includes(w)); }}"""
+#: The forward map's data table (the panel's "Data as a table", which the reader opens and which then follows
+#: every update) is open and lists the tokens of the figure's data-drawn; true on a baseline's Plotly page.
+_TABLE_OPEN = f"""() => {{ const f = {_FIGURE};
+  if (!f) return true;
+  const p = f.querySelector('[data-figure^="heatmap:"]'), d = p && p.querySelector('details');
+  if (!d) return false;
+  if (!d.open) d.open = true;
+  const t = d.querySelector('table'), drawn = f.dataset.drawn;
+  if (!t || !drawn || drawn.endsWith(':error')) return false;
+  const rows = [...t.tBodies[0].rows].map(r => r.cells[0].textContent.replace(/^#\\d+ /, ''));
+  return JSON.stringify(rows) === drawn.slice(drawn.indexOf(':') + 1);
+}}"""
+#: The overview's forward map as the page shows it: the first heatmap panel's data table (six significant
+#: digits; a masked cell null) and its column tokens. A baseline commit's Plotly chart: its figure's first
+#: heatmap (``gd.data``, ``gd.layout``; that commit's chart.js kept a newer figure in ``__figure``).
+_OVERVIEW = f"""(word) => {{
+  const f = {_FIGURE};
+  if (f) {{
+    const t = f.querySelector('[data-figure^="heatmap:"] details table');
+    const num = s => s.includes('masked') ? null : Number(s.replace('\u2212', '-').replace('\u221e', 'Infinity'));
+    return {{z: [...t.tBodies[0].rows].map(r => [...r.cells].slice(1).map(c => num(c.textContent))),
+             ticks: [...t.tHead.rows[0].cells].slice(1).map(c => c.textContent.replace(/^#\\d+ /, ''))}};
+  }}
+  for (const gd of document.querySelectorAll('.js-plotly-plot')) {{
     const fig = gd.__figure || gd;
     const heat = (fig.data || []).filter(t => t.type === 'heatmap' && t.hoverinfo !== 'skip');
-    if (heat.length === 2 && gd.textContent.includes(word)) {
-      const z = heat[0].z;
+    if (heat.length === 2 && gd.textContent.includes(word)) {{
       const plain = (x) => x == null ? null : ArrayBuffer.isView(x) ? Array.from(x) : Array.isArray(x) ? x.map(plain) : x;
-      return {z: plain(z), ticks: (fig.layout.xaxis.ticktext || []).map(String)};
-    }
-  }
+      return {{z: plain(heat[0].z), ticks: (fig.layout.xaxis.ticktext || []).map(String)}};
+    }}
+  }}
   return null;
-}"""
+}}"""
 
 
 async def browser_sessions(phase: Phase) -> None:
@@ -334,7 +363,7 @@ async def browser_sessions(phase: Phase) -> None:
             page.on("pageerror", lambda err: phase.page_errors.append(f"browser {b}: {err}"))
             page.on("websocket", lambda ws: phase.sockets.append(ws.url))
             await page.goto(f"{phase.target.url}/?{query(index)}")
-            await page.wait_for_selector(".js-plotly-plot", state="attached")
+            await page.wait_for_function(_DRAWN)
             phase.arrive()
             arrived = True
             await asyncio.wait_for(phase.start.wait(), WAIT_S)  # run alongside the measured protocol rounds
@@ -344,10 +373,9 @@ async def browser_sessions(phase: Phase) -> None:
                 await box.fill(text)
                 start = time.monotonic()
                 await box.press("Control+Enter")
-                await page.wait_for_function(
-                    "(w) => Array.from(document.querySelectorAll('.js-plotly-plot')).some(e => e.textContent.includes(w))",
-                    arg=word)
+                await page.wait_for_function(_SHOWS, arg=word)
                 latency = time.monotonic() - start
+                await page.wait_for_function(_TABLE_OPEN)
                 seen = await page.evaluate(_OVERVIEW, word)
                 z = seen and (decode(seen["z"]).tolist() if isinstance(seen["z"], dict) else seen["z"])
                 phase.results.append({
@@ -446,6 +474,9 @@ def evaluate(raw: dict) -> dict:
             alpha_checked += 1
             alpha_matters += not np.allclose(other.premise.encoder.fw.probs[0].mean(0).numpy(), want, atol=1e-4)
         got = np.asarray(r["z"], dtype=float)
+        # A cell the figure draws as masked (NaN here) must be one the core gives probability 0 (the mask's −∞
+        # before the softmax); every other cell its value (the table's six significant digits).
+        got = np.where(np.isnan(got), 0.0, got) if got.shape == want.shape and np.all(want[np.isnan(got)] == 0) else got
         if got.shape != want.shape or not np.allclose(got, want, atol=1e-5) or len(r["ticks"]) != len(tr.tokens):
             mismatched.append((r["client"], r["session"], r["round"]))
 

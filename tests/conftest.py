@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import subprocess
@@ -49,6 +50,12 @@ WORDS = ("the", "a", "movie", "is", "good", "bad", "dog", "dogs", "man", "tea", 
 #: The app's stored opening pages (``viz_app/draw/view_store.py``) go to a folder of the test run's own, never
 #: to the user's ``~/.cache``; servers started by tests inherit it.
 os.environ["DISAN_VIEW_CACHE"] = tempfile.mkdtemp(prefix="disan-views-")
+#: The GloVe package's word index that loading a bundled model keeps (disan/glove_index.py, ``DISAN_GLOVE_CACHE``)
+#: goes to a folder of this test session's own, removed at its end, never to the user's ``~/.cache/disan/glove``;
+#: servers and subprocesses started by tests inherit it (tests/test_glove_index.py checks both).
+GLOVE_CACHE = tempfile.mkdtemp(prefix="disan-glove-")
+os.environ["DISAN_GLOVE_CACHE"] = GLOVE_CACHE
+atexit.register(shutil.rmtree, GLOVE_CACHE, True)
 #: Explore's in-page model is exported (seconds per model, into the user's cache) only where a test asks
 #: for it (tests/test_browser_typing.py); servers started by tests inherit this.
 os.environ.setdefault("VIZ_EXPLORE_TYPING", "0")

@@ -147,10 +147,6 @@ def test_background_jobs_are_listed_as_text():
 
 @pytest.mark.slow
 @pytest.mark.browser
-@pytest.mark.xfail(reason="issue 54, open: bench app's submit row for Source2token waits for a figure naming the "
-                   "sentence's first token, and its chosen-word figure (canvas component since this session) names "
-                   "the token's features, not the sentence: the row times out (seen in clean-clone CI of bf3f3b1)",
-                   strict=False)
 def test_app_latency_rows(capsys):
     why = server.unavailable()
     if why:

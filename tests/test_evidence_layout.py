@@ -2,7 +2,7 @@
 are not drawn into a plot, and the Verdict table's columns are wide enough for their cells.
 
 The figure is drawn by plotly.js in headless Chromium at the widths the app gives it, and the boxes of what
-it drew are compared."""
+it drew (its SVG elements on the page, no field of plotly.js's own state) are compared."""
 
 from __future__ import annotations
 
@@ -25,12 +25,11 @@ BOXES = """async ([fig, width]) => {
   const gd = document.createElement('div'); gd.style.width = width + 'px'; document.body.replaceChildren(gd);
   await Plotly.newPlot(gd, fig.data, fig.layout, {responsive: false});
   const box = el => { const r = el.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
-  const at = gd.getBoundingClientRect();  // the plots' offsets are the graph's own; the rest are the page's
   return {
     titles: Array.from(gd.querySelectorAll('.annotation'), box),
     title: box(gd.querySelector('.gtitle')),
-    subplots: Object.values(gd._fullLayout._plots).map(p => [at.left + p.xaxis._offset, at.top + p.yaxis._offset,
-      at.left + p.xaxis._offset + p.xaxis._length, at.top + p.yaxis._offset + p.yaxis._length]),
+    // each subplot's plot area as drawn: the rectangle plotly.js lays over it to take pointer drags
+    subplots: Array.from(gd.querySelectorAll('.draglayer .nsewdrag'), box),
     yticks: Array.from(gd.querySelectorAll('.ytick text'), box),
   };
 }"""

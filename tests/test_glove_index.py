@@ -3,6 +3,12 @@ instead of parsing the parquet index and building a dict (issue 58's cold start)
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -71,3 +77,33 @@ def test_an_unwritable_folder_costs_only_the_speed(tmp_path, monkeypatch):
         assert vocab.load_glove().index("the") == 0
     finally:
         vocab._load_package_glove.cache_clear()
+
+
+def test_the_test_session_keeps_the_index_in_a_folder_of_its_own():
+    """tests/conftest.py points DISAN_GLOVE_CACHE at a temporary folder of the session, not the user's cache."""
+    import platformdirs
+
+    from tests.conftest import GLOVE_CACHE
+
+    assert os.environ[glove_index.ENV] == GLOVE_CACHE and glove_index.folder() == Path(GLOVE_CACHE)
+    assert Path(GLOVE_CACHE).is_relative_to(tempfile.gettempdir())
+    user = Path(platformdirs.user_cache_dir("disan", appauthor=False))
+    assert not glove_index.folder().is_relative_to(user)
+
+
+def test_a_process_the_tests_start_writes_no_user_cache(tmp_path):
+    """A process started by a test (a server, a CLI run) loads the bundled GloVe with the session's environment:
+    its index goes to the session's folder, and nothing into its user cache (here a fresh HOME, so the check does
+    not depend on what other processes of the machine do to the real ~/.cache/disan)."""
+    from tests.conftest import GLOVE_CACHE, ROOT
+
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {**os.environ, "HOME": str(home), "XDG_CACHE_HOME": str(home / ".cache")}
+    code = ("from disan import glove_index, vocab; g = vocab.load_glove(); "
+            "print(glove_index.folder()); assert g.index('the') == 0")
+    run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == GLOVE_CACHE
+    assert list(Path(GLOVE_CACHE).glob("*.npz"))  # the index was kept, in the session's folder
+    assert not (home / ".cache").exists(), sorted(map(str, (home / ".cache").rglob("*")))

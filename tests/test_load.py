@@ -69,10 +69,6 @@ def _cell(value) -> str:
     return str(value).replace("|", "\\|").replace("\n", " ")
 
 
-@pytest.mark.xfail(reason="issue 54, open: benchmarks/load.py's browser sessions still wait for plotly.js's "
-                   ".js-plotly-plot and read the overview's z from Plotly's figure; the app draws it with the canvas "
-                   "components since this session (read it through data-drawn and the panel's data table instead)",
-                   strict=False)
 def test_fifty_concurrent_sessions(load_server):
     raw = driver.measure(load_server, driver.Load(SESSIONS, BROWSERS, ROUNDS, BROWSER_ROUNDS, DEADLINE_S))
     f = driver.evaluate(raw)

@@ -16,8 +16,20 @@ def _env_int(name: str, default: int, low: int) -> int:
 #: load, one DSA trace of 64 tokens took far longer with 2 threads than with 1.
 TORCH_THREADS = _env_int("VIZ_TORCH_THREADS", 1, 1)
 
-#: Most tokens a sentence may have in the app (the API allows more; the
-#: browser would not draw T×T×heads maps quickly beyond this).
+#: Most tokens per sentence in a page of the project's own (a standalone report, ``trace.to_html``, the static
+#: explorer, and the explorer folder whose model Explore runs in the app's page while one types). Since the one
+#: trace view (issue 54 item 5) a report carries DiSAN's keys, queries and c (T·2D floats per block, linear in T)
+#: and the page computes the per-feature P from them; only the DSA's scores and heads grow with T² (H·T² floats).
+#: ``python scripts/report_sizes.py`` measures the worst case (a pair of 256-token sentences) against
+#: ``REPORT_MAX_BYTES``; ``bench site`` times the page at T = 128 and 256. The one place this limit is set:
+#: ``site.py``, ``report.py``, ``pair_report.py`` and the page's ``sections.js`` (through ``figure_context``) read it.
+REPORT_MAX_TOKENS = 256
+
+#: Most tokens a sentence may have in the app's server (``VIZ_MAX_TOKENS``; the API allows more). It is not
+#: ``REPORT_MAX_TOKENS`` on purpose: the server traces every sentence with torch and keeps whole traces (DiSAN's
+#: T·T·D per-feature P per block) in a cache every session shares (``loaders.full_trace``, 6 entries), where a
+#: page keeps only its trace view. ``python -m viz_app bench trace`` (docs/benchmarks.md): a random-weight DiSAN
+#: trace takes 67.5 ms and 109 MiB at T = 128, 387 ms and 266 MiB at T = 256. docs/app.md lists every limit.
 MAX_TOKENS = _env_int("VIZ_MAX_TOKENS", 128, 8)
 
 #: Most characters accepted in a text box or query parameter.
@@ -79,13 +91,6 @@ LIVE_SEND_AFTER_MS = 700
 #: After a live control rests this long, every chart of its group is redrawn by Plotly.react (colour bars and
 #: limits follow); until then the page repaints the heatmaps in place. Also longer than a key-press gap.
 LIVE_SETTLE_MS = 600
-
-#: Most tokens per sentence in a standalone report (``python -m viz_app report``, ``trace.to_html``) and in the
-#: static explorer's page. Since the one trace view (issue 54 item 5) a report carries DiSAN's keys, queries and c
-#: (T·2D floats per block, linear in T) and the page computes the per-feature P from them; only the DSA's scores
-#: and heads grow with T² (H·T² floats). ``python scripts/report_sizes.py`` measures the worst case (a pair of
-#: 256-token sentences) against ``REPORT_MAX_BYTES``; ``bench site`` times the page at T = 128 and 256.
-REPORT_MAX_TOKENS = 256
 
 #: Largest report file written (10 MB): ``python scripts/report_sizes.py`` prints the worst cases, which stay
 #: below it with the trained masks even if nothing compresses; the diag/none overrides rely on gzip.
