@@ -1,7 +1,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
-import { cellAt, heatmapLayout } from "../../../viz_app/browser/components/heatmapLayout.mjs";
-import { barAt, barsDomain, barsLayout } from "../../../viz_app/browser/components/barsLayout.mjs";
+import { cellAt, heatmapLayout } from "../../../viz_app/browser/components/heatmap.mjs";
+import { barAt, barsDomain, barsLayout } from "../../../viz_app/browser/components/bars.mjs";
 import { THEMES } from "../../../viz_app/browser/components/palettes.mjs";
 import { measure } from "./measure.mjs";
 

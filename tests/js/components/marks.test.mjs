@@ -1,8 +1,8 @@
-// heatmapPaint.mjs's marks on a recording painter: the view's outlined rows and columns (the pair view's edits)
+// heatmap.mjs's marks on a recording painter: the view's outlined rows and columns (the pair view's edits)
 // are framed in their colour across the whole plot, beside the hover, focus and highlight marks.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { paintMarks } from "../../../viz_app/browser/components/heatmapPaint.mjs";
+import { paintMarks } from "../../../viz_app/browser/components/heatmap.mjs";
 import { checkHeatmapView } from "../../../viz_app/browser/components/validate.mjs";
 
 const L = { plot: { x: 10, y: 20, w: 300, h: 200 }, cw: 100, ch: 50 };  // 3 columns, 4 rows

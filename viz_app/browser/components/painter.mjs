@@ -15,13 +15,11 @@ const BASELINES = { top: "top", middle: "middle", bottom: "alphabetic" };
 export function canvasPainter(ctx) {
   const widths = new Map();
   let scratch = null;
+  const stroke = (colour, width) => { ctx.strokeStyle = colour; ctx.lineWidth = width; };
   return {
     rect(x, y, w, h, fill) { ctx.fillStyle = fill; ctx.fillRect(x, y, w, h); },
-    frame(x, y, w, h, stroke, width = 1) { ctx.strokeStyle = stroke; ctx.lineWidth = width; ctx.strokeRect(x, y, w, h); },
-    line(x1, y1, x2, y2, stroke, width = 1) {
-      ctx.strokeStyle = stroke; ctx.lineWidth = width;
-      ctx.beginPath(); ctx.moveTo(x1, y1); ctx.lineTo(x2, y2); ctx.stroke();
-    },
+    frame(x, y, w, h, colour, width = 1) { stroke(colour, width); ctx.strokeRect(x, y, w, h); },
+    line(x1, y1, x2, y2, colour, width = 1) { stroke(colour, width); ctx.beginPath(); ctx.moveTo(x1, y1); ctx.lineTo(x2, y2); ctx.stroke(); },
     text(s, x, y, o) {
       ctx.save();
       ctx.font = font(o.size, o.weight);
@@ -56,14 +54,12 @@ export function canvasPainter(ctx) {
     },
     measure(s, size, weight) {
       const key = `${size}|${weight || ""}|${s}`;
-      let w = widths.get(key);
-      if (w === undefined) {
+      if (!widths.has(key)) {
         ctx.font = font(size, weight);
-        w = ctx.measureText(s).width;
         if (widths.size > 20000) widths.clear();
-        widths.set(key, w);
+        widths.set(key, ctx.measureText(s).width);
       }
-      return w;
+      return widths.get(key);
     },
   };
 }
@@ -85,11 +81,10 @@ const SVG_BASELINES = { top: "hanging", middle: "central", bottom: "alphabetic" 
 export function svgPainter(measure) {
   const out = [];
   let gradients = 0;
+  const rect = (x, y, w, h, rest) => out.push(`<rect${rest[0]} x="${n(x)}" y="${n(y)}" width="${n(w)}" height="${n(h)}"${rest[1]}/>`);
   return {
-    rect(x, y, w, h, fill) { out.push(`<rect x="${n(x)}" y="${n(y)}" width="${n(w)}" height="${n(h)}" fill="${fill}"/>`); },
-    frame(x, y, w, h, stroke, width = 1) {
-      out.push(`<rect x="${n(x)}" y="${n(y)}" width="${n(w)}" height="${n(h)}" fill="none" stroke="${stroke}" stroke-width="${width}"/>`);
-    },
+    rect(x, y, w, h, fill) { rect(x, y, w, h, ["", ` fill="${fill}"`]); },
+    frame(x, y, w, h, stroke, width = 1) { rect(x, y, w, h, ["", ` fill="none" stroke="${stroke}" stroke-width="${width}"`]); },
     line(x1, y1, x2, y2, stroke, width = 1) {
       out.push(`<line x1="${n(x1)}" y1="${n(y1)}" x2="${n(x2)}" y2="${n(y2)}" stroke="${stroke}" stroke-width="${width}"/>`);
     },
@@ -100,23 +95,26 @@ export function svgPainter(measure) {
         `dominant-baseline="${SVG_BASELINES[o.baseline || "middle"]}"${rot}>${xmlText(s)}</text>`);
     },
     gradient(x, y, w, h, stops) {
-      const id = `ramp${gradients++}`;
-      const s = stops.map(([p, c]) => `<stop offset="${p}" stop-color="${c}"/>`).join("");
+      const id = `ramp${gradients++}`, s = stops.map(([p, c]) => `<stop offset="${p}" stop-color="${c}"/>`).join("");
       out.push(`<defs><linearGradient id="${id}" x1="0" y1="1" x2="0" y2="0">${s}</linearGradient></defs>`);
-      out.push(`<rect x="${n(x)}" y="${n(y)}" width="${n(w)}" height="${n(h)}" fill="url(#${id})"/>`);
+      rect(x, y, w, h, ["", ` fill="url(#${id})"`]);
     },
     cells(x, y, cw, ch, R, C, rgbAt) {
       for (let r = 0; r < R; r++) {
         for (let c = 0; c < C; c++) {
           const rgb = rgbAt(r, c);
-          if (rgb) {
-            out.push(`<rect class="cell" x="${n(x + c * cw)}" y="${n(y + r * ch)}" width="${n(cw)}" height="${n(ch)}" ` +
-              `fill="rgb(${rgb[0]},${rgb[1]},${rgb[2]})"/>`);
-          }
+          if (rgb) rect(x + c * cw, y + r * ch, cw, ch, [' class="cell"', ` fill="rgb(${rgb[0]},${rgb[1]},${rgb[2]})"`]);
         }
       }
     },
     measure,
     body: () => out.join("\n"),
   };
+}
+
+/* The outline of a hovered or focused cell or bar (black), or of talk mode's highlighted one (thicker,
+ * vermilion), inside the box x, y, w, h. */
+export function markBox(p, x, y, w, h, highlight) {
+  const k = highlight ? 3 : 2;
+  p.frame(x + k / 2, y + k / 2, w - k, h - k, highlight ? "#D55E00" : "#000000", k);
 }

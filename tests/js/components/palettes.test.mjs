@@ -1,7 +1,6 @@
 import test from "node:test";
 import assert from "node:assert/strict";
-import { colourScale, domainOf, extent, paletteTable, textColourOn, LUT_SIZE } from "../../../viz_app/browser/components/scales.mjs";
-import { PALETTES } from "../../../viz_app/browser/components/palettes.mjs";
+import { PALETTES, colourScale, domainOf, extent, paletteTable, textColourOn, LUT_SIZE } from "../../../viz_app/browser/components/palettes.mjs";
 
 test("extent skips null, NaN and infinities; an empty or constant map gets a scale one unit wide", () => {
   assert.deepEqual(extent([[0.2, null, NaN], [-Infinity, 0.7, Infinity]]), [0.2, 0.7]);
