@@ -1,14 +1,7 @@
-/* A bar chart on canvas: one bar per token (horizontal or vertical), values like 1.00 where they fit,
- * hover naming the bar, arrows moving a focused bar whose value is announced, a table fallback, exports,
- * and update(view) that repaints the bars only when the labels and the value axis stay.
- *
- *   const bars = createBars(parent, {name: "row-3", provenance});
- *   bars.update({values, labels, orientation: "horizontal", title, valueName, xLabel, yLabel,
- *                domain: [0, 1], theme: "normal" | "presentation", highlight: i});
- *
- * One band per label along the category axis (y for horizontal bars, x for vertical ones, labels fitted by
- * text.mjs), a linear value axis with d3's nice ticks; layers: the frame (title, labels, value axis and grid),
- * the bars with their values, the marks (the hovered or focused bar, talk mode's one). */
+/* A bar chart on canvas (docs/figure-components.md has its API): one bar per token, horizontal or vertical, along
+ * a category axis (labels fitted by text.mjs) and a linear value axis with d3's nice ticks; values like 1.00
+ * where they fit. Layers: the frame (title, labels, value axis and grid), the bars, the marks (the hovered or
+ * focused bar, talk mode's one); update(view) repaints the bars only when the labels and the value axis stay. */
 import { scaleLinear } from "d3-scale";
 import { themeOf } from "./palettes.mjs";
 import { INK, PAD, TICK_PAD, axisRoom, clipLabels, fitXTicks, fitYTicks, fonts, formatCell, paintColumnLabels,
@@ -18,7 +11,7 @@ import { createFigure, dataTable } from "./figure.mjs";
 import { checkBarsView } from "./validate.mjs";
 import { barsCsv } from "./export.mjs";
 
-const LAYERS = ["frame", "bars", "marks"], GRID = "#e5ecf6";
+const GRID = "#e5ecf6";
 
 /* The value axis' domain: the caller's, else the data's extent widened to include 0, made nice. */
 export function barsDomain(values, domain) {
@@ -105,7 +98,7 @@ export function paintBarsMarks(p, L, marks) {
 }
 
 export function createBars(parent, { name = "bars", provenance = null } = {}) {
-  let v = null, theme = null, L = null, keys = { layout: "", marks: "" };
+  let v = null, theme = null, L = null, data = 0;
   const marks = (live) => {
     const n = v.labels.length, out = Number.isInteger(v.highlight) && v.highlight >= 0 && v.highlight < n ? [{ i: v.highlight, highlight: true }] : [];
     for (const i of live ? [live.hover, live.focus] : []) if (i !== null && i < n) out.push({ i, highlight: false });
@@ -115,40 +108,28 @@ export function createBars(parent, { name = "bars", provenance = null } = {}) {
   function draw(next) {
     v = checkBarsView({ ...(v || {}), ...next });
     theme = themeOf(v.theme);
-    const domain = barsDomain(v.values, v.domain);
-    const width = Math.round(v.width || parent.clientWidth || 480);
+    if ("values" in next) data++;
+    const domain = barsDomain(v.values, v.domain), width = Math.round(v.width || parent.clientWidth || 480);
     const height = Math.round(v.height || defaultBarsHeight(theme, v.labels.length, v.orientation));
-    const layoutKey = JSON.stringify([width, height, v.labels, v.orientation, domain, v.title, v.xLabel, v.yLabel, theme]);
-    const relayout = layoutKey !== keys.layout, newValues = relayout || "values" in next;
-    if (relayout) {
-      fig.resize(width, height);
-      L = barsLayout({ ...v, width, height, domain, theme }, fig.measure);
-      fig.paint("frame", (q) => paintBarsFrame(q, L));
-      keys.layout = layoutKey;
-    }
-    if (newValues) fig.paint("bars", (q) => paintBars(q, L, v.values, theme));
-    const marksKey = JSON.stringify(v.highlight ?? null), newMarks = relayout || marksKey !== keys.marks;
-    if (newMarks) fig.marks();
-    keys.marks = marksKey;
-    if (newValues || newMarks) fig.drawn(v.labels, `${v.title || name}: ${v.labels.length} bars. Arrow keys move across bars.`);
+    fig.render({
+      width, height, tokens: v.labels, label: `${v.title || name}: ${v.labels.length} bars. Arrow keys move across bars.`,
+      keys: { frame: [width, height, v.labels, v.orientation, domain, v.title, v.xLabel, v.yLabel, theme], bars: data, marks: v.highlight ?? null },
+      layout: (measure) => { L = barsLayout({ ...v, width, height, domain, theme }, measure); },
+    });
   }
 
   const fig = createFigure(parent, {
-    kind: "bars", name, layers: LAYERS, provenance, draw, view: () => v, separator: ": ",
-    reset() { v = null; keys = { layout: "", marks: "" }; },
+    kind: "bars", name, provenance, draw, view: () => v, separator: ": ",
+    reset() { v = null; },
     hit: (x, y) => barAt(L, v.labels.length, x, y),
     describe: (i) => [`#${i} ${v.labels[i]}`, `${v.valueName || "value"} = ${valueText(v.values[i])}`],
     grid: () => (v.orientation === "horizontal" ? [v.labels.length, 1] : [1, v.labels.length]),
     keyOf: ([r, c]) => r + c,  // one of them is always 0
     select: () => {},
-    paintMarks: (q, live) => paintBarsMarks(q, L, marks(live)),
+    layers: { frame: (q) => paintBarsFrame(q, L), bars: (q) => paintBars(q, L, v.values, theme), marks: (q, live) => paintBarsMarks(q, L, marks(live)) },
     table: () => dataTable(v.title || name, "token", [v.valueName || "value"], v.labels.map((t, i) => `#${i} ${t}`), (r) => valueText(v.values[r])),
-    exported: () => ({
-      width: L.width, height: L.height, title: v.title,
-      paint(q) { paintBarsFrame(q, L); paintBars(q, L, v.values, theme); paintBarsMarks(q, L, marks(null)); },
-      data: () => ({ kind: "bars", name, title: v.title ?? null, value_name: v.valueName ?? null, labels: v.labels, values: Array.from(v.values) }),
-      csv: (prov) => barsCsv(prov, v),
-    }),
+    data: () => ({ kind: "bars", name, title: v.title ?? null, value_name: v.valueName ?? null, labels: v.labels, values: Array.from(v.values) }),
+    csv: (prov) => barsCsv(prov, v),
   });
 
   return { root: fig.root, update: fig.update, exportAs: fig.exportAs, paints: fig.paints,

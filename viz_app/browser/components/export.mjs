@@ -68,20 +68,18 @@ export function crc32(bytes) {  // PNG spec, annex D
 export function pngWithText(bytes, entries) {
   if (bytes.length < 33 || [137, 80, 78, 71, 13, 10, 26, 10].some((b, i) => bytes[i] !== b)) throw new Error("not a PNG: the signature is missing");
   const latin1 = (s) => Array.from(String(s), (ch) => (ch.codePointAt(0) < 256 ? ch.codePointAt(0) : 63));
-  const chunks = entries.map(([key, text]) => {
+  const chunks = entries.map(([key, text]) => {  // length, then type and data, then their CRC
     const data = [...latin1("tEXt"), ...latin1(String(key).slice(0, 79)), 0, ...latin1(text)];
-    const out = new Uint8Array(12 + data.length - 4);
-    new DataView(out.buffer).setUint32(0, data.length - 4);
+    const out = new Uint8Array(data.length + 8), view = new DataView(out.buffer);
+    view.setUint32(0, data.length - 4);
     out.set(data, 4);
-    new DataView(out.buffer).setUint32(out.length - 4, crc32(out.subarray(4, out.length - 4)));
+    view.setUint32(data.length + 4, crc32(data));
     return out;
   });
   const ihdrEnd = 8 + 12 + new DataView(bytes.buffer, bytes.byteOffset).getUint32(8);
-  const out = new Uint8Array(bytes.length + chunks.reduce((a, c) => a + c.length, 0));
-  out.set(bytes.subarray(0, ihdrEnd), 0);
-  let at = ihdrEnd;
-  for (const c of chunks) { out.set(c, at); at += c.length; }
-  out.set(bytes.subarray(ihdrEnd), at);
+  const parts = [bytes.subarray(0, ihdrEnd), ...chunks, bytes.subarray(ihdrEnd)];
+  const out = new Uint8Array(parts.reduce((n, part) => n + part.length, 0));
+  parts.reduce((at, part) => (out.set(part, at), at + part.length), 0);
   return out;
 }
 
@@ -109,9 +107,6 @@ export async function exportFigure(kind, fig) {
 /* Save an export through the browser's download (an <a download> clicked once). */
 export function download({ filename, mime, data }) {
   const url = URL.createObjectURL(data instanceof Blob ? data : new Blob([data], { type: mime }));
-  const a = document.createElement("a");
-  a.href = url;
-  a.download = filename;
-  a.click();
+  Object.assign(document.createElement("a"), { href: url, download: filename }).click();
   setTimeout(() => URL.revokeObjectURL(url), 0);
 }

@@ -1,30 +1,18 @@
-/* What every figure component shares: a root element carrying the test contract (data-figure and data-drawn),
- * a focusable stage of stacked canvases (one per layer, sized for devicePixelRatio), hover, the keyboard,
- * an aria-live region, a one-line error, the table fallback in a <details> built when opened, and exports.
- * The heatmap and the bars (heatmap.mjs, bars.mjs) give what differs:
- *
- *   createFigure(parent, {kind, name, layers, provenance, draw(next) (throws on a bad view), reset(), view()
- *     (the view drawn, or null), hit(x, y) → key | null, describe(key) → lines, separator (joins them when announced), grid() → [R, C],
- *     keyOf(cell) → key, select(key) (click, Enter), paintMarks(painter, {hover, focus} | null (export)),
- *     table() → <table>, exported() → {width, height, title, paint(painter), data(), csv(prov)}})
- *   → {root, stage, paints, update(view), exportAs(kind), resize(w, h), paint(layer, fn), marks(),
- *      drawn(tokens, label), announce(text), measure} */
+/* What every figure component shares: a root carrying the test contract (data-figure, data-drawn), a focusable
+ * stage of stacked canvases (one per layer, sized for devicePixelRatio), hover, the keyboard, an aria-live
+ * region, a one-line error, the table fallback (a <details> built when opened) and the exports' entry. The
+ * heatmap and the bars give what differs (`def`: their draw, hit-testing, names, marks, table and exports). */
 import { FONT_FAMILY, canvasPainter } from "./painter.mjs";
 import { exportFigure } from "./export.mjs";
 
-const CSS = `
-.disan-fig { position: relative; display: block; font-family: ${FONT_FAMILY}; color: #2a3f5f; }
-.disan-fig__stage { position: relative; }
-.disan-fig__stage canvas { position: absolute; left: 0; top: 0; }
-.disan-fig__stage:focus-visible { outline: 2px solid #0072B2; outline-offset: 2px; }
+const CSS = `.disan-fig { position: relative; display: block; font-family: ${FONT_FAMILY}; color: #2a3f5f; }
+.disan-fig__stage { position: relative; } .disan-fig__stage canvas { position: absolute; left: 0; top: 0; }
+.disan-fig__stage:focus-visible { outline: 2px solid #0072B2; outline-offset: 2px; } .disan-fig__error { color: #a4000f; margin: 4px 0; }
 .disan-fig__tip { position: absolute; z-index: 1; pointer-events: none; white-space: pre; font-size: 12px;
   background: rgba(255, 255, 255, 0.96); border: 1px solid #6b7a8f; border-radius: 3px; padding: 4px 6px; }
-.disan-fig__live { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%);
-  white-space: nowrap; }
-.disan-fig__error { color: #a4000f; margin: 4px 0; }
+.disan-fig__live { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 .disan-fig__table table { border-collapse: collapse; font-size: 12px; }
-.disan-fig__table th, .disan-fig__table td { border: 1px solid #c8d4e3; padding: 1px 4px; text-align: right; }
-`;
+.disan-fig__table th, .disan-fig__table td { border: 1px solid #c8d4e3; padding: 1px 4px; text-align: right; }`;
 
 function el(tag, cls, attrs = {}, text = null) {
   const e = document.createElement(tag);
@@ -57,7 +45,7 @@ export function nextCell([r, c], key, R, C) {
 }
 
 export function createFigure(parent, def) {
-  const { kind, name, layers } = def, doc = parent.ownerDocument;
+  const { kind, name } = def, layers = Object.keys(def.layers), doc = parent.ownerDocument;
   if (!doc.getElementById("disan-fig-style")) doc.head.append(el("style", null, { id: "disan-fig-style" }, CSS));
   const root = el("div", "disan-fig", { "data-figure": `${kind}:${name}`, "data-drawn": "" });
   const stage = el("div", "disan-fig__stage", { tabindex: "0", role: "application", "aria-roledescription": kind });
@@ -78,7 +66,7 @@ export function createFigure(parent, def) {
   parent.append(root);
 
   const paints = Object.fromEntries(layers.map((l) => [l, 0]));
-  let count = 0, size = [0, 0], painters = {}, hover = null, focus = null, at = null, width = 0;
+  let count = 0, size = [0, 0], painters = {}, last = {}, hover = null, focus = null, at = null;
   const showError = (message) => {
     error.hidden = message === null;
     error.textContent = message || "";
@@ -87,8 +75,21 @@ export function createFigure(parent, def) {
   };
   const ready = () => def.view() !== null;
   const point = (e) => { const b = stage.getBoundingClientRect(); return [e.clientX - b.left, e.clientY - b.top]; };
+  /* Size every layer to w × h CSS pixels (backing store × devicePixelRatio), with a painter for each. */
+  function resize(w, h) {
+    const dpr = window.devicePixelRatio || 1, css = { width: `${w}px`, height: `${h}px` };
+    size = [w, h];
+    Object.assign(stage.style, css);
+    canvases.forEach((c, i) => {
+      Object.assign(c, { width: Math.max(1, Math.round(w * dpr)), height: Math.max(1, Math.round(h * dpr)) });
+      Object.assign(c.style, css);
+      const ctx = c.getContext("2d");
+      ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+      painters[layers[i]] = { ctx, painter: canvasPainter(ctx) };
+    });
+  }
   const fig = {
-    root, stage, paints,
+    root, paints,
     get measure() { return painters[layers[0]].painter.measure; },
     /* Draw a view (merged into the last one); false, with one line shown instead, when it cannot be drawn. */
     update(next) {
@@ -98,58 +99,50 @@ export function createFigure(parent, def) {
         return true;
       } catch (err) {
         showError(`${kind} ${name}: ${err.message}`);
+        last = {};
         def.reset();
         return false;
       }
     },
-    /* Size every layer to w × h CSS pixels (backing store × devicePixelRatio), with a painter for each. */
-    resize(w, h) {
-      const dpr = window.devicePixelRatio || 1;
-      size = [w, h];
-      width = w;
-      stage.style.width = `${w}px`;
-      stage.style.height = `${h}px`;
-      canvases.forEach((c, i) => {
-        c.width = Math.max(1, Math.round(w * dpr));
-        c.height = Math.max(1, Math.round(h * dpr));
-        c.style.width = `${w}px`;
-        c.style.height = `${h}px`;
-        const ctx = c.getContext("2d");
-        ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-        painters[layers[i]] = { ctx, painter: canvasPainter(ctx) };
-      });
-    },
-    paint(layer, fn) {
-      painters[layer].ctx.clearRect(0, 0, size[0], size[1]);
-      fn(painters[layer].painter);
-      paints[layer]++;
-    },
-    marks() { fig.paint("marks", (q) => def.paintMarks(q, { hover, focus })); },
-    /* The contract (docs/figure-components.md): a new counter and the tokens shown, set in the same task as
-     * the pixels, so the next frame shows both. */
-    drawn(tokens, label) {
+    /* Paint what changed: a new keys.frame (or `relayout`) resizes, lays out (layout(measure)) and paints every
+     * layer; otherwise only the layers whose key (any JSON value) changed. Then the contract
+     * (docs/figure-components.md): data-drawn's new counter and tokens, set in the same task as the pixels. */
+    render({ width, height, keys, relayout = false, layout, tokens, label }) {
+      const now = Object.fromEntries(layers.map((l) => [l, JSON.stringify(keys[l] ?? null)]));
+      if (relayout || now.frame !== last.frame) { last = {}; resize(width, height); layout(fig.measure); }
+      const changed = layers.filter((l) => now[l] !== last[l]);
+      last = now;
+      if (!changed.length) return;
+      changed.forEach(fig.paint);
       root.dataset.drawn = `${++count}:${JSON.stringify(tokens)}`;
       stage.setAttribute("aria-label", label);
       if (details.open) refreshTable();
     },
+    /* Paint one layer again: def.layers[layer](painter, {hover, focus}) (the exports pass null: no hover). */
+    paint(layer) {
+      painters[layer].ctx.clearRect(0, 0, size[0], size[1]);
+      def.layers[layer](painters[layer].painter, { hover, focus });
+      paints[layer]++;
+    },
     announce(text) { live.textContent = text; },
     exportAs(type) {
       if (!ready()) return Promise.reject(new Error(`${kind} ${name}: nothing drawn to export`));
-      return exportFigure(type, { id: `${kind}:${name}`, provenance: def.provenance, measure: fig.measure, ...def.exported() });
+      return exportFigure(type, { id: `${kind}:${name}`, provenance: def.provenance, measure: fig.measure, width: size[0],
+        height: size[1], title: def.view().title, paint: (q) => layers.forEach((l) => def.layers[l](q, null)), data: def.data, csv: def.csv });
     },
   };
 
   stage.addEventListener("pointermove", (e) => {
     if (!ready()) return;
     const [x, y] = point(e), key = def.hit(x, y);
-    if (String(key) !== String(hover)) { hover = key; fig.marks(); }
+    if (String(key) !== String(hover)) { hover = key; fig.paint("marks"); }
     if (key === null) { tip.hidden = true; return; }
     tip.textContent = def.describe(key).join("\n");
     tip.hidden = false;
     tip.style.left = `${Math.min(x + 12, Math.max(0, size[0] - tip.offsetWidth - 2))}px`;
     tip.style.top = `${y + 14 + tip.offsetHeight > size[1] ? Math.max(0, y - tip.offsetHeight - 8) : y + 14}px`;
   });
-  stage.addEventListener("pointerleave", () => { hover = null; tip.hidden = true; if (ready()) fig.marks(); });
+  stage.addEventListener("pointerleave", () => { hover = null; tip.hidden = true; if (ready()) fig.paint("marks"); });
   stage.addEventListener("click", (e) => {
     const key = ready() ? def.hit(...point(e)) : null;
     if (key !== null) def.select(key);
@@ -157,24 +150,22 @@ export function createFigure(parent, def) {
   // a figure without a fixed width follows its parent's
   if (typeof ResizeObserver !== "undefined") {
     new ResizeObserver(() => {
-      if (parent.clientWidth > 0 && ready() && !def.view().width && Math.round(parent.clientWidth) !== width) fig.update({});
+      if (parent.clientWidth > 0 && ready() && !def.view().width && Math.round(parent.clientWidth) !== size[0]) fig.update({});
     }).observe(parent);
   }
   // the keyboard focus starts at [0, 0] and is kept inside the grid when the data shrinks
   const move = (cell) => {
     focus = cell && def.keyOf(cell);
     if (!ready()) return;
-    fig.marks();
+    fig.paint("marks");
     if (cell) live.textContent = def.describe(focus).join(def.separator);
   };
   const clampAt = ([R, C]) => { at = [Math.min((at || [0, 0])[0], R - 1), Math.min((at || [0, 0])[1], C - 1)]; };
-  stage.addEventListener("focus", () => {
-    const [R, C] = ready() ? def.grid() : [0, 0];
-    if (R > 0 && C > 0) { clampAt([R, C]); move(at); }
-  });
+  const grid = () => (ready() ? def.grid() : [0, 0]);
+  stage.addEventListener("focus", () => { const [R, C] = grid(); if (R > 0 && C > 0) { clampAt([R, C]); move(at); } });
   stage.addEventListener("blur", () => move(null));
   stage.addEventListener("keydown", (e) => {
-    const [R, C] = ready() ? def.grid() : [0, 0];
+    const [R, C] = grid();
     if (!R || !C) return;
     clampAt([R, C]);
     if (e.key === "Enter" || e.key === " ") { e.preventDefault(); def.select(def.keyOf(at)); return; }

@@ -1,18 +1,8 @@
-/* A heatmap on canvas: cells, token labels, colour bar, title; hover names the cell, a click or Enter on a
- * row emits "figure-rowselect" (the host shows that row's bars), arrows move a focused cell whose value is
- * announced, and update(view) repaints only the layers a change touches (docs/figure-components.md).
- *
- *   const hm = createHeatmap(parent, {name: "attention", provenance: {checkpointSha256, version}});
- *   hm.update({z, rowTokens, colTokens, title, xLabel, yLabel, valueName: "P", scale: "sequential",
- *              palette, zmin, zmax, masked, theme: "normal" | "presentation", highlight: [r, c],
- *              colourbar: false (panels sharing one scale show it on one of them),
- *              outlines: [{axis: "row" | "column", index, colour}] (rows or columns framed, e.g. a pair's edits)});
- *   hm.update({z: next});   // same tokens: the cells only
- *   await hm.exportAs("svg");  // {filename, mime, data}; also "png", "json", "csv"
- *
- * The layers, each painted by one function onto a painter (painter.mjs), on screen and in the exports alike:
- * the frame (title, token labels, axis titles), the cells (with their numbers where they fit), the colour bar
- * and the marks (outlined rows and columns, hover, keyboard focus, the selected row, talk mode's cell). */
+/* A heatmap on canvas (docs/figure-components.md has its API): cells, token labels, colour bar, title; hover
+ * names the cell, a click or Enter on a row emits "figure-rowselect" (the host shows that row's bars), and
+ * update(view) repaints only the layers a change touches. Each layer is painted by one function onto a painter
+ * (painter.mjs), on screen and in the exports alike: the frame (title, token labels, axis titles), the cells
+ * (with their numbers where they fit), the colour bar, the marks (outlines, hover, focus, talk mode's cell). */
 import { LUT_SIZE, colourScale, domainOf, hexRgb, textColourOn, themeOf } from "./palettes.mjs";
 import { INK, PAD, TICK_PAD, axisRoom, cellTextFits, clipLabels, fitXTicks, fitYTicks, fonts, formatCell, paintColumnLabels,
   paintRowLabels, paintTitles, tickTexts, titleRoom, titles, valueText } from "./text.mjs";
@@ -21,7 +11,7 @@ import { createFigure, dataTable } from "./figure.mjs";
 import { checkHeatmapView } from "./validate.mjs";
 import { heatmapCsv } from "./export.mjs";
 
-const LAYERS = ["frame", "cells", "colourbar", "marks"], GRID = "#c8d4e3", BAR_WIDTH = 14, BAR_GAP = 14;
+const GRID = "#c8d4e3", BAR_WIDTH = 14, BAR_GAP = 14;
 
 /* The default height of a heatmap with R rows (figures.js: between 260 and 760, cell_height per row). */
 export const defaultHeight = (theme, rows) => Math.trunc(Math.min(760, Math.max(260, 120 + theme.cell_height * rows)));
@@ -123,7 +113,7 @@ export function paintMarks(p, L, marks) {
 }
 
 export function createHeatmap(parent, { name = "heatmap", provenance = null, onRowSelect = null } = {}) {
-  let raw = {}, v = null, theme = null, scale = null, L = null, keys = { layout: "", scale: "", marks: "" }, selected = null;
+  let raw = {}, v = null, theme = null, scale = null, scaleKey = "", data = 0, L = null, selected = null;
   const model = () => ({ z: v.z, masked: v.masked, scale, theme, valueName: v.valueName });
   const inGrid = (cell) => cell && cell[0] < v.z.length && cell[1] < v.colTokens.length;
   function marks(live) {
@@ -140,38 +130,25 @@ export function createHeatmap(parent, { name = "heatmap", provenance = null, onR
     raw = { ...raw, ...next };  // what the host gave, so colTokens left out keeps following rowTokens
     v = checkHeatmapView(raw);
     theme = themeOf(v.theme);
-    const newData = "z" in next || "masked" in next;
     const palette = v.palette || (v.scale === "diverging" ? theme.diverging : theme.sequential);
-    const domain = domainOf(v.scale, v.z, v.zmin, v.zmax), scaleKey = JSON.stringify([v.scale, palette, domain]);
-    const newScale = scaleKey !== keys.scale;
-    if (newScale) scale = colourScale({ kind: v.scale, palette, domain });
-    const width = Math.round(v.width || parent.clientWidth || 640);
-    const height = Math.round(v.height || defaultHeight(theme, v.rowTokens.length));
+    const domain = domainOf(v.scale, v.z, v.zmin, v.zmax), key = JSON.stringify([v.scale, palette, domain]);
+    if (key !== scaleKey) [scale, scaleKey] = [colourScale({ kind: v.scale, palette, domain }), key];
+    if ("z" in next || "masked" in next) data++;
+    const width = Math.round(v.width || parent.clientWidth || 640), height = Math.round(v.height || defaultHeight(theme, v.rowTokens.length));
     const barTickTexts = barTicks(scale).map((t) => t[1]);
-    const layoutKey = JSON.stringify([width, height, v.rowTokens, v.colTokens, v.title, v.xLabel, v.yLabel,
-      v.valueName, theme, v.colourbar !== false]);
-    const relayout = layoutKey !== keys.layout ||
-      (newScale && L.bar && barTickTexts.some((s) => fig.measure(s, L.f.tick) > L.barTextWidth));
-    if (relayout) {
-      fig.resize(width, height);
-      L = heatmapLayout({ ...v, width, height, barTickTexts, theme }, fig.measure);
-      fig.paint("frame", (q) => paintFrame(q, L));
-      keys.layout = layoutKey;
-    }
-    if (relayout || newScale) fig.paint("colourbar", (q) => paintColourbar(q, L, model()));
-    if (relayout || newScale || newData) fig.paint("cells", (q) => paintCells(q, L, model()));
-    const marksKey = JSON.stringify([v.highlight || null, v.outlines || null]), newMarks = relayout || marksKey !== keys.marks;
-    if (newMarks) fig.marks();
-    keys.scale = scaleKey; keys.marks = marksKey;
-    if (relayout || newScale || newData || newMarks) {
-      fig.drawn(v.rowTokens, `${v.title || name}: heatmap of ${v.rowTokens.length} by ${v.colTokens.length} tokens. ` +
-        "Arrow keys move across cells, Enter shows the row's bars.");
-    }
+    fig.render({
+      width, height, tokens: v.rowTokens,
+      keys: { frame: [width, height, v.rowTokens, v.colTokens, v.title, v.xLabel, v.yLabel, v.valueName, theme, v.colourbar !== false],
+        cells: [scaleKey, data], colourbar: scaleKey, marks: [v.highlight || null, v.outlines || null] },
+      relayout: L?.bar && barTickTexts.some((s) => fig.measure(s, L.f.tick) > L.barTextWidth),  // a new scale's numbers need more room
+      layout: (measure) => { L = heatmapLayout({ ...v, width, height, barTickTexts, theme }, measure); },
+      label: `${v.title || name}: heatmap of ${v.rowTokens.length} by ${v.colTokens.length} tokens. Arrow keys move across cells, Enter shows the row's bars.`,
+    });
   }
 
   function selectRow(r) {
     selected = r;
-    fig.marks();
+    fig.paint("marks");
     fig.announce(`row #${r} ${v.rowTokens[r]} selected`);
     const detail = { figure: `heatmap:${name}`, row: r, token: v.rowTokens[r], values: Array.from(v.z[r]), colTokens: v.colTokens.slice() };
     fig.root.dispatchEvent(new CustomEvent("figure-rowselect", { bubbles: true, detail }));
@@ -179,25 +156,21 @@ export function createHeatmap(parent, { name = "heatmap", provenance = null, onR
   }
 
   const fig = createFigure(parent, {
-    kind: "heatmap", name, layers: LAYERS, provenance, draw, view: () => v, separator: ", ",
-    reset() { raw = {}; v = null; keys = { layout: "", scale: "", marks: "" }; },
+    kind: "heatmap", name, provenance, draw, view: () => v, separator: ", ",
+    reset() { raw = {}; v = null; },
     hit: (x, y) => cellAt(L, v.z.length, v.colTokens.length, x, y),
     describe: ([r, c]) => [`row: #${r} ${v.rowTokens[r]}`, `column: #${c} ${v.colTokens[c]}`,
       `${v.valueName || "value"} = ${valueText(v.z[r][c], v.masked?.[r]?.[c])}`],
     grid: () => [v.z.length, v.colTokens.length],
     keyOf: (cell) => cell,
     select: ([r]) => selectRow(r),
-    paintMarks: (q, live) => paintMarks(q, L, marks(live)),
+    layers: { frame: (q) => paintFrame(q, L), cells: (q) => paintCells(q, L, model()), colourbar: (q) => paintColourbar(q, L, model()),
+      marks: (q, live) => paintMarks(q, L, marks(live)) },
     table: () => dataTable(`${v.title || name} (${v.valueName || "value"}; rows: ${v.yLabel || "row tokens"})`, "row \\ column",
       v.colTokens.map((t, c) => `#${c} ${t}`), v.rowTokens.map((t, r) => `#${r} ${t}`), (r, c) => valueText(v.z[r][c], v.masked?.[r]?.[c])),
-    exported: () => ({
-      width: L.width, height: L.height, title: v.title,
-      paint(q) { paintFrame(q, L); paintCells(q, L, model()); paintColourbar(q, L, model()); paintMarks(q, L, marks(null)); },
-      data: () => ({ kind: "heatmap", name, title: v.title ?? null, value_name: v.valueName ?? null,
-        row_tokens: v.rowTokens, col_tokens: v.colTokens, z: Array.from(v.z, (row) => Array.from(row)),
-        masked: v.masked ? Array.from(v.masked, (row) => Array.from(row, Boolean)) : null }),
-      csv: (prov) => heatmapCsv(prov, v),
-    }),
+    data: () => ({ kind: "heatmap", name, title: v.title ?? null, value_name: v.valueName ?? null, row_tokens: v.rowTokens,
+      col_tokens: v.colTokens, z: Array.from(v.z, (row) => Array.from(row)), masked: v.masked ? Array.from(v.masked, (row) => Array.from(row, Boolean)) : null }),
+    csv: (prov) => heatmapCsv(prov, v),
   });
 
   return { root: fig.root, update: fig.update, exportAs: fig.exportAs, selectRow, paints: fig.paints,

@@ -22,10 +22,8 @@ export function canvasPainter(ctx) {
     line(x1, y1, x2, y2, colour, width = 1) { stroke(colour, width); ctx.beginPath(); ctx.moveTo(x1, y1); ctx.lineTo(x2, y2); ctx.stroke(); },
     text(s, x, y, o) {
       ctx.save();
-      ctx.font = font(o.size, o.weight);
-      ctx.fillStyle = o.fill || "#222";
-      ctx.textAlign = o.align || "left";
-      ctx.textBaseline = BASELINES[o.baseline || "middle"];
+      Object.assign(ctx, { font: font(o.size, o.weight), fillStyle: o.fill || "#222", textAlign: o.align || "left",
+        textBaseline: BASELINES[o.baseline || "middle"] });
       ctx.translate(x, y);
       if (o.angle) ctx.rotate((-o.angle * Math.PI) / 180);
       ctx.fillText(s, 0, 0);
@@ -34,7 +32,8 @@ export function canvasPainter(ctx) {
     gradient(x, y, w, h, stops) {
       const g = ctx.createLinearGradient(0, y + h, 0, y);
       for (const [p, c] of stops) g.addColorStop(p, c);
-      ctx.fillStyle = g; ctx.fillRect(x, y, w, h);
+      ctx.fillStyle = g;
+      ctx.fillRect(x, y, w, h);
     },
     cells(x, y, cw, ch, R, C, rgbAt) {
       // one pixel per cell, scaled up without smoothing: a T × T map is one table look-up per cell
