@@ -48,14 +48,6 @@ export function barsLayout(spec, measure) {
     value, valueTicks, ...titles(spec, f, plot, height) };
 }
 
-/* The bar under a point (its band, anywhere across the plot), or null. */
-export function barAt(L, n, x, y) {
-  const { plot } = L;
-  if (x < plot.x || x > plot.x + plot.w || y < plot.y || y > plot.y + plot.h) return null;
-  const i = Math.floor(L.horizontal ? (y - plot.y) / L.band : (x - plot.x) / L.band);
-  return i >= 0 && i < n ? i : null;
-}
-
 export function paintBarsFrame(p, L) {
   const { f, plot, horizontal, value } = L;
   paintTitles(p, L);
@@ -121,7 +113,7 @@ export function createBars(parent, { name = "bars", provenance = null } = {}) {
   const fig = createFigure(parent, {
     kind: "bars", name, provenance, draw, view: () => v, separator: ": ",
     reset() { v = null; },
-    hit: (x, y) => barAt(L, v.labels.length, x, y),
+    plot: () => L.plot,
     describe: (i) => [`#${i} ${v.labels[i]}`, `${v.valueName || "value"} = ${valueText(v.values[i])}`],
     grid: () => (v.orientation === "horizontal" ? [v.labels.length, 1] : [1, v.labels.length]),
     keyOf: ([r, c]) => r + c,  // one of them is always 0

@@ -14,11 +14,9 @@ const CSS = `.disan-fig { position: relative; display: block; font-family: ${FON
 .disan-fig__table table { border-collapse: collapse; font-size: 12px; }
 .disan-fig__table th, .disan-fig__table td { border: 1px solid #c8d4e3; padding: 1px 4px; text-align: right; }`;
 
-function el(tag, cls, attrs = {}, text = null) {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
+function el(tag, props, attrs = {}) {
+  const e = Object.assign(document.createElement(tag), props);
   for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
-  if (text !== null) e.textContent = text;
   return e;
 }
 
@@ -27,10 +25,10 @@ function el(tag, cls, attrs = {}, text = null) {
 export function dataTable(caption, corner, colHeaders, rowHeaders, valueAt) {
   const table = document.createElement("table");
   table.createCaption().textContent = caption;
-  table.createTHead().insertRow().append(...[corner, ...colHeaders].map((h) => el("th", null, { scope: "col" }, h)));
+  table.createTHead().insertRow().append(...[corner, ...colHeaders].map((h) => el("th", { textContent: h, scope: "col" })));
   const body = table.createTBody();
   rowHeaders.forEach((h, r) => {
-    body.insertRow().append(el("th", null, { scope: "row" }, h), ...colHeaders.map((_, c) => el("td", null, {}, valueAt(r, c))));
+    body.insertRow().append(el("th", { textContent: h, scope: "row" }), ...colHeaders.map((_, c) => el("td", { textContent: valueAt(r, c) })));
   });
   return table;
 }
@@ -44,19 +42,24 @@ export function nextCell([r, c], key, R, C) {
   return moves[key] || null;
 }
 
+/* The cell [r, c] of an R × C grid over `plot` {x, y, w, h} under a point, or null outside it (bars: R × 1, 1 × C). */
+export function cellAt(plot, R, C, x, y) {
+  const r = Math.floor((y - plot.y) / (plot.h / R)), c = Math.floor((x - plot.x) / (plot.w / C));
+  return r >= 0 && r < R && c >= 0 && c < C ? [r, c] : null;
+}
+
 export function createFigure(parent, def) {
   const { kind, name } = def, layers = Object.keys(def.layers), doc = parent.ownerDocument;
-  if (!doc.getElementById("disan-fig-style")) doc.head.append(el("style", null, { id: "disan-fig-style" }, CSS));
-  const root = el("div", "disan-fig", { "data-figure": `${kind}:${name}`, "data-drawn": "" });
-  const stage = el("div", "disan-fig__stage", { tabindex: "0", role: "application", "aria-roledescription": kind });
-  const canvases = layers.map((layer) => el("canvas", null, { "aria-hidden": "true", "data-layer": layer }));
-  const tip = el("div", "disan-fig__tip", { "aria-hidden": "true" });
-  const live = el("div", "disan-fig__live", { "aria-live": "polite", "aria-atomic": "true" });
-  const error = el("p", "disan-fig__error", { role: "alert" });
-  const details = el("details", "disan-fig__table");
-  tip.hidden = error.hidden = true;
+  if (!doc.getElementById("disan-fig-style")) doc.head.append(el("style", { id: "disan-fig-style", textContent: CSS }));
+  const root = el("div", { className: "disan-fig" }, { "data-figure": `${kind}:${name}`, "data-drawn": "" });
+  const stage = el("div", { className: "disan-fig__stage" }, { tabindex: "0", role: "application", "aria-roledescription": kind });
+  const canvases = layers.map((layer) => el("canvas", {}, { "aria-hidden": "true", "data-layer": layer }));
+  const tip = el("div", { className: "disan-fig__tip", hidden: true }, { "aria-hidden": "true" });
+  const live = el("div", { className: "disan-fig__live" }, { "aria-live": "polite", "aria-atomic": "true" });
+  const error = el("p", { className: "disan-fig__error", hidden: true }, { role: "alert" });
+  const details = el("details", { className: "disan-fig__table" });
   stage.append(...canvases, tip);
-  details.append(el("summary", null, {}, "Data as a table"));
+  details.append(el("summary", { textContent: "Data as a table" }));
   const refreshTable = () => {
     details.querySelector("table")?.remove();
     if (details.open) details.append(ready() ? def.table() : document.createElement("table"));
@@ -75,6 +78,7 @@ export function createFigure(parent, def) {
   };
   const ready = () => def.view() !== null;
   const point = (e) => { const b = stage.getBoundingClientRect(); return [e.clientX - b.left, e.clientY - b.top]; };
+  const hit = (x, y) => { const cell = cellAt(def.plot(), ...def.grid(), x, y); return cell && def.keyOf(cell); };
   /* Size every layer to w × h CSS pixels (backing store × devicePixelRatio), with a painter for each. */
   function resize(w, h) {
     const dpr = window.devicePixelRatio || 1, css = { width: `${w}px`, height: `${h}px` };
@@ -134,7 +138,7 @@ export function createFigure(parent, def) {
 
   stage.addEventListener("pointermove", (e) => {
     if (!ready()) return;
-    const [x, y] = point(e), key = def.hit(x, y);
+    const [x, y] = point(e), key = hit(x, y);
     if (String(key) !== String(hover)) { hover = key; fig.paint("marks"); }
     if (key === null) { tip.hidden = true; return; }
     tip.textContent = def.describe(key).join("\n");
@@ -143,16 +147,10 @@ export function createFigure(parent, def) {
     tip.style.top = `${y + 14 + tip.offsetHeight > size[1] ? Math.max(0, y - tip.offsetHeight - 8) : y + 14}px`;
   });
   stage.addEventListener("pointerleave", () => { hover = null; tip.hidden = true; if (ready()) fig.paint("marks"); });
-  stage.addEventListener("click", (e) => {
-    const key = ready() ? def.hit(...point(e)) : null;
-    if (key !== null) def.select(key);
-  });
-  // a figure without a fixed width follows its parent's
-  if (typeof ResizeObserver !== "undefined") {
-    new ResizeObserver(() => {
-      if (parent.clientWidth > 0 && ready() && !def.view().width && Math.round(parent.clientWidth) !== size[0]) fig.update({});
-    }).observe(parent);
-  }
+  stage.addEventListener("click", (e) => { const key = ready() ? hit(...point(e)) : null; if (key !== null) def.select(key); });
+  new ResizeObserver(() => {  // a figure without a fixed width follows its parent's
+    if (parent.clientWidth > 0 && ready() && !def.view().width && Math.round(parent.clientWidth) !== size[0]) fig.update({});
+  }).observe(parent);
   // the keyboard focus starts at [0, 0] and is kept inside the grid when the data shrinks
   const move = (cell) => {
     focus = cell && def.keyOf(cell);

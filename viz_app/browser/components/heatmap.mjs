@@ -41,12 +41,6 @@ export function heatmapLayout(spec, measure) {
   };
 }
 
-/* The cell under a point, or null outside the cells. */
-export function cellAt(L, rows, cols, x, y) {
-  const c = Math.floor((x - L.plot.x) / L.cw), r = Math.floor((y - L.plot.y) / L.ch);
-  return r >= 0 && r < rows && c >= 0 && c < cols ? [r, c] : null;
-}
-
 export function paintFrame(p, L) {
   paintTitles(p, L);
   paintRowLabels(p, L, L.rowLabels, L.yTicks, L.ch);
@@ -58,13 +52,10 @@ export function paintFrame(p, L) {
 export function paintCells(p, L, m) {
   const { z, masked, scale } = m, R = z.length, C = R ? z[0].length : 0, lut = scale.lut, maskedRgb = hexRgb(m.theme.masked);
   // one [r, g, b] reused for every cell (both painters read it at once): no array per cell of a T × T map
-  /** @type {[number, number, number]} */
-  const rgb = [0, 0, 0];
-  const isMasked = (r, c) => Boolean(masked && masked[r] && masked[r][c]);
-  /** @type {(r: number, c: number) => [number, number, number]} */
+  const rgb = [0, 0, 0], isMasked = (r, c) => Boolean(masked && masked[r] && masked[r][c]);
   const rgbAt = (r, c) => {
     const i = isMasked(r, c) ? -1 : scale.index(z[r][c]);
-    if (i < 0) return /** @type {[number, number, number]} */ (maskedRgb);
+    if (i < 0) return maskedRgb;
     rgb[0] = lut[3 * i]; rgb[1] = lut[3 * i + 1]; rgb[2] = lut[3 * i + 2];
     return rgb;
   };
@@ -158,7 +149,7 @@ export function createHeatmap(parent, { name = "heatmap", provenance = null, onR
   const fig = createFigure(parent, {
     kind: "heatmap", name, provenance, draw, view: () => v, separator: ", ",
     reset() { raw = {}; v = null; },
-    hit: (x, y) => cellAt(L, v.z.length, v.colTokens.length, x, y),
+    plot: () => L.plot,
     describe: ([r, c]) => [`row: #${r} ${v.rowTokens[r]}`, `column: #${c} ${v.colTokens[c]}`,
       `${v.valueName || "value"} = ${valueText(v.z[r][c], v.masked?.[r]?.[c])}`],
     grid: () => [v.z.length, v.colTokens.length],

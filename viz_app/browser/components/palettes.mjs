@@ -6,7 +6,7 @@
  * A value → a position in [0, 1] (sequential over [lo, hi]; diverging centred on 0, so 0 is the palette's
  * middle whatever the data) → a row of a 257-entry table interpolated in RGB between the stops, as Plotly does,
  * so painting T × T cells is one table look-up per cell. */
-import { scaleDiverging, scaleLinear, scaleSequential } from "d3-scale";
+import { scaleLinear } from "d3-scale";
 
 const spaced = (colours) => colours.map((c, i) => [i * (1 / (colours.length - 1)), c]);
 const rgbs = (s) => s.split(" ").map((c) => `rgb(${c})`);
@@ -72,22 +72,21 @@ export function paletteTable(palette) {
 export function colourScale({ kind = "sequential", palette, domain }) {
   if (kind !== "sequential" && kind !== "diverging") throw new Error(`unknown scale kind ${JSON.stringify(kind)}: use "sequential" or "diverging"`);
   const [lo, hi] = domain, lut = paletteTable(palette);
-  const pos = kind === "diverging" ? scaleDiverging((t) => t).domain([lo, 0, hi]).clamp(true)
-    : scaleSequential((t) => t).domain([lo, hi]).clamp(true);
-  // pos(v) without d3's call chain per cell (a 256 × 256 map is 65k of them): the same arithmetic as d3's
-  // sequential and diverging scales with the identity transform and clamp, so the same table row
+  // d3's scaleSequential / scaleDiverging (domain [lo, 0, hi]) with the identity interpolator and clamp, without
+  // d3's call chain per cell (a 256 × 256 map is 65k of them): the same arithmetic, so the same table row
   const k10 = kind === "diverging" ? (lo === 0 ? 0 : 0.5 / (0 - lo)) : lo === hi ? 0 : 1 / (hi - lo);
   const k21 = hi === 0 ? 0 : 0.5 / hi, s = 0 < lo ? -1 : 1;
-  const fast = kind === "diverging"
+  const position = kind === "diverging"
     ? (v) => { const x = 0.5 + v * (s * v < 0 ? k10 : k21); return x > 0 ? (x > 1 ? 1 : x) : 0; }
     : (v) => { if (k10 === 0) return 0.5; const x = (v - lo) * k10; return x > 0 ? (x > 1 ? 1 : x) : 0; };
-  const index = (v) => (v === null || !Number.isFinite(v) ? -1 : Math.round(fast(v) * (LUT_SIZE - 1)));
+  const index = (v) => (v === null || !Number.isFinite(v) ? -1 : Math.round(position(v) * (LUT_SIZE - 1)));
   const rgb = (v) => { const i = index(v); return i < 0 ? null : Array.from(lut.subarray(3 * i, 3 * i + 3)); };
-  return { kind, domain: [lo, hi], position: (v) => pos(v), index, rgb, lut, ticks: (n) => scaleLinear().domain([lo, hi]).ticks(n) };
+  return { kind, domain: [lo, hi], position, index, rgb, lut, ticks: (n) => scaleLinear().domain([lo, hi]).ticks(n) };
 }
 
-/* Black or white, whichever reads better on an RGB colour (WCAG relative luminance). */
-export function textColourOn([r, g, b]) {
+/* Black or white, whichever reads better on an RGB colour [r, g, b] (WCAG relative luminance). */
+export function textColourOn(rgb) {
+  const [r, g, b] = rgb;
   const lin = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
   const y = 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
   return (y + 0.05) / 0.05 >= 1.05 / (y + 0.05) ? "#000000" : "#ffffff";
