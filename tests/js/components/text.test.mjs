@@ -14,7 +14,7 @@ test("clipToWidth keeps what fits and marks the cut with an ellipsis, counting c
 });
 
 /* Corners of a label's box: anchored at (x, 0) on the axis, ending there (flat labels centred), rotated
- * counter-clockwise by `angle`, as text.mjs paintColumnLabels draws them. */
+ * counter-clockwise by `angle`, as text.mjs paintLabels draws them. */
 function box(x, width, h, angle) {
   const a = (angle * Math.PI) / 180, u = [Math.cos(a), -Math.sin(a)], n = [Math.sin(a), Math.cos(a)];
   const x0 = angle === 0 ? -width / 2 : -width, x1 = angle === 0 ? width / 2 : 0;

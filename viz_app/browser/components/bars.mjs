@@ -4,9 +4,9 @@
  * focused bar, talk mode's one); update(view) repaints the bars only when the labels and the value axis stay. */
 import { scaleLinear } from "d3-scale";
 import { themeOf } from "./palettes.mjs";
-import { INK, PAD, TICK_PAD, axisRoom, clipLabels, fitXTicks, fitYTicks, fonts, formatCell, paintColumnLabels,
-  paintRowLabels, paintTitles, tickTexts, titleRoom, titles, valueText } from "./text.mjs";
-import { markBox } from "./painter.mjs";
+import { INK, PAD, TICK_PAD, axisRoom, clipLabels, fitXTicks, fitYTicks, fonts, formatCell, paintLabels,
+  paintTitles, tickTexts, titleRoom, titles, valueText } from "./text.mjs";
+import { HIGHLIGHT, HOVER, paintBoxes } from "./painter.mjs";
 import { createFigure, dataTable } from "./figure.mjs";
 import { checkBarsView } from "./validate.mjs";
 import { barsCsv } from "./export.mjs";
@@ -20,9 +20,6 @@ export function barsDomain(values, domain) {
   for (const v of values) if (v !== null && Number.isFinite(v)) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
   return scaleLinear().domain([lo, hi === lo ? lo + 1 : hi]).nice(5).domain();
 }
-
-export const defaultBarsHeight = (theme, n, orientation) =>
-  orientation === "horizontal" ? Math.trunc(Math.min(760, Math.max(200, 90 + theme.cell_height * n))) : 320;
 
 /* spec: {width, height, labels, orientation, domain, title, xLabel, yLabel, theme}. */
 export function barsLayout(spec, measure) {
@@ -58,7 +55,7 @@ export function paintBarsFrame(p, L) {
     if (horizontal) p.text(s, at, plot.y + plot.h + TICK_PAD, { size: f.tick, fill: INK, align: "center", baseline: "top" });
     else p.text(s, plot.x - TICK_PAD, at, { size: f.tick, fill: INK, align: "right" });
   }
-  (horizontal ? paintRowLabels : paintColumnLabels)(p, L, L.labels, L.cat, L.band);
+  paintLabels(p, L, L.labels, L.cat, L.band, horizontal);
 }
 
 /* Bars from 0 (positive in the theme's first colour, negative in its vermilion), values at their ends. */
@@ -80,20 +77,13 @@ export function paintBars(p, L, values, theme) {
   });
 }
 
-/* Marks: {i, highlight} outline bar i's band across the plot. */
-export function paintBarsMarks(p, L, marks) {
-  for (const { i, highlight } of marks) {
-    const at = (L.horizontal ? L.plot.y : L.plot.x) + i * L.band;
-    if (L.horizontal) markBox(p, L.plot.x, at, L.plot.w, L.band, highlight);
-    else markBox(p, at, L.plot.y, L.band, L.plot.h, highlight);
-  }
-}
-
 export function createBars(parent, { name = "bars", provenance = null } = {}) {
   let v = null, theme = null, L = null, data = 0;
-  const marks = (live) => {
-    const n = v.labels.length, out = Number.isInteger(v.highlight) && v.highlight >= 0 && v.highlight < n ? [{ i: v.highlight, highlight: true }] : [];
-    for (const i of live ? [live.hover, live.focus] : []) if (i !== null && i < n) out.push({ i, highlight: false });
+  const grid = () => (v.orientation === "horizontal" ? [v.labels.length, 1] : [1, v.labels.length]);
+  const cell = (i) => (v.orientation === "horizontal" ? { r: i, c: 0 } : { r: 0, c: i });  // bar i in the R × 1 or 1 × C grid
+  const marks = (live) => {  // talk mode's bar, then on screen the hovered and focused ones: painter.mjs boxes
+    const n = v.labels.length, h = v.highlight, out = Number.isInteger(h) && h >= 0 && h < n ? [{ ...cell(h), ...HIGHLIGHT }] : [];
+    for (const at of live ? [live.hover, live.focus] : []) if (at && at[0] + at[1] < n) out.push({ r: at[0], c: at[1], ...HOVER });
     return out;
   };
 
@@ -102,7 +92,7 @@ export function createBars(parent, { name = "bars", provenance = null } = {}) {
     theme = themeOf(v.theme);
     if ("values" in next) data++;
     const domain = barsDomain(v.values, v.domain), width = Math.round(v.width || parent.clientWidth || 480);
-    const height = Math.round(v.height || defaultBarsHeight(theme, v.labels.length, v.orientation));
+    const height = Math.round(v.height || (v.orientation === "horizontal" ? Math.min(760, Math.max(200, 90 + theme.cell_height * v.labels.length)) : 320));
     fig.render({
       width, height, tokens: v.labels, label: `${v.title || name}: ${v.labels.length} bars. Arrow keys move across bars.`,
       keys: { frame: [width, height, v.labels, v.orientation, domain, v.title, v.xLabel, v.yLabel, theme], bars: data, marks: v.highlight ?? null },
@@ -114,11 +104,10 @@ export function createBars(parent, { name = "bars", provenance = null } = {}) {
     kind: "bars", name, provenance, draw, view: () => v, separator: ": ",
     reset() { v = null; },
     plot: () => L.plot,
-    describe: (i) => [`#${i} ${v.labels[i]}`, `${v.valueName || "value"} = ${valueText(v.values[i])}`],
-    grid: () => (v.orientation === "horizontal" ? [v.labels.length, 1] : [1, v.labels.length]),
-    keyOf: ([r, c]) => r + c,  // one of them is always 0
+    describe: ([r, c]) => [`#${r + c} ${v.labels[r + c]}`, `${v.valueName || "value"} = ${valueText(v.values[r + c])}`],  // r or c is 0
+    grid,
     select: () => {},
-    layers: { frame: (q) => paintBarsFrame(q, L), bars: (q) => paintBars(q, L, v.values, theme), marks: (q, live) => paintBarsMarks(q, L, marks(live)) },
+    layers: { frame: (q) => paintBarsFrame(q, L), bars: (q) => paintBars(q, L, v.values, theme), marks: (q, live) => paintBoxes(q, L.plot, ...grid(), marks(live)) },
     table: () => dataTable(v.title || name, "token", [v.valueName || "value"], v.labels.map((t, i) => `#${i} ${t}`), (r) => valueText(v.values[r])),
     data: () => ({ kind: "bars", name, title: v.title ?? null, value_name: v.valueName ?? null, labels: v.labels, values: Array.from(v.values) }),
     csv: (prov) => barsCsv(prov, v),

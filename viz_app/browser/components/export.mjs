@@ -3,8 +3,8 @@
  * checkpoint's SHA-256 and the project's version, as the caller supplied them ("unknown" where it did not). */
 import { FONT_FAMILY, canvasPainter, svgPainter, xmlText } from "./painter.mjs";
 
-export const EXPORT_KINDS = ["png", "svg", "json", "csv"];
 const MIME = { png: "image/png", svg: "image/svg+xml", json: "application/json", csv: "text/csv" };
+export const EXPORT_KINDS = Object.keys(MIME);
 const oneLine = (v) => String(v ?? "unknown").replace(/[\r\n]+/g, " ");
 
 /* {figure, checkpoint_sha256, version} of a figure id ("heatmap:attention") and the caller's provenance. */
@@ -28,10 +28,7 @@ const csv = (prov, header, rows) =>
 
 /* One line per cell: row, row token, column, column token, value, masked. */
 export function heatmapCsv(prov, d) {
-  const rows = [];
-  d.z.forEach((zr, r) => Array.from(zr).forEach((v, c) => {
-    rows.push([r, d.rowTokens[r], c, d.colTokens[c], num(v), Boolean(d.masked && d.masked[r] && d.masked[r][c])]);
-  }));
+  const rows = Array.from(d.z).flatMap((zr, r) => Array.from(zr, (v, c) => [r, d.rowTokens[r], c, d.colTokens[c], num(v), Boolean(d.masked?.[r]?.[c])]));
   return csv(prov, ["row", "row_token", "column", "column_token", d.valueName || "value", "masked"], rows);
 }
 

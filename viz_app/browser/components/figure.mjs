@@ -78,7 +78,7 @@ export function createFigure(parent, def) {
   };
   const ready = () => def.view() !== null;
   const point = (e) => { const b = stage.getBoundingClientRect(); return [e.clientX - b.left, e.clientY - b.top]; };
-  const hit = (x, y) => { const cell = cellAt(def.plot(), ...def.grid(), x, y); return cell && def.keyOf(cell); };
+  const hit = (x, y) => cellAt(def.plot(), ...def.grid(), x, y);
   /* Size every layer to w × h CSS pixels (backing store × devicePixelRatio), with a painter for each. */
   function resize(w, h) {
     const dpr = window.devicePixelRatio || 1, css = { width: `${w}px`, height: `${h}px` };
@@ -153,7 +153,7 @@ export function createFigure(parent, def) {
   }).observe(parent);
   // the keyboard focus starts at [0, 0] and is kept inside the grid when the data shrinks
   const move = (cell) => {
-    focus = cell && def.keyOf(cell);
+    focus = cell;
     if (!ready()) return;
     fig.paint("marks");
     if (cell) live.textContent = def.describe(focus).join(def.separator);
@@ -166,7 +166,7 @@ export function createFigure(parent, def) {
     const [R, C] = grid();
     if (!R || !C) return;
     clampAt([R, C]);
-    if (e.key === "Enter" || e.key === " ") { e.preventDefault(); def.select(def.keyOf(at)); return; }
+    if (e.key === "Enter" || e.key === " ") { e.preventDefault(); def.select(at); return; }
     const next = nextCell(at, e.key, R, C);
     if (next) { e.preventDefault(); at = next; move(at); }
   });

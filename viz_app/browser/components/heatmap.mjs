@@ -4,23 +4,18 @@
  * (painter.mjs), on screen and in the exports alike: the frame (title, token labels, axis titles), the cells
  * (with their numbers where they fit), the colour bar, the marks (outlines, hover, focus, talk mode's cell). */
 import { LUT_SIZE, colourScale, domainOf, hexRgb, textColourOn, themeOf } from "./palettes.mjs";
-import { INK, PAD, TICK_PAD, axisRoom, cellTextFits, clipLabels, fitXTicks, fitYTicks, fonts, formatCell, paintColumnLabels,
-  paintRowLabels, paintTitles, tickTexts, titleRoom, titles, valueText } from "./text.mjs";
-import { markBox } from "./painter.mjs";
+import { INK, PAD, TICK_PAD, axisRoom, cellTextFits, clipLabels, fitXTicks, fitYTicks, fonts, formatCell, paintLabels,
+  paintTitles, tickTexts, titleRoom, titles, valueText } from "./text.mjs";
+import { HIGHLIGHT, HOVER, paintBoxes } from "./painter.mjs";
 import { createFigure, dataTable } from "./figure.mjs";
 import { checkHeatmapView } from "./validate.mjs";
 import { heatmapCsv } from "./export.mjs";
 
 const GRID = "#c8d4e3", BAR_WIDTH = 14, BAR_GAP = 14;
 
-/* The default height of a heatmap with R rows (figures.js: between 260 and 760, cell_height per row). */
-export const defaultHeight = (theme, rows) => Math.trunc(Math.min(760, Math.max(260, 120 + theme.cell_height * rows)));
-
-/* Where every part goes, from the size, the tokens and how wide their text is (`measure(text, size)`: canvas
- * on screen, a stand-in in tests): the left margin holds the widest row label, the bottom one the column labels
- * at the angle text.mjs chose for the column width, the right one the colour bar and its numbers (bar: null
- * without one). spec: {width, height, rowTokens, colTokens, title, xLabel, yLabel, valueName, barTickTexts,
- * theme, colourbar}. */
+/* Where every part goes, from the view, the size and how wide its text is (`measure(text, size)`: canvas on
+ * screen, a stand-in in tests): the left margin holds the widest row label, the bottom one the column labels at
+ * the angle text.mjs chose for the column width, the right one the colour bar and its numbers (bar: null without). */
 export function heatmapLayout(spec, measure) {
   const { width, height, rowTokens, colTokens } = spec, f = fonts(spec.theme), tickLine = Math.ceil(f.tick * 1.25);
   const [rowLabels, rowWidths] = clipLabels(rowTokens, width * 0.25, f.tick, measure);
@@ -43,8 +38,8 @@ export function heatmapLayout(spec, measure) {
 
 export function paintFrame(p, L) {
   paintTitles(p, L);
-  paintRowLabels(p, L, L.rowLabels, L.yTicks, L.ch);
-  paintColumnLabels(p, L, L.colLabels, L.xTicks, L.cw);
+  paintLabels(p, L, L.rowLabels, L.yTicks, L.ch, true);
+  paintLabels(p, L, L.colLabels, L.xTicks, L.cw, false);
 }
 
 /* Cells in the scale's colours (masked and missing values in the theme's masked colour), then their values
@@ -91,31 +86,22 @@ export function paintColourbar(p, L, m) {
   }
 }
 
-/* Marks: {kind: "outline", axis, index, colour} (a whole row or column framed: the pair view's inserted and
- * deleted steps), {kind: "row", r} (the selected row), {kind: "cell" | "highlight", r, c}. */
-export function paintMarks(p, L, marks) {
-  const { plot, cw, ch } = L;
-  for (const mk of marks) {
-    if (mk.kind === "outline" && mk.axis === "row") p.frame(plot.x + 1, plot.y + mk.index * ch + 1, plot.w - 2, ch - 2, mk.colour, 2);
-    else if (mk.kind === "outline") p.frame(plot.x + mk.index * cw + 1, plot.y + 1, cw - 2, plot.h - 2, mk.colour, 2);
-    else if (mk.kind === "row") p.frame(plot.x + 1, plot.y + mk.r * ch + 1, plot.w - 2, ch - 2, "#E69F00", 2);
-    else markBox(p, plot.x + mk.c * cw, plot.y + mk.r * ch, cw, ch, mk.kind === "highlight");
-  }
+/* The marks as boxes (painter.mjs paintBoxes) of view v: its outlined rows and columns (the pair view's inserted
+ * and deleted steps) and talk mode's cell, then on screen (`live`) the selected row, the hovered and focused cells. */
+export function heatmapMarks(v, selected, live) {
+  const R = v.z.length, C = v.colTokens.length, inGrid = (cell) => cell && cell[0] < R && cell[1] < C;
+  const out = (v.outlines || []).filter((o) => o.index < (o.axis === "row" ? R : C))
+    .map((o) => ({ r: o.axis === "row" ? o.index : null, c: o.axis === "row" ? null : o.index, colour: o.colour, width: 2, inset: 1 }));
+  if (inGrid(v.highlight)) out.push({ r: v.highlight[0], c: v.highlight[1], ...HIGHLIGHT });
+  if (!live) return out;
+  if (selected !== null && selected < R) out.push({ r: selected, c: null, colour: "#E69F00", width: 2, inset: 1 });
+  for (const cell of [live.hover, live.focus]) if (inGrid(cell)) out.push({ r: cell[0], c: cell[1], ...HOVER });
+  return out;
 }
 
 export function createHeatmap(parent, { name = "heatmap", provenance = null, onRowSelect = null } = {}) {
   let raw = {}, v = null, theme = null, scale = null, scaleKey = "", data = 0, L = null, selected = null;
   const model = () => ({ z: v.z, masked: v.masked, scale, theme, valueName: v.valueName });
-  const inGrid = (cell) => cell && cell[0] < v.z.length && cell[1] < v.colTokens.length;
-  function marks(live) {
-    const out = (v.outlines || []).filter((o) => o.index < (o.axis === "row" ? v.z.length : v.colTokens.length))
-      .map((o) => ({ kind: "outline", ...o }));
-    if (v.highlight && inGrid(v.highlight)) out.push({ kind: "highlight", r: v.highlight[0], c: v.highlight[1] });
-    if (!live) return out;
-    if (selected !== null && selected < v.z.length) out.push({ kind: "row", r: selected });
-    for (const cell of [live.hover, live.focus]) if (inGrid(cell)) out.push({ kind: "cell", r: cell[0], c: cell[1] });
-    return out;
-  }
 
   function draw(next) {
     raw = { ...raw, ...next };  // what the host gave, so colTokens left out keeps following rowTokens
@@ -125,7 +111,8 @@ export function createHeatmap(parent, { name = "heatmap", provenance = null, onR
     const domain = domainOf(v.scale, v.z, v.zmin, v.zmax), key = JSON.stringify([v.scale, palette, domain]);
     if (key !== scaleKey) [scale, scaleKey] = [colourScale({ kind: v.scale, palette, domain }), key];
     if ("z" in next || "masked" in next) data++;
-    const width = Math.round(v.width || parent.clientWidth || 640), height = Math.round(v.height || defaultHeight(theme, v.rowTokens.length));
+    // the default height as figures.js's: cell_height per row, between 260 and 760
+    const width = Math.round(v.width || parent.clientWidth || 640), height = Math.round(v.height || Math.min(760, Math.max(260, 120 + theme.cell_height * v.rowTokens.length)));
     const barTickTexts = barTicks(scale).map((t) => t[1]);
     fig.render({
       width, height, tokens: v.rowTokens,
@@ -153,10 +140,9 @@ export function createHeatmap(parent, { name = "heatmap", provenance = null, onR
     describe: ([r, c]) => [`row: #${r} ${v.rowTokens[r]}`, `column: #${c} ${v.colTokens[c]}`,
       `${v.valueName || "value"} = ${valueText(v.z[r][c], v.masked?.[r]?.[c])}`],
     grid: () => [v.z.length, v.colTokens.length],
-    keyOf: (cell) => cell,
     select: ([r]) => selectRow(r),
     layers: { frame: (q) => paintFrame(q, L), cells: (q) => paintCells(q, L, model()), colourbar: (q) => paintColourbar(q, L, model()),
-      marks: (q, live) => paintMarks(q, L, marks(live)) },
+      marks: (q, live) => paintBoxes(q, L.plot, v.z.length, v.colTokens.length, heatmapMarks(v, selected, live)) },
     table: () => dataTable(`${v.title || name} (${v.valueName || "value"}; rows: ${v.yLabel || "row tokens"})`, "row \\ column",
       v.colTokens.map((t, c) => `#${c} ${t}`), v.rowTokens.map((t, r) => `#${r} ${t}`), (r, c) => valueText(v.z[r][c], v.masked?.[r]?.[c])),
     data: () => ({ kind: "heatmap", name, title: v.title ?? null, value_name: v.valueName ?? null, row_tokens: v.rowTokens,

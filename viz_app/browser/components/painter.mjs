@@ -80,13 +80,12 @@ const SVG_BASELINES = { top: "hanging", middle: "central", bottom: "alphabetic" 
 export function svgPainter(measure) {
   const out = [];
   let gradients = 0;
-  const rect = (x, y, w, h, rest) => out.push(`<rect${rest[0]} x="${n(x)}" y="${n(y)}" width="${n(w)}" height="${n(h)}"${rest[1]}/>`);
+  const rect = (x, y, w, h, paint, cls = "") => out.push(`<rect${cls} x="${n(x)}" y="${n(y)}" width="${n(w)}" height="${n(h)}" ${paint}/>`);
+  const stroke = (colour, width) => `stroke="${colour}" stroke-width="${width}"`;
   return {
-    rect(x, y, w, h, fill) { rect(x, y, w, h, ["", ` fill="${fill}"`]); },
-    frame(x, y, w, h, stroke, width = 1) { rect(x, y, w, h, ["", ` fill="none" stroke="${stroke}" stroke-width="${width}"`]); },
-    line(x1, y1, x2, y2, stroke, width = 1) {
-      out.push(`<line x1="${n(x1)}" y1="${n(y1)}" x2="${n(x2)}" y2="${n(y2)}" stroke="${stroke}" stroke-width="${width}"/>`);
-    },
+    rect(x, y, w, h, fill) { rect(x, y, w, h, `fill="${fill}"`); },
+    frame(x, y, w, h, colour, width = 1) { rect(x, y, w, h, `fill="none" ${stroke(colour, width)}`); },
+    line(x1, y1, x2, y2, colour, width = 1) { out.push(`<line x1="${n(x1)}" y1="${n(y1)}" x2="${n(x2)}" y2="${n(y2)}" ${stroke(colour, width)}/>`); },
     text(s, x, y, o) {
       const rot = o.angle ? ` transform="rotate(${-o.angle} ${n(x)} ${n(y)})"` : "";
       out.push(`<text x="${n(x)}" y="${n(y)}" font-size="${o.size}" font-weight="${o.weight || "normal"}" ` +
@@ -96,13 +95,13 @@ export function svgPainter(measure) {
     gradient(x, y, w, h, stops) {
       const id = `ramp${gradients++}`, s = stops.map(([p, c]) => `<stop offset="${p}" stop-color="${c}"/>`).join("");
       out.push(`<defs><linearGradient id="${id}" x1="0" y1="1" x2="0" y2="0">${s}</linearGradient></defs>`);
-      rect(x, y, w, h, ["", ` fill="url(#${id})"`]);
+      rect(x, y, w, h, `fill="url(#${id})"`);
     },
     cells(x, y, cw, ch, R, C, rgbAt) {
       for (let r = 0; r < R; r++) {
         for (let c = 0; c < C; c++) {
           const rgb = rgbAt(r, c);
-          if (rgb) rect(x + c * cw, y + r * ch, cw, ch, [' class="cell"', ` fill="rgb(${rgb[0]},${rgb[1]},${rgb[2]})"`]);
+          if (rgb) rect(x + c * cw, y + r * ch, cw, ch, `fill="rgb(${rgb[0]},${rgb[1]},${rgb[2]})"`, ' class="cell"');
         }
       }
     },
@@ -111,9 +110,14 @@ export function svgPainter(measure) {
   };
 }
 
-/* The outline of a hovered or focused cell or bar (black), or of talk mode's highlighted one (thicker,
- * vermilion), inside the box x, y, w, h. */
-export function markBox(p, x, y, w, h, highlight) {
-  const k = highlight ? 3 : 2;
-  p.frame(x + k / 2, y + k / 2, w - k, h - k, highlight ? "#D55E00" : "#000000", k);
+/* Outlines over a plot {x, y, w, h} cut in R × C cells: {r, c, colour, width, inset} frames cell [r, c], or a whole
+ * row (c null) or column (r null), inset (by default half the line) so the line stays inside. */
+export function paintBoxes(p, plot, R, C, boxes) {
+  const cw = plot.w / C, ch = plot.h / R;
+  for (const { r, c, colour, width, inset = width / 2 } of boxes) {
+    p.frame((c === null ? plot.x : plot.x + c * cw) + inset, (r === null ? plot.y : plot.y + r * ch) + inset,
+      (c === null ? plot.w : cw) - 2 * inset, (r === null ? plot.h : ch) - 2 * inset, colour, width);
+  }
 }
+/* The hovered or focused cell or bar, and talk mode's highlighted one (thicker, vermilion). */
+export const HOVER = { colour: "#000000", width: 2 }, HIGHLIGHT = { colour: "#D55E00", width: 3 };

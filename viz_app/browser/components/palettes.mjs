@@ -1,11 +1,10 @@
-/* Colour: the palettes and themes of today's figures (viz_app/draw/theme.py) and the heatmap's colour scales.
- *
- * The stops are Plotly's, exactly as viz_app.draw.site_view.figure_context() writes them (evenly spaced, the
- * positions computed as Plotly computes them), so a cell has the colour it had in the Plotly figures;
- * tests/test_figure_components.py asserts both tables equal figure_context()'s, so they cannot drift.
- * A value → a position in [0, 1] (sequential over [lo, hi]; diverging centred on 0, so 0 is the palette's
- * middle whatever the data) → a row of a 257-entry table interpolated in RGB between the stops, as Plotly does,
- * so painting T × T cells is one table look-up per cell. */
+/* Colour: the palettes and themes of today's figures (viz_app/draw/theme.py) and the heatmap's colour scales. The
+ * stops are Plotly's, exactly as viz_app.draw.site_view.figure_context() writes them (evenly spaced, the positions
+ * computed as Plotly computes them), so a cell has the colour it had in the Plotly figures;
+ * tests/test_figure_components.py asserts both tables equal figure_context()'s, so they cannot drift. A value → a
+ * position in [0, 1] (sequential over [lo, hi]; diverging centred on 0, so 0 is the palette's middle whatever the
+ * data) → a row of a 257-entry table interpolated in RGB between the stops, as Plotly does, so painting T × T cells
+ * is one table look-up per cell. */
 import { scaleLinear } from "d3-scale";
 
 const spaced = (colours) => colours.map((c, i) => [i * (1 / (colours.length - 1)), c]);

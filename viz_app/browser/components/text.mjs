@@ -1,9 +1,7 @@
-/* Text on a figure: fonts, the titles, token labels along an axis that never overlap, numbers in cells and on
- * bars (d3-format), hover values.
- *
- * Labels are clipped to a pixel width (with "…"), then drawn flat when every one fits its band, at 45° when a
- * line of text fits √2 bands, else at 90°; when even that is too tight only every `step`-th token is labelled.
- * Rotated labels end at their tick, so two neighbours are a line's height apart measured across the text
+/* Text on a figure: fonts, titles, token labels along an axis that never overlap, numbers (d3-format). Labels are
+ * clipped to a pixel width (with "…"), then drawn flat when every one fits its band, at 45° when a line of text
+ * fits √2 bands, else at 90°; when even that is too tight only every `step`-th token is labelled. Rotated labels
+ * end at their tick, so two neighbours are a line's height apart measured across the text
  * (tests/js/components/text.test.mjs checks the boxes). A cell shows its number only where the text fits with a
  * margin on every side, so numbers never overlap each other or a cell border. */
 import { format, precisionFixed } from "d3-format";
@@ -15,10 +13,8 @@ export const formatCell = format(".2f");   // in cells and on bars: 0.42, 1.00, 
 export const formatValue = format(".6~g"); // in hover text and announcements: f"{x:.6g}" as figures.js writes it
 export const cellFontSize = (theme) => Math.max(9, theme.font_size - 3);  // figures.js heat(): font_size − 3
 
-export function fonts(theme) {
-  const size = theme.font_size;
-  return { size, tick: Math.max(10, size - 2), title: Math.round(size * 1.25), cell: cellFontSize(theme), line: Math.ceil(size * 1.3) };
-}
+export const fonts = (theme, size = theme.font_size) =>
+  ({ size, tick: Math.max(10, size - 2), title: Math.round(size * 1.25), cell: cellFontSize(theme), line: Math.ceil(size * 1.3) });
 
 /* Whether text `textWidth` wide and `fontSize` tall fits a cell of cellWidth × cellHeight pixels. */
 export const cellTextFits = (textWidth, fontSize, cellWidth, cellHeight) =>
@@ -87,21 +83,19 @@ export function titles({ title, xLabel, yLabel }, f, plot, height) {
   };
 }
 
-/* A frame's background and titles (L from `titles`), and its category labels: row labels left of the plot,
- * column labels under it (flat, 45° or 90°), label i in the middle of band i. */
+/* A frame's background and titles (L from `titles`), and its category labels: row labels left of the plot
+ * (`rows`), column labels under it (flat, 45° or 90°), label i in the middle of band i. */
 export function paintTitles(p, L) {
   p.rect(0, 0, L.width, L.height, "#ffffff");
   if (L.title) p.text(L.title.text, L.title.x, L.title.y, { size: L.f.title, fill: INK });
   if (L.xLabel) p.text(L.xLabel.text, L.xLabel.x, L.xLabel.y, { size: L.f.size, fill: INK, align: "center" });
   if (L.yLabel) p.text(L.yLabel.text, L.yLabel.x, L.yLabel.y, { size: L.f.size, fill: INK, align: "center", angle: 90 });
 }
-export function paintRowLabels(p, L, labels, ticks, band) {
-  for (const i of ticks.indices) p.text(labels[i], L.plot.x - TICK_PAD, L.plot.y + (i + 0.5) * band, { size: L.f.tick, fill: INK, align: "right" });
-}
-export function paintColumnLabels(p, L, labels, ticks, band) {
-  const { angle } = ticks, y = L.plot.y + L.plot.h + TICK_PAD, o = { size: L.f.tick, fill: INK };
+export function paintLabels(p, L, labels, ticks, band, rows) {
+  const { angle } = ticks, o = { size: L.f.tick, fill: INK }, y = L.plot.y + L.plot.h + TICK_PAD;
   for (const i of ticks.indices) {
-    p.text(labels[i], L.plot.x + (i + 0.5) * band, y, angle === 0 ? { ...o, align: "center", baseline: "top" }
+    if (rows) p.text(labels[i], L.plot.x - TICK_PAD, L.plot.y + (i + 0.5) * band, { ...o, align: "right" });
+    else p.text(labels[i], L.plot.x + (i + 0.5) * band, y, angle === 0 ? { ...o, align: "center", baseline: "top" }
       : { ...o, align: "right", baseline: angle === 90 ? "middle" : "top", angle });
   }
 }
