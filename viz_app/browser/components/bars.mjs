@@ -92,7 +92,8 @@ export function createBars(parent, { name = "bars", provenance = null } = {}) {
     theme = themeOf(v.theme);
     if ("values" in next) data++;
     const domain = barsDomain(v.values, v.domain), width = Math.round(v.width || parent.clientWidth || 480);
-    const height = Math.round(v.height || (v.orientation === "horizontal" ? Math.min(760, Math.max(200, 90 + theme.cell_height * v.labels.length)) : 320));
+    const horizontal = v.orientation === "horizontal", n = v.labels.length;
+    const height = Math.round(v.height || (horizontal ? Math.min(760, Math.max(200, 90 + theme.cell_height * n)) : 320));
     fig.render({
       width, height, tokens: v.labels, label: `${v.title || name}: ${v.labels.length} bars. Arrow keys move across bars.`,
       keys: { frame: [width, height, v.labels, v.orientation, domain, v.title, v.xLabel, v.yLabel, theme], bars: data, marks: v.highlight ?? null },
@@ -101,18 +102,16 @@ export function createBars(parent, { name = "bars", provenance = null } = {}) {
   }
 
   const fig = createFigure(parent, {
-    kind: "bars", name, provenance, draw, view: () => v, separator: ": ",
+    kind: "bars", name, provenance, draw, view: () => v, layout: () => L, separator: ": ",
     reset() { v = null; },
-    plot: () => L.plot,
     describe: ([r, c]) => [`#${r + c} ${v.labels[r + c]}`, `${v.valueName || "value"} = ${valueText(v.values[r + c])}`],  // r or c is 0
     grid,
-    select: () => {},
-    layers: { frame: (q) => paintBarsFrame(q, L), bars: (q) => paintBars(q, L, v.values, theme), marks: (q, live) => paintBoxes(q, L.plot, ...grid(), marks(live)) },
+    layers: { frame: (q) => paintBarsFrame(q, L), bars: (q) => paintBars(q, L, v.values, theme),
+      marks: (q, live) => paintBoxes(q, L.plot, ...grid(), marks(live)) },
     table: () => dataTable(v.title || name, "token", [v.valueName || "value"], v.labels.map((t, i) => `#${i} ${t}`), (r) => valueText(v.values[r])),
     data: () => ({ kind: "bars", name, title: v.title ?? null, value_name: v.valueName ?? null, labels: v.labels, values: Array.from(v.values) }),
     csv: (prov) => barsCsv(prov, v),
   });
 
-  return { root: fig.root, update: fig.update, exportAs: fig.exportAs, paints: fig.paints,
-    get layout() { return L; }, get view() { return v; } };
+  return fig.api({});
 }

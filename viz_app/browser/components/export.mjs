@@ -28,7 +28,8 @@ const csv = (prov, header, rows) =>
 
 /* One line per cell: row, row token, column, column token, value, masked. */
 export function heatmapCsv(prov, d) {
-  const rows = Array.from(d.z).flatMap((zr, r) => Array.from(zr, (v, c) => [r, d.rowTokens[r], c, d.colTokens[c], num(v), Boolean(d.masked?.[r]?.[c])]));
+  const rows = Array.from(d.z).flatMap((zr, r) => Array.from(zr, (v, c) => [r, d.rowTokens[r], c, d.colTokens[c], num(v),
+    Boolean(d.masked?.[r]?.[c])]));
   return csv(prov, ["row", "row_token", "column", "column_token", d.valueName || "value", "masked"], rows);
 }
 
@@ -49,14 +50,13 @@ export function svgDocument(prov, width, height, title, body, fontFamily) {
     `<title>${xmlText(title || prov.figure)}</title>\n${body}\n</svg>\n`;
 }
 
-let crcTable = null;
+const CRC_TABLE = Uint32Array.from({ length: 256 }, (_, n) => {
+  for (let k = 0; k < 8; k++) n = n & 1 ? 0xedb88320 ^ (n >>> 1) : n >>> 1;
+  return n >>> 0;
+});
 export function crc32(bytes) {  // PNG spec, annex D
-  crcTable ||= Uint32Array.from({ length: 256 }, (_, n) => {
-    for (let k = 0; k < 8; k++) n = n & 1 ? 0xedb88320 ^ (n >>> 1) : n >>> 1;
-    return n >>> 0;
-  });
   let c = 0xffffffff;
-  for (const b of bytes) c = crcTable[(c ^ b) & 0xff] ^ (c >>> 8);
+  for (const b of bytes) c = CRC_TABLE[(c ^ b) & 0xff] ^ (c >>> 8);
   return (c ^ 0xffffffff) >>> 0;
 }
 

@@ -36,10 +36,9 @@ export function dataTable(caption, corner, colHeaders, rowHeaders, valueAt) {
 /* The cell after `key` from [r, c] in an R × C grid (bars are R × 1 or 1 × C), or null for a key that does
  * not move: arrows by one, Home / End to the row's ends, PageUp / PageDown to the column's. */
 export function nextCell([r, c], key, R, C) {
-  const clamp = (v, n) => Math.max(0, Math.min(n - 1, v));
-  const moves = { ArrowUp: [clamp(r - 1, R), c], ArrowDown: [clamp(r + 1, R), c], ArrowLeft: [r, clamp(c - 1, C)],
-    ArrowRight: [r, clamp(c + 1, C)], Home: [r, 0], End: [r, C - 1], PageUp: [0, c], PageDown: [R - 1, c] };
-  return moves[key] || null;
+  const to = { ArrowUp: [r - 1, c], ArrowDown: [r + 1, c], ArrowLeft: [r, c - 1], ArrowRight: [r, c + 1], Home: [r, 0], End: [r, C - 1],
+    PageUp: [0, c], PageDown: [R - 1, c] }[key];
+  return to ? [Math.max(0, Math.min(R - 1, to[0])), Math.max(0, Math.min(C - 1, to[1]))] : null;
 }
 
 /* The cell [r, c] of an R × C grid over `plot` {x, y, w, h} under a point, or null outside it (bars: R × 1, 1 × C). */
@@ -60,25 +59,16 @@ export function createFigure(parent, def) {
   const details = el("details", { className: "disan-fig__table" });
   stage.append(...canvases, tip);
   details.append(el("summary", { textContent: "Data as a table" }));
-  const refreshTable = () => {
-    details.querySelector("table")?.remove();
-    if (details.open) details.append(ready() ? def.table() : document.createElement("table"));
-  };
+  const refreshTable = () => details.replaceChildren(details.firstChild, ...(details.open ? [ready() ? def.table() : el("table")] : []));
   details.addEventListener("toggle", refreshTable);
   root.append(stage, live, error, details);
   parent.append(root);
 
   const paints = Object.fromEntries(layers.map((l) => [l, 0]));
   let count = 0, size = [0, 0], painters = {}, last = {}, hover = null, focus = null, at = null;
-  const showError = (message) => {
-    error.hidden = message === null;
-    error.textContent = message || "";
-    stage.hidden = message !== null;
-    if (message !== null) root.dataset.drawn = `${++count}:error`;
-  };
   const ready = () => def.view() !== null;
   const point = (e) => { const b = stage.getBoundingClientRect(); return [e.clientX - b.left, e.clientY - b.top]; };
-  const hit = (x, y) => cellAt(def.plot(), ...def.grid(), x, y);
+  const hit = (x, y) => cellAt(def.layout().plot, ...def.grid(), x, y);
   /* Size every layer to w × h CSS pixels (backing store × devicePixelRatio), with a painter for each. */
   function resize(w, h) {
     const dpr = window.devicePixelRatio || 1, css = { width: `${w}px`, height: `${h}px` };
@@ -97,16 +87,12 @@ export function createFigure(parent, def) {
     get measure() { return painters[layers[0]].painter.measure; },
     /* Draw a view (merged into the last one); false, with one line shown instead, when it cannot be drawn. */
     update(next) {
-      try {
-        def.draw(next || {});
-        showError(null);
-        return true;
-      } catch (err) {
-        showError(`${kind} ${name}: ${err.message}`);
-        last = {};
-        def.reset();
-        return false;
-      }
+      let message = null;
+      try { def.draw(next || {}); } catch (err) { message = `${kind} ${name}: ${err.message}`; last = {}; def.reset(); }
+      Object.assign(error, { hidden: message === null, textContent: message || "" });
+      stage.hidden = message !== null;
+      if (message !== null) root.dataset.drawn = `${++count}:error`;
+      return message === null;
     },
     /* Paint what changed: a new keys.frame (or `relayout`) resizes, lays out (layout(measure)) and paints every
      * layer; otherwise only the layers whose key (any JSON value) changed. Then the contract
@@ -129,6 +115,9 @@ export function createFigure(parent, def) {
       paints[layer]++;
     },
     announce(text) { live.textContent = text; },
+    /* The component as its host sees it: root, update, exportAs, and for tests paints, layout and view. */
+    api: (extra) => Object.defineProperties({ root, update: fig.update, exportAs: fig.exportAs, paints, ...extra },
+      { layout: { get: def.layout }, view: { get: def.view } }),
     exportAs(type) {
       if (!ready()) return Promise.reject(new Error(`${kind} ${name}: nothing drawn to export`));
       return exportFigure(type, { id: `${kind}:${name}`, provenance: def.provenance, measure: fig.measure, width: size[0],
@@ -147,7 +136,7 @@ export function createFigure(parent, def) {
     tip.style.top = `${y + 14 + tip.offsetHeight > size[1] ? Math.max(0, y - tip.offsetHeight - 8) : y + 14}px`;
   });
   stage.addEventListener("pointerleave", () => { hover = null; tip.hidden = true; if (ready()) fig.paint("marks"); });
-  stage.addEventListener("click", (e) => { const key = ready() ? hit(...point(e)) : null; if (key !== null) def.select(key); });
+  stage.addEventListener("click", (e) => { const key = ready() ? hit(...point(e)) : null; if (key !== null) def.select?.(key); });
   new ResizeObserver(() => {  // a figure without a fixed width follows its parent's
     if (parent.clientWidth > 0 && ready() && !def.view().width && Math.round(parent.clientWidth) !== size[0]) fig.update({});
   }).observe(parent);
@@ -166,7 +155,7 @@ export function createFigure(parent, def) {
     const [R, C] = grid();
     if (!R || !C) return;
     clampAt([R, C]);
-    if (e.key === "Enter" || e.key === " ") { e.preventDefault(); def.select(at); return; }
+    if (e.key === "Enter" || e.key === " ") { e.preventDefault(); def.select?.(at); return; }
     const next = nextCell(at, e.key, R, C);
     if (next) { e.preventDefault(); at = next; move(at); }
   });

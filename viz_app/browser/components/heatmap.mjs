@@ -73,10 +73,8 @@ export function paintColourbar(p, L, m) {
   const { bar, f } = L, t = m.scale.lut;
   if (!bar) return;
   p.rect(bar.x - 2, L.plot.y - 2, L.width - bar.x + 2, L.plot.h + 4, "#ffffff");
-  p.gradient(bar.x, bar.y, bar.w, bar.h, Array.from({ length: 16 }, (_, i) => {
-    const k = Math.round((i / 15) * (LUT_SIZE - 1));
-    return [i / 15, `rgb(${t[3 * k]},${t[3 * k + 1]},${t[3 * k + 2]})`];
-  }));
+  const stop = (i, k = 3 * Math.round((i / 15) * (LUT_SIZE - 1))) => [i / 15, `rgb(${t[k]},${t[k + 1]},${t[k + 2]})`];
+  p.gradient(bar.x, bar.y, bar.w, bar.h, Array.from({ length: 16 }, (_, i) => stop(i)));  // 16 stops of the table
   p.frame(bar.x, bar.y, bar.w, bar.h, GRID, 1);
   p.text(m.valueName || "", bar.x, L.plot.y, { size: f.tick, fill: INK, baseline: "top" });
   for (const [value, text] of barTicks(m.scale)) {
@@ -101,7 +99,6 @@ export function heatmapMarks(v, selected, live) {
 
 export function createHeatmap(parent, { name = "heatmap", provenance = null, onRowSelect = null } = {}) {
   let raw = {}, v = null, theme = null, scale = null, scaleKey = "", data = 0, L = null, selected = null;
-  const model = () => ({ z: v.z, masked: v.masked, scale, theme, valueName: v.valueName });
 
   function draw(next) {
     raw = { ...raw, ...next };  // what the host gave, so colTokens left out keeps following rowTokens
@@ -111,8 +108,8 @@ export function createHeatmap(parent, { name = "heatmap", provenance = null, onR
     const domain = domainOf(v.scale, v.z, v.zmin, v.zmax), key = JSON.stringify([v.scale, palette, domain]);
     if (key !== scaleKey) [scale, scaleKey] = [colourScale({ kind: v.scale, palette, domain }), key];
     if ("z" in next || "masked" in next) data++;
-    // the default height as figures.js's: cell_height per row, between 260 and 760
-    const width = Math.round(v.width || parent.clientWidth || 640), height = Math.round(v.height || Math.min(760, Math.max(260, 120 + theme.cell_height * v.rowTokens.length)));
+    const width = Math.round(v.width || parent.clientWidth || 640);
+    const height = Math.round(v.height || Math.min(760, Math.max(260, 120 + theme.cell_height * v.rowTokens.length)));  // as figures.js
     const barTickTexts = barTicks(scale).map((t) => t[1]);
     fig.render({
       width, height, tokens: v.rowTokens,
@@ -120,7 +117,8 @@ export function createHeatmap(parent, { name = "heatmap", provenance = null, onR
         cells: [scaleKey, data], colourbar: scaleKey, marks: [v.highlight || null, v.outlines || null] },
       relayout: L?.bar && barTickTexts.some((s) => fig.measure(s, L.f.tick) > L.barTextWidth),  // a new scale's numbers need more room
       layout: (measure) => { L = heatmapLayout({ ...v, width, height, barTickTexts, theme }, measure); },
-      label: `${v.title || name}: heatmap of ${v.rowTokens.length} by ${v.colTokens.length} tokens. Arrow keys move across cells, Enter shows the row's bars.`,
+      label: `${v.title || name}: heatmap of ${v.rowTokens.length} by ${v.colTokens.length} tokens. ` +
+        "Arrow keys move across cells, Enter shows the row's bars.",
     });
   }
 
@@ -134,22 +132,21 @@ export function createHeatmap(parent, { name = "heatmap", provenance = null, onR
   }
 
   const fig = createFigure(parent, {
-    kind: "heatmap", name, provenance, draw, view: () => v, separator: ", ",
+    kind: "heatmap", name, provenance, draw, view: () => v, layout: () => L, separator: ", ",
     reset() { raw = {}; v = null; },
-    plot: () => L.plot,
     describe: ([r, c]) => [`row: #${r} ${v.rowTokens[r]}`, `column: #${c} ${v.colTokens[c]}`,
       `${v.valueName || "value"} = ${valueText(v.z[r][c], v.masked?.[r]?.[c])}`],
     grid: () => [v.z.length, v.colTokens.length],
     select: ([r]) => selectRow(r),
-    layers: { frame: (q) => paintFrame(q, L), cells: (q) => paintCells(q, L, model()), colourbar: (q) => paintColourbar(q, L, model()),
+    layers: { frame: (q) => paintFrame(q, L), cells: (q) => paintCells(q, L, { ...v, scale, theme }),
+      colourbar: (q) => paintColourbar(q, L, { ...v, scale }),
       marks: (q, live) => paintBoxes(q, L.plot, v.z.length, v.colTokens.length, heatmapMarks(v, selected, live)) },
     table: () => dataTable(`${v.title || name} (${v.valueName || "value"}; rows: ${v.yLabel || "row tokens"})`, "row \\ column",
       v.colTokens.map((t, c) => `#${c} ${t}`), v.rowTokens.map((t, r) => `#${r} ${t}`), (r, c) => valueText(v.z[r][c], v.masked?.[r]?.[c])),
     data: () => ({ kind: "heatmap", name, title: v.title ?? null, value_name: v.valueName ?? null, row_tokens: v.rowTokens,
-      col_tokens: v.colTokens, z: Array.from(v.z, (row) => Array.from(row)), masked: v.masked ? Array.from(v.masked, (row) => Array.from(row, Boolean)) : null }),
+      col_tokens: v.colTokens, z: v.z, masked: v.masked ? Array.from(v.masked, (row) => Array.from(row, Boolean)) : null }),
     csv: (prov) => heatmapCsv(prov, v),
   });
 
-  return { root: fig.root, update: fig.update, exportAs: fig.exportAs, selectRow, paints: fig.paints,
-    get layout() { return L; }, get view() { return v; } };
+  return fig.api({ selectRow });
 }

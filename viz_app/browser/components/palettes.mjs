@@ -66,7 +66,7 @@ export function paletteTable(palette) {
   return lut;
 }
 
-/* {kind, domain, position(v), index(v), rgb(v), lut, ticks(n)}: index is the table row of v, −1 for a value
+/* {kind, domain, position(v), index(v), lut, ticks(n)}: index is the table row of v, −1 for a value
  * with no colour (null, NaN, ±∞: drawn as masked). */
 export function colourScale({ kind = "sequential", palette, domain }) {
   if (kind !== "sequential" && kind !== "diverging") throw new Error(`unknown scale kind ${JSON.stringify(kind)}: use "sequential" or "diverging"`);
@@ -79,8 +79,7 @@ export function colourScale({ kind = "sequential", palette, domain }) {
     ? (v) => { const x = 0.5 + v * (s * v < 0 ? k10 : k21); return x > 0 ? (x > 1 ? 1 : x) : 0; }
     : (v) => { if (k10 === 0) return 0.5; const x = (v - lo) * k10; return x > 0 ? (x > 1 ? 1 : x) : 0; };
   const index = (v) => (v === null || !Number.isFinite(v) ? -1 : Math.round(position(v) * (LUT_SIZE - 1)));
-  const rgb = (v) => { const i = index(v); return i < 0 ? null : Array.from(lut.subarray(3 * i, 3 * i + 3)); };
-  return { kind, domain: [lo, hi], position, index, rgb, lut, ticks: (n) => scaleLinear().domain([lo, hi]).ticks(n) };
+  return { kind, domain: [lo, hi], position, index, lut, ticks: (n) => scaleLinear().domain([lo, hi]).ticks(n) };
 }
 
 /* Black or white, whichever reads better on an RGB colour [r, g, b] (WCAG relative luminance). */

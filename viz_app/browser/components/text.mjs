@@ -28,10 +28,8 @@ export function valueText(v, masked) {
 }
 
 /* [value, text] of an axis' ticks, all with the decimals their spacing needs. */
-export function tickTexts(ticks) {
-  const fmt = format(`.${ticks.length > 1 ? precisionFixed(ticks[1] - ticks[0]) : 2}f`);
-  return ticks.map((v) => [v, fmt(v)]);
-}
+export const tickTexts = (ticks, fmt = format(`.${ticks.length > 1 ? precisionFixed(ticks[1] - ticks[0]) : 2}f`)) =>
+  ticks.map((v) => [v, fmt(v)]);
 
 /* Code points of `text` that fit `maxWidth` pixels as measured by `measure`, "…" marking a cut. */
 export function clipToWidth(text, maxWidth, measure, maxChars = Infinity) {

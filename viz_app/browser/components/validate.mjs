@@ -21,7 +21,8 @@ export function checkHeatmapView(v) {
   if (R === 0 || colTokens.length === 0) fail("nothing to draw: the view has no tokens; give at least one");
   if (v.z.length !== R) fail(`z has ${v.z.length} rows but there are ${R} row tokens; give one row per token`);
   v.z.forEach((row, r) => {
-    if (!isList(row) || row.length !== colTokens.length) fail(`row ${r} of z has ${isList(row) ? row.length : "no"} values but there are ${colTokens.length} column tokens; give one per token`);
+    const n = isList(row) ? row.length : "no";
+    if (n !== colTokens.length) fail(`row ${r} of z has ${n} values but there are ${colTokens.length} column tokens; give one per token`);
   });
   if (v.masked && (!isList(v.masked) || v.masked.length !== R)) fail(`masked must have one row per row token (${R})`);
   if (v.outlines && (!Array.isArray(v.outlines) || v.outlines.some((o) => !o || (o.axis !== "row" && o.axis !== "column") ||
@@ -40,6 +41,8 @@ export function checkBarsView(v) {
   const labels = tokens(v.labels, "labels"), orientation = v.orientation || "horizontal";
   if (labels.length === 0) fail("nothing to draw: the view has no bars; give at least one value");
   if (labels.length !== v.values.length) fail(`there are ${v.values.length} values but ${labels.length} labels; give one label per value`);
-  if (orientation !== "horizontal" && orientation !== "vertical") fail(`orientation ${JSON.stringify(orientation)} is unknown: use "horizontal" or "vertical"`);
+  if (orientation !== "horizontal" && orientation !== "vertical") {
+    fail(`orientation ${JSON.stringify(orientation)} is unknown: use "horizontal" or "vertical"`);
+  }
   return { ...v, labels, orientation };
 }
