@@ -8,7 +8,8 @@ fixed sentences, the page 1000 × 900 CSS pixels at devicePixelRatio 1. The kind
 - host-masked: the masks view (a one-figure report, the app's HTML download) of a DSA at α = 0.5: −∞ cells in
   the theme's masked colour beside finite ones, six panels;
 - host-shared-bar: the report's mean map, forward and backward panels sharing one colour bar (on one panel);
-- host-diverging: a minimal pair's forward maps, A, B and the diverging B − A map centred on 0;
+- host-diverging: a minimal pair's forward maps, A, B and the diverging B − A map centred on 0, the inserted
+  word's row and column outlined (green) and A's cells that B's word has no counterpart for empty;
 - host-bars: the report's gate figure, two bar charts;
 - host-talk: talk mode (the key t), a clicked row's bars and its largest cell outlined.
 
@@ -31,7 +32,7 @@ from tests.visual import check_against_stored
 
 pytestmark = pytest.mark.browser
 MAX_SHARE = 0.001
-A, B = "the movie is good .", "the movie is bad ."
+A, B = "the movie is good .", "the movie is very good ."  # B inserts a word: its row and column outlined
 HOST = "f => Disan.Report.figureHost(document.getElementById('report'), f)"
 
 
@@ -111,8 +112,9 @@ def test_visual_shared_colour_bar(open_report, reports):
 def test_visual_diverging_difference(open_report, reports):
     page = open_report(reports["pair"])
     fig = "pair-mean-fw-premise"
-    scales = page.evaluate(f"f => ({HOST})(f).panels.map(p => p.component.view.scale)", fig)
-    assert scales == ["sequential", "sequential", "diverging"], scales
+    views = page.evaluate(f"f => ({HOST})(f).panels.map(p => [p.component.view.scale, p.component.view.outlines])", fig)
+    assert [scale for scale, _ in views] == ["sequential", "sequential", "diverging"], views
+    assert all({o["axis"] for o in outlines} == {"row", "column"} for _, outlines in views), views
     compare(page, fig, "host-diverging")
 
 
