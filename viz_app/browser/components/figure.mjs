@@ -1,7 +1,9 @@
 /* What every figure component shares: a root carrying the test contract (data-figure, data-drawn), a focusable
  * stage of stacked canvases (one per layer, sized for devicePixelRatio), hover, the keyboard, an aria-live
  * region, a one-line error, the table fallback (a <details> built when opened) and the exports' entry. The
- * heatmap and the bars give what differs (`def`: their draw, hit-testing, names, marks, table and exports). */
+ * heatmap and the bars give what differs (`def`): draw(next) (calls render), reset(), view(), layout(), layers
+ * (name → paint(painter, live)), grid() → [R, C], describe(cell) → lines, separator, select(cell), table(),
+ * data(), csv(prov). */
 import { FONT_FAMILY, canvasPainter } from "./painter.mjs";
 import { exportFigure } from "./export.mjs";
 
@@ -14,7 +16,7 @@ const CSS = `.disan-fig { position: relative; display: block; font-family: ${FON
 .disan-fig__table table { border-collapse: collapse; font-size: 12px; }
 .disan-fig__table th, .disan-fig__table td { border: 1px solid #c8d4e3; padding: 1px 4px; text-align: right; }`;
 
-function el(tag, props, attrs = {}) {
+function el(tag, props = {}, attrs = {}) {
   const e = Object.assign(document.createElement(tag), props);
   for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
   return e;
@@ -23,13 +25,10 @@ function el(tag, props, attrs = {}) {
 /* The table fallback: caption, one header row (corner + column headers), one row per row header; text goes in
  * with textContent, so a token holding HTML stays text. */
 export function dataTable(caption, corner, colHeaders, rowHeaders, valueAt) {
-  const table = document.createElement("table");
+  const table = el("table"), th = (textContent, scope) => el("th", { textContent, scope }), body = table.createTBody();
   table.createCaption().textContent = caption;
-  table.createTHead().insertRow().append(...[corner, ...colHeaders].map((h) => el("th", { textContent: h, scope: "col" })));
-  const body = table.createTBody();
-  rowHeaders.forEach((h, r) => {
-    body.insertRow().append(el("th", { textContent: h, scope: "row" }), ...colHeaders.map((_, c) => el("td", { textContent: valueAt(r, c) })));
-  });
+  table.createTHead().insertRow().append(...[corner, ...colHeaders].map((h) => th(h, "col")));
+  rowHeaders.forEach((h, r) => body.insertRow().append(th(h, "row"), ...colHeaders.map((_, c) => el("td", { textContent: valueAt(r, c) }))));
   return table;
 }
 
@@ -147,17 +146,17 @@ export function createFigure(parent, def) {
     fig.paint("marks");
     if (cell) live.textContent = def.describe(focus).join(def.separator);
   };
-  const clampAt = ([R, C]) => { at = [Math.min((at || [0, 0])[0], R - 1), Math.min((at || [0, 0])[1], C - 1)]; };
-  const grid = () => (ready() ? def.grid() : [0, 0]);
-  stage.addEventListener("focus", () => { const [R, C] = grid(); if (R > 0 && C > 0) { clampAt([R, C]); move(at); } });
+  const grid = () => {  // [R, C] ([0, 0] before a drawing), the focus clamped inside
+    const [R, C] = ready() ? def.grid() : [0, 0];
+    if (R && C) at = [Math.min(at?.[0] ?? 0, R - 1), Math.min(at?.[1] ?? 0, C - 1)];
+    return [R, C];
+  };
+  stage.addEventListener("focus", () => { if (grid()[0]) move(at); });
   stage.addEventListener("blur", () => move(null));
   stage.addEventListener("keydown", (e) => {
-    const [R, C] = grid();
-    if (!R || !C) return;
-    clampAt([R, C]);
-    if (e.key === "Enter" || e.key === " ") { e.preventDefault(); def.select?.(at); return; }
-    const next = nextCell(at, e.key, R, C);
-    if (next) { e.preventDefault(); at = next; move(at); }
+    const [R, C] = grid(), next = R && C && nextCell(at, e.key, R, C);
+    if (R && C && (e.key === "Enter" || e.key === " ")) { e.preventDefault(); def.select?.(at); }
+    else if (next) { e.preventDefault(); at = next; move(at); }
   });
   return fig;
 }
