@@ -34,7 +34,7 @@ def _number(text: str) -> float:
 
 def panel_values(page, key: str, index: int, kind: str = "heatmap") -> np.ndarray:
     """The numbers panel ``index`` (of its kind, in page order) of chart ``chart_<key>`` shows, from its data
-    table (six significant digits, ``cellText.mjs``); masked cells and missing values are NaN. A heatmap gives
+    table (six significant digits, ``components/text.mjs``); masked cells and missing values are NaN. A heatmap gives
     rows × columns, bars one column."""
     args = [f"chart_{key}", kind, index]
     page.wait_for_function(_OPEN, arg=args)

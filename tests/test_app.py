@@ -375,7 +375,7 @@ def test_long_input_up_to_the_limit_renders():
         assert_clean(at)
         assert not at.error
         T = settings.MAX_TOKENS
-        assert zs(heatmaps(charts(at)[0])[0]).shape == (T, T)  # cell numbers: only where they fit (cellText.mjs)
+        assert zs(heatmaps(charts(at)[0])[0]).shape == (T, T)  # cell numbers: only where they fit (text.mjs)
 
 
 def figure_downloads(at: AppTest) -> list[str]:

@@ -3,17 +3,17 @@ names the cell, a click emits the row, the keyboard moves and announces, update(
 changed and data-drawn changes with the pixels, the exports, bad input, the table fallback, axe-core, and
 visual regression against tests/fixtures/visual/.
 
-Visual regression: a figure passes when at most 0.5 % of its pixels differ from the stored PNG by more than
-24 (of 255) in any channel (text anti-aliasing varies a little between Chromium builds). After a deliberate
-change of the look, regenerate the stored PNGs and look at them before committing:
-``DISAN_UPDATE_VISUAL=1 .venv/bin/python -m pytest tests/test_figure_components_browser.py -k visual``."""
+Visual regression (tests/visual.py): a figure passes when at most 0.5 % of its pixels differ from the stored PNG
+by more than 24 (of 255) in any channel (text anti-aliasing varies a little between Chromium builds). After a
+deliberate change of the look, regenerate the stored PNGs and look at them before committing:
+``DISAN_UPDATE_VISUAL=1 .venv/bin/python -m pytest tests/test_figure_components_browser.py -k visual``. The hosts'
+figures have their own (tests/test_host_visual.py)."""
 
 from __future__ import annotations
 
 import base64
 import io
 import json
-import os
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -24,11 +24,11 @@ from plotly.colors import sample_colorscale, unlabel_rgb
 
 from tests.components_page import build_demo
 from tests.conftest import guarded_page
+from tests.visual import check_against_stored
 
 pytestmark = pytest.mark.browser
-VISUAL = Path(__file__).resolve().parent / "fixtures" / "visual"
 KINDS = ("sequential", "diverging", "talk", "horizontal", "vertical")
-TOLERANCE, MAX_SHARE = 24, 0.005
+MAX_SHARE = 0.005
 
 
 @pytest.fixture(scope="module")
@@ -290,13 +290,4 @@ def test_axe_finds_no_serious_or_critical_violation(page, demo_url):
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_visual_regression(page, kind):
-    shot = np.asarray(Image.open(io.BytesIO(page.locator(f"#fig-{kind} .disan-fig__stage").screenshot())).convert("RGB"))
-    stored = VISUAL / f"{kind}.png"
-    if os.environ.get("DISAN_UPDATE_VISUAL") == "1":
-        Image.fromarray(shot).save(stored)
-    if not stored.exists():
-        pytest.fail(f"{stored} is missing: run DISAN_UPDATE_VISUAL=1 .venv/bin/python -m pytest {__file__} -k visual")
-    want = np.asarray(Image.open(stored).convert("RGB"))
-    assert shot.shape == want.shape, (shot.shape, want.shape)
-    share = float((np.abs(shot.astype(int) - want.astype(int)).max(axis=2) > TOLERANCE).mean())
-    assert share <= MAX_SHARE, f"{kind}: {share:.2%} of pixels differ by more than {TOLERANCE} (allowed {MAX_SHARE:.1%})"
+    check_against_stored(page.locator(f"#fig-{kind} .disan-fig__stage").screenshot(), kind, MAX_SHARE, __file__)

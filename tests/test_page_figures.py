@@ -322,7 +322,7 @@ def test_the_word_in_two_contexts_draws_its_difference_on_a_diverging_scale(tiny
     va, vb, vd = (_z(t)[np.isfinite(_z(t))] for t in (a, b, diff))
     close(vd, va - vb, EXACT, "A − B")
     assert vd.min() < 0 < vd.max()
-    assert a["scale"] == b["scale"] == "sequential" and diff["scale"] == "diverging"  # centred on 0 (scales.mjs)
+    assert a["scale"] == b["scale"] == "sequential" and diff["scale"] == "diverging"  # centred on 0 (palettes.mjs)
     assert diff["zmin"] == -diff["zmax"] and diff["zmax"] == pytest.approx(np.abs(vd).max(), abs=EXACT)
     assert a["zmin"] == pytest.approx(min(va.min(), vb.min()), abs=EXACT) and a["zmin"] >= 0
     views = [p["view"] for p in plain["figure"]["panels"]]

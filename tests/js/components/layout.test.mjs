@@ -1,7 +1,8 @@
 import test from "node:test";
 import assert from "node:assert/strict";
-import { cellAt, heatmapLayout } from "../../../viz_app/browser/components/heatmapLayout.mjs";
-import { barAt, barsDomain, barsLayout } from "../../../viz_app/browser/components/barsLayout.mjs";
+import { heatmapLayout } from "../../../viz_app/browser/components/heatmap.mjs";
+import { barsDomain, barsLayout } from "../../../viz_app/browser/components/bars.mjs";
+import { cellAt } from "../../../viz_app/browser/components/figure.mjs";
 import { THEMES } from "../../../viz_app/browser/components/palettes.mjs";
 import { measure } from "./measure.mjs";
 
@@ -38,9 +39,9 @@ test("talk mode's bigger text takes more room", () => {
 
 test("a point finds its cell, and nothing outside the cells", () => {
   const L = heatmapLayout(spec(4), measure);
-  assert.deepEqual(cellAt(L, 4, 4, L.plot.x + 1.5 * L.cw, L.plot.y + 2.5 * L.ch), [2, 1]);
-  assert.equal(cellAt(L, 4, 4, L.plot.x - 1, L.plot.y + 1), null);
-  assert.equal(cellAt(L, 4, 4, L.plot.x + 1, L.plot.y + L.plot.h + 1), null);
+  assert.deepEqual(cellAt(L.plot, 4, 4, L.plot.x + 1.5 * L.cw, L.plot.y + 2.5 * L.ch), [2, 1]);
+  assert.equal(cellAt(L.plot, 4, 4, L.plot.x - 1, L.plot.y + 1), null);
+  assert.equal(cellAt(L.plot, 4, 4, L.plot.x + 1, L.plot.y + L.plot.h + 1), null);
 });
 
 test("bars: the value axis includes 0 and is nice; a point finds its bar", () => {
@@ -51,7 +52,8 @@ test("bars: the value axis includes 0 and is nice; a point finds its bar", () =>
   for (const orientation of ["horizontal", "vertical"]) {
     const L = barsLayout({ width: 500, height: 300, labels: tokens(12), orientation, domain: [0, 1], theme: THEMES.normal }, measure);
     const mid = L.horizontal ? [L.plot.x + 5, L.plot.y + 3.5 * L.band] : [L.plot.x + 3.5 * L.band, L.plot.y + 5];
-    assert.equal(barAt(L, 12, ...mid), 3, orientation);
-    assert.equal(barAt(L, 12, L.plot.x - 2, L.plot.y - 2), null);
+    const grid = L.horizontal ? [12, 1] : [1, 12];
+    assert.equal(cellAt(L.plot, ...grid, ...mid).reduce((a, b) => a + b), 3, orientation);
+    assert.equal(cellAt(L.plot, ...grid, L.plot.x - 2, L.plot.y - 2), null);
   }
 });

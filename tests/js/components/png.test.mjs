@@ -1,7 +1,21 @@
 import test from "node:test";
 import assert from "node:assert/strict";
-import { deflateSync } from "node:zlib";
-import { crc32, pngText, pngWithText } from "../../../viz_app/browser/components/png.mjs";
+import { crc32 as zlibCrc32, deflateSync } from "node:zlib";
+import { crc32, pngWithText } from "../../../viz_app/browser/components/export.mjs";
+
+/* [keyword, text] of every tEXt chunk of a PNG (a reader apart from the writer under test). */
+function pngText(bytes) {
+  const view = new DataView(bytes.buffer, bytes.byteOffset), found = [];
+  for (let at = 8; at + 12 <= bytes.length;) {
+    const len = view.getUint32(at), type = String.fromCharCode(...bytes.subarray(at + 4, at + 8));
+    if (type === "tEXt") {
+      const data = bytes.subarray(at + 8, at + 8 + len), zero = data.indexOf(0);
+      found.push([String.fromCharCode(...data.subarray(0, zero)), String.fromCharCode(...data.subarray(zero + 1))]);
+    }
+    at += 12 + len;
+  }
+  return found;
+}
 
 function chunk(type, data) {
   const out = Buffer.alloc(12 + data.length);
@@ -21,6 +35,8 @@ function tinyPng() {
 
 test("crc32 is the PNG one", () => {
   assert.equal(crc32(new TextEncoder().encode("123456789")), 0xcbf43926);
+  const bytes = new TextEncoder().encode("naïve 🙂 figure=heatmap:x");
+  assert.equal(crc32(bytes), zlibCrc32(bytes));
 });
 
 test("text chunks go after IHDR, read back, with their CRCs right", () => {

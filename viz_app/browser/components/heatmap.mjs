@@ -1,164 +1,152 @@
-/* A heatmap on canvas: cells, token labels, colour bar, title; hover names the cell, a click or Enter on a
- * row emits "figure-rowselect" (the host shows that row's bars), arrows move a focused cell whose value is
- * announced, and update(view) repaints only the layers a change touches (docs/figure-components.md).
- *
- *   const hm = createHeatmap(parent, {name: "attention", provenance: {checkpointSha256, version}});
- *   hm.update({z, rowTokens, colTokens, title, xLabel, yLabel, valueName: "P", scale: "sequential",
- *              palette, zmin, zmax, masked, theme: "normal" | "presentation", highlight: [r, c],
- *              colourbar: false (panels sharing one scale show it on one of them),
- *              outlines: [{axis: "row" | "column", index, colour}] (rows or columns framed, e.g. a pair's edits)});
- *   hm.update({z: next});   // same tokens: the cells only
- *   await hm.exportAs("svg");  // {filename, mime, data}; also "png", "json", "csv" */
-import { themeOf } from "./palettes.mjs";
-import { colourScale, domainOf } from "./scales.mjs";
-import { canvasPainter } from "./painter.mjs";
-import { cellAt, defaultHeight, heatmapLayout } from "./heatmapLayout.mjs";
-import { barTicks, paintCells, paintColourbar, paintFrame, paintMarks } from "./heatmapPaint.mjs";
-import { valueText } from "./cellText.mjs";
-import { createShell } from "./shell.mjs";
-import { attachKeys } from "./keys.mjs";
-import { dataTable } from "./table.mjs";
+/* A heatmap on canvas (docs/figure-components.md has its API): cells, token labels, colour bar, title; hover
+ * names the cell, a click or Enter on a row emits "figure-rowselect" (the host shows that row's bars), and
+ * update(view) repaints only the layers a change touches. Each layer is painted by one function onto a painter
+ * (painter.mjs), on screen and in the exports alike: the frame (title, token labels, axis titles), the cells
+ * (with their numbers where they fit), the colour bar, the marks (outlines, hover, focus, talk mode's cell). */
+import { LUT_SIZE, colourScale, domainOf, hexRgb, textColourOn, themeOf } from "./palettes.mjs";
+import { INK, PAD, TICK_PAD, axisRoom, cellTextFits, clipLabels, fitXTicks, fitYTicks, fonts, formatCell, paintLabels,
+  paintTitles, tickTexts, titleRoom, titles, valueText } from "./text.mjs";
+import { HIGHLIGHT, HOVER, paintBoxes } from "./painter.mjs";
+import { createFigure, dataTable } from "./figure.mjs";
 import { checkHeatmapView } from "./validate.mjs";
-import { exportFigure } from "./exporter.mjs";
-import { heatmapCsv } from "./exportText.mjs";
+import { heatmapCsv } from "./export.mjs";
 
-const LAYERS = ["frame", "cells", "colourbar", "marks"];
+const GRID = "#c8d4e3", BAR_WIDTH = 14, BAR_GAP = 14;
+
+/* Where every part goes, from the view, the size and how wide its text is (`measure(text, size)`: canvas on
+ * screen, a stand-in in tests): the left margin holds the widest row label, the bottom one the column labels at
+ * the angle text.mjs chose for the column width, the right one the colour bar and its numbers (bar: null without). */
+export function heatmapLayout(spec, measure) {
+  const { width, height, rowTokens, colTokens } = spec, f = fonts(spec.theme), tickLine = Math.ceil(f.tick * 1.25);
+  const [rowLabels, rowWidths] = clipLabels(rowTokens, width * 0.25, f.tick, measure);
+  const [colLabels, colWidths] = clipLabels(colTokens, height * 0.3, f.tick, measure);
+  const top = titleRoom(spec.title, f);
+  const barTextW = Math.max(measure(spec.valueName || "", f.tick), ...spec.barTickTexts.map((s) => measure(s, f.tick)));
+  const showBar = spec.colourbar !== false;
+  const right = showBar ? BAR_GAP + BAR_WIDTH + 4 + Math.ceil(barTextW) + PAD : PAD;
+  const left = PAD + axisRoom(spec.yLabel, f) + Math.ceil(Math.max(0, ...rowWidths)) + TICK_PAD;
+  const plotW = Math.max(1, width - left - right), cw = plotW / Math.max(1, colTokens.length);
+  const xTicks = fitXTicks(colWidths, cw, tickLine);
+  const plotH = Math.max(1, height - top - TICK_PAD - Math.ceil(xTicks.extent) - axisRoom(spec.xLabel, f) - PAD);
+  const ch = plotH / Math.max(1, rowTokens.length), plot = { x: left, y: top, w: plotW, h: plotH };
+  return {
+    width, height, f, plot, cw, ch, rowLabels, colLabels, xTicks, yTicks: fitYTicks(rowWidths, ch, tickLine),
+    ...titles(spec, f, plot, height), barTextWidth: Math.ceil(barTextW),
+    bar: showBar ? { x: left + plotW + BAR_GAP, y: top + (tickLine + 4), w: BAR_WIDTH, h: Math.max(1, plotH - tickLine - 4) } : null,
+  };
+}
+
+export function paintFrame(p, L) {
+  paintTitles(p, L);
+  paintLabels(p, L, L.rowLabels, L.yTicks, L.ch, true);
+  paintLabels(p, L, L.colLabels, L.xTicks, L.cw, false);
+}
+
+/* Cells in the scale's colours (masked and missing values in the theme's masked colour), then their values
+ * where the text fits the cell. m: {z, masked, scale, theme}. */
+export function paintCells(p, L, m) {
+  const { z, masked, scale } = m, R = z.length, C = R ? z[0].length : 0, lut = scale.lut, maskedRgb = hexRgb(m.theme.masked);
+  // one [r, g, b] reused for every cell (both painters read it at once): no array per cell of a T × T map
+  const rgb = [0, 0, 0], isMasked = (r, c) => Boolean(masked && masked[r] && masked[r][c]);
+  const rgbAt = (r, c) => {
+    const i = isMasked(r, c) ? -1 : scale.index(z[r][c]);
+    if (i < 0) return maskedRgb;
+    rgb[0] = lut[3 * i]; rgb[1] = lut[3 * i + 1]; rgb[2] = lut[3 * i + 2];
+    return rgb;
+  };
+  p.cells(L.plot.x, L.plot.y, L.cw, L.ch, R, C, rgbAt);
+  if (L.ch < L.f.cell + 4 || L.cw < p.measure("0.00", L.f.cell) + 4) return;  // no number can fit
+  for (let r = 0; r < R; r++) {
+    for (let c = 0; c < C; c++) {
+      const v = z[r][c], s = isMasked(r, c) || v === null || !Number.isFinite(v) ? null : formatCell(v);
+      if (s === null || !cellTextFits(p.measure(s, L.f.cell), L.f.cell, L.cw, L.ch)) continue;
+      p.text(s, L.plot.x + (c + 0.5) * L.cw, L.plot.y + (r + 0.5) * L.ch, { size: L.f.cell, fill: textColourOn(rgbAt(r, c)), align: "center" });
+    }
+  }
+}
+
+/* [value, text] of the colour bar's ticks (d3's nice ticks inside the domain). */
+export const barTicks = (scale) => tickTexts(scale.ticks(5));
+
+/* The colour bar: its ramp, its value name above it and its tick values beside it. m: {scale, valueName}. */
+export function paintColourbar(p, L, m) {
+  const { bar, f } = L, t = m.scale.lut;
+  if (!bar) return;
+  p.rect(bar.x - 2, L.plot.y - 2, L.width - bar.x + 2, L.plot.h + 4, "#ffffff");
+  const stop = (i, k = 3 * Math.round((i / 15) * (LUT_SIZE - 1))) => [i / 15, `rgb(${t[k]},${t[k + 1]},${t[k + 2]})`];
+  p.gradient(bar.x, bar.y, bar.w, bar.h, Array.from({ length: 16 }, (_, i) => stop(i)));  // 16 stops of the table
+  p.frame(bar.x, bar.y, bar.w, bar.h, GRID, 1);
+  p.text(m.valueName || "", bar.x, L.plot.y, { size: f.tick, fill: INK, baseline: "top" });
+  for (const [value, text] of barTicks(m.scale)) {
+    const y = bar.y + bar.h * (1 - m.scale.position(value));
+    p.line(bar.x + bar.w, y, bar.x + bar.w + 3, y, INK, 1);
+    p.text(text, bar.x + bar.w + 5, y, { size: f.tick, fill: INK });
+  }
+}
+
+/* The marks as boxes (painter.mjs paintBoxes) of view v: its outlined rows and columns (the pair view's inserted
+ * and deleted steps) and talk mode's cell, then on screen (`live`) the selected row, the hovered and focused cells. */
+export function heatmapMarks(v, selected, live) {
+  const R = v.z.length, C = v.colTokens.length, inGrid = (cell) => cell && cell[0] < R && cell[1] < C;
+  const out = (v.outlines || []).filter((o) => o.index < (o.axis === "row" ? R : C))
+    .map((o) => ({ r: o.axis === "row" ? o.index : null, c: o.axis === "row" ? null : o.index, colour: o.colour, width: 2, inset: 1 }));
+  if (inGrid(v.highlight)) out.push({ r: v.highlight[0], c: v.highlight[1], ...HIGHLIGHT });
+  if (!live) return out;
+  if (selected !== null && selected < R) out.push({ r: selected, c: null, colour: "#E69F00", width: 2, inset: 1 });
+  for (const cell of [live.hover, live.focus]) if (inGrid(cell)) out.push({ r: cell[0], c: cell[1], ...HOVER });
+  return out;
+}
 
 export function createHeatmap(parent, { name = "heatmap", provenance = null, onRowSelect = null } = {}) {
-  const id = `heatmap:${name}`;
-  const shell = createShell(parent, { kind: "heatmap", name, layers: LAYERS, buildTable });
-  const paints = Object.fromEntries(LAYERS.map((l) => [l, 0]));
-  let raw = {}, v = null, theme = null, scale = null, L = null, p = null, keys = { layout: "", scale: "", marks: "" };
-  let hover = null, focus = null, selected = null;
-
-  const model = () => ({ z: v.z, masked: v.masked, scale, theme, valueName: v.valueName });
-  const cellName = (r, c) => `row: #${r} ${v.rowTokens[r]}\ncolumn: #${c} ${v.colTokens[c]}\n` +
-    `${v.valueName || "value"} = ${valueText(v.z[r][c], v.masked?.[r]?.[c])}`;
-  const inGrid = (cell) => cell && cell[0] < v.z.length && cell[1] < v.colTokens.length;
-
-  function marks(forExport) {
-    const out = [];
-    for (const o of v.outlines || []) {
-      if (o.index < (o.axis === "row" ? v.z.length : v.colTokens.length)) out.push({ kind: "outline", ...o });
-    }
-    if (v.highlight && inGrid(v.highlight)) out.push({ kind: "highlight", r: v.highlight[0], c: v.highlight[1] });
-    if (forExport) return out;
-    if (selected !== null && selected < v.z.length) out.push({ kind: "row", r: selected });
-    for (const cell of [hover, focus]) if (inGrid(cell)) out.push({ kind: "cell", r: cell[0], c: cell[1] });
-    return out;
-  }
-
-  function paint(layer, fn) {
-    shell.clear(p[layer].ctx);
-    fn(p[layer].painter);
-    paints[layer]++;
-  }
-  const repaintMarks = () => paint("marks", (q) => paintMarks(q, L, marks(false)));
-
-  /* Draw a view (merged into the last one); false, with one line shown instead, when it cannot be drawn. */
-  function update(next) {
-    try {
-      draw(next || {});
-      return true;
-    } catch (err) {
-      shell.error(`heatmap ${name}: ${err.message}`);
-      raw = {}; v = null; keys = { layout: "", scale: "", marks: "" };
-      return false;
-    }
-  }
+  let raw = {}, v = null, theme = null, scale = null, scaleKey = "", data = 0, L = null, selected = null;
 
   function draw(next) {
     raw = { ...raw, ...next };  // what the host gave, so colTokens left out keeps following rowTokens
     v = checkHeatmapView(raw);
     theme = themeOf(v.theme);
-    const newData = "z" in next || "masked" in next;
     const palette = v.palette || (v.scale === "diverging" ? theme.diverging : theme.sequential);
-    const domain = domainOf(v.scale, v.z, v.zmin, v.zmax);
-    const scaleKey = JSON.stringify([v.scale, palette, domain]);
-    const newScale = scaleKey !== keys.scale;
-    if (newScale) scale = colourScale({ kind: v.scale, palette, domain });
+    const domain = domainOf(v.scale, v.z, v.zmin, v.zmax), key = JSON.stringify([v.scale, palette, domain]);
+    if (key !== scaleKey) [scale, scaleKey] = [colourScale({ kind: v.scale, palette, domain }), key];
+    if ("z" in next || "masked" in next) data++;
     const width = Math.round(v.width || parent.clientWidth || 640);
-    const height = Math.round(v.height || defaultHeight(theme, v.rowTokens.length));
+    const height = Math.round(v.height || Math.min(760, Math.max(260, 120 + theme.cell_height * v.rowTokens.length)));  // as figures.js
     const barTickTexts = barTicks(scale).map((t) => t[1]);
-    const layoutKey = JSON.stringify([width, height, v.rowTokens, v.colTokens, v.title, v.xLabel, v.yLabel,
-      v.valueName, theme, v.colourbar !== false]);
-    const relayout = layoutKey !== keys.layout ||
-      (newScale && L.bar && barTickTexts.some((s) => p.frame.painter.measure(s, L.f.tick) > L.barTextWidth));
-    if (relayout) {
-      const ctxs = shell.resize(width, height);
-      p = Object.fromEntries(LAYERS.map((l) => [l, { ctx: ctxs[l], painter: canvasPainter(ctxs[l]) }]));
-      L = heatmapLayout({ width, height, rowTokens: v.rowTokens, colTokens: v.colTokens, title: v.title,
-        xLabel: v.xLabel, yLabel: v.yLabel, valueName: v.valueName, barTickTexts, theme, colourbar: v.colourbar },
-        p.frame.painter.measure);
-      paint("frame", (q) => paintFrame(q, L));
-      keys.layout = layoutKey;
-    }
-    if (relayout || newScale) paint("colourbar", (q) => paintColourbar(q, L, model()));
-    if (relayout || newScale || newData) paint("cells", (q) => paintCells(q, L, model()));
-    const marksKey = JSON.stringify([v.highlight || null, v.outlines || null]);
-    if (relayout || marksKey !== keys.marks) repaintMarks();
-    const changed = relayout || newScale || newData || marksKey !== keys.marks;
-    keys.scale = scaleKey; keys.marks = marksKey;
-    if (changed) {
-      shell.drawn(v.rowTokens);
-      shell.label(`${v.title || name}: heatmap of ${v.rowTokens.length} by ${v.colTokens.length} tokens. ` +
-        "Arrow keys move across cells, Enter shows the row's bars.");
-      shell.refreshTable();
-    }
-    shell.error(null);
+    fig.render({
+      width, height, tokens: v.rowTokens,
+      keys: { frame: [width, height, v.rowTokens, v.colTokens, v.title, v.xLabel, v.yLabel, v.valueName, theme, v.colourbar !== false],
+        cells: [scaleKey, data], colourbar: scaleKey, marks: [v.highlight || null, v.outlines || null] },
+      relayout: L?.bar && barTickTexts.some((s) => fig.measure(s, L.f.tick) > L.barTextWidth),  // a new scale's numbers need more room
+      layout: (measure) => { L = heatmapLayout({ ...v, width, height, barTickTexts, theme }, measure); },
+      label: `${v.title || name}: heatmap of ${v.rowTokens.length} by ${v.colTokens.length} tokens. ` +
+        "Arrow keys move across cells, Enter shows the row's bars.",
+    });
   }
 
   function selectRow(r) {
     selected = r;
-    repaintMarks();
-    shell.announce(`row #${r} ${v.rowTokens[r]} selected`);
-    const detail = { figure: id, row: r, token: v.rowTokens[r], values: Array.from(v.z[r]), colTokens: v.colTokens.slice() };
-    shell.root.dispatchEvent(new CustomEvent("figure-rowselect", { bubbles: true, detail }));
+    fig.paint("marks");
+    fig.announce(`row #${r} ${v.rowTokens[r]} selected`);
+    const detail = { figure: `heatmap:${name}`, row: r, token: v.rowTokens[r], values: Array.from(v.z[r]), colTokens: v.colTokens.slice() };
+    fig.root.dispatchEvent(new CustomEvent("figure-rowselect", { bubbles: true, detail }));
     if (onRowSelect) onRowSelect(detail);
   }
 
-  shell.stage.addEventListener("pointermove", (e) => {
-    if (!v) return;
-    const [x, y] = shell.point(e), cell = cellAt(L, v.z.length, v.colTokens.length, x, y);
-    if (String(cell) !== String(hover)) { hover = cell; repaintMarks(); }
-    shell.tip(cell ? cellName(cell[0], cell[1]) : null, x, y);
-  });
-  shell.stage.addEventListener("pointerleave", () => { hover = null; shell.tip(null); if (v) repaintMarks(); });
-  shell.stage.addEventListener("click", (e) => {
-    if (!v) return;
-    const [x, y] = shell.point(e), cell = cellAt(L, v.z.length, v.colTokens.length, x, y);
-    if (cell) selectRow(cell[0]);
-  });
-  shell.followWidth((w) => { if (v && !raw.width && Math.round(w) !== L.width) update({}); });
-  attachKeys(shell.stage, {
-    size: () => (v ? [v.z.length, v.colTokens.length] : [0, 0]),
-    move(cell) {
-      focus = cell;
-      if (!v) return;
-      repaintMarks();
-      if (cell) shell.announce(cellName(cell[0], cell[1]).replace(/\n/g, ", "));
-    },
-    activate: ([r]) => selectRow(r),
+  const fig = createFigure(parent, {
+    kind: "heatmap", name, provenance, draw, view: () => v, layout: () => L, separator: ", ",
+    reset() { raw = {}; v = null; },
+    describe: ([r, c]) => [`row: #${r} ${v.rowTokens[r]}`, `column: #${c} ${v.colTokens[c]}`,
+      `${v.valueName || "value"} = ${valueText(v.z[r][c], v.masked?.[r]?.[c])}`],
+    grid: () => [v.z.length, v.colTokens.length],
+    select: ([r]) => selectRow(r),
+    layers: { frame: (q) => paintFrame(q, L), cells: (q) => paintCells(q, L, { ...v, scale, theme }),
+      colourbar: (q) => paintColourbar(q, L, { ...v, scale }),
+      marks: (q, live) => paintBoxes(q, L.plot, v.z.length, v.colTokens.length, heatmapMarks(v, selected, live)) },
+    table: () => dataTable(`${v.title || name} (${v.valueName || "value"}; rows: ${v.yLabel || "row tokens"})`, "row \\ column",
+      v.colTokens.map((t, c) => `#${c} ${t}`), v.rowTokens.map((t, r) => `#${r} ${t}`), (r, c) => valueText(v.z[r][c], v.masked?.[r]?.[c])),
+    data: () => ({ kind: "heatmap", name, title: v.title ?? null, value_name: v.valueName ?? null, row_tokens: v.rowTokens,
+      col_tokens: v.colTokens, z: v.z, masked: v.masked ? Array.from(v.masked, (row) => Array.from(row, Boolean)) : null }),
+    csv: (prov) => heatmapCsv(prov, v),
   });
 
-  function buildTable() {
-    if (!v) return document.createElement("table");
-    return dataTable(`${v.title || name} (${v.valueName || "value"}; rows: ${v.yLabel || "row tokens"})`, "row \\ column",
-      v.colTokens.map((t, c) => `#${c} ${t}`), v.rowTokens.map((t, r) => `#${r} ${t}`),
-      (r, c) => valueText(v.z[r][c], v.masked?.[r]?.[c]));
-  }
-
-  function exportAs(kind) {
-    if (!v) return Promise.reject(new Error(`heatmap ${name}: nothing drawn to export`));
-    return exportFigure(kind, {
-      id, provenance, width: L.width, height: L.height, title: v.title, measure: p.frame.painter.measure,
-      paint(q) { paintFrame(q, L); paintCells(q, L, model()); paintColourbar(q, L, model()); paintMarks(q, L, marks(true)); },
-      data: () => ({ kind: "heatmap", name, title: v.title ?? null, value_name: v.valueName ?? null,
-        row_tokens: v.rowTokens, col_tokens: v.colTokens, z: Array.from(v.z, (row) => Array.from(row)),
-        masked: v.masked ? Array.from(v.masked, (row) => Array.from(row, Boolean)) : null }),
-      csv: (prov) => heatmapCsv(prov, v),
-    });
-  }
-
-  return { root: shell.root, update, exportAs, selectRow, paints, get layout() { return L; }, get view() { return v; } };
+  return fig.api({ selectRow });
 }

@@ -15,19 +15,15 @@ const BASELINES = { top: "top", middle: "middle", bottom: "alphabetic" };
 export function canvasPainter(ctx) {
   const widths = new Map();
   let scratch = null;
+  const stroke = (colour, width) => { ctx.strokeStyle = colour; ctx.lineWidth = width; };
   return {
     rect(x, y, w, h, fill) { ctx.fillStyle = fill; ctx.fillRect(x, y, w, h); },
-    frame(x, y, w, h, stroke, width = 1) { ctx.strokeStyle = stroke; ctx.lineWidth = width; ctx.strokeRect(x, y, w, h); },
-    line(x1, y1, x2, y2, stroke, width = 1) {
-      ctx.strokeStyle = stroke; ctx.lineWidth = width;
-      ctx.beginPath(); ctx.moveTo(x1, y1); ctx.lineTo(x2, y2); ctx.stroke();
-    },
+    frame(x, y, w, h, colour, width = 1) { stroke(colour, width); ctx.strokeRect(x, y, w, h); },
+    line(x1, y1, x2, y2, colour, width = 1) { stroke(colour, width); ctx.beginPath(); ctx.moveTo(x1, y1); ctx.lineTo(x2, y2); ctx.stroke(); },
     text(s, x, y, o) {
       ctx.save();
-      ctx.font = font(o.size, o.weight);
-      ctx.fillStyle = o.fill || "#222";
-      ctx.textAlign = o.align || "left";
-      ctx.textBaseline = BASELINES[o.baseline || "middle"];
+      Object.assign(ctx, { font: font(o.size, o.weight), fillStyle: o.fill || "#222", textAlign: o.align || "left",
+        textBaseline: BASELINES[o.baseline || "middle"] });
       ctx.translate(x, y);
       if (o.angle) ctx.rotate((-o.angle * Math.PI) / 180);
       ctx.fillText(s, 0, 0);
@@ -36,7 +32,8 @@ export function canvasPainter(ctx) {
     gradient(x, y, w, h, stops) {
       const g = ctx.createLinearGradient(0, y + h, 0, y);
       for (const [p, c] of stops) g.addColorStop(p, c);
-      ctx.fillStyle = g; ctx.fillRect(x, y, w, h);
+      ctx.fillStyle = g;
+      ctx.fillRect(x, y, w, h);
     },
     cells(x, y, cw, ch, R, C, rgbAt) {
       // one pixel per cell, scaled up without smoothing: a T × T map is one table look-up per cell
@@ -56,14 +53,12 @@ export function canvasPainter(ctx) {
     },
     measure(s, size, weight) {
       const key = `${size}|${weight || ""}|${s}`;
-      let w = widths.get(key);
-      if (w === undefined) {
+      if (!widths.has(key)) {
         ctx.font = font(size, weight);
-        w = ctx.measureText(s).width;
         if (widths.size > 20000) widths.clear();
-        widths.set(key, w);
+        widths.set(key, ctx.measureText(s).width);
       }
-      return w;
+      return widths.get(key);
     },
   };
 }
@@ -85,14 +80,12 @@ const SVG_BASELINES = { top: "hanging", middle: "central", bottom: "alphabetic" 
 export function svgPainter(measure) {
   const out = [];
   let gradients = 0;
+  const rect = (x, y, w, h, paint, cls = "") => out.push(`<rect${cls} x="${n(x)}" y="${n(y)}" width="${n(w)}" height="${n(h)}" ${paint}/>`);
+  const stroke = (colour, width) => `stroke="${colour}" stroke-width="${width}"`;
   return {
-    rect(x, y, w, h, fill) { out.push(`<rect x="${n(x)}" y="${n(y)}" width="${n(w)}" height="${n(h)}" fill="${fill}"/>`); },
-    frame(x, y, w, h, stroke, width = 1) {
-      out.push(`<rect x="${n(x)}" y="${n(y)}" width="${n(w)}" height="${n(h)}" fill="none" stroke="${stroke}" stroke-width="${width}"/>`);
-    },
-    line(x1, y1, x2, y2, stroke, width = 1) {
-      out.push(`<line x1="${n(x1)}" y1="${n(y1)}" x2="${n(x2)}" y2="${n(y2)}" stroke="${stroke}" stroke-width="${width}"/>`);
-    },
+    rect(x, y, w, h, fill) { rect(x, y, w, h, `fill="${fill}"`); },
+    frame(x, y, w, h, colour, width = 1) { rect(x, y, w, h, `fill="none" ${stroke(colour, width)}`); },
+    line(x1, y1, x2, y2, colour, width = 1) { out.push(`<line x1="${n(x1)}" y1="${n(y1)}" x2="${n(x2)}" y2="${n(y2)}" ${stroke(colour, width)}/>`); },
     text(s, x, y, o) {
       const rot = o.angle ? ` transform="rotate(${-o.angle} ${n(x)} ${n(y)})"` : "";
       out.push(`<text x="${n(x)}" y="${n(y)}" font-size="${o.size}" font-weight="${o.weight || "normal"}" ` +
@@ -100,19 +93,15 @@ export function svgPainter(measure) {
         `dominant-baseline="${SVG_BASELINES[o.baseline || "middle"]}"${rot}>${xmlText(s)}</text>`);
     },
     gradient(x, y, w, h, stops) {
-      const id = `ramp${gradients++}`;
-      const s = stops.map(([p, c]) => `<stop offset="${p}" stop-color="${c}"/>`).join("");
+      const id = `ramp${gradients++}`, s = stops.map(([p, c]) => `<stop offset="${p}" stop-color="${c}"/>`).join("");
       out.push(`<defs><linearGradient id="${id}" x1="0" y1="1" x2="0" y2="0">${s}</linearGradient></defs>`);
-      out.push(`<rect x="${n(x)}" y="${n(y)}" width="${n(w)}" height="${n(h)}" fill="url(#${id})"/>`);
+      rect(x, y, w, h, `fill="url(#${id})"`);
     },
     cells(x, y, cw, ch, R, C, rgbAt) {
       for (let r = 0; r < R; r++) {
         for (let c = 0; c < C; c++) {
           const rgb = rgbAt(r, c);
-          if (rgb) {
-            out.push(`<rect class="cell" x="${n(x + c * cw)}" y="${n(y + r * ch)}" width="${n(cw)}" height="${n(ch)}" ` +
-              `fill="rgb(${rgb[0]},${rgb[1]},${rgb[2]})"/>`);
-          }
+          if (rgb) rect(x + c * cw, y + r * ch, cw, ch, `fill="rgb(${rgb[0]},${rgb[1]},${rgb[2]})"`, ' class="cell"');
         }
       }
     },
@@ -120,3 +109,15 @@ export function svgPainter(measure) {
     body: () => out.join("\n"),
   };
 }
+
+/* Outlines over a plot {x, y, w, h} cut in R × C cells: {r, c, colour, width, inset} frames cell [r, c], or a whole
+ * row (c null) or column (r null), inset (by default half the line) so the line stays inside. */
+export function paintBoxes(p, plot, R, C, boxes) {
+  const cw = plot.w / C, ch = plot.h / R;
+  for (const { r, c, colour, width, inset = width / 2 } of boxes) {
+    p.frame((c === null ? plot.x : plot.x + c * cw) + inset, (r === null ? plot.y : plot.y + r * ch) + inset,
+      (c === null ? plot.w : cw) - 2 * inset, (r === null ? plot.h : ch) - 2 * inset, colour, width);
+  }
+}
+/* The hovered or focused cell or bar, and talk mode's highlighted one (thicker, vermilion). */
+export const HOVER = { colour: "#000000", width: 2 }, HIGHLIGHT = { colour: "#D55E00", width: 3 };

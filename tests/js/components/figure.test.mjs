@@ -1,6 +1,6 @@
 import test from "node:test";
 import assert from "node:assert/strict";
-import { nextCell } from "../../../viz_app/browser/components/keys.mjs";
+import { nextCell } from "../../../viz_app/browser/components/figure.mjs";
 
 test("arrow keys move one cell and stop at the edges; Home, End, PageUp, PageDown jump", () => {
   assert.deepEqual(nextCell([0, 0], "ArrowRight", 3, 4), [0, 1]);

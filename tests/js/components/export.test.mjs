@@ -1,11 +1,9 @@
 import test from "node:test";
 import assert from "node:assert/strict";
-import { barsCsv, csvField, figureJson, heatmapCsv, provenanceOf, svgDocument } from "../../../viz_app/browser/components/exportText.mjs";
+import { barsCsv, csvField, figureJson, heatmapCsv, provenanceOf, svgDocument } from "../../../viz_app/browser/components/export.mjs";
 import { svgPainter, xmlText } from "../../../viz_app/browser/components/painter.mjs";
-import { heatmapLayout } from "../../../viz_app/browser/components/heatmapLayout.mjs";
-import { paintCells, paintColourbar, paintFrame } from "../../../viz_app/browser/components/heatmapPaint.mjs";
-import { colourScale } from "../../../viz_app/browser/components/scales.mjs";
-import { THEMES } from "../../../viz_app/browser/components/palettes.mjs";
+import { heatmapLayout, paintCells, paintColourbar, paintFrame } from "../../../viz_app/browser/components/heatmap.mjs";
+import { THEMES, colourScale } from "../../../viz_app/browser/components/palettes.mjs";
 import { measure } from "./measure.mjs";
 
 const SHA = "0123456789abcdef".repeat(4);

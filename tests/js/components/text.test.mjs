@@ -1,6 +1,6 @@
 import test from "node:test";
 import assert from "node:assert/strict";
-import { clipToWidth, fitXTicks, fitYTicks } from "../../../viz_app/browser/components/ticks.mjs";
+import { cellFontSize, cellTextFits, clipToWidth, fitXTicks, fitYTicks, formatCell, valueText } from "../../../viz_app/browser/components/text.mjs";
 import { measure } from "./measure.mjs";
 
 test("clipToWidth keeps what fits and marks the cut with an ellipsis, counting code points", () => {
@@ -14,7 +14,7 @@ test("clipToWidth keeps what fits and marks the cut with an ellipsis, counting c
 });
 
 /* Corners of a label's box: anchored at (x, 0) on the axis, ending there (flat labels centred), rotated
- * counter-clockwise by `angle`, as heatmapPaint draws them. */
+ * counter-clockwise by `angle`, as text.mjs paintLabels draws them. */
 function box(x, width, h, angle) {
   const a = (angle * Math.PI) / 180, u = [Math.cos(a), -Math.sin(a)], n = [Math.sin(a), Math.cos(a)];
   const x0 = angle === 0 ? -width / 2 : -width, x1 = angle === 0 ? width / 2 : 0;
@@ -64,4 +64,24 @@ test("every token is labelled when the band allows it, else every step-th from t
   const y = fitYTicks(Array(100).fill(30), 3, 12);
   assert.ok(y.step * 3 >= 12 && y.indices.length === Math.ceil(100 / y.step));
   assert.equal(fitXTicks([], 10, 12).indices.length, 0);
+});
+
+
+test("cell numbers have two decimals, hover values six significant digits", () => {
+  assert.equal(formatCell(1), "1.00");
+  assert.equal(formatCell(0.4249), "0.42");
+  assert.equal(formatCell(-0.17), "−0.17");
+  assert.equal(valueText(0.123456789), "0.123457");
+  assert.equal(valueText(2), "2");
+  assert.equal(valueText(0.5, true), "−∞ (masked)");
+  assert.equal(valueText(null), "no value");
+  assert.equal(valueText(-Infinity), "−∞");
+});
+
+test("a number fits a cell only with a margin on every side", () => {
+  assert.ok(cellTextFits(20, 10, 24, 14));
+  assert.ok(!cellTextFits(21, 10, 24, 14));
+  assert.ok(!cellTextFits(20, 11, 24, 14));
+  assert.equal(cellFontSize({ font_size: 13 }), 10);
+  assert.equal(cellFontSize({ font_size: 10 }), 9);
 });
