@@ -267,10 +267,11 @@ def _opening(start: tuple[str, str] | None) -> tuple[str, str]:
     return text[: settings.MAX_CHARS], (hypothesis or settings.DEFAULT_HYPOTHESIS)[: settings.MAX_CHARS]
 
 
-def site_data(models: Sequence[dict], start: tuple[str, str] | None = None) -> dict:
+def site_data(models: Sequence[dict], start: tuple[str, str] | None = None, max_tokens: int = MAX_TOKENS) -> dict:
     """``window.DisanSiteData``: everything the page needs besides the models' own files.
 
-    ``start``: the (sentence, hypothesis) the page opens on (default: the app's first sentence).
+    ``start``: the (sentence, hypothesis) the page opens on (default: the app's first sentence); ``max_tokens``:
+    the longest sentence the page runs (a page's limit; the app's Explore folder gets the app's).
     """
     names = [m["name"] for m in models]
     default = DEFAULT_MODEL if DEFAULT_MODEL in names else names[0]
@@ -283,7 +284,7 @@ def site_data(models: Sequence[dict], start: tuple[str, str] | None = None) -> d
         "default_hypothesis": hypothesis,
         "presets": [{"label": p.label, "text": p.sentence, "hypothesis": p.hypothesis} for p in presets.PRESETS]
         + [p for m in models for p in m.get("test_presets", [])],  # a model of yours: its test part, one per class
-        "limits": {"max_tokens": MAX_TOKENS, "max_chars": settings.MAX_CHARS, "alpha_min": settings.ALPHA_MIN,
+        "limits": {"max_tokens": max_tokens, "max_chars": settings.MAX_CHARS, "alpha_min": settings.ALPHA_MIN,
                    "alpha_max": settings.ALPHA_MAX, "alpha_step": settings.ALPHA_STEP},
         "tokenizer": _tokenizer(),
         "figures": _figure_constants(),
@@ -409,10 +410,12 @@ def build_site(
     search: bool | str = False,
     data_dir: str | None = None,
     log: Callable[[str], None] = lambda _: None,
+    max_tokens: int = MAX_TOKENS,
 ) -> SiteInfo:
     """Write the explorer for ``models`` (default: every bundled checkpoint) into the folder ``out``;
     ``start`` is the (sentence, hypothesis) it opens on. ``search``: add each model's Search file, of its bundled
-    test set (True) or of the corpus it names (``--data``'s forms: a name, TASK:SPLIT or a file)."""
+    test set (True) or of the corpus it names (``--data``'s forms: a name, TASK:SPLIT or a file). ``max_tokens``: the
+    longest sentence the page runs (default a page's limit; the app's Explore folder passes the app's)."""
     from disan.api import PRETRAINED_DIR
 
     given = list(dict.fromkeys(models or sorted(p.stem for p in PRETRAINED_DIR.glob("*.safetensors"))))
@@ -446,7 +449,7 @@ def build_site(
                 page_model = _page_model(name, meta, file, sources[name])
                 # the opening sentence's outputs, for a page opened on it (viz_app/draw/site_start.py)
                 entry = start_entry(export.onnx_path.read_bytes(), meta, page_model["outputs"], *_opening(start),
-                                    max_tokens=MAX_TOKENS)
+                                    max_tokens=max_tokens)
                 page_model["start"] = None if entry is None else f"models/{name}.start.js"
                 if entry is not None:
                     (tmp / page_model["start"]).write_text(_keyed_script("DisanSiteStart", name, entry),
@@ -467,7 +470,7 @@ def build_site(
         shutil.copyfile(bundles.path("site"), assets / "site.js")
         for name in STYLES:
             shutil.copyfile(BROWSER / name, assets / name)
-        (assets / "site-data.js").write_text(_script("DisanSiteData", site_data(metas, start)), encoding="utf-8")
+        (assets / "site-data.js").write_text(_script("DisanSiteData", site_data(metas, start, max_tokens)), encoding="utf-8")
         (tmp / "index.html").write_text(index_html(), encoding="utf-8")
         (tmp / MARKER).write_text("written by python -m viz_app site; this folder is replaced when rebuilt\n")
         shared = sum(p.stat().st_size for p in assets.iterdir()) + (tmp / "index.html").stat().st_size

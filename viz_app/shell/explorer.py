@@ -91,7 +91,8 @@ def _build(root: Path, url: str, name: str, folder_name: str, build: Build) -> N
             os.utime(out / site.MARKER)  # in use: another app's clean-up keeps it (below)
         else:
             root.mkdir(parents=True, exist_ok=True)
-            site.build_site(out, [name])
+            # the app's limit, not a page's: the server refuses longer sentences once typing rests
+            site.build_site(out, [name], max_tokens=settings.MAX_TOKENS)
             for old in root.iterdir():
                 # this model's folders of earlier checkpoints or code (not disan-sst5-nodir's), unless an app (another
                 # checkout or version sharing the user cache) built or opened it within STALE_PART_S: removing a
@@ -185,8 +186,8 @@ PAGE_WAIT_S = 60.0
 
 def folder_name(name: str, source: str) -> str:
     """The cache folder of ``name``'s page copy: a SHA-256 of its checkpoint (``source``:
-    ``view_store.source_id``) and the page code, so that a changed checkpoint or page code builds a new one."""
-    key = source + _code_fingerprint()
+    ``view_store.source_id``), the page code and the app's token limit, so that a change of any builds a new one."""
+    key = source + _code_fingerprint() + f"max_tokens={settings.MAX_TOKENS}"
     return f"{name}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
 
 
