@@ -22,7 +22,7 @@ def folder(tmp_path, monkeypatch):
     monkeypatch.setattr(explorer, "plotly_js_served", lambda: True)
     built = []
 
-    def fake_build(out, models):
+    def fake_build(out, models, max_tokens):
         out.mkdir(parents=True)
         (out / site.MARKER).write_text("test")
         built.append((out.name, tuple(models)))
@@ -81,7 +81,7 @@ def test_the_folder_name_follows_the_page_code(folder, monkeypatch):
 def test_a_failed_build_says_why(folder, monkeypatch):
     from disan.errors import DisanError
 
-    def broken(out, models):
+    def broken(out, models, max_tokens):
         raise DisanError("onnxruntime-web is missing: run npm ci")
 
     monkeypatch.setattr(site, "build_site", broken)
@@ -122,7 +122,7 @@ def test_explore_says_while_the_models_copy_is_built(folder, monkeypatch):
 
     release = threading.Event()
     monkeypatch.setattr(settings, "EXPLORER_AHEAD", False)
-    monkeypatch.setattr(site, "build_site", lambda out, models: release.wait(30) and None)
+    monkeypatch.setattr(site, "build_site", lambda out, models, max_tokens: release.wait(30) and None)
     at = run_app(view="explore", model="disan-sst5")
     try:
         captions = [c.value.replace("\\", "") for c in at.caption]  # (Markdown-escaped)

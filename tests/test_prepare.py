@@ -48,7 +48,7 @@ def test_prepare_fills_the_cache_the_env_names_and_the_first_start_uses_it(tmp_p
     monkeypatch.setattr(settings, "EXPLORE_TYPING", True)
     exported = []
 
-    def fake_export(out, models):  # the ONNX export takes tens of seconds; the folder's marker is what is read
+    def fake_export(out, models, max_tokens):  # the ONNX export takes tens of seconds; the folder's marker is what is read
         out.mkdir(parents=True)
         (out / site.MARKER).write_text("test")
         exported.append(tuple(models))
