@@ -1,33 +1,24 @@
 /* PairView — the minimal-pair view (issue 30): two trace views A and B of one model, their tokens aligned
- * (Pair.align), drawn as one report page that Report.show draws like the sentence page.
+ * (Pair.align), drawn as one report page (Report.show).
  *
- *   page(tvA, tvB, opts)      the page {title, header, body, data, sections}: the two token rows with the edits
- *                             marked and a row for leave-one-out under each; both predictions and the change;
- *                             per sentence side, every map of the model on the aligned tokens, A and B on one
- *                             colour scale and B − A on a diverging one (DiSAN: Shen Fig. 6's forward and
- *                             backward mean over features; the DSA: Im Fig. 7's head mean and Figs. 12–13's
- *                             heads, one figure per row: A's heads, B's, B − A); the fusion gates (Shen Fig. 7,
- *                             Im Fig. 9) and source2token / pooling (Shen Fig. 8, Im Fig. 11) of both side by side
- *                             per aligned token; opts.previous (an earlier page of the same host) lends this page
- *                             every figure whose numbers did not change, as the same object (keepFigures);
- *   alignedMaps(a, TA, b, TB, ops)   a map of A (TA × TA, flat) and of B on the alignment's L × L grid, and B − A;
- *   alignedSeries(a, b, ops)  a per-token series of A and of B on the alignment's L positions;
- *   fillLeaveOneOut(container, which, loo)   the leave-one-out row of side "a" or "b" filled in, in whichever
- *                             surface drew the page (the explorer runs it in the page, the report and the app
- *                             compute it in Python with disan.attribution's leave-one-out).
+ *   page(tvA, tvB, opts)   {title, header, body, data, sections}: the two token rows with the edits marked and a
+ *                          leave-one-out row under each; both predictions and the change; per sentence side every
+ *                          map on the aligned tokens, A and B on one colour scale and B − A diverging (Shen Fig. 6;
+ *                          Im Fig. 7 and Figs. 12–13's heads: A's, B's, B − A); the gates (Shen Fig. 7, Im Fig. 9)
+ *                          and source2token / pooling (Shen Fig. 8, Im Fig. 11) side by side per aligned token.
+ *                          opts.previous (this host's last page) lends every figure whose numbers did not change;
+ *   alignedMaps / alignedSeries   a map (series) of A and of B on the alignment's L steps, and B − A;
+ *   fillLeaveOneOut(container, which, loo)   the leave-one-out row of side "a" or "b" filled (the explorer computes
+ *                          it in the page, the report and the app in Python: docs/trace-view.md "Leave-one-out").
  *
- * On the aligned grid row/column p is the alignment's step p: a kept or replaced step has a token on both sides,
- * an inserted one only in B, a deleted one only in A. A's map has no value (null) in an inserted row or column,
- * B's none in a deleted one, and B − A has a value exactly where both have one; the inserted and deleted rows and
- * columns stay on the grid, outlined (insert green, delete red) and labelled "+word" / "−word" ("a→b" where a
- * token was replaced). The figures are figures.js's builders (compareHeatmaps, heatmapGrid, barChart); this file
- * only puts the aligned arrays in and marks the edits.
- */
+ * On the aligned grid, step p has a token on both sides (kept, replaced), only in B (inserted) or only in A
+ * (deleted); a side's map is null where it has no token, B − A where either has none. Edited rows and columns are
+ * outlined (insert green, delete red) and labelled "+word" / "−word" / "a→b". */
 import * as Figures from "./figures.js";
 import * as Pair from "./pair.js";
-import { checkView, lazy, rowMeans, section } from "./sections.js";
-
-/* ------------------------------------------------------------ aligned arrays (pure) */
+import { sameSpec } from "./figure_spec.js";
+import { alphaSlider, checkView, figure as sectionFigure, lazy, navLines, pageData, rowMeans, section, sectionHtml } from "./sections.js";
+import { argmax } from "./util.js";
 
 var MARKS = { keep: "", replace: "→", insert: "+", delete: "−" };
 
@@ -87,8 +78,7 @@ function predictionChange(tvA, tvB) {
     throw new Error("A and B were predicted over different labels; run both through the same model");
   }
   var a = pa.map(function (p) { return Number(p[1]); }), b = pb.map(function (p) { return Number(p[1]); });
-  var best = function (v) { return v.indexOf(Math.max.apply(null, v)); };
-  var ka = best(a), kb = best(b);
+  var ka = argmax(a), kb = argmax(b);
   var rel = typeof tvA.relatedness === "number" && typeof tvB.relatedness === "number"
     ? [tvA.relatedness, tvB.relatedness] : null;
   return { labels: labels, a: a, b: b, bestA: labels[ka], bestB: labels[kb], changed: ka !== kb,
@@ -187,32 +177,18 @@ function barsFigure(series, labels, o) {
 }
 
 function predictionFigure(c, theme) {
-  if (c.relatedness) {
-    return Figures.barChart([["A", c.a], ["B", c.b]], c.labels, { title: "p̂ over the relatedness grades, A and B",
-                                                              yTitle: "probability", theme: theme, yRange: [0, 1] });
-  }
-  return Figures.barChart([["A", c.a], ["B", c.b]], c.labels, { title: "Prediction of A and B", yTitle: "probability",
-                                                            theme: theme, yRange: [0, 1] });
+  return Figures.barChart([["A", c.a], ["B", c.b]], c.labels, { title: c.relatedness ? "p̂ over the relatedness grades, A and B"
+    : "Prediction of A and B", yTitle: "probability", theme: theme, yRange: [0, 1] });
 }
 
-/* ------------------------------------------------------------ the page */
-
-/* A figure of the page; `scope` names what its numbers come from: a sentence side ("premise", "hypothesis"),
- * whose maps, gates and pooling it draws, or "prediction". */
+/* A figure of the page; `scope` names what its numbers come from: a sentence side or "prediction". */
 function figure(id, build, paper, caption, scope) {
-  var out = { id: id, paper: paper, caption: caption, side: "premise", word: false, live: false, binding: null,
-              scope: scope };
-  lazy(out, "figure", function () { var spec = build(); spec.name = id; return spec; });
-  return out;
+  return sectionFigure(id, build, paper, caption, "premise", { scope: scope });
 }
 
-/* ------------------------------------------------------------ figures kept from the previous page */
-
+/* Equal arrays (NaN equals NaN; figure_spec.js sameSpec). */
 function sameArray(x, y) {
-  if (x === y) return true;
-  if (!x || !y || x.length !== y.length) return false;
-  for (var i = 0; i < x.length; i++) if (x[i] !== y[i] && !(x[i] !== x[i] && y[i] !== y[i])) return false;
-  return true;
+  return x === y || (!!x && !!y && sameSpec(x, y));
 }
 
 /* One sentence side of a trace view holds the same tokens and the same numbers in every array a figure draws. */
@@ -331,14 +307,6 @@ function checkPair(tvA, tvB) {
   }
 }
 
-function alphaControl(a) {
-  var G = Figures.formatG;
-  return '<label class="control">α — distance-mask weight (Im Eq. 7), A and B ' +
-    '<input type="range" data-control="alpha" min="' + G(Figures.constant("ALPHA_MIN")) + '" max="' +
-    G(Figures.constant("ALPHA_MAX")) + '" step="' + G(Figures.constant("ALPHA_STEP")) + '" value="' + G(a) +
-    '" aria-label="alpha"> <output>' + G(a) + "</output></label>";
-}
-
 function mapSections(tvA, tvB, aligned, theme, control) {
   var dsa = tvA.arch === "dsa", alpha = tvA.alpha;
   var at = dsa ? " at α = " + Figures.formatG(alpha) : "";
@@ -387,21 +355,11 @@ function mapSections(tvA, tvB, aligned, theme, control) {
       "How much each token of A and of B weighs in its sentence encoding, side by side per aligned step.", side));
   });
   var out = [section("pair-maps", dsa ? "Head-averaged attention, A, B and B − A" :
-    "Forward and backward attention, A, B and B − A", dsa && control ? alphaControl(alpha) : "", maps)];
+    "Forward and backward attention, A, B and B − A", dsa && control ? alphaSlider(alpha, ", A and B") : "", maps)];
   if (dsa) out.push(section("pair-heads", "Every head, A, B and B − A", "", heads));
   out.push(section("pair-gate", "Fusion gate, A beside B", "", gates));
   out.push(section("pair-pool", dsa ? "Pooling, A beside B" : "Source2token, A beside B", "", pool));
   return out;
-}
-
-function sectionHtml(sec) {
-  var esc = Figures.htmlEscape;
-  var figs = sec.figures.map(function (f) {
-    return '<figure class="fig"><div class="plot" id="fig-' + f.id + '" data-fig="' + f.id + '"></div>' +
-      "<figcaption><b>" + esc(f.paper) + ".</b> " + esc(f.caption) + "</figcaption></figure>";
-  }).join("");
-  return '<section class="section" id="' + sec.id + '" tabindex="-1"><h2>' + esc(sec.title) + "</h2>" + sec.html +
-    figs + "</section>";
 }
 
 /* The page of a minimal pair for Report.show: tvA and tvB are trace views (sections.js's format) of one
@@ -450,24 +408,14 @@ function page(tvA, tvB, opts) {
   sections.splice(2, 0, prediction);
   var inputs = { tvA: tvA, tvB: tvB, theme: o.theme || "normal" };
   if (o.previous && o.previous.inputs) keepFigures(sections, inputs, o.previous);
-  var themes = Figures.context().themes, data = {
-    arch: tvA.arch, alpha: tvA.alpha === undefined ? null : tvA.alpha, compact: false,
-    fonts: { normal: themes.normal.font_size, talk: themes.presentation.font_size },
-    figures: {}, live: {}, payloads: {}, words: {},
-  };
-  sections.forEach(function (s) {
-    s.figures.forEach(function (f) { lazy(data.figures, f.id, function () { return f.figure; }); });
-  });
+  var data = pageData(tvA, sections, false);
   var facts = "masks " + tvA.masks[0] + "/" + tvA.masks[1] + (tvA.arch === "dsa" ? " · both at α = " + Figures.formatG(tvA.alpha) : "");
-  var nav = sections.map(function (s) { return '<a href="#' + s.id + '">' + esc(s.title) + "</a>"; }).join(" ");
   var text = function (tv) {
     return sidesOf(tv).map(function (side) { return Array.from(tv[side].tokens).join(" "); }).join(" | ");
   };
   var lines = ["<h1>" + esc(tvA.model) + ": a minimal pair</h1>", '<p class="sub">A: ' + esc(text(tvA)) + "</p>",
-               '<p class="sub">B: ' + esc(text(tvB)) + "</p>", '<p class="sub">' + esc(facts) + "</p>",
-               "<nav>" + nav + "</nav>",
-               '<p class="keys"><button type="button" data-control="talk" aria-pressed="false">Talk mode</button> ' +
-               "keys: j / → next section · k / ← previous · t talk mode</p>"];
+               '<p class="sub">B: ' + esc(text(tvB)) + "</p>", '<p class="sub">' + esc(facts) + "</p>"]
+    .concat(navLines(sections, "j / → next section · k / ← previous · t talk mode"));
   return {
     // the style first, outside the sections: report.js keeps an equal node where it is, so a new B re-parses no
     // style sheet (a changed sheet restyles the whole page). The body has no `parts`: the whole of it is

@@ -1,33 +1,15 @@
-/* Sections — every section and figure that follows a sentence, defined once, here (with the figure
- * builders of figures.js), as a function of the trace view.
+/* Sections — every section and figure that follows a sentence, defined once, here (with figures.js's builders),
+ * as a function of the trace view (docs/trace-view.md).
  *
- * The static explorer (site.js, the model run in the page), the offline report and the notebook view
- * (viz_app/draw/report.py writes the trace view into the file; report.js's `boot` unpacks it) all call
- * `page(tv)` and hand the result to Report.show. The app's chart component (chart.js) draws one figure
- * at a time with `draw(views, id, params, theme)`: a figure of the page by id, or a figure `define`d below
- * with parameters (a chosen token, direction or reduction, two sentences, data the app computes).
- * tests/test_page_figures.py checks the figures against the trace; tests/test_sections_js.py checks typed
- * arrays, errors and the drawing in Chromium; tests/test_app.py builds what the app sent.
- *
- * The payloads (what recompute.js redraws the α / feature maps
- * from) are built *prepared*, in the form `Recompute.prepare` returns, not as base64:
- *   {id, kind: "distance" | "features", T, tokens, memo: null,
- *    blocks: {fw | bw: {mask, allowed: Uint8Array T·T, cells: Int32Array N (row-major allowed cells),
- *                       scores: Float32Array H·T·T | null, features: Float32Array D·N | null, scale}}}
- * DiSAN's per-feature probabilities come from the model as float32 and are kept as they are (scale 1):
- * the report quantises them to uint16 (scale 1/65535, error ≤ 7.6e-6) only to keep its file small.
- * Payload ids are "<kind>-js<n>", unique in the document, not the report's content hash.
- *
- * The JS trace view `tv`: docs/trace-view.md (trace_view.js: its fields and its one decoder).
- * Every array is flat and row-major, a plain array or a typed array.
- *
- * An ES module of pure functions (figures.js's `configure` is called first); no network. Errors are thrown as one
- * sentence.
- */
+ * The static explorer, the report file and the notebook view call `page(tv)` and hand it to Report.show; the
+ * app's chart component draws one figure at a time with `draw(views, id, params, theme)`: a figure of the page by
+ * id, or one `define`d (view_figures.js) with parameters. The live payloads (what recompute.js redraws the α /
+ * feature maps from) are built prepared, as `Recompute.prepare` returns them (ids "<kind>-js<n>"). Pure
+ * functions (figures.js's `configure` first); errors are thrown as one sentence. Tests: test_page_figures.py
+ * (against the trace), test_sections_js.py, test_app.py. */
 import * as Figures from "./figures.js";
 import * as Recompute from "./recompute.js";
-
-/* ------------------------------------------------------------ text */
+import { argmax } from "./util.js";
 
 var PY_HTML = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" };
 
@@ -40,12 +22,9 @@ function capitalize(word) {
   return word.charAt(0).toUpperCase() + word.slice(1).toLowerCase();
 }
 
-/* ------------------------------------------------------------ trace view arrays */
-
-/* `rows` rows of `cols` values of `flat` from `offset`, as an array of rows. */
+/* `rows` rows of `cols` values of `flat` from `offset`, as an array of rows (a plain loop: slice.call on a typed
+ * array is about 10× slower, 3 ms a 256 × 256 map). */
 function matrix(flat, rows, cols, offset) {
-  // a plain loop: Array.prototype.slice.call on a typed array takes the generic path, about 10× slower (3 ms a
-  // 256 × 256 map in Node), and a key at T = 256 builds several such maps
   var out = new Array(rows), base = offset || 0;
   for (var r = 0; r < rows; r++) {
     var row = new Array(cols);
@@ -128,8 +107,6 @@ function checkView(tv, opts) {
   if (!(opts && opts.anyLength)) checkLengths(tv);
 }
 
-/* ------------------------------------------------------------ bindings (what recompute.js redraws) */
-
 /* The indices of a spec's heatmap panels that show maps (not −∞ masks alone). */
 function heatmapPanels(fig) {
   var out = [];
@@ -184,8 +161,6 @@ function formatValue(value) {
   return Figures.formatG(value);
 }
 
-/* ------------------------------------------------------------ sections */
-
 function sides(tv) {
   var out = [["premise", tv.premise]];
   if (tv.hypothesis) out.push(["hypothesis", tv.hypothesis]);
@@ -205,18 +180,18 @@ function lazy(obj, key, make) {
   } });
 }
 
-/* One figure of a section. `build` makes its figure spec (a function, called only when the figure is
- * first read: a keystroke builds only the figures it draws) or is the figure itself. extra: {bind: fig →
- * the binding recompute.js redraws it with (a live figure), word: true (the word control swaps its vector)}. */
+/* One figure of a section. `build` makes its figure spec (a function, called when the figure is first read: a
+ * keystroke builds only what it draws) or is the spec. extra: {bind: fig → its binding (a live figure), word: true
+ * (the word control swaps its vector), scope (pair_view.js: what its numbers come from)}. */
 function figure(id, build, paper, caption, side, extra) {
   var o = extra || {}, out = { id: id, paper: paper, caption: caption, side: side || "premise", word: !!o.word,
-                               live: !!o.bind };
+                               live: !!o.bind, scope: o.scope };
   lazy(out, "figure", function () { return withName(typeof build === "function" ? build() : build, id); });
   lazy(out, "binding", function () { return o.bind ? o.bind(out.figure) : null; });
   return out;
 }
 
-/* The spec named after its figure's id (a page's figures are told apart by it: data-figure="figure:<id>"). */
+/* The spec named after its figure's id (data-figure="figure:<id>"). */
 function withName(spec, id) {
   spec.name = id;
   return spec;
@@ -268,9 +243,8 @@ function predictionLine(tv) {
   var esc = Figures.htmlEscape, note = tv.random_weights ? " (random weights: meaningless)" : "";
   var score = relatednessText(tv);
   if (score !== null) return '<p class="counts">prediction: <b>' + esc(score) + "</b>" + esc(note) + "</p>";
-  var best = null;
-  Figures.pairs(tv.prediction).forEach(function (p) { if (best === null || Number(p[1]) > Number(best[1])) best = p; });
-  if (best === null) return "";
+  var list = Figures.pairs(tv.prediction), best = list[argmax(list.map(function (p) { return Number(p[1]); }))];
+  if (!best) return "";
   return '<p class="counts">prediction: <b>' + esc(best[0]) + "</b> (p = " + Figures.formatFixed(Number(best[1]), 2) + ")" +
     esc(note) + "</p>";
 }
@@ -307,6 +281,25 @@ function pair(fw, bw, tokens, titles, title, theme, valueName) {
                                                        names: ["forward", "backward"], rowBars: true });
 }
 
+/* The pair of a sentence's attention maps (Shen Fig. 6, Im Fig. 7); titles default to the blocks' masks. */
+function attentionPair(tv, sent, title, theme, titles) {
+  var T = sent.tokens.length;
+  return pair(matrix(sent.fw.attention, T, T), matrix(sent.bw.attention, T, T), sent.tokens, titles || blockTitles(tv),
+              title, theme);
+}
+
+function blockTitles(tv) {
+  return ["forward block (mask " + tv.masks[0] + ")", "backward block (mask " + tv.masks[1] + ")"];
+}
+
+/* Every head of block `direction` on one colour scale (Im Figs. 12–13), block-averaged to HEAD_CELLS. */
+function headsFigure(sent, direction, title, theme) {
+  var b = sent[direction], T = sent.tokens.length, stack = [], titles = [];
+  for (var h = 0; h < b.H; h++) { stack.push(matrix(b.heads, T, T, h * T * T)); titles.push("head " + (h + 1)); }
+  return Figures.smallMultiples(stack, sent.tokens, titles, { title: title, theme: theme,
+    maxCells: Figures.constant("HEAD_CELLS"), names: titles.map(function (_, k) { return "head-" + (k + 1); }) });
+}
+
 /* DiSAN's per-feature P of one block (T·T·D): the trace view's, or from its Eq. 15 parts (recompute.js). */
 function perFeature(sent, direction, what) {
   var P = Recompute.perFeature(sent[direction], sent.tokens.length);
@@ -335,13 +328,12 @@ function gateMeans(sent) {
 }
 
 function disanSections(tv, theme) {
-  var titles = ["forward block (mask " + tv.masks[0] + ")", "backward block (mask " + tv.masks[1] + ")"];
+  var titles = blockTitles(tv);
   var mean = [], feature = [], gates = [], s2t = [];
   sides(tv).forEach(function (s) {
     var side = s[0], sent = s[1], T = sent.tokens.length;
     mean.push(figure("mean-" + side, function () {
-      return pair(matrix(sent.fw.attention, T, T), matrix(sent.bw.attention, T, T), sent.tokens, titles,
-                  named("Token2token attention, mean over features", side, tv), theme);
+      return attentionPair(tv, sent, named("Token2token attention, mean over features", side, tv), theme);
     }, "Shen Fig. 6", "P averaged over the d_h features (Shen Sec. 5.3); rows attend, columns are attended.", side));
     feature.push(figure("feature-" + side, function () {
       return pair(featureSlice(sent, "fw", 0), featureSlice(sent, "bw", 0), sent.tokens, titles,
@@ -384,23 +376,16 @@ function dsaSections(tv, theme) {
   sides(tv).forEach(function (s) {
     var side = s[0], sent = s[1], T = sent.tokens.length;
     mean.push(figure("alpha-mean-" + side, function () {
-      return pair(matrix(sent.fw.attention, T, T), matrix(sent.bw.attention, T, T), sent.tokens,
-                  ["forward (mask " + tv.masks[0] + ")", "backward (mask " + tv.masks[1] + ")"],
-                  named("Head-averaged attention weights at α = " + formatValue(alpha), side, tv), theme);
+      return attentionPair(tv, sent, named("Head-averaged attention weights at α = " + formatValue(alpha), side, tv), theme,
+                           ["forward (mask " + tv.masks[0] + ")", "backward (mask " + tv.masks[1] + ")"]);
     }, "Im Fig. 7 (Eq. 7)",
       "softmax(QKᵀ/√d_k + M_dir + α·M_dis) averaged over heads; the α control recomputes it in the page.", side,
       { bind: function (fig) { return gridBinding(fig, [{ op: "mean", dir: "fw" }, { op: "mean", dir: "bw" }], at); } }));
     /** @type {[string, string, number][]} */ ([["fw", "Forward", 12], ["bw", "Backward", 13]]).forEach(function (d) {
-      var direction = d[0], name = d[1], block = sent[direction], H = block.H, titles = [];
-      for (var h = 0; h < H; h++) titles.push("head " + (h + 1));
-      var exprs = titles.map(function (_, k) { return { op: "head", dir: direction, head: k }; });
+      var direction = d[0], name = d[1], exprs = [];
+      for (var h = 0; h < sent[direction].H; h++) exprs.push({ op: "head", dir: direction, head: h });
       heads.push(figure("alpha-heads-" + direction + "-" + side, function () {
-        var stack = [];
-        for (var k = 0; k < H; k++) stack.push(matrix(block.heads, T, T, k * T * T));
-        return Figures.smallMultiples(stack, sent.tokens, titles, {
-          title: named(name + " heads at α = " + formatValue(alpha), side, tv), theme: theme,
-          maxCells: Figures.constant("HEAD_CELLS"), names: titles.map(function (_, k) { return "head-" + (k + 1); }),
-        });
+        return headsFigure(sent, direction, named(name + " heads at α = " + formatValue(alpha), side, tv), theme);
       }, "Im Fig. " + d[2],
         "Every head of the " + name.toLowerCase() + " block on one colour scale; heads specialise on different distances.",
         side, { bind: function (fig) { return gridBinding(fig, exprs, at, { pool: Figures.constant("HEAD_CELLS") }); } }));
@@ -438,7 +423,6 @@ function dsaSections(tv, theme) {
   ];
 }
 
-/* Every section of the report for this trace view, in reading order. */
 /* Every section of the report for this trace view, in reading order: the tokens, then the first attention
  * maps, so that a 1400 × 900 window shows the sentence box and the first map together; then the prediction
  * chart and the model's other sections. */
@@ -525,14 +509,17 @@ function pageData(tv, sections, compact) {
   return data;
 }
 
+/* The α slider at `a` (Im Eq. 7); `also` follows its label (the pair view's ", A and B"). */
+function alphaSlider(a, also) {
+  var G = Figures.formatG, C = function (name) { return G(Figures.constant(name)); };
+  return '<label class="control">α — distance-mask weight (Im Eq. 7)' + (also || "") + ' <input type="range" ' +
+    'data-control="alpha" min="' + C("ALPHA_MIN") + '" max="' + C("ALPHA_MAX") + '" step="' + C("ALPHA_STEP") +
+    '" value="' + G(a) + '" aria-label="alpha"> <output>' + G(a) + "</output></label>";
+}
+
 function control(sec, tv, dH) {
-  var G = Figures.formatG;
   if (sec.control === "alpha") {
-    var a = tv.alpha !== null && tv.alpha !== undefined ? tv.alpha : Figures.constant("PAPER_ALPHA");
-    return '<label class="control">α — distance-mask weight (Im Eq. 7) ' +
-      '<input type="range" data-control="alpha" min="' + G(Figures.constant("ALPHA_MIN")) + '" max="' +
-      G(Figures.constant("ALPHA_MAX")) + '" step="' + G(Figures.constant("ALPHA_STEP")) + '" value="' + G(a) +
-      '" aria-label="alpha"> <output>' + G(a) + "</output></label>";
+    return alphaSlider(tv.alpha !== null && tv.alpha !== undefined ? tv.alpha : Figures.constant("PAPER_ALPHA"));
   }
   if (sec.control === "feature") {
     return '<label class="control">feature k (0–' + (dH - 1) + ') <input type="range" data-control="feature" min="0" ' +
@@ -574,14 +561,15 @@ function headerLines(tv, sections, compact) {
   if (tv.random_weights) {
     lines.push('<p class="warn">Random weights (no trained checkpoint): these patterns are not learned.</p>');
   }
-  if (!compact) {
-    var nav = sections.map(function (s) { return '<a href="#' + s.id + '">' + escape(s.title) + "</a>"; }).join(" ");
-    lines.push("<nav>" + nav + "</nav>");
-    lines.push('<p class="keys"><button type="button" data-control="talk" aria-pressed="false">' +
-      "Talk mode</button> keys: j / → / PageDown next section · k / ← / PageUp previous · t talk mode " +
-      "(large fonts, one section per screen)</p>");
-  }
-  return lines;
+  return compact ? lines : lines.concat(navLines(sections, "j / → / PageDown next section · k / ← / PageUp previous · " +
+                                                   "t talk mode (large fonts, one section per screen)"));
+}
+
+/* The header's section links and the talk button with the keys. */
+function navLines(sections, keys) {
+  return ["<nav>" + sections.map(function (s) { return '<a href="#' + s.id + '">' + escape(s.title) + "</a>"; }).join(" ") +
+          "</nav>", '<p class="keys"><button type="button" data-control="talk" aria-pressed="false">Talk mode</button> ' +
+          "keys: " + keys + "</p>"];
 }
 
 /* The report's page for a trace view: {title (plain text, for document.title), header (the <header>
@@ -712,4 +700,5 @@ export { mapFigure, page, figureById, draw, sectionBody, define, reportSections,
   overview, disanSections, dsaSections, s2tWordFigure, wordFrames, tokensHtml, legendHtml, pageData, payload,
   gridBinding, templates, sharedScale, formatValue, escape, checkView,
   // what view_figures.js and pair_view.js build their figures with
-  need, checkArray, matrix, rowMeans, capitalize, featureSlice, perFeature, pair, binding, lazy, section };
+  need, checkArray, matrix, rowMeans, capitalize, featureSlice, perFeature, pair, attentionPair, blockTitles, headsFigure,
+  binding, lazy, section, figure, sectionHtml, alphaSlider, navLines };
