@@ -1,21 +1,12 @@
-/* Figures — the builders of every figure that follows a sentence, defined here only.
- *
- * heatmap, heatmapGrid, smallMultiples, barChart, predictionChart, vectorGrids, tokenFeatureHeatmap,
- * compareHeatmaps and maskPanels build figure specs (figure_spec.js: panels of heatmap and bars views that
- * figure_host.js draws with the canvas components, docs/figure-components.md) from arrays; sections.js composes
- * them into the figures of a trace view, which the static explorer, the report, the notebook view and the app
- * all draw. Python builds no per-sentence figure (viz_app/draw/figures.py keeps only the corpus figures' look).
- * Non-finite values (null, NaN, ±∞) are drawn as masked cells.
- *
- * `configure(context)` takes, once per page, what viz_app.draw.site_view.figure_context() writes (the themes,
- * the constants of figures.py and settings.py, the status names). An ES module of pure functions (arrays in,
- * new specs out); no network.
- *
- * Positional arguments are the data; the rest go in an options object in camelCase (valueName, yTitle). A
- * matrix is an array of rows (each row an array or typed array), a stack an array of matrices, a vector an
- * array or typed array. `theme` is a theme object from `theme(name)` or its name ("normal", "presentation").
- */
+/* Figures — the builders of every figure that follows a sentence, defined here only: heatmap, heatmapGrid,
+ * smallMultiples, barChart, predictionChart, vectorGrids, tokenFeatureHeatmap, compareHeatmaps and maskPanels
+ * return figure specs (figure_spec.js; drawn by figure_host.js, docs/figure-components.md) from arrays;
+ * sections.js composes them into a trace view's figures. Non-finite values (null, NaN, ±∞) are masked cells.
+ * `configure(context)` takes, once per page, viz_app.draw.site_view.figure_context() (themes, constants, status
+ * names). Positional arguments are the data, the rest an options object (camelCase). A matrix is an array of rows
+ * (arrays or typed arrays), a vector an array or typed array; `theme` a theme object or its name. */
 import { barsPanel, figureSpec, heatmapPanel } from "./figure_spec.js";
+import { argmax } from "./util.js";
 
 var context = null;
 
@@ -46,8 +37,6 @@ function theme(nameOrTheme) {
   if (!t) throw new Error("Figures: no theme named " + nameOrTheme);
   return t;
 }
-
-/* ------------------------------------------------------------ text (viz_app/draw/text.py) */
 
 var HTML = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
 
@@ -93,8 +82,6 @@ function formatG(x) {
 function round6(x) {
   return Number(x.toPrecision(6));
 }
-
-/* ------------------------------------------------------------ helpers */
 
 /* [lo, hi] over the finite values of `mats` (arrays of rows), zmin/zmax when given. */
 function limits(mats, zmin, zmax) {
@@ -154,7 +141,10 @@ function spec(name, title, panels, extra) {
   return figureSpec(name || "figure", title || "", panels, extra);
 }
 
-/* ------------------------------------------------------------ builders */
+/* A boolean matrix when any cell is true, else null (no masked cells to draw). */
+function anyMasked(mask) {
+  return mask && mask.some(function (row) { return Array.from(row).some(Boolean); }) ? mask : null;
+}
 
 /* heatmapGrid: panels sharing ONE colour scale (one colour bar, on the last panel). opts: {colTokens, title,
  * theme, cols, valueName, zmin, zmax, masked (array of boolean matrices or null per panel), names (panel names,
@@ -168,12 +158,10 @@ function heatmapGrid(mats, titles, rowTokens, opts) {
   var height = Math.trunc(cols > 2 ? Math.min(760, Math.max(260, 90 + th.cell_height * T * 0.6))
                                    : Math.min(720, Math.max(220, 50 + th.cell_height * T)));
   var panels = mats.map(function (mat, k) {
-    var mask = o.masked ? o.masked[k] : null;
     return heatmapPanel(o.names ? o.names[k] : "panel-" + k, {
       z: mat, rowTokens: Array.from(rowTokens), colTokens: Array.from(colTokens), title: titles[k] === undefined ? "" : String(titles[k]),
       valueName: valueName, scale: "sequential", zmin: lim[0], zmax: lim[1], theme: th.name,
-      masked: mask && mask.some(function (row) { return Array.from(row).some(Boolean); }) ? mask : null,
-      colourbar: k === n - 1, height: height,
+      masked: anyMasked(o.masked && o.masked[k]), colourbar: k === n - 1, height: height,
     });
   });
   if (o.rowBars) {
@@ -247,8 +235,7 @@ function barChart(series, tokens, opts) {
 function predictionChart(prediction, opts) {
   var o = opts || {}, th = theme(o.theme), list = pairs(prediction);
   var labels = list.map(function (p) { return String(p[0]); }), values = list.map(function (p) { return Number(p[1]); });
-  var best = -1;
-  values.forEach(function (v, i) { if (best < 0 || v > values[best]) best = i; });
+  var best = argmax(values);
   return spec(o.name, "", [barsPanel("prediction", { values: values, labels: labels, orientation: "horizontal",
     title: o.title === undefined ? "Prediction" : o.title, valueName: "p", xLabel: o.xTitle || "probability",
     domain: [0, 1], highlight: best, theme: th.name })]);
@@ -364,7 +351,7 @@ function heatmap(z, rowTokens, colTokens, opts) {
   return spec(o.name, "", [heatmapPanel("map", {
     z: z, rowTokens: Array.from(rowTokens), colTokens: Array.from(colTokens), title: o.title || "", valueName: valueName,
     scale: o.diverging ? "diverging" : "sequential", zmin: lo, zmax: hi, theme: th.name,
-    masked: o.masked && o.masked.some(function (row) { return Array.from(row).some(Boolean); }) ? o.masked : null,
+    masked: anyMasked(o.masked),
     xLabel: o.xTitle === undefined ? COL_TITLE : o.xTitle, yLabel: o.yTitle === undefined ? ROW_TITLE : o.yTitle,
   })]);
 }
@@ -381,16 +368,10 @@ function maskPanels(panels, tokens, opts) {
                       " for " + tokens.length + " tokens.");
     }
   });
-  var finite = list.map(function (item) {
-    return Array.from(item[1], function (row) {
-      return Array.from(row, function (v) { return v !== null && isFinite(v) ? v : NaN; });
-    });
-  });
-  var masked = list.map(function (item) {
-    return Array.from(item[1], function (row) {
-      return Array.from(row, function (v) { return !(v !== null && isFinite(v)); });
-    });
-  });
+  var ok = function (v) { return v !== null && isFinite(v); }, each = function (f) {
+    return list.map(function (item) { return Array.from(item[1], function (row) { return Array.from(row, f); }); });
+  };
+  var finite = each(function (v) { return ok(v) ? v : NaN; }), masked = each(function (v) { return !ok(v); });
   return heatmapGrid(finite, list.map(function (item) { return item[0]; }), tokens, {
     title: o.title || "", theme: o.theme, cols: o.cols || 3, valueName: "mask value", masked: masked, zmax: 0.0,
     name: o.name, names: list.map(function (item, k) { return "mask-" + k; }),
