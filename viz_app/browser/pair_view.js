@@ -67,8 +67,6 @@ function alignedSeries(a, b, ops) {
   return out;
 }
 
-/* ------------------------------------------------------------ predictions */
-
 /* Both predictions and the change: {labels, a, b (probabilities in label order), bestA, bestB (labels),
  * changed, target (A's predicted label), delta (p_B − p_A of it), relatedness: [A, B] | null}. */
 function predictionChange(tvA, tvB) {
@@ -107,10 +105,7 @@ function predictionHtml(c) {
     fx(c.a[k], 2) + " → " + fx(c.b[k], 2) + " (" + signed(c.delta, 2) + ")</p>";
 }
 
-/* ------------------------------------------------------------ figures (figures.js's builders) */
-
-/* The outlines of the inserted (green) and deleted (red) steps' rows and columns, as the heatmap's view takes
- * them (docs/figure-components.md "outlines"), on every heatmap panel of `fig`. */
+/* Outline the inserted (green) and deleted (red) steps' rows and columns on every heatmap panel of `fig`. */
 var EDIT_COLOURS = { insert: "#1a9850", delete: "#d73027" };
 
 function outlineEdits(fig, ops) {
@@ -125,8 +120,7 @@ function outlineEdits(fig, ops) {
   return fig;
 }
 
-/* A, B and B − A of one aligned map: compareHeatmaps (A and B on one scale, the difference diverging about 0)
- * with its third panel holding B − A from alignedMaps (compareHeatmaps' own A − B negated, the same bound). */
+/* A, B and B − A of one aligned map: compareHeatmaps with its third panel B − A (its own A − B negated). */
 function compareFigure(m, labels, ops, o) {
   var fig = Figures.compareHeatmaps(m.a, m.b, labels, { titles: ["A", "B"], title: o.title, theme: o.theme,
                                                     valueName: o.valueName, diffTitle: "B − A (aligned cells)" });
@@ -134,11 +128,8 @@ function compareFigure(m, labels, ops, o) {
   return outlineEdits(fig, ops);
 }
 
-/* Every head of one block as three figures of one row each (heatmapGrid's panels): A's heads, B's on the same
- * colour scale, and B − A diverging about 0. rows(which) builds row "a", "b" or "diff"; the aligned maps and the
- * scales are computed once for the three. One figure of all 3·H panels held the page's thread for 60–120 ms
- * while Plotly drew it (dsa-nli, T = 20, this 2-core machine); a row takes about a third of that, so a key typed
- * meanwhile waits less. */
+/* Every head of one block as three one-row figures: A's heads, B's on the same scale, B − A diverging. rows(which)
+ * builds "a", "b" or "diff" from maps and scales computed once (three figures: a key waits for one, not all). */
 function headRows(sa, sb, dir, ops, labels, o) {
   var H = sa[dir].H, TA = sa.tokens.length, TB = sb.tokens.length, th = Figures.theme(o.theme), shared = null;
   var computed = function () {
@@ -218,9 +209,8 @@ function sameScope(now, before, scope) {
   return sameSentence(a[scope], b[scope]) && sameSentence(now.tvB[scope], before.tvB[scope]);
 }
 
-/* Each figure of `sections` whose numbers equal those of the same figure of `previous` (an earlier page) is that
- * figure's object itself, built once for both: the host finds the spec it shows and draws nothing again
- * (a B typed in the premise leaves every hypothesis figure as it was). */
+/* Each figure of `sections` whose numbers equal those of the same figure of `previous` is that figure's object,
+ * built once for both (a B typed in the premise leaves every hypothesis figure as it was). */
 function keepFigures(sections, inputs, previous) {
   var old = {}, same = {};
   previous.sections.forEach(function (s) { s.figures.forEach(function (f) { old[f.id] = f; }); });
@@ -246,14 +236,11 @@ var STYLE = "<style>.pair-align{border-collapse:collapse;margin:4px 0 10px;font-
   ".pair-align button{font:inherit;border:1px dashed #888;background:none;border-radius:3px;cursor:pointer;padding:0 3px}" +
   ".pair-swap{border:1px solid #ccc;padding:6px;margin:4px 0;border-radius:4px;background:#fafafa}" +
   ".pair-swap button{margin:2px;font:inherit}" +
-  // Each pair plot is a layer of its own (will-change), so hiding one (report.css's .plot.stale, by its opacity)
-  // or repainting the maps on screen into what Plotly drew repaints no other plot: swap to the next frame 9.6 ms
-  // median instead of 22.5 (dsa-nli, this 2-core machine).
+  // each pair figure a layer of its own: hiding one (report.css's .plot.stale) or repainting it repaints no other
   ".plot[data-fig^=\"pair-\"]{will-change:opacity}</style>";
 
-/* The aligned token rows of one sentence side: A, its leave-one-out, B (each token a button: click to swap
- * it), its leave-one-out. The leave-one-out cells start empty (td[data-loo="a:3"]: side A, token 3); the host
- * fills them when the runs end. */
+/* The aligned token rows of one side: A, its leave-one-out, B (buttons that swap a word), its leave-one-out. The
+ * leave-one-out cells start empty (td[data-loo="a:3"]: side A, token 3) until the host fills them. */
 function alignHtml(side, ops, sa, sb, name, swap) {
   var esc = Figures.htmlEscape;
   var cell = function (o, which) {
@@ -282,9 +269,8 @@ function sidesOf(tvA) {
   return tvA.hypothesis ? ["premise", "hypothesis"] : ["premise"];
 }
 
-/* What the pair view calls a two-sentence model's inputs, [first, second]: an NLI model's premise and
- * hypothesis; a relatedness model's first and second sentence (settings.PAIR_RELATEDNESS_NAMES, in the figure
- * context), since the pair's own sides are A and B and SICK's "sentence A" / "sentence B" would clash with them. */
+/* A two-sentence model's inputs, [first, second]: premise and hypothesis, or a relatedness model's
+ * settings.PAIR_RELATEDNESS_NAMES (SICK's "sentence A" / "B" would clash with the pair's A and B). */
 function inputNames(relatedness) {
   return relatedness ? Figures.context().pair_relatedness_names.slice() : ["premise", "hypothesis"];
 }
@@ -362,12 +348,9 @@ function mapSections(tvA, tvB, aligned, theme, control) {
   return out;
 }
 
-/* The page of a minimal pair for Report.show: tvA and tvB are trace views (sections.js's format) of one
- * model (at one α for the DSA). opts: {theme; swap: false where no model can run B again (the report: B's
- * words are not buttons and the legend offers no swap); alphaControl: false where α is set outside the page
- * (the report, fixed when it was written; the app's own slider): no α slider in the maps' section; previous: the
- * page this host drew before, whose figures this one takes where their numbers are the same (keepFigures)}.
- * Throws one sentence when they cannot be compared. */
+/* The page of a minimal pair for Report.show: trace views tvA, tvB of one model (one α for the DSA). opts: {theme;
+ * swap: false where no model can run B again (the report); alphaControl: false where α is set outside the page;
+ * previous: this host's last page (keepFigures)}. Throws one sentence when they cannot be compared. */
 function page(tvA, tvB, opts) {
   var o = opts || {}, theme = Figures.theme(o.theme || "normal"), esc = Figures.htmlEscape;
   var swap = o.swap !== false;
@@ -382,8 +365,7 @@ function page(tvA, tvB, opts) {
     return alignHtml(side, aligned[side].ops, tvA[side], tvB[side], sideName(tvA, side), swap);
   }).join("");
   var edits = sidesOf(tvA).reduce(function (s, side) { return s + aligned[side].edits; }, 0);
-  // a key, not a list: each mark with what it means and how many of that kind B has (the three names in a row
-  // read as if all three edits had happened)
+  // a key: each mark, what it means and how many B has
   var kinds = [["replace", "#fee8c8", "replaced", "a word of A replaced in B"],
                ["insert", "#d9f0d3", "inserted", "a word of B not in A"], ["delete", "#fddbc7", "deleted", "a word of A not in B"]];
   var key = kinds.map(function (k) {
@@ -417,23 +399,18 @@ function page(tvA, tvB, opts) {
                '<p class="sub">B: ' + esc(text(tvB)) + "</p>", '<p class="sub">' + esc(facts) + "</p>"]
     .concat(navLines(sections, "j / → next section · k / ← previous · t talk mode"));
   return {
-    // the style first, outside the sections: report.js keeps an equal node where it is, so a new B re-parses no
-    // style sheet (a changed sheet restyles the whole page). The body has no `parts`: the whole of it is
-    // compared, so the leave-one-out cells a host filled (fillLeaveOneOut) are emptied by every new page, even
-    // one whose HTML is the last one's (α moved), until their new numbers come.
+    // the style first: report.js keeps an equal node, so a new B re-parses no sheet. No `parts`: the whole body is
+    // replaced, so every new page empties the leave-one-out cells until their new numbers come
     title: tvA.model + " — minimal pair", header: "<header>" + lines.join("") + "</header>", headerLines: lines,
     body: STYLE + sections.map(sectionHtml).join(""), data: data, sections: sections, aligned: aligned,
     change: change, inputs: inputs,
   };
 }
 
-/* ------------------------------------------------------------ leave-one-out rows */
-
-/* Fill the leave-one-out row of side `which` ("a" or "b") of the page drawn in `container`; loo: {premise,
- * hypothesis: one drop per token, or null} (Pair.leaveOneOut's result, or the same numbers from Python).
- * Each token's drop as a signed number on a background as strong as its share of the largest drop in that row
- * (blue: the token supports the class, red: it works against it), in black text: 6.5:1 on the strongest red,
- * 8:1 on the strongest blue (WCAG AA asks 4.5:1; tests/test_axe_pages.py). */
+/* Fill the leave-one-out row of side `which` ("a" | "b") in `container`; loo: {premise, hypothesis: a drop per
+ * token, or null} (pair.js's or Python's). Each drop signed, on a background as strong as its share of the row's
+ * largest (blue: supports the class, red: against it), in black text: 6.5:1 on the strongest red, 8:1 on blue
+ * (WCAG AA: 4.5:1; tests/test_axe_pages.py). */
 function fillLeaveOneOut(container, which, loo) {
   ["premise", "hypothesis"].forEach(function (side) {
     var values = loo[side], table = container.querySelector('table.pair-align[data-side="' + side + '"]');
