@@ -102,10 +102,13 @@ function own(spec) {
   return Object.assign({}, spec, { panels: spec.panels.map(p => Object.assign({}, p)) });
 }
 
-/* Draw `spec` with the chart's figure host (figure_host.js drawIn). Talk mode: a clicked row's top cell outlined. */
+/* The host's options for a chart's data: its provenance, and talk mode (a clicked row's top cell outlined). */
+const looks = (data, theme) => ({ provenance: data.provenance || null, theme: theme === "presentation" ? "presentation" : null });
+
+/* Draw `spec` with the chart's figure host (figure_host.js drawIn). */
 function paint(el, s, spec, data) {
   s.spec = spec;
-  s.host = drawIn(el, spec, { provenance: data.provenance || null, theme: data.theme === "presentation" ? "presentation" : null });
+  s.host = drawIn(el, spec, looks(data, data.theme));
 }
 
 function problem(el, s, text) {
@@ -267,7 +270,7 @@ function followKey(follow, figure, params, live, theme) {
 function adoptTyped(el, s, data, key, want) {
   const typed = s.typed;
   if (!typed || !s.host || typed.key !== followKey(data.follow, data.figure, data.params, data.live, data.theme)) return false;
-  if (typed.look !== JSON.stringify([data.provenance || null, data.theme === "presentation" ? "presentation" : null])) return false;
+  if (typed.look !== JSON.stringify(looks(data, data.theme))) return false;
   if (want) {
     const g = group(want.group);
     if (!typed.binding || !g.live || g.live.id !== want.payload_id) return false;
@@ -444,7 +447,7 @@ function typedFigure(el, tv, input) {
   const sentence = { text: input.text, hypothesis: input.hypothesis, masks: f.data.follow.masks,
                      model: TYPING.data.model, alpha: input.alpha };
   return { spec: own(built.figure), binding: built.binding || null, vocabulary: vocabularyKey(tv),
-           look: JSON.stringify([f.data.provenance || null, f.theme === "presentation" ? "presentation" : null]),
+           look: JSON.stringify(looks(f.data, f.theme)),
            key: followKey(sentence, f.figure, f.data.params, live, f.theme) };
 }
 
@@ -585,14 +588,10 @@ function shownValue(data, value) {
 const CONTROLS = new WeakMap(); // the control's box → {data, send, timer, server, sent}
 
 function mountControl(component, data) {
-  const { parentElement, setStateValue } = component;
-  let box = parentElement.querySelector(".viz-live");
-  if (!box) {
-    box = document.createElement("div");
-    box.className = "viz-live";
+  const { el: box, made } = ownElement(component.parentElement, "viz-live");
+  if (made) {
     box.innerHTML = '<label><span class="viz-live-label"></span> <output></output></label>' +
       '<input type="range"><div class="viz-live-help"></div>';
-    parentElement.appendChild(box);
     CONTROLS.set(box, { data: null, send: null, timer: 0, server: undefined, sent: undefined });
     const input = box.querySelector("input"), c = CONTROLS.get(box);
     input.addEventListener("input", () => {
@@ -611,7 +610,7 @@ function mountControl(component, data) {
   }
   const input = box.querySelector("input"), c = CONTROLS.get(box);
   c.data = data;
-  c.send = setStateValue;
+  c.send = component.setStateValue;
   const id = `viz-live-${data.group}`;
   input.id = id;
   input.min = data.min; input.max = data.max; input.step = data.step;
@@ -639,12 +638,9 @@ function unwire(raw) {
   return data;
 }
 
+const ROLES = { control: mountControl, typing: mountTyping, section: mountSection, pair: mountPair, figure: mountPageFigure };
+
 export default function (component) {
   const data = unwire(component.data);
-  if (data.role === "control") mountControl(component, data);
-  else if (data.role === "typing") mountTyping(component, data);
-  else if (data.role === "section") mountSection(component, data);
-  else if (data.role === "pair") mountPair(component, data);
-  else if (data.role === "figure") mountPageFigure(component, data);
-  else mountChart(component, data);
+  (ROLES[data.role] || mountChart)(component, data);
 }

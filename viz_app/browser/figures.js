@@ -10,8 +10,7 @@ import { argmax } from "./util.js";
 
 var context = null;
 
-/* Take the figure context of viz_app.draw.site_view.figure_context(): {templates, colorscales, themes,
- * constants, status_names, pair_relatedness_names}. Call once before building anything. */
+/* Take figure_context()'s {themes, constants, status_names, pair_relatedness_names, …}, once, before building. */
 function configure(ctx) {
   if (!ctx || !ctx.themes || !ctx.constants) {
     throw new Error("Figures.configure needs the figure context that viz_app.draw.site_view.figure_context() writes");
@@ -153,8 +152,7 @@ function heatmapGrid(mats, titles, rowTokens, opts) {
   var o = opts || {}, th = theme(o.theme), valueName = o.valueName === undefined ? "P" : o.valueName;
   var colTokens = o.colTokens || rowTokens, n = mats.length, cols = o.cols || n;
   var lim = limits(mats, o.zmin, o.zmax), T = rowTokens.length;
-  // a pair of maps as tall as the Plotly figure was (its title and table line now sit outside the canvas), a grid
-  // of small multiples shorter
+  // a pair of maps as tall as it was in Plotly, a grid of small multiples shorter
   var height = Math.trunc(cols > 2 ? Math.min(760, Math.max(260, 90 + th.cell_height * T * 0.6))
                                    : Math.min(720, Math.max(220, 50 + th.cell_height * T)));
   var panels = mats.map(function (mat, k) {
@@ -241,10 +239,9 @@ function predictionChart(prediction, opts) {
     domain: [0, 1], highlight: best, theme: th.name })]);
 }
 
-/* vectorGrids: feature vectors folded into rows × cols grids side by side on ONE scale
- * (Shen Fig. 8). opts: {title, theme, cols (30), valueName, difference, name}. With `difference` the last vector is a
- * difference of the others: it gets its own colour bar, the diverging scale symmetric about 0 (a
- * difference of probabilities runs below 0, which the sequential "P" scale would call a probability). */
+/* vectorGrids: feature vectors folded into rows × cols grids side by side on ONE scale (Shen Fig. 8). opts: {title,
+ * theme, cols (30), valueName, difference, name}. With `difference` the last vector is a difference of the others,
+ * on its own diverging scale symmetric about 0. */
 function vectorGrids(vectors, titles, opts) {
   var o = opts || {}, th = theme(o.theme), cols = o.cols || 30, valueName = o.valueName === undefined ? "P" : o.valueName;
   var size = Math.max.apply(null, vectors.map(function (v) { return v.length; }));
@@ -279,9 +276,8 @@ function vectorGrids(vectors, titles, opts) {
   return spec(o.name, o.title, panels);
 }
 
-/* tokenFeatureHeatmap: rows = tokens, columns = feature index k (e.g. the fusion gate F,
- * Shen Eq. 19). matrix: T × D rows (null or NaN where no value). opts: {title, theme, valueName ("value"),
- * zmin, zmax, name}. */
+/* tokenFeatureHeatmap: rows = tokens, columns = feature k (e.g. the gate F, Shen Eq. 19). matrix: T × D rows.
+ * opts: {title, theme, valueName ("value"), zmin, zmax, name}. */
 function tokenFeatureHeatmap(matrix, tokens, opts) {
   var o = opts || {}, th = theme(o.theme), valueName = o.valueName === undefined ? "value" : o.valueName;
   if (matrix.length !== tokens.length) {
@@ -296,9 +292,8 @@ function tokenFeatureHeatmap(matrix, tokens, opts) {
   })]);
 }
 
-/* compareHeatmaps: A and B on ONE colour scale (identical zmin/zmax) and A − B on a diverging
- * scale centred at 0 (a null or NaN cell in A or B is NaN in A − B, as in numpy). a, b: T × T rows.
- * opts: {titles ([A, B], default ["A", "B"]), title, theme, valueName ("P"), diffTitle, name}. */
+/* compareHeatmaps: A and B on ONE colour scale and A − B diverging about 0 (NaN where A or B is, as numpy). a, b:
+ * T × T rows. opts: {titles (["A", "B"]), title, theme, valueName ("P"), diffTitle, name}. */
 function compareHeatmaps(a, b, tokens, opts) {
   var o = opts || {}, th = theme(o.theme), valueName = o.valueName === undefined ? "P" : o.valueName;
   var titles = o.titles || ["A", "B"], T = tokens.length;
@@ -310,8 +305,7 @@ function compareHeatmaps(a, b, tokens, opts) {
   var diff = Array.from(a, function (row, r) {
     return Array.from(row, function (v, c) { return cellValue(v) - cellValue(b[r][c]); });
   });
-  // A equal to B: the scale A and B share is as wide as a difference could be, so the all-zero difference is
-  // drawn on [−width, width]
+  // A equal to B: the all-zero difference is drawn on [−width, width] of A and B's scale
   var d = bound([diff]);
   d = d > 0 ? d : lim[1] - lim[0];
   var toks = Array.from(tokens);
@@ -330,10 +324,9 @@ function compareHeatmaps(a, b, tokens, opts) {
 /* heatmap's default axis titles: rows attend, columns are attended (docs/conventions.md). */
 var ROW_TITLE = "attending token (row)", COL_TITLE = "attended token (column)";
 
-/* heatmap: one R × C heatmap, rows labelled by `rowTokens`, columns by `colTokens` (null: the row
- * labels). With `diverging` the scale is diverging, symmetric about 0, e.g. the Kendall τ of
- * attribution.tau_heatmap. z: R × C rows (null or NaN where no value). opts: {title, theme,
- * zmin, zmax, diverging, valueName ("P"), xTitle, yTitle, masked (boolean R × C rows: −∞ cells), name}. */
+/* heatmap: one R × C heatmap, rows labelled by `rowTokens`, columns by `colTokens` (null: the row labels);
+ * `diverging`: symmetric about 0 (e.g. Kendall τ). opts: {title, theme, zmin, zmax, diverging, valueName ("P"),
+ * xTitle, yTitle, masked (boolean R × C rows: −∞ cells), name}. */
 function heatmap(z, rowTokens, colTokens, opts) {
   var o = opts || {}, th = theme(o.theme), valueName = o.valueName === undefined ? "P" : o.valueName;
   colTokens = colTokens === null || colTokens === undefined ? rowTokens : colTokens;
@@ -356,10 +349,9 @@ function heatmap(z, rowTokens, colTokens, opts) {
   })]);
 }
 
-/* maskPanels: additive masks (0 / −∞ / −α|i−j|: Shen Eq. 16–18, Im Eq. 7) as a heatmapGrid,
- * finite cells on the sequential scale and −∞ cells masked. panels: [[name, T × T rows], ...] (or an object
- * whose keys are not integer-like). JSON cannot carry −∞, so a null cell is read as −∞ (masked), like
- * -Infinity, NaN and +∞ (numpy's ~isfinite). opts: {title, theme, cols (3), name}. */
+/* maskPanels: additive masks (0 / −∞ / −α|i−j|: Shen Eqs. 16–18, Im Eq. 7) as a heatmapGrid, non-finite cells
+ * (null too: JSON has no −∞) masked. panels: [[name, T × T rows], ...] or an object. opts: {title, theme, cols (3),
+ * name}. */
 function maskPanels(panels, tokens, opts) {
   var o = opts || {}, list = pairs(panels);
   list.forEach(function (item) {

@@ -77,8 +77,7 @@ function checkSentence(sent, arch, name) {
   if (arch === "dsa") checkArray(sent.maxpool_share, T, name + ".maxpool_share");
 }
 
-/* What a side is called where a reader sees it: a relatedness model's inputs are SICK's sentence A and B, not
- * a premise and a hypothesis (the trace view's keys stay "premise" and "hypothesis"). */
+/* What a side is called where a reader sees it (a relatedness model's: SICK's sentence A and B). */
 function sideLabel(tv, side) {
   if (typeof tv.relatedness !== "number") return side;
   return side === "hypothesis" ? "sentence B" : "sentence A";
@@ -226,9 +225,8 @@ function legendHtml() {
   }).join(" · ") + "</p>";
 }
 
-/* A score model's rᵀp̂ and its grade range (Tai, Socher & Manning 2015, Sec. 4.2): "relatedness 3.72 (1–5)"
- * for a pair (SICK), "score 3.72 (1–5)" for one sentence (a single-sentence model trained with --regression:
- * no hypothesis, nothing is related); null for a classifier (tv.relatedness absent or null). */
+/* A score model's rᵀp̂ and its grades (Tai, Socher & Manning 2015, Sec. 4.2): "relatedness 3.72 (1–5)" for a
+ * pair, "score 3.72 (1–5)" for one sentence (--regression); null for a classifier. */
 function relatednessText(tv) {
   if (typeof tv.relatedness !== "number") return null;
   var grades = Figures.pairs(tv.prediction).map(function (p) { return p[0]; });
@@ -236,9 +234,7 @@ function relatednessText(tv) {
     "–" + grades[grades.length - 1] + ")";
 }
 
-/* The predicted label and its probability, in one line under the tokens: the first screen names the
- * prediction while the maps take the room below it (the Prediction section holds the chart). A relatedness
- * model names its score instead. */
+/* The predicted label and its probability (or the score) in one line under the tokens: the first screen names it. */
 function predictionLine(tv) {
   var esc = Figures.htmlEscape, note = tv.random_weights ? " (random weights: meaningless)" : "";
   var score = relatednessText(tv);
@@ -307,8 +303,7 @@ function perFeature(sent, direction, what) {
   return P;
 }
 
-/* DiSAN's P[:, :, k] (T × T) of one block from Eq. 15's parts for this feature alone (T² terms, not the T²·d of
- * the whole P). */
+/* DiSAN's P[:, :, k] (T × T) of one block from Eq. 15's parts for this feature alone (T² terms, not T²·d). */
 function featureSlice(sent, direction, k) {
   var b = sent[direction], T = sent.tokens.length;
   need(Recompute.hasParts(b), direction + ": DiSAN's keys, queries and c are needed for one feature k (Shen Eq. 15)");
@@ -423,9 +418,8 @@ function dsaSections(tv, theme) {
   ];
 }
 
-/* Every section of the report for this trace view, in reading order: the tokens, then the first attention
- * maps, so that a 1400 × 900 window shows the sentence box and the first map together; then the prediction
- * chart and the model's other sections. */
+/* Every section of the report, in reading order: the tokens, the first maps (a 1400 × 900 window shows the
+ * sentence box and the first map together), the prediction chart, the model's other sections. */
 function reportSections(tv, theme) {
   theme = Figures.theme(theme || "normal");
   var head = overview(tv, theme), rest = tv.arch === "disan" ? disanSections(tv, theme) : dsaSections(tv, theme);
@@ -452,8 +446,6 @@ function wordFrames(sent, theme) {
     };
   });
 }
-
-/* ------------------------------------------------------------ payloads (prepared, see the header) */
 
 var payloadCount = 0;
 
@@ -482,8 +474,6 @@ function payload(sent, arch) {
   payloadCount += 1;
   return { id: kind + "-js" + payloadCount, kind: kind, T: T, tokens: Array.from(sent.tokens), blocks: blocks, memo: null };
 }
-
-/* ------------------------------------------------------------ the report page */
 
 /* report.page_data: the figures, the bindings of those the page redraws and their payloads. */
 function pageData(tv, sections, compact) {
@@ -572,13 +562,11 @@ function navLines(sections, keys) {
           "keys: " + keys + "</p>"];
 }
 
-/* The report's page for a trace view: {title (plain text, for document.title), header (the <header>
- * element's HTML), headerLines (its children's HTML, one each), body (the <main> element's inner HTML), parts
- * (the body's sections' HTML, one each), data (what Report.show draws: arch, alpha, compact, fonts,
- * figures {id: figure spec}, live {id: {side, binding}}, payloads {side: prepared}, words {side: frames}),
- * sections (the Section objects the HTML was made from)}. opts: {compact, only (one figure's id: that figure
- * alone, in its section; a `define`d one at opts.params)}.
- * Throws one sentence when the trace view is incomplete or a sentence is longer than a report holds. */
+/* The report's page for a trace view: {title, header (<header>'s HTML), headerLines (its children's), body
+ * (<main>'s inner HTML), parts (its sections' HTML), data (what Report.show draws: arch, alpha, compact, fonts,
+ * figures {id: spec}, live {id: {side, binding}}, payloads {side}, words {side: frames}), sections}.
+ * opts: {compact, only (one figure's id: that figure alone; a `define`d one at opts.params)}. Throws one sentence
+ * when the trace view is incomplete or a sentence is longer than a report holds. */
 function page(tv, opts) {
   var o = opts || {}, compact = !!o.compact || !!o.only;
   checkView(tv);
@@ -608,22 +596,15 @@ function page(tv, opts) {
   };
 }
 
-/* ------------------------------------------------------------ figures with parameters (the app's views) */
-
-/* name → function (views, params, theme) → {figure, bind: fig → binding | undefined}. `views` are the trace
- * views the figure reads (most read one; a comparison of two sentences reads two). The figures are defined in
- * view_figures.js, one `define` each (docs/trace-view.md). */
+/* name → (views, params, theme) → {figure, bind: fig → binding | undefined}: view_figures.js's `define`s. */
 var BUILDERS = {};
 
 function define(name, build) {
   BUILDERS[name] = build;
 }
 
-/* ------------------------------------------------------------ one figure at a time (the app) */
-
-/* The HTML of a section of one sentence, for a host that lays it out itself (the app's Explore): "tokens" —
- * the sentence's tokens with their vocabulary status, the predicted label and the legend (the report's Tokens
- * section for one side). params: {side}. */
+/* A section's HTML for a host that lays it out itself (the app's Explore): "tokens" (the Tokens section of one
+ * side, params.side). */
 function sectionBody(views, id, params) {
   var tv = views[0], p = params || {};
   checkView(tv, { anyLength: true });
@@ -632,10 +613,6 @@ function sectionBody(views, id, params) {
   return tokensHtml(sent) + predictionLine(tv) + legendHtml();
 }
 
-/* The figure `id` of this trace view's page (a Figure: {id, figure, binding, paper, caption, side}), for a
- * host that draws figures one by one in its own layout (the app's chart component). The sections are built
- * once per trace view and theme; each figure is still built only when first read. Any length is accepted:
- * the report's limit is about its file size. */
 /* The figure `id` of `views` with `params`: a `define`d figure (built afresh), else a figure of the first
  * view's page (`figureById`). Returns {figure, binding}. */
 function draw(views, id, params, themeName) {
@@ -656,22 +633,23 @@ function figuresIn(sections) {
   return all;
 }
 
-// figureById's figures per trace view and theme, built once (no field is added to the view)
+// a trace view's figures per theme (and "maps": mapFigure's), built once (no field is added to the view)
 var figuresOfView = new WeakMap();
 
+function figuresOf(tv, key, make) {
+  var byKey = figuresOfView.get(tv) || figuresOfView.set(tv, {}).get(tv);
+  return byKey[key] || (byKey[key] = make());
+}
+
+/* Figure `id` of the trace view's page ({id, figure, binding, paper, caption, side}), for a host that draws
+ * figures one by one (the app). Each figure is built when first read; any length is accepted. */
 function figureById(tv, id, themeName) {
-  var key = themeName || "normal", byTheme = figuresOfView.get(tv);
-  if (!byTheme) figuresOfView.set(tv, byTheme = {});
-  if (!byTheme[key]) {
+  var key = themeName || "normal", all = figuresOf(tv, key, function () {
     checkView(tv, { anyLength: true });
-    byTheme[key] = figuresIn(reportSections(tv, key));
-  }
-  var f = byTheme[key][id];
-  if (!f) {
-    throw new Error("No figure \"" + id + "\" for this " + tv.arch + " trace view; it has " +
-                    Object.keys(byTheme[key]).join(", ") + ".");
-  }
-  return f;
+    return figuresIn(reportSections(tv, key));
+  });
+  if (!all[id]) throw new Error("No figure \"" + id + "\" for this " + tv.arch + " trace view; it has " + Object.keys(all).join(", ") + ".");
+  return all[id];
 }
 
 /* The figures drawn from a sentence's attention alone: DiSAN's mean and one-feature maps (fw/bw attention, Eq.
@@ -679,17 +657,14 @@ function figureById(tv, id, themeName) {
 var MAP_FIGURES = /^(mean|feature|alpha-mean|alpha-heads-fw|alpha-heads-bw)-(premise|hypothesis)$/;
 
 /* Figure `id` of a trace view that may hold only the attention's fields (site.js paintMaps: the lean graph's
- * run; prediction, gates, FFN, source2token and pooling null), built as the page builds it; null for a figure
- * that needs more of the trace. */
+ * run), built as the page builds it; null for a figure that needs more of the trace. */
 function mapFigure(tv, id) {
   if (!MAP_FIGURES.test(id)) return null;
-  if (!tv.__maps) {
-    // the architecture's own sections: reportSections' overview would build the prediction chart at once
+  // the architecture's own sections: reportSections' overview would build the prediction chart at once
+  var f = figuresOf(tv, "maps", function () {
     var theme = Figures.theme("normal");
-    Object.defineProperty(tv, "__maps", {
-      value: figuresIn(tv.arch === "disan" ? disanSections(tv, theme) : dsaSections(tv, theme)), enumerable: false });
-  }
-  var f = tv.__maps[id], side = f && tv[f.side];
+    return figuresIn(tv.arch === "disan" ? disanSections(tv, theme) : dsaSections(tv, theme));
+  })[id], side = f && tv[f.side];
   if (!f || !side || !side.fw.attention || !side.bw.attention) return null;
   if (/^feature-/.test(id) && !Recompute.hasParts(side.fw)) return null;
   if (/^alpha-heads-/.test(id) && !side.fw.heads) return null;
