@@ -449,30 +449,20 @@ function wordFrames(sent, theme) {
 
 var payloadCount = 0;
 
-function allowedOf(block, T) {
-  var allowed = new Uint8Array(T * T), cells = [];
-  for (var c = 0; c < T * T; c++) if (block.allowed[c]) { allowed[c] = 1; cells.push(c); }
-  return { allowed: allowed, cells: Int32Array.from(cells) };
-}
-
-/* What Recompute.prepare would return for this sentence's live payload (scale 1, float32). */
+/* What Recompute.prepare would return for this sentence's live payload (scale 1, float32; DiSAN: Eq. 15's parts,
+ * from which each feature k the slider reaches is computed when asked). */
 function payload(sent, arch) {
-  var T = sent.tokens.length, blocks = {};
+  var blocks = {}, kind = arch === "dsa" ? "distance" : "features";
   ["fw", "bw"].forEach(function (d) {
-    var b = sent[d], a = allowedOf(b, T), out = { mask: b.mask, allowed: a.allowed, cells: a.cells, scores: null,
-                                                  features: null, scale: 1, keys: null, queries: null, c: null };
-    if (arch === "dsa") {
-      out.scores = Float32Array.from(b.scores);
-    } else {
-      // each feature k the slider reaches is computed from Eq. 15's parts when asked
-      need(Recompute.hasParts(b), d + ".probs (DiSAN's per-feature P) or its keys, queries and c are needed for feature k's slider");
-      out.keys = b.keys; out.queries = b.queries; out.c = b.c;
-    }
-    blocks[d] = out;
+    var b = sent[d], dsa = arch === "dsa";
+    if (!dsa) need(Recompute.hasParts(b), d + ".probs (DiSAN's per-feature P) or its keys, queries and c are needed for feature k's slider");
+    blocks[d] = { mask: b.mask, allowed: Uint8Array.from(b.allowed, function (v) { return v ? 1 : 0; }),
+                  cells: Recompute.allowedCells(b.allowed), scores: dsa ? Float32Array.from(b.scores) : null, features: null,
+                  scale: 1, keys: dsa ? null : b.keys, queries: dsa ? null : b.queries, c: dsa ? null : b.c };
   });
-  var kind = arch === "dsa" ? "distance" : "features";
   payloadCount += 1;
-  return { id: kind + "-js" + payloadCount, kind: kind, T: T, tokens: Array.from(sent.tokens), blocks: blocks, memo: null };
+  return { id: kind + "-js" + payloadCount, kind: kind, T: sent.tokens.length, tokens: Array.from(sent.tokens), blocks: blocks,
+           memo: null };
 }
 
 /* report.page_data: the figures, the bindings of those the page redraws and their payloads. */
