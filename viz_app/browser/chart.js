@@ -221,9 +221,8 @@ function mountPageFigure(component, data) {
   if (s.key === key && alreadyDrawn(s, want)) return; // nothing changed for this chart
   if (data.follow && adoptTyped(el, s, data, key, want)) { // the page drew this sentence already ...
     const kept = s.typed, token = s.token;
-    // ... from its own model, whose vocabulary holds only the export's extra GloVe words: where the server's
-    // model read a token otherwise (a GloVe word the page lacks, which it ran as <unk>), its numbers differ
-    // beyond the export's rounding, and the server's figure is drawn after all.
+    // ... from its own model, which reads GloVe words beyond the export's as <unk>: where the server's read a token
+    // otherwise (vocabularyKey), the numbers differ beyond the export's rounding and the server's figure is drawn
     fresh.then(views => {
       if (token !== s.token || views.some(v => !v) || vocabularyKey(views[0]) === kept.vocabulary) return;
       s.typed = null;
