@@ -66,7 +66,7 @@ def test_without_static_serving_the_component_carries_plotly_js(monkeypatch):
 
 def test_the_served_component_s_messages_carry_a_loader_not_the_bundle(tmp_path, monkeypatch):
     """Streamlit sends a component's module text in every element's message on every rerun: the served component's
-    module is a loader of the bundle served from viz_app/static/ (chart-<digest>.js), not the 170 kB bundle."""
+    module is a loader of the bundle served from viz_app/static/ (chart-<digest>.js), not the bundle (235 kB)."""
     from viz_app.draw import bundles
 
     monkeypatch.setattr(chart, "STATIC_DIR", tmp_path / "static")

@@ -17,7 +17,7 @@ tells the server the final value afterwards, for the link and the other views.
 
 plotly.js (for the corpus figures) is served from ``viz_app/static/`` by Streamlit's static file serving
 (``server.enableStaticServing`` in ``.streamlit/config.toml``; ``plotly_js.py`` copies it there): no CDN, so
-the app stays offline. The component's own bundle (``chart.js`` with what it imports, about 170 kB) is served
+the app stays offline. The component's own bundle (``chart.js`` with what it imports, 235 kB) is served
 from there too, as ``chart-<digest>.js``: Streamlit puts a component's module text into every element's message
 on every rerun, so the component's module is a loader of a few lines that imports the served bundle once per page
 (a probe of typing in the app last session: 27 MB of messages before, 4.5 MB after). Where static serving is off
