@@ -62,3 +62,24 @@ def test_without_static_serving_the_component_carries_plotly_js(monkeypatch):
     assert {n for n in names if n.startswith("viz_plotly_chart")} == {"viz_plotly_chart_inline"}
     assert any(panel["kind"] == "heatmap" for s in charts(at) for panel in s["panels"])
     assert not at.get("plotly_chart")
+
+
+def test_the_served_component_s_messages_carry_a_loader_not_the_bundle(tmp_path, monkeypatch):
+    """Streamlit sends a component's module text in every element's message on every rerun: the served component's
+    module is a loader of the bundle served from viz_app/static/ (chart-<digest>.js), not the bundle (235 kB)."""
+    from viz_app.draw import bundles
+
+    monkeypatch.setattr(chart, "STATIC_DIR", tmp_path / "static")
+    chart.chart_js_copied.clear()
+    try:
+        at = run_app(view="explore")
+        assert_clean(at)
+        protos = [c.proto for c in at.get("bidi_component") if c.proto.component_name.startswith("viz_plotly_chart")]
+        bundle = bundles.text("chart")
+        assert len(protos) >= 3 and {p.component_name for p in protos} == {"viz_plotly_chart"}
+        for p in protos:
+            assert len(p.js_content.encode()) < 1000 < len(bundle.encode()) / 100, len(p.js_content)
+            assert f'"app/static/{chart.chart_js_name()}"' in p.js_content and "mountPageFigure" not in p.js_content
+        assert (tmp_path / "static" / chart.chart_js_name()).read_text(encoding="utf-8") == bundle
+    finally:
+        chart.chart_js_copied.clear()

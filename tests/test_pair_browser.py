@@ -294,3 +294,32 @@ def test_leave_one_out_in_the_page_equals_disan_attribution_on_100_test_sentence
     print(f"{name}: {len(items)} test inputs, {runs} runs in the page in {page_s:.1f} s, "
           f"largest |page − disan.attribution| {worst:.2e}")
     assert worst <= TOLERANCE
+
+
+def test_one_sentence_pair_s_leave_one_out_drawn_by_the_page_equals_what_python_sends_the_report_and_app(
+        chromium, built, references):
+    """One rule, two runtimes (docs/trace-view.md "Leave-one-out"): the static explorer's Pair view computes its
+    leave-one-out rows in the page (pair.js, onnxruntime-web) and draws them (pair_view.js fillLeaveOneOut); the
+    report file and the app draw the rows Python computes (``pair_report.pair_leave_one_out``: disan.attribution's
+    erasure). On one pair A, B the drawn cells equal Python's, B's of A's predicted class as in both."""
+    from tests.test_site import fragment
+    from viz_app.draw.pair_report import pair_leave_one_out
+
+    name, a, b = "disan-sst5", "the acting is good and the story is moving .", "the acting is not good and the story is moving"
+    folder = built.out.as_uri() + "/"
+    context, page, blocked, errors = guarded_page(chromium, lambda url: url.startswith(folder), TIMEOUT_MS)
+    try:
+        page.goto((built.out / "index.html").as_uri() + fragment(m=name, t=a, bt=b, view="pair"))
+        page.wait_for_function("() => document.body.dataset.state === 'ready' && document.getElementById('report')"
+                               ".dataset.loo === document.body.dataset.generation")
+        drawn = page.evaluate("""() => ['a', 'b'].map(w => Array.from(document.querySelectorAll(`td[data-loo^="${w}:"]`),
+                                                               td => +td.dataset.value))""")
+    finally:
+        context.close()
+    assert blocked == [] and errors == []
+    model = references(name)
+    want = pair_leave_one_out(model, model.trace(a), model.trace(b))
+    assert [len(d) for d in drawn] == [len(a.split()), len(b.split())]
+    for got, side in zip(drawn, ("a", "b")):
+        np.testing.assert_allclose(got, want[side]["premise"], rtol=0, atol=TOLERANCE)
+    assert max(map(abs, drawn[1])) > 0

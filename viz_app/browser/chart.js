@@ -1,31 +1,19 @@
-/* The app's chart component (viz_app/shell/chart.py): an ES module that Streamlit calls on every render.
- *
- * data.role "figure":  a figure of the page's own definitions (Sections.draw: a report figure by id or a
- *                      `define`d figure with data.params) of the trace views data.view_ids, drawn as a figure
- *                      spec by the figure host (figure_host.js: the canvas components, docs/figure-components.md),
- *                      as the report and the static explorer draw it. A view travels once per session
- *                      (data.views) and is kept here by id; a chart that lacks one asks the server again
- *                      ("missing"). With data.live ({group, payload_id}) the chart joins a live group with the
- *                      figure's own binding and is drawn at the group's values. A rerun that names the same
- *                      views, figure, params and theme draws nothing. A clicked (or Enter-selected) heatmap row
- *                      of a selectable figure tells the server its row ("selection").
- * data.role "chart":   a figure the server built (corpus figures: Evidence, Models), drawn with Plotly.react.
- * data.role "pair":    the Minimal pair view: PairView.page of the trace views data.view_ids (A, B), drawn by
- *                      Report.show as the report and the explorer draw it; data.loo (computed by the server)
- *                      fills its leave-one-out rows, on the same drawing when only it changed.
- * data.role "control": an ordinary <input type=range> that owns a live group: it decodes the payload
- *                      once, redraws every chart of the group on each input event (at most once per
- *                      animation frame: each chart's host repaints the layers that changed), and sends the value
- *                      to the server data.send_after_ms after the last move, so the URL and the other views learn
- *                      it without holding up drawing.
- * data.role "typing":  the sentence box drives the model in the page; every chart with data.follow redraws
- *                      from the trace view it computes.
- * Every per-sentence figure carries the test contract of figure_host.js: data-figure="figure:<id>" and a
- * data-drawn that changes in the same task as its pixels. The entry of the app's bundle
- * (scripts/build_browser.mjs; docs/front-end.md), which chart.py hands Streamlit.
- */
+/* The app's chart component (viz_app/shell/chart.py): an ES module Streamlit calls on every render, by data.role:
+ *   "figure":  a figure of the page's own definitions (Sections.draw) of the trace views data.view_ids, drawn by
+ *              figure_host.js as the report draws it. A view travels once per session (data.views) and is kept
+ *              here by id; a chart lacking one asks the server again ("missing"). With data.live the chart joins
+ *              a live group and is drawn at its values. A rerun naming the same views, figure, params and theme
+ *              draws nothing. A clicked (or Enter-selected) row of a selectable figure goes to the server.
+ *   "chart":   a figure the server built (corpus figures: Evidence, Models), drawn with Plotly.react.
+ *   "section": a section's HTML (Sections.sectionBody).
+ *   "pair":    the Minimal pair view (PairView.page of views A, B) drawn by Report.show; data.loo (the server's
+ *              leave-one-out) fills its rows, on the same drawing when only it changed.
+ *   "control": an <input type=range> owning a live group: redraws the group's charts on each input (at most once
+ *              a frame) and sends the value data.send_after_ms after the last move.
+ *   "typing":  the sentence box drives the model in the page; every chart with data.follow redraws from it.
+ * Every figure carries figure_host.js's test contract (data-figure, data-drawn). */
 import { fromBase64 } from "./bytes.js";
-import { mountFigure } from "./figure_host.js";
+import { drawIn } from "./figure_host.js";
 import * as Figures from "./figures.js";
 import * as PairView from "./pair_view.js";
 import { plotlyReady } from "./plotly_ready.js";
@@ -37,19 +25,19 @@ import "./view_figures.js";
 
 const GROUPS = (window.__disanLive = window.__disanLive || {});
 
+/** @returns {{live: any, values: any, charts: Set<Element>, frame: number, drawn: any}} */
 function group(name) {
   if (!GROUPS[name]) GROUPS[name] = { live: null, values: {}, charts: new Set(), frame: 0, drawn: null };
   return GROUPS[name];
 }
 
-/* What each chart element draws and shows, kept beside it (never on the DOM node): its figure host, the key of
- * the server's figure it shows (undefined: another), its spec, live binding and the values it was drawn at, the
- * server's selection callback, what it follows of typing and what the page drew of a typed sentence. */
+/* Per chart element: its figure host, the key of the server's figure it shows (undefined: another), its spec,
+ * live binding and the values drawn at, the selection callback, what it follows of typing, what the page drew. */
 const CHARTS = new WeakMap();
 
 function stateOf(el) {
   if (!CHARTS.has(el)) {
-    CHARTS.set(el, { host: null, look: null, key: undefined, spec: null, live: null, shown: null, select: null,
+    CHARTS.set(el, { host: null, key: undefined, spec: null, live: null, shown: null, select: null,
                      follow: null, typed: null, token: 0, specText: null });
   }
   return CHARTS.get(el);
@@ -65,9 +53,7 @@ function sameValues(a, b) {
   return keys.length === Object.keys(a).length && keys.every(k => a[k] === b[k]);
 }
 
-/* Recompute every chart of the group once, on the next animation frame: Recompute.render writes the maps at the
- * group's values into the chart's spec and its host repaints what changed (the cells; the colour bar where the
- * limits moved), well within the frame. */
+/* Recompute every chart of the group once, on the next animation frame (its host repaints what changed). */
 function scheduleRedraw(g) {
   if (g.frame) return;
   g.frame = requestAnimationFrame(() => {
@@ -87,8 +73,7 @@ function scheduleRedraw(g) {
   });
 }
 
-/* The component's one element of class `className` (made on its first render; `made` tells): Streamlit calls
- * the component on every rerun, and the element, with what it drew, persists between them. */
+/* The component's one element of class `className` (made on its first render; `made` tells), kept between reruns. */
 function ownElement(parent, className) {
   const found = parent.querySelector("." + className);
   if (found) return { el: found, made: false };
@@ -112,23 +97,18 @@ function chartElement(component, data) {
   return el;
 }
 
-/* A copy of `spec` this chart may change (Recompute.render writes into its panels' views): Sections keeps the
- * figures it built per trace view, which another chart of the same view may draw too. */
+/* A copy of `spec` this chart may change (Recompute.render writes into its panels; Sections shares its figures). */
 function own(spec) {
   return Object.assign({}, spec, { panels: spec.panels.map(p => Object.assign({}, p)) });
 }
 
-/* Draw `spec` with the chart's figure host: kept, updated (each component repaints only what changed), unless the
- * provenance or the theme changed (a new host). */
+/* The host's options for a chart's data: its provenance, and talk mode (a clicked row's top cell outlined). */
+const looks = (data, theme) => ({ provenance: data.provenance || null, theme: theme === "presentation" ? "presentation" : null });
+
+/* Draw `spec` with the chart's figure host (figure_host.js drawIn). */
 function paint(el, s, spec, data) {
-  const theme = data.theme === "presentation" ? "presentation" : null; // talk mode: a clicked row's top cell outlined
-  const look = JSON.stringify([data.provenance || null, theme]);
   s.spec = spec;
-  if (s.host && s.look === look && s.host.root.isConnected) s.host.update(spec);
-  else {
-    s.host = mountFigure(el, spec, { provenance: data.provenance || null, theme: theme });
-    s.look = look;
-  }
+  s.host = drawIn(el, spec, looks(data, data.theme));
 }
 
 function problem(el, s, text) {
@@ -137,8 +117,8 @@ function problem(el, s, text) {
   el.textContent = text;
 }
 
-/* The server's figure `spec` of a chart; with `live`, the chart joins its live group and is drawn at the group's
- * current values (a figure the server built for an earlier value is not drawn at that one: no jump back). */
+/* The server's figure `spec`; with `live`, the chart joins its group and is drawn at the group's current values
+ * (not at the earlier value the server built it for: no jump back). */
 function drawServer(el, s, spec, data, live) {
   let values = null;
   if (live) {
@@ -163,8 +143,7 @@ function alreadyDrawn(s, live) {
     bound(g, s) && sameValues(s.shown, g.values));
 }
 
-/* role "chart": a figure built by the server (corpus figures: Evidence, Models), drawn by plotly.js, which stays
- * for the figures drawn once for a corpus; a rerun that sends the same figure again draws nothing. */
+/* role "chart": the server's corpus figure, drawn by plotly.js; the same figure again draws nothing. */
 function mountChart(component, data) {
   const el = chartElement(component, data), s = stateOf(el);
   const text = data.spec + JSON.stringify(data.config);
@@ -176,9 +155,7 @@ function mountChart(component, data) {
     .catch(err => { s.specText = null; el.textContent = `This chart could not be drawn: ${err.message}`; });
 }
 
-/* ------------------------------------------------------------ role "figure": the page's own definitions */
-
-/* Trace views by id (chart.py sends each once per session; every chart of a page names the one it draws). */
+/* Trace views by id (chart.py sends each once per session). */
 const VIEWS = (window.__disanViews = window.__disanViews || { byId: new Map(), waiting: new Map() });
 const VIEW_KEEP = 16;
 const VIEW_WAIT_MS = 3000;
@@ -191,8 +168,7 @@ function keepView(id, view) {
   VIEWS.waiting.delete(id);
 }
 
-/* The trace view `id`: the one an earlier chart brought, or a moment's wait for a chart of the same rerun that
- * carries it; null when none comes. */
+/* The trace view `id`: kept, or a moment's wait for a chart of the same rerun carrying it; null when none comes. */
 function viewById(id) {
   if (VIEWS.byId.has(id)) return Promise.resolve(VIEWS.byId.get(id));
   return new Promise(resolve => {
@@ -203,7 +179,7 @@ function viewById(id) {
   });
 }
 
-/* The chart's trace views, in order; the views it carries are unpacked and kept first. */
+/* The chart's trace views, in order (those it carries unpacked and kept first). */
 function viewsFor(data) {
   if (data.views) {
     if (data.context) Figures.configure(data.context);
@@ -212,16 +188,20 @@ function viewsFor(data) {
   return Promise.all(data.view_ids.map(viewById));
 }
 
-/* Charts that do not follow typing, brought by a rerun while the box held newer text than the server knows: they
- * are of a sentence the reader has left (the Attribution view's bars and τ when the last sentence's attributions
- * land just after a new one was typed or submitted), and drawing them (68-85 ms of the page's thread for the
- * bars at T = 64 in a probe) would hold the drawing of the new sentence's maps. Each waits here, per chart: drawn
- * if the box comes back to the server's text, dropped once the server learns the newer one (its rerun draws the
- * charts of that sentence). */
+/* Charts that do not follow typing, brought while the box holds newer text than the server knows (e.g. the
+ * Attribution view's bars of the sentence left): drawing them (68-85 ms at T = 64) would hold the new sentence's
+ * maps. Each waits here: drawn if the box comes back to the server's text, dropped once the server learns more. */
 const HELD = new Map();
 
 function typingAhead() {
   return typingHere() && Boolean(TYPING.sent) && boxesAhead(TYPING.sent);
+}
+
+/* Whether every view came; else the server is asked for the first missing one (it sends it again). */
+function allCame(component, data, views) {
+  const missing = data.view_ids.find((id, i) => !views[i]);
+  if (missing) component.setTriggerValue("missing", missing);
+  return !missing;
 }
 
 /* role "figure": the page's figure `data.figure` of the trace views `data.view_ids`. */
@@ -232,8 +212,7 @@ function mountPageFigure(component, data) {
   if (data.follow) {
     s.follow = { figure: data.figure, theme: data.theme, data: data };
     TYPING.follow.add(el);
-    // The server's figure is of a sentence the box has moved on from (typing went on after it was sent):
-    // the page's own drawing of the newer text stays; the views still travel (viewsFor) for later charts.
+    // the server's figure is of a sentence the box has left: the page's drawing stays; the views are kept
     if (s.host && boxesAhead(data.follow)) { viewsFor(data); return; }
   }
   const key = JSON.stringify([data.view_ids, data.figure, data.params, data.theme, data.provenance || null]);
@@ -242,15 +221,12 @@ function mountPageFigure(component, data) {
   if (s.key === key && alreadyDrawn(s, want)) return; // nothing changed for this chart
   if (data.follow && adoptTyped(el, s, data, key, want)) { // the page drew this sentence already ...
     const kept = s.typed, token = s.token;
-    // ... from its own model, whose vocabulary holds only the export's extra GloVe words: where the server's
-    // model read a token otherwise (a GloVe word the page lacks, which it ran as <unk>), its numbers differ
-    // beyond the export's rounding, and the server's figure is drawn after all.
+    // ... from its own model, which reads GloVe words beyond the export's as <unk>: where the server's read a token
+    // otherwise (vocabularyKey), the numbers differ beyond the export's rounding and the server's figure is drawn
     fresh.then(views => {
       if (token !== s.token || views.some(v => !v) || vocabularyKey(views[0]) === kept.vocabulary) return;
       s.typed = null;
-      const built = Sections.draw(views, data.figure, data.params, data.theme);
-      const live = want && built.binding ? Object.assign(want, { binding: built.binding }) : null;
-      drawServer(el, s, own(built.figure), data, live);
+      drawBuilt(el, s, views, data, want);
     }).catch(err => problem(el, s, `This chart could not be drawn: ${err.message}`));
     return;
   }
@@ -259,29 +235,25 @@ function mountPageFigure(component, data) {
   const token = ++s.token;
   fresh.then(views => {
     if (token !== s.token) return; // a newer render of this chart came first
-    const missing = data.view_ids.find((id, i) => !views[i]);
-    if (missing) {
-      problem(el, s, "Loading this sentence's trace…");
-      component.setTriggerValue("missing", missing); // the server sends it again
-      return;
-    }
-    const built = Sections.draw(views, data.figure, data.params, data.theme);
-    const live = want && built.binding ? Object.assign(want, { binding: built.binding }) : null;
-    drawServer(el, s, own(built.figure), data, live);
+    if (!allCame(component, data, views)) return problem(el, s, "Loading this sentence's trace…");
+    drawBuilt(el, s, views, data, want);
   }).catch(err => problem(el, s, `This chart could not be drawn: ${err.message}`));
 }
 
-/* A trace view's tokens with the vocabulary status its model gave each ("vocab", "glove", "unknown"), both
- * sentences: the page's run and the server's of the same text agree on it exactly when they embedded the same
- * rows, i.e. when their numbers agree up to the export's rounding. */
+function drawBuilt(el, s, views, data, want) {
+  const built = Sections.draw(views, data.figure, data.params, data.theme);
+  drawServer(el, s, own(built.figure), data, want && built.binding ? Object.assign(want, { binding: built.binding }) : null);
+}
+
+/* A trace view's tokens with their vocabulary status: the page's run and the server's of the same text agree on it
+ * exactly when they embedded the same rows (numbers equal up to the export's rounding). */
 function vocabularyKey(tv) {
   const side = (sv) => (sv ? [Array.from(sv.tokens), Array.from(sv.status)] : null);
   return JSON.stringify([side(tv.premise), side(tv.hypothesis)]);
 }
 
-/* What a chart that follows typing draws, as one key: the sentence (`follow`: {text, hypothesis, masks, model,
- * alpha}), the figure, its parameters (a live chart's at its group's current values) and the theme. The page's
- * own drawing of a typed text and the server's figure of the same sentence get the same key. */
+/* What a chart that follows typing draws, as one key (the sentence {text, hypothesis, masks, model, alpha}, figure,
+ * parameters at the group's values, theme): the page's drawing of a text and the server's figure of it share it. */
 function followKey(follow, figure, params, live, theme) {
   const g = live ? GROUPS[live.group] : null;
   // a number as the page's run and the server's agree on it; "several" (export.py: panels at other α) matches none
@@ -291,14 +263,13 @@ function followKey(follow, figure, params, live, theme) {
                          figure, Object.assign({}, params, g ? g.values : {}), theme]);
 }
 
-/* The server's rerun brings the sentence the page already drew from its own model run (Enter, or typing at
- * rest, after the maps followed the keys): the chart takes the server's key and keeps its drawing, so the rerun
- * paints nothing (issue 58, item 10). A live chart joins its group again with the binding of the page's figure.
- * False, with nothing changed, where the drawings differ. */
+/* The server's rerun brings the sentence the page drew from its own run: the chart takes the server's key and
+ * keeps its drawing, so the rerun paints nothing (issue 58, item 10); a live chart rejoins its group. False, with
+ * nothing changed, where the drawings differ. */
 function adoptTyped(el, s, data, key, want) {
   const typed = s.typed;
   if (!typed || !s.host || typed.key !== followKey(data.follow, data.figure, data.params, data.live, data.theme)) return false;
-  if (typed.look !== JSON.stringify([data.provenance || null, data.theme === "presentation" ? "presentation" : null])) return false;
+  if (typed.look !== JSON.stringify(looks(data, data.theme))) return false;
   if (want) {
     const g = group(want.group);
     if (!typed.binding || !g.live || g.live.id !== want.payload_id) return false;
@@ -314,8 +285,7 @@ function adoptTyped(el, s, data, key, want) {
   return true;
 }
 
-/* role "section": the HTML of a section of the page's own definitions (Sections.sectionBody: the tokens with
- * their vocabulary status), from the chart's trace view; with data.follow it follows typing too. */
+/* role "section": Sections.sectionBody of the chart's trace view; with data.follow it follows typing too. */
 const SECTIONS = new WeakMap(); // element → {key, section, params}
 
 function mountSection(component, data) {
@@ -333,23 +303,14 @@ function mountSection(component, data) {
   if (s.key === key) return;
   s.key = key;
   fresh.then(views => {
-    const missing = data.view_ids.find((id, i) => !views[i]);
-    if (missing) {
-      s.key = undefined;
-      component.setTriggerValue("missing", missing);
-      return;
-    }
+    if (!allCame(component, data, views)) { s.key = undefined; return; }
     el.innerHTML = Sections.sectionBody(views, data.section, data.params);
   }).catch(err => { s.key = undefined; el.textContent = `This section could not be drawn: ${err.message}`; });
 }
 
-/* ------------------------------------------------------------ role "pair": the minimal pair's page */
-
-/* The pair page of A and B (PairView.page) drawn into the component's element by Report.show, which
- * redraws in place what a new pair keeps; α is the server's (its slider above, a rerun); with data.swap B's words
- * are buttons whose click tells the server "side:index" (trigger "swap": it offers the nearest words, runs the
- * model and sends the new pair); the page is compact: the app's keys stay Streamlit's (no section keys, no talk
- * mode). The leave-one-out rows are filled once the maps are drawn and data.loo has come. */
+/* role "pair": PairView.page of A and B drawn by Report.show (compact: the app's keys stay Streamlit's); α is the
+ * server's; with data.swap B's words are buttons telling the server "side:index" (trigger "swap"). The
+ * leave-one-out rows are filled once the maps are drawn and data.loo has come. */
 const PAIRS = new WeakMap();
 
 function mountPair(component, data) {
@@ -374,12 +335,7 @@ function mountPair(component, data) {
   p.drawn = null;
   fresh.then(views => {
     if (p.key !== key) return null; // a newer pair came first
-    const missing = data.view_ids.find((id, i) => !views[i]);
-    if (missing) {
-      p.key = undefined;
-      component.setTriggerValue("missing", missing); // the server sends it again
-      return null;
-    }
+    if (!allCame(component, data, views)) { p.key = undefined; return null; }
     const page = PairView.page(views[0], views[1], { theme: data.theme, alphaControl: false, swap: !!data.swap });
     page.data.compact = true;
     return Report.show(el, page, { hash: false, provenance: data.provenance || null }).then(() => {
@@ -400,23 +356,16 @@ function fillPairLoo(el, p) {
   el.dataset.loo = p.key;
 }
 
-/* ------------------------------------------------------------ role "typing": the views follow the keys */
-
-/* The sentence box (the sidebar's) drives the model in the page (site.js, in the static explorer's bundle loaded
- * from the model's explorer folder: viz_app/shell/explorer.py) and every chart with data.follow redraws from the
- * trace view it computes, with the chart's own figure and parameters (a live chart at its control's current value),
- * each chart's host repainting what changed, all in the task that has the view. One model run is in flight at a
- * time; the newest text waits. The model runs at the α control's current value where the page has one. The server
- * learns the text data.send_after_ms after the last key, or on Enter once the page has drawn that text
- * (submitTyped). A view without the typing element leaves the box to Streamlit. */
+/* role "typing": the sentence box drives the model in the page (the explorer folder's site.js,
+ * viz_app/shell/explorer.py) and every chart with data.follow redraws from its trace view, at the chart's own
+ * figure and parameters, in the task that has the view. One run at a time; the newest text waits; the α control's
+ * value where the page has one. The server learns the text data.send_after_ms after the last key, or on Enter once
+ * the page drew it (submitTyped). A view without the typing element leaves the box to Streamlit. */
 const TYPING = (window.__disanTyping = window.__disanTyping ||
   { follow: new Set(), sections: new Set(), base: null, ready: null, running: false, pending: null, typed: null, stamp: 0, shown: null });
 const SCRIPTS = {};
 
-/* site.js of the explorer folder's bundle last loaded (its one global, `Disan`). */
-function site() {
-  return window.Disan.Site;
-}
+const site = () => window.Disan.Site; // the explorer folder's bundle last loaded
 
 function loadOnce(src) {
   if (!SCRIPTS[src]) {
@@ -477,23 +426,19 @@ function runTyped(input) {
     });
 }
 
-/* The α the page's model runs at: the current value of a live α control on this page, else the server's (a DSA;
- * null for DiSAN). */
+/* The α the page's model runs at: a live α control's on this page, else the server's (null for DiSAN). */
 function typedAlpha() {
   const g = GROUPS.alpha, alpha = TYPING.data.alpha;
   const here = g && Number.isFinite(g.values.alpha) && [...g.charts].some(el => el.isConnected);
   return alpha !== null && alpha !== undefined && here ? g.values.alpha : alpha;
 }
 
-/* The chart's figure for the typed trace view of `input` ({text, hypothesis, alpha}), with its live binding and
- * its key (followKey): its own figure and parameters, a live chart's at its control's current values; null where
- * this sentence cannot have it (a chosen token beyond its length): the chart keeps its drawing until the server's
- * rerun. */
+/* The chart's figure of the typed trace view of `input` with its binding and key (followKey); null where this
+ * sentence cannot have it (a chosen token beyond its length): the chart keeps its drawing until the rerun. */
 function typedFigure(el, tv, input) {
   const s = stateOf(el), f = s.follow, live = f.data.live, g = live ? GROUPS[live.group] : null;
   const params = Object.assign({}, f.data.params, g ? g.values : {});
-  // A chart of several views of this sentence names their masks (Compare): the page derives them from the
-  // logits before the mask (recompute.js remask; null where the view lacks them).
+  // Compare's views under other masks (recompute.js remask; null where the view lacks the logits)
   const views = (f.data.follow.masks || ["default"]).map(m => (m === "default" ? tv : Recompute.remask(tv, m)));
   if (views.some(v => !v)) return null;
   let built;
@@ -501,16 +446,14 @@ function typedFigure(el, tv, input) {
   const sentence = { text: input.text, hypothesis: input.hypothesis, masks: f.data.follow.masks,
                      model: TYPING.data.model, alpha: input.alpha };
   return { spec: own(built.figure), binding: built.binding || null, vocabulary: vocabularyKey(tv),
-           look: JSON.stringify([f.data.provenance || null, f.theme === "presentation" ? "presentation" : null]),
+           look: JSON.stringify(looks(f.data, f.theme)),
            key: followKey(sentence, f.figure, f.data.params, live, f.theme) };
 }
 
-/* The typed sentence's figures, every following chart in this task (each host repaints what changed: a few
- * milliseconds a map), then its sections. */
+/* The typed sentence's figures, every following chart in this task, then its sections. */
 function drawTyped(tv, input) {
   TYPING.typed = input;
-  // words the page's model runs as <unk> (it holds only the export's extra GloVe words): the server's may know
-  // them, and its rerun then draws its own numbers (mountPageFigure); the line says so meanwhile
+  // words the page's model reads as <unk> (it holds only the export's GloVe words): the server's rerun may redraw
   const unknown = [tv.premise, tv.hypothesis].filter(Boolean)
     .flatMap(sv => Array.from(sv.tokens).filter((_, i) => sv.status[i] === "unknown"));
   if (TYPING.line) {
@@ -526,8 +469,7 @@ function drawTyped(tv, input) {
     if (!typed) continue;
     s.typed = typed; // what the chart shows now, until the server's rerun (adoptTyped) or another sentence
     s.key = undefined; // the chart no longer shows the server's figure
-    // Its control's payload is the server's sentence: the chart leaves the group until the server's rerun
-    // brings this sentence's payload (a move of the control meanwhile must not paint the old sentence here).
+    // the group's payload is the server's sentence: the chart leaves it until the rerun brings this one's
     s.live = null;
     s.shown = null;
     paint(el, s, typed.spec, s.follow.data);
@@ -555,8 +497,7 @@ function boxText() {
   return { text: boxes.text ? boxes.text.value : "", hypothesis: boxes.hypothesis ? boxes.hypothesis.value : "" };
 }
 
-/* The typing element is on this page (Streamlit keeps the sidebar's box when the view changes; a view without
- * the element leaves its keys to Streamlit: Ctrl+Enter submits there). */
+/* The typing element is on this page (a view without it leaves the box's keys to Streamlit). */
 function typingHere() {
   return Boolean(TYPING.line && TYPING.line.isConnected);
 }
@@ -586,8 +527,7 @@ function sendTyped(input) {
 
 const BOXES = ".st-key-sentence textarea, .st-key-hypothesis input";
 
-/* The sentence boxes' keys, listened to on the document once: Streamlit may replace a box's element on a rerun,
- * and a listener on the old element would miss every key after it. */
+/* The boxes' keys, listened to on the document once (Streamlit may replace a box's element on a rerun). */
 function listenToBoxes() {
   if (window.__disanTypingListens) return;
   window.__disanTypingListens = true;
@@ -603,11 +543,8 @@ function listenToBoxes() {
   }, true);
 }
 
-/* Enter: the server learns `input` once the page has drawn it (the task after the frame that shows its maps),
- * at once where the page's model cannot draw it, and at the latest SUBMIT_WAIT_MS later. The server's rerun (a
- * trace per view, 30-120 ms of CPU at T = 64 in `bench app`) would otherwise share the cores with the page's own
- * run and drawing of the same text; what it brings (the address, the other views, the exports) does not follow
- * a key. */
+/* Enter: the server learns `input` once the page has drawn it (the task after that frame), at once where the page
+ * cannot, at the latest SUBMIT_WAIT_MS later: its rerun (30-120 ms of CPU at T = 64) would share the cores. */
 const SUBMIT_WAIT_MS = 1000;
 
 function submitTyped(input) {
@@ -650,14 +587,10 @@ function shownValue(data, value) {
 const CONTROLS = new WeakMap(); // the control's box → {data, send, timer, server, sent}
 
 function mountControl(component, data) {
-  const { parentElement, setStateValue } = component;
-  let box = parentElement.querySelector(".viz-live");
-  if (!box) {
-    box = document.createElement("div");
-    box.className = "viz-live";
+  const { el: box, made } = ownElement(component.parentElement, "viz-live");
+  if (made) {
     box.innerHTML = '<label><span class="viz-live-label"></span> <output></output></label>' +
       '<input type="range"><div class="viz-live-help"></div>';
-    parentElement.appendChild(box);
     CONTROLS.set(box, { data: null, send: null, timer: 0, server: undefined, sent: undefined });
     const input = box.querySelector("input"), c = CONTROLS.get(box);
     input.addEventListener("input", () => {
@@ -676,7 +609,7 @@ function mountControl(component, data) {
   }
   const input = box.querySelector("input"), c = CONTROLS.get(box);
   c.data = data;
-  c.send = setStateValue;
+  c.send = component.setStateValue;
   const id = `viz-live-${data.group}`;
   input.id = id;
   input.min = data.min; input.max = data.max; input.step = data.step;
@@ -697,20 +630,16 @@ function mountControl(component, data) {
   if (changed) scheduleRedraw(g);
 }
 
-/* The fields that chart.py sent as JSON text (data.json names them, comma-separated): a nested object in the
- * component's data made Streamlit import pandas to look for data frames in it (issue 19's cold start). */
+/* The fields chart.py sent as JSON text (data.json names them): nested objects made Streamlit import pandas. */
 function unwire(raw) {
   const data = Object.assign({}, raw);
   for (const name of (raw.json || "").split(",").filter(Boolean)) data[name] = JSON.parse(raw[name]);
   return data;
 }
 
+const ROLES = { control: mountControl, typing: mountTyping, section: mountSection, pair: mountPair, figure: mountPageFigure };
+
 export default function (component) {
   const data = unwire(component.data);
-  if (data.role === "control") mountControl(component, data);
-  else if (data.role === "typing") mountTyping(component, data);
-  else if (data.role === "section") mountSection(component, data);
-  else if (data.role === "pair") mountPair(component, data);
-  else if (data.role === "figure") mountPageFigure(component, data);
-  else mountChart(component, data);
+  (ROLES[data.role] || mountChart)(component, data);
 }

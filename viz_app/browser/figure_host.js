@@ -7,11 +7,13 @@
  *   fig.setTheme("presentation");  // talk mode: every panel's theme, without a new spec
  *   await fig.exportAs("svg", "forward");  // png | svg | json | csv of one panel (default: the first); html: all
  *   fig.destroy();
+ *   drawIn(element, spec, {provenance, theme})  // the hosts' way: the host kept in `element`, updated; hostIn(element)
  *
  * A spec is plain data (typed arrays allowed): {kind: "figure", name, title, columns, panels: [{kind: "heatmap" |
  * "bars", name, view}], rowBars: {panel, bars} | null}. No plotting library is involved. */
 import { THEMES, createBars, createHeatmap, download } from "./components/index.mjs";
-import { figureHtml, checkSpec, sameLayout } from "./figure_spec.js";
+import { figureHtml, checkSpec, sameLayout, sameSpec } from "./figure_spec.js";
+import { argmax } from "./util.js";
 
 const CSS = `
 .disan-figure { margin: 0 0 8px; }
@@ -36,13 +38,6 @@ function injectStyle(doc) {
   style.id = "disan-figure-style";
   style.textContent = CSS;
   doc.head.append(style);
-}
-
-/* The index of the largest finite value (talk mode highlights it in a clicked row), or -1. */
-function argmax(values) {
-  let best = -1;
-  values.forEach((v, i) => { if (Number.isFinite(v) && (best < 0 || v > values[best])) best = i; });
-  return best;
 }
 
 /* Draw `spec` into `element` (its children are replaced). options: {provenance: {checkpointSha256, version}
@@ -209,7 +204,34 @@ export function mountFigure(element, spec, options = {}) {
   return {
     root, update, setTheme, exportAs,
     get spec() { return current; },
+    get theme() { return opts.theme; },
     get panels() { return panels.map((p) => ({ kind: p.kind, name: p.name, component: p.component })); },
     destroy() { root.remove(); panels = []; current = null; },
   };
+}
+
+/* The figure host each element shows (report.js and chart.js draw through drawIn), with its provenance as JSON. */
+const KEPT = new WeakMap();
+
+/* The host drawn in `element` (null before one is, or after its figure left the page); with `provenance`, only one
+ * whose exports name that provenance. */
+export function hostIn(element, provenance) {
+  const kept = KEPT.get(element);
+  const ok = kept && kept.host.root.isConnected && (provenance === undefined || kept.provenance === JSON.stringify(provenance || null));
+  return ok ? kept.host : null;
+}
+
+/* Draw `spec` in `element`: the host kept there takes the theme and update(spec) (nothing when the spec draws what
+ * it shows, e.g. an NLI pair's other sentence while one is typed); a new host where none is kept for this
+ * provenance. Returns the host. */
+export function drawIn(element, spec, { provenance = null, theme = null } = {}) {
+  const host = hostIn(element, provenance);
+  if (!host) {
+    const made = mountFigure(element, spec, { provenance, theme });
+    KEPT.set(element, { host: made, provenance: JSON.stringify(provenance) });
+    return made;
+  }
+  if (host.theme !== theme) host.setTheme(theme);
+  if (!sameSpec(host.spec, spec)) host.update(spec);
+  return host;
 }

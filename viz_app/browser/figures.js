@@ -1,26 +1,16 @@
-/* Figures — the builders of every figure that follows a sentence, defined here only.
- *
- * heatmap, heatmapGrid, smallMultiples, barChart, predictionChart, vectorGrids, tokenFeatureHeatmap,
- * compareHeatmaps and maskPanels build figure specs (figure_spec.js: panels of heatmap and bars views that
- * figure_host.js draws with the canvas components, docs/figure-components.md) from arrays; sections.js composes
- * them into the figures of a trace view, which the static explorer, the report, the notebook view and the app
- * all draw. Python builds no per-sentence figure (viz_app/draw/figures.py keeps only the corpus figures' look).
- * Non-finite values (null, NaN, ±∞) are drawn as masked cells.
- *
- * `configure(context)` takes, once per page, what viz_app.draw.site_view.figure_context() writes (the themes,
- * the constants of figures.py and settings.py, the status names). An ES module of pure functions (arrays in,
- * new specs out); no network.
- *
- * Positional arguments are the data; the rest go in an options object in camelCase (valueName, yTitle). A
- * matrix is an array of rows (each row an array or typed array), a stack an array of matrices, a vector an
- * array or typed array. `theme` is a theme object from `theme(name)` or its name ("normal", "presentation").
- */
+/* Figures — the builders of every figure that follows a sentence, defined here only: heatmap, heatmapGrid,
+ * smallMultiples, barChart, predictionChart, vectorGrids, tokenFeatureHeatmap, compareHeatmaps and maskPanels
+ * return figure specs (figure_spec.js; drawn by figure_host.js, docs/figure-components.md) from arrays;
+ * sections.js composes them into a trace view's figures. Non-finite values (null, NaN, ±∞) are masked cells.
+ * `configure(context)` takes, once per page, viz_app.draw.site_view.figure_context() (themes, constants, status
+ * names). Positional arguments are the data, the rest an options object (camelCase). A matrix is an array of rows
+ * (arrays or typed arrays), a vector an array or typed array; `theme` a theme object or its name. */
 import { barsPanel, figureSpec, heatmapPanel } from "./figure_spec.js";
+import { argmax } from "./util.js";
 
 var context = null;
 
-/* Take the figure context of viz_app.draw.site_view.figure_context(): {templates, colorscales, themes,
- * constants, status_names, pair_relatedness_names}. Call once before building anything. */
+/* Take figure_context()'s {themes, constants, status_names, pair_relatedness_names, …}, once, before building. */
 function configure(ctx) {
   if (!ctx || !ctx.themes || !ctx.constants) {
     throw new Error("Figures.configure needs the figure context that viz_app.draw.site_view.figure_context() writes");
@@ -46,8 +36,6 @@ function theme(nameOrTheme) {
   if (!t) throw new Error("Figures: no theme named " + nameOrTheme);
   return t;
 }
-
-/* ------------------------------------------------------------ text (viz_app/draw/text.py) */
 
 var HTML = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
 
@@ -93,8 +81,6 @@ function formatG(x) {
 function round6(x) {
   return Number(x.toPrecision(6));
 }
-
-/* ------------------------------------------------------------ helpers */
 
 /* [lo, hi] over the finite values of `mats` (arrays of rows), zmin/zmax when given. */
 function limits(mats, zmin, zmax) {
@@ -154,7 +140,10 @@ function spec(name, title, panels, extra) {
   return figureSpec(name || "figure", title || "", panels, extra);
 }
 
-/* ------------------------------------------------------------ builders */
+/* A boolean matrix when any cell is true, else null (no masked cells to draw). */
+function anyMasked(mask) {
+  return mask && mask.some(function (row) { return Array.from(row).some(Boolean); }) ? mask : null;
+}
 
 /* heatmapGrid: panels sharing ONE colour scale (one colour bar, on the last panel). opts: {colTokens, title,
  * theme, cols, valueName, zmin, zmax, masked (array of boolean matrices or null per panel), names (panel names,
@@ -163,17 +152,14 @@ function heatmapGrid(mats, titles, rowTokens, opts) {
   var o = opts || {}, th = theme(o.theme), valueName = o.valueName === undefined ? "P" : o.valueName;
   var colTokens = o.colTokens || rowTokens, n = mats.length, cols = o.cols || n;
   var lim = limits(mats, o.zmin, o.zmax), T = rowTokens.length;
-  // a pair of maps as tall as the Plotly figure was (its title and table line now sit outside the canvas), a grid
-  // of small multiples shorter
+  // a pair of maps as tall as it was in Plotly, a grid of small multiples shorter
   var height = Math.trunc(cols > 2 ? Math.min(760, Math.max(260, 90 + th.cell_height * T * 0.6))
                                    : Math.min(720, Math.max(220, 50 + th.cell_height * T)));
   var panels = mats.map(function (mat, k) {
-    var mask = o.masked ? o.masked[k] : null;
     return heatmapPanel(o.names ? o.names[k] : "panel-" + k, {
       z: mat, rowTokens: Array.from(rowTokens), colTokens: Array.from(colTokens), title: titles[k] === undefined ? "" : String(titles[k]),
       valueName: valueName, scale: "sequential", zmin: lim[0], zmax: lim[1], theme: th.name,
-      masked: mask && mask.some(function (row) { return Array.from(row).some(Boolean); }) ? mask : null,
-      colourbar: k === n - 1, height: height,
+      masked: anyMasked(o.masked && o.masked[k]), colourbar: k === n - 1, height: height,
     });
   });
   if (o.rowBars) {
@@ -247,17 +233,15 @@ function barChart(series, tokens, opts) {
 function predictionChart(prediction, opts) {
   var o = opts || {}, th = theme(o.theme), list = pairs(prediction);
   var labels = list.map(function (p) { return String(p[0]); }), values = list.map(function (p) { return Number(p[1]); });
-  var best = -1;
-  values.forEach(function (v, i) { if (best < 0 || v > values[best]) best = i; });
+  var best = argmax(values);
   return spec(o.name, "", [barsPanel("prediction", { values: values, labels: labels, orientation: "horizontal",
     title: o.title === undefined ? "Prediction" : o.title, valueName: "p", xLabel: o.xTitle || "probability",
     domain: [0, 1], highlight: best, theme: th.name })]);
 }
 
-/* vectorGrids: feature vectors folded into rows × cols grids side by side on ONE scale
- * (Shen Fig. 8). opts: {title, theme, cols (30), valueName, difference, name}. With `difference` the last vector is a
- * difference of the others: it gets its own colour bar, the diverging scale symmetric about 0 (a
- * difference of probabilities runs below 0, which the sequential "P" scale would call a probability). */
+/* vectorGrids: feature vectors folded into rows × cols grids side by side on ONE scale (Shen Fig. 8). opts: {title,
+ * theme, cols (30), valueName, difference, name}. With `difference` the last vector is a difference of the others,
+ * on its own diverging scale symmetric about 0. */
 function vectorGrids(vectors, titles, opts) {
   var o = opts || {}, th = theme(o.theme), cols = o.cols || 30, valueName = o.valueName === undefined ? "P" : o.valueName;
   var size = Math.max.apply(null, vectors.map(function (v) { return v.length; }));
@@ -292,9 +276,8 @@ function vectorGrids(vectors, titles, opts) {
   return spec(o.name, o.title, panels);
 }
 
-/* tokenFeatureHeatmap: rows = tokens, columns = feature index k (e.g. the fusion gate F,
- * Shen Eq. 19). matrix: T × D rows (null or NaN where no value). opts: {title, theme, valueName ("value"),
- * zmin, zmax, name}. */
+/* tokenFeatureHeatmap: rows = tokens, columns = feature k (e.g. the gate F, Shen Eq. 19). matrix: T × D rows.
+ * opts: {title, theme, valueName ("value"), zmin, zmax, name}. */
 function tokenFeatureHeatmap(matrix, tokens, opts) {
   var o = opts || {}, th = theme(o.theme), valueName = o.valueName === undefined ? "value" : o.valueName;
   if (matrix.length !== tokens.length) {
@@ -309,9 +292,8 @@ function tokenFeatureHeatmap(matrix, tokens, opts) {
   })]);
 }
 
-/* compareHeatmaps: A and B on ONE colour scale (identical zmin/zmax) and A − B on a diverging
- * scale centred at 0 (a null or NaN cell in A or B is NaN in A − B, as in numpy). a, b: T × T rows.
- * opts: {titles ([A, B], default ["A", "B"]), title, theme, valueName ("P"), diffTitle, name}. */
+/* compareHeatmaps: A and B on ONE colour scale and A − B diverging about 0 (NaN where A or B is, as numpy). a, b:
+ * T × T rows. opts: {titles (["A", "B"]), title, theme, valueName ("P"), diffTitle, name}. */
 function compareHeatmaps(a, b, tokens, opts) {
   var o = opts || {}, th = theme(o.theme), valueName = o.valueName === undefined ? "P" : o.valueName;
   var titles = o.titles || ["A", "B"], T = tokens.length;
@@ -323,8 +305,7 @@ function compareHeatmaps(a, b, tokens, opts) {
   var diff = Array.from(a, function (row, r) {
     return Array.from(row, function (v, c) { return cellValue(v) - cellValue(b[r][c]); });
   });
-  // A equal to B: the scale A and B share is as wide as a difference could be, so the all-zero difference is
-  // drawn on [−width, width]
+  // A equal to B: the all-zero difference is drawn on [−width, width] of A and B's scale
   var d = bound([diff]);
   d = d > 0 ? d : lim[1] - lim[0];
   var toks = Array.from(tokens);
@@ -343,10 +324,9 @@ function compareHeatmaps(a, b, tokens, opts) {
 /* heatmap's default axis titles: rows attend, columns are attended (docs/conventions.md). */
 var ROW_TITLE = "attending token (row)", COL_TITLE = "attended token (column)";
 
-/* heatmap: one R × C heatmap, rows labelled by `rowTokens`, columns by `colTokens` (null: the row
- * labels). With `diverging` the scale is diverging, symmetric about 0, e.g. the Kendall τ of
- * attribution.tau_heatmap. z: R × C rows (null or NaN where no value). opts: {title, theme,
- * zmin, zmax, diverging, valueName ("P"), xTitle, yTitle, masked (boolean R × C rows: −∞ cells), name}. */
+/* heatmap: one R × C heatmap, rows labelled by `rowTokens`, columns by `colTokens` (null: the row labels);
+ * `diverging`: symmetric about 0 (e.g. Kendall τ). opts: {title, theme, zmin, zmax, diverging, valueName ("P"),
+ * xTitle, yTitle, masked (boolean R × C rows: −∞ cells), name}. */
 function heatmap(z, rowTokens, colTokens, opts) {
   var o = opts || {}, th = theme(o.theme), valueName = o.valueName === undefined ? "P" : o.valueName;
   colTokens = colTokens === null || colTokens === undefined ? rowTokens : colTokens;
@@ -364,15 +344,14 @@ function heatmap(z, rowTokens, colTokens, opts) {
   return spec(o.name, "", [heatmapPanel("map", {
     z: z, rowTokens: Array.from(rowTokens), colTokens: Array.from(colTokens), title: o.title || "", valueName: valueName,
     scale: o.diverging ? "diverging" : "sequential", zmin: lo, zmax: hi, theme: th.name,
-    masked: o.masked && o.masked.some(function (row) { return Array.from(row).some(Boolean); }) ? o.masked : null,
+    masked: anyMasked(o.masked),
     xLabel: o.xTitle === undefined ? COL_TITLE : o.xTitle, yLabel: o.yTitle === undefined ? ROW_TITLE : o.yTitle,
   })]);
 }
 
-/* maskPanels: additive masks (0 / −∞ / −α|i−j|: Shen Eq. 16–18, Im Eq. 7) as a heatmapGrid,
- * finite cells on the sequential scale and −∞ cells masked. panels: [[name, T × T rows], ...] (or an object
- * whose keys are not integer-like). JSON cannot carry −∞, so a null cell is read as −∞ (masked), like
- * -Infinity, NaN and +∞ (numpy's ~isfinite). opts: {title, theme, cols (3), name}. */
+/* maskPanels: additive masks (0 / −∞ / −α|i−j|: Shen Eqs. 16–18, Im Eq. 7) as a heatmapGrid, non-finite cells
+ * (null too: JSON has no −∞) masked. panels: [[name, T × T rows], ...] or an object. opts: {title, theme, cols (3),
+ * name}. */
 function maskPanels(panels, tokens, opts) {
   var o = opts || {}, list = pairs(panels);
   list.forEach(function (item) {
@@ -381,16 +360,10 @@ function maskPanels(panels, tokens, opts) {
                       " for " + tokens.length + " tokens.");
     }
   });
-  var finite = list.map(function (item) {
-    return Array.from(item[1], function (row) {
-      return Array.from(row, function (v) { return v !== null && isFinite(v) ? v : NaN; });
-    });
-  });
-  var masked = list.map(function (item) {
-    return Array.from(item[1], function (row) {
-      return Array.from(row, function (v) { return !(v !== null && isFinite(v)); });
-    });
-  });
+  var ok = function (v) { return v !== null && isFinite(v); }, each = function (f) {
+    return list.map(function (item) { return Array.from(item[1], function (row) { return Array.from(row, f); }); });
+  };
+  var finite = each(function (v) { return ok(v) ? v : NaN; }), masked = each(function (v) { return !ok(v); });
   return heatmapGrid(finite, list.map(function (item) { return item[0]; }), tokens, {
     title: o.title || "", theme: o.theme, cols: o.cols || 3, valueName: "mask value", masked: masked, zmax: 0.0,
     name: o.name, names: list.map(function (item, k) { return "mask-" + k; }),

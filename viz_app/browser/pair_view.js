@@ -1,33 +1,24 @@
 /* PairView — the minimal-pair view (issue 30): two trace views A and B of one model, their tokens aligned
- * (Pair.align), drawn as one report page that Report.show draws like the sentence page.
+ * (Pair.align), drawn as one report page (Report.show).
  *
- *   page(tvA, tvB, opts)      the page {title, header, body, data, sections}: the two token rows with the edits
- *                             marked and a row for leave-one-out under each; both predictions and the change;
- *                             per sentence side, every map of the model on the aligned tokens, A and B on one
- *                             colour scale and B − A on a diverging one (DiSAN: Shen Fig. 6's forward and
- *                             backward mean over features; the DSA: Im Fig. 7's head mean and Figs. 12–13's
- *                             heads, one figure per row: A's heads, B's, B − A); the fusion gates (Shen Fig. 7,
- *                             Im Fig. 9) and source2token / pooling (Shen Fig. 8, Im Fig. 11) of both side by side
- *                             per aligned token; opts.previous (an earlier page of the same host) lends this page
- *                             every figure whose numbers did not change, as the same object (keepFigures);
- *   alignedMaps(a, TA, b, TB, ops)   a map of A (TA × TA, flat) and of B on the alignment's L × L grid, and B − A;
- *   alignedSeries(a, b, ops)  a per-token series of A and of B on the alignment's L positions;
- *   fillLeaveOneOut(container, which, loo)   the leave-one-out row of side "a" or "b" filled in, in whichever
- *                             surface drew the page (the explorer runs it in the page, the report and the app
- *                             compute it in Python with disan.attribution's leave-one-out).
+ *   page(tvA, tvB, opts)   {title, header, body, data, sections}: the two token rows with the edits marked and a
+ *                          leave-one-out row under each; both predictions and the change; per sentence side every
+ *                          map on the aligned tokens, A and B on one colour scale and B − A diverging (Shen Fig. 6;
+ *                          Im Fig. 7 and Figs. 12–13's heads: A's, B's, B − A); the gates (Shen Fig. 7, Im Fig. 9)
+ *                          and source2token / pooling (Shen Fig. 8, Im Fig. 11) side by side per aligned token.
+ *                          opts.previous (this host's last page) lends every figure whose numbers did not change;
+ *   alignedMaps / alignedSeries   a map (series) of A and of B on the alignment's L steps, and B − A;
+ *   fillLeaveOneOut(container, which, loo)   the leave-one-out row of side "a" or "b" filled (the explorer computes
+ *                          it in the page, the report and the app in Python: docs/trace-view.md "Leave-one-out").
  *
- * On the aligned grid row/column p is the alignment's step p: a kept or replaced step has a token on both sides,
- * an inserted one only in B, a deleted one only in A. A's map has no value (null) in an inserted row or column,
- * B's none in a deleted one, and B − A has a value exactly where both have one; the inserted and deleted rows and
- * columns stay on the grid, outlined (insert green, delete red) and labelled "+word" / "−word" ("a→b" where a
- * token was replaced). The figures are figures.js's builders (compareHeatmaps, heatmapGrid, barChart); this file
- * only puts the aligned arrays in and marks the edits.
- */
+ * On the aligned grid, step p has a token on both sides (kept, replaced), only in B (inserted) or only in A
+ * (deleted); a side's map is null where it has no token, B − A where either has none. Edited rows and columns are
+ * outlined (insert green, delete red) and labelled "+word" / "−word" / "a→b". */
 import * as Figures from "./figures.js";
 import * as Pair from "./pair.js";
-import { checkView, lazy, rowMeans, section } from "./sections.js";
-
-/* ------------------------------------------------------------ aligned arrays (pure) */
+import { sameSpec } from "./figure_spec.js";
+import { alphaSlider, checkView, figure as sectionFigure, lazy, navLines, pageData, rowMeans, section, sectionHtml } from "./sections.js";
+import { argmax } from "./util.js";
 
 var MARKS = { keep: "", replace: "→", insert: "+", delete: "−" };
 
@@ -76,8 +67,6 @@ function alignedSeries(a, b, ops) {
   return out;
 }
 
-/* ------------------------------------------------------------ predictions */
-
 /* Both predictions and the change: {labels, a, b (probabilities in label order), bestA, bestB (labels),
  * changed, target (A's predicted label), delta (p_B − p_A of it), relatedness: [A, B] | null}. */
 function predictionChange(tvA, tvB) {
@@ -87,8 +76,7 @@ function predictionChange(tvA, tvB) {
     throw new Error("A and B were predicted over different labels; run both through the same model");
   }
   var a = pa.map(function (p) { return Number(p[1]); }), b = pb.map(function (p) { return Number(p[1]); });
-  var best = function (v) { return v.indexOf(Math.max.apply(null, v)); };
-  var ka = best(a), kb = best(b);
+  var ka = argmax(a), kb = argmax(b);
   var rel = typeof tvA.relatedness === "number" && typeof tvB.relatedness === "number"
     ? [tvA.relatedness, tvB.relatedness] : null;
   return { labels: labels, a: a, b: b, bestA: labels[ka], bestB: labels[kb], changed: ka !== kb,
@@ -117,10 +105,7 @@ function predictionHtml(c) {
     fx(c.a[k], 2) + " → " + fx(c.b[k], 2) + " (" + signed(c.delta, 2) + ")</p>";
 }
 
-/* ------------------------------------------------------------ figures (figures.js's builders) */
-
-/* The outlines of the inserted (green) and deleted (red) steps' rows and columns, as the heatmap's view takes
- * them (docs/figure-components.md "outlines"), on every heatmap panel of `fig`. */
+/* Outline the inserted (green) and deleted (red) steps' rows and columns on every heatmap panel of `fig`. */
 var EDIT_COLOURS = { insert: "#1a9850", delete: "#d73027" };
 
 function outlineEdits(fig, ops) {
@@ -135,8 +120,7 @@ function outlineEdits(fig, ops) {
   return fig;
 }
 
-/* A, B and B − A of one aligned map: compareHeatmaps (A and B on one scale, the difference diverging about 0)
- * with its third panel holding B − A from alignedMaps (compareHeatmaps' own A − B negated, the same bound). */
+/* A, B and B − A of one aligned map: compareHeatmaps with its third panel B − A (its own A − B negated). */
 function compareFigure(m, labels, ops, o) {
   var fig = Figures.compareHeatmaps(m.a, m.b, labels, { titles: ["A", "B"], title: o.title, theme: o.theme,
                                                     valueName: o.valueName, diffTitle: "B − A (aligned cells)" });
@@ -144,11 +128,8 @@ function compareFigure(m, labels, ops, o) {
   return outlineEdits(fig, ops);
 }
 
-/* Every head of one block as three figures of one row each (heatmapGrid's panels): A's heads, B's on the same
- * colour scale, and B − A diverging about 0. rows(which) builds row "a", "b" or "diff"; the aligned maps and the
- * scales are computed once for the three. One figure of all 3·H panels held the page's thread for 60–120 ms
- * while Plotly drew it (dsa-nli, T = 20, this 2-core machine); a row takes about a third of that, so a key typed
- * meanwhile waits less. */
+/* Every head of one block as three one-row figures: A's heads, B's on the same scale, B − A diverging. rows(which)
+ * builds "a", "b" or "diff" from maps and scales computed once (three figures: a key waits for one, not all). */
 function headRows(sa, sb, dir, ops, labels, o) {
   var H = sa[dir].H, TA = sa.tokens.length, TB = sb.tokens.length, th = Figures.theme(o.theme), shared = null;
   var computed = function () {
@@ -187,32 +168,18 @@ function barsFigure(series, labels, o) {
 }
 
 function predictionFigure(c, theme) {
-  if (c.relatedness) {
-    return Figures.barChart([["A", c.a], ["B", c.b]], c.labels, { title: "p̂ over the relatedness grades, A and B",
-                                                              yTitle: "probability", theme: theme, yRange: [0, 1] });
-  }
-  return Figures.barChart([["A", c.a], ["B", c.b]], c.labels, { title: "Prediction of A and B", yTitle: "probability",
-                                                            theme: theme, yRange: [0, 1] });
+  return Figures.barChart([["A", c.a], ["B", c.b]], c.labels, { title: c.relatedness ? "p̂ over the relatedness grades, A and B"
+    : "Prediction of A and B", yTitle: "probability", theme: theme, yRange: [0, 1] });
 }
 
-/* ------------------------------------------------------------ the page */
-
-/* A figure of the page; `scope` names what its numbers come from: a sentence side ("premise", "hypothesis"),
- * whose maps, gates and pooling it draws, or "prediction". */
+/* A figure of the page; `scope` names what its numbers come from: a sentence side or "prediction". */
 function figure(id, build, paper, caption, scope) {
-  var out = { id: id, paper: paper, caption: caption, side: "premise", word: false, live: false, binding: null,
-              scope: scope };
-  lazy(out, "figure", function () { var spec = build(); spec.name = id; return spec; });
-  return out;
+  return sectionFigure(id, build, paper, caption, "premise", { scope: scope });
 }
 
-/* ------------------------------------------------------------ figures kept from the previous page */
-
+/* Equal arrays (NaN equals NaN; figure_spec.js sameSpec). */
 function sameArray(x, y) {
-  if (x === y) return true;
-  if (!x || !y || x.length !== y.length) return false;
-  for (var i = 0; i < x.length; i++) if (x[i] !== y[i] && !(x[i] !== x[i] && y[i] !== y[i])) return false;
-  return true;
+  return x === y || (!!x && !!y && sameSpec(x, y));
 }
 
 /* One sentence side of a trace view holds the same tokens and the same numbers in every array a figure draws. */
@@ -242,9 +209,8 @@ function sameScope(now, before, scope) {
   return sameSentence(a[scope], b[scope]) && sameSentence(now.tvB[scope], before.tvB[scope]);
 }
 
-/* Each figure of `sections` whose numbers equal those of the same figure of `previous` (an earlier page) is that
- * figure's object itself, built once for both: the host finds the spec it shows and draws nothing again
- * (a B typed in the premise leaves every hypothesis figure as it was). */
+/* Each figure of `sections` whose numbers equal those of the same figure of `previous` is that figure's object,
+ * built once for both (a B typed in the premise leaves every hypothesis figure as it was). */
 function keepFigures(sections, inputs, previous) {
   var old = {}, same = {};
   previous.sections.forEach(function (s) { s.figures.forEach(function (f) { old[f.id] = f; }); });
@@ -266,18 +232,15 @@ var STYLE = "<style>.pair-align{border-collapse:collapse;margin:4px 0 10px;font-
   ".pair-align td{padding:2px 5px;text-align:center;border-left:1px solid #eee;white-space:nowrap}" +
   ".pair-align td.op-replace{background:#fee8c8}.pair-align td.op-insert{background:#d9f0d3}" +
   ".pair-align td.op-delete{background:#fddbc7}.pair-align td.op-delete.a{text-decoration:line-through}" +
-  ".pair-align tr.loo td{font-size:.8em;color:#333;min-width:3em}" +
+  ".pair-align tr.loo td{font-size:.8em;color:#000;min-width:3em}" +
   ".pair-align button{font:inherit;border:1px dashed #888;background:none;border-radius:3px;cursor:pointer;padding:0 3px}" +
   ".pair-swap{border:1px solid #ccc;padding:6px;margin:4px 0;border-radius:4px;background:#fafafa}" +
   ".pair-swap button{margin:2px;font:inherit}" +
-  // Each pair plot is a layer of its own (will-change), so hiding one (report.css's .plot.stale, by its opacity)
-  // or repainting the maps on screen into what Plotly drew repaints no other plot: swap to the next frame 9.6 ms
-  // median instead of 22.5 (dsa-nli, this 2-core machine).
+  // each pair figure a layer of its own: hiding one (report.css's .plot.stale) or repainting it repaints no other
   ".plot[data-fig^=\"pair-\"]{will-change:opacity}</style>";
 
-/* The aligned token rows of one sentence side: A, its leave-one-out, B (each token a button: click to swap
- * it), its leave-one-out. The leave-one-out cells start empty (td[data-loo="a:3"]: side A, token 3); the host
- * fills them when the runs end. */
+/* The aligned token rows of one side: A, its leave-one-out, B (buttons that swap a word), its leave-one-out. The
+ * leave-one-out cells start empty (td[data-loo="a:3"]: side A, token 3) until the host fills them. */
 function alignHtml(side, ops, sa, sb, name, swap) {
   var esc = Figures.htmlEscape;
   var cell = function (o, which) {
@@ -306,9 +269,8 @@ function sidesOf(tvA) {
   return tvA.hypothesis ? ["premise", "hypothesis"] : ["premise"];
 }
 
-/* What the pair view calls a two-sentence model's inputs, [first, second]: an NLI model's premise and
- * hypothesis; a relatedness model's first and second sentence (settings.PAIR_RELATEDNESS_NAMES, in the figure
- * context), since the pair's own sides are A and B and SICK's "sentence A" / "sentence B" would clash with them. */
+/* A two-sentence model's inputs, [first, second]: premise and hypothesis, or a relatedness model's
+ * settings.PAIR_RELATEDNESS_NAMES (SICK's "sentence A" / "B" would clash with the pair's A and B). */
 function inputNames(relatedness) {
   return relatedness ? Figures.context().pair_relatedness_names.slice() : ["premise", "hypothesis"];
 }
@@ -329,14 +291,6 @@ function checkPair(tvA, tvB) {
   if (tvA.arch === "dsa" && tvA.alpha !== tvB.alpha) {
     throw new Error("A was run at α = " + tvA.alpha + " and B at α = " + tvB.alpha + "; run both at one α");
   }
-}
-
-function alphaControl(a) {
-  var G = Figures.formatG;
-  return '<label class="control">α — distance-mask weight (Im Eq. 7), A and B ' +
-    '<input type="range" data-control="alpha" min="' + G(Figures.constant("ALPHA_MIN")) + '" max="' +
-    G(Figures.constant("ALPHA_MAX")) + '" step="' + G(Figures.constant("ALPHA_STEP")) + '" value="' + G(a) +
-    '" aria-label="alpha"> <output>' + G(a) + "</output></label>";
 }
 
 function mapSections(tvA, tvB, aligned, theme, control) {
@@ -387,29 +341,16 @@ function mapSections(tvA, tvB, aligned, theme, control) {
       "How much each token of A and of B weighs in its sentence encoding, side by side per aligned step.", side));
   });
   var out = [section("pair-maps", dsa ? "Head-averaged attention, A, B and B − A" :
-    "Forward and backward attention, A, B and B − A", dsa && control ? alphaControl(alpha) : "", maps)];
+    "Forward and backward attention, A, B and B − A", dsa && control ? alphaSlider(alpha, ", A and B") : "", maps)];
   if (dsa) out.push(section("pair-heads", "Every head, A, B and B − A", "", heads));
   out.push(section("pair-gate", "Fusion gate, A beside B", "", gates));
   out.push(section("pair-pool", dsa ? "Pooling, A beside B" : "Source2token, A beside B", "", pool));
   return out;
 }
 
-function sectionHtml(sec) {
-  var esc = Figures.htmlEscape;
-  var figs = sec.figures.map(function (f) {
-    return '<figure class="fig"><div class="plot" id="fig-' + f.id + '" data-fig="' + f.id + '"></div>' +
-      "<figcaption><b>" + esc(f.paper) + ".</b> " + esc(f.caption) + "</figcaption></figure>";
-  }).join("");
-  return '<section class="section" id="' + sec.id + '" tabindex="-1"><h2>' + esc(sec.title) + "</h2>" + sec.html +
-    figs + "</section>";
-}
-
-/* The page of a minimal pair for Report.show: tvA and tvB are trace views (sections.js's format) of one
- * model (at one α for the DSA). opts: {theme; swap: false where no model can run B again (the report: B's
- * words are not buttons and the legend offers no swap); alphaControl: false where α is set outside the page
- * (the report, fixed when it was written; the app's own slider): no α slider in the maps' section; previous: the
- * page this host drew before, whose figures this one takes where their numbers are the same (keepFigures)}.
- * Throws one sentence when they cannot be compared. */
+/* The page of a minimal pair for Report.show: trace views tvA, tvB of one model (one α for the DSA). opts: {theme;
+ * swap: false where no model can run B again (the report); alphaControl: false where α is set outside the page;
+ * previous: this host's last page (keepFigures)}. Throws one sentence when they cannot be compared. */
 function page(tvA, tvB, opts) {
   var o = opts || {}, theme = Figures.theme(o.theme || "normal"), esc = Figures.htmlEscape;
   var swap = o.swap !== false;
@@ -424,8 +365,7 @@ function page(tvA, tvB, opts) {
     return alignHtml(side, aligned[side].ops, tvA[side], tvB[side], sideName(tvA, side), swap);
   }).join("");
   var edits = sidesOf(tvA).reduce(function (s, side) { return s + aligned[side].edits; }, 0);
-  // a key, not a list: each mark with what it means and how many of that kind B has (the three names in a row
-  // read as if all three edits had happened)
+  // a key: each mark, what it means and how many B has
   var kinds = [["replace", "#fee8c8", "replaced", "a word of A replaced in B"],
                ["insert", "#d9f0d3", "inserted", "a word of B not in A"], ["delete", "#fddbc7", "deleted", "a word of A not in B"]];
   var key = kinds.map(function (k) {
@@ -450,41 +390,27 @@ function page(tvA, tvB, opts) {
   sections.splice(2, 0, prediction);
   var inputs = { tvA: tvA, tvB: tvB, theme: o.theme || "normal" };
   if (o.previous && o.previous.inputs) keepFigures(sections, inputs, o.previous);
-  var themes = Figures.context().themes, data = {
-    arch: tvA.arch, alpha: tvA.alpha === undefined ? null : tvA.alpha, compact: false,
-    fonts: { normal: themes.normal.font_size, talk: themes.presentation.font_size },
-    figures: {}, live: {}, payloads: {}, words: {},
-  };
-  sections.forEach(function (s) {
-    s.figures.forEach(function (f) { lazy(data.figures, f.id, function () { return f.figure; }); });
-  });
+  var data = pageData(tvA, sections, false);
   var facts = "masks " + tvA.masks[0] + "/" + tvA.masks[1] + (tvA.arch === "dsa" ? " · both at α = " + Figures.formatG(tvA.alpha) : "");
-  var nav = sections.map(function (s) { return '<a href="#' + s.id + '">' + esc(s.title) + "</a>"; }).join(" ");
   var text = function (tv) {
     return sidesOf(tv).map(function (side) { return Array.from(tv[side].tokens).join(" "); }).join(" | ");
   };
   var lines = ["<h1>" + esc(tvA.model) + ": a minimal pair</h1>", '<p class="sub">A: ' + esc(text(tvA)) + "</p>",
-               '<p class="sub">B: ' + esc(text(tvB)) + "</p>", '<p class="sub">' + esc(facts) + "</p>",
-               "<nav>" + nav + "</nav>",
-               '<p class="keys"><button type="button" data-control="talk" aria-pressed="false">Talk mode</button> ' +
-               "keys: j / → next section · k / ← previous · t talk mode</p>"];
+               '<p class="sub">B: ' + esc(text(tvB)) + "</p>", '<p class="sub">' + esc(facts) + "</p>"]
+    .concat(navLines(sections, "j / → next section · k / ← previous · t talk mode"));
   return {
-    // the style first, outside the sections: report.js keeps an equal node where it is, so a new B re-parses no
-    // style sheet (a changed sheet restyles the whole page). The body has no `parts`: the whole of it is
-    // compared, so the leave-one-out cells a host filled (fillLeaveOneOut) are emptied by every new page, even
-    // one whose HTML is the last one's (α moved), until their new numbers come.
+    // the style first: report.js keeps an equal node, so a new B re-parses no sheet. No `parts`: the whole body is
+    // replaced, so every new page empties the leave-one-out cells until their new numbers come
     title: tvA.model + " — minimal pair", header: "<header>" + lines.join("") + "</header>", headerLines: lines,
     body: STYLE + sections.map(sectionHtml).join(""), data: data, sections: sections, aligned: aligned,
     change: change, inputs: inputs,
   };
 }
 
-/* ------------------------------------------------------------ leave-one-out rows */
-
-/* Fill the leave-one-out row of side `which` ("a" or "b") of the page drawn in `container`; loo: {premise,
- * hypothesis: one drop per token, or null} (Pair.leaveOneOut's result, or the same numbers from Python).
- * Each token's drop as a signed number on a background as strong as its share of the largest drop in that row
- * (blue: the token supports the class, red: it works against it). */
+/* Fill the leave-one-out row of side `which` ("a" | "b") in `container`; loo: {premise, hypothesis: a drop per
+ * token, or null} (pair.js's or Python's). Each drop signed, on a background as strong as its share of the row's
+ * largest (blue: supports the class, red: against it), in black text: 6.5:1 on the strongest red, 8:1 on blue
+ * (WCAG AA: 4.5:1; tests/test_axe_pages.py). */
 function fillLeaveOneOut(container, which, loo) {
   ["premise", "hypothesis"].forEach(function (side) {
     var values = loo[side], table = container.querySelector('table.pair-align[data-side="' + side + '"]');

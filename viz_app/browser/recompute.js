@@ -1,23 +1,16 @@
-/* Recompute — the attention maths the app and the offline report run in the browser.
- *
- * An ES module (no network), bundled into every host (docs/front-end.md): a file:// page, a
- * notebook output cell and the app's chart component. Every function is pure:
- * arrays in, new arrays out (`render` alone writes into the figure spec it is given).
- *
- * Conventions (disan/masks.py): every T×T matrix is flat, row-major, [attending row i,
- * attended column j]; allowed[i*T + j] != 0 where row i may attend column j. Rows with no
- * allowed key stay exactly 0, as `disan.attention.masked_softmax` gives.
- * The payload format is described in viz_app/draw/live.py's docstring (which builds the app's payloads;
- * sections.js prepares the page's own), the binding format in sections.js (`binding`, `gridBinding`).
- */
+/* Recompute — the attention maths the app, the report and the explorer run in the page: pure functions, arrays in,
+ * new arrays out (`render` alone writes into the spec it is given). Conventions (disan/masks.py): a T×T matrix is
+ * flat, row-major, [attending row i, attended column j]; allowed[i*T + j] != 0 where row i may attend column j; a
+ * row with no allowed key stays exactly 0 (masked_softmax). Payloads: viz_app/draw/live.py's docstring (sections.js
+ * prepares the page's own); bindings: sections.js (`binding`, `gridBinding`). */
 import { fromBase64 } from "./bytes.js";
 import * as Figures from "./figures.js";
 
 var LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 var SIZES = { float32: 4, uint16: 2, uint8: 1 };
 
-/* {dtype, shape, b64[, scale]} → the stored values as a typed array (little-endian bytes):
- * float32 → Float32Array, uint16 → Uint16Array, uint8 → Uint8Array. `scale` is not applied. */
+/* {dtype, shape, b64[, scale]} → the stored values (little-endian) as Float32Array, Uint16Array or Uint8Array;
+ * `scale` is not applied. */
 function decode(array) {
   var size = SIZES[array.dtype];
   if (!size) throw new Error("Recompute.decode: dtype " + array.dtype + " is not float32, uint16 or uint8");
@@ -100,13 +93,11 @@ function directionAllowed(T, kind) {
   return out;
 }
 
-/* Shen Eq. 15 under the mask `allowed` (T·T, rows = query j): for every query j and feature k, the softmax
- * over the allowed keys i of c·tanh((queries[j, k] + keys[i, k]) / c), handed to visit(j, k, kept, n, w, sum):
- * the n allowed keys (kept[0..n)) and their unnormalised terms w (P = w / sum). keys: T·D (W1 h_i + b1),
- * queries: T·D (W2 h_j). A query with no allowed key is never visited. `only`: feature k alone (else all).
- * tanh(y) = 1 − 2 / (e^{2y} + 1) and e^{2(q + k)/c} = e^{2q/c} · e^{2k/c}: one exp per key and per query
- * feature, then a product per cell instead of a tanh. The logits lie in [−c, c], so the softmax is shifted
- * by c (as disan/fused_attention.py does) instead of by each row's maximum. */
+/* Shen Eq. 15 under the mask `allowed` (T·T, rows = query j): for every query j and feature k (`only`: k alone),
+ * the softmax over the allowed keys i of c·tanh((queries[j, k] + keys[i, k]) / c), handed to visit(j, k, kept, n,
+ * w, sum): the n allowed keys kept[0..n) and their terms w (P = w / sum). keys: T·D (W1 h_i + b1), queries: T·D
+ * (W2 h_j). tanh(y) = 1 − 2 / (e^{2y} + 1) and e^{2(q + k)/c} = e^{2q/c} · e^{2k/c}: one exp per key and query
+ * feature, a product per cell. The logits lie in [−c, c], so the softmax is shifted by c (as fused_attention.py). */
 function eachSoftmax(keys, queries, T, allowed, c, visit, only) {
   var D = keys.length / T, w = new Float64Array(T), kept = new Int32Array(T), i, j, k, m, n;
   var k0 = only === undefined ? 0 : only, k1 = only === undefined ? D : only + 1;
@@ -127,8 +118,7 @@ function eachSoftmax(keys, queries, T, allowed, c, visit, only) {
   }
 }
 
-/* P averaged over the D features (Shen Fig. 6): Float32Array T·T, [j·T + i]. Rows with no allowed key stay
- * exactly 0. */
+/* P averaged over the D features (Shen Fig. 6): Float32Array T·T, [j·T + i]. */
 function disanMean(keys, queries, T, allowed, c) {
   var D = keys.length / T, out = new Float32Array(T * T), row = new Float64Array(T);
   var last = -1;
@@ -164,8 +154,7 @@ function hasParts(b) {
   return Boolean(b.keys && b.queries && b.c);
 }
 
-/* compute(keys, queries, T, allowed, c) of a DiSAN block, computed once per block from Eq. 15's parts (the trace
- * view carries those, not the T·T·D tensor: most of a long sentence's size), else null. */
+/* compute(keys, queries, T, allowed, c) of a DiSAN block, once per block, from Eq. 15's parts (else null). */
 function perBlock(compute) {
   var memo = new WeakMap();
   return function (b, T) {
@@ -179,8 +168,7 @@ function perBlock(compute) {
 /* A DiSAN block's per-feature P (T·T·D, as disanProbs), or null. */
 var perFeature = perBlock(disanProbs);
 
-/* DiSAN's P maximised over the D features (T·T, [j·T + i]; masked cells 0), from Eq. 15's parts: the trace
- * view carries no such field (docs/trace-view.md). */
+/* DiSAN's P maximised over the D features (T·T, [j·T + i]; masked cells 0). */
 function disanMax(keys, queries, T, allowed, c) {
   var out = new Float32Array(T * T);
   eachSoftmax(keys, queries, T, allowed, c, function (j, k, kept, n, w, sum) {
@@ -195,13 +183,10 @@ function disanMax(keys, queries, T, allowed, c) {
 /* A DiSAN block's max over features (Shen Eq. 15), or null. */
 var featureMax = perBlock(disanMax);
 
-/* A trace view of the same weights and sentence under the direction masks `kind` (both blocks; "none",
- * "diag", "fw", "bw"), for the maps Compare draws; null where the view lacks what it needs. The masks enter
- * only after the logits, and both blocks read the embeddings, so the logits stay those of `tv`: a DSA's
- * heads are the softmax of its pre-mask scores over the newly allowed keys at the view's α (Im Eq. 7), a
- * DiSAN's mean over features is recomputed from Eq. 15's keys and queries (the in-page model's view has
- * them). Only the attention maps change (not gates or outputs, which the next layers would). */
-// remask's views per trace view and kind: the charts of one page that show the same masks share them
+/* The trace view under the direction masks `kind` ("none", "diag", "fw", "bw"; both blocks), for Compare; null
+ * where the view lacks what it needs. The masks enter after the logits, so a DSA's heads are its pre-mask scores'
+ * softmax at the view's α (Im Eq. 7) and a DiSAN's mean is recomputed from Eq. 15's parts. Only the attention
+ * maps change (not gates or outputs). Kept per view and kind: charts of one page share them. */
 var remasked = new WeakMap();
 
 function remask(tv, kind) {
@@ -223,8 +208,7 @@ function remaskOnce(tv, kind) {
         return;
       }
       out[dir] = Object.assign({}, b, change);
-      // computed when first read: Compare draws one direction, and a DiSAN direction's T·T·D softmax
-      // terms are the costliest part of a remask
+      // computed when first read: Compare draws one direction, and its T·T·D terms are the remask's cost
       var mean = null;
       Object.defineProperty(out[dir], "attention", { enumerable: true, configurable: true, get: function () {
         return mean || (mean = disanMean(b.keys, b.queries, T, allowed, b.c));
@@ -263,8 +247,7 @@ function blockMean(mat, T, maxCells) {
   return { z: z, n: n, block: got.block };
 }
 
-/* [lo, hi] over the finite values of `mats` (flat arrays), zmin/zmax when given (not null): figures.js `limits`,
- * which drew the figure, with each flat array as one row. */
+/* figures.js `limits` (which drew the figure) over flat arrays, each as one row. */
 function limits(mats, zmin, zmax) {
   return Figures.limits(mats.map(function (m) { return [m]; }), zmin, zmax);
 }
@@ -281,9 +264,8 @@ function formatValue(x) {
   return String(Number(Number(x).toPrecision(6)));
 }
 
-/* Decode a payload once (viz_app/draw/live.py): {T, tokens, blocks: {fw|bw: {allowed, cells, scores?,
- * features?, scale?}}}. Keeps the payload's id so callers can tell payloads apart. (A payload the page builds
- * from its own model's view, sections.js payload, carries Eq. 15's keys, queries and c in place of features.) */
+/* Decode a payload once (viz_app/draw/live.py): {id, T, tokens, blocks: {fw|bw: {allowed, cells, scores?,
+ * features?, scale?}}} (sections.js `payload` builds the page's own, with Eq. 15's parts for features). */
 function prepare(payload) {
   var blocks = {};
   Object.keys(payload.blocks || {}).forEach(function (name) {
@@ -341,10 +323,9 @@ function fill(template, values) {
   return template.replace(/\{alpha\}/g, formatValue(values.alpha)).replace(/\{feature\}/g, String(values.feature));
 }
 
-/* Recompute one figure spec in place for `values` {alpha, feature} from its binding, and return it: each bound
- * panel's view gets its new z (and its panels' shared colour domain), a bars panel its row, and the texts their
- * values. spec: a figure spec (figure_spec.js; sections.js builds it), binding: sections.js `binding`. The host
- * then draws it with update(spec): only the cells (and titles) repaint. */
+/* Recompute figure spec `spec` in place for `values` {alpha, feature} from its binding (sections.js) and return
+ * it: each bound panel's new z and shared colour domain, a bars panel's row, the texts. The host's update(spec)
+ * then repaints the cells (and titles) only. */
 function render(live, binding, spec, values) {
   var mats = {};
   binding.panels.forEach(function (p) {

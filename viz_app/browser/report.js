@@ -1,21 +1,13 @@
-/* The standalone report, the notebook view and the static explorer's report part: draws every figure with the
- * project's canvas components through figure_host.js, redraws the live ones when a control moves, and moves
- * between sections from the keyboard. Every recomputed number comes from Recompute (recompute.js, the code the
- * app's charts run: α by Im Eq. 7, feature k by Shen Eq. 15) through the figure's binding (sections.js); this
- * file only wires controls to it. An ES module; no network, no plotting library.
- *
- * Two ways in:
- *   Report.boot(document)         the report file (viz_app/draw/report.py): unpacks the trace view, then draws
- *                                 Sections.page(tv) as `show` does;
- *   Report.show(root, page, opts) the explorer: draws page = Sections.page(tv) into `root`, and draws again for
- *                                 each new sentence in the same document.
- * A new page keeps the DOM of every section whose HTML is unchanged, and every figure element with its
- * components: a figure whose spec is the one it shows draws nothing, another gets update(spec), which repaints
- * only the layers that changed (docs/figure-components.md). Talk mode and the α / feature values are kept;
- * controls are delegated from `root` once, keys and the talk button from the document once. */
+/* The report page: the report file and notebook view (`boot`), the static explorer and the app's minimal pair
+ * (`show`). Draws every figure through figure_host.js's drawIn, redraws the live ones when α or feature k moves
+ * (recompute.js through each figure's binding, sections.js), and moves between sections from the keyboard.
+ * A new page keeps the DOM of every section whose HTML is unchanged and every figure element with its host
+ * (a figure whose spec draws what it shows repaints nothing). Talk mode and the control values are kept;
+ * controls are delegated from `root` once, keys and the talk button from the document once. No network. */
 import { inflate } from "./bytes.js";
-import { mountFigure } from "./figure_host.js";
+import { drawIn, hostIn } from "./figure_host.js";
 import { sameSpec } from "./figure_spec.js";
+import { nextTask } from "./util.js";
 import * as PairView from "./pair_view.js";
 import * as Recompute from "./recompute.js";
 import * as Sections from "./sections.js";
@@ -27,15 +19,15 @@ const REST_MS = 300;
 const KEYS = { j: 1, n: 1, ArrowRight: 1, PageDown: 1, k: -1, p: -1, ArrowLeft: -1, PageUp: -1,
                Home: "first", End: "last" };
 
-const docStates = new WeakMap(), views = new WeakMap(), hosts = new WeakMap(), partsOf = new WeakMap();
+const docStates = new WeakMap(), views = new WeakMap(), partsOf = new WeakMap();
 
-/* What belongs to the document, not to one drawing: talk mode, the view the keys move, keys bound or not. */
+/* The document's: talk mode, the view the keys move, keys bound or not. */
 function docState(doc) {
   if (!docStates.has(doc)) docStates.set(doc, { talk: false, keys: false, hashChecked: false, current: null, views: [] });
   return docStates.get(doc);
 }
 
-/* One drawn report in `root`: its data, prepared payloads, figure elements, control values, queued drawings. */
+/* One drawn report in `root`: its data, payloads, figure elements, control values, queued drawings. */
 function view(root) {
   if (views.has(root)) return views.get(root);
   const doc = root.ownerDocument;
@@ -83,30 +75,22 @@ function prepared(payload) {
 
 const talkTheme = v => (docState(v.doc).talk ? "presentation" : null);
 
-/* Draw figure element `el` for this page (a live one at the controls' values): its host, kept from earlier pages,
- * updated to the page's spec, or mounted. */
+/* Draw figure element `el` for this page (a live one at the controls' values). */
 function drawOne(v, el) {
   const id = el.dataset.fig, spec = v.data.figures[id], info = v.data.live[id];
   if (!spec) throw new Error(`the page has no figure ${id}`);
   if (info && moved(v)) Recompute.render(v.payloads[info.side], info.binding, spec, v.values);
-  const kept = hosts.get(el);
-  if (kept && kept.provenance === v.provenance) {
-    // a spec that draws what the figure shows (an NLI pair's other sentence while one is typed) repaints nothing
-    if (!sameSpec(kept.host.spec, spec)) kept.host.update(spec);
-  } else {
-    hosts.set(el, { host: mountFigure(el, spec, { provenance: v.provenance, theme: talkTheme(v) }), provenance: v.provenance });
-  }
+  drawIn(el, spec, { provenance: v.provenance, theme: talkTheme(v) });
   el.classList.remove("stale");
 }
 
-/* Whether figure element el shows this page's spec already (an NLI pair's other sentence while one is typed):
- * the same spec, or an equal one where building it costs nothing more (a figure on screen, which the key draws
- * anyway; a figure off screen is built only when it is drawn). */
+/* Whether el shows this page's spec already: the same spec, or an equal one where building it costs nothing more
+ * (on screen, which the key draws anyway; a figure off screen is built only when drawn). */
 function showing(v, el, onScreen) {
-  const kept = hosts.get(el), id = el.dataset.fig;
-  if (!kept || kept.provenance !== v.provenance || el.classList.contains("stale") || (v.data.live[id] && moved(v))) return false;
+  const host = hostIn(el, v.provenance), id = el.dataset.fig;
+  if (!host || el.classList.contains("stale") || (v.data.live[id] && moved(v))) return false;
   const spec = v.data.figures[id];
-  return kept.host.spec === spec || (onScreen(el) && sameSpec(kept.host.spec, spec));
+  return host.spec === spec || (onScreen(el) && sameSpec(host.spec, spec));
 }
 
 /* The bottom of the page's sticky header (0 without one): what lies above it is covered. */
@@ -121,22 +105,17 @@ function seenIn(doc) {
   return el => { const r = el.getBoundingClientRect(); return r.bottom > top && r.top < bottom; };
 }
 
-function nextTask() {
-  return new Promise(resolve => setTimeout(resolve, 0));
-}
-
-/* Draw the figures on screen now, one after another top down (a figure drawn above may push the next out of the
- * window); mark the others stale (hidden, never shown with another sentence) and draw them one per task (at
- * once, or once typing rests for REST_MS) or as they come near the window. A newer page (v.next) or a key that is
- * computing one (hold) stops the others. Resolves true when every figure was drawn (typing: those on screen). */
+/* Draw the figures on screen now, top down; mark the others stale (hidden, never shown with another sentence)
+ * and draw them one per task (at once, or once typing rests for REST_MS) or as they come near the window. A newer
+ * page (v.next) or a key computing one (hold) stops them. Resolves true when every figure was drawn (typing: those
+ * on screen). */
 function drawAll(v, typing) {
   const generation = v.generation, onScreen = seenIn(v.doc);
   for (const el of v.plots) if (!showing(v, el, onScreen)) el.classList.add("stale");
   for (const el of v.plots) if (el.classList.contains("stale") && onScreen(el)) drawOne(v, el);
   v.root.dataset.visibleAt = v.doc.defaultView.performance.now().toFixed(2);
   if (typing) {
-    // what the new header or body moved into the window after this read is drawn at the next frame, whose layout
-    // that read takes, rather than when typing rests
+    // what the new header or body moved into the window is drawn at the next frame, not when typing rests
     v.doc.defaultView.requestAnimationFrame(() => {
       const seen = seenIn(v.doc);
       for (const el of v.plots) {
@@ -183,8 +162,8 @@ function watch(v) {
   }, { rootMargin: "50% 0px" });
 }
 
-/* Redraw every live figure for the controls' latest values. Redraws run one at a time, and events that
- * arrive meanwhile collapse into one more redraw, so a fast drag never falls behind the slider. */
+/* Redraw every live figure at the controls' latest values, one redraw at a time; events meanwhile collapse into
+ * one more, so a fast drag never falls behind the slider. */
 function redraw(v) {
   if (v.queued) return v.busy;
   v.queued = true;
@@ -192,10 +171,9 @@ function redraw(v) {
     v.queued = false;
     if (v.next || !v.data) return null; // a newer page is queued; it is drawn at these values
     for (const el of v.plots) {
-      const info = v.data.live[el.dataset.fig], kept = hosts.get(el);
-      if (!info || !kept || el.classList.contains("stale")) continue; // a stale one is drawn at these values later
-      const spec = v.data.figures[el.dataset.fig];
-      kept.host.update(Recompute.render(v.payloads[info.side], info.binding, spec, v.values));
+      const info = v.data.live[el.dataset.fig], host = hostIn(el);
+      if (!info || !host || el.classList.contains("stale")) continue; // a stale one is drawn at these values later
+      host.update(Recompute.render(v.payloads[info.side], info.binding, v.data.figures[el.dataset.fig], v.values));
     }
     v.root.dataset.alpha = v.values.alpha;
     v.root.dataset.feature = v.values.feature;
@@ -207,7 +185,7 @@ function showWord(v, select) {
   const id = `s2t-${select.dataset.side}`, frame = v.data.words[select.dataset.side][+select.value];
   const spec = v.data.figures[id], el = v.root.querySelector(`.plot[data-fig="${id}"]`);
   spec.panels[0].view = Object.assign({}, spec.panels[0].view, frame);
-  if (el && hosts.get(el) && !el.classList.contains("stale")) hosts.get(el).host.update(spec);
+  if (el && hostIn(el) && !el.classList.contains("stale")) hostIn(el).update(spec);
 }
 
 function setTalk(doc, on) {
@@ -216,7 +194,7 @@ function setTalk(doc, on) {
   doc.body.classList.toggle("talk", on);
   for (const button of doc.querySelectorAll('[data-control="talk"]')) button.setAttribute("aria-pressed", String(on));
   for (const v of ds.views) {
-    for (const el of v.plots) { const kept = hosts.get(el); if (kept) kept.host.setTheme(on ? "presentation" : null); }
+    for (const el of v.plots) if (hostIn(el)) hostIn(el).setTheme(on ? "presentation" : null);
   }
 }
 
@@ -266,8 +244,8 @@ function adopt(node, keep) {
 }
 
 /* Make container's children those of `parts` (HTML, one element each; else `html` whole): only a part whose HTML
- * changed since the last page is parsed and replaced, and every figure element moves into the new DOM, so its
- * components are kept (a moved canvas keeps its pixels). */
+ * changed is replaced, and every figure element moves into the new DOM with its host (a moved canvas keeps its
+ * pixels). */
 function writeParts(container, parts, html) {
   const doc = container.ownerDocument, last = partsOf.get(container), kids = container.children;
   const keep = figuresIn(container);
@@ -316,13 +294,7 @@ function install(v, page, opts) {
   for (const box of Array.from(v.root.children)) if (box.matches("p.error")) box.remove();
   if (page.body !== undefined) writeParts(v.root, page.parts, page.body);
   const payloads = {}; // prepared when a live figure first needs one (a keystroke draws none)
-  for (const side of Object.keys(data.payloads)) {
-    Object.defineProperty(payloads, side, { enumerable: true, configurable: true, get() {
-      const value = prepared(data.payloads[side]);
-      Object.defineProperty(payloads, side, { value, enumerable: true });
-      return value;
-    } });
-  }
+  for (const side of Object.keys(data.payloads)) Sections.lazy(payloads, side, () => prepared(data.payloads[side]));
   Object.assign(v, { data, payloads, plots: Array.from(v.root.querySelectorAll(".plot[data-fig]")),
                      inputs: Array.from(v.root.querySelectorAll('input[data-control="alpha"], input[data-control="feature"]')),
                      values: valuesFor(v, data, opts), hash: opts.hash !== false, generation: v.generation + 1,
@@ -360,14 +332,12 @@ function showError(root, err) {
   root.prepend(box);
 }
 
-/* Draw page = Sections.page(tv, …) ({header, body, parts, data}) into root (the <main> element), replacing what
- * an earlier call drew there. opts: {header: an element that receives page.header, values: {alpha, feature} to
- * draw at (default: those the user last set on this root, else the page's), hash: false to leave the address
- * alone when the keys move between sections, typing: a sentence being typed (the figures off screen wait until
- * typing rests), provenance: {checkpointSha256, version} for the exports (default: page.data.provenance)}. Calls
- * that arrive while one is drawing collapse: only the latest page is drawn. Resolves when every figure of this
- * page is drawn (then root.dataset.drawn counts up) or a newer page took its place; a failure is shown in root
- * as one sentence and rejects. */
+/* Draw page = Sections.page(tv, …) ({header, body, parts, data}) into root (<main>), replacing the last one.
+ * opts: {header: the element for page.header, values: {alpha, feature} (default: the user's last, else the
+ * page's), hash: false to leave the address alone, typing: a sentence being typed (figures off screen wait until
+ * typing rests), provenance: {checkpointSha256, version} (default: page.data.provenance)}. Calls meanwhile
+ * collapse to the latest. Resolves when every figure is drawn (root.dataset.drawn counts up) or a newer page
+ * took its place; a failure is shown in root in one sentence and rejects. */
 function show(root, page, opts) {
   const v = view(root);
   v.next = { page, opts: opts || {} };
@@ -391,12 +361,10 @@ function moved(v) {
   return (v.data.alpha !== null && v.values.alpha !== v.data.alpha) || v.values.feature !== 0;
 }
 
-/* While typing: the maps on screen drawn with a new sentence ahead of its page (site.js paintMaps: from the lean
- * graph of the attention maps, which the worker runs before the whole graph). `build(id)` gives the figure as the
- * page will build it, or null for one that needs more of the trace (bars, the prediction): those wait for the
- * page. Nothing is drawn with α or feature k moved (the page draws those live) or while a page waits to be
- * installed. Resolves true when a figure was drawn, after a "disan:preview" event on root, {detail: {built: id →
- * spec built, painted}}, for tests to watch from outside (docs/front-end.md). */
+/* While typing: the maps on screen drawn with a new sentence ahead of its page (site.js paintMaps, from the lean
+ * graph the worker runs first). `build(id)` gives the figure as the page will, or null for one that needs more of
+ * the trace. Nothing is drawn with α or feature k moved or while a page waits. Resolves true when a figure was
+ * drawn, after a "disan:preview" event on root ({detail: {built: id → spec, painted}}; docs/front-end.md). */
 function preview(root, build) {
   const v = view(root), built = {};
   return enqueue(v, () => {
@@ -404,13 +372,13 @@ function preview(root, build) {
     const onScreen = seenIn(v.doc);
     let painted = false;
     for (const el of v.plots) {
-      const kept = hosts.get(el);
-      if (!kept || el.classList.contains("stale") || !onScreen(el)) continue;
+      const host = hostIn(el);
+      if (!host || el.classList.contains("stale") || !onScreen(el)) continue;
       const spec = build(el.dataset.fig);
       if (spec) built[el.dataset.fig] = spec;
       // the other sentence's maps of an NLI pair, where this key left them as they were: nothing to draw
-      if (!spec || sameSpec(kept.host.spec, spec)) continue;
-      kept.host.update(spec);  // the page that follows draws its own spec (equal: nothing repaints)
+      if (!spec || sameSpec(host.spec, spec)) continue;
+      host.update(spec);  // the page that follows draws its own spec (equal: nothing repaints)
       painted = true;
     }
     return painted;
@@ -420,8 +388,7 @@ function preview(root, build) {
   });
 }
 
-/* A new sentence is being computed for root (a key in its sentence box): the figures still being drawn for the
- * last one stop, so the new sentence's maps follow the model's answer at once. */
+/* A new sentence is being computed for root: the figures still being drawn for the last one stop. */
 function hold(root) {
   view(root).held = true; // until the new sentence's page is installed
 }
@@ -432,22 +399,17 @@ function values(root) {
   return { alpha: v.values.alpha, feature: v.values.feature, talk: docState(v.doc).talk };
 }
 
-/* The figure host of figure `id` in root ({root, update, setTheme, exportAs, spec, panels}), or null before it is
- * drawn: what tests and a host's export buttons reach. */
+/* The figure host of figure `id` in root, or null before it is drawn (what tests reach). */
 function figureHost(root, id) {
-  const el = root.querySelector(`.plot[data-fig="${id}"]`), kept = el && hosts.get(el);
-  return kept ? kept.host : null;
+  const el = root.querySelector(`.plot[data-fig="${id}"]`);
+  return el && hostIn(el);
 }
 
-/* The report file: decode the trace view and its arrays (trace_view.js, the one decoder), build the page with
- * Sections (the one definition of the figures, shared with the explorer and the app; a pair report's:
- * PairView) and draw it. Every failure is shown on the page in one sentence. */
+/* The report file: decode the trace view (trace_view.js), build the page (Sections; a pair report's: PairView)
+ * and draw it. Every failure is shown on the page in one sentence. */
 function boot(doc) {
   const root = doc.getElementById("report");
-  const fail = err => {
-    console.error(err);
-    showError(root, err);
-  };
+  const fail = err => { console.error(err); showError(root, err); };
   if (typeof DecompressionStream === "undefined") {
     fail("this browser cannot unpack it (no DecompressionStream); open it in a current Chrome, Edge, Firefox or Safari");
     return Promise.resolve();
@@ -459,9 +421,8 @@ function boot(doc) {
       const data = JSON.parse(new TextDecoder().decode(json));
       Figures.configure(data.context);
       const tv = decode(data.view, bytes);
-      // A minimal pair (viz_app/draw/pair_report.py): PairView's page of A and B. The file has no model to
-      // run, so α stays at the value it was written with, B's words are no swap buttons, and the leave-one-out
-      // rows hold what Python computed with disan.attribution's leave-one-out (data.pair.loo).
+      // A minimal pair (pair_report.py): no model to run, so α stays, B's words are no buttons, and the
+      // leave-one-out rows hold Python's (docs/trace-view.md "Leave-one-out").
       const page = data.pair
         ? PairView.page(tv, decode(data.pair.view, bytesB), { alphaControl: false, swap: false })
         : Sections.page(tv, { compact: data.compact, only: data.only, params: data.params });

@@ -1,33 +1,15 @@
-/* Sections — every section and figure that follows a sentence, defined once, here (with the figure
- * builders of figures.js), as a function of the trace view.
+/* Sections — every section and figure that follows a sentence, defined once, here (with figures.js's builders),
+ * as a function of the trace view (docs/trace-view.md).
  *
- * The static explorer (site.js, the model run in the page), the offline report and the notebook view
- * (viz_app/draw/report.py writes the trace view into the file; report.js's `boot` unpacks it) all call
- * `page(tv)` and hand the result to Report.show. The app's chart component (chart.js) draws one figure
- * at a time with `draw(views, id, params, theme)`: a figure of the page by id, or a figure `define`d below
- * with parameters (a chosen token, direction or reduction, two sentences, data the app computes).
- * tests/test_page_figures.py checks the figures against the trace; tests/test_sections_js.py checks typed
- * arrays, errors and the drawing in Chromium; tests/test_app.py builds what the app sent.
- *
- * The payloads (what recompute.js redraws the α / feature maps
- * from) are built *prepared*, in the form `Recompute.prepare` returns, not as base64:
- *   {id, kind: "distance" | "features", T, tokens, memo: null,
- *    blocks: {fw | bw: {mask, allowed: Uint8Array T·T, cells: Int32Array N (row-major allowed cells),
- *                       scores: Float32Array H·T·T | null, features: Float32Array D·N | null, scale}}}
- * DiSAN's per-feature probabilities come from the model as float32 and are kept as they are (scale 1):
- * the report quantises them to uint16 (scale 1/65535, error ≤ 7.6e-6) only to keep its file small.
- * Payload ids are "<kind>-js<n>", unique in the document, not the report's content hash.
- *
- * The JS trace view `tv`: docs/trace-view.md (trace_view.js: its fields and its one decoder).
- * Every array is flat and row-major, a plain array or a typed array.
- *
- * An ES module of pure functions (figures.js's `configure` is called first); no network. Errors are thrown as one
- * sentence.
- */
+ * The static explorer, the report file and the notebook view call `page(tv)` and hand it to Report.show; the
+ * app's chart component draws one figure at a time with `draw(views, id, params, theme)`: a figure of the page by
+ * id, or one `define`d (view_figures.js) with parameters. The live payloads (what recompute.js redraws the α /
+ * feature maps from) are built prepared, as `Recompute.prepare` returns them (ids "<kind>-js<n>"). Pure
+ * functions (figures.js's `configure` first); errors are thrown as one sentence. Tests: test_page_figures.py
+ * (against the trace), test_sections_js.py, test_app.py. */
 import * as Figures from "./figures.js";
 import * as Recompute from "./recompute.js";
-
-/* ------------------------------------------------------------ text */
+import { argmax } from "./util.js";
 
 var PY_HTML = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" };
 
@@ -40,12 +22,9 @@ function capitalize(word) {
   return word.charAt(0).toUpperCase() + word.slice(1).toLowerCase();
 }
 
-/* ------------------------------------------------------------ trace view arrays */
-
-/* `rows` rows of `cols` values of `flat` from `offset`, as an array of rows. */
+/* `rows` rows of `cols` values of `flat` from `offset`, as an array of rows (a plain loop: slice.call on a typed
+ * array is about 10× slower, 3 ms a 256 × 256 map). */
 function matrix(flat, rows, cols, offset) {
-  // a plain loop: Array.prototype.slice.call on a typed array takes the generic path, about 10× slower (3 ms a
-  // 256 × 256 map in Node), and a key at T = 256 builds several such maps
   var out = new Array(rows), base = offset || 0;
   for (var r = 0; r < rows; r++) {
     var row = new Array(cols);
@@ -98,8 +77,7 @@ function checkSentence(sent, arch, name) {
   if (arch === "dsa") checkArray(sent.maxpool_share, T, name + ".maxpool_share");
 }
 
-/* What a side is called where a reader sees it: a relatedness model's inputs are SICK's sentence A and B, not
- * a premise and a hypothesis (the trace view's keys stay "premise" and "hypothesis"). */
+/* What a side is called where a reader sees it (a relatedness model's: SICK's sentence A and B). */
 function sideLabel(tv, side) {
   if (typeof tv.relatedness !== "number") return side;
   return side === "hypothesis" ? "sentence B" : "sentence A";
@@ -127,8 +105,6 @@ function checkView(tv, opts) {
   if (tv.hypothesis) checkSentence(tv.hypothesis, tv.arch, "hypothesis");
   if (!(opts && opts.anyLength)) checkLengths(tv);
 }
-
-/* ------------------------------------------------------------ bindings (what recompute.js redraws) */
 
 /* The indices of a spec's heatmap panels that show maps (not −∞ masks alone). */
 function heatmapPanels(fig) {
@@ -184,8 +160,6 @@ function formatValue(value) {
   return Figures.formatG(value);
 }
 
-/* ------------------------------------------------------------ sections */
-
 function sides(tv) {
   var out = [["premise", tv.premise]];
   if (tv.hypothesis) out.push(["hypothesis", tv.hypothesis]);
@@ -205,18 +179,18 @@ function lazy(obj, key, make) {
   } });
 }
 
-/* One figure of a section. `build` makes its figure spec (a function, called only when the figure is
- * first read: a keystroke builds only the figures it draws) or is the figure itself. extra: {bind: fig →
- * the binding recompute.js redraws it with (a live figure), word: true (the word control swaps its vector)}. */
+/* One figure of a section. `build` makes its figure spec (a function, called when the figure is first read: a
+ * keystroke builds only what it draws) or is the spec. extra: {bind: fig → its binding (a live figure), word: true
+ * (the word control swaps its vector), scope (pair_view.js: what its numbers come from)}. */
 function figure(id, build, paper, caption, side, extra) {
   var o = extra || {}, out = { id: id, paper: paper, caption: caption, side: side || "premise", word: !!o.word,
-                               live: !!o.bind };
+                               live: !!o.bind, scope: o.scope };
   lazy(out, "figure", function () { return withName(typeof build === "function" ? build() : build, id); });
   lazy(out, "binding", function () { return o.bind ? o.bind(out.figure) : null; });
   return out;
 }
 
-/* The spec named after its figure's id (a page's figures are told apart by it: data-figure="figure:<id>"). */
+/* The spec named after its figure's id (data-figure="figure:<id>"). */
 function withName(spec, id) {
   spec.name = id;
   return spec;
@@ -251,9 +225,8 @@ function legendHtml() {
   }).join(" · ") + "</p>";
 }
 
-/* A score model's rᵀp̂ and its grade range (Tai, Socher & Manning 2015, Sec. 4.2): "relatedness 3.72 (1–5)"
- * for a pair (SICK), "score 3.72 (1–5)" for one sentence (a single-sentence model trained with --regression:
- * no hypothesis, nothing is related); null for a classifier (tv.relatedness absent or null). */
+/* A score model's rᵀp̂ and its grades (Tai, Socher & Manning 2015, Sec. 4.2): "relatedness 3.72 (1–5)" for a
+ * pair, "score 3.72 (1–5)" for one sentence (--regression); null for a classifier. */
 function relatednessText(tv) {
   if (typeof tv.relatedness !== "number") return null;
   var grades = Figures.pairs(tv.prediction).map(function (p) { return p[0]; });
@@ -261,16 +234,13 @@ function relatednessText(tv) {
     "–" + grades[grades.length - 1] + ")";
 }
 
-/* The predicted label and its probability, in one line under the tokens: the first screen names the
- * prediction while the maps take the room below it (the Prediction section holds the chart). A relatedness
- * model names its score instead. */
+/* The predicted label and its probability (or the score) in one line under the tokens: the first screen names it. */
 function predictionLine(tv) {
   var esc = Figures.htmlEscape, note = tv.random_weights ? " (random weights: meaningless)" : "";
   var score = relatednessText(tv);
   if (score !== null) return '<p class="counts">prediction: <b>' + esc(score) + "</b>" + esc(note) + "</p>";
-  var best = null;
-  Figures.pairs(tv.prediction).forEach(function (p) { if (best === null || Number(p[1]) > Number(best[1])) best = p; });
-  if (best === null) return "";
+  var list = Figures.pairs(tv.prediction), best = list[argmax(list.map(function (p) { return Number(p[1]); }))];
+  if (!best) return "";
   return '<p class="counts">prediction: <b>' + esc(best[0]) + "</b> (p = " + Figures.formatFixed(Number(best[1]), 2) + ")" +
     esc(note) + "</p>";
 }
@@ -307,6 +277,25 @@ function pair(fw, bw, tokens, titles, title, theme, valueName) {
                                                        names: ["forward", "backward"], rowBars: true });
 }
 
+/* The pair of a sentence's attention maps (Shen Fig. 6, Im Fig. 7); titles default to the blocks' masks. */
+function attentionPair(tv, sent, title, theme, titles) {
+  var T = sent.tokens.length;
+  return pair(matrix(sent.fw.attention, T, T), matrix(sent.bw.attention, T, T), sent.tokens, titles || blockTitles(tv),
+              title, theme);
+}
+
+function blockTitles(tv) {
+  return ["forward block (mask " + tv.masks[0] + ")", "backward block (mask " + tv.masks[1] + ")"];
+}
+
+/* Every head of block `direction` on one colour scale (Im Figs. 12–13), block-averaged to HEAD_CELLS. */
+function headsFigure(sent, direction, title, theme) {
+  var b = sent[direction], T = sent.tokens.length, stack = [], titles = [];
+  for (var h = 0; h < b.H; h++) { stack.push(matrix(b.heads, T, T, h * T * T)); titles.push("head " + (h + 1)); }
+  return Figures.smallMultiples(stack, sent.tokens, titles, { title: title, theme: theme,
+    maxCells: Figures.constant("HEAD_CELLS"), names: titles.map(function (_, k) { return "head-" + (k + 1); }) });
+}
+
 /* DiSAN's per-feature P of one block (T·T·D): the trace view's, or from its Eq. 15 parts (recompute.js). */
 function perFeature(sent, direction, what) {
   var P = Recompute.perFeature(sent[direction], sent.tokens.length);
@@ -314,8 +303,7 @@ function perFeature(sent, direction, what) {
   return P;
 }
 
-/* DiSAN's P[:, :, k] (T × T) of one block from Eq. 15's parts for this feature alone (T² terms, not the T²·d of
- * the whole P). */
+/* DiSAN's P[:, :, k] (T × T) of one block from Eq. 15's parts for this feature alone (T² terms, not T²·d). */
 function featureSlice(sent, direction, k) {
   var b = sent[direction], T = sent.tokens.length;
   need(Recompute.hasParts(b), direction + ": DiSAN's keys, queries and c are needed for one feature k (Shen Eq. 15)");
@@ -335,13 +323,12 @@ function gateMeans(sent) {
 }
 
 function disanSections(tv, theme) {
-  var titles = ["forward block (mask " + tv.masks[0] + ")", "backward block (mask " + tv.masks[1] + ")"];
+  var titles = blockTitles(tv);
   var mean = [], feature = [], gates = [], s2t = [];
   sides(tv).forEach(function (s) {
     var side = s[0], sent = s[1], T = sent.tokens.length;
     mean.push(figure("mean-" + side, function () {
-      return pair(matrix(sent.fw.attention, T, T), matrix(sent.bw.attention, T, T), sent.tokens, titles,
-                  named("Token2token attention, mean over features", side, tv), theme);
+      return attentionPair(tv, sent, named("Token2token attention, mean over features", side, tv), theme);
     }, "Shen Fig. 6", "P averaged over the d_h features (Shen Sec. 5.3); rows attend, columns are attended.", side));
     feature.push(figure("feature-" + side, function () {
       return pair(featureSlice(sent, "fw", 0), featureSlice(sent, "bw", 0), sent.tokens, titles,
@@ -384,23 +371,16 @@ function dsaSections(tv, theme) {
   sides(tv).forEach(function (s) {
     var side = s[0], sent = s[1], T = sent.tokens.length;
     mean.push(figure("alpha-mean-" + side, function () {
-      return pair(matrix(sent.fw.attention, T, T), matrix(sent.bw.attention, T, T), sent.tokens,
-                  ["forward (mask " + tv.masks[0] + ")", "backward (mask " + tv.masks[1] + ")"],
-                  named("Head-averaged attention weights at α = " + formatValue(alpha), side, tv), theme);
+      return attentionPair(tv, sent, named("Head-averaged attention weights at α = " + formatValue(alpha), side, tv), theme,
+                           ["forward (mask " + tv.masks[0] + ")", "backward (mask " + tv.masks[1] + ")"]);
     }, "Im Fig. 7 (Eq. 7)",
       "softmax(QKᵀ/√d_k + M_dir + α·M_dis) averaged over heads; the α control recomputes it in the page.", side,
       { bind: function (fig) { return gridBinding(fig, [{ op: "mean", dir: "fw" }, { op: "mean", dir: "bw" }], at); } }));
     /** @type {[string, string, number][]} */ ([["fw", "Forward", 12], ["bw", "Backward", 13]]).forEach(function (d) {
-      var direction = d[0], name = d[1], block = sent[direction], H = block.H, titles = [];
-      for (var h = 0; h < H; h++) titles.push("head " + (h + 1));
-      var exprs = titles.map(function (_, k) { return { op: "head", dir: direction, head: k }; });
+      var direction = d[0], name = d[1], exprs = [];
+      for (var h = 0; h < sent[direction].H; h++) exprs.push({ op: "head", dir: direction, head: h });
       heads.push(figure("alpha-heads-" + direction + "-" + side, function () {
-        var stack = [];
-        for (var k = 0; k < H; k++) stack.push(matrix(block.heads, T, T, k * T * T));
-        return Figures.smallMultiples(stack, sent.tokens, titles, {
-          title: named(name + " heads at α = " + formatValue(alpha), side, tv), theme: theme,
-          maxCells: Figures.constant("HEAD_CELLS"), names: titles.map(function (_, k) { return "head-" + (k + 1); }),
-        });
+        return headsFigure(sent, direction, named(name + " heads at α = " + formatValue(alpha), side, tv), theme);
       }, "Im Fig. " + d[2],
         "Every head of the " + name.toLowerCase() + " block on one colour scale; heads specialise on different distances.",
         side, { bind: function (fig) { return gridBinding(fig, exprs, at, { pool: Figures.constant("HEAD_CELLS") }); } }));
@@ -438,10 +418,8 @@ function dsaSections(tv, theme) {
   ];
 }
 
-/* Every section of the report for this trace view, in reading order. */
-/* Every section of the report for this trace view, in reading order: the tokens, then the first attention
- * maps, so that a 1400 × 900 window shows the sentence box and the first map together; then the prediction
- * chart and the model's other sections. */
+/* Every section of the report, in reading order: the tokens, the first maps (a 1400 × 900 window shows the
+ * sentence box and the first map together), the prediction chart, the model's other sections. */
 function reportSections(tv, theme) {
   theme = Figures.theme(theme || "normal");
   var head = overview(tv, theme), rest = tv.arch === "disan" ? disanSections(tv, theme) : dsaSections(tv, theme);
@@ -469,37 +447,23 @@ function wordFrames(sent, theme) {
   });
 }
 
-/* ------------------------------------------------------------ payloads (prepared, see the header) */
-
 var payloadCount = 0;
 
-function allowedOf(block, T) {
-  var allowed = new Uint8Array(T * T), cells = [];
-  for (var c = 0; c < T * T; c++) if (block.allowed[c]) { allowed[c] = 1; cells.push(c); }
-  return { allowed: allowed, cells: Int32Array.from(cells) };
-}
-
-/* What Recompute.prepare would return for this sentence's live payload (scale 1, float32). */
+/* What Recompute.prepare would return for this sentence's live payload (scale 1, float32; DiSAN: Eq. 15's parts,
+ * from which each feature k the slider reaches is computed when asked). */
 function payload(sent, arch) {
-  var T = sent.tokens.length, blocks = {};
+  var blocks = {}, kind = arch === "dsa" ? "distance" : "features";
   ["fw", "bw"].forEach(function (d) {
-    var b = sent[d], a = allowedOf(b, T), out = { mask: b.mask, allowed: a.allowed, cells: a.cells, scores: null,
-                                                  features: null, scale: 1, keys: null, queries: null, c: null };
-    if (arch === "dsa") {
-      out.scores = Float32Array.from(b.scores);
-    } else {
-      // each feature k the slider reaches is computed from Eq. 15's parts when asked
-      need(Recompute.hasParts(b), d + ".probs (DiSAN's per-feature P) or its keys, queries and c are needed for feature k's slider");
-      out.keys = b.keys; out.queries = b.queries; out.c = b.c;
-    }
-    blocks[d] = out;
+    var b = sent[d], dsa = arch === "dsa";
+    if (!dsa) need(Recompute.hasParts(b), d + ".probs (DiSAN's per-feature P) or its keys, queries and c are needed for feature k's slider");
+    blocks[d] = { mask: b.mask, allowed: Uint8Array.from(b.allowed, function (v) { return v ? 1 : 0; }),
+                  cells: Recompute.allowedCells(b.allowed), scores: dsa ? Float32Array.from(b.scores) : null, features: null,
+                  scale: 1, keys: dsa ? null : b.keys, queries: dsa ? null : b.queries, c: dsa ? null : b.c };
   });
-  var kind = arch === "dsa" ? "distance" : "features";
   payloadCount += 1;
-  return { id: kind + "-js" + payloadCount, kind: kind, T: T, tokens: Array.from(sent.tokens), blocks: blocks, memo: null };
+  return { id: kind + "-js" + payloadCount, kind: kind, T: sent.tokens.length, tokens: Array.from(sent.tokens), blocks: blocks,
+           memo: null };
 }
-
-/* ------------------------------------------------------------ the report page */
 
 /* report.page_data: the figures, the bindings of those the page redraws and their payloads. */
 function pageData(tv, sections, compact) {
@@ -525,14 +489,17 @@ function pageData(tv, sections, compact) {
   return data;
 }
 
+/* The α slider at `a` (Im Eq. 7); `also` follows its label (the pair view's ", A and B"). */
+function alphaSlider(a, also) {
+  var G = Figures.formatG, C = function (name) { return G(Figures.constant(name)); };
+  return '<label class="control">α — distance-mask weight (Im Eq. 7)' + (also || "") + ' <input type="range" ' +
+    'data-control="alpha" min="' + C("ALPHA_MIN") + '" max="' + C("ALPHA_MAX") + '" step="' + C("ALPHA_STEP") +
+    '" value="' + G(a) + '" aria-label="alpha"> <output>' + G(a) + "</output></label>";
+}
+
 function control(sec, tv, dH) {
-  var G = Figures.formatG;
   if (sec.control === "alpha") {
-    var a = tv.alpha !== null && tv.alpha !== undefined ? tv.alpha : Figures.constant("PAPER_ALPHA");
-    return '<label class="control">α — distance-mask weight (Im Eq. 7) ' +
-      '<input type="range" data-control="alpha" min="' + G(Figures.constant("ALPHA_MIN")) + '" max="' +
-      G(Figures.constant("ALPHA_MAX")) + '" step="' + G(Figures.constant("ALPHA_STEP")) + '" value="' + G(a) +
-      '" aria-label="alpha"> <output>' + G(a) + "</output></label>";
+    return alphaSlider(tv.alpha !== null && tv.alpha !== undefined ? tv.alpha : Figures.constant("PAPER_ALPHA"));
   }
   if (sec.control === "feature") {
     return '<label class="control">feature k (0–' + (dH - 1) + ') <input type="range" data-control="feature" min="0" ' +
@@ -574,23 +541,22 @@ function headerLines(tv, sections, compact) {
   if (tv.random_weights) {
     lines.push('<p class="warn">Random weights (no trained checkpoint): these patterns are not learned.</p>');
   }
-  if (!compact) {
-    var nav = sections.map(function (s) { return '<a href="#' + s.id + '">' + escape(s.title) + "</a>"; }).join(" ");
-    lines.push("<nav>" + nav + "</nav>");
-    lines.push('<p class="keys"><button type="button" data-control="talk" aria-pressed="false">' +
-      "Talk mode</button> keys: j / → / PageDown next section · k / ← / PageUp previous · t talk mode " +
-      "(large fonts, one section per screen)</p>");
-  }
-  return lines;
+  return compact ? lines : lines.concat(navLines(sections, "j / → / PageDown next section · k / ← / PageUp previous · " +
+                                                   "t talk mode (large fonts, one section per screen)"));
 }
 
-/* The report's page for a trace view: {title (plain text, for document.title), header (the <header>
- * element's HTML), headerLines (its children's HTML, one each), body (the <main> element's inner HTML), parts
- * (the body's sections' HTML, one each), data (what Report.show draws: arch, alpha, compact, fonts,
- * figures {id: figure spec}, live {id: {side, binding}}, payloads {side: prepared}, words {side: frames}),
- * sections (the Section objects the HTML was made from)}. opts: {compact, only (one figure's id: that figure
- * alone, in its section; a `define`d one at opts.params)}.
- * Throws one sentence when the trace view is incomplete or a sentence is longer than a report holds. */
+/* The header's section links and the talk button with the keys. */
+function navLines(sections, keys) {
+  return ["<nav>" + sections.map(function (s) { return '<a href="#' + s.id + '">' + escape(s.title) + "</a>"; }).join(" ") +
+          "</nav>", '<p class="keys"><button type="button" data-control="talk" aria-pressed="false">Talk mode</button> ' +
+          "keys: " + keys + "</p>"];
+}
+
+/* The report's page for a trace view: {title, header (<header>'s HTML), headerLines (its children's), body
+ * (<main>'s inner HTML), parts (its sections' HTML), data (what Report.show draws: arch, alpha, compact, fonts,
+ * figures {id: spec}, live {id: {side, binding}}, payloads {side}, words {side: frames}), sections}.
+ * opts: {compact, only (one figure's id: that figure alone; a `define`d one at opts.params)}. Throws one sentence
+ * when the trace view is incomplete or a sentence is longer than a report holds. */
 function page(tv, opts) {
   var o = opts || {}, compact = !!o.compact || !!o.only;
   checkView(tv);
@@ -620,22 +586,15 @@ function page(tv, opts) {
   };
 }
 
-/* ------------------------------------------------------------ figures with parameters (the app's views) */
-
-/* name → function (views, params, theme) → {figure, bind: fig → binding | undefined}. `views` are the trace
- * views the figure reads (most read one; a comparison of two sentences reads two). The figures are defined in
- * view_figures.js, one `define` each (docs/trace-view.md). */
+/* name → (views, params, theme) → {figure, bind: fig → binding | undefined}: view_figures.js's `define`s. */
 var BUILDERS = {};
 
 function define(name, build) {
   BUILDERS[name] = build;
 }
 
-/* ------------------------------------------------------------ one figure at a time (the app) */
-
-/* The HTML of a section of one sentence, for a host that lays it out itself (the app's Explore): "tokens" —
- * the sentence's tokens with their vocabulary status, the predicted label and the legend (the report's Tokens
- * section for one side). params: {side}. */
+/* A section's HTML for a host that lays it out itself (the app's Explore): "tokens" (the Tokens section of one
+ * side, params.side). */
 function sectionBody(views, id, params) {
   var tv = views[0], p = params || {};
   checkView(tv, { anyLength: true });
@@ -644,10 +603,6 @@ function sectionBody(views, id, params) {
   return tokensHtml(sent) + predictionLine(tv) + legendHtml();
 }
 
-/* The figure `id` of this trace view's page (a Figure: {id, figure, binding, paper, caption, side}), for a
- * host that draws figures one by one in its own layout (the app's chart component). The sections are built
- * once per trace view and theme; each figure is still built only when first read. Any length is accepted:
- * the report's limit is about its file size. */
 /* The figure `id` of `views` with `params`: a `define`d figure (built afresh), else a figure of the first
  * view's page (`figureById`). Returns {figure, binding}. */
 function draw(views, id, params, themeName) {
@@ -668,22 +623,23 @@ function figuresIn(sections) {
   return all;
 }
 
-// figureById's figures per trace view and theme, built once (no field is added to the view)
+// a trace view's figures per theme (and "maps": mapFigure's), built once (no field is added to the view)
 var figuresOfView = new WeakMap();
 
+function figuresOf(tv, key, make) {
+  var byKey = figuresOfView.get(tv) || figuresOfView.set(tv, {}).get(tv);
+  return byKey[key] || (byKey[key] = make());
+}
+
+/* Figure `id` of the trace view's page ({id, figure, binding, paper, caption, side}), for a host that draws
+ * figures one by one (the app). Each figure is built when first read; any length is accepted. */
 function figureById(tv, id, themeName) {
-  var key = themeName || "normal", byTheme = figuresOfView.get(tv);
-  if (!byTheme) figuresOfView.set(tv, byTheme = {});
-  if (!byTheme[key]) {
+  var key = themeName || "normal", all = figuresOf(tv, key, function () {
     checkView(tv, { anyLength: true });
-    byTheme[key] = figuresIn(reportSections(tv, key));
-  }
-  var f = byTheme[key][id];
-  if (!f) {
-    throw new Error("No figure \"" + id + "\" for this " + tv.arch + " trace view; it has " +
-                    Object.keys(byTheme[key]).join(", ") + ".");
-  }
-  return f;
+    return figuresIn(reportSections(tv, key));
+  });
+  if (!all[id]) throw new Error("No figure \"" + id + "\" for this " + tv.arch + " trace view; it has " + Object.keys(all).join(", ") + ".");
+  return all[id];
 }
 
 /* The figures drawn from a sentence's attention alone: DiSAN's mean and one-feature maps (fw/bw attention, Eq.
@@ -691,17 +647,14 @@ function figureById(tv, id, themeName) {
 var MAP_FIGURES = /^(mean|feature|alpha-mean|alpha-heads-fw|alpha-heads-bw)-(premise|hypothesis)$/;
 
 /* Figure `id` of a trace view that may hold only the attention's fields (site.js paintMaps: the lean graph's
- * run; prediction, gates, FFN, source2token and pooling null), built as the page builds it; null for a figure
- * that needs more of the trace. */
+ * run), built as the page builds it; null for a figure that needs more of the trace. */
 function mapFigure(tv, id) {
   if (!MAP_FIGURES.test(id)) return null;
-  if (!tv.__maps) {
-    // the architecture's own sections: reportSections' overview would build the prediction chart at once
+  // the architecture's own sections: reportSections' overview would build the prediction chart at once
+  var f = figuresOf(tv, "maps", function () {
     var theme = Figures.theme("normal");
-    Object.defineProperty(tv, "__maps", {
-      value: figuresIn(tv.arch === "disan" ? disanSections(tv, theme) : dsaSections(tv, theme)), enumerable: false });
-  }
-  var f = tv.__maps[id], side = f && tv[f.side];
+    return figuresIn(tv.arch === "disan" ? disanSections(tv, theme) : dsaSections(tv, theme));
+  })[id], side = f && tv[f.side];
   if (!f || !side || !side.fw.attention || !side.bw.attention) return null;
   if (/^feature-/.test(id) && !Recompute.hasParts(side.fw)) return null;
   if (/^alpha-heads-/.test(id) && !side.fw.heads) return null;
@@ -712,4 +665,5 @@ export { mapFigure, page, figureById, draw, sectionBody, define, reportSections,
   overview, disanSections, dsaSections, s2tWordFigure, wordFrames, tokensHtml, legendHtml, pageData, payload,
   gridBinding, templates, sharedScale, formatValue, escape, checkView,
   // what view_figures.js and pair_view.js build their figures with
-  need, checkArray, matrix, rowMeans, capitalize, featureSlice, perFeature, pair, binding, lazy, section };
+  need, checkArray, matrix, rowMeans, capitalize, featureSlice, perFeature, pair, attentionPair, blockTitles, headsFigure,
+  binding, lazy, section, figure, sectionHtml, alphaSlider, navLines };

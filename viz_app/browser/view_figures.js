@@ -1,20 +1,14 @@
-/* ViewFigures — the figures the app's views draw with parameters (a chosen token, direction or reduction,
- * two sentences, data the app computes such as attributions), each one `Sections.define(name, build)`:
- * build(views, params, theme) → {figure, bind: fig → binding (what recompute.js redraws) | undefined}.
- *
- * They are figures of the trace view like those of the report page (sections.js), built on figures.js; the
- * app draws them by name (viz_app/shell/export.py show_page_figure → chart.js → Sections.draw), and a
- * one-figure report holds one at its parameters (the app's HTML download). An ES module imported by each host's
- * entry for these registrations; errors are thrown as one sentence.
- */
+/* ViewFigures — the figures the app's views draw with parameters (a chosen token, direction or reduction, two
+ * sentences, data the app computes such as attributions), each `Sections.define(name, build)`: build(views,
+ * params, theme) → {figure, bind: fig → binding (recompute.js) | undefined}. The app draws them by name
+ * (export.py show_page_figure → chart.js → Sections.draw); a one-figure report holds one (the HTML download). */
 import * as Figures from "./figures.js";
 import * as Recompute from "./recompute.js";
-import { define, need, checkArray, matrix, rowMeans, capitalize, featureSlice, perFeature, pair, binding, gridBinding,
-  templates, sharedScale, formatValue } from "./sections.js";
+import { define, need, checkArray, matrix, rowMeans, capitalize, featureSlice, perFeature, pair, attentionPair, blockTitles,
+  headsFigure, binding, gridBinding, templates, sharedScale, formatValue } from "./sections.js";
 
 function sentOf(tv, side) {
-  var sent = side === "hypothesis" && tv.hypothesis ? tv.hypothesis : tv.premise;
-  return sent;
+  return side === "hypothesis" && tv.hypothesis ? tv.hypothesis : tv.premise;
 }
 
 function needIndex(value, T, what) {
@@ -73,19 +67,15 @@ function checkReduction(p) {
 
 var BY_FEATURE = [{ op: "feature", dir: "fw" }, { op: "feature", dir: "bw" }];
 
-/* Shen Fig. 6 under a reduction; a clicked row shows its bars (its own bars panel; "disan-row" draws one row alone). p: {side, reduction,
- * feature}. With reduction "feature" it follows the feature-k control (gridBinding). */
+/* Shen Fig. 6 under a reduction; a clicked row shows its bars. p: {side, reduction, feature}. With reduction
+ * "feature" it follows the feature-k control. */
 define("disan-pair", function (views, p, theme) {
   checkReduction(p);
-  var tv = views[0], sent = sentOf(tv, p.side), k = p.feature || 0, value = disanValueName(p.reduction, k);
-  var fig = Figures.heatmapGrid([disanMap(sent, "fw", p.reduction, k), disanMap(sent, "bw", p.reduction, k)],
-    ["forward block (mask " + tv.masks[0] + ")", "backward block (mask " + tv.masks[1] + ")"], sent.tokens,
-    { title: "Token2token attention — " + REDUCTIONS[p.reduction], theme: theme, valueName: value,
-      names: ["forward", "backward"], rowBars: true });
-  var shown = {};
-  shown["P[k=" + k + "]"] = "P[k={feature}]";
+  var tv = views[0], sent = sentOf(tv, p.side), k = p.feature || 0;
+  var fig = pair(disanMap(sent, "fw", p.reduction, k), disanMap(sent, "bw", p.reduction, k), sent.tokens, blockTitles(tv),
+                 "Token2token attention — " + REDUCTIONS[p.reduction], theme, disanValueName(p.reduction, k));
   return { figure: fig, bind: p.reduction !== "feature" ? undefined : function (f) {
-    return gridBinding(f, BY_FEATURE, shown);
+    return gridBinding(f, BY_FEATURE, { ["P[k=" + k + "]"]: "P[k={feature}]" });
   } };
 });
 
@@ -98,10 +88,8 @@ define("disan-row", function (views, p, theme) {
   var fig = Figures.barChart([["forward", disanMap(sent, "fw", p.reduction, k)[p.token]],
                           ["backward", disanMap(sent, "bw", p.reduction, k)[p.token]]], sent.tokens,
     { title: "Row #" + p.token + " '" + sent.tokens[p.token] + "': what it attends to", yTitle: value, theme: theme });
-  var shown = {};
-  shown["P[k=" + k + "]"] = "P[k={feature}]";
   return { figure: fig, bind: p.reduction !== "feature" ? undefined : function (f) {
-    return binding([], [], templates(f, shown), BY_FEATURE.map(function (z, i) {
+    return binding([], [], templates(f, { ["P[k=" + k + "]"]: "P[k={feature}]" }), BY_FEATURE.map(function (z, i) {
       return { panel: i, z: z, row: p.token };
     }));
   } };
@@ -166,8 +154,7 @@ define("compare", function (views, p, theme) {
   if (!p.live) return { figure: fig };
   return { figure: fig, bind: function (f) {
     var atAlpha = { op: "mean", dir: p.dir }, atB = { op: "mean", dir: p.dir, alpha: alphas[1] };
-    var shown = {};
-    shown[titles[0]] = "A: α = {alpha}"; // "A: " keeps B's title untouched
+    var shown = { [titles[0]]: "A: α = {alpha}" }; // "A: " keeps B's title untouched
     return binding([{ panel: 0, z: atAlpha }, { panel: 1, z: atB }, { panel: 2, z: { op: "diff", a: atAlpha, b: atB } }],
                    [sharedScale([0, 1]), sharedScale([2], null, null, true)], templates(f, shown));
   } };
@@ -187,8 +174,7 @@ define("masks", function (views, p, theme) {
     return [m[2].replace("{α}", formatValue(a)), matrix(flat, T, T)];
   });
   var fig = Figures.maskPanels(panels, sent.tokens, { title: "Masks for T = " + T + " tokens", theme: theme });
-  var shown = {};
-  shown["α = " + formatValue(a)] = "α = {alpha}";
+  var shown = { ["α = " + formatValue(a)]: "α = {alpha}" };
   return { figure: fig, bind: function (f) {
     return gridBinding(f, MASK_PANELS.map(function (m) {
       return m[1] ? { op: "mask", dir: m[0] } : { op: "mask", dir: m[0], alpha: 0.0 };
@@ -232,19 +218,15 @@ define("distance-effect", function (views, p, theme) {
 /* The heads of one block on one colour scale (Im Figs. 12–13). p: {side, dir, title}. */
 define("heads", function (views, p, theme) {
   need(DIRECTION_NAMES[p.dir], "dir should be fw or bw but is " + p.dir);
-  var sent = sentOf(views[0], p.side), b = sent[p.dir], T = sent.tokens.length, stack = [], titles = [];
-  need(b.heads, "the trace view has no heads (a DiSAN model?)");
-  for (var h = 0; h < b.H; h++) { stack.push(matrix(b.heads, T, T, h * T * T)); titles.push("head " + (h + 1)); }
-  return { figure: Figures.smallMultiples(stack, sent.tokens, titles, { title: p.title || "", theme: theme,
-    maxCells: Figures.constant("HEAD_CELLS"), names: titles.map(function (_, k) { return "head-" + (k + 1); }) }) };
+  var sent = sentOf(views[0], p.side);
+  need(sent[p.dir].heads, "the trace view has no heads (a DiSAN model?)");
+  return { figure: headsFigure(sent, p.dir, p.title || "", theme) };
 });
 
 /* The forward/backward pair of one sentence (Shen Fig. 6, Im Fig. 7) with the caller's titles.
  * p: {side, titles: [fw, bw], title}. */
 define("pair", function (views, p, theme) {
-  var sent = sentOf(views[0], p.side), T = sent.tokens.length;
-  return { figure: pair(matrix(sent.fw.attention, T, T), matrix(sent.bw.attention, T, T), sent.tokens, p.titles,
-                        p.title || "", theme) };
+  return { figure: attentionPair(views[0], sentOf(views[0], p.side), p.title || "", theme, p.titles) };
 });
 
 /* Attention beside token attributions for one class (disan.attribution; the app computes them and hands the

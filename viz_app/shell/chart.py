@@ -17,14 +17,19 @@ tells the server the final value afterwards, for the link and the other views.
 
 plotly.js (for the corpus figures) is served from ``viz_app/static/`` by Streamlit's static file serving
 (``server.enableStaticServing`` in ``.streamlit/config.toml``; ``plotly_js.py`` copies it there): no CDN, so
-the app stays offline. Where static serving is off or the copy cannot be
-written, the component carries plotly.js in its own module instead (``component``).
+the app stays offline. The component's own bundle (``chart.js`` with what it imports, 235 kB) is served
+from there too, as ``chart-<digest>.js``: Streamlit puts a component's module text into every element's message
+on every rerun, so the component's module is a loader of a few lines that imports the served bundle once per page
+(a probe of typing in the app last session: 27 MB of messages before, 4.5 MB after). Where static serving is off
+or a copy cannot be written, the component carries plotly.js and the bundle in its own module (``component``).
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
+import os
 from collections.abc import Callable, Sequence
 from functools import partial
 
@@ -37,7 +42,7 @@ from viz_app.draw.figure_json import figure_json, figure_spec
 from viz_app.draw.site_view import PageView, figure_context
 from viz_app.draw.plotly_bundle import plotly_bundle
 from viz_app.draw.provenance import project_version, provenance
-from viz_app.shell.plotly_js import PLOTLY_URL, plotly_js_served
+from viz_app.shell.plotly_js import PLOTLY_URL, STATIC_DIR, plotly_js_served
 
 
 # The component's module: the app's bundle (bundles.py), chart.js with everything it imports: the figures and
@@ -76,7 +81,48 @@ def unwire(data: dict) -> dict:
     return out
 
 
-_component = st.components.v2.component("viz_plotly_chart", js=_JS, css=_CSS, isolate_styles=False)
+#: The module the served component carries instead of the bundle: it imports the served bundle once per page (kept
+#: on ``window``, so a render after the first is synchronous) and hands it each render.
+_LOADER = """const url = new URL(%s, document.baseURI).href;
+export default function (component) {
+  const got = window.__disanChart;
+  if (got && got.url === url) return got.module.default(component);
+  return import(url).then((module) => {
+    window.__disanChart = { url, module };
+    return module.default(component);
+  });
+}
+"""
+CHART_JS = "chart-{digest}.js"
+
+
+def chart_js_name() -> str:
+    """The served bundle's file name: its digest in the name, so a rebuilt bundle is a new address (no stale cache)."""
+    return CHART_JS.format(digest=hashlib.sha256(_JS.encode("utf-8")).hexdigest()[:16])
+
+
+def copy_chart_js() -> bool:
+    """Write the chart bundle into ``viz_app/static/`` (and remove older ones); False when it cannot be written."""
+    target = STATIC_DIR / chart_js_name()
+    try:
+        if not target.is_file() or target.read_text(encoding="utf-8") != _JS:
+            STATIC_DIR.mkdir(exist_ok=True)
+            partial_file = target.with_suffix(f".{os.getpid()}.tmp")  # one per process, as copy_plotly_js
+            partial_file.write_text(_JS, encoding="utf-8")
+            partial_file.replace(target)
+        for old in STATIC_DIR.glob(CHART_JS.format(digest="*")):
+            if old != target:
+                old.unlink(missing_ok=True)
+    except OSError:
+        return False
+    return True
+
+
+@functools.cache
+def _served_component():
+    """The component whose module loads the bundle from ``app/static/`` (its messages carry the loader alone)."""
+    url = json.dumps(f"app/static/{chart_js_name()}")
+    return st.components.v2.component("viz_plotly_chart", js=_LOADER % url, css=_CSS, isolate_styles=False)
 
 
 @functools.cache
@@ -89,9 +135,15 @@ def _inline_component():
                                       isolate_styles=False)
 
 
+@st.cache_resource(show_spinner=False)
+def chart_js_copied() -> bool:
+    """True when the chart bundle is in ``viz_app/static/`` (written once per process)."""
+    return copy_chart_js()
+
+
 def component():
-    """The chart component: plotly.js from the static folder when it is served, else inlined."""
-    return _component if plotly_js_served() else _inline_component()
+    """The chart component: plotly.js and the chart bundle from the static folder when served, else inlined."""
+    return _served_component() if plotly_js_served() and chart_js_copied() else _inline_component()
 
 
 def plotly_url() -> str | None:
