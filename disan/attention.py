@@ -131,23 +131,33 @@ def _exported_token2token(
     without P itself, and without a tanh.
 
     The page's maps need the mean only; one feature's P follows from the key and query parts it receives
-    (recompute.js). With ``tanh(y) = 1 − 2r``, ``r = 1 / (e^{2y} + 1)`` and ``e^{2(q + k)/c} = e^{2q/c}·e^{2k/c}``,
-    the logit is ``c·tanh = c − 2c·r``: a product of two (B, T, D) exponentials per cell and one exp, where
+    (recompute.js). With ``tanh(y) = 1 − 2r`` and ``r = 1 / (e^{2y} + 1) = σ(−2y)``, the logit is
+    ``c·tanh = c − 2c·r``: per cell a sum of two (B, T, D) terms ``−2q/c − 2k/c``, a sigmoid and one exp, where
     onnxruntime-web's Tanh over the (B, T, T, D) tensor cost more than its Exp. The factor e^c of every term
-    cancels in the softmax, so ``e = exp(−2c·r)`` (in [e^{−2c}, 1]: no shift needed). Nothing of that size is
-    divided: ``Z = Σ_i e``, ``s_j = Σ_i e_ji ⊙ h_i / Z_j`` and ``mean_ji = mean_k e_jik / Z_jk``. A masked entry is
-    exactly 0 and a query with no allowed key keeps an all-zero row, as ``masked_softmax``. The doubling is an
-    addition, not a scale: onnxruntime fuses a scale into the MatMul before it only where that MatMul's output
-    is no graph output (leave-one-out's lean graph), which would round the lean and the whole graph apart.
-    tests/test_attention.py checks it against the eager path.
+    cancels in the softmax, so ``e = exp(−2c·r)`` (in [e^{−2c}, 1]: no shift needed).
+
+    Every pass over a (B, T, T, D) tensor is most of a long sentence's run in the page (onnxruntime's
+    elementwise kernels each read and write all of it), so the mask and the sums over keys and features are
+    batched MatMuls, one pass each: ``Z_j = a_j·e_j`` (the mask row ``a_j`` over keys), ``s_j = a_j·(e_j ⊙ h) / Z_j``
+    and ``mean_ji = a_ji · (e_ji · (1/Z_j)) / D``, never ``e`` masked nor P itself (4 passes fewer than
+    masking ``e``, then dividing and reducing it). A masked entry is exactly 0 and a query with no allowed key
+    keeps an all-zero row, as ``masked_softmax`` (its Z is 0 and is divided as 1, so nothing overflows before
+    the mask). The doubling is an addition, not a scale: onnxruntime fuses a scale into the MatMul before it
+    only where that MatMul's output is no graph output (leave-one-out's lean graph), which would round the lean
+    and the whole graph apart. tests/test_attention.py checks it against the eager path.
     """
-    eq, ek = torch.exp((query_part + query_part) / c), torch.exp((key_part + key_part) / c)  # (B, T, D) each
-    r = 1 / (eq[:, :, None, :] * ek[:, None, :, :] + 1)  # (B, Tq, Tk, D): tanh((q + k)/c) = 1 − 2r
-    e = torch.exp(r * (-2 * c)) * allowed[..., None].to(r.dtype)  # (B, Tq, Tk, D): exp(c·tanh) / e^c
-    inv = 1 / e.sum(dim=2).clamp_min(torch.finfo(e.dtype).tiny)  # (B, Tq, D)
-    s = (e * values[:, None, :, :]).sum(dim=2) * inv  # (B, Tq, D)  Eq. 11
-    p = e * inv[:, :, None, :]  # (B, Tq, Tk, D): P itself, read only by the mean (max is no graph output)
-    views = {"mean": p.mean(dim=-1), "max": p.amax(dim=-1), "key_part": key_part, "query_part": query_part}
+    D = key_part.shape[-1]
+    nq, nk = -(query_part + query_part) / c, -(key_part + key_part) / c  # (B, T, D) each
+    r = torch.sigmoid(nq[:, :, None, :] + nk[:, None, :, :])  # (B, Tq, Tk, D): tanh((q + k)/c) = 1 − 2r
+    e = torch.exp(r * (-2 * c))  # (B, Tq, Tk, D): exp(c·tanh) / e^c, unmasked
+    a = allowed.to(e.dtype)[:, :, None, :]  # (B, Tq, 1, Tk)
+    z = (a @ e).squeeze(2)  # (B, Tq, D): Σ_i over allowed keys
+    inv = 1 / torch.where(z > 0, z, torch.ones_like(z))  # (B, Tq, D); 1 for a row with no allowed key
+    s = (a @ (e * values[:, None, :, :])).squeeze(2) * inv  # (B, Tq, D)  Eq. 11
+    mean = (e @ inv[:, :, :, None]).squeeze(3) * (allowed.to(e.dtype) / D)  # (B, Tq, Tk)
+    # max is no graph output (the exporter drops it): P itself, masked, only for the trace's field
+    probs_max = (e * inv[:, :, None, :]).amax(dim=-1) * allowed.to(e.dtype)  # (B, Tq, Tk)
+    views = {"mean": mean, "max": probs_max, "key_part": key_part, "query_part": query_part}
     return s, views
 
 
