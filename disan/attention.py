@@ -152,7 +152,7 @@ def _exported_terms(
     # key_part, values: (B, Tk, D); query_part: (B, Tq, D); allowed: (B, Tq, Tk). Returns s (B, Tq, D), the mean
     # and the max over features (B, Tq, Tk).
     D = key_part.shape[-1]
-    nq, nk = -(query_part + query_part) / c, -(key_part + key_part) / c  # (B, T, D) each
+    nq, nk = -(query_part + query_part) / c, -(key_part + key_part) / c  # (B, Tq, D), (B, Tk, D)
     r = torch.sigmoid(nq[:, :, None, :] + nk[:, None, :, :])  # (B, Tq, Tk, D): tanh((q + k)/c) = 1 − 2r
     e = torch.exp(r * (-2 * c))  # (B, Tq, Tk, D): exp(c·tanh) / e^c, unmasked
     a = allowed.to(e.dtype)[:, :, None, :]  # (B, Tq, 1, Tk)
