@@ -134,10 +134,11 @@ def _exported_terms(
     without P itself, and without a tanh.
 
     The page's maps need the mean only; one feature's P follows from the key and query parts it receives
-    (recompute.js). With ``tanh(y) = 1 − 2r`` and ``r = 1 / (e^{2y} + 1) = σ(−2y)``, the logit is
-    ``c·tanh = c − 2c·r``: per cell a sum of two (B, T, D) terms ``−2q/c − 2k/c``, a sigmoid and one exp, where
-    onnxruntime-web's Tanh over the (B, T, T, D) tensor cost more than its Exp. The factor e^c of every term
-    cancels in the softmax, so ``e = exp(−2c·r)`` (in [e^{−2c}, 1]: no shift needed).
+    (recompute.js). With ``tanh(y) = 1 − 2r``, ``r = 1 / (e^{2y} + 1)`` and ``e^{2(q + k)/c} = e^{2q/c}·e^{2k/c}``,
+    the logit is ``c·tanh = c − 2c·r``: per cell a product of two (B, T, D) exponentials, ``+ 1``, one division
+    (of the constant −2c, one op) and one exp, where onnxruntime-web's Tanh over the (B, T, T, D) tensor cost
+    more than its Exp, and its Sigmoid (``r = σ(−2y)``) more than the product, the sum and the division. The
+    factor e^c of every term cancels in the softmax, so ``e = exp(−2c·r)`` (in [e^{−2c}, 1]: no shift needed).
 
     Every pass over a (B, T, T, D) tensor is most of a long sentence's run in the page (onnxruntime's
     elementwise kernels each read and write all of it), so the mask and the sums over keys and features are
@@ -152,9 +153,9 @@ def _exported_terms(
     # key_part, values: (B, Tk, D); query_part: (B, Tq, D); allowed: (B, Tq, Tk). Returns s (B, Tq, D), the mean
     # and the max over features (B, Tq, Tk).
     D = key_part.shape[-1]
-    nq, nk = -(query_part + query_part) / c, -(key_part + key_part) / c  # (B, Tq, D), (B, Tk, D)
-    r = torch.sigmoid(nq[:, :, None, :] + nk[:, None, :, :])  # (B, Tq, Tk, D): tanh((q + k)/c) = 1 − 2r
-    e = torch.exp(r * (-2 * c))  # (B, Tq, Tk, D): exp(c·tanh) / e^c, unmasked
+    eq, ek = torch.exp((query_part + query_part) / c), torch.exp((key_part + key_part) / c)  # (B, Tq, D), (B, Tk, D)
+    x = eq[:, :, None, :] * ek[:, None, :, :] + 1  # (B, Tq, Tk, D): e^{2(q + k)/c} + 1 = 2 / (1 − tanh)
+    e = torch.exp(torch.full((), -2 * c, dtype=x.dtype) / x)  # (B, Tq, Tk, D): exp(c·tanh) / e^c, unmasked
     a = allowed.to(e.dtype)[:, :, None, :]  # (B, Tq, 1, Tk)
     z = (a @ e).squeeze(2)  # (B, Tq, D): Σ_i over allowed keys
     inv = 1 / torch.where(z > 0, z, torch.ones_like(z))  # (B, Tq, D); 1 for a row with no allowed key
