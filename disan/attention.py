@@ -77,6 +77,7 @@ def multi_dim_token2token(
     keep_probs: bool = True,
     feature: int | None = None,
     values: Tensor | None = None,
+    direction: str | None = None,
 ) -> tuple[Tensor, dict[str, Tensor]]:
     """Multi-dimensional token2token self-attention with a positional mask.
 
@@ -95,14 +96,16 @@ def multi_dim_token2token(
     over features (B, T, T), computed chunk by chunk; ``feature`` (B, T, T),
     the probabilities of one feature k, when ``feature`` is given; and the
     logits' parts ``key_part`` (W1 h_i + b1) and ``query_part`` (W2 h_j), (B, T, D). Under the ONNX
-    export, ``_exported_token2token`` computes them without ``probs`` or ``feature``.
+    export, ``_exported_token2token`` computes them without ``probs`` or ``feature``; ``direction``
+    (``masks.direction_mask``'s kind of ``allowed``: ``fw``, ``bw``, or ``None``) lets it skip the keys the
+    direction never allows (the eager path reads ``allowed`` alone).
     """
     B, T, D = h.shape
     key_part = h @ w1.T + b1  # (B, T, D)
     query_part = h @ w2.T  # (B, T, D)
     values = h if values is None else values  # (B, T, D)
     if torch.onnx.is_in_onnx_export():
-        return _exported_token2token(key_part, query_part, values, allowed, c)
+        return _exported_token2token(key_part, query_part, values, allowed, c, direction)
     step = T if chunk is None else max(1, chunk)
     outs, means, maxes, full, one = [], [], [], [], []
     for start in range(0, T, step):
@@ -124,31 +127,79 @@ def multi_dim_token2token(
     return _join(outs), views
 
 
-def _exported_token2token(
+def _exported_terms(
     key_part: Tensor, query_part: Tensor, values: Tensor, allowed: Tensor, c: float
-) -> tuple[Tensor, dict[str, Tensor]]:
+) -> tuple[Tensor, Tensor, Tensor]:
     """Shen Eqs. 15 and 11 as the ONNX export (the static page) computes them: ``s`` and P's mean over features
     without P itself, and without a tanh.
 
     The page's maps need the mean only; one feature's P follows from the key and query parts it receives
     (recompute.js). With ``tanh(y) = 1 − 2r``, ``r = 1 / (e^{2y} + 1)`` and ``e^{2(q + k)/c} = e^{2q/c}·e^{2k/c}``,
-    the logit is ``c·tanh = c − 2c·r``: a product of two (B, T, D) exponentials per cell and one exp, where
-    onnxruntime-web's Tanh over the (B, T, T, D) tensor cost more than its Exp. The factor e^c of every term
-    cancels in the softmax, so ``e = exp(−2c·r)`` (in [e^{−2c}, 1]: no shift needed). Nothing of that size is
-    divided: ``Z = Σ_i e``, ``s_j = Σ_i e_ji ⊙ h_i / Z_j`` and ``mean_ji = mean_k e_jik / Z_jk``. A masked entry is
-    exactly 0 and a query with no allowed key keeps an all-zero row, as ``masked_softmax``. The doubling is an
-    addition, not a scale: onnxruntime fuses a scale into the MatMul before it only where that MatMul's output
-    is no graph output (leave-one-out's lean graph), which would round the lean and the whole graph apart.
-    tests/test_attention.py checks it against the eager path.
+    the logit is ``c·tanh = c − 2c·r``: per cell a product of two (B, T, D) exponentials, ``+ 1``, one division
+    (of the constant −2c, one op) and one exp, where onnxruntime-web's Tanh over the (B, T, T, D) tensor cost
+    more than its Exp, and its Sigmoid (``r = σ(−2y)``) more than the product, the sum and the division. The
+    factor e^c of every term cancels in the softmax, so ``e = exp(−2c·r)`` (in [e^{−2c}, 1]: no shift needed).
+
+    Every pass over a (B, T, T, D) tensor is most of a long sentence's run in the page (onnxruntime's
+    elementwise kernels each read and write all of it), so the mask and the sums over keys and features are
+    batched MatMuls, one pass each: ``Z_j = a_j·e_j`` (the mask row ``a_j`` over keys), ``s_j = a_j·(e_j ⊙ h) / Z_j``
+    and ``mean_ji = a_ji · (e_ji · (1/Z_j)) / D``, never ``e`` masked nor P itself (4 passes fewer than
+    masking ``e``, then dividing and reducing it). A masked entry is exactly 0 and a query with no allowed key
+    keeps an all-zero row, as ``masked_softmax`` (its Z is 0 and is divided as 1, so nothing overflows before
+    the mask). The doubling is an addition, not a scale: onnxruntime fuses a scale into the MatMul before it
+    only where that MatMul's output is no graph output (leave-one-out's lean graph), which would round the lean
+    and the whole graph apart. tests/test_attention.py checks it against the eager path.
     """
-    eq, ek = torch.exp((query_part + query_part) / c), torch.exp((key_part + key_part) / c)  # (B, T, D) each
-    r = 1 / (eq[:, :, None, :] * ek[:, None, :, :] + 1)  # (B, Tq, Tk, D): tanh((q + k)/c) = 1 − 2r
-    e = torch.exp(r * (-2 * c)) * allowed[..., None].to(r.dtype)  # (B, Tq, Tk, D): exp(c·tanh) / e^c
-    inv = 1 / e.sum(dim=2).clamp_min(torch.finfo(e.dtype).tiny)  # (B, Tq, D)
-    s = (e * values[:, None, :, :]).sum(dim=2) * inv  # (B, Tq, D)  Eq. 11
-    p = e * inv[:, :, None, :]  # (B, Tq, Tk, D): P itself, read only by the mean (max is no graph output)
-    views = {"mean": p.mean(dim=-1), "max": p.amax(dim=-1), "key_part": key_part, "query_part": query_part}
-    return s, views
+    # key_part, values: (B, Tk, D); query_part: (B, Tq, D); allowed: (B, Tq, Tk). Returns s (B, Tq, D), the mean
+    # and the max over features (B, Tq, Tk).
+    D = key_part.shape[-1]
+    eq, ek = torch.exp((query_part + query_part) / c), torch.exp((key_part + key_part) / c)  # (B, Tq, D), (B, Tk, D)
+    x = eq[:, :, None, :] * ek[:, None, :, :] + 1  # (B, Tq, Tk, D): e^{2(q + k)/c} + 1 = 2 / (1 − tanh)
+    e = torch.exp(torch.full((), -2 * c, dtype=x.dtype) / x)  # (B, Tq, Tk, D): exp(c·tanh) / e^c, unmasked
+    a = allowed.to(e.dtype)[:, :, None, :]  # (B, Tq, 1, Tk)
+    z = (a @ e).squeeze(2)  # (B, Tq, D): Σ_i over allowed keys
+    inv = 1 / torch.where(z > 0, z, torch.ones_like(z))  # (B, Tq, D); 1 for a row with no allowed key
+    s = (a @ (e * values[:, None, :, :])).squeeze(2) * inv  # (B, Tq, D)  Eq. 11
+    mean = (e @ inv[:, :, :, None]).squeeze(3) * (allowed.to(e.dtype) / D)  # (B, Tq, Tk)
+    # max is no graph output (the exporter drops it): P itself, masked, only for the trace's field
+    probs_max = (e * inv[:, :, None, :]).amax(dim=-1) * allowed.to(e.dtype)  # (B, Tq, Tk)
+    return s, mean, probs_max
+
+
+#: The exported graph's query blocks under a directional mask (``_exported_token2token``).
+EXPORT_QUERY_BLOCKS = 4
+
+
+def _exported_token2token(
+    key_part: Tensor, query_part: Tensor, values: Tensor, allowed: Tensor, c: float, direction: str | None = None
+) -> tuple[Tensor, dict[str, Tensor]]:
+    """The ONNX export's Eqs. 15 and 11 (``_exported_terms``), by blocks of queries under a directional mask.
+
+    The forward mask (Shen Eq. 17) allows a query j only the keys i < j, the backward mask (Eq. 18) only i > j:
+    half of the (T, T, D) terms are masked. The queries go in ``EXPORT_QUERY_BLOCKS`` blocks of rows, each with
+    the keys its direction can allow (forward: from the first key to the block's last query; backward: from
+    its first query to the last key), so the graph computes (k + 1) / 2k of the terms (5/8 for 4 blocks) and
+    the rest of each row of ``mean`` is the exact 0 the mask gives. ``allowed`` still masks every block (the
+    diagonal, padding). Other masks (``None``: ``diag``, ``none``) compute all the terms. The block bounds follow
+    T in the graph (one graph serves every T; a block is empty for T < 4).
+    """
+    if direction not in ("fw", "bw"):
+        s, mean, probs_max = _exported_terms(key_part, query_part, values, allowed, c)
+        return s, {"mean": mean, "max": probs_max, "key_part": key_part, "query_part": query_part}
+    T = query_part.shape[1]
+    outs, means, maxes = [], [], []
+    for b in range(EXPORT_QUERY_BLOCKS):
+        j0, j1 = b * T // EXPORT_QUERY_BLOCKS, (b + 1) * T // EXPORT_QUERY_BLOCKS
+        k0, k1 = (0, j1) if direction == "fw" else (j0, T)
+        s, mean, probs_max = _exported_terms(
+            key_part[:, k0:k1], query_part[:, j0:j1], values[:, k0:k1], allowed[:, j0:j1, k0:k1], c
+        )  # s: (B, Tb, D); mean, max: (B, Tb, k1 − k0)
+        outs.append(s)
+        means.append(F.pad(mean, (k0, T - k1)))  # (B, Tb, T): the keys outside the block are masked, 0
+        maxes.append(F.pad(probs_max, (k0, T - k1)))  # (B, Tb, T)
+    views = {"mean": torch.cat(means, dim=1), "max": torch.cat(maxes, dim=1),  # (B, T, T) each
+             "key_part": key_part, "query_part": query_part}
+    return torch.cat(outs, dim=1), views  # s: (B, T, D)
 
 
 def _join(chunks: list[Tensor]) -> Tensor:

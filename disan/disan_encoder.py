@@ -79,7 +79,7 @@ class DiSABlock(nn.Module):
                 chunk = None if self.token2token_impl == "naive" else auto_chunk(B, T, h.shape[-1])
             s, views = multi_dim_token2token(
                 h_att, allowed, self.w1.weight, self.w2.weight, self.b1, self.c, chunk=chunk, keep_probs=keep,
-                values=values,
+                values=values, direction=mask,
             )  # s: (B, T, D)
         gate_s, gate_h = (self.drop(s), self.drop(h)) if self.authors_dropout else (s, h)  # (B, T, D) each
         gate = torch.sigmoid(self.gate_s(gate_s) + self.gate_h(gate_h))  # (B, T, D)  Eq. 19

@@ -189,24 +189,28 @@ def test_in_place_path_equals_autograd_path(g):
     assert (v_fast["probs"][~allowed] == 0).all()
 
 
-def test_the_exported_token2token_equals_the_eager_path_masked_zero_and_empty_rows_zero(g, monkeypatch):
+@pytest.mark.parametrize("kind, direction, T", [("fw", None, 9), ("fw", "fw", 9), ("bw", "bw", 9), ("fw", "fw", 2),
+                                                ("bw", "bw", 3), ("diag", None, 7)])
+def test_the_exported_token2token_equals_the_eager_path_masked_zero_and_empty_rows_zero(g, monkeypatch, kind, direction, T):
     """The ONNX export's Eqs. 15 and 11 (exp of logits in [−c, c] with no shift, no per-feature P: s and the mean
-    over features from the unnormalised terms) equal the eager path's s, mean, max and key/query parts within
-    1e-6; a query with no allowed key (the forward mask's first token, a padded sentence's rows) keeps all-zero
-    s and mean rows, not NaN, and a masked cell's mean is exactly 0."""
-    c, T = 5.0, 9
+    over features from the unnormalised terms, the sums as MatMuls; with a direction, by blocks of queries that
+    skip the keys it never allows, some empty for T < 4) equal the eager path's s, mean, max and key/query parts
+    within 1e-6; a query with no allowed key (the forward mask's first token, the backward mask's last, a padded
+    sentence's rows) keeps all-zero s and mean rows, not NaN, and a masked cell's mean is exactly 0."""
+    c = 5.0
     h = rand(g, 2, T, D)
     w1, w2, b1 = rand(g, D, D) / D**0.5, rand(g, D, D) / D**0.5, rand(g, D)
-    allowed = attention_allowed(direction_mask(T, "fw"), padding_mask([T, 6], T))  # row 0 has no allowed key
+    allowed = attention_allowed(direction_mask(T, kind), padding_mask([T, T - 1], T))
     with torch.no_grad():
         s_want, want = multi_dim_token2token(h * 4, allowed, w1, w2, b1, c)
         monkeypatch.setattr(torch.onnx, "is_in_onnx_export", lambda: True)
-        s, got = multi_dim_token2token(h * 4, allowed, w1, w2, b1, c)
+        s, got = multi_dim_token2token(h * 4, allowed, w1, w2, b1, c, direction=direction)
     assert "probs" not in got
     torch.testing.assert_close(s, s_want, rtol=0, atol=1e-6)
     for name in ("mean", "max", "key_part", "query_part"):
         torch.testing.assert_close(got[name], want[name], rtol=0, atol=1e-6)
     assert (got["mean"][~allowed] == 0).all() and not got["mean"].isnan().any() and not s.isnan().any()
-    assert (got["mean"][:, 0] == 0).all() and (s[:, 0] == 0).all()
+    empty = ~allowed.any(dim=2)  # (B, T): queries with no allowed key
+    assert empty.any() and (got["mean"][empty] == 0).all() and (s[empty] == 0).all()
     rows = got["mean"].sum(dim=2)[allowed.any(dim=2)]  # (rows with a key,): a mean of distributions sums to 1
     torch.testing.assert_close(rows, torch.ones_like(rows), rtol=0, atol=1e-6)
