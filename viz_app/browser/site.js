@@ -1,13 +1,9 @@
 /* Site — the static explorer's page: any typed sentence, computed in the page, no server (docs/static-explorer.md).
- *
- * The folder works from file://, where Chromium refuses fetch(), so every file the page needs is a <script>
- * beside it (viz_app/draw/site.py): assets/site-data.js (DisanSiteData: models, presets, tokenizer rules, limits),
- * assets/ort-runtime.js (DisanOrtRuntime: onnxruntime-web's wasm, loader and classic script), models/<name>.js
- * (DisanSiteModels[name]: the ONNX export of the torch modules and the vocabulary, gzip + base64, loaded when
- * picked) and models/<name>.start.js (DisanSiteStart[name]: the folder's own sentence as the build ran it).
- * This file tokenizes (tokenize.js), maps tokens to ids, runs the model in a worker, reads its outputs as a trace
- * view (trace_view.js) and hands that to sections.js and report.js. The state lives in the address after '#'.
- */
+ * The folder works from file://, where Chromium refuses fetch(), so each file is a <script> (viz_app/draw/site.py):
+ * assets/site-data.js (DisanSiteData), assets/ort-runtime.js (onnxruntime-web), models/<name>.js (the ONNX export
+ * and vocabulary, gzip + base64, loaded when picked), models/<name>.start.js (the folder's own sentence as the build
+ * ran it). This file tokenizes, maps tokens to ids, runs the model in a worker, reads its outputs as a trace view
+ * (trace_view.js) for sections.js and report.js. The state lives in the address after '#'. */
 import WORKER from "disan:worker";
 import { fromBase64, inflate } from "./bytes.js";
 import * as Figures from "./figures.js";
@@ -22,7 +18,7 @@ let pairView = null, searchView = null, DATA = null; // site_pair.js, site_searc
 // view "pair": site_pair.js's minimal pair, sentence B in bText / bHyp (null: still a copy of A)
 const state = { model: null, text: "", hypothesis: "", alpha: null, feature: 0, talk: false, view: "sentence",
                 bText: null, bHyp: null };
-const loaded = {}; // name → Promise<{name, vocab, index, meta, graph}>
+const loaded = {}, timers = {}; // name → Promise<{name, vocab, index, meta, graph}>; rest()'s timers
 let pending = null, running = null, generation = 0, typing = false, tokenize = null;
 
 /** The page's element `id` (an input, a select or a box: any, for the checker). @returns {any} */
@@ -30,21 +26,12 @@ export const el = id => doc.getElementById(id);
 export const why = err => err && err.message || err;
 const warn = (what, err) => console.warn(what + " (" + why(err) + ")");
 
-export function say(text, kind) {
-  const box = el("status");
-  box.textContent = text || "";
-  box.className = text ? kind || "note" : "";
-}
+export const say = (text, kind) => Object.assign(el("status"), { textContent: text || "", className: text ? kind || "note" : "" });
 
 /** A script of the folder, added to the page. @param {string} src @returns {Promise<void>} */
 export function loadScript(src, fix = "python -m viz_app site") {
-  return new Promise((resolve, reject) => {
-    const script = doc.createElement("script");
-    script.src = src;
-    script.onload = () => resolve();
-    script.onerror = () => reject(new Error("the file " + src + " is missing from this folder; rebuild it with " + fix));
-    doc.head.appendChild(script);
-  });
+  return new Promise((resolve, reject) => doc.head.appendChild(Object.assign(doc.createElement("script"), { src, onload: () => resolve(),
+    onerror: () => reject(new Error("the file " + src + " is missing from this folder; rebuild it with " + fix)) })));
 }
 
 /** `items` ([value, label]) as the options of `select`, after its first `keep`. */
@@ -54,7 +41,6 @@ export function options(select, items, keep = 0) {
 }
 
 /* `fn` once `key` was asked for no more for `ms` (each call restarts the wait). */
-const timers = {};
 function rest(key, ms, fn) {
   clearTimeout(timers[key]);
   timers[key] = setTimeout(() => { delete timers[key]; fn(); }, ms);
@@ -68,16 +54,12 @@ export function markDrawn(mine) {
   requestAnimationFrame(() => { doc.body.dataset.drawnAt = performance.now().toFixed(2); });
 }
 
-/* ------------------------------------------------------------------ ORT */
-
-/* onnxruntime-web runs in workers made from a blob (a file:// page may not start one from a file): its classic
- * script, whose text ort-runtime.js carries, then worker.js's bundle (WORKER). Its start (about 400 ms of wasm on
- * this 2-core machine), sessions and runs so leave the page's thread to typing and drawing. Lane 0 runs every
- * sentence; lane 1, the helper, runs beside it on the other core (the wasm uses one core per worker): the graph's
- * backward part (splitSoon) and leave-one-out's lean graph. A worker answers one request at a time, in order, so
- * a new sentence's run waits behind at most the request in progress. */
+/* onnxruntime-web runs in workers made from a blob (file:// may not start one from a file): its classic script, then
+ * worker.js's bundle (WORKER), so its start (about 400 ms of wasm here) and runs leave the page's thread to typing and
+ * drawing. Lane 0 runs every sentence; lane 1, the helper, the other core (one core per worker's wasm): the graph's
+ * backward part and leave-one-out's lean graph. A worker answers in order, so a new run waits for at most one. */
 const lanes = [];
-let callId = 0;
+let callId = 0, helper = null, helperHolds = null; // helper, helperHolds: holdInHelper
 
 /* One request to lane i's worker, posted at once (the worker answers after its start). */
 function call(message, transfer, i = 0) {
@@ -98,14 +80,10 @@ function startRuntime(i = 0) {
     try { l.worker = new Worker(URL.createObjectURL(new Blob([assets.script, "\n", WORKER], { type: "text/javascript" }))); } catch (err) {
       throw new Error("this browser would not start the model's worker (" + why(err) + "); open the page in a current Chrome, Edge, Firefox or Safari");
     }
-    l.worker.onmessage = e => {
-      const waiting = l.calls[e.data.id];
-      delete l.calls[e.data.id];
-      if (waiting) waiting[e.data.error !== undefined ? 1 : 0](e.data.error !== undefined ? new Error(e.data.error) : e.data.value);
-    };
+    l.worker.onmessage = ({ data }) => settle(l, data.id, data.error === undefined ? 0 : 1, data.error === undefined ? data.value : new Error(data.error));
     l.worker.onerror = e => {
       const stopped = new Error("the model's worker stopped: " + (e.message || "an error without a message"));
-      for (const id of Object.keys(l.calls)) { l.calls[id][1](stopped); delete l.calls[id]; }
+      Object.keys(l.calls).forEach(id => settle(l, id, 1, stopped));
       reject(stopped);
     };
     l.calls[++callId] = [resolve, reject];
@@ -113,6 +91,13 @@ function startRuntime(i = 0) {
   }).then(() => { if (!i) performance.mark("disan:runtime"); return true; });
   l.runtime.catch(() => { l.runtime = null; });
   return l.runtime;
+}
+
+/* Lane l's call `id` resolved (k = 0) or rejected (1) with `v`. */
+function settle(l, id, k, v) {
+  const waiting = l.calls[id];
+  delete l.calls[id];
+  if (waiting) waiting[k](v);
 }
 
 export const modelMeta = name => DATA.models.find(m => m.name === name) || null;
@@ -141,8 +126,8 @@ function loadModel(name) {
   return loaded[name];
 }
 
-/* The model's outputs for `feeds` (null `fetches`: every output): {name: {type, dims, data}}; a long input's by
- * the graph's parts where they are ready (splitSoon). `early(out)`: a typed sentence's maps, painted first. */
+/* The model's outputs for `feeds` (null `fetches`: all), by the graph's parts for a long input once they are ready
+ * (splitSoon). `early(out)`: a typed sentence's maps, painted first. */
 function run(model, feeds, fetches, early) {
   const long = !fetches && tokenCount(feeds) >= PARTS_MIN_TOKENS, parts = splits[model.name];
   if (!fetches) doc.body.dataset.parts = long && parts && parts.ready ? "1" : "0"; // which ran the last trace
@@ -161,10 +146,9 @@ function run(model, feeds, fetches, early) {
   return out;
 }
 
-/* For WARM_FOR_MS after a short sentence's run, the worker runs it again, undrawn, every WARM_EVERY_MS that no run
- * was asked for. A trace of the worker showed, once per page, a run a second or so after the first maps taking
- * about 40 ms where the same sentence takes 2-4 (the wasm's tier-up, static-explorer.md), whatever came first
- * after it paid it: without these runs, typing's first key. One warm-up 0.3 s after the last did not catch it. */
+/* For WARM_FOR_MS after a short sentence's run the worker reruns it, undrawn, every WARM_EVERY_MS without a run: once
+ * per page a run a second or so after the first maps takes about 40 ms, not 2-4 (the wasm's tier-up,
+ * static-explorer.md), and without these runs typing's first key paid it. */
 const warming = {}, WARM_EVERY_MS = 250, WARM_FOR_MS = 6000;
 
 function warmWhenIdle(model, feeds) {
@@ -176,8 +160,8 @@ function warmWhenIdle(model, feeds) {
   });
 }
 
-/* An NLI model's graph, cut by sentence in the page's worker (onnx_graph.js) once no run was asked for
- * SPLIT_AFTER_MS: its three sessions take that worker a few hundred ms, never in the middle of typing. */
+/* An NLI model's graph cut by sentence (onnx_graph.js) once no run was asked for SPLIT_AFTER_MS: its three sessions
+ * take the worker a few hundred ms, never in the middle of typing. */
 const bySentence = {};
 
 function sentencesWhenIdle(model) {
@@ -189,18 +173,14 @@ function sentencesWhenIdle(model) {
   });
 }
 
-/* ------------------------------------------------------- the maps first */
-
-/* While typing, the page's worker first runs a lean graph of the attention maps' outputs alone (mapOutputs;
- * Graph.lean keeps the nodes they need) and the maps on screen are painted from it (paintMaps) while the worker
- * goes on with the whole graph. The maps need the embedding and the two attention blocks (Shen Eqs. 14, 15, 17, 18;
- * Im Eq. 7); the fusion gates, FFN, source2token, pooling and classifier they skip are most of a run. Per model:
- * {ready} (false while it is made, and after it failed: never made again), made once the sentence page asked for
- * no run for SPLIT_AFTER_MS; the pair view and the app's chart (traceOf) never make one. */
+/* While typing, the worker first runs a lean graph of the maps' outputs (mapOutputs, Graph.lean) and the maps on
+ * screen are painted from it (paintMaps) before the whole graph's run. The maps need the embedding and the two
+ * attention blocks (Shen Eqs. 14, 15, 17, 18; Im Eq. 7); the gates, FFN, source2token, pooling and classifier
+ * they skip are most of a run. Per model {ready} (false while made or after it failed), made once the sentence
+ * page asked for no run for SPLIT_AFTER_MS (the pair view and traceOf never make one). */
 const maps = {};
 
-/* The outputs the attention figures read (Sections.mapFigure): DiSAN's mean P and Eq. 15's parts, the
- * distance-based model's per-head probabilities and scores, for each sentence. */
+/* DiSAN's mean P and Eq. 15's parts, the DSA's per-head probabilities and scores, per sentence. */
 function mapOutputs(meta) {
   return [meta.outputs.premise, meta.pair && meta.outputs.hypothesis].filter(Boolean).flatMap(n => ["fw", "bw"].flatMap(d =>
     (meta.arch === "disan" ? [n[d].mean, n[d].keys, n[d].queries] : [n[d].probs, n[d].scores]).filter(Boolean)));
@@ -220,8 +200,7 @@ function mapsWhenIdle(model, input) {
   });
 }
 
-/* A typed input's maps on screen painted from `out`, outputs that hold at least the maps' (mapOutputs): the lean
- * graph's run or a long input's parts' (runParts) before the head runs; `mine`: the key's generation. */
+/* A key's maps on screen painted from `out` (the lean graph's run, or a long input's parts' before the head). */
 function paintMaps(model, input, mine, out) {
   if (pending !== null || generation !== mine || state.model !== model.meta.name) return;
   const tv = fromOutputs(model.meta, input, out, true);
@@ -230,20 +209,14 @@ function paintMaps(model, input, mine, out) {
   }).catch(err => warn("the maps wait for the whole graph's run", err));
 }
 
-/* ------------------------------------------------------- graph parts */
-
-/* The graph's parts per model (Graph.parts): {ready, failed, outputs, cuts}. The forward part runs in lane 0 while
- * the backward part runs in lane 1, then the head in lane 0 on what they passed. Below PARTS_MIN_TOKENS (premise
- * and hypothesis together) the whole graph runs: each part's run has a fixed cost (a message each way,
- * onnxruntime's own) that short inputs do not win back; here the parts were faster from about T = 28. */
+/* The graph's parts per model (Graph.parts): {ready, failed, outputs, cuts}: forward (lane 0) ‖ backward (lane 1),
+ * then the head (lane 0). Each part's run has a fixed cost that inputs under PARTS_MIN_TOKENS do not win back. */
 const splits = {}, PARTS_MIN_TOKENS = 28, SPLIT_AFTER_MS = 300;
 
 const tokenCount = feeds => Object.values(feeds).reduce((n, f) => n + (f.type === "int64" ? f.dims[1] : 0), 0);
 
-/* Leave-one-out's lean graph in the helper: {model, ready, failed}. The helper holds one model's sessions at a
- * time (helperHolds): holding another's drops the last one's parts and lean graph. */
-let helper = null, helperHolds = null;
-
+/* The helper holds one model's sessions (helperHolds; helper: its lean graph for leave-one-out, {model, ready, failed}):
+ * holding another's drops the last one's parts and lean graph. */
 function holdInHelper(name) {
   if (helperHolds === name) return;
   if (helperHolds !== null && splits[helperHolds] && !splits[helperHolds].failed) delete splits[helperHolds];
@@ -251,11 +224,9 @@ function holdInHelper(name) {
   helperHolds = name;
 }
 
-/* Cut `model`'s graph into parts once, as soon as the first long input's run has answered: the page's worker cuts
- * it while the page draws, and the helper starts its runtime meanwhile (about 0.5 s of a core). Started at once,
- * the parts were ready about 0.8 s after that input here (1.5 s started 300 ms later). They first run `feeds`
- * once: the helper's first run, whose wasm V8 compiles as it is called (0.25 s); a key meanwhile runs the whole
- * graph. Any failure leaves the whole graph to the page's worker. */
+/* Cut the graph into parts once the first long input's run has answered, while the page draws it and the helper
+ * starts (ready about 0.8 s after that input here, 1.5 s if started 300 ms later), then run `feeds` once: the
+ * helper's first run compiles its wasm (0.25 s). Meanwhile and after any failure the whole graph runs. */
 function splitSoon(model, feeds) {
   if (splits[model.name]) return;
   /** @type {{ready: boolean, failed: boolean, outputs?: any, cuts?: any}} */
@@ -271,8 +242,8 @@ function splitSoon(model, feeds) {
   }).catch(err => { s.failed = true; warn("the model runs in one worker: its parts did not start", err); });
 }
 
-/* Every output of the whole graph from its parts: fw (lane 0) ‖ bw (lane 1), then the head (lane 0) fed the inputs
- * and the tensors the two passed. Should a part fail (the helper gone), the whole graph runs. */
+/* Every output from the parts: fw ‖ bw, then the head fed the inputs and the tensors they passed (a failure: the
+ * whole graph). */
 function runParts(name, parts, feeds, early) {
   const sides = [call({ type: "run", name: "fw:" + name, feeds }, [], 0), call({ type: "run", name: "bw:" + name, feeds }, [], 1)];
   return Promise.all(sides).then(out => {
@@ -302,18 +273,14 @@ function runParts(name, parts, feeds, early) {
   });
 }
 
-/* ------------------------------------------------------------ tokens, feeds */
-
-/* Token → [id, status] as SentenceModel.embed does: the model's own row, else an extra GloVe row kept in the export
- * (GloVe's most frequent words, up to the stated limit), else <unk>. */
+/* Token → [id, status] as SentenceModel.embed does: the model's own row, else a GloVe row of the export, else <unk>. */
 function lookup(model, tokens) {
   const ids = tokens.map(t => model.index.has(t) ? model.index.get(t) : model.vocab.unk);
   return { ids, status: tokens.map((t, k) => !model.index.has(t) ? "unknown" : ids[k] < model.vocab.own ? "vocab" : "glove") };
 }
 
 /* One sentence's problem in a sentence a person can act on, or null. */
-function checkTokens(tokens, what) {
-  const limit = DATA.limits.max_tokens;
+function checkTokens(tokens, what, limit = DATA.limits.max_tokens) {
   if (!tokens.length) return "The " + what + " is empty (or only invisible characters); type a sentence with at least one word.";
   if (tokens.length > limit) return "The " + what + " has " + tokens.length + " tokens; this page takes at most " + limit + ". Shorten it.";
   return null;
@@ -326,11 +293,9 @@ function arrayOf(out, name) {
 
 /* The session's inputs: token ids of the premise (and hypothesis), α for the DSA. */
 function feedsOf(model, premise, hypothesis, alpha) {
-  const meta = model.meta, feeds = {}, int64 = ids => ({ type: "int64", data: BigInt64Array.from(ids, v => BigInt(v)), dims: [1, ids.length] });
-  feeds[meta.inputs.premise] = int64(premise);
-  if (meta.pair) feeds[meta.inputs.hypothesis] = int64(hypothesis);
-  if (meta.inputs.alpha) feeds[meta.inputs.alpha] = { type: "float32", data: Float32Array.of(alpha), dims: [1] };
-  return feeds;
+  const names = model.meta.inputs, int64 = ids => ({ type: "int64", data: BigInt64Array.from(ids, v => BigInt(v)), dims: [1, ids.length] });
+  return Object.assign({ [names.premise]: int64(premise) }, model.meta.pair && { [names.hypothesis]: int64(hypothesis) },
+    names.alpha && { [names.alpha]: { type: "float32", data: Float32Array.of(alpha), dims: [1] } });
 }
 
 const feedsFor = (model, input) => feedsOf(model, input.premise.ids, model.meta.pair ? input.hypothesis.ids : null, input.alpha);
@@ -340,12 +305,9 @@ function compute(model, input, early) {
   return run(model, feedsFor(model, input), null, early).then(out => fromOutputs(model.meta, input, out));
 }
 
-/* ------------------------------------------------------ opening sentence */
-
-/* A page opened on the folder's own sentence draws its first maps from the run the build stored (models/<name>.start.js,
- * viz_app/draw/site_start.py: this very graph's outputs, run by onnxruntime in Python), then starts onnxruntime-web
- * for every other sentence: the runtime's start is most of a cold open here, and its wasm's background compiling
- * leaves the page's thread half a core while it draws. Whether the address (`h`, readHash, or the state) asks for it. */
+/* A page opened on the folder's own sentence draws its first maps from the run the build stored (site_start.py: this
+ * graph's outputs), then starts onnxruntime-web, whose start is most of a cold open and whose wasm compiling takes
+ * half a core from the drawing. Whether the address (`h`, readHash, or the state) asks for that sentence. */
 function opensOnStart(h, meta) {
   const alpha = h.alpha === undefined || h.alpha === null ? meta.alpha : Number(h.alpha);
   return Boolean(meta.start) && (h.view === undefined || h.view === "sentence") &&
@@ -370,8 +332,7 @@ function startView() {
 let startChecked = false, startShown = null; // startShown: the model whose stored run is drawn, not yet run
 const STARTING = "The maps show this sentence as computed when the folder was built; the model starts in the page for other sentences…";
 
-/* The first update of a page opened on the folder's own sentence: drawn from its stored run. Resolves false where
- * it did not apply or its drawing failed (the model then computes the sentence). */
+/* The first update, drawn from the stored run; false where it did not apply or failed (the model computes it). */
 function drawStart() {
   if (startChecked) return Promise.resolve(false);
   startChecked = true;
@@ -393,8 +354,8 @@ function drawStart() {
   });
 }
 
-/* Once the model is ready after a stored run was drawn: that sentence run once, undrawn. The worker's first run is
- * its slowest (about 100 ms here), which the first key would otherwise wait for. */
+/* After a stored run was drawn, the model runs that sentence once, undrawn: the worker's first run is its slowest
+ * (about 100 ms here), which the first key would otherwise wait for. */
 function warmStart(model) {
   if (startShown !== model.meta.name) return;
   startShown = null;
@@ -403,8 +364,6 @@ function warmStart(model) {
   run(model, feedsFor(model, input)).catch(() => {}); // a failing model says so at the next sentence
   mapsWhenIdle(model, input);
 }
-
-/* ---------------------------------------------------------------- state */
 
 const KEYS = { model: "m", text: "t", hypothesis: "h", alpha: "a", feature: "k", talk: "talk", view: "view", bText: "bt", bHyp: "bh" };
 
@@ -415,26 +374,20 @@ function readHash() {
 }
 
 function writeHash() {
-  const meta = modelMeta(state.model), p = new URLSearchParams({ [KEYS.model]: state.model, [KEYS.text]: state.text });
-  if (meta.pair) p.set(KEYS.hypothesis, state.hypothesis);
-  if (state.alpha !== null && meta.arch === "dsa") p.set(KEYS.alpha, String(state.alpha));
-  if (state.feature && meta.arch === "disan") p.set(KEYS.feature, String(state.feature));
-  if (state.talk) p.set(KEYS.talk, "1");
-  if (state.view === "pair") {
-    p.set(KEYS.view, "pair");
-    p.set(KEYS.bText, state.bText ?? state.text);
-    if (meta.pair) p.set(KEYS.bHyp, state.bHyp ?? state.hypothesis);
-  }
-  if (state.view === "search" && searchView) { p.set(KEYS.view, "search"); searchView.address(p); }
+  const s = state, meta = modelMeta(s.model), pair = s.view === "pair";
+  const values = { model: s.model, text: s.text, hypothesis: meta.pair ? s.hypothesis : null, alpha: meta.arch === "dsa" ? s.alpha : null,
+    feature: meta.arch === "disan" && s.feature || null, talk: s.talk ? "1" : null, view: pair || s.view === "search" && searchView ? s.view : null,
+    bText: pair ? s.bText ?? s.text : null, bHyp: pair && meta.pair ? s.bHyp ?? s.hypothesis : null };
+  const p = new URLSearchParams(Object.entries(values).filter(([, v]) => v !== null).map(([k, v]) => [KEYS[k], String(v)]));
+  if (values.view === "search") searchView.address(p);
   history.replaceState(null, "", "#" + p);
 }
 
-/* A key's address, written once typing rests: history.replaceState costs the page's thread a few ms a key at T = 64
- * and the browser's own process more, which took one of the two cores the model's workers run on. */
+/* A key's address once typing rests: replaceState costs a few ms a key and the browser's process a core. */
 const writeHashSoon = () => rest("hash", 300, writeHash);
 
-/* A link's values, each checked; anything unusable falls back to the default with a note. */
-function applyHash(notes) {
+/* A link's values, each checked, shown; anything unusable falls back to the default with a note (returned). */
+function applyHash(notes = []) {
   const h = readHash(), L = DATA.limits, clip = v => v === undefined ? null : v.slice(0, L.max_chars);
   const known = DATA.models.some(m => m.name === h.model), a = h.alpha !== undefined ? Number(h.alpha) : NaN;
   if (h.model !== undefined && !known) notes.push("The link names a model this folder lacks (" + h.model + "); showing " + DATA.default_model + ".");
@@ -448,9 +401,9 @@ function applyHash(notes) {
     feature: Number.isInteger(k) && k >= 0 && k < meta.d_model ? k : 0, talk: h.talk === "1",
     view: h.view === "pair" && pairView ? "pair" : search ? "search" : "sentence", bText: clip(h.bText), bHyp: clip(h.bHyp),
   });
+  showState();
+  return notes;
 }
-
-/* ------------------------------------------------------------------- UI */
 
 function showState() {
   const meta = modelMeta(state.model);
@@ -464,8 +417,7 @@ function showState() {
   if (pairView) pairView.showControls(state);
 }
 
-/* Tokens and ids of an input, or {problem}. `names`: what the messages call a two-sentence model's inputs where a
- * view names them otherwise (the pair view's A and B: PairView.inputNames); by default the model's own. */
+/* Tokens and ids of an input, or {problem}; `names`: a two-sentence model's inputs as a view calls them. */
 function prepare(model, text, hypothesis, alpha, names) {
   const meta = model.meta, premise = tokenize(text);
   const n = names || (meta.relatedness ? ["sentence A", "sentence B"] : ["premise", "hypothesis"]);
@@ -482,8 +434,7 @@ function prepare(model, text, hypothesis, alpha, names) {
   return problem ? { problem } : input;
 }
 
-/* Compute and draw the current state; a newer request replaces one still waiting, so typing never queues more than
- * one run behind the one in flight. */
+/* Compute and draw the current state; a newer request replaces one still waiting (one run at most queued). */
 function update(typed) {
   if (searchView) searchView.toggle(state.view === "search", state);
   if (state.view === "search" && searchView) return searchView.update(state);
@@ -529,19 +480,18 @@ function update(typed) {
   return running;
 }
 
-/* The report's sections for this trace view (sections.js), drawn by report.js, which keeps the figures, talk mode
- * and the α / feature controls across sentences. */
+/* The trace view's sections (sections.js), drawn by report.js, which keeps the figures and controls across sentences. */
 function draw(tv, typed) {
   const page = Sections.page(tv);
   doc.title = page.title + " — attention explorer";
   return Report.show(el("report"), page, {
     header: el("page-header"), values: { alpha: state.alpha, feature: state.feature }, hash: false,
-    typing: typed === true, provenance: (modelMeta(state.model) || {}).provenance,
+    typing: typed === true, provenance: modelMeta(state.model).provenance,
   }).then(() => { if (Report.values(el("report")).talk !== state.talk) Report.setTalk(doc, state.talk); });
 }
 
-/* α, feature k and talk mode are report.js's controls; the address follows them. While α moves, report.js redraws
- * the maps in the page (Im Eq. 7 from the scores); once it is let go the model runs again at the new α. */
+/* The address follows report.js's α, feature k and talk mode; a let-go α runs the model again (report.js redraws the
+ * maps from the scores, Im Eq. 7, while it moves). */
 function followReport() {
   const sync = ev => {
     const v = Report.values(el("report")), changed = ["alpha", "feature", "talk"].filter(k => v[k] !== undefined && v[k] !== null && v[k] !== state[k]);
@@ -555,12 +505,11 @@ function followReport() {
 }
 
 function bind() {
-  const edited = () => { showState(); writeHash(); update(); };
+  const edited = patch => { set(patch); update(); };
   el("model").addEventListener("change", () => {
     const meta = modelMeta(el("model").value);
-    Object.assign(state, { model: meta.name, alpha: meta.alpha ?? null, feature: 0 });
-    say("Loading " + state.model + "…", "note");
-    edited();
+    say("Loading " + meta.name + "…", "note");
+    edited({ model: meta.name, alpha: meta.alpha ?? null, feature: 0 });
   });
   // a key in either sentence box: its sentence runs as typing, the address follows once typing rests
   for (const id of ["text", "hypothesis"]) {
@@ -569,20 +518,17 @@ function bind() {
   el("preset").addEventListener("change", () => {
     const p = DATA.presets[+el("preset").value];
     el("preset").value = "";
-    if (p) { Object.assign(state, { text: p.text, hypothesis: p.hypothesis }); edited(); }
+    if (p) edited({ text: p.text, hypothesis: p.hypothesis });
   });
   window.addEventListener("hashchange", () => {
-    const notes = [];
-    applyHash(notes);
-    showState();
+    const notes = applyHash();
     if (notes.length) say(notes.join(" "), "note");
     update();
   });
 }
 
-/* Start onnxruntime and the linked model at once, then boot. A page opened on the folder's own sentence loads its
- * stored run and boots first; the runtime and the model start after its first maps (opensOnStart): they would take
- * the cores the maps need, and the model was ready no sooner for it. bench site's first maps measure both. */
+/* Start onnxruntime and the linked model at once, then boot; on the folder's own sentence the stored run is drawn
+ * first, and the model starts after it (it would take the cores the maps need, and was ready no sooner for it). */
 function preload() {
   DATA = window.DisanSiteData;
   if (DATA && typeof DecompressionStream !== "undefined") {
@@ -601,11 +547,9 @@ function boot() {
     return Promise.resolve();
   }
   init(DATA.base);
-  const notes = [];
   options(el("model"), DATA.models.map(m => [m.name, m.name + " — " + m.title]));
   options(el("preset"), DATA.presets.map((p, i) => [String(i), p.label]), 1);
-  applyHash(notes);
-  showState();
+  const notes = applyHash();
   bind();
   followReport();
   say(notes.length ? notes.join(" ") : "Loading " + state.model + "…", "note");
@@ -613,8 +557,7 @@ function boot() {
   return update();
 }
 
-/* The page's data and tokenizer without its controls: all `traceOf` needs. The app's Explore runs the model this
- * way, with the folder served at `base` (viz_app/shell/explorer.py). */
+/* The page's data and tokenizer without its controls: all `traceOf` needs (the app's Explore: the folder at `base`). */
 function init(base) {
   DATA = window.DisanSiteData;
   if (!DATA) throw new Error("site-data.js is not loaded");
@@ -623,8 +566,7 @@ function init(base) {
   Figures.configure(DATA.figures);
 }
 
-/* The trace view of any input, computed as the page computes it but not drawn (the equality tests, the app's
- * Explore, the pair view); {problem} for input the page refuses, named by `names` (prepare's). */
+/* The trace view of any input, computed but not drawn (tests, the app's Explore, the pair view), or {problem}. */
 function traceOf(name, text, hypothesis, alpha, names) {
   return loadModel(name).then(model => {
     const input = prepare(model, text, hypothesis || "", alpha === undefined ? model.meta.alpha : alpha, names);
@@ -632,9 +574,8 @@ function traceOf(name, text, hypothesis, alpha, names) {
   });
 }
 
-/* Give the helper `model`'s lean graph (the class probabilities and what they need: Graph.lean), replacing any other
- * model's; in a task of its own (copying the graph takes a few ms of the page's thread), once per model. A helper
- * that cannot start leaves leave-one-out to the page's worker alone. */
+/* The helper gets `model`'s lean graph (the class probabilities: Graph.lean) in a task of its own (the copy takes a
+ * few ms); a helper that cannot start leaves leave-one-out to the page's worker. */
 function startHelper(model, fetch) {
   const h = helper = { model: model.name, ready: false, failed: false };
   setTimeout(() => {
@@ -645,10 +586,8 @@ function startHelper(model, fetch) {
   }, 0);
 }
 
-/* The model `name` as pair.js's leave-one-out and nearest words use it: prepare(text, hypothesis, α) the input,
- * probs(ids, hypothesis ids, α) the class probabilities alone, probsMany(inputs, α, lane) those of several inputs in
- * lane 0 (the whole graph) or lane 1 (the helper's lean graph: the same numbers), lanes() how many lanes are ready
- * (its first call starts the helper), table() the word table, read from the graph once. */
+/* The model as pair.js uses it: prepare, probs (class probabilities alone), probsMany (several inputs in lane 0, the
+ * whole graph, or lane 1, the helper's lean graph: the same numbers), lanes() ready, table() the word table. */
 function runner(name) {
   return loadModel(name).then(model => {
     const meta = model.meta, prediction = meta.outputs.prediction;
@@ -671,21 +610,15 @@ function runner(name) {
   });
 }
 
-/* site_pair.js's and site_search.js's edits of the state, written to the controls and the address (`typed`: a key
- * in B, whose address waits until typing rests, as a key in A's does). */
+/* The modes' edits of the state, shown and written to the address (`typed`: once typing rests). */
 function set(patch, typed) {
   Object.assign(state, patch);
   showState();
   if (typed) writeHashSoon(); else writeHash();
 }
 
-/* The Pair and Search modes (site_pair.js, site_search.js), plugged in by the static explorer's bundle
- * (entry_site.js); the app's Explore runs the model without them. */
-function use(pair, search) {
-  pairView = pair;
-  searchView = search;
-}
-
+/* The Pair and Search modes, plugged in by entry_site.js (the app's Explore runs the model without them). */
+const use = (pair, search) => { [pairView, searchView] = [pair, search]; };
 const currentState = () => Object.assign({}, state);
 
 export { init, preload, boot, currentState as state, update, traceOf, runner, set, use };

@@ -1,15 +1,10 @@
-/* SitePair — the static explorer's Pair mode (issue 30: minimal pairs), beside site.js.
- *
- * view=pair in the address turns it on; bt and bh hold sentence B (its text and hypothesis; B starts as a copy of A).
- * site.js keeps the state and the address and hands each update here while the view is "pair"; this file runs A and
- * B through the page's model (Site.traceOf, each trace view kept while its input stays, so a key in B runs the model
- * once), draws PairView.page with Report.show (the figures a new B leaves unchanged are the last page's, not drawn
- * again), then fills the leave-one-out rows under A's and B's tokens (Pair.leaveOneOut, one run per token; a newer
- * input stops it between runs). Clicking a word of B offers its nearest words in the model's table
- * (Pair.nearestWords), the nearest RANKED ranked by how much each changes B's prediction (Pair.swapEffects, in
- * batches, cancelled by new input) and a free-text entry. The body records data-state / data-generation /
- * data-drawn-at as the sentence view does, and data-loo-at when leave-one-out is drawn (#report's data-loo).
- */
+/* SitePair — the static explorer's Pair mode (issue 30: minimal pairs). view=pair in the address turns it on; bt and
+ * bh hold sentence B (a copy of A until edited). site.js keeps the state and hands each update here; A and B run
+ * through Site.traceOf (each trace view kept while its input stays: a key in B runs the model once), PairView.page is
+ * drawn with Report.show, then leave-one-out fills the rows under A's and B's tokens (Pair.leaveOneOut; a newer input
+ * stops it between runs). A click on a word of B offers its nearest words in the model's table, the nearest RANKED
+ * ranked by how much each changes B's prediction (Pair.swapEffects), and a free entry. The body records data-state,
+ * data-generation and data-drawn-at as the sentence view does, and data-loo-at when leave-one-out is drawn. */
 import * as Figures from "./figures.js";
 import * as Pair from "./pair.js";
 import * as PairView from "./pair_view.js";
@@ -22,9 +17,7 @@ let running = null, pending = false, typing = false, generation = 0, offers = 0;
 let traces = {}; // input key → trace view, only the latest A and B
 const looCache = new Map(); // input key → leave-one-out, the last LOO_KEEP inputs
 let presetsOf = null, presetList = [], lastB = null, lastPage = null;
-// B as typed and not yet in Site's state: written once B's run has gone to the worker (flushB), the address once
-// typing rests (Site.set's `typed`)
-let typedB = null;
+let typedB = null; // B as typed, not yet in Site's state: written once its run has gone to the worker (flushB)
 
 const current = () => Object.assign(Site.state(), typedB || {});
 // B's text and hypothesis; until B is edited it is a copy of A
@@ -38,15 +31,14 @@ function flushB(typed) {
   if (patch) Site.set(patch, typed === true);
 }
 
-/* The pair controls for the state: shown only in pair mode, B's hypothesis only for a two-sentence model, B's
- * fields holding B (left alone while they already do, so the caret stays where it is). */
+/* The pair controls for the state: shown in pair mode (B's hypothesis for a two-sentence model), B's fields holding
+ * B (left alone while they do, so the caret stays). */
 export function showControls(state) {
   const s = Object.assign({}, state, typedB || {}), pair = s.view === "pair", meta = Site.modelMeta(s.model), b = sideB(s);
   el("view").value = pair ? "pair" : "sentence";
   el("pair-preset-row").hidden = el("b-text-row").hidden = !pair;
   el("b-hyp-row").hidden = !pair || !meta.pair;
-  // a relatedness model's inputs are its first and second sentence here, A's too (SICK's "sentence A" / "sentence B"
-  // of showState would read "B: sentence A" beside the pair's sides A and B)
+  // a relatedness model's inputs are its first and second sentence here (SICK's would read "B: sentence A")
   const names = meta.relatedness ? PairView.inputNames(true) : ["sentence", "hypothesis"];
   el("b-text-row").firstChild.textContent = "B: " + names[0] + " ";
   el("b-hyp-row").firstChild.textContent = "B: " + names[1] + " ";
@@ -117,8 +109,8 @@ async function step() {
   }
 }
 
-/* A's, then B's leave-one-out of A's predicted class or a relatedness model's score ŷ (kept per input, so typing in B
- * never reruns A's), after the maps are drawn; stops between runs as soon as a newer pair is asked for. */
+/* A's, then B's leave-one-out of A's predicted class or a relatedness model's score ŷ, kept per input (typing in B
+ * never reruns A's); it stops between runs once a newer pair is asked for. */
 async function leaveOneOut(s, b, page, mine) {
   const alpha = alphaOf(s), target = page.change.relatedness ? "score" : page.change.labels.indexOf(page.change.target);
   // a newer pair, or the one-sentence view chosen meanwhile, ends the runs
@@ -177,10 +169,9 @@ function offer(button) {
   }).catch(err => say("No nearest words: " + why(err), "error"));
 }
 
-/* Beside the neighbours: the nearest RANKED words ranked by how much each, swapped in, changes B's prediction (its
- * predicted class's probability; a relatedness model's score), run in the page as leave-one-out is. A newer input,
- * another word clicked or the box closed stops the runs between batches. The list (.pair-ranked) records
- * data-state (computing / ready / stopped) and each button its data-change. */
+/* The nearest RANKED words ranked by how much each, swapped in, changes B's prediction (its class's probability, or
+ * a relatedness score); a newer input, another word or the box closed stops the runs between batches. The list
+ * (.pair-ranked) records data-state (computing / ready / stopped), each button its data-change. */
 function rankSwaps(r, s, box, side, index, word) {
   const mine = ++offers, generationAt = generation, esc = Figures.htmlEscape, b = sideB(s);
   const near = Pair.nearestWords(r, word, RANKED);
@@ -217,8 +208,7 @@ function rankSwaps(r, s, box, side, index, word) {
   });
 }
 
-/* A click or Enter in the report: a word of B offers its swaps; in the swap box a word picked, the free entry used,
- * or the box closed. */
+/* A click or Enter in the report: a word of B offers its swaps; in the swap box a word picked, typed, or cancel. */
 function onReport(ev) {
   const t = ev.target, box = t.closest && t.closest(".pair-swap");
   if (!t.closest || Site.state().view !== "pair") return;

@@ -1,9 +1,7 @@
-/* The static explorer's Search mode (issue 56): `disan search` over the model's bundled test set, in the page.
- * Its file (search/<name>.js, viz_app/draw/site_search.py) is loaded only when Search is opened; the query runs
- * in search_query.js. Filters (column, operator, value; all or any), a sort, hits per page and paging; each hit's
- * tokens coloured by the measure searched, the hit token outlined; each hit opens the sentence view, the pair
- * view with the hit as A, or "more like this" (nearest sentences by attention signature). The search lives in
- * the address: #view=search&m=MODEL&q=JSON. */
+/* The static explorer's Search mode (issue 56): `disan search` over the model's bundled test set, in the page (its
+ * file, search/<name>.js, loaded when Search is opened; the query in search_query.js). Filters (all or any), a sort,
+ * paging; each hit's tokens coloured by the measure searched, the hit token outlined, and links to the sentence view,
+ * the pair view with the hit as A and "more like this" (by attention signature). The address: #view=search&q=JSON. */
 import { inflate } from "./bytes.js";
 import { htmlEscape as esc } from "./figures.js";
 import * as Query from "./search_query.js";
@@ -23,10 +21,10 @@ const meta = name => Site.modelMeta(name);
 const linkTo = state => "#" + new URLSearchParams(Object.entries(state).filter(([, v]) => v !== null && v !== undefined));
 const fmt = n => n.toLocaleString("en");
 
+/* The body's data-search-state (tests) and the summary line (with its class `kind`). */
 function searchState(value, summary, kind) {
   doc.body.dataset.searchState = value;
-  if (summary === undefined) return;
-  el("sq-summary").textContent = summary;
+  if (summary !== undefined) el("sq-summary").textContent = summary;
   if (kind) el("sq-summary").className = kind;
 }
 
@@ -73,14 +71,12 @@ export function bind() {
     `<select id="sq-op${i}"></select> <input id="sq-val${i}" size="14" spellcheck="false"></div>`).join("");
   el("report").insertAdjacentHTML("beforebegin", '<section id="search-panel" hidden><p id="sq-corpus" class="sub"></p>' + rows +
     '<label class="field"><input type="checkbox" id="sq-any"> a hit needs any filter (or), not all (and)</label> ' +
-    '<label class="field">sort <select id="sq-sort"></select></label> ' +
-    '<label class="field"><input type="checkbox" id="sq-asc"> ascending</label> ' +
+    '<label class="field">sort <select id="sq-sort"></select></label> <label class="field"><input type="checkbox" id="sq-asc"> ascending</label> ' +
     '<label class="field">hits a page <input id="sq-top" type="number" min="1" value="20" style="width:5em"></label> ' +
     '<label class="field">colour tokens by <select id="sq-measure"></select></label> ' +
     '<button type="button" id="sq-like-page">nearest to the page\'s sentence</button> ' +
     '<button type="button" id="sq-prev">previous page</button> <button type="button" id="sq-next">next page</button> ' +
-    '<a id="sq-back" href="#">back to the sentence</a>' +
-    '<p id="sq-summary" role="status"></p><table id="sq-hits" class="disan-search-hits"></table></section>');
+    '<a id="sq-back" href="#">back to the sentence</a><p id="sq-summary" role="status"></p><table id="sq-hits" class="disan-search-hits"></table></section>');
   const panel = el("search-panel");
   // text fields on each key; selects and boxes on change (a text field's change on blur would redraw the hits
   // under the pointer of a click on one of them)
