@@ -40,11 +40,11 @@ export function options(select, items, keep = 0) {
   for (const [value, label] of items) select.add(new Option(label, value));
 }
 
-/* `fn` once `key` was asked for no more for `ms` (each call restarts the wait), and not while a page is drawn: the
- * worker's idle work (warm runs, the maps' session) would take a core from the drawing (a link's first maps). */
-function rest(key, ms, fn) {
+/* `fn` once `key` was asked for no more for `ms` (each call restarts the wait); the worker's idle work (`worker`:
+ * warm runs, the maps' session) not while a page is drawn, which it would take a core from (a link's first maps). */
+function rest(key, ms, fn, worker = true) {
   clearTimeout(timers[key]);
-  timers[key] = setTimeout(() => { delete timers[key]; if (drawing) rest(key, ms, fn); else fn(); }, ms);
+  timers[key] = setTimeout(() => { delete timers[key]; if (worker && drawing) rest(key, ms, fn); else fn(); }, ms);
 }
 
 /* The body's record of a sentence drawn (tests, bench site): data-state and data-generation now, data-drawn-at
@@ -385,7 +385,7 @@ function writeHash() {
 }
 
 /* A key's address once typing rests: replaceState costs a few ms a key and the browser's process a core. */
-const writeHashSoon = () => rest("hash", 300, writeHash);
+const writeHashSoon = () => rest("hash", 300, writeHash, false);
 
 /* A link's values, each checked, shown; anything unusable falls back to the default with a note (returned). */
 function applyHash(notes = []) {
