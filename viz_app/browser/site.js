@@ -19,7 +19,7 @@ let pairView = null, searchView = null, DATA = null; // site_pair.js, site_searc
 const state = { model: null, text: "", hypothesis: "", alpha: null, feature: 0, talk: false, view: "sentence",
                 bText: null, bHyp: null };
 const loaded = {}, timers = {}; // name → Promise<{name, vocab, index, meta, graph}>; rest()'s timers
-let pending = null, running = null, generation = 0, typing = false, drawing = false, tokenize = null;
+let pending = null, running = null, generation = 0, typing = false, tokenize = null;
 
 /** The page's element `id` (an input, a select or a box: any, for the checker). @returns {any} */
 export const el = id => doc.getElementById(id);
@@ -40,11 +40,10 @@ export function options(select, items, keep = 0) {
   for (const [value, label] of items) select.add(new Option(label, value));
 }
 
-/* `fn` once `key` was asked for no more for `ms` (each call restarts the wait); the worker's idle work (`worker`:
- * warm runs, the maps' session) not while a page is drawn, which it would take a core from (a link's first maps). */
-function rest(key, ms, fn, worker = true) {
+/* `fn` once `key` was asked for no more for `ms` (each call restarts the wait). */
+function rest(key, ms, fn) {
   clearTimeout(timers[key]);
-  timers[key] = setTimeout(() => { delete timers[key]; if (worker && drawing) rest(key, ms, fn); else fn(); }, ms);
+  timers[key] = setTimeout(() => { delete timers[key]; fn(); }, ms);
 }
 
 /* The body's record of a sentence drawn (tests, bench site): data-state and data-generation now, data-drawn-at
@@ -385,7 +384,7 @@ function writeHash() {
 }
 
 /* A key's address once typing rests: replaceState costs a few ms a key and the browser's process a core. */
-const writeHashSoon = () => rest("hash", 300, writeHash, false);
+const writeHashSoon = () => rest("hash", 300, writeHash);
 
 /* A link's values, each checked, shown; anything unusable falls back to the default with a note (returned). */
 function applyHash(notes = []) {
@@ -485,11 +484,10 @@ function update(typed) {
 function draw(tv, typed) {
   const page = Sections.page(tv);
   doc.title = page.title + " — attention explorer";
-  drawing = true;
   return Report.show(el("report"), page, {
     header: el("page-header"), values: { alpha: state.alpha, feature: state.feature }, hash: false,
     typing: typed === true, provenance: modelMeta(state.model).provenance,
-  }).finally(() => { drawing = false; }).then(() => { if (Report.values(el("report")).talk !== state.talk) Report.setTalk(doc, state.talk); });
+  }).then(() => { if (Report.values(el("report")).talk !== state.talk) Report.setTalk(doc, state.talk); });
 }
 
 /* The address follows report.js's α, feature k and talk mode; a let-go α runs the model again (report.js redraws the
