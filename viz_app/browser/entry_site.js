@@ -1,7 +1,6 @@
 /* The static explorer's bundle (viz_app/draw/site.py copies it into the folder as assets/site.js): its one global,
  * `Disan`, is this module: the report's modules (entry_report.js) and the explorer's own. index.html calls
- * `Disan.preload(late)`; the app's Explore loads the bundle from a model's folder and runs the model with
- * `Disan.Site` (chart.js); tests reach every module through it. */
+ * `Disan.preload()`; the app's Explore runs the model with `Disan.Site` (chart.js); tests reach every module here. */
 import * as Site from "./site.js";
 import * as SitePair from "./site_pair.js";
 import * as SiteSearch from "./site_search.js";
@@ -13,14 +12,10 @@ export * as SearchQuery from "./search_query.js";
 export * as SearchSignature from "./search_signature.js";
 export { Site, SitePair, SiteSearch };
 
-/** The page's start: the Pair mode's controls bound (before site.js reads the address), then the model and
- * `late` (plotly.js), then the page (site.js preload).
- * @param {string[]} late */
-export function preload(late) {
+/** The page's start: the Pair and Search modes' controls bound (before site.js reads the address), then the page. */
+export function preload() {
   SitePair.bind();
-  Site.usePairView(SitePair);
   SiteSearch.bind();
-  SiteSearch.useSite(Site);
-  Site.useSearchView(SiteSearch);
-  return Site.preload(late);
+  Site.use(SitePair, SiteSearch);
+  return Site.preload();
 }

@@ -8,18 +8,14 @@
 /** The packed blob (uint32 header length, header JSON, 4-byte-aligned columns) → the table.
  * @param {Uint8Array} blob */
 export function unpack(blob) {
-  const view = new DataView(blob.buffer, blob.byteOffset, blob.byteLength);
-  const n = view.getUint32(0, true);
+  const n = new DataView(blob.buffer, blob.byteOffset, blob.byteLength).getUint32(0, true), base = blob.byteOffset + 4 + n;
   const header = JSON.parse(new TextDecoder().decode(blob.subarray(4, 4 + n)));
-  const base = blob.byteOffset + 4 + n;
   /** @type {Record<string, Record<string, any>>} */
   const cols = { sentences: {}, tokens: {} };
   for (const f of header.fields) {
-    const rows = header.rows[f.table] * Math.max(f.width || 1, 1);
-    const at = base + f.offset;
-    const data = f.type === "f32" ? new Float32Array(blob.buffer.slice(at, at + 4 * rows))
-      : f.type === "bool" ? new Int8Array(blob.buffer.slice(at, at + rows))
-        : new Int32Array(blob.buffer.slice(at, at + 4 * rows));
+    const rows = header.rows[f.table] * Math.max(f.width || 1, 1), at = base + f.offset;
+    const Kind = f.type === "f32" ? Float32Array : f.type === "bool" ? Int8Array : Int32Array;
+    const data = new Kind(/** @type {ArrayBuffer} */ (blob.buffer.slice(at, at + Kind.BYTES_PER_ELEMENT * rows)));
     cols[f.table][f.name] = { type: f.type, data, values: f.values || null, width: f.width || 0 };
   }
   // sentence_id → its row, and each sentence's first token row and count (tokens are in sentence_id order)
@@ -39,8 +35,7 @@ export function unpack(blob) {
 /** The value of column `name` of `table` at row `i` (null where the index holds null).
  * @param {any} db @param {string} table @param {string} name @param {number} i */
 export function value(db, table, name, i) {
-  const c = db.cols[table][name];
-  const v = c.data[i];
+  const c = db.cols[table][name], v = c.data[i];
   if (c.type === "f32") return Number.isNaN(v) ? null : v;
   if (c.type === "dict") return v < 0 ? null : c.values[v];
   if (c.type === "bool") return v < 0 ? null : v === 1;
@@ -104,15 +99,8 @@ export function checkOperator(spec, column, kind, op) {
 }
 
 /** What each SQL operator of query.OPERATORS does with a non-null value. */
-const TEST = {
-  "=": (a, b) => a === b,
-  "<>": (a, b) => a !== b,
-  "<": (a, b) => a < b,
-  "<=": (a, b) => a <= b,
-  ">": (a, b) => a > b,
-  ">=": (a, b) => a >= b,
-  contains: (a, b) => a.includes(b),
-};
+const TEST = { "=": (a, b) => a === b, "<>": (a, b) => a !== b, "<": (a, b) => a < b, "<=": (a, b) => a <= b,
+               ">": (a, b) => a > b, ">=": (a, b) => a >= b, contains: (a, b) => a.includes(b) };
 
 /** Code-point order (DuckDB's binary collation of UTF-8), false < true, numbers by value. */
 function compare(a, b) {
@@ -134,29 +122,19 @@ export function run(db, spec, query) {
   const top = query.top === undefined ? 20 : query.top, offset = query.offset || 0;
   if (!(Number.isInteger(top) && top >= 1 && top <= spec.max_top)) throw new Error("--top " + top + " is out of range; use 1 to " + spec.max_top.toLocaleString("en") + ".");
   if (!(Number.isInteger(offset) && offset >= 0)) throw new Error("The page offset " + offset + " is negative; use 0 or more.");
-  const filters = (query.where || []).map(function (f) {
-    const c = columnOf(db, f[0]);
-    const sql = checkOperator(spec, c.name, c.kind, f[1]);
+  const filters = (query.where || []).map(f => {
+    const c = columnOf(db, f[0]), sql = checkOperator(spec, c.name, c.kind, f[1]);
     return { c, test: TEST[sql], value: parseValue(spec, c.name, c.kind, f[2]) };
   });
   const sort = query.sort ? columnOf(db, query.sort) : null;
   const named = filters.map(f => f.c).concat(sort ? [sort] : []);
-  const level = named.some(c => c.table === "tokens") ? "tokens" : "sentences";
-  const n = db.header.rows[level];
+  const level = named.some(c => c.table === "tokens") ? "tokens" : "sentences", n = db.header.rows[level];
   const get = level === "tokens"
     ? (c, j) => value(db, c.table, c.name, c.table === "tokens" ? j : db.tokenSentence[j])
     : (c, i) => value(db, "sentences", c.name, i);
-  const any = query.any === true;
-  const rows = [];
+  const any = query.any === true, rows = [], ok = (f, r) => { const v = get(f.c, r); return v !== null && f.test(v, f.value); };
   for (let r = 0; r < n; r++) {
-    let keep = !any;
-    for (const f of filters) {
-      const v = get(f.c, r);
-      const ok = v !== null && f.test(v, f.value);
-      if (any && ok) { keep = true; break; }
-      if (!any && !ok) { keep = false; break; }
-    }
-    if (keep || !filters.length) rows.push(r);
+    if (!filters.length || (any ? filters.some(f => ok(f, r)) : filters.every(f => ok(f, r)))) rows.push(r);
   }
   let like = null;
   if (Array.isArray(query.likeSignature)) like = query.likeSignature; // a sentence outside the index (--like SENTENCE)
@@ -166,18 +144,10 @@ export function run(db, spec, query) {
     like = signature(db, s);
   }
   const sentenceOf = r => level === "tokens" ? db.tokenSentence[r] : r;
-  const distance = new Map();
-  if (like) {
-    for (const r of rows) {
-      const sig = signature(db, sentenceOf(r));
-      let sum = 0;
-      for (let k = 0; k < sig.length; k++) sum += (sig[k] - like[k]) ** 2;
-      distance.set(r, Math.sqrt(sum));
-    }
-  }
+  const distance = new Map(like ? rows.map(r => [r, Math.sqrt(signature(db, sentenceOf(r)).reduce((sum, v, k) => sum + (v - like[k]) ** 2, 0))]) : []);
   if (sort || like) {
     const desc = sort && query.asc !== true;
-    rows.sort(function (a, b) {
+    rows.sort((a, b) => {
       if (sort) {
         const x = get(sort, a), y = get(sort, b);
         if (x === null || y === null) { if (x !== y) return x === null ? 1 : -1; }

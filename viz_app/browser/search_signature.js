@@ -10,11 +10,7 @@
 /** Lower edges of the distance bins: 0, 1, 2, 3, 4–7, 8–15, ≥ 16 (measures.DISTANCE_BIN_EDGES). */
 export const EDGES = [0, 1, 2, 3, 4, 8, 16];
 
-function bin(d) {
-  let k = 0;
-  while (k + 1 < EDGES.length && d >= EDGES[k + 1]) k++;
-  return k;
-}
+const bin = d => EDGES.findLastIndex(e => d >= e);
 
 /** Entropy in nats of `values[from, from + n)` (0·log 0 = 0). */
 function entropy(values, from, n) {
@@ -28,17 +24,14 @@ function blockPart(b, T, dsa) {
   const hist = new Array(EDGES.length).fill(0), live = [];
   let rows = 0, ent = 0, entRows = 0, gate = 0;
   for (let i = 0; i < T; i++) {
-    let n = 0;
-    for (let j = 0; j < T; j++) n += b.allowed[i * T + j] ? 1 : 0;
+    const n = b.allowed.slice(i * T, (i + 1) * T).reduce((a, v) => a + (v ? 1 : 0), 0);
     live.push(n > 0);
     if (n > 0) {
       rows += 1;
       for (let j = 0; j < T; j++) hist[bin(Math.abs(i - j))] += b.attention[i * T + j];
     }
     if (n > 1) { ent += entropy(b.attention, i * T, T) / Math.log(n); entRows += 1; }
-    let g = 0;
-    for (let k = 0; k < b.D; k++) g += b.gate[i * b.D + k];
-    gate += g / b.D;
+    gate += b.gate.slice(i * b.D, (i + 1) * b.D).reduce((a, v) => a + v, 0) / b.D;
   }
   const out = hist.map(v => v / Math.max(rows, 1));
   out.push(entRows ? ent / entRows : 0, gate / T);
@@ -61,11 +54,7 @@ function blockPart(b, T, dsa) {
 export function signatureOf(S, arch) {
   const T = S.T, out = [];
   for (const name of ["fw", "bw"]) out.push(...blockPart(S[name], T, arch === "dsa"));
-  const mean = new Array(T).fill(0);
-  for (let t = 0; t < T; t++) {
-    for (let k = 0; k < S.D2; k++) mean[t] += S.s2t[t * S.D2 + k];
-    mean[t] /= S.D2;
-  }
+  const mean = Array.from({ length: T }, (_, t) => S.s2t.slice(t * S.D2, (t + 1) * S.D2).reduce((a, v) => a + v, 0) / S.D2);
   out.push(entropy(mean, 0, T) / Math.log(Math.max(T, 2)));
   return out;
 }
