@@ -18,7 +18,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a plain script from a clean clone
-ORDER = ("disan-sst5", "disan-sst5-nodir", "dsa-sst5", "dsa-sst5-nodist", "disan-nli", "dsa-nli", "dsa-nli-nodist",
+ORDER = ("disan-sst5", "disan-sst5-nodir", "dsa-sst5", "dsa-sst5-nodist", "disan-nli", "disan-nli-nodir", "dsa-nli", "dsa-nli-nodist",
          "disan-trec", "disan-subj", "disan-mpqa", "disan-cr", "disan-sick")
 #: What each ablation removes; the pairs themselves are disan.claims_file.ABLATIONS.
 REMOVES = {"disan-sst5": "directional masks (Shen Table 2)", "dsa-sst5": "distance mask",
