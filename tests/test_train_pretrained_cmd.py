@@ -15,9 +15,10 @@ from disan.train import TrainConfig, paper_defaults
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = (ROOT / "scripts" / "train_pretrained.sh").read_text()
-#: Fields a run may set beyond its recipe: where it writes, its threads, the pair protocol's step budget,
-#: and --unk-zero, which publish applies afterwards to runs trained without it (an identical model).
-RUN_FIELDS = {"out", "threads", "min_steps", "max_steps", "unk_zero"}
+#: Fields a run may set beyond its recipe: where it writes, its threads, how often it saves its state (a run on a
+#: shared machine saves more often, to resume), the pair protocol's step budget, and --unk-zero, which publish
+#: applies afterwards to runs trained without it (an identical model).
+RUN_FIELDS = {"out", "threads", "save_every", "min_steps", "max_steps", "unk_zero"}
 
 
 def script_commands() -> dict[str, list[str]]:
