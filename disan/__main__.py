@@ -288,6 +288,33 @@ def add_faithfulness(sub) -> None:
                         "example of n tokens; its keys are then null and listed in not_computed")
     p.add_argument("--data", default=None, help="a model trained on a file: measure on this labelled file's rows "
                                                 "(default: the test part its card records)")
+    p.add_argument("--parts", default=",".join(PARTS), type=parts_arg,
+                   help="what to measure and, with --write, store beside the checkpoint (comma-separated): "
+                        "faithfulness (<name>.faithfulness.json), sanity (the randomisation tests, <name>.sanity.json), "
+                        "plausibility (SST-5 models only, <name>.plausibility.json); default all three")
+    p.add_argument("--sanity-limit", type=int, default=None,
+                   help="the cascading randomisation test's seeded sample (default: docs/sanity-checks.md's, 50 for "
+                        "disan-sst5 and dsa-sst5, 30 other DiSAN, 20 other DSA models; 0 = the whole split)")
+    p.add_argument("--shuffled", default=None, help="a model trained on shuffled labels (disan train --shuffle-labels): "
+                                                    "also run the data randomisation test against it")
+    p.add_argument("--shuffled-limit", type=int, default=0,
+                   help="the data randomisation test's seeded sample (default 0: the whole split)")
+    p.add_argument("--plausibility-limit", type=int, default=0,
+                   help="plausibility's seeded sample of SST trees (default 0: every test tree)")
+
+
+#: What ``disan faithfulness`` measures and stores, each in its own file beside the checkpoint.
+PARTS = ("faithfulness", "sanity", "plausibility")
+
+
+def parts_arg(text: str) -> tuple[str, ...]:
+    from .errors import InputError
+
+    parts = tuple(p.strip() for p in text.split(",") if p.strip())
+    bad = [p for p in parts if p not in PARTS]
+    if bad or not parts:
+        raise InputError(f"--parts {text!r}: give some of {', '.join(PARTS)}, comma-separated.")
+    return parts
 
 
 def faithfulness_table(result: dict) -> str:
@@ -310,22 +337,73 @@ def faithfulness_table(result: dict) -> str:
 def run_faithfulness(args) -> int:
     from .attribution.stored import compute, read_faithfulness, stale_reason, write_faithfulness
 
+    if args.data is not None and args.parts != ("faithfulness",):
+        raise DisanError("--data measures faithfulness on a file's rows; add --parts faithfulness (the sanity and "
+                         "plausibility files are test-set results).")
     for name, folder in stored_targets(args):
-        stored = read_faithfulness(name, folder) if args.stale_only else None
-        if stored is not None and stale_reason(stored, folder) is None:
-            print(f"{name}: stored results are current (checkpoint SHA-256 matches); skipped.", file=sys.stderr)
-            continue
-        start = time.perf_counter()
-        if args.data is not None and args.write:
-            raise DisanError("--write stores test-set results; drop it with --data (a file's results are printed).")
-        result = compute(name, args.split, args.task, args.data_dir, args.limit, not args.no_progress, folder,
-                         args.cache, not args.no_naopc, args.data)
-        seconds = time.perf_counter() - start
-        print(json.dumps(result, ensure_ascii=False) if args.json else faithfulness_table(result), flush=True)
-        done = f"wrote {write_faithfulness(result, folder)}" if args.write else "measured"
-        print(f"{name}: {done} in {seconds:.0f} s ({result['n']:,} examples, "
-              f"{1000 * seconds / max(1, result['n']):.0f} ms each)", file=sys.stderr, flush=True)
+        if "faithfulness" in args.parts:
+            stored = read_faithfulness(name, folder) if args.stale_only else None
+            if stored is not None and stale_reason(stored, folder) is None:
+                print(f"{name}: stored results are current (checkpoint SHA-256 matches); skipped.", file=sys.stderr)
+            else:
+                start = time.perf_counter()
+                if args.data is not None and args.write:
+                    raise DisanError("--write stores test-set results; drop it with --data (a file's results are "
+                                     "printed).")
+                result = compute(name, args.split, args.task, args.data_dir, args.limit, not args.no_progress, folder,
+                                 args.cache, not args.no_naopc, args.data)
+                seconds = time.perf_counter() - start
+                print(json.dumps(result, ensure_ascii=False) if args.json else faithfulness_table(result), flush=True)
+                done = f"wrote {write_faithfulness(result, folder)}" if args.write else "measured"
+                print(f"{name}: {done} in {seconds:.0f} s ({result['n']:,} examples, "
+                      f"{1000 * seconds / max(1, result['n']):.0f} ms each)", file=sys.stderr, flush=True)
+        if "sanity" in args.parts:
+            run_sanity_part(args, name, folder)
+        if "plausibility" in args.parts:
+            run_plausibility_part(args, name, folder)
     return 0
+
+
+def run_sanity_part(args, name: str, folder: Path) -> None:
+    """``disan faithfulness``'s sanity part: the randomisation tests of ``name`` (``sanity_file.py``)."""
+    from .attribution.randomisation import table
+    from .attribution.sanity_file import compute, read_sanity, stale_reason, write_sanity
+
+    stored = read_sanity(name, folder) if args.write else None
+    if args.stale_only and stored is not None and stale_reason(stored, folder, args.shuffled) is None:
+        print(f"{name}: stored sanity checks are current (checkpoint SHA-256 matches); skipped.", file=sys.stderr)
+        return
+    result = compute(name, args.split, args.task, args.data_dir, folder, args.sanity_limit, args.shuffled,
+                     args.shuffled_limit, not args.no_progress, stored)
+    for part in (result["cascading"], result["data_randomisation"]):
+        if part is not None:
+            print(json.dumps(part, ensure_ascii=False) if args.json else table(part), flush=True)
+    done = f"wrote {write_sanity(result, folder)}" if args.write else "measured"
+    print(f"{name}: sanity checks {done}: cascading test on {result['sample']['n']:,} examples in "
+          f"{result['cascading']['seconds']:.0f} s ({result['cascading']['cpu_seconds']:.0f} s CPU)",
+          file=sys.stderr, flush=True)
+
+
+def run_plausibility_part(args, name: str, folder: Path) -> None:
+    """``disan faithfulness``'s plausibility part, for an SST-5 model (``plausibility_file.py``)."""
+    from .attribution.plausibility import table
+    from .attribution.plausibility_file import (compute, read_plausibility, sst5_model, stale_reason,
+                                                write_plausibility)
+
+    if sst5_model(name, folder) is None:
+        print(f"{name}: no plausibility (SST's word labels exist for SST-5 models only).", file=sys.stderr)
+        return
+    stored = read_plausibility(name, folder) if args.stale_only else None
+    if stored is not None and stale_reason(stored, folder) is None and stored.get("limit") == args.plausibility_limit:
+        print(f"{name}: stored plausibility is current (checkpoint SHA-256 matches); skipped.", file=sys.stderr)
+        return
+    command = (f"python -m disan faithfulness --model {name} --parts plausibility --plausibility-limit "
+               f"{args.plausibility_limit} --write")
+    result = compute(name, args.split, args.data_dir, folder, args.plausibility_limit, not args.no_progress, command)
+    print(json.dumps(result, ensure_ascii=False) if args.json else table(result), flush=True)
+    done = f"wrote {write_plausibility(result, folder)}" if args.write else "measured"
+    print(f"{name}: plausibility {done}: {result['n']:,} trees in {result['seconds']:.0f} s "
+          f"({result['cpu_seconds']:.0f} s CPU)", file=sys.stderr, flush=True)
 
 
 def add_sanity(sub) -> None:
@@ -387,35 +465,16 @@ def add_plausibility(sub) -> None:
 
 
 def run_plausibility(args) -> int:
-    from .api import PRETRAINED_DIR, load
-    from .attribution.plausibility import run, table, tree_lines
-    from .claims_file import checkpoint_path, task_of
-    from .errors import InputError
+    from .api import PRETRAINED_DIR
+    from .attribution.plausibility import table
+    from .attribution.plausibility_file import compute, write_plausibility
 
-    if args.limit < 0:
-        raise InputError(f"--limit {args.limit} is negative; give a number of trees, or 0 for the whole split.")
     directory = Path(args.pretrained_dir) if args.pretrained_dir else PRETRAINED_DIR
-    path = checkpoint_path(args.model, directory)
-    model = load(str(path) if path.is_file() else args.model, device="cpu")
-    task = task_of(model, None, directory)
-    if task != "sst5":
-        raise InputError(f"{model.name} is a {task} model; plausibility needs SST's word labels, so choose an SST-5 "
-                         "model (disan-sst5, dsa-sst5, …).")
-    start = time.perf_counter()
-    result = run(model, tree_lines(args.split, args.data_dir), args.limit or None, progress=not args.no_progress)
-    seconds = time.perf_counter() - start
+    result = compute(args.model, args.split, args.data_dir, directory, args.limit, not args.no_progress)
     if args.write:
-        from .attribution.plausibility import plausibility_path
-        from .checkpoint import sha256
-
-        if not path.is_file():
-            raise InputError(f"--write stores results beside a bundled checkpoint; {args.model!r} is not one in "
-                             f"{directory}.")
-        result = {**result, "split": args.split, "checkpoint_sha256": sha256(path), "seconds": round(seconds, 1),
-                  "command": f"python -m disan plausibility --model {model.name} --limit {args.limit} --write"}
-        plausibility_path(model.name, directory).write_text(json.dumps(result, ensure_ascii=False, indent=1) + "\n")
+        write_plausibility(result, directory)
     print(json.dumps(result, ensure_ascii=False) if args.json else table(result), flush=True)
-    print(f"{model.name}: {result['n']:,} trees in {seconds:.0f} s", file=sys.stderr, flush=True)
+    print(f"{result['model']}: {result['n']:,} trees in {result['seconds']:.0f} s", file=sys.stderr, flush=True)
     return 0
 
 
