@@ -288,7 +288,7 @@ def add_faithfulness(sub) -> None:
                         "example of n tokens; its keys are then null and listed in not_computed")
     p.add_argument("--data", default=None, help="a model trained on a file: measure on this labelled file's rows "
                                                 "(default: the test part its card records)")
-    p.add_argument("--parts", default=",".join(PARTS), type=parts_arg,
+    p.add_argument("--parts", default=",".join(PARTS),
                    help="what to measure and, with --write, store beside the checkpoint (comma-separated): "
                         "faithfulness (<name>.faithfulness.json), sanity (the randomisation tests, <name>.sanity.json), "
                         "plausibility (SST-5 models only, <name>.plausibility.json); default all three")
@@ -337,6 +337,7 @@ def faithfulness_table(result: dict) -> str:
 def run_faithfulness(args) -> int:
     from .attribution.stored import compute, read_faithfulness, stale_reason, write_faithfulness
 
+    args.parts = parts_arg(args.parts)
     if args.data is not None and args.parts != ("faithfulness",):
         raise DisanError("--data measures faithfulness on a file's rows; add --parts faithfulness (the sanity and "
                          "plausibility files are test-set results).")
