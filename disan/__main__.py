@@ -288,10 +288,11 @@ def add_faithfulness(sub) -> None:
                         "example of n tokens; its keys are then null and listed in not_computed")
     p.add_argument("--data", default=None, help="a model trained on a file: measure on this labelled file's rows "
                                                 "(default: the test part its card records)")
-    p.add_argument("--parts", default=",".join(PARTS),
+    p.add_argument("--parts", default=None,
                    help="what to measure and, with --write, store beside the checkpoint (comma-separated): "
                         "faithfulness (<name>.faithfulness.json), sanity (the randomisation tests, <name>.sanity.json), "
-                        "plausibility (SST-5 models only, <name>.plausibility.json); default all three")
+                        "plausibility (SST-5 models only, <name>.plausibility.json); default: all three with --write, "
+                        "else faithfulness")
     p.add_argument("--sanity-limit", type=int, default=None,
                    help="the cascading randomisation test's seeded sample (default: docs/sanity-checks.md's, 50 for "
                         "disan-sst5 and dsa-sst5, 30 other DiSAN, 20 other DSA models; 0 = the whole split)")
@@ -337,7 +338,7 @@ def faithfulness_table(result: dict) -> str:
 def run_faithfulness(args) -> int:
     from .attribution.stored import compute, read_faithfulness, stale_reason, write_faithfulness
 
-    args.parts = parts_arg(args.parts)
+    args.parts = parts_arg(args.parts) if args.parts else PARTS if args.write else ("faithfulness",)
     if args.data is not None and args.parts != ("faithfulness",):
         raise DisanError("--data measures faithfulness on a file's rows; add --parts faithfulness (the sanity and "
                          "plausibility files are test-set results).")
