@@ -116,6 +116,11 @@ def test_stored_plausibility_files_match_the_schema_and_their_checkpoint(name):
     data = read_plausibility(name)
     jsonschema.validate(data, PLAUSIBILITY_SCHEMA)
     assert plausibility_stale(data) is None
+    out = subprocess.run([sys.executable, str(ROOT / "scripts" / "plausibility_table.py"),
+                          str(PRETRAINED_DIR / f"{name}.plausibility.json")], capture_output=True, text=True,
+                         check=True).stdout
+    lrp = data["references"]["word"]["lrp"]["auprc"]
+    assert f"| lrp | {lrp['value']:.2f} [{lrp['ci95'][0]:.2f}, {lrp['ci95'][1]:.2f}] |" in out
 
 
 @pytest.mark.skipif(not STORED, reason="no pretrained/<name>.sanity.json stored")
