@@ -23,10 +23,19 @@ from .plausibility import plausibility_path, run, tree_lines
 SCHEMA_VERSION = 1
 
 
+def migrate(data: dict) -> dict:
+    """A file written before schema 1 (by ``disan plausibility --write``, without ``schema_version``, ``limit`` and
+    ``cpu_seconds``) in schema 1: its sample size from its own counts, its CPU seconds null (never measured)."""
+    if "schema_version" in data:
+        return data
+    return {**data, "schema_version": SCHEMA_VERSION, "migrated_from": 0, "cpu_seconds": None,
+            "limit": 0 if data["n"] == data["n_trees"] else data["n"]}
+
+
 def read_plausibility(name: str, directory: Path = PRETRAINED_DIR) -> dict | None:
-    """The stored result of ``name``, or None when there is no file."""
+    """The stored result of ``name`` in schema 1 (``migrate``), or None when there is no file."""
     path = plausibility_path(name, directory)
-    return json.loads(path.read_text()) if path.is_file() else None
+    return migrate(json.loads(path.read_text())) if path.is_file() else None
 
 
 def stale_reason(result: dict, directory: Path = PRETRAINED_DIR) -> str | None:
