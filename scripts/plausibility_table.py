@@ -19,13 +19,13 @@ def _ci(v: dict) -> str:
 def table(result: dict) -> str:
     refs = result["references"]
     done = result["n"] - result["skipped"]
-    sample = ("every one" if result["n"] == result["n_trees"] else f"a seeded sample of {result['n']:,}, seed "
+    sample = ("the whole split" if result["n"] == result["n_trees"] else f"a seeded sample, seed "
               f"{result['sample_seed']}")
     cost = f"; {result['seconds']:.0f} s, {result['cpu_seconds']:.0f} s CPU" if "cpu_seconds" in result else ""
     load = result.get("load_average")
     cost += f", load average {load[0]:.1f} at the start and {load[1]:.1f} at the end" if load else ""
-    lines = [f"**{result['model']}** ({done:,} of {result['n_trees']:,} {result.get('split', 'test')} trees: {sample}; "
-             f"{result['skipped']} skipped, tokenized differently{cost})", "",
+    lines = [f"**{result['model']}** ({result['n']:,} of {result['n_trees']:,} {result.get('split', 'test')} trees, "
+             f"{sample}; {result['skipped']} skipped (tokenized differently), {done:,} measured{cost})", "",
              "| series | word AUPRC | word precision at R | phrase AUPRC | phrase precision at R |",
              "|---|---|---|---|---|"]
     for m in refs["word"]:
