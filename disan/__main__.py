@@ -288,7 +288,7 @@ def add_faithfulness(sub) -> None:
                         "example of n tokens; its keys are then null and listed in not_computed")
     p.add_argument("--data", default=None, help="a model trained on a file: measure on this labelled file's rows "
                                                 "(default: the test part its card records)")
-    p.add_argument("--parts", default=None,
+    p.add_argument("--parts", default=None,  # stored_parts.PARTS
                    help="what to measure and, with --write, store beside the checkpoint (comma-separated): "
                         "faithfulness (<name>.faithfulness.json), sanity (the randomisation tests, <name>.sanity.json), "
                         "plausibility (SST-5 models only, <name>.plausibility.json); default: all three with --write, "
@@ -302,20 +302,6 @@ def add_faithfulness(sub) -> None:
                    help="the data randomisation test's seeded sample (default 0: the whole split)")
     p.add_argument("--plausibility-limit", type=int, default=0,
                    help="plausibility's seeded sample of SST trees (default 0: every test tree)")
-
-
-#: What ``disan faithfulness`` measures and stores, each in its own file beside the checkpoint.
-PARTS = ("faithfulness", "sanity", "plausibility")
-
-
-def parts_arg(text: str) -> tuple[str, ...]:
-    from .errors import InputError
-
-    parts = tuple(p.strip() for p in text.split(",") if p.strip())
-    bad = [p for p in parts if p not in PARTS]
-    if bad or not parts:
-        raise InputError(f"--parts {text!r}: give some of {', '.join(PARTS)}, comma-separated.")
-    return parts
 
 
 def faithfulness_table(result: dict) -> str:
@@ -337,6 +323,7 @@ def faithfulness_table(result: dict) -> str:
 
 def run_faithfulness(args) -> int:
     from .attribution.stored import compute, read_faithfulness, stale_reason, write_faithfulness
+    from .stored_parts import PARTS, parts_arg, run_plausibility_part, run_sanity_part
 
     args.parts = parts_arg(args.parts) if args.parts else PARTS if args.write else ("faithfulness",)
     if args.data is not None and args.parts != ("faithfulness",):
@@ -364,48 +351,6 @@ def run_faithfulness(args) -> int:
         if "plausibility" in args.parts:
             run_plausibility_part(args, name, folder)
     return 0
-
-
-def run_sanity_part(args, name: str, folder: Path) -> None:
-    """``disan faithfulness``'s sanity part: the randomisation tests of ``name`` (``sanity_file.py``)."""
-    from .attribution.randomisation import table
-    from .attribution.sanity_file import compute, read_sanity, stale_reason, write_sanity
-
-    stored = read_sanity(name, folder) if args.write else None
-    if args.stale_only and stored is not None and stale_reason(stored, folder, args.shuffled) is None:
-        print(f"{name}: stored sanity checks are current (checkpoint SHA-256 matches); skipped.", file=sys.stderr)
-        return
-    result = compute(name, args.split, args.task, args.data_dir, folder, args.sanity_limit, args.shuffled,
-                     args.shuffled_limit, not args.no_progress, stored)
-    for part in (result["cascading"], result["data_randomisation"]):
-        if part is not None:
-            print(json.dumps(part, ensure_ascii=False) if args.json else table(part), flush=True)
-    done = f"wrote {write_sanity(result, folder)}" if args.write else "measured"
-    print(f"{name}: sanity checks {done}: cascading test on {result['sample']['n']:,} examples in "
-          f"{result['cascading']['seconds']:.0f} s ({result['cascading']['cpu_seconds']:.0f} s CPU)",
-          file=sys.stderr, flush=True)
-
-
-def run_plausibility_part(args, name: str, folder: Path) -> None:
-    """``disan faithfulness``'s plausibility part, for an SST-5 model (``plausibility_file.py``)."""
-    from .attribution.plausibility import table
-    from .attribution.plausibility_file import (compute, read_plausibility, sst5_model, stale_reason,
-                                                write_plausibility)
-
-    if sst5_model(name, folder) is None:
-        print(f"{name}: no plausibility (SST's word labels exist for SST-5 models only).", file=sys.stderr)
-        return
-    stored = read_plausibility(name, folder) if args.stale_only else None
-    if stored is not None and stale_reason(stored, folder) is None and stored.get("limit") == args.plausibility_limit:
-        print(f"{name}: stored plausibility is current (checkpoint SHA-256 matches); skipped.", file=sys.stderr)
-        return
-    command = (f"python -m disan faithfulness --model {name} --parts plausibility --plausibility-limit "
-               f"{args.plausibility_limit} --write")
-    result = compute(name, args.split, args.data_dir, folder, args.plausibility_limit, not args.no_progress, command)
-    print(json.dumps(result, ensure_ascii=False) if args.json else table(result), flush=True)
-    done = f"wrote {write_plausibility(result, folder)}" if args.write else "measured"
-    print(f"{name}: plausibility {done}: {result['n']:,} trees in {result['seconds']:.0f} s "
-          f"({result['cpu_seconds']:.0f} s CPU)", file=sys.stderr, flush=True)
 
 
 def add_sanity(sub) -> None:
