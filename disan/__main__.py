@@ -288,6 +288,20 @@ def add_faithfulness(sub) -> None:
                         "example of n tokens; its keys are then null and listed in not_computed")
     p.add_argument("--data", default=None, help="a model trained on a file: measure on this labelled file's rows "
                                                 "(default: the test part its card records)")
+    p.add_argument("--parts", default=None,  # stored_parts.PARTS
+                   help="what to measure and, with --write, store beside the checkpoint (comma-separated): "
+                        "faithfulness (<name>.faithfulness.json), sanity (the randomisation tests, <name>.sanity.json), "
+                        "plausibility (SST-5 models only, <name>.plausibility.json); default: all three with --write, "
+                        "else faithfulness")
+    p.add_argument("--sanity-limit", type=int, default=None,
+                   help="the cascading randomisation test's seeded sample (default: docs/sanity-checks.md's, 50 for "
+                        "disan-sst5 and dsa-sst5, 30 other DiSAN, 20 other DSA models; 0 = the whole split)")
+    p.add_argument("--shuffled", default=None, help="a model trained on shuffled labels (disan train --shuffle-labels): "
+                                                    "also run the data randomisation test against it")
+    p.add_argument("--shuffled-limit", type=int, default=0,
+                   help="the data randomisation test's seeded sample (default 0: the whole split)")
+    p.add_argument("--plausibility-limit", type=int, default=0,
+                   help="plausibility's seeded sample of SST trees (default 0: every test tree)")
 
 
 def faithfulness_table(result: dict) -> str:
@@ -310,22 +324,33 @@ def faithfulness_table(result: dict) -> str:
 def run_faithfulness(args) -> int:
     from .attribution.corpus import SCHEMA_VERSION
     from .attribution.stored import compute, read_faithfulness, stale_reason, write_faithfulness
+    from .stored_parts import PARTS, parts_arg, run_plausibility_part, run_sanity_part
 
+    args.parts = parts_arg(args.parts) if args.parts else PARTS if args.write else ("faithfulness",)
+    if args.data is not None and args.parts != ("faithfulness",):
+        raise DisanError("--data measures faithfulness on a file's rows; add --parts faithfulness (the sanity and "
+                         "plausibility files are test-set results).")
     for name, folder in stored_targets(args):
-        stored = read_faithfulness(name, folder) if args.stale_only else None
-        if stored is not None and stale_reason(stored, folder, SCHEMA_VERSION) is None:
-            print(f"{name}: stored results are current (checkpoint SHA-256 matches); skipped.", file=sys.stderr)
-            continue
-        start = time.perf_counter()
-        if args.data is not None and args.write:
-            raise DisanError("--write stores test-set results; drop it with --data (a file's results are printed).")
-        result = compute(name, args.split, args.task, args.data_dir, args.limit, not args.no_progress, folder,
-                         args.cache, not args.no_naopc, args.data)
-        seconds = time.perf_counter() - start
-        print(json.dumps(result, ensure_ascii=False) if args.json else faithfulness_table(result), flush=True)
-        done = f"wrote {write_faithfulness(result, folder)}" if args.write else "measured"
-        print(f"{name}: {done} in {seconds:.0f} s ({result['n']:,} examples, "
-              f"{1000 * seconds / max(1, result['n']):.0f} ms each)", file=sys.stderr, flush=True)
+        if "faithfulness" in args.parts:
+            stored = read_faithfulness(name, folder) if args.stale_only else None
+            if stored is not None and stale_reason(stored, folder, SCHEMA_VERSION) is None:
+                print(f"{name}: stored results are current (checkpoint SHA-256 matches); skipped.", file=sys.stderr)
+            else:
+                start = time.perf_counter()
+                if args.data is not None and args.write:
+                    raise DisanError("--write stores test-set results; drop it with --data (a file's results are "
+                                     "printed).")
+                result = compute(name, args.split, args.task, args.data_dir, args.limit, not args.no_progress, folder,
+                                 args.cache, not args.no_naopc, args.data)
+                seconds = time.perf_counter() - start
+                print(json.dumps(result, ensure_ascii=False) if args.json else faithfulness_table(result), flush=True)
+                done = f"wrote {write_faithfulness(result, folder)}" if args.write else "measured"
+                print(f"{name}: {done} in {seconds:.0f} s ({result['n']:,} examples, "
+                      f"{1000 * seconds / max(1, result['n']):.0f} ms each)", file=sys.stderr, flush=True)
+        if "sanity" in args.parts:
+            run_sanity_part(args, name, folder)
+        if "plausibility" in args.parts:
+            run_plausibility_part(args, name, folder)
     return 0
 
 
@@ -388,35 +413,16 @@ def add_plausibility(sub) -> None:
 
 
 def run_plausibility(args) -> int:
-    from .api import PRETRAINED_DIR, load
-    from .attribution.plausibility import run, table, tree_lines
-    from .claims_file import checkpoint_path, task_of
-    from .errors import InputError
+    from .api import PRETRAINED_DIR
+    from .attribution.plausibility import table
+    from .attribution.plausibility_file import compute, write_plausibility
 
-    if args.limit < 0:
-        raise InputError(f"--limit {args.limit} is negative; give a number of trees, or 0 for the whole split.")
     directory = Path(args.pretrained_dir) if args.pretrained_dir else PRETRAINED_DIR
-    path = checkpoint_path(args.model, directory)
-    model = load(str(path) if path.is_file() else args.model, device="cpu")
-    task = task_of(model, None, directory)
-    if task != "sst5":
-        raise InputError(f"{model.name} is a {task} model; plausibility needs SST's word labels, so choose an SST-5 "
-                         "model (disan-sst5, dsa-sst5, …).")
-    start = time.perf_counter()
-    result = run(model, tree_lines(args.split, args.data_dir), args.limit or None, progress=not args.no_progress)
-    seconds = time.perf_counter() - start
+    result = compute(args.model, args.split, args.data_dir, directory, args.limit, not args.no_progress)
     if args.write:
-        from .attribution.plausibility import plausibility_path
-        from .checkpoint import sha256
-
-        if not path.is_file():
-            raise InputError(f"--write stores results beside a bundled checkpoint; {args.model!r} is not one in "
-                             f"{directory}.")
-        result = {**result, "split": args.split, "checkpoint_sha256": sha256(path), "seconds": round(seconds, 1),
-                  "command": f"python -m disan plausibility --model {model.name} --limit {args.limit} --write"}
-        plausibility_path(model.name, directory).write_text(json.dumps(result, ensure_ascii=False, indent=1) + "\n")
+        write_plausibility(result, directory)
     print(json.dumps(result, ensure_ascii=False) if args.json else table(result), flush=True)
-    print(f"{model.name}: {result['n']:,} trees in {seconds:.0f} s", file=sys.stderr, flush=True)
+    print(f"{result['model']}: {result['n']:,} trees in {result['seconds']:.0f} s", file=sys.stderr, flush=True)
     return 0
 
 

@@ -1,5 +1,7 @@
-"""Markdown tables of stored sanity-check results (``python -m disan sanity ... --json > FILE``) for
-docs/sanity-checks.md, so the numbers there come from this command.
+"""Markdown tables of stored sanity-check results for docs/sanity-checks.md, so the numbers there come from this
+command. A FILE is either the stored pretrained/NAME.sanity.json (``python -m disan faithfulness --model NAME --parts
+sanity --write``: its cascading test, and its data randomisation test where it has one) or the output of
+``python -m disan sanity ... --json > FILE``.
 
 Usage: python scripts/sanity_table.py FILE.json [FILE.json ...]            one table per result
        python scripts/sanity_table.py --verdicts FILE.json [FILE.json ...]  one matrix: method × model, verdict (ρ)
@@ -78,12 +80,15 @@ def runs_table(results: list[dict], files: list[str]) -> str:
     after) its seconds and load averages."""
     lines = ["| model | task | sample | steps | seconds | load average (start, end) |", "|---|---|---|---|---|---|"]
     for r, f in zip(results, files):
-        err = Path(f).with_suffix(".err")
-        text = err.read_text() if err.is_file() else ""
-        secs = re.search(r"examples in (\d+) s", text) or re.search(r"took about (\d+) s", text)
-        loads = re.findall(r"load average: ([\d.]+)", text)
+        if "seconds" in r:  # a stored file's test records its own cost
+            secs, loads = f"{r['seconds']:.0f} s ({r['cpu_seconds']:.0f} s CPU)", [f"{x:.2f}" for x in r["load_average"]]
+        else:
+            err = Path(f).with_suffix(".err")
+            text = err.read_text() if err.is_file() else ""
+            found = re.search(r"examples in (\d+) s", text) or re.search(r"took about (\d+) s", text)
+            secs, loads = found.group(1) + " s" if found else "–", re.findall(r"load average: ([\d.]+)", text)
         lines.append(f"| {r['model']} | {r['task']} | {r['n']:,} of {r['n_examples']:,} | {' → '.join(r['steps'])} | "
-                     f"{secs.group(1) + ' s' if secs else '–'} | {', '.join(loads) or '–'} |")
+                     f"{secs} | {', '.join(loads) or '–'} |")
     return "\n".join(lines)
 
 
@@ -93,14 +98,23 @@ def main(argv: list[str]) -> int:
     if not files:
         print(__doc__.strip(), file=sys.stderr)
         return 2
-    results = []
+    results, named = [], []
     for f in files:
         try:
-            results.append(json.loads(Path(f).read_text()))
+            data = json.loads(Path(f).read_text())
         except (OSError, ValueError) as err:
-            print(f"error: {f} cannot be read as a sanity result ({err}); make it with python -m disan sanity "
-                  "--model NAME --json > FILE.", file=sys.stderr)
+            print(f"error: {f} cannot be read as a sanity result ({err}); make it with python -m disan faithfulness "
+                  "--model NAME --parts sanity --write (or python -m disan sanity --model NAME --json > FILE).",
+                  file=sys.stderr)
             return 2
+        if "cascading" in data:  # a stored pretrained/NAME.sanity.json
+            tests = [data["cascading"]] + ([data["data_randomisation"]] if data["data_randomisation"] and not mode
+                                           else [])
+        else:
+            tests = [data]
+        results += tests
+        named += [f] * len(tests)
+    files = named
     if mode == "--verdicts":
         print(verdict_matrix(results))
     elif mode == "--runs":

@@ -22,7 +22,7 @@ from viz_app.shell.results import (REFRESH_COMMAND, Results, forest_rows, forest
 from viz_app.shell.session import ensure
 from viz_app.shell.state import DEFAULT_CLAIM
 from viz_app.draw.text import md_escape
-from . import evidence_corpus, evidence_faithfulness, evidence_plausibility, evidence_tables
+from . import evidence_corpus, evidence_faithfulness, evidence_plausibility, evidence_sanity, evidence_tables
 
 
 def notices(results: Results) -> None:
@@ -131,9 +131,10 @@ def render(ctx: Context) -> None:
         st.info(md_escape(f"No stored claim results yet. Compute them with: {REFRESH_COMMAND}"))
         evidence_faithfulness.render(ctx)
         return
-    claims_tab, gates_tab, corpus_tab, table_tab, faith_tab, plaus_tab, papers_tab = st.tabs(
+    claims_tab, gates_tab, corpus_tab, table_tab, faith_tab, sanity_tab, plaus_tab, papers_tab = st.tabs(
         ["Claim by claim", "The two gate claims", "Accuracy and length (Shen Fig. 5, Im Figs. 5–6)", "Verdict table",
-         "Attention as explanation", "Plausibility (human word labels)", "The papers' tables"])
+         "Attention as explanation", "Sanity checks (randomisation)", "Plausibility (human word labels)",
+         "The papers' tables"])
     with claims_tab:
         claim_section(ctx, results)
     with gates_tab:
@@ -145,6 +146,8 @@ def render(ctx: Context) -> None:
         st.dataframe(table, width="stretch", column_config=verdict_column_config(table))
     with faith_tab:
         evidence_faithfulness.render(ctx)
+    with sanity_tab:
+        evidence_sanity.render(ctx)
     with plaus_tab:
         evidence_plausibility.render(ctx)
     with papers_tab:
