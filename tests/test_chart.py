@@ -83,3 +83,28 @@ def test_the_served_component_s_messages_carry_a_loader_not_the_bundle(tmp_path,
         assert (tmp_path / "static" / chart.chart_js_name()).read_text(encoding="utf-8") == bundle
     finally:
         chart.chart_js_copied.clear()
+
+
+def test_the_chart_that_asks_for_a_trace_view_carries_it_on_the_next_rerun(monkeypatch):
+    """A page that lacks a view asks through the chart that needs it; that chart's next message must carry it:
+    carried by another chart only, the asking chart's message stays the same and Streamlit renders it no more."""
+    from types import SimpleNamespace
+
+    from viz_app.draw.site_view import PageView
+
+    fake = SimpleNamespace(session_state={})
+    monkeypatch.setattr(chart, "st", fake)
+    view = PageView(id="v1", view="{}", arrays="")
+    first, second = {}, {}
+    chart._carry([view], first, "maps")
+    chart._carry([view], second, "bars")
+    assert "v1" in first["views"] and "views" not in second  # sent once, with the first chart
+    fake.session_state["bars"] = {"missing": "v1"}
+    chart._view_missing("bars")
+    again_maps, again_bars = {}, {}
+    chart._carry([view], again_maps, "maps")
+    chart._carry([view], again_bars, "bars")
+    assert "views" not in again_maps and "v1" in again_bars["views"]  # the chart that asked
+    later = {}
+    chart._carry([view], later, "bars")
+    assert "views" not in later  # once

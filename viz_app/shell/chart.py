@@ -159,13 +159,18 @@ def draw(fig: go.Figure, *, key: str, config: dict) -> None:
 
 #: Session key of the trace views this session's page has been sent (``draw_figure``).
 SENT_VIEWS = "_chart_sent_views"
+#: Session key of {chart key: the trace view that chart asked for}: carried by that chart on the next rerun.
+ASKED_VIEWS = "_chart_asked_views"
 
 
 def _view_missing(key: str) -> None:
     """The page asked for a trace view it does not hold (a rerun cut short before the chart that carried it
-    reached the page): send it again."""
+    reached the page): the chart that asked carries it on the next rerun. Carried by another chart, it would not
+    reach the one that asked: that chart's own message would be unchanged, and Streamlit renders no chart again
+    whose message is the same (the Attribution view's bars then stayed at "Loading")."""
     missing = (st.session_state.get(key) or {}).get("missing")
-    st.session_state.setdefault(SENT_VIEWS, set()).discard(missing)
+    if missing:
+        st.session_state.setdefault(ASKED_VIEWS, {})[key] = missing
 
 
 @functools.lru_cache(maxsize=64)
@@ -178,10 +183,12 @@ def _provenance(view: PageView) -> dict[str, str]:
         return {"checkpointSha256": "unknown", "version": project_version()}
 
 
-def _carry(views: Sequence[PageView], data: dict) -> None:
-    """Put into ``data`` the trace views this session's page has not been sent yet (and the figure context)."""
+def _carry(views: Sequence[PageView], data: dict, key: str) -> None:
+    """Put into ``data`` the trace views this session's page has not been sent yet, and the one the chart ``key``
+    asked for (and the figure context)."""
     sent = st.session_state.setdefault(SENT_VIEWS, set())
-    carried = {v.id: {"view": v.view, "arrays": v.arrays} for v in views if v.id not in sent}
+    asked = st.session_state.setdefault(ASKED_VIEWS, {}).pop(key, None)
+    carried = {v.id: {"view": v.view, "arrays": v.arrays} for v in views if v.id not in sent or v.id == asked}
     if carried:
         data.update(views=carried, context=figure_context())
         sent.update(carried)
@@ -192,7 +199,7 @@ def draw_section(view: PageView, section: str, *, key: str, params: dict | None 
     """The HTML of the page's section ``section`` of ``view`` (``Sections.sectionBody``: "tokens"), built in
     the page as the report builds its sections; ``follow`` as for ``draw_figure``."""
     data = {"role": "section", "view_ids": [view.id], "section": section, "params": params or {}, "follow": follow}
-    _carry([view], data)
+    _carry([view], data, key)
     component()(key=key, data=wire(data), on_missing_change=partial(_view_missing, key))
 
 
@@ -229,7 +236,7 @@ def draw_figure(
         "follow": follow,
         "provenance": _provenance(views[0]),
     }
-    _carry(views, data)
+    _carry(views, data, key)
     callbacks = {"on_missing_change": partial(_view_missing, key)}
     if on_select is not None:
         callbacks["on_selection_change"] = on_select
@@ -246,7 +253,7 @@ def draw_pair(view_a: PageView, view_b: PageView, *, key: str, theme: str, loo: 
     (then ``on_swap``)."""
     data = {"role": "pair", "view_ids": [view_a.id, view_b.id], "theme": theme, "loo": loo,
             "swap": on_swap is not None, "provenance": _provenance(view_a)}
-    _carry([view_a, view_b], data)
+    _carry([view_a, view_b], data, key)
     callbacks = {"on_missing_change": partial(_view_missing, key)}
     if on_swap is not None:
         callbacks["on_swap_change"] = on_swap
