@@ -717,12 +717,18 @@ def main(argv: list[str] | None = None) -> int:
     for t in out:
         print(t.to_text(), "\n")
     stored = ["load", *(argv or [])]
-    result = {"machine": info, "command": command_line(stored), "argv": stored,
+    # how these figures were measured, kept with them: a later change of the method rewrites no stored page
+    result = {"machine": info, "command": command_line(stored), "argv": stored, "method": method_text(),
               **render.run_fields(started, None if args.no_baseline else args.baseline_rev),
               "figures": rounded(figures), "tables": [t.to_dict() for t in out]}
     # The page and the block are written from the JSON as stored, as `bench render` writes them later.
     render.publish(result, render.Outputs(args.json, args.markdown, args.docs))
     return 0
+
+
+def method_text() -> str:
+    """How this code measures (the module docstring after its first paragraph), as the page states it."""
+    return (__doc__ or "").split("\n\n", 1)[1].strip()
 
 
 def texts(result: dict, out) -> tuple[str, list[tuple[str, str, str, str]]]:
@@ -735,7 +741,7 @@ def texts(result: dict, out) -> tuple[str, list[tuple[str, str, str, str]]]:
     tables = [Table(**t) for t in result["tables"]]
     body = ["# Load benchmark: 50 sessions at once", "",
             "Written by the benchmark command itself; re-run it instead of editing:", "", "```", cmd, "```", "",
-            *render.header(result, out), measured, "", (__doc__ or "").split("\n\n", 1)[1].strip(), ""]
+            *render.header(result, out), measured, "", result.get("method") or method_text(), ""]
     body += [t.to_markdown() + "\n" for t in tables]
     took = result.get("elapsed_s")
     body.append("Run time not recorded in the stored results." if took is None else f"Took {took / 60:.1f} min.")
