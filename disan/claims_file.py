@@ -36,6 +36,17 @@ def checkpoint_path(name: str, directory: Path = PRETRAINED_DIR) -> Path:
     return directory / f"{name}.safetensors"
 
 
+def checkpoint_changed(result: dict, directory: Path = PRETRAINED_DIR) -> str | None:
+    """Why the checkpoint a stored result (claims, faithfulness, sanity, plausibility) was computed from is no
+    longer the one on disk, or None when it is."""
+    ckpt = checkpoint_path(result["model"], directory)
+    if not ckpt.is_file():
+        return f"{ckpt.name} is missing"
+    if sha256(ckpt) != result["checkpoint_sha256"]:
+        return f"{ckpt.name} changed since these results were computed"
+    return None
+
+
 def claims_path(name: str, directory: Path = PRETRAINED_DIR) -> Path:
     return directory / f"{name}.claims.json"
 
@@ -53,12 +64,9 @@ def read_claims(name: str, directory: Path = PRETRAINED_DIR) -> dict | None:
 
 def stale_reason(result: dict, directory: Path = PRETRAINED_DIR) -> str | None:
     """Why a stored result no longer describes the checkpoints on disk, or None when it is current."""
-    name = result["model"]
-    ckpt = checkpoint_path(name, directory)
-    if not ckpt.is_file():
-        return f"{ckpt.name} is missing"
-    if sha256(ckpt) != result["checkpoint_sha256"]:
-        return f"{ckpt.name} changed since these results were computed"
+    changed = checkpoint_changed(result, directory)
+    if changed:
+        return changed
     ab = result.get("ablation")
     if ab:
         other = checkpoint_path(ab["model"], directory)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..api import PRETRAINED_DIR, load
 from ..checkpoint import sha256
-from ..claims_file import checkpoint_path, task_of
+from ..claims_file import checkpoint_changed, checkpoint_path, task_of
 from ..errors import InputError
 from ..output import write_atomic
 from .plausibility import plausibility_path, run, tree_lines
@@ -40,12 +40,7 @@ def read_plausibility(name: str, directory: Path = PRETRAINED_DIR) -> dict | Non
 
 def stale_reason(result: dict, directory: Path = PRETRAINED_DIR) -> str | None:
     """Why a stored result no longer describes its checkpoint, or None when it is current."""
-    ckpt = checkpoint_path(result["model"], directory)
-    if not ckpt.is_file():
-        return f"{ckpt.name} is missing"
-    if sha256(ckpt) != result["checkpoint_sha256"]:
-        return f"{ckpt.name} changed since these results were computed"
-    return None
+    return checkpoint_changed(result, directory)
 
 
 def sst5_model(name: str, directory: Path = PRETRAINED_DIR):

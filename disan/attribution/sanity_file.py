@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ..api import PRETRAINED_DIR
 from ..checkpoint import sha256
-from ..claims_file import checkpoint_path, trained_model_and_examples
+from ..claims_file import checkpoint_changed, checkpoint_path, trained_model_and_examples
 from ..errors import InputError
 from ..output import write_atomic
 from . import data_randomisation, randomisation
@@ -56,11 +56,9 @@ def read_sanity(name: str, directory: Path = PRETRAINED_DIR) -> dict | None:
 def stale_reason(result: dict, directory: Path = PRETRAINED_DIR, shuffled: str | None = None) -> str | None:
     """Why a stored result no longer describes its checkpoint (or lacks the data randomisation test of the
     ``shuffled`` model asked for), or None when it is current."""
-    ckpt = checkpoint_path(result["model"], directory)
-    if not ckpt.is_file():
-        return f"{ckpt.name} is missing"
-    if sha256(ckpt) != result["checkpoint_sha256"]:
-        return f"{ckpt.name} changed since these results were computed"
+    changed = checkpoint_changed(result, directory)
+    if changed:
+        return changed
     data = result.get("data_randomisation")
     if shuffled is not None and (data is None or data.get("shuffled_sha256") != sha256(Path(shuffled))):
         return f"no data randomisation test against {shuffled} stored"

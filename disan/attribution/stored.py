@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..api import PRETRAINED_DIR
 from ..checkpoint import sha256
-from ..claims_file import card_fold, checkpoint_path, trained_model_and_examples
+from ..claims_file import card_fold, checkpoint_changed, checkpoint_path, trained_model_and_examples
 from ..errors import InputError
 from ..output import write_atomic
 from .corpus import SCHEMA_VERSION, TAU_BANDS, answer, run
@@ -99,12 +99,7 @@ def stale_reason(result: dict, directory: Path = PRETRAINED_DIR, schema: int | N
     written = result.get("migrated_from") or result.get("schema_version")  # read_faithfulness migrates old files
     if schema is not None and written != schema:
         return f"written by schema {written}; this code writes schema {schema}"
-    ckpt = checkpoint_path(result["model"], directory)
-    if not ckpt.is_file():
-        return f"{ckpt.name} is missing"
-    if sha256(ckpt) != result["checkpoint_sha256"]:
-        return f"{ckpt.name} changed since these results were computed"
-    return None
+    return checkpoint_changed(result, directory)
 
 
 def compute(name: str, split: str = "test", task: str | None = None, data_dir: str | None = None,
