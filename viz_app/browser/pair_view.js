@@ -160,11 +160,6 @@ function barsFigure(series, labels, o) {
   return Figures.barChart(list, labels, { title: o.title, yTitle: o.yTitle, theme: o.theme, yRange: o.yRange || null });
 }
 
-function predictionFigure(c, theme) {
-  return Figures.barChart([["A", c.a], ["B", c.b]], c.labels, { title: c.relatedness ? "p̂ over the relatedness grades, A and B"
-    : "Prediction of A and B", yTitle: "probability", theme: theme, yRange: [0, 1] });
-}
-
 /* A figure of the page; `scope` names what its numbers come from: a sentence side or "prediction". */
 function figure(id, build, paper, caption, scope) {
   return sectionFigure(id, build, paper, caption, "premise", { scope: scope });
@@ -363,7 +358,8 @@ function page(tvA, tvB, opts) {
   var tokens = section("pair-tokens", "Sentences A and B", '<div class="pair-rows">' + rows +
     '</div><div class="pair-swap" hidden></div>' + predictionHtml(change) + legend);
   var prediction = section("pair-prediction", "Prediction", "", [figure("pair-prediction", function () {
-    return predictionFigure(change, theme);
+    return Figures.barChart([["A", change.a], ["B", change.b]], change.labels, { title: change.relatedness
+      ? "p̂ over the relatedness grades, A and B" : "Prediction of A and B", yTitle: "probability", theme: theme, yRange: [0, 1] });
   }, tvA.arch === "disan" ? "Shen Sec. 5, A and B" : "Im Sec. 4.1, A and B",
     "The probability of each label for A and for B.", "prediction")]);
   var sections = [tokens].concat(mapSections(tvA, tvB, aligned, theme, o.alphaControl !== false));
