@@ -217,15 +217,6 @@ function maskPanel(T, kind, alpha) {
   return out;
 }
 
-/* viz_app.reduce.block_mean: average T×T over blocks of ceil(T / maxCells) so a side has at most
- * maxCells cells (NaN ignored). Returns {z: Float64Array n·n, n, block}. */
-function blockMean(mat, T, maxCells) {
-  if (!maxCells || Math.ceil(T / maxCells) <= 1) return { z: Float64Array.from(mat), n: T, block: 1 };
-  var got = Figures.blockMean(rows(Float64Array.from(mat), T), maxCells), n = got.z.length, z = new Float64Array(n * n);
-  got.z.forEach(function (row, r) { z.set(row, r * n); });
-  return { z: z, n: n, block: got.block };
-}
-
 /* Flat n·n values → n rows (subarrays of the flat values: no copy). */
 function rows(flat, n) {
   var out = new Array(n);
@@ -299,20 +290,18 @@ function fill(template, values) {
 function render(live, binding, spec, values) {
   var mats = {};
   binding.panels.forEach(function (p) {
-    var flat = evaluate(live, p.z, values), n = live.T;
-    if (p.pool) { var pooled = blockMean(flat, n, p.pool); flat = pooled.z; n = pooled.n; }
-    mats[p.panel] = flat;
-    spec.panels[p.panel].view = Object.assign({}, spec.panels[p.panel].view, { z: rows(flat, n) });
+    var z = rows(evaluate(live, p.z, values), live.T);
+    if (p.pool) z = Figures.blockMean(z, p.pool).z; // viz_app.reduce.block_mean, as the figure was drawn
+    mats[p.panel] = z;
+    spec.panels[p.panel].view = Object.assign({}, spec.panels[p.panel].view, { z: z });
   });
   (binding.scales || []).forEach(function (s) {
-    // figures.js `limits` (which drew the figure), each flat map as one row
-    var lim = Figures.limits(s.panels.map(function (i) { return [mats[i]]; }), s.zmin, s.zmax);
+    var lim = Figures.limits(s.panels.map(function (i) { return mats[i]; }), s.zmin, s.zmax); // as the figure was drawn
     if (s.diverging) { var bound = Math.max(Math.abs(lim[0]), Math.abs(lim[1])); bound = bound > 1e-9 ? bound : 1e-9; lim = [-bound, bound]; }
     s.panels.forEach(function (i) { spec.panels[i].view.zmin = lim[0]; spec.panels[i].view.zmax = lim[1]; });
   });
   (binding.rows || []).forEach(function (r) {
-    var flat = evaluate(live, r.z, values), line = [];
-    for (var c = 0; c < live.T; c++) line.push(flat[r.row * live.T + c]);
+    var line = Array.from(evaluate(live, r.z, values).subarray(r.row * live.T, (r.row + 1) * live.T));
     spec.panels[r.panel].view = Object.assign({}, spec.panels[r.panel].view, { values: line });
   });
   Object.keys(binding.texts || {}).forEach(function (path) { setPath(spec, path, fill(binding.texts[path], values)); });
@@ -320,4 +309,4 @@ function render(live, binding, spec, values) {
 }
 
 export { decode, distanceProbs, headMean, allowedCells, featureSlice, disanProbs, disanFeature, hasParts,
-  perFeature, featureMax, directionAllowed, remask, maskPanel, blockMean, rows, formatValue, prepare, evaluate, render };
+  perFeature, featureMax, directionAllowed, remask, maskPanel, rows, formatValue, prepare, evaluate, render };
