@@ -128,9 +128,8 @@ function compareFigure(m, labels, ops, o) {
 /* Every head of one block as three one-row figures: A's heads, B's on the same scale, B − A diverging. rows(which)
  * builds "a", "b" or "diff" from maps and scales computed once (three figures: a key waits for one, not all). */
 function headRows(sa, sb, dir, ops, labels, o) {
-  var H = sa[dir].H, TA = sa.tokens.length, TB = sb.tokens.length, th = Figures.theme(o.theme), shared = null;
-  var computed = function () {
-    if (shared) return shared;
+  var H = sa[dir].H, TA = sa.tokens.length, TB = sb.tokens.length, th = Figures.theme(o.theme), shared = {};
+  lazy(shared, "c", function () {
     var maps = [], ab = [], bound = 1e-9;
     for (var h = 0; h < H; h++) maps.push(alignedMaps(sa[dir].heads, TA, sb[dir].heads, TB, ops, h * TA * TA, h * TB * TB));
     maps.forEach(function (m) {
@@ -139,12 +138,11 @@ function headRows(sa, sb, dir, ops, labels, o) {
     });
     var lim = Figures.limits(ab, null, null);
     // no head changed: the difference gets the A/B scale's width, not 1e-9 (labelled "−1n…1n")
-    shared = { maps: maps, lim: lim, bound: bound > 1e-9 ? bound : lim[1] - lim[0] };
-    return shared;
-  };
+    return { maps: maps, lim: lim, bound: bound > 1e-9 ? bound : lim[1] - lim[0] };
+  });
   var NAMES = { a: "A", b: "B", diff: "B − A" };
   return function (which) {
-    var c = computed(), name = NAMES[which], diff = which === "diff";
+    var c = shared.c, name = NAMES[which], diff = which === "diff";
     var titles = c.maps.map(function (m, h) { return name + ", head " + (h + 1); });
     var fig = Figures.heatmapGrid(c.maps.map(function (m) { return m[which]; }), titles, labels, {
       title: o.title + ", " + name, theme: th, cols: H, zmin: diff ? -c.bound : c.lim[0], zmax: diff ? c.bound : c.lim[1],
