@@ -61,7 +61,7 @@ def test_head_mean_block_mean_and_masks_match_python(page, traces):
     T = len(dsa.tokens)
     out = _js(page, """const L = R.prepare(arg.p); const b = L.blocks.fw;
         const m = R.headMean(R.distanceProbs(b.scores, L.T, b.allowed, 1.5), L.T);
-        return {mean: Array.from(m), pooled: Array.from(R.blockMean(m, L.T, 4).z),
+        return {mean: Array.from(m), pooled: Disan.Figures.blockMean(R.rows(m, L.T), 4).z.flat(),
                 mask: Array.from(R.maskPanel(L.T, 'bw', 0.7)).map(v => isNaN(v) ? null : v)};""",
               {"p": live.distance_payload(dsa.premise)})
     mean = dsa.premise.encoder.fw.probs_at(1.5)[0].mean(0).numpy()
@@ -105,6 +105,22 @@ def test_render_rewrites_a_figure_the_page_built(page, traces):
     both = np.stack([fw, bw])  # one scale over both panels, from their finite values
     assert out["lim"][0] == out["lim"][1] == pytest.approx([both.min(), both.max()], abs=1e-6)
     assert out["title"] == "maps at α = 0.3" and out["sub"] == "fw α = 0.3"
+
+
+def test_render_pools_a_bound_head_as_its_figure_was_drawn(page, traces):
+    """A bound panel with ``pool`` (the heads' HEAD_CELLS) is redrawn block-averaged as viz_app.reduce.block_mean
+    averages it, its colour domain taken from the pooled cells."""
+    dsa, _ = traces
+    fig = {"title": "", "panels": [{"kind": "heatmap", "name": "head-2", "view": {"title": ""}}]}
+    bind = {"panels": [{"panel": 0, "z": {"op": "head", "dir": "fw", "head": 1}, "pool": 4}],
+            "scales": [{"panels": [0], "zmin": None, "zmax": None, "diverging": False}], "texts": {}, "rows": []}
+    out = _js(page, "const L = R.prepare(arg.p); const v = R.render(L, arg.b, arg.f, {alpha: 0.3}).panels[0].view;"
+                    "return {z: v.z.map(r => Array.from(r, x => isNaN(x) ? null : x)), lim: [v.zmin, v.zmax]};",
+              {"p": live.distance_payload(dsa.premise), "b": bind, "f": fig})
+    pooled, block = block_mean(dsa.premise.encoder.fw.probs_at(0.3)[0][1].numpy(), 4)
+    assert block > 1 and np.array(out["z"], float).shape == pooled.shape
+    assert np.allclose(np.array(out["z"], float), pooled, atol=1e-5, equal_nan=True)
+    assert out["lim"] == pytest.approx([np.nanmin(pooled), np.nanmax(pooled)], abs=1e-6)
 
 
 def test_decode_refuses_a_wrong_length(page):

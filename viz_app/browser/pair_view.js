@@ -109,12 +109,9 @@ function predictionHtml(c) {
 var EDIT_COLOURS = { insert: "#1a9850", delete: "#d73027" };
 
 function outlineEdits(fig, ops) {
-  var outlines = [];
-  ops.forEach(function (o, p) {
-    if (EDIT_COLOURS[o.op]) {
-      outlines.push({ axis: "row", index: p, colour: EDIT_COLOURS[o.op] },
-                    { axis: "column", index: p, colour: EDIT_COLOURS[o.op] });
-    }
+  var outlines = ops.flatMap(function (o, p) {
+    var colour = EDIT_COLOURS[o.op];
+    return colour ? [{ axis: "row", index: p, colour: colour }, { axis: "column", index: p, colour: colour }] : [];
   });
   fig.panels.forEach(function (panel) { if (panel.kind === "heatmap") panel.view.outlines = outlines; });
   return fig;
@@ -131,9 +128,8 @@ function compareFigure(m, labels, ops, o) {
 /* Every head of one block as three one-row figures: A's heads, B's on the same scale, B − A diverging. rows(which)
  * builds "a", "b" or "diff" from maps and scales computed once (three figures: a key waits for one, not all). */
 function headRows(sa, sb, dir, ops, labels, o) {
-  var H = sa[dir].H, TA = sa.tokens.length, TB = sb.tokens.length, th = Figures.theme(o.theme), shared = null;
-  var computed = function () {
-    if (shared) return shared;
+  var H = sa[dir].H, TA = sa.tokens.length, TB = sb.tokens.length, th = Figures.theme(o.theme), shared = {};
+  lazy(shared, "c", function () {
     var maps = [], ab = [], bound = 1e-9;
     for (var h = 0; h < H; h++) maps.push(alignedMaps(sa[dir].heads, TA, sb[dir].heads, TB, ops, h * TA * TA, h * TB * TB));
     maps.forEach(function (m) {
@@ -142,12 +138,11 @@ function headRows(sa, sb, dir, ops, labels, o) {
     });
     var lim = Figures.limits(ab, null, null);
     // no head changed: the difference gets the A/B scale's width, not 1e-9 (labelled "−1n…1n")
-    shared = { maps: maps, lim: lim, bound: bound > 1e-9 ? bound : lim[1] - lim[0] };
-    return shared;
-  };
+    return { maps: maps, lim: lim, bound: bound > 1e-9 ? bound : lim[1] - lim[0] };
+  });
   var NAMES = { a: "A", b: "B", diff: "B − A" };
   return function (which) {
-    var c = computed(), name = NAMES[which], diff = which === "diff";
+    var c = shared.c, name = NAMES[which], diff = which === "diff";
     var titles = c.maps.map(function (m, h) { return name + ", head " + (h + 1); });
     var fig = Figures.heatmapGrid(c.maps.map(function (m) { return m[which]; }), titles, labels, {
       title: o.title + ", " + name, theme: th, cols: H, zmin: diff ? -c.bound : c.lim[0], zmax: diff ? c.bound : c.lim[1],
@@ -159,17 +154,8 @@ function headRows(sa, sb, dir, ops, labels, o) {
 
 /* Per-token series of A and B side by side per aligned step (bars; none where a side has no token). */
 function barsFigure(series, labels, o) {
-  var list = [];
-  series.forEach(function (s) {
-    list.push(["A: " + s[0], s[1].a]);
-    list.push(["B: " + s[0], s[1].b]);
-  });
+  var list = series.flatMap(function (s) { return [["A: " + s[0], s[1].a], ["B: " + s[0], s[1].b]]; });
   return Figures.barChart(list, labels, { title: o.title, yTitle: o.yTitle, theme: o.theme, yRange: o.yRange || null });
-}
-
-function predictionFigure(c, theme) {
-  return Figures.barChart([["A", c.a], ["B", c.b]], c.labels, { title: c.relatedness ? "p̂ over the relatedness grades, A and B"
-    : "Prediction of A and B", yTitle: "probability", theme: theme, yRange: [0, 1] });
 }
 
 /* A figure of the page; `scope` names what its numbers come from: a sentence side or "prediction". */
@@ -177,36 +163,23 @@ function figure(id, build, paper, caption, scope) {
   return sectionFigure(id, build, paper, caption, "premise", { scope: scope });
 }
 
-/* Equal arrays (NaN equals NaN; figure_spec.js sameSpec). */
-function sameArray(x, y) {
-  return x === y || (!!x && !!y && sameSpec(x, y));
+/* What the figures of one sentence side draw: its tokens and every array a figure reads (sameSpec compares them,
+ * NaN equal to NaN). */
+function drawn(s) {
+  var block = function (b) { return [b.D, b.H, b.attention, b.heads, b.gate]; };
+  return s && [s.tokens, s.D2, s.s2t, s.maxpool_share, block(s.fw), block(s.bw)];
 }
 
-/* One sentence side of a trace view holds the same tokens and the same numbers in every array a figure draws. */
-function sameSentence(x, y) {
-  if (x === y) return true;
-  if (!x || !y || !sameArray(Array.from(x.tokens), Array.from(y.tokens)) || x.D2 !== y.D2 ||
-      !sameArray(x.s2t, y.s2t) || !sameArray(x.maxpool_share, y.maxpool_share)) return false;
-  return ["fw", "bw"].every(function (dir) {
-    var a = x[dir], b = y[dir];
-    return a.D === b.D && a.H === b.H && sameArray(a.attention, b.attention) && sameArray(a.heads, b.heads) &&
-      sameArray(a.gate, b.gate);
-  });
-}
-
+/* What the prediction figure draws: the score and each label with its probability. */
 function predictionList(tv) {
   return Figures.pairs(tv.prediction).reduce(function (out, p) { return out.concat([p[0], Number(p[1])]); }, [tv.relatedness]);
 }
 
 /* Whether the figures of `scope` are drawn from the same numbers on both pages (inputs: {tvA, tvB, theme}). */
 function sameScope(now, before, scope) {
-  var a = now.tvA, b = before.tvA;
-  if (now.theme !== before.theme || a.model !== b.model || a.arch !== b.arch || a.alpha !== b.alpha ||
-      String(a.masks) !== String(b.masks) || !a.hypothesis !== !b.hypothesis) return false;
-  if (scope === "prediction") {
-    return sameArray(predictionList(a), predictionList(b)) && sameArray(predictionList(now.tvB), predictionList(before.tvB));
-  }
-  return sameSentence(a[scope], b[scope]) && sameSentence(now.tvB[scope], before.tvB[scope]);
+  var pass = function (i) { return [i.theme, i.tvA.model, i.tvA.arch, i.tvA.alpha, String(i.tvA.masks), !i.tvA.hypothesis]; };
+  var numbers = function (tv) { return scope === "prediction" ? predictionList(tv) : drawn(tv[scope]); };
+  return sameSpec([pass(now), numbers(now.tvA), numbers(now.tvB)], [pass(before), numbers(before.tvA), numbers(before.tvB)]);
 }
 
 /* Each figure of `sections` whose numbers equal those of the same figure of `previous` is that figure's object,
@@ -358,20 +331,20 @@ function page(tvA, tvB, opts) {
   var aligned = {};
   sidesOf(tvA).forEach(function (side) {
     var ta = Array.from(tvA[side].tokens), tb = Array.from(tvB[side].tokens), ops = Pair.align(ta, tb);
-    aligned[side] = { ops: ops, labels: stepLabels(ops, ta, tb), edits: Pair.distance(ops) };
+    aligned[side] = { ops: ops, labels: stepLabels(ops, ta, tb) };
   });
   var change = predictionChange(tvA, tvB);
   var rows = sidesOf(tvA).map(function (side) {
     return alignHtml(side, aligned[side].ops, tvA[side], tvB[side], sideName(tvA, side), swap);
   }).join("");
-  var edits = sidesOf(tvA).reduce(function (s, side) { return s + aligned[side].edits; }, 0);
-  // a key: each mark, what it means and how many B has
+  // a key: each mark, what it means and how many B has; the edits, every step that is no "keep" (Pair.distance)
+  var ops = sidesOf(tvA).flatMap(function (side) { return aligned[side].ops; });
+  var count = function (op) { return ops.filter(function (o) { return o.op === op; }).length; };
+  var edits = ops.length - count("keep");
   var kinds = [["replace", "#fee8c8", "replaced", "a word of A replaced in B"],
                ["insert", "#d9f0d3", "inserted", "a word of B not in A"], ["delete", "#fddbc7", "deleted", "a word of A not in B"]];
   var key = kinds.map(function (k) {
-    var n = sidesOf(tvA).reduce(function (s, side) {
-      return s + aligned[side].ops.filter(function (op) { return op.op === k[0]; }).length;
-    }, 0);
+    var n = count(k[0]);
     return '<span class="pair-key" data-kind="' + k[0] + '" data-count="' + n + '"><span style="background:' + k[1] + '">' +
       k[2] + "</span> = " + k[3] + ": " + n + "</span>";
   }).join(" · ");
@@ -383,7 +356,8 @@ function page(tvA, tvB, opts) {
   var tokens = section("pair-tokens", "Sentences A and B", '<div class="pair-rows">' + rows +
     '</div><div class="pair-swap" hidden></div>' + predictionHtml(change) + legend);
   var prediction = section("pair-prediction", "Prediction", "", [figure("pair-prediction", function () {
-    return predictionFigure(change, theme);
+    return Figures.barChart([["A", change.a], ["B", change.b]], change.labels, { title: change.relatedness
+      ? "p̂ over the relatedness grades, A and B" : "Prediction of A and B", yTitle: "probability", theme: theme, yRange: [0, 1] });
   }, tvA.arch === "disan" ? "Shen Sec. 5, A and B" : "Im Sec. 4.1, A and B",
     "The probability of each label for A and for B.", "prediction")]);
   var sections = [tokens].concat(mapSections(tvA, tvB, aligned, theme, o.alphaControl !== false));

@@ -6,25 +6,20 @@
 import { fromBase64 } from "./bytes.js";
 import * as Figures from "./figures.js";
 
-var LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
-var SIZES = { float32: 4, uint16: 2, uint8: 1 };
+var TYPES = { float32: Float32Array, uint16: Uint16Array, uint8: Uint8Array };
 
-/* {dtype, shape, b64[, scale]} → the stored values (little-endian) as Float32Array, Uint16Array or Uint8Array;
- * `scale` is not applied. */
+/* {dtype, shape, b64[, scale]} → the stored values as Float32Array, Uint16Array or Uint8Array (views of the
+ * little-endian bytes, as trace_view.js's decode: every browser that runs WebAssembly is little-endian); `scale`
+ * is not applied. */
 function decode(array) {
-  var size = SIZES[array.dtype];
-  if (!size) throw new Error("Recompute.decode: dtype " + array.dtype + " is not float32, uint16 or uint8");
+  var Typed = TYPES[array.dtype];
+  if (!Typed) throw new Error("Recompute.decode: dtype " + array.dtype + " is not float32, uint16 or uint8");
   var n = array.shape.reduce(function (a, b) { return a * b; }, 1);
   var bytes = fromBase64(array.b64);
-  if (bytes.length !== n * size) {
+  if (bytes.length !== n * Typed.BYTES_PER_ELEMENT) {
     throw new Error("Recompute.decode: " + bytes.length + " bytes for shape [" + array.shape + "] of " + array.dtype);
   }
-  if (size === 1) return bytes;
-  var Typed = size === 4 ? Float32Array : Uint16Array;
-  if (LITTLE_ENDIAN) return new Typed(bytes.buffer);
-  var view = new DataView(bytes.buffer), out = new Typed(n);
-  for (var i = 0; i < n; i++) out[i] = size === 4 ? view.getFloat32(4 * i, true) : view.getUint16(2 * i, true);
-  return out;
+  return new Typed(bytes.buffer);
 }
 
 /* Im Eq. 7: softmax_j(scores[h,i,j] − α|i − j|) over the allowed j of each row.
@@ -59,11 +54,6 @@ function headMean(stack, T) {
     out[c] = s / H;
   }
   return out;
-}
-
-/* One T×T map out of an H·T·T stack. */
-function slice(stack, T, index) {
-  return stack.slice(index * T * T, (index + 1) * T * T);
 }
 
 /* Row-major indices of the allowed cells (the order of the feature payload's N cells). */
@@ -120,15 +110,11 @@ function eachSoftmax(keys, queries, T, allowed, c, visit, only) {
 
 /* P averaged over the D features (Shen Fig. 6): Float32Array T·T, [j·T + i]. */
 function disanMean(keys, queries, T, allowed, c) {
-  var D = keys.length / T, out = new Float32Array(T * T), row = new Float64Array(T);
-  var last = -1;
-  function flush() { if (last >= 0) for (var i = 0; i < T; i++) if (row[i]) out[last * T + i] = row[i]; }
+  var D = keys.length / T, sums = new Float64Array(T * T); // summed in doubles, stored as floats
   eachSoftmax(keys, queries, T, allowed, c, function (j, k, kept, n, w, sum) {
-    if (j !== last) { flush(); row.fill(0); last = j; }
-    for (var m = 0; m < n; m++) row[kept[m]] += w[m] / (sum * D);
+    for (var m = 0; m < n; m++) sums[j * T + kept[m]] += w[m] / (sum * D);
   });
-  flush();
-  return out;
+  return Float32Array.from(sums);
 }
 
 /* DiSAN's per-feature P: Float32Array T·T·D, [(j·T + i)·D + k], masked cells exactly 0. */
@@ -191,7 +177,7 @@ var remasked = new WeakMap();
 
 function remask(tv, kind) {
   var byKind = remasked.get(tv) || remasked.set(tv, {}).get(tv);
-  if (!Object.prototype.hasOwnProperty.call(byKind, kind)) byKind[kind] = remaskOnce(tv, kind);
+  if (!(kind in byKind)) byKind[kind] = remaskOnce(tv, kind);
   return byKind[kind];
 }
 
@@ -200,14 +186,13 @@ function remaskOnce(tv, kind) {
     if (!sent) return sent;
     var T = sent.tokens.length, allowed = directionAllowed(T, kind), out = Object.assign({}, sent);
     ["fw", "bw"].forEach(function (dir) {
-      var b = sent[dir], change = { mask: kind, allowed: allowed };
+      var b = sent[dir];
+      out[dir] = Object.assign({}, b, { mask: kind, allowed: allowed });
       if (tv.arch === "dsa") {
-        change.heads = distanceProbs(b.scores, T, allowed, tv.alpha || 0);
-        change.attention = headMean(change.heads, T);
-        out[dir] = Object.assign({}, b, change);
+        out[dir].heads = distanceProbs(b.scores, T, allowed, tv.alpha || 0);
+        out[dir].attention = headMean(out[dir].heads, T);
         return;
       }
-      out[dir] = Object.assign({}, b, change);
       // computed when first read: Compare draws one direction, and its T·T·D terms are the remask's cost
       var mean = null;
       Object.defineProperty(out[dir], "attention", { enumerable: true, configurable: true, get: function () {
@@ -216,14 +201,8 @@ function remaskOnce(tv, kind) {
     });
     return out;
   }
-  var sides = [tv.premise, tv.hypothesis].filter(Boolean);
-  var ready = sides.every(function (s) {
-    return ["fw", "bw"].every(function (d) {
-      var b = s[d];
-      return tv.arch === "dsa" ? Boolean(b.scores) : hasParts(b);
-    });
-  });
-  if (!ready) return null;
+  var has = tv.arch === "dsa" ? function (b) { return Boolean(b.scores); } : hasParts;
+  if (![tv.premise, tv.hypothesis].filter(Boolean).every(function (s) { return has(s.fw) && has(s.bw); })) return null;
   return Object.assign({}, tv, { masks: [kind, kind], premise: sentence(tv.premise),
                                  hypothesis: sentence(tv.hypothesis) });
 }
@@ -236,20 +215,6 @@ function maskPanel(T, kind, alpha) {
     for (var j = 0; j < T; j++) out[i * T + j] = allowed[i * T + j] ? -alpha * Math.abs(i - j) : NaN;
   }
   return out;
-}
-
-/* viz_app.reduce.block_mean: average T×T over blocks of ceil(T / maxCells) so a side has at most
- * maxCells cells (NaN ignored). Returns {z: Float64Array n·n, n, block}. */
-function blockMean(mat, T, maxCells) {
-  if (!maxCells || Math.ceil(T / maxCells) <= 1) return { z: Float64Array.from(mat), n: T, block: 1 };
-  var got = Figures.blockMean(rows(Float64Array.from(mat), T), maxCells), n = got.z.length, z = new Float64Array(n * n);
-  got.z.forEach(function (row, r) { z.set(row, r * n); });
-  return { z: z, n: n, block: got.block };
-}
-
-/* figures.js `limits` (which drew the figure) over flat arrays, each as one row. */
-function limits(mats, zmin, zmax) {
-  return Figures.limits(mats.map(function (m) { return [m]; }), zmin, zmax);
 }
 
 /* Flat n·n values → n rows (subarrays of the flat values: no copy). */
@@ -285,8 +250,8 @@ function prepare(payload) {
 
 /* The T·T (flat) map an expression names, at `values` {alpha, feature} (sections.js `gridBinding`'s exprs). */
 function evaluate(live, expr, values) {
-  var T = live.T, b = expr.dir ? live.blocks[expr.dir] : null;
-  if (expr.op === "mask") return maskPanel(T, expr.dir, alpha(expr, values));
+  var T = live.T, b = expr.dir ? live.blocks[expr.dir] : null, alpha = expr.alpha ?? values.alpha;
+  if (expr.op === "mask") return maskPanel(T, expr.dir, alpha);
   if (expr.op === "diff") {
     var a = evaluate(live, expr.a, values), c = evaluate(live, expr.b, values), out = new Float64Array(a.length);
     for (var i = 0; i < a.length; i++) out[i] = a[i] - c[i];
@@ -298,16 +263,12 @@ function evaluate(live, expr, values) {
       : disanFeature(b.keys, b.queries, T, b.allowed, b.c, values.feature); // the page's model: Eq. 15's parts
   }
   if (!live.memo || live.memo.stamp !== String(values.alpha)) live.memo = { stamp: String(values.alpha), maps: {} };
-  var key = expr.dir + "@" + alpha(expr, values); // the mean and the heads of one α share one softmax
-  if (!live.memo.maps[key]) live.memo.maps[key] = distanceProbs(b.scores, T, b.allowed, alpha(expr, values));
+  var key = expr.dir + "@" + alpha; // the mean and the heads of one α share one softmax
+  if (!live.memo.maps[key]) live.memo.maps[key] = distanceProbs(b.scores, T, b.allowed, alpha);
   var probs = live.memo.maps[key];
   if (expr.op === "mean") return headMean(probs, T);
-  if (expr.op === "head") return slice(probs, T, expr.head);
+  if (expr.op === "head") return probs.slice(expr.head * T * T, (expr.head + 1) * T * T);
   throw new Error("Recompute: unknown op " + expr.op);
-}
-
-function alpha(expr, values) {
-  return expr.alpha !== undefined && expr.alpha !== null ? expr.alpha : values.alpha;
 }
 
 function setPath(obj, path, value) {
@@ -329,24 +290,23 @@ function fill(template, values) {
 function render(live, binding, spec, values) {
   var mats = {};
   binding.panels.forEach(function (p) {
-    var flat = evaluate(live, p.z, values), n = live.T;
-    if (p.pool) { var pooled = blockMean(flat, n, p.pool); flat = pooled.z; n = pooled.n; }
-    mats[p.panel] = flat;
-    spec.panels[p.panel].view = Object.assign({}, spec.panels[p.panel].view, { z: rows(flat, n) });
+    var z = rows(evaluate(live, p.z, values), live.T);
+    if (p.pool) z = Figures.blockMean(z, p.pool).z; // viz_app.reduce.block_mean, as the figure was drawn
+    mats[p.panel] = z;
+    spec.panels[p.panel].view = Object.assign({}, spec.panels[p.panel].view, { z: z });
   });
   (binding.scales || []).forEach(function (s) {
-    var lim = limits(s.panels.map(function (i) { return mats[i]; }), s.zmin, s.zmax);
+    var lim = Figures.limits(s.panels.map(function (i) { return mats[i]; }), s.zmin, s.zmax); // as the figure was drawn
     if (s.diverging) { var bound = Math.max(Math.abs(lim[0]), Math.abs(lim[1])); bound = bound > 1e-9 ? bound : 1e-9; lim = [-bound, bound]; }
     s.panels.forEach(function (i) { spec.panels[i].view.zmin = lim[0]; spec.panels[i].view.zmax = lim[1]; });
   });
   (binding.rows || []).forEach(function (r) {
-    var flat = evaluate(live, r.z, values), line = [];
-    for (var c = 0; c < live.T; c++) line.push(flat[r.row * live.T + c]);
+    var line = Array.from(evaluate(live, r.z, values).subarray(r.row * live.T, (r.row + 1) * live.T));
     spec.panels[r.panel].view = Object.assign({}, spec.panels[r.panel].view, { values: line });
   });
   Object.keys(binding.texts || {}).forEach(function (path) { setPath(spec, path, fill(binding.texts[path], values)); });
   return spec;
 }
 
-export { decode, distanceProbs, headMean, slice, allowedCells, featureSlice, disanProbs, disanFeature, hasParts,
-  perFeature, featureMax, directionAllowed, remask, maskPanel, blockMean, limits, rows, formatValue, prepare, evaluate, render };
+export { decode, distanceProbs, headMean, allowedCells, featureSlice, disanProbs, disanFeature, hasParts,
+  perFeature, featureMax, directionAllowed, remask, maskPanel, rows, formatValue, prepare, evaluate, render };

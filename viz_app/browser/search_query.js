@@ -85,7 +85,7 @@ export function parseValue(spec, column, kind, raw) {
 
 /** The column's (table, kind), or an Error (query.column_of). @param {any} db @param {string} name */
 export function columnOf(db, name) {
-  const c = Object.prototype.hasOwnProperty.call(db.header.columns, name) ? db.header.columns[name] : null;
+  const c = Object.hasOwn(db.header.columns, name) ? db.header.columns[name] : null;
   if (!c) throw new Error("Unknown column " + short(String(name)) + "; use one of " + Object.keys(db.header.columns).sort().join(", ") + ".");
   return { name, table: c[0], kind: c[1] };
 }
@@ -93,7 +93,7 @@ export function columnOf(db, name) {
 /** The operator's SQL, or an Error (query.check_operator). @param {any} spec */
 export function checkOperator(spec, column, kind, op) {
   const allowed = spec.kind_operators[kind];
-  if (!Object.prototype.hasOwnProperty.call(spec.operators, op)) throw new Error("Unknown operator " + short(String(op)) + "; use one of " + allowed.join(", ") + ".");
+  if (!Object.hasOwn(spec.operators, op)) throw new Error("Unknown operator " + short(String(op)) + "; use one of " + allowed.join(", ") + ".");
   if (!allowed.includes(op)) throw new Error(column + " holds " + kind + "s, which '" + op + "' does not compare; use one of " + allowed.join(", ") + ".");
   return spec.operators[op];
 }

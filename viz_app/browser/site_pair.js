@@ -46,8 +46,7 @@ export function showControls(state) {
     el("text").parentNode.firstChild.textContent = names[0] + " ";
     el("hyp-row").firstChild.textContent = names[1] + " ";
   }
-  if (el("b-text").value !== b.text) el("b-text").value = b.text;
-  if (el("b-hypothesis").value !== b.hypothesis) el("b-hypothesis").value = b.hypothesis;
+  for (const [id, value] of [["b-text", b.text], ["b-hypothesis", b.hypothesis]]) if (el(id).value !== value) el(id).value = value;
   if (presetsOf !== s.model) {
     presetsOf = s.model;
     presetList = meta.pair_presets || []; // presets.pair_presets_for, written by site.py

@@ -152,17 +152,17 @@ function measureOf() {
   return isTokenNumber(q.measure) ? q.measure : isTokenNumber(q.sort) ? q.sort : f ? f[0] : "s2t";
 }
 
+/* The token rows of sentence row `s` (none where it has no token). */
+const tokenRows = s => model.first[s] < 0 ? [] : Array.from({ length: model.count[s] }, (_, k) => model.first[s] + k);
+
 /* Side `side` of sentence row `s` as token spans coloured by `measure` between lo and hi, token row `hit` outlined. */
 function tokenSpans(s, side, hit, measure, lo, hi) {
-  const out = [];
-  for (let j = model.first[s]; j >= 0 && j < model.first[s] + model.count[s]; j++) {
-    if (Query.value(model, "tokens", "side", j) !== side) continue;
+  return tokenRows(s).filter(j => Query.value(model, "tokens", "side", j) === side).map(j => {
     const v = Query.value(model, "tokens", measure, j), share = hi <= lo ? 0 : (v - lo) / (hi - lo);
-    out.push(`<span class="sq-token" title="${esc(measure + " = " + (v === null ? "–" : v.toFixed(3)))}" style="padding: 1px 3px; ` +
+    return `<span class="sq-token" title="${esc(measure + " = " + (v === null ? "–" : v.toFixed(3)))}" style="padding: 1px 3px; ` +
       "border-radius: 3px; " + (v === null ? "" : `background: rgba(0, 114, 178, ${(0.08 + 0.72 * share).toFixed(2)});`) +
-      (j === hit ? " outline: 2px solid #D55E00;" : "") + `">${esc(Query.value(model, "tokens", "word", j))}</span>`);
-  }
-  return out.join(" ");
+      (j === hit ? " outline: 2px solid #D55E00;" : "") + `">${esc(Query.value(model, "tokens", "word", j))}</span>`;
+  }).join(" ");
 }
 
 const cell = v => esc(v === null ? "–" : typeof v === "number" && !Number.isInteger(v) ? v.toFixed(4) : String(v));
@@ -183,14 +183,8 @@ function draw(state) {
     el("sq-hits").textContent = "";
     return searchState("empty", "No hit: no " + result.level.slice(0, -1) + " of this corpus matches the filters; loosen one of them.");
   }
-  let lo = Infinity, hi = -Infinity;
-  for (const h of result.hits) {
-    for (let j = model.first[h.s]; j >= 0 && j < model.first[h.s] + model.count[h.s]; j++) {
-      const v = V("tokens", measure, j);
-      if (v !== null) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
-    }
-  }
-  if (lo > hi) { lo = 0; hi = 1; }
+  const shown = result.hits.flatMap(h => tokenRows(h.s).map(j => V("tokens", measure, j))).filter(v => v !== null);
+  const lo = shown.length ? shown.reduce((a, v) => Math.min(a, v)) : 0, hi = shown.length ? shown.reduce((a, v) => Math.max(a, v)) : 1;
   const first = q.page * q.top + 1, near = q.like !== null || q.likeText !== null;
   el("sq-summary").textContent = fmt(result.total) + " hits; showing " + fmt(first) + "–" + fmt(first + result.hits.length - 1) +
     ", tokens coloured by " + measure + " (light " + lo.toPrecision(3) + " → dark " + hi.toPrecision(3) + ")" +

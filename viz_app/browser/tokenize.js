@@ -10,7 +10,6 @@
  * does not assign stay out of NFKC and lower case (`unassigned`), and Σ becomes σ or word-final ς by Python's Cased
  * and Case_Ignorable sets (`sigma`) before toLowerCase sees it. */
 const FORMAT = 1, SIGMA = "\u03a3", REGENERATE = "; regenerate them with viz_app.draw.tokenizer_rules.tokenizer_rules()";
-const has = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
 
 /* "lo-hi lo ..." (hex code points) → the body of a u-flag character class, "\u{lo}-\u{hi}\u{lo}...". */
 export const classBody = ranges => ranges === "" ? "" : ranges.split(" ").map(r => r.split("-").map(hex => "\\u{" + hex + "}").join("-")).join("");
@@ -18,8 +17,8 @@ export const classBody = ranges => ranges === "" ? "" : ranges.split(" ").map(r 
 /* A regex template of disan/vocab.py with its {fragments} expanded and its {class} placeholders filled. */
 export function expand(template, rules) {
   return template.replace(/\{([a-z_]+)\}/g, (whole, name) => {
-    if (has(rules.fragments, name)) return expand(rules.fragments[name], rules);
-    if (has(rules.classes, name)) return classBody(rules.classes[name]);
+    if (Object.hasOwn(rules.fragments, name)) return expand(rules.fragments[name], rules);
+    if (Object.hasOwn(rules.classes, name)) return classBody(rules.classes[name]);
     throw new Error("Tokenize: the template placeholder " + whole + " is neither a fragment nor a class of these rules" + REGENERATE);
   });
 }
