@@ -67,7 +67,7 @@ export function sameSpec(a, b) {
 
 /* A figure spec from its panels (builders' shorthand). */
 export function figureSpec(name, title, panels, extra) {
-  return { kind: "figure", name, title: title || "", columns: panels.length, panels, rowBars: null, ...(extra || {}) };
+  return { kind: "figure", name: name || "figure", title: title || "", columns: panels.length, panels, rowBars: null, ...(extra || {}) };
 }
 
 export const heatmapPanel = (name, view) => ({ kind: "heatmap", name, view });

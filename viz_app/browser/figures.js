@@ -116,28 +116,19 @@ function bound(mats) {
   return any && isFinite(b) ? b : any ? Infinity : 0;
 }
 
-function range(n) {
-  var out = new Array(n);
-  for (var i = 0; i < n; i++) out[i] = i;
-  return out;
-}
-
 /* "rows × cols" of a matrix, for error messages. */
 function shapeText(m) {
   return m.length + " × " + (m.length ? m[0].length : 0);
-}
-
-/* A cell as a number: null (how JSON carries NaN) as NaN, so arithmetic on it stays NaN as in numpy. */
-function cellValue(v) {
-  return v === null ? NaN : v;
 }
 
 function pairs(mapping) {
   return Array.isArray(mapping) ? mapping : Object.keys(mapping).map(function (k) { return [k, mapping[k]]; });
 }
 
-function spec(name, title, panels, extra) {
-  return figureSpec(name || "figure", title || "", panels, extra);
+/* A heatmap panel of z on the colour domain lim ([zmin, zmax]); `more`: the rest of its createHeatmap view. */
+function mapPanel(name, z, rowTokens, colTokens, lim, th, more) {
+  return heatmapPanel(name, Object.assign({ z: z, rowTokens: Array.from(rowTokens), colTokens: Array.from(colTokens),
+                                            zmin: lim[0], zmax: lim[1], theme: th.name }, more));
 }
 
 /* A boolean matrix when any cell is true, else null (no masked cells to draw). */
@@ -156,18 +147,17 @@ function heatmapGrid(mats, titles, rowTokens, opts) {
   var height = Math.trunc(cols > 2 ? Math.min(760, Math.max(260, 90 + th.cell_height * T * 0.6))
                                    : Math.min(720, Math.max(220, 50 + th.cell_height * T)));
   var panels = mats.map(function (mat, k) {
-    return heatmapPanel(o.names ? o.names[k] : "panel-" + k, {
-      z: mat, rowTokens: Array.from(rowTokens), colTokens: Array.from(colTokens), title: titles[k] === undefined ? "" : String(titles[k]),
-      valueName: valueName, scale: "sequential", zmin: lim[0], zmax: lim[1], theme: th.name,
-      masked: anyMasked(o.masked && o.masked[k]), colourbar: k === n - 1, height: height,
-    });
+    return mapPanel(o.names ? o.names[k] : "panel-" + k, mat, rowTokens, colTokens, lim, th, {
+      title: titles[k] === undefined ? "" : String(titles[k]), valueName: valueName, scale: "sequential",
+      masked: anyMasked(o.masked && o.masked[k]), colourbar: k === n - 1, height: height });
   });
   if (o.rowBars) {
     var last = mats[0].length - 1;  // the first panel's last row: under a forward mask the one that sees every token
     panels.push(barsPanel("row", { values: Array.from(mats[0][last] || []), labels: Array.from(colTokens),
       title: "Row #" + last + " '" + rowTokens[last] + "' (click a row)", valueName: valueName, theme: th.name }));
   }
-  return spec(o.name, o.title, panels, { columns: Math.min(cols, n), rowBars: o.rowBars ? { panel: "*", bars: "row", title: "Row" } : null });
+  return figureSpec(o.name, o.title, panels, { columns: Math.min(cols, n),
+                                               rowBars: o.rowBars ? { panel: "*", bars: "row", title: "Row" } : null });
 }
 
 /* viz_app.draw.reduce.block_mean of one matrix: the mean of each block × block square (NaN ignored). */
@@ -225,7 +215,7 @@ function barChart(series, tokens, opts) {
     return barsPanel(String(item[0]), { values: values[k], labels: Array.from(tokens), title: String(item[0]),
       valueName: o.yTitle || String(item[0]), yLabel: o.yTitle || "", orientation: "vertical", domain: domain, theme: th.name });
   });
-  return spec(o.name, o.title, panels, { columns: Math.min(2, panels.length) });
+  return figureSpec(o.name, o.title, panels, { columns: Math.min(2, panels.length) });
 }
 
 /* predictionChart: horizontal bars of label probabilities, the predicted label outlined. prediction: {label: p}
@@ -234,7 +224,7 @@ function predictionChart(prediction, opts) {
   var o = opts || {}, th = theme(o.theme), list = pairs(prediction);
   var labels = list.map(function (p) { return String(p[0]); }), values = list.map(function (p) { return Number(p[1]); });
   var best = argmax(values);
-  return spec(o.name, "", [barsPanel("prediction", { values: values, labels: labels, orientation: "horizontal",
+  return figureSpec(o.name, "", [barsPanel("prediction", { values: values, labels: labels, orientation: "horizontal",
     title: o.title === undefined ? "Prediction" : o.title, valueName: "p", xLabel: o.xTitle || "probability",
     domain: [0, 1], highlight: best, theme: th.name })]);
 }
@@ -261,19 +251,18 @@ function vectorGrids(vectors, titles, opts) {
     b = bound([grids[diffAt]]);
     b = b > 0 && isFinite(b) ? b : lim[1] - lim[0];  // an all-zero difference: the compared vectors' scale width
   }
-  var rowNames = range(rows).map(function (r) { return "features " + r * cols + "–" + (Math.min(size, (r + 1) * cols) - 1); });
-  var colNames = range(cols).map(function (c) { return "+" + c; });
+  var rowNames = Array.from({ length: rows }, function (_, r) {
+    return "features " + r * cols + "–" + (Math.min(size, (r + 1) * cols) - 1);
+  });
+  var colNames = Array.from({ length: cols }, function (_, c) { return "+" + c; });
   var height = Math.trunc(200 + 14 * rows + 2 * th.font_size);
   var panels = grids.map(function (g, k) {
     var diff = k === diffAt;
-    return heatmapPanel(diff ? "difference" : "vector-" + k, {
-      z: g, rowTokens: rowNames, colTokens: colNames, title: String(titles[k]), valueName: diff ? "Δ" + valueName : valueName,
-      scale: diff ? "diverging" : "sequential", zmin: diff ? -b : lim[0], zmax: diff ? b : lim[1], theme: th.name,
-      colourbar: diff || k === (diffAt < 0 ? grids.length - 1 : diffAt - 1), height: height,
-      xLabel: "feature (row start + column)",
-    });
+    return mapPanel(diff ? "difference" : "vector-" + k, g, rowNames, colNames, diff ? [-b, b] : lim, th, {
+      title: String(titles[k]), valueName: diff ? "Δ" + valueName : valueName, scale: diff ? "diverging" : "sequential",
+      colourbar: diff || k === (diffAt < 0 ? grids.length - 1 : diffAt - 1), height: height, xLabel: "feature (row start + column)" });
   });
-  return spec(o.name, o.title, panels);
+  return figureSpec(o.name, o.title, panels);
 }
 
 /* tokenFeatureHeatmap: rows = tokens, columns = feature k (e.g. the gate F, Shen Eq. 19). matrix: T × D rows.
@@ -284,12 +273,9 @@ function tokenFeatureHeatmap(matrix, tokens, opts) {
     throw new Error("tokenFeatureHeatmap needs one matrix row per token: the matrix has " + matrix.length +
                     " rows for " + tokens.length + " tokens.");
   }
-  var lim = limits([matrix], o.zmin, o.zmax);
-  return spec(o.name, "", [heatmapPanel("features", {
-    z: matrix, rowTokens: Array.from(tokens), colTokens: range(matrix.length ? matrix[0].length : 0).map(String),
-    title: o.title || "", valueName: valueName, zmin: lim[0], zmax: lim[1], theme: th.name,
-    xLabel: "feature k", yLabel: "token",
-  })]);
+  var features = Array.from({ length: matrix.length ? matrix[0].length : 0 }, function (_, k) { return String(k); });
+  return figureSpec(o.name, "", [mapPanel("features", matrix, tokens, features, limits([matrix], o.zmin, o.zmax), th, {
+    title: o.title || "", valueName: valueName, xLabel: "feature k", yLabel: "token" })]);
 }
 
 /* compareHeatmaps: A and B on ONE colour scale and A − B diverging about 0 (NaN where A or B is, as numpy). a, b:
@@ -302,22 +288,16 @@ function compareHeatmaps(a, b, tokens, opts) {
                     ", B is " + shapeText(b) + " for " + T + " tokens.");
   }
   var lim = limits([a, b], null, null);
-  var diff = Array.from(a, function (row, r) {
-    return Array.from(row, function (v, c) { return cellValue(v) - cellValue(b[r][c]); });
-  });
+  var num = function (v) { return v === null ? NaN : v; };  // null (JSON's NaN) stays NaN in arithmetic, as in numpy
+  var diff = Array.from(a, function (row, r) { return Array.from(row, function (v, c) { return num(v) - num(b[r][c]); }); });
   // A equal to B: the all-zero difference is drawn on [−width, width] of A and B's scale
   var d = bound([diff]);
   d = d > 0 ? d : lim[1] - lim[0];
-  var toks = Array.from(tokens);
-  var view = function (z, title, extra) {
-    return Object.assign({ z: z, rowTokens: toks, colTokens: toks, title: title, valueName: valueName,
-                           zmin: lim[0], zmax: lim[1], theme: th.name }, extra);
-  };
-  return spec(o.name, o.title, [
-    heatmapPanel("A", view(a, String(titles[0]), { colourbar: false })),
-    heatmapPanel("B", view(b, String(titles[1]), {})),
-    heatmapPanel("difference", view(diff, o.diffTitle || titles[0] + " − " + titles[1],
-      { scale: "diverging", zmin: -d, zmax: d, valueName: "Δ" + valueName })),
+  return figureSpec(o.name, o.title, [
+    mapPanel("A", a, tokens, tokens, lim, th, { title: String(titles[0]), valueName: valueName, colourbar: false }),
+    mapPanel("B", b, tokens, tokens, lim, th, { title: String(titles[1]), valueName: valueName }),
+    mapPanel("difference", diff, tokens, tokens, [-d, d], th, { title: o.diffTitle || titles[0] + " − " + titles[1],
+                                                                scale: "diverging", valueName: "Δ" + valueName }),
   ]);
 }
 
@@ -341,12 +321,9 @@ function heatmap(z, rowTokens, colTokens, opts) {
     lo = -b;
     hi = b;
   }
-  return spec(o.name, "", [heatmapPanel("map", {
-    z: z, rowTokens: Array.from(rowTokens), colTokens: Array.from(colTokens), title: o.title || "", valueName: valueName,
-    scale: o.diverging ? "diverging" : "sequential", zmin: lo, zmax: hi, theme: th.name,
-    masked: anyMasked(o.masked),
-    xLabel: o.xTitle === undefined ? COL_TITLE : o.xTitle, yLabel: o.yTitle === undefined ? ROW_TITLE : o.yTitle,
-  })]);
+  return figureSpec(o.name, "", [mapPanel("map", z, rowTokens, colTokens, [lo, hi], th, {
+    title: o.title || "", valueName: valueName, scale: o.diverging ? "diverging" : "sequential", masked: anyMasked(o.masked),
+    xLabel: o.xTitle === undefined ? COL_TITLE : o.xTitle, yLabel: o.yTitle === undefined ? ROW_TITLE : o.yTitle })]);
 }
 
 /* maskPanels: additive masks (0 / −∞ / −α|i−j|: Shen Eqs. 16–18, Im Eq. 7) as a heatmapGrid, non-finite cells

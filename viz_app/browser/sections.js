@@ -106,13 +106,6 @@ function checkView(tv, opts) {
   if (!(opts && opts.anyLength)) checkLengths(tv);
 }
 
-/* The indices of a spec's heatmap panels that show maps (not −∞ masks alone). */
-function heatmapPanels(fig) {
-  var out = [];
-  fig.panels.forEach(function (p, i) { if (p.kind === "heatmap") out.push(i); });
-  return out;
-}
-
 /* {path: template} for every text of the spec `fig` that contains a key of `replacements` (e.g. {"α = 1.5":
  * "α = {alpha}"}; paths are dotted: title, panels.3.view.title, panels.0.view.valueName). */
 function templates(fig, replacements) {
@@ -144,7 +137,8 @@ function sharedScale(panels, zmin, zmax, diverging) {
 
 /* Panel k of a heatmapGrid / smallMultiples shows exprs[k], on one shared scale. opts: {pool, zmin, zmax}. */
 function gridBinding(fig, exprs, replacements, opts) {
-  var o = opts || {}, panels = heatmapPanels(fig);
+  var o = opts || {}, panels = [];
+  fig.panels.forEach(function (p, i) { if (p.kind === "heatmap") panels.push(i); });
   if (exprs.length !== panels.length) {
     throw new Error(exprs.length + " expressions for " + panels.length + " heatmap panels");
   }
@@ -154,10 +148,6 @@ function gridBinding(fig, exprs, replacements, opts) {
     return item;
   });
   return binding(items, [sharedScale(panels, o.zmin, o.zmax)], templates(fig, replacements));
-}
-
-function formatValue(value) {
-  return Figures.formatG(value);
 }
 
 function sides(tv) {
@@ -185,28 +175,18 @@ function lazy(obj, key, make) {
 function figure(id, build, paper, caption, side, extra) {
   var o = extra || {}, out = { id: id, paper: paper, caption: caption, side: side || "premise", word: !!o.word,
                                live: !!o.bind, scope: o.scope };
-  lazy(out, "figure", function () { return withName(typeof build === "function" ? build() : build, id); });
+  lazy(out, "figure", function () { return Object.assign(typeof build === "function" ? build() : build, { name: id }); });
   lazy(out, "binding", function () { return o.bind ? o.bind(out.figure) : null; });
   return out;
-}
-
-/* The spec named after its figure's id (data-figure="figure:<id>"). */
-function withName(spec, id) {
-  spec.name = id;
-  return spec;
 }
 
 function section(id, title, html, figures, control) {
   return { id: id, title: title, html: html || "", figures: figures || [], control: control || null };
 }
 
-function statusNames() {
-  return Figures.context().status_names;
-}
-
 /* Tokens as escaped badges coloured by vocabulary status. */
 function tokensHtml(sent) {
-  var esc = Figures.htmlEscape, names = statusNames(), unknown = 0, glove = 0;
+  var esc = Figures.htmlEscape, names = Figures.context().status_names, unknown = 0, glove = 0;
   var badges = Array.from(sent.tokens, function (t, i) {
     var s = sent.status[i];
     if (s === "unknown") unknown++;
@@ -219,7 +199,7 @@ function tokensHtml(sent) {
 }
 
 function legendHtml() {
-  var names = statusNames(), esc = Figures.htmlEscape;
+  var names = Figures.context().status_names, esc = Figures.htmlEscape;
   return '<p class="legend">' + Object.keys(names).map(function (k) {
     return '<span class="tok tok-' + k + '">' + k + "</span> " + esc(names[k]);
   }).join(" · ") + "</p>";
@@ -366,12 +346,12 @@ function disanSections(tv, theme) {
 function dsaSections(tv, theme) {
   var esc = Figures.htmlEscape, alpha = tv.alpha !== null && tv.alpha !== undefined ? tv.alpha : 0.0;
   var at = {};
-  at["α = " + formatValue(alpha)] = "α = {alpha}";
+  at["α = " + Figures.formatG(alpha)] = "α = {alpha}";
   var mean = [], heads = [], gates = [], ffn = [], pool = [];
   sides(tv).forEach(function (s) {
     var side = s[0], sent = s[1], T = sent.tokens.length;
     mean.push(figure("alpha-mean-" + side, function () {
-      return attentionPair(tv, sent, named("Head-averaged attention weights at α = " + formatValue(alpha), side, tv), theme,
+      return attentionPair(tv, sent, named("Head-averaged attention weights at α = " + Figures.formatG(alpha), side, tv), theme,
                            ["forward (mask " + tv.masks[0] + ")", "backward (mask " + tv.masks[1] + ")"]);
     }, "Im Fig. 7 (Eq. 7)",
       "softmax(QKᵀ/√d_k + M_dir + α·M_dis) averaged over heads; the α control recomputes it in the page.", side,
@@ -380,7 +360,7 @@ function dsaSections(tv, theme) {
       var direction = d[0], name = d[1], exprs = [];
       for (var h = 0; h < sent[direction].H; h++) exprs.push({ op: "head", dir: direction, head: h });
       heads.push(figure("alpha-heads-" + direction + "-" + side, function () {
-        return headsFigure(sent, direction, named(name + " heads at α = " + formatValue(alpha), side, tv), theme);
+        return headsFigure(sent, direction, named(name + " heads at α = " + Figures.formatG(alpha), side, tv), theme);
       }, "Im Fig. " + d[2],
         "Every head of the " + name.toLowerCase() + " block on one colour scale; heads specialise on different distances.",
         side, { bind: function (fig) { return gridBinding(fig, exprs, at, { pool: Figures.constant("HEAD_CELLS") }); } }));
@@ -612,7 +592,7 @@ function draw(views, id, params, themeName) {
   }
   views.forEach(function (tv) { checkView(tv, { anyLength: true }); });
   var built = BUILDERS[id](views, params || {}, Figures.theme(themeName || "normal"));
-  withName(built.figure, id);
+  built.figure.name = id;  // data-figure="figure:<id>"
   return { figure: built.figure, binding: built.bind ? built.bind(built.figure) : null };
 }
 
@@ -663,7 +643,7 @@ function mapFigure(tv, id) {
 
 export { mapFigure, page, figureById, draw, sectionBody, define, reportSections, compactSections,
   overview, disanSections, dsaSections, s2tWordFigure, wordFrames, tokensHtml, legendHtml, pageData, payload,
-  gridBinding, templates, sharedScale, formatValue, escape, checkView,
+  gridBinding, templates, sharedScale, escape, checkView,
   // what view_figures.js and pair_view.js build their figures with
   need, checkArray, matrix, rowMeans, capitalize, featureSlice, perFeature, pair, attentionPair, blockTitles, headsFigure,
   binding, lazy, section, figure, sectionHtml, alphaSlider, navLines };

@@ -5,7 +5,7 @@
 import * as Figures from "./figures.js";
 import * as Recompute from "./recompute.js";
 import { define, need, checkArray, matrix, rowMeans, capitalize, featureSlice, perFeature, pair, attentionPair, blockTitles,
-  headsFigure, binding, gridBinding, templates, sharedScale, formatValue } from "./sections.js";
+  headsFigure, binding, gridBinding, templates, sharedScale } from "./sections.js";
 
 function sentOf(tv, side) {
   return side === "hypothesis" && tv.hypothesis ? tv.hypothesis : tv.premise;
@@ -171,10 +171,10 @@ define("masks", function (views, p, theme) {
   var sent = sentOf(views[0], p.side), T = sent.tokens.length, a = p.alpha || 0;
   var panels = MASK_PANELS.map(function (m) {
     var flat = Array.from(Recompute.maskPanel(T, m[0], m[1] ? a : 0), function (v) { return v + 0; }); // no −0
-    return [m[2].replace("{α}", formatValue(a)), matrix(flat, T, T)];
+    return [m[2].replace("{α}", Figures.formatG(a)), matrix(flat, T, T)];
   });
   var fig = Figures.maskPanels(panels, sent.tokens, { title: "Masks for T = " + T + " tokens", theme: theme });
-  var shown = { ["α = " + formatValue(a)]: "α = {alpha}" };
+  var shown = { ["α = " + Figures.formatG(a)]: "α = {alpha}" };
   return { figure: fig, bind: function (f) {
     return gridBinding(f, MASK_PANELS.map(function (m) {
       return m[1] ? { op: "mask", dir: m[0] } : { op: "mask", dir: m[0], alpha: 0.0 };
@@ -206,7 +206,7 @@ define("token-bars", function (views, p, theme) {
 /* Im Fig. 8: the same weights without the distance mask (α = 0) and with it (α), forward and backward,
  * re-weighted in the page from the trace view's pre-mask scores (Im Eq. 7). p: {side, alpha, title}. */
 define("distance-effect", function (views, p, theme) {
-  var tv = views[0], sent = sentOf(tv, p.side), a = formatValue(p.alpha);
+  var tv = views[0], sent = sentOf(tv, p.side), a = Figures.formatG(p.alpha);
   need(tv.arch === "dsa", "the distance effect needs a distance-based SAN trace view");
   var mats = [attentionAt(tv, sent, "fw", 0), attentionAt(tv, sent, "bw", 0),
               attentionAt(tv, sent, "fw", p.alpha), attentionAt(tv, sent, "bw", p.alpha)];
