@@ -192,17 +192,16 @@ function tokensHtml(sent) {
     if (s === "unknown") unknown++;
     if (s === "glove") glove++;
     var name = Object.prototype.hasOwnProperty.call(names, s) ? names[s] : s;
-    return '<span class="tok tok-' + esc(s) + '" title="#' + i + " " + esc(name) + '">' + esc(t) + "</span>";
+    return `<span class="tok tok-${esc(s)}" title="#${i} ${esc(name)}">${esc(t)}</span>`;
   });
-  var counts = sent.tokens.length + " tokens · " + unknown + " unknown · " + glove + " GloVe-only";
-  return '<p class="tokens">' + badges.join(" ") + '</p><p class="counts">' + counts + "</p>";
+  return `<p class="tokens">${badges.join(" ")}</p>` +
+    `<p class="counts">${sent.tokens.length} tokens · ${unknown} unknown · ${glove} GloVe-only</p>`;
 }
 
 function legendHtml() {
   var names = Figures.context().status_names, esc = Figures.htmlEscape;
-  return '<p class="legend">' + Object.keys(names).map(function (k) {
-    return '<span class="tok tok-' + k + '">' + k + "</span> " + esc(names[k]);
-  }).join(" · ") + "</p>";
+  var items = Object.keys(names).map(function (k) { return `<span class="tok tok-${k}">${k}</span> ${esc(names[k])}`; });
+  return `<p class="legend">${items.join(" · ")}</p>`;
 }
 
 /* A score model's rᵀp̂ and its grades (Tai, Socher & Manning 2015, Sec. 4.2): "relatedness 3.72 (1–5)" for a
@@ -216,21 +215,17 @@ function relatednessText(tv) {
 
 /* The predicted label and its probability (or the score) in one line under the tokens: the first screen names it. */
 function predictionLine(tv) {
-  var esc = Figures.htmlEscape, note = tv.random_weights ? " (random weights: meaningless)" : "";
-  var score = relatednessText(tv);
-  if (score !== null) return '<p class="counts">prediction: <b>' + esc(score) + "</b>" + esc(note) + "</p>";
+  var esc = Figures.htmlEscape, note = esc(tv.random_weights ? " (random weights: meaningless)" : ""), score = relatednessText(tv);
+  if (score !== null) return `<p class="counts">prediction: <b>${esc(score)}</b>${note}</p>`;
   var list = Figures.pairs(tv.prediction), best = list[argmax(list.map(function (p) { return Number(p[1]); }))];
-  if (!best) return "";
-  return '<p class="counts">prediction: <b>' + esc(best[0]) + "</b> (p = " + Figures.formatFixed(Number(best[1]), 2) + ")" +
-    esc(note) + "</p>";
+  return best ? `<p class="counts">prediction: <b>${esc(best[0])}</b> (p = ${Figures.formatFixed(Number(best[1]), 2)})${note}</p>` : "";
 }
 
 /* The tokens (with the predicted label) and the prediction chart. */
 function overview(tv, theme) {
   var body = sides(tv).map(function (s) {
     var label = sideLabel(tv, s[0]);  // capitalize() would lower the "A" of "sentence A"
-    var heading = tv.hypothesis ? "<h3>" + label.charAt(0).toUpperCase() + label.slice(1) + "</h3>" : "";
-    return '<div class="side">' + heading + tokensHtml(s[1]) + "</div>";
+    return `<div class="side">${tv.hypothesis ? `<h3>${label.charAt(0).toUpperCase() + label.slice(1)}</h3>` : ""}${tokensHtml(s[1])}</div>`;
   }).join("");
   var paper = tv.arch === "disan" ? "Shen Sec. 5" : "Im Sec. 4.1";
   var score = relatednessText(tv), note = tv.random_weights ? " (random weights: meaningless)" : "";
@@ -247,7 +242,7 @@ function overview(tv, theme) {
                ? "The distribution p̂ over the relatedness grades r from the head on the two sentence encodings " +
                  "(their product and absolute difference); the score is rᵀp̂."
                : "The distribution p̂ over the grades r from the head on the sentence encoding; the score is rᵀp̂.");
-  return [section("tokens", "Tokens", '<div class="sides">' + body + "</div>" + predictionLine(tv) + legendHtml()),
+  return [section("tokens", "Tokens", `<div class="sides">${body}</div>${predictionLine(tv)}${legendHtml()}`),
           section("prediction", "Prediction", "", [prediction])];
 }
 
@@ -387,8 +382,8 @@ function dsaSections(tv, theme) {
     }, "Im Fig. 11 (Eqs. 14–16)",
       "softmax(L) per token averaged over features, and the share of features whose maximum this token holds.", side));
   });
-  var fixed = '<p class="note">' + esc("Computed by the encoder at α = " + Figures.formatG(alpha) +
-                                       "; the α control redraws only the attention maps.") + "</p>";
+  var fixed = `<p class="note">${esc("Computed by the encoder at α = " + Figures.formatG(alpha))}; ` +
+    "the α control redraws only the attention maps.</p>";
   return [
     section("dsa-mean", "Head-averaged attention", "", mean, "alpha"),
     section("dsa-heads", "Every head", "", heads, "alpha"),
@@ -472,9 +467,9 @@ function pageData(tv, sections, compact) {
 /* The α slider at `a` (Im Eq. 7); `also` follows its label (the pair view's ", A and B"). */
 function alphaSlider(a, also) {
   var G = Figures.formatG, C = function (name) { return G(Figures.constant(name)); };
-  return '<label class="control">α — distance-mask weight (Im Eq. 7)' + (also || "") + ' <input type="range" ' +
-    'data-control="alpha" min="' + C("ALPHA_MIN") + '" max="' + C("ALPHA_MAX") + '" step="' + C("ALPHA_STEP") +
-    '" value="' + G(a) + '" aria-label="alpha"> <output>' + G(a) + "</output></label>";
+  return `<label class="control">α — distance-mask weight (Im Eq. 7)${also || ""} <input type="range" data-control="alpha" ` +
+    `min="${C("ALPHA_MIN")}" max="${C("ALPHA_MAX")}" step="${C("ALPHA_STEP")}" value="${G(a)}" aria-label="alpha"> ` +
+    `<output>${G(a)}</output></label>`;
 }
 
 function control(sec, tv, dH) {
@@ -482,17 +477,14 @@ function control(sec, tv, dH) {
     return alphaSlider(tv.alpha !== null && tv.alpha !== undefined ? tv.alpha : Figures.constant("PAPER_ALPHA"));
   }
   if (sec.control === "feature") {
-    return '<label class="control">feature k (0–' + (dH - 1) + ') <input type="range" data-control="feature" min="0" ' +
-      'max="' + (dH - 1) + '" step="1" value="0" aria-label="feature k"> <output>0</output></label>';
+    return `<label class="control">feature k (0–${dH - 1}) <input type="range" data-control="feature" min="0" max="${dH - 1}" ` +
+      'step="1" value="0" aria-label="feature k"> <output>0</output></label>';
   }
   if (sec.control === "word") {
     return sides(tv).map(function (s) {
-      var options = Array.from(s[1].tokens, function (t, i) {
-        return '<option value="' + i + '">#' + i + " " + escape(t) + "</option>";
-      }).join("");
-      var name = tv.hypothesis ? sideLabel(tv, s[0]) + " word" : "word";
-      return '<label class="control">' + name + ' <select data-control="word" data-side="' + s[0] + '">' +
-        options + "</select></label>";
+      var options = Array.from(s[1].tokens, function (t, i) { return `<option value="${i}">#${i} ${escape(t)}</option>`; });
+      return `<label class="control">${tv.hypothesis ? sideLabel(tv, s[0]) + " word" : "word"} ` +
+        `<select data-control="word" data-side="${s[0]}">${options.join("")}</select></label>`;
     }).join("");
   }
   return "";
@@ -500,36 +492,33 @@ function control(sec, tv, dH) {
 
 function sectionHtml(sec, tv, dH) {
   var figs = sec.figures.map(function (f) {
-    return '<figure class="fig"><div class="plot" id="fig-' + f.id + '" data-fig="' + f.id + '"></div>' +
-      "<figcaption><b>" + escape(f.paper) + ".</b> " + escape(f.caption) + "</figcaption></figure>";
-  }).join("");
-  return '<section class="section" id="' + sec.id + '" tabindex="-1"><h2>' + escape(sec.title) + "</h2>" +
-    control(sec, tv, dH) + sec.html + figs + "</section>";
+    return `<figure class="fig"><div class="plot" id="fig-${f.id}" data-fig="${f.id}"></div>` +
+      `<figcaption><b>${escape(f.paper)}.</b> ${escape(f.caption)}</figcaption></figure>`;
+  });
+  return `<section class="section" id="${sec.id}" tabindex="-1"><h2>${escape(sec.title)}</h2>${control(sec, tv, dH)}${sec.html}` +
+    `${figs.join("")}</section>`;
 }
 
 /* The lines (HTML, one element each) of the page's <header>. */
 function headerLines(tv, sections, compact) {
-  var lines = ["<h1>" + escape(tv.model) + ": " + escape(Array.from(tv.premise.tokens).join(" ")) + "</h1>"];
+  var lines = [`<h1>${escape(tv.model)}: ${escape(Array.from(tv.premise.tokens).join(" "))}</h1>`];
   if (tv.hypothesis) {
-    lines.push('<p class="sub hyp">' + sideLabel(tv, "hypothesis") + ": " + escape(Array.from(tv.hypothesis.tokens).join(" ")) +
-               "</p>");
+    lines.push(`<p class="sub hyp">${sideLabel(tv, "hypothesis")}: ${escape(Array.from(tv.hypothesis.tokens).join(" "))}</p>`);
   }
   var facts = ["masks " + tv.masks[0] + "/" + tv.masks[1]];
   if (tv.alpha !== null && tv.alpha !== undefined) facts.push("encoder pass at α = " + Figures.formatG(tv.alpha));
   var paper = tv.arch === "disan" ? "Shen et al. 2018 (DiSAN)" : "Im & Cho 2017 (distance-based SAN)";
-  lines.push('<p class="sub">' + escape(paper) + " · " + facts.map(escape).join(" · ") + "</p>");
-  if (tv.random_weights) {
-    lines.push('<p class="warn">Random weights (no trained checkpoint): these patterns are not learned.</p>');
-  }
+  lines.push(`<p class="sub">${escape(paper)} · ${facts.map(escape).join(" · ")}</p>`);
+  if (tv.random_weights) lines.push('<p class="warn">Random weights (no trained checkpoint): these patterns are not learned.</p>');
   return compact ? lines : lines.concat(navLines(sections, "j / → / PageDown next section · k / ← / PageUp previous · " +
                                                    "t talk mode (large fonts, one section per screen)"));
 }
 
 /* The header's section links and the talk button with the keys. */
 function navLines(sections, keys) {
-  return ["<nav>" + sections.map(function (s) { return '<a href="#' + s.id + '">' + escape(s.title) + "</a>"; }).join(" ") +
-          "</nav>", '<p class="keys"><button type="button" data-control="talk" aria-pressed="false">Talk mode</button> ' +
-          "keys: " + keys + "</p>"];
+  var links = sections.map(function (s) { return `<a href="#${s.id}">${escape(s.title)}</a>`; });
+  return [`<nav>${links.join(" ")}</nav>`,
+          `<p class="keys"><button type="button" data-control="talk" aria-pressed="false">Talk mode</button> keys: ${keys}</p>`];
 }
 
 /* The report's page for a trace view: {title, header (<header>'s HTML), headerLines (its children's), body
