@@ -12,6 +12,7 @@
  * A spec is plain data (typed arrays allowed): {kind: "figure", name, title, columns, panels: [{kind: "heatmap" |
  * "bars", name, view}], rowBars: {panel, bars} | null}. No plotting library is involved. */
 import { THEMES, createBars, createHeatmap, download } from "./components/index.mjs";
+import { addStyle, el } from "./components/figure.mjs";
 import { figureHtml, checkSpec, sameLayout, sameSpec } from "./figure_spec.js";
 import { argmax } from "./util.js";
 
@@ -26,34 +27,15 @@ const CSS = `
 .disan-figure__error { color: #a4000f; margin: 4px 0; }
 `;
 
-function el(doc, tag, cls) {
-  const e = doc.createElement(tag);
-  if (cls) e.className = cls;
-  return e;
-}
-
-function injectStyle(doc) {
-  if (doc.getElementById("disan-figure-style")) return;
-  const style = el(doc, "style");
-  style.id = "disan-figure-style";
-  style.textContent = CSS;
-  doc.head.append(style);
-}
-
 /* Draw `spec` into `element` (its children are replaced). options: {provenance: {checkpointSha256, version}
  * (written into every export), theme: "normal" | "presentation" | null (overrides the views' own), menu:
  * false (no export menu)}. Returns the handle described at the top of this file. */
 export function mountFigure(element, spec, options = {}) {
-  const doc = element.ownerDocument;
-  injectStyle(doc);
+  addStyle(element.ownerDocument, "disan-figure-style", CSS);
   const opts = { provenance: null, theme: null, menu: true, ...options };
-  const root = el(doc, "div", "disan-figure");
-  const head = el(doc, "div", "disan-figure__head");
-  const title = el(doc, "div", "disan-figure__title");
-  const error = el(doc, "p", "disan-figure__error");
-  error.setAttribute("role", "alert");
-  error.hidden = true;
-  const grid = el(doc, "div", "disan-figure__grid");
+  const root = el("div", { className: "disan-figure" }), head = el("div", { className: "disan-figure__head" });
+  const title = el("div", { className: "disan-figure__title" }), grid = el("div", { className: "disan-figure__grid" });
+  const error = el("p", { className: "disan-figure__error", hidden: true }, { role: "alert" });
   head.append(title);
   root.append(head, error, grid);
   element.replaceChildren(root);
@@ -72,7 +54,7 @@ export function mountFigure(element, spec, options = {}) {
   function build(next) {
     grid.replaceChildren();
     panels = next.panels.map((p) => {
-      const cell = el(doc, "div", "disan-figure__cell");
+      const cell = el("div", { className: "disan-figure__cell" });
       // the bars a clicked row fills: hidden until a row is clicked, then a row of the grid of their own
       if (next.rowBars && next.rowBars.bars === p.name) { cell.classList.add("disan-figure__rowbars"); cell.hidden = true; }
       grid.append(cell);
@@ -164,10 +146,11 @@ export function mountFigure(element, spec, options = {}) {
   async function exportAs(kind, panel) {
     if (!current) throw new Error("nothing drawn to export");
     if (kind === "html") {
-      const svgs = [];
-      for (const p of panels) svgs.push(String((await p.component.exportAs("svg")).data));
-      const data = [];
-      for (const p of panels) data.push(JSON.parse(String((await p.component.exportAs("json")).data)));
+      const svgs = [], data = [];
+      for (const p of panels) {
+        svgs.push(String((await p.component.exportAs("svg")).data));
+        data.push(JSON.parse(String((await p.component.exportAs("json")).data)));
+      }
       return { filename: `${current.name.replace(/[^\w.-]+/g, "_")}.html`, mime: "text/html",
         data: figureHtml({ name: current.name, title: current.title, columns: current.columns, provenance: opts.provenance, svgs, data }) };
     }
@@ -177,24 +160,17 @@ export function mountFigure(element, spec, options = {}) {
   }
 
   function exportMenu() {
-    const box = el(doc, "details", "disan-figure__export");
-    const summary = el(doc, "summary");
-    summary.textContent = "Export";
-    const which = el(doc, "select");
-    which.setAttribute("aria-label", "panel to export");
-    box.append(summary, which);
+    const box = el("details", { className: "disan-figure__export" }), which = el("select", {}, { "aria-label": "panel to export" });
+    box.append(el("summary", { textContent: "Export" }), which);
     for (const kind of ["png", "svg", "json", "csv", "html"]) {
-      const b = el(doc, "button");
-      b.type = "button";
-      b.dataset.export = kind;
-      b.textContent = kind.toUpperCase();
+      const b = el("button", { type: "button", textContent: kind.toUpperCase() }, { "data-export": kind });
       b.addEventListener("click", () => exportAs(kind, which.value || undefined).then(download, (err) => fail(err.message)));
       box.append(b);
     }
     return {
       element: box,
       panels(names) {
-        which.replaceChildren(...names.map((n) => { const o = el(doc, "option"); o.value = n; o.textContent = n; return o; }));
+        which.replaceChildren(...names.map((n) => el("option", { value: n, textContent: n })));
         which.hidden = names.length < 2;
       },
     };
