@@ -7,6 +7,7 @@
  * (arrays or typed arrays), a vector an array or typed array; `theme` a theme object or its name. */
 import { barsPanel, figureSpec, heatmapPanel } from "./figure_spec.js";
 import { argmax } from "./util.js";
+import { extent } from "./components/palettes.mjs";
 
 var context = null;
 
@@ -82,21 +83,10 @@ function round6(x) {
   return Number(x.toPrecision(6));
 }
 
-/* [lo, hi] over the finite values of `mats` (arrays of rows), zmin/zmax when given. */
+/* [lo, hi] over the finite values of `mats` (arrays of rows; the components' extent), zmin/zmax when given. */
 function limits(mats, zmin, zmax) {
-  var lo = Infinity, hi = -Infinity;
-  mats.forEach(function (m) {
-    for (var r = 0; r < m.length; r++) {
-      var row = m[r];
-      for (var c = 0; c < row.length; c++) {
-        var v = row[c];
-        if (v !== null && isFinite(v)) { if (v < lo) lo = v; if (v > hi) hi = v; }
-      }
-    }
-  });
-  if (lo === Infinity) { lo = 0; hi = 0; }
-  if (zmin !== null && zmin !== undefined) lo = zmin;
-  if (zmax !== null && zmax !== undefined) hi = zmax;
+  var lim = extent(mats.flat());
+  var lo = zmin !== null && zmin !== undefined ? zmin : lim[0], hi = zmax !== null && zmax !== undefined ? zmax : lim[1];
   // a constant map gets a scale one unit wide: an all-masked map (a one-word sentence's) then has the [0, 1] of
   // any longer sentence's attention, so the maps typed after it are painted on the limits they are drawn with
   return [lo, hi > lo ? hi : lo + 1];
