@@ -45,12 +45,6 @@ function htmlEscape(text) {
   return String(text).replace(/[&<>"]/g, function (ch) { return HTML[ch]; });
 }
 
-/* Python's len() and slicing count code points, not UTF-16 units: an emoji is one character. */
-function clip(text, limit) {
-  var chars = Array.from(text);
-  return chars.length <= limit ? text : chars.slice(0, limit - 1).join("") + "…";
-}
-
 /* f"{x:.{digits}f}": JS toFixed rounds exact ties up, Python to even; ties are exact only when 2·x·10^d
  * is an odd integer divisible by 5^d (x = 0.125, 0.375 … for d = 2). */
 function formatFixed(x, digits) {
@@ -337,6 +331,6 @@ function maskPanels(panels, tokens, opts) {
   });
 }
 
-export { configure, ctx as context, constant, theme, htmlEscape, clip, formatFixed, formatG, pairs, round6, limits, blockMean,
+export { configure, ctx as context, constant, theme, htmlEscape, formatFixed, formatG, pairs, round6, limits, blockMean,
   heatmap, heatmapGrid, smallMultiples, barChart, predictionChart, vectorGrids, tokenFeatureHeatmap, compareHeatmaps,
   maskPanels };
