@@ -292,16 +292,38 @@ function s2tWordFigure(sent, token, theme, title) {
                          { title: title || "", theme: theme, valueName: "P" });
 }
 
-function gateMeans(sent) {
-  var T = sent.tokens.length;
-  return [["forward gate", rowMeans(sent.fw.gate, T, sent.fw.D)], ["backward gate", rowMeans(sent.bw.gate, T, sent.bw.D)]];
+/* One per-token series of a sentence by its field (docs/trace-view.md): gate (the mean over features of block
+ * `dir`'s F), ffn_deactivation and ln_max (block `dir`'s, the DSA's), s2t (the mean over features of the
+ * source2token P), maxpool_share (the DSA's). */
+function tokenSeries(sent, field, dir) {
+  var T = sent.tokens.length, b = dir ? sent[dir] : null;
+  if (field === "gate") return rowMeans(b.gate, T, b.D);
+  if (field === "ffn_deactivation" || field === "ln_max") { need(b[field], dir + "." + field + " is missing"); return Array.from(b[field]); }
+  if (field === "s2t") return rowMeans(sent.s2t, T, sent.D2);
+  if (field === "maxpool_share") { need(sent.maxpool_share, "maxpool_share is missing"); return Array.from(sent.maxpool_share); }
+  throw new Error("No per-token series \"" + field + "\"; use gate, ffn_deactivation, ln_max, s2t or maxpool_share.");
 }
+
+/* Bars of per-token series [[name, field, dir], …] (tokenSeries) of one sentence on one value axis (the papers' bar
+ * figures: Shen Figs. 7–8, Im Figs. 9–11). o: barChart's options. */
+function tokenBars(sent, series, o) {
+  return Figures.barChart(series.map(function (x) { return [x[0], tokenSeries(sent, x[1], x[2])]; }), sent.tokens, o);
+}
+
+/* A bar figure of the page: tokenBars of one side, its title named after the side. */
+function barsFigure(tv, side, theme, id, series, o, paper, caption) {
+  return figure(id + "-" + side, function () {
+    return tokenBars(tv[side], series, Object.assign({}, o, { title: named(o.title, side, tv), theme: theme }));
+  }, paper, caption, side);
+}
+
+var GATES = [["forward gate", "gate", "fw"], ["backward gate", "gate", "bw"]];
 
 function disanSections(tv, theme) {
   var titles = blockTitles(tv);
   var mean = [], feature = [], gates = [], s2t = [];
   sides(tv).forEach(function (s) {
-    var side = s[0], sent = s[1], T = sent.tokens.length;
+    var side = s[0], sent = s[1];
     mean.push(figure("mean-" + side, function () {
       return attentionPair(tv, sent, named("Token2token attention, mean over features", side, tv), theme);
     }, "Shen Fig. 6", "P averaged over the d_h features (Shen Sec. 5.3); rows attend, columns are attended.", side));
@@ -314,21 +336,17 @@ function disanSections(tv, theme) {
         return gridBinding(fig, [{ op: "feature", dir: "fw" }, { op: "feature", dir: "bw" }],
                            { "feature k = 0": "feature k = {feature}" });
       } }));
-    gates.push(figure("gate-" + side, function () {
-      return Figures.barChart(gateMeans(sent), sent.tokens, {
-        title: named("Fusion gate per token, mean over features", side, tv), yTitle: "F", theme: theme, yRange: [0, 1] });
-    }, "Shen Fig. 7 (Eq. 19)",
-      "A large F keeps the token's own input h, a small F takes its context s (u = F⊙h + (1−F)⊙s).", side));
+    gates.push(barsFigure(tv, side, theme, "gate", GATES, { title: "Fusion gate per token, mean over features", yTitle: "F",
+      yRange: [0, 1] }, "Shen Fig. 7 (Eq. 19)",
+      "A large F keeps the token's own input h, a small F takes its context s (u = F⊙h + (1−F)⊙s)."));
     s2t.push(figure("s2t-" + side, function () {
       return s2tWordFigure(sent, 0, theme, named("Source2token score vector", side, tv));
     }, "Shen Fig. 8 (Eqs. 12–13)",
       "The feature-wise source2token probability of the chosen word, folded into rows of 30 features.", side,
       { word: true }));
-    s2t.push(figure("s2t-mean-" + side, function () {
-      return Figures.barChart([["source2token weight", rowMeans(sent.s2t, T, sent.D2)]], sent.tokens,
-                          { title: named("Source2token weight per token", side, tv), yTitle: "mean P", theme: theme });
-    }, "Shen Fig. 8, mean over features",
-      "How much each token contributes to the sentence encoding, averaged over the 2·d_h features.", side));
+    s2t.push(barsFigure(tv, side, theme, "s2t-mean", [["source2token weight", "s2t"]], { title: "Source2token weight per token",
+      yTitle: "mean P" }, "Shen Fig. 8, mean over features",
+      "How much each token contributes to the sentence encoding, averaged over the 2·d_h features."));
   });
   return [
     section("disan-mean", "Forward and backward attention", "", mean),
@@ -344,7 +362,7 @@ function dsaSections(tv, theme) {
   at["α = " + Figures.formatG(alpha)] = "α = {alpha}";
   var mean = [], heads = [], gates = [], ffn = [], pool = [];
   sides(tv).forEach(function (s) {
-    var side = s[0], sent = s[1], T = sent.tokens.length;
+    var side = s[0], sent = s[1];
     mean.push(figure("alpha-mean-" + side, function () {
       return attentionPair(tv, sent, named("Head-averaged attention weights at α = " + Figures.formatG(alpha), side, tv), theme,
                            ["forward (mask " + tv.masks[0] + ")", "backward (mask " + tv.masks[1] + ")"]);
@@ -360,27 +378,19 @@ function dsaSections(tv, theme) {
         "Every head of the " + name.toLowerCase() + " block on one colour scale; heads specialise on different distances.",
         side, { bind: function (fig) { return gridBinding(fig, exprs, at, { pool: Figures.constant("HEAD_CELLS") }); } }));
     });
-    gates.push(figure("gate-" + side, function () {
-      return Figures.barChart(gateMeans(sent), sent.tokens, {
-        title: named("Fusion gate per token at α = " + Figures.formatG(alpha), side, tv), yTitle: "mean F", theme: theme,
-        yRange: [0, 1] });
-    }, "Im Fig. 9 (Eq. 12)",
-      "Mean over features of F: a large F keeps the input S_F, a small F the attention H_F.", side));
-    ffn.push(figure("ffn-deact-" + side, function () {
-      return Figures.barChart([["forward", sent.fw.ffn_deactivation], ["backward", sent.bw.ffn_deactivation]], sent.tokens,
-                          { title: named("FFN deactivation ratio", side, tv), yTitle: "ratio", theme: theme, yRange: [0, 1] });
-    }, "Im Fig. 10a (Eq. 13)", "Share of the d_ff hidden ReLU units that are 0 for each token.", side));
-    ffn.push(figure("ffn-max-" + side, function () {
-      return Figures.barChart([["forward", sent.fw.ln_max], ["backward", sent.bw.ln_max]], sent.tokens, {
-        title: named("Max over features of LayerNorm(x + FFN(x))", side, tv), yTitle: "max value", theme: theme });
-    }, "Im Fig. 10b", "The largest feature of each token after the FFN's residual and LayerNorm.", side));
-    pool.push(figure("pool-" + side, function () {
-      return Figures.barChart([["multi-dimensional attention (mean over features)", rowMeans(sent.s2t, T, sent.D2)],
-                           ["share of features won in max pooling", sent.maxpool_share]], sent.tokens,
-                          { title: named("Pooling weight and max-pooling share", side, tv), yTitle: "weight / share",
-                            theme: theme });
-    }, "Im Fig. 11 (Eqs. 14–16)",
-      "softmax(L) per token averaged over features, and the share of features whose maximum this token holds.", side));
+    gates.push(barsFigure(tv, side, theme, "gate", GATES, { title: "Fusion gate per token at α = " + Figures.formatG(alpha),
+      yTitle: "mean F", yRange: [0, 1] }, "Im Fig. 9 (Eq. 12)",
+      "Mean over features of F: a large F keeps the input S_F, a small F the attention H_F."));
+    ffn.push(barsFigure(tv, side, theme, "ffn-deact", [["forward", "ffn_deactivation", "fw"], ["backward", "ffn_deactivation", "bw"]],
+      { title: "FFN deactivation ratio", yTitle: "ratio", yRange: [0, 1] }, "Im Fig. 10a (Eq. 13)",
+      "Share of the d_ff hidden ReLU units that are 0 for each token."));
+    ffn.push(barsFigure(tv, side, theme, "ffn-max", [["forward", "ln_max", "fw"], ["backward", "ln_max", "bw"]],
+      { title: "Max over features of LayerNorm(x + FFN(x))", yTitle: "max value" }, "Im Fig. 10b",
+      "The largest feature of each token after the FFN's residual and LayerNorm."));
+    pool.push(barsFigure(tv, side, theme, "pool", [["multi-dimensional attention (mean over features)", "s2t"],
+      ["share of features won in max pooling", "maxpool_share"]], { title: "Pooling weight and max-pooling share",
+      yTitle: "weight / share" }, "Im Fig. 11 (Eqs. 14–16)",
+      "softmax(L) per token averaged over features, and the share of features whose maximum this token holds."));
   });
   var fixed = `<p class="note">${esc("Computed by the encoder at α = " + Figures.formatG(alpha))}; ` +
     "the α control redraws only the attention maps.</p>";
@@ -634,5 +644,5 @@ export { mapFigure, page, figureById, draw, sectionBody, define, reportSections,
   overview, disanSections, dsaSections, s2tWordFigure, wordFrames, tokensHtml, legendHtml, pageData, payload,
   gridBinding, templates, sharedScale, escape, checkView,
   // what view_figures.js and pair_view.js build their figures with
-  need, checkArray, matrix, rowMeans, capitalize, featureSlice, perFeature, pair, attentionPair, blockTitles, headsFigure,
+  need, checkArray, matrix, rowMeans, tokenBars, capitalize, featureSlice, perFeature, pair, attentionPair, blockTitles, headsFigure,
   binding, lazy, section, figure, sectionHtml, alphaSlider, navLines };

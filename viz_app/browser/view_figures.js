@@ -4,7 +4,7 @@
  * (export.py show_page_figure → chart.js → Sections.draw); a one-figure report holds one (the HTML download). */
 import * as Figures from "./figures.js";
 import * as Recompute from "./recompute.js";
-import { define, need, checkArray, matrix, rowMeans, capitalize, featureSlice, perFeature, pair, attentionPair, blockTitles,
+import { define, need, checkArray, matrix, tokenBars, capitalize, featureSlice, perFeature, pair, attentionPair, blockTitles,
   headsFigure, binding, gridBinding, templates, sharedScale } from "./sections.js";
 
 function sentOf(tv, side) {
@@ -182,25 +182,13 @@ define("masks", function (views, p, theme) {
   } };
 });
 
-/* One per-token series of a sentence, by name (the fields of the trace view S and B):
- * gate (mean over features of F), ffn_deactivation, ln_max (the DSA's), s2t (mean over features of the
- * source2token P), maxpool_share (the DSA's). `dir` names the block for the block fields. */
-function tokenSeries(sent, field, dir) {
-  var T = sent.tokens.length, b = dir ? sent[dir] : null;
-  if (field === "gate") return rowMeans(b.gate, T, b.D);
-  if (field === "ffn_deactivation" || field === "ln_max") { need(b[field], dir + "." + field + " is missing"); return Array.from(b[field]); }
-  if (field === "s2t") return rowMeans(sent.s2t, T, sent.D2);
-  if (field === "maxpool_share") { need(sent.maxpool_share, "maxpool_share is missing"); return Array.from(sent.maxpool_share); }
-  throw new Error("No per-token series \"" + field + "\"; use gate, ffn_deactivation, ln_max, s2t or maxpool_share.");
-}
-
 /* Bars of per-token series of one sentence (the papers' bar figures: Shen Fig. 7, Im Figs. 9–11).
  * p: {side, title, yTitle, yRange, series: [{name, field, dir}]}. */
 define("token-bars", function (views, p, theme) {
   var sent = sentOf(views[0], p.side);
   need(Array.isArray(p.series) && p.series.length, "series should list at least one {name, field, dir}");
-  return { figure: Figures.barChart(p.series.map(function (x) { return [x.name, tokenSeries(sent, x.field, x.dir)]; }),
-    sent.tokens, { title: p.title || "", yTitle: p.yTitle || "", theme: theme, yRange: p.yRange || null }) };
+  return { figure: tokenBars(sent, p.series.map(function (x) { return [x.name, x.field, x.dir]; }),
+    { title: p.title || "", yTitle: p.yTitle || "", theme: theme, yRange: p.yRange || null }) };
 });
 
 /* Im Fig. 8: the same weights without the distance mask (α = 0) and with it (α), forward and backward,
