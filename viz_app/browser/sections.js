@@ -79,19 +79,16 @@ function checkSentence(sent, arch, name) {
 
 /* What a side is called where a reader sees it (a relatedness model's: SICK's sentence A and B). */
 function sideLabel(tv, side) {
-  if (typeof tv.relatedness !== "number") return side;
-  return side === "hypothesis" ? "sentence B" : "sentence A";
+  return typeof tv.relatedness !== "number" ? side : side === "hypothesis" ? "sentence B" : "sentence A";
 }
 
 /* report.check_lengths: a report holds at most REPORT_MAX_TOKENS tokens per sentence. */
 function checkLengths(tv) {
-  var most = Figures.constant("REPORT_MAX_TOKENS"), counts = tv.hypothesis
-    ? [[sideLabel(tv, "premise"), tv.premise.tokens.length],
-       [sideLabel(tv, "hypothesis"), tv.hypothesis.tokens.length]]
-    : [["text", tv.premise.tokens.length]];
-  counts.forEach(function (c) {
-    if (c[1] > most) {
-      throw new Error("The " + c[0] + " has " + c[1] + " tokens; a report holds at most " + most + " per sentence " +
+  var most = Figures.constant("REPORT_MAX_TOKENS");
+  sides(tv).forEach(function (s) {
+    var n = s[1].tokens.length, what = tv.hypothesis ? sideLabel(tv, s[0]) : "text";
+    if (n > most) {
+      throw new Error("The " + what + " has " + n + " tokens; a report holds at most " + most + " per sentence " +
                       "(its in-page maps grow with the square of the length). Shorten it.");
     }
   });
@@ -142,18 +139,13 @@ function gridBinding(fig, exprs, replacements, opts) {
   if (exprs.length !== panels.length) {
     throw new Error(exprs.length + " expressions for " + panels.length + " heatmap panels");
   }
-  var items = panels.map(function (panel, k) {
-    var item = { panel: panel, z: exprs[k] };
-    if (o.pool) item.pool = o.pool;
-    return item;
-  });
+  var items = panels.map(function (panel, k) { return o.pool ? { panel: panel, z: exprs[k], pool: o.pool } : { panel: panel, z: exprs[k] }; });
   return binding(items, [sharedScale(panels, o.zmin, o.zmax)], templates(fig, replacements));
 }
 
+/* [[side, sentence], …] of the view's sentences. */
 function sides(tv) {
-  var out = [["premise", tv.premise]];
-  if (tv.hypothesis) out.push(["hypothesis", tv.hypothesis]);
-  return out;
+  return tv.hypothesis ? [["premise", tv.premise], ["hypothesis", tv.hypothesis]] : [["premise", tv.premise]];
 }
 
 function named(title, side, tv) {
