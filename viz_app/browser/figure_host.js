@@ -9,8 +9,7 @@
  *   fig.destroy();
  *   drawIn(element, spec, {provenance, theme})  // the hosts' way: the host kept in `element`, updated; hostIn(element)
  *
- * A spec is plain data (typed arrays allowed): {kind: "figure", name, title, columns, panels: [{kind: "heatmap" |
- * "bars", name, view}], rowBars: {panel, bars} | null}. No plotting library is involved. */
+ * A spec is plain data (typed arrays allowed), as figure_spec.js writes it. No plotting library is involved. */
 import { THEMES, createBars, createHeatmap, download } from "./components/index.mjs";
 import { addStyle, el } from "./components/figure.mjs";
 import { figureHtml, checkSpec, sameLayout, sameSpec } from "./figure_spec.js";
