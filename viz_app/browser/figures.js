@@ -253,10 +253,6 @@ function vectorGrids(vectors, titles, opts) {
  * opts: {title, theme, valueName ("value"), zmin, zmax, name}. */
 function tokenFeatureHeatmap(matrix, tokens, opts) {
   var o = opts || {}, th = theme(o.theme), valueName = o.valueName === undefined ? "value" : o.valueName;
-  if (matrix.length !== tokens.length) {
-    throw new Error("tokenFeatureHeatmap needs one matrix row per token: the matrix has " + matrix.length +
-                    " rows for " + tokens.length + " tokens.");
-  }
   var features = Array.from({ length: matrix.length ? matrix[0].length : 0 }, function (_, k) { return String(k); });
   return figureSpec(o.name, "", [mapPanel("features", matrix, tokens, features, limits([matrix], o.zmin, o.zmax), th, {
     title: o.title || "", valueName: valueName, xLabel: "feature k", yLabel: "token" })]);
@@ -294,11 +290,6 @@ var ROW_TITLE = "attending token (row)", COL_TITLE = "attended token (column)";
 function heatmap(z, rowTokens, colTokens, opts) {
   var o = opts || {}, th = theme(o.theme), valueName = o.valueName === undefined ? "P" : o.valueName;
   colTokens = colTokens === null || colTokens === undefined ? rowTokens : colTokens;
-  if (z.length !== rowTokens.length || Array.from(z).some(function (row) { return row.length !== colTokens.length; })) {
-    throw new Error("heatmap needs one matrix row per row label and one column per column label: z is " +
-                    shapeText(z) + " for " + rowTokens.length + " row labels and " + colTokens.length +
-                    " column labels.");
-  }
   var lim = limits([z], o.zmin, o.zmax), lo = lim[0], hi = lim[1];
   if (o.diverging) {
     var b = Math.max(Math.abs(lo), Math.abs(hi), 1e-9);
@@ -315,12 +306,6 @@ function heatmap(z, rowTokens, colTokens, opts) {
  * name}. */
 function maskPanels(panels, tokens, opts) {
   var o = opts || {}, list = pairs(panels);
-  list.forEach(function (item) {
-    if (item[1].length !== tokens.length) {
-      throw new Error("maskPanels needs one matrix row per token: panel " + item[0] + " is " + shapeText(item[1]) +
-                      " for " + tokens.length + " tokens.");
-    }
-  });
   var ok = function (v) { return v !== null && isFinite(v); }, each = function (f) {
     return list.map(function (item) { return Array.from(item[1], function (row) { return Array.from(row, f); }); });
   };
