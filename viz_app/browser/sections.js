@@ -143,6 +143,11 @@ function gridBinding(fig, exprs, replacements, opts) {
   return binding(items, [sharedScale(panels, o.zmin, o.zmax)], templates(fig, replacements));
 }
 
+/* The sentence of `side` ("hypothesis" where the view has one, else the premise). */
+function sentOf(tv, side) {
+  return side === "hypothesis" && tv.hypothesis ? tv.hypothesis : tv.premise;
+}
+
 /* [[side, sentence], …] of the view's sentences. */
 function sides(tv) {
   return tv.hypothesis ? [["premise", tv.premise], ["hypothesis", tv.hypothesis]] : [["premise", tv.premise]];
@@ -277,10 +282,15 @@ function featureSlice(sent, direction, k) {
   return matrix(Recompute.disanFeature(b.keys, b.queries, T, b.allowed, b.c, k), T, T);
 }
 
+/* Shen Eqs. 12–13: one token's 2·d_h source2token probabilities; "length" scales them by T (1 = uniform). */
+function s2tVector(sent, token, scale) {
+  var D2 = sent.D2, v = Array.prototype.slice.call(sent.s2t, token * D2, (token + 1) * D2);
+  return scale === "length" ? v.map(function (x) { return x * sent.tokens.length; }) : v;
+}
+
 /* Shen Fig. 8 for one word: its 2·d_h source2token probabilities on a grid. */
 function s2tWordFigure(sent, token, theme, title) {
-  var D2 = sent.D2, vector = Array.prototype.slice.call(sent.s2t, token * D2, (token + 1) * D2);
-  return Figures.vectorGrids([vector], ["#" + token + " '" + sent.tokens[token] + "' (" + D2 + " features)"],
+  return Figures.vectorGrids([s2tVector(sent, token)], ["#" + token + " '" + sent.tokens[token] + "' (" + sent.D2 + " features)"],
                          { title: title || "", theme: theme, valueName: "P" });
 }
 
@@ -565,8 +575,7 @@ function sectionBody(views, id, params) {
   var tv = views[0], p = params || {};
   checkView(tv, { anyLength: true });
   if (id !== "tokens") throw new Error("No section \"" + id + "\"; the app draws \"tokens\".");
-  var sent = p.side === "hypothesis" && tv.hypothesis ? tv.hypothesis : tv.premise;
-  return tokensHtml(sent) + predictionLine(tv) + legendHtml();
+  return tokensHtml(sentOf(tv, p.side)) + predictionLine(tv) + legendHtml();
 }
 
 /* The figure `id` of `views` with `params`: a `define`d figure (built afresh), else a figure of the first
@@ -631,5 +640,5 @@ export { mapFigure, page, figureById, draw, sectionBody, define, reportSections,
   overview, disanSections, dsaSections, s2tWordFigure, wordFrames, tokensHtml, legendHtml, pageData, payload,
   gridBinding, templates, sharedScale, escape, checkView,
   // what view_figures.js and pair_view.js build their figures with
-  need, checkArray, matrix, rowMeans, tokenBars, capitalize, featureSlice, perFeature, pair, attentionPair, blockTitles, headsFigure,
-  binding, lazy, section, figure, sectionHtml, alphaSlider, navLines };
+  need, checkArray, matrix, rowMeans, sentOf, s2tVector, tokenBars, capitalize, featureSlice, perFeature, pair, attentionPair,
+  blockTitles, headsFigure, binding, lazy, section, figure, sectionHtml, alphaSlider, navLines };

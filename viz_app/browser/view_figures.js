@@ -4,22 +4,12 @@
  * (export.py show_page_figure → chart.js → Sections.draw); a one-figure report holds one (the HTML download). */
 import * as Figures from "./figures.js";
 import * as Recompute from "./recompute.js";
-import { define, need, checkArray, matrix, tokenBars, capitalize, featureSlice, perFeature, pair, attentionPair, blockTitles,
-  headsFigure, binding, gridBinding, templates, sharedScale } from "./sections.js";
-
-function sentOf(tv, side) {
-  return side === "hypothesis" && tv.hypothesis ? tv.hypothesis : tv.premise;
-}
+import { define, need, checkArray, matrix, sentOf, s2tVector, tokenBars, capitalize, featureSlice, perFeature, pair, attentionPair,
+  blockTitles, headsFigure, binding, gridBinding, templates, sharedScale } from "./sections.js";
 
 function needIndex(value, T, what) {
   need(Number.isInteger(value) && value >= 0 && value < T, what + " should be a token index below " + T +
        " but is " + value);
-}
-
-/* Shen Eqs. 12–13: one token's 2·d_h source2token probabilities; "length" scales them by T (1 = uniform). */
-function s2tVector(sent, token, scale) {
-  var D2 = sent.D2, v = Array.prototype.slice.call(sent.s2t, token * D2, (token + 1) * D2);
-  return scale === "length" ? v.map(function (x) { return x * sent.tokens.length; }) : v;
 }
 
 /* reduce.feature_entropy of one block: per cell the entropy of q_k = P[i,j,k] / Σ_k P[i,j,k] over log D
