@@ -86,18 +86,14 @@ function limits(mats, zmin, zmax) {
   return [lo, hi > lo ? hi : lo + 1];
 }
 
-/* The largest |value| of `mats` (NaN ignored, ±∞ counted as numpy's nanmax(abs)), or 0. */
-function bound(mats) {
-  var b = 0, any = false;
-  mats.forEach(function (m) {
-    for (var r = 0; r < m.length; r++) {
-      for (var c = 0; c < m[r].length; c++) {
-        var v = m[r][c];
-        if (v !== null && v === v) { any = true; if (Math.abs(v) > b) b = Math.abs(v); }
-      }
-    }
-  });
-  return any && isFinite(b) ? b : any ? Infinity : 0;
+/* The half-width of a difference's diverging scale: the largest finite |value| of `mat`, or for an all-zero
+ * difference (A equal to B) the width of the compared maps' scale `lim`. */
+function diffBound(mat, lim) {
+  var b = 0;
+  for (var r = 0; r < mat.length; r++) {
+    for (var c = 0; c < mat[r].length; c++) if (mat[r][c] !== null && isFinite(mat[r][c])) b = Math.max(b, Math.abs(mat[r][c]));
+  }
+  return b > 0 ? b : lim[1] - lim[0];
 }
 
 /* "rows × cols" of a matrix, for error messages. */
@@ -230,11 +226,7 @@ function vectorGrids(vectors, titles, opts) {
     return out;
   });
   var diffAt = o.difference && grids.length > 1 ? grids.length - 1 : -1;
-  var lim = limits(diffAt < 0 ? grids : grids.slice(0, diffAt), null, null), b = 0;
-  if (diffAt >= 0) {
-    b = bound([grids[diffAt]]);
-    b = b > 0 && isFinite(b) ? b : lim[1] - lim[0];  // an all-zero difference: the compared vectors' scale width
-  }
+  var lim = limits(diffAt < 0 ? grids : grids.slice(0, diffAt), null, null), b = diffAt < 0 ? 0 : diffBound(grids[diffAt], lim);
   var rowNames = Array.from({ length: rows }, function (_, r) {
     return "features " + r * cols + "–" + (Math.min(size, (r + 1) * cols) - 1);
   });
@@ -270,9 +262,7 @@ function compareHeatmaps(a, b, tokens, opts) {
   var lim = limits([a, b], null, null);
   var num = function (v) { return v === null ? NaN : v; };  // null (JSON's NaN) stays NaN in arithmetic, as in numpy
   var diff = Array.from(a, function (row, r) { return Array.from(row, function (v, c) { return num(v) - num(b[r][c]); }); });
-  // A equal to B: the all-zero difference is drawn on [−width, width] of A and B's scale
-  var d = bound([diff]);
-  d = d > 0 ? d : lim[1] - lim[0];
+  var d = diffBound(diff, lim);
   return figureSpec(o.name, o.title, [
     mapPanel("A", a, tokens, tokens, lim, th, { title: String(titles[0]), valueName: valueName, colourbar: false }),
     mapPanel("B", b, tokens, tokens, lim, th, { title: String(titles[1]), valueName: valueName }),
