@@ -169,10 +169,9 @@ function smallMultiples(stack, tokens, titles, opts) {
   var pooled = stack.map(function (m) { return blockMean(m, maxCells); });
   var block = pooled.length ? pooled[0].block : 1, labels = Array.from(tokens), title = o.title || "";
   if (block > 1) {
-    labels = [];
-    for (var i = 0; i < tokens.length; i += block) {
-      labels.push(tokens[i] + "…" + tokens[Math.min(i + block, tokens.length) - 1]);
-    }
+    labels = Array.from({ length: Math.ceil(tokens.length / block) }, function (_, k) {
+      return tokens[k * block] + "…" + tokens[Math.min((k + 1) * block, tokens.length) - 1];
+    });
     title = title + " (averaged over blocks of " + block + " tokens)";
   }
   return heatmapGrid(pooled.map(function (p) { return p.z; }), titles, labels, {
@@ -186,11 +185,8 @@ function smallMultiples(stack, tokens, titles, opts) {
 function barChart(series, tokens, opts) {
   var o = opts || {}, th = theme(o.theme), list = pairs(series);
   var values = list.map(function (item) { return Array.from(item[1], function (v) { return v !== null && isFinite(v) ? v : NaN; }); });
-  var domain = o.yRange ? [o.yRange[0], o.yRange[1]] : null;
-  if (!domain) {
-    var lim = limits(values.map(function (v) { return [v]; }), null, null);
-    domain = [Math.min(0, lim[0]), Math.max(0, lim[1])];
-  }
+  var lim = o.yRange ? [o.yRange[0], o.yRange[1]] : limits(values.map(function (v) { return [v]; }), null, null);
+  var domain = o.yRange ? lim : [Math.min(0, lim[0]), Math.max(0, lim[1])];
   var panels = list.map(function (item, k) {
     return barsPanel(String(item[0]), { values: values[k], labels: Array.from(tokens), title: String(item[0]),
       valueName: o.yTitle || String(item[0]), yLabel: o.yTitle || "", orientation: "vertical", domain: domain, theme: th.name });
@@ -217,13 +213,9 @@ function vectorGrids(vectors, titles, opts) {
   var size = Math.max.apply(null, vectors.map(function (v) { return v.length; }));
   var rows = Math.ceil(size / cols);
   var grids = vectors.map(function (v) {
-    var out = [];
-    for (var r = 0; r < rows; r++) {
-      var line = new Array(cols);
-      for (var c = 0; c < cols; c++) { var i = r * cols + c; line[c] = i < v.length ? v[i] : NaN; }
-      out.push(line);
-    }
-    return out;
+    return Array.from({ length: rows }, function (_, r) {
+      return Array.from({ length: cols }, function (_, c) { return r * cols + c < v.length ? v[r * cols + c] : NaN; });
+    });
   });
   var diffAt = o.difference && grids.length > 1 ? grids.length - 1 : -1;
   var lim = limits(diffAt < 0 ? grids : grids.slice(0, diffAt), null, null), b = diffAt < 0 ? 0 : diffBound(grids[diffAt], lim);
