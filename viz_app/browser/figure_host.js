@@ -48,7 +48,8 @@ export function mountFigure(element, spec, options = {}) {
   const grow = THEMES.presentation.font_size / THEMES.normal.font_size;
   const withTheme = (view) => (!opts.theme ? view : { ...view, theme: opts.theme,
     ...(view.height && opts.theme === "presentation" && view.theme !== "presentation" ? { height: Math.round(view.height * grow) } : {}) });
-  const full = (name) => `${current.name}/${name}`;
+  // the tokens the figure shows (its first panel's rows or bars), for data-drawn
+  const tokensOf = (s) => (s.panels[0].kind === "heatmap" ? s.panels[0].view.rowTokens : s.panels[0].view.labels);
 
   function build(next) {
     grid.replaceChildren();
@@ -75,8 +76,7 @@ export function mountFigure(element, spec, options = {}) {
     }
     if (!current || !sameLayout(current, next)) { highlight = null; selected = null; build(next); }
     current = next;
-    title.textContent = next.title || "";
-    title.hidden = !next.title;
+    Object.assign(title, { textContent: next.title || "", hidden: !next.title });
     let ok = true;
     const source = selected && next.rowBars && next.panels.find((p) => p.name === selected.panel && p.kind === "heatmap");
     const row = source && selected.row < source.view.z.length ? selected.row : null;
@@ -96,22 +96,15 @@ export function mountFigure(element, spec, options = {}) {
   }
 
   function fail(message) {
-    error.textContent = message;
-    error.hidden = false;
+    Object.assign(error, { textContent: message, hidden: false });
     root.dataset.drawn = `${++drawn}:error`;
     return false;
-  }
-
-  /* The tokens the figure shows (its first panel's rows or bars), for data-drawn. */
-  function tokensOf(s) {
-    const v = s.panels[0].view;
-    return s.panels[0].kind === "heatmap" ? v.rowTokens : v.labels;
   }
 
   // a clicked row (or Enter on a focused cell) shows its bars; in talk mode its largest cell is outlined
   grid.addEventListener("figure-rowselect", (ev) => {
     const rb = current && current.rowBars, d = /** @type {CustomEvent} */ (ev).detail;
-    const source = current && current.panels.find((p) => d.figure === `heatmap:${full(p.name)}`);
+    const source = current && current.panels.find((p) => d.figure === `heatmap:${current.name}/${p.name}`);
     if (!source) return;
     if (opts.theme === "presentation") {
       const c = argmax(d.values);
