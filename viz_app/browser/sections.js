@@ -320,6 +320,8 @@ function barsFigure(tv, side, theme, id, series, o, paper, caption) {
 }
 
 var GATES = [["forward gate", "gate", "fw"], ["backward gate", "gate", "bw"]];
+// recompute.js's expressions of DiSAN's feature k (Shen Eq. 15) in the forward and backward blocks
+var BY_FEATURE = [{ op: "feature", dir: "fw" }, { op: "feature", dir: "bw" }];
 
 function disanSections(tv, theme) {
   var titles = blockTitles(tv);
@@ -334,10 +336,7 @@ function disanSections(tv, theme) {
                   named("Token2token attention, feature k = 0", side, tv), theme, "P[k]");
     }, "Shen Fig. 6, one feature (Eq. 15)",
       "The softmax of one feature k before averaging; drag the slider or use its arrow keys.", side,
-      { bind: function (fig) {
-        return gridBinding(fig, [{ op: "feature", dir: "fw" }, { op: "feature", dir: "bw" }],
-                           { "feature k = 0": "feature k = {feature}" });
-      } }));
+      { bind: function (fig) { return gridBinding(fig, BY_FEATURE, { "feature k = 0": "feature k = {feature}" }); } }));
     gates.push(barsFigure(tv, side, theme, "gate", GATES, { title: "Fusion gate per token, mean over features", yTitle: "F",
       yRange: [0, 1] }, "Shen Fig. 7 (Eq. 19)",
       "A large F keeps the token's own input h, a small F takes its context s (u = F⊙h + (1−F)⊙s)."));
@@ -640,5 +639,5 @@ export { mapFigure, page, figureById, draw, sectionBody, define, reportSections,
   overview, disanSections, dsaSections, s2tWordFigure, wordFrames, tokensHtml, legendHtml, pageData, payload,
   gridBinding, templates, sharedScale, escape, checkView,
   // what view_figures.js and pair_view.js build their figures with
-  need, checkArray, matrix, rowMeans, sentOf, s2tVector, tokenBars, capitalize, featureSlice, perFeature, pair, attentionPair,
+  BY_FEATURE, need, checkArray, matrix, rowMeans, sentOf, s2tVector, tokenBars, capitalize, featureSlice, perFeature, pair, attentionPair,
   blockTitles, headsFigure, binding, lazy, section, figure, sectionHtml, alphaSlider, navLines };

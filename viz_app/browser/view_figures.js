@@ -4,8 +4,8 @@
  * (export.py show_page_figure → chart.js → Sections.draw); a one-figure report holds one (the HTML download). */
 import * as Figures from "./figures.js";
 import * as Recompute from "./recompute.js";
-import { define, need, checkArray, matrix, sentOf, s2tVector, tokenBars, capitalize, featureSlice, perFeature, pair, attentionPair,
-  blockTitles, headsFigure, binding, gridBinding, templates, sharedScale } from "./sections.js";
+import { BY_FEATURE, define, need, checkArray, matrix, sentOf, s2tVector, tokenBars, capitalize, featureSlice, perFeature, pair,
+  attentionPair, blockTitles, headsFigure, binding, gridBinding, templates, sharedScale } from "./sections.js";
 
 function needIndex(value, T, what) {
   need(Number.isInteger(value) && value >= 0 && value < T, what + " should be a token index below " + T +
@@ -54,8 +54,6 @@ function checkReduction(p) {
   need(REDUCTIONS[p.reduction], "reduction should be one of " + Object.keys(REDUCTIONS).join(", ") + " but is " +
        p.reduction);
 }
-
-var BY_FEATURE = [{ op: "feature", dir: "fw" }, { op: "feature", dir: "bw" }];
 
 /* Shen Fig. 6 under a reduction; a clicked row shows its bars. p: {side, reduction, feature}. With reduction
  * "feature" it follows the feature-k control. */
