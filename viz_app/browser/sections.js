@@ -448,8 +448,7 @@ function payload(sent, arch) {
 
 /* report.page_data: the figures, the bindings of those the page redraws and their payloads. */
 function pageData(tv, sections, compact) {
-  var figs = [];
-  sections.forEach(function (s) { figs = figs.concat(s.figures); });
+  var figs = sections.flatMap(function (s) { return s.figures; });
   var themes = Figures.context().themes, data = {
     arch: tv.arch,
     alpha: tv.alpha === undefined ? null : tv.alpha,
