@@ -226,19 +226,16 @@ function overview(tv, theme) {
   }).join("");
   var paper = tv.arch === "disan" ? "Shen Sec. 5" : "Im Sec. 4.1";
   var score = relatednessText(tv), note = tv.random_weights ? " (random weights: meaningless)" : "";
-  var prediction = score === null
-    ? figure("prediction", Figures.predictionChart(tv.prediction, { title: "Prediction" + note, theme: theme }),
-             paper + ", classifier output",
-             "Probability of each label from the classifier head on the sentence encoding.")
-    : figure("prediction", Figures.predictionChart(tv.prediction, {
-        title: score.charAt(0).toUpperCase() + score.slice(1) + note, theme: theme,
-        xTitle: "p̂: probability of each grade" }),
-             tv.hypothesis ? "Tai, Socher & Manning 2015, Sec. 4.2 (Shen Sec. 5.3), relatedness output"
-               : paper + ", score output (grades as Tai, Socher & Manning 2015, Sec. 4.2)",
-             tv.hypothesis
-               ? "The distribution p̂ over the relatedness grades r from the head on the two sentence encodings " +
-                 "(their product and absolute difference); the score is rᵀp̂."
-               : "The distribution p̂ over the grades r from the head on the sentence encoding; the score is rᵀp̂.");
+  var chart = score === null ? { title: "Prediction" + note, theme: theme }
+    : { title: score.charAt(0).toUpperCase() + score.slice(1) + note, theme: theme, xTitle: "p̂: probability of each grade" };
+  var prediction = figure("prediction", function () { return Figures.predictionChart(tv.prediction, chart); },
+    score === null ? paper + ", classifier output"
+      : tv.hypothesis ? "Tai, Socher & Manning 2015, Sec. 4.2 (Shen Sec. 5.3), relatedness output"
+      : paper + ", score output (grades as Tai, Socher & Manning 2015, Sec. 4.2)",
+    score === null ? "Probability of each label from the classifier head on the sentence encoding."
+      : tv.hypothesis ? "The distribution p̂ over the relatedness grades r from the head on the two sentence encodings " +
+                        "(their product and absolute difference); the score is rᵀp̂."
+      : "The distribution p̂ over the grades r from the head on the sentence encoding; the score is rᵀp̂.");
   return [section("tokens", "Tokens", `<div class="sides">${body}</div>${predictionLine(tv)}${legendHtml()}`),
           section("prediction", "Prediction", "", [prediction])];
 }
@@ -623,7 +620,7 @@ var MAP_FIGURES = /^(mean|feature|alpha-mean|alpha-heads-fw|alpha-heads-bw)-(pre
  * run), built as the page builds it; null for a figure that needs more of the trace. */
 function mapFigure(tv, id) {
   if (!MAP_FIGURES.test(id)) return null;
-  // the architecture's own sections: reportSections' overview would build the prediction chart at once
+  // the architecture's own sections: reportSections' overview reads the prediction, which a maps-only view lacks
   var f = figuresOf(tv, "maps", function () {
     var theme = Figures.theme("normal");
     return figuresIn(tv.arch === "disan" ? disanSections(tv, theme) : dsaSections(tv, theme));
