@@ -139,7 +139,9 @@ function gridBinding(fig, exprs, replacements, opts) {
   if (exprs.length !== panels.length) {
     throw new Error(exprs.length + " expressions for " + panels.length + " heatmap panels");
   }
-  var items = panels.map(function (panel, k) { return o.pool ? { panel: panel, z: exprs[k], pool: o.pool } : { panel: panel, z: exprs[k] }; });
+  var items = panels.map(function (panel, k) {
+    return o.pool ? { panel: panel, z: exprs[k], pool: o.pool } : { panel: panel, z: exprs[k] };
+  });
   return binding(items, [sharedScale(panels, o.zmin, o.zmax)], templates(fig, replacements));
 }
 
