@@ -64,15 +64,10 @@ function checkSentence(sent, arch, name) {
   ["fw", "bw"].forEach(function (d) {
     var b = sent[d], where = name + "." + d;
     need(b, where + " is missing");
-    checkArray(b.allowed, T * T, where + ".allowed");
-    checkArray(b.attention, T * T, where + ".attention");
-    checkArray(b.gate, T * b.D, where + ".gate (T·D)");
-    if (arch === "dsa") {
-      checkArray(b.heads, b.H * T * T, where + ".heads (H·T·T)");
-      checkArray(b.scores, b.H * T * T, where + ".scores (H·T·T)");
-      checkArray(b.ffn_deactivation, T, where + ".ffn_deactivation");
-      checkArray(b.ln_max, T, where + ".ln_max");
-    }
+    // [field, length, its shape as the message names it]; the distance-based SAN's heads, scores and FFN fields too
+    var fields = [["allowed", T * T, ""], ["attention", T * T, ""], ["gate", T * b.D, " (T·D)"]].concat(arch !== "dsa" ? [] :
+      [["heads", b.H * T * T, " (H·T·T)"], ["scores", b.H * T * T, " (H·T·T)"], ["ffn_deactivation", T, ""], ["ln_max", T, ""]]);
+    fields.forEach(function (f) { checkArray(b[f[0]], f[1], where + "." + f[0] + f[2]); });
   });
   if (arch === "dsa") checkArray(sent.maxpool_share, T, name + ".maxpool_share");
 }
