@@ -51,9 +51,8 @@ function formatFixed(x, digits) {
   if (Object.is(x, -0)) return "-" + (0).toFixed(digits);
   var text = x.toFixed(digits), p = Math.pow(10, digits), t = x * p, twice = 2 * t;
   if (Number.isInteger(twice) && Math.abs(twice) % 2 === 1 && twice % Math.pow(5, digits) === 0 && t / p === x) {
-    var down = (Math.trunc(t) / p).toFixed(digits), up = text;
-    var lastDown = Number(down.slice(-1));
-    text = lastDown % 2 === 0 ? down : up;
+    var down = (Math.trunc(t) / p).toFixed(digits);
+    if (Number(down.slice(-1)) % 2 === 0) text = down;  // the even one of the two neighbours, as Python rounds
   }
   return text;
 }
@@ -63,10 +62,9 @@ function formatG(x) {
   x = Number(x);
   if (!isFinite(x)) return x !== x ? "nan" : x > 0 ? "inf" : "-inf";
   if (x === 0) return Object.is(x, -0) ? "-0" : "0";
-  var exp = Number(x.toExponential(5).split("e")[1]);
+  var parts = x.toExponential(5).split("e"), exp = Number(parts[1]);
   if (exp < -4 || exp >= 6) {
-    var parts = x.toExponential(5).split("e"), mant = parts[0].replace(/\.?0+$/, ""), e = Number(parts[1]);
-    return mant + "e" + (e < 0 ? "-" : "+") + (Math.abs(e) < 10 ? "0" : "") + Math.abs(e);
+    return parts[0].replace(/\.?0+$/, "") + "e" + (exp < 0 ? "-" : "+") + (Math.abs(exp) < 10 ? "0" : "") + Math.abs(exp);
   }
   var text = x.toFixed(Math.max(0, 5 - exp));
   return text.indexOf(".") >= 0 ? text.replace(/\.?0+$/, "") : text;
