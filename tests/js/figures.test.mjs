@@ -49,7 +49,8 @@ test("masked cells: maskPanels marks −∞, null and NaN as masked and draws th
   assert.equal(v.zmax, 0);
   assert.equal(v.title, "fw <mask>");
   assert.ok(Number.isNaN(v.z[0][1]) && v.z[2][0] === -2);
-  assert.throws(() => F.maskPanels([["x", [[0]]]], ["a", "b"]), /one matrix row per token: panel x is 1 × 1 for 2 tokens/);
+  // a wrong shape is one sentence: the components' own check (validate.mjs), which every drawn view passes
+  assert.throws(() => drawable(F.maskPanels([["x", [[0]]]], ["a", "b"])), /z has 1 rows but there are 2 row tokens; give one row per token$/);
   assert.equal(T, v.z.length);
 });
 
@@ -75,7 +76,8 @@ test("heatmap: diverging is symmetric about 0; the axis titles default to the at
   assert.deepEqual([v.scale, v.zmin, v.zmax, v.valueName], ["diverging", -1, 1, "τ"]);
   const [p] = views(F.heatmap(A, TOKENS, null, {}));
   assert.deepEqual([p.xLabel, p.yLabel], ["attended token (column)", "attending token (row)"]);
-  assert.throws(() => F.heatmap([[1, 2]], ["a", "b"], null, {}), /z is 1 × 2 for 2 row labels and 2 column labels/);
+  assert.throws(() => drawable(F.heatmap([[1, 2]], ["a", "b"], null, {})), /z has 1 rows but there are 2 row tokens; give one row per token$/);
+  assert.throws(() => drawable(F.heatmap([[1], [2]], ["a", "b"], null, {})), /row 0 of z has 1 values but there are 2 column tokens/);
 });
 
 test("smallMultiples averages blocks of a long sentence and says so in the title", () => {
@@ -117,5 +119,5 @@ test("vectorGrids fold features into rows of 30 on one domain; a difference gets
 test("tokenFeatureHeatmap: tokens as rows, feature k as columns; a wrong shape is one sentence", () => {
   const [v] = views(drawable(F.tokenFeatureHeatmap([[0, 1], [1, 0]], ["a", "b"], { zmin: 0, zmax: 1, valueName: "F" })));
   assert.deepEqual([v.colTokens, v.xLabel, v.yLabel, v.valueName], [["0", "1"], "feature k", "token", "F"]);
-  assert.throws(() => F.tokenFeatureHeatmap([[0]], ["a", "b"]), /one matrix row per token: the matrix has 1 rows for 2 tokens/);
+  assert.throws(() => drawable(F.tokenFeatureHeatmap([[0]], ["a", "b"])), /z has 1 rows but there are 2 row tokens; give one row per token$/);
 });

@@ -9,9 +9,9 @@
  *   fig.destroy();
  *   drawIn(element, spec, {provenance, theme})  // the hosts' way: the host kept in `element`, updated; hostIn(element)
  *
- * A spec is plain data (typed arrays allowed): {kind: "figure", name, title, columns, panels: [{kind: "heatmap" |
- * "bars", name, view}], rowBars: {panel, bars} | null}. No plotting library is involved. */
+ * A spec is plain data (typed arrays allowed), as figure_spec.js writes it. No plotting library is involved. */
 import { THEMES, createBars, createHeatmap, download } from "./components/index.mjs";
+import { addStyle, el } from "./components/figure.mjs";
 import { figureHtml, checkSpec, sameLayout, sameSpec } from "./figure_spec.js";
 import { argmax } from "./util.js";
 
@@ -26,34 +26,15 @@ const CSS = `
 .disan-figure__error { color: #a4000f; margin: 4px 0; }
 `;
 
-function el(doc, tag, cls) {
-  const e = doc.createElement(tag);
-  if (cls) e.className = cls;
-  return e;
-}
-
-function injectStyle(doc) {
-  if (doc.getElementById("disan-figure-style")) return;
-  const style = el(doc, "style");
-  style.id = "disan-figure-style";
-  style.textContent = CSS;
-  doc.head.append(style);
-}
-
 /* Draw `spec` into `element` (its children are replaced). options: {provenance: {checkpointSha256, version}
  * (written into every export), theme: "normal" | "presentation" | null (overrides the views' own), menu:
  * false (no export menu)}. Returns the handle described at the top of this file. */
 export function mountFigure(element, spec, options = {}) {
-  const doc = element.ownerDocument;
-  injectStyle(doc);
+  addStyle(element.ownerDocument, "disan-figure-style", CSS);
   const opts = { provenance: null, theme: null, menu: true, ...options };
-  const root = el(doc, "div", "disan-figure");
-  const head = el(doc, "div", "disan-figure__head");
-  const title = el(doc, "div", "disan-figure__title");
-  const error = el(doc, "p", "disan-figure__error");
-  error.setAttribute("role", "alert");
-  error.hidden = true;
-  const grid = el(doc, "div", "disan-figure__grid");
+  const root = el("div", { className: "disan-figure" }), head = el("div", { className: "disan-figure__head" });
+  const title = el("div", { className: "disan-figure__title" }), grid = el("div", { className: "disan-figure__grid" });
+  const error = el("p", { className: "disan-figure__error", hidden: true }, { role: "alert" });
   head.append(title);
   root.append(head, error, grid);
   element.replaceChildren(root);
@@ -67,12 +48,13 @@ export function mountFigure(element, spec, options = {}) {
   const grow = THEMES.presentation.font_size / THEMES.normal.font_size;
   const withTheme = (view) => (!opts.theme ? view : { ...view, theme: opts.theme,
     ...(view.height && opts.theme === "presentation" && view.theme !== "presentation" ? { height: Math.round(view.height * grow) } : {}) });
-  const full = (name) => `${current.name}/${name}`;
+  // the tokens the figure shows (its first panel's rows or bars), for data-drawn
+  const tokensOf = (s) => (s.panels[0].kind === "heatmap" ? s.panels[0].view.rowTokens : s.panels[0].view.labels);
 
   function build(next) {
     grid.replaceChildren();
     panels = next.panels.map((p) => {
-      const cell = el(doc, "div", "disan-figure__cell");
+      const cell = el("div", { className: "disan-figure__cell" });
       // the bars a clicked row fills: hidden until a row is clicked, then a row of the grid of their own
       if (next.rowBars && next.rowBars.bars === p.name) { cell.classList.add("disan-figure__rowbars"); cell.hidden = true; }
       grid.append(cell);
@@ -94,8 +76,7 @@ export function mountFigure(element, spec, options = {}) {
     }
     if (!current || !sameLayout(current, next)) { highlight = null; selected = null; build(next); }
     current = next;
-    title.textContent = next.title || "";
-    title.hidden = !next.title;
+    Object.assign(title, { textContent: next.title || "", hidden: !next.title });
     let ok = true;
     const source = selected && next.rowBars && next.panels.find((p) => p.name === selected.panel && p.kind === "heatmap");
     const row = source && selected.row < source.view.z.length ? selected.row : null;
@@ -115,22 +96,15 @@ export function mountFigure(element, spec, options = {}) {
   }
 
   function fail(message) {
-    error.textContent = message;
-    error.hidden = false;
+    Object.assign(error, { textContent: message, hidden: false });
     root.dataset.drawn = `${++drawn}:error`;
     return false;
-  }
-
-  /* The tokens the figure shows (its first panel's rows or bars), for data-drawn. */
-  function tokensOf(s) {
-    const v = s.panels[0].view;
-    return s.panels[0].kind === "heatmap" ? v.rowTokens : v.labels;
   }
 
   // a clicked row (or Enter on a focused cell) shows its bars; in talk mode its largest cell is outlined
   grid.addEventListener("figure-rowselect", (ev) => {
     const rb = current && current.rowBars, d = /** @type {CustomEvent} */ (ev).detail;
-    const source = current && current.panels.find((p) => d.figure === `heatmap:${full(p.name)}`);
+    const source = current && current.panels.find((p) => d.figure === `heatmap:${current.name}/${p.name}`);
     if (!source) return;
     if (opts.theme === "presentation") {
       const c = argmax(d.values);
@@ -164,10 +138,11 @@ export function mountFigure(element, spec, options = {}) {
   async function exportAs(kind, panel) {
     if (!current) throw new Error("nothing drawn to export");
     if (kind === "html") {
-      const svgs = [];
-      for (const p of panels) svgs.push(String((await p.component.exportAs("svg")).data));
-      const data = [];
-      for (const p of panels) data.push(JSON.parse(String((await p.component.exportAs("json")).data)));
+      const svgs = [], data = [];
+      for (const p of panels) {
+        svgs.push(String((await p.component.exportAs("svg")).data));
+        data.push(JSON.parse(String((await p.component.exportAs("json")).data)));
+      }
       return { filename: `${current.name.replace(/[^\w.-]+/g, "_")}.html`, mime: "text/html",
         data: figureHtml({ name: current.name, title: current.title, columns: current.columns, provenance: opts.provenance, svgs, data }) };
     }
@@ -177,24 +152,17 @@ export function mountFigure(element, spec, options = {}) {
   }
 
   function exportMenu() {
-    const box = el(doc, "details", "disan-figure__export");
-    const summary = el(doc, "summary");
-    summary.textContent = "Export";
-    const which = el(doc, "select");
-    which.setAttribute("aria-label", "panel to export");
-    box.append(summary, which);
+    const box = el("details", { className: "disan-figure__export" }), which = el("select", {}, { "aria-label": "panel to export" });
+    box.append(el("summary", { textContent: "Export" }), which);
     for (const kind of ["png", "svg", "json", "csv", "html"]) {
-      const b = el(doc, "button");
-      b.type = "button";
-      b.dataset.export = kind;
-      b.textContent = kind.toUpperCase();
+      const b = el("button", { type: "button", textContent: kind.toUpperCase() }, { "data-export": kind });
       b.addEventListener("click", () => exportAs(kind, which.value || undefined).then(download, (err) => fail(err.message)));
       box.append(b);
     }
     return {
       element: box,
       panels(names) {
-        which.replaceChildren(...names.map((n) => { const o = el(doc, "option"); o.value = n; o.textContent = n; return o; }));
+        which.replaceChildren(...names.map((n) => el("option", { value: n, textContent: n })));
         which.hidden = names.length < 2;
       },
     };

@@ -7,6 +7,8 @@
  *    rowBars: {panel: <heatmap panel name or "*">, bars: <bars panel name>, title} | null}
  *
  * Panels that share one colour domain carry the same zmin/zmax, and all but one say colourbar: false. */
+import { provenanceLine, provenanceOf } from "./components/export.mjs";
+import { xmlText as esc } from "./components/painter.mjs";
 
 const KINDS = ["heatmap", "bars"];
 
@@ -67,25 +69,21 @@ export function sameSpec(a, b) {
 
 /* A figure spec from its panels (builders' shorthand). */
 export function figureSpec(name, title, panels, extra) {
-  return { kind: "figure", name, title: title || "", columns: panels.length, panels, rowBars: null, ...(extra || {}) };
+  return { kind: "figure", name: name || "figure", title: title || "", columns: panels.length, panels, rowBars: null, ...(extra || {}) };
 }
 
 export const heatmapPanel = (name, view) => ({ kind: "heatmap", name, view });
 export const barsPanel = (name, view) => ({ kind: "bars", name, view });
 
-const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
-const oneLine = (v) => String(v ?? "unknown").replace(/[\r\n]+/g, " ");
-
 /* A standalone HTML file of a figure: its panels as the SVG vectors the components export, its data as JSON,
  * the provenance (checkpoint SHA-256, project version) in <meta> tags and in the first comment. No script,
  * no network: it opens anywhere. {name, title, columns, provenance, svgs: [svg text], data: [panel JSON]}. */
 export function figureHtml({ name, title, columns, provenance, svgs, data }) {
-  const p = provenance || {}, sha = oneLine(p.checkpointSha256), version = oneLine(p.version);
+  const prov = provenanceOf(name, provenance), sha = prov.checkpoint_sha256, version = prov.version;
   const svgBody = (s) => s.replace(/^<\?xml[^>]*>\s*/, "").replace(/<!--[\s\S]*?-->\s*/, "");
   const cols = Math.max(1, Math.min(columns || svgs.length, svgs.length));
-  const json = JSON.stringify({ provenance: { figure: name, checkpoint_sha256: sha, version }, panels: data })
-    .replace(/</g, "\\u003c");
-  return `<!DOCTYPE html>\n<!-- figure=${oneLine(name).replace(/--/g, "- -")} checkpoint_sha256=${sha} version=${version} -->\n` +
+  const json = JSON.stringify({ provenance: prov, panels: data }).replace(/</g, "\\u003c");
+  return `<!DOCTYPE html>\n<!-- ${provenanceLine(prov).replace(/--/g, "- -")} -->\n` +
     `<html lang="en"><head><meta charset="utf-8"><title>${esc(title || name)}</title>\n` +
     `<meta name="disan-figure" content="${esc(name)}"><meta name="disan-checkpoint-sha256" content="${esc(sha)}">` +
     `<meta name="disan-version" content="${esc(version)}">\n` +

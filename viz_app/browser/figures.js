@@ -7,6 +7,7 @@
  * (arrays or typed arrays), a vector an array or typed array; `theme` a theme object or its name. */
 import { barsPanel, figureSpec, heatmapPanel } from "./figure_spec.js";
 import { argmax } from "./util.js";
+import { extent } from "./components/palettes.mjs";
 
 var context = null;
 
@@ -44,21 +45,14 @@ function htmlEscape(text) {
   return String(text).replace(/[&<>"]/g, function (ch) { return HTML[ch]; });
 }
 
-/* Python's len() and slicing count code points, not UTF-16 units: an emoji is one character. */
-function clip(text, limit) {
-  var chars = Array.from(text);
-  return chars.length <= limit ? text : chars.slice(0, limit - 1).join("") + "…";
-}
-
 /* f"{x:.{digits}f}": JS toFixed rounds exact ties up, Python to even; ties are exact only when 2·x·10^d
  * is an odd integer divisible by 5^d (x = 0.125, 0.375 … for d = 2). */
 function formatFixed(x, digits) {
   if (Object.is(x, -0)) return "-" + (0).toFixed(digits);
   var text = x.toFixed(digits), p = Math.pow(10, digits), t = x * p, twice = 2 * t;
   if (Number.isInteger(twice) && Math.abs(twice) % 2 === 1 && twice % Math.pow(5, digits) === 0 && t / p === x) {
-    var down = (Math.trunc(t) / p).toFixed(digits), up = text;
-    var lastDown = Number(down.slice(-1));
-    text = lastDown % 2 === 0 ? down : up;
+    var down = (Math.trunc(t) / p).toFixed(digits);
+    if (Number(down.slice(-1)) % 2 === 0) text = down;  // the even one of the two neighbours, as Python rounds
   }
   return text;
 }
@@ -68,10 +62,9 @@ function formatG(x) {
   x = Number(x);
   if (!isFinite(x)) return x !== x ? "nan" : x > 0 ? "inf" : "-inf";
   if (x === 0) return Object.is(x, -0) ? "-0" : "0";
-  var exp = Number(x.toExponential(5).split("e")[1]);
+  var parts = x.toExponential(5).split("e"), exp = Number(parts[1]);
   if (exp < -4 || exp >= 6) {
-    var parts = x.toExponential(5).split("e"), mant = parts[0].replace(/\.?0+$/, ""), e = Number(parts[1]);
-    return mant + "e" + (e < 0 ? "-" : "+") + (Math.abs(e) < 10 ? "0" : "") + Math.abs(e);
+    return parts[0].replace(/\.?0+$/, "") + "e" + (exp < 0 ? "-" : "+") + (Math.abs(exp) < 10 ? "0" : "") + Math.abs(exp);
   }
   var text = x.toFixed(Math.max(0, 5 - exp));
   return text.indexOf(".") >= 0 ? text.replace(/\.?0+$/, "") : text;
@@ -82,44 +75,23 @@ function round6(x) {
   return Number(x.toPrecision(6));
 }
 
-/* [lo, hi] over the finite values of `mats` (arrays of rows), zmin/zmax when given. */
+/* [lo, hi] over the finite values of `mats` (arrays of rows; the components' extent), zmin/zmax when given. */
 function limits(mats, zmin, zmax) {
-  var lo = Infinity, hi = -Infinity;
-  mats.forEach(function (m) {
-    for (var r = 0; r < m.length; r++) {
-      var row = m[r];
-      for (var c = 0; c < row.length; c++) {
-        var v = row[c];
-        if (v !== null && isFinite(v)) { if (v < lo) lo = v; if (v > hi) hi = v; }
-      }
-    }
-  });
-  if (lo === Infinity) { lo = 0; hi = 0; }
-  if (zmin !== null && zmin !== undefined) lo = zmin;
-  if (zmax !== null && zmax !== undefined) hi = zmax;
+  var lim = extent(mats.flat());
+  var lo = zmin !== null && zmin !== undefined ? zmin : lim[0], hi = zmax !== null && zmax !== undefined ? zmax : lim[1];
   // a constant map gets a scale one unit wide: an all-masked map (a one-word sentence's) then has the [0, 1] of
   // any longer sentence's attention, so the maps typed after it are painted on the limits they are drawn with
   return [lo, hi > lo ? hi : lo + 1];
 }
 
-/* The largest |value| of `mats` (NaN ignored, ±∞ counted as numpy's nanmax(abs)), or 0. */
-function bound(mats) {
-  var b = 0, any = false;
-  mats.forEach(function (m) {
-    for (var r = 0; r < m.length; r++) {
-      for (var c = 0; c < m[r].length; c++) {
-        var v = m[r][c];
-        if (v !== null && v === v) { any = true; if (Math.abs(v) > b) b = Math.abs(v); }
-      }
-    }
-  });
-  return any && isFinite(b) ? b : any ? Infinity : 0;
-}
-
-function range(n) {
-  var out = new Array(n);
-  for (var i = 0; i < n; i++) out[i] = i;
-  return out;
+/* The half-width of a difference's diverging scale: the largest finite |value| of `mat`, or for an all-zero
+ * difference (A equal to B) the width of the compared maps' scale `lim`. */
+function diffBound(mat, lim) {
+  var b = 0;
+  for (var r = 0; r < mat.length; r++) {
+    for (var c = 0; c < mat[r].length; c++) if (mat[r][c] !== null && isFinite(mat[r][c])) b = Math.max(b, Math.abs(mat[r][c]));
+  }
+  return b > 0 ? b : lim[1] - lim[0];
 }
 
 /* "rows × cols" of a matrix, for error messages. */
@@ -127,17 +99,14 @@ function shapeText(m) {
   return m.length + " × " + (m.length ? m[0].length : 0);
 }
 
-/* A cell as a number: null (how JSON carries NaN) as NaN, so arithmetic on it stays NaN as in numpy. */
-function cellValue(v) {
-  return v === null ? NaN : v;
-}
-
 function pairs(mapping) {
   return Array.isArray(mapping) ? mapping : Object.keys(mapping).map(function (k) { return [k, mapping[k]]; });
 }
 
-function spec(name, title, panels, extra) {
-  return figureSpec(name || "figure", title || "", panels, extra);
+/* A heatmap panel of z on the colour domain lim ([zmin, zmax]); `more`: the rest of its createHeatmap view. */
+function mapPanel(name, z, rowTokens, colTokens, lim, th, more) {
+  return heatmapPanel(name, Object.assign({ z: z, rowTokens: Array.from(rowTokens), colTokens: Array.from(colTokens),
+                                            zmin: lim[0], zmax: lim[1], theme: th.name }, more));
 }
 
 /* A boolean matrix when any cell is true, else null (no masked cells to draw). */
@@ -156,18 +125,17 @@ function heatmapGrid(mats, titles, rowTokens, opts) {
   var height = Math.trunc(cols > 2 ? Math.min(760, Math.max(260, 90 + th.cell_height * T * 0.6))
                                    : Math.min(720, Math.max(220, 50 + th.cell_height * T)));
   var panels = mats.map(function (mat, k) {
-    return heatmapPanel(o.names ? o.names[k] : "panel-" + k, {
-      z: mat, rowTokens: Array.from(rowTokens), colTokens: Array.from(colTokens), title: titles[k] === undefined ? "" : String(titles[k]),
-      valueName: valueName, scale: "sequential", zmin: lim[0], zmax: lim[1], theme: th.name,
-      masked: anyMasked(o.masked && o.masked[k]), colourbar: k === n - 1, height: height,
-    });
+    return mapPanel(o.names ? o.names[k] : "panel-" + k, mat, rowTokens, colTokens, lim, th, {
+      title: titles[k] === undefined ? "" : String(titles[k]), valueName: valueName, scale: "sequential",
+      masked: anyMasked(o.masked && o.masked[k]), colourbar: k === n - 1, height: height });
   });
   if (o.rowBars) {
     var last = mats[0].length - 1;  // the first panel's last row: under a forward mask the one that sees every token
     panels.push(barsPanel("row", { values: Array.from(mats[0][last] || []), labels: Array.from(colTokens),
       title: "Row #" + last + " '" + rowTokens[last] + "' (click a row)", valueName: valueName, theme: th.name }));
   }
-  return spec(o.name, o.title, panels, { columns: Math.min(cols, n), rowBars: o.rowBars ? { panel: "*", bars: "row", title: "Row" } : null });
+  return figureSpec(o.name, o.title, panels, { columns: Math.min(cols, n),
+                                               rowBars: o.rowBars ? { panel: "*", bars: "row", title: "Row" } : null });
 }
 
 /* viz_app.draw.reduce.block_mean of one matrix: the mean of each block × block square (NaN ignored). */
@@ -199,10 +167,9 @@ function smallMultiples(stack, tokens, titles, opts) {
   var pooled = stack.map(function (m) { return blockMean(m, maxCells); });
   var block = pooled.length ? pooled[0].block : 1, labels = Array.from(tokens), title = o.title || "";
   if (block > 1) {
-    labels = [];
-    for (var i = 0; i < tokens.length; i += block) {
-      labels.push(tokens[i] + "…" + tokens[Math.min(i + block, tokens.length) - 1]);
-    }
+    labels = Array.from({ length: Math.ceil(tokens.length / block) }, function (_, k) {
+      return tokens[k * block] + "…" + tokens[Math.min((k + 1) * block, tokens.length) - 1];
+    });
     title = title + " (averaged over blocks of " + block + " tokens)";
   }
   return heatmapGrid(pooled.map(function (p) { return p.z; }), titles, labels, {
@@ -216,16 +183,13 @@ function smallMultiples(stack, tokens, titles, opts) {
 function barChart(series, tokens, opts) {
   var o = opts || {}, th = theme(o.theme), list = pairs(series);
   var values = list.map(function (item) { return Array.from(item[1], function (v) { return v !== null && isFinite(v) ? v : NaN; }); });
-  var domain = o.yRange ? [o.yRange[0], o.yRange[1]] : null;
-  if (!domain) {
-    var lim = limits(values.map(function (v) { return [v]; }), null, null);
-    domain = [Math.min(0, lim[0]), Math.max(0, lim[1])];
-  }
+  var lim = o.yRange ? [o.yRange[0], o.yRange[1]] : limits(values.map(function (v) { return [v]; }), null, null);
+  var domain = o.yRange ? lim : [Math.min(0, lim[0]), Math.max(0, lim[1])];
   var panels = list.map(function (item, k) {
     return barsPanel(String(item[0]), { values: values[k], labels: Array.from(tokens), title: String(item[0]),
       valueName: o.yTitle || String(item[0]), yLabel: o.yTitle || "", orientation: "vertical", domain: domain, theme: th.name });
   });
-  return spec(o.name, o.title, panels, { columns: Math.min(2, panels.length) });
+  return figureSpec(o.name, o.title, panels, { columns: Math.min(2, panels.length) });
 }
 
 /* predictionChart: horizontal bars of label probabilities, the predicted label outlined. prediction: {label: p}
@@ -234,7 +198,7 @@ function predictionChart(prediction, opts) {
   var o = opts || {}, th = theme(o.theme), list = pairs(prediction);
   var labels = list.map(function (p) { return String(p[0]); }), values = list.map(function (p) { return Number(p[1]); });
   var best = argmax(values);
-  return spec(o.name, "", [barsPanel("prediction", { values: values, labels: labels, orientation: "horizontal",
+  return figureSpec(o.name, "", [barsPanel("prediction", { values: values, labels: labels, orientation: "horizontal",
     title: o.title === undefined ? "Prediction" : o.title, valueName: "p", xLabel: o.xTitle || "probability",
     domain: [0, 1], highlight: best, theme: th.name })]);
 }
@@ -247,49 +211,33 @@ function vectorGrids(vectors, titles, opts) {
   var size = Math.max.apply(null, vectors.map(function (v) { return v.length; }));
   var rows = Math.ceil(size / cols);
   var grids = vectors.map(function (v) {
-    var out = [];
-    for (var r = 0; r < rows; r++) {
-      var line = new Array(cols);
-      for (var c = 0; c < cols; c++) { var i = r * cols + c; line[c] = i < v.length ? v[i] : NaN; }
-      out.push(line);
-    }
-    return out;
+    return Array.from({ length: rows }, function (_, r) {
+      return Array.from({ length: cols }, function (_, c) { return r * cols + c < v.length ? v[r * cols + c] : NaN; });
+    });
   });
   var diffAt = o.difference && grids.length > 1 ? grids.length - 1 : -1;
-  var lim = limits(diffAt < 0 ? grids : grids.slice(0, diffAt), null, null), b = 0;
-  if (diffAt >= 0) {
-    b = bound([grids[diffAt]]);
-    b = b > 0 && isFinite(b) ? b : lim[1] - lim[0];  // an all-zero difference: the compared vectors' scale width
-  }
-  var rowNames = range(rows).map(function (r) { return "features " + r * cols + "–" + (Math.min(size, (r + 1) * cols) - 1); });
-  var colNames = range(cols).map(function (c) { return "+" + c; });
+  var lim = limits(diffAt < 0 ? grids : grids.slice(0, diffAt), null, null), b = diffAt < 0 ? 0 : diffBound(grids[diffAt], lim);
+  var rowNames = Array.from({ length: rows }, function (_, r) {
+    return "features " + r * cols + "–" + (Math.min(size, (r + 1) * cols) - 1);
+  });
+  var colNames = Array.from({ length: cols }, function (_, c) { return "+" + c; });
   var height = Math.trunc(200 + 14 * rows + 2 * th.font_size);
   var panels = grids.map(function (g, k) {
     var diff = k === diffAt;
-    return heatmapPanel(diff ? "difference" : "vector-" + k, {
-      z: g, rowTokens: rowNames, colTokens: colNames, title: String(titles[k]), valueName: diff ? "Δ" + valueName : valueName,
-      scale: diff ? "diverging" : "sequential", zmin: diff ? -b : lim[0], zmax: diff ? b : lim[1], theme: th.name,
-      colourbar: diff || k === (diffAt < 0 ? grids.length - 1 : diffAt - 1), height: height,
-      xLabel: "feature (row start + column)",
-    });
+    return mapPanel(diff ? "difference" : "vector-" + k, g, rowNames, colNames, diff ? [-b, b] : lim, th, {
+      title: String(titles[k]), valueName: diff ? "Δ" + valueName : valueName, scale: diff ? "diverging" : "sequential",
+      colourbar: diff || k === (diffAt < 0 ? grids.length - 1 : diffAt - 1), height: height, xLabel: "feature (row start + column)" });
   });
-  return spec(o.name, o.title, panels);
+  return figureSpec(o.name, o.title, panels);
 }
 
 /* tokenFeatureHeatmap: rows = tokens, columns = feature k (e.g. the gate F, Shen Eq. 19). matrix: T × D rows.
  * opts: {title, theme, valueName ("value"), zmin, zmax, name}. */
 function tokenFeatureHeatmap(matrix, tokens, opts) {
   var o = opts || {}, th = theme(o.theme), valueName = o.valueName === undefined ? "value" : o.valueName;
-  if (matrix.length !== tokens.length) {
-    throw new Error("tokenFeatureHeatmap needs one matrix row per token: the matrix has " + matrix.length +
-                    " rows for " + tokens.length + " tokens.");
-  }
-  var lim = limits([matrix], o.zmin, o.zmax);
-  return spec(o.name, "", [heatmapPanel("features", {
-    z: matrix, rowTokens: Array.from(tokens), colTokens: range(matrix.length ? matrix[0].length : 0).map(String),
-    title: o.title || "", valueName: valueName, zmin: lim[0], zmax: lim[1], theme: th.name,
-    xLabel: "feature k", yLabel: "token",
-  })]);
+  var features = Array.from({ length: matrix.length ? matrix[0].length : 0 }, function (_, k) { return String(k); });
+  return figureSpec(o.name, "", [mapPanel("features", matrix, tokens, features, limits([matrix], o.zmin, o.zmax), th, {
+    title: o.title || "", valueName: valueName, xLabel: "feature k", yLabel: "token" })]);
 }
 
 /* compareHeatmaps: A and B on ONE colour scale and A − B diverging about 0 (NaN where A or B is, as numpy). a, b:
@@ -302,22 +250,14 @@ function compareHeatmaps(a, b, tokens, opts) {
                     ", B is " + shapeText(b) + " for " + T + " tokens.");
   }
   var lim = limits([a, b], null, null);
-  var diff = Array.from(a, function (row, r) {
-    return Array.from(row, function (v, c) { return cellValue(v) - cellValue(b[r][c]); });
-  });
-  // A equal to B: the all-zero difference is drawn on [−width, width] of A and B's scale
-  var d = bound([diff]);
-  d = d > 0 ? d : lim[1] - lim[0];
-  var toks = Array.from(tokens);
-  var view = function (z, title, extra) {
-    return Object.assign({ z: z, rowTokens: toks, colTokens: toks, title: title, valueName: valueName,
-                           zmin: lim[0], zmax: lim[1], theme: th.name }, extra);
-  };
-  return spec(o.name, o.title, [
-    heatmapPanel("A", view(a, String(titles[0]), { colourbar: false })),
-    heatmapPanel("B", view(b, String(titles[1]), {})),
-    heatmapPanel("difference", view(diff, o.diffTitle || titles[0] + " − " + titles[1],
-      { scale: "diverging", zmin: -d, zmax: d, valueName: "Δ" + valueName })),
+  var num = function (v) { return v === null ? NaN : v; };  // null (JSON's NaN) stays NaN in arithmetic, as in numpy
+  var diff = Array.from(a, function (row, r) { return Array.from(row, function (v, c) { return num(v) - num(b[r][c]); }); });
+  var d = diffBound(diff, lim);
+  return figureSpec(o.name, o.title, [
+    mapPanel("A", a, tokens, tokens, lim, th, { title: String(titles[0]), valueName: valueName, colourbar: false }),
+    mapPanel("B", b, tokens, tokens, lim, th, { title: String(titles[1]), valueName: valueName }),
+    mapPanel("difference", diff, tokens, tokens, [-d, d], th, { title: o.diffTitle || titles[0] + " − " + titles[1],
+                                                                scale: "diverging", valueName: "Δ" + valueName }),
   ]);
 }
 
@@ -330,23 +270,15 @@ var ROW_TITLE = "attending token (row)", COL_TITLE = "attended token (column)";
 function heatmap(z, rowTokens, colTokens, opts) {
   var o = opts || {}, th = theme(o.theme), valueName = o.valueName === undefined ? "P" : o.valueName;
   colTokens = colTokens === null || colTokens === undefined ? rowTokens : colTokens;
-  if (z.length !== rowTokens.length || Array.from(z).some(function (row) { return row.length !== colTokens.length; })) {
-    throw new Error("heatmap needs one matrix row per row label and one column per column label: z is " +
-                    shapeText(z) + " for " + rowTokens.length + " row labels and " + colTokens.length +
-                    " column labels.");
-  }
   var lim = limits([z], o.zmin, o.zmax), lo = lim[0], hi = lim[1];
   if (o.diverging) {
     var b = Math.max(Math.abs(lo), Math.abs(hi), 1e-9);
     lo = -b;
     hi = b;
   }
-  return spec(o.name, "", [heatmapPanel("map", {
-    z: z, rowTokens: Array.from(rowTokens), colTokens: Array.from(colTokens), title: o.title || "", valueName: valueName,
-    scale: o.diverging ? "diverging" : "sequential", zmin: lo, zmax: hi, theme: th.name,
-    masked: anyMasked(o.masked),
-    xLabel: o.xTitle === undefined ? COL_TITLE : o.xTitle, yLabel: o.yTitle === undefined ? ROW_TITLE : o.yTitle,
-  })]);
+  return figureSpec(o.name, "", [mapPanel("map", z, rowTokens, colTokens, [lo, hi], th, {
+    title: o.title || "", valueName: valueName, scale: o.diverging ? "diverging" : "sequential", masked: anyMasked(o.masked),
+    xLabel: o.xTitle === undefined ? COL_TITLE : o.xTitle, yLabel: o.yTitle === undefined ? ROW_TITLE : o.yTitle })]);
 }
 
 /* maskPanels: additive masks (0 / −∞ / −α|i−j|: Shen Eqs. 16–18, Im Eq. 7) as a heatmapGrid, non-finite cells
@@ -354,12 +286,6 @@ function heatmap(z, rowTokens, colTokens, opts) {
  * name}. */
 function maskPanels(panels, tokens, opts) {
   var o = opts || {}, list = pairs(panels);
-  list.forEach(function (item) {
-    if (item[1].length !== tokens.length) {
-      throw new Error("maskPanels needs one matrix row per token: panel " + item[0] + " is " + shapeText(item[1]) +
-                      " for " + tokens.length + " tokens.");
-    }
-  });
   var ok = function (v) { return v !== null && isFinite(v); }, each = function (f) {
     return list.map(function (item) { return Array.from(item[1], function (row) { return Array.from(row, f); }); });
   };
@@ -370,6 +296,6 @@ function maskPanels(panels, tokens, opts) {
   });
 }
 
-export { configure, ctx as context, constant, theme, htmlEscape, clip, formatFixed, formatG, pairs, round6, limits, blockMean,
+export { configure, ctx as context, constant, theme, htmlEscape, formatFixed, formatG, pairs, round6, limits, blockMean,
   heatmap, heatmapGrid, smallMultiples, barChart, predictionChart, vectorGrids, tokenFeatureHeatmap, compareHeatmaps,
   maskPanels };

@@ -64,34 +64,26 @@ function checkSentence(sent, arch, name) {
   ["fw", "bw"].forEach(function (d) {
     var b = sent[d], where = name + "." + d;
     need(b, where + " is missing");
-    checkArray(b.allowed, T * T, where + ".allowed");
-    checkArray(b.attention, T * T, where + ".attention");
-    checkArray(b.gate, T * b.D, where + ".gate (T·D)");
-    if (arch === "dsa") {
-      checkArray(b.heads, b.H * T * T, where + ".heads (H·T·T)");
-      checkArray(b.scores, b.H * T * T, where + ".scores (H·T·T)");
-      checkArray(b.ffn_deactivation, T, where + ".ffn_deactivation");
-      checkArray(b.ln_max, T, where + ".ln_max");
-    }
+    // [field, length, its shape as the message names it]; the distance-based SAN's heads, scores and FFN fields too
+    var fields = [["allowed", T * T, ""], ["attention", T * T, ""], ["gate", T * b.D, " (T·D)"]].concat(arch !== "dsa" ? [] :
+      [["heads", b.H * T * T, " (H·T·T)"], ["scores", b.H * T * T, " (H·T·T)"], ["ffn_deactivation", T, ""], ["ln_max", T, ""]]);
+    fields.forEach(function (f) { checkArray(b[f[0]], f[1], where + "." + f[0] + f[2]); });
   });
   if (arch === "dsa") checkArray(sent.maxpool_share, T, name + ".maxpool_share");
 }
 
 /* What a side is called where a reader sees it (a relatedness model's: SICK's sentence A and B). */
 function sideLabel(tv, side) {
-  if (typeof tv.relatedness !== "number") return side;
-  return side === "hypothesis" ? "sentence B" : "sentence A";
+  return typeof tv.relatedness !== "number" ? side : side === "hypothesis" ? "sentence B" : "sentence A";
 }
 
 /* report.check_lengths: a report holds at most REPORT_MAX_TOKENS tokens per sentence. */
 function checkLengths(tv) {
-  var most = Figures.constant("REPORT_MAX_TOKENS"), counts = tv.hypothesis
-    ? [[sideLabel(tv, "premise"), tv.premise.tokens.length],
-       [sideLabel(tv, "hypothesis"), tv.hypothesis.tokens.length]]
-    : [["text", tv.premise.tokens.length]];
-  counts.forEach(function (c) {
-    if (c[1] > most) {
-      throw new Error("The " + c[0] + " has " + c[1] + " tokens; a report holds at most " + most + " per sentence " +
+  var most = Figures.constant("REPORT_MAX_TOKENS");
+  sides(tv).forEach(function (s) {
+    var n = s[1].tokens.length, what = tv.hypothesis ? sideLabel(tv, s[0]) : "text";
+    if (n > most) {
+      throw new Error("The " + what + " has " + n + " tokens; a report holds at most " + most + " per sentence " +
                       "(its in-page maps grow with the square of the length). Shorten it.");
     }
   });
@@ -104,13 +96,6 @@ function checkView(tv, opts) {
   checkSentence(tv.premise, tv.arch, "premise");
   if (tv.hypothesis) checkSentence(tv.hypothesis, tv.arch, "hypothesis");
   if (!(opts && opts.anyLength)) checkLengths(tv);
-}
-
-/* The indices of a spec's heatmap panels that show maps (not −∞ masks alone). */
-function heatmapPanels(fig) {
-  var out = [];
-  fig.panels.forEach(function (p, i) { if (p.kind === "heatmap") out.push(i); });
-  return out;
 }
 
 /* {path: template} for every text of the spec `fig` that contains a key of `replacements` (e.g. {"α = 1.5":
@@ -144,26 +129,25 @@ function sharedScale(panels, zmin, zmax, diverging) {
 
 /* Panel k of a heatmapGrid / smallMultiples shows exprs[k], on one shared scale. opts: {pool, zmin, zmax}. */
 function gridBinding(fig, exprs, replacements, opts) {
-  var o = opts || {}, panels = heatmapPanels(fig);
+  var o = opts || {}, panels = [];
+  fig.panels.forEach(function (p, i) { if (p.kind === "heatmap") panels.push(i); });
   if (exprs.length !== panels.length) {
     throw new Error(exprs.length + " expressions for " + panels.length + " heatmap panels");
   }
   var items = panels.map(function (panel, k) {
-    var item = { panel: panel, z: exprs[k] };
-    if (o.pool) item.pool = o.pool;
-    return item;
+    return o.pool ? { panel: panel, z: exprs[k], pool: o.pool } : { panel: panel, z: exprs[k] };
   });
   return binding(items, [sharedScale(panels, o.zmin, o.zmax)], templates(fig, replacements));
 }
 
-function formatValue(value) {
-  return Figures.formatG(value);
+/* The sentence of `side` ("hypothesis" where the view has one, else the premise). */
+function sentOf(tv, side) {
+  return side === "hypothesis" && tv.hypothesis ? tv.hypothesis : tv.premise;
 }
 
+/* [[side, sentence], …] of the view's sentences. */
 function sides(tv) {
-  var out = [["premise", tv.premise]];
-  if (tv.hypothesis) out.push(["hypothesis", tv.hypothesis]);
-  return out;
+  return tv.hypothesis ? [["premise", tv.premise], ["hypothesis", tv.hypothesis]] : [["premise", tv.premise]];
 }
 
 function named(title, side, tv) {
@@ -185,44 +169,33 @@ function lazy(obj, key, make) {
 function figure(id, build, paper, caption, side, extra) {
   var o = extra || {}, out = { id: id, paper: paper, caption: caption, side: side || "premise", word: !!o.word,
                                live: !!o.bind, scope: o.scope };
-  lazy(out, "figure", function () { return withName(typeof build === "function" ? build() : build, id); });
+  lazy(out, "figure", function () { return Object.assign(typeof build === "function" ? build() : build, { name: id }); });
   lazy(out, "binding", function () { return o.bind ? o.bind(out.figure) : null; });
   return out;
-}
-
-/* The spec named after its figure's id (data-figure="figure:<id>"). */
-function withName(spec, id) {
-  spec.name = id;
-  return spec;
 }
 
 function section(id, title, html, figures, control) {
   return { id: id, title: title, html: html || "", figures: figures || [], control: control || null };
 }
 
-function statusNames() {
-  return Figures.context().status_names;
-}
-
 /* Tokens as escaped badges coloured by vocabulary status. */
 function tokensHtml(sent) {
-  var esc = Figures.htmlEscape, names = statusNames(), unknown = 0, glove = 0;
+  var esc = Figures.htmlEscape, names = Figures.context().status_names, unknown = 0, glove = 0;
   var badges = Array.from(sent.tokens, function (t, i) {
     var s = sent.status[i];
     if (s === "unknown") unknown++;
     if (s === "glove") glove++;
     var name = Object.prototype.hasOwnProperty.call(names, s) ? names[s] : s;
-    return '<span class="tok tok-' + esc(s) + '" title="#' + i + " " + esc(name) + '">' + esc(t) + "</span>";
+    return `<span class="tok tok-${esc(s)}" title="#${i} ${esc(name)}">${esc(t)}</span>`;
   });
-  var counts = sent.tokens.length + " tokens · " + unknown + " unknown · " + glove + " GloVe-only";
-  return '<p class="tokens">' + badges.join(" ") + '</p><p class="counts">' + counts + "</p>";
+  return `<p class="tokens">${badges.join(" ")}</p>` +
+    `<p class="counts">${sent.tokens.length} tokens · ${unknown} unknown · ${glove} GloVe-only</p>`;
 }
 
 function legendHtml() {
-  var names = statusNames(), esc = Figures.htmlEscape;
-  return '<p class="legend">' + Object.keys(names).map(function (k) {
-    return '<span class="tok tok-' + k + '">' + k + "</span> " + esc(names[k]);
-  }).join(" · ") + "</p>";
+  var names = Figures.context().status_names, esc = Figures.htmlEscape;
+  var items = Object.keys(names).map(function (k) { return `<span class="tok tok-${k}">${k}</span> ${esc(names[k])}`; });
+  return `<p class="legend">${items.join(" · ")}</p>`;
 }
 
 /* A score model's rᵀp̂ and its grades (Tai, Socher & Manning 2015, Sec. 4.2): "relatedness 3.72 (1–5)" for a
@@ -236,38 +209,31 @@ function relatednessText(tv) {
 
 /* The predicted label and its probability (or the score) in one line under the tokens: the first screen names it. */
 function predictionLine(tv) {
-  var esc = Figures.htmlEscape, note = tv.random_weights ? " (random weights: meaningless)" : "";
-  var score = relatednessText(tv);
-  if (score !== null) return '<p class="counts">prediction: <b>' + esc(score) + "</b>" + esc(note) + "</p>";
+  var esc = Figures.htmlEscape, note = esc(tv.random_weights ? " (random weights: meaningless)" : ""), score = relatednessText(tv);
+  if (score !== null) return `<p class="counts">prediction: <b>${esc(score)}</b>${note}</p>`;
   var list = Figures.pairs(tv.prediction), best = list[argmax(list.map(function (p) { return Number(p[1]); }))];
-  if (!best) return "";
-  return '<p class="counts">prediction: <b>' + esc(best[0]) + "</b> (p = " + Figures.formatFixed(Number(best[1]), 2) + ")" +
-    esc(note) + "</p>";
+  return best ? `<p class="counts">prediction: <b>${esc(best[0])}</b> (p = ${Figures.formatFixed(Number(best[1]), 2)})${note}</p>` : "";
 }
 
 /* The tokens (with the predicted label) and the prediction chart. */
 function overview(tv, theme) {
   var body = sides(tv).map(function (s) {
     var label = sideLabel(tv, s[0]);  // capitalize() would lower the "A" of "sentence A"
-    var heading = tv.hypothesis ? "<h3>" + label.charAt(0).toUpperCase() + label.slice(1) + "</h3>" : "";
-    return '<div class="side">' + heading + tokensHtml(s[1]) + "</div>";
+    return `<div class="side">${tv.hypothesis ? `<h3>${label.charAt(0).toUpperCase() + label.slice(1)}</h3>` : ""}${tokensHtml(s[1])}</div>`;
   }).join("");
   var paper = tv.arch === "disan" ? "Shen Sec. 5" : "Im Sec. 4.1";
   var score = relatednessText(tv), note = tv.random_weights ? " (random weights: meaningless)" : "";
-  var prediction = score === null
-    ? figure("prediction", Figures.predictionChart(tv.prediction, { title: "Prediction" + note, theme: theme }),
-             paper + ", classifier output",
-             "Probability of each label from the classifier head on the sentence encoding.")
-    : figure("prediction", Figures.predictionChart(tv.prediction, {
-        title: score.charAt(0).toUpperCase() + score.slice(1) + note, theme: theme,
-        xTitle: "p̂: probability of each grade" }),
-             tv.hypothesis ? "Tai, Socher & Manning 2015, Sec. 4.2 (Shen Sec. 5.3), relatedness output"
-               : paper + ", score output (grades as Tai, Socher & Manning 2015, Sec. 4.2)",
-             tv.hypothesis
-               ? "The distribution p̂ over the relatedness grades r from the head on the two sentence encodings " +
-                 "(their product and absolute difference); the score is rᵀp̂."
-               : "The distribution p̂ over the grades r from the head on the sentence encoding; the score is rᵀp̂.");
-  return [section("tokens", "Tokens", '<div class="sides">' + body + "</div>" + predictionLine(tv) + legendHtml()),
+  var chart = score === null ? { title: "Prediction" + note, theme: theme }
+    : { title: score.charAt(0).toUpperCase() + score.slice(1) + note, theme: theme, xTitle: "p̂: probability of each grade" };
+  var prediction = figure("prediction", function () { return Figures.predictionChart(tv.prediction, chart); },
+    score === null ? paper + ", classifier output"
+      : tv.hypothesis ? "Tai, Socher & Manning 2015, Sec. 4.2 (Shen Sec. 5.3), relatedness output"
+      : paper + ", score output (grades as Tai, Socher & Manning 2015, Sec. 4.2)",
+    score === null ? "Probability of each label from the classifier head on the sentence encoding."
+      : tv.hypothesis ? "The distribution p̂ over the relatedness grades r from the head on the two sentence encodings " +
+                        "(their product and absolute difference); the score is rᵀp̂."
+      : "The distribution p̂ over the grades r from the head on the sentence encoding; the score is rᵀp̂.");
+  return [section("tokens", "Tokens", `<div class="sides">${body}</div>${predictionLine(tv)}${legendHtml()}`),
           section("prediction", "Prediction", "", [prediction])];
 }
 
@@ -310,23 +276,52 @@ function featureSlice(sent, direction, k) {
   return matrix(Recompute.disanFeature(b.keys, b.queries, T, b.allowed, b.c, k), T, T);
 }
 
+/* Shen Eqs. 12–13: one token's 2·d_h source2token probabilities; "length" scales them by T (1 = uniform). */
+function s2tVector(sent, token, scale) {
+  var D2 = sent.D2, v = Array.prototype.slice.call(sent.s2t, token * D2, (token + 1) * D2);
+  return scale === "length" ? v.map(function (x) { return x * sent.tokens.length; }) : v;
+}
+
 /* Shen Fig. 8 for one word: its 2·d_h source2token probabilities on a grid. */
 function s2tWordFigure(sent, token, theme, title) {
-  var D2 = sent.D2, vector = Array.prototype.slice.call(sent.s2t, token * D2, (token + 1) * D2);
-  return Figures.vectorGrids([vector], ["#" + token + " '" + sent.tokens[token] + "' (" + D2 + " features)"],
+  return Figures.vectorGrids([s2tVector(sent, token)], ["#" + token + " '" + sent.tokens[token] + "' (" + sent.D2 + " features)"],
                          { title: title || "", theme: theme, valueName: "P" });
 }
 
-function gateMeans(sent) {
-  var T = sent.tokens.length;
-  return [["forward gate", rowMeans(sent.fw.gate, T, sent.fw.D)], ["backward gate", rowMeans(sent.bw.gate, T, sent.bw.D)]];
+/* One per-token series of a sentence by its field (docs/trace-view.md): gate (the mean over features of block
+ * `dir`'s F), ffn_deactivation and ln_max (block `dir`'s, the DSA's), s2t (the mean over features of the
+ * source2token P), maxpool_share (the DSA's). */
+function tokenSeries(sent, field, dir) {
+  var T = sent.tokens.length, b = dir ? sent[dir] : null;
+  if (field === "gate") return rowMeans(b.gate, T, b.D);
+  if (field === "ffn_deactivation" || field === "ln_max") { need(b[field], dir + "." + field + " is missing"); return Array.from(b[field]); }
+  if (field === "s2t") return rowMeans(sent.s2t, T, sent.D2);
+  if (field === "maxpool_share") { need(sent.maxpool_share, "maxpool_share is missing"); return Array.from(sent.maxpool_share); }
+  throw new Error("No per-token series \"" + field + "\"; use gate, ffn_deactivation, ln_max, s2t or maxpool_share.");
 }
+
+/* Bars of per-token series [[name, field, dir], …] (tokenSeries) of one sentence on one value axis (the papers' bar
+ * figures: Shen Figs. 7–8, Im Figs. 9–11). o: barChart's options. */
+function tokenBars(sent, series, o) {
+  return Figures.barChart(series.map(function (x) { return [x[0], tokenSeries(sent, x[1], x[2])]; }), sent.tokens, o);
+}
+
+/* A bar figure of the page: tokenBars of one side, its title named after the side. */
+function barsFigure(tv, side, theme, id, series, o, paper, caption) {
+  return figure(id + "-" + side, function () {
+    return tokenBars(tv[side], series, Object.assign({}, o, { title: named(o.title, side, tv), theme: theme }));
+  }, paper, caption, side);
+}
+
+var GATES = [["forward gate", "gate", "fw"], ["backward gate", "gate", "bw"]];
+// recompute.js's expressions of DiSAN's feature k (Shen Eq. 15) in the forward and backward blocks
+var BY_FEATURE = [{ op: "feature", dir: "fw" }, { op: "feature", dir: "bw" }];
 
 function disanSections(tv, theme) {
   var titles = blockTitles(tv);
   var mean = [], feature = [], gates = [], s2t = [];
   sides(tv).forEach(function (s) {
-    var side = s[0], sent = s[1], T = sent.tokens.length;
+    var side = s[0], sent = s[1];
     mean.push(figure("mean-" + side, function () {
       return attentionPair(tv, sent, named("Token2token attention, mean over features", side, tv), theme);
     }, "Shen Fig. 6", "P averaged over the d_h features (Shen Sec. 5.3); rows attend, columns are attended.", side));
@@ -335,25 +330,18 @@ function disanSections(tv, theme) {
                   named("Token2token attention, feature k = 0", side, tv), theme, "P[k]");
     }, "Shen Fig. 6, one feature (Eq. 15)",
       "The softmax of one feature k before averaging; drag the slider or use its arrow keys.", side,
-      { bind: function (fig) {
-        return gridBinding(fig, [{ op: "feature", dir: "fw" }, { op: "feature", dir: "bw" }],
-                           { "feature k = 0": "feature k = {feature}" });
-      } }));
-    gates.push(figure("gate-" + side, function () {
-      return Figures.barChart(gateMeans(sent), sent.tokens, {
-        title: named("Fusion gate per token, mean over features", side, tv), yTitle: "F", theme: theme, yRange: [0, 1] });
-    }, "Shen Fig. 7 (Eq. 19)",
-      "A large F keeps the token's own input h, a small F takes its context s (u = F⊙h + (1−F)⊙s).", side));
+      { bind: function (fig) { return gridBinding(fig, BY_FEATURE, { "feature k = 0": "feature k = {feature}" }); } }));
+    gates.push(barsFigure(tv, side, theme, "gate", GATES, { title: "Fusion gate per token, mean over features", yTitle: "F",
+      yRange: [0, 1] }, "Shen Fig. 7 (Eq. 19)",
+      "A large F keeps the token's own input h, a small F takes its context s (u = F⊙h + (1−F)⊙s)."));
     s2t.push(figure("s2t-" + side, function () {
       return s2tWordFigure(sent, 0, theme, named("Source2token score vector", side, tv));
     }, "Shen Fig. 8 (Eqs. 12–13)",
       "The feature-wise source2token probability of the chosen word, folded into rows of 30 features.", side,
       { word: true }));
-    s2t.push(figure("s2t-mean-" + side, function () {
-      return Figures.barChart([["source2token weight", rowMeans(sent.s2t, T, sent.D2)]], sent.tokens,
-                          { title: named("Source2token weight per token", side, tv), yTitle: "mean P", theme: theme });
-    }, "Shen Fig. 8, mean over features",
-      "How much each token contributes to the sentence encoding, averaged over the 2·d_h features.", side));
+    s2t.push(barsFigure(tv, side, theme, "s2t-mean", [["source2token weight", "s2t"]], { title: "Source2token weight per token",
+      yTitle: "mean P" }, "Shen Fig. 8, mean over features",
+      "How much each token contributes to the sentence encoding, averaged over the 2·d_h features."));
   });
   return [
     section("disan-mean", "Forward and backward attention", "", mean),
@@ -366,12 +354,12 @@ function disanSections(tv, theme) {
 function dsaSections(tv, theme) {
   var esc = Figures.htmlEscape, alpha = tv.alpha !== null && tv.alpha !== undefined ? tv.alpha : 0.0;
   var at = {};
-  at["α = " + formatValue(alpha)] = "α = {alpha}";
+  at["α = " + Figures.formatG(alpha)] = "α = {alpha}";
   var mean = [], heads = [], gates = [], ffn = [], pool = [];
   sides(tv).forEach(function (s) {
-    var side = s[0], sent = s[1], T = sent.tokens.length;
+    var side = s[0], sent = s[1];
     mean.push(figure("alpha-mean-" + side, function () {
-      return attentionPair(tv, sent, named("Head-averaged attention weights at α = " + formatValue(alpha), side, tv), theme,
+      return attentionPair(tv, sent, named("Head-averaged attention weights at α = " + Figures.formatG(alpha), side, tv), theme,
                            ["forward (mask " + tv.masks[0] + ")", "backward (mask " + tv.masks[1] + ")"]);
     }, "Im Fig. 7 (Eq. 7)",
       "softmax(QKᵀ/√d_k + M_dir + α·M_dis) averaged over heads; the α control recomputes it in the page.", side,
@@ -380,35 +368,27 @@ function dsaSections(tv, theme) {
       var direction = d[0], name = d[1], exprs = [];
       for (var h = 0; h < sent[direction].H; h++) exprs.push({ op: "head", dir: direction, head: h });
       heads.push(figure("alpha-heads-" + direction + "-" + side, function () {
-        return headsFigure(sent, direction, named(name + " heads at α = " + formatValue(alpha), side, tv), theme);
+        return headsFigure(sent, direction, named(name + " heads at α = " + Figures.formatG(alpha), side, tv), theme);
       }, "Im Fig. " + d[2],
         "Every head of the " + name.toLowerCase() + " block on one colour scale; heads specialise on different distances.",
         side, { bind: function (fig) { return gridBinding(fig, exprs, at, { pool: Figures.constant("HEAD_CELLS") }); } }));
     });
-    gates.push(figure("gate-" + side, function () {
-      return Figures.barChart(gateMeans(sent), sent.tokens, {
-        title: named("Fusion gate per token at α = " + Figures.formatG(alpha), side, tv), yTitle: "mean F", theme: theme,
-        yRange: [0, 1] });
-    }, "Im Fig. 9 (Eq. 12)",
-      "Mean over features of F: a large F keeps the input S_F, a small F the attention H_F.", side));
-    ffn.push(figure("ffn-deact-" + side, function () {
-      return Figures.barChart([["forward", sent.fw.ffn_deactivation], ["backward", sent.bw.ffn_deactivation]], sent.tokens,
-                          { title: named("FFN deactivation ratio", side, tv), yTitle: "ratio", theme: theme, yRange: [0, 1] });
-    }, "Im Fig. 10a (Eq. 13)", "Share of the d_ff hidden ReLU units that are 0 for each token.", side));
-    ffn.push(figure("ffn-max-" + side, function () {
-      return Figures.barChart([["forward", sent.fw.ln_max], ["backward", sent.bw.ln_max]], sent.tokens, {
-        title: named("Max over features of LayerNorm(x + FFN(x))", side, tv), yTitle: "max value", theme: theme });
-    }, "Im Fig. 10b", "The largest feature of each token after the FFN's residual and LayerNorm.", side));
-    pool.push(figure("pool-" + side, function () {
-      return Figures.barChart([["multi-dimensional attention (mean over features)", rowMeans(sent.s2t, T, sent.D2)],
-                           ["share of features won in max pooling", sent.maxpool_share]], sent.tokens,
-                          { title: named("Pooling weight and max-pooling share", side, tv), yTitle: "weight / share",
-                            theme: theme });
-    }, "Im Fig. 11 (Eqs. 14–16)",
-      "softmax(L) per token averaged over features, and the share of features whose maximum this token holds.", side));
+    gates.push(barsFigure(tv, side, theme, "gate", GATES, { title: "Fusion gate per token at α = " + Figures.formatG(alpha),
+      yTitle: "mean F", yRange: [0, 1] }, "Im Fig. 9 (Eq. 12)",
+      "Mean over features of F: a large F keeps the input S_F, a small F the attention H_F."));
+    ffn.push(barsFigure(tv, side, theme, "ffn-deact", [["forward", "ffn_deactivation", "fw"], ["backward", "ffn_deactivation", "bw"]],
+      { title: "FFN deactivation ratio", yTitle: "ratio", yRange: [0, 1] }, "Im Fig. 10a (Eq. 13)",
+      "Share of the d_ff hidden ReLU units that are 0 for each token."));
+    ffn.push(barsFigure(tv, side, theme, "ffn-max", [["forward", "ln_max", "fw"], ["backward", "ln_max", "bw"]],
+      { title: "Max over features of LayerNorm(x + FFN(x))", yTitle: "max value" }, "Im Fig. 10b",
+      "The largest feature of each token after the FFN's residual and LayerNorm."));
+    pool.push(barsFigure(tv, side, theme, "pool", [["multi-dimensional attention (mean over features)", "s2t"],
+      ["share of features won in max pooling", "maxpool_share"]], { title: "Pooling weight and max-pooling share",
+      yTitle: "weight / share" }, "Im Fig. 11 (Eqs. 14–16)",
+      "softmax(L) per token averaged over features, and the share of features whose maximum this token holds."));
   });
-  var fixed = '<p class="note">' + esc("Computed by the encoder at α = " + Figures.formatG(alpha) +
-                                       "; the α control redraws only the attention maps.") + "</p>";
+  var fixed = `<p class="note">${esc("Computed by the encoder at α = " + Figures.formatG(alpha))}; ` +
+    "the α control redraws only the attention maps.</p>";
   return [
     section("dsa-mean", "Head-averaged attention", "", mean, "alpha"),
     section("dsa-heads", "Every head", "", heads, "alpha"),
@@ -437,13 +417,8 @@ function compactSections(tv, theme) {
 function wordFrames(sent, theme) {
   theme = Figures.theme(theme || "normal");
   return Array.from(sent.tokens, function (_, t) {
-    var view = s2tWordFigure(sent, t, theme).panels[0].view;
-    return {
-      z: view.z.map(function (row) { return row.map(function (v) { return v === v ? Figures.round6(v) : null; }); }),
-      zmin: view.zmin,
-      zmax: view.zmax,
-      title: view.title,
-    };
+    var view = s2tWordFigure(sent, t, theme).panels[0].view, round = function (v) { return v === v ? Figures.round6(v) : null; };
+    return { z: view.z.map(function (row) { return row.map(round); }), zmin: view.zmin, zmax: view.zmax, title: view.title };
   });
 }
 
@@ -467,8 +442,7 @@ function payload(sent, arch) {
 
 /* report.page_data: the figures, the bindings of those the page redraws and their payloads. */
 function pageData(tv, sections, compact) {
-  var figs = [];
-  sections.forEach(function (s) { figs = figs.concat(s.figures); });
+  var figs = sections.flatMap(function (s) { return s.figures; });
   var themes = Figures.context().themes, data = {
     arch: tv.arch,
     alpha: tv.alpha === undefined ? null : tv.alpha,
@@ -492,9 +466,9 @@ function pageData(tv, sections, compact) {
 /* The α slider at `a` (Im Eq. 7); `also` follows its label (the pair view's ", A and B"). */
 function alphaSlider(a, also) {
   var G = Figures.formatG, C = function (name) { return G(Figures.constant(name)); };
-  return '<label class="control">α — distance-mask weight (Im Eq. 7)' + (also || "") + ' <input type="range" ' +
-    'data-control="alpha" min="' + C("ALPHA_MIN") + '" max="' + C("ALPHA_MAX") + '" step="' + C("ALPHA_STEP") +
-    '" value="' + G(a) + '" aria-label="alpha"> <output>' + G(a) + "</output></label>";
+  return `<label class="control">α — distance-mask weight (Im Eq. 7)${also || ""} <input type="range" data-control="alpha" ` +
+    `min="${C("ALPHA_MIN")}" max="${C("ALPHA_MAX")}" step="${C("ALPHA_STEP")}" value="${G(a)}" aria-label="alpha"> ` +
+    `<output>${G(a)}</output></label>`;
 }
 
 function control(sec, tv, dH) {
@@ -502,17 +476,14 @@ function control(sec, tv, dH) {
     return alphaSlider(tv.alpha !== null && tv.alpha !== undefined ? tv.alpha : Figures.constant("PAPER_ALPHA"));
   }
   if (sec.control === "feature") {
-    return '<label class="control">feature k (0–' + (dH - 1) + ') <input type="range" data-control="feature" min="0" ' +
-      'max="' + (dH - 1) + '" step="1" value="0" aria-label="feature k"> <output>0</output></label>';
+    return `<label class="control">feature k (0–${dH - 1}) <input type="range" data-control="feature" min="0" max="${dH - 1}" ` +
+      'step="1" value="0" aria-label="feature k"> <output>0</output></label>';
   }
   if (sec.control === "word") {
     return sides(tv).map(function (s) {
-      var options = Array.from(s[1].tokens, function (t, i) {
-        return '<option value="' + i + '">#' + i + " " + escape(t) + "</option>";
-      }).join("");
-      var name = tv.hypothesis ? sideLabel(tv, s[0]) + " word" : "word";
-      return '<label class="control">' + name + ' <select data-control="word" data-side="' + s[0] + '">' +
-        options + "</select></label>";
+      var options = Array.from(s[1].tokens, function (t, i) { return `<option value="${i}">#${i} ${escape(t)}</option>`; });
+      return `<label class="control">${tv.hypothesis ? sideLabel(tv, s[0]) + " word" : "word"} ` +
+        `<select data-control="word" data-side="${s[0]}">${options.join("")}</select></label>`;
     }).join("");
   }
   return "";
@@ -520,36 +491,33 @@ function control(sec, tv, dH) {
 
 function sectionHtml(sec, tv, dH) {
   var figs = sec.figures.map(function (f) {
-    return '<figure class="fig"><div class="plot" id="fig-' + f.id + '" data-fig="' + f.id + '"></div>' +
-      "<figcaption><b>" + escape(f.paper) + ".</b> " + escape(f.caption) + "</figcaption></figure>";
-  }).join("");
-  return '<section class="section" id="' + sec.id + '" tabindex="-1"><h2>' + escape(sec.title) + "</h2>" +
-    control(sec, tv, dH) + sec.html + figs + "</section>";
+    return `<figure class="fig"><div class="plot" id="fig-${f.id}" data-fig="${f.id}"></div>` +
+      `<figcaption><b>${escape(f.paper)}.</b> ${escape(f.caption)}</figcaption></figure>`;
+  });
+  return `<section class="section" id="${sec.id}" tabindex="-1"><h2>${escape(sec.title)}</h2>${control(sec, tv, dH)}${sec.html}` +
+    `${figs.join("")}</section>`;
 }
 
 /* The lines (HTML, one element each) of the page's <header>. */
 function headerLines(tv, sections, compact) {
-  var lines = ["<h1>" + escape(tv.model) + ": " + escape(Array.from(tv.premise.tokens).join(" ")) + "</h1>"];
+  var lines = [`<h1>${escape(tv.model)}: ${escape(Array.from(tv.premise.tokens).join(" "))}</h1>`];
   if (tv.hypothesis) {
-    lines.push('<p class="sub hyp">' + sideLabel(tv, "hypothesis") + ": " + escape(Array.from(tv.hypothesis.tokens).join(" ")) +
-               "</p>");
+    lines.push(`<p class="sub hyp">${sideLabel(tv, "hypothesis")}: ${escape(Array.from(tv.hypothesis.tokens).join(" "))}</p>`);
   }
   var facts = ["masks " + tv.masks[0] + "/" + tv.masks[1]];
   if (tv.alpha !== null && tv.alpha !== undefined) facts.push("encoder pass at α = " + Figures.formatG(tv.alpha));
   var paper = tv.arch === "disan" ? "Shen et al. 2018 (DiSAN)" : "Im & Cho 2017 (distance-based SAN)";
-  lines.push('<p class="sub">' + escape(paper) + " · " + facts.map(escape).join(" · ") + "</p>");
-  if (tv.random_weights) {
-    lines.push('<p class="warn">Random weights (no trained checkpoint): these patterns are not learned.</p>');
-  }
+  lines.push(`<p class="sub">${escape(paper)} · ${facts.map(escape).join(" · ")}</p>`);
+  if (tv.random_weights) lines.push('<p class="warn">Random weights (no trained checkpoint): these patterns are not learned.</p>');
   return compact ? lines : lines.concat(navLines(sections, "j / → / PageDown next section · k / ← / PageUp previous · " +
                                                    "t talk mode (large fonts, one section per screen)"));
 }
 
 /* The header's section links and the talk button with the keys. */
 function navLines(sections, keys) {
-  return ["<nav>" + sections.map(function (s) { return '<a href="#' + s.id + '">' + escape(s.title) + "</a>"; }).join(" ") +
-          "</nav>", '<p class="keys"><button type="button" data-control="talk" aria-pressed="false">Talk mode</button> ' +
-          "keys: " + keys + "</p>"];
+  var links = sections.map(function (s) { return `<a href="#${s.id}">${escape(s.title)}</a>`; });
+  return [`<nav>${links.join(" ")}</nav>`,
+          `<p class="keys"><button type="button" data-control="talk" aria-pressed="false">Talk mode</button> keys: ${keys}</p>`];
 }
 
 /* The report's page for a trace view: {title, header (<header>'s HTML), headerLines (its children's), body
@@ -599,8 +567,7 @@ function sectionBody(views, id, params) {
   var tv = views[0], p = params || {};
   checkView(tv, { anyLength: true });
   if (id !== "tokens") throw new Error("No section \"" + id + "\"; the app draws \"tokens\".");
-  var sent = p.side === "hypothesis" && tv.hypothesis ? tv.hypothesis : tv.premise;
-  return tokensHtml(sent) + predictionLine(tv) + legendHtml();
+  return tokensHtml(sentOf(tv, p.side)) + predictionLine(tv) + legendHtml();
 }
 
 /* The figure `id` of `views` with `params`: a `define`d figure (built afresh), else a figure of the first
@@ -612,7 +579,7 @@ function draw(views, id, params, themeName) {
   }
   views.forEach(function (tv) { checkView(tv, { anyLength: true }); });
   var built = BUILDERS[id](views, params || {}, Figures.theme(themeName || "normal"));
-  withName(built.figure, id);
+  built.figure.name = id;  // data-figure="figure:<id>"
   return { figure: built.figure, binding: built.bind ? built.bind(built.figure) : null };
 }
 
@@ -650,7 +617,7 @@ var MAP_FIGURES = /^(mean|feature|alpha-mean|alpha-heads-fw|alpha-heads-bw)-(pre
  * run), built as the page builds it; null for a figure that needs more of the trace. */
 function mapFigure(tv, id) {
   if (!MAP_FIGURES.test(id)) return null;
-  // the architecture's own sections: reportSections' overview would build the prediction chart at once
+  // the architecture's own sections: reportSections' overview reads the prediction, which a maps-only view lacks
   var f = figuresOf(tv, "maps", function () {
     var theme = Figures.theme("normal");
     return figuresIn(tv.arch === "disan" ? disanSections(tv, theme) : dsaSections(tv, theme));
@@ -663,7 +630,7 @@ function mapFigure(tv, id) {
 
 export { mapFigure, page, figureById, draw, sectionBody, define, reportSections, compactSections,
   overview, disanSections, dsaSections, s2tWordFigure, wordFrames, tokensHtml, legendHtml, pageData, payload,
-  gridBinding, templates, sharedScale, formatValue, escape, checkView,
+  gridBinding, templates, sharedScale, escape, checkView,
   // what view_figures.js and pair_view.js build their figures with
-  need, checkArray, matrix, rowMeans, capitalize, featureSlice, perFeature, pair, attentionPair, blockTitles, headsFigure,
-  binding, lazy, section, figure, sectionHtml, alphaSlider, navLines };
+  BY_FEATURE, need, checkArray, matrix, rowMeans, sentOf, s2tVector, tokenBars, capitalize, featureSlice, perFeature, pair, attentionPair,
+  blockTitles, headsFigure, binding, lazy, section, figure, sectionHtml, alphaSlider, navLines };

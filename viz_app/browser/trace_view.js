@@ -30,14 +30,10 @@ function decode(view, bytes) {
     if (dtype === "f4") return new Float32Array(buffer, base + offset, count);
     throw new Error("the trace view holds an array of type " + dtype + " (f4 or u1 expected); write it again with this version");
   };
-  for (const side of ["premise", "hypothesis"]) {
-    const sent = view[side];
+  for (const sent of [view.premise, view.hypothesis]) {
     if (!sent) continue;
     for (const key of ["s2t", "maxpool_share"]) sent[key] = array(sent[key]);
-    for (const dir of ["fw", "bw"]) {
-      const block = sent[dir];
-      for (const key of Object.keys(block)) block[key] = array(block[key]);
-    }
+    for (const block of [sent.fw, sent.bw]) for (const key of Object.keys(block)) block[key] = array(block[key]);
   }
   return view;
 }
@@ -82,13 +78,8 @@ function sentenceOf(meta, out, names, tokens, status, maps) {
 /* The page's model run's trace view of `input` ({premise: {tokens, status}, hypothesis?, alpha}) from its
  * outputs `out` (name → {data}); `maps` as sentenceOf (the prediction is then null too). */
 function fromOutputs(meta, input, out, maps) {
-  const names = meta.outputs;
-  let prediction = null;
-  if (!maps) {
-    const probs = output(out, names.prediction);
-    prediction = {};
-    meta.labels.forEach((label, i) => { prediction[label] = probs[i]; });
-  }
+  const names = meta.outputs, probs = maps ? null : output(out, names.prediction);
+  const prediction = probs && Object.fromEntries(meta.labels.map((label, i) => [label, probs[i]]));
   const side = s => sentenceOf(meta, out, names[s], input[s].tokens, input[s].status, maps);
   return {
     model: meta.name, arch: meta.arch, random_weights: false, prediction,

@@ -4,22 +4,12 @@
  * (export.py show_page_figure → chart.js → Sections.draw); a one-figure report holds one (the HTML download). */
 import * as Figures from "./figures.js";
 import * as Recompute from "./recompute.js";
-import { define, need, checkArray, matrix, rowMeans, capitalize, featureSlice, perFeature, pair, attentionPair, blockTitles,
-  headsFigure, binding, gridBinding, templates, sharedScale, formatValue } from "./sections.js";
-
-function sentOf(tv, side) {
-  return side === "hypothesis" && tv.hypothesis ? tv.hypothesis : tv.premise;
-}
+import { BY_FEATURE, define, need, checkArray, matrix, sentOf, s2tVector, tokenBars, capitalize, featureSlice, perFeature, pair,
+  attentionPair, blockTitles, headsFigure, binding, gridBinding, templates, sharedScale } from "./sections.js";
 
 function needIndex(value, T, what) {
   need(Number.isInteger(value) && value >= 0 && value < T, what + " should be a token index below " + T +
        " but is " + value);
-}
-
-/* Shen Eqs. 12–13: one token's 2·d_h source2token probabilities; "length" scales them by T (1 = uniform). */
-function s2tVector(sent, token, scale) {
-  var D2 = sent.D2, v = Array.prototype.slice.call(sent.s2t, token * D2, (token + 1) * D2);
-  return scale === "length" ? v.map(function (x) { return x * sent.tokens.length; }) : v;
 }
 
 /* reduce.feature_entropy of one block: per cell the entropy of q_k = P[i,j,k] / Σ_k P[i,j,k] over log D
@@ -64,8 +54,6 @@ function checkReduction(p) {
   need(REDUCTIONS[p.reduction], "reduction should be one of " + Object.keys(REDUCTIONS).join(", ") + " but is " +
        p.reduction);
 }
-
-var BY_FEATURE = [{ op: "feature", dir: "fw" }, { op: "feature", dir: "bw" }];
 
 /* Shen Fig. 6 under a reduction; a clicked row shows its bars. p: {side, reduction, feature}. With reduction
  * "feature" it follows the feature-k control. */
@@ -171,10 +159,10 @@ define("masks", function (views, p, theme) {
   var sent = sentOf(views[0], p.side), T = sent.tokens.length, a = p.alpha || 0;
   var panels = MASK_PANELS.map(function (m) {
     var flat = Array.from(Recompute.maskPanel(T, m[0], m[1] ? a : 0), function (v) { return v + 0; }); // no −0
-    return [m[2].replace("{α}", formatValue(a)), matrix(flat, T, T)];
+    return [m[2].replace("{α}", Figures.formatG(a)), matrix(flat, T, T)];
   });
   var fig = Figures.maskPanels(panels, sent.tokens, { title: "Masks for T = " + T + " tokens", theme: theme });
-  var shown = { ["α = " + formatValue(a)]: "α = {alpha}" };
+  var shown = { ["α = " + Figures.formatG(a)]: "α = {alpha}" };
   return { figure: fig, bind: function (f) {
     return gridBinding(f, MASK_PANELS.map(function (m) {
       return m[1] ? { op: "mask", dir: m[0] } : { op: "mask", dir: m[0], alpha: 0.0 };
@@ -182,31 +170,19 @@ define("masks", function (views, p, theme) {
   } };
 });
 
-/* One per-token series of a sentence, by name (the fields of the trace view S and B):
- * gate (mean over features of F), ffn_deactivation, ln_max (the DSA's), s2t (mean over features of the
- * source2token P), maxpool_share (the DSA's). `dir` names the block for the block fields. */
-function tokenSeries(sent, field, dir) {
-  var T = sent.tokens.length, b = dir ? sent[dir] : null;
-  if (field === "gate") return rowMeans(b.gate, T, b.D);
-  if (field === "ffn_deactivation" || field === "ln_max") { need(b[field], dir + "." + field + " is missing"); return Array.from(b[field]); }
-  if (field === "s2t") return rowMeans(sent.s2t, T, sent.D2);
-  if (field === "maxpool_share") { need(sent.maxpool_share, "maxpool_share is missing"); return Array.from(sent.maxpool_share); }
-  throw new Error("No per-token series \"" + field + "\"; use gate, ffn_deactivation, ln_max, s2t or maxpool_share.");
-}
-
 /* Bars of per-token series of one sentence (the papers' bar figures: Shen Fig. 7, Im Figs. 9–11).
  * p: {side, title, yTitle, yRange, series: [{name, field, dir}]}. */
 define("token-bars", function (views, p, theme) {
   var sent = sentOf(views[0], p.side);
   need(Array.isArray(p.series) && p.series.length, "series should list at least one {name, field, dir}");
-  return { figure: Figures.barChart(p.series.map(function (x) { return [x.name, tokenSeries(sent, x.field, x.dir)]; }),
-    sent.tokens, { title: p.title || "", yTitle: p.yTitle || "", theme: theme, yRange: p.yRange || null }) };
+  return { figure: tokenBars(sent, p.series.map(function (x) { return [x.name, x.field, x.dir]; }),
+    { title: p.title || "", yTitle: p.yTitle || "", theme: theme, yRange: p.yRange || null }) };
 });
 
 /* Im Fig. 8: the same weights without the distance mask (α = 0) and with it (α), forward and backward,
  * re-weighted in the page from the trace view's pre-mask scores (Im Eq. 7). p: {side, alpha, title}. */
 define("distance-effect", function (views, p, theme) {
-  var tv = views[0], sent = sentOf(tv, p.side), a = formatValue(p.alpha);
+  var tv = views[0], sent = sentOf(tv, p.side), a = Figures.formatG(p.alpha);
   need(tv.arch === "dsa", "the distance effect needs a distance-based SAN trace view");
   var mats = [attentionAt(tv, sent, "fw", 0), attentionAt(tv, sent, "bw", 0),
               attentionAt(tv, sent, "fw", p.alpha), attentionAt(tv, sent, "bw", p.alpha)];

@@ -14,7 +14,7 @@ export function provenanceOf(figure, provenance) {
 }
 
 /* "figure=heatmap:x checkpoint_sha256=… version=…": the first line of a CSV (after "# "), PNG's Comment. */
-const provenanceLine = (prov) => `figure=${prov.figure} checkpoint_sha256=${prov.checkpoint_sha256} version=${prov.version}`;
+export const provenanceLine = (prov) => `figure=${prov.figure} checkpoint_sha256=${prov.checkpoint_sha256} version=${prov.version}`;
 
 /* RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled. */
 export function csvField(v) {

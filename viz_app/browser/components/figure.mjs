@@ -16,10 +16,16 @@ const CSS = `.disan-fig { position: relative; display: block; font-family: ${FON
 .disan-fig__table table { border-collapse: collapse; font-size: 12px; }
 .disan-fig__table th, .disan-fig__table td { border: 1px solid #c8d4e3; padding: 1px 4px; text-align: right; }`;
 
-function el(tag, props = {}, attrs = {}) {
+/* An element with its properties and attributes (figure_host.js builds with it too). */
+export function el(tag, props = {}, attrs = {}) {
   const e = Object.assign(document.createElement(tag), props);
   for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
   return e;
+}
+
+/* A <style> of `css` in the document's head, once per id. */
+export function addStyle(doc, id, css) {
+  if (!doc.getElementById(id)) doc.head.append(el("style", { id, textContent: css }));
 }
 
 /* The table fallback: caption, one header row (corner + column headers), one row per row header; text goes in
@@ -48,7 +54,7 @@ export function cellAt(plot, R, C, x, y) {
 
 export function createFigure(parent, def) {
   const { kind, name } = def, layers = Object.keys(def.layers), doc = parent.ownerDocument;
-  if (!doc.getElementById("disan-fig-style")) doc.head.append(el("style", { id: "disan-fig-style", textContent: CSS }));
+  addStyle(doc, "disan-fig-style", CSS);
   const root = el("div", { className: "disan-fig" }, { "data-figure": `${kind}:${name}`, "data-drawn": "" });
   const stage = el("div", { className: "disan-fig__stage" }, { tabindex: "0", role: "application", "aria-roledescription": kind });
   const canvases = layers.map((layer) => el("canvas", {}, { "aria-hidden": "true", "data-layer": layer }));

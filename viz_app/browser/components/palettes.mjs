@@ -38,7 +38,7 @@ export function themeOf(nameOrTheme) {
 export const LUT_SIZE = 257;  // odd: 0, the middle of a diverging scale, has a row of its own
 
 /* [lo, hi] of the finite values of a matrix (null, NaN and ±∞ skipped). A map with no finite value gets
- * [0, 1]; a constant map a scale one unit wide (figures.js limits does the same). */
+ * [0, 1]; a constant map a scale one unit wide (figures.js limits is built on it). */
 export function extent(z) {
   let lo = Infinity, hi = -Infinity;
   for (const row of z) for (const v of row) if (v !== null && Number.isFinite(v)) { if (v < lo) lo = v; if (v > hi) hi = v; }
