@@ -13,8 +13,10 @@
  *   "typing":  the sentence box drives the model in the page; every chart with data.follow redraws from it.
  * Every figure carries figure_host.js's test contract (data-figure, data-drawn). */
 import { fromBase64 } from "./bytes.js";
+import { keepView, viewsOf } from "./chart_views.js";
 import { drawIn } from "./figure_host.js";
 import * as Figures from "./figures.js";
+import { loadScript } from "./load_script.js";
 import * as PairView from "./pair_view.js";
 import { plotlyReady } from "./plotly_ready.js";
 import * as Recompute from "./recompute.js";
@@ -117,9 +119,11 @@ function problem(el, s, text) {
   el.textContent = text;
 }
 
-/* The server's figure `spec`; with `live`, the chart joins its group and is drawn at the group's current values
- * (not at the earlier value the server built it for: no jump back). */
-function drawServer(el, s, spec, data, live) {
+/* The page's figure of `views` for the server's data; with data.live, the chart joins its group and is drawn at
+ * the group's current values (not at the earlier value the server built it for: no jump back). */
+function drawBuilt(el, s, views, data, want) {
+  const built = Sections.draw(views, data.figure, data.params, data.theme), spec = own(built.figure);
+  const live = want && built.binding ? Object.assign(want, { binding: built.binding }) : null;
   let values = null;
   if (live) {
     const g = group(live.group);
@@ -155,38 +159,21 @@ function mountChart(component, data) {
     .catch(err => { s.specText = null; el.textContent = `This chart could not be drawn: ${err.message}`; });
 }
 
-/* Trace views by id (chart.py sends each once per session). */
-const VIEWS = (window.__disanViews = window.__disanViews || { byId: new Map(), waiting: new Map() });
-const VIEW_KEEP = 16;
-const VIEW_WAIT_MS = 3000;
-
-function keepView(id, view) {
-  VIEWS.byId.delete(id);
-  VIEWS.byId.set(id, view);
-  while (VIEWS.byId.size > VIEW_KEEP) VIEWS.byId.delete(VIEWS.byId.keys().next().value);
-  for (const resolve of VIEWS.waiting.get(id) || []) resolve(view);
-  VIEWS.waiting.delete(id);
+/* The trace views the chart carries (chart.py sends each once per session), unpacked and kept (chart_views.js). */
+function keepCarried(data) {
+  if (!data.views) return;
+  if (data.context) Figures.configure(data.context);
+  for (const [id, v] of Object.entries(data.views)) keepView(id, decode(JSON.parse(v.view), fromBase64(v.arrays)));
 }
 
-/* The trace view `id`: kept, or a moment's wait for a chart of the same rerun carrying it; null when none comes. */
-function viewById(id) {
-  if (VIEWS.byId.has(id)) return Promise.resolve(VIEWS.byId.get(id));
-  return new Promise(resolve => {
-    const list = VIEWS.waiting.get(id) || [];
-    list.push(resolve);
-    VIEWS.waiting.set(id, list);
-    setTimeout(() => resolve(null), VIEW_WAIT_MS);
-  });
+/* The chart's trace views, in order, asking the server for a missing one while `wanted()` (chart_views.js viewsOf;
+ * `loading()` before the first ask); null where one never came. */
+function viewsFor(component, data, wanted, loading = () => {}) {
+  return viewsOf(data.view_ids, { ask: id => component.setTriggerValue("missing", id), wanted, loading });
 }
 
-/* The chart's trace views, in order (those it carries unpacked and kept first). */
-function viewsFor(data) {
-  if (data.views) {
-    if (data.context) Figures.configure(data.context);
-    for (const [id, v] of Object.entries(data.views)) keepView(id, decode(JSON.parse(v.view), fromBase64(v.arrays)));
-  }
-  return Promise.all(data.view_ids.map(viewById));
-}
+const LOADING = "Loading this sentence's trace…";
+const LOST = "This sentence's trace did not reach the page; rerun the app (R) to draw it.";
 
 /* Charts that do not follow typing, brought while the box holds newer text than the server knows (e.g. the
  * Attribution view's bars of the sentence left): drawing them (68-85 ms at T = 64) would hold the new sentence's
@@ -197,52 +184,33 @@ function typingAhead() {
   return typingHere() && Boolean(TYPING.sent) && boxesAhead(TYPING.sent);
 }
 
-/* Whether every view came; else the server is asked for the first missing one (it sends it again). */
-function allCame(component, data, views) {
-  const missing = data.view_ids.find((id, i) => !views[i]);
-  if (missing) component.setTriggerValue("missing", missing);
-  return !missing;
-}
-
 /* role "figure": the page's figure `data.figure` of the trace views `data.view_ids`. */
 function mountPageFigure(component, data) {
   const el = chartElement(component, data), s = stateOf(el);
+  keepCarried(data); // also by a chart held or left as it is: the server sends a view once
   if (!data.follow && typingAhead()) { HELD.set(el, () => mountPageFigure(component, data)); return; }
   HELD.delete(el);
   if (data.follow) {
     s.follow = { figure: data.figure, theme: data.theme, data: data };
     TYPING.follow.add(el);
-    // the server's figure is of a sentence the box has left: the page's drawing stays; the views are kept
-    if (s.host && boxesAhead(data.follow)) { viewsFor(data); return; }
+    // the server's figure is of a sentence the box has left: the page's drawing stays
+    if (s.host && boxesAhead(data.follow)) return;
   }
   const key = JSON.stringify([data.view_ids, data.figure, data.params, data.theme, data.provenance || null]);
   const want = data.live ? Object.assign({}, data.live, { static: key }) : null;
-  const fresh = viewsFor(data);
   if (s.key === key && alreadyDrawn(s, want)) return; // nothing changed for this chart
-  if (data.follow && adoptTyped(el, s, data, key, want)) { // the page drew this sentence already ...
-    const kept = s.typed, token = s.token;
-    // ... from its own model, which reads GloVe words beyond the export's as <unk>: where the server's read a token
-    // otherwise (vocabularyKey), the numbers differ beyond the export's rounding and the server's figure is drawn
-    fresh.then(views => {
-      if (token !== s.token || views.some(v => !v) || vocabularyKey(views[0]) === kept.vocabulary) return;
-      s.typed = null;
-      drawBuilt(el, s, views, data, want);
-    }).catch(err => problem(el, s, `This chart could not be drawn: ${err.message}`));
-    return;
-  }
-  s.key = key;
-  s.typed = null;
-  const token = ++s.token;
-  fresh.then(views => {
-    if (token !== s.token) return; // a newer render of this chart came first
-    if (!allCame(component, data, views)) return problem(el, s, "Loading this sentence's trace…");
+  const adopted = Boolean(data.follow && adoptTyped(el, s, data, key, want)); // the page drew this sentence already
+  const kept = s.typed, token = adopted ? s.token : ++s.token, wanted = () => token === s.token; // else a newer render
+  if (!adopted) Object.assign(s, { key, typed: null });
+  viewsFor(component, data, wanted, adopted ? undefined : () => problem(el, s, LOADING)).then(views => {
+    if (!wanted()) return;
+    if (!views) return adopted ? null : problem(el, s, LOST);
+    // the page's drawing is from its own model, which reads GloVe words beyond the export's as <unk>: where the
+    // server's read a token otherwise (vocabularyKey), the numbers differ beyond the export's rounding: redrawn
+    if (adopted && vocabularyKey(views[0]) === kept.vocabulary) return;
+    Object.assign(s, { key, typed: null });
     drawBuilt(el, s, views, data, want);
   }).catch(err => problem(el, s, `This chart could not be drawn: ${err.message}`));
-}
-
-function drawBuilt(el, s, views, data, want) {
-  const built = Sections.draw(views, data.figure, data.params, data.theme);
-  drawServer(el, s, own(built.figure), data, want && built.binding ? Object.assign(want, { binding: built.binding }) : null);
 }
 
 /* A trace view's tokens with their vocabulary status: the page's run and the server's of the same text agree on it
@@ -293,7 +261,7 @@ function mountSection(component, data) {
   if (!SECTIONS.has(el)) SECTIONS.set(el, { key: undefined, section: null, params: null });
   const s = SECTIONS.get(el);
   const key = JSON.stringify([data.view_ids, data.section, data.params]);
-  const fresh = viewsFor(data);
+  keepCarried(data);
   s.section = data.section;
   s.params = data.params;
   if (data.follow) {
@@ -302,8 +270,9 @@ function mountSection(component, data) {
   }
   if (s.key === key) return;
   s.key = key;
-  fresh.then(views => {
-    if (!allCame(component, data, views)) { s.key = undefined; return; }
+  viewsFor(component, data, () => s.key === key).then(views => {
+    if (s.key !== key) return;
+    if (!views) { s.key = undefined; el.textContent = LOST; return; }
     el.innerHTML = Sections.sectionBody(views, data.section, data.params);
   }).catch(err => { s.key = undefined; el.textContent = `This section could not be drawn: ${err.message}`; });
 }
@@ -325,7 +294,7 @@ function mountPair(component, data) {
     });
   }
   const key = JSON.stringify([data.view_ids, data.theme, !!data.swap, data.provenance || null]);
-  const fresh = viewsFor(data);
+  keepCarried(data);
   p.loo = data.loo;
   if (p.key === key) {
     if (p.drawn === key) fillPairLoo(el, p);
@@ -333,9 +302,9 @@ function mountPair(component, data) {
   }
   p.key = key;
   p.drawn = null;
-  fresh.then(views => {
+  viewsFor(component, data, () => p.key === key).then(views => {
     if (p.key !== key) return null; // a newer pair came first
-    if (!allCame(component, data, views)) { p.key = undefined; return null; }
+    if (!views) throw new Error("its trace views did not reach the page; rerun the app (R)");
     const page = PairView.page(views[0], views[1], { theme: data.theme, alphaControl: false, swap: !!data.swap });
     page.data.compact = true;
     return Report.show(el, page, { hash: false, provenance: data.provenance || null }).then(() => {
@@ -363,30 +332,16 @@ function fillPairLoo(el, p) {
  * the page drew it (submitTyped). A view without the typing element leaves the box to Streamlit. */
 const TYPING = (window.__disanTyping = window.__disanTyping ||
   { follow: new Set(), sections: new Set(), base: null, ready: null, running: false, pending: null, typed: null, stamp: 0, shown: null });
-const SCRIPTS = {};
 
 const site = () => window.Disan.Site; // the explorer folder's bundle last loaded
-
-function loadOnce(src) {
-  if (!SCRIPTS[src]) {
-    SCRIPTS[src] = /** @type {Promise<void>} */ (new Promise((resolve, reject) => {
-      const el = document.createElement("script");
-      el.src = src;
-      el.onload = () => resolve();
-      el.onerror = () => reject(new Error(`${src} could not be loaded`));
-      document.head.appendChild(el);
-    }));
-  }
-  return SCRIPTS[src];
-}
 
 function startModel(data) {
   if (TYPING.base === data.base) return TYPING.ready;
   TYPING.base = data.base;
   const assets = data.base + "assets/";
-  TYPING.ready = loadOnce(assets + "ort-runtime.js")
-    .then(() => loadOnce(assets + "site-data.js"))
-    .then(() => loadOnce(assets + "site.js"))
+  TYPING.ready = loadScript(assets + "ort-runtime.js")
+    .then(() => loadScript(assets + "site-data.js"))
+    .then(() => loadScript(assets + "site.js"))
     .then(() => { site().init(data.base); return site().traceOf(data.model, data.text, data.hypothesis, data.alpha); })
     .then(() => true);
   TYPING.ready.catch(err => { TYPING.problem = String(err && err.message || err); });
@@ -527,10 +482,12 @@ function sendTyped(input) {
 
 const BOXES = ".st-key-sentence textarea, .st-key-hypothesis input";
 
+let listening = false;
+
 /* The boxes' keys, listened to on the document once (Streamlit may replace a box's element on a rerun). */
 function listenToBoxes() {
-  if (window.__disanTypingListens) return;
-  window.__disanTypingListens = true;
+  if (listening) return;
+  listening = true;
   document.addEventListener("input", ev => {
     if (ev.target instanceof Element && ev.target.matches(BOXES)) onTyped();
   }, true);

@@ -32,7 +32,8 @@ function view(root) {
   if (views.has(root)) return views.get(root);
   const doc = root.ownerDocument;
   const v = { root, doc, data: null, payloads: {}, plots: [], inputs: [], values: { alpha: null, feature: 0 },
-              generation: 0, restTimer: null, observer: null, held: false, provenance: null,
+              generation: 0, restTimer: null, observer: null, seer: null, seen: new WeakSet(), header: null,
+              resized: null, held: false, provenance: null,
               busy: Promise.resolve(), queued: false, next: null, nextQueued: false, drawn: 0, hash: true };
   views.set(root, v);
   docState(doc).views.push(v);
@@ -99,10 +100,32 @@ function coveredTop(doc) {
   return header && getComputedStyle(header).position === "sticky" ? header.getBoundingClientRect().bottom : 0;
 }
 
-/* Whether a figure is seen: in the window and not under the sticky header. */
-function seenIn(doc) {
-  const top = coveredTop(doc), bottom = doc.defaultView.innerHeight;
+/* Whether a figure is seen: in the window and not under the sticky header. While typing (`typing`) it is read from
+ * what the observer recorded (watchSeen): measuring forces a layout of the page the key just changed, in the key's
+ * task (item 6 of issue 54: no main-thread task over 50 ms while typing). */
+function seenIn(v, typing) {
+  if (typing && v.seer) return el => v.seen.has(el);
+  const top = coveredTop(v.doc), bottom = v.doc.defaultView.innerHeight;
   return el => { const r = el.getBoundingClientRect(); return r.bottom > top && r.top < bottom; };
+}
+
+/* The figures in the window below the sticky header (v.seen), kept by an IntersectionObserver whose top margin is
+ * the header's height, measured again when the header's size changes (a ResizeObserver, which runs after layout).
+ * A stale figure coming into view (one the new header or body moved there) is drawn in the task after. */
+function watchSeen(v) {
+  const win = v.doc.defaultView;
+  if (!win.IntersectionObserver) return;
+  if (v.seer) v.seer.disconnect(); // v.seen stays until the new one's first entries (one per figure) replace it
+  v.seer = new win.IntersectionObserver(entries => {
+    for (const entry of entries) {
+      const el = entry.target, generation = v.generation;
+      if (!entry.isIntersecting) { v.seen.delete(el); continue; }
+      v.seen.add(el);
+      if (!el.classList.contains("stale")) continue;
+      enqueue(v, () => (v.generation === generation && el.isConnected && el.classList.contains("stale") ? drawOne(v, el) : null));
+    }
+  }, { rootMargin: `${-coveredTop(v.doc)}px 0px 0px 0px` });
+  for (const el of v.plots) v.seer.observe(el);
 }
 
 /* Draw the figures on screen now, top down; mark the others stale (hidden, never shown with another sentence)
@@ -110,23 +133,13 @@ function seenIn(doc) {
  * page (v.next) or a key computing one (hold) stops them. Resolves true when every figure was drawn (typing: those
  * on screen). */
 function drawAll(v, typing) {
-  const generation = v.generation, onScreen = seenIn(v.doc);
+  const generation = v.generation, onScreen = seenIn(v, typing);
   for (const el of v.plots) if (!showing(v, el, onScreen)) el.classList.add("stale");
   for (const el of v.plots) if (el.classList.contains("stale") && onScreen(el)) drawOne(v, el);
   v.root.dataset.visibleAt = v.doc.defaultView.performance.now().toFixed(2);
-  if (typing) {
-    // what the new header or body moved into the window is drawn at the next frame, not when typing rests
-    v.doc.defaultView.requestAnimationFrame(() => {
-      const seen = seenIn(v.doc);
-      for (const el of v.plots) {
-        if (!el.classList.contains("stale") || !seen(el)) continue;
-        enqueue(v, () => (v.generation === generation && el.isConnected && el.classList.contains("stale") ? drawOne(v, el) : null));
-      }
-    });
-    rest(v);
-    return Promise.resolve(true);
-  }
-  return drawRest(v, generation);
+  if (!typing) return drawRest(v, generation);
+  rest(v); // what the new header or body moved into the window is drawn as the observer sees it (watchSeen)
+  return Promise.resolve(true);
 }
 
 /* The stale figures, one per task, unless a newer page or a key comes. Resolves true when all are drawn. */
@@ -301,6 +314,15 @@ function install(v, page, opts) {
                      held: false, provenance: opts.provenance || data.provenance || v.provenance || null });
   watch(v);
   if (v.observer) for (const el of v.plots) v.observer.observe(el);
+  if (v.seer) for (const el of v.plots) v.seer.observe(el);
+  // a new header element (or the first): its size is watched, and each change measures the covered top again
+  const header = doc.querySelector("header"), win = doc.defaultView;
+  if (!v.seer || header !== v.header) {
+    v.header = header;
+    if (v.resized) v.resized.disconnect();
+    watchSeen(v);
+    if (header && win.ResizeObserver) (v.resized = new win.ResizeObserver(() => watchSeen(v))).observe(header);
+  }
   syncInputs(v, "alpha");
   syncInputs(v, "feature");
   const ds = docState(doc);
@@ -369,7 +391,7 @@ function preview(root, build) {
   const v = view(root), built = {};
   return enqueue(v, () => {
     if (!v.data || !v.drawn || v.next || moved(v)) return false;
-    const onScreen = seenIn(v.doc);
+    const onScreen = seenIn(v, true);
     let painted = false;
     for (const el of v.plots) {
       const host = hostIn(el);
