@@ -191,7 +191,7 @@ function mountPageFigure(component, data) {
   if (!data.follow && typingAhead()) { HELD.set(el, () => mountPageFigure(component, data)); return; }
   HELD.delete(el);
   if (data.follow) {
-    s.follow = { figure: data.figure, theme: data.theme, data: data };
+    s.follow = data;
     TYPING.follow.add(el);
     // the server's figure is of a sentence the box has left: the page's drawing stays
     if (s.host && boxesAhead(data.follow)) return;
@@ -391,18 +391,17 @@ function typedAlpha() {
 /* The chart's figure of the typed trace view of `input` with its binding and key (followKey); null where this
  * sentence cannot have it (a chosen token beyond its length): the chart keeps its drawing until the rerun. */
 function typedFigure(el, tv, input) {
-  const s = stateOf(el), f = s.follow, live = f.data.live, g = live ? GROUPS[live.group] : null;
-  const params = Object.assign({}, f.data.params, g ? g.values : {});
+  const f = stateOf(el).follow, g = f.live ? GROUPS[f.live.group] : null;
+  const params = Object.assign({}, f.params, g ? g.values : {});
   // Compare's views under other masks (recompute.js remask; null where the view lacks the logits)
-  const views = (f.data.follow.masks || ["default"]).map(m => (m === "default" ? tv : Recompute.remask(tv, m)));
+  const views = (f.follow.masks || ["default"]).map(m => (m === "default" ? tv : Recompute.remask(tv, m)));
   if (views.some(v => !v)) return null;
   let built;
   try { built = Sections.draw(views, f.figure, params, f.theme); } catch (err) { return null; }
-  const sentence = { text: input.text, hypothesis: input.hypothesis, masks: f.data.follow.masks,
+  const sentence = { text: input.text, hypothesis: input.hypothesis, masks: f.follow.masks,
                      model: TYPING.data.model, alpha: input.alpha };
   return { spec: own(built.figure), binding: built.binding || null, vocabulary: vocabularyKey(tv),
-           look: JSON.stringify(looks(f.data, f.theme)),
-           key: followKey(sentence, f.figure, f.data.params, live, f.theme) };
+           look: JSON.stringify(looks(f, f.theme)), key: followKey(sentence, f.figure, f.params, f.live, f.theme) };
 }
 
 /* The typed sentence's figures, every following chart in this task, then its sections. */
@@ -427,19 +426,19 @@ function drawTyped(tv, input) {
     // the group's payload is the server's sentence: the chart leaves it until the rerun brings this one's
     s.live = null;
     s.shown = null;
-    paint(el, s, typed.spec, s.follow.data);
+    paint(el, s, typed.spec, s.follow);
   }
   for (const el of TYPING.sections) {
     if (!el.isConnected) { TYPING.sections.delete(el); continue; }
     el.innerHTML = Sections.sectionBody([tv], SECTIONS.get(el).section, SECTIONS.get(el).params);
   }
-  typedShown(input.stamp);
+  typedShown(input);
 }
 
-function typedShown(stamp) {
+/* The frame that shows the typed maps of `input` (tests and bench app read TYPING.shown and the event). */
+function typedShown(input) {
   requestAnimationFrame(() => {
-    const t = performance.now();
-    TYPING.shown = { stamp: stamp, t: t, input: TYPING.inputs[stamp] };
+    TYPING.shown = { stamp: input.stamp, t: performance.now(), input: input.t };
     window.dispatchEvent(new CustomEvent("disan-typed-shown", { detail: TYPING.shown }));
     // after this frame is painted
     if (TYPING.submit && drawnAs(TYPING.submit)) setTimeout(submitNow, 0);
@@ -465,8 +464,6 @@ function onTyped() {
     for (const [el, draw] of held) if (el.isConnected) draw();
   }
   const input = Object.assign(boxText(), { stamp: ++TYPING.stamp, t: performance.now() });
-  TYPING.inputs = TYPING.inputs || {};
-  TYPING.inputs[input.stamp] = input.t;
   runTyped(input);
   clearTimeout(TYPING.sendTimer);
   TYPING.sendTimer = setTimeout(() => sendTyped(input), TYPING.data.send_after_ms);

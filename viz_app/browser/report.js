@@ -101,31 +101,12 @@ function coveredTop(doc) {
 }
 
 /* Whether a figure is seen: in the window and not under the sticky header. While typing (`typing`) it is read from
- * what the observer recorded (watchSeen): measuring forces a layout of the page the key just changed, in the key's
- * task (item 6 of issue 54: no main-thread task over 50 ms while typing). */
+ * what the observer recorded (watch: v.seen): measuring forces a layout of the page the key just changed, in the
+ * key's task (item 6 of issue 54: no main-thread task over 50 ms while typing). */
 function seenIn(v, typing) {
   if (typing && v.seer) return el => v.seen.has(el);
   const top = coveredTop(v.doc), bottom = v.doc.defaultView.innerHeight;
   return el => { const r = el.getBoundingClientRect(); return r.bottom > top && r.top < bottom; };
-}
-
-/* The figures in the window below the sticky header (v.seen), kept by an IntersectionObserver whose top margin is
- * the header's height, measured again when the header's size changes (a ResizeObserver, which runs after layout).
- * A stale figure coming into view (one the new header or body moved there) is drawn in the task after. */
-function watchSeen(v) {
-  const win = v.doc.defaultView;
-  if (!win.IntersectionObserver) return;
-  if (v.seer) v.seer.disconnect(); // v.seen stays until the new one's first entries (one per figure) replace it
-  v.seer = new win.IntersectionObserver(entries => {
-    for (const entry of entries) {
-      const el = entry.target, generation = v.generation;
-      if (!entry.isIntersecting) { v.seen.delete(el); continue; }
-      v.seen.add(el);
-      if (!el.classList.contains("stale")) continue;
-      enqueue(v, () => (v.generation === generation && el.isConnected && el.classList.contains("stale") ? drawOne(v, el) : null));
-    }
-  }, { rootMargin: `${-coveredTop(v.doc)}px 0px 0px 0px` });
-  for (const el of v.plots) v.seer.observe(el);
 }
 
 /* Draw the figures on screen now, top down; mark the others stale (hidden, never shown with another sentence)
@@ -138,7 +119,7 @@ function drawAll(v, typing) {
   for (const el of v.plots) if (el.classList.contains("stale") && onScreen(el)) drawOne(v, el);
   v.root.dataset.visibleAt = v.doc.defaultView.performance.now().toFixed(2);
   if (!typing) return drawRest(v, generation);
-  rest(v); // what the new header or body moved into the window is drawn as the observer sees it (watchSeen)
+  rest(v); // what the new header or body moved into the window is drawn as the observer sees it (watch)
   return Promise.resolve(true);
 }
 
@@ -161,18 +142,42 @@ function rest(v) {
   v.restTimer = win.setTimeout(() => enqueue(v, () => drawRest(v, v.generation)), REST_MS);
 }
 
-/* Stale figures are drawn as they come near the window (half a window ahead). */
-function watch(v) {
-  const win = v.doc.defaultView;
-  if (v.observer || !win.IntersectionObserver) return;
-  v.observer = new win.IntersectionObserver(entries => {
+/* An IntersectionObserver of v's figures within `margin` of the window: a stale figure coming in is drawn in a task
+ * of its own; with `seen`, the figures inside are kept there. */
+function watcher(v, margin, seen) {
+  return new v.doc.defaultView.IntersectionObserver(entries => {
     for (const entry of entries) {
       const el = entry.target, generation = v.generation;
+      if (seen) seen[entry.isIntersecting ? "add" : "delete"](el);
       if (!entry.isIntersecting || !el.classList.contains("stale")) continue;
       enqueue(v, () => nextTask().then(() => v.generation === generation && el.isConnected && el.classList.contains("stale")
         ? drawOne(v, el) : null));
     }
-  }, { rootMargin: "50% 0px" });
+  }, { rootMargin: margin });
+}
+
+/* Stale figures are drawn as they come near the window (v.observer: half a window ahead) and into it (v.seer: the
+ * window below the sticky header, whose figures it keeps in v.seen for the typing path). v.seer's top margin is the
+ * header's height, measured again when a new header comes or its size changes (a ResizeObserver, after layout). */
+function watch(v) {
+  const win = v.doc.defaultView, header = v.doc.querySelector("header");
+  if (!win.IntersectionObserver) return;
+  v.observer = v.observer || watcher(v, "50% 0px");
+  const see = () => { // v.seen stays until the new observer's first entries (one per figure) replace it
+    if (v.seer) v.seer.disconnect();
+    v.seer = watcher(v, `${-coveredTop(v.doc)}px 0px 0px 0px`, v.seen);
+    for (const el of v.plots) v.seer.observe(el);
+  };
+  if (!v.seer || header !== v.header) {
+    v.header = header;
+    if (v.resized) v.resized.disconnect();
+    see();
+    if (header && win.ResizeObserver) (v.resized = new win.ResizeObserver(see)).observe(header);
+  }
+  for (const el of v.plots) {
+    v.observer.observe(el);
+    v.seer.observe(el);
+  }
 }
 
 /* Redraw every live figure at the controls' latest values, one redraw at a time; events meanwhile collapse into
@@ -313,16 +318,6 @@ function install(v, page, opts) {
                      values: valuesFor(v, data, opts), hash: opts.hash !== false, generation: v.generation + 1,
                      held: false, provenance: opts.provenance || data.provenance || v.provenance || null });
   watch(v);
-  if (v.observer) for (const el of v.plots) v.observer.observe(el);
-  if (v.seer) for (const el of v.plots) v.seer.observe(el);
-  // a new header element (or the first): its size is watched, and each change measures the covered top again
-  const header = doc.querySelector("header"), win = doc.defaultView;
-  if (!v.seer || header !== v.header) {
-    v.header = header;
-    if (v.resized) v.resized.disconnect();
-    watchSeen(v);
-    if (header && win.ResizeObserver) (v.resized = new win.ResizeObserver(() => watchSeen(v))).observe(header);
-  }
   syncInputs(v, "alpha");
   syncInputs(v, "feature");
   const ds = docState(doc);
