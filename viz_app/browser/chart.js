@@ -14,7 +14,7 @@
  * Every figure carries figure_host.js's test contract (data-figure, data-drawn). */
 import { fromBase64 } from "./bytes.js";
 import { keepView, viewsOf } from "./chart_views.js";
-import { drawIn } from "./figure_host.js";
+import { drawIn, hostIn } from "./figure_host.js";
 import * as Figures from "./figures.js";
 import { loadScript } from "./load_script.js";
 import * as PairView from "./pair_view.js";
@@ -33,13 +33,14 @@ function group(name) {
   return GROUPS[name];
 }
 
-/* Per chart element: its figure host, the key of the server's figure it shows (undefined: another), its spec,
- * live binding and the values drawn at, the selection callback, what it follows of typing, what the page drew. */
+/* Per chart element (its figure host is figure_host.js's hostIn): the key of the server's figure it shows
+ * (undefined: another), its spec, live binding and the values drawn at, the selection callback, what it follows of
+ * typing, what the page drew. */
 const CHARTS = new WeakMap();
 
 function stateOf(el) {
   if (!CHARTS.has(el)) {
-    CHARTS.set(el, { host: null, key: undefined, spec: null, live: null, shown: null, select: null,
+    CHARTS.set(el, { key: undefined, spec: null, live: null, shown: null, select: null,
                      follow: null, typed: null, token: 0, specText: null });
   }
   return CHARTS.get(el);
@@ -64,9 +65,9 @@ function scheduleRedraw(g) {
     let charts = 0;
     for (const el of g.charts) {
       if (!el.isConnected) { g.charts.delete(el); continue; }
-      const s = stateOf(el);
-      if (!bound(g, s) || !s.host || sameValues(s.shown, values)) continue; // e.g. a chart drawn at these values
-      s.host.update(Recompute.render(g.live, s.live.binding, s.spec, values));
+      const s = stateOf(el), host = hostIn(el);
+      if (!bound(g, s) || !host || sameValues(s.shown, values)) continue; // e.g. a chart drawn at these values
+      host.update(Recompute.render(g.live, s.live.binding, s.spec, values));
       s.shown = values;
       charts += 1;
     }
@@ -105,16 +106,15 @@ function own(spec) {
 }
 
 /* The host's options for a chart's data: its provenance, and talk mode (a clicked row's top cell outlined). */
-const looks = (data, theme) => ({ provenance: data.provenance || null, theme: theme === "presentation" ? "presentation" : null });
+const looks = data => ({ provenance: data.provenance || null, theme: data.theme === "presentation" ? "presentation" : null });
 
 /* Draw `spec` with the chart's figure host (figure_host.js drawIn). */
 function paint(el, s, spec, data) {
   s.spec = spec;
-  s.host = drawIn(el, spec, looks(data, data.theme));
+  drawIn(el, spec, looks(data));
 }
 
 function problem(el, s, text) {
-  s.host = null;
   s.key = undefined;
   el.textContent = text;
 }
@@ -139,8 +139,8 @@ function drawBuilt(el, s, views, data, want) {
 }
 
 /* The chart already shows exactly this (the same figure, and a live chart at its group's values). */
-function alreadyDrawn(s, live) {
-  if (!s.host || !s.host.root.isConnected) return false;
+function alreadyDrawn(el, s, live) {
+  if (!hostIn(el)) return false;
   if (!s.live && !live) return true;
   const g = live ? group(live.group) : null;
   return Boolean(live && s.live && s.live.static === live.static && s.live.payload_id === live.payload_id &&
@@ -194,11 +194,11 @@ function mountPageFigure(component, data) {
     s.follow = data;
     TYPING.follow.add(el);
     // the server's figure is of a sentence the box has left: the page's drawing stays
-    if (s.host && boxesAhead(data.follow)) return;
+    if (hostIn(el) && boxesAhead(data.follow)) return;
   }
   const key = JSON.stringify([data.view_ids, data.figure, data.params, data.theme, data.provenance || null]);
   const want = data.live ? Object.assign({}, data.live, { static: key }) : null;
-  if (s.key === key && alreadyDrawn(s, want)) return; // nothing changed for this chart
+  if (s.key === key && alreadyDrawn(el, s, want)) return; // nothing changed for this chart
   const adopted = Boolean(data.follow && adoptTyped(el, s, data, key, want)); // the page drew this sentence already
   const kept = s.typed, token = adopted ? s.token : ++s.token, wanted = () => token === s.token; // else a newer render
   if (!adopted) Object.assign(s, { key, typed: null });
@@ -236,8 +236,8 @@ function followKey(follow, figure, params, live, theme) {
  * nothing changed, where the drawings differ. */
 function adoptTyped(el, s, data, key, want) {
   const typed = s.typed;
-  if (!typed || !s.host || typed.key !== followKey(data.follow, data.figure, data.params, data.live, data.theme)) return false;
-  if (typed.look !== JSON.stringify(looks(data, data.theme))) return false;
+  if (!typed || !hostIn(el) || typed.key !== followKey(data.follow, data.figure, data.params, data.live, data.theme)) return false;
+  if (typed.look !== JSON.stringify(looks(data))) return false;
   if (want) {
     const g = group(want.group);
     if (!typed.binding || !g.live || g.live.id !== want.payload_id) return false;
@@ -377,7 +377,7 @@ function runTyped(input) {
       TYPING.running = false;
       if (TYPING.pending) runTyped(TYPING.pending);
       // a submitted text the page did not draw (a bad sentence, a failed run) goes to the server now
-      else if (TYPING.submit && !drawnAs(TYPING.submit)) submitNow();
+      else if (TYPING.submit && !same(TYPING.typed, TYPING.submit)) submitNow();
     });
 }
 
@@ -401,7 +401,7 @@ function typedFigure(el, tv, input) {
   const sentence = { text: input.text, hypothesis: input.hypothesis, masks: f.follow.masks,
                      model: TYPING.data.model, alpha: input.alpha };
   return { spec: own(built.figure), binding: built.binding || null, vocabulary: vocabularyKey(tv),
-           look: JSON.stringify(looks(f, f.theme)), key: followKey(sentence, f.figure, f.params, f.live, f.theme) };
+           look: JSON.stringify(looks(f)), key: followKey(sentence, f.figure, f.params, f.live, f.theme) };
 }
 
 /* The typed sentence's figures, every following chart in this task, then its sections. */
@@ -441,7 +441,7 @@ function typedShown(input) {
     TYPING.shown = { stamp: input.stamp, t: performance.now(), input: input.t };
     window.dispatchEvent(new CustomEvent("disan-typed-shown", { detail: TYPING.shown }));
     // after this frame is painted
-    if (TYPING.submit && drawnAs(TYPING.submit)) setTimeout(submitNow, 0);
+    if (same(TYPING.typed, TYPING.submit)) setTimeout(submitNow, 0);
   });
 }
 
@@ -471,7 +471,7 @@ function onTyped() {
 
 function sendTyped(input) {
   clearTimeout(TYPING.sendTimer);
-  if (TYPING.sent && TYPING.sent.text === input.text && TYPING.sent.hypothesis === input.hypothesis) return;
+  if (same(TYPING.sent, input)) return;
   HELD.clear(); // of the sentence the server is leaving
   TYPING.sent = { text: input.text, hypothesis: input.hypothesis };
   TYPING.send("typed", TYPING.sent);
@@ -516,9 +516,9 @@ function submitNow() {
   if (input) sendTyped(input);
 }
 
-/* The page's last drawing is of `input`'s text. */
-function drawnAs(input) {
-  return Boolean(TYPING.typed && TYPING.typed.text === input.text && TYPING.typed.hypothesis === input.hypothesis);
+/* Two sentences ({text, hypothesis}: typed, sent, drawn) are the same text. */
+function same(a, b) {
+  return Boolean(a && b && a.text === b.text && a.hypothesis === b.hypothesis);
 }
 
 const TYPING_LINE = "The maps follow typing: the model runs in this page. Enter submits.";
