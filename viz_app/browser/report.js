@@ -27,11 +27,12 @@ function docState(doc) {
   return docStates.get(doc);
 }
 
-/* One drawn report in `root`: its data, payloads, figure elements, control values, queued drawings. */
+/* One drawn report in `root`: its data (with the live figures' payloads: sections.js pageData), figure elements,
+ * control values, queued drawings. */
 function view(root) {
   if (views.has(root)) return views.get(root);
   const doc = root.ownerDocument;
-  const v = { root, doc, data: null, payloads: {}, plots: [], inputs: [], values: { alpha: null, feature: 0 },
+  const v = { root, doc, data: null, plots: [], inputs: [], values: { alpha: null, feature: 0 },
               generation: 0, restTimer: null, observer: null, seer: null, seen: new WeakSet(), header: null,
               resized: null, held: false, provenance: null,
               busy: Promise.resolve(), queued: false, next: null, nextQueued: false, drawn: 0, hash: true };
@@ -68,19 +69,13 @@ function syncInputs(v, key) {
   }
 }
 
-/* A payload as recompute.js works on it: already prepared (sections.js) or live.py's base64 form. */
-function prepared(payload) {
-  const blocks = Object.values(payload.blocks || {});
-  return blocks.length && blocks.every(b => b.cells) ? payload : Recompute.prepare(payload);
-}
-
 const talkTheme = v => (docState(v.doc).talk ? "presentation" : null);
 
 /* Draw figure element `el` for this page (a live one at the controls' values). */
 function drawOne(v, el) {
   const id = el.dataset.fig, spec = v.data.figures[id], info = v.data.live[id];
   if (!spec) throw new Error(`the page has no figure ${id}`);
-  if (info && moved(v)) Recompute.render(v.payloads[info.side], info.binding, spec, v.values);
+  if (info && moved(v)) Recompute.render(v.data.payloads[info.side], info.binding, spec, v.values);
   drawIn(el, spec, { provenance: v.provenance, theme: talkTheme(v) });
   el.classList.remove("stale");
 }
@@ -191,7 +186,7 @@ function redraw(v) {
     for (const el of v.plots) {
       const info = v.data.live[el.dataset.fig], host = hostIn(el);
       if (!info || !host || el.classList.contains("stale")) continue; // a stale one is drawn at these values later
-      host.update(Recompute.render(v.payloads[info.side], info.binding, v.data.figures[el.dataset.fig], v.values));
+      host.update(Recompute.render(v.data.payloads[info.side], info.binding, v.data.figures[el.dataset.fig], v.values));
     }
     v.root.dataset.alpha = v.values.alpha;
     v.root.dataset.feature = v.values.feature;
@@ -311,9 +306,7 @@ function install(v, page, opts) {
   }
   for (const box of Array.from(v.root.children)) if (box.matches("p.error")) box.remove();
   if (page.body !== undefined) writeParts(v.root, page.parts, page.body);
-  const payloads = {}; // prepared when a live figure first needs one (a keystroke draws none)
-  for (const side of Object.keys(data.payloads)) Sections.lazy(payloads, side, () => prepared(data.payloads[side]));
-  Object.assign(v, { data, payloads, plots: Array.from(v.root.querySelectorAll(".plot[data-fig]")),
+  Object.assign(v, { data, plots: Array.from(v.root.querySelectorAll(".plot[data-fig]")),
                      inputs: Array.from(v.root.querySelectorAll('input[data-control="alpha"], input[data-control="feature"]')),
                      values: valuesFor(v, data, opts), hash: opts.hash !== false, generation: v.generation + 1,
                      held: false, provenance: opts.provenance || data.provenance || v.provenance || null });
