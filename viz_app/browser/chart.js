@@ -33,18 +33,19 @@ function group(name) {
   return GROUPS[name];
 }
 
+/* What the page keeps per element of the component, made by `init` on its first render. */
+const STATES = new WeakMap();
+
+function stateIn(el, init) {
+  if (!STATES.has(el)) STATES.set(el, init());
+  return STATES.get(el);
+}
+
 /* Per chart element (its figure host is figure_host.js's hostIn): the key of the server's figure it shows
  * (undefined: another), its spec, live binding and the values drawn at, the selection callback, what it follows of
  * typing, what the page drew. */
-const CHARTS = new WeakMap();
-
-function stateOf(el) {
-  if (!CHARTS.has(el)) {
-    CHARTS.set(el, { key: undefined, spec: null, live: null, shown: null, select: null,
-                     follow: null, typed: null, token: 0, specText: null });
-  }
-  return CHARTS.get(el);
-}
+const stateOf = el => stateIn(el, () => ({ key: undefined, spec: null, live: null, shown: null, select: null,
+                                           follow: null, typed: null, token: 0, specText: null }));
 
 function bound(g, s) {
   return Boolean(s.live && g.live && s.live.payload_id === g.live.id);
@@ -222,13 +223,13 @@ function vocabularyKey(tv) {
 
 /* What a chart that follows typing draws, as one key (the sentence {text, hypothesis, masks, model, alpha}, figure,
  * parameters at the group's values, theme): the page's drawing of a text and the server's figure of it share it. */
-function followKey(follow, figure, params, live, theme) {
-  const g = live ? GROUPS[live.group] : null;
+function followKey(follow, data) {
+  const g = data.live ? GROUPS[data.live.group] : null;
   // a number as the page's run and the server's agree on it; "several" (export.py: panels at other α) matches none
   const alpha = typeof follow.alpha === "number" ? follow.alpha.toPrecision(9)
     : follow.alpha === "several" ? "several" : null;
   return JSON.stringify([follow.model, alpha, follow.text, follow.hypothesis || "", follow.masks || ["default"],
-                         figure, Object.assign({}, params, g ? g.values : {}), theme]);
+                         data.figure, Object.assign({}, data.params, g ? g.values : {}), data.theme]);
 }
 
 /* The server's rerun brings the sentence the page drew from its own run: the chart takes the server's key and
@@ -236,7 +237,7 @@ function followKey(follow, figure, params, live, theme) {
  * nothing changed, where the drawings differ. */
 function adoptTyped(el, s, data, key, want) {
   const typed = s.typed;
-  if (!typed || !hostIn(el) || typed.key !== followKey(data.follow, data.figure, data.params, data.live, data.theme)) return false;
+  if (!typed || !hostIn(el) || typed.key !== followKey(data.follow, data)) return false;
   if (typed.look !== JSON.stringify(looks(data))) return false;
   if (want) {
     const g = group(want.group);
@@ -254,12 +255,10 @@ function adoptTyped(el, s, data, key, want) {
 }
 
 /* role "section": Sections.sectionBody of the chart's trace view; with data.follow it follows typing too. */
-const SECTIONS = new WeakMap(); // element → {key, section, params}
 
 function mountSection(component, data) {
   const { el } = ownElement(component.parentElement, "viz-section");
-  if (!SECTIONS.has(el)) SECTIONS.set(el, { key: undefined, section: null, params: null });
-  const s = SECTIONS.get(el);
+  const s = stateIn(el, () => ({ key: undefined, section: null, params: null }));
   const key = JSON.stringify([data.view_ids, data.section, data.params]);
   keepCarried(data);
   s.section = data.section;
@@ -280,12 +279,10 @@ function mountSection(component, data) {
 /* role "pair": PairView.page of A and B drawn by Report.show (compact: the app's keys stay Streamlit's); α is the
  * server's; with data.swap B's words are buttons telling the server "side:index" (trigger "swap"). The
  * leave-one-out rows are filled once the maps are drawn and data.loo has come. */
-const PAIRS = new WeakMap();
 
 function mountPair(component, data) {
   const { el, made } = ownElement(component.parentElement, "viz-pair");
-  if (!PAIRS.has(el)) PAIRS.set(el, { swap: null, key: undefined, drawn: null, loo: null });
-  const p = PAIRS.get(el);
+  const p = stateIn(el, () => ({ swap: null, key: undefined, drawn: null, loo: null }));
   p.swap = data.swap ? component.setTriggerValue : null;
   if (made) {
     el.addEventListener("click", (ev) => {
@@ -401,7 +398,7 @@ function typedFigure(el, tv, input) {
   const sentence = { text: input.text, hypothesis: input.hypothesis, masks: f.follow.masks,
                      model: TYPING.data.model, alpha: input.alpha };
   return { spec: own(built.figure), binding: built.binding || null, vocabulary: vocabularyKey(tv),
-           look: JSON.stringify(looks(f)), key: followKey(sentence, f.figure, f.params, f.live, f.theme) };
+           look: JSON.stringify(looks(f)), key: followKey(sentence, f) };
 }
 
 /* The typed sentence's figures, every following chart in this task, then its sections. */
@@ -430,7 +427,8 @@ function drawTyped(tv, input) {
   }
   for (const el of TYPING.sections) {
     if (!el.isConnected) { TYPING.sections.delete(el); continue; }
-    el.innerHTML = Sections.sectionBody([tv], SECTIONS.get(el).section, SECTIONS.get(el).params);
+    const s = STATES.get(el);
+    el.innerHTML = Sections.sectionBody([tv], s.section, s.params);
   }
   typedShown(input);
 }
@@ -538,15 +536,15 @@ function shownValue(data, value) {
   return data.param === "alpha" ? Recompute.formatValue(value) : String(value);
 }
 
-const CONTROLS = new WeakMap(); // the control's box → {data, send, timer, server, sent}
+/* The control's box → {data, send, timer, server, sent}. */
+const controlOf = box => stateIn(box, () => ({ data: null, send: null, timer: 0, server: undefined, sent: undefined }));
 
 function mountControl(component, data) {
   const { el: box, made } = ownElement(component.parentElement, "viz-live");
   if (made) {
     box.innerHTML = '<label><span class="viz-live-label"></span> <output></output></label>' +
       '<input type="range"><div class="viz-live-help"></div>';
-    CONTROLS.set(box, { data: null, send: null, timer: 0, server: undefined, sent: undefined });
-    const input = box.querySelector("input"), c = CONTROLS.get(box);
+    const input = box.querySelector("input"), c = controlOf(box);
     input.addEventListener("input", () => {
       const g = group(c.data.group), value = Number(input.value);
       g.values[c.data.param] = value;
@@ -561,7 +559,7 @@ function mountControl(component, data) {
       }, c.data.send_after_ms);
     });
   }
-  const input = box.querySelector("input"), c = CONTROLS.get(box);
+  const input = box.querySelector("input"), c = controlOf(box);
   c.data = data;
   c.send = component.setStateValue;
   const id = `viz-live-${data.group}`;
