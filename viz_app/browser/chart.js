@@ -13,8 +13,10 @@
  *   "typing":  the sentence box drives the model in the page; every chart with data.follow redraws from it.
  * Every figure carries figure_host.js's test contract (data-figure, data-drawn). */
 import { fromBase64 } from "./bytes.js";
-import { drawIn } from "./figure_host.js";
+import { keepView, viewsOf } from "./chart_views.js";
+import { drawIn, hostIn } from "./figure_host.js";
 import * as Figures from "./figures.js";
+import { loadScript } from "./load_script.js";
 import * as PairView from "./pair_view.js";
 import { plotlyReady } from "./plotly_ready.js";
 import * as Recompute from "./recompute.js";
@@ -31,17 +33,19 @@ function group(name) {
   return GROUPS[name];
 }
 
-/* Per chart element: its figure host, the key of the server's figure it shows (undefined: another), its spec,
- * live binding and the values drawn at, the selection callback, what it follows of typing, what the page drew. */
-const CHARTS = new WeakMap();
+/* What the page keeps per element of the component, made by `init` on its first render. */
+const STATES = new WeakMap();
 
-function stateOf(el) {
-  if (!CHARTS.has(el)) {
-    CHARTS.set(el, { host: null, key: undefined, spec: null, live: null, shown: null, select: null,
-                     follow: null, typed: null, token: 0, specText: null });
-  }
-  return CHARTS.get(el);
+function stateIn(el, init) {
+  if (!STATES.has(el)) STATES.set(el, init());
+  return STATES.get(el);
 }
+
+/* Per chart element (its figure host is figure_host.js's hostIn): the key of the server's figure it shows
+ * (undefined: another), its spec, live binding and the values drawn at, the selection callback, what it follows of
+ * typing, what the page drew. */
+const stateOf = el => stateIn(el, () => ({ key: undefined, spec: null, live: null, shown: null, select: null,
+                                           follow: null, typed: null, token: 0, specText: null }));
 
 function bound(g, s) {
   return Boolean(s.live && g.live && s.live.payload_id === g.live.id);
@@ -62,9 +66,9 @@ function scheduleRedraw(g) {
     let charts = 0;
     for (const el of g.charts) {
       if (!el.isConnected) { g.charts.delete(el); continue; }
-      const s = stateOf(el);
-      if (!bound(g, s) || !s.host || sameValues(s.shown, values)) continue; // e.g. a chart drawn at these values
-      s.host.update(Recompute.render(g.live, s.live.binding, s.spec, values));
+      const s = stateOf(el), host = hostIn(el);
+      if (!bound(g, s) || !host || sameValues(s.shown, values)) continue; // e.g. a chart drawn at these values
+      host.update(Recompute.render(g.live, s.live.binding, s.spec, values));
       s.shown = values;
       charts += 1;
     }
@@ -103,23 +107,24 @@ function own(spec) {
 }
 
 /* The host's options for a chart's data: its provenance, and talk mode (a clicked row's top cell outlined). */
-const looks = (data, theme) => ({ provenance: data.provenance || null, theme: theme === "presentation" ? "presentation" : null });
+const looks = data => ({ provenance: data.provenance || null, theme: data.theme === "presentation" ? "presentation" : null });
 
 /* Draw `spec` with the chart's figure host (figure_host.js drawIn). */
 function paint(el, s, spec, data) {
   s.spec = spec;
-  s.host = drawIn(el, spec, looks(data, data.theme));
+  drawIn(el, spec, looks(data));
 }
 
 function problem(el, s, text) {
-  s.host = null;
   s.key = undefined;
   el.textContent = text;
 }
 
-/* The server's figure `spec`; with `live`, the chart joins its group and is drawn at the group's current values
- * (not at the earlier value the server built it for: no jump back). */
-function drawServer(el, s, spec, data, live) {
+/* The page's figure of `views` for the server's data; with data.live, the chart joins its group and is drawn at
+ * the group's current values (not at the earlier value the server built it for: no jump back). */
+function drawBuilt(el, s, views, data, want) {
+  const built = Sections.draw(views, data.figure, data.params, data.theme), spec = own(built.figure);
+  const live = want && built.binding ? Object.assign(want, { binding: built.binding }) : null;
   let values = null;
   if (live) {
     const g = group(live.group);
@@ -135,8 +140,8 @@ function drawServer(el, s, spec, data, live) {
 }
 
 /* The chart already shows exactly this (the same figure, and a live chart at its group's values). */
-function alreadyDrawn(s, live) {
-  if (!s.host || !s.host.root.isConnected) return false;
+function alreadyDrawn(el, s, live) {
+  if (!hostIn(el)) return false;
   if (!s.live && !live) return true;
   const g = live ? group(live.group) : null;
   return Boolean(live && s.live && s.live.static === live.static && s.live.payload_id === live.payload_id &&
@@ -155,38 +160,21 @@ function mountChart(component, data) {
     .catch(err => { s.specText = null; el.textContent = `This chart could not be drawn: ${err.message}`; });
 }
 
-/* Trace views by id (chart.py sends each once per session). */
-const VIEWS = (window.__disanViews = window.__disanViews || { byId: new Map(), waiting: new Map() });
-const VIEW_KEEP = 16;
-const VIEW_WAIT_MS = 3000;
-
-function keepView(id, view) {
-  VIEWS.byId.delete(id);
-  VIEWS.byId.set(id, view);
-  while (VIEWS.byId.size > VIEW_KEEP) VIEWS.byId.delete(VIEWS.byId.keys().next().value);
-  for (const resolve of VIEWS.waiting.get(id) || []) resolve(view);
-  VIEWS.waiting.delete(id);
+/* The trace views the chart carries (chart.py sends each once per session), unpacked and kept (chart_views.js). */
+function keepCarried(data) {
+  if (!data.views) return;
+  if (data.context) Figures.configure(data.context);
+  for (const [id, v] of Object.entries(data.views)) keepView(id, decode(JSON.parse(v.view), fromBase64(v.arrays)));
 }
 
-/* The trace view `id`: kept, or a moment's wait for a chart of the same rerun carrying it; null when none comes. */
-function viewById(id) {
-  if (VIEWS.byId.has(id)) return Promise.resolve(VIEWS.byId.get(id));
-  return new Promise(resolve => {
-    const list = VIEWS.waiting.get(id) || [];
-    list.push(resolve);
-    VIEWS.waiting.set(id, list);
-    setTimeout(() => resolve(null), VIEW_WAIT_MS);
-  });
+/* The chart's trace views, in order, asking the server for a missing one while `wanted()` (chart_views.js viewsOf;
+ * `loading()` before the first ask); null where one never came. */
+function viewsFor(component, data, wanted, loading = () => {}) {
+  return viewsOf(data.view_ids, { ask: id => component.setTriggerValue("missing", id), wanted, loading });
 }
 
-/* The chart's trace views, in order (those it carries unpacked and kept first). */
-function viewsFor(data) {
-  if (data.views) {
-    if (data.context) Figures.configure(data.context);
-    for (const [id, v] of Object.entries(data.views)) keepView(id, decode(JSON.parse(v.view), fromBase64(v.arrays)));
-  }
-  return Promise.all(data.view_ids.map(viewById));
-}
+const LOADING = "Loading this sentence's trace…";
+const LOST = "This sentence's trace did not reach the page; rerun the app (R) to draw it.";
 
 /* Charts that do not follow typing, brought while the box holds newer text than the server knows (e.g. the
  * Attribution view's bars of the sentence left): drawing them (68-85 ms at T = 64) would hold the new sentence's
@@ -197,52 +185,33 @@ function typingAhead() {
   return typingHere() && Boolean(TYPING.sent) && boxesAhead(TYPING.sent);
 }
 
-/* Whether every view came; else the server is asked for the first missing one (it sends it again). */
-function allCame(component, data, views) {
-  const missing = data.view_ids.find((id, i) => !views[i]);
-  if (missing) component.setTriggerValue("missing", missing);
-  return !missing;
-}
-
 /* role "figure": the page's figure `data.figure` of the trace views `data.view_ids`. */
 function mountPageFigure(component, data) {
   const el = chartElement(component, data), s = stateOf(el);
+  keepCarried(data); // also by a chart held or left as it is: the server sends a view once
   if (!data.follow && typingAhead()) { HELD.set(el, () => mountPageFigure(component, data)); return; }
   HELD.delete(el);
   if (data.follow) {
-    s.follow = { figure: data.figure, theme: data.theme, data: data };
+    s.follow = data;
     TYPING.follow.add(el);
-    // the server's figure is of a sentence the box has left: the page's drawing stays; the views are kept
-    if (s.host && boxesAhead(data.follow)) { viewsFor(data); return; }
+    // the server's figure is of a sentence the box has left: the page's drawing stays
+    if (hostIn(el) && boxesAhead(data.follow)) return;
   }
   const key = JSON.stringify([data.view_ids, data.figure, data.params, data.theme, data.provenance || null]);
   const want = data.live ? Object.assign({}, data.live, { static: key }) : null;
-  const fresh = viewsFor(data);
-  if (s.key === key && alreadyDrawn(s, want)) return; // nothing changed for this chart
-  if (data.follow && adoptTyped(el, s, data, key, want)) { // the page drew this sentence already ...
-    const kept = s.typed, token = s.token;
-    // ... from its own model, which reads GloVe words beyond the export's as <unk>: where the server's read a token
-    // otherwise (vocabularyKey), the numbers differ beyond the export's rounding and the server's figure is drawn
-    fresh.then(views => {
-      if (token !== s.token || views.some(v => !v) || vocabularyKey(views[0]) === kept.vocabulary) return;
-      s.typed = null;
-      drawBuilt(el, s, views, data, want);
-    }).catch(err => problem(el, s, `This chart could not be drawn: ${err.message}`));
-    return;
-  }
-  s.key = key;
-  s.typed = null;
-  const token = ++s.token;
-  fresh.then(views => {
-    if (token !== s.token) return; // a newer render of this chart came first
-    if (!allCame(component, data, views)) return problem(el, s, "Loading this sentence's trace…");
+  if (s.key === key && alreadyDrawn(el, s, want)) return; // nothing changed for this chart
+  const adopted = Boolean(data.follow && adoptTyped(el, s, data, key, want)); // the page drew this sentence already
+  const kept = s.typed, token = adopted ? s.token : ++s.token, wanted = () => token === s.token; // else a newer render
+  if (!adopted) Object.assign(s, { key, typed: null });
+  viewsFor(component, data, wanted, adopted ? undefined : () => problem(el, s, LOADING)).then(views => {
+    if (!wanted()) return;
+    if (!views) return adopted ? null : problem(el, s, LOST);
+    // the page's drawing is from its own model, which reads GloVe words beyond the export's as <unk>: where the
+    // server's read a token otherwise (vocabularyKey), the numbers differ beyond the export's rounding: redrawn
+    if (adopted && vocabularyKey(views[0]) === kept.vocabulary) return;
+    Object.assign(s, { key, typed: null });
     drawBuilt(el, s, views, data, want);
   }).catch(err => problem(el, s, `This chart could not be drawn: ${err.message}`));
-}
-
-function drawBuilt(el, s, views, data, want) {
-  const built = Sections.draw(views, data.figure, data.params, data.theme);
-  drawServer(el, s, own(built.figure), data, want && built.binding ? Object.assign(want, { binding: built.binding }) : null);
 }
 
 /* A trace view's tokens with their vocabulary status: the page's run and the server's of the same text agree on it
@@ -254,13 +223,13 @@ function vocabularyKey(tv) {
 
 /* What a chart that follows typing draws, as one key (the sentence {text, hypothesis, masks, model, alpha}, figure,
  * parameters at the group's values, theme): the page's drawing of a text and the server's figure of it share it. */
-function followKey(follow, figure, params, live, theme) {
-  const g = live ? GROUPS[live.group] : null;
+function followKey(follow, data) {
+  const g = data.live ? GROUPS[data.live.group] : null;
   // a number as the page's run and the server's agree on it; "several" (export.py: panels at other α) matches none
   const alpha = typeof follow.alpha === "number" ? follow.alpha.toPrecision(9)
     : follow.alpha === "several" ? "several" : null;
   return JSON.stringify([follow.model, alpha, follow.text, follow.hypothesis || "", follow.masks || ["default"],
-                         figure, Object.assign({}, params, g ? g.values : {}), theme]);
+                         data.figure, Object.assign({}, data.params, g ? g.values : {}), data.theme]);
 }
 
 /* The server's rerun brings the sentence the page drew from its own run: the chart takes the server's key and
@@ -268,8 +237,8 @@ function followKey(follow, figure, params, live, theme) {
  * nothing changed, where the drawings differ. */
 function adoptTyped(el, s, data, key, want) {
   const typed = s.typed;
-  if (!typed || !s.host || typed.key !== followKey(data.follow, data.figure, data.params, data.live, data.theme)) return false;
-  if (typed.look !== JSON.stringify(looks(data, data.theme))) return false;
+  if (!typed || !hostIn(el) || typed.key !== followKey(data.follow, data)) return false;
+  if (typed.look !== JSON.stringify(looks(data))) return false;
   if (want) {
     const g = group(want.group);
     if (!typed.binding || !g.live || g.live.id !== want.payload_id) return false;
@@ -286,14 +255,12 @@ function adoptTyped(el, s, data, key, want) {
 }
 
 /* role "section": Sections.sectionBody of the chart's trace view; with data.follow it follows typing too. */
-const SECTIONS = new WeakMap(); // element → {key, section, params}
 
 function mountSection(component, data) {
   const { el } = ownElement(component.parentElement, "viz-section");
-  if (!SECTIONS.has(el)) SECTIONS.set(el, { key: undefined, section: null, params: null });
-  const s = SECTIONS.get(el);
+  const s = stateIn(el, () => ({ key: undefined, section: null, params: null }));
   const key = JSON.stringify([data.view_ids, data.section, data.params]);
-  const fresh = viewsFor(data);
+  keepCarried(data);
   s.section = data.section;
   s.params = data.params;
   if (data.follow) {
@@ -302,8 +269,9 @@ function mountSection(component, data) {
   }
   if (s.key === key) return;
   s.key = key;
-  fresh.then(views => {
-    if (!allCame(component, data, views)) { s.key = undefined; return; }
+  viewsFor(component, data, () => s.key === key).then(views => {
+    if (s.key !== key) return;
+    if (!views) { s.key = undefined; el.textContent = LOST; return; }
     el.innerHTML = Sections.sectionBody(views, data.section, data.params);
   }).catch(err => { s.key = undefined; el.textContent = `This section could not be drawn: ${err.message}`; });
 }
@@ -311,12 +279,10 @@ function mountSection(component, data) {
 /* role "pair": PairView.page of A and B drawn by Report.show (compact: the app's keys stay Streamlit's); α is the
  * server's; with data.swap B's words are buttons telling the server "side:index" (trigger "swap"). The
  * leave-one-out rows are filled once the maps are drawn and data.loo has come. */
-const PAIRS = new WeakMap();
 
 function mountPair(component, data) {
   const { el, made } = ownElement(component.parentElement, "viz-pair");
-  if (!PAIRS.has(el)) PAIRS.set(el, { swap: null, key: undefined, drawn: null, loo: null });
-  const p = PAIRS.get(el);
+  const p = stateIn(el, () => ({ swap: null, key: undefined, drawn: null, loo: null }));
   p.swap = data.swap ? component.setTriggerValue : null;
   if (made) {
     el.addEventListener("click", (ev) => {
@@ -325,7 +291,7 @@ function mountPair(component, data) {
     });
   }
   const key = JSON.stringify([data.view_ids, data.theme, !!data.swap, data.provenance || null]);
-  const fresh = viewsFor(data);
+  keepCarried(data);
   p.loo = data.loo;
   if (p.key === key) {
     if (p.drawn === key) fillPairLoo(el, p);
@@ -333,9 +299,9 @@ function mountPair(component, data) {
   }
   p.key = key;
   p.drawn = null;
-  fresh.then(views => {
+  viewsFor(component, data, () => p.key === key).then(views => {
     if (p.key !== key) return null; // a newer pair came first
-    if (!allCame(component, data, views)) { p.key = undefined; return null; }
+    if (!views) throw new Error("its trace views did not reach the page; rerun the app (R)");
     const page = PairView.page(views[0], views[1], { theme: data.theme, alphaControl: false, swap: !!data.swap });
     page.data.compact = true;
     return Report.show(el, page, { hash: false, provenance: data.provenance || null }).then(() => {
@@ -363,30 +329,16 @@ function fillPairLoo(el, p) {
  * the page drew it (submitTyped). A view without the typing element leaves the box to Streamlit. */
 const TYPING = (window.__disanTyping = window.__disanTyping ||
   { follow: new Set(), sections: new Set(), base: null, ready: null, running: false, pending: null, typed: null, stamp: 0, shown: null });
-const SCRIPTS = {};
 
 const site = () => window.Disan.Site; // the explorer folder's bundle last loaded
-
-function loadOnce(src) {
-  if (!SCRIPTS[src]) {
-    SCRIPTS[src] = /** @type {Promise<void>} */ (new Promise((resolve, reject) => {
-      const el = document.createElement("script");
-      el.src = src;
-      el.onload = () => resolve();
-      el.onerror = () => reject(new Error(`${src} could not be loaded`));
-      document.head.appendChild(el);
-    }));
-  }
-  return SCRIPTS[src];
-}
 
 function startModel(data) {
   if (TYPING.base === data.base) return TYPING.ready;
   TYPING.base = data.base;
   const assets = data.base + "assets/";
-  TYPING.ready = loadOnce(assets + "ort-runtime.js")
-    .then(() => loadOnce(assets + "site-data.js"))
-    .then(() => loadOnce(assets + "site.js"))
+  TYPING.ready = loadScript(assets + "ort-runtime.js")
+    .then(() => loadScript(assets + "site-data.js"))
+    .then(() => loadScript(assets + "site.js"))
     .then(() => { site().init(data.base); return site().traceOf(data.model, data.text, data.hypothesis, data.alpha); })
     .then(() => true);
   TYPING.ready.catch(err => { TYPING.problem = String(err && err.message || err); });
@@ -422,7 +374,7 @@ function runTyped(input) {
       TYPING.running = false;
       if (TYPING.pending) runTyped(TYPING.pending);
       // a submitted text the page did not draw (a bad sentence, a failed run) goes to the server now
-      else if (TYPING.submit && !drawnAs(TYPING.submit)) submitNow();
+      else if (TYPING.submit && !same(TYPING.typed, TYPING.submit)) submitNow();
     });
 }
 
@@ -436,18 +388,17 @@ function typedAlpha() {
 /* The chart's figure of the typed trace view of `input` with its binding and key (followKey); null where this
  * sentence cannot have it (a chosen token beyond its length): the chart keeps its drawing until the rerun. */
 function typedFigure(el, tv, input) {
-  const s = stateOf(el), f = s.follow, live = f.data.live, g = live ? GROUPS[live.group] : null;
-  const params = Object.assign({}, f.data.params, g ? g.values : {});
+  const f = stateOf(el).follow, g = f.live ? GROUPS[f.live.group] : null;
+  const params = Object.assign({}, f.params, g ? g.values : {});
   // Compare's views under other masks (recompute.js remask; null where the view lacks the logits)
-  const views = (f.data.follow.masks || ["default"]).map(m => (m === "default" ? tv : Recompute.remask(tv, m)));
+  const views = (f.follow.masks || ["default"]).map(m => (m === "default" ? tv : Recompute.remask(tv, m)));
   if (views.some(v => !v)) return null;
   let built;
   try { built = Sections.draw(views, f.figure, params, f.theme); } catch (err) { return null; }
-  const sentence = { text: input.text, hypothesis: input.hypothesis, masks: f.data.follow.masks,
+  const sentence = { text: input.text, hypothesis: input.hypothesis, masks: f.follow.masks,
                      model: TYPING.data.model, alpha: input.alpha };
   return { spec: own(built.figure), binding: built.binding || null, vocabulary: vocabularyKey(tv),
-           look: JSON.stringify(looks(f.data, f.theme)),
-           key: followKey(sentence, f.figure, f.data.params, live, f.theme) };
+           look: JSON.stringify(looks(f)), key: followKey(sentence, f) };
 }
 
 /* The typed sentence's figures, every following chart in this task, then its sections. */
@@ -472,22 +423,23 @@ function drawTyped(tv, input) {
     // the group's payload is the server's sentence: the chart leaves it until the rerun brings this one's
     s.live = null;
     s.shown = null;
-    paint(el, s, typed.spec, s.follow.data);
+    paint(el, s, typed.spec, s.follow);
   }
   for (const el of TYPING.sections) {
     if (!el.isConnected) { TYPING.sections.delete(el); continue; }
-    el.innerHTML = Sections.sectionBody([tv], SECTIONS.get(el).section, SECTIONS.get(el).params);
+    const s = STATES.get(el);
+    el.innerHTML = Sections.sectionBody([tv], s.section, s.params);
   }
-  typedShown(input.stamp);
+  typedShown(input);
 }
 
-function typedShown(stamp) {
+/* The frame that shows the typed maps of `input` (tests and bench app read TYPING.shown and the event). */
+function typedShown(input) {
   requestAnimationFrame(() => {
-    const t = performance.now();
-    TYPING.shown = { stamp: stamp, t: t, input: TYPING.inputs[stamp] };
+    TYPING.shown = { stamp: input.stamp, t: performance.now(), input: input.t };
     window.dispatchEvent(new CustomEvent("disan-typed-shown", { detail: TYPING.shown }));
     // after this frame is painted
-    if (TYPING.submit && drawnAs(TYPING.submit)) setTimeout(submitNow, 0);
+    if (same(TYPING.typed, TYPING.submit)) setTimeout(submitNow, 0);
   });
 }
 
@@ -510,8 +462,6 @@ function onTyped() {
     for (const [el, draw] of held) if (el.isConnected) draw();
   }
   const input = Object.assign(boxText(), { stamp: ++TYPING.stamp, t: performance.now() });
-  TYPING.inputs = TYPING.inputs || {};
-  TYPING.inputs[input.stamp] = input.t;
   runTyped(input);
   clearTimeout(TYPING.sendTimer);
   TYPING.sendTimer = setTimeout(() => sendTyped(input), TYPING.data.send_after_ms);
@@ -519,7 +469,7 @@ function onTyped() {
 
 function sendTyped(input) {
   clearTimeout(TYPING.sendTimer);
-  if (TYPING.sent && TYPING.sent.text === input.text && TYPING.sent.hypothesis === input.hypothesis) return;
+  if (same(TYPING.sent, input)) return;
   HELD.clear(); // of the sentence the server is leaving
   TYPING.sent = { text: input.text, hypothesis: input.hypothesis };
   TYPING.send("typed", TYPING.sent);
@@ -527,10 +477,12 @@ function sendTyped(input) {
 
 const BOXES = ".st-key-sentence textarea, .st-key-hypothesis input";
 
+let listening = false;
+
 /* The boxes' keys, listened to on the document once (Streamlit may replace a box's element on a rerun). */
 function listenToBoxes() {
-  if (window.__disanTypingListens) return;
-  window.__disanTypingListens = true;
+  if (listening) return;
+  listening = true;
   document.addEventListener("input", ev => {
     if (ev.target instanceof Element && ev.target.matches(BOXES)) onTyped();
   }, true);
@@ -562,9 +514,9 @@ function submitNow() {
   if (input) sendTyped(input);
 }
 
-/* The page's last drawing is of `input`'s text. */
-function drawnAs(input) {
-  return Boolean(TYPING.typed && TYPING.typed.text === input.text && TYPING.typed.hypothesis === input.hypothesis);
+/* Two sentences ({text, hypothesis}: typed, sent, drawn) are the same text. */
+function same(a, b) {
+  return Boolean(a && b && a.text === b.text && a.hypothesis === b.hypothesis);
 }
 
 const TYPING_LINE = "The maps follow typing: the model runs in this page. Enter submits.";
@@ -584,15 +536,15 @@ function shownValue(data, value) {
   return data.param === "alpha" ? Recompute.formatValue(value) : String(value);
 }
 
-const CONTROLS = new WeakMap(); // the control's box → {data, send, timer, server, sent}
+/* The control's box → {data, send, timer, server, sent}. */
+const controlOf = box => stateIn(box, () => ({ data: null, send: null, timer: 0, server: undefined, sent: undefined }));
 
 function mountControl(component, data) {
   const { el: box, made } = ownElement(component.parentElement, "viz-live");
   if (made) {
     box.innerHTML = '<label><span class="viz-live-label"></span> <output></output></label>' +
       '<input type="range"><div class="viz-live-help"></div>';
-    CONTROLS.set(box, { data: null, send: null, timer: 0, server: undefined, sent: undefined });
-    const input = box.querySelector("input"), c = CONTROLS.get(box);
+    const input = box.querySelector("input"), c = controlOf(box);
     input.addEventListener("input", () => {
       const g = group(c.data.group), value = Number(input.value);
       g.values[c.data.param] = value;
@@ -607,7 +559,7 @@ function mountControl(component, data) {
       }, c.data.send_after_ms);
     });
   }
-  const input = box.querySelector("input"), c = CONTROLS.get(box);
+  const input = box.querySelector("input"), c = controlOf(box);
   c.data = data;
   c.send = component.setStateValue;
   const id = `viz-live-${data.group}`;

@@ -13,9 +13,7 @@ interface Window {
   DisanOrtRuntime: any;
   // the app's state shared by every chart component's module on the page (chart.js, plotly_ready.js)
   __disanLive: any;
-  __disanViews: any;
   __disanTyping: any;
-  __disanTypingListens: boolean;
   __disanLiveInput: any;
   __vizPlotly: Promise<any>;
 }

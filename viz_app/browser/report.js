@@ -27,12 +27,14 @@ function docState(doc) {
   return docStates.get(doc);
 }
 
-/* One drawn report in `root`: its data, payloads, figure elements, control values, queued drawings. */
+/* One drawn report in `root`: its data (with the live figures' payloads: sections.js pageData), figure elements,
+ * control values, queued drawings. */
 function view(root) {
   if (views.has(root)) return views.get(root);
   const doc = root.ownerDocument;
-  const v = { root, doc, data: null, payloads: {}, plots: [], inputs: [], values: { alpha: null, feature: 0 },
-              generation: 0, restTimer: null, observer: null, held: false, provenance: null,
+  const v = { root, doc, data: null, plots: [], inputs: [], values: { alpha: null, feature: 0 },
+              generation: 0, restTimer: null, observer: null, seer: null, seen: new WeakSet(), header: null,
+              resized: null, held: false, provenance: null,
               busy: Promise.resolve(), queued: false, next: null, nextQueued: false, drawn: 0, hash: true };
   views.set(root, v);
   docState(doc).views.push(v);
@@ -67,19 +69,13 @@ function syncInputs(v, key) {
   }
 }
 
-/* A payload as recompute.js works on it: already prepared (sections.js) or live.py's base64 form. */
-function prepared(payload) {
-  const blocks = Object.values(payload.blocks || {});
-  return blocks.length && blocks.every(b => b.cells) ? payload : Recompute.prepare(payload);
-}
-
 const talkTheme = v => (docState(v.doc).talk ? "presentation" : null);
 
 /* Draw figure element `el` for this page (a live one at the controls' values). */
 function drawOne(v, el) {
   const id = el.dataset.fig, spec = v.data.figures[id], info = v.data.live[id];
   if (!spec) throw new Error(`the page has no figure ${id}`);
-  if (info && moved(v)) Recompute.render(v.payloads[info.side], info.binding, spec, v.values);
+  if (info && moved(v)) Recompute.render(v.data.payloads[info.side], info.binding, spec, v.values);
   drawIn(el, spec, { provenance: v.provenance, theme: talkTheme(v) });
   el.classList.remove("stale");
 }
@@ -99,9 +95,12 @@ function coveredTop(doc) {
   return header && getComputedStyle(header).position === "sticky" ? header.getBoundingClientRect().bottom : 0;
 }
 
-/* Whether a figure is seen: in the window and not under the sticky header. */
-function seenIn(doc) {
-  const top = coveredTop(doc), bottom = doc.defaultView.innerHeight;
+/* Whether a figure is seen: in the window and not under the sticky header. While typing (`typing`) it is read from
+ * what the observer recorded (watch: v.seen): measuring forces a layout of the page the key just changed, in the
+ * key's task (item 6 of issue 54: no main-thread task over 50 ms while typing). */
+function seenIn(v, typing) {
+  if (typing && v.seer) return el => v.seen.has(el);
+  const top = coveredTop(v.doc), bottom = v.doc.defaultView.innerHeight;
   return el => { const r = el.getBoundingClientRect(); return r.bottom > top && r.top < bottom; };
 }
 
@@ -110,23 +109,13 @@ function seenIn(doc) {
  * page (v.next) or a key computing one (hold) stops them. Resolves true when every figure was drawn (typing: those
  * on screen). */
 function drawAll(v, typing) {
-  const generation = v.generation, onScreen = seenIn(v.doc);
+  const generation = v.generation, onScreen = seenIn(v, typing);
   for (const el of v.plots) if (!showing(v, el, onScreen)) el.classList.add("stale");
   for (const el of v.plots) if (el.classList.contains("stale") && onScreen(el)) drawOne(v, el);
   v.root.dataset.visibleAt = v.doc.defaultView.performance.now().toFixed(2);
-  if (typing) {
-    // what the new header or body moved into the window is drawn at the next frame, not when typing rests
-    v.doc.defaultView.requestAnimationFrame(() => {
-      const seen = seenIn(v.doc);
-      for (const el of v.plots) {
-        if (!el.classList.contains("stale") || !seen(el)) continue;
-        enqueue(v, () => (v.generation === generation && el.isConnected && el.classList.contains("stale") ? drawOne(v, el) : null));
-      }
-    });
-    rest(v);
-    return Promise.resolve(true);
-  }
-  return drawRest(v, generation);
+  if (!typing) return drawRest(v, generation);
+  rest(v); // what the new header or body moved into the window is drawn as the observer sees it (watch)
+  return Promise.resolve(true);
 }
 
 /* The stale figures, one per task, unless a newer page or a key comes. Resolves true when all are drawn. */
@@ -148,18 +137,42 @@ function rest(v) {
   v.restTimer = win.setTimeout(() => enqueue(v, () => drawRest(v, v.generation)), REST_MS);
 }
 
-/* Stale figures are drawn as they come near the window (half a window ahead). */
-function watch(v) {
-  const win = v.doc.defaultView;
-  if (v.observer || !win.IntersectionObserver) return;
-  v.observer = new win.IntersectionObserver(entries => {
+/* An IntersectionObserver of v's figures within `margin` of the window: a stale figure coming in is drawn in a task
+ * of its own; with `seen`, the figures inside are kept there. */
+function watcher(v, margin, seen) {
+  return new v.doc.defaultView.IntersectionObserver(entries => {
     for (const entry of entries) {
       const el = entry.target, generation = v.generation;
+      if (seen) seen[entry.isIntersecting ? "add" : "delete"](el);
       if (!entry.isIntersecting || !el.classList.contains("stale")) continue;
       enqueue(v, () => nextTask().then(() => v.generation === generation && el.isConnected && el.classList.contains("stale")
         ? drawOne(v, el) : null));
     }
-  }, { rootMargin: "50% 0px" });
+  }, { rootMargin: margin });
+}
+
+/* Stale figures are drawn as they come near the window (v.observer: half a window ahead) and into it (v.seer: the
+ * window below the sticky header, whose figures it keeps in v.seen for the typing path). v.seer's top margin is the
+ * header's height, measured again when a new header comes or its size changes (a ResizeObserver, after layout). */
+function watch(v) {
+  const win = v.doc.defaultView, header = v.doc.querySelector("header");
+  if (!win.IntersectionObserver) return;
+  v.observer = v.observer || watcher(v, "50% 0px");
+  const see = () => { // v.seen stays until the new observer's first entries (one per figure) replace it
+    if (v.seer) v.seer.disconnect();
+    v.seer = watcher(v, `${-coveredTop(v.doc)}px 0px 0px 0px`, v.seen);
+    for (const el of v.plots) v.seer.observe(el);
+  };
+  if (!v.seer || header !== v.header) {
+    v.header = header;
+    if (v.resized) v.resized.disconnect();
+    see();
+    if (header && win.ResizeObserver) (v.resized = new win.ResizeObserver(see)).observe(header);
+  }
+  for (const el of v.plots) {
+    v.observer.observe(el);
+    v.seer.observe(el);
+  }
 }
 
 /* Redraw every live figure at the controls' latest values, one redraw at a time; events meanwhile collapse into
@@ -173,7 +186,7 @@ function redraw(v) {
     for (const el of v.plots) {
       const info = v.data.live[el.dataset.fig], host = hostIn(el);
       if (!info || !host || el.classList.contains("stale")) continue; // a stale one is drawn at these values later
-      host.update(Recompute.render(v.payloads[info.side], info.binding, v.data.figures[el.dataset.fig], v.values));
+      host.update(Recompute.render(v.data.payloads[info.side], info.binding, v.data.figures[el.dataset.fig], v.values));
     }
     v.root.dataset.alpha = v.values.alpha;
     v.root.dataset.feature = v.values.feature;
@@ -293,14 +306,11 @@ function install(v, page, opts) {
   }
   for (const box of Array.from(v.root.children)) if (box.matches("p.error")) box.remove();
   if (page.body !== undefined) writeParts(v.root, page.parts, page.body);
-  const payloads = {}; // prepared when a live figure first needs one (a keystroke draws none)
-  for (const side of Object.keys(data.payloads)) Sections.lazy(payloads, side, () => prepared(data.payloads[side]));
-  Object.assign(v, { data, payloads, plots: Array.from(v.root.querySelectorAll(".plot[data-fig]")),
+  Object.assign(v, { data, plots: Array.from(v.root.querySelectorAll(".plot[data-fig]")),
                      inputs: Array.from(v.root.querySelectorAll('input[data-control="alpha"], input[data-control="feature"]')),
                      values: valuesFor(v, data, opts), hash: opts.hash !== false, generation: v.generation + 1,
                      held: false, provenance: opts.provenance || data.provenance || v.provenance || null });
   watch(v);
-  if (v.observer) for (const el of v.plots) v.observer.observe(el);
   syncInputs(v, "alpha");
   syncInputs(v, "feature");
   const ds = docState(doc);
@@ -369,7 +379,7 @@ function preview(root, build) {
   const v = view(root), built = {};
   return enqueue(v, () => {
     if (!v.data || !v.drawn || v.next || moved(v)) return false;
-    const onScreen = seenIn(v.doc);
+    const onScreen = seenIn(v, true);
     let painted = false;
     for (const el of v.plots) {
       const host = hostIn(el);
