@@ -130,11 +130,12 @@ def shared_weights(graph_bytes: bytes) -> tuple[object, bytes]:
     named ``WEIGHTS``, and that file's bytes: every graph cut from it refers to the same bytes. The small ones
     (shapes, axes) stay in each graph: onnxruntime's shape inference reads them before any external data."""
     import onnx
+    from onnx import TensorProto
     from onnx.external_data_helper import set_external_data
 
     model = onnx.load_from_string(graph_bytes)
     for t in model.graph.initializer:
-        if t.name in TABLE_NAMES or len(t.raw_data) > INLINE:
+        if t.name in TABLE_NAMES or len(t.raw_data) > (INLINE if t.data_type == TensorProto.INT64 else 64):
             set_external_data(t, WEIGHTS)
     with tempfile.TemporaryDirectory(prefix="disan-graphs-") as tmp:
         onnx.save_model(model, Path(tmp) / "whole.onnx")
@@ -168,4 +169,6 @@ def page_graphs(graph_bytes: bytes, maps: list[str], prediction: str) -> tuple[d
     for name, c in cuts.items():
         plan["cuts"][name] = c and {k: c[k] for k in ("outputs", "cuts", "reads")}
         graphs.update({f"{name}.{k}": m for k, m in (c["graphs"].items() if c else ())})
+    for m in graphs.values():  # the types the cuts needed; onnxruntime infers them again (a third of the bytes)
+        del m.graph.value_info[:]
     return {k: m.SerializeToString() for k, m in graphs.items()}, weights, plan
