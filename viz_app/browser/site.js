@@ -1,9 +1,10 @@
 /* Site — the static explorer's page: any typed sentence, computed in the page, no server (docs/static-explorer.md).
  * The folder works from file://, where Chromium refuses fetch(), so each file is a <script> (viz_app/draw/site.py):
  * assets/site-data.js (DisanSiteData), assets/ort-runtime.js (onnxruntime-web), models/<name>.js (the graphs the page
- * runs, cut at build time, their shared weights and the vocabulary, gzip + base64, loaded when picked), models/<name>.start.js (the folder's own sentence as the build
- * ran it). This file tokenizes, maps tokens to ids, runs the model in a worker, reads its outputs as a trace view
- * (trace_view.js) for sections.js and report.js. The state lives in the address after '#'. */
+ * runs, cut at build time, their shared weights and the vocabulary, gzip + base64, loaded when picked),
+ * models/<name>.start.js (the folder's own sentence as the build ran it). This file tokenizes, maps tokens to ids,
+ * runs the model in a worker, reads its outputs as a trace view (trace_view.js) for sections.js and report.js. The
+ * state lives in the address after '#'. */
 import WORKER from "disan:worker";
 import { fromBase64, inflate } from "./bytes.js";
 import * as Figures from "./figures.js";
