@@ -277,13 +277,14 @@ def _baseline_site(commit: str, models: list[str], work: Path) -> Path:
     import subprocess
     import sys
 
-    from .server import node_modules
+    from .server import node_modules, page_bundles
 
     root = Path(__file__).resolve().parents[1]
     tree = work / "baseline"
     subprocess.run(["git", "-C", str(root), "worktree", "add", "--detach", str(tree), commit], check=True,
                    capture_output=True)
     node_modules(tree)
+    page_bundles(tree)  # a baseline after issue 54's bundles builds its site from them
     out = work / "baseline-site"
     # the baseline's own command: `python -m viz_app site`, or before viz_app.cli `python -m disan site`
     package = "viz_app" if (tree / "viz_app" / "__main__.py").is_file() else "disan"
