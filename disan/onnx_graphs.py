@@ -101,16 +101,15 @@ def cut(model, groups, keep=None) -> dict | None:
 
     _closure(producer, head_outs, given)
     inputs = [i.name for i in graph.input if i.name not in inits]
-    extractor = Extractor(model)
+    extractor, kept = Extractor(model), {key: [o for o in outs[key] if wanted(o)] for key, _ in groups}
     try:
         parts = {"head": extractor.extract_model(inputs + [c for key, _ in groups for c in cuts[key]], head_outs)}
         for key, _ in groups:
-            parts[key] = extractor.extract_model(inputs, [o for o in outs[key] if wanted(o)] + cuts[key])
+            parts[key] = extractor.extract_model(inputs, kept[key] + cuts[key])
     except ValueError:  # a cut tensor without a value info (an export older than the parts)
         return None
     reads = {key: [i for i in inputs if any(i in n.input for n in parts[key].graph.node)] for key, _ in groups}
-    return {"graphs": parts, "outputs": {key: [o for o in outs[key] if wanted(o)] for key, _ in groups} | {"head": head_outs},
-            "cuts": cuts, "reads": reads}
+    return {"graphs": parts, "outputs": kept | {"head": head_outs}, "cuts": cuts, "reads": reads}
 
 
 def parts(model) -> dict | None:

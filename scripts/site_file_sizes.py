@@ -17,16 +17,18 @@ from viz_app.draw import site  # noqa: E402
 
 def main(names: list[str]) -> None:
     names = names or sorted(p.stem for p in PRETRAINED_DIR.glob("*.safetensors"))
-    print("| model | earlier format, bytes | graphs cut at build, bytes | change | int8 matrices |\n|---|---:|---:|---:|---:|")
+    print("| model | earlier format, bytes | graphs cut at build, bytes | change | int8 matrices |")
+    print("|---|---:|---:|---:|---:|")
     totals = [0, 0]
     with tempfile.TemporaryDirectory() as work:
         for name in names:
             export, text = site._export(name, Path(work), None, name)
-            files = {"onnx": site._b64gz(export.onnx_path.read_bytes()), "vocab": site._b64gz(export.vocab_path.read_bytes())}
+            files = {"onnx": site._b64gz(export.onnx_path.read_bytes()),
+                     "vocab": site._b64gz(export.vocab_path.read_bytes())}
             old, new = len(site._keyed_script("DisanSiteModels", name, files).encode()), len(text.encode())
             totals = [totals[0] + old, totals[1] + new]
-            print(f"| {name} | {old:,} | {new:,} | {new - old:+,} ({100 * (new - old) / old:+.2f} %) | {len(export.int8)} |",
-                  flush=True)
+            change = f"{new - old:+,} ({100 * (new - old) / old:+.2f} %)"
+            print(f"| {name} | {old:,} | {new:,} | {change} | {len(export.int8)} |", flush=True)
     old, new = totals
     print(f"| all {len(names)} | {old:,} | {new:,} | {new - old:+,} ({100 * (new - old) / old:+.2f} %) | |")
 

@@ -193,4 +193,5 @@ def test_page_graphs_share_one_weights_file_and_give_the_whole_graphs_numbers(tm
     [init] = [i for i in whole.graph.initializer if i.name in onnx_graphs.TABLE_NAMES]
     table = numpy_helper.to_array(init)
     assert (t["rows"], t["dim"], t["type"]) == (*table.shape, str(table.dtype))
-    np.testing.assert_array_equal(np.frombuffer(weights, table.dtype, table.size, t["offset"]).reshape(table.shape), table)
+    stored = np.frombuffer(weights, table.dtype, table.size, t["offset"]).reshape(table.shape)
+    np.testing.assert_array_equal(stored, table)
