@@ -20,6 +20,8 @@ file outside the folder fails the run), and measures what a visitor meets:
   screen, and leave-one-out drawn, with the long tasks meanwhile;
 * **sizes**: each model's file (weights + vocabulary), the shared assets, and the folder with one model.
 
+``--open-only`` measures the cold opens and the sizes alone.
+
 Targets: with the maps in view, maps on screen p95 ≤ 30 ms at T ≤ 20 and ≤ 60 ms at T = 64, no task over
 50 ms while typing (issue 27), and ≤ 100 ms at T = 128 and 256 with no task over 50 ms (issue 54 item 6: the
 page's limit rose from 64 to 256 tokens); one input event → drawn p95 ≤ 30 ms at T ≤ 20 and ≤ 100 ms at T = 64
@@ -64,6 +66,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--warmup", type=int, default=3, help="untimed typed sentences first")
     p.add_argument("--opens", type=int, default=5, help="cold opens from disk")
     p.add_argument("--quick", action="store_true", help="smoke run: 3 typed, 1 open, a short typed sentence")
+    p.add_argument("--open-only", action="store_true",
+                   help="only the cold opens from disk (its own and a link's sentence → first maps) and the sizes")
     p.add_argument("--baseline", default=BASELINE,
                    help="a commit whose static site is built and measured in the same run ('' for none)")
     p.add_argument("--large", default=None, metavar="T,T",
@@ -273,13 +277,14 @@ def _baseline_site(commit: str, models: list[str], work: Path) -> Path:
     import subprocess
     import sys
 
-    from .server import node_modules
+    from .server import node_modules, page_bundles
 
     root = Path(__file__).resolve().parents[1]
     tree = work / "baseline"
     subprocess.run(["git", "-C", str(root), "worktree", "add", "--detach", str(tree), commit], check=True,
                    capture_output=True)
     node_modules(tree)
+    page_bundles(tree)  # a baseline after issue 54's bundles builds its site from them
     out = work / "baseline-site"
     # the baseline's own command: `python -m viz_app site`, or before viz_app.cli `python -m disan site`
     package = "viz_app" if (tree / "viz_app" / "__main__.py").is_file() else "disan"
@@ -298,10 +303,14 @@ def _remove_worktree(work: Path) -> None:
                    capture_output=True)
 
 
-def _measure(browser, folder: Path, args) -> tuple[list[float], list[dict]]:
-    """Cold opens, then typed sentences per model and length class."""
-    first = {"own": _first_maps(browser, folder, args.models[0], args.opens),
-             "link": _first_maps(browser, folder, args.models[0], args.opens, link=True)}
+def _opens(browser, folder: Path, args) -> dict:
+    """Cold opens of the first model, on its own sentence and on a link's."""
+    return {"own": _first_maps(browser, folder, args.models[0], args.opens),
+            "link": _first_maps(browser, folder, args.models[0], args.opens, link=True)}
+
+
+def _measure(browser, folder: Path, args) -> list[dict]:
+    """Typed sentences per model and length class."""
     rows = []
     for model in args.models:
         context, page = _open(browser, folder, {"m": model, "t": sentence(8), "h": sentence(6, offset=3)})
@@ -313,7 +322,7 @@ def _measure(browser, folder: Path, args) -> tuple[list[float], list[dict]]:
             print(f"[site] {model} T={min(lengths)}–{max(lengths)}: median {s.median:.1f} ms, "
                   f"p95 {s.p95:.1f} ms", flush=True)
         context.close()
-    return first, rows
+    return rows
 
 
 def run(args, browser=None) -> dict:
@@ -353,9 +362,10 @@ def run(args, browser=None) -> dict:
         pairs = []
 
         def measure(b):
-            first, rows = _measure(b, folder, args)
-            view = _measure_view(b, folder, args)
-            pairs.extend(measure_pair(b, folder, args.models, args.typed, args.warmup))
+            first, rows, view = _opens(b, folder, args), [], []
+            if not args.open_only:
+                rows, view = _measure(b, folder, args), _measure_view(b, folder, args)
+                pairs.extend(measure_pair(b, folder, args.models, args.typed, args.warmup))
             baseline = None
             if base is not None:
                 print(f"[site] the baseline {args.baseline} …", flush=True)
@@ -363,7 +373,8 @@ def run(args, browser=None) -> dict:
                 try:  # a baseline the page's measures cannot read costs its rows, not this commit's
                     baseline["first_maps_own_ms"] = _first_maps(b, base, args.models[0], args.opens)
                     baseline["first_maps_ms"] = _first_maps(b, base, args.models[0], args.opens, link=True)
-                    baseline["view"] = _measure_view(b, base, args, large=False)
+                    if not args.open_only:
+                        baseline["view"] = _measure_view(b, base, args, large=False)
                 except (SystemExit, Exception) as err:  # noqa: BLE001 - said in the tables
                     baseline["error"] = str(err)[:300]
                     print(f"[site] the baseline could not be measured: {baseline['error']}", flush=True)

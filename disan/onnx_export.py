@@ -486,8 +486,8 @@ def optimize_graph(graph_bytes: bytes) -> bytes:
 
 def _declare_types(proto) -> None:
     """The element type and rank of every tensor computed from the inputs, as the graph's value_info (onnx's
-    shape inference; symbolic sizes left unnamed). The page cuts the graph into parts that run in two workers at once
-    (``viz_app/browser/onnx_graph.js`` parts), and a tensor passed between parts is declared with its type.
+    shape inference; symbolic sizes left unnamed). The site's build cuts the graph into parts that run in two workers
+    at once (``disan.onnx_graphs``), and a tensor passed between parts is declared with its type.
     A tensor computed from initializers alone is never passed (each part computes it), so it gets none: the
     site's model file is at its size limit."""
     import onnx

@@ -30,8 +30,8 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 globalThis.window = globalThis;
 const load = (name) => import(pathToFileURL(path.join(process.argv[1], name)).href);
-const [Figures, Graph, Pair, PairView, Recompute, Report, Sections, Tokenize, TraceView] = await Promise.all(
-  ["figures.js", "onnx_graph.js", "pair.js", "pair_view.js", "recompute.js", "report.js", "sections.js",
+const [Figures, Pair, PairView, Recompute, Report, Sections, Tokenize, TraceView] = await Promise.all(
+  ["figures.js", "pair.js", "pair_view.js", "recompute.js", "report.js", "sections.js",
    "tokenize.js", "trace_view.js"].map(load));
 await load("view_figures.js");
 """

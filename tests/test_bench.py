@@ -282,3 +282,26 @@ def test_cold_start_phases_keep_the_first_line_of_each():
 
     log = "noise\nviz-startup script 1.5\nviz-startup model 3.25\nviz-startup script 9.0\nviz-startup bad x\n"
     assert phases(log) == {"script": 1.5, "model": 3.25}
+
+
+def test_site_open_only_times_the_cold_opens_and_nothing_typed(tmp_path, monkeypatch):
+    """``bench site --open-only``: parsed, and a run that times only the two cold-open rows (its own sentence and a
+    link's) and reads the sizes; a typed, in-view or pair measure would fail the run."""
+    from benchmarks import site as bench_site
+
+    args = bench_site.parse_args(["--open-only", "--site", str(tmp_path), "--baseline", "", "--opens", "2"])
+    assert args.open_only and not bench_site.parse_args([]).open_only
+    (tmp_path / "models").mkdir()
+    (tmp_path / "assets").mkdir()
+    (tmp_path / "models" / "m.js").write_text("x" * 10)
+    (tmp_path / "assets" / "site.js").write_text("y")
+    (tmp_path / "index.html").write_text("z")
+    opened = []
+    monkeypatch.setattr(bench_site, "_first_maps", lambda b, f, model, n, link=False: opened.append(link) or [5.0] * n)
+    for name in ("_measure", "_measure_view", "measure_pair"):
+        monkeypatch.setattr(bench_site, name, lambda *a, **k: pytest.fail("an --open-only run measured typing"))
+    result = bench_site.run(args, browser=object())
+    assert opened == [False, True] and result["first_maps_ms"] == [5.0, 5.0] and result["typed"] == []
+    assert result["sizes"]["models"] == {"m": 10}
+    view, typed, opened_table, sizes = bench_site.tables(result)
+    assert len(opened_table.rows) == 2 and not typed.rows

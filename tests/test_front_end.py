@@ -95,7 +95,7 @@ def test_a_classic_bundle_defines_one_global_its_entry_point(name):
     assert out["added"] == ["Disan"]
     want = {"FigureHost", "Figures", "Pair", "PairView", "Recompute", "Report", "Sections", "TraceView"}
     if name == "site":
-        want |= {"Graph", "Site", "SitePair", "SiteSearch", "SearchQuery", "SearchSignature", "Tokenize", "preload"}
+        want |= {"Site", "SitePair", "SiteSearch", "SearchQuery", "SearchSignature", "Tokenize", "preload"}
     assert set(out["modules"]) == want
 
 

@@ -1,31 +1,18 @@
-"""viz_app/browser/onnx_graph.js's ``parts`` (the page's graph cut in three for two workers) and ``sentences`` (an
-NLI graph cut by sentence, so that the page's worker reruns only the sentence that changed) in Node, run by
-onnxruntime: the two blocks or sentences and the head, fed what the first two pass on, give every output of the
-whole graph; each part holds only the nodes its outputs need; a graph that cannot be cut gives null."""
+"""disan/onnx_graphs.py: the graphs the static explorer's page runs, cut at build time. ``parts`` (the graph cut in
+three for two workers) and ``sentences`` (an NLI graph cut by sentence, so that the page's worker reruns only the
+sentence that changed), run by onnxruntime: the two blocks or sentences and the head, fed what the first two pass
+on, give every output of the whole graph; each part holds only the nodes its outputs need; a graph that cannot be
+cut gives None. ``lean`` keeps the nodes an output needs; ``page_graphs`` stores the weights once for them all."""
 
 from __future__ import annotations
-
-import json
 
 import numpy as np
 import pytest
 
-from tests.page_js import node_module
+onnx = pytest.importorskip("onnx", reason="onnx is not installed (requirements.txt)")
+ort = pytest.importorskip("onnxruntime", reason="onnxruntime is not installed (requirements.txt)")
 
-#: Cuts the graph at argv[2] by Graph[argv[4]] (keeping the outputs argv[5] names, comma-separated, if
-#: given) into argv[3]/<part>.onnx and prints {outputs, cuts, reads} (or null).
-CUT = r"""
-const keep = process.argv[5] ? process.argv[5].split(",") : undefined;
-const p = Graph[process.argv[4]](new Uint8Array(fs.readFileSync(process.argv[2])), keep);
-if (p) for (const k of Object.keys(p.outputs)) fs.writeFileSync(path.join(process.argv[3], k + ".onnx"), p[k]);
-process.stdout.write(JSON.stringify(p && { outputs: p.outputs, cuts: p.cuts, reads: p.reads }));
-"""
-
-
-def cut(graph_path, out_dir, how: str = "parts", keep: str = ""):
-    proc = node_module(CUT, str(graph_path), str(out_dir), how, keep, timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)
+from disan import onnx_graphs  # noqa: E402
 
 
 def feeds_for(session, T: int, rng, words: int) -> dict:
@@ -47,12 +34,14 @@ def exported(tmp_path, tiny_glove, arch: str, pair: bool):
                                                           max_bytes=full.total_bytes - 1)
 
 
-def assert_parts_equal_whole(export, parts: dict, got: dict, groups: tuple[str, str], names: list[str], seed: int):
+def session(m):
+    return ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"])
+
+
+def assert_parts_equal_whole(export, got: dict, groups: tuple[str, str], names: list[str], seed: int):
     """onnxruntime: the two groups' parts, then the head fed what they pass, give each output in ``names`` of the
     whole graph within 1e-6, T = 1, 2, 9."""
-    import onnxruntime as ort
-
-    sessions = {k: ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"]) for k, m in parts.items()}
+    sessions = {k: session(m) for k, m in got["graphs"].items()}
     whole_run = ort.InferenceSession(str(export.onnx_path), providers=["CPUExecutionProvider"])
     rng = np.random.default_rng(seed)
     for T in (1, 2, 9):
@@ -60,7 +49,7 @@ def assert_parts_equal_whole(export, parts: dict, got: dict, groups: tuple[str, 
         want = dict(zip([o.name for o in whole_run.get_outputs()], whole_run.run(None, feeds)))
         out = {}
         for k in groups:
-            out.update(zip([o.name for o in parts[k].graph.output], sessions[k].run(None, feeds)))
+            out.update(zip([o.name for o in got["graphs"][k].graph.output], sessions[k].run(None, feeds)))
         head_feeds = dict(feeds, **{c: out[c] for k in groups for c in got["cuts"][k]})
         out.update(zip(got["outputs"]["head"], sessions["head"].run(None, head_feeds)))
         for name in names:
@@ -71,17 +60,15 @@ def assert_parts_equal_whole(export, parts: dict, got: dict, groups: tuple[str, 
 def test_parts_compute_every_output_of_the_whole_graph(tmp_path, tiny_glove, arch, pair):
     """fw ‖ bw, then head on the cut tensors: every output equals the whole graph's (onnxruntime, T = 1, 2, 9);
     fw holds none of the nodes that give the backward block's outputs and bw none of the forward's."""
-    onnx = pytest.importorskip("onnx")
-    pytest.importorskip("onnxruntime")
     export = exported(tmp_path, tiny_glove, arch, pair)
-    got = cut(export.onnx_path, tmp_path)
-    assert got is not None
     whole = onnx.load(str(export.onnx_path))
+    got = onnx_graphs.parts(whole)
+    assert got is not None
     names = [o.name for o in whole.graph.output]
     assert sorted(got["outputs"]["fw"] + got["outputs"]["bw"] + got["outputs"]["head"]) == sorted(names)
     assert all("fw_" in o for o in got["outputs"]["fw"]) and all("bw_" in o for o in got["outputs"]["bw"])
     assert got["cuts"]["fw"] and got["cuts"]["bw"]  # the head reads both blocks
-    parts = {k: onnx.load(str(tmp_path / f"{k}.onnx")) for k in ("fw", "bw", "head")}
+    parts = got["graphs"]
     for k, m in parts.items():
         onnx.checker.check_model(m)
         assert len(m.graph.node) < len(whole.graph.node), k
@@ -91,47 +78,43 @@ def test_parts_compute_every_output_of_the_whole_graph(tmp_path, tiny_glove, arc
         held = {n.name for n in parts[k].graph.node}
         assert not held & {made[o] for o in got["outputs"][other]}, k
     assert [i.name for i in parts["head"].graph.input] == [i.name for i in whole.graph.input] + got["cuts"]["fw"] + got["cuts"]["bw"]
-    assert_parts_equal_whole(export, parts, got, ("fw", "bw"), names, seed=0)
+    assert_parts_equal_whole(export, got, ("fw", "bw"), names, seed=0)
 
 
-@pytest.mark.parametrize("arch,keep", [("disan", ""), ("dsa", ""), ("dsa", "probs")])
+@pytest.mark.parametrize("arch,keep", [("disan", None), ("dsa", None), ("dsa", ["probs"])])
 def test_sentences_read_one_sentence_each_and_compute_every_output_of_the_whole_graph(tmp_path, tiny_glove, arch, keep):
     """An NLI graph by sentence: the premise's part reads p_ids (and α) alone, the hypothesis's h_ids (and α) alone,
     neither holds a node of the other's outputs, and the two, then the head fed what they pass, give every kept
     output of the whole graph within 1e-6 (T = 1, 2, 9; the hypothesis one shorter). keep = probs, leave-one-out's:
-    the sentences' parts give no trace output. A single sentence's graph gives null."""
-    onnx = pytest.importorskip("onnx")
-    pytest.importorskip("onnxruntime")
+    the sentences' parts give no trace output. A single sentence's graph gives None."""
     from disan.onnx_export import export_site_model
     from tests.conftest import make_tiny
 
     export = exported(tmp_path, tiny_glove, arch, True)
-    got = cut(export.onnx_path, tmp_path, "sentences", keep)
-    assert got is not None
     whole = onnx.load(str(export.onnx_path))
-    names = keep.split(",") if keep else [o.name for o in whole.graph.output]
+    got = onnx_graphs.sentences(whole, keep)
+    assert got is not None
+    names = keep or [o.name for o in whole.graph.output]
     assert sorted(got["outputs"]["p"] + got["outputs"]["h"] + got["outputs"]["head"]) == sorted(names)
     assert all(o.startswith("p_") for o in got["outputs"]["p"]) and all(o.startswith("h_") for o in got["outputs"]["h"])
     assert bool(got["outputs"]["p"]) == (not keep)
     for k, ids in (("p", "p_ids"), ("h", "h_ids")):
         assert ids in got["reads"][k] and set(got["reads"][k]) <= {ids, "alpha"}, got["reads"]
         assert got["cuts"][k], k  # the head reads each sentence's encoding
-    parts = {k: onnx.load(str(tmp_path / f"{k}.onnx")) for k in ("p", "h", "head")}
     made = {o: n.name for n in whole.graph.node for o in n.output}
     for k, other in (("p", "h_"), ("h", "p_")):
-        onnx.checker.check_model(parts[k])
-        held = {n.name for n in parts[k].graph.node}
+        onnx.checker.check_model(got["graphs"][k])
+        held = {n.name for n in got["graphs"][k].graph.node}
         assert len(held) < len(whole.graph.node) and not held & {made[o.name] for o in whole.graph.output
                                                                  if o.name.startswith(other)}, k
-    assert_parts_equal_whole(export, parts, got, ("p", "h"), names, seed=1)
+    assert_parts_equal_whole(export, got, ("p", "h"), names, seed=1)
     single = export_site_model(make_tiny(arch, tiny_glove, unk_zero=True), tmp_path / "single", extra_words=5)
-    assert cut(single.onnx_path, tmp_path, "sentences") is None
+    assert onnx_graphs.sentences(onnx.load(str(single.onnx_path))) is None
 
 
 def test_a_graph_without_value_info_or_with_a_subgraph_is_not_cut(tmp_path, tiny_glove):
     """An export from before the value infos (its cut tensors' types unknown), or a graph with an If node, gives
-    null: the page then runs the whole graph in one worker."""
-    onnx = pytest.importorskip("onnx")
+    None: the page then runs the whole graph in one worker; lean keeps every node beside a subgraph."""
     from onnx import TensorProto, helper
 
     from disan.onnx_export import export_site_model
@@ -141,8 +124,7 @@ def test_a_graph_without_value_info_or_with_a_subgraph_is_not_cut(tmp_path, tiny
     old = onnx.load(str(export.onnx_path))
     assert len(old.graph.value_info) > len(old.graph.node) // 2  # store_weights wrote the types
     del old.graph.value_info[:]
-    onnx.save(old, str(tmp_path / "old.onnx"))
-    assert cut(tmp_path / "old.onnx", tmp_path) is None
+    assert onnx_graphs.parts(old) is None
 
     v = lambda name: helper.make_tensor_value_info(name, TensorProto.FLOAT, [1])  # noqa: E731
     branch = lambda name: helper.make_graph(  # noqa: E731
@@ -150,6 +132,66 @@ def test_a_graph_without_value_info_or_with_a_subgraph_is_not_cut(tmp_path, tiny
     nodes = [helper.make_node("Neg", ["x"], ["fw_y"]), helper.make_node("Abs", ["x"], ["bw_y"]),
              helper.make_node("Greater", ["x", "x"], ["c"]),
              helper.make_node("If", ["c"], ["z"], then_branch=branch("then"), else_branch=branch("else"))]
-    graph = helper.make_graph(nodes, "g", [v("x")], [v("fw_y"), v("bw_y"), v("z")])
-    onnx.save(helper.make_model(graph), str(tmp_path / "if.onnx"))
-    assert cut(tmp_path / "if.onnx", tmp_path) is None
+    model = helper.make_model(helper.make_graph(nodes, "g", [v("x")], [v("fw_y"), v("bw_y"), v("z")]))
+    assert onnx_graphs.parts(model) is None
+    assert len(onnx_graphs.lean(model, ["fw_y"]).graph.node) == 4
+
+
+def live_nodes(graph, keep: list[str]) -> list[str]:
+    """The names of the nodes the outputs ``keep`` need, by a reading of the graph of its own (backwards)."""
+    made = {o: n for n in graph.node for o in n.output}
+    needed, live, todo = set(), set(), list(keep)
+    while todo:
+        name = todo.pop()
+        if name in needed:
+            continue
+        needed.add(name)
+        if name in made:
+            live.add(made[name].name)
+            todo.extend(i for i in made[name].input if i)
+    return [n.name for n in graph.node if n.name in live]
+
+
+@pytest.mark.parametrize("arch,pair", [("disan", False), ("dsa", True)])
+def test_page_graphs_share_one_weights_file_and_give_the_whole_graphs_numbers(tmp_path, tiny_glove, arch, pair):
+    """page_graphs on an export (the DSA pair with an int8 weight, as the bundled dsa-nli): every graph refers to the
+    one weights file and holds no weight of its own over 1 KiB; the lean probabilities keep exactly the nodes
+    `probs` needs and give the whole graph's numbers bit for bit, the maps' graph its maps; the word table lies in
+    the weights at the offset the plan records (the bytes onnx's own reader gives)."""
+    from onnx import numpy_helper
+
+    export = exported(tmp_path, tiny_glove, arch, pair)
+    whole = onnx.load(str(export.onnx_path))
+    maps = [o.name for o in whole.graph.output if o.name.endswith(("fw_probs", "bw_probs", "fw_mean", "bw_mean"))]
+    assert maps
+    graphs, weights, plan = onnx_graphs.page_graphs(export.onnx_path.read_bytes(), maps, "probs")
+    assert sorted(graphs) == sorted(["whole", "maps", "parts.fw", "parts.bw", "parts.head"] + (
+        ["sentences.p", "sentences.h", "sentences.head", "probs.p", "probs.h", "probs.head"] if pair else ["probs"]))
+    assert (plan["cuts"]["sentences"] is not None) == pair and plan["cuts"]["parts"]["cuts"]["fw"]
+    (tmp_path / "page").mkdir()
+    (tmp_path / "page" / onnx_graphs.WEIGHTS).write_bytes(weights)
+    for name, data in graphs.items():
+        m = onnx.load_from_string(data)
+        assert all(len(i.raw_data) <= onnx_graphs.INLINE for i in m.graph.initializer), name
+        (tmp_path / "page" / f"{name}.onnx").write_bytes(data)
+    run = {n: ort.InferenceSession(str(tmp_path / "page" / f"{n}.onnx"), providers=["CPUExecutionProvider"])
+           for n in ("whole", "maps", "probs" if not pair else "whole")}
+    rng = np.random.default_rng(0)
+    want_run = ort.InferenceSession(str(export.onnx_path), providers=["CPUExecutionProvider"])
+    for T in (1, 4, 9):
+        feeds = feeds_for(want_run, T, rng, export.own_words)
+        want = dict(zip([o.name for o in want_run.get_outputs()], want_run.run(None, feeds)))
+        for n, s in run.items():
+            for o, got in zip([o.name for o in s.get_outputs()], s.run(None, feeds)):
+                np.testing.assert_array_equal(got, want[o], err_msg=f"{n}: {o}, T = {T}")
+    if not pair:
+        lean = onnx.load_from_string(graphs["probs"])
+        assert [o.name for o in lean.graph.output] == ["probs"] and len(whole.graph.output) > 5
+        assert [n.name for n in lean.graph.node] == live_nodes(whole.graph, ["probs"])
+        assert [i.name for i in lean.graph.input] == [i.name for i in whole.graph.input]
+    t = plan["table"]
+    [init] = [i for i in whole.graph.initializer if i.name in onnx_graphs.TABLE_NAMES]
+    table = numpy_helper.to_array(init)
+    assert (t["rows"], t["dim"], t["type"]) == (*table.shape, str(table.dtype))
+    stored = np.frombuffer(weights, table.dtype, table.size, t["offset"]).reshape(table.shape)
+    np.testing.assert_array_equal(stored, table)

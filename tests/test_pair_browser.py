@@ -187,7 +187,7 @@ _HELPER_READY = """m => Disan.Site.runner(m).then(r => new Promise((resolve, rej
 
 @pytest.mark.parametrize("name", list(MODELS.values()))
 def test_the_helper_s_lean_graph_gives_the_page_s_probabilities(page, name):
-    """Leave-one-out's helper runs the graph with the trace outputs' nodes dropped (onnx_graph.js lean, by sentence for NLI): its class
+    """Leave-one-out's helper runs the graph with the trace outputs' nodes dropped (the build's "probs" graph, disan/onnx_graphs.py, by sentence for NLI): its class
     probabilities equal the page's worker's, whose whole graph draws the maps, within 1e-6 on erased inputs."""
     page.evaluate(_HELPER_READY, name)
     got = page.evaluate("""([m, items]) => Disan.Site.runner(m).then(r => {

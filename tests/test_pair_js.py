@@ -1,8 +1,8 @@
 """viz_app/browser/pair.js in Node (issue 30): the token alignment against a Python edit-distance reference on
-literal and seeded random cases, the word table read from an exported ONNX graph with its nearest words
-against numpy's cosine, leave-one-out's lean graph against onnx's own reading of the graph, and leave-one-out's
-split of the runs into messages and lanes with a stand-in model. The in-page leave-one-out with onnxruntime-web:
-tests/test_pair_browser.py. Its literal cases (refusals, nearest ties, a graph without a table) are JavaScript:
+literal and seeded random cases, the word table read from the page's weights with its nearest words against
+numpy's cosine, and leave-one-out's split of the runs into messages and lanes with a stand-in model (its lean graph:
+tests/test_onnx_parts.py). The in-page leave-one-out with onnxruntime-web: tests/test_pair_browser.py. Its literal
+cases (refusals, nearest ties, weights cut short) are JavaScript:
 tests/js/pair.test.mjs."""
 
 from __future__ import annotations
@@ -14,21 +14,16 @@ import pytest
 
 from tests.page_js import node_module
 
-#: Answers each job {fn, args}; "table" reads an ONNX file and asks nearest() of its table.
+#: Answers each job {fn, args}; "table" reads a weights file at the build's table spec and asks nearest() of it.
 RUNNER = r"""
 const jobs = JSON.parse(fs.readFileSync(0, "utf8"));
 const run = (job) => {
   try {
     if (job.fn === "table") {
-      const [file, queries, k, skip] = job.args;
-      const table = Pair.embeddingTable(new Uint8Array(fs.readFileSync(file)));
+      const [file, spec, queries, k, skip] = job.args;
+      const table = Pair.embeddingTable(new Uint8Array(fs.readFileSync(file)), spec);
       return { rows: table.rows, dim: table.dim, values: Array.from(table.values),
                nearest: queries.map(id => Pair.nearest(table, id, k, skip)) };
-    }
-    if (job.fn === "lean") {
-      const [file, keep, out] = job.args;
-      fs.writeFileSync(out, Graph.lean(new Uint8Array(fs.readFileSync(file)), keep));
-      return true;
     }
     if (job.fn === "loo") return standInLoo(...job.args);
     return Pair[job.fn](...job.args);
@@ -201,20 +196,24 @@ def onnx_table(path) -> np.ndarray:
 
 
 @pytest.mark.parametrize("half", [True, False], ids=["float16", "float32"])
-def test_word_table_is_read_from_the_exported_graph_and_its_nearest_words_equal_numpy(tmp_path, tiny_glove, half):
-    """The table site.js's graph holds (float16 as the site stores it, or float32), decoded in JS equal to onnx's
-    own reader, and nearest() equal to numpy's cosine ranking for every word."""
+def test_word_table_is_read_from_the_shared_weights_and_its_nearest_words_equal_numpy(tmp_path, tiny_glove, half):
+    """The table the page's weights hold (float16 as the site stores it, or float32; disan/onnx_graphs.py), read in JS
+    at the build's offset equal to onnx's own reader of the export, and nearest() equal to numpy's cosine ranking for
+    every word."""
     pytest.importorskip("onnx")
     pytest.importorskip("onnxruntime")
     from disan.onnx_export import export_site_model
+    from disan.onnx_graphs import page_graphs
     from disan.vocab import PAD_ID, UNK_ID
     from tests.conftest import make_tiny
 
     model = make_tiny("disan", tiny_glove, unk_zero=True)  # as every bundled model
     export = export_site_model(model, tmp_path, half=half, extra_words=5)
     table = onnx_table(export.onnx_path)
+    _, weights, plan = page_graphs(export.onnx_path.read_bytes(), ["fw_mean"], "probs")
+    (tmp_path / "weights").write_bytes(weights)
     rows = list(range(table.shape[0]))
-    [got] = pair_jobs([{"fn": "table", "args": [str(export.onnx_path), rows, 4, [PAD_ID, UNK_ID]]}])
+    [got] = pair_jobs([{"fn": "table", "args": [str(tmp_path / "weights"), plan["table"], rows, 4, [PAD_ID, UNK_ID]]}])
     assert (got["rows"], got["dim"]) == table.shape
     np.testing.assert_array_equal(np.asarray(got["values"], np.float32), table.ravel())  # bit for bit
     assert not table[UNK_ID].any()  # --unk-zero: <unk> is the zero row, so it has no nearest words
@@ -223,83 +222,6 @@ def test_word_table_is_read_from_the_exported_graph_and_its_nearest_words_equal_
         assert bool(near) == bool(table[id_].any())  # a zero row (<pad>, <unk>) has no nearest words
         assert [n["id"] for n in near] == [i for i, _ in want], id_
         np.testing.assert_allclose([n["cosine"] for n in near], [c for _, c in want], atol=1e-12)
-
-
-def live_nodes(graph, keep: list[str]) -> list[str]:
-    """The names of the nodes the outputs ``keep`` need, by onnx's own reading of the graph (backwards)."""
-    made = {o: n for n in graph.node for o in n.output}
-    needed, live, todo = set(), set(), list(keep)
-    while todo:
-        name = todo.pop()
-        if name in needed:
-            continue
-        needed.add(name)
-        if name in made:
-            live.add(made[name].name)
-            todo.extend(i for i in made[name].input if i)
-    return [n.name for n in graph.node if n.name in live]
-
-
-@pytest.mark.parametrize("arch,pair", [("disan", False), ("dsa", True)])
-def test_lean_graph_keeps_the_nodes_the_probabilities_need_and_onnxruntime_gives_the_same_numbers(
-        tmp_path, tiny_glove, arch, pair):
-    """onnx_graph.js's lean of an exported model (the DSA pair with an int8 weight, as the bundled dsa-nli) keeps exactly the
-    nodes onnx's graph says `probs` needs, and onnxruntime's probabilities from it are the full graph's, bit for bit."""
-    onnx = pytest.importorskip("onnx")
-    ort = pytest.importorskip("onnxruntime")
-    from disan.onnx_export import export_site_model
-    from tests.conftest import make_tiny
-
-    model = make_tiny(arch, tiny_glove, pair=pair, unk_zero=True)
-    full = export_site_model(model, tmp_path / "full", extra_words=5)
-    export = full if arch == "disan" else export_site_model(model, tmp_path / "int8", extra_words=5,
-                                                            max_bytes=full.total_bytes - 1)
-    assert (export.int8 != ()) == (arch == "dsa")
-    lean_path = tmp_path / "lean.onnx"
-    assert pair_jobs([{"fn": "lean", "args": [str(export.onnx_path), ["probs"], str(lean_path)]}]) == [True]
-    whole, lean = onnx.load(str(export.onnx_path)), onnx.load(str(lean_path))
-    onnx.checker.check_model(lean)
-    assert [o.name for o in lean.graph.output] == ["probs"] and len(whole.graph.output) > 5
-    assert [n.name for n in lean.graph.node] == live_nodes(whole.graph, ["probs"])
-    assert len(lean.graph.node) < len(whole.graph.node)  # the trace outputs' own nodes are gone
-    used = {i for n in lean.graph.node for i in n.input}
-    assert {t.name for t in lean.graph.initializer} == {t.name for t in whole.graph.initializer} & used
-    assert [i.name for i in lean.graph.input] == [i.name for i in whole.graph.input]
-    runs = [ort.InferenceSession(str(p), providers=["CPUExecutionProvider"]) for p in (export.onnx_path, lean_path)]
-    rng = np.random.default_rng(0)
-    for T in (1, 4, 9):
-        feeds = {}
-        for i in runs[0].get_inputs():
-            feeds[i.name] = (np.array([1.5], np.float32) if i.name == "alpha"
-                             else rng.integers(2, export.own_words, (1, T)).astype(np.int64))
-        a, b = (r.run(["probs"], feeds)[0] for r in runs)
-        np.testing.assert_array_equal(a, b)
-
-
-def test_lean_graph_keeps_every_node_beside_a_subgraph_and_refuses_an_unknown_output(tmp_path):
-    """A node with a subgraph (If) may read any name around it, so nothing is dropped; asking for an output the
-    graph lacks is one line naming the outputs it has."""
-    onnx = pytest.importorskip("onnx")
-    from onnx import TensorProto, helper
-
-    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])
-    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])
-    z = helper.make_tensor_value_info("z", TensorProto.FLOAT, [1])
-    branch = lambda name: helper.make_graph(  # noqa: E731
-        [helper.make_node("Identity", ["u"], [name + "_out"])], name, [], [helper.make_tensor_value_info(name + "_out", TensorProto.FLOAT, [1])])
-    nodes = [helper.make_node("Neg", ["x"], ["u"], name="neg"),
-             helper.make_node("Greater", ["x", "x"], ["c"], name="cmp"),
-             helper.make_node("If", ["c"], ["y"], name="if", then_branch=branch("then"), else_branch=branch("else")),
-             helper.make_node("Abs", ["x"], ["z"], name="abs")]
-    path = tmp_path / "if.onnx"
-    onnx.save(helper.make_model(helper.make_graph(nodes, "g", [x], [y, z])), str(path))
-    out = tmp_path / "lean.onnx"
-    got = pair_jobs([{"fn": "lean", "args": [str(path), ["y"], str(out)]},
-                     {"fn": "lean", "args": [str(path), ["probs"], str(tmp_path / "none.onnx")]}])
-    assert got[0] is True
-    lean = onnx.load(str(out))
-    assert [n.name for n in lean.graph.node] == ["neg", "cmp", "if", "abs"] and [o.name for o in lean.graph.output] == ["y"]
-    assert 'no output "probs" (it has y, z)' in got[1]["error"] and "python -m viz_app site" in got[1]["error"]
 
 
 # ---------------------------------------------------------------- leave-one-out's messages

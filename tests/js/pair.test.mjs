@@ -1,5 +1,5 @@
 // viz_app/browser/pair.js on literal inputs (moved from tests/test_pair_js.py's JS-in-Python jobs); the tests
-// against Python's references (alignment, onnx's reader, numpy's cosine ranking) stay in test_pair_js.py.
+// against Python's references (alignment, the exported table, numpy's cosine ranking) stay in test_pair_js.py.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
@@ -34,11 +34,18 @@ test("nearest breaks ties by id and refuses bad ids in one line", () => {
   assert.throws(() => nearest(t, 0, -1, []), /k = -1/);
 });
 
-test("a graph without a table, or cut short, is one line naming the fix", () => {
-  // a graph holding one odd field; a graph whose length runs past the end
-  assert.throws(() => embeddingTable(Uint8Array.from([0x3a, 0x02, 0x08, 0x01])),
-                e => /holds no word table/.test(e.message) && /python -m viz_app site/.test(e.message));
-  assert.throws(() => embeddingTable(Uint8Array.from([0x3a, 0x09, 0x08])), /cut short/);
+test("the word table is read at its offset in the weights; weights cut short are one line naming the fix", () => {
+  // float32 rows [1, 2] and [3, 4] after 4 bytes of another weight; float16 1.5 and -2 at offset 2
+  const bytes = new Uint8Array(20), view = new DataView(bytes.buffer);
+  [1, 2, 3, 4].forEach((v, i) => view.setFloat32(4 + 4 * i, v, true));
+  const t = embeddingTable(bytes, { offset: 4, rows: 2, dim: 2, type: "float32" });
+  assert.deepEqual(Array.from(t.values), [1, 2, 3, 4]);
+  assert.deepEqual(Array.from(t.norms), [Math.hypot(1, 2), 5]);
+  view.setUint16(2, 0x3e00, true);
+  view.setUint16(4, 0xc000, true);
+  assert.deepEqual(Array.from(embeddingTable(bytes, { offset: 2, rows: 1, dim: 2, type: "float16" }).values), [1.5, -2]);
+  assert.throws(() => embeddingTable(bytes, { offset: 8, rows: 2, dim: 2, type: "float32" }),
+                e => /runs past the model's weights/.test(e.message) && /python -m viz_app site/.test(e.message));
 });
 
 /** A model of two classes whose p(class 1) is the sum of the ids' weights (clipped): a runner as Site.runner gives. */

@@ -6,7 +6,6 @@ import * as SitePair from "./site_pair.js";
 import * as SiteSearch from "./site_search.js";
 
 export * from "./entry_report.js";
-export * as Graph from "./onnx_graph.js";
 export * as Tokenize from "./tokenize.js";
 export * as SearchQuery from "./search_query.js";
 export * as SearchSignature from "./search_signature.js";

@@ -4,13 +4,12 @@
  *   leaveOneOut(runner, input)   per token, the drop in the predicted class's probability when that token alone
  *                                becomes <unk>: the rule of docs/trace-view.md "Leave-one-out", which
  *                                disan/attribution/erasure.py computes where Python runs the model;
- *   embeddingTable(graph)        the model's word table, read from the exported ONNX graph's bytes;
+ *   embeddingTable(weights, spec) the model's word table, read from its weights where the build found it;
  *   nearest(table, id, k)        the k rows nearest a row of that table, by cosine (nearestWords: by word);
  *   swapEffects(runner, input)   words swapped in for one token, ranked by how much each changes the prediction.
  *
  * No DOM, so Node imports it too (tests/test_pair_js.py). site.js hands it its model runner (Site.runner).
  */
-import * as Graph from "./onnx_graph.js";
 import { argmax, nextTask } from "./util.js";
 
 /* A minimal edit script turning tokens `a` into tokens `b` (Levenshtein: keep 0, replace, insert, delete 1;
@@ -152,9 +151,6 @@ function swapEffects(runner, input, options) {
   });
 }
 
-/* disan/onnx_export.py's SiteModule holds the table as the buffer "table"; store_weights renames a float16-stored
- * initializer "<name>_f16" (never int8: int8_candidates leaves the table out). */
-const ONNX_FLOAT = 1, ONNX_FLOAT16 = 10, TABLE_NAMES = ["table_f16", "table"];
 let HALF = null;
 
 /* Every float16 bit pattern as a float32 (IEEE 754 binary16: 1 sign, 5 exponent, 10 fraction bits). */
@@ -168,21 +164,18 @@ function halfValues() {
   return HALF;
 }
 
-/* The model's word table from its exported ONNX graph (the bytes site.js builds the session from):
+/* The model's word table from the weights its graphs share (the bytes site.js builds the sessions with), where the
+ * build found it (`spec`: disan/onnx_graphs.py table_spec, {offset, rows, dim, type: "float16" | "float32"}):
  * {rows, dim, values (Float32Array rows·dim, in vocabulary id order), norms (Float64Array rows)}. */
-function embeddingTable(graph) {
-  const t = Graph.initializer(graph, TABLE_NAMES);
-  if (!t || !t.raw) throw new Error("the model file holds no word table named " + TABLE_NAMES.join(" or ") + "; rebuild the folder with python -m viz_app site");
-  if (t.dims.length !== 2) throw new Error("the word table has shape [" + t.dims.join(", ") + "], not (words, dim); rebuild the folder");
-  const rows = t.dims[0], dim = t.dims[1], n = rows * dim, values = new Float32Array(n);
-  const view = new DataView(t.raw.buffer, t.raw.byteOffset, t.raw.byteLength); // ONNX raw data is little-endian
-  if (t.type === ONNX_FLOAT16 && t.raw.byteLength === 2 * n) {
+function embeddingTable(weights, spec) {
+  const { rows, dim } = spec, n = rows * dim, values = new Float32Array(n), size = spec.type === "float16" ? 2 : 4;
+  if (spec.offset + size * n > weights.byteLength) throw new Error("the word table runs past the model's weights; rebuild the folder with python -m viz_app site");
+  const view = new DataView(weights.buffer, weights.byteOffset + spec.offset, size * n); // ONNX's external data is little-endian
+  if (size === 2) {
     const half = halfValues();
     for (let i = 0; i < n; i++) values[i] = half[view.getUint16(2 * i, true)];
-  } else if (t.type === ONNX_FLOAT && t.raw.byteLength === 4 * n) {
-    for (let i = 0; i < n; i++) values[i] = view.getFloat32(4 * i, true);
   } else {
-    throw new Error("the word table is stored as ONNX type " + t.type + " in " + t.raw.byteLength + " bytes, not float16 or float32 of " + rows + " × " + dim + "; rebuild the folder");
+    for (let i = 0; i < n; i++) values[i] = view.getFloat32(4 * i, true);
   }
   const norms = new Float64Array(rows);
   for (let r = 0; r < rows; r++) {

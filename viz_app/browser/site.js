@@ -1,9 +1,10 @@
 /* Site — the static explorer's page: any typed sentence, computed in the page, no server (docs/static-explorer.md).
  * The folder works from file://, where Chromium refuses fetch(), so each file is a <script> (viz_app/draw/site.py):
- * assets/site-data.js (DisanSiteData), assets/ort-runtime.js (onnxruntime-web), models/<name>.js (the ONNX export
- * and vocabulary, gzip + base64, loaded when picked), models/<name>.start.js (the folder's own sentence as the build
- * ran it). This file tokenizes, maps tokens to ids, runs the model in a worker, reads its outputs as a trace view
- * (trace_view.js) for sections.js and report.js. The state lives in the address after '#'. */
+ * assets/site-data.js (DisanSiteData), assets/ort-runtime.js (onnxruntime-web), models/<name>.js (the graphs the page
+ * runs, cut at build time, their shared weights and the vocabulary, gzip + base64, loaded when picked),
+ * models/<name>.start.js (the folder's own sentence as the build ran it). This file tokenizes, maps tokens to ids,
+ * runs the model in a worker, reads its outputs as a trace view (trace_view.js) for sections.js and report.js. The
+ * state lives in the address after '#'. */
 import WORKER from "disan:worker";
 import { fromBase64, inflate } from "./bytes.js";
 import * as Figures from "./figures.js";
@@ -18,7 +19,7 @@ let pairView = null, searchView = null, DATA = null; // site_pair.js, site_searc
 // view "pair": site_pair.js's minimal pair, sentence B in bText / bHyp (null: still a copy of A)
 const state = { model: null, text: "", hypothesis: "", alpha: null, feature: 0, talk: false, view: "sentence",
                 bText: null, bHyp: null };
-const loaded = {}, timers = {}; // name → Promise<{name, vocab, index, meta, graph}>; rest()'s timers
+const loaded = {}, timers = {}; // name → Promise<{name, vocab, index, meta, weights, files, graphs}>; rest()'s timers
 let pending = null, running = null, generation = 0, typing = false, tokenize = null;
 
 /** The page's element `id` (an input, a select or a box: any, for the checker). @returns {any} */
@@ -109,21 +110,32 @@ function loadModel(name) {
   loaded[name] = loadScript((DATA.base || "") + meta.file).then(() => {
     const files = (window.DisanSiteModels || {})[name];
     if (!files) throw new Error("models/" + name + ".js did not define the model; rebuild the folder");
-    return Promise.all([inflate(files.onnx), inflate(files.vocab)]);
-  }).then(([graph, words]) => {
+    return Promise.all([inflate(files.graphs.whole), inflate(files.weights), inflate(files.vocab), files]);
+  }).then(([whole, weights, words, files]) => {
     const vocab = JSON.parse(new TextDecoder().decode(words)), index = new Map();
     vocab.words.forEach((w, i) => { if (!index.has(w)) index.set(w, i); });
-    // a copy goes to the worker; the page keeps the graph for pair.js's word table and the helper's lean graph
-    const session = call({ type: "session", name, onnx: graph, keep: true });
+    // a copy goes to the worker; the page keeps the weights for pair.js's word table and the other graphs' sessions
+    const session = call({ type: "session", name, onnx: whole, weights });
     performance.mark("disan:posted:" + name);
     return session.then(() => {
       performance.mark("disan:session:" + name);
-      delete window.DisanSiteModels[name]; // the base64 text is no longer needed
-      return { name, vocab, index, meta, graph };
+      delete window.DisanSiteModels[name]; // the weights' base64 text is no longer needed
+      return { name, vocab, index, meta, weights, files: { graphs: files.graphs, cuts: files.cuts, table: files.table }, graphs: {} };
     });
   });
   loaded[name].catch(() => { delete loaded[name]; });
   return loaded[name];
+}
+
+/* One of the graphs the build cut (disan/onnx_graphs.py page_graphs: "maps", "probs", "parts.fw", …), unpacked once. */
+const graphOf = (model, name) => model.graphs[name] || (model.graphs[name] = inflate(model.files.graphs[name]));
+
+/* The build's cut `name` ("parts", "sentences", "probs") with its graphs: {<part>: bytes, outputs, cuts, reads}, or
+ * null where the graph could not be cut (it then runs whole). */
+function partsOf(model, name) {
+  const plan = model.files.cuts[name], keys = plan ? Object.keys(plan.outputs) : [];
+  return Promise.all(keys.map(k => graphOf(model, name + "." + k)))
+    .then(graphs => plan && Object.assign(Object.fromEntries(keys.map((k, i) => [k, graphs[i]])), plan));
 }
 
 /* The model's outputs for `feeds` (null `fetches`: all), by the graph's parts for a long input once they are ready
@@ -160,31 +172,26 @@ function warmWhenIdle(model, feeds) {
   });
 }
 
-/* An NLI model's graph cut by sentence (onnx_graph.js) once no run was asked for SPLIT_AFTER_MS: its three sessions
- * take the worker a few hundred ms, never in the middle of typing. */
+/* An NLI model's graph by sentence (the build's "sentences" cut) once no run was asked for SPLIT_AFTER_MS: its three
+ * sessions take the worker a few hundred ms, never in the middle of typing. */
 const bySentence = {};
 
 function sentencesWhenIdle(model) {
   rest("sentences", SPLIT_AFTER_MS, () => {
     if (bySentence[model.name]) return;
     bySentence[model.name] = true;
-    call({ type: "sentences", name: model.name }).then(cut => { if (cut) performance.mark("disan:sentences:" + model.name); },
+    partsOf(model, "sentences").then(parts => parts && call({ type: "sentences", name: model.name, parts, weights: model.weights }))
+      .then(cut => { if (cut) performance.mark("disan:sentences:" + model.name); },
       err => warn("the model's graph runs whole: its sentence parts did not start", err));
   });
 }
 
-/* While typing, the worker first runs a lean graph of the maps' outputs (mapOutputs, Graph.lean) and the maps on
+/* While typing, the worker first runs the build's lean graph of the maps' outputs ("maps") and the maps on
  * screen are painted from it (paintMaps) before the whole graph's run. The maps need the embedding and the two
  * attention blocks (Shen Eqs. 14, 15, 17, 18; Im Eq. 7); the gates, FFN, source2token, pooling and classifier
  * they skip are most of a run. Per model {ready} (false while made or after it failed), made once the sentence
  * page asked for no run for SPLIT_AFTER_MS (the pair view and traceOf never make one). */
 const maps = {};
-
-/* DiSAN's mean P and Eq. 15's parts, the DSA's per-head probabilities and scores, per sentence. */
-function mapOutputs(meta) {
-  return [meta.outputs.premise, meta.pair && meta.outputs.hypothesis].filter(Boolean).flatMap(n => ["fw", "bw"].flatMap(d =>
-    (meta.arch === "disan" ? [n[d].mean, n[d].keys, n[d].queries] : [n[d].probs, n[d].scores]).filter(Boolean)));
-}
 
 function mapsWhenIdle(model, input) {
   if (maps[model.name]) return;
@@ -192,7 +199,7 @@ function mapsWhenIdle(model, input) {
   rest("maps", SPLIT_AFTER_MS, () => {
     if (maps[model.name]) return;
     const m = maps[model.name] = { ready: false };
-    call({ type: "session", name: "maps:" + model.name, onnx: model.graph, lean: mapOutputs(model.meta) })
+    graphOf(model, "maps").then(onnx => call({ type: "session", name: "maps:" + model.name, onnx, weights: model.weights }))
       // its first run is its slowest: made here, undrawn, not at the next key
       .then(() => call({ type: "run", name: "maps:" + model.name, feeds, fetches: null }))
       .then(() => { m.ready = true; performance.mark("disan:maps:" + model.name); },
@@ -209,7 +216,7 @@ function paintMaps(model, input, mine, out) {
   }).catch(err => warn("the maps wait for the whole graph's run", err));
 }
 
-/* The graph's parts per model (Graph.parts): {ready, failed, outputs, cuts}: forward (lane 0) ‖ backward (lane 1),
+/* The graph's parts per model (the build's "parts" cut): {ready, failed, outputs, cuts}: forward (lane 0) ‖ backward (lane 1),
  * then the head (lane 0). Each part's run has a fixed cost that inputs under PARTS_MIN_TOKENS do not win back. */
 const splits = {}, PARTS_MIN_TOKENS = 28, SPLIT_AFTER_MS = 300;
 
@@ -224,7 +231,7 @@ function holdInHelper(name) {
   helperHolds = name;
 }
 
-/* Cut the graph into parts once the first long input's run has answered, while the page draws it and the helper
+/* Start the graph's parts once the first long input's run has answered, while the page draws it and the helper
  * starts (ready about 0.8 s after that input here, 1.5 s if started 300 ms later), then run `feeds` once: the
  * helper's first run compiles its wasm (0.25 s). Meanwhile and after any failure the whole graph runs. */
 function splitSoon(model, feeds) {
@@ -232,12 +239,13 @@ function splitSoon(model, feeds) {
   /** @type {{ready: boolean, failed: boolean, outputs?: any, cuts?: any}} */
   const s = splits[model.name] = { ready: false, failed: false };
   startRuntime(1).catch(() => {}); // the call below says why, should it fail
-  call({ type: "split", name: model.name }).then(v => {
-    if (!v) { s.failed = true; return null; }
+  partsOf(model, "parts").then(p => {
+    if (!p) { s.failed = true; return null; }
     if (splits[model.name] !== s) return null;
     holdInHelper(model.name);
-    return call({ type: "session", name: "bw:" + model.name, onnx: v.bw, only: model.name }, [v.bw.buffer], 1)
-      .then(() => { s.outputs = v.outputs; s.cuts = v.cuts; return runParts(model.name, s, feeds); })
+    const session = (k, lane, only) => call({ type: "session", name: k + ":" + model.name, onnx: p[k], weights: model.weights, only }, [], lane);
+    return Promise.all([session("fw", 0), session("head", 0), session("bw", 1, model.name)])
+      .then(() => { s.outputs = p.outputs; s.cuts = p.cuts; return runParts(model.name, s, feeds); })
       .then(() => { if ((s.ready = splits[model.name] === s)) performance.mark("disan:parts:" + model.name); });
   }).catch(err => { s.failed = true; warn("the model runs in one worker: its parts did not start", err); });
 }
@@ -574,14 +582,16 @@ function traceOf(name, text, hypothesis, alpha, names) {
   });
 }
 
-/* The helper gets `model`'s lean graph (the class probabilities: Graph.lean) in a task of its own (the copy takes a
- * few ms); a helper that cannot start leaves leave-one-out to the page's worker. */
-function startHelper(model, fetch) {
+/* The helper gets `model`'s lean graph (the build's "probs": the class probabilities alone, by sentence for an NLI
+ * model) in a task of its own (the copy takes a few ms); a helper that cannot start leaves leave-one-out to the
+ * page's worker. */
+function startHelper(model) {
   const h = helper = { model: model.name, ready: false, failed: false };
   setTimeout(() => {
     if (helper !== h) return;
     holdInHelper(model.name);
-    call({ type: "session", name: "lean:" + model.name, onnx: model.graph, lean: fetch, only: model.name }, [], 1)
+    const lean = model.files.cuts.probs ? partsOf(model, "probs").then(parts => ({ parts })) : graphOf(model, "probs").then(onnx => ({ onnx }));
+    lean.then(g => call({ type: "session", name: "lean:" + model.name, weights: model.weights, only: model.name, ...g }, [], 1))
       .then(() => { h.ready = true; }, err => { h.failed = true; warn("leave-one-out runs in the page's worker alone: its helper did not start", err); });
   }, 0);
 }
@@ -602,10 +612,10 @@ function runner(name) {
                       fetches: [prediction] }, [], lean ? 1 : 0).then(outs => outs.map(out => arrayOf(out, prediction)));
       },
       lanes() {
-        if (!helper || helper.model !== name) startHelper(model, [prediction]);
+        if (!helper || helper.model !== name) startHelper(model);
         return helper.ready ? 2 : 1;
       },
-      table: () => model.table || (model.table = Pair.embeddingTable(model.graph)),
+      table: () => model.table || (model.table = Pair.embeddingTable(model.weights, model.files.table)),
     };
   });
 }

@@ -6,9 +6,8 @@
  * (a file:// page has no cross-origin isolation, so no SharedArrayBuffer).
  */
 import { fromBase64, inflate } from "./bytes.js";
-import * as Graph from "./onnx_graph.js";
 
-var ready = null, sessions = {}, graphs = {}, queue = Promise.resolve();
+var ready = null, sessions = {}, queue = Promise.resolve();
 function tensors(feeds) {
   var out = {};
   Object.keys(feeds).forEach(function (k) { var f = feeds[k]; out[k] = new ort.Tensor(f.type, f.data, f.dims); });
@@ -40,7 +39,8 @@ function start(m) {
       .then(function (s) { return s.release(); }).catch(function () {});
   });
 }
-/* An NLI model's sentence parts (onnx_graph.js sentences) as one session: each sentence's part runs only when
+/* An NLI model's sentence parts (disan/onnx_graphs.py sentences; `sp`: {p, h, head: graphs, outputs, cuts, reads},
+ * the build's plan) as one session: each sentence's part runs only when
  * the inputs it reads changed (a key in the premise leaves the hypothesis's outputs as they were), then the
  * head. `whole`, where given, runs instead should a part fail. Outputs it keeps are copied out, since the page
  * receives outputs by transfer. */
@@ -89,18 +89,20 @@ function sentenceSession(sp, made, whole) {
     },
   };
 }
-function sentenceParts(sp, whole) {
-  return Promise.all([create(sp.p), create(sp.h), create(sp.head)]).then(function (made) {
+function sentenceParts(sp, weights, whole) {
+  return Promise.all([create(sp.p, weights), create(sp.h, weights), create(sp.head, weights)]).then(function (made) {
     return sentenceSession(sp, { p: made[0], h: made[1], head: made[2] }, whole);
   });
 }
-function create(onnx) {
+// every graph of a model refers to the same weights, ONNX external data (disan/onnx_graphs.py shared_weights)
+function create(onnx, weights) {
   // The export stored the graph optimized (disan/onnx_export.py optimize_graph, which says what "all" cost
   // here): "basic" adds its constant folding, which turns the float16 weights into float32 once, and its
   // other basic rewrites. disable_quant_qdq: onnxruntime then folds each
   // DequantizeLinear of an int8-stored weight (the export's int8 head) into a float constant once, instead of
   // dequantizing it on every run
   return ort.InferenceSession.create(onnx, { executionProviders: ["wasm"], graphOptimizationLevel: "basic",
+                                             externalData: [{ path: "weights", data: weights }],
                                              extra: { session: { disable_quant_qdq: "1" } } });
 }
 function handle(m) {
@@ -116,36 +118,22 @@ function handle(m) {
       if (m.only) Object.keys(sessions).forEach(function (k) {
         if (k.slice(k.indexOf(":") + 1) !== m.only) { sessions[k].release(); delete sessions[k]; }
       });
-      if (m.keep) graphs[m.name] = m.onnx; // the page's worker cuts it into parts later ("split")
-      if (!m.lean) return create(m.onnx);
-      // leave-one-out's helper: only the outputs m.lean names and the nodes they need, by sentence for an
-      // NLI model (its premise's erasures leave the hypothesis's part as it was), else in one graph
-      var sp = Graph.sentences(m.onnx, m.lean);
-      return sp ? sentenceParts(sp, null) : create(Graph.lean(m.onnx, m.lean));
-    }).then(function (session) { sessions[m.name] = session; return { value: true }; });
-  }
-  if (m.type === "sentences") {
-    // An NLI model's graph by sentence, in place of its whole graph (kept should a part fail). false: a
-    // single sentence's graph, or one that cannot be cut.
-    var sp = graphs[m.name] && sessions[m.name] && !sessions[m.name].sentences ? Graph.sentences(graphs[m.name]) : null;
-    if (!sp) return { value: false };
-    return sentenceParts(sp, sessions[m.name]).then(function (session) {
-      session.sentences = true;
+      // m.parts: an NLI model's graph by sentence (leave-one-out's: its premise's erasures leave the
+      // hypothesis's part as it was)
+      return m.parts ? sentenceParts(m.parts, m.weights, null) : create(m.onnx, m.weights);
+    }).then(function (session) {
+      if (sessions[m.name]) sessions[m.name].release(); // the parts made again once the helper dropped one
       sessions[m.name] = session;
       return { value: true };
     });
   }
-  if (m.type === "split") {
-    // The model's graph in three (onnx_graph.js parts): the forward part and the head stay here, the
-    // backward part goes back to the page for the helper. null: the graph cannot be cut.
-    // Cut again when the helper dropped the backward part for another model's sessions (graphs: kept).
-    var p = graphs[m.name] ? Graph.parts(graphs[m.name]) : null;
-    if (!p) return { value: null };
-    ["fw:", "head:"].forEach(function (k) { if (sessions[k + m.name]) { sessions[k + m.name].release(); delete sessions[k + m.name]; } });
-    return Promise.all([create(p.fw), create(p.head)]).then(function (made) {
-      sessions["fw:" + m.name] = made[0];
-      sessions["head:" + m.name] = made[1];
-      return { value: { bw: p.bw, outputs: p.outputs, cuts: p.cuts }, transfer: [p.bw.buffer] };
+  if (m.type === "sentences") {
+    // An NLI model's graph by sentence (m.parts), in place of its whole graph (kept should a part fail)
+    if (!sessions[m.name] || sessions[m.name].sentences) return { value: false };
+    return sentenceParts(m.parts, m.weights, sessions[m.name]).then(function (session) {
+      session.sentences = true;
+      sessions[m.name] = session;
+      return { value: true };
     });
   }
   if (!sessions[m.name]) throw new Error("no session " + m.name + " in the model's worker; reload the page");

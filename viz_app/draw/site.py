@@ -13,7 +13,7 @@ Folder::
 
     index.html                the page
     assets/                   onnxruntime-web, the page code's bundle (shared by every model)
-    models/<name>.js          one model: its ONNX graph and vocabulary (loaded when picked)
+    models/<name>.js          one model: its ONNX graphs, their shared weights, its vocabulary (loaded when picked)
     search/<name>.js          with --search: its test set's index, packed (site_search.py; loaded by Search)
 
 The folder is built beside ``DIR`` and renamed into place, so a failed build leaves ``DIR`` as it was.
@@ -142,7 +142,24 @@ def _keyed_script(global_name: str, key: str, value) -> str:
 
 
 def _model_script(name: str, onnx: bytes, vocab: bytes) -> str:
-    return _keyed_script("DisanSiteModels", name, {"onnx": _b64gz(onnx), "vocab": _b64gz(vocab)})
+    """``models/<name>.js``: every graph the page runs, cut here (``disan.onnx_graphs``: the whole graph, the maps',
+    the probabilities', the parts), the weights they share, stored once, the vocabulary, and the plan: what each cut
+    passes on and where the word table lies in the weights (pair.js reads it there)."""
+    from disan.onnx_graphs import page_graphs
+
+    meta = json.loads(vocab)
+    graphs, weights, plan = page_graphs(onnx, _maps(meta), _outputs(meta)["prediction"])
+    return _keyed_script("DisanSiteModels", name, {"graphs": {k: _b64gz(g) for k, g in graphs.items()},
+                                                   "weights": _b64gz(weights), "vocab": _b64gz(vocab), **plan})
+
+
+def _maps(meta: dict) -> list[str]:
+    """The outputs of the maps the page paints first while typing, per sentence: DiSAN's mean P and Eq. 15's keys
+    and queries, the DSA's per-head probabilities and scores (Im Eq. 7)."""
+    fields = ("mean", "keys", "queries") if meta["arch"] == "disan" else ("probs", "scores")
+    out = _outputs(meta)
+    return [out[s][d][f] for s in ("premise", "hypothesis") if s in out for d in ("fw", "bw") for f in fields
+            if f in out[s][d]]
 
 
 def _outputs(meta: dict) -> dict:

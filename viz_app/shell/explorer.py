@@ -115,14 +115,15 @@ def _build(root: Path, url: str, name: str, folder_name: str, build: Build) -> N
 
 
 def _code_fingerprint() -> str:
-    """The page code, the site builder, its presets (site-data.js carries them, the pair presets per model) and
-    the exporter the folder was written with: a changed file builds a new folder."""
+    """The page code, the site builder, its presets (site-data.js carries them, the pair presets per model), the
+    exporter the folder was written with and the cutter of its graphs: a changed file builds a new folder."""
     browser = Path(__file__).resolve().parents[1] / "browser"
-    exporter = Path(importlib.util.find_spec("disan.onnx_export").origin)  # found, not imported (torch)
+    # found, not imported (torch)
+    exporters = [Path(importlib.util.find_spec(f"disan.{m}").origin) for m in ("onnx_export", "onnx_graphs")]
     digest = hashlib.sha256()
     # the sources, not dist/: its site bundle is checked to be built from them (bundles.py)
     sources = [p for p in sorted(browser.glob("*")) if p.is_file()]
-    for path in sources + [Path(site.__file__), Path(presets.__file__), exporter]:
+    for path in sources + [Path(site.__file__), Path(presets.__file__)] + exporters:
         digest.update(path.name.encode() + path.read_bytes())
     return digest.hexdigest()
 
