@@ -202,4 +202,5 @@ def test_the_batched_naopc_equals_the_plain_one_example_at_a_time(tiny_glove, mo
             for r, scores in rankings.items():
                 aopc = N.aopc_of(N._order(np.concatenate([side[b] for side in scores])), score)
                 assert out[("aopc_steps", kind, r)][b] == pytest.approx(aopc, abs=1e-9)
-                assert out[("naopc", kind, r)][b] == pytest.approx(N.normalise(aopc, best, worst), abs=1e-9, nan_ok=True)
+                expected = N.normalise(aopc, best, worst)
+                assert out[("naopc", kind, r)][b] == pytest.approx(expected, abs=1e-9, nan_ok=True)
