@@ -1,10 +1,13 @@
-"""Where NAOPC's time goes (issue 57 item 2): forward rows and seconds per example of ``naopc.naopc_batch`` on a
-seeded sample of SST-5 test sentences, with nine random rankings (as many as a faithfulness run has).
+"""Where NAOPC's time goes (issue 57 item 2): encoder rows and seconds per example of ``naopc.naopc_batch`` on a
+seeded sample of a model's test examples (an NLI pair jointly), with nine random rankings (as many as a faithfulness
+run has).
 
 Usage: python scripts/naopc_cost.py [MODEL] [N] [NAOPC_FILE]   (default disan-sst5, 6); one JSON line with the load
 average. NAOPC_FILE times another version of the module, e.g. an earlier commit's:
 git show a32aaa8:disan/attribution/naopc.py > /tmp/naopc_before.py; python scripts/naopc_cost.py disan-sst5 6 /tmp/naopc_before.py
 Exact bounds cost 2^n forward rows (n ≤ naopc.EXACT_MAX tokens), the beam search about BEAM·n² per bound searched.
+``encoder_rows`` counts sentences through the encoder (a pair's forward row is two), the cost that does not
+depend on the machine's load.
 """
 
 import json
@@ -18,11 +21,11 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a plain script from a checkout
 
-from disan.api import load  # noqa: E402
+from disan.api import PRETRAINED_DIR  # noqa: E402
 from disan.attribution import naopc as N  # noqa: E402
 from disan.attribution.corpus import example_sides, sample  # noqa: E402
 from disan.attribution.forward import ClassProbability  # noqa: E402
-from disan.data import load_task  # noqa: E402
+from disan.claims_file import trained_model_and_examples  # noqa: E402
 
 
 def module_from(path: str):
@@ -38,31 +41,32 @@ def module_from(path: str):
 def main(name: str = "disan-sst5", k: int = 6, naopc_file: str | None = None) -> dict:
     torch.set_num_threads(1)
     naopc = module_from(naopc_file) if naopc_file else N
-    model = load(name, device="cpu").eval()
-    examples = load_task("sst5", "test")
+    _, model, _, examples = trained_model_and_examples(name, "test", None, None, PRETRAINED_DIR, "attributions")
+    model.eval()
     alpha = None if model.cfg.arch == "disan" else float(model.encoder.alpha)
     fn = ClassProbability(model, tuple(model.cfg.masks), alpha)
-    rows, real = [0], fn.outputs
+    rows, real = [0], fn.encode
 
-    def counted(xs, valids):
-        rows[0] += xs[0].shape[0]
-        return real(xs, valids)
+    def counted(x, valid):
+        rows[0] += x.shape[0]
+        return real(x, valid)
 
-    object.__setattr__(fn, "outputs", counted)  # a frozen dataclass: count every forward row
+    object.__setattr__(fn, "encode", counted)  # a frozen dataclass: count every sentence encoded
     load_start, per = os.getloadavg()[0], []
     for i in sample(len(examples), k):
-        side = example_sides(examples[i], model.cfg.max_tokens)
-        emb = fn.embed([[list(side[0])]])
+        sides = example_sides(examples[i], model.cfg.max_tokens)
+        emb = fn.embed([[list(side)] for side in sides])
         with torch.no_grad():
-            target = real(emb.xs, emb.valids).argmax(-1)
+            target = fn.outputs(emb.xs, emb.valids).argmax(-1)
         rng = np.random.default_rng(0)
-        rankings = {f"r{j}": [[rng.random(len(side[0]))]] for j in range(9)}
+        rankings = {f"r{j}": [[rng.random(len(side))] for side in sides] for j in range(9)}
         rows[0] = 0
         start = time.perf_counter()
         naopc.naopc_batch(fn, emb, rankings, target)
-        per.append({"tokens": len(side[0]), "forward_rows": rows[0], "seconds": round(time.perf_counter() - start, 2)})
+        per.append({"tokens": [len(side) for side in sides], "encoder_rows": rows[0],
+                    "seconds": round(time.perf_counter() - start, 2)})
     return {"model": name, "examples": k, "naopc": naopc_file or "disan/attribution/naopc.py", "per_example": per,
-            "mean_forward_rows": float(np.mean([p["forward_rows"] for p in per])),
+            "mean_encoder_rows": float(np.mean([p["encoder_rows"] for p in per])),
             "mean_seconds": round(float(np.mean([p["seconds"] for p in per])), 2),
             "load_average": [round(load_start, 1), round(os.getloadavg()[0], 1)]}
 

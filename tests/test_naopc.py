@@ -58,8 +58,8 @@ def test_masked_outputs_are_the_models_output_with_unk_rows(tiny_glove):
     model = make_tiny("dsa", tiny_glove, pair=True, unk_zero=True)
     fn = ClassProbability(model, model.cfg.masks, model.cfg.alpha)
     emb = fn.embed([[["the", "movie", "is", "good"], ["a", "dog"]], [["tea", "."], ["the", "man", "is", "bad", "."]]])
-    f = N.MaskedOutputs(fn, emb, 1, target=2)
-    assert f.n == 2 + 5 and f.offsets == [0, 2]
+    f = N.MaskedOutputs(fn, emb, torch.tensor([0, 2]))
+    assert f.n[1] == 2 + 5 and f.offsets[1] == [0, 2]
     keep = frozenset({0, 3, 5})  # premise token 0, hypothesis tokens 1 and 3
     x_p, x_h = emb.xs[0][1:2].clone(), emb.xs[1][1:2].clone()
     x_p[0, 1] = 0
@@ -67,8 +67,8 @@ def test_masked_outputs_are_the_models_output_with_unk_rows(tiny_glove):
     with torch.no_grad():
         direct = fn.outputs([x_p, x_h], [emb.valids[0][1:2], emb.valids[1][1:2]])[0, 2]
         whole = fn.outputs([x[1:2] for x in emb.xs], [v[1:2] for v in emb.valids])[0, 2]
-    assert f([keep])[0] == pytest.approx(float(direct), abs=1e-6)
-    assert f([frozenset(range(7))])[0] == pytest.approx(float(whole), abs=1e-6)
+    assert f([(1, keep)])[0] == pytest.approx(float(direct), abs=1e-6)
+    assert f([(1, frozenset(range(7)))])[0] == pytest.approx(float(whole), abs=1e-6)
 
 
 @pytest.mark.parametrize("arch", ["disan", "dsa"])
@@ -84,8 +84,8 @@ def test_naopc_of_a_batch_lies_between_0_and_1_with_exact_bounds(tiny_glove, arc
             v = out[("naopc", kind, r)]
             assert v.shape == (2,) and ((v >= -1e-9) & (v <= 1 + 1e-9)).all()
     # the ranking that is the best ordering gets NAOPC 1: find it by brute force for the 5-token example
-    f = N.MaskedOutputs(fn, emb, 0, 0)
-    score = N.step_scores(f, "comprehensiveness")
+    f = N.MaskedOutputs(fn, emb, torch.tensor([0, 1]))
+    score = N.step_scores(f, "comprehensiveness", 0)
     best = max(itertools.permutations(range(5)), key=lambda o: N.aopc_of(o, score))
     scores = np.zeros(5)
     scores[list(best)] = np.arange(5.0)[::-1]
@@ -146,12 +146,61 @@ def test_comprehensiveness_and_sufficiency_share_their_bounds(tiny_glove, n):
     model = make_tiny("disan", tiny_glove)
     fn = ClassProbability(model, model.cfg.masks, None)
     emb = fn.embed([[["the", "movie", "is", "good", "."][:n]]])
-    f = N.MaskedOutputs(fn, emb, 0, 1)
-    comp, suff = N.step_scores(f, "comprehensiveness"), N.step_scores(f, "sufficiency")
+    f = N.MaskedOutputs(fn, emb, torch.tensor([1]))
+    comp, suff = N.step_scores(f, "comprehensiveness", 0), N.step_scores(f, "sufficiency", 0)
     for order in itertools.permutations(range(n)):
         assert N.aopc_of(order, comp) == pytest.approx(N.aopc_of(order[::-1], suff), abs=1e-9)
-    shared = N.shared_bounds(f)
+    shared = N.shared(*N.bounds(n, suff))
     c_high, c_low = N.exact_bounds(n, comp)
     s_high, s_low = N.exact_bounds(n, suff)
     assert shared["comprehensiveness"] == pytest.approx((c_high, c_low), abs=1e-9)
     assert shared["sufficiency"] == pytest.approx((s_low, s_high), abs=1e-9)
+
+
+def one_at_a_time(fn, emb, b: int, target: int, kind: str):
+    """The plain path NAOPC took before its batched form: example b alone, each step's input built and run on its
+    own (one forward row per keep set, both sides encoded every time, nothing cached). Returns (n, score)."""
+    lengths = [int(v[b].sum()) for v in emb.valids]
+    offsets = np.cumsum([0] + lengths[:-1])
+    n = sum(lengths)
+    everything = frozenset(range(n))
+
+    def f(keep: frozenset) -> float:
+        xs = [x[b : b + 1].clone() for x in emb.xs]  # (1, T_s, d) per side
+        for s, x in enumerate(xs):
+            x[0, [t for t in range(lengths[s]) if offsets[s] + t not in keep]] = 0  # <unk> is the zero vector
+        with torch.no_grad():
+            return float(fn.outputs(xs, [v[b : b + 1] for v in emb.valids])[0, target])
+
+    full = f(everything)
+    return n, lambda prefixes: [full - f(everything - S if kind == "comprehensiveness" else S) for S in prefixes]
+
+
+@pytest.mark.parametrize("arch,pair,relatedness", [("disan", False, False), ("dsa", False, False),
+                                                   ("disan", True, False), ("dsa", True, True)])
+def test_the_batched_naopc_equals_the_plain_one_example_at_a_time(tiny_glove, monkeypatch, arch, pair, relatedness):
+    """naopc_batch (every example's searches in lockstep, rows of a round in shared passes, a pair's sides encoded
+    apart and cached) gives the values of the plain path to 1e-9 in float64, with the beam search as well as exact
+    bounds (EXACT_MAX lowered so that both run), padding (unequal lengths) and a relatedness model's score."""
+    monkeypatch.setattr(N, "EXACT_MAX", 4)
+    model = make_tiny(arch, tiny_glove, pair=pair, unk_zero=True, relatedness=relatedness).double()
+    fn = ClassProbability(model, model.cfg.masks, None if arch == "disan" else model.cfg.alpha)
+    premises = [["the", "movie", "is", "good", "."], ["a", "bad", "dog"], ["the", "man", "is", "bad", "the", "movie"]]
+    hypotheses = [["good", "."], ["the", "dog", "is", "a", "dog"], ["bad"]]
+    emb = fn.embed([premises, hypotheses] if pair else [premises])
+    assert emb.xs[0].dtype == torch.float64
+    rng = np.random.default_rng(1)
+    rankings = {r: [[rng.random(len(side[b])) for b in range(3)] for side in emb.tokens] for r in ("a", "b", "c")}
+    target = torch.tensor([3, 3, 0] if relatedness else [2, 0, 1] if pair else [1, 0, 1])  # 3: the score ŷ
+    out = N.naopc_batch(fn, emb, rankings, target)
+    for b in range(3):
+        n, suff = one_at_a_time(fn, emb, b, int(target[b]), "sufficiency")
+        high, low = N.exact_bounds(n, suff) if n <= 4 else (N.beam_bound(n, suff, True), N.beam_bound(n, suff, False))
+        for kind in N.KINDS:
+            _, score = one_at_a_time(fn, emb, b, int(target[b]), kind)
+            best, worst = (high, low) if kind == "comprehensiveness" else (low, high)
+            for r, scores in rankings.items():
+                aopc = N.aopc_of(N._order(np.concatenate([side[b] for side in scores])), score)
+                assert out[("aopc_steps", kind, r)][b] == pytest.approx(aopc, abs=1e-9)
+                expected = N.normalise(aopc, best, worst)
+                assert out[("naopc", kind, r)][b] == pytest.approx(expected, abs=1e-9, nan_ok=True)

@@ -49,19 +49,25 @@ class ClassProbability:
     masks: tuple[str, str]
     alpha: float | None
 
+    def encode(self, x: Tensor, valid: Tensor) -> Tensor:
+        """One side's sentence vectors (B, E) from x (B, T, d_in) and valid (B, T): each side runs through the tied
+        encoder on its own, so a variant that changes one side of a pair can reuse the other's vector."""
+        alpha = None if self.model.cfg.arch == "disan" else self.alpha
+        return self.model.encoder(x, valid, False, self.masks, alpha)[0]  # (B, E)
+
     def probs(self, xs: Sequence[Tensor], valids: Sequence[Tensor]) -> Tensor:
         """Per side x (B, T_s, d_in) and valid (B, T_s) → probabilities (B, K)."""
-        model = self.model
-        alpha = None if model.cfg.arch == "disan" else self.alpha
-        enc = [model.encoder(x, v, False, self.masks, alpha)[0] for x, v in zip(xs, valids)]  # (B, E) per side
-        logits = model.head(*enc)  # (B, K)
-        return torch.softmax(logits, -1)  # (B, K)
+        return torch.softmax(self.model.head(*[self.encode(x, v) for x, v in zip(xs, valids)]), -1)  # (B, K)
 
     def outputs(self, xs: Sequence[Tensor], valids: Sequence[Tensor]) -> Tensor:
         """What an attribution can explain, one column per target: the K class probabilities and, for a
         relatedness model, its score ŷ = rᵀp̂ with r = [1, …, K] (Tai Sec. 4.2) as column K.
         Returns (B, K), or (B, K + 1) for a relatedness model."""
-        p = self.probs(xs, valids)  # (B, K)
+        return self.head_outputs([self.encode(x, v) for x, v in zip(xs, valids)])
+
+    def head_outputs(self, encs: Sequence[Tensor]) -> Tensor:
+        """``outputs`` from the sides' sentence vectors (B, E) each (``encode``)."""
+        p = torch.softmax(self.model.head(*encs), -1)  # (B, K)
         if not self.model.cfg.relatedness:
             return p
         grades = torch.arange(1, p.shape[-1] + 1, dtype=p.dtype, device=p.device)  # (K,)
