@@ -327,7 +327,11 @@ function opensOnStart(h, meta) {
 /* The opening sentence's trace view, or null when the state asks for another input or its file did not load. */
 function startView() {
   const meta = modelMeta(state.model), s = (window.DisanSiteStart || {})[state.model];
-  if (!s || !opensOnStart(state, meta)) return null;
+  return s && opensOnStart(state, meta) ? storedView(meta, s) : null;
+}
+
+/* The trace view of the run the build stored (models/<name>.start.js). */
+function storedView(meta, s) {
   const out = {};
   for (const [k, t] of Object.entries(s.outputs)) { // {type, dims, data: base64 of little-endian bytes}
     if (t.type !== "float32" && t.type !== "int64") throw new Error("the opening sentence's file holds a " + t.type + " output");
@@ -346,7 +350,7 @@ function drawStart() {
   startChecked = true;
   let tv = null;
   try { tv = startView(); } catch (err) { warn("the opening sentence's run is unusable; the model computes it", err); }
-  if (!tv) return Promise.resolve(false);
+  if (!tv) return warmPage();
   const mine = pending;
   pending = null;
   doc.body.dataset.state = "computing";
@@ -360,6 +364,17 @@ function drawStart() {
     if (pending === null) pending = mine;
     return false;
   });
+}
+
+/* A link's sentence waits for onnxruntime-web to start (about 0.6 s here): meanwhile the page draws the stored
+ * opening sentence hidden, so that the link's page finds the report's sections, figures and code ready. On a cold
+ * page the first draw took about 200 ms of the 1.05 s to a link's first maps; drawn here at once, while the worker
+ * starts on the other core, it leaves about 40 ms after the run (docs/static-explorer.md). draw() shows the report. */
+function warmPage() {
+  const meta = modelMeta(state.model), s = (window.DisanSiteStart || {})[state.model];
+  if (!s || state.view !== "sentence") return Promise.resolve(false);
+  el("report").style.visibility = "hidden";
+  return Promise.resolve().then(() => show(storedView(meta, s), false)).then(() => false, () => false);
 }
 
 /* After a stored run was drawn, the model runs that sentence once, undrawn: the worker's first run is its slowest
@@ -490,12 +505,19 @@ function update(typed) {
 
 /* The trace view's sections (sections.js), drawn by report.js, which keeps the figures and controls across sentences. */
 function draw(tv, typed) {
+  return show(tv, typed).then(() => {
+    el("report").style.visibility = ""; // hidden while warmPage drew another sentence
+    if (Report.values(el("report")).talk !== state.talk) Report.setTalk(doc, state.talk);
+  });
+}
+
+function show(tv, typed) {
   const page = Sections.page(tv);
   doc.title = page.title + " — attention explorer";
   return Report.show(el("report"), page, {
     header: el("page-header"), values: { alpha: state.alpha, feature: state.feature }, hash: false,
     typing: typed === true, provenance: modelMeta(state.model).provenance,
-  }).then(() => { if (Report.values(el("report")).talk !== state.talk) Report.setTalk(doc, state.talk); });
+  });
 }
 
 /* The address follows report.js's α, feature k and talk mode; a let-go α runs the model again (report.js redraws the
@@ -543,6 +565,8 @@ function preload() {
     const h = readHash(), meta = modelMeta(h.model) || modelMeta(DATA.default_model);
     if (opensOnStart(h, meta)) return loadScript((DATA.base || "") + meta.start).catch(err => console.warn(err.message)).then(boot);
     loadModel(meta.name).catch(() => {}); // boot's update() shows the failure
+    // a link's sentence: the stored one is drawn hidden while the model starts (warmPage)
+    if (meta.start) return loadScript((DATA.base || "") + meta.start).catch(err => console.warn(err.message)).then(boot);
   }
   return boot();
 }
