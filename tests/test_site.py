@@ -644,6 +644,33 @@ def test_a_link_to_another_sentence_or_a_missing_stored_run_is_computed_in_the_p
             context.close()
 
 
+def test_a_link_opens_with_the_stored_run_drawn_hidden_and_shows_only_the_links_maps(chromium, built):
+    """site.js warmPage: opened on a link's sentence, the page draws the stored run while onnxruntime starts, with
+    the report hidden; every drawing seen while the report was visible names the link's sentence, and the page
+    ends visible on it."""
+    folder = built.out.as_uri() + "/"
+    context, page, blocked, errors = guarded_page(chromium, lambda url: url.startswith(folder), TIMEOUT_MS)
+    try:
+        page.add_init_script("""(() => { window.__draws = [];
+          new MutationObserver(records => { for (const r of records) { const report = document.getElementById('report');
+            if (r.target.dataset.drawn) window.__draws.push([r.target.dataset.drawn, getComputedStyle(report).visibility]); } })
+            .observe(document, { subtree: true, attributes: true, attributeFilter: ['data-drawn'] }); })();""")
+        page.goto((built.out / "index.html").as_uri() + fragment(m="disan-sst5", t="zebras sleep soundly ."))
+        page.wait_for_function("() => document.body.dataset.state === 'ready' && document.body.dataset.drawnAt")
+        draws = page.evaluate("window.__draws")
+        visible = page.evaluate("getComputedStyle(document.getElementById('report')).visibility")
+    finally:
+        context.close()
+    assert blocked == [] and errors == []
+    assert visible == "visible"
+    hidden = [d for d, v in draws if v == "hidden"]
+    shown = [d for d, v in draws if v != "hidden"]
+    stored = json.dumps(disan.tokenize(_site_data(built.out)["default_text"]), separators=(",", ":"))
+    assert any(stored in d for d in hidden) and not any("zebras" in d for d in hidden), draws  # drawn hidden first
+    # what the reader sees is the link's sentence (the prediction bars name the classes)
+    assert any("zebras" in d for d in shown) and not any(stored in d for d in shown), draws
+
+
 def test_a_model_file_that_does_not_load_after_the_stored_run_is_drawn_is_named_with_the_maps_kept(chromium, built):
     """Opened on its own sentence, the page draws the stored run; if the model's file then fails, the status line
     says the model did not load (naming the file and the fix) and that the maps on screen are the stored run,

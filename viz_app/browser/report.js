@@ -112,6 +112,8 @@ function drawAll(v, typing) {
   const generation = v.generation, onScreen = seenIn(v, typing);
   for (const el of v.plots) if (!showing(v, el, onScreen)) el.classList.add("stale");
   for (const el of v.plots) if (el.classList.contains("stale") && onScreen(el)) drawOne(v, el);
+  // a page drawn hidden (show's opts.hidden: site.js warmPage) stays so; the next page is shown with its figures
+  if (!v.hidden) v.root.style.visibility = "";
   v.root.dataset.visibleAt = v.doc.defaultView.performance.now().toFixed(2);
   if (!typing) return drawRest(v, generation);
   rest(v); // what the new header or body moved into the window is drawn as the observer sees it (watch)
@@ -309,7 +311,9 @@ function install(v, page, opts) {
   Object.assign(v, { data, plots: Array.from(v.root.querySelectorAll(".plot[data-fig]")),
                      inputs: Array.from(v.root.querySelectorAll('input[data-control="alpha"], input[data-control="feature"]')),
                      values: valuesFor(v, data, opts), hash: opts.hash !== false, generation: v.generation + 1,
-                     held: false, provenance: opts.provenance || data.provenance || v.provenance || null });
+                     held: false, provenance: opts.provenance || data.provenance || v.provenance || null,
+                     hidden: opts.hidden === true });
+  if (v.hidden) v.root.style.visibility = "hidden";
   watch(v);
   syncInputs(v, "alpha");
   syncInputs(v, "feature");

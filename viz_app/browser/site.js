@@ -369,12 +369,12 @@ function drawStart() {
 /* A link's sentence waits for onnxruntime-web to start (about 0.6 s here): meanwhile the page draws the stored
  * opening sentence hidden, so that the link's page finds the report's sections, figures and code ready. On a cold
  * page the first draw took about 200 ms of the 1.05 s to a link's first maps; drawn here at once, while the worker
- * starts on the other core, it leaves about 40 ms after the run (docs/static-explorer.md). draw() shows the report. */
+ * starts on the other core, it leaves about 40 ms after the run (docs/static-explorer.md). The link's page shows the
+ * report (report.js show's `hidden`). */
 function warmPage() {
   const meta = modelMeta(state.model), s = (window.DisanSiteStart || {})[state.model];
   if (!s || state.view !== "sentence") return Promise.resolve(false);
-  el("report").style.visibility = "hidden";
-  return Promise.resolve().then(() => show(storedView(meta, s), false)).then(() => false, () => false);
+  return Promise.resolve().then(() => show(storedView(meta, s), false, true)).then(() => false, () => false);
 }
 
 /* After a stored run was drawn, the model runs that sentence once, undrawn: the worker's first run is its slowest
@@ -505,18 +505,16 @@ function update(typed) {
 
 /* The trace view's sections (sections.js), drawn by report.js, which keeps the figures and controls across sentences. */
 function draw(tv, typed) {
-  return show(tv, typed).then(() => {
-    el("report").style.visibility = ""; // hidden while warmPage drew another sentence
-    if (Report.values(el("report")).talk !== state.talk) Report.setTalk(doc, state.talk);
-  });
+  return show(tv, typed).then(() => { if (Report.values(el("report")).talk !== state.talk) Report.setTalk(doc, state.talk); });
 }
 
-function show(tv, typed) {
+/* `hidden`: drawn with the report hidden (warmPage); the next page shows it (report.js). */
+function show(tv, typed, hidden = false) {
   const page = Sections.page(tv);
-  doc.title = page.title + " — attention explorer";
+  if (!hidden) doc.title = page.title + " — attention explorer";
   return Report.show(el("report"), page, {
     header: el("page-header"), values: { alpha: state.alpha, feature: state.feature }, hash: false,
-    typing: typed === true, provenance: modelMeta(state.model).provenance,
+    typing: typed === true, provenance: modelMeta(state.model).provenance, hidden,
   });
 }
 
