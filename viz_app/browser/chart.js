@@ -292,7 +292,9 @@ function mountPair(component, data) {
   }
   const key = JSON.stringify([data.view_ids, data.theme, !!data.swap, data.provenance || null]);
   keepCarried(data);
-  p.loo = data.loo;
+  // the rows of this pair stay once they came: a message without them may be rendered after one with them (seen
+  // under load: the first rerun's, which carried the views, after the rerun that brought the rows)
+  if (data.loo || p.key !== key) p.loo = data.loo;
   if (p.key === key) {
     if (p.drawn === key) fillPairLoo(el, p);
     return;
