@@ -34,7 +34,7 @@ function view(root) {
   const doc = root.ownerDocument;
   const v = { root, doc, data: null, plots: [], inputs: [], values: { alpha: null, feature: 0 },
               generation: 0, restTimer: null, observer: null, seer: null, seen: new WeakSet(), header: null,
-              resized: null, held: false, provenance: null,
+              resized: null, held: false, hidden: false, provenance: null,
               busy: Promise.resolve(), queued: false, next: null, nextQueued: false, drawn: 0, hash: true };
   views.set(root, v);
   docState(doc).views.push(v);

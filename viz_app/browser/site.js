@@ -7,6 +7,7 @@
  * state lives in the address after '#'. */
 import WORKER from "disan:worker";
 import { fromBase64, inflate } from "./bytes.js";
+import { loadScript as loadOnce } from "./load_script.js";
 import * as Figures from "./figures.js";
 import * as Pair from "./pair.js";
 import * as Report from "./report.js";
@@ -29,11 +30,8 @@ const warn = (what, err) => console.warn(what + " (" + why(err) + ")");
 
 export const say = (text, kind) => Object.assign(el("status"), { textContent: text || "", className: text ? kind || "note" : "" });
 
-/** A script of the folder, added to the page. @param {string} src @returns {Promise<void>} */
-export function loadScript(src, fix = "python -m viz_app site") {
-  return new Promise((resolve, reject) => doc.head.appendChild(Object.assign(doc.createElement("script"), { src, onload: () => resolve(),
-    onerror: () => reject(new Error("the file " + src + " is missing from this folder; rebuild it with " + fix)) })));
-}
+/** A script of the folder, added to the page once (load_script.js). @param {string} src @returns {Promise<void>} */
+export const loadScript = (src, fix = "python -m viz_app site") => loadOnce(src, fix);
 
 /** `items` ([value, label]) as the options of `select`, after its first `keep`. */
 export function options(select, items, keep = 0) {
@@ -561,9 +559,9 @@ function preload() {
   DATA = window.DisanSiteData;
   if (DATA && typeof DecompressionStream !== "undefined") {
     const h = readHash(), meta = modelMeta(h.model) || modelMeta(DATA.default_model);
-    if (opensOnStart(h, meta)) return loadScript((DATA.base || "") + meta.start).catch(err => console.warn(err.message)).then(boot);
-    loadModel(meta.name).catch(() => {}); // boot's update() shows the failure
-    // a link's sentence: the stored one is drawn hidden while the model starts (warmPage)
+    // on the folder's own sentence the stored run is drawn before the model loads (drawStart); on a link's, it is
+    // drawn hidden while the model starts (warmPage)
+    if (!opensOnStart(h, meta)) loadModel(meta.name).catch(() => {}); // boot's update() shows the failure
     if (meta.start) return loadScript((DATA.base || "") + meta.start).catch(err => console.warn(err.message)).then(boot);
   }
   return boot();
