@@ -19,6 +19,7 @@ sys.path.insert(0, str(ROOT))  # run as a plain script from a clean clone
 
 from disan.attribution.corpus import ATTRIBUTIONS, RANKINGS  # noqa: E402
 from disan.output import readme_block_main  # noqa: E402
+from viz_app.shell.faithfulness_results import naopc_examples  # noqa: E402
 
 DOC = ROOT / "docs" / "attention-as-explanation.md"
 START, END = "<!-- faithfulness-table:start -->", "<!-- faithfulness-table:end -->"
@@ -213,7 +214,8 @@ def block(directory: Path = ROOT / "pretrained") -> str:
                 "the ranking's top k% of tokens are deleted; sufficiency: the drop when only they are kept. Ours: "
                 "the mean over k = 10, 20, 50%; ERASER's AOPC: the sum over k = 1, 5, 10, 20, 50% divided by 6; "
                 "NAOPC: Edin et al.'s (2024) AOPC over every masking step, put per example between the worst (0) "
-                "and the best (1) ordering of its tokens."]
+                "and the best (1) ordering of its tokens, over a seeded sample of at most 1,000 of the examples "
+                "(`--naopc-limit`; every other column uses them all): " + naopc_examples(results.measured) + "."]
              + [""] + eraser_table(results) + [""] + answers(results) + [""] + [" ".join(summary(results))] + [""]
              + published(results))
     extra = approximation()

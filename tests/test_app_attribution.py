@@ -142,7 +142,10 @@ def test_evidence_tab_draws_naopc_where_the_files_hold_it(monkeypatch):
     first = stored.measured[0]
     by = {kind: {r: {"value": 0.6, "ci95": [0.5, 0.7], "n": 10} for r in first.data["aopc"][kind]}
           for kind in ("comprehensiveness", "sufficiency")}
-    holding = dataclasses.replace(first, data={**first.data, "naopc": by, "aopc_steps": by, "not_computed": []})
+    how = {"reference": "Edin et al. 2024", "exact_max_tokens": 10, "beam": 4,
+           "sample": {"limit": 10, "seed": 1, "n": 10, "how": "seeded random sample"}}
+    holding = dataclasses.replace(first, data={**first.data, "naopc": by, "aopc_steps": by, "not_computed": [],
+                                               "naopc_how": how})
     results = dataclasses.replace(stored, measured=(holding, *stored.measured[1:]))
     monkeypatch.setattr(evidence_faithfulness, "load_faithfulness", lambda *a, **k: results)
     at = run_app(view="evidence")
@@ -152,3 +155,6 @@ def test_evidence_tab_draws_naopc_where_the_files_hold_it(monkeypatch):
             "ev_faith_comprehensiveness_steps"} <= keys
     naopc = chart_by_key(at, "ev_faith_comprehensiveness_naopc")
     assert "Normalised AOPC" in json.dumps(naopc, ensure_ascii=False)
+    # the sample each file's NAOPC is over is named beside the figure
+    captions = [c.value.replace("\\", "") for c in at.caption]  # md_escape's backslashes
+    assert any(f"{first.name} 10 of {first.data['n']:,}" in c for c in captions), captions

@@ -4,6 +4,7 @@ search as an inner bound, the masked outputs against a direct run, and NAOPC in 
 from __future__ import annotations
 
 import itertools
+import json
 
 import numpy as np
 import pytest
@@ -204,3 +205,55 @@ def test_the_batched_naopc_equals_the_plain_one_example_at_a_time(tiny_glove, mo
                 assert out[("aopc_steps", kind, r)][b] == pytest.approx(aopc, abs=1e-9)
                 expected = N.normalise(aopc, best, worst)
                 assert out[("naopc", kind, r)][b] == pytest.approx(expected, abs=1e-9, nan_ok=True)
+
+
+def test_a_naopc_sample_measures_only_its_examples_and_equals_the_whole_runs_values(tiny_glove):
+    """--naopc-limit: NAOPC on a seeded sample of the measured examples (NaN elsewhere, the same values as the
+    whole run's where measured); every other measure on all of them, unchanged; the file states the sample."""
+    import json
+    from pathlib import Path
+
+    import jsonschema
+
+    from disan.attribution.corpus import measure, naopc_sample, run
+    from disan.data import Example
+
+    chosen = naopc_sample(100, 7)
+    assert chosen.sum() == 7 and (naopc_sample(100, 7) == chosen).all()
+    assert naopc_sample(5, 9).all() and naopc_sample(5, 0).all() and naopc_sample(5, None).all()
+    model = make_tiny("dsa", tiny_glove, unk_zero=True)
+    examples = [Example(t, i % 2) for i, t in enumerate((
+        "the movie is good .", "a bad movie .", "the dog is n't good , the man is bad .", "the glass of tea .",
+        "the man is good and the movie is bad .", "a man is good ."))]
+    ids = list(range(len(examples)))
+    whole = measure(model, examples, ids, progress=False)
+    flags = np.array([False, True, False, True, True, False])
+    part = measure(model, examples, ids, progress=False, naopc=flags)
+    for key in ("naopc:comprehensiveness:attention", "aopc_steps:sufficiency:random"):
+        assert np.isnan(part[key][~flags]).all()
+        assert np.allclose(part[key][flags], whole[key][flags], atol=1e-6)
+    assert np.array_equal(part["comprehensiveness:attention:0.2"], whole["comprehensiveness:attention:0.2"])
+    schema = json.loads((Path(__file__).resolve().parents[1] / "docs" / "faithfulness.schema.json").read_text())
+    out = run(model, examples, "sst5", "test", "0" * 64, progress=False, naopc_limit=2)
+    jsonschema.validate(out, schema)
+    assert out["naopc_how"]["sample"]["n"] == 2 and out["naopc_how"]["sample"]["limit"] == 2
+    assert "seeded random sample" in out["naopc_how"]["sample"]["how"]
+    assert out["naopc"]["comprehensiveness"]["attention"]["n"] <= 2 < out["n"] == len(examples)
+    assert run(model, examples[:2], "sst5", "test", "0" * 64, progress=False,
+               naopc_limit=5)["naopc_how"]["sample"]["how"] == "every measured example"
+
+
+def test_a_whole_set_runs_cache_key_is_unchanged_by_the_naopc_sample(tiny_glove, tmp_path):
+    """A cache written before --naopc-limit existed (key "naopc": true) still resumes a whole-set run."""
+    from disan.attribution.corpus import measure
+    from disan.data import Example
+
+    model = make_tiny("disan", tiny_glove, unk_zero=True)
+    examples = [Example("the movie is good .", 1), Example("a bad movie .", 0)]
+    measure(model, examples, [0, 1], progress=False, cache=tmp_path, naopc=np.ones(2, bool))
+    (path,) = tmp_path.glob("*.npz")
+    with np.load(path, allow_pickle=False) as f:
+        assert json.loads(str(f["key"]))["naopc"] is True
+    measure(model, examples, [0, 1], progress=False, cache=tmp_path, naopc=np.array([True, False]))
+    keys = [json.loads(str(np.load(p, allow_pickle=False)["key"]))["naopc"] for p in sorted(tmp_path.glob("*.npz"))]
+    assert sorted(map(str, keys)) == ["True", "[0]"]

@@ -88,13 +88,25 @@ NAOPC_HOW = {
 #: Seed of the --limit sample and of the random rankings (the latter also keyed by example index).
 SEED = 0
 MAX_BATCH = 64
+#: NAOPC's bound searches are about 92% of a run's time (disan-cr's profile), 9-23 h a whole NLI test set on one
+#: thread here: by default it is measured on a seeded sample of this many of the measured examples (all of a
+#: smaller set; --naopc-limit 0: every one), its own seed so the sample differs from --limit's draws.
+NAOPC_LIMIT = 1000
+NAOPC_SEED = 1
 
 
-def sample(n: int, limit: int | None) -> np.ndarray:
+def sample(n: int, limit: int | None, seed: int = SEED) -> np.ndarray:
     """Indices of the examples measured: all, or a seeded random sample of ``limit`` in file order."""
     if limit is None or limit >= n:
         return np.arange(n)
-    return np.sort(np.random.default_rng(SEED).choice(n, size=limit, replace=False))
+    return np.sort(np.random.default_rng(seed).choice(n, size=limit, replace=False))
+
+
+def naopc_sample(n: int, limit: int | None) -> np.ndarray:
+    """(n,) bool: which of the n measured examples get the normalised AOPC (``NAOPC_LIMIT``; 0 or None: all)."""
+    chosen = np.zeros(n, bool)
+    chosen[sample(n, limit or None, NAOPC_SEED)] = True
+    return chosen
 
 
 def example_sides(e: Example, max_tokens: int) -> tuple[tuple[str, ...], ...]:
@@ -172,10 +184,10 @@ TARGET_SCORE = "the predicted relatedness score ŷ = rᵀp̂ of the pair (Tai, S
 
 
 def measure_batch(model: SentenceModel, fn: ClassProbability, sides: Sequence[tuple[tuple[str, ...], ...]],
-                  ids: Sequence[int], steps: int, naopc: bool = True) -> dict[str, np.ndarray]:
+                  ids: Sequence[int], steps: int, naopc: bool | Sequence[bool] = True) -> dict[str, np.ndarray]:
     """Per-example values of one batch: τ per method pair, Jain & Wallace's premise-only τ, ERASER per
-    (kind, ranking, fraction), the normalised AOPC (``naopc``, unless off), IG delta/gap, the rollout's remainder
-    and the DSA's pooled share of |s|."""
+    (kind, ranking, fraction), the normalised AOPC (``naopc``: for every example, none, or those whose flag is
+    set; NaN for the others), IG delta/gap, the rollout's remainder and the DSA's pooled share of |s|."""
     n_sides = len(sides[0])
     arch = model.cfg.arch
     methods = methods_for(arch)
@@ -221,7 +233,9 @@ def measure_batch(model: SentenceModel, fn: ClassProbability, sides: Sequence[tu
                            for e in range(B)] for s in range(n_sides)]
     for (kind, r, frac), v in _eraser(fn, emb, rankings, target, p_full).items():
         out[f"{kind}:{r}:{frac:g}"] = v
-    for (what, kind, r), v in (naopc_batch(fn, emb, rankings, target) if naopc else {}).items():
+    flags = [bool(naopc)] * B if isinstance(naopc, bool) else list(naopc)
+    rows = [b for b in range(B) if flags[b]]
+    for (what, kind, r), v in (naopc_batch(fn, emb, rankings, target, rows) if rows else {}).items():
         out[f"{what}:{kind}:{r}"] = v
     out["ig_delta"] = ig.delta.cpu().numpy()
     out["ig_gap"] = (p_full - p_base).cpu().numpy()
@@ -238,11 +252,12 @@ def measure_batch(model: SentenceModel, fn: ClassProbability, sides: Sequence[tu
 
 def measure(model: SentenceModel, examples: Sequence[Example], ids: Sequence[int], steps: int | None = None,
             progress: bool = True, cache: Path | None = None, key: dict | None = None,
-            naopc: bool = True) -> dict[str, np.ndarray]:
+            naopc: bool | np.ndarray = True) -> dict[str, np.ndarray]:
     """Per-example values (see ``measure_batch``) of every example, in the order given, and ``seconds``: its
     batch's compute time over the batch's size. ids: their indices in the split (they seed the random rankings,
-    so a sample draws the same as the whole run). With a ``cache`` folder, finished batches are saved there and
-    a rerun skips them (``resume.py``); ``key`` (model, checkpoint_sha256, task, split) names the run."""
+    so a sample draws the same as the whole run). ``naopc``: True, False, or per example whether to measure its
+    normalised AOPC (``naopc_sample``). With a ``cache`` folder, finished batches are saved there and a rerun
+    skips them (``resume.py``); ``key`` (model, checkpoint_sha256, task, split) names the run."""
     model.eval()
     alpha = None if model.cfg.arch == "disan" else float(model.encoder.alpha)
     fn = ClassProbability(model, tuple(model.cfg.masks), alpha)
@@ -250,8 +265,11 @@ def measure(model: SentenceModel, examples: Sequence[Example], ids: Sequence[int
     steps = steps or IG_STEPS[model.cfg.arch]
     layout = batches(sides, model.cfg, steps)
     done, out, store = np.zeros(len(layout), bool), {}, None
+    flags = np.full(len(sides), naopc) if isinstance(naopc, bool) else np.asarray(naopc, bool)  # (N,)
     if cache is not None:
-        full_key = {"model": model.name, **(key or {}), "schema_version": SCHEMA_VERSION, "steps": steps, "naopc": naopc,
+        # a whole-set key stays as before this sample existed, so the caches of those runs still resume
+        which = bool(flags.all()) if flags.all() or not flags.any() else np.flatnonzero(flags).tolist()
+        full_key = {"model": model.name, **(key or {}), "schema_version": SCHEMA_VERSION, "steps": steps, "naopc": which,
                     "ids": [int(i) for i in ids], "tokens_sha256": tokens_sha256(sides), "batches": layout}
         store = BatchCache(cache, full_key, len(sides), len(layout))
         done, out = store.load()
@@ -266,7 +284,8 @@ def measure(model: SentenceModel, examples: Sequence[Example], ids: Sequence[int
             if done[j]:
                 continue
             start = time.perf_counter()
-            values = measure_batch(model, fn, [sides[i] for i in batch], [ids[i] for i in batch], steps, naopc)
+            values = measure_batch(model, fn, [sides[i] for i in batch], [ids[i] for i in batch], steps,
+                                   [bool(flags[i]) for i in batch])
             values["seconds"] = np.full(len(batch), (time.perf_counter() - start) / len(batch))
             for name, v in values.items():
                 out.setdefault(name, np.full(len(sides), np.nan))[batch] = v
@@ -393,18 +412,20 @@ def summarize(per: dict[str, np.ndarray], arch: str) -> dict:
 
 def run(model: SentenceModel, examples: Sequence[Example], task: str, split: str, checkpoint_sha256: str,
         limit: int | None = None, steps: int | None = None, progress: bool = True, cache: Path | None = None,
-        naopc: bool = True) -> dict:
+        naopc: bool = True, naopc_limit: int | None = NAOPC_LIMIT) -> dict:
     """The faithfulness JSON of ``model`` on the split's ``examples`` (all, or a ``limit`` sample); with a
     ``cache`` folder, resumable (``measure``). ``seconds``: the batches' compute time, earlier runs' included.
-    ``naopc=False`` skips the normalised AOPC (about 2·BEAM·n² extra forward rows per example of n tokens): its
+    The normalised AOPC (about 2·BEAM·n² extra forward rows per example of n tokens) is measured on a seeded
+    sample of ``naopc_limit`` of those examples (``naopc_sample``; 0 or None: all); ``naopc=False`` skips it: its
     keys are then null and listed in ``not_computed``."""
     arch = model.cfg.arch
     steps = steps or IG_STEPS[arch]
     ids = sample(len(examples), limit)
     n_split = len(examples)
     examples = [examples[i] for i in ids]
+    chosen = naopc_sample(len(examples), naopc_limit) if naopc else np.zeros(len(examples), bool)  # (N,)
     per = measure(model, examples, ids, steps, progress, cache,
-                  {"model": model.name, "checkpoint_sha256": checkpoint_sha256, "task": task, "split": split}, naopc)
+                  {"model": model.name, "checkpoint_sha256": checkpoint_sha256, "task": task, "split": split}, chosen)
     seconds = float(np.sum(per["seconds"]))
     s = summarize(per, arch)
     tau_rows = [{"a": a, "b": b, **s["tau"][f"{a}:{b}"]} for a, b in itertools.combinations(methods_for(arch), 2)]
@@ -443,7 +464,11 @@ def run(model: SentenceModel, examples: Sequence[Example], task: str, split: str
         "aopc_bins": {"ours": list(OUR_BINS), "eraser": list(FRACTIONS), "eraser_denominator": len(FRACTIONS) + 1},
         "aopc_steps": s["aopc_steps"],
         "naopc": s["naopc"],
-        "naopc_how": NAOPC_HOW if naopc else None,
+        "naopc_how": {**NAOPC_HOW, "sample": {
+            "limit": naopc_limit or None, "seed": NAOPC_SEED, "n": int(chosen.sum()),
+            "how": "every measured example" if chosen.all() else
+                   f"seeded random sample of the {len(examples):,} measured examples (numpy default_rng({NAOPC_SEED})"
+                   ".choice without replacement); every other measure uses all of them"}} if naopc else None,
         "attention_minus_random": s["attention_minus_random"],
         "tau_bands": [{"below": None if math.isinf(lim) else lim, "name": name} for lim, name in TAU_BANDS],
         "mean_length": float(np.mean(per["length"])),

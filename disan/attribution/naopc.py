@@ -224,14 +224,18 @@ def normalise(aopc: float, best: float, worst: float) -> float:
 
 
 def naopc_batch(fn: ClassProbability, emb: Embedded, rankings: dict[str, list[list[np.ndarray]]],
-                target: torch.Tensor) -> dict[tuple[str, str, str], np.ndarray]:
+                target: torch.Tensor, rows: Sequence[int] | None = None) -> dict[tuple[str, str, str], np.ndarray]:
     """(measure, kind, ranking) → (B,) per example, measure ``aopc_steps`` (Edin et al.'s AOPC of the ranking)
     or ``naopc``; rankings[r][s][b]: side s's (T_s,) scores, ordered jointly over the sides (highest first).
+    Only the batch rows ``rows`` (default: all) are measured, the others are NaN (a sample, ``corpus.NAOPC_LIMIT``).
     Every example's bound searches (in sufficiency's scores, ``shared``) and rankings' AOPCs run in lockstep
     (``drive_all``), so each round's forward rows of the whole batch share passes."""
+    rows = range(emb.batch) if rows is None else rows
+    out = {(what, kind, r): np.full(emb.batch, np.nan)
+           for what, kind, r in itertools.product(("aopc_steps", "naopc"), KINDS, rankings)}
     f = MaskedOutputs(fn, emb, target)
     searches = {}
-    for b in range(emb.batch):
+    for b in rows:
         searches.update({(b, "bound", name): s for name, s in bound_searches(f.n[b]).items()})
         for kind, r in itertools.product(KINDS, rankings):
             joint = np.concatenate([rankings[r][s][b] for s in range(len(emb.xs))])  # (n,)
@@ -244,13 +248,12 @@ def naopc_batch(fn: ClassProbability, emb: Embedded, rankings: dict[str, list[li
         return {key: step_scores(f, kinds[key], key[0])(prefixes) for key, prefixes in requests.items()}
 
     results = drive_all(searches, answer)
-    out: dict[tuple[str, str, str], np.ndarray] = {}
-    for b in range(emb.batch):
+    for b in rows:
         limits = shared(*bounds_of({key[2]: v for key, v in results.items() if key[:2] == (b, "bound")}))
         for kind, r in itertools.product(KINDS, rankings):
             value = results[(b, kind, r)]
-            out.setdefault(("aopc_steps", kind, r), np.full(emb.batch, np.nan))[b] = value
-            out.setdefault(("naopc", kind, r), np.full(emb.batch, np.nan))[b] = normalise(value, *limits[kind])
+            out[("aopc_steps", kind, r)][b] = value
+            out[("naopc", kind, r)][b] = normalise(value, *limits[kind])
     return out
 
 

@@ -22,7 +22,7 @@ from ..checkpoint import sha256
 from ..claims_file import card_fold, checkpoint_changed, checkpoint_path, trained_model_and_examples
 from ..errors import InputError
 from ..output import write_atomic
-from .corpus import SCHEMA_VERSION, TAU_BANDS, answer, run
+from .corpus import NAOPC_LIMIT, SCHEMA_VERSION, TAU_BANDS, answer, run
 from .resume import cache_folder
 from .rollout import REFERENCE as ROLLOUT_REFERENCE
 from .sentence import METHODS
@@ -104,16 +104,20 @@ def stale_reason(result: dict, directory: Path = PRETRAINED_DIR, schema: int | N
 
 def compute(name: str, split: str = "test", task: str | None = None, data_dir: str | None = None,
             limit: int | None = None, progress: bool = True, directory: Path = PRETRAINED_DIR,
-            cache: str | None = None, naopc: bool = True, data: str | None = None) -> dict:
+            cache: str | None = None, naopc: bool = True, data: str | None = None,
+            naopc_limit: int | None = NAOPC_LIMIT) -> dict:
     """Measure model ``name`` (a bundled name or a .safetensors path) on its task's ``split`` (or on the rows of
     ``data``, a labelled file); with a ``cache`` folder, resuming from the batches an earlier, cut-off run saved
     there (``resume.py``)."""
     if limit is not None and limit < 1:
         raise InputError(f"--limit {limit} measures nothing; give a positive number of examples or leave it out.")
+    if naopc_limit is not None and naopc_limit < 0:
+        raise InputError(f"--naopc-limit {naopc_limit} is negative; give a number of examples, or 0 for all of them.")
     folder = cache_folder(cache) if cache is not None else None
     path, model, task, examples = trained_model_and_examples(name, split, task, data_dir, directory, "attributions",
                                                              data)
-    result = run(model, examples, task, split, sha256(path), limit, progress=progress, cache=folder, naopc=naopc)
+    result = run(model, examples, task, split, sha256(path), limit, progress=progress, cache=folder, naopc=naopc,
+                 naopc_limit=naopc_limit)
     fold = card_fold(model.name, task, directory)
     return result if fold is None else {**result, "fold": fold}  # the split is this fold's part, as in claims
 

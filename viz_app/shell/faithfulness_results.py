@@ -140,6 +140,13 @@ def aopc_rows(results: Faithfulness, kind: str, which: str = "aopc") -> list[Int
     return rows
 
 
+def naopc_examples(measured: list[Measured]) -> str:
+    """How many examples each file's NAOPC is over (``naopc_how.sample``; a file written before the sample: all)."""
+    rows = [f"{m.name} {(m.data['naopc_how'].get('sample') or {}).get('n', m.data['n']):,} of {m.data['n']:,}"
+            for m in measured if m.data.get("naopc_how")]
+    return "; ".join(rows) if rows else "no file has it yet"
+
+
 def rows_table(rows: list[IntervalRow]) -> pd.DataFrame:
     """The numbers behind an interval plot (its table fallback)."""
     return pd.DataFrame([{"model": r.model + r.note, "series": r.series, "value": r.value, "ci95 lo": r.lo,

@@ -20,7 +20,7 @@ from viz_app.draw.text import md_escape
 from viz_app.shell.context import Context
 from viz_app.shell.export import show_figure
 from viz_app.shell.faithfulness_results import (agreement_rows, aopc_rows, eraser_table, load_faithfulness,
-                                                rows_table, tau_rows)
+                                                naopc_examples, rows_table, tau_rows)
 from viz_app.shell.links import md_link, view_url
 from viz_app.shell.session import ensure
 
@@ -113,6 +113,10 @@ def render(ctx: Context) -> None:
             if which == "naopc":
                 title, x_title = (f"Normalised AOPC, {kind}, by ranking ({bins}; higher: closer to the best "
                                   "ordering)"), f"NAOPC of {kind} (0 = the worst ordering, 1 = the best)"
+                if kind == "comprehensiveness":
+                    st.caption(md_escape("NAOPC is measured on a seeded sample of at most 1,000 of each test set's "
+                                         "examples (its bounds' searches are most of a run's time); examples: "
+                                         + naopc_examples(results.measured) + "."))
             else:
                 title = f"{'ERASER ' if which != 'aopc_steps' else ''}{kind} by ranking ({bins}; {better})"
                 x_title = f"{kind} (drop in the predicted class's probability or score)"
