@@ -293,7 +293,7 @@ function mountPair(component, data) {
   // under load: the first rerun's, which carried the views, after the rerun that brought the rows)
   if (data.loo || p.key !== key) p.loo = data.loo;
   if (p.key === key) {
-    if (p.drawn === key) fillPairLoo(el, p);
+    if (p.drawn === key && p.loo) Report.fillLeaveOneOut(el, p.loo, key);
     return;
   }
   p.drawn = null;
@@ -303,16 +303,9 @@ function mountPair(component, data) {
     return Report.show(el, page, { hash: false, provenance: data.provenance || null }).then(() => {
       if (!wanted()) return; // a newer pair came first
       p.drawn = key;
-      fillPairLoo(el, p);
+      if (p.loo) Report.fillLeaveOneOut(el, p.loo, key);
     });
   }, { fail: message => Report.showError(el, message) });
-}
-
-function fillPairLoo(el, p) {
-  if (!p.loo) return;
-  PairView.fillLeaveOneOut(el, "a", p.loo.a);
-  PairView.fillLeaveOneOut(el, "b", p.loo.b);
-  el.dataset.loo = p.key;
 }
 
 /* role "typing": the sentence box drives the model in the page (the explorer folder's site.js,
