@@ -161,8 +161,6 @@ function keepCarried(data) {
   for (const [id, v] of Object.entries(data.views)) keepView(id, decode(JSON.parse(v.view), fromBase64(v.arrays)));
 }
 
-const LOADING = "Loading this sentence's trace…";
-
 /* Draw `key` in element `el` (state `s`: its key and newest render's token) from the trace views data.view_ids:
  * `draw(views, wanted)` once they are here, unless a newer render came first (wanted() is then false). A missing
  * view is asked of the server (chart_views.js viewsOf; `how.loading()` before the first ask). Where one never came
@@ -215,7 +213,7 @@ function mountPageFigure(component, data) {
     s.typed = null;
     drawBuilt(el, s, views, data, want);
   }, { fail: message => problem(el, s, `This chart could not be drawn: ${message}`), lost: !adopted,
-       loading: adopted ? null : () => problem(el, s, LOADING) });
+       loading: adopted ? null : () => problem(el, s, "Loading this sentence's trace…") });
 }
 
 /* A trace view's tokens with their vocabulary status: the page's run and the server's of the same text agree on it
@@ -509,25 +507,26 @@ function mountTyping(component, data) {
   listenToBoxes();
 }
 
-function shownValue(data, value) {
-  return data.param === "alpha" ? Recompute.formatValue(value) : String(value);
-}
-
 /* The control's box → {data, send, timer, server, sent}. */
 const controlOf = box => stateIn(box, () => ({ data: null, send: null, timer: 0, server: undefined, sent: undefined }));
 
+/* The control's value (returned): shown in its <output> and set in its group. */
+function showValue(box, data) {
+  const value = Number(box.querySelector("input").value);
+  box.querySelector("output").textContent = data.param === "alpha" ? Recompute.formatValue(value) : String(value);
+  group(data.group).values[data.param] = value;
+  return value;
+}
+
 function mountControl(component, data) {
-  const { el: box, made } = ownElement(component.parentElement, "viz-live");
+  const { el: box, made } = ownElement(component.parentElement, "viz-live"), c = controlOf(box);
   if (made) {
     box.innerHTML = '<label><span class="viz-live-label"></span> <output></output></label>' +
       '<input type="range"><div class="viz-live-help"></div>';
-    const input = box.querySelector("input"), c = controlOf(box);
-    input.addEventListener("input", () => {
-      const g = group(c.data.group), value = Number(input.value);
-      g.values[c.data.param] = value;
-      box.querySelector("output").textContent = shownValue(c.data, value);
+    box.querySelector("input").addEventListener("input", () => {
+      const value = showValue(box, c.data);
       window.__disanLiveInput = { group: c.data.group, value: value, t: performance.now() };
-      scheduleRedraw(g);
+      scheduleRedraw(group(c.data.group));
       clearTimeout(c.timer);
       c.timer = setTimeout(() => {
         if (value === c.server) return;
@@ -536,7 +535,7 @@ function mountControl(component, data) {
       }, c.data.send_after_ms);
     });
   }
-  const input = box.querySelector("input"), c = controlOf(box);
+  const input = box.querySelector("input");
   c.data = data;
   c.send = component.setStateValue;
   const id = `viz-live-${data.group}`;
@@ -551,12 +550,9 @@ function mountControl(component, data) {
     c.server = data.value;
     if (data.value !== c.sent) input.value = data.value;
   }
-  box.querySelector("output").textContent = shownValue(data, Number(input.value));
-  const g = group(data.group), value = Number(input.value);
-  const changed = !g.live || g.live.id !== data.payload.id || g.values[data.param] !== value;
-  if (!g.live || g.live.id !== data.payload.id) g.live = Recompute.prepare(data.payload);
-  g.values = Object.assign({}, data.values, { [data.param]: value });
-  if (changed) scheduleRedraw(g);
+  const g = group(data.group), fresh = !g.live || g.live.id !== data.payload.id, before = g.values[data.param];
+  if (fresh) g.live = Recompute.prepare(data.payload);
+  if (showValue(box, data) !== before || fresh) scheduleRedraw(g);
 }
 
 /* The fields chart.py sent as JSON text (data.json names them): nested objects made Streamlit import pandas. */
