@@ -72,8 +72,7 @@ function scheduleRedraw(g) {
       s.shown = values;
       charts += 1;
     }
-    g.drawn = { values: values, charts: charts, t: performance.now() };
-    window.dispatchEvent(new CustomEvent("disan-live-drawn", { detail: g.drawn }));
+    g.drawn = { values: values, charts: charts, t: performance.now() }; // tests and bench app read it
   });
 }
 
@@ -392,13 +391,11 @@ function drawTyped(tv, input) {
   // words the page's model reads as <unk> (it holds only the export's GloVe words): the server's rerun may redraw
   const unknown = [tv.premise, tv.hypothesis].filter(Boolean)
     .flatMap(sv => Array.from(sv.tokens).filter((_, i) => sv.status[i] === "unknown"));
-  if (TYPING.line) {
-    TYPING.line.textContent = unknown.length
-      ? `The maps follow typing: the model runs in this page, which reads ${[...new Set(unknown)].slice(0, 3)
-        .map(w => `"${w}"`).join(", ")}${unknown.length > 3 ? " …" : ""} as unknown; the server's model may know ` +
-        "it and redraws once typing rests. Enter submits."
-      : TYPING_LINE;
-  }
+  TYPING.line.textContent = unknown.length // a run starts from a key in the typing element's page (onTyped)
+    ? `The maps follow typing: the model runs in this page, which reads ${[...new Set(unknown)].slice(0, 3)
+      .map(w => `"${w}"`).join(", ")}${unknown.length > 3 ? " …" : ""} as unknown; the server's model may know ` +
+      "it and redraws once typing rests. Enter submits."
+    : TYPING_LINE;
   for (const el of TYPING.follow) {
     if (!el.isConnected) { TYPING.follow.delete(el); continue; }
     const s = stateOf(el), typed = typedFigure(el, tv, input);

@@ -58,13 +58,12 @@ function enqueue(v, job) {
   return v.busy;
 }
 
+/* The page's `key` controls (alpha | feature) show the value v's figures are drawn at (feature k at most their max). */
 function syncInputs(v, key) {
   for (const input of v.inputs) {
-    if (input.dataset.control !== key) continue;
-    const value = key === "alpha" ? v.values.alpha : v.values.feature;
-    if (value === null || value === undefined) continue;
-    if (key === "feature" && value > +input.max) v.values.feature = +input.max;
-    input.value = String(key === "alpha" ? value : v.values.feature);
+    if (input.dataset.control !== key || v.values[key] === null || v.values[key] === undefined) continue;
+    if (key === "feature") v.values.feature = Math.min(v.values.feature, +input.max);
+    input.value = String(v.values[key]);
     input.nextElementSibling.textContent = input.value;
   }
 }
