@@ -41,11 +41,11 @@ function stateIn(el, init) {
   return STATES.get(el);
 }
 
-/* Per chart element (its figure host is figure_host.js's hostIn): the key of the server's figure it shows
- * (undefined: another), its spec, live binding and the values drawn at, the selection callback, what it follows of
- * typing, what the page drew. */
-const stateOf = el => stateIn(el, () => ({ key: undefined, spec: null, live: null, shown: null, select: null,
-                                           follow: null, typed: null, token: 0, specText: null }));
+/* Per chart element (its figure host, with the spec it shows, is figure_host.js's hostIn): the key of the server's
+ * figure it shows (undefined: another), its live binding and the values drawn at, the selection callback, what it
+ * follows of typing, what the page drew, its newest render (drawViews). */
+const stateOf = el => stateIn(el, () => ({ key: undefined, live: null, shown: null, select: null, follow: null,
+                                           typed: null, token: 0, specText: null }));
 
 function bound(g, s) {
   return Boolean(s.live && g.live && s.live.payload_id === g.live.id);
@@ -68,12 +68,11 @@ function scheduleRedraw(g) {
       if (!el.isConnected) { g.charts.delete(el); continue; }
       const s = stateOf(el), host = hostIn(el);
       if (!bound(g, s) || !host || sameValues(s.shown, values)) continue; // e.g. a chart drawn at these values
-      host.update(Recompute.render(g.live, s.live.binding, s.spec, values));
+      host.update(Recompute.render(g.live, s.live.binding, host.spec, values));
       s.shown = values;
       charts += 1;
     }
-    g.drawn = { values: values, charts: charts, t: performance.now() };
-    window.dispatchEvent(new CustomEvent("disan-live-drawn", { detail: g.drawn }));
+    g.drawn = { values: values, charts: charts, t: performance.now() }; // tests and bench app read it
   });
 }
 
@@ -109,12 +108,6 @@ function own(spec) {
 /* The host's options for a chart's data: its provenance, and talk mode (a clicked row's top cell outlined). */
 const looks = data => ({ provenance: data.provenance || null, theme: data.theme === "presentation" ? "presentation" : null });
 
-/* Draw `spec` with the chart's figure host (figure_host.js drawIn). */
-function paint(el, s, spec, data) {
-  s.spec = spec;
-  drawIn(el, spec, looks(data));
-}
-
 function problem(el, s, text) {
   s.key = undefined;
   el.textContent = text;
@@ -136,7 +129,7 @@ function drawBuilt(el, s, views, data, want) {
   }
   s.live = live;
   s.shown = values;
-  paint(el, s, spec, data);
+  drawIn(el, spec, looks(data));
 }
 
 /* The chart already shows exactly this (the same figure, and a live chart at its group's values). */
@@ -167,14 +160,24 @@ function keepCarried(data) {
   for (const [id, v] of Object.entries(data.views)) keepView(id, decode(JSON.parse(v.view), fromBase64(v.arrays)));
 }
 
-/* The chart's trace views, in order, asking the server for a missing one while `wanted()` (chart_views.js viewsOf;
- * `loading()` before the first ask); null where one never came. */
-function viewsFor(component, data, wanted, loading = () => {}) {
-  return viewsOf(data.view_ids, { ask: id => component.setTriggerValue("missing", id), wanted, loading });
+/* Draw `key` in element `el` (state `s`: its key and newest render's token) from the trace views data.view_ids:
+ * `draw(views, wanted)` once they are here, unless a newer render came first (wanted() is then false). A missing
+ * view is asked of the server (chart_views.js viewsOf; `how.loading()` before the first ask). Where one never came
+ * (unless `how.lost` is false: the element stays as it is) or the drawing failed, `how.fail(message)` says why in
+ * one line and the next render draws again. */
+function drawViews(component, data, el, s, key, draw, how) {
+  const token = ++s.token, wanted = () => token === s.token;
+  const fail = message => { s.key = undefined; how.fail(message); };
+  s.key = key;
+  viewsOf(data.view_ids, { ask: id => component.setTriggerValue("missing", id), wanted, loading: how.loading || (() => {}) })
+    .then(views => {
+      if (!wanted()) return null;
+      if (!views) return how.lost === false ? null : fail("its trace views did not reach the page; rerun the app (R)");
+      s.key = key; // `how.loading` may have cleared it
+      return draw(views, wanted);
+    })
+    .catch(err => { if (wanted()) fail(err.message); });
 }
-
-const LOADING = "Loading this sentence's trace…";
-const LOST = "This sentence's trace did not reach the page; rerun the app (R) to draw it.";
 
 /* Charts that do not follow typing, brought while the box holds newer text than the server knows (e.g. the
  * Attribution view's bars of the sentence left): drawing them (68-85 ms at T = 64) would hold the new sentence's
@@ -200,18 +203,16 @@ function mountPageFigure(component, data) {
   const key = JSON.stringify([data.view_ids, data.figure, data.params, data.theme, data.provenance || null]);
   const want = data.live ? Object.assign({}, data.live, { static: key }) : null;
   if (s.key === key && alreadyDrawn(el, s, want)) return; // nothing changed for this chart
-  const adopted = Boolean(data.follow && adoptTyped(el, s, data, key, want)); // the page drew this sentence already
-  const kept = s.typed, token = adopted ? s.token : ++s.token, wanted = () => token === s.token; // else a newer render
-  if (!adopted) Object.assign(s, { key, typed: null });
-  viewsFor(component, data, wanted, adopted ? undefined : () => problem(el, s, LOADING)).then(views => {
-    if (!wanted()) return;
-    if (!views) return adopted ? null : problem(el, s, LOST);
+  const adopted = Boolean(data.follow && adoptTyped(el, s, data, want)), kept = s.typed; // the page drew it already
+  if (!adopted) s.typed = null;
+  drawViews(component, data, el, s, key, views => {
     // the page's drawing is from its own model, which reads GloVe words beyond the export's as <unk>: where the
     // server's read a token otherwise (vocabularyKey), the numbers differ beyond the export's rounding: redrawn
     if (adopted && vocabularyKey(views[0]) === kept.vocabulary) return;
-    Object.assign(s, { key, typed: null });
+    s.typed = null;
     drawBuilt(el, s, views, data, want);
-  }).catch(err => problem(el, s, `This chart could not be drawn: ${err.message}`));
+  }, { fail: message => problem(el, s, `This chart could not be drawn: ${message}`), lost: !adopted,
+       loading: adopted ? null : () => problem(el, s, "Loading this sentence's trace…") });
 }
 
 /* A trace view's tokens with their vocabulary status: the page's run and the server's of the same text agree on it
@@ -232,10 +233,10 @@ function followKey(follow, data) {
                          data.figure, Object.assign({}, data.params, g ? g.values : {}), data.theme]);
 }
 
-/* The server's rerun brings the sentence the page drew from its own run: the chart takes the server's key and
- * keeps its drawing, so the rerun paints nothing (issue 58, item 10); a live chart rejoins its group. False, with
- * nothing changed, where the drawings differ. */
-function adoptTyped(el, s, data, key, want) {
+/* The server's rerun brings the sentence the page drew from its own run: the chart keeps its drawing (and takes
+ * the server's key, drawViews), so the rerun paints nothing (issue 58, item 10); a live chart rejoins its group.
+ * False, with nothing changed, where the drawings differ. */
+function adoptTyped(el, s, data, want) {
   const typed = s.typed;
   if (!typed || !hostIn(el) || typed.key !== followKey(data.follow, data)) return false;
   if (typed.look !== JSON.stringify(looks(data))) return false;
@@ -248,9 +249,6 @@ function adoptTyped(el, s, data, key, want) {
   } else {
     s.live = null;
   }
-  s.token += 1; // an older render still waiting for its views draws nothing
-  s.key = key;
-  s.spec = typed.spec;
   return true;
 }
 
@@ -258,7 +256,7 @@ function adoptTyped(el, s, data, key, want) {
 
 function mountSection(component, data) {
   const { el } = ownElement(component.parentElement, "viz-section");
-  const s = stateIn(el, () => ({ key: undefined, section: null, params: null }));
+  const s = stateIn(el, () => ({ key: undefined, token: 0, section: null, params: null }));
   const key = JSON.stringify([data.view_ids, data.section, data.params]);
   keepCarried(data);
   s.section = data.section;
@@ -268,12 +266,8 @@ function mountSection(component, data) {
     if (s.key && boxesAhead(data.follow)) return; // the box holds newer text, drawn by the page itself
   }
   if (s.key === key) return;
-  s.key = key;
-  viewsFor(component, data, () => s.key === key).then(views => {
-    if (s.key !== key) return;
-    if (!views) { s.key = undefined; el.textContent = LOST; return; }
-    el.innerHTML = Sections.sectionBody(views, data.section, data.params);
-  }).catch(err => { s.key = undefined; el.textContent = `This section could not be drawn: ${err.message}`; });
+  drawViews(component, data, el, s, key, views => { el.innerHTML = Sections.sectionBody(views, data.section, data.params); },
+            { fail: message => { el.textContent = `This section could not be drawn: ${message}`; } });
 }
 
 /* role "pair": PairView.page of A and B drawn by Report.show (compact: the app's keys stay Streamlit's); α is the
@@ -282,7 +276,7 @@ function mountSection(component, data) {
 
 function mountPair(component, data) {
   const { el, made } = ownElement(component.parentElement, "viz-pair");
-  const p = stateIn(el, () => ({ swap: null, key: undefined, drawn: null, loo: null }));
+  const p = stateIn(el, () => ({ swap: null, key: undefined, token: 0, drawn: null, loo: null }));
   p.swap = data.swap ? component.setTriggerValue : null;
   if (made) {
     el.addEventListener("click", (ev) => {
@@ -296,32 +290,19 @@ function mountPair(component, data) {
   // under load: the first rerun's, which carried the views, after the rerun that brought the rows)
   if (data.loo || p.key !== key) p.loo = data.loo;
   if (p.key === key) {
-    if (p.drawn === key) fillPairLoo(el, p);
+    if (p.drawn === key && p.loo) Report.fillLeaveOneOut(el, p.loo, key);
     return;
   }
-  p.key = key;
   p.drawn = null;
-  viewsFor(component, data, () => p.key === key).then(views => {
-    if (p.key !== key) return null; // a newer pair came first
-    if (!views) throw new Error("its trace views did not reach the page; rerun the app (R)");
+  drawViews(component, data, el, p, key, (views, wanted) => {
     const page = PairView.page(views[0], views[1], { theme: data.theme, alphaControl: false, swap: !!data.swap });
     page.data.compact = true;
     return Report.show(el, page, { hash: false, provenance: data.provenance || null }).then(() => {
-      if (p.key !== key) return;
+      if (!wanted()) return; // a newer pair came first
       p.drawn = key;
-      fillPairLoo(el, p);
+      if (p.loo) Report.fillLeaveOneOut(el, p.loo, key);
     });
-  }).catch(err => {
-    p.key = undefined;
-    Report.showError(el, err);
-  });
-}
-
-function fillPairLoo(el, p) {
-  if (!p.loo) return;
-  PairView.fillLeaveOneOut(el, "a", p.loo.a);
-  PairView.fillLeaveOneOut(el, "b", p.loo.b);
-  el.dataset.loo = p.key;
+  }, { fail: message => Report.showError(el, message) });
 }
 
 /* role "typing": the sentence box drives the model in the page (the explorer folder's site.js,
@@ -349,15 +330,16 @@ function startModel(data) {
 
 /* The sentence box holds other text than `shown` ({text, hypothesis}: what a server figure was drawn for). */
 function boxesAhead(shown) {
-  const boxes = sentenceBoxes();
-  return Boolean(TYPING.typed && ((boxes.text && boxes.text.value !== shown.text) ||
-                                  (boxes.hypothesis && boxes.hypothesis.value !== shown.hypothesis)));
+  const boxes = boxText(null);
+  return Boolean(TYPING.typed && ((boxes.text !== null && boxes.text !== shown.text) ||
+                                  (boxes.hypothesis !== null && boxes.hypothesis !== shown.hypothesis)));
 }
 
-/** @returns {{text: HTMLTextAreaElement | null, hypothesis: HTMLInputElement | null}} */
-function sentenceBoxes() {
-  return { text: document.querySelector(".st-key-sentence textarea"),
-           hypothesis: document.querySelector(".st-key-hypothesis input") };
+/* What the sentence boxes hold now: {text, hypothesis}, `none` for a box the page lacks. */
+function boxText(none = "") {
+  const text = /** @type {HTMLTextAreaElement | null} */ (document.querySelector(".st-key-sentence textarea"));
+  const hypothesis = /** @type {HTMLInputElement | null} */ (document.querySelector(".st-key-hypothesis input"));
+  return { text: text ? text.value : none, hypothesis: hypothesis ? hypothesis.value : none };
 }
 
 /* One model run at a time: the newest text waits, older waiting texts are dropped. */
@@ -409,13 +391,11 @@ function drawTyped(tv, input) {
   // words the page's model reads as <unk> (it holds only the export's GloVe words): the server's rerun may redraw
   const unknown = [tv.premise, tv.hypothesis].filter(Boolean)
     .flatMap(sv => Array.from(sv.tokens).filter((_, i) => sv.status[i] === "unknown"));
-  if (TYPING.line) {
-    TYPING.line.textContent = unknown.length
-      ? `The maps follow typing: the model runs in this page, which reads ${[...new Set(unknown)].slice(0, 3)
-        .map(w => `"${w}"`).join(", ")}${unknown.length > 3 ? " …" : ""} as unknown; the server's model may know ` +
-        "it and redraws once typing rests. Enter submits."
-      : TYPING_LINE;
-  }
+  TYPING.line.textContent = unknown.length // a run starts from a key in the typing element's page (onTyped)
+    ? `The maps follow typing: the model runs in this page, which reads ${[...new Set(unknown)].slice(0, 3)
+      .map(w => `"${w}"`).join(", ")}${unknown.length > 3 ? " …" : ""} as unknown; the server's model may know ` +
+      "it and redraws once typing rests. Enter submits."
+    : TYPING_LINE;
   for (const el of TYPING.follow) {
     if (!el.isConnected) { TYPING.follow.delete(el); continue; }
     const s = stateOf(el), typed = typedFigure(el, tv, input);
@@ -425,30 +405,20 @@ function drawTyped(tv, input) {
     // the group's payload is the server's sentence: the chart leaves it until the rerun brings this one's
     s.live = null;
     s.shown = null;
-    paint(el, s, typed.spec, s.follow);
+    drawIn(el, typed.spec, looks(s.follow));
   }
   for (const el of TYPING.sections) {
     if (!el.isConnected) { TYPING.sections.delete(el); continue; }
     const s = STATES.get(el);
     el.innerHTML = Sections.sectionBody([tv], s.section, s.params);
   }
-  typedShown(input);
-}
-
-/* The frame that shows the typed maps of `input` (tests and bench app read TYPING.shown and the event). */
-function typedShown(input) {
+  // the frame that shows the typed maps of `input` (tests and bench app read TYPING.shown and the event)
   requestAnimationFrame(() => {
     TYPING.shown = { stamp: input.stamp, t: performance.now(), input: input.t };
     window.dispatchEvent(new CustomEvent("disan-typed-shown", { detail: TYPING.shown }));
     // after this frame is painted
     if (same(TYPING.typed, TYPING.submit)) setTimeout(submitNow, 0);
   });
-}
-
-/* What the sentence boxes hold now: {text, hypothesis}. */
-function boxText() {
-  const boxes = sentenceBoxes();
-  return { text: boxes.text ? boxes.text.value : "", hypothesis: boxes.hypothesis ? boxes.hypothesis.value : "" };
 }
 
 /* The typing element is on this page (a view without it leaves the box's keys to Streamlit). */
@@ -534,25 +504,26 @@ function mountTyping(component, data) {
   listenToBoxes();
 }
 
-function shownValue(data, value) {
-  return data.param === "alpha" ? Recompute.formatValue(value) : String(value);
-}
-
 /* The control's box → {data, send, timer, server, sent}. */
 const controlOf = box => stateIn(box, () => ({ data: null, send: null, timer: 0, server: undefined, sent: undefined }));
 
+/* The control's value (returned): shown in its <output> and set in its group. */
+function showValue(box, data) {
+  const value = Number(box.querySelector("input").value);
+  box.querySelector("output").textContent = data.param === "alpha" ? Recompute.formatValue(value) : String(value);
+  group(data.group).values[data.param] = value;
+  return value;
+}
+
 function mountControl(component, data) {
-  const { el: box, made } = ownElement(component.parentElement, "viz-live");
+  const { el: box, made } = ownElement(component.parentElement, "viz-live"), c = controlOf(box);
   if (made) {
     box.innerHTML = '<label><span class="viz-live-label"></span> <output></output></label>' +
       '<input type="range"><div class="viz-live-help"></div>';
-    const input = box.querySelector("input"), c = controlOf(box);
-    input.addEventListener("input", () => {
-      const g = group(c.data.group), value = Number(input.value);
-      g.values[c.data.param] = value;
-      box.querySelector("output").textContent = shownValue(c.data, value);
+    box.querySelector("input").addEventListener("input", () => {
+      const value = showValue(box, c.data);
       window.__disanLiveInput = { group: c.data.group, value: value, t: performance.now() };
-      scheduleRedraw(g);
+      scheduleRedraw(group(c.data.group));
       clearTimeout(c.timer);
       c.timer = setTimeout(() => {
         if (value === c.server) return;
@@ -561,7 +532,7 @@ function mountControl(component, data) {
       }, c.data.send_after_ms);
     });
   }
-  const input = box.querySelector("input"), c = controlOf(box);
+  const input = box.querySelector("input");
   c.data = data;
   c.send = component.setStateValue;
   const id = `viz-live-${data.group}`;
@@ -576,12 +547,9 @@ function mountControl(component, data) {
     c.server = data.value;
     if (data.value !== c.sent) input.value = data.value;
   }
-  box.querySelector("output").textContent = shownValue(data, Number(input.value));
-  const g = group(data.group), value = Number(input.value);
-  const changed = !g.live || g.live.id !== data.payload.id || g.values[data.param] !== value;
-  if (!g.live || g.live.id !== data.payload.id) g.live = Recompute.prepare(data.payload);
-  g.values = Object.assign({}, data.values, { [data.param]: value });
-  if (changed) scheduleRedraw(g);
+  const g = group(data.group), fresh = !g.live || g.live.id !== data.payload.id, before = g.values[data.param];
+  if (fresh) g.live = Recompute.prepare(data.payload);
+  if (showValue(box, data) !== before || fresh) scheduleRedraw(g);
 }
 
 /* The fields chart.py sent as JSON text (data.json names them): nested objects made Streamlit import pandas. */

@@ -6,7 +6,6 @@
  *   fig.update(nextSpec);          // same panel kinds and names: each component's update(view); else rebuilt
  *   fig.setTheme("presentation");  // talk mode: every panel's theme, without a new spec
  *   await fig.exportAs("svg", "forward");  // png | svg | json | csv of one panel (default: the first); html: all
- *   fig.destroy();
  *   drawIn(element, spec, {provenance, theme})  // the hosts' way: the host kept in `element`, updated; hostIn(element)
  *
  * A spec is plain data (typed arrays allowed), as figure_spec.js writes it. No plotting library is involved. */
@@ -174,7 +173,6 @@ export function mountFigure(element, spec, options = {}) {
     get spec() { return current; },
     get theme() { return opts.theme; },
     get panels() { return panels.map((p) => ({ kind: p.kind, name: p.name, component: p.component })); },
-    destroy() { root.remove(); panels = []; current = null; },
   };
 }
 

@@ -2,21 +2,16 @@
  * window.__vizPlotly (the preloader's bundle and the chart bundle are two), by the preloader of the first script
  * run and by every chart (chart.js).
  *
- * A <script src> first (load_script.js: compiled off the main thread, where text put into a <script> element is
+ * A <script src> (load_script.js: compiled off the main thread, where text put into a <script> element is
  * compiled on it, about 0.6 s of a cold open on the 2-core benchmark machine: issue 19). Streamlit serves
- * app/static/*.js as application/javascript; where a server sends another type (nosniff refuses it), the text is
- * fetched and inlined instead. Where static serving is off, chart.py's inline component defines window.Plotly
- * before this runs. */
+ * app/static/*.js as JavaScript, as the chart bundle it serves there too needs (chart.py). Where static serving is
+ * off, chart.py's inline component defines window.Plotly before this runs. */
 import { loadScript } from "./load_script.js";
 
 export function plotlyReady(url) {
   if (!window.__vizPlotly && window.Plotly) window.__vizPlotly = Promise.resolve(window.Plotly); // inlined (chart.py)
   if (!window.__vizPlotly) {
-    window.__vizPlotly = loadScript(url).then(() => window.Plotly || Promise.reject(new Error(`${url}: no Plotly`)))
-      .catch(() => fetch(url)
-        .then(r => { if (!r.ok) throw new Error(`${url}: HTTP ${r.status}`); return r.text(); })
-        .then(src => { const s = document.createElement("script"); s.textContent = src;
-                       document.head.appendChild(s); return window.Plotly; }));
+    window.__vizPlotly = loadScript(url).then(() => window.Plotly || Promise.reject(new Error(`${url}: no Plotly`)));
   }
   return window.__vizPlotly;
 }

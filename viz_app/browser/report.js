@@ -58,13 +58,12 @@ function enqueue(v, job) {
   return v.busy;
 }
 
+/* The page's `key` controls (alpha | feature) show the value v's figures are drawn at (feature k at most their max). */
 function syncInputs(v, key) {
   for (const input of v.inputs) {
-    if (input.dataset.control !== key) continue;
-    const value = key === "alpha" ? v.values.alpha : v.values.feature;
-    if (value === null || value === undefined) continue;
-    if (key === "feature" && value > +input.max) v.values.feature = +input.max;
-    input.value = String(key === "alpha" ? value : v.values.feature);
+    if (input.dataset.control !== key || v.values[key] === null || v.values[key] === undefined) continue;
+    if (key === "feature") v.values.feature = Math.min(v.values.feature, +input.max);
+    input.value = String(v.values[key]);
     input.nextElementSibling.textContent = input.value;
   }
 }
@@ -99,7 +98,7 @@ function coveredTop(doc) {
  * what the observer recorded (watch: v.seen): measuring forces a layout of the page the key just changed, in the
  * key's task (item 6 of issue 54: no main-thread task over 50 ms while typing). */
 function seenIn(v, typing) {
-  if (typing && v.seer) return el => v.seen.has(el);
+  if (typing) return el => v.seen.has(el);
   const top = coveredTop(v.doc), bottom = v.doc.defaultView.innerHeight;
   return el => { const r = el.getBoundingClientRect(); return r.bottom > top && r.top < bottom; };
 }
@@ -121,15 +120,14 @@ function drawAll(v, typing) {
 }
 
 /* The stale figures, one per task, unless a newer page or a key comes. Resolves true when all are drawn. */
-function drawRest(v, generation) {
-  return v.plots.reduce((done, el) => done.then(complete => {
-    if (!complete || !el.classList.contains("stale")) return complete;
-    return nextTask().then(() => {
-      if (v.generation !== generation || v.next || v.held) return false;
-      if (el.isConnected && el.classList.contains("stale")) drawOne(v, el);
-      return true;
-    });
-  }), Promise.resolve(true));
+async function drawRest(v, generation) {
+  for (const el of v.plots) {
+    if (!el.classList.contains("stale")) continue;
+    await nextTask();
+    if (v.generation !== generation || v.next || v.held) return false;
+    if (el.isConnected && el.classList.contains("stale")) drawOne(v, el);
+  }
+  return true;
 }
 
 /* Typing rested: the figures left stale are drawn, one per task (drawRest). */
@@ -158,7 +156,6 @@ function watcher(v, margin, seen) {
  * header's height, measured again when a new header comes or its size changes (a ResizeObserver, after layout). */
 function watch(v) {
   const win = v.doc.defaultView, header = v.doc.querySelector("header");
-  if (!win.IntersectionObserver) return;
   v.observer = v.observer || watcher(v, "50% 0px");
   const see = () => { // v.seen stays until the new observer's first entries (one per figure) replace it
     if (v.seer) v.seer.disconnect();
@@ -169,7 +166,7 @@ function watch(v) {
     v.header = header;
     if (v.resized) v.resized.disconnect();
     see();
-    if (header && win.ResizeObserver) (v.resized = new win.ResizeObserver(see)).observe(header);
+    if (header) (v.resized = new win.ResizeObserver(see)).observe(header);
   }
   for (const el of v.plots) {
     v.observer.observe(el);
@@ -441,13 +438,16 @@ function boot(doc) {
         ? PairView.page(tv, decode(data.pair.view, bytesB), { alphaControl: false, swap: false })
         : Sections.page(tv, { compact: data.compact, only: data.only, params: data.params });
       doc.title = page.title;
-      return show(root, page, { header: doc.getElementById("report-header"), provenance: data.provenance }).then(() => {
-        if (!data.pair) return;
-        PairView.fillLeaveOneOut(root, "a", data.pair.loo.a);
-        PairView.fillLeaveOneOut(root, "b", data.pair.loo.b);
-        root.dataset.loo = "1";
-      });
+      return show(root, page, { header: doc.getElementById("report-header"), provenance: data.provenance })
+        .then(() => data.pair && fillLeaveOneOut(root, data.pair.loo, "1"));
     }).catch(fail);
 }
 
-export { boot, show, preview, hold, values, showError, setTalk, figureHost };
+/* A minimal pair's leave-one-out rows under A's and B's tokens (pair_view.js); root.dataset.loo = `mark`. */
+function fillLeaveOneOut(root, loo, mark) {
+  PairView.fillLeaveOneOut(root, "a", loo.a);
+  PairView.fillLeaveOneOut(root, "b", loo.b);
+  root.dataset.loo = mark;
+}
+
+export { boot, show, preview, hold, values, showError, setTalk, figureHost, fillLeaveOneOut };
