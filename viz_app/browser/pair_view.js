@@ -130,15 +130,11 @@ function compareFigure(m, labels, ops, o) {
 function headRows(sa, sb, dir, ops, labels, o) {
   var H = sa[dir].H, TA = sa.tokens.length, TB = sb.tokens.length, th = Figures.theme(o.theme), shared = {};
   lazy(shared, "c", function () {
-    var maps = [], ab = [], bound = 1e-9;
+    var maps = [];
     for (var h = 0; h < H; h++) maps.push(alignedMaps(sa[dir].heads, TA, sb[dir].heads, TB, ops, h * TA * TA, h * TB * TB));
-    maps.forEach(function (m) {
-      ab.push(m.a, m.b);
-      m.diff.forEach(function (r) { r.forEach(function (v) { if (v !== null && Math.abs(v) > bound) bound = Math.abs(v); }); });
-    });
-    var lim = Figures.limits(ab, null, null);
+    var lim = Figures.limits(maps.flatMap(function (m) { return [m.a, m.b]; }), null, null);
     // no head changed: the difference gets the A/B scale's width, not 1e-9 (labelled "−1n…1n")
-    return { maps: maps, lim: lim, bound: bound > 1e-9 ? bound : lim[1] - lim[0] };
+    return { maps: maps, lim: lim, bound: Figures.diffBound(maps.flatMap(function (m) { return m.diff; }), lim) };
   });
   var NAMES = { a: "A", b: "B", diff: "B − A" };
   return function (which) {
@@ -146,8 +142,7 @@ function headRows(sa, sb, dir, ops, labels, o) {
     var titles = c.maps.map(function (m, h) { return name + ", head " + (h + 1); });
     var fig = Figures.heatmapGrid(c.maps.map(function (m) { return m[which]; }), titles, labels, {
       title: o.title + ", " + name, theme: th, cols: H, zmin: diff ? -c.bound : c.lim[0], zmax: diff ? c.bound : c.lim[1],
-      valueName: diff ? "B − A" : "P", names: titles.map(function (t, h) { return "head-" + (h + 1); }) });
-    if (diff) fig.panels.forEach(function (p) { p.view.scale = "diverging"; });
+      valueName: diff ? "B − A" : "P", names: titles.map(function (t, h) { return "head-" + (h + 1); }), diverging: diff });
     return outlineEdits(fig, ops);
   };
 }
