@@ -82,7 +82,7 @@ def test_head_mean_block_mean_and_masks_match_python(page, traces):
 def test_feature_slice_matches_the_trace(page, traces, k):
     """DiSAN's P[:, :, k] from Shen Eq. 15's keys, queries and c alone (what the feature-k control redraws)."""
     _, disan = traces
-    got = _js(page, "const b = arg.b; return Array.from(R.disanFeature(b.keys, b.queries, b.T, b.allowed, b.c, arg.k));",
+    got = _js(page, "const b = arg.b; return Array.from(R.disanProbs(b.keys, b.queries, b.T, b.allowed, b.c, arg.k));",
               {"b": _block(trace_view_json(disan), "fw"), "k": k})
     ref = disan.premise.encoder.fw.probs[0, :, :, k].numpy()
     got = np.array(got).reshape(ref.shape)

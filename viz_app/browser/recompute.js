@@ -95,21 +95,13 @@ function disanMean(keys, queries, T, allowed, c) {
   return Float32Array.from(sums);
 }
 
-/* DiSAN's per-feature P: Float32Array T·T·D, [(j·T + i)·D + k], masked cells exactly 0. */
-function disanProbs(keys, queries, T, allowed, c) {
-  var D = keys.length / T, out = new Float32Array(T * T * D);
+/* DiSAN's per-feature P: Float32Array T·T·D, [(j·T + i)·D + k], masked cells exactly 0; with `only` (feature k) its
+ * P[:, :, k] alone (T·T, [j·T + i]) for T² terms instead of T²·D. */
+function disanProbs(keys, queries, T, allowed, c, only) {
+  var D = only === undefined ? keys.length / T : 1, out = new Float32Array(T * T * D);
   eachSoftmax(keys, queries, T, allowed, c, function (j, k, kept, n, w, sum) {
-    for (var m = 0; m < n; m++) out[(j * T + kept[m]) * D + k] = w[m] / sum;
-  });
-  return out;
-}
-
-/* DiSAN's P of feature k alone (T·T, [j·T + i]): a slice of disanProbs for T² terms instead of T²·D. */
-function disanFeature(keys, queries, T, allowed, c, k) {
-  var out = new Float32Array(T * T);
-  eachSoftmax(keys, queries, T, allowed, c, function (j, kk, kept, n, w, sum) {
-    for (var m = 0; m < n; m++) out[j * T + kept[m]] = w[m] / sum;
-  }, k);
+    for (var m = 0; m < n; m++) out[(j * T + kept[m]) * D + (D === 1 ? 0 : k)] = w[m] / sum;
+  }, only);
   return out;
 }
 
@@ -216,5 +208,5 @@ function render(live, binding, spec, values) {
   return spec;
 }
 
-export { distanceProbs, headMean, headsAt, disanProbs, disanFeature, hasParts, perFeature, featureMax, directionAllowed,
+export { distanceProbs, headMean, headsAt, disanProbs, hasParts, perFeature, featureMax, directionAllowed,
   remask, maskPanel, formatValue, prepare, render };

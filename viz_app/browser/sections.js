@@ -242,7 +242,7 @@ function perFeature(sent, direction, what) {
 function featureSlice(sent, direction, k) {
   var b = sent[direction], T = sent.tokens.length;
   need(Recompute.hasParts(b), direction + ": DiSAN's keys, queries and c are needed for one feature k (Shen Eq. 15)");
-  return matrix(Recompute.disanFeature(b.keys, b.queries, T, b.allowed, b.c, k), T, T);
+  return matrix(Recompute.disanProbs(b.keys, b.queries, T, b.allowed, b.c, k), T, T);
 }
 
 /* Shen Eqs. 12–13: one token's 2·d_h source2token probabilities; "length" scales them by T (1 = uniform). */
