@@ -479,11 +479,8 @@ function page(tv, opts) {
   var sections = o.compact ? compactSections(tv) : reportSections(tv);
   if (o.only && Object.prototype.hasOwnProperty.call(BUILDERS, o.only)) {
     // One `define`d figure at o.params (the app's per-figure HTML download), with the control it follows.
-    var built = draw([tv], o.only, o.params, "normal"), side = (o.params && o.params.side) || "premise";
-    var follows = built.binding && built.binding.follows;
-    var one = figure(o.only, function (values) { return values ? built.binding.redraw(values) : built.figure; }, "", "", side,
-                     { follows: follows });
-    sections = [section(o.only, "", "", [one], follows || null)];
+    var one = draw([tv], o.only, o.params, "normal");
+    sections = [section(o.only, "", "", [one], one.binding && one.binding.follows)];
   } else if (o.only) {
     // One figure of the page (the app's per-figure HTML download), in its section, with the section's control.
     sections = sections.map(function (s) {
@@ -521,19 +518,15 @@ function sectionBody(views, id, params) {
   return tokensHtml(sentOf(tv, p.side)) + predictionLine(tv) + legendHtml();
 }
 
-/* The figure `id` of `views` with `params`: a `define`d figure (built afresh), else a figure of the first
- * view's page (`figureById`). Returns {figure, binding}. */
+/* The figure `id` of `views` with `params` ({id, figure, binding, side, …}: sections' `figure`): a `define`d figure
+ * (built afresh; its spec named `id`: data-figure="figure:<id>"), else a figure of the first view's page
+ * (`figureById`). */
 function draw(views, id, params, themeName) {
-  if (!Object.prototype.hasOwnProperty.call(BUILDERS, id)) {
-    var f = figureById(views[0], id, themeName);
-    return { figure: f.figure, binding: f.binding };
-  }
+  if (!Object.prototype.hasOwnProperty.call(BUILDERS, id)) return figureById(views[0], id, themeName);
   views.forEach(function (tv) { checkView(tv, { anyLength: true }); });
   var p = params || {}, theme = Figures.theme(themeName || "normal"), built = BUILDERS[id](views, p, theme);
-  built.figure.name = id;  // data-figure="figure:<id>"
-  return { figure: built.figure, binding: built.follows ? { follows: built.follows, redraw: function (values) {
-    return BUILDERS[id](views, p, theme, values).figure;
-  } } : null };
+  return figure(id, function (values) { return values ? BUILDERS[id](views, p, theme, values).figure : built.figure; }, "", "",
+                p.side, { follows: built.follows });
 }
 
 /* The figures of `sections` by id. */
