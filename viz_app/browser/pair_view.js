@@ -158,22 +158,12 @@ function figure(id, build, paper, caption, scope) {
   return sectionFigure(id, build, paper, caption, "premise", { scope: scope });
 }
 
-/* What the figures of one sentence side draw: its tokens and every array a figure reads (sameSpec compares them,
- * NaN equal to NaN). */
-function drawn(s) {
-  var block = function (b) { return [b.D, b.H, b.attention, b.heads, b.gate]; };
-  return s && [s.tokens, s.D2, s.s2t, s.maxpool_share, block(s.fw), block(s.bw)];
-}
-
-/* What the prediction figure draws: the score and each label with its probability. */
-function predictionList(tv) {
-  return Figures.pairs(tv.prediction).reduce(function (out, p) { return out.concat([p[0], Number(p[1])]); }, [tv.relatedness]);
-}
-
-/* Whether the figures of `scope` are drawn from the same numbers on both pages (inputs: {tvA, tvB, theme}). */
+/* Whether the figures of `scope` (a sentence side or "prediction") are drawn from the same numbers on both pages
+ * (inputs: {tvA, tvB, theme}): the same pass and, in A and in B, the same fields of that side or the same
+ * prediction (sameSpec: typed arrays cell by cell, NaN equal to NaN). */
 function sameScope(now, before, scope) {
   var pass = function (i) { return [i.theme, i.tvA.model, i.tvA.arch, i.tvA.alpha, String(i.tvA.masks), !i.tvA.hypothesis]; };
-  var numbers = function (tv) { return scope === "prediction" ? predictionList(tv) : drawn(tv[scope]); };
+  var numbers = function (tv) { return scope === "prediction" ? [tv.prediction, tv.relatedness] : tv[scope]; };
   return sameSpec([pass(now), numbers(now.tvA), numbers(now.tvB)], [pass(before), numbers(before.tvA), numbers(before.tvB)]);
 }
 
