@@ -17,7 +17,8 @@
 import * as Figures from "./figures.js";
 import * as Pair from "./pair.js";
 import { sameSpec } from "./figure_spec.js";
-import { alphaSlider, checkView, figure as sectionFigure, lazy, navLines, pageData, rowMeans, section, sectionHtml } from "./sections.js";
+import { GATES, alphaSlider, checkView, figure as sectionFigure, lazy, navLines, pageData, section, sectionHtml,
+  tokenSeries } from "./sections.js";
 import { argmax } from "./util.js";
 
 var MARKS = { keep: "", replace: "→", insert: "+", delete: "−" };
@@ -147,9 +148,13 @@ function headRows(sa, sb, dir, ops, labels, o) {
   };
 }
 
-/* Per-token series of A and B side by side per aligned step (bars; none where a side has no token). */
-function barsFigure(series, labels, o) {
-  var list = series.flatMap(function (s) { return [["A: " + s[0], s[1].a], ["B: " + s[0], s[1].b]]; });
+/* Per-token series [[name, field, dir], …] of A and B (sections.js tokenSeries, as a sentence's own bar figures read
+ * them) side by side per aligned step (bars; none where a side has no token). */
+function barsFigure(sa, sb, ops, series, labels, o) {
+  var list = series.flatMap(function (x) {
+    var m = alignedSeries(tokenSeries(sa, x[1], x[2]), tokenSeries(sb, x[1], x[2]), ops);
+    return [["A: " + x[0], m.a], ["B: " + x[0], m.b]];
+  });
   return Figures.barChart(list, labels, { title: o.title, yTitle: o.yTitle, theme: o.theme, yRange: o.yRange || null });
 }
 
@@ -281,19 +286,14 @@ function mapSections(tvA, tvB, aligned, theme, control) {
       }
     });
     gates.push(figure("pair-gate-" + side, function () {
-      var fw = alignedSeries(rowMeans(sa.fw.gate, TA, sa.fw.D), rowMeans(sb.fw.gate, TB, sb.fw.D), ops);
-      var bw = alignedSeries(rowMeans(sa.bw.gate, TA, sa.bw.D), rowMeans(sb.bw.gate, TB, sb.bw.D), ops);
-      return barsFigure([["forward gate", fw], ["backward gate", bw]], labels,
-                        { title: "Fusion gate per aligned token, mean over features" + at + suffix, yTitle: "mean F",
-                          theme: theme, yRange: [0, 1] });
+      return barsFigure(sa, sb, ops, GATES, labels, { title: "Fusion gate per aligned token, mean over features" + at + suffix,
+                                                      yTitle: "mean F", theme: theme, yRange: [0, 1] });
     }, dsa ? "Im Fig. 9 (Eq. 12), A and B" : "Shen Fig. 7 (Eq. 19), A and B",
       "The gate of A's token and of B's, side by side at each aligned step (one bar where a token was inserted or deleted).",
       side));
     pool.push(figure((dsa ? "pair-pool-" : "pair-s2t-") + side, function () {
-      var s2t = alignedSeries(rowMeans(sa.s2t, TA, sa.D2), rowMeans(sb.s2t, TB, sb.D2), ops);
-      var series = [[dsa ? "attention pooling (mean over features)" : "source2token weight", s2t]];
-      if (dsa) series.push(["max-pooling share", alignedSeries(sa.maxpool_share, sb.maxpool_share, ops)]);
-      return barsFigure(series, labels, { title: (dsa ? "Pooling weight and max-pooling share" :
+      return barsFigure(sa, sb, ops, dsa ? [["attention pooling (mean over features)", "s2t"], ["max-pooling share", "maxpool_share"]]
+        : [["source2token weight", "s2t"]], labels, { title: (dsa ? "Pooling weight and max-pooling share" :
         "Source2token weight per aligned token") + at + suffix, yTitle: dsa ? "weight / share" : "mean P", theme: theme });
     }, dsa ? "Im Fig. 11 (Eqs. 14–16), A and B" : "Shen Fig. 8, mean over features, A and B",
       "How much each token of A and of B weighs in its sentence encoding, side by side per aligned step.", side));

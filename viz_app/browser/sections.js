@@ -251,9 +251,9 @@ function s2tVector(sent, token, scale) {
   return scale === "length" ? v.map(function (x) { return x * sent.tokens.length; }) : v;
 }
 
-/* Shen Fig. 8 for one word: its 2·d_h source2token probabilities on a grid. */
-function s2tWordFigure(sent, token, theme, title) {
-  return Figures.vectorGrids([s2tVector(sent, token)], ["#" + token + " '" + sent.tokens[token] + "' (" + sent.D2 + " features)"],
+/* Shen Fig. 8 for one word: its 2·d_h source2token probabilities on a grid (`scale` as s2tVector). */
+function s2tWordFigure(sent, token, theme, title, scale) {
+  return Figures.vectorGrids([s2tVector(sent, token, scale)], ["#" + token + " '" + sent.tokens[token] + "' (" + sent.D2 + " features)"],
                          { title: title || "", theme: theme, valueName: "P" });
 }
 
@@ -577,5 +577,5 @@ function mapFigure(tv, id) {
 export { mapFigure, page, figureById, draw, sectionBody, define, reportSections, compactSections,
   overview, disanSections, dsaSections, s2tWordFigure, wordFrames, tokensHtml, legendHtml, pageData, escape, checkView,
   // what view_figures.js and pair_view.js build their figures with
-  need, checkArray, matrix, rowMeans, sentOf, s2tVector, tokenBars, capitalize, featureSlice, perFeature, pair, attentionAt,
+  GATES, need, checkArray, matrix, sentOf, s2tVector, tokenSeries, tokenBars, capitalize, featureSlice, perFeature, pair, attentionAt,
   attentionPair, blockTitles, headsFigure, lazy, section, figure, sectionHtml, alphaSlider, navLines };

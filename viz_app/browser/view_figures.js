@@ -5,8 +5,8 @@
  * show_page_figure → chart.js → Sections.draw); a one-figure report holds one (the HTML download). */
 import * as Figures from "./figures.js";
 import * as Recompute from "./recompute.js";
-import { define, need, checkArray, matrix, sentOf, s2tVector, tokenBars, capitalize, featureSlice, perFeature, pair, attentionAt,
-  attentionPair, blockTitles, headsFigure } from "./sections.js";
+import { define, need, checkArray, matrix, sentOf, s2tVector, s2tWordFigure, tokenBars, capitalize, featureSlice, perFeature,
+  pair, attentionAt, attentionPair, blockTitles, headsFigure } from "./sections.js";
 
 function needIndex(value, T, what) {
   need(Number.isInteger(value) && value >= 0 && value < T, what + " should be a token index below " + T +
@@ -82,9 +82,7 @@ define("disan-row", function (views, p, theme, values) {
 define("s2t-word", function (views, p, theme) {
   var sent = sentOf(views[0], p.side);
   needIndex(p.token, sent.tokens.length, "token");
-  return { figure: Figures.vectorGrids([s2tVector(sent, p.token, p.scale)],
-    ["'" + sent.tokens[p.token] + "' (" + sent.D2 + " features)"],
-    { title: "Feature-wise source2token score vector", theme: theme, valueName: "P" }) };
+  return { figure: s2tWordFigure(sent, p.token, theme, "Feature-wise source2token score vector", p.scale) };
 });
 
 /* Shen Fig. 8's comparison: the same word in two sentences (views[0] and views[1], premises) and A − B.
