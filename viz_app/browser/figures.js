@@ -103,12 +103,6 @@ function pairs(mapping) {
   return Array.isArray(mapping) ? mapping : Object.keys(mapping).map(function (k) { return [k, mapping[k]]; });
 }
 
-/* A heatmap panel of z on the colour domain lim ([zmin, zmax]); `more`: the rest of its createHeatmap view. */
-function mapPanel(name, z, rowTokens, colTokens, lim, th, more) {
-  return heatmapPanel(name, Object.assign({ z: z, rowTokens: Array.from(rowTokens), colTokens: Array.from(colTokens),
-                                            zmin: lim[0], zmax: lim[1], theme: th.name }, more));
-}
-
 /* A boolean matrix when any cell is true, else null (no masked cells to draw). */
 function anyMasked(mask) {
   return mask && mask.some(function (row) { return Array.from(row).some(Boolean); }) ? mask : null;
@@ -129,13 +123,14 @@ function heatmapGrid(mats, titles, rowTokens, opts) {
   var height = o.height !== undefined ? o.height : Math.trunc(cols > 2 ? Math.min(760, Math.max(260, 90 + th.cell_height * T * 0.6))
                                                                        : Math.min(720, Math.max(220, 50 + th.cell_height * T)));
   var panels = mats.map(function (mat, k) {
-    var diff = k === diffAt, more = { title: titles[k] === undefined ? "" : String(titles[k]),
-      valueName: diff ? "Δ" + valueName : valueName, scale: diff || o.diverging ? "diverging" : "sequential",
-      masked: anyMasked(o.masked && o.masked[k]), colourbar: diff || k === diffAt - 1 };
-    if (height !== null) more.height = height;
-    if (o.xLabel !== undefined) Object.assign(more, { xLabel: o.xLabel, yLabel: o.yLabel });
-    return mapPanel(o.names ? o.names[k] : "panel-" + k, mat, rowTokens, colTokens,
-                    diff || o.diverging ? [-bound, bound] : lim, th, more);
+    var diff = k === diffAt, [zmin, zmax] = diff || o.diverging ? [-bound, bound] : lim;
+    var view = { z: mat, rowTokens: Array.from(rowTokens), colTokens: Array.from(colTokens), zmin: zmin, zmax: zmax,
+      theme: th.name, title: titles[k] === undefined ? "" : String(titles[k]), valueName: diff ? "Δ" + valueName : valueName,
+      scale: diff || o.diverging ? "diverging" : "sequential", masked: anyMasked(o.masked && o.masked[k]),
+      colourbar: diff || k === diffAt - 1 };
+    if (height !== null) view.height = height;
+    if (o.xLabel !== undefined) Object.assign(view, { xLabel: o.xLabel, yLabel: o.yLabel });
+    return heatmapPanel(o.names ? o.names[k] : "panel-" + k, view);
   });
   if (o.rowBars) {
     var last = mats[0].length - 1;  // the first panel's last row: under a forward mask the one that sees every token
