@@ -126,8 +126,7 @@ function lazy(obj, key, make) {
  * follows one) or is the spec. extra: {follows: "alpha" | "feature" (a live figure), word: true (the word control
  * swaps its vector), scope (pair_view.js: what its numbers come from)}. */
 function figure(id, build, paper, caption, side, extra) {
-  var o = extra || {}, out = { id: id, paper: paper, caption: caption, side: side || "premise", word: !!o.word,
-                               live: !!o.follows, scope: o.scope };
+  var o = extra || {}, out = { id: id, paper: paper, caption: caption, side: side || "premise", word: !!o.word, scope: o.scope };
   lazy(out, "figure", function () { return Object.assign(typeof build === "function" ? build() : build, { name: id }); });
   out.binding = o.follows ? { follows: o.follows, redraw: build } : null;
   return out;
@@ -403,9 +402,7 @@ function pageData(tv, sections, compact) {
   // on screen; the others when they come near the window or typing rests).
   figs.forEach(function (f) {
     lazy(data.figures, f.id, function () { return f.figure; });
-    if (f.live) {
-      lazy(data.live, f.id, function () { return { side: f.side, binding: f.binding }; });
-    }
+    if (f.binding) lazy(data.live, f.id, function () { return { side: f.side, binding: f.binding }; });
     if (f.word && !(f.side in data.words)) lazy(data.words, f.side, function () { return wordFrames(tv[f.side]); });
   });
   return data;
