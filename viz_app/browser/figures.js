@@ -70,11 +70,6 @@ function formatG(x) {
   return text.indexOf(".") >= 0 ? text.replace(/\.?0+$/, "") : text;
 }
 
-/* float(f"{x:.6g}"): x rounded to 6 significant digits. */
-function round6(x) {
-  return Number(x.toPrecision(6));
-}
-
 /* [lo, hi] over the finite values of `mats` (arrays of rows; the components' extent), zmin/zmax when given. */
 function limits(mats, zmin, zmax) {
   var lim = extent(mats.flat());
@@ -279,6 +274,6 @@ function maskPanels(panels, tokens, opts) {
   });
 }
 
-export { configure, ctx as context, constant, theme, htmlEscape, formatFixed, formatG, pairs, round6, limits, diffBound, blockMean,
+export { configure, ctx as context, constant, theme, htmlEscape, formatFixed, formatG, pairs, limits, diffBound, blockMean,
   heatmap, heatmapGrid, smallMultiples, barChart, predictionChart, vectorGrids, tokenFeatureHeatmap, compareHeatmaps,
   maskPanels };

@@ -382,8 +382,8 @@ function compactSections(tv, theme) {
 function wordFrames(sent, theme) {
   theme = Figures.theme(theme || "normal");
   return Array.from(sent.tokens, function (_, t) {
-    var view = s2tWordFigure(sent, t, theme).panels[0].view, round = function (v) { return v === v ? Figures.round6(v) : null; };
-    return { z: view.z.map(function (row) { return row.map(round); }), zmin: view.zmin, zmax: view.zmax, title: view.title };
+    var view = s2tWordFigure(sent, t, theme).panels[0].view;
+    return { z: view.z, zmin: view.zmin, zmax: view.zmax, title: view.title };
   });
 }
 
