@@ -38,11 +38,11 @@ function theme(nameOrTheme) {
   return t;
 }
 
-var HTML = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
+var HTML = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" };
 
-/* text.html_escape: & < > " only (for the page's own HTML). */
+/* Python's html.escape(text, quote=True): the one escaper of the page's own HTML. */
 function htmlEscape(text) {
-  return String(text).replace(/[&<>"]/g, function (ch) { return HTML[ch]; });
+  return String(text).replace(/[&<>"']/g, function (ch) { return HTML[ch]; });
 }
 
 /* f"{x:.{digits}f}": JS toFixed rounds exact ties up, Python to even; ties are exact only when 2·x·10^d

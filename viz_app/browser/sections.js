@@ -11,12 +11,7 @@ import * as Figures from "./figures.js";
 import * as Recompute from "./recompute.js";
 import { argmax } from "./util.js";
 
-var PY_HTML = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" };
-
-/* Python's html.escape(text, quote=True), which report.py uses for the page's own HTML. */
-function escape(text) {
-  return String(text).replace(/[&<>"']/g, function (ch) { return PY_HTML[ch]; });
-}
+var escape = Figures.htmlEscape;
 
 function capitalize(word) {
   return word.charAt(0).toUpperCase() + word.slice(1).toLowerCase();
