@@ -386,11 +386,10 @@ function wordFrames(sent, theme) {
  * is redrawn from its own trace view, recompute.js `render`). */
 function pageData(tv, sections, compact) {
   var figs = sections.flatMap(function (s) { return s.figures; });
-  var themes = Figures.context().themes, data = {
+  var data = {
     arch: tv.arch,
     alpha: tv.alpha === undefined ? null : tv.alpha,
     compact: !!compact,
-    fonts: { normal: themes.normal.font_size, talk: themes.presentation.font_size },
     figures: {}, live: {}, payloads: {}, words: {},
   };
   // Every entry is built when first read: a keystroke builds only what it draws (report.js reads the figures
@@ -461,7 +460,7 @@ function navLines(sections, keys) {
 }
 
 /* The report's page for a trace view: {title, header (<header>'s HTML), headerLines (its children's), body
- * (<main>'s inner HTML), parts (its sections' HTML), data (what Report.show draws: arch, alpha, compact, fonts,
+ * (<main>'s inner HTML), parts (its sections' HTML), data (what Report.show draws: arch, alpha, compact,
  * figures {id: spec}, live {id: {side, binding}}, payloads {}, words {side: frames}), sections}.
  * opts: {compact, only (one figure's id: that figure alone; a `define`d one at opts.params)}. Throws one sentence
  * when the trace view is incomplete or a sentence is longer than a report holds. */
