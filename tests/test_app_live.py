@@ -1,5 +1,6 @@
-"""Live sliders (viz_app.shell.chart.live_control): the views send the payload and bindings that let the page
-recompute α and feature maps itself, and keep the server path where the page cannot."""
+"""Live sliders (viz_app.shell.chart.live_control): the views send the payload (its id names the group's sentence)
+and the figures that follow a control, which the page redraws at its values from their own trace views, and keep
+the server path where the page cannot."""
 
 from __future__ import annotations
 
@@ -10,9 +11,14 @@ from viz_app.draw import live, settings
 
 
 def _live_of(at, key: str) -> dict | None:
-    """The chart's live group and payload id, with the binding the page draws it with (``page_built``)."""
+    """The chart's live group and payload id, with what its binding follows and the figure the page draws at the
+    control's value (``page_built``)."""
     c, built = next((c, b) for c, b in page_built(at) if c["id"].endswith(f"-chart_{key}"))
-    return None if c["live"] is None else {**c["live"], "binding": built["binding"]}
+    return None if c["live"] is None else {**c["live"], "binding": built["binding"], "figure": built["figure"]}
+
+
+def _views(figure: dict) -> list[dict]:
+    return [p["view"] for p in figure["panels"]]
 
 
 def test_distance_view_binds_every_map_to_the_alpha_payload():
@@ -28,12 +34,12 @@ def test_distance_view_binds_every_map_to_the_alpha_payload():
     for key in ("dsa_pair", "dsa_heads_fw", "dsa_heads_bw"):
         bound = _live_of(at, key)
         assert bound["group"] == "alpha" and bound["payload_id"] == payload["id"]
-    pair = _live_of(at, "dsa_pair")["binding"]
-    assert [p["z"] for p in pair["panels"]] == [{"op": "mean", "dir": "fw"}, {"op": "mean", "dir": "bw"}]
-    # binding.texts: dotted paths into the figure spec (its title, a panel's view.title) → templates
-    assert any(t.startswith("Head-averaged attention weights at α = {alpha}") for t in pair["texts"].values())
-    heads = _live_of(at, "dsa_heads_fw")["binding"]["panels"]
-    assert [p["z"]["head"] for p in heads] == list(range(len(heads))) and heads[0]["pool"] == settings.HEAD_CELLS
+        assert bound["binding"] == {"follows": "alpha"}  # redrawn by its figure function (JSON drops the function)
+    pair = _live_of(at, "dsa_pair")["figure"]
+    assert pair["title"].startswith("Head-averaged attention weights at α = 0.7")
+    assert [p["kind"] for p in pair["panels"]] == ["heatmap", "heatmap", "bars"]
+    heads = _live_of(at, "dsa_heads_fw")["figure"]
+    assert [v["title"] for v in _views(heads)] == [f"head {h + 1}" for h in range(len(heads["panels"]))]
 
 
 def test_final_alpha_from_the_page_redraws_on_the_server_and_goes_into_the_link():
@@ -41,18 +47,21 @@ def test_final_alpha_from_the_page_redraws_on_the_server_and_goes_into_the_link(
     release_live(at, "alpha", 3.0)
     assert_clean(at)
     assert at.query_params["alpha"] == "3" and live_controls(at)["alpha"]["value"] == pytest.approx(3.0)
-    binding = _live_of(at, "compare")["binding"]
-    assert binding["panels"][1]["z"] == {"op": "mean", "dir": "fw", "alpha": 0.0}  # B stays at α = 0
-    assert binding["scales"][1]["diverging"] and any("A: α = {alpha}" in t for t in binding["texts"].values())
+    bound = _live_of(at, "compare")
+    assert bound["binding"] == {"follows": "alpha"}
+    a, b, diff = _views(bound["figure"])  # A drawn at the control's α, B stays at α = 0
+    assert a["title"] == "A: α = 3" and "α = 3" not in b["title"] and diff["scale"] == "diverging"
 
 
 def test_masks_view_recomputes_the_distance_panels_only():
     at = run_app(view="masks", model="disan")
     assert_clean(at)
-    panels = _live_of(at, "masks")["binding"]["panels"]
-    fixed = [p["z"] for p in panels if p["z"].get("alpha") == 0.0]
-    moving = [p["z"] for p in panels if "alpha" not in p["z"]]
-    assert [z["dir"] for z in fixed] == ["diag", "fw", "bw"] and [z["dir"] for z in moving] == ["none", "fw", "bw"]
+    bound = _live_of(at, "masks")
+    alpha = live_controls(at)["alpha"]["value"]
+    assert bound["binding"] == {"follows": "alpha"}
+    titles = [v["title"] for v in _views(bound["figure"])]  # the direction masks fixed, the distance panels at α
+    assert titles[:3] == ["M_diag (Shen Eq. 16)", "M_fw (Shen Eq. 17, Im Fig. 3a)", "M_bw (Shen Eq. 18, Im Fig. 3b)"]
+    assert titles[3] == f"α·M_dis, α = {alpha:g} (Im Fig. 4)"
 
 
 def test_disan_feature_scrubber_sends_every_feature_once():
@@ -64,10 +73,11 @@ def test_disan_feature_scrubber_sends_every_feature_once():
     stored = live.decode(payload["blocks"]["fw"]["features"])
     allowed = live.decode(payload["blocks"]["fw"]["allowed"]).astype(bool)
     assert stored.shape == (300, int(allowed.sum()))
-    rows = _live_of(at, "disan_row")["binding"]["rows"]
-    assert [r["row"] for r in rows] == [1, 1]
-    pair = _live_of(at, "disan_pair")["binding"]
-    assert [p["panel"] for p in pair["panels"]] == [0, 1]  # the spec's forward and backward heatmap panels
+    for key in ("disan_row", "disan_pair"):  # drawn at the control's feature k
+        bound = _live_of(at, key)
+        assert bound["binding"] == {"follows": "feature"} and bound["payload_id"] == payload["id"]
+        assert {v["valueName"] for v in _views(bound["figure"])[:2]} == {"P[k=7]"}
+    assert _live_of(at, "disan_row")["figure"]["panels"][0]["view"]["title"] == "forward"
 
 
 def test_long_sentences_keep_the_server_feature_path():

@@ -1,5 +1,5 @@
-"""viz_app/draw/live.py: payloads for the in-browser recomputation, built from small seeded traces; and the bindings
-(sections.js) that tie a figure's panels to them."""
+"""viz_app/draw/live.py: the live controls' payloads, built from small seeded traces. (A live figure is redrawn
+from its own trace view by its figure function: tests/test_recompute_js.py.)"""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 
 from tests.conftest import make_tiny
-from tests.page_js import node_jobs
 from viz_app.draw import live
 
 
@@ -93,44 +92,3 @@ def test_payload_refuses_the_wrong_architecture(traces):
         live.distance_payload(disan.premise)
     with pytest.raises(ValueError, match="DiSAN"):
         live.feature_payload(dsa.premise)
-
-
-def test_bindings_find_panels_and_templates():
-    """sections.js's gridBinding on figures.js's grid specs: heatmap panel k bound to exprs[k] (a row-bars panel
-    skipped), one shared scale over the bound panels, the templated texts as dotted paths into the spec."""
-    eye = np.eye(3).tolist()
-    fig, masks = _built([
-        {"fn": "F.heatmapGrid", "args": [[eye, eye], ["A: α = 1.5", "B"], ["a", "b", "c"],
-                                         {"title": "at α = 1.5", "rowBars": True, "valueName": "P[k=2]"}]},
-        {"fn": "F.maskPanels", "args": [[["M", [[0.0, None], [0.0, 0.0]]], ["D", [[-1.0] * 2] * 2]], ["a", "b"]]},
-    ])
-    exprs = [{"op": "feature", "dir": "fw"}, {"op": "feature", "dir": "bw"}]
-    shown = {"α = 1.5": "α = {alpha}", "P[k=2]": "P[k={feature}]"}
-    bound, plain, mask_bound, wrong, scale = node_jobs([
-        {"fn": "S.gridBinding", "args": [fig, exprs, shown, {"pool": 4, "zmin": 0.0}]},
-        {"fn": "S.gridBinding", "args": [fig, exprs, {}]},
-        {"fn": "S.gridBinding", "args": [masks, exprs, {}]},
-        {"fn": "S.gridBinding", "args": [fig, exprs[:1], {}]},
-        {"fn": "S.sharedScale", "args": [[0, 2]]},
-    ])
-    assert [p["kind"] for p in fig["panels"]] == ["heatmap", "heatmap", "bars"]
-    assert bound["panels"] == [{"panel": 0, "z": exprs[0], "pool": 4}, {"panel": 1, "z": exprs[1], "pool": 4}]
-    assert bound["scales"] == [{"panels": [0, 1], "zmin": 0.0, "zmax": None, "diverging": False}]
-    assert bound["rows"] == []
-    texts = bound["texts"]
-    assert texts["title"] == "at α = {alpha}"
-    assert texts["panels.0.view.title"] == "A: α = {alpha}"
-    assert texts["panels.0.view.valueName"] == texts["panels.1.view.valueName"] == "P[k={feature}]"
-    assert all(p == "title" or p.startswith("panels.") for p in texts)
-    assert plain["panels"] == [{"panel": 0, "z": exprs[0]}, {"panel": 1, "z": exprs[1]}] and plain["texts"] == {}
-    assert [p["view"]["masked"] is not None for p in masks["panels"]] == [True, False]  # −∞ cells flagged, not a panel
-    assert [p["panel"] for p in mask_bound["panels"]] == [0, 1]
-    assert wrong == {"error": "1 expressions for 2 heatmap panels"}
-    assert scale == {"panels": [0, 2], "zmin": None, "zmax": None, "diverging": False}
-
-
-def _built(jobs: list[dict]) -> list[dict]:
-    out = node_jobs(jobs)
-    for job, got in zip(jobs, out):
-        assert "error" not in got, f"{job['fn']}: {got['error']}"
-    return out

@@ -1,9 +1,9 @@
 """viz_app/browser/recompute.js in headless Chromium, against the Python core.
 
-The script is inlined into a blank page (as the offline report does) and fed
-the payloads of ``viz_app/draw/live.py``; its numbers must equal
-``DistanceBlockTrace.probs_at(α)`` within 1e-5 and DiSAN's per-feature
-probabilities within the stated quantisation error.
+The report's bundle is inlined into a blank page (as the offline report does) and fed the trace view's fields
+(``viz_app/draw/site_view.py``); its numbers must equal ``DistanceBlockTrace.probs_at(α)`` within 1e-5 and
+DiSAN's per-feature probabilities within 1e-5, and a live figure redrawn at new values (``render``) must hold
+them.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from tests.conftest import make_tiny, offline_page
 from tests.page_js import node_jobs
 from viz_app.draw import bundles, live
 from viz_app.draw.reduce import block_mean
+from viz_app.draw.site_view import figure_context, trace_view_json
 
 pytestmark = pytest.mark.browser
 
@@ -40,14 +41,18 @@ def _js(page, body: str, arg):
     return page.evaluate(f"(arg) => {{ const R = Disan.Recompute; {body} }}", arg)
 
 
+def _block(tv: dict, direction: str) -> dict:
+    """One block of a trace view's premise (trace_view_json: JSON lists), with its T."""
+    return {**tv["premise"][direction], "T": len(tv["premise"]["tokens"])}
+
+
 @pytest.mark.parametrize("alpha", [0.0, 0.3, 1.5, 5.0])
 @pytest.mark.parametrize("direction", ["fw", "bw"])
 def test_distance_probs_equal_probs_at(page, traces, alpha, direction):
     dsa, _ = traces
     block = getattr(dsa.premise.encoder, direction)
-    got = _js(page, "const L = R.prepare(arg.p); const b = L.blocks[arg.d];"
-                    "return Array.from(R.distanceProbs(b.scores, L.T, b.allowed, arg.a));",
-              {"p": live.distance_payload(dsa.premise), "d": direction, "a": alpha})
+    got = _js(page, "const b = arg.b; return Array.from(R.distanceProbs(Float32Array.from(b.scores), b.T, b.allowed, arg.a));",
+              {"b": _block(trace_view_json(dsa), direction), "a": alpha})
     ref = block.probs_at(alpha)[0].numpy()  # (H, T, T)
     got = np.array(got).reshape(ref.shape)
     assert np.abs(got - ref).max() <= 1e-5
@@ -59,11 +64,11 @@ def test_distance_probs_equal_probs_at(page, traces, alpha, direction):
 def test_head_mean_block_mean_and_masks_match_python(page, traces):
     dsa, _ = traces
     T = len(dsa.tokens)
-    out = _js(page, """const L = R.prepare(arg.p); const b = L.blocks.fw;
-        const m = R.headMean(R.distanceProbs(b.scores, L.T, b.allowed, 1.5), L.T);
-        return {mean: Array.from(m), pooled: Disan.Figures.blockMean(R.rows(m, L.T), 4).z.flat(),
-                mask: Array.from(R.maskPanel(L.T, 'bw', 0.7)).map(v => isNaN(v) ? null : v)};""",
-              {"p": live.distance_payload(dsa.premise)})
+    out = _js(page, """const b = arg.b, m = R.headMean(R.distanceProbs(b.scores, b.T, b.allowed, 1.5), b.T);
+        const rows = Array.from({length: b.T}, (_, r) => m.subarray(r * b.T, (r + 1) * b.T));
+        return {mean: Array.from(m), pooled: Disan.Figures.blockMean(rows, 4).z.flat(),
+                mask: Array.from(R.maskPanel(b.T, 'bw', 0.7)).map(v => isNaN(v) ? null : v)};""",
+              {"b": _block(trace_view_json(dsa), "fw")})
     mean = dsa.premise.encoder.fw.probs_at(1.5)[0].mean(0).numpy()
     assert np.abs(np.array(out["mean"]).reshape(T, T) - mean).max() <= 1e-5
     pooled, _ = block_mean(mean, 4)
@@ -75,58 +80,66 @@ def test_head_mean_block_mean_and_masks_match_python(page, traces):
 
 @pytest.mark.parametrize("k", [0, 4, 9])
 def test_feature_slice_matches_the_trace(page, traces, k):
+    """DiSAN's P[:, :, k] from Shen Eq. 15's keys, queries and c alone (what the feature-k control redraws)."""
     _, disan = traces
-    got = _js(page, "const L = R.prepare(arg.p); return Array.from(R.evaluate(L, {op: 'feature', dir: 'fw'}, "
-                    "{feature: arg.k}));", {"p": live.feature_payload(disan.premise), "k": k})
+    got = _js(page, "const b = arg.b; return Array.from(R.disanProbs(b.keys, b.queries, b.T, b.allowed, b.c, arg.k));",
+              {"b": _block(trace_view_json(disan), "fw"), "k": k})
     ref = disan.premise.encoder.fw.probs[0, :, :, k].numpy()
     got = np.array(got).reshape(ref.shape)
-    assert np.abs(got - ref).max() <= live.QUANTISATION_ERROR
+    assert np.abs(got - ref).max() <= 1e-5
     assert (got[~disan.premise.encoder.fw.allowed[0].numpy()] == 0).all()
 
 
-def test_render_rewrites_a_figure_the_page_built(page, traces):
-    """A binding recomputes z, the shared colour domain and the α in the titles of a figures.js grid (its spec's
-    panel views, which the host hands to the components)."""
+def _rendered(page, trace, figure: str, values: dict, context: dict | None = None) -> dict:
+    """Figure ``figure`` of the report page of ``trace`` redrawn by its binding at ``values`` (recompute.js render,
+    as report.js and chart.js redraw a live figure), before and after: each panel's view."""
+    return _js(page, """Disan.Figures.configure(arg.ctx);
+        const p = Disan.Sections.page(arg.tv), f = p.data.figures[arg.fig], info = p.data.live[arg.fig];
+        const views = (s) => s.panels.map(x => JSON.parse(JSON.stringify(Object.assign({}, x.view, {z: x.view.z &&
+          Array.from(x.view.z, r => Array.from(r, v => Number.isFinite(v) ? v : null))}))));
+        const before = {title: f.title, views: views(f)}, spec = R.render(null, info.binding, f, arg.values);
+        return {follows: info.binding.follows, before, title: spec.title, views: views(spec), same: spec === f};""",
+               {"ctx": context or figure_context(), "tv": trace_view_json(trace), "fig": figure, "values": values})
+
+
+def test_render_redraws_a_live_figure_with_its_own_function(page, traces):
+    """A live figure is its figure function called again at the control's values: z, the shared colour domain and
+    the α in the title follow (in place: the host then repaints the cells), a clicked row's bars panel stays."""
     dsa, _ = traces
-    tokens = list(dsa.tokens)
     enc = dsa.premise.encoder
-    maps = [enc.fw.probs_at(1.5)[0].mean(0).numpy().tolist(), enc.bw.probs_at(1.5)[0].mean(0).numpy().tolist()]
-    [fig] = node_jobs([{"fn": "F.heatmapGrid", "args": [maps, ["fw α = 1.5", "bw"], tokens, {"title": "maps at α = 1.5"}]}])
-    [bind] = node_jobs([{"fn": "S.gridBinding", "args": [fig, [{"op": "mean", "dir": "fw"}, {"op": "mean", "dir": "bw"}],
-                                                          {"α = 1.5": "α = {alpha}"}]}])
-    assert "error" not in fig and "error" not in bind, (fig, bind)
-    out = _js(page, "const L = R.prepare(arg.p); const f = R.render(L, arg.b, arg.f, {alpha: 0.3});"
-                    "const v = f.panels.map(p => p.view);"
-                    "return {z: v.map(x => Array.from(x.z, r => Array.from(r))), lim: v.map(x => [x.zmin, x.zmax]), "
-                    "title: f.title, sub: v[0].title};",
-              {"p": live.distance_payload(dsa.premise), "b": bind, "f": fig})
+    out = _rendered(page, dsa, "alpha-mean-premise", {"alpha": 0.3})
+    assert out["follows"] == "alpha" and out["same"]
     fw, bw = enc.fw.probs_at(0.3)[0].mean(0).numpy(), enc.bw.probs_at(0.3)[0].mean(0).numpy()
-    assert np.abs(np.array(out["z"][0]) - fw).max() <= 1e-5 and np.abs(np.array(out["z"][1]) - bw).max() <= 1e-5
+    z = [np.array(v["z"], float) for v in out["views"][:2]]
+    assert np.nanmax(np.abs(z[0] - fw)) <= 1e-5 and np.nanmax(np.abs(z[1] - bw)) <= 1e-5
+    lim = [[v["zmin"], v["zmax"]] for v in out["views"][:2]]
     both = np.stack([fw, bw])  # one scale over both panels, from their finite values
-    assert out["lim"][0] == out["lim"][1] == pytest.approx([both.min(), both.max()], abs=1e-6)
-    assert out["title"] == "maps at α = 0.3" and out["sub"] == "fw α = 0.3"
+    assert lim[0] == lim[1] == pytest.approx([both.min(), both.max()], abs=1e-6)
+    assert "α = 0.3" in out["title"] and "α = 0.3" not in out["before"]["title"]
+    assert out["views"][2] == out["before"]["views"][2]  # the row's bars (the host fills them on a click)
 
 
-def test_render_pools_a_bound_head_as_its_figure_was_drawn(page, traces):
-    """A bound panel with ``pool`` (the heads' HEAD_CELLS) is redrawn block-averaged as viz_app.reduce.block_mean
-    averages it, its colour domain taken from the pooled cells."""
+def test_render_pools_the_heads_as_their_figure_was_drawn(page, traces):
+    """The heads of a long sentence are redrawn block-averaged as viz_app.reduce.block_mean averages them
+    (HEAD_CELLS), the colour domain taken from the pooled cells."""
     dsa, _ = traces
-    fig = {"title": "", "panels": [{"kind": "heatmap", "name": "head-2", "view": {"title": ""}}]}
-    bind = {"panels": [{"panel": 0, "z": {"op": "head", "dir": "fw", "head": 1}, "pool": 4}],
-            "scales": [{"panels": [0], "zmin": None, "zmax": None, "diverging": False}], "texts": {}, "rows": []}
-    out = _js(page, "const L = R.prepare(arg.p); const v = R.render(L, arg.b, arg.f, {alpha: 0.3}).panels[0].view;"
-                    "return {z: v.z.map(r => Array.from(r, x => isNaN(x) ? null : x)), lim: [v.zmin, v.zmax]};",
-              {"p": live.distance_payload(dsa.premise), "b": bind, "f": fig})
+    context = figure_context()  # a copy: figure_context() is cached
+    context = {**context, "constants": {**context["constants"], "HEAD_CELLS": 4}}
+    out = _rendered(page, dsa, "alpha-heads-fw-premise", {"alpha": 0.3}, context)
     pooled, block = block_mean(dsa.premise.encoder.fw.probs_at(0.3)[0][1].numpy(), 4)
-    assert block > 1 and np.array(out["z"], float).shape == pooled.shape
-    assert np.allclose(np.array(out["z"], float), pooled, atol=1e-5, equal_nan=True)
-    assert out["lim"] == pytest.approx([np.nanmin(pooled), np.nanmax(pooled)], abs=1e-6)
+    v = out["views"][1]
+    assert block > 1 and np.array(v["z"], float).shape == pooled.shape
+    assert np.allclose(np.array(v["z"], float), pooled, atol=1e-5, equal_nan=True)
+    every = np.stack([block_mean(h.numpy(), 4)[0] for h in dsa.premise.encoder.fw.probs_at(0.3)[0]])
+    assert [v["zmin"], v["zmax"]] == pytest.approx([np.nanmin(every), np.nanmax(every)], abs=1e-6)
 
 
-def test_decode_refuses_a_wrong_length(page):
-    bad = {**live.encode(np.zeros(4), "float32"), "shape": [5]}
-    msg = page.evaluate("(a) => { try { Disan.Recompute.decode(a); return ''; } catch (e) { return e.message; } }", bad)
-    assert "16 bytes" in msg and "float32" in msg
+def test_render_follows_feature_k_in_disan_s_one_feature_maps(page, traces):
+    _, disan = traces
+    out = _rendered(page, disan, "feature-premise", {"alpha": None, "feature": 9})
+    assert out["follows"] == "feature" and out["title"].endswith("feature k = 9")
+    for v, block in zip(out["views"][:2], (disan.premise.encoder.fw, disan.premise.encoder.bw)):
+        assert np.abs(np.array(v["z"], float) - block.probs[0, :, :, 9].numpy()).max() <= 1e-5
 
 
 def test_payload_is_plain_json(traces):

@@ -106,7 +106,7 @@ def test_dsa_report_binds_every_map_to_alpha_and_disan_to_feature(tiny_traces):
     live = {fid for fid in dsa["live"]}
     assert {f"alpha-mean-{s}" for s in ("premise", "hypothesis")} <= live
     assert {f"alpha-heads-{d}-{s}" for d in ("fw", "bw") for s in ("premise", "hypothesis")} <= live
-    assert set(dsa["payloads"]) == {"premise", "hypothesis"}
+    assert {dsa["live"][f]["side"] for f in live} == {"premise", "hypothesis"}
     data = data_of(report.report_html(tiny_traces["disan"]))
     assert '<input type="range" data-control="feature"' in data["html"]
     assert '<input type="range" data-control="alpha"' not in data["html"]
@@ -286,7 +286,7 @@ def test_hostile_text_gives_an_offline_report_or_one_line_and_no_file(capsys, tm
     html = out.read_text(encoding="utf-8")
     assert_offline(html)
     data = data_of(html)
-    tokens = data["payloads"]["premise"]["tokens"]
+    tokens = data["view"]["premise"]["tokens"]
     assert tokens and (case.tokens is None or tuple(tokens) == case.tokens)
     assert "<script>alert" not in html and "<img src=x" not in html and "<b>bold" not in html
 

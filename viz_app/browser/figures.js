@@ -38,11 +38,11 @@ function theme(nameOrTheme) {
   return t;
 }
 
-var HTML = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
+var HTML = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" };
 
-/* text.html_escape: & < > " only (for the page's own HTML). */
+/* Python's html.escape(text, quote=True): the one escaper of the page's own HTML. */
 function htmlEscape(text) {
-  return String(text).replace(/[&<>"]/g, function (ch) { return HTML[ch]; });
+  return String(text).replace(/[&<>"']/g, function (ch) { return HTML[ch]; });
 }
 
 /* f"{x:.{digits}f}": JS toFixed rounds exact ties up, Python to even; ties are exact only when 2·x·10^d
@@ -68,11 +68,6 @@ function formatG(x) {
   }
   var text = x.toFixed(Math.max(0, 5 - exp));
   return text.indexOf(".") >= 0 ? text.replace(/\.?0+$/, "") : text;
-}
-
-/* float(f"{x:.6g}"): x rounded to 6 significant digits. */
-function round6(x) {
-  return Number(x.toPrecision(6));
 }
 
 /* [lo, hi] over the finite values of `mats` (arrays of rows; the components' extent), zmin/zmax when given. */
@@ -103,31 +98,34 @@ function pairs(mapping) {
   return Array.isArray(mapping) ? mapping : Object.keys(mapping).map(function (k) { return [k, mapping[k]]; });
 }
 
-/* A heatmap panel of z on the colour domain lim ([zmin, zmax]); `more`: the rest of its createHeatmap view. */
-function mapPanel(name, z, rowTokens, colTokens, lim, th, more) {
-  return heatmapPanel(name, Object.assign({ z: z, rowTokens: Array.from(rowTokens), colTokens: Array.from(colTokens),
-                                            zmin: lim[0], zmax: lim[1], theme: th.name }, more));
-}
-
 /* A boolean matrix when any cell is true, else null (no masked cells to draw). */
 function anyMasked(mask) {
   return mask && mask.some(function (row) { return Array.from(row).some(Boolean); }) ? mask : null;
 }
 
-/* heatmapGrid: panels sharing ONE colour scale (one colour bar, on the last panel). opts: {colTokens, title,
- * theme, cols, valueName, zmin, zmax, masked (array of boolean matrices or null per panel), names (panel names,
- * default "panel-k"), rowBars (a bars panel "row" that a clicked row fills), name}. */
+/* heatmapGrid: heatmap panels sharing ONE colour scale (one colour bar, on the last panel sharing it): every map
+ * builder below is one. opts: {colTokens, title, theme, cols, valueName, zmin, zmax, masked (array of boolean
+ * matrices or null per panel), names (panel names, default "panel-k"), rowBars (a bars panel "row" that a clicked
+ * row fills), name, height (null: the component's own), xLabel, yLabel, diverging (the shared scale symmetric
+ * about 0), difference (the last matrix is a difference of the others, on its own diverging scale: ±its largest
+ * |value|)}. */
 function heatmapGrid(mats, titles, rowTokens, opts) {
   var o = opts || {}, th = theme(o.theme), valueName = o.valueName === undefined ? "P" : o.valueName;
-  var colTokens = o.colTokens || rowTokens, n = mats.length, cols = o.cols || n;
-  var lim = limits(mats, o.zmin, o.zmax), T = rowTokens.length;
+  var colTokens = o.colTokens || rowTokens, n = mats.length, cols = o.cols || n, T = rowTokens.length;
+  var diffAt = o.difference && n > 1 ? n - 1 : n, lim = limits(mats.slice(0, diffAt), o.zmin, o.zmax);
+  var bound = diffAt < n ? diffBound(mats[diffAt], lim) : Math.max(Math.abs(lim[0]), Math.abs(lim[1]), 1e-9);
   // a pair of maps as tall as it was in Plotly, a grid of small multiples shorter
-  var height = Math.trunc(cols > 2 ? Math.min(760, Math.max(260, 90 + th.cell_height * T * 0.6))
-                                   : Math.min(720, Math.max(220, 50 + th.cell_height * T)));
+  var height = o.height !== undefined ? o.height : Math.trunc(cols > 2 ? Math.min(760, Math.max(260, 90 + th.cell_height * T * 0.6))
+                                                                       : Math.min(720, Math.max(220, 50 + th.cell_height * T)));
   var panels = mats.map(function (mat, k) {
-    return mapPanel(o.names ? o.names[k] : "panel-" + k, mat, rowTokens, colTokens, lim, th, {
-      title: titles[k] === undefined ? "" : String(titles[k]), valueName: valueName, scale: "sequential",
-      masked: anyMasked(o.masked && o.masked[k]), colourbar: k === n - 1, height: height });
+    var diff = k === diffAt, [zmin, zmax] = diff || o.diverging ? [-bound, bound] : lim;
+    var view = { z: mat, rowTokens: Array.from(rowTokens), colTokens: Array.from(colTokens), zmin: zmin, zmax: zmax,
+      theme: th.name, title: titles[k] === undefined ? "" : String(titles[k]), valueName: diff ? "Δ" + valueName : valueName,
+      scale: diff || o.diverging ? "diverging" : "sequential", masked: anyMasked(o.masked && o.masked[k]),
+      colourbar: diff || k === diffAt - 1 };
+    if (height !== null) view.height = height;
+    if (o.xLabel !== undefined) Object.assign(view, { xLabel: o.xLabel, yLabel: o.yLabel });
+    return heatmapPanel(o.names ? o.names[k] : "panel-" + k, view);
   });
   if (o.rowBars) {
     var last = mats[0].length - 1;  // the first panel's last row: under a forward mask the one that sees every token
@@ -207,58 +205,44 @@ function predictionChart(prediction, opts) {
  * theme, cols (30), valueName, difference, name}. With `difference` the last vector is a difference of the others,
  * on its own diverging scale symmetric about 0. */
 function vectorGrids(vectors, titles, opts) {
-  var o = opts || {}, th = theme(o.theme), cols = o.cols || 30, valueName = o.valueName === undefined ? "P" : o.valueName;
-  var size = Math.max.apply(null, vectors.map(function (v) { return v.length; }));
-  var rows = Math.ceil(size / cols);
+  var o = opts || {}, th = theme(o.theme), cols = o.cols || 30;
+  var size = Math.max.apply(null, vectors.map(function (v) { return v.length; })), rows = Math.ceil(size / cols);
   var grids = vectors.map(function (v) {
     return Array.from({ length: rows }, function (_, r) {
       return Array.from({ length: cols }, function (_, c) { return r * cols + c < v.length ? v[r * cols + c] : NaN; });
     });
   });
-  var diffAt = o.difference && grids.length > 1 ? grids.length - 1 : -1;
-  var lim = limits(diffAt < 0 ? grids : grids.slice(0, diffAt), null, null), b = diffAt < 0 ? 0 : diffBound(grids[diffAt], lim);
-  var rowNames = Array.from({ length: rows }, function (_, r) {
+  var difference = o.difference && grids.length > 1;
+  return heatmapGrid(grids, titles, Array.from({ length: rows }, function (_, r) {
     return "features " + r * cols + "–" + (Math.min(size, (r + 1) * cols) - 1);
-  });
-  var colNames = Array.from({ length: cols }, function (_, c) { return "+" + c; });
-  var height = Math.trunc(200 + 14 * rows + 2 * th.font_size);
-  var panels = grids.map(function (g, k) {
-    var diff = k === diffAt;
-    return mapPanel(diff ? "difference" : "vector-" + k, g, rowNames, colNames, diff ? [-b, b] : lim, th, {
-      title: String(titles[k]), valueName: diff ? "Δ" + valueName : valueName, scale: diff ? "diverging" : "sequential",
-      colourbar: diff || k === (diffAt < 0 ? grids.length - 1 : diffAt - 1), height: height, xLabel: "feature (row start + column)" });
-  });
-  return figureSpec(o.name, o.title, panels);
+  }), { colTokens: Array.from({ length: cols }, function (_, c) { return "+" + c; }), title: o.title, theme: th,
+        valueName: o.valueName, difference: difference, name: o.name, height: Math.trunc(200 + 14 * rows + 2 * th.font_size),
+        names: grids.map(function (_, k) { return difference && k === grids.length - 1 ? "difference" : "vector-" + k; }),
+        xLabel: "feature (row start + column)" });
 }
 
 /* tokenFeatureHeatmap: rows = tokens, columns = feature k (e.g. the gate F, Shen Eq. 19). matrix: T × D rows.
  * opts: {title, theme, valueName ("value"), zmin, zmax, name}. */
 function tokenFeatureHeatmap(matrix, tokens, opts) {
-  var o = opts || {}, th = theme(o.theme), valueName = o.valueName === undefined ? "value" : o.valueName;
-  var features = Array.from({ length: matrix.length ? matrix[0].length : 0 }, function (_, k) { return String(k); });
-  return figureSpec(o.name, "", [mapPanel("features", matrix, tokens, features, limits([matrix], o.zmin, o.zmax), th, {
-    title: o.title || "", valueName: valueName, xLabel: "feature k", yLabel: "token" })]);
+  var o = opts || {}, features = Array.from({ length: matrix.length ? matrix[0].length : 0 }, function (_, k) { return String(k); });
+  return heatmapGrid([matrix], [o.title || ""], tokens, { colTokens: features, theme: o.theme, zmin: o.zmin, zmax: o.zmax,
+    valueName: o.valueName === undefined ? "value" : o.valueName, names: ["features"], name: o.name, height: null,
+    xLabel: "feature k", yLabel: "token" });
 }
 
 /* compareHeatmaps: A and B on ONE colour scale and A − B diverging about 0 (NaN where A or B is, as numpy). a, b:
  * T × T rows. opts: {titles (["A", "B"]), title, theme, valueName ("P"), diffTitle, name}. */
 function compareHeatmaps(a, b, tokens, opts) {
-  var o = opts || {}, th = theme(o.theme), valueName = o.valueName === undefined ? "P" : o.valueName;
-  var titles = o.titles || ["A", "B"], T = tokens.length;
+  var o = opts || {}, titles = o.titles || ["A", "B"], T = tokens.length;
   if (a.length !== T || b.length !== T || shapeText(a) !== shapeText(b)) {
     throw new Error("compareHeatmaps needs A and B of the same shape with one row per token: A is " + shapeText(a) +
                     ", B is " + shapeText(b) + " for " + T + " tokens.");
   }
-  var lim = limits([a, b], null, null);
   var num = function (v) { return v === null ? NaN : v; };  // null (JSON's NaN) stays NaN in arithmetic, as in numpy
   var diff = Array.from(a, function (row, r) { return Array.from(row, function (v, c) { return num(v) - num(b[r][c]); }); });
-  var d = diffBound(diff, lim);
-  return figureSpec(o.name, o.title, [
-    mapPanel("A", a, tokens, tokens, lim, th, { title: String(titles[0]), valueName: valueName, colourbar: false }),
-    mapPanel("B", b, tokens, tokens, lim, th, { title: String(titles[1]), valueName: valueName }),
-    mapPanel("difference", diff, tokens, tokens, [-d, d], th, { title: o.diffTitle || titles[0] + " − " + titles[1],
-                                                                scale: "diverging", valueName: "Δ" + valueName }),
-  ]);
+  return heatmapGrid([a, b, diff], [titles[0], titles[1], o.diffTitle || titles[0] + " − " + titles[1]], tokens, {
+    title: o.title, theme: o.theme, valueName: o.valueName, name: o.name, names: ["A", "B", "difference"], height: null,
+    difference: true });
 }
 
 /* heatmap's default axis titles: rows attend, columns are attended (docs/conventions.md). */
@@ -268,17 +252,11 @@ var ROW_TITLE = "attending token (row)", COL_TITLE = "attended token (column)";
  * `diverging`: symmetric about 0 (e.g. Kendall τ). opts: {title, theme, zmin, zmax, diverging, valueName ("P"),
  * xTitle, yTitle, masked (boolean R × C rows: −∞ cells), name}. */
 function heatmap(z, rowTokens, colTokens, opts) {
-  var o = opts || {}, th = theme(o.theme), valueName = o.valueName === undefined ? "P" : o.valueName;
-  colTokens = colTokens === null || colTokens === undefined ? rowTokens : colTokens;
-  var lim = limits([z], o.zmin, o.zmax), lo = lim[0], hi = lim[1];
-  if (o.diverging) {
-    var b = Math.max(Math.abs(lo), Math.abs(hi), 1e-9);
-    lo = -b;
-    hi = b;
-  }
-  return figureSpec(o.name, "", [mapPanel("map", z, rowTokens, colTokens, [lo, hi], th, {
-    title: o.title || "", valueName: valueName, scale: o.diverging ? "diverging" : "sequential", masked: anyMasked(o.masked),
-    xLabel: o.xTitle === undefined ? COL_TITLE : o.xTitle, yLabel: o.yTitle === undefined ? ROW_TITLE : o.yTitle })]);
+  var o = opts || {};
+  return heatmapGrid([z], [o.title || ""], rowTokens, { colTokens: colTokens === null ? undefined : colTokens,
+    theme: o.theme, zmin: o.zmin, zmax: o.zmax, diverging: o.diverging, valueName: o.valueName, masked: [o.masked],
+    names: ["map"], name: o.name, height: null, xLabel: o.xTitle === undefined ? COL_TITLE : o.xTitle,
+    yLabel: o.yTitle === undefined ? ROW_TITLE : o.yTitle });
 }
 
 /* maskPanels: additive masks (0 / −∞ / −α|i−j|: Shen Eqs. 16–18, Im Eq. 7) as a heatmapGrid, non-finite cells
@@ -296,6 +274,6 @@ function maskPanels(panels, tokens, opts) {
   });
 }
 
-export { configure, ctx as context, constant, theme, htmlEscape, formatFixed, formatG, pairs, round6, limits, blockMean,
+export { configure, ctx as context, constant, theme, htmlEscape, formatFixed, formatG, pairs, limits, diffBound, blockMean,
   heatmap, heatmapGrid, smallMultiples, barChart, predictionChart, vectorGrids, tokenFeatureHeatmap, compareHeatmaps,
   maskPanels };

@@ -17,7 +17,8 @@
 import * as Figures from "./figures.js";
 import * as Pair from "./pair.js";
 import { sameSpec } from "./figure_spec.js";
-import { alphaSlider, checkView, figure as sectionFigure, lazy, navLines, pageData, rowMeans, section, sectionHtml } from "./sections.js";
+import { GATES, alphaSlider, checkView, figure as sectionFigure, lazy, navLines, pageData, section, sectionHtml,
+  tokenSeries } from "./sections.js";
 import { argmax } from "./util.js";
 
 var MARKS = { keep: "", replace: "→", insert: "+", delete: "−" };
@@ -130,15 +131,11 @@ function compareFigure(m, labels, ops, o) {
 function headRows(sa, sb, dir, ops, labels, o) {
   var H = sa[dir].H, TA = sa.tokens.length, TB = sb.tokens.length, th = Figures.theme(o.theme), shared = {};
   lazy(shared, "c", function () {
-    var maps = [], ab = [], bound = 1e-9;
+    var maps = [];
     for (var h = 0; h < H; h++) maps.push(alignedMaps(sa[dir].heads, TA, sb[dir].heads, TB, ops, h * TA * TA, h * TB * TB));
-    maps.forEach(function (m) {
-      ab.push(m.a, m.b);
-      m.diff.forEach(function (r) { r.forEach(function (v) { if (v !== null && Math.abs(v) > bound) bound = Math.abs(v); }); });
-    });
-    var lim = Figures.limits(ab, null, null);
+    var lim = Figures.limits(maps.flatMap(function (m) { return [m.a, m.b]; }), null, null);
     // no head changed: the difference gets the A/B scale's width, not 1e-9 (labelled "−1n…1n")
-    return { maps: maps, lim: lim, bound: bound > 1e-9 ? bound : lim[1] - lim[0] };
+    return { maps: maps, lim: lim, bound: Figures.diffBound(maps.flatMap(function (m) { return m.diff; }), lim) };
   });
   var NAMES = { a: "A", b: "B", diff: "B − A" };
   return function (which) {
@@ -146,15 +143,18 @@ function headRows(sa, sb, dir, ops, labels, o) {
     var titles = c.maps.map(function (m, h) { return name + ", head " + (h + 1); });
     var fig = Figures.heatmapGrid(c.maps.map(function (m) { return m[which]; }), titles, labels, {
       title: o.title + ", " + name, theme: th, cols: H, zmin: diff ? -c.bound : c.lim[0], zmax: diff ? c.bound : c.lim[1],
-      valueName: diff ? "B − A" : "P", names: titles.map(function (t, h) { return "head-" + (h + 1); }) });
-    if (diff) fig.panels.forEach(function (p) { p.view.scale = "diverging"; });
+      valueName: diff ? "B − A" : "P", names: titles.map(function (t, h) { return "head-" + (h + 1); }), diverging: diff });
     return outlineEdits(fig, ops);
   };
 }
 
-/* Per-token series of A and B side by side per aligned step (bars; none where a side has no token). */
-function barsFigure(series, labels, o) {
-  var list = series.flatMap(function (s) { return [["A: " + s[0], s[1].a], ["B: " + s[0], s[1].b]]; });
+/* Per-token series [[name, field, dir], …] of A and B (sections.js tokenSeries, as a sentence's own bar figures read
+ * them) side by side per aligned step (bars; none where a side has no token). */
+function barsFigure(sa, sb, ops, series, labels, o) {
+  var list = series.flatMap(function (x) {
+    var m = alignedSeries(tokenSeries(sa, x[1], x[2]), tokenSeries(sb, x[1], x[2]), ops);
+    return [["A: " + x[0], m.a], ["B: " + x[0], m.b]];
+  });
   return Figures.barChart(list, labels, { title: o.title, yTitle: o.yTitle, theme: o.theme, yRange: o.yRange || null });
 }
 
@@ -163,22 +163,12 @@ function figure(id, build, paper, caption, scope) {
   return sectionFigure(id, build, paper, caption, "premise", { scope: scope });
 }
 
-/* What the figures of one sentence side draw: its tokens and every array a figure reads (sameSpec compares them,
- * NaN equal to NaN). */
-function drawn(s) {
-  var block = function (b) { return [b.D, b.H, b.attention, b.heads, b.gate]; };
-  return s && [s.tokens, s.D2, s.s2t, s.maxpool_share, block(s.fw), block(s.bw)];
-}
-
-/* What the prediction figure draws: the score and each label with its probability. */
-function predictionList(tv) {
-  return Figures.pairs(tv.prediction).reduce(function (out, p) { return out.concat([p[0], Number(p[1])]); }, [tv.relatedness]);
-}
-
-/* Whether the figures of `scope` are drawn from the same numbers on both pages (inputs: {tvA, tvB, theme}). */
+/* Whether the figures of `scope` (a sentence side or "prediction") are drawn from the same numbers on both pages
+ * (inputs: {tvA, tvB, theme}): the same pass and, in A and in B, the same fields of that side or the same
+ * prediction (sameSpec: typed arrays cell by cell, NaN equal to NaN). */
 function sameScope(now, before, scope) {
   var pass = function (i) { return [i.theme, i.tvA.model, i.tvA.arch, i.tvA.alpha, String(i.tvA.masks), !i.tvA.hypothesis]; };
-  var numbers = function (tv) { return scope === "prediction" ? predictionList(tv) : drawn(tv[scope]); };
+  var numbers = function (tv) { return scope === "prediction" ? [tv.prediction, tv.relatedness] : tv[scope]; };
   return sameSpec([pass(now), numbers(now.tvA), numbers(now.tvB)], [pass(before), numbers(before.tvA), numbers(before.tvB)]);
 }
 
@@ -296,19 +286,14 @@ function mapSections(tvA, tvB, aligned, theme, control) {
       }
     });
     gates.push(figure("pair-gate-" + side, function () {
-      var fw = alignedSeries(rowMeans(sa.fw.gate, TA, sa.fw.D), rowMeans(sb.fw.gate, TB, sb.fw.D), ops);
-      var bw = alignedSeries(rowMeans(sa.bw.gate, TA, sa.bw.D), rowMeans(sb.bw.gate, TB, sb.bw.D), ops);
-      return barsFigure([["forward gate", fw], ["backward gate", bw]], labels,
-                        { title: "Fusion gate per aligned token, mean over features" + at + suffix, yTitle: "mean F",
-                          theme: theme, yRange: [0, 1] });
+      return barsFigure(sa, sb, ops, GATES, labels, { title: "Fusion gate per aligned token, mean over features" + at + suffix,
+                                                      yTitle: "mean F", theme: theme, yRange: [0, 1] });
     }, dsa ? "Im Fig. 9 (Eq. 12), A and B" : "Shen Fig. 7 (Eq. 19), A and B",
       "The gate of A's token and of B's, side by side at each aligned step (one bar where a token was inserted or deleted).",
       side));
     pool.push(figure((dsa ? "pair-pool-" : "pair-s2t-") + side, function () {
-      var s2t = alignedSeries(rowMeans(sa.s2t, TA, sa.D2), rowMeans(sb.s2t, TB, sb.D2), ops);
-      var series = [[dsa ? "attention pooling (mean over features)" : "source2token weight", s2t]];
-      if (dsa) series.push(["max-pooling share", alignedSeries(sa.maxpool_share, sb.maxpool_share, ops)]);
-      return barsFigure(series, labels, { title: (dsa ? "Pooling weight and max-pooling share" :
+      return barsFigure(sa, sb, ops, dsa ? [["attention pooling (mean over features)", "s2t"], ["max-pooling share", "maxpool_share"]]
+        : [["source2token weight", "s2t"]], labels, { title: (dsa ? "Pooling weight and max-pooling share" :
         "Source2token weight per aligned token") + at + suffix, yTitle: dsa ? "weight / share" : "mean P", theme: theme });
     }, dsa ? "Im Fig. 11 (Eqs. 14–16), A and B" : "Shen Fig. 8, mean over features, A and B",
       "How much each token of A and of B weighs in its sentence encoding, side by side per aligned step.", side));

@@ -1,26 +1,9 @@
 /* Recompute — the attention maths the app, the report and the explorer run in the page: pure functions, arrays in,
  * new arrays out (`render` alone writes into the spec it is given). Conventions (disan/masks.py): a T×T matrix is
  * flat, row-major, [attending row i, attended column j]; allowed[i*T + j] != 0 where row i may attend column j; a
- * row with no allowed key stays exactly 0 (masked_softmax). Payloads: viz_app/draw/live.py's docstring (sections.js
- * prepares the page's own); bindings: sections.js (`binding`, `gridBinding`). */
-import { fromBase64 } from "./bytes.js";
-import * as Figures from "./figures.js";
-
-var TYPES = { float32: Float32Array, uint16: Uint16Array, uint8: Uint8Array };
-
-/* {dtype, shape, b64[, scale]} → the stored values as Float32Array, Uint16Array or Uint8Array (views of the
- * little-endian bytes, as trace_view.js's decode: every browser that runs WebAssembly is little-endian); `scale`
- * is not applied. */
-function decode(array) {
-  var Typed = TYPES[array.dtype];
-  if (!Typed) throw new Error("Recompute.decode: dtype " + array.dtype + " is not float32, uint16 or uint8");
-  var n = array.shape.reduce(function (a, b) { return a * b; }, 1);
-  var bytes = fromBase64(array.b64);
-  if (bytes.length !== n * Typed.BYTES_PER_ELEMENT) {
-    throw new Error("Recompute.decode: " + bytes.length + " bytes for shape [" + array.shape + "] of " + array.dtype);
-  }
-  return new Typed(bytes.buffer);
-}
+ * row with no allowed key stays exactly 0 (masked_softmax). A live figure (α, feature k) is its own figure function
+ * called again at the controls' values (sections.js `figure`, `draw`: the binding's `redraw`), from the fields of
+ * its trace view (docs/trace-view.md): a DSA's pre-mask scores, DiSAN's Eq. 15 parts. */
 
 /* Im Eq. 7: softmax_j(scores[h,i,j] − α|i − j|) over the allowed j of each row.
  * scores: H·T·T (pre-mask QKᵀ/√d_k); allowed: T·T, shared by every head. Returns Float32Array H·T·T. */
@@ -56,19 +39,14 @@ function headMean(stack, T) {
   return out;
 }
 
-/* Row-major indices of the allowed cells (the order of the feature payload's N cells). */
-function allowedCells(allowed) {
-  var cells = [];
-  for (var c = 0; c < allowed.length; c++) if (allowed[c]) cells.push(c);
-  return Int32Array.from(cells);
-}
+/* A DSA block's per-head probabilities at α (H·T·T, Im Eq. 7) from its pre-mask scores, the last α's kept per
+ * block: a live mean map and the heads of one α share one softmax. */
+var lastAlpha = new WeakMap();
 
-/* DiSAN's P[:, :, k] (Shen Eq. 15, one feature): values is D·N (feature-major, N = cells.length),
- * value = stored · scale. Masked cells are exactly 0. Returns Float32Array T·T. */
-function featureSlice(values, scale, cells, k, T) {
-  var n = cells.length, out = new Float32Array(T * T), base = k * n;
-  for (var c = 0; c < n; c++) out[cells[c]] = values[base + c] * scale;
-  return out;
+function headsAt(b, T, alpha) {
+  var got = lastAlpha.get(b);
+  if (!got || got.alpha !== alpha) lastAlpha.set(b, got = { alpha: alpha, probs: distanceProbs(b.scores, T, b.allowed, alpha) });
+  return got.probs;
 }
 
 /* The boolean direction mask (Shen Eqs. 16–18, Im Fig. 3) as Uint8Array T·T. */
@@ -117,21 +95,13 @@ function disanMean(keys, queries, T, allowed, c) {
   return Float32Array.from(sums);
 }
 
-/* DiSAN's per-feature P: Float32Array T·T·D, [(j·T + i)·D + k], masked cells exactly 0. */
-function disanProbs(keys, queries, T, allowed, c) {
-  var D = keys.length / T, out = new Float32Array(T * T * D);
+/* DiSAN's per-feature P: Float32Array T·T·D, [(j·T + i)·D + k], masked cells exactly 0; with `only` (feature k) its
+ * P[:, :, k] alone (T·T, [j·T + i]) for T² terms instead of T²·D. */
+function disanProbs(keys, queries, T, allowed, c, only) {
+  var D = only === undefined ? keys.length / T : 1, out = new Float32Array(T * T * D);
   eachSoftmax(keys, queries, T, allowed, c, function (j, k, kept, n, w, sum) {
-    for (var m = 0; m < n; m++) out[(j * T + kept[m]) * D + k] = w[m] / sum;
-  });
-  return out;
-}
-
-/* DiSAN's P of feature k alone (T·T, [j·T + i]): a slice of disanProbs for T² terms instead of T²·D. */
-function disanFeature(keys, queries, T, allowed, c, k) {
-  var out = new Float32Array(T * T);
-  eachSoftmax(keys, queries, T, allowed, c, function (j, kk, kept, n, w, sum) {
-    for (var m = 0; m < n; m++) out[j * T + kept[m]] = w[m] / sum;
-  }, k);
+    for (var m = 0; m < n; m++) out[(j * T + kept[m]) * D + (D === 1 ? 0 : k)] = w[m] / sum;
+  }, only);
   return out;
 }
 
@@ -217,96 +187,26 @@ function maskPanel(T, kind, alpha) {
   return out;
 }
 
-/* Flat n·n values → n rows (subarrays of the flat values: no copy). */
-function rows(flat, n) {
-  var out = new Array(n);
-  for (var r = 0; r < n; r++) out[r] = flat.subarray(r * n, (r + 1) * n);
-  return out;
-}
-
 /* α as Python's f"{alpha:g}" writes the app's 0.1-step values: 1.5, 0, 5, 0.3. */
 function formatValue(x) {
   return String(Number(Number(x).toPrecision(6)));
 }
 
-/* Decode a payload once (viz_app/draw/live.py): {id, T, tokens, blocks: {fw|bw: {allowed, cells, scores?,
- * features?, scale?}}} (sections.js `payload` builds the page's own, with Eq. 15's parts for features). */
+/* A live control's payload (viz_app/draw/live.py) as the app's chart groups keep it: its id names the sentence
+ * the group's charts follow; their figures are redrawn from their own trace views. */
 function prepare(payload) {
-  var blocks = {};
-  Object.keys(payload.blocks || {}).forEach(function (name) {
-    var b = payload.blocks[name], allowed = decode(b.allowed);
-    blocks[name] = {
-      mask: b.mask,
-      allowed: allowed,
-      cells: allowedCells(allowed),
-      scores: b.scores ? decode(b.scores) : null,
-      features: b.features ? decode(b.features) : null,
-      scale: b.features ? b.features.scale || 1 : 1,
-      keys: null, queries: null, c: null,
-    };
-  });
-  return { id: payload.id, kind: payload.kind, T: payload.T, tokens: payload.tokens, blocks: blocks, memo: null };
+  return { id: payload.id };
 }
 
-/* The T·T (flat) map an expression names, at `values` {alpha, feature} (sections.js `gridBinding`'s exprs). */
-function evaluate(live, expr, values) {
-  var T = live.T, b = expr.dir ? live.blocks[expr.dir] : null, alpha = expr.alpha ?? values.alpha;
-  if (expr.op === "mask") return maskPanel(T, expr.dir, alpha);
-  if (expr.op === "diff") {
-    var a = evaluate(live, expr.a, values), c = evaluate(live, expr.b, values), out = new Float64Array(a.length);
-    for (var i = 0; i < a.length; i++) out[i] = a[i] - c[i];
-    return out;
-  }
-  if (!b) throw new Error("Recompute: the payload has no block " + expr.dir);
-  if (expr.op === "feature") {
-    return b.features ? featureSlice(b.features, b.scale, b.cells, values.feature, T)
-      : disanFeature(b.keys, b.queries, T, b.allowed, b.c, values.feature); // the page's model: Eq. 15's parts
-  }
-  if (!live.memo || live.memo.stamp !== String(values.alpha)) live.memo = { stamp: String(values.alpha), maps: {} };
-  var key = expr.dir + "@" + alpha; // the mean and the heads of one α share one softmax
-  if (!live.memo.maps[key]) live.memo.maps[key] = distanceProbs(b.scores, T, b.allowed, alpha);
-  var probs = live.memo.maps[key];
-  if (expr.op === "mean") return headMean(probs, T);
-  if (expr.op === "head") return probs.slice(expr.head * T * T, (expr.head + 1) * T * T);
-  throw new Error("Recompute: unknown op " + expr.op);
-}
-
-function setPath(obj, path, value) {
-  var keys = path.split("."), o = obj;
-  for (var i = 0; i < keys.length - 1; i++) {
-    if (o[keys[i]] === undefined) o[keys[i]] = {};
-    o = o[keys[i]];
-  }
-  o[keys[keys.length - 1]] = value;
-}
-
-function fill(template, values) {
-  return template.replace(/\{alpha\}/g, formatValue(values.alpha)).replace(/\{feature\}/g, String(values.feature));
-}
-
-/* Recompute figure spec `spec` in place for `values` {alpha, feature} from its binding (sections.js) and return
- * it: each bound panel's new z and shared colour domain, a bars panel's row, the texts. The host's update(spec)
- * then repaints the cells (and titles) only. */
+/* Figure spec `spec` drawn again in place at `values` {alpha, feature} by its binding ({follows, redraw: values →
+ * the figure built at them}), and returned: its title and panels' views (a clicked row's bars panel kept). The
+ * host's update(spec) then repaints the cells (and titles) only. `live` (prepare's, or the report's) is not read. */
 function render(live, binding, spec, values) {
-  var mats = {};
-  binding.panels.forEach(function (p) {
-    var z = rows(evaluate(live, p.z, values), live.T);
-    if (p.pool) z = Figures.blockMean(z, p.pool).z; // viz_app.reduce.block_mean, as the figure was drawn
-    mats[p.panel] = z;
-    spec.panels[p.panel].view = Object.assign({}, spec.panels[p.panel].view, { z: z });
-  });
-  (binding.scales || []).forEach(function (s) {
-    var lim = Figures.limits(s.panels.map(function (i) { return mats[i]; }), s.zmin, s.zmax); // as the figure was drawn
-    if (s.diverging) { var bound = Math.max(Math.abs(lim[0]), Math.abs(lim[1])); bound = bound > 1e-9 ? bound : 1e-9; lim = [-bound, bound]; }
-    s.panels.forEach(function (i) { spec.panels[i].view.zmin = lim[0]; spec.panels[i].view.zmax = lim[1]; });
-  });
-  (binding.rows || []).forEach(function (r) {
-    var line = Array.from(evaluate(live, r.z, values).subarray(r.row * live.T, (r.row + 1) * live.T));
-    spec.panels[r.panel].view = Object.assign({}, spec.panels[r.panel].view, { values: line });
-  });
-  Object.keys(binding.texts || {}).forEach(function (path) { setPath(spec, path, fill(binding.texts[path], values)); });
+  var next = binding.redraw(values);
+  spec.title = next.title;
+  next.panels.forEach(function (p, i) { if (!spec.rowBars || p.name !== spec.rowBars.bars) spec.panels[i].view = p.view; });
   return spec;
 }
 
-export { decode, distanceProbs, headMean, allowedCells, featureSlice, disanProbs, disanFeature, hasParts,
-  perFeature, featureMax, directionAllowed, remask, maskPanel, rows, formatValue, prepare, evaluate, render };
+export { distanceProbs, headMean, headsAt, disanProbs, hasParts, perFeature, featureMax, directionAllowed,
+  remask, maskPanel, formatValue, prepare, render };

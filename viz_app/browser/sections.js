@@ -3,20 +3,15 @@
  *
  * The static explorer, the report file and the notebook view call `page(tv)` and hand it to Report.show; the
  * app's chart component draws one figure at a time with `draw(views, id, params, theme)`: a figure of the page by
- * id, or one `define`d (view_figures.js) with parameters. The live payloads (what recompute.js redraws the α /
- * feature maps from) are built prepared, as `Recompute.prepare` returns them (ids "<kind>-js<n>"). Pure
- * functions (figures.js's `configure` first); errors are thrown as one sentence. Tests: test_page_figures.py
+ * id, or one `define`d (view_figures.js) with parameters. A live figure (α, feature k) is built again at the
+ * controls' values by its own function (its binding's `redraw`, recompute.js `render`). Pure functions
+ * (figures.js's `configure` first); errors are thrown as one sentence. Tests: test_page_figures.py
  * (against the trace), test_sections_js.py, test_app.py. */
 import * as Figures from "./figures.js";
 import * as Recompute from "./recompute.js";
 import { argmax } from "./util.js";
 
-var PY_HTML = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" };
-
-/* Python's html.escape(text, quote=True), which report.py uses for the page's own HTML. */
-function escape(text) {
-  return String(text).replace(/[&<>"']/g, function (ch) { return PY_HTML[ch]; });
-}
+var escape = Figures.htmlEscape;
 
 function capitalize(word) {
   return word.charAt(0).toUpperCase() + word.slice(1).toLowerCase();
@@ -98,48 +93,6 @@ function checkView(tv, opts) {
   if (!(opts && opts.anyLength)) checkLengths(tv);
 }
 
-/* {path: template} for every text of the spec `fig` that contains a key of `replacements` (e.g. {"α = 1.5":
- * "α = {alpha}"}; paths are dotted: title, panels.3.view.title, panels.0.view.valueName). */
-function templates(fig, replacements) {
-  var out = {}, olds = Object.keys(replacements);
-  function visit(text, path) {
-    if (typeof text !== "string") return;
-    var next = text;
-    olds.forEach(function (old) { next = next.split(old).join(replacements[old]); });
-    if (next !== text) out[path] = next;
-  }
-  visit(fig.title, "title");
-  fig.panels.forEach(function (p, i) {
-    ["title", "valueName", "xLabel", "yLabel"].forEach(function (k) { visit(p.view[k], "panels." + i + ".view." + k); });
-  });
-  return out;
-}
-
-/* What recompute.js `render` redraws a spec with: panels [{panel: index, z: expr, pool}], scales [{panels,
- * zmin, zmax, diverging}] (panels sharing one colour domain), texts {path: template}, rows [{panel, z, row}]
- * (a bars panel showing one row of a map). */
-function binding(panels, scales, texts, rows) {
-  return { panels: panels, scales: scales || [], texts: texts || {}, rows: rows || [] };
-}
-
-function sharedScale(panels, zmin, zmax, diverging) {
-  return { panels: panels, zmin: zmin === undefined ? null : zmin, zmax: zmax === undefined ? null : zmax,
-           diverging: !!diverging };
-}
-
-/* Panel k of a heatmapGrid / smallMultiples shows exprs[k], on one shared scale. opts: {pool, zmin, zmax}. */
-function gridBinding(fig, exprs, replacements, opts) {
-  var o = opts || {}, panels = [];
-  fig.panels.forEach(function (p, i) { if (p.kind === "heatmap") panels.push(i); });
-  if (exprs.length !== panels.length) {
-    throw new Error(exprs.length + " expressions for " + panels.length + " heatmap panels");
-  }
-  var items = panels.map(function (panel, k) {
-    return o.pool ? { panel: panel, z: exprs[k], pool: o.pool } : { panel: panel, z: exprs[k] };
-  });
-  return binding(items, [sharedScale(panels, o.zmin, o.zmax)], templates(fig, replacements));
-}
-
 /* The sentence of `side` ("hypothesis" where the view has one, else the premise). */
 function sentOf(tv, side) {
   return side === "hypothesis" && tv.hypothesis ? tv.hypothesis : tv.premise;
@@ -164,13 +117,13 @@ function lazy(obj, key, make) {
 }
 
 /* One figure of a section. `build` makes its figure spec (a function, called when the figure is first read: a
- * keystroke builds only what it draws) or is the spec. extra: {bind: fig → its binding (a live figure), word: true
- * (the word control swaps its vector), scope (pair_view.js: what its numbers come from)}. */
+ * keystroke builds only what it draws; called again with the controls' values {alpha, feature} when the figure
+ * follows one) or is the spec. extra: {follows: "alpha" | "feature" (a live figure), word: true (the word control
+ * swaps its vector), scope (pair_view.js: what its numbers come from)}. */
 function figure(id, build, paper, caption, side, extra) {
-  var o = extra || {}, out = { id: id, paper: paper, caption: caption, side: side || "premise", word: !!o.word,
-                               live: !!o.bind, scope: o.scope };
+  var o = extra || {}, out = { id: id, paper: paper, caption: caption, side: side || "premise", word: !!o.word, scope: o.scope };
   lazy(out, "figure", function () { return Object.assign(typeof build === "function" ? build() : build, { name: id }); });
-  lazy(out, "binding", function () { return o.bind ? o.bind(out.figure) : null; });
+  out.binding = o.follows ? { follows: o.follows, redraw: build } : null;
   return out;
 }
 
@@ -243,10 +196,18 @@ function pair(fw, bw, tokens, titles, title, theme, valueName) {
                                                        names: ["forward", "backward"], rowBars: true });
 }
 
-/* The pair of a sentence's attention maps (Shen Fig. 6, Im Fig. 7); titles default to the blocks' masks. */
-function attentionPair(tv, sent, title, theme, titles) {
-  var T = sent.tokens.length;
-  return pair(matrix(sent.fw.attention, T, T), matrix(sent.bw.attention, T, T), sent.tokens, titles || blockTitles(tv),
+/* A block's head-averaged attention (T × T): the trace's own, or Im Eq. 7 again at another α from the pre-mask
+ * scores the trace view keeps (the DSA; exact, as α enters only after them). */
+function attentionAt(tv, sent, direction, a) {
+  var b = sent[direction], T = sent.tokens.length;
+  if (tv.arch !== "dsa" || a === null || a === undefined) return matrix(b.attention, T, T);
+  return matrix(Recompute.headMean(Recompute.headsAt(b, T, a), T), T, T);
+}
+
+/* The pair of a sentence's attention maps (Shen Fig. 6, Im Fig. 7), at α `a` (attentionAt); titles default to the
+ * blocks' masks. */
+function attentionPair(tv, sent, title, theme, titles, a) {
+  return pair(attentionAt(tv, sent, "fw", a), attentionAt(tv, sent, "bw", a), sent.tokens, titles || blockTitles(tv),
               title, theme);
 }
 
@@ -254,10 +215,12 @@ function blockTitles(tv) {
   return ["forward block (mask " + tv.masks[0] + ")", "backward block (mask " + tv.masks[1] + ")"];
 }
 
-/* Every head of block `direction` on one colour scale (Im Figs. 12–13), block-averaged to HEAD_CELLS. */
-function headsFigure(sent, direction, title, theme) {
+/* Every head of block `direction` on one colour scale (Im Figs. 12–13), block-averaged to HEAD_CELLS; the trace's
+ * own, or at α `a` from the pre-mask scores. */
+function headsFigure(sent, direction, title, theme, a) {
   var b = sent[direction], T = sent.tokens.length, stack = [], titles = [];
-  for (var h = 0; h < b.H; h++) { stack.push(matrix(b.heads, T, T, h * T * T)); titles.push("head " + (h + 1)); }
+  var heads = a === undefined ? b.heads : Recompute.headsAt(b, T, a);
+  for (var h = 0; h < b.H; h++) { stack.push(matrix(heads, T, T, h * T * T)); titles.push("head " + (h + 1)); }
   return Figures.smallMultiples(stack, sent.tokens, titles, { title: title, theme: theme,
     maxCells: Figures.constant("HEAD_CELLS"), names: titles.map(function (_, k) { return "head-" + (k + 1); }) });
 }
@@ -273,7 +236,7 @@ function perFeature(sent, direction, what) {
 function featureSlice(sent, direction, k) {
   var b = sent[direction], T = sent.tokens.length;
   need(Recompute.hasParts(b), direction + ": DiSAN's keys, queries and c are needed for one feature k (Shen Eq. 15)");
-  return matrix(Recompute.disanFeature(b.keys, b.queries, T, b.allowed, b.c, k), T, T);
+  return matrix(Recompute.disanProbs(b.keys, b.queries, T, b.allowed, b.c, k), T, T);
 }
 
 /* Shen Eqs. 12–13: one token's 2·d_h source2token probabilities; "length" scales them by T (1 = uniform). */
@@ -282,9 +245,9 @@ function s2tVector(sent, token, scale) {
   return scale === "length" ? v.map(function (x) { return x * sent.tokens.length; }) : v;
 }
 
-/* Shen Fig. 8 for one word: its 2·d_h source2token probabilities on a grid. */
-function s2tWordFigure(sent, token, theme, title) {
-  return Figures.vectorGrids([s2tVector(sent, token)], ["#" + token + " '" + sent.tokens[token] + "' (" + sent.D2 + " features)"],
+/* Shen Fig. 8 for one word: its 2·d_h source2token probabilities on a grid (`scale` as s2tVector). */
+function s2tWordFigure(sent, token, theme, title, scale) {
+  return Figures.vectorGrids([s2tVector(sent, token, scale)], ["#" + token + " '" + sent.tokens[token] + "' (" + sent.D2 + " features)"],
                          { title: title || "", theme: theme, valueName: "P" });
 }
 
@@ -314,8 +277,6 @@ function barsFigure(tv, side, theme, id, series, o, paper, caption) {
 }
 
 var GATES = [["forward gate", "gate", "fw"], ["backward gate", "gate", "bw"]];
-// recompute.js's expressions of DiSAN's feature k (Shen Eq. 15) in the forward and backward blocks
-var BY_FEATURE = [{ op: "feature", dir: "fw" }, { op: "feature", dir: "bw" }];
 
 function disanSections(tv, theme) {
   var titles = blockTitles(tv);
@@ -325,12 +286,12 @@ function disanSections(tv, theme) {
     mean.push(figure("mean-" + side, function () {
       return attentionPair(tv, sent, named("Token2token attention, mean over features", side, tv), theme);
     }, "Shen Fig. 6", "P averaged over the d_h features (Shen Sec. 5.3); rows attend, columns are attended.", side));
-    feature.push(figure("feature-" + side, function () {
-      return pair(featureSlice(sent, "fw", 0), featureSlice(sent, "bw", 0), sent.tokens, titles,
-                  named("Token2token attention, feature k = 0", side, tv), theme, "P[k]");
+    feature.push(figure("feature-" + side, function (values) {
+      var k = values ? values.feature : 0;
+      return pair(featureSlice(sent, "fw", k), featureSlice(sent, "bw", k), sent.tokens, titles,
+                  named("Token2token attention, feature k = " + k, side, tv), theme, "P[k]");
     }, "Shen Fig. 6, one feature (Eq. 15)",
-      "The softmax of one feature k before averaging; drag the slider or use its arrow keys.", side,
-      { bind: function (fig) { return gridBinding(fig, BY_FEATURE, { "feature k = 0": "feature k = {feature}" }); } }));
+      "The softmax of one feature k before averaging; drag the slider or use its arrow keys.", side, { follows: "feature" }));
     gates.push(barsFigure(tv, side, theme, "gate", GATES, { title: "Fusion gate per token, mean over features", yTitle: "F",
       yRange: [0, 1] }, "Shen Fig. 7 (Eq. 19)",
       "A large F keeps the token's own input h, a small F takes its context s (u = F⊙h + (1−F)⊙s)."));
@@ -353,25 +314,24 @@ function disanSections(tv, theme) {
 
 function dsaSections(tv, theme) {
   var esc = Figures.htmlEscape, alpha = tv.alpha !== null && tv.alpha !== undefined ? tv.alpha : 0.0;
-  var at = {};
-  at["α = " + Figures.formatG(alpha)] = "α = {alpha}";
+  var at = function (values) { return values ? values.alpha : alpha; };  // a live figure's α, else the pass's
   var mean = [], heads = [], gates = [], ffn = [], pool = [];
   sides(tv).forEach(function (s) {
     var side = s[0], sent = s[1];
-    mean.push(figure("alpha-mean-" + side, function () {
-      return attentionPair(tv, sent, named("Head-averaged attention weights at α = " + Figures.formatG(alpha), side, tv), theme,
-                           ["forward (mask " + tv.masks[0] + ")", "backward (mask " + tv.masks[1] + ")"]);
+    mean.push(figure("alpha-mean-" + side, function (values) {
+      return attentionPair(tv, sent, named("Head-averaged attention weights at α = " + Figures.formatG(at(values)), side, tv), theme,
+                           ["forward (mask " + tv.masks[0] + ")", "backward (mask " + tv.masks[1] + ")"], values && values.alpha);
     }, "Im Fig. 7 (Eq. 7)",
       "softmax(QKᵀ/√d_k + M_dir + α·M_dis) averaged over heads; the α control recomputes it in the page.", side,
-      { bind: function (fig) { return gridBinding(fig, [{ op: "mean", dir: "fw" }, { op: "mean", dir: "bw" }], at); } }));
+      { follows: "alpha" }));
     /** @type {[string, string, number][]} */ ([["fw", "Forward", 12], ["bw", "Backward", 13]]).forEach(function (d) {
-      var direction = d[0], name = d[1], exprs = [];
-      for (var h = 0; h < sent[direction].H; h++) exprs.push({ op: "head", dir: direction, head: h });
-      heads.push(figure("alpha-heads-" + direction + "-" + side, function () {
-        return headsFigure(sent, direction, named(name + " heads at α = " + Figures.formatG(alpha), side, tv), theme);
+      var direction = d[0], name = d[1];
+      heads.push(figure("alpha-heads-" + direction + "-" + side, function (values) {
+        return headsFigure(sent, direction, named(name + " heads at α = " + Figures.formatG(at(values)), side, tv), theme,
+                           values && values.alpha);
       }, "Im Fig. " + d[2],
         "Every head of the " + name.toLowerCase() + " block on one colour scale; heads specialise on different distances.",
-        side, { bind: function (fig) { return gridBinding(fig, exprs, at, { pool: Figures.constant("HEAD_CELLS") }); } }));
+        side, { follows: "alpha" }));
     });
     gates.push(barsFigure(tv, side, theme, "gate", GATES, { title: "Fusion gate per token at α = " + Figures.formatG(alpha),
       yTitle: "mean F", yRange: [0, 1] }, "Im Fig. 9 (Eq. 12)",
@@ -417,47 +377,26 @@ function compactSections(tv, theme) {
 function wordFrames(sent, theme) {
   theme = Figures.theme(theme || "normal");
   return Array.from(sent.tokens, function (_, t) {
-    var view = s2tWordFigure(sent, t, theme).panels[0].view, round = function (v) { return v === v ? Figures.round6(v) : null; };
-    return { z: view.z.map(function (row) { return row.map(round); }), zmin: view.zmin, zmax: view.zmax, title: view.title };
+    var view = s2tWordFigure(sent, t, theme).panels[0].view;
+    return { z: view.z, zmin: view.zmin, zmax: view.zmax, title: view.title };
   });
 }
 
-var payloadCount = 0;
-
-/* What Recompute.prepare would return for this sentence's live payload (scale 1, float32; DiSAN: Eq. 15's parts,
- * from which each feature k the slider reaches is computed when asked). */
-function payload(sent, arch) {
-  var blocks = {}, kind = arch === "dsa" ? "distance" : "features";
-  ["fw", "bw"].forEach(function (d) {
-    var b = sent[d], dsa = arch === "dsa";
-    if (!dsa) need(Recompute.hasParts(b), d + ".probs (DiSAN's per-feature P) or its keys, queries and c are needed for feature k's slider");
-    blocks[d] = { mask: b.mask, allowed: Uint8Array.from(b.allowed, function (v) { return v ? 1 : 0; }),
-                  cells: Recompute.allowedCells(b.allowed), scores: dsa ? Float32Array.from(b.scores) : null, features: null,
-                  scale: 1, keys: dsa ? null : b.keys, queries: dsa ? null : b.queries, c: dsa ? null : b.c };
-  });
-  payloadCount += 1;
-  return { id: kind + "-js" + payloadCount, kind: kind, T: sent.tokens.length, tokens: Array.from(sent.tokens), blocks: blocks,
-           memo: null };
-}
-
-/* report.page_data: the figures, the bindings of those the page redraws and their payloads. */
+/* report.page_data: the figures and the bindings of those the page redraws (`payloads` stays empty: a live figure
+ * is redrawn from its own trace view, recompute.js `render`). */
 function pageData(tv, sections, compact) {
   var figs = sections.flatMap(function (s) { return s.figures; });
-  var themes = Figures.context().themes, data = {
+  var data = {
     arch: tv.arch,
     alpha: tv.alpha === undefined ? null : tv.alpha,
     compact: !!compact,
-    fonts: { normal: themes.normal.font_size, talk: themes.presentation.font_size },
     figures: {}, live: {}, payloads: {}, words: {},
   };
   // Every entry is built when first read: a keystroke builds only what it draws (report.js reads the figures
   // on screen; the others when they come near the window or typing rests).
   figs.forEach(function (f) {
     lazy(data.figures, f.id, function () { return f.figure; });
-    if (f.live) {
-      lazy(data.live, f.id, function () { return { side: f.side, binding: f.binding }; });
-      if (!(f.side in data.payloads)) lazy(data.payloads, f.side, function () { return payload(tv[f.side], tv.arch); });
-    }
+    if (f.binding) lazy(data.live, f.id, function () { return { side: f.side, binding: f.binding }; });
     if (f.word && !(f.side in data.words)) lazy(data.words, f.side, function () { return wordFrames(tv[f.side]); });
   });
   return data;
@@ -521,8 +460,8 @@ function navLines(sections, keys) {
 }
 
 /* The report's page for a trace view: {title, header (<header>'s HTML), headerLines (its children's), body
- * (<main>'s inner HTML), parts (its sections' HTML), data (what Report.show draws: arch, alpha, compact, fonts,
- * figures {id: spec}, live {id: {side, binding}}, payloads {side}, words {side: frames}), sections}.
+ * (<main>'s inner HTML), parts (its sections' HTML), data (what Report.show draws: arch, alpha, compact,
+ * figures {id: spec}, live {id: {side, binding}}, payloads {}, words {side: frames}), sections}.
  * opts: {compact, only (one figure's id: that figure alone; a `define`d one at opts.params)}. Throws one sentence
  * when the trace view is incomplete or a sentence is longer than a report holds. */
 function page(tv, opts) {
@@ -531,9 +470,8 @@ function page(tv, opts) {
   var sections = o.compact ? compactSections(tv) : reportSections(tv);
   if (o.only && Object.prototype.hasOwnProperty.call(BUILDERS, o.only)) {
     // One `define`d figure at o.params (the app's per-figure HTML download), with the control it follows.
-    var built = draw([tv], o.only, o.params, "normal"), side = (o.params && o.params.side) || "premise";
-    var one = figure(o.only, built.figure, "", "", side, built.binding ? { bind: function () { return built.binding; } } : null);
-    sections = [section(o.only, "", "", [one], built.binding ? (tv.arch === "dsa" ? "alpha" : "feature") : null)];
+    var one = draw([tv], o.only, o.params, "normal");
+    sections = [section(o.only, "", "", [one], one.binding && one.binding.follows)];
   } else if (o.only) {
     // One figure of the page (the app's per-figure HTML download), in its section, with the section's control.
     sections = sections.map(function (s) {
@@ -554,7 +492,8 @@ function page(tv, opts) {
   };
 }
 
-/* name → (views, params, theme) → {figure, bind: fig → binding | undefined}: view_figures.js's `define`s. */
+/* name → (views, params, theme, values) → {figure, follows: "alpha" | "feature" | undefined}: view_figures.js's
+ * `define`s; a figure that follows a control is built again at its values {alpha, feature} (its binding's redraw). */
 var BUILDERS = {};
 
 function define(name, build) {
@@ -570,17 +509,15 @@ function sectionBody(views, id, params) {
   return tokensHtml(sentOf(tv, p.side)) + predictionLine(tv) + legendHtml();
 }
 
-/* The figure `id` of `views` with `params`: a `define`d figure (built afresh), else a figure of the first
- * view's page (`figureById`). Returns {figure, binding}. */
+/* The figure `id` of `views` with `params` ({id, figure, binding, side, …}: sections' `figure`): a `define`d figure
+ * (built afresh; its spec named `id`: data-figure="figure:<id>"), else a figure of the first view's page
+ * (`figureById`). */
 function draw(views, id, params, themeName) {
-  if (!Object.prototype.hasOwnProperty.call(BUILDERS, id)) {
-    var f = figureById(views[0], id, themeName);
-    return { figure: f.figure, binding: f.binding };
-  }
+  if (!Object.prototype.hasOwnProperty.call(BUILDERS, id)) return figureById(views[0], id, themeName);
   views.forEach(function (tv) { checkView(tv, { anyLength: true }); });
-  var built = BUILDERS[id](views, params || {}, Figures.theme(themeName || "normal"));
-  built.figure.name = id;  // data-figure="figure:<id>"
-  return { figure: built.figure, binding: built.bind ? built.bind(built.figure) : null };
+  var p = params || {}, theme = Figures.theme(themeName || "normal"), built = BUILDERS[id](views, p, theme);
+  return figure(id, function (values) { return values ? BUILDERS[id](views, p, theme, values).figure : built.figure; }, "", "",
+                p.side, { follows: built.follows });
 }
 
 /* The figures of `sections` by id. */
@@ -629,8 +566,7 @@ function mapFigure(tv, id) {
 }
 
 export { mapFigure, page, figureById, draw, sectionBody, define, reportSections, compactSections,
-  overview, disanSections, dsaSections, s2tWordFigure, wordFrames, tokensHtml, legendHtml, pageData, payload,
-  gridBinding, templates, sharedScale, escape, checkView,
+  overview, disanSections, dsaSections, s2tWordFigure, wordFrames, tokensHtml, legendHtml, pageData, escape, checkView,
   // what view_figures.js and pair_view.js build their figures with
-  BY_FEATURE, need, checkArray, matrix, rowMeans, sentOf, s2tVector, tokenBars, capitalize, featureSlice, perFeature, pair, attentionPair,
-  blockTitles, headsFigure, binding, lazy, section, figure, sectionHtml, alphaSlider, navLines };
+  GATES, need, checkArray, matrix, sentOf, s2tVector, tokenSeries, tokenBars, capitalize, featureSlice, perFeature, pair, attentionAt,
+  attentionPair, blockTitles, headsFigure, lazy, section, figure, sectionHtml, alphaSlider, navLines };

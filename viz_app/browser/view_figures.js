@@ -1,11 +1,12 @@
 /* ViewFigures — the figures the app's views draw with parameters (a chosen token, direction or reduction, two
  * sentences, data the app computes such as attributions), each `Sections.define(name, build)`: build(views,
- * params, theme) → {figure, bind: fig → binding (recompute.js) | undefined}. The app draws them by name
- * (export.py show_page_figure → chart.js → Sections.draw); a one-figure report holds one (the HTML download). */
+ * params, theme, values) → {figure, follows: "alpha" | "feature" | undefined}; a figure that follows a control is
+ * built again at its values {alpha, feature} (recompute.js `render`). The app draws them by name (export.py
+ * show_page_figure → chart.js → Sections.draw); a one-figure report holds one (the HTML download). */
 import * as Figures from "./figures.js";
 import * as Recompute from "./recompute.js";
-import { BY_FEATURE, define, need, checkArray, matrix, sentOf, s2tVector, tokenBars, capitalize, featureSlice, perFeature, pair,
-  attentionPair, blockTitles, headsFigure, binding, gridBinding, templates, sharedScale } from "./sections.js";
+import { define, need, checkArray, matrix, sentOf, s2tVector, s2tWordFigure, tokenBars, capitalize, featureSlice, perFeature,
+  pair, attentionAt, attentionPair, blockTitles, headsFigure } from "./sections.js";
 
 function needIndex(value, T, what) {
   need(Number.isInteger(value) && value >= 0 && value < T, what + " should be a token index below " + T +
@@ -57,39 +58,31 @@ function checkReduction(p) {
 
 /* Shen Fig. 6 under a reduction; a clicked row shows its bars. p: {side, reduction, feature}. With reduction
  * "feature" it follows the feature-k control. */
-define("disan-pair", function (views, p, theme) {
+define("disan-pair", function (views, p, theme, values) {
   checkReduction(p);
-  var tv = views[0], sent = sentOf(tv, p.side), k = p.feature || 0;
+  var tv = views[0], sent = sentOf(tv, p.side), k = values ? values.feature : p.feature || 0;
   var fig = pair(disanMap(sent, "fw", p.reduction, k), disanMap(sent, "bw", p.reduction, k), sent.tokens, blockTitles(tv),
                  "Token2token attention — " + REDUCTIONS[p.reduction], theme, disanValueName(p.reduction, k));
-  return { figure: fig, bind: p.reduction !== "feature" ? undefined : function (f) {
-    return gridBinding(f, BY_FEATURE, { ["P[k=" + k + "]"]: "P[k={feature}]" });
-  } };
+  return { figure: fig, follows: p.reduction === "feature" ? "feature" : undefined };
 });
 
 /* One row of "disan-pair" as bars: what token p.token attends to, forward and backward. */
-define("disan-row", function (views, p, theme) {
+define("disan-row", function (views, p, theme, values) {
   checkReduction(p);
-  var tv = views[0], sent = sentOf(tv, p.side), T = sent.tokens.length, k = p.feature || 0;
+  var tv = views[0], sent = sentOf(tv, p.side), T = sent.tokens.length, k = values ? values.feature : p.feature || 0;
   needIndex(p.token, T, "token");
   var value = disanValueName(p.reduction, k);
   var fig = Figures.barChart([["forward", disanMap(sent, "fw", p.reduction, k)[p.token]],
                           ["backward", disanMap(sent, "bw", p.reduction, k)[p.token]]], sent.tokens,
     { title: "Row #" + p.token + " '" + sent.tokens[p.token] + "': what it attends to", yTitle: value, theme: theme });
-  return { figure: fig, bind: p.reduction !== "feature" ? undefined : function (f) {
-    return binding([], [], templates(f, { ["P[k=" + k + "]"]: "P[k={feature}]" }), BY_FEATURE.map(function (z, i) {
-      return { panel: i, z: z, row: p.token };
-    }));
-  } };
+  return { figure: fig, follows: p.reduction === "feature" ? "feature" : undefined };
 });
 
 /* Shen Fig. 8: one word's feature-wise source2token vector. p: {side, token, scale: "probability" | "length"}. */
 define("s2t-word", function (views, p, theme) {
   var sent = sentOf(views[0], p.side);
   needIndex(p.token, sent.tokens.length, "token");
-  return { figure: Figures.vectorGrids([s2tVector(sent, p.token, p.scale)],
-    ["'" + sent.tokens[p.token] + "' (" + sent.D2 + " features)"],
-    { title: "Feature-wise source2token score vector", theme: theme, valueName: "P" }) };
+  return { figure: s2tWordFigure(sent, p.token, theme, "Feature-wise source2token score vector", p.scale) };
 });
 
 /* Shen Fig. 8's comparison: the same word in two sentences (views[0] and views[1], premises) and A − B.
@@ -117,35 +110,21 @@ define("gate-features", function (views, p, theme) {
     title: capitalize(name) + " gate F, every feature", theme: theme, valueName: "F", zmin: 0, zmax: 1 }) };
 });
 
-/* A block's head-averaged attention (T × T): the trace's own, or Im Eq. 7 again at another α from the
- * pre-mask scores the trace view keeps (the DSA; exact, as α enters only after them). */
-function attentionAt(tv, sent, direction, a) {
-  var b = sent[direction], T = sent.tokens.length;
-  if (tv.arch !== "dsa" || a === null || a === undefined) return matrix(b.attention, T, T);
-  return matrix(Recompute.headMean(Recompute.distanceProbs(b.scores, T, b.allowed, a), T), T, T);
-}
-
 /* Two attention maps on one colour scale and A − B (Shen Tables 1–2 ablations, Im Fig. 8): views[0] is A,
  * views[1] (or views[0] again) B. p: {side, dir, alphas: [α_A, α_B] (null: the trace's own), titles: [A, B],
- * live: A follows the α control, B stays at α_B}. */
-define("compare", function (views, p, theme) {
+ * live: A follows the α control ("A: α = …"), B stays at α_B}. */
+define("compare", function (views, p, theme, values) {
   need(DIRECTION_NAMES[p.dir], "dir should be fw or bw but is " + p.dir);
   var tvA = views[0], tvB = views[1] || views[0], alphas = p.alphas || [null, null];
   var a = sentOf(tvA, p.side), b = sentOf(tvB, p.side);
   need(Array.from(a.tokens).join("\u0000") === Array.from(b.tokens).join("\u0000"),
        "A and B tokenised the sentence differently; they cannot be compared cell by cell");
   var what = tvA.arch === "disan" ? "mean over features" : "mean over heads";
-  var titles = ["A: " + p.titles[0], "B: " + p.titles[1]];
-  var fig = Figures.compareHeatmaps(attentionAt(tvA, a, p.dir, alphas[0]), attentionAt(tvB, b, p.dir, alphas[1]),
-    a.tokens, { titles: titles, theme: theme,
-                title: capitalize(DIRECTION_NAMES[p.dir]) + " block, " + what + " — A and B share one colour scale" });
-  if (!p.live) return { figure: fig };
-  return { figure: fig, bind: function (f) {
-    var atAlpha = { op: "mean", dir: p.dir }, atB = { op: "mean", dir: p.dir, alpha: alphas[1] };
-    var shown = { [titles[0]]: "A: α = {alpha}" }; // "A: " keeps B's title untouched
-    return binding([{ panel: 0, z: atAlpha }, { panel: 1, z: atB }, { panel: 2, z: { op: "diff", a: atAlpha, b: atB } }],
-                   [sharedScale([0, 1]), sharedScale([2], null, null, true)], templates(f, shown));
-  } };
+  var titles = [values ? "A: α = " + Figures.formatG(values.alpha) : "A: " + p.titles[0], "B: " + p.titles[1]];
+  var fig = Figures.compareHeatmaps(attentionAt(tvA, a, p.dir, values ? values.alpha : alphas[0]),
+    attentionAt(tvB, b, p.dir, alphas[1]), a.tokens, { titles: titles, theme: theme,
+      title: capitalize(DIRECTION_NAMES[p.dir]) + " block, " + what + " — A and B share one colour scale" });
+  return { figure: fig, follows: p.live ? "alpha" : undefined };
 });
 
 /** @type {[string, number, string][]} */
@@ -155,19 +134,14 @@ var MASK_PANELS = [["diag", 0, "M_diag (Shen Eq. 16)"], ["fw", 0, "M_fw (Shen Eq
 
 /* The additive masks for this sentence's length: direction masks (0 / −∞) and Im Eq. 7's M_dir + α·M_dis.
  * p: {side, alpha}; the α panels follow the α control. */
-define("masks", function (views, p, theme) {
-  var sent = sentOf(views[0], p.side), T = sent.tokens.length, a = p.alpha || 0;
+define("masks", function (views, p, theme, values) {
+  var sent = sentOf(views[0], p.side), T = sent.tokens.length, a = (values ? values.alpha : p.alpha) || 0;
   var panels = MASK_PANELS.map(function (m) {
     var flat = Array.from(Recompute.maskPanel(T, m[0], m[1] ? a : 0), function (v) { return v + 0; }); // no −0
     return [m[2].replace("{α}", Figures.formatG(a)), matrix(flat, T, T)];
   });
-  var fig = Figures.maskPanels(panels, sent.tokens, { title: "Masks for T = " + T + " tokens", theme: theme });
-  var shown = { ["α = " + Figures.formatG(a)]: "α = {alpha}" };
-  return { figure: fig, bind: function (f) {
-    return gridBinding(f, MASK_PANELS.map(function (m) {
-      return m[1] ? { op: "mask", dir: m[0] } : { op: "mask", dir: m[0], alpha: 0.0 };
-    }), shown, { zmax: 0.0 });
-  } };
+  return { figure: Figures.maskPanels(panels, sent.tokens, { title: "Masks for T = " + T + " tokens", theme: theme }),
+           follows: "alpha" };
 });
 
 /* Bars of per-token series of one sentence (the papers' bar figures: Shen Fig. 7, Im Figs. 9–11).
