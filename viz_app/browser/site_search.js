@@ -38,12 +38,13 @@ function load(name) {
   return loaded[name];
 }
 
-/* q from the address, when it changed since it was last read (a link, a hash change, the back button). */
+/* q from the address (Site's state.q), when it changed since it was last read (a link, a hash change, the back button). */
 function sync() {
-  if (readFrom === window.location.hash) return;
-  readFrom = window.location.hash;
+  const raw = Site.state().q;
+  if (readFrom === raw) return;
+  readFrom = raw;
   let g = null;
-  try { g = JSON.parse(new URLSearchParams(readFrom.replace(/^#/, "")).get("q") || "{}"); } catch (err) { g = null; }
+  try { g = JSON.parse(raw || "{}"); } catch (err) { g = null; }
   badLink = !(g && typeof g === "object" && !Array.isArray(g));
   if (badLink) g = {};
   const str = v => typeof v === "string" ? v : null;
@@ -53,13 +54,6 @@ function sync() {
     page: Number.isInteger(g.page) && g.page >= 0 ? g.page : 0, measure: str(g.measure),
     like: Number.isInteger(g.like) ? g.like : null, likeText: str(g.likeText) && g.likeText.trim() ? g.likeText : null,
   };
-}
-
-/** site.js's writeHash: the search's part of the address (what differs from an empty search).
- * @param {URLSearchParams} params */
-export function address(params) {
-  sync();
-  params.set("q", JSON.stringify(Object.fromEntries(Object.entries(q).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(EMPTY[k])))));
 }
 
 /** The Search mode's entry and panel (entry_site.js, before site.js reads the address). */
@@ -107,11 +101,11 @@ function changed(ev) {
   if (JSON.stringify(q) !== was) rerun(); // else nothing new
 }
 
-/* q is newer than the address: written now (Site.set), not read back. */
+/* q is newer than the address: its part of the address (what differs from an empty search) written now (Site.set),
+ * not read back. */
 function rerun() {
-  readFrom = window.location.hash;
-  Site.set({});
-  readFrom = window.location.hash;
+  const changed = Object.entries(q).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(EMPTY[k]));
+  Site.set({ q: readFrom = JSON.stringify(Object.fromEntries(changed)) });
   show();
 }
 
