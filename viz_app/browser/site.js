@@ -10,6 +10,7 @@ import { fromBase64, inflate } from "./bytes.js";
 import { loadScript as loadOnce } from "./load_script.js";
 import * as Figures from "./figures.js";
 import * as Pair from "./pair.js";
+import * as PairView from "./pair_view.js";
 import * as Report from "./report.js";
 import * as Sections from "./sections.js";
 import * as Tokenize from "./tokenize.js";
@@ -338,7 +339,9 @@ function drawStart() {
   // the opening sentence's trace view, or null when the state asks for another input or its file did not load
   const meta = modelMeta(state.model), s = (window.DisanSiteStart || {})[state.model];
   let tv = null;
-  try { tv = s && opensOnStart(state, meta) ? storedView(meta, s) : null; } catch (err) { warn("the opening sentence's run is unusable; the model computes it", err); }
+  try {
+    tv = s && opensOnStart(state, meta) ? storedView(meta, s) : null;
+  } catch (err) { warn("the opening sentence's run is unusable; the model computes it", err); }
   if (!tv) return warmPage(meta, s);
   const mine = pending;
   pending = null;
@@ -423,8 +426,13 @@ function showState() {
   el("text").value = state.text;
   el("hypothesis").value = state.hypothesis;
   el("hyp-row").hidden = !meta.pair;
-  el("hyp-row").firstChild.textContent = meta.relatedness ? "sentence B " : "hypothesis "; // SICK's column names
-  el("text").parentNode.firstChild.textContent = meta.relatedness ? "sentence A " : "sentence ";
+  // a relatedness model's inputs are SICK's columns, sentence A and B, but its first and second sentence in the pair
+  // view (SICK's names would read "B: sentence A")
+  const names = !meta.relatedness ? ["sentence", "hypothesis"] : state.view === "pair" ? PairView.inputNames(true) : ["sentence A", "sentence B"];
+  ["text", "hypothesis"].forEach((id, i) => {
+    el(id).parentNode.firstChild.textContent = names[i] + " ";
+    el("b-" + id).parentNode.firstChild.textContent = "B: " + names[i] + " ";
+  });
   el("model-facts").textContent = meta.facts;
   if (pairView) pairView.showControls(state);
 }

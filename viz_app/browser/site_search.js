@@ -58,9 +58,7 @@ function sync() {
 
 /** The Search mode's entry and panel (entry_site.js, before site.js reads the address). */
 export function bind() {
-  const controls = el("controls");
-  if (!controls || el("search-panel")) return;
-  controls.insertAdjacentHTML("beforeend", '<a id="search-open" class="field" hidden>search the test set</a>');
+  el("controls").insertAdjacentHTML("beforeend", '<a id="search-open" class="field" hidden>search the test set</a>');
   const rows = Array.from({ length: FILTERS }, (_, i) => `<div class="sq-filter"><select id="sq-col${i}"></select> ` +
     `<select id="sq-op${i}"></select> <input id="sq-val${i}" size="14" spellcheck="false"></div>`).join("");
   el("report").insertAdjacentHTML("beforebegin", '<section id="search-panel" hidden><p id="sq-corpus" class="sub"></p>' + rows +
@@ -235,7 +233,6 @@ function likeReady(state) {
 
 /** Show or hide the mode (site.js's update, every state). @param {boolean} on @param {any} state */
 export function toggle(on, state) {
-  if (!el("search-panel")) return;
   const m = meta(state.model);
   el("search-open").hidden = !(m && m.search) || on;
   el("search-open").href = linkTo({ m: state.model, t: state.text, view: "search" });

@@ -55,7 +55,9 @@ async function sentenceParts(sp, weights, whole) {
     const got = { p: await side(input, "p"), h: await side(input, "h") }, feeds = { ...input };
     for (const k of ["p", "h"]) sp.cuts[k].forEach(c => { feeds[c] = got[k][c]; });
     const out = { ...await made.head.run(feeds) };
-    for (const k of ["p", "h"]) sp.outputs[k].forEach(o => { const t = got[k][o]; out[o] = { type: t.type, dims: t.dims, data: t.data.slice() }; });
+    for (const k of ["p", "h"]) {
+      for (const o of sp.outputs[k]) out[o] = { type: got[k][o].type, dims: got[k][o].dims, data: got[k][o].data.slice() };
+    }
     return fetches ? Object.fromEntries(Object.entries(out).filter(([o]) => fetches.includes(o))) : out;
   }
   return {
@@ -96,7 +98,10 @@ async function handle(m) {
   if (m.type === "session") {
     // m.only: the helper keeps one model's sessions at a time (each holds the model's weights); a
     // session's name is "<role>:<model>"
-    if (m.only) Object.keys(sessions).filter(k => k.slice(k.indexOf(":") + 1) !== m.only).forEach(k => { sessions[k].release(); delete sessions[k]; });
+    for (const k of Object.keys(sessions).filter(k => m.only && k.slice(k.indexOf(":") + 1) !== m.only)) {
+      sessions[k].release();
+      delete sessions[k];
+    }
     // m.parts: leave-one-out's graph by sentence (its premise's erasures leave the hypothesis's part as it was)
     const session = await (m.parts ? sentenceParts(m.parts, m.weights, null) : create(m.onnx, m.weights));
     if (sessions[m.name]) sessions[m.name].release(); // the parts made again once the helper dropped one
@@ -110,7 +115,9 @@ async function handle(m) {
     return { value: true };
   }
   const buffers = new Set(), values = [];
-  for (const feeds of m.type === "runs" ? m.feeds : [m.feeds]) values.push(plain(await session.run(tensors(feeds), m.fetches || undefined), buffers));
+  for (const feeds of m.type === "runs" ? m.feeds : [m.feeds]) {
+    values.push(plain(await session.run(tensors(feeds), m.fetches || undefined), buffers));
+  }
   return { value: m.type === "runs" ? values : values[0], transfer: Array.from(buffers) };
 }
 
