@@ -400,9 +400,10 @@ function writeHash() {
 /* A key's address once typing rests: replaceState costs a few ms a key and the browser's process a core. */
 const writeHashSoon = () => rest("hash", 300, writeHash);
 
-/* A link's values, each checked, shown; anything unusable falls back to the default with a note (returned). */
-function applyHash(notes = []) {
-  const h = readHash(), L = DATA.limits, clip = v => v === undefined ? null : v.slice(0, L.max_chars);
+/* A link's values, each checked, shown; anything unusable falls back to the default with a note, said (`booting`:
+ * else that the model loads). */
+function applyHash(booting) {
+  const notes = [], h = readHash(), L = DATA.limits, clip = v => v === undefined ? null : v.slice(0, L.max_chars);
   const known = DATA.models.some(m => m.name === h.model), a = h.alpha !== undefined ? Number(h.alpha) : NaN;
   if (h.model !== undefined && !known) notes.push("The link names a model this folder lacks (" + h.model + "); showing " + DATA.default_model + ".");
   if (h.alpha !== undefined && !(a >= L.alpha_min && a <= L.alpha_max)) notes.push("α = " + h.alpha + " is outside " + L.alpha_min + "–" + L.alpha_max + "; using the model's own.");
@@ -417,7 +418,7 @@ function applyHash(notes = []) {
     q: h.q ?? null,
   });
   showState();
-  return notes;
+  if (notes.length || booting) say(notes.length ? notes.join(" ") : "Loading " + state.model + "…", "note");
 }
 
 function showState() {
@@ -541,41 +542,33 @@ function bind() {
     el("preset").value = "";
     if (p) edited({ text: p.text, hypothesis: p.hypothesis });
   });
-  window.addEventListener("hashchange", () => {
-    const notes = applyHash();
-    if (notes.length) say(notes.join(" "), "note");
-    update();
-  });
+  window.addEventListener("hashchange", () => { applyHash(); update(); });
 }
 
 /* Start onnxruntime and the linked model at once, then boot; on the folder's own sentence the stored run is drawn
  * first, and the model starts after it (it would take the cores the maps need, and was ready no sooner for it). */
 function preload() {
   DATA = window.DisanSiteData;
-  if (DATA && typeof DecompressionStream !== "undefined") {
-    const h = readHash(), meta = modelMeta(h.model) || modelMeta(DATA.default_model);
-    // on the folder's own sentence the stored run is drawn before the model loads (drawStart); on a link's, it is
-    // drawn hidden while the model starts (warmPage)
-    if (!opensOnStart(h, meta)) loadModel(meta.name).catch(() => {}); // boot's update() shows the failure
-    if (meta.start) return loadScript((DATA.base || "") + meta.start).catch(err => console.warn(err.message)).then(boot);
-  }
-  return boot();
-}
-
-function boot() {
-  DATA = window.DisanSiteData;
   if (!DATA) { doc.body.textContent = "assets/site-data.js is missing; rebuild this folder with python -m viz_app site."; return Promise.resolve(); }
   if (typeof DecompressionStream === "undefined") {
     say("This browser cannot unpack the model (no DecompressionStream); open the page in a current Chrome, Edge, Firefox or Safari.", "error");
     return Promise.resolve();
   }
+  const h = readHash(), meta = modelMeta(h.model) || modelMeta(DATA.default_model);
+  // on the folder's own sentence the stored run is drawn before the model loads (drawStart); on a link's, it is
+  // drawn hidden while the model starts (warmPage)
+  if (!opensOnStart(h, meta)) loadModel(meta.name).catch(() => {}); // boot's update() shows the failure
+  if (meta.start) return loadScript((DATA.base || "") + meta.start).catch(err => console.warn(err.message)).then(boot);
+  return boot();
+}
+
+function boot() {
   init(DATA.base);
   options(el("model"), DATA.models.map(m => [m.name, m.name + " — " + m.title]));
   options(el("preset"), DATA.presets.map((p, i) => [String(i), p.label]), 1);
-  const notes = applyHash();
+  applyHash(true);
   bind();
   followReport();
-  say(notes.length ? notes.join(" ") : "Loading " + state.model + "…", "note");
   writeHash();
   return update();
 }
