@@ -45,19 +45,28 @@ const distance = (ops) => ops.filter((o) => o.op !== "keep").length;
  * run, sent to the page's worker meanwhile, waits behind at most this many. */
 const CHUNK = 2;
 
-/* What leaveOneOut and swapEffects share: the options checked, then (ready()) the input run once and the value explained,
- * p(target) or a relatedness model's ŷ = rᵀp̂ with r = [1, …, K] (target "score"; Tai Sec. 4.2). */
-function explained(runner, input, o) {
+/* What leaveOneOut and swapEffects share: `variants(premise ids, hypothesis ids | null)` gives the inputs to run
+ * (checking the options at once), then the input is run once and the value explained, p(target) or a relatedness
+ * model's ŷ = rᵀp̂ with r = [1, …, K] (target "score"; Tai Sec. 4.2), then the variants in lanes (inLanes),
+ * each(index, probabilities, e) per variant. Resolves e = {full, k, score, value, base}, or null when stale() stopped it. */
+function explain(runner, input, o, variants, each) {
   const premise = input.premise.ids, hyp = input.hypothesis ? input.hypothesis.ids : null;
   const chunk = o.chunk === undefined ? CHUNK : o.chunk, stale = o.stale || (() => false);
   if (!(Number.isInteger(chunk) && chunk >= 1)) throw new Error("chunk = " + chunk + " must be a whole number ≥ 1 (erased inputs per message)");
-  const ready = () => runner.probs(premise, hyp, input.alpha).then((full) => {
+  const inputs = variants(premise, hyp);
+  return runner.probs(premise, hyp, input.alpha).then((full) => {
     const k = o.target === undefined ? argmax(full) : o.target, score = k === "score";
     if (!score && !(k >= 0 && k < full.length)) throw new Error("class index " + k + " is out of range; choose 0 to " + (full.length - 1) + " or \"score\"");
-    const value = (p) => (score ? p.reduce((s, x, i) => s + (i + 1) * x, 0) : p[k]);
-    return { full, k, score, value, base: value(full) };
+    const value = (p) => (score ? p.reduce((s, x, i) => s + (i + 1) * x, 0) : p[k]), e = { full, k, score, value, base: value(full) };
+    return inLanes(runner, inputs, input.alpha, chunk, stale, (at, p) => each(at, p, e)).then((stopped) => (stopped ? null : e));
   });
-  return { premise, hyp, chunk, stale, ready };
+}
+
+/* [premise ids, hypothesis ids] with token `t` of `side` replaced by `id`. */
+function replaced(premise, hyp, side, t, id) {
+  const ids = (side === "premise" ? premise : hyp).slice();
+  ids[t] = id;
+  return side === "premise" ? [ids, hyp] : [premise, ids];
 }
 
 /* Per token of each side, p(class | input) − p(class | input with that token alone <unk>), positive where the
@@ -73,32 +82,23 @@ function explained(runner, input, o) {
  * One run per erased input (the model takes one unpadded sentence), `chunk` per message on every ready lane
  * (inLanes). A token that is <unk> already drops nothing: 0, without a run. */
 function leaveOneOut(runner, input, options) {
-  const o = options || {}, e = explained(runner, input, o), { premise, hyp } = e;
-  const sides = o.sides || (hyp ? ["premise", "hypothesis"] : ["premise"]);
-  for (const s of sides) {
-    if (s !== "premise" && s !== "hypothesis") throw new Error("leave-one-out side " + JSON.stringify(s) + " is neither premise nor hypothesis");
-    if (s === "hypothesis" && !hyp) throw new Error("leave-one-out on the hypothesis needs an NLI input with a hypothesis");
-  }
-  const out = { target: null, probability: null, premise: null, hypothesis: null, runs: 1 };
-  return e.ready().then(({ k, value, base }) => {
-    out.target = k;
-    out.probability = base;
-    const jobs = [];
+  const o = options || {}, out = { target: null, probability: null, premise: null, hypothesis: null, runs: 1 }, jobs = [];
+  return explain(runner, input, o, (premise, hyp) => {
+    const sides = o.sides || (hyp ? ["premise", "hypothesis"] : ["premise"]);
+    for (const s of sides) {
+      if (s !== "premise" && s !== "hypothesis") throw new Error("leave-one-out side " + JSON.stringify(s) + " is neither premise nor hypothesis");
+      if (s === "hypothesis" && !hyp) throw new Error("leave-one-out on the hypothesis needs an NLI input with a hypothesis");
+    }
     for (const s of sides) {
       const ids = s === "premise" ? premise : hyp;
       out[s] = new Float64Array(ids.length);
       ids.forEach((id, t) => { if (id !== runner.unk) jobs.push([s, t]); });
     }
-    const erased = ([s, t]) => {
-      const ids = (s === "premise" ? premise : hyp).slice();
-      ids[t] = runner.unk;
-      return s === "premise" ? [ids, hyp] : [premise, ids];
-    };
-    return inLanes(runner, jobs.map(erased), input.alpha, e.chunk, e.stale, (at, p) => {
-      out[jobs[at][0]][jobs[at][1]] = base - value(p);
-      out.runs += 1;
-    }).then((stopped) => (stopped ? null : out));
-  });
+    return jobs.map(([s, t]) => replaced(premise, hyp, s, t, runner.unk));
+  }, (at, p, e) => {
+    out[jobs[at][0]][jobs[at][1]] = e.base - e.value(p);
+    out.runs += 1;
+  }).then((e) => e && Object.assign(out, { target: e.k, probability: e.base }));
 }
 
 /* Run `inputs` ([[ids, hypothesis ids | null], …]) `chunk` per message on each ready lane, from one queue, each
@@ -123,31 +123,24 @@ function inLanes(runner, inputs, alpha, chunk, stale, each) {
  * before; null for "score"), value (before), ranked: [{id, value, change (after − before), label (after),
  * flips}] by |change|, largest first (ties: the nearer word first)}. */
 function swapEffects(runner, input, options) {
-  const o = options || {}, side = o.side || "premise", e = explained(runner, input, o), { premise, hyp } = e;
-  const ids = side === "premise" ? premise : hyp;
-  if (!ids) throw new Error("a swap in the hypothesis needs an input with a hypothesis");
-  if (!(Number.isInteger(o.index) && o.index >= 0 && o.index < ids.length)) {
-    throw new Error("token " + o.index + " is outside the " + side + "'s 0 to " + (ids.length - 1));
-  }
-  const candidates = Array.from(o.ids || []);
-  return e.ready().then(({ full, k, score, value, base }) => {
-    const before = argmax(full), results = new Array(candidates.length);
-    let done = 0;
-    const inputs = candidates.map((id) => {
-      const swapped = ids.slice();
-      swapped[o.index] = id;
-      return side === "premise" ? [swapped, hyp] : [premise, swapped];
-    });
-    return inLanes(runner, inputs, input.alpha, e.chunk, e.stale, (at, p) => {
-      const after = argmax(p), v = value(p);
-      results[at] = { id: candidates[at], value: v, change: v - base, label: after, flips: after !== before, at };
-      if (o.onProgress) o.onProgress(++done, candidates.length);
-    }).then((stopped) => {
-      if (stopped) return null;
-      const ranked = results.slice().sort((x, y) => Math.abs(y.change) - Math.abs(x.change) || x.at - y.at);
-      ranked.forEach((r) => delete r.at);
-      return { target: k, label: score ? null : before, value: base, ranked };
-    });
+  const o = options || {}, side = o.side || "premise", candidates = Array.from(o.ids || []), results = new Array(candidates.length);
+  let done = 0;
+  return explain(runner, input, o, (premise, hyp) => {
+    const ids = side === "premise" ? premise : hyp;
+    if (!ids) throw new Error("a swap in the hypothesis needs an input with a hypothesis");
+    if (!(Number.isInteger(o.index) && o.index >= 0 && o.index < ids.length)) {
+      throw new Error("token " + o.index + " is outside the " + side + "'s 0 to " + (ids.length - 1));
+    }
+    return candidates.map((id) => replaced(premise, hyp, side, o.index, id));
+  }, (at, p, e) => {
+    const after = argmax(p), v = e.value(p);
+    results[at] = { id: candidates[at], value: v, change: v - e.base, label: after, flips: after !== argmax(e.full), at };
+    if (o.onProgress) o.onProgress(++done, candidates.length);
+  }).then((e) => {
+    if (!e) return null;
+    const ranked = results.slice().sort((x, y) => Math.abs(y.change) - Math.abs(x.change) || x.at - y.at);
+    ranked.forEach((r) => delete r.at);
+    return { target: e.k, label: e.score ? null : argmax(e.full), value: e.base, ranked };
   });
 }
 

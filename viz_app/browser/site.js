@@ -10,16 +10,19 @@ import { fromBase64, inflate } from "./bytes.js";
 import { loadScript as loadOnce } from "./load_script.js";
 import * as Figures from "./figures.js";
 import * as Pair from "./pair.js";
+import * as PairView from "./pair_view.js";
 import * as Report from "./report.js";
 import * as Sections from "./sections.js";
 import * as Tokenize from "./tokenize.js";
 import { fromOutputs } from "./trace_view.js";
+import { nextTask } from "./util.js";
 
 const doc = window.document;
 let pairView = null, searchView = null, DATA = null; // site_pair.js, site_search.js (use()); window.DisanSiteData
 // view "pair": site_pair.js's minimal pair, sentence B in bText / bHyp (null: still a copy of A)
+// view "search": site_search.js's query in q (JSON)
 const state = { model: null, text: "", hypothesis: "", alpha: null, feature: 0, talk: false, view: "sentence",
-                bText: null, bHyp: null };
+                bText: null, bHyp: null, q: null };
 const loaded = {}, timers = {}; // name → Promise<{name, vocab, index, meta, weights, files, graphs}>; rest()'s timers
 let pending = null, running = null, generation = 0, typing = false, tokenize = null;
 
@@ -58,14 +61,17 @@ export function markDrawn(mine) {
  * drawing. Lane 0 runs every sentence; lane 1, the helper, the other core (one core per worker's wasm): the graph's
  * backward part and leave-one-out's lean graph. A worker answers in order, so a new run waits for at most one. */
 const lanes = [];
-let callId = 0, helper = null, helperHolds = null; // helper, helperHolds: holdInHelper
+let callId = 0, helperHolds = null; // helperHolds: holdInHelper
 
-/* One request to lane i's worker, posted at once (the worker answers after its start). */
+/* One request to lane i's worker, posted at once (the worker answers after its start, or each request with the
+ * reason it did not start). */
 function call(message, transfer, i = 0) {
-  const started = startRuntime(i), l = lanes[i];
-  if (!l.worker) return started; // rejected: the runtime could not start (its message says why)
+  const started = startRuntime(i);
+  return lanes[i].worker ? post(lanes[i], message, transfer) : started; // no worker: why the runtime could not start
+}
+
+function post(l, message, transfer) {
   return new Promise((resolve, reject) => {
-    started.catch(reject);
     l.calls[message.id = ++callId] = [resolve, reject];
     l.worker.postMessage(message, transfer || []);
   });
@@ -75,19 +81,16 @@ function startRuntime(i = 0) {
   const l = lanes[i] || (lanes[i] = { runtime: null, worker: null, calls: {} }), assets = window.DisanOrtRuntime;
   if (l.runtime) return l.runtime;
   if (!assets || !assets.script) return Promise.reject(new Error("onnxruntime-web is missing from assets/; rebuild the folder with python -m viz_app site"));
-  l.runtime = new Promise((resolve, reject) => {
-    try { l.worker = new Worker(URL.createObjectURL(new Blob([assets.script, "\n", WORKER], { type: "text/javascript" }))); } catch (err) {
-      throw new Error("this browser would not start the model's worker (" + why(err) + "); open the page in a current Chrome, Edge, Firefox or Safari");
-    }
-    l.worker.onmessage = ({ data }) => settle(l, data.id, data.error === undefined ? 0 : 1, data.error === undefined ? data.value : new Error(data.error));
-    l.worker.onerror = e => {
-      const stopped = new Error("the model's worker stopped: " + (e.message || "an error without a message"));
-      Object.keys(l.calls).forEach(id => settle(l, id, 1, stopped));
-      reject(stopped);
-    };
-    l.calls[++callId] = [resolve, reject];
-    l.worker.postMessage({ id: callId, type: "init", wasm: assets.wasm, loader: assets.loader, probe: assets.probe });
-  }).then(() => { if (!i) performance.mark("disan:runtime"); return true; });
+  try { l.worker = new Worker(URL.createObjectURL(new Blob([assets.script, "\n", WORKER], { type: "text/javascript" }))); } catch (err) {
+    return Promise.reject(new Error("this browser would not start the model's worker (" + why(err) + "); open the page in a current Chrome, Edge, Firefox or Safari"));
+  }
+  l.worker.onmessage = ({ data }) => settle(l, data.id, data.error === undefined ? 0 : 1, data.error === undefined ? data.value : new Error(data.error));
+  l.worker.onerror = e => {
+    const stopped = new Error("the model's worker stopped: " + (e.message || "an error without a message"));
+    Object.keys(l.calls).forEach(id => settle(l, id, 1, stopped));
+  };
+  l.runtime = post(l, { type: "init", wasm: assets.wasm, loader: assets.loader, probe: assets.probe })
+    .then(() => { if (!i) performance.mark("disan:runtime"); return true; });
   l.runtime.catch(() => { l.runtime = null; });
   return l.runtime;
 }
@@ -136,23 +139,23 @@ function partsOf(model, name) {
     .then(graphs => plan && Object.assign(Object.fromEntries(keys.map((k, i) => [k, graphs[i]])), plan));
 }
 
-/* The model's outputs for `feeds` (null `fetches`: all), by the graph's parts for a long input once they are ready
- * (splitSoon). `early(out)`: a typed sentence's maps, painted first. */
-function run(model, feeds, fetches, early) {
-  const long = !fetches && tokenCount(feeds) >= PARTS_MIN_TOKENS, parts = splits[model.name];
-  if (!fetches) doc.body.dataset.parts = long && parts && parts.ready ? "1" : "0"; // which ran the last trace
+/* The model's outputs for `feeds`, by the graph's parts for a long input once they are ready (splitSoon).
+ * `early(out)`: a typed sentence's maps, painted first. */
+function run(model, feeds, early) {
+  const long = tokenCount(feeds) >= PARTS_MIN_TOKENS, parts = extras["parts:" + model.name];
+  doc.body.dataset.parts = long && parts && parts.ready ? "1" : "0"; // which ran the last trace
   if (long && parts && parts.ready) return runParts(model.name, parts, feeds, early);
-  const m = maps[model.name];
+  const m = extras["maps:" + model.name];
   if (early && m && m.ready) { // posted first: the worker runs the maps' lean graph, then the whole graph
     call({ type: "run", name: "maps:" + model.name, feeds, fetches: null }).then(early, err => {
       m.ready = false; // and never made again: keys paint their maps from the whole run
       warn("the maps follow the whole graph's run: their lean graph failed", err);
     });
   }
-  const out = call({ type: "run", name: model.name, feeds, fetches: fetches || null });
+  const out = call({ type: "run", name: model.name, feeds, fetches: null });
   if (long && !parts) out.then(() => splitSoon(model, feeds), () => {}); // the first long input starts the parts
-  if (!fetches && !long) warmWhenIdle(model, feeds);
-  if (feeds.h_ids && !bySentence[model.name]) sentencesWhenIdle(model);
+  if (!long) warmWhenIdle(model, feeds);
+  if (feeds.h_ids) sentencesWhenIdle(model);
   return out;
 }
 
@@ -170,39 +173,43 @@ function warmWhenIdle(model, feeds) {
   });
 }
 
+/* The sessions a model gets beside its whole graph's, each made once, in the background: `key` is "maps:<model>",
+ * "parts:<model>", "sentences:<model>" or "lean:<model>". {ready, failed}: ready (and the mark disan:<key>) once
+ * make(it) has resolved, unless it was dropped meanwhile (holdInHelper); a failure is warned with `fallback`, what
+ * runs instead, and not tried again.
+ * @type {Record<string, {ready: boolean, failed: boolean, outputs?: any, cuts?: any}>} */
+const extras = {};
+
+function extra(key, make, fallback) {
+  if (extras[key]) return extras[key];
+  const x = extras[key] = { ready: false, failed: false };
+  make(x).then(() => { if ((x.ready = extras[key] === x)) performance.mark("disan:" + key); },
+    err => { x.failed = true; warn(fallback, err); });
+  return x;
+}
+
 /* An NLI model's graph by sentence (the build's "sentences" cut) once no run was asked for SPLIT_AFTER_MS: its three
  * sessions take the worker a few hundred ms, never in the middle of typing. */
-const bySentence = {};
-
 function sentencesWhenIdle(model) {
-  rest("sentences", SPLIT_AFTER_MS, () => {
-    if (bySentence[model.name]) return;
-    bySentence[model.name] = true;
-    partsOf(model, "sentences").then(parts => parts && call({ type: "sentences", name: model.name, parts, weights: model.weights }))
-      .then(cut => { if (cut) performance.mark("disan:sentences:" + model.name); },
-      err => warn("the model's graph runs whole: its sentence parts did not start", err));
-  });
+  if (extras["sentences:" + model.name]) return;
+  rest("sentences", SPLIT_AFTER_MS, () => extra("sentences:" + model.name, () => partsOf(model, "sentences").then(parts => {
+    if (!parts) throw new Error("the folder holds no sentence parts");
+    return call({ type: "sentences", name: model.name, parts, weights: model.weights });
+  }), "the model's graph runs whole: its sentence parts did not start"));
 }
 
 /* While typing, the worker first runs the build's lean graph of the maps' outputs ("maps") and the maps on
  * screen are painted from it (paintMaps) before the whole graph's run. The maps need the embedding and the two
  * attention blocks (Shen Eqs. 14, 15, 17, 18; Im Eq. 7); the gates, FFN, source2token, pooling and classifier
- * they skip are most of a run. Per model {ready} (false while made or after it failed), made once the sentence
- * page asked for no run for SPLIT_AFTER_MS (the pair view and traceOf never make one). */
-const maps = {};
-
+ * they skip are most of a run. Made once the sentence page asked for no run for SPLIT_AFTER_MS (the pair view and
+ * traceOf never make one); ready is false again after a run of it failed. */
 function mapsWhenIdle(model, input) {
-  if (maps[model.name]) return;
-  const feeds = feedsFor(model, input);
-  rest("maps", SPLIT_AFTER_MS, () => {
-    if (maps[model.name]) return;
-    const m = maps[model.name] = { ready: false };
-    graphOf(model, "maps").then(onnx => call({ type: "session", name: "maps:" + model.name, onnx, weights: model.weights }))
-      // its first run is its slowest: made here, undrawn, not at the next key
-      .then(() => call({ type: "run", name: "maps:" + model.name, feeds, fetches: null }))
-      .then(() => { m.ready = true; performance.mark("disan:maps:" + model.name); },
-        err => warn("the maps follow the whole graph's run: their lean graph did not start", err));
-  });
+  if (extras["maps:" + model.name]) return;
+  const feeds = feedsFor(model, input), name = "maps:" + model.name;
+  rest("maps", SPLIT_AFTER_MS, () => extra(name, () => graphOf(model, "maps")
+    .then(onnx => call({ type: "session", name, onnx, weights: model.weights }))
+    // its first run is its slowest: made here, undrawn, not at the next key
+    .then(() => call({ type: "run", name, feeds, fetches: null })), "the maps follow the whole graph's run: their lean graph did not start"));
 }
 
 /* A key's maps on screen painted from `out` (the lean graph's run, or a long input's parts' before the head). */
@@ -214,18 +221,19 @@ function paintMaps(model, input, mine, out) {
   }).catch(err => warn("the maps wait for the whole graph's run", err));
 }
 
-/* The graph's parts per model (the build's "parts" cut): {ready, failed, outputs, cuts}: forward (lane 0) ‖ backward (lane 1),
- * then the head (lane 0). Each part's run has a fixed cost that inputs under PARTS_MIN_TOKENS do not win back. */
-const splits = {}, PARTS_MIN_TOKENS = 28, SPLIT_AFTER_MS = 300;
+/* The graph's parts per model (the build's "parts" cut; extras "parts:<model>", with its outputs and cuts): forward
+ * (lane 0) ‖ backward (lane 1), then the head (lane 0). Each part's run has a fixed cost that inputs under
+ * PARTS_MIN_TOKENS do not win back. */
+const PARTS_MIN_TOKENS = 28, SPLIT_AFTER_MS = 300;
 
 const tokenCount = feeds => Object.values(feeds).reduce((n, f) => n + (f.type === "int64" ? f.dims[1] : 0), 0);
 
-/* The helper holds one model's sessions (helperHolds; helper: its lean graph for leave-one-out, {model, ready, failed}):
- * holding another's drops the last one's parts and lean graph. */
+/* The helper holds one model's sessions (helperHolds): holding another's drops the last one's parts and leave-one-out's
+ * lean graph. */
 function holdInHelper(name) {
-  if (helperHolds === name) return;
-  if (helperHolds !== null && splits[helperHolds] && !splits[helperHolds].failed) delete splits[helperHolds];
-  if (helper !== null && helper.model !== name) helper = null;
+  if (helperHolds !== null && helperHolds !== name) {
+    for (const key of ["parts:" + helperHolds, "lean:" + helperHolds]) if (extras[key] && !extras[key].failed) delete extras[key];
+  }
   helperHolds = name;
 }
 
@@ -233,19 +241,15 @@ function holdInHelper(name) {
  * starts (ready about 0.8 s after that input here, 1.5 s if started 300 ms later), then run `feeds` once: the
  * helper's first run compiles its wasm (0.25 s). Meanwhile and after any failure the whole graph runs. */
 function splitSoon(model, feeds) {
-  if (splits[model.name]) return;
-  /** @type {{ready: boolean, failed: boolean, outputs?: any, cuts?: any}} */
-  const s = splits[model.name] = { ready: false, failed: false };
   startRuntime(1).catch(() => {}); // the call below says why, should it fail
-  partsOf(model, "parts").then(p => {
-    if (!p) { s.failed = true; return null; }
-    if (splits[model.name] !== s) return null;
+  extra("parts:" + model.name, s => partsOf(model, "parts").then(p => {
+    if (!p) throw new Error("the folder holds no parts of its graph");
+    if (extras["parts:" + model.name] !== s) return null;
     holdInHelper(model.name);
     const session = (k, lane, only) => call({ type: "session", name: k + ":" + model.name, onnx: p[k], weights: model.weights, only }, [], lane);
     return Promise.all([session("fw", 0), session("head", 0), session("bw", 1, model.name)])
-      .then(() => { s.outputs = p.outputs; s.cuts = p.cuts; return runParts(model.name, s, feeds); })
-      .then(() => { if ((s.ready = splits[model.name] === s)) performance.mark("disan:parts:" + model.name); });
-  }).catch(err => { s.failed = true; warn("the model runs in one worker: its parts did not start", err); });
+      .then(() => { s.outputs = p.outputs; s.cuts = p.cuts; return runParts(model.name, s, feeds); });
+  }), "the model runs in one worker: its parts did not start");
 }
 
 /* Every output from the parts: fw ‖ bw, then the head fed the inputs and the tensors they passed (a failure: the
@@ -260,11 +264,10 @@ function runParts(name, parts, feeds, early) {
         const t = out[i][o];
         blocks[o] = parts.cuts[k].includes(o) ? { type: t.type, dims: t.dims, data: t.data.slice() } : t;
       });
-      parts.cuts[k].forEach(c => {
-        const t = out[i][c];
-        headFeeds[c] = { type: t.type, data: t.data, dims: t.dims };
-        passed.push(t.data.buffer);
-      });
+      for (const c of parts.cuts[k]) {
+        headFeeds[c] = out[i][c];
+        passed.push(out[i][c].data.buffer);
+      }
     });
     if (early) early(blocks);
     return call({ type: "run", name: "head:" + name, feeds: headFeeds }, passed, 0).then(head => {
@@ -273,7 +276,7 @@ function runParts(name, parts, feeds, early) {
       return all;
     });
   }).catch(err => {
-    if (splits[name] === parts) delete splits[name]; // cut again later
+    if (extras["parts:" + name] === parts) delete extras["parts:" + name]; // cut again later
     warn("the model's parts failed; the whole graph runs", err);
     return call({ type: "run", name, feeds, fetches: null });
   });
@@ -286,15 +289,11 @@ function lookup(model, tokens) {
 }
 
 /* One sentence's problem in a sentence a person can act on, or null. */
-function checkTokens(tokens, what, limit = DATA.limits.max_tokens) {
+function checkTokens(tokens, what) {
+  const limit = DATA.limits.max_tokens;
   if (!tokens.length) return "The " + what + " is empty (or only invisible characters); type a sentence with at least one word.";
   if (tokens.length > limit) return "The " + what + " has " + tokens.length + " tokens; this page takes at most " + limit + ". Shorten it.";
   return null;
-}
-
-function arrayOf(out, name) {
-  if (!out[name]) throw new Error("the model gave no output " + name + "; rebuild the folder with this version");
-  return out[name].data;
 }
 
 /* The session's inputs: token ids of the premise (and hypothesis), α for the DSA. */
@@ -308,7 +307,7 @@ const feedsFor = (model, input) => feedsOf(model, input.premise.ids, model.meta.
 
 /* Run the model on a prepared input and return its trace view. */
 function compute(model, input, early) {
-  return run(model, feedsFor(model, input), null, early).then(out => fromOutputs(model.meta, input, out));
+  return run(model, feedsFor(model, input), early).then(out => fromOutputs(model.meta, input, out));
 }
 
 /* A page opened on the folder's own sentence draws its first maps from the run the build stored (site_start.py: this
@@ -322,20 +321,11 @@ function opensOnStart(h, meta) {
     (meta.arch !== "dsa" || alpha === meta.alpha);
 }
 
-/* The opening sentence's trace view, or null when the state asks for another input or its file did not load. */
-function startView() {
-  const meta = modelMeta(state.model), s = (window.DisanSiteStart || {})[state.model];
-  return s && opensOnStart(state, meta) ? storedView(meta, s) : null;
-}
-
 /* The trace view of the run the build stored (models/<name>.start.js). */
 function storedView(meta, s) {
-  const out = {};
-  for (const [k, t] of Object.entries(s.outputs)) { // {type, dims, data: base64 of little-endian bytes}
-    if (t.type !== "float32" && t.type !== "int64") throw new Error("the opening sentence's file holds a " + t.type + " output");
-    const buffer = fromBase64(t.data).buffer;
-    out[k] = { type: t.type, dims: t.dims, data: t.type === "int64" ? new BigInt64Array(buffer) : new Float32Array(buffer) };
-  }
+  // each output {type: "float32" or "int64" (site_start.py writes no other), dims, data: base64 of little-endian bytes}
+  const out = Object.fromEntries(Object.entries(s.outputs).map(([k, t]) => [k, { type: t.type, dims: t.dims,
+    data: new (t.type === "int64" ? BigInt64Array : Float32Array)(fromBase64(t.data).buffer) }]));
   return fromOutputs(meta, { premise: s.inputs.premise, hypothesis: s.inputs.hypothesis, alpha: s.alpha || 0 }, out);
 }
 
@@ -346,9 +336,13 @@ const STARTING = "The maps show this sentence as computed when the folder was bu
 function drawStart() {
   if (startChecked) return Promise.resolve(false);
   startChecked = true;
+  // the opening sentence's trace view, or null when the state asks for another input or its file did not load
+  const meta = modelMeta(state.model), s = (window.DisanSiteStart || {})[state.model];
   let tv = null;
-  try { tv = startView(); } catch (err) { warn("the opening sentence's run is unusable; the model computes it", err); }
-  if (!tv) return warmPage();
+  try {
+    tv = s && opensOnStart(state, meta) ? storedView(meta, s) : null;
+  } catch (err) { warn("the opening sentence's run is unusable; the model computes it", err); }
+  if (!tv) return warmPage(meta, s);
   const mine = pending;
   pending = null;
   doc.body.dataset.state = "computing";
@@ -369,10 +363,9 @@ function drawStart() {
  * page the first draw took about 200 ms of the 1.05 s to a link's first maps; drawn here at once, while the worker
  * starts on the other core, it leaves about 40 ms after the run (docs/static-explorer.md). The link's page shows the
  * report (report.js show's `hidden`). */
-function warmPage() {
-  const meta = modelMeta(state.model), s = (window.DisanSiteStart || {})[state.model];
+function warmPage(meta, s) {
   if (!s || state.view !== "sentence") return Promise.resolve(false);
-  return Promise.resolve().then(() => show(storedView(meta, s), false, true)).then(() => false, () => false);
+  return Promise.resolve().then(() => draw(storedView(meta, s), false, true)).then(() => false, () => false);
 }
 
 /* After a stored run was drawn, the model runs that sentence once, undrawn: the worker's first run is its slowest
@@ -386,7 +379,8 @@ function warmStart(model) {
   mapsWhenIdle(model, input);
 }
 
-const KEYS = { model: "m", text: "t", hypothesis: "h", alpha: "a", feature: "k", talk: "talk", view: "view", bText: "bt", bHyp: "bh" };
+const KEYS = { model: "m", text: "t", hypothesis: "h", alpha: "a", feature: "k", talk: "talk", view: "view", bText: "bt", bHyp: "bh",
+               q: "q" };
 
 /** @returns {any} */
 function readHash() {
@@ -395,21 +389,21 @@ function readHash() {
 }
 
 function writeHash() {
-  const s = state, meta = modelMeta(s.model), pair = s.view === "pair";
+  const s = state, meta = modelMeta(s.model), pair = s.view === "pair", search = s.view === "search" && searchView;
   const values = { model: s.model, text: s.text, hypothesis: meta.pair ? s.hypothesis : null, alpha: meta.arch === "dsa" ? s.alpha : null,
-    feature: meta.arch === "disan" && s.feature || null, talk: s.talk ? "1" : null, view: pair || s.view === "search" && searchView ? s.view : null,
-    bText: pair ? s.bText ?? s.text : null, bHyp: pair && meta.pair ? s.bHyp ?? s.hypothesis : null };
+    feature: meta.arch === "disan" && s.feature || null, talk: s.talk ? "1" : null, view: pair || search ? s.view : null,
+    bText: pair ? s.bText ?? s.text : null, bHyp: pair && meta.pair ? s.bHyp ?? s.hypothesis : null, q: search ? s.q : null };
   const p = new URLSearchParams(Object.entries(values).filter(([, v]) => v !== null).map(([k, v]) => [KEYS[k], String(v)]));
-  if (values.view === "search") searchView.address(p);
   history.replaceState(null, "", "#" + p);
 }
 
 /* A key's address once typing rests: replaceState costs a few ms a key and the browser's process a core. */
 const writeHashSoon = () => rest("hash", 300, writeHash);
 
-/* A link's values, each checked, shown; anything unusable falls back to the default with a note (returned). */
-function applyHash(notes = []) {
-  const h = readHash(), L = DATA.limits, clip = v => v === undefined ? null : v.slice(0, L.max_chars);
+/* A link's values, each checked, shown; anything unusable falls back to the default with a note, said (`booting`:
+ * else that the model loads). */
+function applyHash(booting) {
+  const notes = [], h = readHash(), L = DATA.limits, clip = v => v === undefined ? null : v.slice(0, L.max_chars);
   const known = DATA.models.some(m => m.name === h.model), a = h.alpha !== undefined ? Number(h.alpha) : NaN;
   if (h.model !== undefined && !known) notes.push("The link names a model this folder lacks (" + h.model + "); showing " + DATA.default_model + ".");
   if (h.alpha !== undefined && !(a >= L.alpha_min && a <= L.alpha_max)) notes.push("α = " + h.alpha + " is outside " + L.alpha_min + "–" + L.alpha_max + "; using the model's own.");
@@ -421,9 +415,10 @@ function applyHash(notes = []) {
     alpha: a >= L.alpha_min && a <= L.alpha_max ? a : meta.alpha ?? null,
     feature: Number.isInteger(k) && k >= 0 && k < meta.d_model ? k : 0, talk: h.talk === "1",
     view: h.view === "pair" && pairView ? "pair" : search ? "search" : "sentence", bText: clip(h.bText), bHyp: clip(h.bHyp),
+    q: h.q ?? null,
   });
   showState();
-  return notes;
+  if (notes.length || booting) say(notes.length ? notes.join(" ") : "Loading " + state.model + "…", "note");
 }
 
 function showState() {
@@ -432,8 +427,13 @@ function showState() {
   el("text").value = state.text;
   el("hypothesis").value = state.hypothesis;
   el("hyp-row").hidden = !meta.pair;
-  el("hyp-row").firstChild.textContent = meta.relatedness ? "sentence B " : "hypothesis "; // SICK's column names
-  el("text").parentNode.firstChild.textContent = meta.relatedness ? "sentence A " : "sentence ";
+  // a relatedness model's inputs are SICK's columns, sentence A and B, but its first and second sentence in the pair
+  // view (SICK's names would read "B: sentence A")
+  const names = !meta.relatedness ? ["sentence", "hypothesis"] : state.view === "pair" ? PairView.inputNames(true) : ["sentence A", "sentence B"];
+  ["text", "hypothesis"].forEach((id, i) => {
+    el(id).parentNode.firstChild.textContent = names[i] + " ";
+    el("b-" + id).parentNode.firstChild.textContent = "B: " + names[i] + " ";
+  });
   el("model-facts").textContent = meta.facts;
   if (pairView) pairView.showControls(state);
 }
@@ -501,19 +501,15 @@ function update(typed) {
   return running;
 }
 
-/* The trace view's sections (sections.js), drawn by report.js, which keeps the figures and controls across sentences. */
-function draw(tv, typed) {
-  return show(tv, typed).then(() => { if (Report.values(el("report")).talk !== state.talk) Report.setTalk(doc, state.talk); });
-}
-
-/* `hidden`: drawn with the report hidden (warmPage); the next page shows it (report.js). */
-function show(tv, typed, hidden = false) {
+/* The trace view's sections (sections.js), drawn by report.js, which keeps the figures and controls across sentences.
+ * `hidden`: drawn with the report hidden (warmPage); the next page shows it (report.js). */
+function draw(tv, typed, hidden = false) {
   const page = Sections.page(tv);
   if (!hidden) doc.title = page.title + " — attention explorer";
   return Report.show(el("report"), page, {
     header: el("page-header"), values: { alpha: state.alpha, feature: state.feature }, hash: false,
     typing: typed === true, provenance: modelMeta(state.model).provenance, hidden,
-  });
+  }).then(() => { if (!hidden && Report.values(el("report")).talk !== state.talk) Report.setTalk(doc, state.talk); });
 }
 
 /* The address follows report.js's α, feature k and talk mode; a let-go α runs the model again (report.js redraws the
@@ -546,41 +542,33 @@ function bind() {
     el("preset").value = "";
     if (p) edited({ text: p.text, hypothesis: p.hypothesis });
   });
-  window.addEventListener("hashchange", () => {
-    const notes = applyHash();
-    if (notes.length) say(notes.join(" "), "note");
-    update();
-  });
+  window.addEventListener("hashchange", () => { applyHash(); update(); });
 }
 
 /* Start onnxruntime and the linked model at once, then boot; on the folder's own sentence the stored run is drawn
  * first, and the model starts after it (it would take the cores the maps need, and was ready no sooner for it). */
 function preload() {
   DATA = window.DisanSiteData;
-  if (DATA && typeof DecompressionStream !== "undefined") {
-    const h = readHash(), meta = modelMeta(h.model) || modelMeta(DATA.default_model);
-    // on the folder's own sentence the stored run is drawn before the model loads (drawStart); on a link's, it is
-    // drawn hidden while the model starts (warmPage)
-    if (!opensOnStart(h, meta)) loadModel(meta.name).catch(() => {}); // boot's update() shows the failure
-    if (meta.start) return loadScript((DATA.base || "") + meta.start).catch(err => console.warn(err.message)).then(boot);
-  }
-  return boot();
-}
-
-function boot() {
-  DATA = window.DisanSiteData;
   if (!DATA) { doc.body.textContent = "assets/site-data.js is missing; rebuild this folder with python -m viz_app site."; return Promise.resolve(); }
   if (typeof DecompressionStream === "undefined") {
     say("This browser cannot unpack the model (no DecompressionStream); open the page in a current Chrome, Edge, Firefox or Safari.", "error");
     return Promise.resolve();
   }
+  const h = readHash(), meta = modelMeta(h.model) || modelMeta(DATA.default_model);
+  // on the folder's own sentence the stored run is drawn before the model loads (drawStart); on a link's, it is
+  // drawn hidden while the model starts (warmPage)
+  if (!opensOnStart(h, meta)) loadModel(meta.name).catch(() => {}); // boot's update() shows the failure
+  if (meta.start) return loadScript((DATA.base || "") + meta.start).catch(err => console.warn(err.message)).then(boot);
+  return boot();
+}
+
+function boot() {
   init(DATA.base);
   options(el("model"), DATA.models.map(m => [m.name, m.name + " — " + m.title]));
   options(el("preset"), DATA.presets.map((p, i) => [String(i), p.label]), 1);
-  const notes = applyHash();
+  applyHash(true);
   bind();
   followReport();
-  say(notes.length ? notes.join(" ") : "Loading " + state.model + "…", "note");
   writeHash();
   return update();
 }
@@ -606,14 +594,13 @@ function traceOf(name, text, hypothesis, alpha, names) {
  * model) in a task of its own (the copy takes a few ms); a helper that cannot start leaves leave-one-out to the
  * page's worker. */
 function startHelper(model) {
-  const h = helper = { model: model.name, ready: false, failed: false };
-  setTimeout(() => {
-    if (helper !== h) return;
+  const key = "lean:" + model.name;
+  return extra(key, h => nextTask().then(() => {
+    if (extras[key] !== h) return null;
     holdInHelper(model.name);
     const lean = model.files.cuts.probs ? partsOf(model, "probs").then(parts => ({ parts })) : graphOf(model, "probs").then(onnx => ({ onnx }));
-    lean.then(g => call({ type: "session", name: "lean:" + model.name, weights: model.weights, only: model.name, ...g }, [], 1))
-      .then(() => { h.ready = true; }, err => { h.failed = true; warn("leave-one-out runs in the page's worker alone: its helper did not start", err); });
-  }, 0);
+    return lean.then(g => call({ type: "session", name: key, weights: model.weights, only: model.name, ...g }, [], 1));
+  }), "leave-one-out runs in the page's worker alone: its helper did not start");
 }
 
 /* The model as pair.js uses it: prepare, probs (class probabilities alone), probsMany (several inputs in lane 0, the
@@ -621,20 +608,17 @@ function startHelper(model) {
 function runner(name) {
   return loadModel(name).then(model => {
     const meta = model.meta, prediction = meta.outputs.prediction;
+    const probsMany = (inputs, alpha, i) => {
+      // the helper may hold another model's graph by now (a model picked meanwhile): then the page's worker runs them
+      const lean = i === 1 && extras["lean:" + name] && extras["lean:" + name].ready;
+      return call({ type: "runs", name: lean ? "lean:" + name : name, feeds: inputs.map(x => feedsOf(model, x[0], x[1], alpha)),
+                    fetches: [prediction] }, [], lean ? 1 : 0).then(outs => outs.map(out => out[prediction].data));
+    };
     return {
-      meta, words: model.vocab.words, unk: model.vocab.unk, pad: model.vocab.pad, index: model.index,
+      meta, words: model.vocab.words, unk: model.vocab.unk, pad: model.vocab.pad, index: model.index, probsMany,
       prepare: (text, hypothesis, alpha) => prepare(model, text, hypothesis || "", alpha ?? meta.alpha),
-      probs: (premise, hypothesis, alpha) => run(model, feedsOf(model, premise, hypothesis, alpha), [prediction]).then(out => arrayOf(out, prediction)),
-      probsMany(inputs, alpha, i) {
-        // the helper may hold another model's graph by now (a model picked meanwhile): then the page's worker runs them
-        const lean = i === 1 && helper !== null && helper.model === name && helper.ready;
-        return call({ type: "runs", name: lean ? "lean:" + name : name, feeds: inputs.map(x => feedsOf(model, x[0], x[1], alpha)),
-                      fetches: [prediction] }, [], lean ? 1 : 0).then(outs => outs.map(out => arrayOf(out, prediction)));
-      },
-      lanes() {
-        if (!helper || helper.model !== name) startHelper(model);
-        return helper.ready ? 2 : 1;
-      },
+      probs: (premise, hypothesis, alpha) => probsMany([[premise, hypothesis]], alpha, 0).then(ps => ps[0]),
+      lanes: () => startHelper(model).ready ? 2 : 1,
       table: () => model.table || (model.table = Pair.embeddingTable(model.weights, model.files.table)),
     };
   });

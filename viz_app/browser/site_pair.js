@@ -32,20 +32,12 @@ function flushB(typed) {
 }
 
 /* The pair controls for the state: shown in pair mode (B's hypothesis for a two-sentence model), B's fields holding
- * B (left alone while they do, so the caret stays). */
+ * B (left alone while they do, so the caret stays); their labels are site.js's (showState). */
 export function showControls(state) {
   const s = Object.assign({}, state, typedB || {}), pair = s.view === "pair", meta = Site.modelMeta(s.model), b = sideB(s);
   el("view").value = pair ? "pair" : "sentence";
   el("pair-preset-row").hidden = el("b-text-row").hidden = !pair;
   el("b-hyp-row").hidden = !pair || !meta.pair;
-  // a relatedness model's inputs are its first and second sentence here (SICK's would read "B: sentence A")
-  const names = meta.relatedness ? PairView.inputNames(true) : ["sentence", "hypothesis"];
-  el("b-text-row").firstChild.textContent = "B: " + names[0] + " ";
-  el("b-hyp-row").firstChild.textContent = "B: " + names[1] + " ";
-  if (pair && meta.relatedness) {
-    el("text").parentNode.firstChild.textContent = names[0] + " ";
-    el("hyp-row").firstChild.textContent = names[1] + " ";
-  }
   for (const [id, value] of [["b-text", b.text], ["b-hypothesis", b.hypothesis]]) if (el(id).value !== value) el(id).value = value;
   if (presetsOf !== s.model) {
     presetsOf = s.model;
@@ -98,7 +90,7 @@ async function step() {
     lastB = bb.tv;
     doc.title = page.title + " — attention explorer";
     await Report.show(el("report"), page, { header: el("page-header"), values: { alpha: s.alpha, feature: 0 }, hash: false,
-                                            typing: wasTyping, provenance: (Site.modelMeta(s.model) || {}).provenance });
+                                            typing: wasTyping, provenance: Site.modelMeta(s.model).provenance });
     say("");
     doc.body.dataset.computeMs = (performance.now() - t0).toFixed(2);
     markDrawn("pair-" + mine);
@@ -222,7 +214,6 @@ function onReport(ev) {
 }
 
 export function bind() {
-  if (!el("view")) return;
   el("view").addEventListener("change", () => {
     flushB();
     const s = Site.state(), pair = el("view").value === "pair";

@@ -38,12 +38,13 @@ function load(name) {
   return loaded[name];
 }
 
-/* q from the address, when it changed since it was last read (a link, a hash change, the back button). */
+/* q from the address (Site's state.q), when it changed since it was last read (a link, a hash change, the back button). */
 function sync() {
-  if (readFrom === window.location.hash) return;
-  readFrom = window.location.hash;
+  const raw = Site.state().q;
+  if (readFrom === raw) return;
+  readFrom = raw;
   let g = null;
-  try { g = JSON.parse(new URLSearchParams(readFrom.replace(/^#/, "")).get("q") || "{}"); } catch (err) { g = null; }
+  try { g = JSON.parse(raw || "{}"); } catch (err) { g = null; }
   badLink = !(g && typeof g === "object" && !Array.isArray(g));
   if (badLink) g = {};
   const str = v => typeof v === "string" ? v : null;
@@ -55,18 +56,9 @@ function sync() {
   };
 }
 
-/** site.js's writeHash: the search's part of the address (what differs from an empty search).
- * @param {URLSearchParams} params */
-export function address(params) {
-  sync();
-  params.set("q", JSON.stringify(Object.fromEntries(Object.entries(q).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(EMPTY[k])))));
-}
-
 /** The Search mode's entry and panel (entry_site.js, before site.js reads the address). */
 export function bind() {
-  const controls = el("controls");
-  if (!controls || el("search-panel")) return;
-  controls.insertAdjacentHTML("beforeend", '<a id="search-open" class="field" hidden>search the test set</a>');
+  el("controls").insertAdjacentHTML("beforeend", '<a id="search-open" class="field" hidden>search the test set</a>');
   const rows = Array.from({ length: FILTERS }, (_, i) => `<div class="sq-filter"><select id="sq-col${i}"></select> ` +
     `<select id="sq-op${i}"></select> <input id="sq-val${i}" size="14" spellcheck="false"></div>`).join("");
   el("report").insertAdjacentHTML("beforebegin", '<section id="search-panel" hidden><p id="sq-corpus" class="sub"></p>' + rows +
@@ -107,11 +99,11 @@ function changed(ev) {
   if (JSON.stringify(q) !== was) rerun(); // else nothing new
 }
 
-/* q is newer than the address: written now (Site.set), not read back. */
+/* q is newer than the address: its part of the address (what differs from an empty search) written now (Site.set),
+ * not read back. */
 function rerun() {
-  readFrom = window.location.hash;
-  Site.set({});
-  readFrom = window.location.hash;
+  const changed = Object.entries(q).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(EMPTY[k]));
+  Site.set({ q: readFrom = JSON.stringify(Object.fromEntries(changed)) });
   show();
 }
 
@@ -241,7 +233,6 @@ function likeReady(state) {
 
 /** Show or hide the mode (site.js's update, every state). @param {boolean} on @param {any} state */
 export function toggle(on, state) {
-  if (!el("search-panel")) return;
   const m = meta(state.model);
   el("search-open").hidden = !(m && m.search) || on;
   el("search-open").href = linkTo({ m: state.model, t: state.text, view: "search" });

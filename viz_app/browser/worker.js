@@ -7,93 +7,75 @@
  */
 import { fromBase64, inflate } from "./bytes.js";
 
-var ready = null, sessions = {}, queue = Promise.resolve();
-function tensors(feeds) {
-  var out = {};
-  Object.keys(feeds).forEach(function (k) { var f = feeds[k]; out[k] = new ort.Tensor(f.type, f.data, f.dims); });
-  return out;
-}
+const sessions = {};
+let ready = null, queue = Promise.resolve();
+
+const tensors = feeds => Object.fromEntries(Object.entries(feeds).map(([k, f]) => [k, new ort.Tensor(f.type, f.data, f.dims)]));
+
 // outputs are moved to the page, not copied: their buffers go into `buffers`, the transfer list
 function plain(out, buffers) {
-  var value = {};
-  Object.keys(out).forEach(function (k) {
-    value[k] = { type: out[k].type, dims: out[k].dims, data: out[k].data };
-    buffers.add(out[k].data.buffer);
-  });
-  return value;
+  return Object.fromEntries(Object.entries(out).map(([k, t]) => {
+    buffers.add(t.data.buffer);
+    return [k, { type: t.type, dims: t.dims, data: t.data }];
+  }));
 }
+
 // onnxruntime starts on the init message, which carries its wasm (gzip + base64) and loader. The page posts it
 // before plotly.js is run, while its thread is free to pass it on (a message to a worker whose script has
 // just loaded goes through the page's thread).
-function start(m) {
-  return inflate(m.wasm).then(function (wasm) {
-    ort.env.wasm.numThreads = 1;
-    ort.env.wasm.proxy = false;
-    ort.env.wasm.wasmBinary = wasm;
-    ort.env.wasm.wasmPaths = { mjs: URL.createObjectURL(new Blob([m.loader], { type: "text/javascript" })) };
-  }).then(function () {
-    // onnxruntime compiles its wasm and starts on its first session: a one-node graph's session starts it
-    // while the page still unpacks the model, so the model's own session only builds the graph. Should the
-    // probe fail, the model's session starts the runtime itself.
-    return ort.InferenceSession.create(fromBase64(m.probe), { executionProviders: ["wasm"] })
-      .then(function (s) { return s.release(); }).catch(function () {});
-  });
+async function start(m) {
+  ort.env.wasm.numThreads = 1;
+  ort.env.wasm.proxy = false;
+  ort.env.wasm.wasmBinary = await inflate(m.wasm);
+  ort.env.wasm.wasmPaths = { mjs: URL.createObjectURL(new Blob([m.loader], { type: "text/javascript" })) };
+  // onnxruntime compiles its wasm and starts on its first session: a one-node graph's session starts it
+  // while the page still unpacks the model, so the model's own session only builds the graph. Should the
+  // probe fail, the model's session starts the runtime itself.
+  await ort.InferenceSession.create(fromBase64(m.probe), { executionProviders: ["wasm"] }).then(s => s.release(), () => {});
 }
+
 /* An NLI model's sentence parts (disan/onnx_graphs.py sentences; `sp`: {p, h, head: graphs, outputs, cuts, reads},
  * the build's plan) as one session: each sentence's part runs only when
  * the inputs it reads changed (a key in the premise leaves the hypothesis's outputs as they were), then the
  * head. `whole`, where given, runs instead should a part fail. Outputs it keeps are copied out, since the page
  * receives outputs by transfer. */
-var SENTENCES_KEPT = 4; // inputs remembered per sentence: A's and B's of the pair view, leave-one-out's
-function sentenceSession(sp, made, whole) {
-  var memo = { p: [], h: [] }, broken = false;
-  function key(input, names) {
-    return names.map(function (n) { return n + "=" + input[n].data.join(","); }).join(";");
+const SENTENCES_KEPT = 4; // inputs remembered per sentence: A's and B's of the pair view, leave-one-out's
+async function sentenceParts(sp, weights, whole) {
+  const [p, h, head] = await Promise.all([sp.p, sp.h, sp.head].map(g => create(g, weights)));
+  const made = { p, h, head }, memo = { p: [], h: [] };
+  let broken = false;
+  async function side(input, k) {
+    const id = sp.reads[k].map(n => n + "=" + input[n].data.join(",")).join(";"), hit = memo[k].find(e => e.key === id);
+    if (hit) return hit.out;
+    const out = await made[k].run(input);
+    memo[k] = [{ key: id, out }, ...memo[k]].slice(0, SENTENCES_KEPT);
+    return out;
   }
-  function side(input, k) {
-    var id = key(input, sp.reads[k]), hit = memo[k].filter(function (e) { return e.key === id; })[0];
-    if (hit) return Promise.resolve(hit.out);
-    return made[k].run(input).then(function (out) {
-      memo[k] = [{ key: id, out: out }].concat(memo[k]).slice(0, SENTENCES_KEPT);
-      return out;
-    });
-  }
-  function parts(input, fetches) {
-    return side(input, "p").then(function (p) {
-      return side(input, "h").then(function (h) {
-        var feeds = Object.assign({}, input), got = { p: p, h: h };
-        ["p", "h"].forEach(function (k) { sp.cuts[k].forEach(function (c) { feeds[c] = got[k][c]; }); });
-        return made.head.run(feeds).then(function (head) {
-          var out = Object.assign({}, head);
-          ["p", "h"].forEach(function (k) {
-            sp.outputs[k].forEach(function (o) { var t = got[k][o]; out[o] = { type: t.type, dims: t.dims, data: t.data.slice() }; });
-          });
-          if (fetches) Object.keys(out).forEach(function (o) { if (fetches.indexOf(o) < 0) delete out[o]; });
-          return out;
-        });
-      });
-    });
+  async function parts(input, fetches) {
+    const got = { p: await side(input, "p"), h: await side(input, "h") }, feeds = { ...input };
+    for (const k of ["p", "h"]) sp.cuts[k].forEach(c => { feeds[c] = got[k][c]; });
+    const out = { ...await made.head.run(feeds) };
+    for (const k of ["p", "h"]) {
+      for (const o of sp.outputs[k]) out[o] = { type: got[k][o].type, dims: got[k][o].dims, data: got[k][o].data.slice() };
+    }
+    return fetches ? Object.fromEntries(Object.entries(out).filter(([o]) => fetches.includes(o))) : out;
   }
   return {
-    run: function (input, fetches) {
+    run(input, fetches) {
       if (broken) return whole.run(input, fetches);
-      return parts(input, fetches).catch(function (err) {
+      return parts(input, fetches).catch(err => {
         if (!whole) throw err;
         broken = true; // the whole graph from here on
         return whole.run(input, fetches);
       });
     },
-    release: function () {
-      ["p", "h", "head"].forEach(function (k) { made[k].release(); });
+    release() {
+      Object.values(made).forEach(s => s.release());
       if (whole) whole.release();
     },
   };
 }
-function sentenceParts(sp, weights, whole) {
-  return Promise.all([create(sp.p, weights), create(sp.h, weights), create(sp.head, weights)]).then(function (made) {
-    return sentenceSession(sp, { p: made[0], h: made[1], head: made[2] }, whole);
-  });
-}
+
 // every graph of a model refers to the same weights, ONNX external data (disan/onnx_graphs.py shared_weights)
 function create(onnx, weights) {
   // The export stored the graph optimized (disan/onnx_export.py optimize_graph, which says what "all" cost
@@ -105,56 +87,41 @@ function create(onnx, weights) {
                                              externalData: [{ path: "weights", data: weights }],
                                              extra: { session: { disable_quant_qdq: "1" } } });
 }
-function handle(m) {
-  if (m.type === "init") {
-    ready = start(m);
-    return ready.then(function () { return { value: true }; });
-  }
-  if (!ready) throw new Error("the runtime was not started");
+
+/* One request: init, session (a graph, or m.parts: an NLI model's graph by sentence), sentences (that graph in
+ * place of the model's whole graph, which it keeps should a part fail), run (one input) or runs (several, one
+ * after another: [outputs, …]). The page posts init first.
+ * @returns {Promise<any>} */
+async function handle(m) {
+  if (m.type === "init") return { value: await (ready = start(m)).then(() => true) };
+  await ready;
   if (m.type === "session") {
-    return ready.then(function () {
-      // m.only: the helper keeps one model's sessions at a time (each holds the model's weights); a
-      // session's name is "<role>:<model>"
-      if (m.only) Object.keys(sessions).forEach(function (k) {
-        if (k.slice(k.indexOf(":") + 1) !== m.only) { sessions[k].release(); delete sessions[k]; }
-      });
-      // m.parts: an NLI model's graph by sentence (leave-one-out's: its premise's erasures leave the
-      // hypothesis's part as it was)
-      return m.parts ? sentenceParts(m.parts, m.weights, null) : create(m.onnx, m.weights);
-    }).then(function (session) {
-      if (sessions[m.name]) sessions[m.name].release(); // the parts made again once the helper dropped one
-      sessions[m.name] = session;
-      return { value: true };
-    });
+    // m.only: the helper keeps one model's sessions at a time (each holds the model's weights); a
+    // session's name is "<role>:<model>"
+    for (const k of Object.keys(sessions).filter(k => m.only && k.slice(k.indexOf(":") + 1) !== m.only)) {
+      sessions[k].release();
+      delete sessions[k];
+    }
+    // m.parts: leave-one-out's graph by sentence (its premise's erasures leave the hypothesis's part as it was)
+    const session = await (m.parts ? sentenceParts(m.parts, m.weights, null) : create(m.onnx, m.weights));
+    if (sessions[m.name]) sessions[m.name].release(); // the parts made again once the helper dropped one
+    sessions[m.name] = session;
+    return { value: true };
   }
+  const session = sessions[m.name];
+  if (!session) throw new Error("no session " + m.name + " in the model's worker; reload the page");
   if (m.type === "sentences") {
-    // An NLI model's graph by sentence (m.parts), in place of its whole graph (kept should a part fail)
-    if (!sessions[m.name] || sessions[m.name].sentences) return { value: false };
-    return sentenceParts(m.parts, m.weights, sessions[m.name]).then(function (session) {
-      session.sentences = true;
-      sessions[m.name] = session;
-      return { value: true };
-    });
+    sessions[m.name] = await sentenceParts(m.parts, m.weights, session);
+    return { value: true };
   }
-  if (!sessions[m.name]) throw new Error("no session " + m.name + " in the model's worker; reload the page");
-  if (m.type === "run") {
-    return sessions[m.name].run(tensors(m.feeds), m.fetches || undefined).then(function (out) {
-      var buffers = new Set(), value = plain(out, buffers);
-      return { value: value, transfer: Array.from(buffers) };
-    });
+  const buffers = new Set(), values = [];
+  for (const feeds of m.type === "runs" ? m.feeds : [m.feeds]) {
+    values.push(plain(await session.run(tensors(feeds), m.fetches || undefined), buffers));
   }
-  if (m.type === "runs") { // several inputs, one after another: [outputs, …]
-    var values = [], buffers = new Set();
-    return m.feeds.reduce(function (done, feeds) {
-      return done.then(function () { return sessions[m.name].run(tensors(feeds), m.fetches); })
-        .then(function (out) { values.push(plain(out, buffers)); });
-    }, Promise.resolve()).then(function () { return { value: values, transfer: Array.from(buffers) }; });
-  }
-  throw new Error("unknown request " + m.type);
+  return { value: m.type === "runs" ? values : values[0], transfer: Array.from(buffers) };
 }
-self.onmessage = function (e) {
-  var m = e.data;
-  queue = queue.then(function () { return handle(m); }).then(
-    function (r) { self.postMessage({ id: m.id, value: r.value }, r.transfer || []); },
-    function (err) { self.postMessage({ id: m.id, error: String(err && err.message || err) }); });
+
+self.onmessage = ({ data: m }) => {
+  queue = queue.then(() => handle(m)).then(r => self.postMessage({ id: m.id, value: r.value }, { transfer: r.transfer }),
+                                           err => self.postMessage({ id: m.id, error: String(err && err.message || err) }));
 };
