@@ -1,0 +1,92 @@
+"""The graphs scripts/probe_kernel.mjs times: disan-sst5's site export (disan/onnx_export.py ``export_site_model``, as
+``python -m viz_app site`` writes it) cut with ``onnx.utils.Extractor`` where a fused token2token kernel
+(viz_app/kernels/) would take over from onnxruntime-web.
+
+Usage: ``python scripts/kernel_graphs.py OUT_DIR [--onnx EXPORT.onnx] [--model disan-sst5]`` writes into OUT_DIR:
+
+* ``front.onnx``: ids → each direction's block inputs (the key and query parts W1 h + b1 and W2 h, the values h
+  after the fc layer, the (1, T, T) mask; Shen Eqs. 15, 17, 18), the inputs both sides are fed;
+* ``t2t_fw.onnx`` / ``t2t_bw.onnx``: one direction's token2token block, those four tensors → s (1, T, D) before
+  the fusion gate and the mean map (T, T) (disan/attention.py ``_exported_token2token``): the work the kernel does;
+* ``part_fw.onnx``: the page's whole forward part (disan/onnx_graphs.py ``parts``), for scale;
+* ``after.onnx``: both directions' s and h (and ids) → the fusion gates (Shen Eqs. 19-20), source2token (Eqs.
+  12-13) and the class probabilities: what ORT would still run after the kernel handed s back;
+* ``graphs.json``: the tensor names of each cut and the model's c and D.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def block_names(direction: str) -> dict:
+    """The export's tensor names around one direction's token2token block (``_exported_token2token``'s graph)."""
+    p = f"/encoder/{direction}/"
+    return {"key_part": p + "Add_output_0", "query_part": p + "MatMul_1_output_0", "values": p + "Relu_output_0",
+            "allowed": p + "And_1_output_0", "s": p + "Concat_13_output_0", "mean": f"{direction}_mean"}
+
+
+def cut_graphs(onnx_path: Path, out: Path) -> dict:
+    import numpy as np
+    import onnx
+    from onnx import numpy_helper
+    from onnx.utils import Extractor
+
+    from disan.onnx_graphs import parts
+
+    model = onnx.load(onnx_path)
+    names = {d: block_names(d) for d in ("fw", "bw")}
+    produced = {o for n in model.graph.node for o in n.output}
+    missing = [t for d in names.values() for t in d.values() if t not in produced]
+    if missing:
+        raise SystemExit(f"the export at {onnx_path} has no tensor {missing[0]!r}: the graph changed; update block_names")
+    ex = Extractor(model)
+    graphs = {
+        "front": ex.extract_model(["ids"], [names[d][k] for d in ("fw", "bw")
+                                            for k in ("key_part", "query_part", "values", "allowed")]),
+        "after": ex.extract_model(["ids"] + [names[d][k] for d in ("fw", "bw") for k in ("s", "values")],
+                                  [o.name for o in model.graph.output if o.name in ("probs", "s2t", "fw_gate", "bw_gate")]),
+    }
+    for d in ("fw", "bw"):
+        n = names[d]
+        graphs[f"t2t_{d}"] = ex.extract_model([n["key_part"], n["query_part"], n["values"], n["allowed"]], [n["s"], n["mean"]])
+    graphs["part_fw"] = parts(model)["graphs"]["fw"]
+    for name, g in graphs.items():
+        extra = [i.name for i in g.graph.input if i.name not in {x.name for x in g.graph.initializer}]
+        onnx.save(g, out / f"{name}.onnx")
+        print(f"{name}.onnx: inputs {extra}, outputs {[o.name for o in g.graph.output]}")
+    inits = {i.name: i for i in model.graph.initializer}
+    # c is the divisor of (q + q) in the exported form's first Exp (Shen Eq. 15's c)
+    div = next(nd for nd in model.graph.node if nd.op_type == "Div" and nd.input[0] == "/encoder/fw/Add_11_output_0")
+    c = float(np.asarray(numpy_helper.to_array(inits[div.input[1]])).reshape(-1)[0])
+    spec = {"c": c, "D": 300, "blocks": names, "source": str(onnx_path)}
+    (out / "graphs.json").write_text(json.dumps(spec, indent=1))
+    return spec
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("out", type=Path)
+    ap.add_argument("--onnx", type=Path, help="an existing export_site_model NAME.onnx (default: export --model now)")
+    ap.add_argument("--model", default="disan-sst5")
+    a = ap.parse_args()
+    a.out.mkdir(parents=True, exist_ok=True)
+    if a.onnx is None:
+        import disan
+        from disan.onnx_export import export_site_model
+
+        a.onnx = export_site_model(disan.load(a.model, "cpu"), a.out / "export").onnx_path
+    elif not a.onnx.is_file():
+        raise SystemExit(f"--onnx {a.onnx}: no such file; run without --onnx to export {a.model} first")
+    print(json.dumps(cut_graphs(a.onnx, a.out)["c"]))
+
+
+if __name__ == "__main__":
+    main()
