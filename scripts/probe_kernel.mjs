@@ -1,0 +1,91 @@
+// The fused token2token kernel (viz_app/kernels/) against onnxruntime-web on the same work: one direction's
+// token2token block of disan-sst5 (Shen Eqs. 15, 11, 17-18: s before the fusion gate and the mean map), cut from the
+// site export by scripts/kernel_graphs.py, both fed the block inputs that graph's `front.onnx` computes from ids
+// 5, 6, … (as scripts/probe_onnx_run.mjs). ORT runs as the page's worker does (wasm, one thread, `basic`,
+// disable_quant_qdq). Every round runs ORT then the kernel for each direction, then the graphs around the block
+// (the page's whole forward part; `after.onnx`: fusion gates, source2token, classifier), so a change of load on a
+// shared machine touches them alike. Usage:
+//   python scripts/kernel_graphs.py DIR && node scripts/build_kernels.mjs
+//   node scripts/probe_kernel.mjs DIR [--tokens 64,128,256] [--runs 10]
+// prints min and median ms of each, the kernel's time over ORT's, the largest absolute differences of s and of the
+// mean map, and the load average before and after each T.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { createRequire } from "node:module";
+
+import { DIST } from "./build_kernels.mjs";
+import { loadKernel } from "../viz_app/kernels/token2token.mjs";
+
+const ort = createRequire(import.meta.url)("onnxruntime-web");
+const args = process.argv.slice(2), opt = { tokens: "64,128,256", runs: 10 };
+let dir = null;
+for (let i = 0; i < args.length; i++) {
+  if (args[i] === "--tokens" || args[i] === "--runs") opt[args[i].slice(2)] = args[++i];
+  else dir = args[i];
+}
+const tokens = String(opt.tokens).split(",").map(Number), runs = Number(opt.runs);
+if (!dir || !fs.existsSync(path.join(dir, "graphs.json")) || !tokens.every((t) => t >= 2) || !(runs >= 1)) {
+  console.error("usage: node scripts/probe_kernel.mjs DIR [--tokens 64,128,256] [--runs N]  (DIR: python scripts/kernel_graphs.py DIR)");
+  process.exit(2);
+}
+const wasm = path.join(DIST, "token2token.wasm");
+if (!fs.existsSync(wasm)) {
+  console.error(`${wasm} is missing; run node scripts/build_kernels.mjs`);
+  process.exit(2);
+}
+const spec = JSON.parse(fs.readFileSync(path.join(dir, "graphs.json"), "utf8"));
+ort.env.wasm.numThreads = 1;
+const options = { executionProviders: ["wasm"], graphOptimizationLevel: "basic", extra: { session: { disable_quant_qdq: "1" } } };
+const open = (name) => ort.InferenceSession.create(fs.readFileSync(path.join(dir, `${name}.onnx`)), options);
+const sessions = { front: await open("front"), part_fw: await open("part_fw"), after: await open("after") };
+for (const d of ["fw", "bw"]) sessions[`t2t_${d}`] = await open(`t2t_${d}`);
+const kernel = await loadKernel(fs.readFileSync(wasm));
+const load = () => os.loadavg().map((x) => x.toFixed(1)).join(" ");
+const stats = (t) => { const s = t.slice().sort((a, b) => a - b); return { min: s[0], med: s[s.length >> 1] }; };
+const maxAbs = (a, b) => { let m = 0; for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i] - b[i])); return m; };
+const timed = async (f) => { const t0 = performance.now(); const out = await f(); return [performance.now() - t0, out]; };
+
+console.log(`disan-sst5 token2token, one direction: onnxruntime-web ${ort.env.versions?.web ?? ""} (wasm, 1 thread) vs `
+  + `the kernel (${path.relative(process.cwd(), wasm)}), D = ${spec.D}, c = ${spec.c}, ${runs} interleaved rounds`);
+for (const T of tokens) {
+  const loadBefore = load();
+  const ids = new ort.Tensor("int64", BigInt64Array.from({ length: T }, (_, i) => BigInt(5 + i)), [1, T]);
+  const front = await sessions.front.run({ ids });
+  const feeds = {}, kin = {};
+  for (const d of ["fw", "bw"]) {
+    const b = spec.blocks[d];
+    feeds[d] = Object.fromEntries(["key_part", "query_part", "values", "allowed"].map((k) => [b[k], front[b[k]]]));
+    kin[d] = ["key_part", "query_part", "values", "allowed"].map((k) => front[b[k]].data);
+  }
+  const afterFeeds = { ids };
+  const times = { ort_fw: [], kernel_fw: [], ort_bw: [], kernel_bw: [], part_fw: [], after: [] }, diff = {};
+  const kernelRun = (d) => kernel(...kin[d], T, spec.D, spec.c);
+  for (const d of ["fw", "bw"]) { // first runs allocate; they also give the outputs compared
+    const want = await sessions[`t2t_${d}`].run(feeds[d]), got = kernelRun(d), b = spec.blocks[d];
+    diff[d] = { s: maxAbs(got.s, want[b.s].data), mean: maxAbs(got.mean, want[b.mean].data) };
+    afterFeeds[b.s] = want[b.s];
+    afterFeeds[b.values] = front[b.values];
+  }
+  await sessions.part_fw.run({ ids });
+  await sessions.after.run(afterFeeds);
+  for (let r = 0; r < runs; r++) {
+    for (const d of ["fw", "bw"]) {
+      times[`ort_${d}`].push((await timed(() => sessions[`t2t_${d}`].run(feeds[d])))[0]);
+      times[`kernel_${d}`].push((await timed(() => kernelRun(d)))[0]);
+    }
+    times.part_fw.push((await timed(() => sessions.part_fw.run({ ids })))[0]);
+    times.after.push((await timed(() => sessions.after.run(afterFeeds)))[0]);
+  }
+  const st = Object.fromEntries(Object.entries(times).map(([k, t]) => [k, stats(t)]));
+  const f = (x) => x.toFixed(1).padStart(6);
+  console.log(`T = ${T} (load average ${loadBefore} before, ${load()} after):`);
+  for (const d of ["fw", "bw"]) {
+    const o = st[`ort_${d}`], k = st[`kernel_${d}`];
+    console.log(`  ${d}: ORT min ${f(o.min)} median ${f(o.med)} ms | kernel min ${f(k.min)} median ${f(k.med)} ms | `
+      + `kernel/ORT ${(100 * k.min / o.min).toFixed(0)}% of min, ${(100 * k.med / o.med).toFixed(0)}% of median | `
+      + `max |Δs| ${diff[d].s.toExponential(1)}, max |Δmean| ${diff[d].mean.toExponential(1)}`);
+  }
+  console.log(`  ORT, the page's whole forward part (part_fw): min ${f(st.part_fw.min)} median ${f(st.part_fw.med)} ms; `
+    + `after the blocks (both gates, source2token, classifier): min ${f(st.after.min)} median ${f(st.after.med)} ms`);
+}
