@@ -73,8 +73,8 @@ test("a query with no allowed key gets s = 0 and a zero map row (fw: the first t
   assert.ok(s.every((x) => x === 0) && mean.every((x) => x === 0));
 });
 
-test("calls of another size reuse the module: a second, larger call equals its naive loop too", () => {
-  const T2 = 7, D2 = 8, n = T2 * D2, f = (k) => Float32Array.from({ length: n }, (_, i) => Math.sin(i * k) * 3);
+test("a larger call (D = 30: a block of 24 features, then one at a time, two padding lanes) equals its naive loop", () => {
+  const T2 = 9, D2 = 30, n = T2 * D2, f = (k) => Float32Array.from({ length: n }, (_, i) => Math.sin(i * k) * 3);
   const allowed = directionAllowed(T2, "fw"), want = naive(f(1.3), f(0.7), f(2.1), allowed, T2, D2, c);
   const got = token2token(f(1.3), f(0.7), f(2.1), allowed, T2, D2, c);
   close(got.s, want.s, 1e-5, "s");

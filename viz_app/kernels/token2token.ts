@@ -5,7 +5,7 @@
 //
 // Per cell the exported form: e = exp(-2c / (e^{2q_j/c} · e^{2k_i/c} + 1)), exp(c·tanh((q_j + k_i)/c)) over e^c,
 // which cancels in the softmax (see `_exported_terms`). For each query j the allowed keys are listed once; then,
-// feature block by feature block (8 features, two v128), one pass over those keys keeps Z_j and Σ e·v in registers
+// feature block by feature block (24 features, six v128), one pass over those keys keeps Z_j and Σ e·v in registers
 // and stores e in a (keys, D) scratch row; s_j = Σ e·v / Z_j. A second pass over the scratch row gives
 // mean_ji = Σ_d e_jid / Z_jd / D. A row with no allowed key keeps s_j = 0 and a zero map row, as masked_softmax.
 
@@ -93,29 +93,63 @@ export function token2token(
       memory.fill(sj, 0, row);
       continue;
     }
+    // 24 features (six v128) a block: fewer passes over the key list than 8 or 16 and enough independent
+    // exps per key to hide their latency (scripts/probe_kernel.mjs; 32 or 40 were no faster, 4 one at a time slower)
     let d = 0;
-    for (; d + 8 <= Dp; d += 8) {
-      const off = <usize>d << 2;
-      const q0 = v128.load(qj + off), q1 = v128.load(qj + off, 16);
-      let z0 = zero, z1 = zero, a0 = zero, a1 = zero;
+    for (; d + 24 <= Dp; d += 24) {
+      const off = <usize>d << 2, qo = qj + off;
+      const q0 = v128.load(qo), q1 = v128.load(qo, 16), q2 = v128.load(qo, 32);
+      const q3 = v128.load(qo, 48), q4 = v128.load(qo, 64), q5 = v128.load(qo, 80);
+      let z0 = zero, z1 = zero, z2 = zero, z3 = zero, z4 = zero, z5 = zero;
+      let a0 = zero, a1 = zero, a2 = zero, a3 = zero, a4 = zero, a5 = zero;
       for (let p = 0; p < n; p++) {
         const i = <usize>load<i32>(keys + (<usize>p << 2));
         const ki = kp + i * row + off, vi = v + i * row + off, ep = e + <usize>p * row + off;
-        const e0 = exp4(f32x4.div(minus2c, f32x4.add(f32x4.mul(q0, v128.load(ki)), one)));
+        const e0 = exp4(f32x4.div(minus2c, f32x4.add(f32x4.mul(q0, v128.load(ki, 0)), one)));
         const e1 = exp4(f32x4.div(minus2c, f32x4.add(f32x4.mul(q1, v128.load(ki, 16)), one)));
+        const e2 = exp4(f32x4.div(minus2c, f32x4.add(f32x4.mul(q2, v128.load(ki, 32)), one)));
+        const e3 = exp4(f32x4.div(minus2c, f32x4.add(f32x4.mul(q3, v128.load(ki, 48)), one)));
+        const e4 = exp4(f32x4.div(minus2c, f32x4.add(f32x4.mul(q4, v128.load(ki, 64)), one)));
+        const e5 = exp4(f32x4.div(minus2c, f32x4.add(f32x4.mul(q5, v128.load(ki, 80)), one)));
         z0 = f32x4.add(z0, e0);
         z1 = f32x4.add(z1, e1);
-        a0 = f32x4.add(a0, f32x4.mul(e0, v128.load(vi)));
+        z2 = f32x4.add(z2, e2);
+        z3 = f32x4.add(z3, e3);
+        z4 = f32x4.add(z4, e4);
+        z5 = f32x4.add(z5, e5);
+        a0 = f32x4.add(a0, f32x4.mul(e0, v128.load(vi, 0)));
         a1 = f32x4.add(a1, f32x4.mul(e1, v128.load(vi, 16)));
-        v128.store(ep, e0);
+        a2 = f32x4.add(a2, f32x4.mul(e2, v128.load(vi, 32)));
+        a3 = f32x4.add(a3, f32x4.mul(e3, v128.load(vi, 48)));
+        a4 = f32x4.add(a4, f32x4.mul(e4, v128.load(vi, 64)));
+        a5 = f32x4.add(a5, f32x4.mul(e5, v128.load(vi, 80)));
+        v128.store(ep, e0, 0);
         v128.store(ep, e1, 16);
+        v128.store(ep, e2, 32);
+        v128.store(ep, e3, 48);
+        v128.store(ep, e4, 64);
+        v128.store(ep, e5, 80);
       }
-      const i0 = f32x4.div(one, z0), i1 = f32x4.div(one, z1);
-      v128.store(sj + off, f32x4.mul(a0, i0));
+      const i0 = f32x4.div(one, z0);
+      const i1 = f32x4.div(one, z1);
+      const i2 = f32x4.div(one, z2);
+      const i3 = f32x4.div(one, z3);
+      const i4 = f32x4.div(one, z4);
+      const i5 = f32x4.div(one, z5);
+      v128.store(sj + off, f32x4.mul(a0, i0), 0);
       v128.store(sj + off, f32x4.mul(a1, i1), 16);
-      v128.store(inv + off, f32x4.mul(i0, meanScale));
+      v128.store(sj + off, f32x4.mul(a2, i2), 32);
+      v128.store(sj + off, f32x4.mul(a3, i3), 48);
+      v128.store(sj + off, f32x4.mul(a4, i4), 64);
+      v128.store(sj + off, f32x4.mul(a5, i5), 80);
+      v128.store(inv + off, f32x4.mul(i0, meanScale), 0);
       v128.store(inv + off, f32x4.mul(i1, meanScale), 16);
+      v128.store(inv + off, f32x4.mul(i2, meanScale), 32);
+      v128.store(inv + off, f32x4.mul(i3, meanScale), 48);
+      v128.store(inv + off, f32x4.mul(i4, meanScale), 64);
+      v128.store(inv + off, f32x4.mul(i5, meanScale), 80);
     }
+    // the last features, one v128 at a time
     for (; d < Dp; d += 4) {
       const off = <usize>d << 2;
       const q0 = v128.load(qj + off);
