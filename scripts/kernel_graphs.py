@@ -8,9 +8,11 @@ Usage: ``python scripts/kernel_graphs.py OUT_DIR [--onnx EXPORT.onnx] [--model d
   after the fc layer, the (1, T, T) mask; Shen Eqs. 15, 17, 18), the inputs both sides are fed;
 * ``t2t_fw.onnx`` / ``t2t_bw.onnx``: one direction's token2token block, those four tensors → s (1, T, D) before
   the fusion gate and the mean map (T, T) (disan/attention.py ``_exported_token2token``): the work the kernel does;
+* ``front_fw.onnx``: ids → the forward block's inputs alone (what one worker would still run before the kernel);
 * ``part_fw.onnx``: the page's whole forward part (disan/onnx_graphs.py ``parts``), for scale;
 * ``after.onnx``: both directions' s and h (and ids) → the fusion gates (Shen Eqs. 19-20), source2token (Eqs.
-  12-13) and the class probabilities: what ORT would still run after the kernel handed s back;
+  12-13) and the class probabilities: what ORT would still run after the kernel handed s back; ``gates.onnx``
+  and ``s2t.onnx`` are its two halves (the gated, masked (1, T, 2D) encoding between them);
 * ``graphs.json``: the tensor names of each cut and the model's c and D.
 """
 
@@ -54,6 +56,13 @@ def cut_graphs(onnx_path: Path, out: Path) -> dict:
         "after": ex.extract_model(["ids"] + [names[d][k] for d in ("fw", "bw") for k in ("s", "values")],
                                   [o.name for o in model.graph.output if o.name in ("probs", "s2t", "fw_gate", "bw_gate")]),
     }
+    fused = "/encoder/Concat_output_0"  # (1, T, 2D): both directions' gated outputs, source2token's input
+    if fused not in produced:
+        raise SystemExit(f"the export at {onnx_path} has no tensor {fused!r}: the graph changed; update kernel_graphs.py")
+    gate_in = ["ids"] + [names[d][k] for d in ("fw", "bw") for k in ("s", "values")]
+    graphs["gates"] = ex.extract_model(gate_in, [fused, "fw_gate", "bw_gate"])
+    graphs["s2t"] = ex.extract_model(["ids", fused], ["probs", "s2t"])
+    graphs["front_fw"] = ex.extract_model(["ids"], [names["fw"][k] for k in ("key_part", "query_part", "values", "allowed")])
     for d in ("fw", "bw"):
         n = names[d]
         graphs[f"t2t_{d}"] = ex.extract_model([n["key_part"], n["query_part"], n["values"], n["allowed"]], [n["s"], n["mean"]])

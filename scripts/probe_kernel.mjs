@@ -3,12 +3,14 @@
 // site export by scripts/kernel_graphs.py, both fed the block inputs that graph's `front.onnx` computes from ids
 // 5, 6, … (as scripts/probe_onnx_run.mjs). ORT runs as the page's worker does (wasm, one thread, `basic`,
 // disable_quant_qdq). Every round runs ORT then the kernel for each direction, then the graphs around the block
-// (the page's whole forward part; `after.onnx`: fusion gates, source2token, classifier), so a change of load on a
+// (the page's whole forward part, what runs before the block, and after it: `after.onnx`, fusion gates,
+// source2token, classifier, and its halves), so a change of load on a
 // shared machine touches them alike. Usage:
 //   python scripts/kernel_graphs.py DIR && node scripts/build_kernels.mjs
-//   node scripts/probe_kernel.mjs DIR [--tokens 64,128,256] [--runs 10]
+//   node scripts/probe_kernel.mjs DIR [--tokens 64,128,256] [--runs 10] [--warmup 3]
 // prints min and median ms of each, the kernel's time over ORT's, the largest absolute differences of s and of the
-// mean map, and the load average before and after each T.
+// mean map, and the load average before and after each T. `--warmup` rounds run first, untimed: V8 compiles a wasm
+// function with its baseline compiler first and optimises it once it is hot, the kernel as onnxruntime's own code.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -18,15 +20,15 @@ import { DIST } from "./build_kernels.mjs";
 import { loadKernel } from "../viz_app/kernels/token2token.mjs";
 
 const ort = createRequire(import.meta.url)("onnxruntime-web");
-const args = process.argv.slice(2), opt = { tokens: "64,128,256", runs: 10 };
+const args = process.argv.slice(2), opt = { tokens: "64,128,256", runs: 10, warmup: 3 };
 let dir = null;
 for (let i = 0; i < args.length; i++) {
-  if (args[i] === "--tokens" || args[i] === "--runs") opt[args[i].slice(2)] = args[++i];
+  if (["--tokens", "--runs", "--warmup"].includes(args[i])) opt[args[i].slice(2)] = args[++i];
   else dir = args[i];
 }
-const tokens = String(opt.tokens).split(",").map(Number), runs = Number(opt.runs);
-if (!dir || !fs.existsSync(path.join(dir, "graphs.json")) || !tokens.every((t) => t >= 2) || !(runs >= 1)) {
-  console.error("usage: node scripts/probe_kernel.mjs DIR [--tokens 64,128,256] [--runs N]  (DIR: python scripts/kernel_graphs.py DIR)");
+const tokens = String(opt.tokens).split(",").map(Number), runs = Number(opt.runs), warmup = Number(opt.warmup);
+if (!dir || !fs.existsSync(path.join(dir, "graphs.json")) || !tokens.every((t) => t >= 2) || !(runs >= 1) || !(warmup >= 0)) {
+  console.error("usage: node scripts/probe_kernel.mjs DIR [--tokens 64,128,256] [--runs N] [--warmup N]  (DIR: python scripts/kernel_graphs.py DIR)");
   process.exit(2);
 }
 const wasm = path.join(DIST, "token2token.wasm");
@@ -38,7 +40,8 @@ const spec = JSON.parse(fs.readFileSync(path.join(dir, "graphs.json"), "utf8"));
 ort.env.wasm.numThreads = 1;
 const options = { executionProviders: ["wasm"], graphOptimizationLevel: "basic", extra: { session: { disable_quant_qdq: "1" } } };
 const open = (name) => ort.InferenceSession.create(fs.readFileSync(path.join(dir, `${name}.onnx`)), options);
-const sessions = { front: await open("front"), part_fw: await open("part_fw"), after: await open("after") };
+const sessions = {};
+for (const name of ["front", "front_fw", "part_fw", "after", "gates", "s2t"]) sessions[name] = await open(name);
 for (const d of ["fw", "bw"]) sessions[`t2t_${d}`] = await open(`t2t_${d}`);
 const kernel = await loadKernel(fs.readFileSync(wasm));
 const load = () => os.loadavg().map((x) => x.toFixed(1)).join(" ");
@@ -47,7 +50,7 @@ const maxAbs = (a, b) => { let m = 0; for (let i = 0; i < a.length; i++) m = Mat
 const timed = async (f) => { const t0 = performance.now(); const out = await f(); return [performance.now() - t0, out]; };
 
 console.log(`disan-sst5 token2token, one direction: onnxruntime-web ${ort.env.versions?.web ?? ""} (wasm, 1 thread) vs `
-  + `the kernel (${path.relative(process.cwd(), wasm)}), D = ${spec.D}, c = ${spec.c}, ${runs} interleaved rounds`);
+  + `the kernel (${path.relative(process.cwd(), wasm)}), D = ${spec.D}, c = ${spec.c}, ${runs} interleaved rounds after ${warmup} untimed`);
 for (const T of tokens) {
   const loadBefore = load();
   const ids = new ort.Tensor("int64", BigInt64Array.from({ length: T }, (_, i) => BigInt(5 + i)), [1, T]);
@@ -59,7 +62,8 @@ for (const T of tokens) {
     kin[d] = ["key_part", "query_part", "values", "allowed"].map((k) => front[b[k]].data);
   }
   const afterFeeds = { ids };
-  const times = { ort_fw: [], kernel_fw: [], ort_bw: [], kernel_bw: [], part_fw: [], after: [] }, diff = {};
+  const times = { ort_fw: [], kernel_fw: [], ort_bw: [], kernel_bw: [], part_fw: [], front_fw: [], after: [], gates: [], s2t: [] };
+  const diff = {};
   const kernelRun = (d) => kernel(...kin[d], T, spec.D, spec.c);
   for (const d of ["fw", "bw"]) { // first runs allocate; they also give the outputs compared
     const want = await sessions[`t2t_${d}`].run(feeds[d]), got = kernelRun(d), b = spec.blocks[d];
@@ -68,14 +72,21 @@ for (const T of tokens) {
     afterFeeds[b.values] = front[b.values];
   }
   await sessions.part_fw.run({ ids });
+  await sessions.front_fw.run({ ids });
+  const s2tFeeds = { ids, "/encoder/Concat_output_0": (await sessions.gates.run(afterFeeds))["/encoder/Concat_output_0"] };
+  await sessions.s2t.run(s2tFeeds);
   await sessions.after.run(afterFeeds);
-  for (let r = 0; r < runs; r++) {
+  for (let r = -warmup; r < runs; r++) {
+    const tm = r < 0 ? {} : times, push = (k, ms) => tm[k]?.push(ms);
     for (const d of ["fw", "bw"]) {
-      times[`ort_${d}`].push((await timed(() => sessions[`t2t_${d}`].run(feeds[d])))[0]);
-      times[`kernel_${d}`].push((await timed(() => kernelRun(d)))[0]);
+      push(`ort_${d}`, (await timed(() => sessions[`t2t_${d}`].run(feeds[d])))[0]);
+      push(`kernel_${d}`, (await timed(() => kernelRun(d)))[0]);
     }
-    times.part_fw.push((await timed(() => sessions.part_fw.run({ ids })))[0]);
-    times.after.push((await timed(() => sessions.after.run(afterFeeds)))[0]);
+    push("part_fw", (await timed(() => sessions.part_fw.run({ ids })))[0]);
+    push("front_fw", (await timed(() => sessions.front_fw.run({ ids })))[0]);
+    push("after", (await timed(() => sessions.after.run(afterFeeds)))[0]);
+    push("gates", (await timed(() => sessions.gates.run(afterFeeds)))[0]);
+    push("s2t", (await timed(() => sessions.s2t.run(s2tFeeds)))[0]);
   }
   const st = Object.fromEntries(Object.entries(times).map(([k, t]) => [k, stats(t)]));
   const f = (x) => x.toFixed(1).padStart(6);
@@ -86,6 +97,9 @@ for (const T of tokens) {
       + `kernel/ORT ${(100 * k.min / o.min).toFixed(0)}% of min, ${(100 * k.med / o.med).toFixed(0)}% of median | `
       + `max |Δs| ${diff[d].s.toExponential(1)}, max |Δmean| ${diff[d].mean.toExponential(1)}`);
   }
-  console.log(`  ORT, the page's whole forward part (part_fw): min ${f(st.part_fw.min)} median ${f(st.part_fw.med)} ms; `
-    + `after the blocks (both gates, source2token, classifier): min ${f(st.after.min)} median ${f(st.after.med)} ms`);
+  const m = (k) => `min ${f(st[k].min)} median ${f(st[k].med)} ms`;
+  console.log(`  ORT around the block: the page's whole forward part ${m("part_fw")}; before the forward block `
+    + `(ids → its inputs) ${m("front_fw")}`);
+  console.log(`  ORT after the blocks: both fusion gates + source2token + classifier ${m("after")} `
+    + `(gates alone ${m("gates")}; source2token + classifier ${m("s2t")})`);
 }
