@@ -49,6 +49,17 @@ const stats = (t) => { const s = t.slice().sort((a, b) => a - b); return { min: 
 const maxAbs = (a, b) => { let m = 0; for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i] - b[i])); return m; };
 const timed = async (f) => { const t0 = performance.now(); const out = await f(); return [performance.now() - t0, out]; };
 
+{ // the kernel's exp against Math.exp over the range the kernel feeds it, −2c/x for x >= 1: [−2c, 0)
+  const { instance } = await WebAssembly.instantiate(fs.readFileSync(wasm), { env: { abort() {} } });
+  let rel = 0, abs = 0;
+  for (let k = 0; k <= 200000; k++) {
+    const x = Math.fround(-2 * spec.c * k / 200000), want = Math.exp(x), got = instance.exports.expLane(x);
+    rel = Math.max(rel, Math.abs(got - want) / want);
+    abs = Math.max(abs, Math.abs(got - want));
+  }
+  console.log(`the kernel's exp on [${-2 * spec.c}, 0], 200,001 points: max relative error ${rel.toExponential(1)}, `
+    + `max absolute ${abs.toExponential(1)} (float32 rounding alone: 6e-8 relative)`);
+}
 console.log(`disan-sst5 token2token, one direction: onnxruntime-web ${ort.env.versions?.web ?? ""} (wasm, 1 thread) vs `
   + `the kernel (${path.relative(process.cwd(), wasm)}), D = ${spec.D}, c = ${spec.c}, ${runs} interleaved rounds after ${warmup} untimed`);
 for (const T of tokens) {
