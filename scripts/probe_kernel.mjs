@@ -8,9 +8,10 @@
 // shared machine touches them alike. Usage:
 //   python scripts/kernel_graphs.py DIR && node scripts/build_kernels.mjs
 //   node scripts/probe_kernel.mjs DIR [--tokens 64,128,256] [--runs 10] [--warmup 3]
-// prints min and median ms of each, the kernel's time over ORT's, the largest absolute differences of s and of the
-// mean map, and the load average before and after each T. `--warmup` rounds run first, untimed: V8 compiles a wasm
-// function with its baseline compiler first and optimises it once it is hot, the kernel as onnxruntime's own code.
+// prints min and median ms of each, the kernel's time over ORT's (of the mins, of the medians, and the median of
+// each round's ratio), the largest absolute differences of s and of the mean map, and the load average before and
+// after each T. `--warmup` rounds run first, untimed: V8 compiles a wasm function with its baseline compiler first
+// and optimises it once it is hot, the kernel as onnxruntime's own code.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -104,8 +105,11 @@ for (const T of tokens) {
   console.log(`T = ${T} (load average ${loadBefore} before, ${load()} after):`);
   for (const d of ["fw", "bw"]) {
     const o = st[`ort_${d}`], k = st[`kernel_${d}`];
+    // each round's kernel time over the ORT run just before it: a load change between rounds cancels
+    const paired = stats(times[`kernel_${d}`].map((ms, r) => ms / times[`ort_${d}`][r])).med;
     console.log(`  ${d}: ORT min ${f(o.min)} median ${f(o.med)} ms | kernel min ${f(k.min)} median ${f(k.med)} ms | `
-      + `kernel/ORT ${(100 * k.min / o.min).toFixed(0)}% of min, ${(100 * k.med / o.med).toFixed(0)}% of median | `
+      + `kernel/ORT ${(100 * k.min / o.min).toFixed(0)}% of min, ${(100 * k.med / o.med).toFixed(0)}% of median, `
+      + `${(100 * paired).toFixed(0)}% median of rounds | `
       + `max |Δs| ${diff[d].s.toExponential(1)}, max |Δmean| ${diff[d].mean.toExponential(1)}`);
   }
   const m = (k) => `min ${f(st[k].min)} median ${f(st[k].med)} ms`;
