@@ -9,11 +9,12 @@ Usage: ``python scripts/kernel_graphs.py OUT_DIR [--onnx EXPORT.onnx] [--model d
 * ``t2t_fw.onnx`` / ``t2t_bw.onnx``: one direction's token2token block, those four tensors → s (1, T, D) before
   the fusion gate and the mean map (T, T) (disan/attention.py ``_exported_token2token``): the work the kernel does;
 * ``front_fw.onnx``: ids → the forward block's inputs alone (what one worker would still run before the kernel);
+  ``front_t2t_fw.onnx``: ids → the forward block's s and mean map, the two in one graph;
 * ``part_fw.onnx``: the page's whole forward part (disan/onnx_graphs.py ``parts``), for scale;
 * ``after.onnx``: both directions' s and h (and ids) → the fusion gates (Shen Eqs. 19-20), source2token (Eqs.
   12-13) and the class probabilities: what ORT would still run after the kernel handed s back; ``gates.onnx``
   and ``s2t.onnx`` are its two halves (the gated, masked (1, T, 2D) encoding between them);
-* ``graphs.json``: the tensor names of each cut and the model's c and D.
+* ``graphs.json``: the tensor names of each cut and the model's c (from NAME.vocab.json beside the export) and D.
 """
 
 from __future__ import annotations
@@ -28,23 +29,33 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
-def block_names(direction: str) -> dict:
-    """The export's tensor names around one direction's token2token block (``_exported_token2token``'s graph)."""
-    p = f"/encoder/{direction}/"
-    return {"key_part": p + "Add_output_0", "query_part": p + "MatMul_1_output_0", "values": p + "Relu_output_0",
-            "allowed": p + "And_1_output_0", "s": p + "Concat_13_output_0", "mean": f"{direction}_mean"}
+def block_names(model, direction: str) -> dict:
+    """The export's tensors around one direction's token2token block (``_exported_token2token``'s graph), found by
+    the weights that read or make them (the values h feed the MatMuls by W1 and W2; s feeds the gate's MatMul by
+    W_f^(1), Shen Eq. 19), so the fc layer's activation or the node numbering may change; the mask by its name."""
+    w = f"model.encoder.{direction}."
+    reads = {}  # a weight's name (float16 weights are Cast first, under the same name) → its node
+    for n in model.graph.node:
+        for i in n.input:
+            reads.setdefault(i, n)
+    need = [w + k for k in ("w1.weight", "w2.weight", "gate_s.weight")]
+    if not all(k in reads for k in need):
+        raise SystemExit(f"the export has no {' / '.join(need)}: not a DiSAN export, or its weights were renamed")
+    key_matmul = reads[w + "w1.weight"].output[0]
+    key_add = next(n for n in model.graph.node if n.op_type == "Add" and key_matmul in n.input)
+    return {"key_part": key_add.output[0], "query_part": reads[w + "w2.weight"].output[0],
+            "values": reads[w + "w1.weight"].input[0], "allowed": f"/encoder/{direction}/And_1_output_0",
+            "s": reads[w + "gate_s.weight"].input[0], "mean": f"{direction}_mean"}
 
 
 def cut_graphs(onnx_path: Path, out: Path) -> dict:
-    import numpy as np
     import onnx
-    from onnx import numpy_helper
     from onnx.utils import Extractor
 
     from disan.onnx_graphs import parts
 
     model = onnx.load(onnx_path)
-    names = {d: block_names(d) for d in ("fw", "bw")}
+    names = {d: block_names(model, d) for d in ("fw", "bw")}
     produced = {o for n in model.graph.node for o in n.output}
     missing = [t for d in names.values() for t in d.values() if t not in produced]
     if missing:
@@ -63,6 +74,7 @@ def cut_graphs(onnx_path: Path, out: Path) -> dict:
     graphs["gates"] = ex.extract_model(gate_in, [fused, "fw_gate", "bw_gate"])
     graphs["s2t"] = ex.extract_model(["ids", fused], ["probs", "s2t"])
     graphs["front_fw"] = ex.extract_model(["ids"], [names["fw"][k] for k in ("key_part", "query_part", "values", "allowed")])
+    graphs["front_t2t_fw"] = ex.extract_model(["ids"], [names["fw"]["s"], names["fw"]["mean"]])
     for d in ("fw", "bw"):
         n = names[d]
         graphs[f"t2t_{d}"] = ex.extract_model([n["key_part"], n["query_part"], n["values"], n["allowed"]], [n["s"], n["mean"]])
@@ -71,11 +83,11 @@ def cut_graphs(onnx_path: Path, out: Path) -> dict:
         extra = [i.name for i in g.graph.input if i.name not in {x.name for x in g.graph.initializer}]
         onnx.save(g, out / f"{name}.onnx")
         print(f"{name}.onnx: inputs {extra}, outputs {[o.name for o in g.graph.output]}")
-    inits = {i.name: i for i in model.graph.initializer}
-    # c is the divisor of (q + q) in the exported form's first Exp (Shen Eq. 15's c)
-    div = next(nd for nd in model.graph.node if nd.op_type == "Div" and nd.input[0] == "/encoder/fw/Add_11_output_0")
-    c = float(np.asarray(numpy_helper.to_array(inits[div.input[1]])).reshape(-1)[0])
-    spec = {"c": c, "D": 300, "blocks": names, "source": str(onnx_path)}
+    # Shen's c is in the export's metadata (the page reads it there too); D from the key part's declared shape
+    meta = json.loads(onnx_path.with_name(onnx_path.name.removesuffix(".onnx") + ".vocab.json").read_text("utf-8"))
+    key = next(v for v in model.graph.value_info if v.name == names["fw"]["key_part"])
+    spec = {"c": float(meta["c"]), "D": key.type.tensor_type.shape.dim[-1].dim_value, "blocks": names,
+            "source": str(onnx_path)}
     (out / "graphs.json").write_text(json.dumps(spec, indent=1))
     return spec
 
@@ -92,8 +104,9 @@ def main() -> None:
         from disan.onnx_export import export_site_model
 
         a.onnx = export_site_model(disan.load(a.model, "cpu"), a.out / "export").onnx_path
-    elif not a.onnx.is_file():
-        raise SystemExit(f"--onnx {a.onnx}: no such file; run without --onnx to export {a.model} first")
+    elif not a.onnx.is_file() or not a.onnx.with_name(a.onnx.name.removesuffix(".onnx") + ".vocab.json").is_file():
+        raise SystemExit(f"--onnx {a.onnx}: no such export (NAME.onnx and NAME.vocab.json); run without --onnx to "
+                         f"export {a.model} first")
     print(json.dumps(cut_graphs(a.onnx, a.out)["c"]))
 
 

@@ -42,7 +42,7 @@ ort.env.wasm.numThreads = 1;
 const options = { executionProviders: ["wasm"], graphOptimizationLevel: "basic", extra: { session: { disable_quant_qdq: "1" } } };
 const open = (name) => ort.InferenceSession.create(fs.readFileSync(path.join(dir, `${name}.onnx`)), options);
 const sessions = {};
-for (const name of ["front", "front_fw", "part_fw", "after", "gates", "s2t"]) sessions[name] = await open(name);
+for (const name of ["front", "front_fw", "front_t2t_fw", "part_fw", "after", "gates", "s2t"]) sessions[name] = await open(name);
 for (const d of ["fw", "bw"]) sessions[`t2t_${d}`] = await open(`t2t_${d}`);
 const kernel = await loadKernel(fs.readFileSync(wasm));
 const load = () => os.loadavg().map((x) => x.toFixed(1)).join(" ");
@@ -74,7 +74,7 @@ for (const T of tokens) {
     kin[d] = ["key_part", "query_part", "values", "allowed"].map((k) => front[b[k]].data);
   }
   const afterFeeds = { ids };
-  const times = { ort_fw: [], kernel_fw: [], ort_bw: [], kernel_bw: [], part_fw: [], front_fw: [], after: [], gates: [], s2t: [] };
+  const times = { ort_fw: [], kernel_fw: [], ort_bw: [], kernel_bw: [], part_fw: [], front_fw: [], front_t2t_fw: [], after: [], gates: [], s2t: [] };
   const diff = {};
   const kernelRun = (d) => kernel(...kin[d], T, spec.D, spec.c);
   for (const d of ["fw", "bw"]) { // first runs allocate; they also give the outputs compared
@@ -85,6 +85,7 @@ for (const T of tokens) {
   }
   await sessions.part_fw.run({ ids });
   await sessions.front_fw.run({ ids });
+  await sessions.front_t2t_fw.run({ ids });
   const s2tFeeds = { ids, "/encoder/Concat_output_0": (await sessions.gates.run(afterFeeds))["/encoder/Concat_output_0"] };
   await sessions.s2t.run(s2tFeeds);
   await sessions.after.run(afterFeeds);
@@ -96,6 +97,7 @@ for (const T of tokens) {
     }
     push("part_fw", (await timed(() => sessions.part_fw.run({ ids })))[0]);
     push("front_fw", (await timed(() => sessions.front_fw.run({ ids })))[0]);
+    push("front_t2t_fw", (await timed(() => sessions.front_t2t_fw.run({ ids })))[0]);
     push("after", (await timed(() => sessions.after.run(afterFeeds)))[0]);
     push("gates", (await timed(() => sessions.gates.run(afterFeeds)))[0]);
     push("s2t", (await timed(() => sessions.s2t.run(s2tFeeds)))[0]);
@@ -114,7 +116,7 @@ for (const T of tokens) {
   }
   const m = (k) => `min ${f(st[k].min)} median ${f(st[k].med)} ms`;
   console.log(`  ORT around the block: the page's whole forward part ${m("part_fw")}; before the forward block `
-    + `(ids → its inputs) ${m("front_fw")}`);
+    + `(ids → its inputs) ${m("front_fw")}; the two in one graph (ids → s, mean) ${m("front_t2t_fw")}`);
   console.log(`  ORT after the blocks: both fusion gates + source2token + classifier ${m("after")} `
     + `(gates alone ${m("gates")}; source2token + classifier ${m("s2t")})`);
 }
