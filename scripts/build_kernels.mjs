@@ -13,13 +13,21 @@ export const DIST = path.join(ROOT, "viz_app", "kernels", "dist");
 export async function build() {
   const asc = (await import("assemblyscript/asc")).default;
   fs.mkdirSync(DIST, { recursive: true });
-  for (const name of KERNELS) {
-    const out = path.join(DIST, `${name}.wasm`), errors = [];
-    const { error } = await asc.main([
-      path.join(ROOT, "viz_app", "kernels", `${name}.ts`), "--outFile", out, "--textFile", out.replace(/wasm$/, "wat"),
-      "-O3", "--runtime", "stub", "--noAssert", "--enable", "simd",
-    ], { stderr: { write: (s) => errors.push(String(s)) }, stdout: { write: () => {} } });
-    if (error) throw new Error(`building viz_app/kernels/${name}.ts failed: ${error.message}\n${errors.join("")}`);
+  // written under a name of this process's own, then renamed: two builds at once (two test processes) never
+  // leave a half-written file where the other reads
+  const tmp = fs.mkdtempSync(path.join(DIST, ".build-"));
+  try {
+    for (const name of KERNELS) {
+      const out = path.join(tmp, `${name}.wasm`), errors = [];
+      const { error } = await asc.main([
+        path.join(ROOT, "viz_app", "kernels", `${name}.ts`), "--outFile", out, "--textFile", out.replace(/wasm$/, "wat"),
+        "-O3", "--runtime", "stub", "--noAssert", "--enable", "simd",
+      ], { stderr: { write: (s) => errors.push(String(s)) }, stdout: { write: () => {} } });
+      if (error) throw new Error(`building viz_app/kernels/${name}.ts failed: ${error.message}\n${errors.join("")}`);
+      for (const ext of ["wat", "wasm"]) fs.renameSync(out.replace(/wasm$/, ext), path.join(DIST, `${name}.${ext}`));
+    }
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
   }
   return KERNELS.map((name) => path.join(DIST, `${name}.wasm`));
 }
