@@ -61,6 +61,17 @@ const timed = async (f) => { const t0 = performance.now(); const out = await f()
   console.log(`the kernel's exp on [${-2 * spec.c}, 0], 200,001 points: max relative error ${rel.toExponential(1)}, `
     + `max absolute ${abs.toExponential(1)} (float32 rounding alone: 6e-8 relative)`);
 }
+{ // the first call of a module just instantiated (V8's baseline code, as on a page's first keystroke), at the largest T
+  const T = Math.max(...tokens), fresh = await loadKernel(fs.readFileSync(wasm)), n = T * spec.D;
+  const x = Float32Array.from({ length: n }, (_, i) => Math.sin(i));
+  const m = new Uint8Array(T * T).map((_, i) => (i % T < ((i / T) | 0) ? 1 : 0)); // the forward mask, key < query
+  const t0 = performance.now();
+  fresh(x, x, x, m, T, spec.D, spec.c);
+  const first = performance.now() - t0, t1 = performance.now();
+  fresh(x, x, x, m, T, spec.D, spec.c);
+  const second = performance.now() - t1;
+  console.log(`the kernel's first call after instantiating, T = ${T}: ${first.toFixed(1)} ms; its second ${second.toFixed(1)} ms`);
+}
 console.log(`disan-sst5 token2token, one direction: onnxruntime-web ${ort.env.versions?.web ?? ""} (wasm, 1 thread) vs `
   + `the kernel (${path.relative(process.cwd(), wasm)}), D = ${spec.D}, c = ${spec.c}, ${runs} interleaved rounds after ${warmup} untimed`);
 for (const T of tokens) {
