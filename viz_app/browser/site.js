@@ -241,7 +241,7 @@ function splitSoon(model, feeds) {
     if (!p) { s.failed = true; return null; }
     if (splits[model.name] !== s) return null;
     holdInHelper(model.name);
-    const session = (k, lane, only) => call({ type: "session", name: k + ":" + model.name, onnx: p[k], weights: model.weights, only }, [], lane);
+    const session = (k, lane, only) => call({ type: "session", name: k + ":" + model.name, onnx: p[k], weights: model.weights, only, kernel: p.kernel }, [], lane);
     return Promise.all([session("fw", 0), session("head", 0), session("bw", 1, model.name)])
       .then(() => { s.outputs = p.outputs; s.cuts = p.cuts; return runParts(model.name, s, feeds); })
       .then(() => { if ((s.ready = splits[model.name] === s)) performance.mark("disan:parts:" + model.name); });

@@ -6,6 +6,7 @@
  * (a file:// page has no cross-origin isolation, so no SharedArrayBuffer).
  */
 import { fromBase64, inflate } from "./bytes.js";
+import { kernelPart } from "./kernel_part.js";
 
 var ready = null, sessions = {}, queue = Promise.resolve();
 function tensors(feeds) {
@@ -120,7 +121,8 @@ function handle(m) {
       });
       // m.parts: an NLI model's graph by sentence (leave-one-out's: its premise's erasures leave the
       // hypothesis's part as it was)
-      return m.parts ? sentenceParts(m.parts, m.weights, null) : create(m.onnx, m.weights);
+      // a DiSAN model's forward or backward part by the token2token kernel where it can (kernel_part.js)
+      return m.parts ? sentenceParts(m.parts, m.weights, null) : kernelPart(m, create) || create(m.onnx, m.weights);
     }).then(function (session) {
       if (sessions[m.name]) sessions[m.name].release(); // the parts made again once the helper dropped one
       sessions[m.name] = session;

@@ -1,11 +1,11 @@
 // The token2token kernel (token2token.ts, built by scripts/build_kernels.mjs) behind a plain call: Float32Arrays
 // in, Float32Arrays out. A prototype for issue 54 item 6 (scripts/probe_kernel.mjs times it against
-// onnxruntime-web); the page does not use it.
+// onnxruntime-web); the static explorer's worker runs it for DiSAN parts (viz_app/browser/kernel_part.js).
 
 /** The instantiated kernel; `wasm`: the bytes of dist/token2token.wasm. */
 export async function loadKernel(wasm) {
   const { instance } = await WebAssembly.instantiate(wasm, { env: { abort: () => { throw new Error("kernel abort"); } } });
-  const k = instance.exports;
+  const k = /** @type {any} */ (instance.exports); // the kernel's functions and memory (token2token.ts)
   let cap = { T: 0, Dp: 0 }, at = null;
   const reserve = (T, Dp) => {
     if (T <= cap.T && Dp <= cap.Dp) return;
