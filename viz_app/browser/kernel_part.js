@@ -25,7 +25,7 @@ export function simd() {
  * found SIMD (null: not asked yet), the parts made with the kernel and the runs by direction, the parts that fell
  * back to their own graph and why. */
 const stats = { simd: null, made: [], runs: { fw: 0, bw: 0 }, fallbacks: [] };
-/** @type {any} */ (self).DisanKernel = stats;
+/** @type {any} */ (self).disanKernel = stats;
 
 let kernel = null; // Promise<token2token>, made once per worker
 

@@ -171,6 +171,11 @@ def _model_script(name: str, onnx: bytes, vocab: bytes) -> str:
     meta = json.loads(vocab)
     graphs, weights, plan = page_graphs(onnx, _maps(meta), _outputs(meta)["prediction"], meta.get("c"))
     kernel = plan["cuts"]["parts"] and plan["cuts"]["parts"].get("kernel")
+    if kernel and os.environ.get("DISAN_SITE_KERNEL", "1") == "0":  # a folder without it, to measure against
+        for spec in kernel.values():
+            for k in ("front", "after"):
+                graphs.pop(spec[k], None)
+        kernel = plan["cuts"]["parts"]["kernel"] = None
     if kernel:  # kernel_part.js: the graphs around the token2token blocks and the kernel, handed to the worker as they are
         for spec in kernel.values():
             for k in ("front", "after"):
