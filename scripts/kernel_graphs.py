@@ -30,22 +30,15 @@ sys.path.insert(0, str(ROOT))
 
 
 def block_names(model, direction: str) -> dict:
-    """The export's tensors around one direction's token2token block (``_exported_token2token``'s graph), found by
-    the weights that read or make them (the values h feed the MatMuls by W1 and W2; s feeds the gate's MatMul by
-    W_f^(1), Shen Eq. 19), so the fc layer's activation or the node numbering may change; the mask by its name."""
-    w = f"model.encoder.{direction}."
-    reads = {}  # a weight's name (float16 weights are Cast first, under the same name) → its node
-    for n in model.graph.node:
-        for i in n.input:
-            reads.setdefault(i, n)
-    need = [w + k for k in ("w1.weight", "w2.weight", "gate_s.weight")]
-    if not all(k in reads for k in need):
-        raise SystemExit(f"the export has no {' / '.join(need)}: not a DiSAN export, or its weights were renamed")
-    key_matmul = reads[w + "w1.weight"].output[0]
-    key_add = next(n for n in model.graph.node if n.op_type == "Add" and key_matmul in n.input)
-    return {"key_part": key_add.output[0], "query_part": reads[w + "w2.weight"].output[0],
-            "values": reads[w + "w1.weight"].input[0], "allowed": f"/encoder/{direction}/And_1_output_0",
-            "s": reads[w + "gate_s.weight"].input[0], "mean": f"{direction}_mean"}
+    """The export's tensors around one direction's token2token block (``_exported_token2token``'s graph): the page's
+    own finder, ``disan.onnx_graphs.token2token_blocks`` (a single-sentence export has one block a direction)."""
+    from disan.onnx_graphs import token2token_blocks
+
+    blocks = token2token_blocks(model, direction)
+    if not blocks or len(blocks) != 1:
+        raise SystemExit(f"the export has no single {direction} token2token block (W1, W2, the gate's W_f^(1), the "
+                         "direction mask): not a single-sentence DiSAN export, or its graph changed")
+    return blocks[0]
 
 
 def cut_graphs(onnx_path: Path, out: Path) -> dict:
