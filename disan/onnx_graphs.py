@@ -8,6 +8,10 @@ The page (viz_app/browser/site.js, worker.js) names a prepared graph and never r
   skips the gates, FFN, source2token and classifier the maps do not need.
 * ``parts.fw`` / ``parts.bw`` / ``parts.head``: the forward and the backward block (Shen §4, Im & Cho Fig. 2:
   neither reads the other) run in two workers at once, then the head on what they computed.
+* ``parts.fw.front`` / ``parts.fw.after`` (and bw), for a DiSAN model (``kernel``): the part cut around each of its
+  token2token blocks (Shen Eqs. 15, 11 under the masks of Eqs. 17-18), which the page's fused WebAssembly kernel
+  (viz_app/kernels/token2token.ts, viz_app/browser/kernel_part.js) runs in between: ``front`` takes the inputs to
+  the block's inputs and the part's outputs that do not need it, ``after`` the block's s (and h) to the rest.
 * for an NLI model, ``sentences.p`` / ``.h`` / ``.head``: the encoder reads one sentence (Shen §5.2, Im & Cho
   §4.2), so a key typed in the premise leaves the hypothesis's part as it was; ``probs`` is cut the same way.
 
@@ -118,6 +122,81 @@ def parts(model) -> dict | None:
     return cut(model, [("fw", FW), ("bw", BW)])
 
 
+def token2token_blocks(model, direction: str) -> list[dict] | None:
+    """The export's token2token blocks of one direction (one per sentence): the tensors around each, found by the
+    weights that read or make them (the values h feed the MatMuls by W1 and W2; s feeds the fusion gate's MatMul by
+    W_f^(1), Shen Eq. 19), so the fc layer's activation or the node numbering may change; the mask by its name, and
+    the mean map as the graph output computed from the block's key part. None for a graph without them (a DSA)."""
+    w = f"model.encoder.{direction}."
+    readers: dict = {}  # a weight (a float16 one is Cast first, under the same name) → the nodes reading it
+    for n in model.graph.node:
+        for i in n.input:
+            readers.setdefault(i, []).append(n)
+    need = [w + k for k in ("w1.weight", "w2.weight", "gate_s.weight")]
+    if not all(k in readers for k in need):
+        return None
+    producer = {o: (i, n) for i, n in enumerate(model.graph.node) for o in n.output if o}
+    index = {id(n): i for i, n in enumerate(model.graph.node)}
+    outputs = [o.name for o in model.graph.output]
+    masks = [o for o in producer if re.fullmatch(rf"/encoder/{direction}(_\d+)?/And_1_output_0", o)]
+    blocks = []
+    for key_mm in readers[need[0]]:  # a block per sentence; a pair model's sentences share the weights
+        values = key_mm.input[0]
+        key_add = next((n for n in model.graph.node if n.op_type == "Add" and key_mm.output[0] in n.input), None)
+        query = [n for n in readers[need[1]] if n.input[0] == values]
+        gate = [n for n in readers[need[2]] if index[id(key_mm)] in _closure(producer, [n.input[0]])]
+        means = [o for o in outputs if o.endswith(f"{direction}_mean") and index[id(key_mm)] in _closure(producer, [o])]
+        if key_add is None or len(query) != 1 or len(gate) != 1 or len(means) != 1:
+            return None
+        mask = [m for m in masks if producer[m][0] in _closure(producer, [means[0]])]
+        if len(mask) != 1:
+            return None
+        blocks.append({"key_part": key_add.output[0], "query_part": query[0].output[0], "values": values,
+                       "allowed": mask[0], "s": gate[0].input[0], "mean": means[0]})
+    return blocks or None
+
+
+def kernel_cut(model, part_outputs: list[str], direction: str, c: float | None) -> dict | None:
+    """One direction's part (``part_outputs``: what parts' group computes, its outputs and the tensors it passes)
+    cut around its token2token blocks for the page's kernel: {"front": ModelProto (the graph inputs → each block's
+    key part, query part, values h and (1, T, T) mask, and the part's outputs that need no block), "after": ModelProto
+    or None (the blocks' tensors with s → the part's other outputs), "blocks": token2token_blocks, "outputs":
+    part_outputs, "c": Shen's c}. None where the model has no such blocks or no c."""
+    from onnx.utils import Extractor
+
+    blocks = token2token_blocks(model, direction)
+    if not blocks or c is None or _has_subgraph(model.graph):
+        return None
+    producer = {o: (i, n) for i, n in enumerate(model.graph.node) for o in n.output if o}
+    given = {b[k] for b in blocks for k in ("key_part", "query_part", "values", "allowed", "s", "mean")}
+    from_kernel = {b[k] for b in blocks for k in ("s", "mean")}
+    reached = set()
+    for o in part_outputs:  # does o read a block's s or mean map? (then it is computed after the kernel)
+        stop = lambda name, node: name in from_kernel and not reached.add(o)
+        _closure(producer, [o], stop)
+    inputs = [i.name for i in model.graph.input if i.name not in {t.name for t in model.graph.initializer}]
+    front_outs = list(dict.fromkeys([b[k] for b in blocks for k in ("key_part", "query_part", "values", "allowed")]
+                                    + [o for o in part_outputs if o not in reached and o not in from_kernel]))
+    after_outs = [o for o in part_outputs if o in reached and o not in from_kernel]
+    extractor = Extractor(model)
+    try:
+        front = extractor.extract_model(inputs, front_outs)
+        after = None
+        if after_outs:
+            after = extractor.extract_model(inputs + sorted(given), after_outs)
+            used = {i for n in after.graph.node for i in n.input}
+            after = extractor.extract_model([i for i in inputs + sorted(given) if i in used], after_outs)
+    except ValueError:  # a tensor without a value info
+        return None
+    typed = {v.name: v for v in list(model.graph.value_info) + list(model.graph.output)}
+    ranks = {k: len(typed[b[k]].type.tensor_type.shape.dim) for b in blocks for k in ("s", "mean") if b[k] in typed}
+    if set(ranks) != {"s", "mean"}:
+        return None
+    blocks = [b | {"s_rank": len(typed[b["s"]].type.tensor_type.shape.dim),
+                   "mean_rank": len(typed[b["mean"]].type.tensor_type.shape.dim)} for b in blocks]
+    return {"front": front, "after": after, "blocks": blocks, "outputs": list(part_outputs), "c": float(c)}
+
+
 def sentences(model, keep=None) -> dict | None:
     """An NLI graph in three: ``p`` the premise's outputs (p_…), ``h`` the hypothesis's (h_…), ``head`` the class
     probabilities from the two sentence encodings. None for a single-sentence graph. ``keep`` as cut's."""
@@ -153,10 +232,12 @@ def table_spec(model) -> dict:
             "type": "float16" if t.data_type == TensorProto.FLOAT16 else "float32"}
 
 
-def page_graphs(graph_bytes: bytes, maps: list[str], prediction: str) -> tuple[dict, bytes, dict]:
+def page_graphs(graph_bytes: bytes, maps: list[str], prediction: str, c: float | None = None) -> tuple[dict, bytes, dict]:
     """Every graph the page runs, by name (serialized, weights outside), the weights' bytes, and the plan the page
     reads: {"table": table_spec, "cuts": {"parts" | "sentences" | "probs": cut's outputs, cuts and reads, or None}}.
-    ``maps``: the maps' output names; ``prediction``: the class probabilities' output."""
+    ``maps``: the maps' output names; ``prediction``: the class probabilities' output; ``c``: a DiSAN model's
+    Shen c. For a DiSAN model the parts' plan has "kernel": {"fw" | "bw": kernel_cut's blocks, outputs, c and the
+    names of its graphs "parts.<k>.front" / "parts.<k>.after" (null: none)}, else "kernel" is null."""
     model, weights = shared_weights(graph_bytes)
     graphs = {"whole": model, "maps": lean(model, maps)}
     pair = any(i.name.startswith("h_") for i in model.graph.input)
@@ -165,9 +246,22 @@ def page_graphs(graph_bytes: bytes, maps: list[str], prediction: str) -> tuple[d
     if cuts["probs"] is None:
         graphs["probs"] = lean(model, [prediction])
     plan = {"table": table_spec(model), "cuts": {}}
-    for name, c in cuts.items():
-        plan["cuts"][name] = c and {k: c[k] for k in ("outputs", "cuts", "reads")}
-        graphs.update({f"{name}.{k}": m for k, m in (c["graphs"].items() if c else ())})
+    for name, cut_ in cuts.items():
+        plan["cuts"][name] = cut_ and {k: cut_[k] for k in ("outputs", "cuts", "reads")}
+        graphs.update({f"{name}.{k}": m for k, m in (cut_["graphs"].items() if cut_ else ())})
+    if cuts["parts"]:
+        p, kernel = cuts["parts"], {}
+        for k in ("fw", "bw"):
+            kc = kernel_cut(model, p["outputs"][k] + p["cuts"][k], k, c)
+            if kc is None:
+                kernel = None
+                break
+            graphs[f"parts.{k}.front"] = kc["front"]
+            if kc["after"] is not None:
+                graphs[f"parts.{k}.after"] = kc["after"]
+            kernel[k] = {"blocks": kc["blocks"], "outputs": kc["outputs"], "c": kc["c"], "front": f"parts.{k}.front",
+                         "after": kc["after"] is not None and f"parts.{k}.after" or None}
+        plan["cuts"]["parts"]["kernel"] = kernel
     for m in graphs.values():  # the types the cuts needed; onnxruntime infers them again (a third of the bytes)
         del m.graph.value_info[:]
     return {k: m.SerializeToString() for k, m in graphs.items()}, weights, plan

@@ -195,3 +195,59 @@ def test_page_graphs_share_one_weights_file_and_give_the_whole_graphs_numbers(tm
     assert (t["rows"], t["dim"], t["type"]) == (*table.shape, str(table.dtype))
     stored = np.frombuffer(weights, table.dtype, table.size, t["offset"]).reshape(table.shape)
     np.testing.assert_array_equal(stored, table)
+
+
+@pytest.mark.parametrize("arch,pair", [("disan", False), ("disan", True), ("dsa", False)])
+def test_kernel_graphs_around_the_token2token_blocks_give_the_parts_outputs(tmp_path, tiny_glove, arch, pair):
+    """page_graphs' "kernel" plan (kernel_part.js runs it): per direction, ``front`` on the ids, each block's s and mean
+    map computed from front's tensors (here by the export's own block, cut out; the kernel equals it within 1e-5,
+    tests/test_kernel_graphs.py, tests/js/kernel.test.mjs), then ``after`` on them give every output and cut tensor
+    of the direction's part within 1e-6, T = 1, 2, 9 (a pair model: a block per sentence). A DSA model, or a DiSAN
+    one without c, has none."""
+    from onnx.utils import Extractor
+
+    export = exported(tmp_path, tiny_glove, arch, pair)
+    whole = onnx.load(str(export.onnx_path))
+    graphs, weights, plan = onnx_graphs.page_graphs(export.onnx_path.read_bytes(), [], "probs", 5.0)
+    kernel = plan["cuts"]["parts"]["kernel"]
+    assert (kernel is not None) == (arch == "disan")
+    assert onnx_graphs.page_graphs(export.onnx_path.read_bytes(), [], "probs")[2]["cuts"]["parts"]["kernel"] is None
+    if kernel is None:
+        assert not any(k.endswith((".front", ".after")) for k in graphs)
+        return
+    (tmp_path / "page").mkdir()
+    (tmp_path / "page" / onnx_graphs.WEIGHTS).write_bytes(weights)
+
+    def load(name):
+        (tmp_path / "page" / f"{name}.onnx").write_bytes(graphs[name])
+        return ort.InferenceSession(str(tmp_path / "page" / f"{name}.onnx"), providers=["CPUExecutionProvider"])
+
+    def run(s, feeds):
+        return dict(zip([o.name for o in s.get_outputs()], s.run(None, {i.name: feeds[i.name] for i in s.get_inputs()})))
+
+    rng = np.random.default_rng(2)
+    whole_run = ort.InferenceSession(str(export.onnx_path), providers=["CPUExecutionProvider"])
+    for k in ("fw", "bw"):
+        spec = kernel[k]
+        assert len(spec["blocks"]) == (2 if pair else 1) and spec["c"] == 5.0
+        assert spec["outputs"] == plan["cuts"]["parts"]["outputs"][k] + plan["cuts"]["parts"]["cuts"][k]
+        part, front, after = load(f"parts.{k}"), load(spec["front"]), spec["after"] and load(spec["after"])
+        blocks = [ort.InferenceSession(Extractor(whole).extract_model(
+            [b[n] for n in ("key_part", "query_part", "values", "allowed")], [b["s"], b["mean"]]).SerializeToString(),
+            providers=["CPUExecutionProvider"]) for b in spec["blocks"]]
+        for T in (1, 2, 9):
+            feeds = feeds_for(whole_run, T, rng, export.own_words)
+            want, pool = run(part, feeds), dict(feeds)
+            pool |= run(front, pool)
+            for b, s in zip(spec["blocks"], blocks):
+                got = run(s, pool)
+                assert got[b["s"]].ndim == b["s_rank"] and got[b["mean"]].ndim == b["mean_rank"]
+                pool |= got
+            if after:
+                pool |= run(after, pool)
+            for name in spec["outputs"]:
+                np.testing.assert_allclose(pool[name], want[name], rtol=0, atol=1e-6, err_msg=f"{k}: {name}, T = {T}")
+        # the kernel replaces the blocks: neither graph around them computes a block's s or mean map
+        made = {o for g in ("front", "after") if spec[g] for n in onnx.load_from_string(graphs[spec[g]]).graph.node
+                for o in n.output}
+        assert made and not made & {b[n] for b in spec["blocks"] for n in ("s", "mean")}

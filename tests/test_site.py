@@ -764,6 +764,76 @@ def test_typed_sentences_are_computed_in_the_page_as_the_torch_model_computes_th
     assert errors == []
 
 
+#: kernel_part.js's SIMD probe (a one-function v128 module): a page with NO_SIMD makes WebAssembly.validate refuse it
+#: in the model's workers (they are made from a Blob of the worker's bundle, whose text names disanKernel), as a
+#: browser without WebAssembly SIMD would; onnxruntime's own probes are other modules and still pass.
+SIMD_PROBE = "0,97,115,109,1,0,0,0,1,5,1,96,0,1,123,3,2,1,0,10,10,1,8,0,65,0,253,15,253,98,11"
+NO_SIMD = """(() => { const B = window.Blob;
+  const pre = "{const v = WebAssembly.validate; WebAssembly.validate = b => " +
+    "Array.from(new Uint8Array(b.buffer || b)).join() === '%s' ? false : v(b);}\\n";
+  window.Blob = class extends B { constructor(parts, opts) {
+    super(parts && parts.some(x => typeof x === "string" && x.includes("disanKernel")) ? [pre].concat(parts) : parts, opts); } };
+})();""" % SIMD_PROBE
+
+
+def assert_same_view(a, b, where="tv") -> None:
+    """Two trace views with the same fields, the same strings and nulls, and numbers within TOLERANCE."""
+    if isinstance(a, dict):
+        assert isinstance(b, dict) and sorted(a) == sorted(b), where
+        for k in a:
+            assert_same_view(a[k], b[k], f"{where}.{k}")
+    elif isinstance(a, list):
+        assert isinstance(b, list) and len(a) == len(b), where
+        if a and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in a + b):
+            np.testing.assert_allclose(a, b, rtol=0, atol=TOLERANCE, err_msg=where)
+        else:
+            for i, (x, y) in enumerate(zip(a, b)):
+                assert_same_view(x, y, f"{where}[{i}]")
+    elif isinstance(a, float) and isinstance(b, (int, float)):
+        assert abs(a - b) <= TOLERANCE, where
+    else:
+        assert a == b, where
+
+
+@pytest.mark.parametrize("model,hyp", [("disan-sst5", None), ("disan-nli", "A man drinks tea outside .")])
+def test_a_long_disan_sentences_blocks_run_by_the_kernel_and_without_simd_by_the_parts_alike(chromium, built, model, hyp):
+    """A long DiSAN input runs by the graph's parts (site.js runParts); each part's worker runs it as onnxruntime →
+    the token2token kernel → onnxruntime (kernel_part.js: its counters, read in the workers), and a browser without
+    WebAssembly SIMD runs the parts' own graphs (the fallback). The two trace views (every field the maps and the
+    trace view show) are the same within TOLERANCE, and both equal the torch model's trace."""
+    from disan.onnx_export import rounded_model
+
+    long = " ".join(["the actors do their best , but"] * 5)  # 35 tokens: run by the graph's parts
+    folder, views, stats = built.out.as_uri() + "/", {}, {}
+    for simd in (True, False):
+        context, page, blocked, errors = guarded_page(chromium, lambda url: url.startswith(folder), TIMEOUT_MS)
+        if not simd:
+            page.add_init_script(NO_SIMD)
+        page.goto((built.out / "index.html").as_uri() + fragment(m=model, t="good", **({"h": hyp} if hyp else {})))
+        page.wait_for_function("() => ['ready', 'error'].includes(document.body.dataset.state)")
+        for _ in range(100):  # the parts start a moment after a long input's run (splitSoon)
+            tv = page.evaluate("([m, t, h]) => Disan.Site.traceOf(m, t, h).then(v => JSON.parse(JSON.stringify(v, "
+                               "(k, x) => ArrayBuffer.isView(x) ? Array.from(x) : x)))", [model, long, hyp])
+            if page.evaluate("document.body.dataset.parts") == "1":
+                break
+            page.wait_for_timeout(100)
+        assert page.evaluate("document.body.dataset.parts") == "1"
+        views[simd] = tv
+        stats[simd] = sorted((w.evaluate("JSON.stringify(self.disanKernel)") for w in page.workers), reverse=True)
+        assert errors == [] and blocked == []
+        context.close()
+    fw, bw = (json.loads(s) for s in stats[True])  # lane 0 holds the forward part, lane 1 the backward one
+    assert (fw["simd"], fw["made"], fw["fallbacks"], bw["simd"], bw["made"], bw["fallbacks"]) == (
+        True, [f"fw:{model}"], [], True, [f"bw:{model}"], []), stats[True]
+    assert fw["runs"]["fw"] >= 1 and bw["runs"]["bw"] >= 1, stats[True]
+    for s in map(json.loads, stats[False]):
+        assert s["simd"] is False and s["made"] == [] and s["runs"] == {"fw": 0, "bw": 0}, stats[False]
+        assert len(s["fallbacks"]) == 1 and s["fallbacks"][0].endswith(f":{model}: no WebAssembly SIMD"), stats[False]
+    assert_same_view(views[True], views[False])
+    reference = rounded_model(disan.load(model, "cpu"), built_extra(built, model), int8=built_int8(built, model))
+    assert_close(views[True], reference.trace(long, hyp))
+
+
 def test_the_pages_run_and_python_fill_the_same_trace_view_fields(open_site, built):
     """docs/trace-view.md: the page's own model run (Disan.Site.traceOf, trace_view.js fromOutputs) and Python's
     view of the torch trace (site_view.trace_view_json) have the same fields at every level, null in the same

@@ -246,7 +246,7 @@ function splitSoon(model, feeds) {
     if (!p) throw new Error("the folder holds no parts of its graph");
     if (extras["parts:" + model.name] !== s) return null;
     holdInHelper(model.name);
-    const session = (k, lane, only) => call({ type: "session", name: k + ":" + model.name, onnx: p[k], weights: model.weights, only }, [], lane);
+    const session = (k, lane, only) => call({ type: "session", name: k + ":" + model.name, onnx: p[k], weights: model.weights, only, kernel: p.kernel }, [], lane);
     return Promise.all([session("fw", 0), session("head", 0), session("bw", 1, model.name)])
       .then(() => { s.outputs = p.outputs; s.cuts = p.cuts; return runParts(model.name, s, feeds); });
   }), "the model runs in one worker: its parts did not start");

@@ -6,6 +6,7 @@
  * (a file:// page has no cross-origin isolation, so no SharedArrayBuffer).
  */
 import { fromBase64, inflate } from "./bytes.js";
+import { kernelPart } from "./kernel_part.js";
 
 const sessions = {};
 let ready = null, queue = Promise.resolve();
@@ -102,8 +103,10 @@ async function handle(m) {
       sessions[k].release();
       delete sessions[k];
     }
-    // m.parts: leave-one-out's graph by sentence (its premise's erasures leave the hypothesis's part as it was)
-    const session = await (m.parts ? sentenceParts(m.parts, m.weights, null) : create(m.onnx, m.weights));
+    // m.parts: leave-one-out's graph by sentence (its premise's erasures leave the hypothesis's part as it was); a
+    // DiSAN model's forward or backward part by the token2token kernel where it can (kernel_part.js)
+    const session = await (m.parts ? sentenceParts(m.parts, m.weights, null)
+      : kernelPart(m, create) || create(m.onnx, m.weights));
     if (sessions[m.name]) sessions[m.name].release(); // the parts made again once the helper dropped one
     sessions[m.name] = session;
     return { value: true };

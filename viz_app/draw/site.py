@@ -42,6 +42,9 @@ from viz_app.draw.provenance import provenance
 from viz_app.draw.site_start import start_entry
 
 BROWSER = Path(__file__).resolve().parents[1] / "browser"
+ROOT = BROWSER.parents[1]
+#: The WebAssembly kernels (viz_app/kernels/, built into dist/ by ``npm ci``; kernel_part.js runs them).
+KERNELS = BROWSER.parent / "kernels" / "dist"
 #: onnxruntime-web's files, installed by ``npm ci`` (scripts/setup.sh); ``DISAN_ORT_DIR`` overrides.
 ORT_VERSION = "1.30.0"
 ORT_SCRIPT = "ort.wasm.min.js"  # the classic-script build: the page starts its worker from this text (site.js)
@@ -109,6 +112,24 @@ def ort_dir() -> Path:
     return folder
 
 
+def kernel_wasm() -> bytes:
+    """The fused token2token kernel (viz_app/kernels/token2token.ts), built by ``npm ci`` (package.json's
+    postinstall, scripts/build_kernels.mjs); built here should ``npm ci`` have run before it was added. DisanError
+    naming the fix where it cannot be."""
+    import subprocess
+
+    wasm = KERNELS / "token2token.wasm"
+    if not wasm.is_file():
+        node = shutil.which("node")
+        done = node and subprocess.run([node, str(ROOT / "scripts" / "build_kernels.mjs")], cwd=ROOT,
+                                       capture_output=True, text=True, timeout=300)
+        if not done or done.returncode != 0 or not wasm.is_file():
+            raise DisanError(f"The token2token kernel is not built ({wasm} is missing) and could not be built here"
+                             f"{': ' + done.stderr.strip().splitlines()[-1] if done and done.stderr.strip() else ''}; "
+                             "run `npm ci` in the checkout (scripts/setup.sh) and build the folder again.")
+    return wasm.read_bytes()
+
+
 def _probe_graph() -> bytes:
     """A one-node ONNX graph (y = x) whose session starts onnxruntime-web in the page's worker before the model
     is unpacked: the runtime compiles its wasm on its first session (``worker.js``)."""
@@ -148,7 +169,18 @@ def _model_script(name: str, onnx: bytes, vocab: bytes) -> str:
     from disan.onnx_graphs import page_graphs
 
     meta = json.loads(vocab)
-    graphs, weights, plan = page_graphs(onnx, _maps(meta), _outputs(meta)["prediction"])
+    graphs, weights, plan = page_graphs(onnx, _maps(meta), _outputs(meta)["prediction"], meta.get("c"))
+    kernel = plan["cuts"]["parts"] and plan["cuts"]["parts"].get("kernel")
+    if kernel and os.environ.get("DISAN_SITE_KERNEL", "1") == "0":  # a folder without it, to measure against
+        for spec in kernel.values():
+            for k in ("front", "after"):
+                graphs.pop(spec[k], None)
+        kernel = plan["cuts"]["parts"]["kernel"] = None
+    if kernel:  # kernel_part.js: the graphs around the token2token blocks and the kernel, handed to the worker as they are
+        for spec in kernel.values():
+            for k in ("front", "after"):
+                spec[k] = spec[k] and _b64gz(graphs.pop(spec[k]))
+        kernel["wasm"] = _b64gz(kernel_wasm())
     return _keyed_script("DisanSiteModels", name, {"graphs": {k: _b64gz(g) for k, g in graphs.items()},
                                                    "weights": _b64gz(weights), "vocab": _b64gz(vocab), **plan})
 
