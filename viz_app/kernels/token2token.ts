@@ -15,6 +15,14 @@
 @inline function exp4(x: v128): v128 {
   x = f32x4.max(x, f32x4.splat(-87.0));
   const n = f32x4.nearest(f32x4.mul(x, f32x4.splat(1.44269504088896341)));
+  const scale = i32x4.shl(i32x4.add(i32x4.trunc_sat_f32x4_s(n), i32x4.splat(127)), 23);  // 2^n, n in [-126, 0]
+  return f32x4.mul(expReduced(x, n), scale);
+}
+
+// e^r for r = x − n·ln2 (ln2 in two parts, Cephes' reduction), the degree-6 polynomial: exp4's and exp4Wide's
+// shared part, 2^n left to each.
+// @ts-ignore: decorator
+@inline function expReduced(x: v128, n: v128): v128 {
   let r = f32x4.sub(x, f32x4.mul(n, f32x4.splat(0.693359375)));
   r = f32x4.sub(r, f32x4.mul(n, f32x4.splat(-2.12194440e-4)));
   let p = f32x4.splat(1.9875691500e-4);
@@ -23,9 +31,7 @@
   p = f32x4.add(f32x4.mul(p, r), f32x4.splat(4.1665795894e-2));
   p = f32x4.add(f32x4.mul(p, r), f32x4.splat(1.6666665459e-1));
   p = f32x4.add(f32x4.mul(p, r), f32x4.splat(5.0000001201e-1));
-  p = f32x4.add(f32x4.add(f32x4.mul(f32x4.mul(p, r), r), r), f32x4.splat(1.0));
-  const scale = i32x4.shl(i32x4.add(i32x4.trunc_sat_f32x4_s(n), i32x4.splat(127)), 23);  // 2^n, n in [-126, 0]
-  return f32x4.mul(p, scale);
+  return f32x4.add(f32x4.add(f32x4.mul(f32x4.mul(p, r), r), r), f32x4.splat(1.0));
 }
 
 /** The scalar exp4 of lane 0, for tests/js/kernel.test.mjs to measure the exp's error against Math.exp. */
@@ -47,15 +53,7 @@ function expScaled(p: usize, n: i32, c: f32): void {
 @inline function exp4Wide(x: v128): v128 {
   x = f32x4.min(f32x4.max(x, f32x4.splat(-87.0)), f32x4.splat(88.0));
   const n = f32x4.nearest(f32x4.mul(x, f32x4.splat(1.44269504088896341)));
-  let r = f32x4.sub(x, f32x4.mul(n, f32x4.splat(0.693359375)));
-  r = f32x4.sub(r, f32x4.mul(n, f32x4.splat(-2.12194440e-4)));
-  let p = f32x4.splat(1.9875691500e-4);
-  p = f32x4.add(f32x4.mul(p, r), f32x4.splat(1.3981999507e-3));
-  p = f32x4.add(f32x4.mul(p, r), f32x4.splat(8.3334519073e-3));
-  p = f32x4.add(f32x4.mul(p, r), f32x4.splat(4.1665795894e-2));
-  p = f32x4.add(f32x4.mul(p, r), f32x4.splat(1.6666665459e-1));
-  p = f32x4.add(f32x4.mul(p, r), f32x4.splat(5.0000001201e-1));
-  p = f32x4.add(f32x4.add(f32x4.mul(f32x4.mul(p, r), r), r), f32x4.splat(1.0));
+  const p = expReduced(x, n);
   // 2^n as two halves so that n = 128 (x near 88.7) does not overflow the exponent field
   const h = i32x4.shr_s(i32x4.trunc_sat_f32x4_s(n), 1);
   const m = i32x4.sub(i32x4.trunc_sat_f32x4_s(n), h);
