@@ -127,7 +127,7 @@ def test_a_figure_without_a_fixed_width_follows_its_parent(page):
     assert page.evaluate("fluid.layout.width") == 500
     page.evaluate("document.getElementById('fluid').style.width = '320px'")
     page.wait_for_function("fluid.layout.width === 320")
-    assert page.evaluate("fluid.root.querySelector('canvas').style.width") == "320px"
+    assert page.evaluate("fluid.root.querySelector('.disan-fig__stage').style.width") == "320px"
     assert page.get_attribute("[data-figure='bars:fluid']", "data-drawn").startswith("2:")
 
 
@@ -137,10 +137,36 @@ def test_canvases_follow_the_device_pixel_ratio(chromium, demo_url):
         page = context.new_page()
         page.goto(demo_url)
         page.wait_for_function("window.demo !== undefined")
+        stage = page.eval_on_selector("#fig-sequential .disan-fig__stage", "s => [s.style.width, s.style.height]")
+        assert stage == ["560px", "440px"]
+        # the backing stores have room for the stage (figure.mjs resize: a multiple of 128 CSS pixels), × 2
         sizes = page.eval_on_selector_all("#fig-sequential canvas", "cs => cs.map(c => [c.width, c.height, c.style.width])")
-        assert sizes and all(s == [1120, 880, "560px"] for s in sizes), sizes
+        assert sizes and all(s == [1280, 1024, "640px"] for s in sizes), sizes
     finally:
         context.close()
+
+
+def test_a_smaller_view_keeps_the_canvases_and_the_stage_clips_them(page):
+    """A view of another size repaints the backing stores the figure has while they hold it (a new one per
+    sentence length cost the page 8 ms a sentence, figure.mjs resize) and the stage shows only its own size: a
+    larger drawing's pixels beyond it are cleared or clipped. A larger view than the room grows it."""
+    stores = "[...demo.figures.sequential.root.querySelectorAll('canvas')]"
+    page.evaluate(f"window.__stores = {stores}; window.__sizes = __stores.map(c => [c.width, c.height])")
+    before = page.eval_on_selector("#fig-sequential .disan-fig__stage", "s => s.getBoundingClientRect().height")
+    page.evaluate("demo.figures.sequential.update({z: demo.attention(3, 3), rowTokens: ['a', 'b', 'c'], colTokens: ['a', 'b', 'c'], height: 300})")
+    kept = page.evaluate(f"{stores}.every((c, i) => c === __stores[i] && c.width === __sizes[i][0] && c.height === __sizes[i][1])")
+    assert kept
+    stage = page.locator("#fig-sequential .disan-fig__stage").bounding_box()
+    clip = page.locator("#fig-sequential .disan-fig__layers").bounding_box()
+    assert stage["height"] < before and clip == stage
+    assert page.eval_on_selector("#fig-sequential .disan-fig__layers", "c => getComputedStyle(c).overflow") == "hidden"
+    # the new cells are drawn where the new layout puts them (the cells layer, top-left of the backing store)
+    assert cell_pixel(page, "sequential", 2, 2)[3] == 255
+    grown = page.evaluate("""(() => { const f = demo.figures.sequential, n = 40, toks = Array.from({length: n}, (_, i) => 't' + i);
+        f.update({z: demo.attention(n, n), rowTokens: toks, colTokens: toks, height: 1100});
+        const c = f.root.querySelector('canvas'), s = f.root.querySelector('.disan-fig__stage');
+        return [c.width / devicePixelRatio, parseFloat(s.style.width), c.height / devicePixelRatio, parseFloat(s.style.height)]; })()""")
+    assert grown[0] >= grown[1] and grown[3] == 1100 and grown[2] == 1152, grown
 
 
 def test_click_on_a_row_emits_it_and_the_host_shows_its_bars(page):

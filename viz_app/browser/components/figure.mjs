@@ -8,13 +8,18 @@ import { FONT_FAMILY, canvasPainter } from "./painter.mjs";
 import { exportFigure } from "./export.mjs";
 
 const CSS = `.disan-fig { position: relative; display: block; font-family: ${FONT_FAMILY}; color: #2a3f5f; }
-.disan-fig__stage { position: relative; } .disan-fig__stage canvas { position: absolute; left: 0; top: 0; }
+.disan-fig__stage { position: relative; } .disan-fig__layers { position: absolute; inset: 0; overflow: hidden; }
+.disan-fig__layers canvas { position: absolute; left: 0; top: 0; }
 .disan-fig__stage:focus-visible { outline: 2px solid #0072B2; outline-offset: 2px; } .disan-fig__error { color: #a4000f; margin: 4px 0; }
 .disan-fig__tip { position: absolute; z-index: 1; pointer-events: none; white-space: pre; font-size: 12px;
   background: rgba(255, 255, 255, 0.96); border: 1px solid #6b7a8f; border-radius: 3px; padding: 4px 6px; }
 .disan-fig__live { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 .disan-fig__table table { border-collapse: collapse; font-size: 12px; }
 .disan-fig__table th, .disan-fig__table td { border: 1px solid #c8d4e3; padding: 1px 4px; text-align: right; }`;
+
+/* The layers' backing stores grow to the next multiple of this many CSS pixels (figure.mjs resize). */
+const ROOM_STEP = 128;
+const roomFor = (px) => Math.max(ROOM_STEP, Math.ceil(px / ROOM_STEP) * ROOM_STEP);
 
 /* An element with its properties and attributes (figure_host.js builds with it too). */
 export function el(tag, props = {}, attrs = {}) {
@@ -62,7 +67,9 @@ export function createFigure(parent, def) {
   const live = el("div", { className: "disan-fig__live" }, { "aria-live": "polite", "aria-atomic": "true" });
   const error = el("p", { className: "disan-fig__error", hidden: true }, { role: "alert" });
   const details = el("details", { className: "disan-fig__table" });
-  stage.append(...canvases, tip);
+  const clip = el("div", { className: "disan-fig__layers" });
+  clip.append(...canvases);
+  stage.append(clip, tip);
   details.append(el("summary", { textContent: "Data as a table" }));
   const refreshTable = () => details.replaceChildren(details.firstChild, ...(details.open ? [ready() ? def.table() : el("table")] : []));
   details.addEventListener("toggle", refreshTable);
@@ -70,18 +77,23 @@ export function createFigure(parent, def) {
   parent.append(root);
 
   const paints = Object.fromEntries(layers.map((l) => [l, 0]));
-  let count = 0, size = [0, 0], painters = {}, last = {}, hover = null, focus = null, at = null;
+  let count = 0, size = [0, 0], room = [0, 0, 0], painters = {}, last = {}, hover = null, focus = null, at = null;
   const ready = () => def.view() !== null;
   const point = (e) => { const b = stage.getBoundingClientRect(); return [e.clientX - b.left, e.clientY - b.top]; };
   const hit = (x, y) => cellAt(def.layout().plot, ...def.grid(), x, y);
-  /* Size every layer to w × h CSS pixels (backing store × devicePixelRatio), with a painter for each. */
+  /* Size the stage to w × h CSS pixels. The layers' backing stores (× devicePixelRatio) only grow, in steps of
+   * ROOM_STEP, and the stage clips them: a sentence of another length repaints the canvases it has instead of
+   * reallocating every one (8 ms of the page's thread per sentence at T ≤ 20, docs/site-benchmark.md). A figure's
+   * size is bounded by its host, so is the room. */
   function resize(w, h) {
-    const dpr = window.devicePixelRatio || 1, css = { width: `${w}px`, height: `${h}px` };
+    const dpr = window.devicePixelRatio || 1;
     size = [w, h];
-    Object.assign(stage.style, css);
+    Object.assign(stage.style, { width: `${w}px`, height: `${h}px` });
+    if (w <= room[0] && h <= room[1] && dpr === room[2]) return;
+    room = [Math.max(room[0], roomFor(w)), Math.max(room[1], roomFor(h)), dpr];
     canvases.forEach((c, i) => {
-      Object.assign(c, { width: Math.max(1, Math.round(w * dpr)), height: Math.max(1, Math.round(h * dpr)) });
-      Object.assign(c.style, css);
+      Object.assign(c, { width: Math.round(room[0] * dpr), height: Math.round(room[1] * dpr) });
+      Object.assign(c.style, { width: `${room[0]}px`, height: `${room[1]}px` });
       const ctx = c.getContext("2d");
       ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
       painters[layers[i]] = { ctx, painter: canvasPainter(ctx) };

@@ -14,7 +14,7 @@ const BASELINES = { top: "top", middle: "middle", bottom: "alphabetic" };
 /* A painter drawing into a 2D context already scaled to CSS pixels. */
 export function canvasPainter(ctx) {
   const widths = new Map();
-  let scratch = null;
+  let scratch = null, scratchCtx = null;
   const stroke = (colour, width) => { ctx.strokeStyle = colour; ctx.lineWidth = width; };
   return {
     rect(x, y, w, h, fill) { ctx.fillStyle = fill; ctx.fillRect(x, y, w, h); },
@@ -44,11 +44,15 @@ export function canvasPainter(ctx) {
           if (rgb) { px[k] = rgb[0]; px[k + 1] = rgb[1]; px[k + 2] = rgb[2]; px[k + 3] = 255; }
         }
       }
-      if (!scratch || scratch.width !== C || scratch.height !== R) scratch = new OffscreenCanvas(C, R);
-      scratch.getContext("2d").putImageData(img, 0, 0);
+      // the scratch canvas only grows (a new one per sentence length cost a context each): its top-left C × R
+      if (!scratch || scratch.width < C || scratch.height < R) {
+        scratch = new OffscreenCanvas(Math.max(C, scratch ? scratch.width : 0), Math.max(R, scratch ? scratch.height : 0));
+        scratchCtx = scratch.getContext("2d");
+      }
+      scratchCtx.putImageData(img, 0, 0);
       ctx.save();
       ctx.imageSmoothingEnabled = false;
-      ctx.drawImage(scratch, x, y, cw * C, ch * R);
+      ctx.drawImage(scratch, 0, 0, C, R, x, y, cw * C, ch * R);
       ctx.restore();
     },
     measure(s, size, weight) {
