@@ -106,16 +106,14 @@ def page(result: dict, out) -> str:
         "shape check of a checkpoint no longer imports torch's compiler stack.",
         "",
         "What the app does to be quick: α and feature k are recomputed in the page. Im Eq. 7's α enters only "
-        "after QKᵀ/√d_k, so the page gets the pre-mask scores once (float32) and evaluates "
-        "softmax(scores + M_dir + α·M_dis) itself on every input event of an ordinary `input[type=range]`, at most "
-        "once per animation frame, and repaints the heatmaps Plotly drew in place (`viz_app/browser/paint.js`; a full "
-        "`Plotly.react` lays out every axis, colour bar and label again) until the slider rests, when `Plotly.react` "
-        "redraws colour bars and limits (`viz_app/browser/recompute.js`, `viz_app/browser/chart.js`, payloads from "
-        "`viz_app/draw/live.py`); DiSAN's "
-        "per-feature probabilities are sent once for T ≤ 64 (uint16, error ≤ 7.6e-6). The server learns the final "
+        "after QKᵀ/√d_k, so each live figure is its own figure function called again at the control's value, "
+        "from the pre-mask scores (DiSAN's feature k: Shen Eq. 15's parts) its trace view carries, on every input "
+        "event of an ordinary `input[type=range]`, at most once per animation frame, and the canvas heatmap "
+        "repaints its cells (`viz_app/browser/recompute.js`, `viz_app/browser/chart.js`; the control sends only "
+        "its sentence's key, `viz_app/draw/live.py`). The server learns the final "
         "value 700 ms after the last move (beyond a key-press gap), for the link and the other views, and the figures of that rerun are not drawn again where the page shows them already (the chart names the same trace view, figure and parameters). Charts are one `st.components.v2` "
-        "element per key that `Plotly.react` updates in place; figure builders emit Plotly's canonical dicts "
-        "without per-property validation; tables are serialised only when shown.",
+        "element per key, drawn by the page's canvas components (a corpus figure: `Plotly.react` in place, from "
+        "Plotly's canonical dicts without per-property validation); tables are serialised only when shown.",
         "",
         "The fast path (`disan/fused_attention.py`) is a custom autograd function for DiSAN's token2token attention: "
         "cache-sized blocks over (batch rows × queries) with only the allowed key span, one sigmoid instead of "

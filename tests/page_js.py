@@ -64,7 +64,7 @@ const run = (job) => {
       const tvs = views.map(([view, arrays]) => TraceView.decode(view, Uint8Array.from(Buffer.from(arrays, "base64"))));
       const out = Sections.draw(tvs, id, params, theme);
       if (job.live && out.binding) {  // drawn at the live control's value, as chart.js draws a bound chart
-        Recompute.render(Recompute.prepare(job.live.payload), out.binding, out.figure, job.live.values);
+        Recompute.render(out.binding, out.figure, job.live.values);
       }
       return out;
     }
@@ -159,7 +159,7 @@ def report_data(html: str) -> dict:
 
 def report_page(html: str) -> dict:
     """The page a report file draws, built in Node as ``Report.boot`` builds it: ``{title, header, body,
-    data: {figures, live, payloads, words, ...}, view}`` (``view``: the unpacked trace view, arrays as lists)."""
+    data: {figures, live, words, ...}, view}`` (``view``: the unpacked trace view, arrays as lists)."""
     data = report_data(html)
     arrays = base64.b64encode(unpack(html, "report-arrays")).decode("ascii")
     opts = {"compact": data["compact"], "only": data.get("only"), "params": data.get("params")}

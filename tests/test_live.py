@@ -1,94 +1,48 @@
-"""viz_app/draw/live.py: the live controls' payloads, built from small seeded traces. (A live figure is redrawn
-from its own trace view by its figure function: tests/test_recompute_js.py.)"""
+"""viz_app/draw/live.py: the key a live control sends (its id names the sentence its group's charts follow). A live
+figure is redrawn from its own trace view by its figure function: tests/test_recompute_js.py."""
 
 from __future__ import annotations
 
-import numpy as np
+import json
+import re
+
 import pytest
 
-from tests.conftest import make_tiny
 from viz_app.draw import live
 
-
-@pytest.fixture(scope="module")
-def traces(tiny_glove):
-    dsa = make_tiny("dsa", tiny_glove).trace("the movie is good . the dog is bad")
-    disan = make_tiny("disan", tiny_glove).trace("the movie is good . a dog")
-    return dsa, disan
+TOKENS = ["the", "movie", "is", "good", "."]
 
 
-@pytest.mark.parametrize("dtype", ["float32", "uint16", "uint8"])
-def test_encode_decode_round_trip_little_endian(dtype):
-    values = np.arange(24).reshape(2, 3, 4)
-    enc = live.encode(values, dtype)
-    assert enc["shape"] == [2, 3, 4] and enc["dtype"] == dtype
-    out = live.decode(enc)
-    assert out.dtype.byteorder in ("<", "|", "=") and np.array_equal(out, values)
-    if dtype == "float32":
-        import base64
-
-        assert base64.b64decode(enc["b64"])[4:8] == np.float32(1).tobytes()  # little-endian float32 of 1.0
+def test_the_same_sentence_and_context_give_the_same_id():
+    a = live.live_key("distance", TOKENS, "dsa-sst5", "default", "premise")
+    assert a == live.live_key("distance", list(TOKENS), "dsa-sst5", "default", "premise")
+    assert set(a) == {"kind", "id"} and a["kind"] == "distance"
+    assert re.fullmatch(r"distance-[0-9a-f]{16}", a["id"])
 
 
-def test_encode_refuses_unknown_dtype():
-    with pytest.raises(ValueError, match="float64"):
-        live.encode(np.zeros(2), "float64")
+@pytest.mark.parametrize("change", [
+    ("features", TOKENS, "dsa-sst5", "default", "premise"),          # another kind
+    ("distance", TOKENS[:-1], "dsa-sst5", "default", "premise"),     # another sentence
+    ("distance", ["the movie", "is", "good", "."], "dsa-sst5", "default", "premise"),  # the same text, other tokens
+    ("distance", TOKENS, "dsa-sst5-nodist", "default", "premise"),   # another model
+    ("distance", TOKENS, "dsa-sst5", "none", "premise"),             # other masks
+    ("distance", TOKENS, "dsa-sst5", "default", "hypothesis"),       # the other side
+])
+def test_any_other_input_gives_another_id(change):
+    base = live.live_key("distance", TOKENS, "dsa-sst5", "default", "premise")
+    assert live.live_key(*change)["id"] != base["id"]
 
 
-def test_quantisation_error_is_within_the_stated_bound():
-    p = np.random.default_rng(1).random(100_000)
-    back = live.quantise(p) * live.Q16_SCALE
-    assert np.abs(back - p).max() <= live.QUANTISATION_ERROR + 1e-12
-    assert live.quantise(np.array([0.0, 1.0])).tolist() == [0, 65535]  # exact ends
+def test_odd_unicode_tokens_are_plain_json():
+    key = live.live_key("masks", ["naïve", "𝒳", "\u200b", "<b>"])
+    assert json.loads(json.dumps(key)) == key and len(json.dumps(key)) < 100
 
 
-def test_distance_payload_holds_the_scores_and_mask_of_each_block(traces):
-    dsa, _ = traces
-    p = live.distance_payload(dsa.premise)
-    T = len(dsa.tokens)
-    assert p["kind"] == "distance" and p["T"] == T and p["tokens"] == list(dsa.tokens)
-    for name in ("fw", "bw"):
-        block = getattr(dsa.premise.encoder, name)
-        assert np.array_equal(live.decode(p["blocks"][name]["scores"]), block.scores[0].numpy())
-        assert np.array_equal(live.decode(p["blocks"][name]["allowed"]).astype(bool), block.allowed[0].numpy())
-        assert p["blocks"][name]["mask"] == block.mask
+def test_an_unknown_kind_is_refused_by_name():
+    with pytest.raises(ValueError, match="'scores' is not one of distance, features, masks"):
+        live.live_key("scores", TOKENS)
 
 
-def test_payload_id_changes_with_the_data(traces):
-    dsa, _ = traces
-    a = live.distance_payload(dsa.premise)
-    assert a["id"] == live.distance_payload(dsa.premise)["id"]
-    other = live.distance_payload_from_arrays(["x", "y"], {"fw": {"mask": "fw", "scores": np.zeros((1, 2, 2)),
-                                                                  "allowed": np.eye(2, dtype=bool)}})
-    assert other["id"] != a["id"]
-
-
-def test_feature_payload_keeps_allowed_cells_feature_major(traces):
-    _, disan = traces
-    p = live.feature_payload(disan.premise)
-    block = disan.premise.encoder.bw
-    allowed = block.allowed[0].numpy()
-    stored = live.decode(p["blocks"]["bw"]["features"])  # (D, N)
-    assert stored.shape == (block.probs.shape[-1], int(allowed.sum()))
-    probs = block.probs[0].numpy()  # (T, T, D)
-    k = 3
-    rebuilt = np.zeros(allowed.shape)
-    rebuilt[allowed] = stored[k] * p["blocks"]["bw"]["features"]["scale"]
-    assert np.abs(rebuilt - probs[..., k]).max() <= live.QUANTISATION_ERROR
-    assert (rebuilt[~allowed] == 0).all()
-
-
-def test_feature_payload_refuses_long_sentences():
-    tokens = [f"w{i}" for i in range(live.FEATURE_MAX_TOKENS + 1)]
-    T = len(tokens)
-    with pytest.raises(ValueError, match="server path"):
-        live.feature_payload_from_arrays(tokens, {"fw": {"mask": "fw", "probs": np.zeros((T, T, 2)),
-                                                         "allowed": np.ones((T, T), bool)}})
-
-
-def test_payload_refuses_the_wrong_architecture(traces):
-    dsa, disan = traces
-    with pytest.raises(ValueError, match="DSA"):
-        live.distance_payload(disan.premise)
-    with pytest.raises(ValueError, match="DiSAN"):
-        live.feature_payload(dsa.premise)
+@pytest.mark.parametrize(("value", "text"), [(1.5, "1.5"), (0.0, "0"), (5.0, "5"), (0.30000000000000004, "0.3")])
+def test_format_value_writes_alpha_as_recompute_js(value, text):
+    assert live.format_value(value) == text

@@ -8,15 +8,13 @@ them.
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 
 from disan.masks import combined_mask
 from tests.conftest import make_tiny, offline_page
 from tests.page_js import node_jobs
-from viz_app.draw import bundles, live
+from viz_app.draw import bundles
 from viz_app.draw.reduce import block_mean
 from viz_app.draw.site_view import figure_context, trace_view_json
 
@@ -97,7 +95,7 @@ def _rendered(page, trace, figure: str, values: dict, context: dict | None = Non
         const p = Disan.Sections.page(arg.tv), f = p.data.figures[arg.fig], info = p.data.live[arg.fig];
         const views = (s) => s.panels.map(x => JSON.parse(JSON.stringify(Object.assign({}, x.view, {z: x.view.z &&
           Array.from(x.view.z, r => Array.from(r, v => Number.isFinite(v) ? v : null))}))));
-        const before = {title: f.title, views: views(f)}, spec = R.render(null, info.binding, f, arg.values);
+        const before = {title: f.title, views: views(f)}, spec = R.render(info.binding, f, arg.values);
         return {follows: info.binding.follows, before, title: spec.title, views: views(spec), same: spec === f};""",
                {"ctx": context or figure_context(), "tv": trace_view_json(trace), "fig": figure, "values": values})
 
@@ -141,8 +139,3 @@ def test_render_follows_feature_k_in_disan_s_one_feature_maps(page, traces):
     for v, block in zip(out["views"][:2], (disan.premise.encoder.fw, disan.premise.encoder.bw)):
         assert np.abs(np.array(v["z"], float) - block.probs[0, :, :, 9].numpy()).max() <= 1e-5
 
-
-def test_payload_is_plain_json(traces):
-    dsa, disan = traces
-    for p in (live.distance_payload(dsa.premise), live.feature_payload(disan.premise), live.mask_payload(["a"])):
-        assert json.loads(json.dumps(p)) == p

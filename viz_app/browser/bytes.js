@@ -1,4 +1,4 @@
-/* Bytes the pages carry as text: base64 (viz_app/draw/live.py's payloads, the app's packed trace views) and
+/* Bytes the pages carry as text: base64 (the app's packed trace views) and
  * gzip + base64 (report.py `_packed`, the static explorer's model, wasm and vocabulary files). One copy, imported
  * by the page's modules and by the model's worker (worker.js). */
 

@@ -68,7 +68,7 @@ function scheduleRedraw(g) {
       if (!el.isConnected) { g.charts.delete(el); continue; }
       const s = stateOf(el), host = hostIn(el);
       if (!bound(g, s) || !host || sameValues(s.shown, values)) continue; // e.g. a chart drawn at these values
-      host.update(Recompute.render(g.live, s.live.binding, host.spec, values));
+      host.update(Recompute.render(s.live.binding, host.spec, values));
       s.shown = values;
       charts += 1;
     }
@@ -124,7 +124,7 @@ function drawBuilt(el, s, views, data, want) {
     g.charts.add(el);
     if (g.live && g.live.id === live.payload_id) {
       values = Object.assign({}, g.values);
-      Recompute.render(g.live, live.binding, spec, values);
+      Recompute.render(live.binding, spec, values);
     }
   }
   s.live = live;
@@ -402,7 +402,7 @@ function drawTyped(tv, input) {
     if (!typed) continue;
     s.typed = typed; // what the chart shows now, until the server's rerun (adoptTyped) or another sentence
     s.key = undefined; // the chart no longer shows the server's figure
-    // the group's payload is the server's sentence: the chart leaves it until the rerun brings this one's
+    // the group's key names the server's sentence: the chart leaves it until the rerun brings this one's
     s.live = null;
     s.shown = null;
     drawIn(el, typed.spec, looks(s.follow));
@@ -548,7 +548,7 @@ function mountControl(component, data) {
     if (data.value !== c.sent) input.value = data.value;
   }
   const g = group(data.group), fresh = !g.live || g.live.id !== data.payload.id, before = g.values[data.param];
-  if (fresh) g.live = Recompute.prepare(data.payload);
+  if (fresh) g.live = { id: data.payload.id }; // the sentence the group's charts follow (viz_app/draw/live.py)
   if (showValue(box, data) !== before || fresh) scheduleRedraw(g);
 }
 

@@ -192,16 +192,10 @@ function formatValue(x) {
   return String(Number(Number(x).toPrecision(6)));
 }
 
-/* A live control's payload (viz_app/draw/live.py) as the app's chart groups keep it: its id names the sentence
- * the group's charts follow; their figures are redrawn from their own trace views. */
-function prepare(payload) {
-  return { id: payload.id };
-}
-
 /* Figure spec `spec` drawn again in place at `values` {alpha, feature} by its binding ({follows, redraw: values →
  * the figure built at them}), and returned: its title and panels' views (a clicked row's bars panel kept). The
- * host's update(spec) then repaints the cells (and titles) only. `live` (prepare's, or the report's) is not read. */
-function render(live, binding, spec, values) {
+ * host's update(spec) then repaints the cells (and titles) only. */
+function render(binding, spec, values) {
   var next = binding.redraw(values);
   spec.title = next.title;
   next.panels.forEach(function (p, i) { if (!spec.rowBars || p.name !== spec.rowBars.bars) spec.panels[i].view = p.view; });
@@ -209,4 +203,4 @@ function render(live, binding, spec, values) {
 }
 
 export { distanceProbs, headMean, headsAt, disanProbs, hasParts, perFeature, featureMax, directionAllowed,
-  remask, maskPanel, formatValue, prepare, render };
+  remask, maskPanel, formatValue, render };

@@ -27,7 +27,7 @@ function docState(doc) {
   return docStates.get(doc);
 }
 
-/* One drawn report in `root`: its data (with the live figures' payloads: sections.js pageData), figure elements,
+/* One drawn report in `root`: its data (with the live figures' bindings: sections.js pageData), figure elements,
  * control values, queued drawings. */
 function view(root) {
   if (views.has(root)) return views.get(root);
@@ -74,7 +74,7 @@ const talkTheme = v => (docState(v.doc).talk ? "presentation" : null);
 function drawOne(v, el) {
   const id = el.dataset.fig, spec = v.data.figures[id], info = v.data.live[id];
   if (!spec) throw new Error(`the page has no figure ${id}`);
-  if (info && moved(v)) Recompute.render(v.data.payloads[info.side], info.binding, spec, v.values);
+  if (info && moved(v)) Recompute.render(info.binding, spec, v.values);
   drawIn(el, spec, { provenance: v.provenance, theme: talkTheme(v) });
   el.classList.remove("stale");
 }
@@ -185,7 +185,7 @@ function redraw(v) {
     for (const el of v.plots) {
       const info = v.data.live[el.dataset.fig], host = hostIn(el);
       if (!info || !host || el.classList.contains("stale")) continue; // a stale one is drawn at these values later
-      host.update(Recompute.render(v.data.payloads[info.side], info.binding, v.data.figures[el.dataset.fig], v.values));
+      host.update(Recompute.render(info.binding, v.data.figures[el.dataset.fig], v.values));
     }
     v.root.dataset.alpha = v.values.alpha;
     v.root.dataset.feature = v.values.feature;

@@ -382,15 +382,15 @@ function wordFrames(sent, theme) {
   });
 }
 
-/* report.page_data: the figures and the bindings of those the page redraws (`payloads` stays empty: a live figure
- * is redrawn from its own trace view, recompute.js `render`). */
+/* report.page_data: the figures and the bindings of those the page redraws (a live figure is redrawn from its own
+ * trace view, recompute.js `render`). */
 function pageData(tv, sections, compact) {
   var figs = sections.flatMap(function (s) { return s.figures; });
   var data = {
     arch: tv.arch,
     alpha: tv.alpha === undefined ? null : tv.alpha,
     compact: !!compact,
-    figures: {}, live: {}, payloads: {}, words: {},
+    figures: {}, live: {}, words: {},
   };
   // Every entry is built when first read: a keystroke builds only what it draws (report.js reads the figures
   // on screen; the others when they come near the window or typing rests).
@@ -461,7 +461,7 @@ function navLines(sections, keys) {
 
 /* The report's page for a trace view: {title, header (<header>'s HTML), headerLines (its children's), body
  * (<main>'s inner HTML), parts (its sections' HTML), data (what Report.show draws: arch, alpha, compact,
- * figures {id: spec}, live {id: {side, binding}}, payloads {}, words {side: frames}), sections}.
+ * figures {id: spec}, live {id: {side, binding}}, words {side: frames}), sections}.
  * opts: {compact, only (one figure's id: that figure alone; a `define`d one at opts.params)}. Throws one sentence
  * when the trace view is incomplete or a sentence is longer than a report holds. */
 function page(tv, opts) {

@@ -12,7 +12,7 @@ chart and lay it out from scratch.
 The same component draws the *live controls* (``live_control``): an ordinary
 ``input[type=range]`` for α or DiSAN's feature k that recomputes every chart of
 its group in the page while it moves (``viz_app/browser``: ``recompute.js`` for
-the maths, ``chart.js`` for the wiring; payloads from ``live.py``, bindings from the figures themselves) and
+the maths, ``chart.js`` for the wiring; each control's key from ``live.py``, bindings from the figures themselves) and
 tells the server the final value afterwards, for the link and the other views.
 
 plotly.js (for the corpus figures) is served from ``viz_app/static/`` by Streamlit's static file serving

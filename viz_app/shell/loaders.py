@@ -9,8 +9,8 @@
 * ``warm_up``: torch and the model loaded in the background after a page drawn from disk.
 * ``heads_at_alpha``: DSA attention for any α re-weighted from the cached
   pre-softmax scores (Im Eq. 7) — moving the α slider runs no encoder pass.
-* ``live_payload``: the same scores (or DiSAN's per-feature probabilities) for
-  the page, which recomputes the maps itself while a slider moves (``live.py``).
+* ``live_payload``: the key of a live control's sentence (``live.py``); the page
+  redraws the maps itself from its trace views while a slider moves.
 * ``page_view``: a trace view packed for the page's figures (``chart.draw_figure``).
 * ``attribution_job``: the same computed in a background thread, drawn when ready.
 * ``attribution_view``: the attributions (gradient × input, IG, leave-one-out) and the weight series (gated
@@ -217,17 +217,16 @@ def trace_json(name: str, text: str, hypothesis: str | None, masks: str, alpha: 
     return json.dumps(full_trace(name, text, hypothesis, masks, alpha).to_json(), ensure_ascii=False, indent=1)
 
 
-@st.cache_resource(max_entries=8, show_spinner=False)
+@st.cache_data(max_entries=64, show_spinner=False)
 def live_payload(name: str, text: str, hypothesis: str | None, masks: str, side: str, kind: str) -> dict | None:
-    """``live.distance_payload`` (kind ``distance``) or ``live.feature_payload`` (``features``) of one side;
-    None when the sentence is too long for per-feature payloads (the server path is kept)."""
+    """``live.live_key`` of one side's sentence for a control of ``kind`` (``distance`` or ``features``); None
+    where the page cannot redraw it (the server path is kept): features of a sentence over
+    ``live.FEATURE_MAX_TOKENS`` tokens or of a trace without per-feature probabilities."""
     trace = full_trace(name, text, hypothesis, masks, None)
     sent = trace.hypothesis if side == "hypothesis" and trace.hypothesis is not None else trace.premise
-    if kind == "distance":
-        return live.distance_payload(sent)
-    if len(sent.tokens) > live.FEATURE_MAX_TOKENS or sent.encoder.fw.probs is None:
+    if kind == "features" and (len(sent.tokens) > live.FEATURE_MAX_TOKENS or sent.encoder.fw.probs is None):
         return None
-    return live.feature_payload(sent)
+    return live.live_key(kind, sent.tokens, name, masks, side)
 
 
 @st.cache_data(max_entries=32, show_spinner="Computing attributions…")

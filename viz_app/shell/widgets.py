@@ -83,7 +83,7 @@ ALPHA_LABEL = "α — distance-mask weight (Im Eq. 7)"
 
 
 def live_payload(ctx: Context, kind: str) -> dict | None:
-    """The payload (``live.py``) that lets the page recompute this view's maps, or None for the server path
+    """The key (``live.live_key``) of the sentence whose maps the page recomputes, or None for the server path
     (no chart component, ``VIZ_BROWSER_RECOMPUTE=0``, bad input, or a sentence too long for features)."""
     if ctx.input_error or not chart.live_available():
         return None
@@ -95,7 +95,7 @@ def live_payload(ctx: Context, kind: str) -> dict | None:
 
 def live_alpha(ctx: Context, help_text: str, payload: dict | None) -> float:
     """α for a view whose maps the page can recompute: a slider inside the chart component that redraws
-    them while it moves (Im Eq. 7 from ``payload``'s scores); the server learns the final value (key
+    them while it moves (Im Eq. 7 from the charts' trace views; ``payload``: the sentence's key); the server learns the final value (key
     ``alpha``). Without the component (or without a payload) it is ``alpha_slider``, a rerun per step."""
     if payload is None or not chart.live_available():
         return alpha_slider(ctx, help_text)
@@ -116,8 +116,8 @@ def live_alpha(ctx: Context, help_text: str, payload: dict | None) -> float:
 
 
 def live_feature(d: int, payload: dict | None) -> int:
-    """Feature k for DiSAN's "one feature k": a slider that re-slices the maps in the page (``payload``
-    holds P for every feature), or ``feature_input`` (the server path) without one."""
+    """Feature k for DiSAN's "one feature k": a slider whose maps the page recomputes from their trace views
+    (``payload``: the sentence's key), or ``feature_input`` (the server path) without one."""
     if payload is None or not chart.live_available():
         return feature_input(d)
     value = st.session_state.get("feature", 0)

@@ -23,7 +23,7 @@ def render(ctx: Context) -> None:
         st.error(md_escape(ctx.input_error))
         return
     tokens = disan.tokenize(ctx.source_text)
-    payload = live.mask_payload(tokens) if chart.live_available() else None  # only T is needed
+    payload = live.live_key("masks", tokens) if chart.live_available() else None
     alpha = live_alpha(ctx, "Weight of the distance mask in Im Eq. 7 (the DSA is trained with α = 1.5).", payload)
     T = len(tokens)
     dist = alpha * distance_mask(T)
