@@ -9,20 +9,30 @@
 // sources.json holds the digest of the sources they were built from (viz_app/draw/bundles.py refuses stale ones).
 import { build } from "esbuild";
 import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const src = join(root, "viz_app", "browser");
 const out = join(src, "dist");
 
-/** The digest viz_app/draw/bundles.py recomputes: each source file's name and bytes, in name order. */
+/** The .js and .mjs files below `folder` (its dist/ left out) as [path from viz_app/, file], `name` its folder. */
+function sources(folder, name) {
+  return readdirSync(folder, { recursive: true })
+    .map(rel => rel.split(sep).join("/"))
+    .filter(rel => /\.m?js$/.test(rel) && rel.split("/")[0] !== "dist" && statSync(join(folder, rel)).isFile())
+    .map(rel => [name + "/" + rel, join(folder, rel)]);
+}
+
+/** The digest viz_app/draw/bundles.py recomputes: each bundled source's path and bytes, in path order (the page's
+ * modules below viz_app/browser and the kernel's loader below viz_app/kernels). */
 function sourceDigest() {
   const hash = createHash("sha256");
-  for (const name of readdirSync(src).filter(n => n.endsWith(".js")).sort()) {
+  const all = [...sources(src, "browser"), ...sources(join(root, "viz_app", "kernels"), "kernels")];
+  for (const [name, file] of all.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))) {
     hash.update(name + "\n");
-    hash.update(readFileSync(join(src, name)));
+    hash.update(readFileSync(file));
     hash.update("\n");
   }
   return hash.digest("hex");

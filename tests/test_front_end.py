@@ -53,6 +53,25 @@ def test_bundles_are_built_from_the_sources_beside_them():
         assert bundles.path(name).stat().st_size > 0
 
 
+def test_the_digest_covers_every_bundled_module_and_not_the_bundles(tmp_path, monkeypatch):
+    """A component (components/*.mjs) or the kernel's loader (viz_app/kernels/*.mjs) edited after the build makes
+    the bundles stale as a top-level module does; what dist/ holds does not count."""
+    browser, kernels = tmp_path / "browser", tmp_path / "kernels"
+    for f in (browser / "a.js", browser / "components" / "b.mjs", kernels / "k.mjs", browser / "dist" / "site.js"):
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text("export const x = 1;\n", encoding="utf-8")
+    monkeypatch.setattr(bundles, "BROWSER", browser)
+    monkeypatch.setattr(bundles, "KERNELS", kernels)
+    before = bundles.source_digest()
+    assert [name for name, _ in bundles._sources()] == ["browser/a.js", "browser/components/b.mjs", "kernels/k.mjs"]
+    (browser / "dist" / "site.js").write_text("changed", encoding="utf-8")
+    assert bundles.source_digest() == before
+    for f in (browser / "components" / "b.mjs", kernels / "k.mjs"):
+        f.write_text("export const x = 2;\n", encoding="utf-8")
+        assert bundles.source_digest() != before
+        before = bundles.source_digest()
+
+
 def test_a_stale_bundle_is_refused_with_the_command_that_rebuilds_it(tmp_path, monkeypatch):
     sources = tmp_path / "browser"
     sources.mkdir()

@@ -25,15 +25,29 @@ from disan.errors import DisanError
 
 BROWSER = Path(__file__).resolve().parents[1] / "browser"
 DIST = BROWSER / "dist"
+KERNELS = BROWSER.parent / "kernels"
 NAMES = ("site", "report", "chart", "preload")
 REBUILD = "run `npm ci` (or `npm run build`) in the repository, or reinstall the package"
 
 
-def source_digest(folder: Path = BROWSER) -> str:
-    """The digest build_browser.mjs records: each ``*.js`` source's name and bytes, in name order."""
+def _sources() -> list[tuple[str, Path]]:
+    """What the bundles are built from, by path from ``viz_app/`` (``/``-separated), in path order: every ``.js``
+    and ``.mjs`` file below ``BROWSER`` (its ``dist/`` left out) and below ``KERNELS`` (``kernel_part.js``
+    imports ``token2token.mjs``)."""
+    found = []
+    for name, folder in (("browser", BROWSER), ("kernels", KERNELS)):
+        for path in folder.rglob("*"):
+            rel = path.relative_to(folder)
+            if path.is_file() and path.suffix in (".js", ".mjs") and rel.parts[0] != "dist":
+                found.append((f"{name}/{rel.as_posix()}", path))
+    return sorted(found)
+
+
+def source_digest() -> str:
+    """The digest build_browser.mjs records: each source's path (``_sources``) and bytes."""
     digest = hashlib.sha256()
-    for path in sorted(folder.glob("*.js"), key=lambda p: p.name):
-        digest.update(path.name.encode() + b"\n" + path.read_bytes() + b"\n")
+    for name, path in _sources():
+        digest.update(name.encode() + b"\n" + path.read_bytes() + b"\n")
     return digest.hexdigest()
 
 
