@@ -11,7 +11,10 @@ import { loadScript } from "./load_script.js";
 export function plotlyReady(url) {
   if (!window.__vizPlotly && window.Plotly) window.__vizPlotly = Promise.resolve(window.Plotly); // inlined (chart.py)
   if (!window.__vizPlotly) {
-    window.__vizPlotly = loadScript(url).then(() => window.Plotly || Promise.reject(new Error(`${url}: no Plotly`)));
+    const loading = loadScript(url).then(() => window.Plotly || Promise.reject(new Error(`${url}: no Plotly`)));
+    window.__vizPlotly = loading;
+    // a failed load (the server restarting, a dropped connection) is tried again by the next chart
+    loading.catch(() => { if (window.__vizPlotly === loading) window.__vizPlotly = null; });
   }
   return window.__vizPlotly;
 }
