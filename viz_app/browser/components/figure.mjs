@@ -83,7 +83,7 @@ export function createFigure(parent, def) {
   const hit = (x, y) => cellAt(def.layout().plot, ...def.grid(), x, y);
   /* Size the stage to w × h CSS pixels. The layers' backing stores (× devicePixelRatio) only grow, in steps of
    * ROOM_STEP, and the stage clips them: a sentence of another length repaints the canvases it has instead of
-   * reallocating every one (8 ms of the page's thread per sentence at T ≤ 20, docs/site-benchmark.md). A figure's
+   * reallocating every one (8 ms of the page's thread per sentence at T ≤ 20, docs/figure-components.md). A figure's
    * size is bounded by its host, so is the room. */
   function resize(w, h) {
     const dpr = window.devicePixelRatio || 1;
