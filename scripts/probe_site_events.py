@@ -1,0 +1,87 @@
+"""Where a one-input-event sentence's time goes in the static explorer (docs/benchmarks-and-reliability.md, "Why
+that row misses"; docs/figure-components.md): a CDP CPU profile of the page's thread over N typed sentences of
+5-20 tokens, self and inclusive ms per function (``profile``), or a Chromium trace of the wasm's top-tier
+compiles per sentence after an idle wait (``tier``). Usage:
+    python -m viz_app site --out DIR --model disan-sst5
+    PYTHONPATH=. python scripts/probe_site_events.py profile DIR disan-sst5 [N]
+    PYTHONPATH=. python scripts/probe_site_events.py tier DIR disan-sst5 [IDLE_MS]
+"""
+import bisect
+import collections
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+from playwright.sync_api import sync_playwright
+
+from benchmarks.common import sentence
+from benchmarks.site import _TYPE, _browser, _open
+
+
+def profile(page, ctx, n: int) -> None:
+    for i in range(40):  # untimed: past the open's tier-up
+        page.evaluate(_TYPE, [sentence(5 + (i * 5) % 16, offset=i + 200)])
+    cdp = ctx.new_cdp_session(page)
+    cdp.send("Profiler.enable")
+    cdp.send("Profiler.setSamplingInterval", {"interval": 200})
+    cdp.send("Profiler.start")
+    res = [page.evaluate(_TYPE, [sentence(5 + (i * 7) % 16, offset=i + 20)]) for i in range(n)]
+    prof = cdp.send("Profiler.stop")["profile"]
+    print("drawn ms", sorted(round(r["ms"], 1) for r in res))
+    nodes = {nd["id"]: nd for nd in prof["nodes"]}
+    parent = {c: nd["id"] for nd in prof["nodes"] for c in nd.get("children", [])}
+    spent = collections.Counter()
+    for s, d in zip(prof["samples"], prof["timeDeltas"]):
+        spent[s] += d / 1000
+    key = lambda nid: (nodes[nid]["callFrame"]["functionName"] or "(anonymous)",
+                       nodes[nid]["callFrame"]["url"].split("/")[-1], nodes[nid]["callFrame"]["lineNumber"])
+    own, incl = collections.Counter(), collections.Counter()
+    for nid, t in spent.items():
+        own[key(nid)] += t
+        seen, x = set(), nid
+        while x is not None:
+            if key(x) not in seen:
+                incl[key(x)] += t
+                seen.add(key(x))
+            x = parent.get(x)
+    print(f"total {sum(spent.values()):.0f} ms over {n} sentences")
+    for title, c in (("self", own), ("inclusive", incl)):
+        print("--", title)
+        for k, v in c.most_common(25):
+            print(f"{v:8.1f} ms  {k}")
+
+
+def tier(page, browser, idle_ms: int) -> None:
+    out = Path(tempfile.mkdtemp()) / "trace.json"
+    browser.start_tracing(page=page, path=str(out), categories=["v8.wasm", "blink.user_timing"])
+    page.evaluate("performance.mark('ev-start')")
+    page.wait_for_timeout(idle_ms)
+    drawn = []
+    for i in range(40):
+        page.evaluate("performance.mark('ev-start')")
+        drawn.append(round(page.evaluate(_TYPE, [sentence(5 + (i * 7) % 16, offset=i + 20)])["ms"], 1))
+    browser.stop_tracing()
+    events = json.loads(out.read_text())
+    events = events["traceEvents"] if isinstance(events, dict) else events
+    marks = sorted(e["ts"] for e in events if e.get("name") == "ev-start")
+    per = [0.0] * len(marks)
+    for e in events:
+        if e.get("name") == "wasm.TopTierCompilation" and e.get("ph") == "X":
+            per[bisect.bisect_right(marks, e["ts"]) - 1] += e["dur"] / 1000
+    print("drawn ms", drawn)
+    print(f"top-tier compile ms: idle window {per[0]:.0f}; per sentence {[round(x) for x in per[1:]]}")
+
+
+def main() -> None:
+    what, folder, model = sys.argv[1], Path(sys.argv[2]), sys.argv[3]
+    extra = int(sys.argv[4]) if len(sys.argv) > 4 else (40 if what == "profile" else 0)
+    with sync_playwright() as pw:
+        browser = _browser(pw)
+        ctx, page = _open(browser, folder, {"m": model, "t": sentence(8)})
+        profile(page, ctx, extra) if what == "profile" else tier(page, browser, extra)
+        ctx.close()
+
+
+if __name__ == "__main__":
+    main()
