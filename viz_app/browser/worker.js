@@ -29,10 +29,14 @@ async function start(m) {
   ort.env.wasm.proxy = false;
   ort.env.wasm.wasmBinary = await inflate(m.wasm);
   ort.env.wasm.wasmPaths = { mjs: URL.createObjectURL(new Blob([m.loader], { type: "text/javascript" })) };
-  // onnxruntime compiles its wasm and starts on its first session: a one-node graph's session starts it
-  // while the page still unpacks the model, so the model's own session only builds the graph. Should the
-  // probe fail, the model's session starts the runtime itself.
-  await ort.InferenceSession.create(fromBase64(m.probe), { executionProviders: ["wasm"] }).then(s => s.release(), () => {});
+  // onnxruntime compiles its wasm and starts on its first session: the probe's session starts it while the page
+  // still unpacks the model, so the model's own session only builds the graph. The probe's run calls every
+  // kernel the models run, before V8 first optimises the runtime's dispatch (viz_app/draw/site_probe.py says
+  // why: else the model's first runs throw that code away, 0.7 s of a core while typing starts); unoptimised,
+  // so that no node is folded away. Should the probe fail, the model's session starts the runtime itself.
+  const probe = await ort.InferenceSession.create(fromBase64(m.probe), { executionProviders: ["wasm"], graphOptimizationLevel: "disabled" })
+    .catch(() => null);
+  if (probe) await probe.run({}).catch(() => null).then(() => probe.release());
 }
 
 /* An NLI model's sentence parts (disan/onnx_graphs.py sentences; `sp`: {p, h, head: graphs, outputs, cuts, reads},

@@ -39,6 +39,7 @@ from disan.errors import DisanError, InputError, OutputError
 from viz_app.draw import bundles, presets, settings
 from viz_app.draw.plotly_bundle import NODE_MODULES
 from viz_app.draw.provenance import provenance
+from viz_app.draw.site_probe import probe_graph
 from viz_app.draw.site_start import start_entry
 
 BROWSER = Path(__file__).resolve().parents[1] / "browser"
@@ -128,17 +129,6 @@ def kernel_wasm() -> bytes:
                              f"{': ' + done.stderr.strip().splitlines()[-1] if done and done.stderr.strip() else ''}; "
                              "run `npm ci` in the checkout (scripts/setup.sh) and build the folder again.")
     return wasm.read_bytes()
-
-
-def _probe_graph() -> bytes:
-    """A one-node ONNX graph (y = x) whose session starts onnxruntime-web in the page's worker before the model
-    is unpacked: the runtime compiles its wasm on its first session (``worker.js``)."""
-    from onnx import TensorProto, helper
-
-    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])
-    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])
-    graph = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "probe", [x], [y])
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8).SerializeToString()
 
 
 def _b64gz(raw: bytes) -> str:
@@ -512,7 +502,7 @@ def build_site(
                                          *(searched[1:] if searched else ())))
         assets = tmp / "assets"
         runtime = {"version": ORT_VERSION, "wasm": _b64gz((ort / ORT_WASM).read_bytes()),
-                   "probe": base64.b64encode(_probe_graph()).decode("ascii"),
+                   "probe": base64.b64encode(probe_graph()).decode("ascii"),
                    "loader": (ort / ORT_LOADER).read_text(encoding="utf-8"),
                    "script": (ort / ORT_SCRIPT).read_text(encoding="utf-8")}
         (assets / "ort-runtime.js").write_text(_script("DisanOrtRuntime", runtime), encoding="utf-8")
