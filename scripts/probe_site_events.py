@@ -1,10 +1,13 @@
 """Where a one-input-event sentence's time goes in the static explorer (docs/benchmarks-and-reliability.md, "Why
-that row misses"; docs/figure-components.md): a CDP CPU profile of the page's thread over N typed sentences of
-5-20 tokens, self and inclusive ms per function (``profile``), or a Chromium trace of the wasm's top-tier
-compiles per sentence after an idle wait (``tier``). Usage:
+the one-event row missed"; docs/figure-components.md): a CDP CPU profile of the page's thread over N typed
+sentences of 5-20 tokens, self and inclusive ms per function (``profile``), a Chromium trace of the wasm's
+top-tier compiles per sentence after an idle wait (``tier``), or a timeline from the open through N sentences
+of the wasm's unoptimised compiles of large functions (by index) and its long optimised ones (``compiles``: a
+function compiled unoptimised twice was deoptimised; viz_app/draw/site_probe.py). Usage:
     python -m viz_app site --out DIR --model disan-sst5
     PYTHONPATH=. python scripts/probe_site_events.py profile DIR disan-sst5 [N]
     PYTHONPATH=. python scripts/probe_site_events.py tier DIR disan-sst5 [IDLE_MS]
+    PYTHONPATH=. python scripts/probe_site_events.py compiles DIR disan-sst5 [N]
 """
 import bisect
 import collections
@@ -73,11 +76,41 @@ def tier(page, browser, idle_ms: int) -> None:
     print(f"top-tier compile ms: idle window {per[0]:.0f}; per sentence {[round(x) for x in per[1:]]}")
 
 
+def compiles(browser, folder: Path, model: str, n: int) -> None:
+    out = Path(tempfile.mkdtemp()) / "trace.json"
+    browser.start_tracing(path=str(out), categories=["v8.wasm", "disabled-by-default-v8.wasm.detailed",
+                                                     "blink.user_timing"])
+    ctx, page = _open(browser, folder, {"m": model, "t": sentence(8)})
+    drawn = []
+    for i in range(n):
+        page.evaluate(f"performance.mark('sentence-{i}')")
+        drawn.append(round(page.evaluate(_TYPE, [sentence(5 + (i * 7) % 16, offset=i + 20)])["ms"], 1))
+    browser.stop_tracing()
+    ctx.close()
+    events = json.loads(out.read_text())
+    events = events["traceEvents"] if isinstance(events, dict) else events
+    t0 = min(e["ts"] for e in events if e.get("ts"))
+    rows = []
+    for e in events:
+        name, args = e.get("name", ""), e.get("args") or {}
+        if name.startswith(("sentence-", "disan:")) and name != "disan:computed" and "user_timing" in e.get("cat", ""):
+            rows.append((e["ts"], f"mark {name}"))
+        elif name == "wasm.CompileBaseline" and args.get("bodySize", 0) > 40_000:
+            rows.append((e["ts"], f"  unoptimised #{args.get('funcIndex')} ({args['bodySize']:,} bytes)"))
+        elif name == "wasm.TopTierCompilation" and e.get("dur", 0) > 100_000:
+            rows.append((e["ts"], f"  optimised compile of {e['dur'] / 1000:.0f} ms (thread {e['tid']})"))
+    print("drawn ms", drawn)
+    for ts, what in sorted(set(rows)):
+        print(f"{(ts - t0) / 1000:8.0f} ms  {what}")
+
+
 def main() -> None:
     what, folder, model = sys.argv[1], Path(sys.argv[2]), sys.argv[3]
-    extra = int(sys.argv[4]) if len(sys.argv) > 4 else (40 if what == "profile" else 0)
+    extra = int(sys.argv[4]) if len(sys.argv) > 4 else (40 if what == "profile" else 30 if what == "compiles" else 0)
     with sync_playwright() as pw:
         browser = _browser(pw)
+        if what == "compiles":
+            return compiles(browser, folder, model, extra)
         ctx, page = _open(browser, folder, {"m": model, "t": sentence(8)})
         profile(page, ctx, extra) if what == "profile" else tier(page, browser, extra)
         ctx.close()

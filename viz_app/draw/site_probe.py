@@ -9,7 +9,7 @@ only seen that build's calls, so the model's first runs, which call other kernel
 (deoptimised): compiled again unoptimised, slower, then optimised again for another 0.7 s. Chromium traces
 showed this in the first seconds of typing, where it cost `bench site`'s one-event rows their p95. After
 this probe's run the function has already called every kernel at its first tier-up, and the traces show one
-compile instead of two (docs/benchmarks-and-reliability.md, "Why that row misses").
+compile instead of two (docs/benchmarks-and-reliability.md, "Why the one-event row missed").
 
 The graph has no inputs and is run with graph optimisation disabled (worker.js), so no node is folded away
 and every kernel runs. ``PROBE_OPS`` lists the op types; tests/test_site_probe.py checks they cover the op
