@@ -482,7 +482,7 @@ def tables(result: dict) -> list[Table]:
     if start:
         sizes.add("models/<name>.start.js (the opening sentence's run), largest", f"{max(start.values()) / 1e6:.2f}",
                   "", "")
-    sizes.add("assets/ (page, plotly.js, onnxruntime-web; shared)", f"{shared:.2f}", "", "")
+    sizes.add("assets/ (the page's code and styles, onnxruntime-web; shared)", f"{shared:.2f}", "", "")
     largest = max(size + start.get(name, 0) for name, size in result["sizes"]["models"].items()) / 1e6
     sizes.add("folder with its largest model", f"{shared + largest:.2f}", "≤ 30 MB",
               _verdict(shared + largest, TARGETS["folder_mb"]))
