@@ -16,7 +16,7 @@ import pytest
 onnx = pytest.importorskip("onnx", reason="onnx is not installed (requirements.txt)")
 ort = pytest.importorskip("onnxruntime", reason="onnxruntime is not installed (requirements.txt)")
 
-from viz_app.draw.site_probe import PROBE_OPS, probe_graph  # noqa: E402
+from viz_app.draw.site_probe import probe_graph  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SHAPES = {"out": [2, 3], "f32": [2, 1], "rows": [1, 2, 3], "steps": [2]}
@@ -26,10 +26,9 @@ def ops_of(model) -> set[tuple[str, str]]:
     return {(n.domain if n.domain != "ai.onnx" else "", n.op_type) for n in model.graph.node}
 
 
-def test_the_probe_runs_one_node_of_each_listed_op_and_nothing_else():
+def test_the_probe_is_a_valid_graph_that_runs_with_no_feeds():
     model = onnx.load_from_string(probe_graph())
     onnx.checker.check_model(model)
-    assert ops_of(model) == PROBE_OPS
     assert not model.graph.input, "the worker runs the probe with no feeds"
     options = ort.SessionOptions()
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
@@ -60,5 +59,6 @@ def test_the_probe_covers_every_op_of_the_exported_graphs(tmp_path, tiny_glove, 
     export = export_site_model(model, tmp_path / "full", extra_words=5)
     if int8:  # the bundled DSA models store int8 matrices (DequantizeLinear)
         export = export_site_model(model, tmp_path / "int8", extra_words=5, max_bytes=export.total_bytes - 1)
-    missing = ops_of(onnx.load(str(export.onnx_path), load_external_data=False)) - PROBE_OPS
-    assert not missing, f"add {sorted(missing)} to site_probe.PROBE_OPS and the probe graph"
+    probed = ops_of(onnx.load_from_string(probe_graph()))
+    missing = ops_of(onnx.load(str(export.onnx_path), load_external_data=False)) - probed
+    assert not missing, f"add a node of each of {sorted(missing)} to site_probe.probe_graph"
