@@ -22,6 +22,12 @@ from benchmarks.common import sentence
 from benchmarks.site import _TYPE, _browser, _open
 
 
+def _events(path: Path) -> list[dict]:
+    """A Chromium trace file's events (a bare list or under ``traceEvents``)."""
+    events = json.loads(path.read_text())
+    return events["traceEvents"] if isinstance(events, dict) else events
+
+
 def profile(page, ctx, n: int) -> None:
     for i in range(40):  # untimed: past the open's tier-up
         page.evaluate(_TYPE, [sentence(5 + (i * 5) % 16, offset=i + 200)])
@@ -65,8 +71,7 @@ def tier(page, browser, idle_ms: int) -> None:
         page.evaluate("performance.mark('ev-start')")
         drawn.append(round(page.evaluate(_TYPE, [sentence(5 + (i * 7) % 16, offset=i + 20)])["ms"], 1))
     browser.stop_tracing()
-    events = json.loads(out.read_text())
-    events = events["traceEvents"] if isinstance(events, dict) else events
+    events = _events(out)
     marks = sorted(e["ts"] for e in events if e.get("name") == "ev-start")
     per = [0.0] * len(marks)
     for e in events:
@@ -87,8 +92,7 @@ def compiles(browser, folder: Path, model: str, n: int) -> None:
         drawn.append(round(page.evaluate(_TYPE, [sentence(5 + (i * 7) % 16, offset=i + 20)])["ms"], 1))
     browser.stop_tracing()
     ctx.close()
-    events = json.loads(out.read_text())
-    events = events["traceEvents"] if isinstance(events, dict) else events
+    events = _events(out)
     t0 = min(e["ts"] for e in events if e.get("ts"))
     rows = []
     for e in events:
