@@ -44,6 +44,21 @@ def retype(tab, text: str):
     return box
 
 
+def _page_drawn(tab, text: str, chart_key: str, panel: int) -> list:
+    """Type ``text`` and return panel ``panel``'s table of chart ``chart_key`` as the page drew it from its own
+    model run: read in the frame that showed the typed sentence (chart.js's "disan-typed-shown"), so neither the
+    server's rerun (its torch trace differs by ~1e-5) nor the time the server learnt the text (a timer, later
+    than the page's run unless the machine is loaded) decides what is read."""
+    tab.evaluate(f"""() => {{ window.__typedTable = null;
+      window.addEventListener('disan-typed-shown', function once() {{
+        if (({_chart_ticks(chart_key)})().join(' ') !== {text!r}) return;
+        window.__typedTable = ({TABLE})([{chart_key!r}, {panel}]);
+        window.removeEventListener('disan-typed-shown', once);
+      }}); }}""")
+    retype(tab, text)
+    return tab.wait_for_function("() => window.__typedTable").json_value()
+
+
 @pytest.fixture(scope="module")
 def page(tmp_path_factory):
     if CHROMIUM is None:
@@ -81,17 +96,11 @@ def page(tmp_path_factory):
 
 def test_keys_redraw_the_maps_before_any_submit_with_the_models_numbers(page):
     tab, _ = page
-    retype(tab, "the zebra hums")
-    # the map and the address in one snapshot, as soon as the map shows the typed sentence (read apart, the
-    # server's rerun, once typing rests, could come in between)
-    drawn = tab.wait_for_function(f"""() => {{ const o = ({OVERVIEW})();
-      return o && o.tokens.includes('hums') &&
-        Object.assign(o, {{sentence: new URL(location.href).searchParams.get('sentence')}}); }}""").json_value()
-    assert drawn["sentence"] != "the zebra hums"  # drawn before the sentence was sent
+    rows = _page_drawn(tab, "the zebra hums", "chart_overview", 0)
     # The tokens with their vocabulary status follow too (the page's Tokens section).
     badges = tab.evaluate("() => Array.from(document.querySelectorAll('.st-key-tokens .tokens .tok'), t => t.textContent)")
     assert badges == ["the", "zebra", "hums"]
-    got = np.nan_to_num(parse(drawn["rows"]))  # masked cells (no allowed key) are 0 in the view
+    got = np.nan_to_num(parse(rows))  # masked cells (no allowed key) are 0 in the view
     assert got.shape == (3, 3)
     # Exactly the page's own model run on the typed text (tests/test_site.py holds that run to the torch model
     # with the export's rounding), to the table's six significant digits ...
@@ -197,23 +206,17 @@ def _chart_ticks(chart_key: str) -> str:
 
 def test_every_view_of_the_sentence_follows_typing_and_a_view_without_it_leaves_enter_to_streamlit(page):
     """Issue 27, item 4: not only Explore. On the DiSAN attention view the heatmap pair and the clicked row's
-    bars are redrawn from the page's own model run before anything is sent, with the view's own reduction; on
-    Compare, panel B (the same weights without direction masks) is derived in the page from Shen Eq. 15's keys
-    and queries; on Models (no sentence figure) Enter is Streamlit's again."""
+    bars are redrawn from the page's own model run (read in the frame the page showed it: _page_drawn), with the
+    view's own reduction; on Compare, panel B (the same weights without direction masks) is derived in the page
+    from Shen Eq. 15's keys and queries; on Models (no sentence figure) Enter is Streamlit's again."""
     tab, url = page
     tab.goto(f"{url}/?view=explore&model={MODEL}")
     tab.wait_for_selector(".viz-typing")
     _nav(tab, "DiSAN attention", "chart_disan_pair")
     tab.wait_for_selector(".viz-typing")
     open_table(tab, "disan_pair")
-    retype(tab, "storms gather slowly")
-    # the pair's cells and the address in one snapshot, taken as soon as the pair shows the typed sentence: read
-    # apart, the server's rerun could replace the page's figure in between (its torch trace differs by ~1e-5)
-    snapshot = tab.wait_for_function(f"""() => ({_chart_ticks('chart_disan_pair')})().includes('slowly') &&
-      {{z: ({TABLE})(['chart_disan_pair', 0]), sentence: new URL(location.href).searchParams.get('sentence')}}""").json_value()
+    drawn = _page_drawn(tab, "storms gather slowly", "chart_disan_pair", 0)
     tab.wait_for_function(f"() => ({_chart_ticks('chart_disan_row')})().includes('gather')")
-    assert snapshot["sentence"] != "storms gather slowly"  # drawn before the server learnt the sentence
-    drawn = snapshot["z"]
     page_run = tab.evaluate("""() => Disan.Site.traceOf('disan-sst5', 'storms gather slowly', '', null)
         .then(tv => Array.from(tv.premise.fw.attention))""")
     got = parse(drawn)
@@ -224,11 +227,7 @@ def test_every_view_of_the_sentence_follows_typing_and_a_view_without_it_leaves_
     _nav(tab, "Compare", "chart_compare")
     tab.wait_for_selector(".viz-typing")
     open_table(tab, "compare", 1)
-    retype(tab, "rain falls on roofs")
-    snapshot = tab.wait_for_function(f"""() => ({_chart_ticks('chart_compare')})().includes('roofs') &&
-      {{z: ({TABLE})(['chart_compare', 1]), sentence: new URL(location.href).searchParams.get('sentence')}}""").json_value()
-    assert snapshot["sentence"] != "rain falls on roofs"
-    panel_b = parse(snapshot["z"])
+    panel_b = parse(_page_drawn(tab, "rain falls on roofs", "chart_compare", 1))
     page_b = tab.evaluate("""() => Disan.Site.traceOf('disan-sst5', 'rain falls on roofs', '', null)
         .then(tv => Array.from(Disan.Recompute.remask(tv, 'none').premise.fw.attention))""")
     np.testing.assert_allclose(panel_b.ravel(), page_b, rtol=1e-5, atol=1e-7)
