@@ -138,7 +138,9 @@ def token2token_blocks(model, direction: str) -> list[dict] | None:
     producer = {o: (i, n) for i, n in enumerate(model.graph.node) for o in n.output if o}
     index = {id(n): i for i, n in enumerate(model.graph.node)}
     outputs = [o.name for o in model.graph.output]
-    masks = [o for o in producer if re.fullmatch(rf"/encoder/{direction}(_\d+)?/And_1_output_0", o)]
+    # a block's (1, T, T) mask of allowed keys; where both directions have the same mask (the ablations without
+    # directions, masks "diag"), the export computes it once, under the other direction's name
+    masks = [o for o in producer if re.fullmatch(r"/encoder/(fw|bw)(_\d+)?/And_1_output_0", o)]
     blocks = []
     for key_mm in readers[need[0]]:  # a block per sentence; a pair model's sentences share the weights
         values = key_mm.input[0]

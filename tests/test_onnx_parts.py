@@ -23,12 +23,12 @@ def feeds_for(session, T: int, rng, words: int) -> dict:
     return feeds
 
 
-def exported(tmp_path, tiny_glove, arch: str, pair: bool):
+def exported(tmp_path, tiny_glove, arch: str, pair: bool, **kw):
     """A tiny model's site export; the DSA's with an int8 weight, as the bundled DSA models store theirs."""
     from disan.onnx_export import export_site_model
     from tests.conftest import make_tiny
 
-    model = make_tiny(arch, tiny_glove, pair=pair, unk_zero=True)
+    model = make_tiny(arch, tiny_glove, pair=pair, unk_zero=True, **kw)
     full = export_site_model(model, tmp_path / "full", extra_words=5)
     return full if arch == "disan" else export_site_model(model, tmp_path / "int8", extra_words=5,
                                                           max_bytes=full.total_bytes - 1)
@@ -197,16 +197,18 @@ def test_page_graphs_share_one_weights_file_and_give_the_whole_graphs_numbers(tm
     np.testing.assert_array_equal(stored, table)
 
 
-@pytest.mark.parametrize("arch,pair", [("disan", False), ("disan", True), ("dsa", False)])
-def test_kernel_graphs_around_the_token2token_blocks_give_the_parts_outputs(tmp_path, tiny_glove, arch, pair):
+@pytest.mark.parametrize("arch,pair,masks", [("disan", False, None), ("disan", True, None), ("disan", False, "diag"),
+                                             ("disan", True, "diag"), ("dsa", False, None)])
+def test_kernel_graphs_around_the_token2token_blocks_give_the_parts_outputs(tmp_path, tiny_glove, arch, pair, masks):
     """page_graphs' "kernel" plan (kernel_part.js runs it): per direction, ``front`` on the ids, each block's s and mean
     map computed from front's tensors (here by the export's own block, cut out; the kernel equals it within 1e-5,
     tests/test_kernel_graphs.py, tests/js/kernel.test.mjs), then ``after`` on them give every output and cut tensor
-    of the direction's part within 1e-6, T = 1, 2, 9 (a pair model: a block per sentence). A DSA model, or a DiSAN
-    one without c, has none."""
+    of the direction's part within 1e-6, T = 1, 2, 9 (a pair model: a block per sentence). So too for a DiSAN
+    without directions (masks "diag" both ways: the export computes that mask once, for both blocks). A DSA model,
+    or a DiSAN one without c, has none."""
     from onnx.utils import Extractor
 
-    export = exported(tmp_path, tiny_glove, arch, pair)
+    export = exported(tmp_path, tiny_glove, arch, pair, **({"masks": (masks, masks)} if masks else {}))
     whole = onnx.load(str(export.onnx_path))
     graphs, weights, plan = onnx_graphs.page_graphs(export.onnx_path.read_bytes(), [], "probs", 5.0)
     kernel = plan["cuts"]["parts"]["kernel"]

@@ -795,12 +795,14 @@ def assert_same_view(a, b, where="tv") -> None:
         assert a == b, where
 
 
-@pytest.mark.parametrize("model,hyp", [("disan-sst5", None), ("disan-nli", "A man drinks tea outside .")])
+@pytest.mark.parametrize("model,hyp", [("disan-sst5", None), ("disan-nli", "A man drinks tea outside ."),
+                                       ("disan-sst5-nodir", None)])
 def test_a_long_disan_sentences_blocks_run_by_the_kernel_and_without_simd_by_the_parts_alike(chromium, built, model, hyp):
     """A long DiSAN input runs by the graph's parts (site.js runParts); each part's worker runs it as onnxruntime →
     the token2token kernel → onnxruntime (kernel_part.js: its counters, read in the workers), and a browser without
     WebAssembly SIMD runs the parts' own graphs (the fallback). The two trace views (every field the maps and the
-    trace view show) are the same within TOLERANCE, and both equal the torch model's trace."""
+    trace view show) are the same within TOLERANCE, and both equal the torch model's trace. The ablation without
+    directions (masks "diag" both ways) too: its one mask, shared by the blocks, is handed to both."""
     from disan.onnx_export import rounded_model
 
     long = " ".join(["the actors do their best , but"] * 5)  # 35 tokens: run by the graph's parts
