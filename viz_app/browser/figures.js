@@ -166,12 +166,14 @@ export function smallMultiples(stack, tokens, titles, o = {}) {
  * object whose keys are not integer-like). opts: {title, yTitle, theme, yRange, name}. */
 export function barChart(series, tokens, o = {}) {
   const th = theme(o.theme), list = pairs(series);
-  const values = list.map(([, v]) => Array.from(v, x => (x !== null && isFinite(x) ? x : NaN)));
+  const values = list.map(item => Array.from(item[1], v => (v !== null && isFinite(v) ? v : NaN)));
   const lim = o.yRange ? [o.yRange[0], o.yRange[1]] : limits(values.map(v => [v]), null, null);
   const domain = o.yRange ? lim : [Math.min(0, lim[0]), Math.max(0, lim[1])];
-  const panels = list.map(([name], k) => barsPanel(String(name), { values: values[k], labels: Array.from(tokens),
-    title: String(name), valueName: o.yTitle || String(name), yLabel: o.yTitle || "", orientation: "vertical", domain,
-    theme: th.name }));
+  const panels = list.map((item, k) => {
+    const name = String(item[0]);
+    return barsPanel(name, { values: values[k], labels: Array.from(tokens), title: name, valueName: o.yTitle || name,
+      yLabel: o.yTitle || "", orientation: "vertical", domain, theme: th.name });
+  });
   return figureSpec(o.name, o.title, panels, { columns: Math.min(2, panels.length) });
 }
 
@@ -179,7 +181,7 @@ export function barChart(series, tokens, o = {}) {
  * or [[label, p], ...]. opts: {title, theme, xTitle ("probability"), name}. */
 export function predictionChart(prediction, o = {}) {
   const th = theme(o.theme), list = pairs(prediction), { title = "Prediction" } = o;
-  const labels = list.map(([label]) => String(label)), values = list.map(([, p]) => Number(p));
+  const labels = list.map(p => String(p[0])), values = list.map(p => Number(p[1]));
   return figureSpec(o.name, "", [barsPanel("prediction", { values, labels, orientation: "horizontal", title,
     valueName: "p", xLabel: o.xTitle || "probability", domain: [0, 1], highlight: argmax(values), theme: th.name })]);
 }
@@ -213,14 +215,14 @@ export function tokenFeatureHeatmap(matrix, tokens, o = {}) {
 /* compareHeatmaps: A and B on ONE colour scale and A − B diverging about 0 (NaN where A or B is, as numpy). a, b:
  * T × T rows. opts: {titles (["A", "B"]), title, theme, valueName ("P"), diffTitle, name}. */
 export function compareHeatmaps(a, b, tokens, o = {}) {
-  const [first, second] = o.titles || ["A", "B"], T = tokens.length;
+  const titles = o.titles || ["A", "B"], T = tokens.length;
   if (a.length !== T || b.length !== T || shapeText(a) !== shapeText(b)) {
     throw new Error(`compareHeatmaps needs A and B of the same shape with one row per token: A is ${shapeText(a)}, ` +
                     `B is ${shapeText(b)} for ${T} tokens.`);
   }
   const num = v => (v === null ? NaN : v);  // null (JSON's NaN) stays NaN in arithmetic, as in numpy
   const diff = Array.from(a, (row, r) => Array.from(row, (v, c) => num(v) - num(b[r][c])));
-  return heatmapGrid([a, b, diff], [first, second, o.diffTitle || `${first} − ${second}`], tokens, {
+  return heatmapGrid([a, b, diff], [titles[0], titles[1], o.diffTitle || `${titles[0]} − ${titles[1]}`], tokens, {
     title: o.title, theme: o.theme, valueName: o.valueName, name: o.name, names: ["A", "B", "difference"], height: null,
     difference: true });
 }
@@ -243,8 +245,8 @@ export function heatmap(z, rowTokens, colTokens, o = {}) {
  * cols (3), name}. */
 export function maskPanels(panels, tokens, o = {}) {
   const list = pairs(panels), ok = v => v !== null && isFinite(v);
-  const each = f => list.map(([, m]) => Array.from(m, row => Array.from(row, f)));
-  return heatmapGrid(each(v => (ok(v) ? v : NaN)), list.map(([name]) => name), tokens, {
+  const each = f => list.map(item => Array.from(item[1], row => Array.from(row, f)));
+  return heatmapGrid(each(v => (ok(v) ? v : NaN)), list.map(item => item[0]), tokens, {
     title: o.title || "", theme: o.theme, cols: o.cols || 3, valueName: "mask value", masked: each(v => !ok(v)),
     zmax: 0.0, name: o.name, names: list.map((_, k) => `mask-${k}`),
   });

@@ -156,7 +156,7 @@ export function legendHtml() {
  * pair, "score 3.72 (1–5)" for one sentence (--regression); null for a classifier. */
 function relatednessText(tv) {
   if (typeof tv.relatedness !== "number") return null;
-  const grades = Figures.pairs(tv.prediction).map(([grade]) => grade);
+  const grades = Figures.pairs(tv.prediction).map(p => p[0]);
   return `${tv.hypothesis ? "relatedness" : "score"} ${Figures.formatFixed(tv.relatedness, 2)} ` +
     `(${grades[0]}–${grades[grades.length - 1]})`;
 }
@@ -167,7 +167,7 @@ const RANDOM_NOTE = " (random weights: meaningless)";
 function predictionLine(tv) {
   const note = escape(tv.random_weights ? RANDOM_NOTE : ""), score = relatednessText(tv);
   if (score !== null) return `<p class="counts">prediction: <b>${escape(score)}</b>${note}</p>`;
-  const list = Figures.pairs(tv.prediction), best = list[argmax(list.map(([, p]) => Number(p)))];
+  const list = Figures.pairs(tv.prediction), best = list[argmax(list.map(p => Number(p[1])))];
   if (!best) return "";
   return `<p class="counts">prediction: <b>${escape(best[0])}</b> ` +
     `(p = ${Figures.formatFixed(Number(best[1]), 2)})${note}</p>`;
