@@ -473,15 +473,8 @@ export function page(tv, opts = {}) {
   }
   const dH = Math.floor(tv.premise.D2 / 2), parts = sections.map(s => sectionHtml(s, tv, dH));
   const lines = headerLines(tv, sections, compact || only);
-  return {
-    title: `${tv.model} — attention report`,
-    header: `<header>${lines.join("")}</header>`,
-    headerLines: lines,
-    body: parts.join(""),
-    parts,
-    data: pageData(tv, sections, compact || only),
-    sections,
-  };
+  return { title: `${tv.model} — attention report`, header: `<header>${lines.join("")}</header>`, headerLines: lines,
+           body: parts.join(""), parts, data: pageData(tv, sections, compact || only), sections };
 }
 
 /* name → (views, params, theme, values) → {figure, follows: "alpha" | "feature" | undefined}: view_figures.js's
