@@ -288,8 +288,8 @@ export function page(tvA, tvB, opts = {}) {
     aligned[side] = { ops, labels: stepLabels(ops, ta, tb) };
   }
   const change = predictionChange(tvA, tvB);
-  const rows = sides(tvA).map(([side, sa]) => alignHtml(side, aligned[side].ops, sa, tvB[side], sideName(tvA, side),
-                                                         swap));
+  const rows = sides(tvA).map(([side, sa]) =>
+    alignHtml(side, aligned[side].ops, sa, tvB[side], sideName(tvA, side), swap));
   // a key: each mark, what it means and how many B has; the edits, every step that is no "keep" (Pair.distance)
   const ops = Object.values(aligned).flatMap(a => a.ops);
   const count = op => ops.filter(o => o.op === op).length, edits = ops.length - count("keep");
