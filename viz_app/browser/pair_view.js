@@ -17,15 +17,15 @@
 import * as Figures from "./figures.js";
 import * as Pair from "./pair.js";
 import { sameSpec } from "./figure_spec.js";
-import { GATES, alphaSlider, checkView, figure as sectionFigure, lazy, navLines, pageData, section, sectionHtml,
-  tokenSeries } from "./sections.js";
+import { GATES, alphaSlider, checkView, escape, figure as sectionFigure, figuresIn, lazy, navLines, pageData, section,
+  sectionHtml, sides, tokenSeries, upperFirst } from "./sections.js";
 import { argmax } from "./util.js";
 
-var MARKS = { keep: "", replace: "→", insert: "+", delete: "−" };
+const MARKS = { keep: "", replace: "→", insert: "+", delete: "−" };
 
 /* The axis label of each step: the kept token, "a→b", "+b" (inserted in B) or "−a" (deleted from A). */
-function stepLabels(ops, tokensA, tokensB) {
-  return ops.map(function (o) {
+export function stepLabels(ops, tokensA, tokensB) {
+  return ops.map(o => {
     if (o.op === "keep") return tokensA[o.a];
     if (o.op === "replace") return tokensA[o.a] + MARKS.replace + tokensB[o.b];
     if (o.op === "insert") return MARKS.insert + tokensB[o.b];
@@ -35,115 +35,103 @@ function stepLabels(ops, tokensA, tokensB) {
 
 /* One side's T × T map (flat, row-major, from `offset`) on the alignment's L × L grid: null in a row or
  * column whose step has no token on this side ("a" or "b"). */
-function onGrid(flat, T, ops, side, offset) {
-  var base = offset || 0;
-  return ops.map(function (row) {
-    return ops.map(function (col) {
-      var i = row[side], j = col[side];
-      return i === null || j === null ? null : Number(flat[base + i * T + j]);
-    });
-  });
+function onGrid(flat, T, ops, side, offset = 0) {
+  return ops.map(row => ops.map(col => {
+    const i = row[side], j = col[side];
+    return i === null || j === null ? null : Number(flat[offset + i * T + j]);
+  }));
 }
 
 /* A's and B's maps on the aligned grid and B − A, which has a value where both have one (the kept and replaced
  * steps) and is null elsewhere. a: TA·TA flat (from offsetA), b: TB·TB flat (from offsetB). */
-function alignedMaps(a, TA, b, TB, ops, offsetA, offsetB) {
-  var ga = onGrid(a, TA, ops, "a", offsetA), gb = onGrid(b, TB, ops, "b", offsetB);
-  var diff = ga.map(function (row, p) {
-    return row.map(function (v, q) { return v === null || gb[p][q] === null ? null : gb[p][q] - v; });
-  });
-  return { a: ga, b: gb, diff: diff };
+export function alignedMaps(a, TA, b, TB, ops, offsetA, offsetB) {
+  const ga = onGrid(a, TA, ops, "a", offsetA), gb = onGrid(b, TB, ops, "b", offsetB);
+  const diff = ga.map((row, p) => row.map((v, q) => (v === null || gb[p][q] === null ? null : gb[p][q] - v)));
+  return { a: ga, b: gb, diff };
 }
 
 /* A per-token series of A (length TA) and of B (TB) on the L aligned steps, null where a step has no token on
  * that side; diff is B − A where both have one. */
-function alignedSeries(a, b, ops) {
-  var out = { a: [], b: [], diff: [] };
-  ops.forEach(function (o) {
-    var va = o.a === null ? null : Number(a[o.a]), vb = o.b === null ? null : Number(b[o.b]);
-    out.a.push(va);
-    out.b.push(vb);
-    out.diff.push(va === null || vb === null ? null : vb - va);
-  });
-  return out;
+export function alignedSeries(a, b, ops) {
+  const on = (values, side) => ops.map(o => (o[side] === null ? null : Number(values[o[side]])));
+  const sa = on(a, "a"), sb = on(b, "b");
+  return { a: sa, b: sb, diff: sa.map((v, p) => (v === null || sb[p] === null ? null : sb[p] - v)) };
 }
 
 /* Both predictions and the change: {labels, a, b (probabilities in label order), bestA, bestB (labels),
  * changed, target (A's predicted label), delta (p_B − p_A of it), relatedness: [A, B] | null}. */
-function predictionChange(tvA, tvB) {
-  var pa = Figures.pairs(tvA.prediction), pb = Figures.pairs(tvB.prediction);
-  var labels = pa.map(function (p) { return p[0]; });
-  if (labels.join("\u0000") !== pb.map(function (p) { return p[0]; }).join("\u0000")) {
+export function predictionChange(tvA, tvB) {
+  const pa = Figures.pairs(tvA.prediction), pb = Figures.pairs(tvB.prediction), labels = pa.map(p => p[0]);
+  if (labels.join("\u0000") !== pb.map(p => p[0]).join("\u0000")) {
     throw new Error("A and B were predicted over different labels; run both through the same model");
   }
-  var a = pa.map(function (p) { return Number(p[1]); }), b = pb.map(function (p) { return Number(p[1]); });
-  var ka = argmax(a), kb = argmax(b);
-  var rel = typeof tvA.relatedness === "number" && typeof tvB.relatedness === "number"
+  const a = pa.map(p => Number(p[1])), b = pb.map(p => Number(p[1])), ka = argmax(a), kb = argmax(b);
+  const relatedness = typeof tvA.relatedness === "number" && typeof tvB.relatedness === "number"
     ? [tvA.relatedness, tvB.relatedness] : null;
-  return { labels: labels, a: a, b: b, bestA: labels[ka], bestB: labels[kb], changed: ka !== kb,
-           target: labels[ka], delta: b[ka] - a[ka], relatedness: rel };
+  return { labels, a, b, bestA: labels[ka], bestB: labels[kb], changed: ka !== kb, target: labels[ka],
+           delta: b[ka] - a[ka], relatedness };
 }
 
 /* x with its sign ("+0.12", "−0.12"), as Python's f"{x:+.{digits}f}" but with a true minus, and a change that
  * rounds to zero shown as "0.00" with no sign: a tiny drop (−0.001) or −0 would print "−0.00" otherwise. */
-function signed(x, digits) {
-  var text = Figures.formatFixed(Math.abs(x), digits);
-  if (Number.isNaN(x) || Number(text) === 0) return text;
-  return (x > 0 ? "+" : "−") + text;
+export function signed(x, digits) {
+  const text = Figures.formatFixed(Math.abs(x), digits);
+  return Number.isNaN(x) || Number(text) === 0 ? text : (x > 0 ? "+" : "−") + text;
 }
 
-function predictionHtml(c) {
-  var esc = Figures.htmlEscape, fx = Figures.formatFixed;
+export function predictionHtml(c) {
+  const fx = Figures.formatFixed;
   if (c.relatedness) {
-    return '<p class="pair-change" data-changed="' + (c.relatedness[0] !== c.relatedness[1]) + '">relatedness A <b>' +
-      fx(c.relatedness[0], 2) + "</b> → B <b>" + fx(c.relatedness[1], 2) + "</b> (" +
-      signed(c.relatedness[1] - c.relatedness[0], 2) + ")</p>";
+    const [a, b] = c.relatedness;
+    return `<p class="pair-change" data-changed="${a !== b}">relatedness A <b>${fx(a, 2)}</b> → B ` +
+      `<b>${fx(b, 2)}</b> (${signed(b - a, 2)})</p>`;
   }
-  var k = c.labels.indexOf(c.target);
-  return '<p class="pair-change" data-changed="' + c.changed + '">A: <b>' + esc(c.bestA) + "</b> (p = " +
-    fx(c.a[k], 2) + ") → B: <b>" + esc(c.bestB) + "</b> (p = " + fx(c.b[c.labels.indexOf(c.bestB)], 2) + ") · " +
-    (c.changed ? "<b>the prediction changed</b>" : "the prediction held") + "; p(" + esc(c.target) + ") " +
-    fx(c.a[k], 2) + " → " + fx(c.b[k], 2) + " (" + signed(c.delta, 2) + ")</p>";
+  const k = c.labels.indexOf(c.target);
+  return `<p class="pair-change" data-changed="${c.changed}">A: <b>${escape(c.bestA)}</b> (p = ${fx(c.a[k], 2)}) → ` +
+    `B: <b>${escape(c.bestB)}</b> (p = ${fx(c.b[c.labels.indexOf(c.bestB)], 2)}) · ` +
+    `${c.changed ? "<b>the prediction changed</b>" : "the prediction held"}; p(${escape(c.target)}) ` +
+    `${fx(c.a[k], 2)} → ${fx(c.b[k], 2)} (${signed(c.delta, 2)})</p>`;
 }
 
 /* Outline the inserted (green) and deleted (red) steps' rows and columns on every heatmap panel of `fig`. */
-var EDIT_COLOURS = { insert: "#1a9850", delete: "#d73027" };
+const EDIT_COLOURS = { insert: "#1a9850", delete: "#d73027" };
 
 function outlineEdits(fig, ops) {
-  var outlines = ops.flatMap(function (o, p) {
-    var colour = EDIT_COLOURS[o.op];
-    return colour ? [{ axis: "row", index: p, colour: colour }, { axis: "column", index: p, colour: colour }] : [];
+  const outlines = ops.flatMap((o, index) => {
+    const colour = EDIT_COLOURS[o.op];
+    return colour ? [{ axis: "row", index, colour }, { axis: "column", index, colour }] : [];
   });
-  fig.panels.forEach(function (panel) { if (panel.kind === "heatmap") panel.view.outlines = outlines; });
+  for (const panel of fig.panels) if (panel.kind === "heatmap") panel.view.outlines = outlines;
   return fig;
 }
 
 /* A, B and B − A of one aligned map: compareHeatmaps with its third panel B − A (its own A − B negated). */
 function compareFigure(m, labels, ops, o) {
-  var fig = Figures.compareHeatmaps(m.a, m.b, labels, { titles: ["A", "B"], title: o.title, theme: o.theme,
-                                                    valueName: o.valueName, diffTitle: "B − A (aligned cells)" });
-  fig.panels[2].view.z = m.diff.map(function (row) { return row.map(function (v) { return v === null ? NaN : v; }); });
+  const fig = Figures.compareHeatmaps(m.a, m.b, labels, { titles: ["A", "B"], title: o.title, theme: o.theme,
+    valueName: o.valueName, diffTitle: "B − A (aligned cells)" });
+  fig.panels[2].view.z = m.diff.map(row => row.map(v => (v === null ? NaN : v)));
   return outlineEdits(fig, ops);
 }
 
 /* Every head of one block as three one-row figures: A's heads, B's on the same scale, B − A diverging. rows(which)
  * builds "a", "b" or "diff" from maps and scales computed once (three figures: a key waits for one, not all). */
 function headRows(sa, sb, dir, ops, labels, o) {
-  var H = sa[dir].H, TA = sa.tokens.length, TB = sb.tokens.length, th = Figures.theme(o.theme), shared = {};
-  lazy(shared, "c", function () {
-    var maps = [];
-    for (var h = 0; h < H; h++) maps.push(alignedMaps(sa[dir].heads, TA, sb[dir].heads, TB, ops, h * TA * TA, h * TB * TB));
-    var lim = Figures.limits(maps.flatMap(function (m) { return [m.a, m.b]; }), null, null);
+  const H = sa[dir].H, TA = sa.tokens.length, TB = sb.tokens.length, th = Figures.theme(o.theme), shared = {};
+  lazy(shared, "c", () => {
+    const maps = Array.from({ length: H },
+      (_, h) => alignedMaps(sa[dir].heads, TA, sb[dir].heads, TB, ops, h * TA * TA, h * TB * TB));
+    const lim = Figures.limits(maps.flatMap(m => [m.a, m.b]), null, null);
     // no head changed: the difference gets the A/B scale's width, not 1e-9 (labelled "−1n…1n")
-    return { maps: maps, lim: lim, bound: Figures.diffBound(maps.flatMap(function (m) { return m.diff; }), lim) };
+    return { maps, lim, bound: Figures.diffBound(maps.flatMap(m => m.diff), lim) };
   });
-  var NAMES = { a: "A", b: "B", diff: "B − A" };
-  return function (which) {
-    var c = shared.c, name = NAMES[which], diff = which === "diff";
-    var titles = c.maps.map(function (m, h) { return name + ", head " + (h + 1); });
-    var fig = Figures.heatmapGrid(c.maps.map(function (m) { return m[which]; }), titles, labels, {
-      title: o.title + ", " + name, theme: th, cols: H, zmin: diff ? -c.bound : c.lim[0], zmax: diff ? c.bound : c.lim[1],
-      valueName: diff ? "B − A" : "P", names: titles.map(function (t, h) { return "head-" + (h + 1); }), diverging: diff });
+  const NAMES = { a: "A", b: "B", diff: "B − A" };
+  return which => {
+    const c = shared.c, name = NAMES[which], diff = which === "diff";
+    const titles = c.maps.map((m, h) => `${name}, head ${h + 1}`);
+    const fig = Figures.heatmapGrid(c.maps.map(m => m[which]), titles, labels, {
+      title: `${o.title}, ${name}`, theme: th, cols: H, zmin: diff ? -c.bound : c.lim[0],
+      zmax: diff ? c.bound : c.lim[1], valueName: diff ? "B − A" : "P", names: titles.map((t, h) => `head-${h + 1}`),
+      diverging: diff });
     return outlineEdits(fig, ops);
   };
 }
@@ -151,52 +139,49 @@ function headRows(sa, sb, dir, ops, labels, o) {
 /* Per-token series [[name, field, dir], …] of A and B (sections.js tokenSeries, as a sentence's own bar figures read
  * them) side by side per aligned step (bars; none where a side has no token). */
 function barsFigure(sa, sb, ops, series, labels, o) {
-  var list = series.flatMap(function (x) {
-    var m = alignedSeries(tokenSeries(sa, x[1], x[2]), tokenSeries(sb, x[1], x[2]), ops);
-    return [["A: " + x[0], m.a], ["B: " + x[0], m.b]];
+  const list = series.flatMap(([name, field, dir]) => {
+    const m = alignedSeries(tokenSeries(sa, field, dir), tokenSeries(sb, field, dir), ops);
+    return [[`A: ${name}`, m.a], [`B: ${name}`, m.b]];
   });
   return Figures.barChart(list, labels, { title: o.title, yTitle: o.yTitle, theme: o.theme, yRange: o.yRange || null });
 }
 
 /* A figure of the page; `scope` names what its numbers come from: a sentence side or "prediction". */
-function figure(id, build, paper, caption, scope) {
-  return sectionFigure(id, build, paper, caption, "premise", { scope: scope });
-}
+const figure = (id, build, paper, caption, scope) => sectionFigure(id, build, paper, caption, "premise", { scope });
 
 /* Whether the figures of `scope` (a sentence side or "prediction") are drawn from the same numbers on both pages
  * (inputs: {tvA, tvB, theme}): the same pass and, in A and in B, the same fields of that side or the same
  * prediction (sameSpec: typed arrays cell by cell, NaN equal to NaN). */
 function sameScope(now, before, scope) {
-  var pass = function (i) { return [i.theme, i.tvA.model, i.tvA.arch, i.tvA.alpha, String(i.tvA.masks), !i.tvA.hypothesis]; };
-  var numbers = function (tv) { return scope === "prediction" ? [tv.prediction, tv.relatedness] : tv[scope]; };
-  return sameSpec([pass(now), numbers(now.tvA), numbers(now.tvB)], [pass(before), numbers(before.tvA), numbers(before.tvB)]);
+  const numbers = tv => (scope === "prediction" ? [tv.prediction, tv.relatedness] : tv[scope]);
+  const all = ({ theme, tvA, tvB }) => [[theme, tvA.model, tvA.arch, tvA.alpha, String(tvA.masks), !tvA.hypothesis],
+                                        numbers(tvA), numbers(tvB)];
+  return sameSpec(all(now), all(before));
 }
 
 /* Each figure of `sections` whose numbers equal those of the same figure of `previous` is that figure's object,
  * built once for both (a B typed in the premise leaves every hypothesis figure as it was). */
 function keepFigures(sections, inputs, previous) {
-  var old = {}, same = {};
-  previous.sections.forEach(function (s) { s.figures.forEach(function (f) { old[f.id] = f; }); });
-  sections.forEach(function (s) {
-    s.figures.forEach(function (f) {
-      var o = old[f.id];
-      if (!o) return;
-      if (!(f.scope in same)) same[f.scope] = sameScope(inputs, previous.inputs, f.scope);
-      if (!same[f.scope]) return;
-      var origin = o.origin || o; // the first page of a run of equal ones: no chain of pages is kept alive
-      f.origin = origin;
-      lazy(f, "figure", function () { return origin.figure; });
-    });
-  });
+  const old = figuresIn(previous.sections), same = {};
+  for (const f of sections.flatMap(s => s.figures)) {
+    const o = old[f.id];
+    if (!o) continue;
+    if (!(f.scope in same)) same[f.scope] = sameScope(inputs, previous.inputs, f.scope);
+    if (!same[f.scope]) continue;
+    const origin = o.origin || o; // the first page of a run of equal ones: no chain of pages is kept alive
+    f.origin = origin;
+    lazy(f, "figure", () => origin.figure);
+  }
 }
 
-var STYLE = "<style>.pair-align{border-collapse:collapse;margin:4px 0 10px;font-size:.95em}" +
+const STYLE = "<style>.pair-align{border-collapse:collapse;margin:4px 0 10px;font-size:.95em}" +
   ".pair-align th{text-align:right;padding:2px 8px 2px 0;font-weight:600;color:#555;white-space:nowrap}" +
   ".pair-align td{padding:2px 5px;text-align:center;border-left:1px solid #eee;white-space:nowrap}" +
   ".pair-align td.op-replace{background:#fee8c8}.pair-align td.op-insert{background:#d9f0d3}" +
   ".pair-align td.op-delete{background:#fddbc7}.pair-align td.op-delete.a{text-decoration:line-through}" +
   ".pair-align tr.loo td{font-size:.8em;color:#000;min-width:3em}" +
-  ".pair-align button{font:inherit;border:1px dashed #888;background:none;border-radius:3px;cursor:pointer;padding:0 3px}" +
+  ".pair-align button{font:inherit;border:1px dashed #888;background:none;border-radius:3px;cursor:pointer;" +
+  "padding:0 3px}" +
   ".pair-swap{border:1px solid #ccc;padding:6px;margin:4px 0;border-radius:4px;background:#fafafa}" +
   ".pair-swap button{margin:2px;font:inherit}" +
   // each pair figure a layer of its own: hiding one (report.css's .plot.stale) or repainting it repaints no other
@@ -205,164 +190,142 @@ var STYLE = "<style>.pair-align{border-collapse:collapse;margin:4px 0 10px;font-
 /* The aligned token rows of one side: A, its leave-one-out, B (buttons that swap a word), its leave-one-out. The
  * leave-one-out cells start empty (td[data-loo="a:3"]: side A, token 3) until the host fills them. */
 function alignHtml(side, ops, sa, sb, name, swap) {
-  var esc = Figures.htmlEscape;
-  var cell = function (o, which) {
-    var i = o[which], cls = "op-" + o.op + " " + which;
-    if (i === null) return '<td class="' + cls + '"></td>';
-    var tok = esc(which === "a" ? sa.tokens[i] : sb.tokens[i]);
-    var body = which === "b" && swap ? '<button type="button" data-swap="' + side + ":" + i + '" title="#' + i +
-      ': pick another word">' + tok + "</button>" : tok;
-    return '<td class="' + cls + '" title="' + o.op + '">' + body + "</td>";
+  const cell = (o, which) => {
+    const i = o[which], cls = `op-${o.op} ${which}`;
+    if (i === null) return `<td class="${cls}"></td>`;
+    const tok = escape(which === "a" ? sa.tokens[i] : sb.tokens[i]);
+    const body = which === "b" && swap
+      ? `<button type="button" data-swap="${side}:${i}" title="#${i}: pick another word">${tok}</button>` : tok;
+    return `<td class="${cls}" title="${o.op}">${body}</td>`;
   };
-  var loo = function (o, which) {
-    var i = o[which];
-    return '<td class="' + which + '"' + (i === null ? "" : ' data-loo="' + which + ":" + i + '"') + "></td>";
-  };
-  var row = function (head, fn, which, cls) {
-    return "<tr" + (cls ? ' class="' + cls + '"' : "") + "><th>" + head + "</th>" +
-      ops.map(function (o) { return fn(o, which); }).join("") + "</tr>";
-  };
-  var title = name ? "<h3>" + esc(name) + "</h3>" : "";
-  return title + '<table class="pair-align" data-side="' + side + '">' + row("A", cell, "a") +
-    row("leave-one-out", loo, "a", "loo") + row("B", cell, "b") + row("leave-one-out", loo, "b", "loo") +
-    "</table>";
-}
-
-function sidesOf(tvA) {
-  return tvA.hypothesis ? ["premise", "hypothesis"] : ["premise"];
+  const loo = (o, which) => `<td class="${which}"${o[which] === null ? "" : ` data-loo="${which}:${o[which]}"`}></td>`;
+  const row = (head, fn, which, cls) =>
+    `<tr${cls ? ` class="${cls}"` : ""}><th>${head}</th>${ops.map(o => fn(o, which)).join("")}</tr>`;
+  return `${name ? `<h3>${escape(name)}</h3>` : ""}<table class="pair-align" data-side="${side}">` +
+    row("A", cell, "a") + row("leave-one-out", loo, "a", "loo") + row("B", cell, "b") +
+    `${row("leave-one-out", loo, "b", "loo")}</table>`;
 }
 
 /* A two-sentence model's inputs, [first, second]: premise and hypothesis, or a relatedness model's
  * settings.PAIR_RELATEDNESS_NAMES (SICK's "sentence A" / "B" would clash with the pair's A and B). */
-function inputNames(relatedness) {
-  return relatedness ? Figures.context().pair_relatedness_names.slice() : ["premise", "hypothesis"];
+export function inputNames(relatedness) {
+  return relatedness ? [...Figures.context().pair_relatedness_names] : ["premise", "hypothesis"];
 }
 
 function sideName(tv, side) {
-  if (!tv.hypothesis) return "";
-  var name = inputNames(typeof tv.relatedness === "number")[side === "premise" ? 0 : 1];
-  return name.charAt(0).toUpperCase() + name.slice(1);
+  return tv.hypothesis ? upperFirst(inputNames(typeof tv.relatedness === "number")[side === "premise" ? 0 : 1]) : "";
 }
 
 function checkPair(tvA, tvB) {
   checkView(tvA, { anyLength: true });
   checkView(tvB, { anyLength: true });
   if (tvA.model !== tvB.model || tvA.arch !== tvB.arch) {
-    throw new Error("A was run by " + tvA.model + " and B by " + tvB.model + "; a pair is compared through one model");
+    throw new Error(`A was run by ${tvA.model} and B by ${tvB.model}; a pair is compared through one model`);
   }
   if (!tvA.hypothesis !== !tvB.hypothesis) throw new Error("A and B should both have a hypothesis or neither");
   if (tvA.arch === "dsa" && tvA.alpha !== tvB.alpha) {
-    throw new Error("A was run at α = " + tvA.alpha + " and B at α = " + tvB.alpha + "; run both at one α");
+    throw new Error(`A was run at α = ${tvA.alpha} and B at α = ${tvB.alpha}; run both at one α`);
   }
 }
 
 function mapSections(tvA, tvB, aligned, theme, control) {
-  var dsa = tvA.arch === "dsa", alpha = tvA.alpha;
-  var at = dsa ? " at α = " + Figures.formatG(alpha) : "";
-  var maps = [], heads = [], gates = [], pool = [];
-  sidesOf(tvA).forEach(function (side) {
-    var sa = tvA[side], sb = tvB[side], ops = aligned[side].ops, labels = aligned[side].labels;
-    var TA = sa.tokens.length, TB = sb.tokens.length, name = sideName(tvA, side);
-    var suffix = name ? " — " + name.charAt(0).toLowerCase() + name.slice(1) : ""; // "— second sentence"
-    [["fw", "Forward", 0], ["bw", "Backward", 1]].forEach(function (d) {
-      maps.push(figure("pair-mean-" + d[0] + "-" + side, function () {
-        var m = alignedMaps(sa[d[0]].attention, TA, sb[d[0]].attention, TB, ops);
-        return compareFigure(m, labels, ops, {
-          title: d[1] + " block (mask " + tvA.masks[d[2]] + "), " + (dsa ? "mean over heads" : "mean over features") +
-            at + suffix, theme: theme, valueName: "P" });
-      }, dsa ? "Im Fig. 7 (Eq. 7), A and B" : "Shen Fig. 6, A and B",
+  const dsa = tvA.arch === "dsa", alpha = tvA.alpha, at = dsa ? ` at α = ${Figures.formatG(alpha)}` : "";
+  const mean = dsa ? "mean over heads" : "mean over features", maps = [], heads = [], gates = [], pool = [];
+  for (const [side, sa] of sides(tvA)) {
+    const sb = tvB[side], { ops, labels } = aligned[side], TA = sa.tokens.length, TB = sb.tokens.length;
+    const name = sideName(tvA, side);
+    const suffix = name ? ` — ${name.charAt(0).toLowerCase()}${name.slice(1)}` : ""; // "— second sentence"
+    for (const [dir, Dir, k] of [["fw", "Forward", 0], ["bw", "Backward", 1]]) {
+      maps.push(figure(`pair-mean-${dir}-${side}`, () => compareFigure(
+        alignedMaps(sa[dir].attention, TA, sb[dir].attention, TB, ops), labels, ops,
+        { title: `${Dir} block (mask ${tvA.masks[k]}), ${mean}${at}${suffix}`, theme, valueName: "P" }),
+        dsa ? "Im Fig. 7 (Eq. 7), A and B" : "Shen Fig. 6, A and B",
         "A and B on the aligned tokens, one colour scale; B − A where both have the cell. Token labels mark " +
         "the edits: +word inserted in B, −word deleted from A, a→b replaced.", side));
-      if (dsa) {
-        var rows = headRows(sa, sb, d[0], ops, labels, { title: d[1] + " heads" + at + suffix, theme: theme });
-        var paper = "Im Figs. " + (d[2] ? "13" : "12");
-        [["a", paper + ", A", "Each head of A on the aligned tokens, on one colour scale with B's (next)."],
-         ["b", paper + ", B", "Each head of B on the aligned tokens, on A's colour scale (above)."],
-         ["diff", paper + ", B − A", "B − A per head where both have the cell, diverging about 0. Token labels mark " +
-          "the edits: +word inserted in B, −word deleted from A."]].forEach(function (r) {
-          heads.push(figure("pair-heads-" + d[0] + "-" + side + "-" + r[0], function () { return rows(r[0]); },
-                            r[1], r[2], side));
-        });
+      if (!dsa) continue;
+      const rows = headRows(sa, sb, dir, ops, labels, { title: `${Dir} heads${at}${suffix}`, theme });
+      const paper = `Im Figs. ${k ? "13" : "12"}`;
+      for (const [which, what, caption] of [
+        ["a", "A", "Each head of A on the aligned tokens, on one colour scale with B's (next)."],
+        ["b", "B", "Each head of B on the aligned tokens, on A's colour scale (above)."],
+        ["diff", "B − A", "B − A per head where both have the cell, diverging about 0. Token labels mark " +
+         "the edits: +word inserted in B, −word deleted from A."]]) {
+        heads.push(figure(`pair-heads-${dir}-${side}-${which}`, () => rows(which), `${paper}, ${what}`, caption, side));
       }
-    });
-    gates.push(figure("pair-gate-" + side, function () {
-      return barsFigure(sa, sb, ops, GATES, labels, { title: "Fusion gate per aligned token, mean over features" + at + suffix,
-                                                      yTitle: "mean F", theme: theme, yRange: [0, 1] });
-    }, dsa ? "Im Fig. 9 (Eq. 12), A and B" : "Shen Fig. 7 (Eq. 19), A and B",
-      "The gate of A's token and of B's, side by side at each aligned step (one bar where a token was inserted or deleted).",
-      side));
-    pool.push(figure((dsa ? "pair-pool-" : "pair-s2t-") + side, function () {
-      return barsFigure(sa, sb, ops, dsa ? [["attention pooling (mean over features)", "s2t"], ["max-pooling share", "maxpool_share"]]
-        : [["source2token weight", "s2t"]], labels, { title: (dsa ? "Pooling weight and max-pooling share" :
-        "Source2token weight per aligned token") + at + suffix, yTitle: dsa ? "weight / share" : "mean P", theme: theme });
-    }, dsa ? "Im Fig. 11 (Eqs. 14–16), A and B" : "Shen Fig. 8, mean over features, A and B",
+    }
+    gates.push(figure(`pair-gate-${side}`, () => barsFigure(sa, sb, ops, GATES, labels,
+      { title: `Fusion gate per aligned token, mean over features${at}${suffix}`, yTitle: "mean F", theme,
+        yRange: [0, 1] }),
+      dsa ? "Im Fig. 9 (Eq. 12), A and B" : "Shen Fig. 7 (Eq. 19), A and B",
+      "The gate of A's token and of B's, side by side at each aligned step (one bar where a token was inserted or " +
+      "deleted).", side));
+    pool.push(figure(`${dsa ? "pair-pool-" : "pair-s2t-"}${side}`, () => barsFigure(sa, sb, ops,
+      dsa ? [["attention pooling (mean over features)", "s2t"], ["max-pooling share", "maxpool_share"]]
+        : [["source2token weight", "s2t"]], labels,
+      { title: (dsa ? "Pooling weight and max-pooling share" : "Source2token weight per aligned token") + at + suffix,
+        yTitle: dsa ? "weight / share" : "mean P", theme }),
+      dsa ? "Im Fig. 11 (Eqs. 14–16), A and B" : "Shen Fig. 8, mean over features, A and B",
       "How much each token of A and of B weighs in its sentence encoding, side by side per aligned step.", side));
-  });
-  var out = [section("pair-maps", dsa ? "Head-averaged attention, A, B and B − A" :
-    "Forward and backward attention, A, B and B − A", dsa && control ? alphaSlider(alpha, ", A and B") : "", maps)];
-  if (dsa) out.push(section("pair-heads", "Every head, A, B and B − A", "", heads));
-  out.push(section("pair-gate", "Fusion gate, A beside B", "", gates));
-  out.push(section("pair-pool", dsa ? "Pooling, A beside B" : "Source2token, A beside B", "", pool));
-  return out;
+  }
+  return [
+    section("pair-maps", `${dsa ? "Head-averaged" : "Forward and backward"} attention, A, B and B − A`,
+            dsa && control ? alphaSlider(alpha, ", A and B") : "", maps),
+    ...(dsa ? [section("pair-heads", "Every head, A, B and B − A", "", heads)] : []),
+    section("pair-gate", "Fusion gate, A beside B", "", gates),
+    section("pair-pool", dsa ? "Pooling, A beside B" : "Source2token, A beside B", "", pool),
+  ];
 }
 
 /* The page of a minimal pair for Report.show: trace views tvA, tvB of one model (one α for the DSA). opts: {theme;
  * swap: false where no model can run B again (the report); alphaControl: false where α is set outside the page;
  * previous: this host's last page (keepFigures)}. Throws one sentence when they cannot be compared. */
-function page(tvA, tvB, opts) {
-  var o = opts || {}, theme = Figures.theme(o.theme || "normal"), esc = Figures.htmlEscape;
-  var swap = o.swap !== false;
+export function page(tvA, tvB, opts = {}) {
+  const theme = Figures.theme(opts.theme || "normal"), swap = opts.swap !== false;
   checkPair(tvA, tvB);
-  var aligned = {};
-  sidesOf(tvA).forEach(function (side) {
-    var ta = Array.from(tvA[side].tokens), tb = Array.from(tvB[side].tokens), ops = Pair.align(ta, tb);
-    aligned[side] = { ops: ops, labels: stepLabels(ops, ta, tb) };
-  });
-  var change = predictionChange(tvA, tvB);
-  var rows = sidesOf(tvA).map(function (side) {
-    return alignHtml(side, aligned[side].ops, tvA[side], tvB[side], sideName(tvA, side), swap);
-  }).join("");
+  const aligned = {};
+  for (const [side, sa] of sides(tvA)) {
+    const ta = Array.from(sa.tokens), tb = Array.from(tvB[side].tokens), ops = Pair.align(ta, tb);
+    aligned[side] = { ops, labels: stepLabels(ops, ta, tb) };
+  }
+  const change = predictionChange(tvA, tvB);
+  const rows = sides(tvA).map(([side, sa]) =>
+    alignHtml(side, aligned[side].ops, sa, tvB[side], sideName(tvA, side), swap));
   // a key: each mark, what it means and how many B has; the edits, every step that is no "keep" (Pair.distance)
-  var ops = sidesOf(tvA).flatMap(function (side) { return aligned[side].ops; });
-  var count = function (op) { return ops.filter(function (o) { return o.op === op; }).length; };
-  var edits = ops.length - count("keep");
-  var kinds = [["replace", "#fee8c8", "replaced", "a word of A replaced in B"],
-               ["insert", "#d9f0d3", "inserted", "a word of B not in A"], ["delete", "#fddbc7", "deleted", "a word of A not in B"]];
-  var key = kinds.map(function (k) {
-    var n = count(k[0]);
-    return '<span class="pair-key" data-kind="' + k[0] + '" data-count="' + n + '"><span style="background:' + k[1] + '">' +
-      k[2] + "</span> = " + k[3] + ": " + n + "</span>";
-  }).join(" · ");
-  var legend = '<p class="counts">' + (edits ? edits + " edit" + (edits === 1 ? "" : "s") : "no edits: B is A") +
-    " · key: " + key +
-    (swap ? " · click a word of B to swap it" : "") + " · leave-one-out: the drop in " +
-    (change.relatedness ? "the relatedness score" : "p(" + esc(change.target) + ")") +
-    " when that token alone is &lt;unk&gt;</p>";
-  var tokens = section("pair-tokens", "Sentences A and B", '<div class="pair-rows">' + rows +
-    '</div><div class="pair-swap" hidden></div>' + predictionHtml(change) + legend);
-  var prediction = section("pair-prediction", "Prediction", "", [figure("pair-prediction", function () {
-    return Figures.barChart([["A", change.a], ["B", change.b]], change.labels, { title: change.relatedness
-      ? "p̂ over the relatedness grades, A and B" : "Prediction of A and B", yTitle: "probability", theme: theme, yRange: [0, 1] });
-  }, tvA.arch === "disan" ? "Shen Sec. 5, A and B" : "Im Sec. 4.1, A and B",
+  const ops = Object.values(aligned).flatMap(a => a.ops);
+  const count = op => ops.filter(o => o.op === op).length, edits = ops.length - count("keep");
+  const kinds = [["replace", "#fee8c8", "replaced", "a word of A replaced in B"],
+                 ["insert", "#d9f0d3", "inserted", "a word of B not in A"],
+                 ["delete", "#fddbc7", "deleted", "a word of A not in B"]];
+  const key = kinds.map(([op, colour, what, means]) => `<span class="pair-key" data-kind="${op}" ` +
+    `data-count="${count(op)}"><span style="background:${colour}">${what}</span> = ${means}: ${count(op)}</span>`);
+  const legend = `<p class="counts">${edits ? `${edits} edit${edits === 1 ? "" : "s"}` : "no edits: B is A"}` +
+    ` · key: ${key.join(" · ")}${swap ? " · click a word of B to swap it" : ""} · leave-one-out: the drop in ` +
+    `${change.relatedness ? "the relatedness score" : `p(${escape(change.target)})`} when that token alone is ` +
+    "&lt;unk&gt;</p>";
+  const tokens = section("pair-tokens", "Sentences A and B", `<div class="pair-rows">${rows.join("")}</div>` +
+    `<div class="pair-swap" hidden></div>${predictionHtml(change)}${legend}`);
+  const prediction = section("pair-prediction", "Prediction", "", [figure("pair-prediction",
+    () => Figures.barChart([["A", change.a], ["B", change.b]], change.labels, { title: change.relatedness
+      ? "p̂ over the relatedness grades, A and B" : "Prediction of A and B", yTitle: "probability", theme,
+      yRange: [0, 1] }),
+    tvA.arch === "disan" ? "Shen Sec. 5, A and B" : "Im Sec. 4.1, A and B",
     "The probability of each label for A and for B.", "prediction")]);
-  var sections = [tokens].concat(mapSections(tvA, tvB, aligned, theme, o.alphaControl !== false));
-  sections.splice(2, 0, prediction);
-  var inputs = { tvA: tvA, tvB: tvB, theme: o.theme || "normal" };
-  if (o.previous && o.previous.inputs) keepFigures(sections, inputs, o.previous);
-  var data = pageData(tvA, sections, false);
-  var facts = "masks " + tvA.masks[0] + "/" + tvA.masks[1] + (tvA.arch === "dsa" ? " · both at α = " + Figures.formatG(tvA.alpha) : "");
-  var text = function (tv) {
-    return sidesOf(tv).map(function (side) { return Array.from(tv[side].tokens).join(" "); }).join(" | ");
-  };
-  var lines = ["<h1>" + esc(tvA.model) + ": a minimal pair</h1>", '<p class="sub">A: ' + esc(text(tvA)) + "</p>",
-               '<p class="sub">B: ' + esc(text(tvB)) + "</p>", '<p class="sub">' + esc(facts) + "</p>"]
-    .concat(navLines(sections, "j / → next section · k / ← previous · t talk mode"));
+  const [maps, ...rest] = mapSections(tvA, tvB, aligned, theme, opts.alphaControl !== false);
+  const sections = [tokens, maps, prediction, ...rest];
+  const inputs = { tvA, tvB, theme: opts.theme || "normal" };
+  if (opts.previous?.inputs) keepFigures(sections, inputs, opts.previous);
+  const facts = `masks ${tvA.masks[0]}/${tvA.masks[1]}` +
+    (tvA.arch === "dsa" ? ` · both at α = ${Figures.formatG(tvA.alpha)}` : "");
+  const text = tv => escape(sides(tv).map(([, sent]) => Array.from(sent.tokens).join(" ")).join(" | "));
+  const lines = [`<h1>${escape(tvA.model)}: a minimal pair</h1>`, `<p class="sub">A: ${text(tvA)}</p>`,
+                 `<p class="sub">B: ${text(tvB)}</p>`, `<p class="sub">${escape(facts)}</p>`,
+                 ...navLines(sections, "j / → next section · k / ← previous · t talk mode")];
   return {
     // the style first: report.js keeps an equal node, so a new B re-parses no sheet. No `parts`: the whole body is
     // replaced, so every new page empties the leave-one-out cells until their new numbers come
-    title: tvA.model + " — minimal pair", header: "<header>" + lines.join("") + "</header>", headerLines: lines,
-    body: STYLE + sections.map(sectionHtml).join(""), data: data, sections: sections, aligned: aligned,
-    change: change, inputs: inputs,
+    title: `${tvA.model} — minimal pair`, header: `<header>${lines.join("")}</header>`, headerLines: lines,
+    body: STYLE + sections.map(sectionHtml).join(""), data: pageData(tvA, sections, false), sections, aligned,
+    change, inputs,
   };
 }
 
@@ -370,23 +333,20 @@ function page(tvA, tvB, opts) {
  * token, or null} (pair.js's or Python's). Each drop signed, on a background as strong as its share of the row's
  * largest (blue: supports the class, red: against it), in black text: 6.5:1 on the strongest red, 8:1 on blue
  * (WCAG AA: 4.5:1; tests/test_axe_pages.py). */
-function fillLeaveOneOut(container, which, loo) {
-  ["premise", "hypothesis"].forEach(function (side) {
-    var values = loo[side], table = container.querySelector('table.pair-align[data-side="' + side + '"]');
-    if (!values || !table) return;
-    var top = 0;
-    for (var i = 0; i < values.length; i++) top = Math.max(top, Math.abs(values[i]));
-    for (var t = 0; t < values.length; t++) {
-      var td = table.querySelector('td[data-loo="' + which + ":" + t + '"]'), v = values[t];
+export function fillLeaveOneOut(container, which, loo) {
+  for (const side of ["premise", "hypothesis"]) {
+    const values = loo[side], table = container.querySelector(`table.pair-align[data-side="${side}"]`);
+    if (!values || !table) continue;
+    let top = 0;
+    for (let i = 0; i < values.length; i++) top = Math.max(top, Math.abs(values[i]));
+    for (let t = 0; t < values.length; t++) {
+      const td = table.querySelector(`td[data-loo="${which}:${t}"]`), v = values[t];
       if (!td) continue;
-      var share = top > 0 ? Math.abs(v) / top : 0;
+      const strength = (0.6 * (top > 0 ? Math.abs(v) / top : 0)).toFixed(3);
       td.textContent = signed(v, 3);
       td.dataset.value = String(v);
-      td.title = "drops by " + v + " when this token alone is <unk>";
-      td.style.background = v >= 0 ? "rgba(33,102,172," + (0.6 * share).toFixed(3) + ")"
-        : "rgba(178,24,43," + (0.6 * share).toFixed(3) + ")";
+      td.title = `drops by ${v} when this token alone is <unk>`;
+      td.style.background = v >= 0 ? `rgba(33,102,172,${strength})` : `rgba(178,24,43,${strength})`;
     }
-  });
+  }
 }
-
-export { page, alignedMaps, alignedSeries, stepLabels, predictionChange, predictionHtml, fillLeaveOneOut, inputNames, signed };

@@ -11,19 +11,20 @@ import * as Figures from "./figures.js";
 import * as Recompute from "./recompute.js";
 import { argmax } from "./util.js";
 
-var escape = Figures.htmlEscape;
+export const escape = Figures.htmlEscape;
 
-function capitalize(word) {
-  return word.charAt(0).toUpperCase() + word.slice(1).toLowerCase();
-}
+export const capitalize = word => word.charAt(0).toUpperCase() + word.slice(1).toLowerCase();
+
+/* The first letter upper case, the rest as it is (capitalize() would lower the "A" of "sentence A"). */
+export const upperFirst = text => text.charAt(0).toUpperCase() + text.slice(1);
 
 /* `rows` rows of `cols` values of `flat` from `offset`, as an array of rows (a plain loop: slice.call on a typed
  * array is about 10× slower, 3 ms a 256 × 256 map). */
-function matrix(flat, rows, cols, offset) {
-  var out = new Array(rows), base = offset || 0;
-  for (var r = 0; r < rows; r++) {
-    var row = new Array(cols);
-    for (var c = 0, o = base + r * cols; c < cols; c++) row[c] = flat[o + c];
+export function matrix(flat, rows, cols, offset = 0) {
+  const out = new Array(rows);
+  for (let r = 0; r < rows; r++) {
+    const row = new Array(cols);
+    for (let c = 0, o = offset + r * cols; c < cols; c++) row[c] = flat[o + c];
     out[r] = row;
   }
   return out;
@@ -31,40 +32,43 @@ function matrix(flat, rows, cols, offset) {
 
 /* The mean of each row of a rows × cols flat array (numpy's .mean(-1)). */
 function rowMeans(flat, rows, cols) {
-  var out = new Array(rows);
-  for (var r = 0; r < rows; r++) {
-    var s = 0;
-    for (var c = 0; c < cols; c++) s += flat[r * cols + c];
+  const out = new Array(rows);
+  for (let r = 0; r < rows; r++) {
+    let s = 0;
+    for (let c = 0; c < cols; c++) s += flat[r * cols + c];
     out[r] = s / cols;
   }
   return out;
 }
 
-function need(cond, what) {
-  if (!cond) throw new Error("The trace view is not complete: " + what + ".");
+export function need(cond, what) {
+  if (!cond) throw new Error(`The trace view is not complete: ${what}.`);
 }
 
-function checkArray(value, length, what) {
-  need(value && value.length === length, what + " should have " + length + " values" +
-       (value && value.length !== undefined ? " but has " + value.length : ""));
+export function checkArray(value, length, what) {
+  need(value && value.length === length, `${what} should have ${length} values` +
+       (value && value.length !== undefined ? ` but has ${value.length}` : ""));
 }
 
 /* The shapes the sections read, checked up front so a wrong field names itself instead of drawing noise. */
 function checkSentence(sent, arch, name) {
-  need(sent && Array.isArray(sent.tokens) && sent.tokens.length > 0, name + ".tokens is missing or empty");
-  var T = sent.tokens.length;
-  need(sent.T === undefined || sent.T === T, name + ".T is " + sent.T + " for " + T + " tokens");
-  checkArray(sent.status, T, name + ".status");
-  checkArray(sent.s2t, T * sent.D2, name + ".s2t (T·D2)");
-  ["fw", "bw"].forEach(function (d) {
-    var b = sent[d], where = name + "." + d;
-    need(b, where + " is missing");
+  need(Array.isArray(sent?.tokens) && sent.tokens.length > 0, `${name}.tokens is missing or empty`);
+  const T = sent.tokens.length;
+  need(sent.T === undefined || sent.T === T, `${name}.T is ${sent.T} for ${T} tokens`);
+  checkArray(sent.status, T, `${name}.status`);
+  checkArray(sent.s2t, T * sent.D2, `${name}.s2t (T·D2)`);
+  for (const d of ["fw", "bw"]) {
+    const b = sent[d], where = `${name}.${d}`;
+    need(b, `${where} is missing`);
     // [field, length, its shape as the message names it]; the distance-based SAN's heads, scores and FFN fields too
-    var fields = [["allowed", T * T, ""], ["attention", T * T, ""], ["gate", T * b.D, " (T·D)"]].concat(arch !== "dsa" ? [] :
-      [["heads", b.H * T * T, " (H·T·T)"], ["scores", b.H * T * T, " (H·T·T)"], ["ffn_deactivation", T, ""], ["ln_max", T, ""]]);
-    fields.forEach(function (f) { checkArray(b[f[0]], f[1], where + "." + f[0] + f[2]); });
-  });
-  if (arch === "dsa") checkArray(sent.maxpool_share, T, name + ".maxpool_share");
+    const fields = [["allowed", T * T, ""], ["attention", T * T, ""], ["gate", T * b.D, " (T·D)"]];
+    if (arch === "dsa") {
+      fields.push(["heads", b.H * T * T, " (H·T·T)"], ["scores", b.H * T * T, " (H·T·T)"],
+                  ["ffn_deactivation", T, ""], ["ln_max", T, ""]);
+    }
+    for (const [field, n, shape] of fields) checkArray(b[field], n, `${where}.${field}${shape}`);
+  }
+  if (arch === "dsa") checkArray(sent.maxpool_share, T, `${name}.maxpool_share`);
 }
 
 /* What a side is called where a reader sees it (a relatedness model's: SICK's sentence A and B). */
@@ -74,44 +78,40 @@ function sideLabel(tv, side) {
 
 /* report.check_lengths: a report holds at most REPORT_MAX_TOKENS tokens per sentence. */
 function checkLengths(tv) {
-  var most = Figures.constant("REPORT_MAX_TOKENS");
-  sides(tv).forEach(function (s) {
-    var n = s[1].tokens.length, what = tv.hypothesis ? sideLabel(tv, s[0]) : "text";
+  const most = Figures.constant("REPORT_MAX_TOKENS");
+  for (const [side, sent] of sides(tv)) {
+    const n = sent.tokens.length, what = tv.hypothesis ? sideLabel(tv, side) : "text";
     if (n > most) {
-      throw new Error("The " + what + " has " + n + " tokens; a report holds at most " + most + " per sentence " +
+      throw new Error(`The ${what} has ${n} tokens; a report holds at most ${most} per sentence ` +
                       "(its in-page maps grow with the square of the length). Shorten it.");
     }
-  });
+  }
 }
 
-function checkView(tv, opts) {
-  need(tv && (tv.arch === "disan" || tv.arch === "dsa"), "arch should be \"disan\" or \"dsa\"");
+export function checkView(tv, opts) {
+  need(tv?.arch === "disan" || tv?.arch === "dsa", "arch should be \"disan\" or \"dsa\"");
   need(Array.isArray(tv.masks) && tv.masks.length === 2, "masks should be [fw, bw]");
   need(tv.prediction, "prediction is missing");
   checkSentence(tv.premise, tv.arch, "premise");
   if (tv.hypothesis) checkSentence(tv.hypothesis, tv.arch, "hypothesis");
-  if (!(opts && opts.anyLength)) checkLengths(tv);
+  if (!opts?.anyLength) checkLengths(tv);
 }
 
 /* The sentence of `side` ("hypothesis" where the view has one, else the premise). */
-function sentOf(tv, side) {
-  return side === "hypothesis" && tv.hypothesis ? tv.hypothesis : tv.premise;
-}
+export const sentOf = (tv, side) => (side === "hypothesis" && tv.hypothesis ? tv.hypothesis : tv.premise);
 
 /* [[side, sentence], …] of the view's sentences. */
-function sides(tv) {
+export function sides(tv) {
   return tv.hypothesis ? [["premise", tv.premise], ["hypothesis", tv.hypothesis]] : [["premise", tv.premise]];
 }
 
-function named(title, side, tv) {
-  return tv.hypothesis ? title + " — " + sideLabel(tv, side) : title;
-}
+const named = (title, side, tv) => (tv.hypothesis ? `${title} — ${sideLabel(tv, side)}` : title);
 
 /* obj[key] computed by make() when first read, then kept (an enumerable property, so JSON shows it). */
-function lazy(obj, key, make) {
-  Object.defineProperty(obj, key, { enumerable: true, configurable: true, get: function () {
-    var value = make();
-    Object.defineProperty(obj, key, { value: value, enumerable: true, writable: true, configurable: true });
+export function lazy(obj, key, make) {
+  Object.defineProperty(obj, key, { enumerable: true, configurable: true, get() {
+    const value = make();
+    Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
     return value;
   } });
 }
@@ -120,34 +120,35 @@ function lazy(obj, key, make) {
  * keystroke builds only what it draws; called again with the controls' values {alpha, feature} when the figure
  * follows one) or is the spec. extra: {follows: "alpha" | "feature" (a live figure), word: true (the word control
  * swaps its vector), scope (pair_view.js: what its numbers come from)}. */
-function figure(id, build, paper, caption, side, extra) {
-  var o = extra || {}, out = { id: id, paper: paper, caption: caption, side: side || "premise", word: !!o.word, scope: o.scope };
-  lazy(out, "figure", function () { return Object.assign(typeof build === "function" ? build() : build, { name: id }); });
-  out.binding = o.follows ? { follows: o.follows, redraw: build } : null;
+export function figure(id, build, paper, caption, side, extra = {}) {
+  const { follows, word, scope } = extra, out = { id, paper, caption, side: side || "premise", word: !!word, scope };
+  lazy(out, "figure", () => Object.assign(typeof build === "function" ? build() : build, { name: id }));
+  out.binding = follows ? { follows, redraw: build } : null;
   return out;
 }
 
-function section(id, title, html, figures, control) {
-  return { id: id, title: title, html: html || "", figures: figures || [], control: control || null };
+export function section(id, title, html, figures, control) {
+  return { id, title, html: html || "", figures: figures || [], control: control || null };
 }
 
 /* Tokens as escaped badges coloured by vocabulary status. */
-function tokensHtml(sent) {
-  var esc = Figures.htmlEscape, names = Figures.context().status_names, unknown = 0, glove = 0;
-  var badges = Array.from(sent.tokens, function (t, i) {
-    var s = sent.status[i];
+export function tokensHtml(sent) {
+  const names = Figures.context().status_names;
+  let unknown = 0, glove = 0;
+  const badges = Array.from(sent.tokens, (t, i) => {
+    const s = sent.status[i];
     if (s === "unknown") unknown++;
     if (s === "glove") glove++;
-    var name = Object.prototype.hasOwnProperty.call(names, s) ? names[s] : s;
-    return `<span class="tok tok-${esc(s)}" title="#${i} ${esc(name)}">${esc(t)}</span>`;
+    const name = Object.hasOwn(names, s) ? names[s] : s;
+    return `<span class="tok tok-${escape(s)}" title="#${i} ${escape(name)}">${escape(t)}</span>`;
   });
   return `<p class="tokens">${badges.join(" ")}</p>` +
     `<p class="counts">${sent.tokens.length} tokens · ${unknown} unknown · ${glove} GloVe-only</p>`;
 }
 
-function legendHtml() {
-  var names = Figures.context().status_names, esc = Figures.htmlEscape;
-  var items = Object.keys(names).map(function (k) { return `<span class="tok tok-${k}">${k}</span> ${esc(names[k])}`; });
+export function legendHtml() {
+  const items = Object.entries(Figures.context().status_names)
+    .map(([k, name]) => `<span class="tok tok-${k}">${k}</span> ${escape(name)}`);
   return `<p class="legend">${items.join(" · ")}</p>`;
 }
 
@@ -155,155 +156,159 @@ function legendHtml() {
  * pair, "score 3.72 (1–5)" for one sentence (--regression); null for a classifier. */
 function relatednessText(tv) {
   if (typeof tv.relatedness !== "number") return null;
-  var grades = Figures.pairs(tv.prediction).map(function (p) { return p[0]; });
-  return (tv.hypothesis ? "relatedness " : "score ") + Figures.formatFixed(tv.relatedness, 2) + " (" + grades[0] +
-    "–" + grades[grades.length - 1] + ")";
+  const grades = Figures.pairs(tv.prediction).map(p => p[0]);
+  return `${tv.hypothesis ? "relatedness" : "score"} ${Figures.formatFixed(tv.relatedness, 2)} ` +
+    `(${grades[0]}–${grades[grades.length - 1]})`;
 }
+
+const RANDOM_NOTE = " (random weights: meaningless)";
 
 /* The predicted label and its probability (or the score) in one line under the tokens: the first screen names it. */
 function predictionLine(tv) {
-  var esc = Figures.htmlEscape, note = esc(tv.random_weights ? " (random weights: meaningless)" : ""), score = relatednessText(tv);
-  if (score !== null) return `<p class="counts">prediction: <b>${esc(score)}</b>${note}</p>`;
-  var list = Figures.pairs(tv.prediction), best = list[argmax(list.map(function (p) { return Number(p[1]); }))];
-  return best ? `<p class="counts">prediction: <b>${esc(best[0])}</b> (p = ${Figures.formatFixed(Number(best[1]), 2)})${note}</p>` : "";
+  const note = escape(tv.random_weights ? RANDOM_NOTE : ""), score = relatednessText(tv);
+  if (score !== null) return `<p class="counts">prediction: <b>${escape(score)}</b>${note}</p>`;
+  const list = Figures.pairs(tv.prediction), best = list[argmax(list.map(p => Number(p[1])))];
+  if (!best) return "";
+  return `<p class="counts">prediction: <b>${escape(best[0])}</b> ` +
+    `(p = ${Figures.formatFixed(Number(best[1]), 2)})${note}</p>`;
 }
 
 /* The tokens (with the predicted label) and the prediction chart. */
-function overview(tv, theme) {
-  var body = sides(tv).map(function (s) {
-    var label = sideLabel(tv, s[0]);  // capitalize() would lower the "A" of "sentence A"
-    return `<div class="side">${tv.hypothesis ? `<h3>${label.charAt(0).toUpperCase() + label.slice(1)}</h3>` : ""}${tokensHtml(s[1])}</div>`;
-  }).join("");
-  var paper = tv.arch === "disan" ? "Shen Sec. 5" : "Im Sec. 4.1";
-  var score = relatednessText(tv), note = tv.random_weights ? " (random weights: meaningless)" : "";
-  var chart = score === null ? { title: "Prediction" + note, theme: theme }
-    : { title: score.charAt(0).toUpperCase() + score.slice(1) + note, theme: theme, xTitle: "p̂: probability of each grade" };
-  var prediction = figure("prediction", function () { return Figures.predictionChart(tv.prediction, chart); },
-    score === null ? paper + ", classifier output"
+export function overview(tv, theme) {
+  const body = sides(tv).map(([side, sent]) => `<div class="side">` +
+    `${tv.hypothesis ? `<h3>${upperFirst(sideLabel(tv, side))}</h3>` : ""}${tokensHtml(sent)}</div>`);
+  const paper = tv.arch === "disan" ? "Shen Sec. 5" : "Im Sec. 4.1";
+  const score = relatednessText(tv), note = tv.random_weights ? RANDOM_NOTE : "";
+  const chart = score === null ? { title: `Prediction${note}`, theme }
+    : { title: upperFirst(score) + note, theme, xTitle: "p̂: probability of each grade" };
+  const prediction = figure("prediction", () => Figures.predictionChart(tv.prediction, chart),
+    score === null ? `${paper}, classifier output`
       : tv.hypothesis ? "Tai, Socher & Manning 2015, Sec. 4.2 (Shen Sec. 5.3), relatedness output"
-      : paper + ", score output (grades as Tai, Socher & Manning 2015, Sec. 4.2)",
+      : `${paper}, score output (grades as Tai, Socher & Manning 2015, Sec. 4.2)`,
     score === null ? "Probability of each label from the classifier head on the sentence encoding."
-      : tv.hypothesis ? "The distribution p̂ over the relatedness grades r from the head on the two sentence encodings " +
-                        "(their product and absolute difference); the score is rᵀp̂."
+      : tv.hypothesis ? "The distribution p̂ over the relatedness grades r from the head on the two sentence " +
+                        "encodings (their product and absolute difference); the score is rᵀp̂."
       : "The distribution p̂ over the grades r from the head on the sentence encoding; the score is rᵀp̂.");
-  return [section("tokens", "Tokens", `<div class="sides">${body}</div>${predictionLine(tv)}${legendHtml()}`),
+  return [section("tokens", "Tokens", `<div class="sides">${body.join("")}</div>${predictionLine(tv)}${legendHtml()}`),
           section("prediction", "Prediction", "", [prediction])];
 }
 
 /* A block pair's maps (forward, backward) on one scale; a clicked row shows its bars. */
-function pair(fw, bw, tokens, titles, title, theme, valueName) {
-  return Figures.heatmapGrid([fw, bw], titles, tokens, { title: title, theme: theme, valueName: valueName || "P",
+export function pair(fw, bw, tokens, titles, title, theme, valueName) {
+  return Figures.heatmapGrid([fw, bw], titles, tokens, { title, theme, valueName: valueName || "P",
                                                        names: ["forward", "backward"], rowBars: true });
 }
 
 /* A block's head-averaged attention (T × T): the trace's own, or Im Eq. 7 again at another α from the pre-mask
  * scores the trace view keeps (the DSA; exact, as α enters only after them). */
-function attentionAt(tv, sent, direction, a) {
-  var b = sent[direction], T = sent.tokens.length;
+export function attentionAt(tv, sent, direction, a) {
+  const b = sent[direction], T = sent.tokens.length;
   if (tv.arch !== "dsa" || a === null || a === undefined) return matrix(b.attention, T, T);
   return matrix(Recompute.headMean(Recompute.headsAt(b, T, a), T), T, T);
 }
 
 /* The pair of a sentence's attention maps (Shen Fig. 6, Im Fig. 7), at α `a` (attentionAt); titles default to the
  * blocks' masks. */
-function attentionPair(tv, sent, title, theme, titles, a) {
+export function attentionPair(tv, sent, title, theme, titles, a) {
   return pair(attentionAt(tv, sent, "fw", a), attentionAt(tv, sent, "bw", a), sent.tokens, titles || blockTitles(tv),
               title, theme);
 }
 
-function blockTitles(tv) {
-  return ["forward block (mask " + tv.masks[0] + ")", "backward block (mask " + tv.masks[1] + ")"];
-}
+export const blockTitles = tv => [`forward block (mask ${tv.masks[0]})`, `backward block (mask ${tv.masks[1]})`];
 
 /* Every head of block `direction` on one colour scale (Im Figs. 12–13), block-averaged to HEAD_CELLS; the trace's
  * own, or at α `a` from the pre-mask scores. */
-function headsFigure(sent, direction, title, theme, a) {
-  var b = sent[direction], T = sent.tokens.length, stack = [], titles = [];
-  var heads = a === undefined ? b.heads : Recompute.headsAt(b, T, a);
-  for (var h = 0; h < b.H; h++) { stack.push(matrix(heads, T, T, h * T * T)); titles.push("head " + (h + 1)); }
-  return Figures.smallMultiples(stack, sent.tokens, titles, { title: title, theme: theme,
-    maxCells: Figures.constant("HEAD_CELLS"), names: titles.map(function (_, k) { return "head-" + (k + 1); }) });
+export function headsFigure(sent, direction, title, theme, a) {
+  const b = sent[direction], T = sent.tokens.length, heads = a === undefined ? b.heads : Recompute.headsAt(b, T, a);
+  const stack = [], titles = [];
+  for (let h = 0; h < b.H; h++) { stack.push(matrix(heads, T, T, h * T * T)); titles.push(`head ${h + 1}`); }
+  return Figures.smallMultiples(stack, sent.tokens, titles, { title, theme,
+    maxCells: Figures.constant("HEAD_CELLS"), names: titles.map((_, k) => `head-${k + 1}`) });
 }
 
 /* DiSAN's per-feature P of one block (T·T·D): the trace view's, or from its Eq. 15 parts (recompute.js). */
-function perFeature(sent, direction, what) {
-  var P = Recompute.perFeature(sent[direction], sent.tokens.length);
-  need(P, direction + ".probs (DiSAN's per-feature P) or its keys, queries and c are needed for " + what);
+export function perFeature(sent, direction, what) {
+  const P = Recompute.perFeature(sent[direction], sent.tokens.length);
+  need(P, `${direction}.probs (DiSAN's per-feature P) or its keys, queries and c are needed for ${what}`);
   return P;
 }
 
 /* DiSAN's P[:, :, k] (T × T) of one block from Eq. 15's parts for this feature alone (T² terms, not T²·d). */
-function featureSlice(sent, direction, k) {
-  var b = sent[direction], T = sent.tokens.length;
-  need(Recompute.hasParts(b), direction + ": DiSAN's keys, queries and c are needed for one feature k (Shen Eq. 15)");
+export function featureSlice(sent, direction, k) {
+  const b = sent[direction], T = sent.tokens.length;
+  need(Recompute.hasParts(b), `${direction}: DiSAN's keys, queries and c are needed for one feature k (Shen Eq. 15)`);
   return matrix(Recompute.disanProbs(b.keys, b.queries, T, b.allowed, b.c, k), T, T);
 }
 
 /* Shen Eqs. 12–13: one token's 2·d_h source2token probabilities; "length" scales them by T (1 = uniform). */
-function s2tVector(sent, token, scale) {
-  var D2 = sent.D2, v = Array.prototype.slice.call(sent.s2t, token * D2, (token + 1) * D2);
-  return scale === "length" ? v.map(function (x) { return x * sent.tokens.length; }) : v;
+export function s2tVector(sent, token, scale) {
+  const v = sent.s2t.slice(token * sent.D2, (token + 1) * sent.D2);
+  return scale === "length" ? Array.from(v, x => x * sent.tokens.length) : Array.from(v);
 }
 
 /* Shen Fig. 8 for one word: its 2·d_h source2token probabilities on a grid (`scale` as s2tVector). */
-function s2tWordFigure(sent, token, theme, title, scale) {
-  return Figures.vectorGrids([s2tVector(sent, token, scale)], ["#" + token + " '" + sent.tokens[token] + "' (" + sent.D2 + " features)"],
-                         { title: title || "", theme: theme, valueName: "P" });
+export function s2tWordFigure(sent, token, theme, title, scale) {
+  return Figures.vectorGrids([s2tVector(sent, token, scale)],
+                             [`#${token} '${sent.tokens[token]}' (${sent.D2} features)`],
+                             { title: title || "", theme, valueName: "P" });
 }
 
 /* One per-token series of a sentence by its field (docs/trace-view.md): gate (the mean over features of block
  * `dir`'s F), ffn_deactivation and ln_max (block `dir`'s, the DSA's), s2t (the mean over features of the
  * source2token P), maxpool_share (the DSA's). */
-function tokenSeries(sent, field, dir) {
-  var T = sent.tokens.length, b = dir ? sent[dir] : null;
+export function tokenSeries(sent, field, dir) {
+  const T = sent.tokens.length, b = dir ? sent[dir] : null;
   if (field === "gate") return rowMeans(b.gate, T, b.D);
-  if (field === "ffn_deactivation" || field === "ln_max") { need(b[field], dir + "." + field + " is missing"); return Array.from(b[field]); }
+  if (field === "ffn_deactivation" || field === "ln_max") {
+    need(b[field], `${dir}.${field} is missing`);
+    return Array.from(b[field]);
+  }
   if (field === "s2t") return rowMeans(sent.s2t, T, sent.D2);
-  if (field === "maxpool_share") { need(sent.maxpool_share, "maxpool_share is missing"); return Array.from(sent.maxpool_share); }
-  throw new Error("No per-token series \"" + field + "\"; use gate, ffn_deactivation, ln_max, s2t or maxpool_share.");
+  if (field === "maxpool_share") {
+    need(sent.maxpool_share, "maxpool_share is missing");
+    return Array.from(sent.maxpool_share);
+  }
+  throw new Error(`No per-token series "${field}"; use gate, ffn_deactivation, ln_max, s2t or maxpool_share.`);
 }
 
 /* Bars of per-token series [[name, field, dir], …] (tokenSeries) of one sentence on one value axis (the papers' bar
  * figures: Shen Figs. 7–8, Im Figs. 9–11). o: barChart's options. */
-function tokenBars(sent, series, o) {
-  return Figures.barChart(series.map(function (x) { return [x[0], tokenSeries(sent, x[1], x[2])]; }), sent.tokens, o);
+export function tokenBars(sent, series, o) {
+  return Figures.barChart(series.map(([name, field, dir]) => [name, tokenSeries(sent, field, dir)]), sent.tokens, o);
 }
 
 /* A bar figure of the page: tokenBars of one side, its title named after the side. */
 function barsFigure(tv, side, theme, id, series, o, paper, caption) {
-  return figure(id + "-" + side, function () {
-    return tokenBars(tv[side], series, Object.assign({}, o, { title: named(o.title, side, tv), theme: theme }));
-  }, paper, caption, side);
+  return figure(`${id}-${side}`, () => tokenBars(tv[side], series, { ...o, title: named(o.title, side, tv), theme }),
+                paper, caption, side);
 }
 
-var GATES = [["forward gate", "gate", "fw"], ["backward gate", "gate", "bw"]];
+export const GATES = [["forward gate", "gate", "fw"], ["backward gate", "gate", "bw"]];
 
-function disanSections(tv, theme) {
-  var titles = blockTitles(tv);
-  var mean = [], feature = [], gates = [], s2t = [];
-  sides(tv).forEach(function (s) {
-    var side = s[0], sent = s[1];
-    mean.push(figure("mean-" + side, function () {
-      return attentionPair(tv, sent, named("Token2token attention, mean over features", side, tv), theme);
-    }, "Shen Fig. 6", "P averaged over the d_h features (Shen Sec. 5.3); rows attend, columns are attended.", side));
-    feature.push(figure("feature-" + side, function (values) {
-      var k = values ? values.feature : 0;
+export function disanSections(tv, theme) {
+  const titles = blockTitles(tv), mean = [], feature = [], gates = [], s2t = [];
+  for (const [side, sent] of sides(tv)) {
+    mean.push(figure(`mean-${side}`,
+      () => attentionPair(tv, sent, named("Token2token attention, mean over features", side, tv), theme),
+      "Shen Fig. 6", "P averaged over the d_h features (Shen Sec. 5.3); rows attend, columns are attended.", side));
+    feature.push(figure(`feature-${side}`, values => {
+      const k = values ? values.feature : 0;
       return pair(featureSlice(sent, "fw", k), featureSlice(sent, "bw", k), sent.tokens, titles,
-                  named("Token2token attention, feature k = " + k, side, tv), theme, "P[k]");
+                  named(`Token2token attention, feature k = ${k}`, side, tv), theme, "P[k]");
     }, "Shen Fig. 6, one feature (Eq. 15)",
-      "The softmax of one feature k before averaging; drag the slider or use its arrow keys.", side, { follows: "feature" }));
-    gates.push(barsFigure(tv, side, theme, "gate", GATES, { title: "Fusion gate per token, mean over features", yTitle: "F",
-      yRange: [0, 1] }, "Shen Fig. 7 (Eq. 19)",
+      "The softmax of one feature k before averaging; drag the slider or use its arrow keys.", side,
+      { follows: "feature" }));
+    gates.push(barsFigure(tv, side, theme, "gate", GATES, { title: "Fusion gate per token, mean over features",
+      yTitle: "F", yRange: [0, 1] }, "Shen Fig. 7 (Eq. 19)",
       "A large F keeps the token's own input h, a small F takes its context s (u = F⊙h + (1−F)⊙s)."));
-    s2t.push(figure("s2t-" + side, function () {
-      return s2tWordFigure(sent, 0, theme, named("Source2token score vector", side, tv));
-    }, "Shen Fig. 8 (Eqs. 12–13)",
+    s2t.push(figure(`s2t-${side}`, () => s2tWordFigure(sent, 0, theme, named("Source2token score vector", side, tv)),
+      "Shen Fig. 8 (Eqs. 12–13)",
       "The feature-wise source2token probability of the chosen word, folded into rows of 30 features.", side,
       { word: true }));
-    s2t.push(barsFigure(tv, side, theme, "s2t-mean", [["source2token weight", "s2t"]], { title: "Source2token weight per token",
-      yTitle: "mean P" }, "Shen Fig. 8, mean over features",
+    s2t.push(barsFigure(tv, side, theme, "s2t-mean", [["source2token weight", "s2t"]],
+      { title: "Source2token weight per token", yTitle: "mean P" }, "Shen Fig. 8, mean over features",
       "How much each token contributes to the sentence encoding, averaged over the 2·d_h features."));
-  });
+  }
   return [
     section("disan-mean", "Forward and backward attention", "", mean),
     section("disan-feature", "One feature at a time", "", feature, "feature"),
@@ -312,33 +317,30 @@ function disanSections(tv, theme) {
   ];
 }
 
-function dsaSections(tv, theme) {
-  var esc = Figures.htmlEscape, alpha = tv.alpha !== null && tv.alpha !== undefined ? tv.alpha : 0.0;
-  var at = function (values) { return values ? values.alpha : alpha; };  // a live figure's α, else the pass's
-  var mean = [], heads = [], gates = [], ffn = [], pool = [];
-  sides(tv).forEach(function (s) {
-    var side = s[0], sent = s[1];
-    mean.push(figure("alpha-mean-" + side, function (values) {
-      return attentionPair(tv, sent, named("Head-averaged attention weights at α = " + Figures.formatG(at(values)), side, tv), theme,
-                           ["forward (mask " + tv.masks[0] + ")", "backward (mask " + tv.masks[1] + ")"], values && values.alpha);
-    }, "Im Fig. 7 (Eq. 7)",
+export function dsaSections(tv, theme) {
+  const alpha = tv.alpha ?? 0.0, at = values => (values ? values.alpha : alpha);  // a live figure's α, else the pass's
+  const mean = [], heads = [], gates = [], ffn = [], pool = [];
+  for (const [side, sent] of sides(tv)) {
+    mean.push(figure(`alpha-mean-${side}`, values => attentionPair(tv, sent,
+      named(`Head-averaged attention weights at α = ${Figures.formatG(at(values))}`, side, tv), theme,
+      [`forward (mask ${tv.masks[0]})`, `backward (mask ${tv.masks[1]})`], values?.alpha),
+    "Im Fig. 7 (Eq. 7)",
       "softmax(QKᵀ/√d_k + M_dir + α·M_dis) averaged over heads; the α control recomputes it in the page.", side,
       { follows: "alpha" }));
-    /** @type {[string, string, number][]} */ ([["fw", "Forward", 12], ["bw", "Backward", 13]]).forEach(function (d) {
-      var direction = d[0], name = d[1];
-      heads.push(figure("alpha-heads-" + direction + "-" + side, function (values) {
-        return headsFigure(sent, direction, named(name + " heads at α = " + Figures.formatG(at(values)), side, tv), theme,
-                           values && values.alpha);
-      }, "Im Fig. " + d[2],
-        "Every head of the " + name.toLowerCase() + " block on one colour scale; heads specialise on different distances.",
+    for (const [direction, name, fig] of [["fw", "Forward", "12"], ["bw", "Backward", "13"]]) {
+      heads.push(figure(`alpha-heads-${direction}-${side}`, values => headsFigure(sent, direction,
+        named(`${name} heads at α = ${Figures.formatG(at(values))}`, side, tv), theme, values?.alpha),
+      `Im Fig. ${fig}`,
+        `Every head of the ${name.toLowerCase()} block on one colour scale; heads specialise on different distances.`,
         side, { follows: "alpha" }));
-    });
-    gates.push(barsFigure(tv, side, theme, "gate", GATES, { title: "Fusion gate per token at α = " + Figures.formatG(alpha),
-      yTitle: "mean F", yRange: [0, 1] }, "Im Fig. 9 (Eq. 12)",
+    }
+    gates.push(barsFigure(tv, side, theme, "gate", GATES,
+      { title: `Fusion gate per token at α = ${Figures.formatG(alpha)}`, yTitle: "mean F", yRange: [0, 1] },
+      "Im Fig. 9 (Eq. 12)",
       "Mean over features of F: a large F keeps the input S_F, a small F the attention H_F."));
-    ffn.push(barsFigure(tv, side, theme, "ffn-deact", [["forward", "ffn_deactivation", "fw"], ["backward", "ffn_deactivation", "bw"]],
-      { title: "FFN deactivation ratio", yTitle: "ratio", yRange: [0, 1] }, "Im Fig. 10a (Eq. 13)",
-      "Share of the d_ff hidden ReLU units that are 0 for each token."));
+    ffn.push(barsFigure(tv, side, theme, "ffn-deact", [["forward", "ffn_deactivation", "fw"],
+      ["backward", "ffn_deactivation", "bw"]], { title: "FFN deactivation ratio", yTitle: "ratio", yRange: [0, 1] },
+      "Im Fig. 10a (Eq. 13)", "Share of the d_ff hidden ReLU units that are 0 for each token."));
     ffn.push(barsFigure(tv, side, theme, "ffn-max", [["forward", "ln_max", "fw"], ["backward", "ln_max", "bw"]],
       { title: "Max over features of LayerNorm(x + FFN(x))", yTitle: "max value" }, "Im Fig. 10b",
       "The largest feature of each token after the FFN's residual and LayerNorm."));
@@ -346,8 +348,8 @@ function dsaSections(tv, theme) {
       ["share of features won in max pooling", "maxpool_share"]], { title: "Pooling weight and max-pooling share",
       yTitle: "weight / share" }, "Im Fig. 11 (Eqs. 14–16)",
       "softmax(L) per token averaged over features, and the share of features whose maximum this token holds."));
-  });
-  var fixed = `<p class="note">${esc("Computed by the encoder at α = " + Figures.formatG(alpha))}; ` +
+  }
+  const fixed = `<p class="note">${escape(`Computed by the encoder at α = ${Figures.formatG(alpha)}`)}; ` +
     "the α control redraws only the attention maps.</p>";
   return [
     section("dsa-mean", "Head-averaged attention", "", mean, "alpha"),
@@ -360,103 +362,94 @@ function dsaSections(tv, theme) {
 
 /* Every section of the report, in reading order: the tokens, the first maps (a 1400 × 900 window shows the
  * sentence box and the first map together), the prediction chart, the model's other sections. */
-function reportSections(tv, theme) {
+export function reportSections(tv, theme) {
   theme = Figures.theme(theme || "normal");
-  var head = overview(tv, theme), rest = tv.arch === "disan" ? disanSections(tv, theme) : dsaSections(tv, theme);
-  return [head[0], rest[0], head[1]].concat(rest.slice(1));
+  const [tokens, prediction] = overview(tv, theme);
+  const [maps, ...rest] = tv.arch === "disan" ? disanSections(tv, theme) : dsaSections(tv, theme);
+  return [tokens, maps, prediction, ...rest];
 }
 
-var COMPACT = { tokens: 1, prediction: 1, "disan-mean": 1, "dsa-mean": 1 };
+const COMPACT = new Set(["tokens", "prediction", "disan-mean", "dsa-mean"]);
 
 /* The notebook view: tokens, prediction and the two main maps (α control for the DSA). */
-function compactSections(tv, theme) {
-  return reportSections(tv, theme).filter(function (s) { return COMPACT[s.id]; });
-}
+export const compactSections = (tv, theme) => reportSections(tv, theme).filter(s => COMPACT.has(s.id));
 
 /* Per token, what the word control swaps into the Shen Fig. 8 figure: its panel's view {z, zmin, zmax, title}. */
-function wordFrames(sent, theme) {
+export function wordFrames(sent, theme) {
   theme = Figures.theme(theme || "normal");
-  return Array.from(sent.tokens, function (_, t) {
-    var view = s2tWordFigure(sent, t, theme).panels[0].view;
-    return { z: view.z, zmin: view.zmin, zmax: view.zmax, title: view.title };
+  return Array.from(sent.tokens, (_, t) => {
+    const { z, zmin, zmax, title } = s2tWordFigure(sent, t, theme).panels[0].view;
+    return { z, zmin, zmax, title };
   });
 }
 
 /* report.page_data: the figures and the bindings of those the page redraws (a live figure is redrawn from its own
  * trace view, recompute.js `render`). */
-function pageData(tv, sections, compact) {
-  var figs = sections.flatMap(function (s) { return s.figures; });
-  var data = {
-    arch: tv.arch,
-    alpha: tv.alpha === undefined ? null : tv.alpha,
-    compact: !!compact,
-    figures: {}, live: {}, words: {},
-  };
+export function pageData(tv, sections, compact) {
+  const data = { arch: tv.arch, alpha: tv.alpha ?? null, compact: !!compact, figures: {}, live: {}, words: {} };
   // Every entry is built when first read: a keystroke builds only what it draws (report.js reads the figures
   // on screen; the others when they come near the window or typing rests).
-  figs.forEach(function (f) {
-    lazy(data.figures, f.id, function () { return f.figure; });
-    if (f.binding) lazy(data.live, f.id, function () { return { side: f.side, binding: f.binding }; });
-    if (f.word && !(f.side in data.words)) lazy(data.words, f.side, function () { return wordFrames(tv[f.side]); });
-  });
+  for (const f of sections.flatMap(s => s.figures)) {
+    lazy(data.figures, f.id, () => f.figure);
+    if (f.binding) lazy(data.live, f.id, () => ({ side: f.side, binding: f.binding }));
+    if (f.word && !(f.side in data.words)) lazy(data.words, f.side, () => wordFrames(tv[f.side]));
+  }
   return data;
 }
 
 /* The α slider at `a` (Im Eq. 7); `also` follows its label (the pair view's ", A and B"). */
-function alphaSlider(a, also) {
-  var G = Figures.formatG, C = function (name) { return G(Figures.constant(name)); };
-  return `<label class="control">α — distance-mask weight (Im Eq. 7)${also || ""} <input type="range" data-control="alpha" ` +
-    `min="${C("ALPHA_MIN")}" max="${C("ALPHA_MAX")}" step="${C("ALPHA_STEP")}" value="${G(a)}" aria-label="alpha"> ` +
-    `<output>${G(a)}</output></label>`;
+export function alphaSlider(a, also) {
+  const G = Figures.formatG, C = name => G(Figures.constant(name));
+  return `<label class="control">α — distance-mask weight (Im Eq. 7)${also || ""} <input type="range" ` +
+    `data-control="alpha" min="${C("ALPHA_MIN")}" max="${C("ALPHA_MAX")}" step="${C("ALPHA_STEP")}" value="${G(a)}" ` +
+    `aria-label="alpha"> <output>${G(a)}</output></label>`;
 }
 
 function control(sec, tv, dH) {
-  if (sec.control === "alpha") {
-    return alphaSlider(tv.alpha !== null && tv.alpha !== undefined ? tv.alpha : Figures.constant("PAPER_ALPHA"));
-  }
+  if (sec.control === "alpha") return alphaSlider(tv.alpha ?? Figures.constant("PAPER_ALPHA"));
   if (sec.control === "feature") {
-    return `<label class="control">feature k (0–${dH - 1}) <input type="range" data-control="feature" min="0" max="${dH - 1}" ` +
-      'step="1" value="0" aria-label="feature k"> <output>0</output></label>';
+    return `<label class="control">feature k (0–${dH - 1}) <input type="range" data-control="feature" min="0" ` +
+      `max="${dH - 1}" step="1" value="0" aria-label="feature k"> <output>0</output></label>`;
   }
   if (sec.control === "word") {
-    return sides(tv).map(function (s) {
-      var options = Array.from(s[1].tokens, function (t, i) { return `<option value="${i}">#${i} ${escape(t)}</option>`; });
-      return `<label class="control">${tv.hypothesis ? sideLabel(tv, s[0]) + " word" : "word"} ` +
-        `<select data-control="word" data-side="${s[0]}">${options.join("")}</select></label>`;
+    return sides(tv).map(([side, sent]) => {
+      const options = Array.from(sent.tokens, (t, i) => `<option value="${i}">#${i} ${escape(t)}</option>`);
+      return `<label class="control">${tv.hypothesis ? `${sideLabel(tv, side)} word` : "word"} ` +
+        `<select data-control="word" data-side="${side}">${options.join("")}</select></label>`;
     }).join("");
   }
   return "";
 }
 
-function sectionHtml(sec, tv, dH) {
-  var figs = sec.figures.map(function (f) {
-    return `<figure class="fig"><div class="plot" id="fig-${f.id}" data-fig="${f.id}"></div>` +
-      `<figcaption><b>${escape(f.paper)}.</b> ${escape(f.caption)}</figcaption></figure>`;
-  });
-  return `<section class="section" id="${sec.id}" tabindex="-1"><h2>${escape(sec.title)}</h2>${control(sec, tv, dH)}${sec.html}` +
-    `${figs.join("")}</section>`;
+export function sectionHtml(sec, tv, dH) {
+  const figs = sec.figures.map(f => `<figure class="fig"><div class="plot" id="fig-${f.id}" data-fig="${f.id}"></div>` +
+    `<figcaption><b>${escape(f.paper)}.</b> ${escape(f.caption)}</figcaption></figure>`);
+  return `<section class="section" id="${sec.id}" tabindex="-1"><h2>${escape(sec.title)}</h2>` +
+    `${control(sec, tv, dH)}${sec.html}${figs.join("")}</section>`;
 }
 
 /* The lines (HTML, one element each) of the page's <header>. */
 function headerLines(tv, sections, compact) {
-  var lines = [`<h1>${escape(tv.model)}: ${escape(Array.from(tv.premise.tokens).join(" "))}</h1>`];
-  if (tv.hypothesis) {
-    lines.push(`<p class="sub hyp">${sideLabel(tv, "hypothesis")}: ${escape(Array.from(tv.hypothesis.tokens).join(" "))}</p>`);
-  }
-  var facts = ["masks " + tv.masks[0] + "/" + tv.masks[1]];
-  if (tv.alpha !== null && tv.alpha !== undefined) facts.push("encoder pass at α = " + Figures.formatG(tv.alpha));
-  var paper = tv.arch === "disan" ? "Shen et al. 2018 (DiSAN)" : "Im & Cho 2017 (distance-based SAN)";
+  const text = sent => escape(Array.from(sent.tokens).join(" "));
+  const lines = [`<h1>${escape(tv.model)}: ${text(tv.premise)}</h1>`];
+  if (tv.hypothesis) lines.push(`<p class="sub hyp">${sideLabel(tv, "hypothesis")}: ${text(tv.hypothesis)}</p>`);
+  const facts = [`masks ${tv.masks[0]}/${tv.masks[1]}`];
+  if (tv.alpha !== null && tv.alpha !== undefined) facts.push(`encoder pass at α = ${Figures.formatG(tv.alpha)}`);
+  const paper = tv.arch === "disan" ? "Shen et al. 2018 (DiSAN)" : "Im & Cho 2017 (distance-based SAN)";
   lines.push(`<p class="sub">${escape(paper)} · ${facts.map(escape).join(" · ")}</p>`);
-  if (tv.random_weights) lines.push('<p class="warn">Random weights (no trained checkpoint): these patterns are not learned.</p>');
-  return compact ? lines : lines.concat(navLines(sections, "j / → / PageDown next section · k / ← / PageUp previous · " +
-                                                   "t talk mode (large fonts, one section per screen)"));
+  if (tv.random_weights) {
+    lines.push('<p class="warn">Random weights (no trained checkpoint): these patterns are not learned.</p>');
+  }
+  if (compact) return lines;
+  return [...lines, ...navLines(sections, "j / → / PageDown next section · k / ← / PageUp previous · " +
+                                          "t talk mode (large fonts, one section per screen)")];
 }
 
 /* The header's section links and the talk button with the keys. */
-function navLines(sections, keys) {
-  var links = sections.map(function (s) { return `<a href="#${s.id}">${escape(s.title)}</a>`; });
-  return [`<nav>${links.join(" ")}</nav>`,
-          `<p class="keys"><button type="button" data-control="talk" aria-pressed="false">Talk mode</button> keys: ${keys}</p>`];
+export function navLines(sections, keys) {
+  const links = sections.map(s => `<a href="#${s.id}">${escape(s.title)}</a>`);
+  return [`<nav>${links.join(" ")}</nav>`, '<p class="keys"><button type="button" data-control="talk" ' +
+          `aria-pressed="false">Talk mode</button> keys: ${keys}</p>`];
 }
 
 /* The report's page for a trace view: {title, header (<header>'s HTML), headerLines (its children's), body
@@ -464,109 +457,94 @@ function navLines(sections, keys) {
  * figures {id: spec}, live {id: {side, binding}}, words {side: frames}), sections}.
  * opts: {compact, only (one figure's id: that figure alone; a `define`d one at opts.params)}. Throws one sentence
  * when the trace view is incomplete or a sentence is longer than a report holds. */
-function page(tv, opts) {
-  var o = opts || {}, compact = !!o.compact || !!o.only;
+export function page(tv, opts = {}) {
+  const { compact, only, params } = opts;
   checkView(tv);
-  var sections = o.compact ? compactSections(tv) : reportSections(tv);
-  if (o.only && Object.prototype.hasOwnProperty.call(BUILDERS, o.only)) {
-    // One `define`d figure at o.params (the app's per-figure HTML download), with the control it follows.
-    var one = draw([tv], o.only, o.params, "normal");
-    sections = [section(o.only, "", "", [one], one.binding && one.binding.follows)];
-  } else if (o.only) {
+  let sections = compact ? compactSections(tv) : reportSections(tv);
+  if (only && BUILDERS.has(only)) {
+    // One `define`d figure at opts.params (the app's per-figure HTML download), with the control it follows.
+    const one = draw([tv], only, params, "normal");
+    sections = [section(only, "", "", [one], one.binding?.follows)];
+  } else if (only) {
     // One figure of the page (the app's per-figure HTML download), in its section, with the section's control.
-    sections = sections.map(function (s) {
-      return section(s.id, s.title, s.html, s.figures.filter(function (f) { return f.id === o.only; }), s.control);
-    }).filter(function (s) { return s.figures.length; });
-    need(sections.length, "it has no figure \"" + o.only + "\"");
+    sections = sections.map(s => section(s.id, s.title, s.html, s.figures.filter(f => f.id === only), s.control))
+      .filter(s => s.figures.length);
+    need(sections.length, `it has no figure "${only}"`);
   }
-  var dH = Math.floor(tv.premise.D2 / 2), parts = sections.map(function (s) { return sectionHtml(s, tv, dH); });
-  var lines = headerLines(tv, sections, compact);
-  return {
-    title: tv.model + " — attention report",
-    header: "<header>" + lines.join("") + "</header>",
-    headerLines: lines,
-    body: parts.join(""),
-    parts: parts,
-    data: pageData(tv, sections, compact),
-    sections: sections,
-  };
+  const dH = Math.floor(tv.premise.D2 / 2), parts = sections.map(s => sectionHtml(s, tv, dH));
+  const lines = headerLines(tv, sections, compact || only);
+  return { title: `${tv.model} — attention report`, header: `<header>${lines.join("")}</header>`, headerLines: lines,
+           body: parts.join(""), parts, data: pageData(tv, sections, compact || only), sections };
 }
 
 /* name → (views, params, theme, values) → {figure, follows: "alpha" | "feature" | undefined}: view_figures.js's
  * `define`s; a figure that follows a control is built again at its values {alpha, feature} (its binding's redraw). */
-var BUILDERS = {};
+const BUILDERS = new Map();
 
-function define(name, build) {
-  BUILDERS[name] = build;
+export function define(name, build) {
+  BUILDERS.set(name, build);
 }
 
 /* A section's HTML for a host that lays it out itself (the app's Explore): "tokens" (the Tokens section of one
  * side, params.side). */
-function sectionBody(views, id, params) {
-  var tv = views[0], p = params || {};
+export function sectionBody(views, id, params) {
+  const tv = views[0];
   checkView(tv, { anyLength: true });
-  if (id !== "tokens") throw new Error("No section \"" + id + "\"; the app draws \"tokens\".");
-  return tokensHtml(sentOf(tv, p.side)) + predictionLine(tv) + legendHtml();
+  if (id !== "tokens") throw new Error(`No section "${id}"; the app draws "tokens".`);
+  return tokensHtml(sentOf(tv, params?.side)) + predictionLine(tv) + legendHtml();
 }
 
 /* The figure `id` of `views` with `params` ({id, figure, binding, side, …}: sections' `figure`): a `define`d figure
  * (built afresh; its spec named `id`: data-figure="figure:<id>"), else a figure of the first view's page
  * (`figureById`). */
-function draw(views, id, params, themeName) {
-  if (!Object.prototype.hasOwnProperty.call(BUILDERS, id)) return figureById(views[0], id, themeName);
-  views.forEach(function (tv) { checkView(tv, { anyLength: true }); });
-  var p = params || {}, theme = Figures.theme(themeName || "normal"), built = BUILDERS[id](views, p, theme);
-  return figure(id, function (values) { return values ? BUILDERS[id](views, p, theme, values).figure : built.figure; }, "", "",
-                p.side, { follows: built.follows });
+export function draw(views, id, params, themeName) {
+  const build = BUILDERS.get(id);
+  if (!build) return figureById(views[0], id, themeName);
+  for (const tv of views) checkView(tv, { anyLength: true });
+  const p = params || {}, theme = Figures.theme(themeName || "normal"), built = build(views, p, theme);
+  return figure(id, values => (values ? build(views, p, theme, values).figure : built.figure), "", "", p.side,
+                { follows: built.follows });
 }
 
 /* The figures of `sections` by id. */
-function figuresIn(sections) {
-  var all = {};
-  sections.forEach(function (s) { s.figures.forEach(function (f) { all[f.id] = f; }); });
-  return all;
-}
+export const figuresIn = sections => Object.fromEntries(sections.flatMap(s => s.figures.map(f => [f.id, f])));
 
 // a trace view's figures per theme (and "maps": mapFigure's), built once (no field is added to the view)
-var figuresOfView = new WeakMap();
+const figuresOfView = new WeakMap();
 
 function figuresOf(tv, key, make) {
-  var byKey = figuresOfView.get(tv) || figuresOfView.set(tv, {}).get(tv);
-  return byKey[key] || (byKey[key] = make());
+  const byKey = figuresOfView.get(tv) || figuresOfView.set(tv, {}).get(tv);
+  return (byKey[key] ||= make());
 }
 
 /* Figure `id` of the trace view's page ({id, figure, binding, paper, caption, side}), for a host that draws
  * figures one by one (the app). Each figure is built when first read; any length is accepted. */
-function figureById(tv, id, themeName) {
-  var key = themeName || "normal", all = figuresOf(tv, key, function () {
+export function figureById(tv, id, themeName) {
+  const key = themeName || "normal", all = figuresOf(tv, key, () => {
     checkView(tv, { anyLength: true });
     return figuresIn(reportSections(tv, key));
   });
-  if (!all[id]) throw new Error("No figure \"" + id + "\" for this " + tv.arch + " trace view; it has " + Object.keys(all).join(", ") + ".");
+  if (!all[id]) {
+    throw new Error(`No figure "${id}" for this ${tv.arch} trace view; it has ${Object.keys(all).join(", ")}.`);
+  }
   return all[id];
 }
 
 /* The figures drawn from a sentence's attention alone: DiSAN's mean and one-feature maps (fw/bw attention, Eq.
  * 15's keys and queries), the distance-based model's head-averaged and per-head maps (fw/bw heads). */
-var MAP_FIGURES = /^(mean|feature|alpha-mean|alpha-heads-fw|alpha-heads-bw)-(premise|hypothesis)$/;
+const MAP_FIGURES = /^(mean|feature|alpha-mean|alpha-heads-fw|alpha-heads-bw)-(premise|hypothesis)$/;
 
 /* Figure `id` of a trace view that may hold only the attention's fields (site.js paintMaps: the lean graph's
  * run), built as the page builds it; null for a figure that needs more of the trace. */
-function mapFigure(tv, id) {
+export function mapFigure(tv, id) {
   if (!MAP_FIGURES.test(id)) return null;
   // the architecture's own sections: reportSections' overview reads the prediction, which a maps-only view lacks
-  var f = figuresOf(tv, "maps", function () {
-    var theme = Figures.theme("normal");
+  const f = figuresOf(tv, "maps", () => {
+    const theme = Figures.theme("normal");
     return figuresIn(tv.arch === "disan" ? disanSections(tv, theme) : dsaSections(tv, theme));
   })[id], side = f && tv[f.side];
-  if (!f || !side || !side.fw.attention || !side.bw.attention) return null;
-  if (/^feature-/.test(id) && !Recompute.hasParts(side.fw)) return null;
-  if (/^alpha-heads-/.test(id) && !side.fw.heads) return null;
+  if (!side?.fw.attention || !side.bw.attention) return null;
+  if (id.startsWith("feature-") && !Recompute.hasParts(side.fw)) return null;
+  if (id.startsWith("alpha-heads-") && !side.fw.heads) return null;
   return f.figure;
 }
-
-export { mapFigure, page, figureById, draw, sectionBody, define, reportSections, compactSections,
-  overview, disanSections, dsaSections, s2tWordFigure, wordFrames, tokensHtml, legendHtml, pageData, escape, checkView,
-  // what view_figures.js and pair_view.js build their figures with
-  GATES, need, checkArray, matrix, sentOf, s2tVector, tokenSeries, tokenBars, capitalize, featureSlice, perFeature, pair, attentionAt,
-  attentionPair, blockTitles, headsFigure, lazy, section, figure, sectionHtml, alphaSlider, navLines };
