@@ -139,7 +139,7 @@ def token2token_blocks(model, direction: str) -> list[dict] | None:
     index = {id(n): i for i, n in enumerate(model.graph.node)}
     outputs = [o.name for o in model.graph.output]
     # a block's (1, T, T) mask of allowed keys; where both directions have the same mask (the ablations without
-    # directions, masks "diag"), the export computes it once, under the other direction's name
+    # directions, masks "diag"), the export computes it once, under one direction's name, for both
     masks = [o for o in producer if re.fullmatch(r"/encoder/(fw|bw)(_\d+)?/And_1_output_0", o)]
     blocks = []
     for key_mm in readers[need[0]]:  # a block per sentence; a pair model's sentences share the weights
