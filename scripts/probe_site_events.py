@@ -3,11 +3,14 @@ the one-event row missed"; docs/figure-components.md): a CDP CPU profile of the 
 sentences of 5-20 tokens, self and inclusive ms per function (``profile``), a Chromium trace of the wasm's
 top-tier compiles per sentence after an idle wait (``tier``), or a timeline from the open through N sentences
 of the wasm's unoptimised compiles of large functions (by index) and its long optimised ones (``compiles``: a
-function compiled unoptimised twice was deoptimised; viz_app/draw/site_probe.py). Usage:
+function compiled unoptimised twice was deoptimised; viz_app/draw/site_probe.py), or the page thread's compositor
+commits and its tasks over 40 ms (with the longest events inside each) while ``bench site``'s typing with the maps in
+view runs its T ≤ 20 and T ≈ 64 rows (``commits``: a long task there was one commit of 54 ms). Usage:
     python -m viz_app site --out DIR --model disan-sst5
     PYTHONPATH=. python scripts/probe_site_events.py profile DIR disan-sst5 [N]
     PYTHONPATH=. python scripts/probe_site_events.py tier DIR disan-sst5 [IDLE_MS]
     PYTHONPATH=. python scripts/probe_site_events.py compiles DIR disan-sst5 [N]
+    PYTHONPATH=. python scripts/probe_site_events.py commits DIR dsa-sst5
 """
 import bisect
 import collections
@@ -18,8 +21,8 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-from benchmarks.common import sentence
-from benchmarks.site import _TYPE, _browser, _open
+from benchmarks.common import folder_context, sentence
+from benchmarks.site import _TYPE, TIMEOUT_MS, _browser, _in_view, _open
 
 
 def _events(path: Path) -> list[dict]:
@@ -108,6 +111,39 @@ def compiles(browser, folder: Path, model: str, n: int) -> None:
         print(f"{(ts - t0) / 1000:8.0f} ms  {what}")
 
 
+def commits(browser, folder: Path, model: str) -> None:
+    from urllib.parse import urlencode
+
+    out = Path(tempfile.mkdtemp()) / "trace.json"
+    ctx, _ = folder_context(browser, folder, height=900)  # as bench site's typing with the maps in view
+    page = ctx.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto((folder / "index.html").as_uri() + "#" + urlencode({"m": model, "t": sentence(8)}))
+    page.wait_for_function("() => document.body.dataset.drawnAt || document.body.dataset.state === 'error'")
+    browser.start_tracing(page=page, path=str(out), categories=["devtools.timeline", "toplevel", "v8",
+                                                                "disabled-by-default-devtools.timeline"])
+    rows = _in_view(page, 4, 60, large=())
+    browser.stop_tracing()
+    pixels = page.evaluate("() => Array.from(document.querySelectorAll('canvas'), c => c.width * c.height)")
+    ctx.close()
+    for r in rows:
+        print(f"{r['class']}: long tasks {r['longtasks']} ms")
+    print(f"{len(pixels)} canvases, {sum(pixels) / 1e6:.1f} M pixels of backing store")
+    events = _events(out)
+    threads = {(e["pid"], e["tid"]) for e in events if e.get("name") == "thread_name"
+               and e["args"].get("name") == "CrRendererMain"}
+    on_main = [e for e in events if (e.get("pid"), e.get("tid")) in threads and e.get("ph") == "X"]
+    commit = sorted(e["dur"] / 1000 for e in on_main if e["name"] == "Commit")
+    if commit:
+        print(f"commits: {len(commit)}, median {commit[len(commit) // 2]:.1f} ms, "
+              f"90th percentile {commit[int(len(commit) * 0.9)]:.1f} ms, longest {commit[-1]:.1f} ms")
+    for task in (e for e in on_main if e["name"] == "ThreadControllerImpl::RunTask" and e["dur"] > 40_000):
+        inside = [e for e in on_main if e is not task and task["ts"] <= e["ts"] <= task["ts"] + task["dur"]]
+        longest = sorted(inside, key=lambda e: -e["dur"])[:4]
+        print(f"task of {task['dur'] / 1000:.1f} ms: "
+              + ", ".join(f"{e['name']} {e['dur'] / 1000:.1f}" for e in longest))
+
+
 def main() -> None:
     what, folder, model = sys.argv[1], Path(sys.argv[2]), sys.argv[3]
     extra = int(sys.argv[4]) if len(sys.argv) > 4 else (40 if what == "profile" else 30 if what == "compiles" else 0)
@@ -115,6 +151,8 @@ def main() -> None:
         browser = _browser(pw)
         if what == "compiles":
             return compiles(browser, folder, model, extra)
+        if what == "commits":
+            return commits(browser, folder, model)
         ctx, page = _open(browser, folder, {"m": model, "t": sentence(8)})
         profile(page, ctx, extra) if what == "profile" else tier(page, browser, extra)
         ctx.close()
