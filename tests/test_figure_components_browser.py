@@ -60,9 +60,20 @@ def cell_point(page, fig: str, r: int, c: int, fx: float = 0.5, fy: float = 0.5)
 def pixel(page, fig: str, layer: str, x: float, y: float) -> list[int]:
     """RGBA of a layer's canvas at a point in the stage's CSS pixels."""
     return page.evaluate(
-        """([fig, layer, x, y]) => { const c = document.querySelector(`#fig-${fig} canvas[data-layer=${layer}]`);
-           const d = devicePixelRatio; return Array.from(c.getContext('2d').getImageData(Math.round(x * d), Math.round(y * d), 1, 1).data); }""",
+        f"""([fig, layer, x, y]) => {{ const c = document.querySelector(`#fig-${{fig}} canvas[data-layer=${{layer}}]`);
+           return Array.from(c.getContext('2d').getImageData(...({AT})(c, x, y), 1, 1).data); }}""",
         [fig, layer, x, y])
+
+
+#: JS: (canvas, x, y in the stage's CSS pixels) → [column, row] of that canvas's backing store: a layer's canvas
+#: covers only where it paints (figure.mjs place: its CSS box over the stage, scaled by devicePixelRatio, or a
+#: pixel layer's one pixel per cell).
+AT = """(c, x, y) => { const s = c.style, l = parseFloat(s.left) || 0, t = parseFloat(s.top) || 0;
+  return [Math.floor((x - l) * c.width / parseFloat(s.width)), Math.floor((y - t) * c.height / parseFloat(s.height))]; }"""
+
+
+def demo_z(page) -> list:
+    return page.evaluate("demo.figures.sequential.view.z.map(r => Array.from(r))")
 
 
 def cell_pixel(page, fig: str, r: int, c: int) -> list[int]:
@@ -139,9 +150,16 @@ def test_canvases_follow_the_device_pixel_ratio(chromium, demo_url):
         page.wait_for_function("window.demo !== undefined")
         stage = page.eval_on_selector("#fig-sequential .disan-fig__stage", "s => [s.style.width, s.style.height]")
         assert stage == ["560px", "440px"]
-        # the backing stores have room for the stage (figure.mjs resize: a multiple of 128 CSS pixels), × 2
-        sizes = page.eval_on_selector_all("#fig-sequential canvas", "cs => cs.map(c => [c.width, c.height, c.style.width])")
-        assert sizes and all(s == [1280, 1024, "640px"] for s in sizes), sizes
+        # a layer's backing store has room for where it paints (figure.mjs place: a multiple of 128 CSS pixels), × 2:
+        # the frame the stage, the cells, colour bar and marks their own part of it; a pixel layer one per cell
+        sizes = page.eval_on_selector_all("#fig-sequential canvas", """cs => cs.map(c => [c.dataset.layer, c.width, c.height,
+          parseFloat(c.style.width), parseFloat(c.style.height), c.style.imageRendering])""")
+        assert sizes[0] == ["frame", 1280, 1024, 640, 512, ""], sizes
+        for layer, w, h, css_w, css_h, rendering in sizes[1:]:
+            if rendering == "pixelated":
+                assert layer == "cells" and (w, h) == (len(demo_z(page)[0]), len(demo_z(page))), sizes
+            else:
+                assert (w, h) == (2 * css_w, 2 * css_h) and css_w % 128 == 0 and css_h % 128 == 0 and css_w < 640, sizes
     finally:
         context.close()
 
@@ -150,7 +168,7 @@ def test_a_smaller_view_keeps_the_canvases_and_the_stage_clips_them(page):
     """A view of another size repaints the backing stores the figure has while they hold it (a new one per
     sentence length cost the page 8 ms a sentence, figure.mjs resize) and the stage shows only its own size: a
     larger drawing's pixels beyond it are cleared or clipped. A larger view than the room grows it."""
-    stores = "[...demo.figures.sequential.root.querySelectorAll('canvas')]"
+    stores = "[...demo.figures.sequential.root.querySelectorAll('canvas')].filter(c => !c.style.imageRendering)"
     page.evaluate(f"window.__stores = {stores}; window.__sizes = __stores.map(c => [c.width, c.height])")
     before = page.eval_on_selector("#fig-sequential .disan-fig__stage", "s => s.getBoundingClientRect().height")
     page.evaluate("demo.figures.sequential.update({z: demo.attention(3, 3), rowTokens: ['a', 'b', 'c'], colTokens: ['a', 'b', 'c'], height: 300})")
@@ -213,15 +231,15 @@ def test_update_with_new_values_repaints_only_the_cells_and_data_drawn_changes_w
     paints = page.evaluate("({...demo.figures.sequential.paints})")
     seen = page.evaluate("""(() => {
         const f = demo.figures.sequential, root = f.root, canvas = root.querySelector('canvas[data-layer=cells]');
-        const L = f.layout, x = Math.round((L.plot.x + 0.15 * L.cw) * devicePixelRatio), y = Math.round((L.plot.y + 0.2 * L.ch) * devicePixelRatio);
-        const read = () => Array.from(canvas.getContext('2d').getImageData(x, y, 1, 1).data);
+        const L = f.layout, x = L.plot.x + 0.15 * L.cw, y = L.plot.y + 0.2 * L.ch;
+        const read = () => Array.from(canvas.getContext('2d').getImageData(...(%s)(canvas, x, y), 1, 1).data);
         const seen = {before: read()};
         new MutationObserver(() => { seen.atChange = read(); seen.drawn = root.dataset.drawn; })
             .observe(root, {attributes: true, attributeFilter: ['data-drawn']});
         const z = f.view.z.map(r => r.slice()); z[0][0] = 1.0;
         f.update({z});
         return new Promise(done => requestAnimationFrame(() => done(seen)));
-    })()""")
+    })()""" % AT)
     after = page.evaluate("({...demo.figures.sequential.paints})")
     assert after == {**paints, "cells": paints["cells"] + 1}
     assert seen["drawn"].startswith("2:")

@@ -3,8 +3,9 @@
  * region, a one-line error, the table fallback (a <details> built when opened) and the exports' entry. The
  * heatmap and the bars give what differs (`def`): draw(next) (calls render), reset(), view(), layout(), layers
  * (name → paint(painter, live)), grid() → [R, C], describe(cell) → lines, separator, select(cell), table(),
- * data(), csv(prov). */
-import { FONT_FAMILY, canvasPainter } from "./painter.mjs";
+ * data(), csv(prov), and optionally regions (layer → () → the part of the stage it paints) and pixels ({layer,
+ * rect}: a layer of cells alone, one canvas pixel each; `place` says how). */
+import { FONT_FAMILY, canvasPainter, cellImage } from "./painter.mjs";
 import { exportFigure } from "./export.mjs";
 
 const CSS = `.disan-fig { position: relative; display: block; font-family: ${FONT_FAMILY}; color: #2a3f5f; }
@@ -77,31 +78,50 @@ export function createFigure(parent, def) {
   parent.append(root);
 
   const paints = Object.fromEntries(layers.map((l) => [l, 0]));
-  let count = 0, size = [0, 0], room = [0, 0, 0], painters = {}, last = {}, hover = null, focus = null, at = null;
+  let count = 0, size = [0, 0], dpr = 1, painters = {}, last = {}, hover = null, focus = null, at = null;
   const ready = () => def.view() !== null;
   const point = (e) => { const b = stage.getBoundingClientRect(); return [e.clientX - b.left, e.clientY - b.top]; };
   const hit = (x, y) => cellAt(def.layout().plot, ...def.grid(), x, y);
-  /* Size the stage to w × h CSS pixels. The layers' backing stores (× devicePixelRatio) only grow, in steps of
-   * ROOM_STEP, and the stage clips them: a sentence of another length repaints the canvases it has instead of
-   * reallocating every one (8 ms of the page's thread per sentence at T ≤ 20, docs/figure-components.md). A figure's
-   * size is bounded by its host, so is the room. */
+  /* Each layer's canvas covers only where it paints: the stage, or def.regions[layer]() {x, y, w, h} (CSS pixels of
+   * the stage), or with def.pixels (its cells alone, no text) one canvas pixel per cell, scaled up by the page
+   * (image-rendering: pixelated) over pixels.rect() {x, y, w, h, R, C} (null: where numbers fit in the cells, a
+   * region of its own). The compositor copies every repainted canvas whole in the page's commit, which took up to
+   * 54 ms a key at T = 64 with four stage-sized layers a heatmap (docs/figure-components.md). The backing stores
+   * (× devicePixelRatio) only grow, in steps of ROOM_STEP, and the stage clips them: a sentence of another length
+   * repaints the canvases it has instead of reallocating every one (8 ms of the page's thread per sentence at
+   * T ≤ 20). */
+  const rooms = Object.fromEntries(layers.map((l) => [l, [0, 0, 0]]));
+  function place(layer, rect, pixelated) {
+    const c = canvases[layers.indexOf(layer)], room = rooms[layer];
+    if (pixelated) {
+      if (c.width !== rect.C || c.height !== rect.R || room[2] !== -1) Object.assign(c, { width: rect.C, height: rect.R });
+      rooms[layer] = [0, 0, -1];
+    } else if (rect.w > room[0] || rect.h > room[1] || room[2] !== dpr) {
+      const kept = room[2] === dpr ? room : [0, 0];
+      rooms[layer] = [Math.max(kept[0], roomFor(rect.w)), Math.max(kept[1], roomFor(rect.h)), dpr];
+      Object.assign(c, { width: Math.round(rooms[layer][0] * dpr), height: Math.round(rooms[layer][1] * dpr) });
+    }
+    const [w, h] = pixelated ? [rect.w, rect.h] : rooms[layer];
+    Object.assign(c.style, { left: `${rect.x}px`, top: `${rect.y}px`, width: `${w}px`, height: `${h}px`,
+      imageRendering: pixelated ? "pixelated" : "" });
+    const ctx = c.getContext("2d"), own = painters[layer] || (painters[layer] = { ctx, canvas: canvasPainter(ctx) });
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.clearRect(0, 0, c.width, c.height);
+    if (!pixelated) ctx.setTransform(dpr, 0, 0, dpr, -rect.x * dpr, -rect.y * dpr);
+    own.painter = !pixelated ? own.canvas : own.pixels || (own.pixels = { ...own.canvas,
+      cells: (x, y, cw, ch, R, C, rgbAt) => ctx.putImageData(cellImage(R, C, rgbAt), 0, 0) });
+  }
   function resize(w, h) {
-    const dpr = window.devicePixelRatio || 1;
+    dpr = window.devicePixelRatio || 1;
     size = [w, h];
     Object.assign(stage.style, { width: `${w}px`, height: `${h}px` });
-    if (w <= room[0] && h <= room[1] && dpr === room[2]) return;
-    room = [Math.max(room[0], roomFor(w)), Math.max(room[1], roomFor(h)), dpr];
-    canvases.forEach((c, i) => {
-      Object.assign(c, { width: Math.round(room[0] * dpr), height: Math.round(room[1] * dpr) });
-      Object.assign(c.style, { width: `${room[0]}px`, height: `${room[1]}px` });
-      const ctx = c.getContext("2d");
-      ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-      painters[layers[i]] = { ctx, painter: canvasPainter(ctx) };
-    });
   }
   const fig = {
     root, paints,
-    get measure() { return painters[layers[0]].painter.measure; },
+    get measure() {
+      if (!painters[layers[0]]) place(layers[0], { x: 0, y: 0, w: size[0], h: size[1] }, false);
+      return painters[layers[0]].canvas.measure;
+    },
     /* Draw a view (merged into the last one); false, with one line shown instead, when it cannot be drawn. */
     update(next) {
       let message = null;
@@ -127,7 +147,8 @@ export function createFigure(parent, def) {
     },
     /* Paint one layer again: def.layers[layer](painter, {hover, focus}) (the exports pass null: no hover). */
     paint(layer) {
-      painters[layer].ctx.clearRect(0, 0, size[0], size[1]);
+      const cells = def.pixels?.layer === layer ? def.pixels.rect() : null;
+      place(layer, cells || def.regions?.[layer]?.() || { x: 0, y: 0, w: size[0], h: size[1] }, Boolean(cells));
       def.layers[layer](painters[layer].painter, { hover, focus });
       paints[layer]++;
     },

@@ -55,7 +55,7 @@ export function paintCells(p, L, m) {
     return rgb;
   };
   p.cells(L.plot.x, L.plot.y, L.cw, L.ch, R, C, rgbAt);
-  if (L.ch < L.f.cell + 4 || L.cw < p.measure("0.00", L.f.cell) + 4) return;  // no number can fit
+  if (!numbersMayFit(L, p.measure)) return;
   for (let r = 0; r < R; r++) {
     for (let c = 0; c < C; c++) {
       const v = z[r][c], s = isMasked(r, c) || v === null || !Number.isFinite(v) ? null : formatCell(v);
@@ -64,6 +64,9 @@ export function paintCells(p, L, m) {
     }
   }
 }
+
+/* Whether a cell is large enough for any number (else the cells are colour alone). */
+const numbersMayFit = (L, measure) => L.ch >= L.f.cell + 4 && L.cw >= measure("0.00", L.f.cell) + 4;
 
 /* [value, text] of the colour bar's ticks (d3's nice ticks inside the domain). */
 export const barTicks = (scale) => tickTexts(scale.ticks(5));
@@ -138,6 +141,12 @@ export function createHeatmap(parent, { name = "heatmap", provenance = null, onR
       `${v.valueName || "value"} = ${valueText(v.z[r][c], v.masked?.[r]?.[c])}`],
     grid: () => [v.z.length, v.colTokens.length],
     select: ([r]) => selectRow(r),
+    // the cells as one canvas pixel each where no number fits in them, the rest where they paint (figure.mjs place)
+    pixels: { layer: "cells", rect: () => (numbersMayFit(L, fig.measure) ? null
+      : { x: L.plot.x, y: L.plot.y, w: L.plot.w, h: L.plot.h, R: v.z.length, C: v.colTokens.length }) },
+    regions: { cells: () => L.plot, marks: () => L.plot,
+      colourbar: () => (L.bar ? { x: L.bar.x - 2, y: L.plot.y - 2, w: L.width - L.bar.x + 2, h: L.plot.h + 4 + L.f.tick }
+        : { x: 0, y: 0, w: 1, h: 1 }) },  // without a bar it paints nothing
     layers: { frame: (q) => paintFrame(q, L), cells: (q) => paintCells(q, L, { ...v, scale, theme }),
       colourbar: (q) => paintColourbar(q, L, { ...v, scale }),
       marks: (q, live) => paintBoxes(q, L.plot, v.z.length, v.colTokens.length, heatmapMarks(v, selected, live)) },

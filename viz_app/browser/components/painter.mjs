@@ -37,13 +37,7 @@ export function canvasPainter(ctx) {
     },
     cells(x, y, cw, ch, R, C, rgbAt) {
       // one pixel per cell, scaled up without smoothing: a T × T map is one table look-up per cell
-      const img = new ImageData(C, R), px = img.data;
-      for (let r = 0, k = 0; r < R; r++) {
-        for (let c = 0; c < C; c++, k += 4) {
-          const rgb = rgbAt(r, c);
-          if (rgb) { px[k] = rgb[0]; px[k + 1] = rgb[1]; px[k + 2] = rgb[2]; px[k + 3] = 255; }
-        }
-      }
+      const img = cellImage(R, C, rgbAt);
       // the scratch canvas only grows (a new one per sentence length cost a context each): its top-left C × R
       if (!scratch || scratch.width < C || scratch.height < R) {
         scratch = new OffscreenCanvas(Math.max(C, scratch ? scratch.width : 0), Math.max(R, scratch ? scratch.height : 0));
@@ -65,6 +59,18 @@ export function canvasPainter(ctx) {
       return widths.get(key);
     },
   };
+}
+
+/* R × C cells as an ImageData of one pixel per cell, rgbAt(r, c) → [r, g, b] (null: transparent). */
+export function cellImage(R, C, rgbAt) {
+  const img = new ImageData(C, R), px = img.data;
+  for (let r = 0, k = 0; r < R; r++) {
+    for (let c = 0; c < C; c++, k += 4) {
+      const rgb = rgbAt(r, c);
+      if (rgb) { px[k] = rgb[0]; px[k + 1] = rgb[1]; px[k + 2] = rgb[2]; px[k + 3] = 255; }
+    }
+  }
+  return img;
 }
 
 /* XML text: escaped, without the characters XML 1.0 forbids (C0 controls, lone surrogates). */
