@@ -187,6 +187,29 @@ def test_a_smaller_view_keeps_the_canvases_and_the_stage_clips_them(page):
     assert grown[0] >= grown[1] and grown[3] == 1100 and grown[2] == 1152, grown
 
 
+def test_cells_too_small_for_numbers_are_one_canvas_pixel_each_and_land_on_their_cells_on_screen(page):
+    """Where no number fits in a cell, the cells layer is one canvas pixel per cell that the page scales over the
+    plot (figure.mjs place): on screen (a screenshot of the stage) each cell's centre has its own colour, and the
+    backing store is R × C."""
+    import io
+
+    from PIL import Image
+
+    n = 40
+    page.evaluate(f"""demo.figures.sequential.update({{z: demo.attention({n}, {n}),
+        rowTokens: Array.from({{length: {n}}}, (_, i) => 't' + i), colTokens: null, height: 700}})""")
+    canvas = page.eval_on_selector("#fig-sequential canvas[data-layer=cells]",
+                                   "c => [c.width, c.height, c.style.imageRendering]")
+    assert canvas == [n, n, "pixelated"]
+    z, L = demo_z(page), layout(page, "sequential")
+    shot = Image.open(io.BytesIO(page.locator("#fig-sequential .disan-fig__stage").screenshot())).convert("RGB")
+    scale = shot.width / page.locator("#fig-sequential .disan-fig__stage").bounding_box()["width"]
+    for r, c in [(0, 0), (5, 3), (17, 17), (n - 1, 0), (n - 1, n - 1), (22, 39)]:
+        x, y = L["plot"]["x"] + (c + 0.5) * L["cw"], L["plot"]["y"] + (r + 0.5) * L["ch"]
+        got = shot.getpixel((int(x * scale), int(y * scale)))
+        assert np.allclose(got, expected_rgb("Viridis", z[r][c]), atol=3), (r, c, got)
+
+
 def test_click_on_a_row_emits_it_and_the_host_shows_its_bars(page):
     before = page.get_attribute("#fig-horizontal [data-figure]", "data-drawn") or page.get_attribute("[data-figure='bars:row']", "data-drawn")
     page.mouse.click(*cell_point(page, "sequential", 2, 5))
