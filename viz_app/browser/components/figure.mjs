@@ -90,14 +90,14 @@ export function createFigure(parent, def) {
    * (× devicePixelRatio) only grow, in steps of ROOM_STEP, and the stage clips them: a sentence of another length
    * repaints the canvases it has instead of reallocating every one (8 ms of the page's thread per sentence at
    * T ≤ 20). */
-  const rooms = Object.fromEntries(layers.map((l) => [l, [0, 0, 0]]));
+  const rooms = {};  // layer → [w, h, dpr] of its backing store in CSS pixels; null while one pixel per cell
   function place(layer, rect, pixelated) {
-    const c = canvases[layers.indexOf(layer)], room = rooms[layer];
+    const c = canvases[layers.indexOf(layer)], room = rooms[layer] ?? null;
     if (pixelated) {
-      if (c.width !== rect.C || c.height !== rect.R || room[2] !== -1) Object.assign(c, { width: rect.C, height: rect.R });
-      rooms[layer] = [0, 0, -1];
-    } else if (rect.w > room[0] || rect.h > room[1] || room[2] !== dpr) {
-      const kept = room[2] === dpr ? room : [0, 0];
+      if (room || c.width !== rect.C || c.height !== rect.R) Object.assign(c, { width: rect.C, height: rect.R });
+      rooms[layer] = null;
+    } else if (!room || rect.w > room[0] || rect.h > room[1] || room[2] !== dpr) {
+      const kept = room?.[2] === dpr ? room : [0, 0];
       rooms[layer] = [Math.max(kept[0], roomFor(rect.w)), Math.max(kept[1], roomFor(rect.h)), dpr];
       Object.assign(c, { width: Math.round(rooms[layer][0] * dpr), height: Math.round(rooms[layer][1] * dpr) });
     }

@@ -71,11 +71,15 @@ const numbersMayFit = (L, measure) => L.ch >= L.f.cell + 4 && L.cw >= measure("0
 /* [value, text] of the colour bar's ticks (d3's nice ticks inside the domain). */
 export const barTicks = (scale) => tickTexts(scale.ticks(5));
 
+/* The colour bar's white ground, beside the plot from the bar to the figure's right edge. */
+const barBox = (L) => ({ x: L.bar.x - 2, y: L.plot.y - 2, w: L.width - L.bar.x + 2, h: L.plot.h + 4 });
+
 /* The colour bar: its ramp, its value name above it and its tick values beside it. m: {scale, valueName}. */
 export function paintColourbar(p, L, m) {
   const { bar, f } = L, t = m.scale.lut;
   if (!bar) return;
-  p.rect(bar.x - 2, L.plot.y - 2, L.width - bar.x + 2, L.plot.h + 4, "#ffffff");
+  const box = barBox(L);
+  p.rect(box.x, box.y, box.w, box.h, "#ffffff");
   const stop = (i, k = 3 * Math.round((i / 15) * (LUT_SIZE - 1))) => [i / 15, `rgb(${t[k]},${t[k + 1]},${t[k + 2]})`];
   p.gradient(bar.x, bar.y, bar.w, bar.h, Array.from({ length: 16 }, (_, i) => stop(i)));  // 16 stops of the table
   p.frame(bar.x, bar.y, bar.w, bar.h, GRID, 1);
@@ -145,8 +149,8 @@ export function createHeatmap(parent, { name = "heatmap", provenance = null, onR
     pixels: { layer: "cells", rect: () => (numbersMayFit(L, fig.measure) ? null
       : { x: L.plot.x, y: L.plot.y, w: L.plot.w, h: L.plot.h, R: v.z.length, C: v.colTokens.length }) },
     regions: { cells: () => L.plot, marks: () => L.plot,
-      colourbar: () => (L.bar ? { x: L.bar.x - 2, y: L.plot.y - 2, w: L.width - L.bar.x + 2, h: L.plot.h + 4 + L.f.tick }
-        : { x: 0, y: 0, w: 1, h: 1 }) },  // without a bar it paints nothing
+      // the ground and the lowest tick's text, half a line below it; without a bar the layer paints nothing
+      colourbar: () => (L.bar ? { ...barBox(L), h: barBox(L).h + L.f.tick } : { x: 0, y: 0, w: 1, h: 1 }) },
     layers: { frame: (q) => paintFrame(q, L), cells: (q) => paintCells(q, L, { ...v, scale, theme }),
       colourbar: (q) => paintColourbar(q, L, { ...v, scale }),
       marks: (q, live) => paintBoxes(q, L.plot, v.z.length, v.colTokens.length, heatmapMarks(v, selected, live)) },
