@@ -167,7 +167,8 @@ def test_canvases_follow_the_device_pixel_ratio(chromium, demo_url):
 def test_a_smaller_view_keeps_the_canvases_and_the_stage_clips_them(page):
     """A view of another size repaints the backing stores the figure has while they hold it (a new one per
     sentence length cost the page 8 ms a sentence, figure.mjs resize) and the stage shows only its own size: a
-    larger drawing's pixels beyond it are cleared or clipped. A larger view than the room grows it."""
+    larger drawing's pixels beyond it are cleared or clipped. A larger view than the room grows it. (A cells layer of
+    one pixel per cell is left out: its backing store is R × C, a few kB, made for each size.)"""
     stores = "[...demo.figures.sequential.root.querySelectorAll('canvas')].filter(c => !c.style.imageRendering)"
     page.evaluate(f"window.__stores = {stores}; window.__sizes = __stores.map(c => [c.width, c.height])")
     before = page.eval_on_selector("#fig-sequential .disan-fig__stage", "s => s.getBoundingClientRect().height")
