@@ -284,6 +284,30 @@ def test_bars_update_repaints_only_the_bars_on_the_same_axis(page):
     assert page.evaluate("({...demo.figures.horizontal.paints})") == {**paints, "bars": paints["bars"] + 1}
 
 
+def test_bars_layers_cover_only_where_they_paint(page):
+    """The bars' and marks' canvases cover the plot, the bars' with its value texts' room (past a horizontal bar up
+    to the stage's edge, a line above and below a vertical one: bars.mjs regions), not the whole stage, so a new
+    row's values repaint less (figure.mjs place); on screen a bar's middle is still its colour (Okabe & Ito blue,
+    vermilion below 0)."""
+    for fig in ("horizontal", "vertical"):
+        got = page.evaluate("""(fig) => { const f = demo.figures[fig], L = f.layout, v = f.view.values[0];
+            const box = (l) => { const s = f.root.querySelector(`canvas[data-layer=${l}]`).style;
+              return [parseFloat(s.left), parseFloat(s.top), parseFloat(s.width), parseFloat(s.height)]; };
+            const mid = (L.value(0) + L.value(v)) / 2, across = (L.horizontal ? L.plot.y : L.plot.x) + L.band / 2;
+            return { plot: L.plot, cell: L.f.cell, width: L.width, bars: box('bars'), marks: box('marks'), frame: box('frame'),
+              v, at: L.horizontal ? [mid, across] : [across, mid] }; }""", fig)
+        P, cell = got["plot"], got["cell"]
+        region = ([P["x"], P["y"], got["width"] - P["x"], P["h"]] if fig == "horizontal"
+                  else [P["x"], P["y"] - cell - 4, P["w"], P["h"] + 2 * (cell + 4)])
+        assert got["bars"][:2] == region[:2] and got["bars"][2] >= region[2] and got["bars"][3] >= region[3], got
+        assert got["marks"][:2] == [P["x"], P["y"]] and got["frame"][:2] == [0, 0], got
+        assert got["bars"][2] * got["bars"][3] < got["frame"][2] * got["frame"][3], got
+        shot = Image.open(io.BytesIO(page.locator(f"#fig-{fig} .disan-fig__stage").screenshot())).convert("RGB")
+        scale = shot.width / page.locator(f"#fig-{fig} .disan-fig__stage").bounding_box()["width"]
+        colour = [0xD5, 0x5E, 0x00] if got["v"] < 0 else [0x00, 0x72, 0xB2]
+        assert np.allclose(shot.getpixel((int(got["at"][0] * scale), int(got["at"][1] * scale))), colour, atol=3), got
+
+
 def test_svg_export_is_vectors_with_its_provenance(page):
     out = page.evaluate("demo.figures.sequential.exportAs('svg').then(e => [e.filename, e.mime, e.data])")
     name, mime, svg = out

@@ -106,6 +106,10 @@ export function createBars(parent, { name = "bars", provenance = null } = {}) {
     reset() { v = null; },
     describe: ([r, c]) => [`#${r + c} ${v.labels[r + c]}`, `${v.valueName || "value"} = ${valueText(v.values[r + c])}`],  // r or c is 0
     grid,
+    // the bars with their value texts (past a horizontal bar's end up to the stage's edge; above or below a vertical
+    // one, in the room barsLayout keeps over the plot), and the marks inside the plot: figure.mjs place
+    regions: { bars: () => (L.horizontal ? { x: L.plot.x, y: L.plot.y, w: L.width - L.plot.x, h: L.plot.h }
+      : { x: L.plot.x, y: L.plot.y - L.f.cell - 4, w: L.plot.w, h: L.plot.h + 2 * (L.f.cell + 4) }), marks: () => L.plot },
     layers: { frame: (q) => paintBarsFrame(q, L), bars: (q) => paintBars(q, L, v.values, theme),
       marks: (q, live) => paintBoxes(q, L.plot, ...grid(), marks(live)) },
     table: () => dataTable(v.title || name, "token", [v.valueName || "value"], v.labels.map((t, i) => `#${i} ${t}`), (r) => valueText(v.values[r])),
