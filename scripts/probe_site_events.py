@@ -5,12 +5,15 @@ top-tier compiles per sentence after an idle wait (``tier``), or a timeline from
 of the wasm's unoptimised compiles of large functions (by index) and its long optimised ones (``compiles``: a
 function compiled unoptimised twice was deoptimised; viz_app/draw/site_probe.py), or the page thread's compositor
 commits and its tasks over 40 ms (with the longest events inside each) while ``bench site``'s typing with the maps in
-view runs its T ≤ 20 and T ≈ 64 rows (``commits``: a long task there was one commit of 54 ms). Usage:
+view runs its T ≤ 20 and T ≈ 64 rows (``commits``: a long task there was one commit of 54 ms), or N opens on a
+link's sentence with the first maps and the page's marks, the last one traced: each thread's busy ms until its first
+maps (``opens``: bench site's row "a link's sentence"). Usage:
     python -m viz_app site --out DIR --model disan-sst5
     PYTHONPATH=. python scripts/probe_site_events.py profile DIR disan-sst5 [N]
     PYTHONPATH=. python scripts/probe_site_events.py tier DIR disan-sst5 [IDLE_MS]
     PYTHONPATH=. python scripts/probe_site_events.py compiles DIR disan-sst5 [N]
     PYTHONPATH=. python scripts/probe_site_events.py commits DIR dsa-sst5
+    PYTHONPATH=. python scripts/probe_site_events.py opens DIR disan-sst5 [N]
 """
 import bisect
 import collections
@@ -22,7 +25,7 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 from benchmarks.common import folder_context, sentence
-from benchmarks.site import _TYPE, TIMEOUT_MS, _browser, _in_view, _open
+from benchmarks.site import _FIRST_DRAWS, _ON_SCREEN, _TYPE, TIMEOUT_MS, _browser, _in_view, _open
 
 
 def _events(path: Path) -> list[dict]:
@@ -144,6 +147,41 @@ def commits(browser, folder: Path, model: str) -> None:
               + ", ".join(f"{e['name']} {e['dur'] / 1000:.1f}" for e in longest))
 
 
+def opens(browser, folder: Path, model: str, n: int) -> None:
+    out = Path(tempfile.mkdtemp()) / "trace.json"
+    for i in range(n):
+        if i == n - 1:
+            browser.start_tracing(path=str(out), categories=["toplevel", "devtools.timeline", "disabled-by-default-devtools.timeline", "blink.user_timing"])
+        ctx, page = _open(browser, folder, {"m": model, "t": sentence(12)}, init_script=_FIRST_DRAWS)
+        page.wait_for_timeout(1500)  # as bench site's _first_maps
+        seen = page.evaluate(_ON_SCREEN)
+        first = max([float(seen["visibleAt"])] + [t for _, t in seen["onScreen"] if t is not None])
+        marks = page.evaluate("performance.getEntriesByType('mark').map(m => [m.name, m.startTime])")
+        if i == n - 1:
+            browser.stop_tracing()
+        ctx.close()
+        print(f"first maps {first:.0f} ms; marks: {', '.join(f'{name} {t:.0f}' for name, t in marks)}")
+    events = _events(out)
+    names = {(e["pid"], e["tid"]): e["args"]["name"] for e in events if e.get("name") == "thread_name"}
+    # the page's time origin in the trace's clock, from the last open's first mark (its startTime is page time)
+    name, at = marks[0]
+    mark = next(e for e in events if e.get("name") == name and e.get("ph") in ("R", "I", "n", "b"))
+    t0, end, spans = mark["ts"] - at * 1000, mark["ts"] + (first - at) * 1000, collections.defaultdict(list)
+    for e in events:  # the page's process: its main thread, the model's workers, V8's background threads
+        if (e.get("pid") == mark["pid"] and e.get("name") in ("RunTask", "ThreadControllerImpl::RunTask", "ThreadPool_RunTask")
+                and e.get("ph") == "X" and t0 <= e["ts"] <= end):
+            spans[e["tid"]].append((e["ts"], min(e["ts"] + e["dur"], end)))
+    busy = collections.Counter()
+    for tid, task in spans.items():  # nested task events (RunTask around ThreadControllerImpl::RunTask) once
+        thread, reach = names.get((mark["pid"], tid), "?"), t0
+        for a, b in sorted(task):
+            busy[thread] += max(0, b - max(a, reach))
+            reach = max(reach, b)
+    print(f"the traced open: busy ms per thread until its first maps ({first:.0f} ms):")
+    for thread, us in busy.most_common(8):
+        print(f"  {thread}: {us / 1000:.0f}")
+
+
 def main() -> None:
     what, folder, model = sys.argv[1], Path(sys.argv[2]), sys.argv[3]
     extra = int(sys.argv[4]) if len(sys.argv) > 4 else (40 if what == "profile" else 30 if what == "compiles" else 0)
@@ -153,6 +191,8 @@ def main() -> None:
             return compiles(browser, folder, model, extra)
         if what == "commits":
             return commits(browser, folder, model)
+        if what == "opens":
+            return opens(browser, folder, model, extra or 5)
         ctx, page = _open(browser, folder, {"m": model, "t": sentence(8)})
         profile(page, ctx, extra) if what == "profile" else tier(page, browser, extra)
         ctx.close()
