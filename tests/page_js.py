@@ -162,7 +162,7 @@ def report_page(html: str) -> dict:
     data: {figures, live, words, ...}, view}`` (``view``: the unpacked trace view, arrays as lists)."""
     data = report_data(html)
     arrays = base64.b64encode(unpack(html, "report-arrays")).decode("ascii")
-    opts = {"compact": data["compact"], "only": data.get("only"), "params": data.get("params")}
+    opts = {"compact": data["compact"], "only": data.get("only"), "params": data.get("params"), "extra": data.get("extra")}
     [page] = node_jobs([{"fn": "report", "args": [data["view"], arrays, opts]}],
                        data["context"])
     assert "error" not in page, page.get("error")

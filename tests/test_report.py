@@ -15,6 +15,7 @@ import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from viz_app.cli import main
@@ -236,6 +237,7 @@ def test_atomic_write_leaves_nothing_when_production_fails(tmp_path):
         (["good movie", "--alpha", "1"], "no distance mask"),
         (["good movie", "--out", "{tmp}/missing/r.html"], "does not exist"),
         (["good movie", "--out", "{tmp}"], "is a folder"),
+        (["good movie", "--pair", "bad movie", "--attribution"], "leave it out with --pair"),
     ],
 )
 def test_cli_errors_are_one_line_status_2_and_leave_no_file(capsys, tmp_path, args, fragment):
@@ -269,6 +271,32 @@ def test_cli_writes_a_report_in_a_fresh_process(tmp_path):
     data = data_of(html)
     assert 'value="0.5"' in data["html"] and "random weights" in data["html"].lower()
     assert data["alpha"] == 0.5
+
+
+@pytest.mark.parametrize("arch", ["disan", "dsa"])
+def test_report_with_attribution_adds_every_methods_scores_lrp_included(tiny_glove, arch):
+    """``report --attribution``'s section: per sentence the Attribution view's bars (each method's scores divided by
+    its largest magnitude, LRP among them) and the Kendall τ between the rankings, in the report's own page."""
+    from disan.attribution import attribute
+    from viz_app.draw.attribution import LABELS, report_section
+
+    model = make_tiny(arch, tiny_glove, pair=arch == "dsa")
+    trace = model.trace("the movie is n't good .", "the film is bad" if arch == "dsa" else None)
+    a = attribute(model, trace)
+    data = data_of(report.report_html(trace, extra=report_section(a)))
+    assert re.search(r'<section class="section" id="attribution"', data["html"])
+    sides = ["premise", "hypothesis"] if arch == "dsa" else ["premise"]
+    for side, scores in zip(sides, a.sides):
+        assert f'data-fig="attribution-{side}"' in data["html"] and f'data-fig="tau-{side}"' in data["html"]
+        bars = json.dumps(data["figures"][f"attribution-{side}"], ensure_ascii=False)
+        assert LABELS["lrp"] in bars and "LRP" in data["html"]  # the bars and the report's note / captions
+        lrp = np.asarray(scores.scores["lrp"], dtype=float)
+        panels = data["figures"][f"attribution-{side}"]["panels"]  # one panel per method (figures.js barChart)
+        drawn = next(p["view"] for p in panels if p["view"]["title"] == LABELS["lrp"])
+        assert len(panels) == len(scores.scores) and drawn["labels"] == list(scores.tokens)
+        np.testing.assert_allclose(drawn["values"], lrp / np.abs(lrp).max(), rtol=1e-6)
+        tau = data["figures"][f"tau-{side}"]["panels"][0]["view"]
+        assert len(tau["z"]) == len(scores.scores), tau
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])

@@ -311,3 +311,22 @@ def test_a_heatmaps_outlined_rows_and_columns_are_drawn_and_exported(tmp_path, o
     assert got["svg"].lower().count("#1a9850") == 2, got["svg"][-600:]
     assert got["again"] == got["marks"] + 1 and "#1a9850" not in got["after"].lower()
     assert blocked == [] and errors == [], (blocked, errors)
+
+
+def test_a_report_with_attribution_draws_every_method_lrp_included_offline(tmp_path, open_offline):
+    """``report --attribution``: the last section holds the Attribution view's bars (one panel per method, LRP
+    among them, each divided by its largest magnitude) and the Kendall τ map, drawn offline with the contract."""
+    from disan.attribution import METHODS
+
+    page, blocked, errors = open_offline(write(tmp_path, "attribution", DISAN, SENTENCE, "--attribution"))
+    assert not blocked and not errors, (blocked, errors)
+    page.locator("#attribution").scroll_into_view_if_needed()
+    page.wait_for_function("() => document.querySelector('.plot[data-fig=\"tau-premise\"] [data-figure]')?.dataset.drawn")
+    titles = page.evaluate(f"() => ({HOST})('attribution-premise').panels.map(p => p.component.view.title)")
+    assert METHODS["lrp"][0] in titles and METHODS["integrated_gradients"][0] in titles, titles
+    lrp = page.evaluate(f"() => Array.from(({HOST})('attribution-premise').panels[{titles.index(METHODS['lrp'][0])}]"
+                        ".component.view.values)")
+    assert max(abs(v) for v in lrp) == pytest.approx(1.0)  # divided by its largest magnitude
+    drawn = page.eval_on_selector_all("#attribution [data-figure]", "els => els.map(e => e.dataset.drawn)")
+    assert drawn and all(d and not d.endswith(":error") for d in drawn), drawn
+    assert page.locator("#attribution figcaption").count() == 2

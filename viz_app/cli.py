@@ -32,6 +32,9 @@ def add_report(sub) -> None:
     p.add_argument("--pair-hypothesis", default=None, metavar="HYPOTHESIS_B",
                    help="B's second sentence for a two-sentence model (an NLI model's hypothesis; default: A's, "
                         "from --hypothesis); alone, it makes the pair too")
+    p.add_argument("--attribution", action="store_true",
+                   help="add a section of attention beside the token attributions for the predicted class (gradient × "
+                        "input, Integrated Gradients, leave-one-out, LRP, rollout, flow) and their Kendall τ")
 
 
 def _needs_second(name: str, cfg, hypothesis: str | None, names: tuple[str, str] | None = None) -> None:
@@ -72,14 +75,24 @@ def run_report(args) -> int:
     from disan.trace import drawing_backend
 
     if args.pair is not None or args.pair_hypothesis is not None:
+        if args.attribution:
+            raise DisanError("--attribution adds a section to one sentence's report; leave it out with --pair "
+                             "(the pair report has leave-one-out rows under both sentences).")
         return run_pair_report(args)
     out = check_writable(args.out)  # before loading anything: a bad path costs nothing
     report = drawing_backend()
     cfg = describe(args.model)
     _needs_second(args.model, cfg, args.hypothesis)
     report.check_text(args.text, args.hypothesis, cfg.input_names)
-    trace = load(args.model, args.device).trace(args.text, args.hypothesis, alpha=args.alpha, masks=args.masks)
-    path = report.write_report(trace, out)
+    model = load(args.model, args.device)
+    trace = model.trace(args.text, args.hypothesis, alpha=args.alpha, masks=args.masks)
+    extra = None
+    if args.attribution:
+        from disan.attribution import attribute
+        from viz_app.draw.attribution import report_section
+
+        extra = report_section(attribute(model, trace), cfg.input_names)
+    path = report.write_report(trace, out, extra=extra)
     print(f"wrote {path} ({path.stat().st_size / 2**20:.1f} MB)")
     return 0
 

@@ -436,7 +436,7 @@ function boot(doc) {
       // leave-one-out rows hold Python's (docs/trace-view.md "Leave-one-out").
       const page = data.pair
         ? PairView.page(tv, decode(data.pair.view, bytesB), { alphaControl: false, swap: false })
-        : Sections.page(tv, { compact: data.compact, only: data.only, params: data.params });
+        : Sections.page(tv, { compact: data.compact, only: data.only, params: data.params, extra: data.extra });
       doc.title = page.title;
       return show(root, page, { header: doc.getElementById("report-header"), provenance: data.provenance })
         .then(() => data.pair && fillLeaveOneOut(root, data.pair.loo, "1"));

@@ -455,12 +455,19 @@ export function navLines(sections, keys) {
 /* The report's page for a trace view: {title, header (<header>'s HTML), headerLines (its children's), body
  * (<main>'s inner HTML), parts (its sections' HTML), data (what Report.show draws: arch, alpha, compact,
  * figures {id: spec}, live {id: {side, binding}}, words {side: frames}), sections}.
- * opts: {compact, only (one figure's id: that figure alone; a `define`d one at opts.params)}. Throws one sentence
+ * opts: {compact, only (one figure's id: that figure alone; a `define`d one at opts.params), extra (a last section
+ * of `define`d figures, below)}. Throws one sentence
  * when the trace view is incomplete or a sentence is longer than a report holds. */
 export function page(tv, opts = {}) {
-  const { compact, only, params } = opts;
+  const { compact, only, params, extra } = opts;
   checkView(tv);
   let sections = compact ? compactSections(tv) : reportSections(tv);
+  // figures the report's maker computed beside the trace (viz_app report --attribution), `define`d ones at their
+  // params: {id, title, note, figures: [{id, figure, params, paper, caption}]}
+  if (extra?.figures?.length) {
+    sections.push(section(extra.id || "extra", extra.title, extra.note ? `<p class="note">${escape(extra.note)}</p>` : "",
+      extra.figures.map(x => draw([tv], x.figure, x.params, "normal", x))));
+  }
   if (only && BUILDERS.has(only)) {
     // One `define`d figure at opts.params (the app's per-figure HTML download), with the control it follows.
     const one = draw([tv], only, params, "normal");
@@ -495,15 +502,15 @@ export function sectionBody(views, id, params) {
 }
 
 /* The figure `id` of `views` with `params` ({id, figure, binding, side, …}: sections' `figure`): a `define`d figure
- * (built afresh; its spec named `id`: data-figure="figure:<id>"), else a figure of the first view's page
- * (`figureById`). */
-export function draw(views, id, params, themeName) {
+ * (built afresh; its spec named `id`, or `as.id` with its caption `as.paper`, `as.caption`: data-figure=
+ * "figure:<id>"), else a figure of the first view's page (`figureById`). */
+export function draw(views, id, params, themeName, as = {}) {
   const build = BUILDERS.get(id);
   if (!build) return figureById(views[0], id, themeName);
   for (const tv of views) checkView(tv, { anyLength: true });
   const p = params || {}, theme = Figures.theme(themeName || "normal"), built = build(views, p, theme);
-  return figure(id, values => (values ? build(views, p, theme, values).figure : built.figure), "", "", p.side,
-                { follows: built.follows });
+  return figure(as.id || id, values => (values ? build(views, p, theme, values).figure : built.figure), as.paper || "",
+                as.caption || "", p.side, { follows: built.follows });
 }
 
 /* The figures of `sections` by id. */

@@ -66,3 +66,34 @@ def attribution_view(a: Attribution) -> AttributionView:
                                 s.rollout_remainder, vector))
     return AttributionView(a.target, a.probability, tuple(sides), a.ig_steps, a.ig_baseline, a.ig_gap, a.ig_delta,
                            a.rollout_exact)
+
+
+def report_section(a: Attribution, names: tuple[str, str] = ("premise", "hypothesis")) -> dict:
+    """The report's last section (``python -m viz_app report --attribution``; sections.js ``page``'s ``extra``): per
+    sentence (``names``: what the model calls its two), attention beside every attribution, LRP included, as the
+    Attribution view draws them ("attribution-bars"), and the Kendall τ between their rankings ("tau")."""
+    view = attribution_view(a)
+    what = (f"the predicted relatedness score ŷ = {view.probability:.3f}" if view.explains_score
+            else f"'{view.target}' (p = {view.probability:.3f})")
+    figures = []
+    for key, name, side in zip(("premise", "hypothesis"), names, view.sides):
+        of = f" — {name}" if len(view.sides) > 1 else ""
+        methods = [LABELS[m] for m in side.methods]
+        tau = [[None if np.isnan(t) else float(t) for t in row] for row in side.tau]  # NaN: fewer than two tokens
+        figures += [
+            {"id": f"attribution-{key}", "figure": "attribution-bars", "paper": "Attention and token attributions",
+             "caption": "Each method's per-token score for the explained class divided by its largest magnitude "
+                        "(methods in different units share one axis); LRP is AttnLRP's relevance of the logit "
+                        "(docs/lrp.md), rollout and flow are built from the attention weights.",
+             "params": {"side": key, "title": f"Attention and attributions per token{of}",
+                        "series": [[LABELS[m], [float(x) if np.isfinite(x) else None for x in v]]
+                                   for m, v in side.scores.items()]}},
+            {"id": f"tau-{key}", "figure": "tau", "paper": "Kendall τ-b",
+             "caption": "Between every two methods' token rankings: +1 the same order, 0 unrelated, −1 reversed "
+                        "(signed scores ranked by magnitude; attention has no sign).",
+             "params": {"names": methods, "tau": tau, "title": f"Kendall τ between the rankings{of}"}},
+        ]
+    note = (f"Explaining {what}. Integrated Gradients: {view.ig_steps} steps from the baseline ({view.ig_baseline}), "
+            f"convergence delta {view.ig_delta:+.2e}. The same comparison over whole test sets: "
+            "docs/attention-as-explanation.md.")
+    return {"id": "attribution", "title": "Attention and attributions", "note": note, "figures": figures}

@@ -85,14 +85,15 @@ def _read(path: Path) -> str:
 
 
 def report_html(trace: ModelTrace, *, compact: bool = False, only: str | None = None,
-                params: dict | None = None) -> str:
+                params: dict | None = None, extra: dict | None = None) -> str:
     """The whole HTML document of ``trace`` (``compact``: the notebook view's subset, no keyboard handling;
     ``only``: one figure's id, that figure alone with its control, at ``params`` for a figure that takes them:
-    the app's per-figure HTML download)."""
+    the app's per-figure HTML download; ``extra``: a last section of figures computed beside the trace,
+    ``attribution.report_section``'s)."""
     check_length(trace)
     view, arrays = packed_trace_view(trace)
     data = {"view": view, "context": figure_context(), "compact": compact, "only": only, "params": params,
-            "provenance": provenance(trace.model, trace.random_weights)}
+            "extra": extra, "provenance": provenance(trace.model, trace.random_weights)}
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     blobs = {"report-data": text.encode("utf-8"), "report-arrays": arrays}
     return document(f"{trace.model} — attention report", blobs, compact=compact)
@@ -123,10 +124,11 @@ def document(title: str, blobs: dict[str, bytes], *, compact: bool = False) -> s
     return page
 
 
-def write_report(trace: ModelTrace, path: str | os.PathLike) -> Path:
-    """Write the report of ``trace`` to ``path`` all-or-nothing (``disan.output.write_atomic``)."""
+def write_report(trace: ModelTrace, path: str | os.PathLike, extra: dict | None = None) -> Path:
+    """Write the report of ``trace`` (with ``extra``, as ``report_html``) to ``path`` all-or-nothing
+    (``disan.output.write_atomic``)."""
     check_length(trace)
-    return write_atomic(path, lambda: report_html(trace))
+    return write_atomic(path, lambda: report_html(trace, extra=extra))
 
 
 def notebook_height(trace: ModelTrace) -> int:
