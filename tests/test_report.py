@@ -24,7 +24,7 @@ from disan.output import write_atomic
 from disan.vocab import tokenize
 from tests.bad_text import CASES
 from tests.conftest import make_tiny
-from tests.page_js import report_data, report_page, unpack
+from tests.page_js import page_figures, report_data, report_page, unpack
 from viz_app.draw import bundles, report, settings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -297,6 +297,18 @@ def test_report_with_attribution_adds_every_methods_scores_lrp_included(tiny_glo
         np.testing.assert_allclose(drawn["values"], lrp / np.abs(lrp).max(), rtol=1e-6)
         tau = data["figures"][f"tau-{side}"]["panels"][0]["view"]
         assert len(tau["z"]) == len(scores.scores), tau
+
+
+def test_a_missing_attribution_score_draws_no_bar_not_a_zero(tiny_traces):
+    """report_section writes a non-finite score as null: the bars leave that token's bar out (NaN), and the others
+    are still divided by the largest finite magnitude."""
+    html = report.report_html(tiny_traces["disan"])
+    packed = (report_data(html)["view"], base64.b64encode(unpack(html, "report-arrays")).decode("ascii"))
+    T = len(tiny_traces["disan"].premise.tokens)
+    [out] = page_figures([([packed], "attribution-bars", {"side": "premise", "series": [["m", [None, -4.0] + [2.0] * (T - 2)]]},
+                           "normal")])
+    values = out["figure"]["panels"][0]["view"]["values"]
+    assert values[0] is None and values[1:] == [-1.0] + [0.5] * (T - 2)  # NaN comes back from Node's JSON as null
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])

@@ -184,7 +184,7 @@ define("attribution-bars", (views, p, theme) => {
   const sent = sentOf(views[0], p.side);
   let low = 0;
   const series = p.series.map(x => {
-    const values = Array.from(x[1], Number);
+    const values = Array.from(x[1], v => (v === null ? NaN : Number(v)));  // null (a score not computed): no bar
     checkArray(values, sent.tokens.length, `series ${x[0]}`);
     let top = 0;
     for (const v of values) if (Math.abs(v) > top) top = Math.abs(v);
