@@ -130,7 +130,7 @@ def test_attributions_run_at_a_lower_priority_than_the_script_and_its_torch_thre
 
 def test_evidence_tab_draws_naopc_where_the_files_hold_it(monkeypatch):
     """The Evidence view draws the normalised AOPC (Edin et al. 2024) beside ERASER's figures once a file holds
-    it (schema 3); the stored files here, measured before it, draw none."""
+    it (schema 3): a file's NAOPC replaced by known values is what its figures draw, with its sample named."""
     import dataclasses
 
     from viz_app.shell import faithfulness_results

@@ -68,6 +68,29 @@ def attribution_view(a: Attribution) -> AttributionView:
                            a.rollout_exact)
 
 
+def ig_sentence(view: AttributionView) -> str:
+    """How Integrated Gradients ran, in one sentence (the Attribution view's caption, the report's note)."""
+    f = "ŷ" if view.explains_score else "p"
+    return (f"Integrated Gradients: {view.ig_steps} Gauss–Legendre steps from the baseline ({view.ig_baseline}); "
+            f"{f}(x) − {f}(baseline) = {view.ig_gap:+.4f}, convergence delta {view.ig_delta:+.2e} (what the scores "
+            "miss of that gap).")
+
+
+def _finite(values) -> list:
+    """Values as JSON allows them: a non-finite one (a score not computed, τ below two tokens) is null."""
+    return [float(x) if np.isfinite(x) else None for x in values]
+
+
+def bars_params(side: SideScores, key: str, title: str) -> dict:
+    """The "attribution-bars" figure's params (view_figures.js) for one sentence (``key``: premise | hypothesis)."""
+    return {"side": key, "title": title, "series": [[LABELS[m], _finite(v)] for m, v in side.scores.items()]}
+
+
+def tau_params(side: SideScores, title: str) -> dict:
+    """The "tau" figure's params (view_figures.js): Kendall τ between every two methods' rankings."""
+    return {"names": [LABELS[m] for m in side.methods], "tau": [_finite(row) for row in side.tau], "title": title}
+
+
 def report_section(a: Attribution, names: tuple[str, str] = ("premise", "hypothesis")) -> dict:
     """The report's last section (``python -m viz_app report --attribution``; sections.js ``page``'s ``extra``): per
     sentence (``names``: what the model calls its two), attention beside every attribution, LRP included, as the
@@ -78,22 +101,17 @@ def report_section(a: Attribution, names: tuple[str, str] = ("premise", "hypothe
     figures = []
     for key, name, side in zip(("premise", "hypothesis"), names, view.sides):
         of = f" — {name}" if len(view.sides) > 1 else ""
-        methods = [LABELS[m] for m in side.methods]
-        tau = [[None if np.isnan(t) else float(t) for t in row] for row in side.tau]  # NaN: fewer than two tokens
         figures += [
             {"id": f"attribution-{key}", "figure": "attribution-bars", "paper": "Attention and token attributions",
              "caption": "Each method's per-token score for the explained class divided by its largest magnitude "
                         "(methods in different units share one axis); LRP is AttnLRP's relevance of the logit "
                         "(docs/lrp.md), rollout and flow are built from the attention weights.",
-             "params": {"side": key, "title": f"Attention and attributions per token{of}",
-                        "series": [[LABELS[m], [float(x) if np.isfinite(x) else None for x in v]]
-                                   for m, v in side.scores.items()]}},
+             "params": bars_params(side, key, f"Attention and attributions per token{of}")},
             {"id": f"tau-{key}", "figure": "tau", "paper": "Kendall τ-b",
              "caption": "Between every two methods' token rankings: +1 the same order, 0 unrelated, −1 reversed "
                         "(signed scores ranked by magnitude; attention has no sign).",
-             "params": {"names": methods, "tau": tau, "title": f"Kendall τ between the rankings{of}"}},
+             "params": tau_params(side, f"Kendall τ between the rankings{of}")},
         ]
-    note = (f"Explaining {what}. Integrated Gradients: {view.ig_steps} steps from the baseline ({view.ig_baseline}), "
-            f"convergence delta {view.ig_delta:+.2e}. The same comparison over whole test sets: "
+    note = (f"Explaining {what}. {ig_sentence(view)} The same comparison over whole test sets: "
             "docs/attention-as-explanation.md.")
     return {"id": "attribution", "title": "Attention and attributions", "note": note, "figures": figures}

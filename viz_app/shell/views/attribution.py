@@ -14,7 +14,7 @@ import streamlit as st
 import disan
 from disan.attribution import METHODS, method_text
 
-from viz_app.draw.attribution import LABELS
+from viz_app.draw.attribution import LABELS, bars_params, ig_sentence, tau_params
 from viz_app.draw.text import md_escape
 from viz_app.shell import loaders
 from viz_app.shell.context import Context
@@ -46,10 +46,7 @@ def class_picker(ctx: Context, relatedness: bool = False) -> str | None:
 
 
 def methods_caption(view) -> str:
-    f = "ŷ" if view.explains_score else "p"
-    ig = (f"Integrated Gradients: {view.ig_steps} Gauss–Legendre steps from the baseline ({view.ig_baseline}); "
-          f"{f}(x) − {f}(baseline) = {view.ig_gap:+.4f}, convergence delta {view.ig_delta:+.2e} (what the scores "
-          "miss of that gap).")
+    ig = ig_sentence(view)
     graph = ("Gated rollout and attention flow walk DiSAN's exact layer graph, given this input's weights."
              if view.rollout_exact else
              "Gated rollout and attention flow for the distance-based model walk a layer graph that is exact through "
@@ -116,10 +113,8 @@ def _attributions(ctx: Context, view, names: tuple[str, str]) -> None:
     raw = {LABELS[m]: v for m, v in side.scores.items()}
     if side.vector_shares is not None:
         raw["gated rollout, share of the vector"] = side.vector_shares
-    series = [[LABELS[m], v.tolist()] for m, v in side.scores.items()]
     show_page_figure(ctx, "attribution-bars", key="attr_bars", alpha=ctx.trace_alpha,
-                     params={"side": ctx.side, "title": f"Attention and attributions per token{what}",
-                             "series": series},
+                     params=bars_params(side, ctx.side, f"Attention and attributions per token{what}"),
                      table=series_table(raw, side.tokens), trace_json=trace_json_source(ctx, ctx.trace_alpha))
     st.markdown(methods_caption(view))
     if side.rollout_remainder > 0:
@@ -141,8 +136,7 @@ def _attributions(ctx: Context, view, names: tuple[str, str]) -> None:
     names = [LABELS[m] for m in side.methods]
     table = plain_table(side.tau, index=names, columns=names)
     show_page_figure(ctx, "tau", key="attr_tau", alpha=ctx.trace_alpha, table=table,
-                     params={"names": names, "tau": side.tau.tolist(),
-                             "title": f"Kendall τ between the rankings{what}"})
+                     params=tau_params(side, f"Kendall τ between the rankings{what}"))
     st.caption("Kendall τ-b over this sentence's tokens: +1 = the same order, 0 = unrelated, −1 = reversed. "
                "Signed attributions are ranked by magnitude (attention has no sign).")
     st.markdown(md_link("The same comparison over the whole test set (Evidence → Attention as explanation) ↗",
