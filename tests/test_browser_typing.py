@@ -429,3 +429,53 @@ def test_a_rerun_whose_server_knows_a_word_the_page_lacks_draws_the_servers_numb
     np.testing.assert_allclose(got, want, atol=1e-4)  # the server's numbers, not the page's
     tab.wait_for_function("""() => Array.from(document.querySelectorAll('.st-key-tokens .tokens .tok'),
         t => t.className).join() === 'tok tok-vocab,tok tok-glove,tok tok-glove,tok tok-vocab'""")
+
+
+#: The main heading starts with the argument (a view's title: its page has been opened).
+HEADING = "(t) => (document.querySelector('[data-testid=stMain] h1') || {}).textContent?.startsWith(t)"
+
+
+def _sentence_is(text: str) -> str:
+    return f"() => new URL(location.href).searchParams.get('sentence') === {text!r}"
+
+
+def test_a_view_clicked_right_after_typing_opens_on_the_typed_sentence(page):
+    """Typing, then at once clicking another view (before typing rests) opens that view on the typed sentence.
+    The box's own commit on blur reran the page it was made on and cancelled the click: the reader stayed on
+    Explore (Streamlit keeps the later of two requests' pages). Its commits are now held while the page's typing
+    element sends the text (shell/follow.py), so the click's rerun carries it; on a view without that element the
+    box is Streamlit's again and Ctrl+Enter submits."""
+    tab, url = page
+    for n, (title, heading) in enumerate([("Fusion gate", "Fusion"), ("Masks", "Masks"), ("Models", "Models"),
+                                          ("DiSAN attention", "DiSAN")]):
+        tab.goto(f"{url}/?view=explore&model={MODEL}")
+        tab.wait_for_function("() => document.querySelector('.viz-typing')?.textContent.includes('follow typing')")
+        text = f"the owl sings {n}"
+        retype(tab, text)  # the last key, then the click: well inside the 700 ms before typing rests
+        tab.locator("[data-testid=stSidebarNav] a", has_text=title).first.click()
+        tab.wait_for_function(HEADING, arg=heading, timeout=20_000)
+        tab.wait_for_function(_sentence_is(text), timeout=20_000)
+        assert tab.locator(".st-key-sentence textarea").input_value() == text
+    # Models has no typing element: the box reruns on its own commit, Ctrl+Enter submits.
+    tab.locator("[data-testid=stSidebarNav] a", has_text="Models").first.click()
+    tab.wait_for_function(HEADING, arg="Models")
+    tab.wait_for_function("() => !document.querySelector('.viz-typing')")
+    box = retype(tab, "a slow tide")
+    box.press("Control+Enter")
+    tab.wait_for_function(_sentence_is("a slow tide"), timeout=20_000)
+
+
+def test_where_the_view_draws_nothing_that_follows_the_typing_element_still_sends_the_text(page):
+    """Compare's separately trained ablation draws two models' runs, so no chart follows typing; the box's
+    commits are held on that view (it follows typing in its other modes), and the element the page gets instead
+    says so, runs no model, and sends the text at Enter."""
+    tab, url = page
+    tab.goto(f"{url}/?view=compare&model={MODEL}")
+    tab.wait_for_function(HEADING, arg="Compare")
+    tab.locator("[data-testid=stRadio] label", has_text="separately trained ablation").first.click()
+    tab.wait_for_function("() => document.querySelector('.viz-typing')?.textContent.startsWith('Enter submits')")
+    box = retype(tab, "an old map")
+    box.press("Enter")
+    tab.wait_for_function(_sentence_is("an old map"), timeout=5000)
+    assert "\n" not in box.input_value()
+    tab.locator("[data-testid=stRadio] label", has_text="separately trained ablation").first.wait_for()

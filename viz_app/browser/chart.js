@@ -434,7 +434,7 @@ function onTyped() {
     for (const [el, draw] of held) if (el.isConnected) draw();
   }
   const input = Object.assign(boxText(), { stamp: ++TYPING.stamp, t: performance.now() });
-  runTyped(input);
+  if (TYPING.data.draws) runTyped(input);
   clearTimeout(TYPING.sendTimer);
   TYPING.sendTimer = setTimeout(() => sendTyped(input), TYPING.data.send_after_ms);
 }
@@ -459,9 +459,10 @@ function listenToBoxes() {
     if (ev.target instanceof Element && ev.target.matches(BOXES)) onTyped();
   }, true);
   document.addEventListener("keydown", ev => {
-    // Enter submits (Shift+Enter keeps a new line in the sentence box; Ctrl+Enter is Streamlit's own submit).
+    // Enter and Ctrl+Enter submit (Shift+Enter keeps a new line in the sentence box): while this element is on
+    // the page the boxes' own commits do not rerun (shell/follow.py), so their text is sent from here.
     if (!(ev.target instanceof Element) || !ev.target.matches(BOXES)) return;
-    if (ev.key !== "Enter" || ev.shiftKey || ev.ctrlKey || ev.metaKey || ev.isComposing || !typingHere()) return;
+    if (ev.key !== "Enter" || ev.shiftKey || ev.isComposing || !typingHere()) return;
     ev.preventDefault();
     submitTyped(boxText());
   }, true);
@@ -492,6 +493,8 @@ function same(a, b) {
 }
 
 const TYPING_LINE = "The maps follow typing: the model runs in this page. Enter submits.";
+/* Where no chart follows (the view drew none: shell/follow.py keep_following), the element only sends the text. */
+const SEND_LINE = "Enter submits the sentence; it is also sent once typing rests.";
 
 function mountTyping(component, data) {
   const { el: line } = ownElement(component.parentElement, "viz-typing");
@@ -499,8 +502,8 @@ function mountTyping(component, data) {
   TYPING.line = line;
   TYPING.send = component.setStateValue;
   TYPING.sent = { text: data.text, hypothesis: data.hypothesis };
-  line.textContent = TYPING_LINE;
-  startModel(data).catch(err => { line.textContent = `Typing does not redraw the maps here (${err.message}); Ctrl+Enter submits.`; });
+  line.textContent = data.draws ? TYPING_LINE : SEND_LINE;
+  if (data.draws) startModel(data).catch(err => { line.textContent = `Typing does not redraw the maps here (${err.message}); Enter submits.`; });
   listenToBoxes();
 }
 

@@ -15,6 +15,8 @@ class Context:
     trained_alpha: the model's own α (None for DiSAN).
     hypothesis:   None for single-sentence models.
     input_error:  one sentence saying what is wrong with the input, or None.
+    boxes_held:   the sentence boxes' commits do not rerun: the page's typing element sends the text
+                  (``follow.typing_expected``).
     """
 
     model: str
@@ -36,6 +38,7 @@ class Context:
     presentation: bool
     image_format: str
     input_error: str | None
+    boxes_held: bool = False
 
     @property
     def is_dsa(self) -> bool:

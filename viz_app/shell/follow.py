@@ -7,6 +7,12 @@ A view calls ``follow_typing(ctx)`` once, before its charts, and draws the chart
 becomes the session's as a submit would. Where the page cannot run the model (random weights, other masks than
 the trained ones, a sentence the server refused, the folder still building or impossible), the view draws as
 before and Ctrl+Enter submits.
+
+Where the page carries the typing element, the sidebar's boxes do not rerun on a commit of their own (blur,
+Ctrl+Enter: ``on_change="ignore"``, ``typing_expected``): the element sends the text. A box's rerun names the page
+it was made on, and Streamlit keeps the later of two requests' pages, so a commit sent by the blur of a click on
+another view cancelled that click (the reader typed, clicked "Fusion gate" and stayed on Explore). With the commit
+held in the browser the click's own rerun carries the sentence to the view it opens.
 """
 
 from __future__ import annotations
@@ -14,8 +20,28 @@ from __future__ import annotations
 import streamlit as st
 
 from viz_app.shell import chart
+from viz_app.shell.catalog import VIEWS
 from viz_app.shell.context import Context
 from viz_app.shell.explorer import explorer_base
+
+#: This run's page carries the typing element (set False by ``typing_expected``, at the top of every run).
+MOUNTED = "_typing_mounted"
+
+
+def typing_expected(view: str | None, model: str, masks: str) -> bool:
+    """True when the page of ``view`` (its ``url_path``) will carry the typing element for ``model``: the view
+    follows typing, the masks are the trained ones and the model's explorer folder is ready. The sidebar then
+    holds its boxes' commits (``on_change="ignore"``), and ``keep_following`` mounts the element where the view
+    did not (a view that returned early, Compare's ablation). Called once per run, before the sidebar's boxes."""
+    st.session_state[MOUNTED] = False
+    spec = next((s for s in VIEWS if s.url_path == view), None)
+    return bool(spec and spec.follows_typing and masks == "default" and explorer_base(model) is not None)
+
+
+def _mount(ctx: Context, base: str, draws: bool) -> None:
+    st.session_state[MOUNTED] = True
+    chart.typing_control(key="typing", base=base, model=ctx.model, alpha=ctx.alpha if ctx.is_dsa else None,
+                         text=ctx.text, hypothesis=ctx.hypothesis, on_change=_typed, draws=draws)
 
 
 def follow_typing(ctx: Context) -> bool:
@@ -24,23 +50,24 @@ def follow_typing(ctx: Context) -> bool:
     base = None if ctx.input_error or ctx.masks != "default" else explorer_base(ctx.model)
     if base is None:
         return False
-    chart.typing_control(key="typing", base=base, model=ctx.model, alpha=ctx.alpha if ctx.is_dsa else None,
-                         text=ctx.text, hypothesis=ctx.hypothesis, on_change=_typed)
+    _mount(ctx, base, draws=True)
     return True
 
 
 def keep_following(ctx: Context, view_follows: bool) -> None:
-    """After a view that follows typing drew nothing for a sentence the server refused (an emptied box, an
-    over-long one: ``ctx.input_error``), keep the typing element on the page: without it the next keys were left
-    to Streamlit, and a sentence typed after clearing the box was never drawn until Ctrl+Enter (issue 58, item 2).
-    The page then sends what is typed once typing rests, and the rerun draws it. Called by ``app.py`` after the
-    page."""
-    if not (view_follows and ctx.input_error and ctx.masks == "default"):
+    """Keep the typing element on a page whose view did not mount it: after a view that follows typing drew
+    nothing for a sentence the server refused (an emptied box, an over-long one: ``ctx.input_error``; without it
+    the next keys were left to Streamlit, and a sentence typed after clearing the box was never drawn until
+    Ctrl+Enter, issue 58, item 2), and wherever the sidebar held its boxes' commits (``ctx.boxes_held``:
+    ``typing_expected``), whose text only the element sends. The page then sends what is typed once typing rests
+    or at Enter, and the rerun draws it. Called by ``app.py`` after the page."""
+    if st.session_state.get(MOUNTED) or ctx.masks != "default":
+        return
+    if not (ctx.boxes_held or (view_follows and ctx.input_error)):
         return
     base = explorer_base(ctx.model)
     if base is not None:
-        chart.typing_control(key="typing", base=base, model=ctx.model, alpha=ctx.alpha if ctx.is_dsa else None,
-                             text=ctx.text, hypothesis=ctx.hypothesis, on_change=_typed)
+        _mount(ctx, base, draws=bool(view_follows and ctx.input_error))
 
 
 def _typed() -> None:

@@ -10,6 +10,7 @@ from viz_app.shell import loaders, models
 
 from viz_app.draw import settings
 from viz_app.shell.context import Context
+from viz_app.shell.follow import typing_expected
 from viz_app.draw.presets import preset_by_label, presets_for
 from viz_app.shell.session import ensure, init_from_url, keep_widget_state
 from viz_app.draw.text import md_escape
@@ -120,10 +121,14 @@ def render_sidebar(view: str | None = None, prepared: tuple[list[str], str] | No
             on_change=_apply_preset
         )
         first, second = side_names(cfg, view)
-        text = st.text_area(first[0].upper() + first[1:], key="sentence", max_chars=settings.MAX_CHARS, height=90)
+        # The page's typing element sends the boxes' text; a commit's own rerun could cancel a click (follow.py).
+        commit = "ignore" if typing_expected(view, name, st.session_state["masks"]) else "rerun"
+        text = st.text_area(first[0].upper() + first[1:], key="sentence", max_chars=settings.MAX_CHARS, height=90,
+                            on_change=commit)
         hypothesis = None
         if cfg.pair:
-            hypothesis = st.text_input(second[0].upper() + second[1:], key="hypothesis", max_chars=settings.MAX_CHARS)
+            hypothesis = st.text_input(second[0].upper() + second[1:], key="hypothesis", max_chars=settings.MAX_CHARS,
+                                       on_change=commit)
             st.radio("Draw", ("premise", "hypothesis"), key="side", horizontal=True,
                      format_func=dict(premise=first, hypothesis=second).get)
         masks = st.session_state["masks"]
@@ -163,4 +168,5 @@ def render_sidebar(view: str | None = None, prepared: tuple[list[str], str] | No
         presentation=presentation,
         image_format=st.session_state["imgfmt"],
         input_error=error,
+        boxes_held=commit == "ignore",
     )
