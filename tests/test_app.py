@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from pathlib import Path
 
 import numpy as np
@@ -128,17 +127,14 @@ def _live_of(chart: dict, controls: dict[str, dict]) -> dict | None:
     return {"payload": control["payload"], "values": control["values"]}
 
 
-#: The Attribution view's line while its attributions are computed in the background (``attribution_job``).
+#: The Attribution and Minimal pair views' line while their background job runs (``shell/waiting.py``).
 COMPUTING = "Computing the attributions"
 
 
-def settled(at: AppTest, timeout_s: float = 60.0) -> AppTest:
-    """``at`` once no view waits for a background computation: reruns as the page's polling fragment would."""
-    deadline = time.monotonic() + timeout_s
-    while any(COMPUTING in c.value for c in at.caption):
-        assert time.monotonic() < deadline, "the attributions never finished"
-        time.sleep(0.05)
-        at.run()
+def settled(at: AppTest) -> AppTest:
+    """``at``, checked to be done: a view waits for its background job inside its own run (``shell/waiting.py``),
+    so no run ends while a view still shows that it is computing."""
+    assert not any(COMPUTING in c.value for c in at.caption), "a run ended before its view's job was drawn"
     return at
 
 

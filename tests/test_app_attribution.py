@@ -37,6 +37,25 @@ def test_the_view_draws_seven_aligned_series_and_a_tau_matrix():
     assert "shares of the mixing weights" in captions and "share of the vector itself" in captions
 
 
+def test_one_run_draws_the_attributions_it_waited_for_and_requests_no_rerun():
+    """The view waits for its background job inside its own run (shell/waiting.py) and draws the bars below the
+    maps in that run. It used to poll from a fragment and call st.rerun() when the job was done: that rerun named
+    the Attribution page, and a click on another view that landed meanwhile was replaced by it. One run, with no
+    polling rerun, now holds the bars; the pair view's leave-one-out likewise."""
+    from tests.test_app import COMPUTING, chart_payloads, unwire
+
+    at = run_app(view="attribution", model="disan", sentence="a sentence this test alone explains .")
+    assert_clean(at)
+    assert not any(COMPUTING in c.value for c in at.caption)
+    assert any(c["id"].endswith("chart_attr_bars") for c in chart_payloads(at))
+    pair = run_app(view="pair", model="disan", sentence="a pair this test alone draws .",
+                   sentence_b="a pair this test alone drew .")
+    assert_clean(pair)
+    drawn = [unwire(json.loads(c.proto.json)) for c in pair.get("bidi_component")]
+    (data,) = [d for d in drawn if d.get("role") == "pair"]
+    assert data["loo"], "the pair was drawn without its leave-one-out rows"
+
+
 def test_the_class_picker_explains_another_class_and_lives_in_the_url():
     at = run_app(view="attribution", model="disan", sentence="the movie is good .")
     before = bars(at)["gradient × input"]

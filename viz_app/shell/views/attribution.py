@@ -23,7 +23,11 @@ from viz_app.shell.export import plain_table, series_table, show_page_figure
 from viz_app.shell.links import md_link, view_url
 from viz_app.shell.session import ensure
 from viz_app.shell.sidebar import side_names
+from viz_app.shell.waiting import wait_for
 from viz_app.shell.widgets import alpha_slider, get_trace, side_of, trace_json_source
+
+#: The line shown while the attributions are computed (it contains tests/test_app.py's COMPUTING).
+COMPUTING = "Computing the attributions (gradient × input, Integrated Gradients, leave-one-out, rollout, flow)…"
 
 PREDICTED = ""
 
@@ -75,29 +79,20 @@ def render(ctx: Context) -> None:
     tv = get_trace(ctx, alpha=ctx.trace_alpha)
     if tv is None:
         return
-    # The attention maps follow the sentence at once; the attributions are computed in a background thread and
-    # drawn when ready (a DSA sentence of 64 tokens takes about half a second of CPU).
+    # The attention maps follow the sentence at once; the attributions are computed in a background thread while
+    # this run waits below the maps (shell/waiting.py; a DSA sentence of 64 tokens takes about half a second of CPU).
     what = "mean over features" if tv.arch == "disan" else "mean over heads"
     st.caption(f"The model's own token2token attention ({what}), drawn at once; the attributions below follow "
                "when computed.")
     pair = ("mean-" if tv.arch == "disan" else "alpha-mean-") + side_of(ctx, tv)
     show_page_figure(ctx, pair, key="attr_maps", alpha=ctx.trace_alpha, follow=follow_typing(ctx))
     job = loaders.attribution_job(ctx.model, ctx.text, ctx.hypothesis, ctx.masks, ctx.trace_alpha, target)
-    if not job.done():
-        _wait_for(job)
-        return
+    wait_for(job, COMPUTING)
     if isinstance(job.exception(), disan.DisanError):
         st.error(md_escape(str(job.exception())))
         return
     _attributions(ctx, job.result(), side_names(loaders.model_config(ctx.model)))
 
-
-@st.fragment(run_every=0.25)
-def _wait_for(job) -> None:
-    """Until ``job`` is done: one line, rechecked four times a second; then the whole view again."""
-    if job.done():
-        st.rerun()
-    st.caption("Computing the attributions (gradient × input, Integrated Gradients, leave-one-out, rollout, flow)…")
 
 
 def _attributions(ctx: Context, view, names: tuple[str, str]) -> None:

@@ -6,7 +6,7 @@ tokens aligned with the edits marked, both predictions and the change, every map
 B − A, gates and source2token / pooling side by side). A pair preset fills A, B and α; a word of B clicked in
 the page can be swapped for one of its nearest words or free text (``pair_controls``). The leave-one-out rows under A's and B's tokens are
 computed here with ``disan.attribution``'s leave-one-out (``pair_report.pair_leave_one_out``) in a background
-thread, after the maps, and handed to the same page.
+thread (``shell/waiting.py``: tens of ms for a short pair) and handed to the same page.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from viz_app.shell.context import Context
 from viz_app.shell.export import safe_name
 from viz_app.shell.session import ensure
 from viz_app.shell.sidebar import side_names, validate
+from viz_app.shell.waiting import wait_for
 from viz_app.shell.widgets import alpha_slider
 
 #: One thread computes the pairs' leave-one-out off the submit path, one pair at a time.
@@ -94,13 +95,11 @@ def render(ctx: Context) -> None:
         st.error(md_escape(str(err)))
         return
     job = _loo_job(ctx.model, a, b, ctx.masks, ctx.trace_alpha)
-    loo = job.result() if job.done() and job.exception() is None else None
+    wait_for(job, COMPUTING)
+    loo = job.result() if job.exception() is None else None
     chart.draw_pair(*views, key="pair", theme=ctx.theme.name, loo=loo,
                     on_swap=partial(pair_controls.on_swap, "pair", {"premise": b_text, "hypothesis": b_hyp}))
     st.caption(f"masks {ctx.masks}" + (f" · A and B at α = {ctx.alpha:g}" if ctx.is_dsa else ""))
-    if not job.done():
-        _wait_for(job)
-        return
     if job.exception() is not None:
         st.error(md_escape(f"Leave-one-out could not be computed: {job.exception()}"))
         return
@@ -113,10 +112,3 @@ def render(ctx: Context) -> None:
             help="The same pair in one HTML file that opens offline (python -m viz_app report --pair).",
         )
 
-
-@st.fragment(run_every=0.25)
-def _wait_for(job) -> None:
-    """Until ``job`` is done: one line, rechecked four times a second; then the whole view again."""
-    if job.done():
-        st.rerun()
-    st.caption(COMPUTING)
