@@ -100,8 +100,8 @@ def test_the_in_page_copy_is_built_ahead_into_the_user_cache_and_the_checkout_st
         box.press("Control+a")
         box.press_sequentially("the zebra hums", delay=30)
         tab.wait_for_function(f"() => ({TOKENS})('chart_overview').includes('zebra')")
-        # The server has it (700 ms after the last key): a click on a view as the page sends it can be lost (the
-        # send's rerun names the page it was made on; docs/app.md), and this test is not about that.
+        # The server has it (700 ms after the last key) before the views are opened: what a click does to a send
+        # still to come is tests/test_browser_typing.py's, not this test's.
         tab.wait_for_function("() => new URL(location.href).searchParams.get('sentence') === 'the zebra hums'")
         # ... its files came from the cache's folder, served by Streamlit
         loaded = tab.evaluate("() => performance.getEntriesByType('resource').map(r => r.name)"

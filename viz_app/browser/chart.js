@@ -311,7 +311,8 @@ function mountPair(component, data) {
  * value where the page has one. The server learns the text data.send_after_ms after the last key, or on Enter once
  * the page drew it (submitTyped). A view without the typing element leaves the box to Streamlit. */
 const TYPING = (window.__disanTyping = window.__disanTyping ||
-  { follow: new Set(), sections: new Set(), base: null, ready: null, running: false, pending: null, typed: null, stamp: 0, shown: null });
+  { follow: new Set(), sections: new Set(), base: null, ready: null, running: false, pending: null, typed: null, stamp: 0, shown: null,
+    pressedAt: -Infinity });
 
 const site = () => window.Disan.Site; // the explorer folder's bundle last loaded
 
@@ -439,8 +440,19 @@ function onTyped() {
   TYPING.sendTimer = setTimeout(() => sendTyped(input), TYPING.data.send_after_ms);
 }
 
+/* A click anywhere but the boxes may open another view: its rerun carries the boxes' held text there, and a send
+ * made before that rerun has started names the page the click left. Streamlit keeps the later request's page, so
+ * the click was lost (docs/app.md). A send waits this long after a pointer press; when the click opened a view the
+ * element is mounted there with the text (TYPING.sent) and the send has nothing left to say. */
+const CLICK_GRACE_MS = 1000;
+
 function sendTyped(input) {
   clearTimeout(TYPING.sendTimer);
+  const wait = TYPING.pressedAt + CLICK_GRACE_MS - performance.now();
+  if (wait > 0) {
+    TYPING.sendTimer = setTimeout(() => sendTyped(input), wait);
+    return;
+  }
   if (same(TYPING.sent, input)) return;
   HELD.clear(); // of the sentence the server is leaving
   TYPING.sent = { text: input.text, hypothesis: input.hypothesis };
@@ -457,6 +469,9 @@ function listenToBoxes() {
   listening = true;
   document.addEventListener("input", ev => {
     if (ev.target instanceof Element && ev.target.matches(BOXES)) onTyped();
+  }, true);
+  document.addEventListener("pointerdown", ev => {
+    if (!(ev.target instanceof Element && ev.target.matches(BOXES))) TYPING.pressedAt = performance.now();
   }, true);
   document.addEventListener("keydown", ev => {
     // Enter and Ctrl+Enter submit (Shift+Enter keeps a new line in the sentence box): while this element is on
