@@ -483,9 +483,9 @@ def test_where_the_view_draws_nothing_that_follows_the_typing_element_still_send
 
 def test_a_click_as_typing_rests_is_not_lost_to_the_pages_own_send(page):
     """The page sends the typed text 700 ms after the last key; a send made after a click on a view, before that
-    view's run started, named the page the click left and cancelled the click (once in about 60 tries aimed at
-    that moment). A send now waits 1 s after a pointer press (chart.js CLICK_GRACE_MS): clicks at and around
-    700 ms open their view, and a press that opens nothing only delays the send."""
+    view's run started, named the page the click left and cancelled the click. A send now waits 1 s after a
+    pointer press (chart.js CLICK_GRACE_MS): clicks at and around 700 ms open their view, and a press that opens
+    nothing only delays the send."""
     tab, url = page
     for n, delay_ms in enumerate((600, 650, 700, 750)):
         tab.goto(f"{url}/?view=explore&model={MODEL}")

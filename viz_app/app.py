@@ -32,7 +32,7 @@ from functools import partial  # noqa: E402
 
 from viz_app.shell import explorer, loaders  # noqa: E402
 from viz_app.shell.catalog import DEFAULT_VIEW, VIEWS  # noqa: E402
-from viz_app.shell.follow import keep_following  # noqa: E402
+from viz_app.shell.follow import begin_page, keep_following  # noqa: E402
 from viz_app.shell.context import Context  # noqa: E402
 from viz_app.shell.export import explorer_download, report_download  # noqa: E402
 from viz_app.shell.session import LINK_VIEW_KEY, pop_warnings, write_url  # noqa: E402
@@ -112,8 +112,9 @@ def main() -> None:
         with st.sidebar:
             report_download(ctx)
             explorer_download(ctx)
+    begin_page()
     current.run()
-    keep_following(ctx, by_path[pages[current.title][1]].follows_typing)
+    keep_following(ctx)
     write_url(pages[current.title][1])
     mark("page")
     if not loaders.core_loaded():  # the page came from stored records: load the model while the user reads it

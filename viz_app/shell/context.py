@@ -15,8 +15,8 @@ class Context:
     trained_alpha: the model's own α (None for DiSAN).
     hypothesis:   None for single-sentence models.
     input_error:  one sentence saying what is wrong with the input, or None.
-    boxes_held:   the sentence boxes' commits do not rerun: the page's typing element sends the text
-                  (``follow.typing_expected``).
+    typing_base:  the explorer folder's URL where this page carries the typing element (``follow.typing_base``),
+                  else None; the sentence boxes' commits then do not rerun: the element sends the text.
     """
 
     model: str
@@ -38,7 +38,7 @@ class Context:
     presentation: bool
     image_format: str
     input_error: str | None
-    boxes_held: bool = False
+    typing_base: str | None = None
 
     @property
     def is_dsa(self) -> bool:

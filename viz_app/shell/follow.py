@@ -9,7 +9,7 @@ the trained ones, a sentence the server refused, the folder still building or im
 before and Ctrl+Enter submits.
 
 Where the page carries the typing element, the sidebar's boxes do not rerun on a commit of their own (blur,
-Ctrl+Enter: ``on_change="ignore"``, ``typing_expected``): the element sends the text. A box's rerun names the page
+Ctrl+Enter: ``on_change="ignore"``, ``typing_base``): the element sends the text. A box's rerun names the page
 it was made on, and Streamlit keeps the later of two requests' pages, so a commit sent by the blur of a click on
 another view cancelled that click (the reader typed, clicked "Fusion gate" and stayed on Explore). With the commit
 held in the browser the click's own rerun carries the sentence to the view it opens.
@@ -24,50 +24,48 @@ from viz_app.shell.catalog import VIEWS
 from viz_app.shell.context import Context
 from viz_app.shell.explorer import explorer_base
 
-#: This run's page carries the typing element (set False by ``typing_expected``, at the top of every run).
+#: The typing element is on this run's page (``begin_page`` clears it, ``_mount`` sets it).
 MOUNTED = "_typing_mounted"
 
 
-def typing_expected(view: str | None, model: str, masks: str) -> bool:
-    """True when the page of ``view`` (its ``url_path``) will carry the typing element for ``model``: the view
-    follows typing, the masks are the trained ones and the model's explorer folder is ready. The sidebar then
-    holds its boxes' commits (``on_change="ignore"``), and ``keep_following`` mounts the element where the view
-    did not (a view that returned early, Compare's ablation). Called once per run, before the sidebar's boxes."""
-    st.session_state[MOUNTED] = False
+def typing_base(view: str | None, model: str, masks: str) -> str | None:
+    """The explorer folder's URL when the page of ``view`` (its ``url_path``) carries the typing element for
+    ``model``: the view follows typing, the masks are the trained ones and the folder is ready; else None. The
+    sidebar then holds its boxes' commits (``on_change="ignore"``) and the run's ``Context.typing_base`` is it."""
     spec = next((s for s in VIEWS if s.url_path == view), None)
-    return bool(spec and spec.follows_typing and masks == "default" and explorer_base(model) is not None)
+    return explorer_base(model) if spec and spec.follows_typing and masks == "default" else None
 
 
-def _mount(ctx: Context, base: str, draws: bool) -> None:
+def begin_page() -> None:
+    """Before the view runs (``app.py``): no typing element is on the page yet."""
+    st.session_state[MOUNTED] = False
+
+
+def _mount(ctx: Context, draws: bool) -> None:
     st.session_state[MOUNTED] = True
-    chart.typing_control(key="typing", base=base, model=ctx.model, alpha=ctx.alpha if ctx.is_dsa else None,
-                         text=ctx.text, hypothesis=ctx.hypothesis, on_change=_typed, draws=draws)
+    chart.typing_control(key="typing", base=ctx.typing_base, model=ctx.model,
+                         alpha=ctx.alpha if ctx.is_dsa else None, text=ctx.text, hypothesis=ctx.hypothesis,
+                         on_change=_typed, draws=draws)
 
 
 def follow_typing(ctx: Context) -> bool:
     """Mount the typing element where the page can run ``ctx.model``; True when the view's charts may follow."""
-    # The page's model runs the trained masks only: other masks keep the submit path.
-    base = None if ctx.input_error or ctx.masks != "default" else explorer_base(ctx.model)
-    if base is None:
+    if ctx.input_error or ctx.typing_base is None:
         return False
-    _mount(ctx, base, draws=True)
+    _mount(ctx, draws=True)
     return True
 
 
-def keep_following(ctx: Context, view_follows: bool) -> None:
-    """Keep the typing element on a page whose view did not mount it: after a view that follows typing drew
-    nothing for a sentence the server refused (an emptied box, an over-long one: ``ctx.input_error``; without it
-    the next keys were left to Streamlit, and a sentence typed after clearing the box was never drawn until
-    Ctrl+Enter, issue 58, item 2), and wherever the sidebar held its boxes' commits (``ctx.boxes_held``:
-    ``typing_expected``), whose text only the element sends. The page then sends what is typed once typing rests
-    or at Enter, and the rerun draws it. Called by ``app.py`` after the page."""
-    if st.session_state.get(MOUNTED) or ctx.masks != "default":
-        return
-    if not (ctx.boxes_held or (view_follows and ctx.input_error)):
-        return
-    base = explorer_base(ctx.model)
-    if base is not None:
-        _mount(ctx, base, draws=bool(view_follows and ctx.input_error))
+def keep_following(ctx: Context) -> None:
+    """Keep the typing element on a page that should carry it (``ctx.typing_base``) whose view did not mount it:
+    the sidebar held its boxes' commits, whose text only the element sends. A view that drew nothing for a
+    sentence the server refused (an emptied box, an over-long one: ``ctx.input_error``) gets the element that
+    runs the model (without it the next keys were left to Streamlit, and a sentence typed after clearing the box
+    was never drawn until Ctrl+Enter, issue 58, item 2); one that drew nothing that follows (Compare's separately
+    trained ablation, a view that returned early) gets one that only sends. The page sends what is typed once
+    typing rests or at Enter, and the rerun draws it. Called by ``app.py`` after the page."""
+    if ctx.typing_base is not None and not st.session_state.get(MOUNTED):
+        _mount(ctx, draws=bool(ctx.input_error))
 
 
 def _typed() -> None:

@@ -10,7 +10,7 @@ from viz_app.shell import loaders, models
 
 from viz_app.draw import settings
 from viz_app.shell.context import Context
-from viz_app.shell.follow import typing_expected
+from viz_app.shell.follow import typing_base
 from viz_app.draw.presets import preset_by_label, presets_for
 from viz_app.shell.session import ensure, init_from_url, keep_widget_state
 from viz_app.draw.text import md_escape
@@ -122,7 +122,8 @@ def render_sidebar(view: str | None = None, prepared: tuple[list[str], str] | No
         )
         first, second = side_names(cfg, view)
         # The page's typing element sends the boxes' text; a commit's own rerun could cancel a click (follow.py).
-        commit = "ignore" if typing_expected(view, name, st.session_state["masks"]) else "rerun"
+        base = typing_base(view, name, st.session_state["masks"])
+        commit = "rerun" if base is None else "ignore"
         text = st.text_area(first[0].upper() + first[1:], key="sentence", max_chars=settings.MAX_CHARS, height=90,
                             on_change=commit)
         hypothesis = None
@@ -168,5 +169,5 @@ def render_sidebar(view: str | None = None, prepared: tuple[list[str], str] | No
         presentation=presentation,
         image_format=st.session_state["imgfmt"],
         input_error=error,
-        boxes_held=commit == "ignore",
+        typing_base=base,
     )
