@@ -278,7 +278,7 @@ FIRST_SHOWN = """([which, marker, count]) => {
 def _wait_for_typing(page, url: str, timeout_ms: float) -> None:
     """Reload ``url`` until the page offers typing (the model's in-page folder is exported on the first visit)."""
     deadline = time.monotonic() + max(timeout_ms / 1e3, 300.0)
-    while not page.locator(".viz-typing").count():
+    while not page.locator(".viz-typing", has_text="follow typing").count():  # not the element that only sends
         if time.monotonic() > deadline:
             raise RuntimeError("the view never offered typing (the explorer folder was not built)")
         page.wait_for_timeout(3000)

@@ -553,3 +553,15 @@ def test_wire_round_trips_nested_fields_as_text():
     assert all(not isinstance(v, (dict, list)) for v in sent.values())
     assert sorted(sent["json"].split(",")) == ["config", "list", "values"]
     assert {k: v for k, v in unwire(sent).items() if k != "json"} == data
+
+
+@pytest.mark.parametrize("view", ["models", "evidence", "paper_figures", "pair"])
+def test_a_page_that_cannot_follow_typing_still_carries_the_element_that_sends_the_text(view):
+    """The sidebar's boxes never rerun on a commit of their own (shell/follow.py: that rerun named the page it
+    was made on and cancelled a click on another view), so every page carries the typing element; on a view
+    without a sentence figure it runs no model and only sends the boxes' text, once typing rests or at Enter."""
+    at = run_app(view=view)
+    assert_clean(at)
+    typing = [d for d in (unwire(json.loads(c.proto.json)) for c in at.get("bidi_component")
+                          if c.proto.component_name.startswith("viz_plotly_chart")) if d.get("role") == "typing"]
+    assert [(d["draws"], d["text"]) for d in typing] == [(False, at.text_area(key="sentence").value)]

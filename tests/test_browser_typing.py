@@ -80,7 +80,7 @@ def page(tmp_path_factory):
         # The explorer folder is exported in the background on the first visit; a rerun picks it up.
         deadline = time.monotonic() + 300
         tab.wait_for_function(DRAWN, arg="chart_overview")
-        while not tab.locator(".viz-typing").count():
+        while not tab.locator(".viz-typing", has_text="follow typing").count():  # not one that only sends
             assert time.monotonic() < deadline, "Explore never offered typing (explorer folder not built?)"
             tab.wait_for_timeout(3000)
             tab.reload()
@@ -208,7 +208,8 @@ def test_every_view_of_the_sentence_follows_typing_and_a_view_without_it_leaves_
     """Issue 27, item 4: not only Explore. On the DiSAN attention view the heatmap pair and the clicked row's
     bars are redrawn from the page's own model run (read in the frame the page showed it: _page_drawn), with the
     view's own reduction; on Compare, panel B (the same weights without direction masks) is derived in the page
-    from Shen Eq. 15's keys and queries; on Models (no sentence figure) Enter is Streamlit's again."""
+    from Shen Eq. 15's keys and queries; on Models (no sentence figure) the page's element only sends the text, and
+    Enter submits there too (Shift+Enter keeps a new line)."""
     tab, url = page
     tab.goto(f"{url}/?view=explore&model={MODEL}")
     tab.wait_for_selector(".viz-typing")
@@ -237,12 +238,14 @@ def test_every_view_of_the_sentence_follows_typing_and_a_view_without_it_leaves_
 
     tab.wait_for_function("() => new URL(location.href).searchParams.get('sentence') === 'rain falls on roofs'")
     tab.locator("[data-testid=stSidebarNav] a", has_text="Models").first.click()
-    tab.wait_for_function("() => !document.querySelector('.viz-typing')")
-    box = tab.locator(".st-key-sentence textarea")
-    box.click()
-    box.press("Control+End")
-    box.press("Enter")  # Streamlit's text area: a new line, not a submit caught by the typing handler
-    assert box.input_value().endswith("\n")
+    tab.wait_for_function(SENDS_ONLY)
+    box = retype(tab, "tides turn")
+    box.press("Shift+Enter")  # a new line in the sentence, not a submit
+    assert box.input_value() == "tides turn\n"
+    box.press("Backspace")
+    box.press("Enter")
+    tab.wait_for_function(_sentence_is("tides turn"), timeout=5000)
+    assert box.input_value() == "tides turn"
 
 
 #: Logs every drawing of the Attribution view's bars (a change of its figure's data-drawn): [time, whether the box
@@ -368,7 +371,7 @@ def test_a_live_chart_kept_from_typing_follows_its_alpha_slider_after_the_rerun(
     tab.goto(f"{url}/distance_attention?view=distance_attention&model=dsa-sst5")
     tab.wait_for_function(DRAWN, arg="chart_dsa_pair")
     deadline = time.monotonic() + 300
-    while not tab.locator(".viz-typing").count():  # dsa-sst5's folder may still be building
+    while not tab.locator(".viz-typing", has_text="follow typing").count():  # dsa-sst5's folder may still be building
         assert time.monotonic() < deadline, "the Distance view never offered typing"
         tab.wait_for_timeout(3000)
         tab.reload()
@@ -434,6 +437,12 @@ def test_a_rerun_whose_server_knows_a_word_the_page_lacks_draws_the_servers_numb
 #: The main heading starts with the argument (a view's title: its page has been opened).
 HEADING = "(t) => (document.querySelector('[data-testid=stMain] h1') || {}).textContent?.startsWith(t)"
 
+#: The app's script run is over.
+IDLE = "() => document.querySelector('[data-testid=stApp]').getAttribute('data-test-script-state') !== 'running'"
+
+#: The page's typing element only sends the boxes' text (a view that draws nothing that follows typing).
+SENDS_ONLY = "() => document.querySelector('.viz-typing')?.textContent.startsWith('Enter submits')"
+
 
 def _sentence_is(text: str) -> str:
     return f"() => new URL(location.href).searchParams.get('sentence') === {text!r}"
@@ -442,9 +451,9 @@ def _sentence_is(text: str) -> str:
 def test_a_view_clicked_right_after_typing_opens_on_the_typed_sentence(page):
     """Typing, then at once clicking another view (before typing rests) opens that view on the typed sentence.
     The box's own commit on blur reran the page it was made on and cancelled the click: the reader stayed on
-    Explore (Streamlit keeps the later of two requests' pages). Its commits are now held while the page's typing
-    element sends the text (shell/follow.py), so the click's rerun carries it; on a view without that element the
-    box is Streamlit's again and Ctrl+Enter submits."""
+    Explore (Streamlit keeps the later of two requests' pages). Its commits are now held and the page's typing
+    element sends the text (shell/follow.py), so the click's rerun carries it. The same from Models, whose element
+    only sends (its box reran on its own commit until every page had the element), where Ctrl+Enter submits."""
     tab, url = page
     for n, (title, heading) in enumerate([("Fusion gate", "Fusion"), ("Masks", "Masks"), ("Models", "Models"),
                                           ("DiSAN attention", "DiSAN")]):
@@ -456,10 +465,18 @@ def test_a_view_clicked_right_after_typing_opens_on_the_typed_sentence(page):
         tab.wait_for_function(HEADING, arg=heading, timeout=20_000)
         tab.wait_for_function(_sentence_is(text), timeout=20_000)
         assert tab.locator(".st-key-sentence textarea").input_value() == text
-    # Models has no typing element: the box reruns on its own commit, Ctrl+Enter submits.
+    for n, (title, heading) in enumerate([("Fusion gate", "Fusion"), ("Masks", "Masks"), ("Explore", "Explore")]):
+        tab.goto(f"{url}/models?model={MODEL}")
+        tab.wait_for_function(HEADING, arg="Models")
+        tab.wait_for_function(IDLE)
+        text = f"a heron stands {n}"
+        retype(tab, text)
+        tab.locator("[data-testid=stSidebarNav] a", has_text=title).first.click()
+        tab.wait_for_function(HEADING, arg=heading, timeout=20_000)
+        tab.wait_for_function(_sentence_is(text), timeout=20_000)
     tab.locator("[data-testid=stSidebarNav] a", has_text="Models").first.click()
     tab.wait_for_function(HEADING, arg="Models")
-    tab.wait_for_function("() => !document.querySelector('.viz-typing')")
+    tab.wait_for_function(SENDS_ONLY)
     box = retype(tab, "a slow tide")
     box.press("Control+Enter")
     tab.wait_for_function(_sentence_is("a slow tide"), timeout=20_000)

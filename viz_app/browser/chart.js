@@ -309,7 +309,7 @@ function mountPair(component, data) {
  * viz_app/shell/explorer.py) and every chart with data.follow redraws from its trace view, at the chart's own
  * figure and parameters, in the task that has the view. One run at a time; the newest text waits; the α control's
  * value where the page has one. The server learns the text data.send_after_ms after the last key, or on Enter once
- * the page drew it (submitTyped). A view without the typing element leaves the box to Streamlit. */
+ * the page drew it (submitTyped). Every page has the element; where no chart follows it only sends (data.draws). */
 const TYPING = (window.__disanTyping = window.__disanTyping ||
   { follow: new Set(), sections: new Set(), base: null, ready: null, running: false, pending: null, typed: null, stamp: 0, shown: null,
     pressedAt: -Infinity });
@@ -422,7 +422,7 @@ function drawTyped(tv, input) {
   });
 }
 
-/* The typing element is on this page (a view without it leaves the box's keys to Streamlit). */
+/* The typing element is on this page (the app mounts one on every page: shell/follow.py keep_following). */
 function typingHere() {
   return Boolean(TYPING.line && TYPING.line.isConnected);
 }

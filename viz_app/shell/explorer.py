@@ -13,7 +13,7 @@ once per checkpoint and page code, ahead of time: the default model's at install
 run by ``bash scripts/app.sh``: ``build_now``; a folder found in the cache is ready at once, so that model's first
 page follows typing), and ``build_ahead`` (called by ``app.py`` once the first page is
 drawn) queues every bundled trained model, the page's own first, for one low-priority background thread, so a
-model's first use finds its folder; no build starts before that first page has been drawn. A page drawn before its folder is ready works as before (Ctrl+Enter submits)
+model's first use finds its folder; no build starts before that first page has been drawn. A page drawn before its folder is ready works as before (the text goes to the server)
 and moves that model to the head of the queue; the next rerun finds it. Where it cannot be built (random weights,
 no onnxruntime-web in ``node_modules/``, a cache that cannot be written, no static serving), Explore simply does
 not follow typing; the reason is kept for the caption.

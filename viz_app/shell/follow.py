@@ -6,13 +6,15 @@ A view calls ``follow_typing(ctx)`` once, before its charts, and draws the chart
 (``chart.js``'s "typing" role). The server learns the sentence once typing rests, or on Enter once the page has drawn it, and it
 becomes the session's as a submit would. Where the page cannot run the model (random weights, other masks than
 the trained ones, a sentence the server refused, the folder still building or impossible), the view draws as
-before and Ctrl+Enter submits.
+before and the element only sends the text.
 
-Where the page carries the typing element, the sidebar's boxes do not rerun on a commit of their own (blur,
-Ctrl+Enter: ``on_change="ignore"``, ``typing_base``): the element sends the text. A box's rerun names the page
-it was made on, and Streamlit keeps the later of two requests' pages, so a commit sent by the blur of a click on
-another view cancelled that click (the reader typed, clicked "Fusion gate" and stayed on Explore). With the commit
-held in the browser the click's own rerun carries the sentence to the view it opens.
+The sidebar's boxes never rerun on a commit of their own (blur, Enter, Ctrl+Enter: ``on_change="ignore"``):
+every page carries the typing element, which sends the text, and on a page that cannot follow typing (a view
+without a sentence figure, random weights, other masks, the folder still building) it only sends
+(``keep_following``). A box's rerun names the page it was made on, and Streamlit keeps the later of two
+requests' pages, so a commit sent by the blur of a click on another view cancelled that click (the reader typed,
+clicked "Fusion gate" and stayed where they were). With the commit held in the browser the click's own rerun
+carries the sentence to the view it opens.
 """
 
 from __future__ import annotations
@@ -29,9 +31,9 @@ MOUNTED = "_typing_mounted"
 
 
 def typing_base(view: str | None, model: str, masks: str) -> str | None:
-    """The explorer folder's URL when the page of ``view`` (its ``url_path``) carries the typing element for
-    ``model``: the view follows typing, the masks are the trained ones and the folder is ready; else None. The
-    sidebar then holds its boxes' commits (``on_change="ignore"``) and the run's ``Context.typing_base`` is it."""
+    """The explorer folder's URL when the page of ``view`` (its ``url_path``) follows typing with ``model``: the
+    view follows typing, the masks are the trained ones and the folder is ready; else None (the page's typing
+    element only sends). The run's ``Context.typing_base``."""
     spec = next((s for s in VIEWS if s.url_path == view), None)
     return explorer_base(model) if spec and spec.follows_typing and masks == "default" else None
 
@@ -57,15 +59,16 @@ def follow_typing(ctx: Context) -> bool:
 
 
 def keep_following(ctx: Context) -> None:
-    """Keep the typing element on a page that should carry it (``ctx.typing_base``) whose view did not mount it:
-    the sidebar held its boxes' commits, whose text only the element sends. A view that drew nothing for a
-    sentence the server refused (an emptied box, an over-long one: ``ctx.input_error``) gets the element that
-    runs the model (without it the next keys were left to Streamlit, and a sentence typed after clearing the box
-    was never drawn until Ctrl+Enter, issue 58, item 2); one that drew nothing that follows (Compare's separately
-    trained ablation, a view that returned early) gets one that only sends. The page sends what is typed once
-    typing rests or at Enter, and the rerun draws it. Called by ``app.py`` after the page."""
-    if ctx.typing_base is not None and not st.session_state.get(MOUNTED):
-        _mount(ctx, draws=bool(ctx.input_error))
+    """Put the typing element on a page whose view did not mount it: the sidebar holds its boxes' commits, whose
+    text only the element sends. Where the page can run the model (``ctx.typing_base``), a view that drew
+    nothing for a sentence the server refused (an emptied box, an over-long one: ``ctx.input_error``) gets the
+    element that runs the model (without it a sentence typed after clearing the box was never drawn until
+    Ctrl+Enter, issue 58, item 2); every other page (a view without a sentence figure, Compare's separately
+    trained ablation, a view that returned early, a model the page cannot run) gets one that only sends. The page
+    sends what is typed once typing rests or at Enter, and the rerun draws it. Called by ``app.py`` after the
+    page."""
+    if not st.session_state.get(MOUNTED):
+        _mount(ctx, draws=ctx.typing_base is not None and bool(ctx.input_error))
 
 
 def _typed() -> None:

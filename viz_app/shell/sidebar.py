@@ -121,15 +121,14 @@ def render_sidebar(view: str | None = None, prepared: tuple[list[str], str] | No
             on_change=_apply_preset
         )
         first, second = side_names(cfg, view)
-        # The page's typing element sends the boxes' text; a commit's own rerun could cancel a click (follow.py).
+        # Every page's typing element sends the boxes' text; a commit's own rerun could cancel a click (follow.py).
         base = typing_base(view, name, st.session_state["masks"])
-        commit = "rerun" if base is None else "ignore"
         text = st.text_area(first[0].upper() + first[1:], key="sentence", max_chars=settings.MAX_CHARS, height=90,
-                            on_change=commit)
+                            on_change="ignore")
         hypothesis = None
         if cfg.pair:
             hypothesis = st.text_input(second[0].upper() + second[1:], key="hypothesis", max_chars=settings.MAX_CHARS,
-                                       on_change=commit)
+                                       on_change="ignore")
             st.radio("Draw", ("premise", "hypothesis"), key="side", horizontal=True,
                      format_func=dict(premise=first, hypothesis=second).get)
         masks = st.session_state["masks"]
