@@ -522,3 +522,26 @@ def test_a_click_as_typing_rests_is_not_lost_to_the_pages_own_send(page):
     sent = tab.evaluate("() => window.__sends.find(s => s.text === 'a press on nothing').t")
     assert sent - pressed >= 950, sent - pressed
     tab.wait_for_function(_sentence_is("a press on nothing"))
+
+
+def test_on_a_page_that_only_sends_the_text_a_new_figure_is_drawn_while_the_box_is_ahead(page):
+    """A chart that does not follow typing waits while the box holds text the server has not been sent (chart.js
+    HELD), where the page draws the typed sentence's maps; on a page whose typing element only sends (Paper
+    figures), nothing is drawn from the box, so a figure a click there brings is drawn at once."""
+    tab, url = page
+    tab.goto(f"{url}/?view=explore&model={MODEL}")
+    tab.wait_for_function("() => document.querySelector('.viz-typing')?.textContent.includes('follow typing')")
+    retype(tab, "the page draws this")  # the page's run: window.__disanTyping.typed is set
+    tab.wait_for_function(_sentence_is("the page draws this"))
+    tab.locator("[data-testid=stSidebarNav] a", has_text="Paper figures").first.click()
+    tab.wait_for_function(HEADING, arg="Paper")
+    tab.wait_for_function(SENDS_ONLY)
+    tab.wait_for_function(IDLE)
+    tab.evaluate("() => { window.__disanTyping.data.send_after_ms = 600000; }")
+    retype(tab, "text the server has not been sent")
+    tab.locator("[data-testid=stMain] button", has_text="Shen Fig. 7").first.click()
+    tab.wait_for_function(HEADING, arg="Paper")
+    tab.wait_for_function("() => [...document.querySelectorAll('[data-testid=stMain] h3')]"
+                          ".some(h => h.textContent.startsWith('Shen Fig. 7'))")
+    tab.wait_for_function("() => document.querySelector(\"[class*='st-key-chart_shen7_'] [data-figure^='figure:'][data-drawn]\")",
+                          timeout=20_000)

@@ -185,7 +185,7 @@ function drawViews(component, data, el, s, key, draw, how) {
 const HELD = new Map();
 
 function typingAhead() {
-  return typingHere() && Boolean(TYPING.sent) && boxesAhead(TYPING.sent);
+  return typingHere() && TYPING.data.draws && Boolean(TYPING.sent) && boxesAhead(TYPING.sent);
 }
 
 /* role "figure": the page's figure `data.figure` of the trace views `data.view_ids`. */
