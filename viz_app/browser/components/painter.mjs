@@ -21,11 +21,11 @@ export function canvasPainter(ctx) {
     frame(x, y, w, h, colour, width = 1) { stroke(colour, width); ctx.strokeRect(x, y, w, h); },
     line(x1, y1, x2, y2, colour, width = 1) { stroke(colour, width); ctx.beginPath(); ctx.moveTo(x1, y1); ctx.lineTo(x2, y2); ctx.stroke(); },
     text(s, x, y, o) {
-      ctx.save();
+      // no save/restore around a level label (most of them: every cell number): every method sets what it draws with
       Object.assign(ctx, { font: font(o.size, o.weight), fillStyle: o.fill || "#222", textAlign: o.align || "left",
         textBaseline: BASELINES[o.baseline || "middle"] });
-      ctx.translate(x, y);
-      if (o.angle) ctx.rotate((-o.angle * Math.PI) / 180);
+      if (!o.angle) return ctx.fillText(s, x, y);
+      ctx.save(); ctx.translate(x, y); ctx.rotate((-o.angle * Math.PI) / 180);
       ctx.fillText(s, 0, 0);
       ctx.restore();
     },
