@@ -15,8 +15,8 @@ commit's ``chart.js`` records them (``__vizShown``):
 * **feature step → redrawn** (DiSAN attention, "one feature k"): → on the live feature slider
   (browser), or the number input's + button (server baseline); both charts (maps and row bars).
 * **submit → <view> heatmaps**: a new sentence pasted into the sidebar's sentence box and submitted at once
-  (Enter where the view follows typing, Ctrl+Enter elsewhere) → the first frame in which every heatmap chart
-  of the view names its first token (no cached trace reused), clocked from the paste's input event.
+  (Enter where the page has the typing element, Ctrl+Enter where it has none) → the first frame in which every
+  heatmap chart of the view names its first token (no cached trace reused), clocked from the paste's input event.
 
 Between two interactions the page is left to settle (the app idle, the live value sent and the
 rerun it causes drawn), so each step starts from a quiet page. Requests go to 127.0.0.1 only.
@@ -555,8 +555,8 @@ def table(rows: list[dict], warmup: int) -> Table:
         "charts of the Distance view; "
         "α keys: → pressed 3 or 5 times a second without waiting; feature: the DiSAN maps and the row bars; submit: "
         "a new sentence put into the sentence box as one input event (a paste) and submitted at once (Enter where "
-        "the view follows typing, Ctrl+Enter elsewhere and on the baseline), clocked from the paste until the "
-        "first frame in which every heatmap of the view names it, whichever draws it: the page's own model run "
+        "the page has the typing element, Ctrl+Enter where it has none, as on the baseline), clocked from the paste "
+        "until the first frame in which every heatmap of the view names it, whichever draws it: the page's own model run "
         f"(views that follow typing: {', '.join(sorted(FOLLOWING))}) or the server's rerun."
     )
     t.notes.append(
