@@ -34,6 +34,13 @@ OVERVIEW = f"""() => {{ const tokens = ({TOKENS})('chart_overview'), rows = ({TA
 #: The figure of chart KEY is drawn (its figure root carries data-drawn).
 DRAWN = "key => { const f = (" + FIGURE + ")(key); return Boolean(f && f.dataset.drawn); }"
 
+#: The app's script run is over.
+_IDLE = """() => { const a = document.querySelector('[data-testid=stApp]');
+  return !!a && a.getAttribute('data-test-script-state') !== 'running'; }"""
+
+#: The page's typing element runs the model and redraws the charts that follow (not one that only sends).
+FOLLOWS = "() => document.querySelector('.viz-typing')?.textContent.includes('follow typing')"
+
 
 def retype(tab, text: str):
     """Replace the sidebar's sentence with ``text``, key by key (no submit); the box, for more keys."""
@@ -85,7 +92,7 @@ def page(tmp_path_factory):
             tab.wait_for_timeout(3000)
             tab.reload()
             tab.wait_for_function(DRAWN, arg="chart_overview")
-        tab.wait_for_function("() => document.querySelector('.viz-typing').textContent.includes('follow typing')")
+        tab.wait_for_function(FOLLOWS)
         open_table(tab, "overview")
         tab.wait_for_function(f"() => !!({OVERVIEW})()")
         try:
@@ -195,8 +202,7 @@ def _nav(tab, title: str, chart_key: str) -> None:
     """Open another view in the same page (the sidebar's menu, no reload: the page's model stays loaded)."""
     tab.locator("[data-testid=stSidebarNav] a", has_text=title).first.click()
     tab.wait_for_function(DRAWN, arg=chart_key)
-    tab.wait_for_function("() => document.querySelector('[data-testid=stApp]')"
-                          ".getAttribute('data-test-script-state') !== 'running'")
+    tab.wait_for_function(_IDLE)
 
 
 def _chart_ticks(chart_key: str) -> str:
@@ -204,7 +210,7 @@ def _chart_ticks(chart_key: str) -> str:
     return f"() => ({TOKENS})({chart_key!r})"
 
 
-def test_every_view_of_the_sentence_follows_typing_and_a_view_without_it_leaves_enter_to_streamlit(page):
+def test_every_view_of_the_sentence_follows_typing_and_enter_submits_on_a_view_without_a_sentence_figure(page):
     """Issue 27, item 4: not only Explore. On the DiSAN attention view the heatmap pair and the clicked row's
     bars are redrawn from the page's own model run (read in the frame the page showed it: _page_drawn), with the
     view's own reduction; on Compare, panel B (the same weights without direction masks) is derived in the page
@@ -295,8 +301,7 @@ def test_a_sentence_typed_after_clearing_the_box_is_drawn_with_no_submit_key(pag
     box.press("Delete")
     tab.wait_for_function("() => new URL(location.href).searchParams.get('sentence') === ''")
     tab.wait_for_function("() => document.querySelector('[data-testid=stMain]').innerText.includes('The sentence is empty')")
-    tab.wait_for_function("() => document.querySelector('[data-testid=stApp]')"
-                          ".getAttribute('data-test-script-state') !== 'running'")
+    tab.wait_for_function(_IDLE)
     box.click()
     box.press_sequentially("a lantern glows", delay=30)
     t0 = time.monotonic()
@@ -359,8 +364,6 @@ def test_a_rerun_that_brings_the_maps_the_page_already_shows_paints_nothing(page
     tab.wait_for_function(f"() => ({_chart_ticks('chart_overview')})().includes('loudly')")
 
 
-_IDLE = """() => { const a = document.querySelector('[data-testid=stApp]');
-  return !!a && a.getAttribute('data-test-script-state') !== 'running'; }"""
 
 
 def test_a_live_chart_kept_from_typing_follows_its_alpha_slider_after_the_rerun(page):
@@ -437,9 +440,6 @@ def test_a_rerun_whose_server_knows_a_word_the_page_lacks_draws_the_servers_numb
 #: The main heading starts with the argument (a view's title: its page has been opened).
 HEADING = "(t) => (document.querySelector('[data-testid=stMain] h1') || {}).textContent?.startsWith(t)"
 
-#: The app's script run is over.
-IDLE = "() => document.querySelector('[data-testid=stApp]').getAttribute('data-test-script-state') !== 'running'"
-
 #: The page's typing element only sends the boxes' text (a view that draws nothing that follows typing).
 SENDS_ONLY = "() => document.querySelector('.viz-typing')?.textContent.startsWith('Enter submits')"
 
@@ -458,7 +458,7 @@ def test_a_view_clicked_right_after_typing_opens_on_the_typed_sentence(page):
     for n, (title, heading) in enumerate([("Fusion gate", "Fusion"), ("Masks", "Masks"), ("Models", "Models"),
                                           ("DiSAN attention", "DiSAN")]):
         tab.goto(f"{url}/?view=explore&model={MODEL}")
-        tab.wait_for_function("() => document.querySelector('.viz-typing')?.textContent.includes('follow typing')")
+        tab.wait_for_function(FOLLOWS)
         text = f"the owl sings {n}"
         retype(tab, text)  # the last key, then the click: well inside the 700 ms before typing rests
         tab.locator("[data-testid=stSidebarNav] a", has_text=title).first.click()
@@ -468,7 +468,7 @@ def test_a_view_clicked_right_after_typing_opens_on_the_typed_sentence(page):
     for n, (title, heading) in enumerate([("Fusion gate", "Fusion"), ("Masks", "Masks"), ("Explore", "Explore")]):
         tab.goto(f"{url}/models?model={MODEL}")
         tab.wait_for_function(HEADING, arg="Models")
-        tab.wait_for_function(IDLE)
+        tab.wait_for_function(_IDLE)
         text = f"a heron stands {n}"
         retype(tab, text)
         tab.locator("[data-testid=stSidebarNav] a", has_text=title).first.click()
@@ -506,7 +506,7 @@ def test_a_click_as_typing_rests_is_not_lost_to_the_pages_own_send(page):
     tab, url = page
     for n, delay_ms in enumerate((600, 650, 700, 750)):
         tab.goto(f"{url}/?view=explore&model={MODEL}")
-        tab.wait_for_function("() => document.querySelector('.viz-typing')?.textContent.includes('follow typing')")
+        tab.wait_for_function(FOLLOWS)
         text = f"the heron waits {n}"
         retype(tab, text)
         tab.wait_for_timeout(delay_ms)
@@ -530,13 +530,13 @@ def test_on_a_page_that_only_sends_the_text_a_new_figure_is_drawn_while_the_box_
     figures), nothing is drawn from the box, so a figure a click there brings is drawn at once."""
     tab, url = page
     tab.goto(f"{url}/?view=explore&model={MODEL}")
-    tab.wait_for_function("() => document.querySelector('.viz-typing')?.textContent.includes('follow typing')")
+    tab.wait_for_function(FOLLOWS)
     retype(tab, "the page draws this")  # the page's run: window.__disanTyping.typed is set
     tab.wait_for_function(_sentence_is("the page draws this"))
     tab.locator("[data-testid=stSidebarNav] a", has_text="Paper figures").first.click()
     tab.wait_for_function(HEADING, arg="Paper")
     tab.wait_for_function(SENDS_ONLY)
-    tab.wait_for_function(IDLE)
+    tab.wait_for_function(_IDLE)
     tab.evaluate("() => { window.__disanTyping.data.send_after_ms = 600000; }")
     retype(tab, "text the server has not been sent")
     tab.locator("[data-testid=stMain] button", has_text="Shen Fig. 7").first.click()

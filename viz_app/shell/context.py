@@ -15,8 +15,8 @@ class Context:
     trained_alpha: the model's own α (None for DiSAN).
     hypothesis:   None for single-sentence models.
     input_error:  one sentence saying what is wrong with the input, or None.
-    typing_base:  the explorer folder's URL where this page carries the typing element (``follow.typing_base``),
-                  else None; the sentence boxes' commits then do not rerun: the element sends the text.
+    typing_base:  the explorer folder's URL where this page follows typing (``follow.typing_base``: the page's
+                  model runs), else None (the page's typing element only sends the boxes' text).
     """
 
     model: str

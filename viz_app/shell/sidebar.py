@@ -122,7 +122,6 @@ def render_sidebar(view: str | None = None, prepared: tuple[list[str], str] | No
         )
         first, second = side_names(cfg, view)
         # Every page's typing element sends the boxes' text; a commit's own rerun could cancel a click (follow.py).
-        base = typing_base(view, name, st.session_state["masks"])
         text = st.text_area(first[0].upper() + first[1:], key="sentence", max_chars=settings.MAX_CHARS, height=90,
                             on_change="ignore")
         hypothesis = None
@@ -168,5 +167,5 @@ def render_sidebar(view: str | None = None, prepared: tuple[list[str], str] | No
         presentation=presentation,
         image_format=st.session_state["imgfmt"],
         input_error=error,
-        typing_base=base,
+        typing_base=typing_base(view, name, st.session_state["masks"]),
     )
