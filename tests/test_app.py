@@ -565,3 +565,17 @@ def test_a_page_that_cannot_follow_typing_still_carries_the_element_that_sends_t
     typing = [d for d in (unwire(json.loads(c.proto.json)) for c in at.get("bidi_component")
                           if c.proto.component_name.startswith("viz_plotly_chart")) if d.get("role") == "typing"]
     assert [(d["draws"], d["text"]) for d in typing] == [(False, at.text_area(key="sentence").value)]
+
+
+@pytest.mark.parametrize("view, keys", [("pair", ["sentence_b"]), ("source2token", ["s2t_other"])])
+def test_a_views_own_text_boxes_are_sent_by_the_typing_element_not_their_commits(view, keys):
+    """A view's own text boxes (the Minimal pair's B, Source2token's other sentence) never rerun on a commit of
+    their own, as the sidebar's (shell/follow.py hold: that rerun cancelled a click on another view); the page's
+    typing element carries their keys and the server's text, and sends them with the sidebar's."""
+    at = run_app(view=view)
+    assert_clean(at)
+    typing = [d for d in (unwire(json.loads(c.proto.json)) for c in at.get("bidi_component")
+                          if c.proto.component_name.startswith("viz_plotly_chart")) if d.get("role") == "typing"]
+    assert len(typing) == 1
+    assert typing[0]["boxes"] == {key: at.session_state[key] for key in keys}
+    assert all(isinstance(v, str) and v for v in typing[0]["boxes"].values())

@@ -545,3 +545,44 @@ def test_on_a_page_that_only_sends_the_text_a_new_figure_is_drawn_while_the_box_
                           ".some(h => h.textContent.startsWith('Shen Fig. 7'))")
     tab.wait_for_function("() => document.querySelector(\"[class*='st-key-chart_shen7_'] [data-figure^='figure:'][data-drawn]\")",
                           timeout=20_000)
+
+
+def test_a_view_clicked_right_after_typing_in_a_views_own_box_opens_and_the_box_keeps_its_text(page):
+    """The Minimal pair's B box, like the sidebar's, never reruns on a commit of its own (shell/follow.py hold): its
+    commit on the blur of a click on another view cancelled that click, as the sidebar's did. The page's
+    typing element sends its text with the sidebar's, once typing rests or at Enter, also from the view a click
+    opened, where the server keeps it for the pair view (the address holds it)."""
+    tab, url = page
+    box = tab.locator(".st-key-sentence_b textarea")
+    for n in range(3):
+        tab.goto(f"{url}/?view=pair&model={MODEL}")
+        tab.wait_for_function(HEADING, arg="Minimal")
+        tab.wait_for_function(SENDS_ONLY)
+        tab.wait_for_function(_IDLE)
+        text = f"the kite climbs {n}"
+        box.click()
+        box.press("Control+a")
+        box.press_sequentially(text, delay=30)
+        tab.locator("[data-testid=stSidebarNav] a", has_text="Fusion gate").first.click()
+        tab.wait_for_function(HEADING, arg="Fusion", timeout=20_000)
+        # sent from the view the click opened (a second after the press: chart.js CLICK_GRACE_MS)
+        tab.wait_for_function(f"() => new URL(location.href).searchParams.get('sentence_b') === {text!r}",
+                              timeout=20_000)
+        tab.wait_for_function(_IDLE)
+        tab.locator("[data-testid=stSidebarNav] a", has_text="Minimal pair").first.click()
+        tab.wait_for_function(HEADING, arg="Minimal")
+        assert box.input_value() == text
+    tab.wait_for_function(_IDLE)
+    box.click()
+    box.press("Control+a")
+    box.press_sequentially("the kite rests", delay=30)  # no key after it: sent once typing rests
+    tab.wait_for_function("() => new URL(location.href).searchParams.get('sentence_b') === 'the kite rests'",
+                          timeout=20_000)
+    tab.wait_for_function(_IDLE)
+    tab.evaluate("() => { window.__disanTyping.data.send_after_ms = 600000; }")
+    box.press("Control+a")
+    box.press_sequentially("the kite falls", delay=30)
+    box.press("Enter")
+    tab.wait_for_function("() => new URL(location.href).searchParams.get('sentence_b') === 'the kite falls'",
+                          timeout=5000)
+    assert box.input_value() == "the kite falls"  # Enter submitted: no new line

@@ -336,11 +336,19 @@ function boxesAhead(shown) {
                                   (boxes.hypothesis !== null && boxes.hypothesis !== shown.hypothesis)));
 }
 
-/* What the sentence boxes hold now: {text, hypothesis}, `none` for a box the page lacks. */
+/* The box of widget `key` (a text area or a text input) on the page, or null. */
+const boxOf = key => /** @type {HTMLInputElement | null} */ (
+  document.querySelector(`.st-key-${key} textarea, .st-key-${key} input`));
+
+/* The view's own boxes whose text the element sends: {widget key: the server's text} (shell/follow.py hold). */
+const heldBoxes = () => (TYPING.data ? TYPING.data.boxes : {});
+
+/* What the boxes hold now: {text, hypothesis}, `none` for a sidebar box the page lacks, and boxes: the text of each
+ * held box (the server's where the page lacks it). */
 function boxText(none = "") {
-  const text = /** @type {HTMLTextAreaElement | null} */ (document.querySelector(".st-key-sentence textarea"));
-  const hypothesis = /** @type {HTMLInputElement | null} */ (document.querySelector(".st-key-hypothesis input"));
-  return { text: text ? text.value : none, hypothesis: hypothesis ? hypothesis.value : none };
+  const text = boxOf("sentence"), hypothesis = boxOf("hypothesis");
+  const boxes = Object.fromEntries(Object.entries(heldBoxes()).map(([key, server]) => [key, boxOf(key)?.value ?? server]));
+  return { text: text ? text.value : none, hypothesis: hypothesis ? hypothesis.value : none, boxes: boxes };
 }
 
 /* One model run at a time: the newest text waits, older waiting texts are dropped. */
@@ -427,7 +435,8 @@ function typingHere() {
   return Boolean(TYPING.line && TYPING.line.isConnected);
 }
 
-function onTyped() {
+/* A key in one of the boxes; `sentence`: in the sidebar's (the page's model runs on it; not for a view's own box). */
+function onTyped(sentence) {
   if (!typingHere()) return;
   if (HELD.size && !typingAhead()) { // back to the server's text: its charts are current again
     const held = [...HELD];
@@ -435,7 +444,7 @@ function onTyped() {
     for (const [el, draw] of held) if (el.isConnected) draw();
   }
   const input = Object.assign(boxText(), { stamp: ++TYPING.stamp, t: performance.now() });
-  if (TYPING.data.draws) runTyped(input);
+  if (TYPING.data.draws && sentence) runTyped(input);
   clearTimeout(TYPING.sendTimer);
   TYPING.sendTimer = setTimeout(() => sendTyped(input), TYPING.data.send_after_ms);
 }
@@ -455,11 +464,15 @@ function sendTyped(input) {
   }
   if (same(TYPING.sent, input)) return;
   HELD.clear(); // of the sentence the server is leaving
-  TYPING.sent = { text: input.text, hypothesis: input.hypothesis };
+  TYPING.sent = { text: input.text, hypothesis: input.hypothesis, boxes: input.boxes };
   TYPING.send("typed", TYPING.sent);
 }
 
-const BOXES = ".st-key-sentence textarea, .st-key-hypothesis input";
+const SIDEBAR = ".st-key-sentence textarea, .st-key-hypothesis input";
+
+/* The sidebar's boxes and the held ones. */
+const isBox = target => target instanceof Element &&
+  (target.matches(SIDEBAR) || Object.keys(heldBoxes()).some(key => target === boxOf(key)));
 
 let listening = false;
 
@@ -468,15 +481,15 @@ function listenToBoxes() {
   if (listening) return;
   listening = true;
   document.addEventListener("input", ev => {
-    if (ev.target instanceof Element && ev.target.matches(BOXES)) onTyped();
+    if (isBox(ev.target)) onTyped(/** @type {Element} */ (ev.target).matches(SIDEBAR));
   }, true);
   document.addEventListener("pointerdown", ev => {
-    if (!(ev.target instanceof Element && ev.target.matches(BOXES))) TYPING.pressedAt = performance.now();
+    if (!isBox(ev.target)) TYPING.pressedAt = performance.now();
   }, true);
   document.addEventListener("keydown", ev => {
     // Enter and Ctrl+Enter submit (Shift+Enter keeps a new line in the sentence box): while this element is on
     // the page the boxes' own commits do not rerun (shell/follow.py), so their text is sent from here.
-    if (!(ev.target instanceof Element) || !ev.target.matches(BOXES)) return;
+    if (!isBox(ev.target)) return;
     if (ev.key !== "Enter" || ev.shiftKey || ev.isComposing || !typingHere()) return;
     ev.preventDefault();
     submitTyped(boxText());
@@ -502,9 +515,10 @@ function submitNow() {
   if (input) sendTyped(input);
 }
 
-/* Two sentences ({text, hypothesis}: typed, sent, drawn) are the same text. */
+/* Two sentences ({text, hypothesis, boxes}: typed, sent, drawn) are the same text. */
 function same(a, b) {
-  return Boolean(a && b && a.text === b.text && a.hypothesis === b.hypothesis);
+  return Boolean(a && b && a.text === b.text && a.hypothesis === b.hypothesis &&
+                 JSON.stringify(a.boxes || {}) === JSON.stringify(b.boxes || {}));
 }
 
 const TYPING_LINE = "The maps follow typing: the model runs in this page. Enter submits.";
@@ -516,7 +530,7 @@ function mountTyping(component, data) {
   TYPING.data = data;
   TYPING.line = line;
   TYPING.send = component.setStateValue;
-  TYPING.sent = { text: data.text, hypothesis: data.hypothesis };
+  TYPING.sent = { text: data.text, hypothesis: data.hypothesis, boxes: data.boxes };
   line.textContent = data.draws ? TYPING_LINE : SEND_LINE;
   if (data.draws) startModel(data).catch(err => { line.textContent = `Typing does not redraw the maps here (${err.message}); Enter submits.`; });
   listenToBoxes();

@@ -261,15 +261,17 @@ def draw_pair(view_a: PageView, view_b: PageView, *, key: str, theme: str, loo: 
 
 
 def typing_control(*, key: str, base: str | None, model: str, alpha: float | None, text: str, hypothesis: str | None,
-                   on_change: Callable[[], None], draws: bool = True) -> None:
+                   on_change: Callable[[], None], draws: bool = True, boxes: dict[str, str] | None = None) -> None:
     """Explore follows typing: the sidebar's sentence box drives the model in the page (the explorer folder at
     ``base``, ``explorer.py``) and every chart drawn with ``follow`` redraws from the trace view it computes.
     The typed ``{"text", "hypothesis"}`` reaches ``st.session_state[key]["typed"]`` (then ``on_change``)
     ``settings.TYPING_SEND_AFTER_MS`` after the last key, or on Enter as soon as the page has drawn the text.
     With ``draws`` False (a page whose view drew no chart that follows; ``base`` may then be None) the page runs no
-    model and only sends."""
+    model and only sends. ``boxes`` (widget key → the server's text): the view's own text boxes whose text it sends
+    too, as ``{"boxes": {key: text}}`` in the typed value (``follow.hold``)."""
     data = {"role": "typing", "base": base, "model": model, "alpha": alpha, "text": text,
-            "hypothesis": hypothesis or "", "send_after_ms": settings.TYPING_SEND_AFTER_MS, "draws": draws}
+            "hypothesis": hypothesis or "", "send_after_ms": settings.TYPING_SEND_AFTER_MS, "draws": draws,
+            "boxes": boxes or {}}
     component()(key=key, data=wire(data), default={"typed": None}, on_typed_change=on_change)
 
 

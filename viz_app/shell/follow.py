@@ -14,7 +14,8 @@ without a sentence figure, random weights, other masks, the folder still buildin
 (``keep_following``). A box's rerun names the page it was made on, and Streamlit keeps the later of two
 requests' pages, so a commit sent by the blur of a click on another view cancelled that click (the reader typed,
 clicked "Fusion gate" and stayed where they were). With the commit held in the browser the click's own rerun
-carries the sentence to the view it opens.
+carries the sentence to the view it opens. A view's own text boxes do the same through ``hold``: the Minimal
+pair's B boxes, the Search view's filter values, Source2token's other sentence.
 """
 
 from __future__ import annotations
@@ -28,6 +29,11 @@ from viz_app.shell.explorer import explorer_base
 
 #: The typing element is on this run's page (``begin_page`` clears it, ``_mount`` sets it).
 MOUNTED = "_typing_mounted"
+#: The keys of the view's own text boxes whose text the typing element sends (``hold``), on this run's page.
+HELD = "_typing_held"
+#: Every key a page of this session held: a box's text may arrive once its page is left (typed, then a click on
+#: another view: the element sends it from the view the click opened).
+HELD_EVER = "_typing_held_ever"
 
 
 def typing_base(view: str | None, model: str, masks: str) -> str | None:
@@ -41,12 +47,25 @@ def typing_base(view: str | None, model: str, masks: str) -> str | None:
 def begin_page() -> None:
     """Before the view runs (``app.py``): no typing element is on the page yet."""
     st.session_state[MOUNTED] = False
+    st.session_state[HELD] = ()
+
+
+def hold(*keys: str) -> str:
+    """The view's text boxes ``keys`` (made after this call with ``on_change=hold(...)``) never rerun on a commit
+    of their own, as the sidebar's: the page's typing element sends their text with the sidebar's once typing
+    rests or at Enter (``_typed``). A box's commit made by the blur of a click on another view cancelled that
+    click, as the sidebar's did (tests/test_browser_typing.py). Returns Streamlit's ``on_change`` value."""
+    st.session_state[HELD] = tuple(dict.fromkeys(st.session_state.get(HELD, ()) + keys))
+    st.session_state[HELD_EVER] = tuple(dict.fromkeys(st.session_state.get(HELD_EVER, ()) + keys))
+    return "ignore"
 
 
 def _mount(ctx: Context, draws: bool) -> None:
     st.session_state[MOUNTED] = True
+    held = {key: st.session_state.get(key) for key in st.session_state.get(HELD, ())}
     chart.typing_control(key="typing", base=ctx.typing_base, model=ctx.model,
                          alpha=ctx.alpha if ctx.is_dsa else None, text=ctx.text, hypothesis=ctx.hypothesis,
+                         boxes={key: value for key, value in held.items() if isinstance(value, str)},
                          on_change=_typed, draws=draws)
 
 
@@ -72,10 +91,16 @@ def keep_following(ctx: Context) -> None:
 
 
 def _typed() -> None:
-    """The sentence typed in the page (``chart.typing_control``) becomes the session's, as a submit would."""
+    """The sentence typed in the page (``chart.typing_control``) becomes the session's, as a submit would, and so
+    does the text of each box a page held (``hold``; the page that sent it may be the one a click opened)."""
     typed = (st.session_state.get("typing") or {}).get("typed")
     if not isinstance(typed, dict) or not isinstance(typed.get("text"), str):
         return
     st.session_state["sentence"] = typed["text"]
     if isinstance(typed.get("hypothesis"), str) and "hypothesis" in st.session_state:
         st.session_state["hypothesis"] = typed["hypothesis"]
+    boxes = typed.get("boxes")
+    held = st.session_state.get(HELD_EVER, ())
+    for key, value in (boxes.items() if isinstance(boxes, dict) else ()):
+        if key in held and isinstance(value, str):
+            st.session_state[key] = value

@@ -22,6 +22,7 @@ import disan
 from viz_app.draw import pair_report, settings
 from viz_app.draw.text import md_escape
 from viz_app.shell import chart, loaders, pair_controls
+from viz_app.shell.follow import hold
 from viz_app.shell.context import Context
 from viz_app.shell.export import safe_name
 from viz_app.shell.session import ensure
@@ -76,11 +77,13 @@ def render(ctx: Context) -> None:
     first, second = pair_report.input_names(cfg.relatedness) if cfg.pair else side_names(cfg)
     pair_controls.preset_picker(ctx)
     ensure("sentence_b", ctx.text)
-    b_text = st.text_area(f"B: {first}", key="sentence_b", max_chars=settings.MAX_CHARS, height=70)
+    b_text = st.text_area(f"B: {first}", key="sentence_b", max_chars=settings.MAX_CHARS, height=70,
+                          on_change=hold("sentence_b"))
     b_hyp = None
     if ctx.pair:
         ensure("hypothesis_b", ctx.hypothesis)
-        b_hyp = st.text_input(f"B: {second}", key="hypothesis_b", max_chars=settings.MAX_CHARS)
+        b_hyp = st.text_input(f"B: {second}", key="hypothesis_b", max_chars=settings.MAX_CHARS,
+                              on_change=hold("hypothesis_b"))
     if ctx.is_dsa:
         alpha_slider(ctx, "A and B are both run at this α.")
     pair_controls.swap_panel(ctx, {"premise": b_text, "hypothesis": b_hyp}, {"premise": first, "hypothesis": second})

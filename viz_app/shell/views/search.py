@@ -27,6 +27,7 @@ from disan.corpus.query import KIND_OPERATORS, NUMBER, Filter, Query
 from viz_app.draw.text import md_escape
 from viz_app.shell import loaders
 from viz_app.shell.context import Context
+from viz_app.shell.follow import hold
 from viz_app.shell.links import view_url
 
 PAGE = 20
@@ -287,10 +288,12 @@ def render(ctx: Context) -> None:
         if st.session_state.get(f"sq_op{i}") not in ops:
             st.session_state[f"sq_op{i}"] = ops[0]
         op = c2.selectbox("operator", ops, key=f"sq_op{i}", label_visibility="collapsed" if i else "visible")
-        value = c3.text_input("value", key=f"sq_val{i}", label_visibility="collapsed" if i else "visible")
+        value = c3.text_input("value", key=f"sq_val{i}", label_visibility="collapsed" if i else "visible",
+                              on_change=hold(f"sq_val{i}"))
         if col and value != "":
             filters.append(Filter(col, op, value))
-    like = st.text_input("More like this sentence (by attention signature)", key="sq_like", max_chars=1000)
+    like = st.text_input("More like this sentence (by attention signature)", key="sq_like", max_chars=1000,
+                         on_change=hold("sq_like"))
     c1, c2, c3, c4 = st.columns([2, 3, 1, 2])
     any_ = c1.toggle("any filter (or)", key="sq_any")
     if st.session_state.get("sq_sort") not in [""] + numbers:

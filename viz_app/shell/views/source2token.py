@@ -7,7 +7,7 @@ import streamlit as st
 
 from viz_app.draw import claims, settings
 from viz_app.shell.context import Context
-from viz_app.shell.follow import follow_typing
+from viz_app.shell.follow import follow_typing, hold
 from viz_app.shell.export import matrix_table, show_page_figure
 from viz_app.draw.presets import SHEN_PAIRS
 from viz_app.shell.session import ensure
@@ -36,7 +36,7 @@ def _pair_vectors(ctx: Context, choice: str, token: int, sent, scale: str):
     comparison cannot be made."""
     if choice == _CUSTOM:
         word = sent.tokens[token]
-        other_text = st.text_input("Other sentence", key="s2t_other")
+        other_text = st.text_input("Other sentence", key="s2t_other", on_change=hold("s2t_other"))
         other = trace_for(ctx.model, other_text, masks=ctx.masks, alpha=ctx.trace_alpha)
         if other is None:
             return None
@@ -65,6 +65,7 @@ def render(ctx: Context) -> None:
     if tv is None:
         return
     sent = sentence_of(ctx, tv)
+    hold("s2t_other")  # its box comes after the charts that follow typing, so before the element mounts
     follow = follow_typing(ctx)
     ensure("s2t_scale", _SCALES[0])
     scale = st.radio(
