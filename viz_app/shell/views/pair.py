@@ -22,9 +22,9 @@ import disan
 from viz_app.draw import pair_report, settings
 from viz_app.draw.text import md_escape
 from viz_app.shell import chart, loaders, pair_controls
-from viz_app.shell.follow import hold
 from viz_app.shell.context import Context
 from viz_app.shell.export import safe_name
+from viz_app.shell.follow import hold
 from viz_app.shell.session import ensure
 from viz_app.shell.sidebar import side_names, validate
 from viz_app.shell.waiting import wait_for
