@@ -555,6 +555,13 @@ def test_wire_round_trips_nested_fields_as_text():
     assert {k: v for k, v in unwire(sent).items() if k != "json"} == data
 
 
+def typing_elements(at: AppTest) -> list[dict]:
+    """The data of every typing element (``chart.typing_control``) of the run, in page order."""
+    datas = (unwire(json.loads(c.proto.json)) for c in at.get("bidi_component")
+             if c.proto.component_name.startswith("viz_plotly_chart"))
+    return [d for d in datas if d.get("role") == "typing"]
+
+
 @pytest.mark.parametrize("view", ["models", "evidence", "paper_figures", "pair"])
 def test_a_page_that_cannot_follow_typing_still_carries_the_element_that_sends_the_text(view):
     """The sidebar's boxes never rerun on a commit of their own (shell/follow.py: that rerun named the page it
@@ -562,8 +569,7 @@ def test_a_page_that_cannot_follow_typing_still_carries_the_element_that_sends_t
     without a sentence figure it runs no model and only sends the boxes' text, once typing rests or at Enter."""
     at = run_app(view=view)
     assert_clean(at)
-    typing = [d for d in (unwire(json.loads(c.proto.json)) for c in at.get("bidi_component")
-                          if c.proto.component_name.startswith("viz_plotly_chart")) if d.get("role") == "typing"]
+    typing = typing_elements(at)
     assert [(d["draws"], d["text"]) for d in typing] == [(False, at.text_area(key="sentence").value)]
 
 
@@ -574,8 +580,7 @@ def test_a_views_own_text_boxes_are_sent_by_the_typing_element_not_their_commits
     typing element carries their keys and the server's text, and sends them with the sidebar's."""
     at = run_app(view=view)
     assert_clean(at)
-    typing = [d for d in (unwire(json.loads(c.proto.json)) for c in at.get("bidi_component")
-                          if c.proto.component_name.startswith("viz_plotly_chart")) if d.get("role") == "typing"]
+    typing = typing_elements(at)
     assert len(typing) == 1
     assert typing[0]["boxes"] == {key: at.session_state[key] for key in keys}
     assert all(isinstance(v, str) and v for v in typing[0]["boxes"].values())

@@ -42,9 +42,10 @@ _IDLE = """() => { const a = document.querySelector('[data-testid=stApp]');
 FOLLOWS = "() => document.querySelector('.viz-typing')?.textContent.includes('follow typing')"
 
 
-def retype(tab, text: str):
-    """Replace the sidebar's sentence with ``text``, key by key (no submit); the box, for more keys."""
-    box = tab.locator(".st-key-sentence textarea")
+def retype(tab, text: str, box: str = ".st-key-sentence textarea"):
+    """Replace the text of ``box`` (the sidebar's sentence) with ``text``, key by key (no submit); the box, for
+    more keys."""
+    box = tab.locator(box)
     box.click()
     box.press("Control+a")
     box.press_sequentially(text, delay=30)
@@ -444,8 +445,8 @@ HEADING = "(t) => (document.querySelector('[data-testid=stMain] h1') || {}).text
 SENDS_ONLY = "() => document.querySelector('.viz-typing')?.textContent.startsWith('Enter submits')"
 
 
-def _sentence_is(text: str) -> str:
-    return f"() => new URL(location.href).searchParams.get('sentence') === {text!r}"
+def _sentence_is(text: str, key: str = "sentence") -> str:
+    return f"() => new URL(location.href).searchParams.get({key!r}) === {text!r}"
 
 
 def test_a_view_clicked_right_after_typing_opens_on_the_typed_sentence(page):
@@ -553,36 +554,28 @@ def test_a_view_clicked_right_after_typing_in_a_views_own_box_opens_and_the_box_
     typing element sends its text with the sidebar's, once typing rests or at Enter, also from the view a click
     opened, where the server keeps it for the pair view (the address holds it)."""
     tab, url = page
-    box = tab.locator(".st-key-sentence_b textarea")
+    b_box = ".st-key-sentence_b textarea"
     for n in range(3):
         tab.goto(f"{url}/?view=pair&model={MODEL}")
         tab.wait_for_function(HEADING, arg="Minimal")
         tab.wait_for_function(SENDS_ONLY)
         tab.wait_for_function(_IDLE)
         text = f"the kite climbs {n}"
-        box.click()
-        box.press("Control+a")
-        box.press_sequentially(text, delay=30)
+        retype(tab, text, b_box)
         tab.locator("[data-testid=stSidebarNav] a", has_text="Fusion gate").first.click()
         tab.wait_for_function(HEADING, arg="Fusion", timeout=20_000)
         # sent from the view the click opened (a second after the press: chart.js CLICK_GRACE_MS)
-        tab.wait_for_function(f"() => new URL(location.href).searchParams.get('sentence_b') === {text!r}",
-                              timeout=20_000)
+        tab.wait_for_function(_sentence_is(text, "sentence_b"), timeout=20_000)
         tab.wait_for_function(_IDLE)
         tab.locator("[data-testid=stSidebarNav] a", has_text="Minimal pair").first.click()
         tab.wait_for_function(HEADING, arg="Minimal")
-        assert box.input_value() == text
+        tab.wait_for_function(f"() => document.querySelector({b_box!r})?.value === {text!r}", timeout=5000)
     tab.wait_for_function(_IDLE)
-    box.click()
-    box.press("Control+a")
-    box.press_sequentially("the kite rests", delay=30)  # no key after it: sent once typing rests
-    tab.wait_for_function("() => new URL(location.href).searchParams.get('sentence_b') === 'the kite rests'",
-                          timeout=20_000)
+    retype(tab, "the kite rests", b_box)  # no key after it: sent once typing rests
+    tab.wait_for_function(_sentence_is("the kite rests", "sentence_b"), timeout=20_000)
     tab.wait_for_function(_IDLE)
     tab.evaluate("() => { window.__disanTyping.data.send_after_ms = 600000; }")
-    box.press("Control+a")
-    box.press_sequentially("the kite falls", delay=30)
+    box = retype(tab, "the kite falls", b_box)
     box.press("Enter")
-    tab.wait_for_function("() => new URL(location.href).searchParams.get('sentence_b') === 'the kite falls'",
-                          timeout=5000)
+    tab.wait_for_function(_sentence_is("the kite falls", "sentence_b"), timeout=5000)
     assert box.input_value() == "the kite falls"  # Enter submitted: no new line

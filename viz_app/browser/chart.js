@@ -336,9 +336,9 @@ function boxesAhead(shown) {
                                   (boxes.hypothesis !== null && boxes.hypothesis !== shown.hypothesis)));
 }
 
-/* The box of widget `key` (a text area or a text input) on the page, or null. */
-const boxOf = key => /** @type {HTMLInputElement | null} */ (
-  document.querySelector(`.st-key-${key} textarea, .st-key-${key} input`));
+/* The box of widget `key` (a text area or a text input): its selector, and the box on the page or null. */
+const boxSelector = key => `.st-key-${key} textarea, .st-key-${key} input`;
+const boxOf = key => /** @type {HTMLInputElement | null} */ (document.querySelector(boxSelector(key)));
 
 /* The view's own boxes whose text the element sends: {widget key: the server's text} (shell/follow.py hold). */
 const heldBoxes = () => (TYPING.data ? TYPING.data.boxes : {});
@@ -468,11 +468,11 @@ function sendTyped(input) {
   TYPING.send("typed", TYPING.sent);
 }
 
-const SIDEBAR = ".st-key-sentence textarea, .st-key-hypothesis input";
+const SIDEBAR = boxSelector("sentence") + ", " + boxSelector("hypothesis");
 
 /* The sidebar's boxes and the held ones. */
 const isBox = target => target instanceof Element &&
-  (target.matches(SIDEBAR) || Object.keys(heldBoxes()).some(key => target === boxOf(key)));
+  target.matches([SIDEBAR, ...Object.keys(heldBoxes()).map(boxSelector)].join(", "));
 
 let listening = false;
 
