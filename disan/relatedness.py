@@ -29,6 +29,12 @@ def sparse_target(scores: Tensor, k: int) -> Tensor:
     return target
 
 
+def score_name(pair: bool) -> str:
+    """What a score model's ŷ = rᵀp̂ is called where a reader sees it: a pair's "relatedness score" (SICK), one
+    sentence's "score" (``train --data --regression``: a rating, not the relatedness of anything)."""
+    return "relatedness score" if pair else "score"
+
+
 def expected_score(logits: Tensor) -> Tensor:
     """ŷ = rᵀ softmax(logits) with r = [1, …, K] (Tai Sec. 4.2): (B, K) → (B,)."""
     grades = torch.arange(1, logits.shape[-1] + 1, dtype=torch.float32, device=logits.device)  # (K,)

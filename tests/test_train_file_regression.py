@@ -14,6 +14,7 @@ import base64
 import csv
 import gzip
 import json
+import os
 import re
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from streamlit.testing.v1 import AppTest
 
 import disan
 from disan.__main__ import main as core_main
+from disan.attribution.corpus import TARGET_SENTENCE_SCORE
 from tests import user_vectors
 from viz_app.cli import main as cli_main
 
@@ -161,3 +163,73 @@ def test_app_site_report_claims_and_faithfulness_take_it(dsa, data, tmp_path, mo
                       "--no-progress"]) == 0  # the card's columns
     result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert result["n"] == 4
+    assert result["target"] == TARGET_SENTENCE_SCORE  # a rating of the sentence, not a pair's relatedness
+
+
+def test_a_one_sentence_score_is_called_a_score_never_a_relatedness(dsa):
+    """The pair page, the attributions and the app's Attribution and Minimal pair views name a one-sentence
+    model's rᵀp̂ "score": "relatedness" (SICK's pair of sentences) read as if the model compared two sentences."""
+    from html import unescape
+
+    from disan.attribution import attribute, method_text
+    from tests.page_js import pair_page, report_data, unpack
+    from tests.test_app import assert_clean, run_app
+    from viz_app.draw import pair_report
+
+    model = disan.load(str(dsa), "cpu")
+    ta, tb = model.trace("good great film ."), model.trace("bad great film .")
+    html = pair_report.pair_report_html(ta, tb, pair_report.pair_leave_one_out(model, ta, tb))
+    data = report_data(html)
+    views = [(data["view"], base64.b64encode(unpack(html, "report-arrays")).decode("ascii")),
+             (data["pair"]["view"], base64.b64encode(unpack(html, "report-arrays-b")).decode("ascii"))]
+    page = pair_page(views, {"swap": False, "alphaControl": False})
+    text = " ".join(unescape(re.sub(r"<[^>]+>", " ", page["body"])).split())
+    assert f"score A {ta.relatedness:.2f} → B {tb.relatedness:.2f}" in text
+    assert "leave-one-out: the drop in the score when" in text
+    assert page["figures"]["pair-prediction"]["title"] == "p̂ over the grades, A and B"
+    assert "relatedness" not in text.lower() and "sentence A" not in text
+    explained = attribute(model, ta, steps=4)
+    assert explained.to_json()["explained"] == "score ŷ = rᵀp̂"
+    assert "the drop in the score ŷ" in method_text("leave_one_out", score=True, pair=False)
+    os.environ[disan.api.USER_MODELS_ENV] = str(dsa)
+    try:
+        for view in ("attribution", "pair"):
+            at = run_app(view=view, model=str(dsa), sentence="good great film .")
+            assert_clean(at)
+            shown = " ".join(str(e.value) for kind in ("markdown", "caption") for e in at.get(kind))
+            assert "relatedness" not in shown.lower(), view
+            if view == "attribution":
+                assert "the predicted score ŷ = rᵀp̂" in shown.replace("\\", "")
+    finally:
+        del os.environ[disan.api.USER_MODELS_ENV]
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_the_explorer_calls_the_box_sentence_and_the_pairs_change_a_score(chromium, dsa, tmp_path):
+    """The static explorer of a one-sentence score model: its one box is "sentence" (not SICK's "sentence A"), and
+    the minimal pair's line and leave-one-out name the score."""
+    from urllib.parse import urlencode
+
+    from tests.conftest import guarded_page
+
+    out = tmp_path / "site"
+    assert cli_main(["site", "--model", str(dsa), "--out", str(out)]) == 0
+    context, page, blocked, errors = guarded_page(chromium, lambda url: url.startswith(out.as_uri()), 120_000)
+    try:
+        a, b = "good great film .", "bad great film ."
+        page.goto((out / "index.html").as_uri() + "#" + urlencode({"t": a}))
+        page.wait_for_function("() => ['ready', 'error'].includes(document.body.dataset.state)")
+        assert page.evaluate("document.body.dataset.state") == "ready", page.inner_text("#status")
+        assert page.inner_text("label:has(#text)").strip() == "sentence"
+        page.goto((out / "index.html").as_uri() + "#" + urlencode({"t": a, "view": "pair", "bt": b}))
+        page.wait_for_function("() => document.querySelector('.pair-change')")
+        model = disan.load(str(dsa), "cpu")
+        score_a, score_b = model.predict([a, b])
+        assert page.inner_text(".pair-change").startswith(f"score A {score_a:.2f} → B {score_b:.2f}")
+        assert "the drop in the score when" in page.inner_text("#report")
+        labels = [page.inner_text(f"label:has(#{box})").strip() for box in ("text", "b-text")]
+        assert labels == ["sentence", "B: sentence"]
+    finally:
+        context.close()
+    assert blocked == [] and errors == []

@@ -181,6 +181,9 @@ def _taus(series: dict[str, list[list[np.ndarray]]], a: str, b: str, sides: Sequ
 
 #: What a relatedness model's attributions explain over a corpus (``target`` in its faithfulness JSON).
 TARGET_SCORE = "the predicted relatedness score ŷ = rᵀp̂ of the pair (Tai, Socher & Manning 2015, Sec. 4.2)"
+#: The same of a one-sentence score model (``train --data --regression``): a rating of the sentence.
+TARGET_SENTENCE_SCORE = "the predicted score ŷ = rᵀp̂ of the sentence (grades as Tai, Socher & Manning 2015, Sec. 4.2)"
+SCORE_MEASURES = {TARGET_SCORE: "the predicted relatedness score", TARGET_SENTENCE_SCORE: "the predicted score"}
 
 
 def measure_batch(model: SentenceModel, fn: ClassProbability, sides: Sequence[tuple[tuple[str, ...], ...]],
@@ -363,7 +366,7 @@ def answer(result: dict) -> str:
     diff = result["attention_minus_random"]
     comp = result["aopc"]["comprehensiveness"]
     # a relatedness model's target is its score ŷ = rᵀp̂ (Tai et al. 2015), not a class's probability
-    measure = "the predicted relatedness score" if result.get("target") == TARGET_SCORE else "the predicted class's probability"
+    measure = SCORE_MEASURES.get(result.get("target"), "the predicted class's probability")
     values = (f"comprehensiveness, mean over 10/20/50%: "
               f"{comp['attention']['value']:.3f} vs {comp['random']['value']:.3f}, difference {_iv(diff, '{:+.3f}')}")
     if diff["verdict"] == "inconclusive":
@@ -438,7 +441,8 @@ def run(model: SentenceModel, examples: Sequence[Example], task: str, split: str
         "complete": len(examples) == n_split,
         "sample": {"limit": limit, "seed": SEED, "how": "all examples" if len(examples) == n_split else
                    "seeded random sample of the split (numpy default_rng(0).choice without replacement)"},
-        "target": TARGET_SCORE if model.cfg.relatedness else "the predicted class of the whole input",
+        "target": ("the predicted class of the whole input" if not model.cfg.relatedness
+                   else TARGET_SCORE if model.cfg.pair else TARGET_SENTENCE_SCORE),
         "methods": {m: {"label": METHODS[m][0], "measures": METHODS[m][1]} for m in methods_for(arch)},
         "integrated_gradients": {
             "steps": steps, "method": IG_METHOD, "baseline": IG_BASELINE,

@@ -17,6 +17,7 @@ from torch import Tensor
 
 from ..errors import InputError
 from ..model import SentenceModel
+from ..relatedness import score_name
 from ..trace import DiSANTrace, ModelTrace, SentenceTrace
 from .budget import ig_rows
 from .erasure import leave_one_out
@@ -62,12 +63,13 @@ def methods_for(arch: str) -> tuple[str, ...]:
     return tuple(m for m in METHODS if m != "pooling" or arch == "dsa")
 
 
-def method_text(method: str, score: bool = False) -> str:
-    """What ``method`` measures (``METHODS``), said of a relatedness model's score when ``score``."""
+def method_text(method: str, score: bool = False, pair: bool = True) -> str:
+    """What ``method`` measures (``METHODS``), said of a score model's ŷ when ``score`` (of a pair's relatedness
+    score, or of one sentence's score when not ``pair``)."""
     what = METHODS[method][1]
     if not score:
         return what
-    for theirs, ours in (("class probability", "relatedness score ŷ = rᵀp̂"), ("p(class)", "ŷ"),
+    for theirs, ours in (("class probability", f"{score_name(pair)} ŷ = rᵀp̂"), ("p(class)", "ŷ"),
                          ("p(x) − p(baseline)", "ŷ(x) − ŷ(baseline)")):
         what = what.replace(theirs, ours)
     return what
@@ -130,10 +132,15 @@ class Attribution:
         is in ŷ's units)."""
         return self.target == SCORE
 
+    @property
+    def score_name(self) -> str:
+        """What the explained score is called: a pair's "relatedness score", one sentence's "score"."""
+        return score_name(len(self.sides) > 1)
+
     def to_json(self) -> dict:
         return {
             "model": self.model, "target": self.target, "probability": self.probability,
-            "explained": "relatedness score ŷ = rᵀp̂" if self.explains_score else "class probability",
+            "explained": f"{self.score_name} ŷ = rᵀp̂" if self.explains_score else "class probability",
             "integrated_gradients": {"steps": self.ig_steps, "method": self.ig_method, "baseline": self.ig_baseline,
                                      "gap": self.ig_gap, "convergence_delta": self.ig_delta},
             "rollout_exact": self.rollout_exact,

@@ -3,7 +3,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import * as F from "../../viz_app/browser/figures.js";
-import { predictionChange, predictionHtml, signed } from "../../viz_app/browser/pair_view.js";
+import { predictionChange, predictionHtml, scoreOf, signed } from "../../viz_app/browser/pair_view.js";
 import { THEMES } from "../../viz_app/browser/components/palettes.mjs";
 
 F.configure({ themes: THEMES, constants: {}, status_names: {} });
@@ -28,4 +28,15 @@ test("the pair's prediction line prints a tiny drop of p(target) as (0.00), neve
 test("a relatedness pair whose score barely moves prints (0.00)", () => {
   const view = (r) => ({ prediction: [["1", 0.2], ["2", 0.8]], relatedness: r });
   assert.match(predictionHtml(predictionChange(view(3.4712), view(3.4688))), /\(0\.00\)<\/p>$/);
+});
+
+test("a score model's change is a relatedness for a pair of sentences and a score for one sentence", () => {
+  const view = (r, hypothesis) => ({ prediction: [["1", 0.2], ["2", 0.8]], relatedness: r, hypothesis });
+  const pair = predictionChange(view(3.1, { tokens: ["a"] }), view(3.6, { tokens: ["b"] }));
+  assert.match(predictionHtml(pair), />relatedness A <b>3\.10<\/b> → B <b>3\.60<\/b> \(\+0\.50\)/);
+  assert.equal(scoreOf(pair), "the relatedness score");
+  const one = predictionChange(view(3.1, null), view(2.4, null));
+  assert.match(predictionHtml(one), />score A <b>3\.10<\/b> → B <b>2\.40<\/b> \(−0\.70\)/);
+  assert.equal(scoreOf(one), "the score");
+  assert.equal(predictionChange(view(null, null), view(null, null)).relatedness, null); // a classifier: no score
 });

@@ -59,7 +59,8 @@ export function alignedSeries(a, b, ops) {
 }
 
 /* Both predictions and the change: {labels, a, b (probabilities in label order), bestA, bestB (labels),
- * changed, target (A's predicted label), delta (p_B − p_A of it), relatedness: [A, B] | null}. */
+ * changed, target (A's predicted label), delta (p_B − p_A of it), relatedness: [A, B] | null, the score ŷ = rᵀp̂
+ * of a score model, and its name: a pair's "relatedness", one sentence's "score" (train --data --regression)}. */
 export function predictionChange(tvA, tvB) {
   const pa = Figures.pairs(tvA.prediction), pb = Figures.pairs(tvB.prediction), labels = pa.map(p => p[0]);
   if (labels.join("\u0000") !== pb.map(p => p[0]).join("\u0000")) {
@@ -69,7 +70,7 @@ export function predictionChange(tvA, tvB) {
   const relatedness = typeof tvA.relatedness === "number" && typeof tvB.relatedness === "number"
     ? [tvA.relatedness, tvB.relatedness] : null;
   return { labels, a, b, bestA: labels[ka], bestB: labels[kb], changed: ka !== kb, target: labels[ka],
-           delta: b[ka] - a[ka], relatedness };
+           delta: b[ka] - a[ka], relatedness, scoreName: tvA.hypothesis ? "relatedness" : "score" };
 }
 
 /* x with its sign ("+0.12", "−0.12"), as Python's f"{x:+.{digits}f}" but with a true minus, and a change that
@@ -79,11 +80,16 @@ export function signed(x, digits) {
   return Number.isNaN(x) || Number(text) === 0 ? text : (x > 0 ? "+" : "−") + text;
 }
 
+/* What a score model's change explains, said in a sentence: "the relatedness score" or "the score". */
+export function scoreOf(c) {
+  return c.scoreName === "score" ? "the score" : "the relatedness score";
+}
+
 export function predictionHtml(c) {
   const fx = Figures.formatFixed;
   if (c.relatedness) {
     const [a, b] = c.relatedness;
-    return `<p class="pair-change" data-changed="${a !== b}">relatedness A <b>${fx(a, 2)}</b> → B ` +
+    return `<p class="pair-change" data-changed="${a !== b}">${c.scoreName} A <b>${fx(a, 2)}</b> → B ` +
       `<b>${fx(b, 2)}</b> (${signed(b - a, 2)})</p>`;
   }
   const k = c.labels.indexOf(c.target);
@@ -300,14 +306,14 @@ export function page(tvA, tvB, opts = {}) {
     `data-count="${count(op)}"><span style="background:${colour}">${what}</span> = ${means}: ${count(op)}</span>`);
   const legend = `<p class="counts">${edits ? `${edits} edit${edits === 1 ? "" : "s"}` : "no edits: B is A"}` +
     ` · key: ${key.join(" · ")}${swap ? " · click a word of B to swap it" : ""} · leave-one-out: the drop in ` +
-    `${change.relatedness ? "the relatedness score" : `p(${escape(change.target)})`} when that token alone is ` +
+    `${change.relatedness ? scoreOf(change) : `p(${escape(change.target)})`} when that token alone is ` +
     "&lt;unk&gt;</p>";
   const tokens = section("pair-tokens", "Sentences A and B", `<div class="pair-rows">${rows.join("")}</div>` +
     `<div class="pair-swap" hidden></div>${predictionHtml(change)}${legend}`);
   const prediction = section("pair-prediction", "Prediction", "", [figure("pair-prediction",
     () => Figures.barChart([["A", change.a], ["B", change.b]], change.labels, { title: change.relatedness
-      ? "p̂ over the relatedness grades, A and B" : "Prediction of A and B", yTitle: "probability", theme,
-      yRange: [0, 1] }),
+      ? `p̂ over the ${change.scoreName === "score" ? "" : "relatedness "}grades, A and B` : "Prediction of A and B",
+      yTitle: "probability", theme, yRange: [0, 1] }),
     tvA.arch === "disan" ? "Shen Sec. 5, A and B" : "Im Sec. 4.1, A and B",
     "The probability of each label for A and for B.", "prediction")]);
   const [maps, ...rest] = mapSections(tvA, tvB, aligned, theme, opts.alphaControl !== false);

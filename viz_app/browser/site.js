@@ -429,7 +429,8 @@ function showState() {
   el("hyp-row").hidden = !meta.pair;
   // a relatedness model's inputs are SICK's columns, sentence A and B, but its first and second sentence in the pair
   // view (SICK's names would read "B: sentence A")
-  const names = !meta.relatedness ? ["sentence", "hypothesis"] : state.view === "pair" ? PairView.inputNames(true) : ["sentence A", "sentence B"];
+  const names = !meta.relatedness || !meta.pair ? ["sentence", "hypothesis"]
+    : state.view === "pair" ? PairView.inputNames(true) : ["sentence A", "sentence B"];
   ["text", "hypothesis"].forEach((id, i) => {
     el(id).parentNode.firstChild.textContent = names[i] + " ";
     el("b-" + id).parentNode.firstChild.textContent = "B: " + names[i] + " ";

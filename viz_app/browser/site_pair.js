@@ -184,7 +184,7 @@ function rankSwaps(r, s, box, side, index, word) {
     },
   }).then(res => {
     if (!res || stale()) { list.dataset.state = "stopped"; return; }
-    const what = relatedness ? "the relatedness score" : "p(" + esc(labelOf(res.label)) + ")";
+    const what = relatedness ? PairView.scoreOf(lastPage.change) : "p(" + esc(labelOf(res.label)) + ")";
     list.innerHTML = "By how much each changes B's " + what + " (" + res.value.toFixed(3) + " now), of its " + near.length +
       " nearest words: " + res.ranked.slice(0, RANKED_SHOWN).map(x => {
         // a relatedness model's grades are no verdict that flips: its change is the score's alone

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from disan.attribution import METHODS, SCORE, Attribution
+from disan.relatedness import score_name
 
 
 LABELS = {key: label for key, (label, _) in METHODS.items()}
@@ -51,6 +52,11 @@ class AttributionView:
     def explains_score(self) -> bool:
         """The target is a relatedness model's score ŷ = rᵀp̂ (``probability`` holds ŷ)."""
         return self.target == SCORE
+
+    @property
+    def score_name(self) -> str:
+        """What the explained score is called: a pair's "relatedness score", one sentence's "score"."""
+        return score_name(len(self.sides) > 1)
 
     def side(self, name: str) -> SideScores:
         return self.sides[1] if name == "hypothesis" and len(self.sides) > 1 else self.sides[0]
@@ -96,7 +102,7 @@ def report_section(a: Attribution, names: tuple[str, str] = ("premise", "hypothe
     sentence (``names``: what the model calls its two), attention beside every attribution, LRP included, as the
     Attribution view draws them ("attribution-bars"), and the Kendall τ between their rankings ("tau")."""
     view = attribution_view(a)
-    what = (f"the predicted relatedness score ŷ = {view.probability:.3f}" if view.explains_score
+    what = (f"the predicted {view.score_name} ŷ = {view.probability:.3f}" if view.explains_score
             else f"'{view.target}' (p = {view.probability:.3f})")
     figures = []
     for key, name, side in zip(("premise", "hypothesis"), names, view.sides):

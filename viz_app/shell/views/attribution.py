@@ -13,6 +13,7 @@ import streamlit as st
 
 import disan
 from disan.attribution import METHODS, method_text
+from disan.relatedness import score_name
 
 from viz_app.draw.attribution import LABELS, bars_params, ig_sentence, tau_params
 from viz_app.draw.text import md_escape
@@ -32,16 +33,16 @@ COMPUTING = "Computing the attributions (gradient × input, Integrated Gradients
 PREDICTED = ""
 
 
-def class_picker(ctx: Context, relatedness: bool = False) -> str | None:
+def class_picker(ctx: Context, score: str | None = None) -> str | None:
     """Selectbox of the class explained (key ``cls``); returns the label, or None for the predicted class (a
-    relatedness model: its score ŷ = rᵀp̂, the value it predicts; a grade's probability only when picked)."""
+    score model: its ``score`` ŷ = rᵀp̂, the value it predicts; a grade's probability only when picked)."""
     ensure("cls", PREDICTED)
-    default = "the relatedness score ŷ = rᵀp̂" if relatedness else "the predicted class"
+    default = f"the {score} ŷ = rᵀp̂" if score else "the predicted class"
     if st.session_state["cls"] not in (PREDICTED, *ctx.labels):
         st.warning(md_escape(f"cls={st.session_state['cls']} is not a class of {ctx.model}; explaining {default} "
                              f"(choose one of {', '.join(ctx.labels)})."))
         st.session_state["cls"] = PREDICTED
-    if relatedness:
+    if score:
         label, named = "Output explained", lambda c: f"the probability of grade {c}"
     else:
         label, named = "Class explained", str
@@ -57,15 +58,16 @@ def methods_caption(view) -> str:
              "pooling, gates and the attention's mixing of values, and approximate through the head average, the FFN "
              "and the LayerNorms.")
     shown = view.sides[0].methods
-    lines = [f"**{md_escape(label)}:** {md_escape(method_text(m, view.explains_score))}."
+    lines = [f"**{md_escape(label)}:** {md_escape(method_text(m, view.explains_score, len(view.sides) > 1))}."
              for m, (label, _) in METHODS.items() if m in shown]
     return "  \n".join(lines + [md_escape(ig), md_escape(graph)])
 
 
 def render(ctx: Context) -> None:
     st.title("Attribution — does the model use what it attends to?")
-    relatedness = loaders.model_config(ctx.model).relatedness
-    explained = "the relatedness score ŷ = rᵀp̂" if relatedness else "the class probability"
+    cfg = loaders.model_config(ctx.model)
+    score = score_name(cfg.pair) if cfg.relatedness else None
+    explained = f"the {score} ŷ = rᵀp̂" if score else "the class probability"
     st.caption(f"The model's own source2token attention, and series composed from its weights (gated rollout, "
                f"attention flow), beside three attributions of {explained}, one bar group per token, and "
                "how alike they rank the tokens (Jain & Wallace 2019; Wiegreffe & Pinter 2019; Abnar & Zuidema "
@@ -75,7 +77,7 @@ def render(ctx: Context) -> None:
     if ctx.input_error:
         st.error(md_escape(ctx.input_error))
         return
-    target = class_picker(ctx, relatedness)
+    target = class_picker(ctx, score)
     tv = get_trace(ctx, alpha=ctx.trace_alpha)
     if tv is None:
         return
@@ -100,9 +102,9 @@ def _attributions(ctx: Context, view, names: tuple[str, str]) -> None:
     shown = names[1] if ctx.side == "hypothesis" else names[0]  # the sidebar's name of the side drawn
     what = f" ({shown})" if ctx.pair else ""
     if view.explains_score:
-        st.markdown(md_escape(f"Explaining the predicted relatedness score ŷ = rᵀp̂ = {view.probability:.3f} "
+        st.markdown(md_escape(f"Explaining the predicted {view.score_name} ŷ = rᵀp̂ = {view.probability:.3f} "
                               f"(the expectation over the grades, Tai, Socher & Manning 2015){what}; the "
-                              "attributions are in units of relatedness."))
+                              "attributions are in units of that score."))
     else:
         st.markdown(md_escape(f"Explaining '{view.target}' (p = {view.probability:.3f}){what}."))
     raw = {LABELS[m]: v for m, v in side.scores.items()}
@@ -124,7 +126,7 @@ def _attributions(ctx: Context, view, names: tuple[str, str]) -> None:
             "|A_i[k] h_i[k]| / Σ_i |A_i[k] h_i[k]| averaged over features, is largest for "
             f"'{side.tokens[top]}' ({side.vector_shares[top]:.3f}); the table lists it per token."))
     if ctx.pair:
-        explained = "the relatedness score" if view.explains_score else "one class probability"
+        explained = f"the {view.score_name}" if view.explains_score else "one class probability"
         st.caption(md_escape(f"Gradient, IG and leave-one-out score every token of {names[0]} and {names[1]} for "
                              f"{explained}; attention, rollout and flow are per sentence (the tied encoder reads "
                              "each alone). Switch sentences with 'Draw' in the sidebar."))

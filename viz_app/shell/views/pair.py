@@ -70,7 +70,7 @@ def render(ctx: Context) -> None:
                "scale with B − A where the tokens align."
                + (" A relatedness model reads two sentences: A is the sidebar's first and second sentence (the "
                   "other views call them SICK's sentence A and sentence B), B its edited copy."
-                  if cfg.relatedness else ""))
+                  if cfg.relatedness and cfg.pair else ""))
     if ctx.input_error:
         st.error(md_escape(ctx.input_error))
         return
