@@ -62,7 +62,8 @@ def run_trace(args) -> int:
         print(f"tokens{name}:", " ".join(f"{t}{'?' if u else ''}" for t, u in zip(sent.tokens, sent.unknown)))
     if trace.relatedness is not None:  # rᵀp̂ over the grades below (Tai, Socher & Manning 2015)
         grades = list(trace.prediction)
-        print(f"relatedness: {trace.relatedness:.2f} ({grades[0]}–{grades[-1]}); grade probabilities p̂:")
+        print(f"{'relatedness' if trace.hypothesis else 'score'}: {trace.relatedness:.2f} ({grades[0]}–{grades[-1]}); "
+              "grade probabilities p̂:")
     for label, p in sorted(trace.prediction.items(), key=lambda kv: -kv[1]):
         print(f"  {p:6.3f}  {label}")
     return 0
@@ -107,6 +108,7 @@ def add_train(sub) -> None:
 
 def run_train(args) -> int:
     from .train import TrainConfig, paper_defaults, train
+    from .train_config import check_settings
 
     if args.model == "disan" and args.ablation == "nodist" or args.model == "dsa" and args.ablation == "nodir":
         raise DisanError(f"--ablation {args.ablation} does not apply to --model {args.model}; use --ablation {'nodir' if args.model == 'disan' else 'nodist'}.")
@@ -124,6 +126,7 @@ def run_train(args) -> int:
     fold = f"fold{args.fold}" if args.fold is not None else None
     name = "-".join(x for x in (args.model, args.task, args.ablation, fold) if x)
     cfg = TrainConfig(**{**paper_defaults(args.model, args.task), "out": f"runs/{name}", **given})
+    check_settings(cfg)
     summary = train(cfg)
     best = (f"dev Pearson's r {summary['best_dev_pearson']:.4f}" if "best_dev_pearson" in summary
             else f"dev accuracy {summary['best_dev_acc']:.4f}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -24,6 +25,7 @@ MIN_DELTA = 0.002
 def run_train_file(args) -> int:
     """``train --data FILE``: the file's columns to a checkpoint and its card (``disan.train_file``)."""
     from .train import TrainConfig, paper_defaults
+    from .train_config import check_settings
     from .train_file import train_file
 
     given = {k: v for k, v in vars(args).items()
@@ -38,7 +40,10 @@ def run_train_file(args) -> int:
     # progress: two more right answers in 1,000 dev examples are dev's noise, not a reason to train 3 more epochs.
     defaults = {**paper_defaults(args.model, "nli" if args.text_pair else "sst5"), "patience": PATIENCE,
                 "min_delta": MIN_DELTA}
+    if args.out and (args.out.endswith(("/", os.sep)) or Path(args.out).expanduser().is_dir()):
+        given["out"] = str(Path(args.out).expanduser() / name)  # a folder: the model goes inside, named as by default
     cfg = TrainConfig(**{**defaults, "task": "file", "out": f"runs/{name}", **given})
+    check_settings(cfg)
     try:
         card = train_file(cfg, overwrite=bool(args.overwrite), resume=bool(args.resume))
     except KeyboardInterrupt:

@@ -71,3 +71,26 @@ class TrainConfig:
     # keeps its count; dev keeps its true labels). Dev accuracy cannot select a model that learnt no signal, so such a
     # run keeps the last evaluation's weights; --min-steps N --max-steps N gives it the trained model's N steps.
     shuffle_labels: int | None = None
+
+
+def check_settings(cfg: TrainConfig) -> None:
+    """A setting no run can train with is one line naming the flag (``disan train``), before anything is read or
+    written: --batch-size 0 divided by zero, --d-h 0 too, and --max-len 0 or −3 trained on nothing or cut the
+    sentence's end (Python's slicing)."""
+    from .config import ModelConfig
+    from .errors import InputError
+
+    positive = {"epochs": cfg.epochs, "batch_size": cfg.batch_size, "d_h": cfg.d_h, "heads": cfg.heads,
+                "max_steps": cfg.max_steps, "patience": cfg.patience, "save_every": cfg.save_every}
+    for name, value in positive.items():
+        if value is not None and value < 1:
+            raise InputError(f"--{name.replace('_', '-')} {value}: give a whole number of at least 1.")
+    if not 1 <= cfg.max_len <= ModelConfig.max_tokens:
+        raise InputError(f"--max-len {cfg.max_len}: give a token count from 1 to {ModelConfig.max_tokens}.")
+    if not cfg.lr > 0 or not 0 <= cfg.dropout < 1:
+        raise InputError(f"--lr {cfg.lr:g} / --dropout {cfg.dropout:g}: the learning rate must be above 0 and the "
+                         "dropout rate from 0 up to (not including) 1.")
+    heads = cfg.heads or ModelConfig.heads
+    if cfg.model == "dsa" and cfg.d_h % heads:
+        raise InputError(f"--d-h {cfg.d_h} is not divisible by {heads} heads (Im Sec. 3: each head takes d_h / h "
+                         "features); give a --d-h that --heads divides, or another --heads.")

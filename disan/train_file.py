@@ -41,6 +41,7 @@ def final_paths(out: str) -> tuple[str, dict[str, Path], Path]:
 def prepare_output(out: str, overwrite: bool, resume: bool) -> tuple[str, dict[str, Path], Path]:
     """Refuse an existing model unless ``overwrite``; an interrupted run unless ``resume`` or ``overwrite``."""
     name, files, stage = final_paths(out)
+    check_writable(stage.parent)
     existing = [p for p in files.values() if p.exists()]
     if existing and not overwrite:
         raise OutputError(f"{existing[0]} already exists; pass --overwrite to replace it or choose another --out.")
@@ -50,8 +51,21 @@ def prepare_output(out: str, overwrite: bool, resume: bool) -> tuple[str, dict[s
         raise OutputError(f"An interrupted run of {name!r} is in {stage}; pass --resume to continue it or "
                           "--overwrite to start over.")
     if resume and not (stage / f"{name}.state.pt").exists():
-        raise InputError(f"Nothing to resume: {stage / (name + '.state.pt')} does not exist; drop --resume.")
+        raise InputError(f"Nothing to resume: {stage / (name + '.state.pt')} does not exist (the run saved no state "
+                         "before it stopped); pass --overwrite instead of --resume to start over.")
     return name, files, stage
+
+
+def check_writable(folder: Path) -> None:
+    """--out's folder, or the nearest one that exists, is a folder this process may write in (checked before the
+    data file is read: a run that cannot save is refused at once)."""
+    nearest = folder
+    while not nearest.exists() and nearest != nearest.parent:
+        nearest = nearest.parent
+    if not nearest.is_dir():
+        raise OutputError(f"--out: {nearest} is a file, not a folder; choose another --out.")
+    if not os.access(nearest, os.W_OK | os.X_OK):
+        raise OutputError(f"--out: cannot write in {nearest}; choose a folder you can write to.")
 
 
 def check_glove(path: str | None):
@@ -129,13 +143,18 @@ def train_file(cfg: TrainConfig, overwrite: bool = False, resume: bool = False) 
         for path in files.values():
             path.unlink(missing_ok=True)
         shutil.rmtree(stage, ignore_errors=True)
-    stage.mkdir(parents=True, exist_ok=True)
+    try:
+        stage.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise OutputError(f"--out: cannot make {stage} ({err.strerror}); choose a folder you can write to.") from None
     staged = dataclasses.replace(cfg, out=str(stage / name))
     summary = train(staged, task)
     best = stage / f"{name}.safetensors"
     if not best.exists():
-        raise OutputError(f"The run ended before its first dev evaluation, so it saved no model; {stage} keeps its "
-                          "state (rerun with --resume and more --epochs or --max-steps).")
+        again = ("keeps its state: rerun with --resume and more --epochs or --max-steps"
+                 if (stage / f"{name}.state.pt").exists() else "holds no state either: rerun with --overwrite and more "
+                 "--epochs or --max-steps, or a smaller --eval-every")
+        raise OutputError(f"The run ended before its first dev evaluation, so it saved no model; {stage} {again}.")
     model = checkpoint.load_checkpoint(best, glove, name=name)
     report = evaluate(model, task.parts["test"])
     block = overlap(task.parts["test"], {"train": task.parts["train"], "dev": task.parts["dev"]}, report)

@@ -191,6 +191,10 @@ BAD = [
     (["--data", str(DATA / "reviews.csv"), "--text", "review", "--label", "sentiment", "--glove",
       str(user_vectors.MIXED)], ["mixes vector sizes", "line 8 has 5 numbers"]),
     (["--data", str(DATA / "missing.csv")], ["does not exist"]),
+    (["--data", str(DATA / "comma_in_text.csv"), "--text", "review", "--label", "sentiment"],
+     ["line 4: 3 fields where the header has 2", "quote that text"]),
+    (["--data", str(DATA / "array.json"), "--text", "review", "--label", "sentiment"],
+     ["holds one JSON array", "orient='records', lines=True"]),
     (["--data", str(DATA / "pairs.tsv"), "--text", "premise", "--label", "judgment", "--split", "judgment"],
      ["'same'", "use train, dev"]),
     (["--data", str(DATA / "pairs.tsv"), "--text", "premise", "--label", "judgment", "--split", "part", "--test",
@@ -210,6 +214,56 @@ def test_bad_file_is_one_line_and_writes_nothing(capsys, tmp_path, argv, needles
     for needle in needles:
         assert needle in lines[0]
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def test_a_tsv_text_that_starts_with_a_quote_is_text_not_a_field_running_over_the_next_rows():
+    """TSV has no quoting: read as CSV is, the quote would swallow the tab, the label and the next line."""
+    from disan.data.table_file import read_chunks
+
+    [frame] = list(read_chunks(DATA / "quote_in_text.tsv", ["review", "sentiment"]))
+    assert frame["review"].tolist()[1] == '"and awful a awful'
+    assert frame["sentiment"].tolist() == ["pos", "neg", "pos", "neg"]
+
+
+SETTINGS = [(["--batch-size", "0"], "--batch-size 0: give a whole number of at least 1"),
+            (["--d-h", "0"], "--d-h 0: give a whole number"),
+            (["--epochs", "0"], "--epochs 0: give a whole number"),
+            (["--d-h", "10", "--heads", "3"], "--d-h 10 is not divisible by 3 heads"),
+            (["--max-len", "0"], "--max-len 0: give a token count from 1 to 1024"),
+            (["--max-len", "-3"], "--max-len -3: give a token count"),
+            (["--max-len", "5000"], "--max-len 5000: give a token count"),
+            (["--dropout", "1"], "--dropout 1"),
+            (["--out", "{file}/sub/m"], "reviews.csv is a file, not a folder")]
+
+
+@pytest.mark.parametrize("extra, needle", SETTINGS, ids=[s[1][:24] for s in SETTINGS])
+def test_a_setting_no_run_can_train_with_is_one_line_and_writes_nothing(capsys, tmp_path, extra, needle):
+    """Before: --batch-size 0 and --d-h 0 divided by zero, --heads 3 raised a ValueError, --max-len 0 trained on
+    nothing and −3 cut the sentences' ends, an --out under a file raised NotADirectoryError: each a traceback."""
+    extra = [x.replace("{file}", str(DATA / "reviews.csv")) for x in extra]
+    code, _, err = train(capsys, tmp_path / "out" / "m", DATA / "reviews.csv", "--text", "review", "--label",
+                         "sentiment", *extra)
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and needle in lines[0], err
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_out_that_is_a_folder_gets_the_model_inside_under_its_default_name(capsys, tmp_path):
+    """Before, --out runs/ wrote runs.safetensors beside the folder."""
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    code, out, err = train(capsys, folder, DATA / "reviews.csv", "--text", "review", "--label", "sentiment",
+                           "--epochs", "1")
+    assert code == 0, err
+    assert (folder / "dsa-reviews.safetensors").exists() and not (tmp_path / "runs.safetensors").exists()
+    assert str(folder / "dsa-reviews.safetensors") in out
+
+
+def test_resume_with_no_saved_state_says_to_start_over(capsys, tmp_path):
+    (tmp_path / ".m.unfinished").mkdir()  # a run stopped before its first save
+    code, _, err = train(capsys, tmp_path / "m", DATA / "reviews.csv", "--text", "review", "--label", "sentiment",
+                         "--resume")
+    assert code == 2 and "pass --overwrite instead of --resume" in err
 
 
 def test_an_existing_model_is_refused_unless_overwrite(capsys, tmp_path):

@@ -166,7 +166,7 @@ def test_app_site_report_claims_and_faithfulness_take_it(dsa, data, tmp_path, mo
     assert result["target"] == TARGET_SENTENCE_SCORE  # a rating of the sentence, not a pair's relatedness
 
 
-def test_a_one_sentence_score_is_called_a_score_never_a_relatedness(dsa):
+def test_a_one_sentence_score_is_called_a_score_never_a_relatedness(dsa, capsys):
     """The pair page, the attributions and the app's Attribution and Minimal pair views name a one-sentence
     model's rᵀp̂ "score": "relatedness" (SICK's pair of sentences) read as if the model compared two sentences."""
     from html import unescape
@@ -188,6 +188,8 @@ def test_a_one_sentence_score_is_called_a_score_never_a_relatedness(dsa):
     assert "leave-one-out: the drop in the score when" in text
     assert page["figures"]["pair-prediction"]["title"] == "p̂ over the grades, A and B"
     assert "relatedness" not in text.lower() and "sentence A" not in text
+    assert core_main(["trace", "--model", str(dsa), "good great film ."]) == 0
+    assert f"score: {ta.relatedness:.2f} (1–5); grade probabilities" in capsys.readouterr().out
     explained = attribute(model, ta, steps=4)
     assert explained.to_json()["explained"] == "score ŷ = rᵀp̂"
     assert "the drop in the score ŷ" in method_text("leave_one_out", score=True, pair=False)

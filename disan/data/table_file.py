@@ -5,11 +5,18 @@ with ``chunksize`` for CSV/TSV (plain or ``.gz``), ``read_json(lines=True, chunk
 pyarrow's ``ParquetFile.iter_batches`` for Parquet, so memory is bounded by one chunk whatever the file's size
 (``python -m disan bench train-data`` measures it on a million rows). Every value is read as text; a column's
 numbers are parsed by the caller that needs them (a label for ``--regression``).
+
+Every column is read, then the named ones kept: pandas' ``usecols`` drops a row's extra fields without a word, so
+an unquoted comma in a text ("good, really good .,pos") would have made "really good ." a class. TSV has no
+quoting (IANA's text/tab-separated-values): a text that starts with ``"`` is text, not the start of a field that
+runs on over the next rows.
 """
 
 from __future__ import annotations
 
+import csv
 import gzip
+import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -80,8 +87,16 @@ def read_chunks(path: StrPath, columns: Sequence[str], chunk_rows: int = CHUNK_R
         raise TableFileError(f"{p}, line {first_undecodable_line(p)}: not UTF-8 text; save the file as UTF-8 "
                              "(e.g. iconv -f latin1 -t utf-8).") from None
     except (pd.errors.ParserError, ValueError) as err:
-        raise TableFileError(f"{p} cannot be read as {fmt.upper()} ({str(err).splitlines()[0][:160]}); "
-                             "check its delimiter and quoting.") from None
+        raise TableFileError(_unreadable(p, fmt, str(err))) from None
+
+
+def _unreadable(p: Path, fmt: str, err: str) -> str:
+    fields = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", err)
+    if fields:
+        want, line, saw = fields.groups()
+        inside = 'a comma inside a text: quote that text ("good, really good .")' if fmt == "csv" else "a tab inside a text"
+        return f"{p}, line {line}: {saw} fields where the header has {want}; check for {inside}."
+    return f"{p} cannot be read as {fmt.upper()} ({err.splitlines()[0][:160]}); check its delimiter and quoting."
 
 
 def _frames(p: Path, fmt: str, columns: list[str] | None, chunk_rows: int) -> Iterator[pd.DataFrame]:
@@ -96,16 +111,29 @@ def _frames(p: Path, fmt: str, columns: list[str] | None, chunk_rows: int) -> It
             yield frame
         return
     if fmt == "jsonl":
+        _check_json_lines(p)
         reader = pd.read_json(p, lines=True, chunksize=chunk_rows, dtype=False, encoding="utf-8",
                               encoding_errors="strict", compression="infer")
         with reader:
             for frame in reader:
                 yield frame if columns is None else frame.reindex(columns=[c for c in columns if c in frame])
         return
-    reader = pd.read_csv(p, sep="\t" if fmt == "tsv" else ",", dtype=str, keep_default_na=False, usecols=columns,
-                         chunksize=chunk_rows, encoding="utf-8", encoding_errors="strict", compression="infer")
+    reader = pd.read_csv(p, sep="\t" if fmt == "tsv" else ",", dtype=str, keep_default_na=False,
+                         quoting=csv.QUOTE_NONE if fmt == "tsv" else csv.QUOTE_MINIMAL, chunksize=chunk_rows,
+                         encoding="utf-8", encoding_errors="strict", compression="infer")
     with reader:
-        yield from reader
+        for frame in reader:
+            yield frame if columns is None else frame[columns]
+
+
+def _check_json_lines(p: Path) -> None:
+    """One JSON object per line, not one JSON array (pandas' default ``to_json``), whose elements read as columns."""
+    opener = gzip.open if p.suffix == ".gz" else open
+    with opener(p, "rb") as handle:
+        start = handle.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
+    if start.startswith(b"["):
+        raise TableFileError(f"{p} holds one JSON array; JSON Lines is one object per line (pandas: "
+                             "df.to_json(path, orient='records', lines=True)).")
 
 
 def first_undecodable_line(p: Path) -> int:
