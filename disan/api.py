@@ -6,6 +6,7 @@ shows its sidebar before torch has loaded); the functions that build a model imp
 
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -13,7 +14,7 @@ from typing import TYPE_CHECKING
 from .checkpoint import read_metadata
 from .checkpoint import verify as check_manifest
 from .config import ARCHS, ModelConfig
-from .errors import ModelNotFoundError
+from .errors import InputError, ModelNotFoundError
 from .locations import PRETRAINED_DIR
 
 if TYPE_CHECKING:
@@ -114,4 +115,23 @@ def load(name_or_path: str, device: torch.device | str | None = None) -> Sentenc
             f"No model named {name_or_path!r}; choose one of {', '.join(available())} or give a .safetensors path."
         )
     cfg, _, _ = read_metadata(path)
-    return load_checkpoint(path, load_glove(cfg.glove), device, name=path.stem)
+    return load_checkpoint(path, load_glove(glove_of(path, cfg.glove)), device, name=path.stem)
+
+
+#: Where a checkpoint's GloVe file is now, when it moved after training (the checkpoint stores the path it had).
+GLOVE_ENV = "DISAN_GLOVE"
+
+
+def glove_of(path: Path, stored: str | None) -> str | None:
+    """The GloVe file to rebuild ``path``'s embedding table with: the one it was trained with (``stored``), or
+    ``$DISAN_GLOVE`` once that file is gone; a file gone with no replacement is one line saying so."""
+    from .vocab import PACKAGE_GLOVE
+
+    if stored is None or stored in (PACKAGE_GLOVE, PACKAGE_GLOVE.replace("-", "_")) or Path(stored).expanduser().is_file():
+        return stored
+    moved = os.environ.get(GLOVE_ENV, "")
+    if moved and Path(moved).expanduser().is_file():
+        return moved
+    raise InputError(f"{path.name} was trained with the GloVe file {stored}, which is gone"
+                     + (f" ({GLOVE_ENV}={moved} is not a file either)" if moved else "")
+                     + f"; put it back, or set {GLOVE_ENV} to the file's new path.")

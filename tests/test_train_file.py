@@ -314,3 +314,27 @@ def test_train_on_a_built_in_task_counts_its_test_duplicates(capsys, tmp_path):
                        str(tmp_path / "trec"), *TINY[:-1], "1")
     assert code == 0, err
     assert "1 of 13 test examples appear verbatim after tokenisation in train/dev" in err
+
+
+def test_a_glove_file_moved_after_training_is_one_line_and_disan_glove_finds_it(capsys, tmp_path, monkeypatch):
+    """Before, every consumer of the model (trace, evaluate, report, site, disan.load) raised FileNotFoundError."""
+    import shutil
+
+    from disan.errors import InputError
+
+    glove = tmp_path / "vectors.txt"
+    shutil.copy(GLOVE, glove)
+    out = tmp_path / "m"
+    assert run(capsys, "train", "--model", "dsa", "--data", str(DATA / "reviews.csv"), "--text", "review",
+               "--label", "sentiment", "--out", str(out), "--glove", str(glove), "--d-h", "10", "--epochs", "1",
+               "--threads", "1")[0] == 0
+    moved = glove.rename(tmp_path / "elsewhere.txt")
+    monkeypatch.delenv("DISAN_GLOVE", raising=False)
+    code, _, err = run(capsys, "trace", "--model", str(out.with_suffix(".safetensors")), "the plot is great")
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert f"trained with the GloVe file {glove}, which is gone" in err and "set DISAN_GLOVE" in err
+    with pytest.raises(InputError):
+        load(str(out.with_suffix(".safetensors")), "cpu")
+    monkeypatch.setenv("DISAN_GLOVE", str(moved))
+    code, stdout, _ = run(capsys, "trace", "--model", str(out.with_suffix(".safetensors")), "the plot is great")
+    assert code == 0 and "tokens: the plot is great" in stdout
