@@ -9,6 +9,7 @@ evaluation has an ``overlap`` block (``disan.overlap``).
 from __future__ import annotations
 
 import shlex
+from pathlib import Path
 
 from .overlap import overlap_line
 
@@ -58,8 +59,12 @@ def overlap_lines(card: dict) -> list[str]:
 
 
 def evaluate_command(card: dict) -> str:
+    """``disan evaluate`` of the model on its --test file, or on a new file with the same columns: the training
+    file itself would score rows the model trained on (evaluate counts them as duplicates)."""
     tcfg = card["train"]["train_config"]
-    args = ["disan", "evaluate", "--model", tcfg["out"] + ".safetensors", "--data", tcfg.get("test") or tcfg["data"]]
+    new = "NEW_FILE" + "".join(Path(tcfg["data"]).suffixes)
+    args = ["disan", "evaluate", "--model", str(Path(tcfg["out"]).resolve()) + ".safetensors", "--data",
+            tcfg.get("test") or new]
     cols = card["data_file"]["columns"]
     args += ["--text", cols["text"], "--label", cols["label"]] + (["--text-pair", cols["text_pair"]] if cols["text_pair"] else [])
     return shlex.join(args)

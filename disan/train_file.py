@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import shlex
 import shutil
 import sys
 from pathlib import Path
@@ -159,7 +160,7 @@ def train_file(cfg: TrainConfig, overwrite: bool = False, resume: bool = False) 
     report = evaluate(model, task.parts["test"])
     block = overlap(task.parts["test"], {"train": task.parts["train"], "dev": task.parts["dev"]}, report)
     print(overlap_line(block), file=sys.stderr)
-    summary["train_config"] = {**summary["train_config"], "out": str(files[".safetensors"].with_suffix(""))}
+    summary["train_config"] = {**summary["train_config"], "out": str(files[".safetensors"].with_suffix("").resolve())}
     card = {
         "name": name,
         "description": (f"`{cfg.model}` trained by `disan train --data` on {Path(cfg.data).name} "
@@ -167,7 +168,7 @@ def train_file(cfg: TrainConfig, overwrite: bool = False, resume: bool = False) 
         "data_file": task.record,
         "lengths": lengths,
         "train": summary,
-        "train_command": summary["command"],
+        "train_command": f"cd {shlex.quote(os.getcwd())} && {summary['command']}",  # its paths may be relative
         "evaluation": {"test": {"model": name, "split": "test", **report, "overlap": block}},
         "presets": test_presets(name, task),
     }

@@ -62,6 +62,24 @@ def test_csv_to_checkpoint_and_card_with_the_files_labels(capsys, tmp_path):
     assert set(model.predict(["a great film"])[0]) == {"neg", "plot", "pos"}
 
 
+def test_the_cards_commands_run_from_any_folder_and_evaluate_a_new_file(capsys, tmp_path, monkeypatch):
+    """Before, a run given relative paths recorded them as given (its Reproduce block ran only from that folder),
+    and the evaluate example scored the training file, rows the model trained on."""
+    import shlex
+    import shutil
+
+    shutil.copy(DATA / "reviews.csv", tmp_path / "reviews.csv")
+    monkeypatch.chdir(tmp_path)
+    code, _, err = train(capsys, Path("runs") / "rel", "reviews.csv", "--text", "review", "--label", "sentiment",
+                         "--epochs", "1")
+    assert code == 0, err
+    c = card(tmp_path / "runs" / "rel")
+    assert c["train_command"].startswith(f"cd {shlex.quote(str(tmp_path))} && python -m disan ")
+    md = (tmp_path / "runs" / "rel.card.md").read_text()
+    assert shlex.join(["disan", "evaluate", "--model", str(tmp_path / "runs" / "rel.safetensors"), "--data",
+                       "NEW_FILE.csv", "--text", "review", "--label", "sentiment"]) in md
+
+
 def test_recipe_flags_reach_the_model(capsys, tmp_path):
     out = tmp_path / "sized"
     code, _, err = train(capsys, out, DATA / "reviews.csv", "--text", "review", "--label", "sentiment", "--epochs", "1",
