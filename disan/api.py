@@ -84,6 +84,13 @@ def checkpoint_path(name_or_path: str) -> Path:
     return bundled if bundled.is_file() else Path(name_or_path)
 
 
+def not_found(name_or_path: str) -> str:
+    """Why ``name_or_path`` names no model: a checkpoint path that is not a file, or an unknown name."""
+    if name_or_path.endswith(".safetensors"):
+        return f"No checkpoint file {name_or_path!r}; check the path (a .safetensors written by disan train)."
+    return f"No model named {name_or_path!r}; choose one of {', '.join(available())} or give a .safetensors path."
+
+
 def describe(name_or_path: str, verify: bool = False) -> ModelConfig:
     """A model's config (arch, labels, pair, α, masks …) without loading its weights; ``verify`` first checks
     the file against the manifest beside it, as ``load`` does."""
@@ -91,9 +98,7 @@ def describe(name_or_path: str, verify: bool = False) -> ModelConfig:
         return ModelConfig(arch=name_or_path, finetune_embeddings=name_or_path == "disan")
     path = checkpoint_path(name_or_path)
     if not path.is_file():
-        raise ModelNotFoundError(
-            f"No model named {name_or_path!r}; choose one of {', '.join(available())} or give a .safetensors path."
-        )
+        raise ModelNotFoundError(not_found(name_or_path))
     if verify:
         check_manifest(path)
     return read_metadata(path)[0]
@@ -111,9 +116,7 @@ def load(name_or_path: str, device: torch.device | str | None = None) -> Sentenc
         return random_model(name_or_path, device)
     path = checkpoint_path(name_or_path)
     if not path.is_file():
-        raise ModelNotFoundError(
-            f"No model named {name_or_path!r}; choose one of {', '.join(available())} or give a .safetensors path."
-        )
+        raise ModelNotFoundError(not_found(name_or_path))
     cfg, _, _ = read_metadata(path)
     return load_checkpoint(path, load_glove(glove_of(path, cfg.glove)), device, name=path.stem)
 

@@ -19,6 +19,8 @@ def check_writable(path: str | os.PathLike) -> Path:
     if target.is_dir():
         raise OutputError(f"--out {str(target)!r} is a folder; give a file name such as {str(target / 'report.html')!r}.")
     folder = target.parent
+    if folder.exists() and not folder.is_dir():
+        raise OutputError(f"Cannot write {str(target)!r}: {str(folder)!r} is a file, not a folder; choose another path.")
     if not folder.is_dir():
         raise OutputError(f"Cannot write {str(target)!r}: the folder {str(folder)!r} does not exist; create it first.")
     if not os.access(folder, os.W_OK | os.X_OK) or (target.exists() and not os.access(target, os.W_OK)):

@@ -51,6 +51,7 @@ def test_plain_output_says_random_weights(capsys):
     [
         (["trace", "--model", "disan", "   "], "empty"),
         (["trace", "--model", "no-such-model", "hi"], "No model named"),
+        (["trace", "--model", "/nowhere/mine.safetensors", "hi"], "No checkpoint file '/nowhere/mine.safetensors'"),
         (["trace", "--model", "disan", "hi", "--alpha", "1"], "no distance mask"),
         (["trace", "--model", "disan", "hi", "--masks", "up,down"], "not understood"),
         (["train", "--model", "dsa", "--task", "nli", "--ablation", "nodir"], "use --ablation nodist"),

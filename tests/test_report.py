@@ -226,6 +226,8 @@ def test_atomic_write_leaves_nothing_when_production_fails(tmp_path):
         write_atomic(tmp_path / "missing" / "x.html", lambda: "x")
     with pytest.raises(OutputError, match="is a folder"):
         write_atomic(tmp_path, lambda: "x")
+    with pytest.raises(OutputError, match="out.html' is a file, not a folder"):  # was "does not exist"
+        write_atomic(target / "x.html", lambda: "x")
 
 
 @pytest.mark.parametrize(

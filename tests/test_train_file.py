@@ -213,6 +213,8 @@ BAD = [
      ["line 4: 3 fields where the header has 2", "quote that text"]),
     (["--data", str(DATA / "array.json"), "--text", "review", "--label", "sentiment"],
      ["holds one JSON array", "orient='records', lines=True"]),
+    (["--data", str(DATA / "broken_line.jsonl"), "--text", "review", "--label", "sentiment"],
+     ["broken_line.jsonl, line 3: not one JSON object"]),
     (["--data", str(DATA / "pairs.tsv"), "--text", "premise", "--label", "judgment", "--split", "judgment"],
      ["'same'", "use train, dev"]),
     (["--data", str(DATA / "pairs.tsv"), "--text", "premise", "--label", "judgment", "--split", "part", "--test",

@@ -91,6 +91,8 @@ def read_chunks(path: StrPath, columns: Sequence[str], chunk_rows: int = CHUNK_R
 
 
 def _unreadable(p: Path, fmt: str, err: str) -> str:
+    if fmt == "jsonl" and (line := first_bad_json_line(p)):
+        return f"{p}, line {line}: not one JSON object; each line of JSON Lines is one object such as {{\"text\": …}}."
     fields = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", err)
     if fields:
         want, line, saw = fields.groups()
@@ -144,6 +146,23 @@ def first_undecodable_line(p: Path) -> int:
             try:
                 raw.decode("utf-8")
             except UnicodeDecodeError:
+                return number
+    return 0
+
+
+def first_bad_json_line(p: Path) -> int:
+    """The 1-based line that is not one JSON object (blank lines pass, as pandas skips them); 0 if none."""
+    import json
+
+    opener = gzip.open if p.suffix == ".gz" else open
+    with opener(p, "rt", encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                if not isinstance(json.loads(line), dict):
+                    return number
+            except ValueError:
                 return number
     return 0
 

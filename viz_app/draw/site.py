@@ -378,6 +378,8 @@ def _fresh_folder(out: Path) -> Path:
         raise OutputError(
             f"{str(out)!r} already holds files that are not a site written by this command; give an empty or new folder."
         )
+    if out.parent.exists() and not out.parent.is_dir():
+        raise OutputError(f"Cannot create {str(out)!r}: {str(out.parent)!r} is a file, not a folder; choose another path.")
     if not out.parent.is_dir():
         raise OutputError(f"Cannot create {str(out)!r}: its folder {str(out.parent)!r} does not exist; create it first.")
     try:
@@ -423,15 +425,16 @@ def _export(source: str, workdir: Path, extra_words: int | None, name: str | Non
     raise OutputError(f"{name}'s file stays over {MODEL_MAX_BYTES:,} bytes; lower --extra-words.")
 
 
-def _search_file(tmp: Path, name: str, search: bool | str, data_dir: str | None,
+def _search_file(tmp: Path, name: str, source: str, search: bool | str, data_dir: str | None,
                  log: Callable[[str], None]) -> tuple[str, int, str] | None:
-    """Write ``search/<name>.js`` (site_search.py); (file, bytes, corpus), or None when its corpus is absent."""
+    """Write ``search/<name>.js`` (site_search.py) of the model at ``source`` (a bundled name or a checkpoint's
+    path); (file, bytes, corpus), or None when its corpus is absent."""
     import disan
     from viz_app.draw import site_search
 
-    cfg = disan.load(name, "cpu").cfg
-    corpus = search if isinstance(search, str) else site_search.corpus_for(name, cfg)
-    index = site_search.cached_index(name, corpus, data_dir, log)
+    cfg = disan.load(source, "cpu").cfg
+    corpus = search if isinstance(search, str) else site_search.corpus_for(source, cfg)
+    index = site_search.cached_index(source, corpus, data_dir, log)
     if index is None:
         return None
     file = f"search/{name}.js"
@@ -494,7 +497,7 @@ def build_site(
                     (tmp / page_model["start"]).write_text(_keyed_script("DisanSiteStart", name, entry),
                                                            encoding="utf-8")
                 metas.append(page_model)
-                searched = _search_file(tmp, name, search, data_dir, log) if search else None
+                searched = _search_file(tmp, name, sources[name], search, data_dir, log) if search else None
                 page_model["search"] = searched and searched[0]
                 written.append(SiteModel(name, file, size, export.onnx_bytes, export.vocab_bytes, export.own_words,
                                          export.extra_words, tuple(export.int8), export.max_float16_error,
