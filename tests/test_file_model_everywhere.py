@@ -85,3 +85,17 @@ def test_claims_on_its_test_part_and_faithfulness_on_a_file(trained, capsys):
                       "--json", "--no-progress"]) == 0
     result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert result["n"] == 4 and result["n_examples"] == 90
+
+
+def test_site_search_of_your_model_indexes_the_file_it_was_trained_on(trained, tmp_path, monkeypatch):
+    """Before, ``site --model PATH --search`` loaded the model by its file's stem: "No model named 'reviews-dsa'".
+    A model of yours searches its own file, read by the card's columns: every row once, with its gold label."""
+    from viz_app.draw import site_search
+
+    monkeypatch.setenv("DISAN_INDEX_CACHE", str(tmp_path / "cache"))
+    assert cli_main(["site", "--model", str(trained), "--out", str(tmp_path / "site"), "--search"]) == 0
+    header, columns = site_search.unpack((tmp_path / "site" / "search" / "reviews-dsa.js").read_text())
+    rows = (DATA / "reviews.csv").read_text().strip().splitlines()[1:]
+    assert header["rows"]["sentences"] == len(rows)
+    values = {f["name"]: f.get("values") for f in header["fields"] if f["table"] == "sentences"}
+    assert set(values["gold"]) == set(LABELS)

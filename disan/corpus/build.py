@@ -65,9 +65,11 @@ def run_embedded(model, corpus: Corpus, store: Store, chunk: int, progress: bool
 
 def build_index(model_name: str, data: str, out: str | Path, *, engine: str = "embedded",
                 data_dir: str | None = None, overwrite: bool = False, progress: bool = True, chunk: int = CHUNK,
-                threads: int | None = None, device: str | None = None, ray_address: str | None = None, on_chunk=None) -> dict:
+                threads: int | None = None, device: str | None = None, ray_address: str | None = None, on_chunk=None,
+                text: str | None = None, text_pair: str | None = None, label: str | None = None) -> dict:
     """Build the index of ``data`` under ``model_name`` at ``out``; returns the manifest. ``on_chunk(n)`` is
-    called with the examples done so far after every chunk of the embedded engine (the app's progress bar)."""
+    called with the examples done so far after every chunk of the embedded engine (the app's progress bar).
+    ``text``/``text_pair``/``label``: a table file's columns (``sources.open_corpus``)."""
     if engine not in ENGINES:
         raise InputError(f"--engine {engine!r} is not known; use one of {', '.join(ENGINES)}.")
     if chunk < 1:
@@ -77,7 +79,8 @@ def build_index(model_name: str, data: str, out: str | Path, *, engine: str = "e
             raise InputError(f"--threads {threads} must be at least 1.")
         torch.set_num_threads(threads)
     model = load(model_name, device if engine == "embedded" else "cpu")
-    corpus = open_corpus(data, model.cfg.pair, data_dir)
+    corpus = open_corpus(data, model.cfg.pair, data_dir, text=text, text_pair=text_pair, label=label, model=model_name,
+                         relatedness=model.cfg.relatedness)
     info = model_info(model_name, model)
     job = {"model_sha256": info["sha256"], "model": info["name"], "project_version": project_version(),
            "schema_version": SCHEMA_VERSION, "data": corpus.ident, "chunk": chunk}

@@ -16,8 +16,15 @@ def add_index(sub) -> None:
 
     p = sub.add_parser("index", help="trace every sentence of a corpus into a Parquet index (docs/search.md)")
     p.add_argument("--model", required=True, help="bundled checkpoint name or .safetensors path")
-    p.add_argument("--data", required=True, help=f"a corpus ({', '.join(CORPORA)}), TASK:SPLIT (sst5:test), or a "
-                                                 "text file (one sentence a line; pairs: premise<TAB>hypothesis)")
+    p.add_argument("--data", required=True, help=f"a corpus ({', '.join(CORPORA)}), TASK:SPLIT (sst5:test), a table "
+                                                 "(.csv/.tsv/.jsonl/.parquet, read by its columns) or a .txt file "
+                                                 "(one sentence a line; pairs: premise<TAB>hypothesis)")
+    p.add_argument("--text", default=None, metavar="COL",
+                   help="a table's sentence column (default: the model's training column, else 'text')")
+    p.add_argument("--text-pair", default=None, metavar="COL",
+                   help="a pair model's second-sentence column (default: the training column, else 'hypothesis')")
+    p.add_argument("--label", default=None, metavar="COL",
+                   help="the gold label column, optional (default: the training column, else 'label' if present)")
     p.add_argument("--out", required=True, help="the index folder to write (built as OUT.partial, then renamed)")
     p.add_argument("--data-dir", default=None)
     p.add_argument("--engine", choices=ENGINES, default="embedded",
@@ -35,7 +42,8 @@ def run_index(args) -> int:
 
     build_index(args.model, args.data, args.out, engine=args.engine, data_dir=args.data_dir,
                 overwrite=args.overwrite, progress=not args.no_progress, chunk=args.chunk, threads=args.threads,
-                device=args.device, ray_address=args.ray_address)
+                device=args.device, ray_address=args.ray_address, text=args.text, text_pair=args.text_pair,
+                label=args.label)
     return 0
 
 

@@ -1,14 +1,26 @@
 """``--data NAME|FILE``: the examples an index holds, read in fixed chunks.
 
 NAME is ``all`` (every corpus below the model reads), a comma-separated list, or one of ``CORPORA`` (whole datasets of ``../shared/data`` through the project's own loaders), optionally
-``NAME:SPLIT`` for one split of a task (``sst5:test``, ``snli:dev``: ``data.load_task``). FILE is a UTF-8 text
-file, one sentence per line (a pair model: ``premise<TAB>hypothesis``), or an SNLI-format ``.jsonl[.gz]``; a text
-file is read line by line, so a corpus larger than memory streams. A named corpus is read by its loader (the
-largest, SNLI dev + test, is 20,000 pairs). Blank lines are skipped; each example keeps its 1-based line.
+``NAME:SPLIT`` for one split of a task (``sst5:test``, ``snli:dev``: ``data.load_task``). A named corpus is read by
+its loader (the largest, SNLI dev + test, is 20,000 pairs).
+
+FILE is one of three kinds, each read in a stream so a corpus larger than memory is indexed in bounded memory:
+
+* a labelled table (CSV, TSV, JSON Lines, plain or ``.gz``, and Parquet), read by its columns
+  (``table_source``); each example's source is the file's line (header = line 1), or a Parquet row.
+* an SNLI-format ``.jsonl[.gz]`` (its first object has ``sentence1``, ``sentence2`` and ``gold_label``) when no
+  column is named: ``data.load_nli_jsonl``.
+* any other file (``.txt``): strict UTF-8 text, one sentence a line (a pair model: ``premise<TAB>hypothesis``),
+  plain or ``.gz``; blank lines are skipped and each example keeps its 1-based line. A ``.tsv``/``.tab`` whose
+  first line names no column to read, when no column is named and that line has as many fields as the model
+  reads (one, or two for pairs), is such a headerless file too, as before tables were read.
+
+A file that is not UTF-8 text (latin-1, Parquet renamed ``.txt``) is one ``InputError`` naming its line.
 """
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -24,6 +36,8 @@ CHUNK = 1024
 
 
 @dataclass(frozen=True)
+
+
 class Item:
     """One example to index: ``gold`` is a label name (None when the source has none)."""
 
@@ -36,6 +50,8 @@ class Item:
 
 
 @dataclass(frozen=True)
+
+
 class Corpus:
     """What ``--data`` names: ``ident`` goes into the manifest (a name, or a path with its SHA-256)."""
 
@@ -89,28 +105,85 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+def open_bytes(path: Path):
+    return gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")
+
+
+def _not_text(path: Path, lineno: int) -> InputError:
+    return InputError(f"{path}, line {lineno}: not UTF-8 text; save the file as UTF-8 (e.g. iconv -f latin1 -t "
+                      "utf-8), one sentence a line, or as a .csv/.tsv/.jsonl/.parquet table.")
+
+
 def _text_file(path: Path, pair: bool) -> Iterator[Item]:
-    with open(path, encoding="utf-8", errors="replace") as f:
-        for lineno, line in enumerate(f, 1):
-            line = line.rstrip("\n").rstrip("\r")
-            if not line.strip():
-                continue
-            source = f"{path.name}:{lineno}"
-            if not pair:
-                yield Item(line, None, None, None, source, path.name)
-                continue
-            if "\t" not in line:
-                raise InputError(f"{source} has no tab; a pair model's file needs 'premise<TAB>hypothesis' lines.")
-            premise, hypothesis = line.split("\t", 1)
-            yield Item(premise, hypothesis, None, None, source, path.name)
+    """One sentence a line (pairs: ``premise<TAB>hypothesis``), strict UTF-8: a line that is not is one error."""
+    try:
+        with open_bytes(path) as f:
+            yield from _text_lines(path, enumerate(f, 1), pair)
+    except (OSError, EOFError) as err:  # a damaged .gz
+        raise InputError(f"{path} cannot be read ({err}); give an intact file.") from None
 
 
-def open_corpus(data: str, pair: bool, data_dir: str | None = None) -> Corpus:
+def _text_lines(path: Path, lines, pair: bool) -> Iterator[Item]:
+    for lineno, raw in lines:
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise _not_text(path, lineno) from None
+        if "\x00" in line:  # UTF-8 may hold NUL, text does not: a binary file
+            raise _not_text(path, lineno)
+        if lineno == 1:
+            line = line.removeprefix("\ufeff")
+        line = line.rstrip("\n").rstrip("\r")
+        if not line.strip():
+            continue
+        source = f"{path.name}:{lineno}"
+        if not pair:
+            yield Item(line, None, None, None, source, path.name)
+            continue
+        if "\t" not in line:
+            raise InputError(f"{source} has no tab; a pair model's file needs 'premise<TAB>hypothesis' lines.")
+        premise, hypothesis = line.split("\t", 1)
+        yield Item(premise, hypothesis, None, None, source, path.name)
+
+
+def _open_file(path: Path, pair: bool, given: dict, model: str | None, relatedness: bool) -> Corpus:
+    from . import table_source  # it reads Item from here
+
+    ident = {"file": str(path.resolve()), "sha256": file_sha256(path)}
+    if given["text_pair"] and not pair:
+        raise InputError(f"--text-pair {given['text_pair']!r}: the model reads single sentences; drop --text-pair.")
+    named = any(given.values())
+    if not named and table_source.is_snli(path):
+        if not pair:
+            raise InputError(f"{path.name} holds sentence pairs, but the model reads single sentences; name the "
+                             "column to read with --text (e.g. --text sentence1).")
+        return Corpus(path.name, True, ident, lambda: _items(load_nli_jsonl(path), NLI_LABELS, path.name))
+    if table_source.is_table(path):
+        fmt, have = table_source.columns_of(path)
+        columns = table_source.table_columns(path, fmt, have, pair, given, table_source.card_columns(model))
+        if columns is not None:
+            ident = {**ident, "columns": columns}
+            return Corpus(path.name, pair, ident, lambda: table_source.table_items(path, fmt, columns, relatedness))
+    elif named:
+        flags = " ".join(f"--{k.replace('_', '-')}" for k, v in given.items() if v)
+        raise InputError(f"{path.name} is read as plain text, one sentence a line, which has no columns for {flags}; "
+                         "drop them, or give a table (.csv, .tsv, .jsonl, .parquet) with a header.")
+    return Corpus(path.name, pair, ident, lambda: _text_file(path, pair))
+
+
+def open_corpus(data: str, pair: bool, data_dir: str | None = None, *, text: str | None = None,
+                text_pair: str | None = None, label: str | None = None, model: str | None = None,
+                relatedness: bool = False) -> Corpus:
     """The corpus ``data`` names, checked against the model's input kind (``pair``). ``all`` is every named
-    corpus the model reads; ``a,b,c`` several, one after another (the ``corpus`` column tells them apart)."""
+    corpus the model reads; ``a,b,c`` several, one after another (the ``corpus`` column tells them apart).
+
+    ``text``/``text_pair``/``label``: a table file's columns (``--text``, ``--text-pair``, ``--label``); ``model``
+    (a ``.safetensors`` path) lends its card's columns as defaults when ``disan train --data`` made it;
+    ``relatedness``: the label is a score (``gold_score``), not a class name (``gold``)."""
+    given = {"text": text, "text_pair": text_pair, "label": label}
     if data == "all" or "," in data:
         names = (PAIR_CORPORA if pair else SINGLE_CORPORA) if data == "all" else [d.strip() for d in data.split(",")]
-        parts = [open_corpus(name, pair, data_dir) for name in names]
+        parts = [open_corpus(name, pair, data_dir, **given, model=model, relatedness=relatedness) for name in names]
         return Corpus(data, pair, {"parts": [c.ident for c in parts]},
                       lambda: (item for c in parts for item in c.read()))
     path = Path(data)
@@ -118,12 +191,11 @@ def open_corpus(data: str, pair: bool, data_dir: str | None = None) -> Corpus:
         raise InputError(f"--data {data!r} is neither a corpus ({', '.join(CORPORA)}, or TASK:SPLIT such as "
                          "sst5:test) nor an existing file; give one of those or a text file's path.")
     if path.is_file():
-        ident = {"file": str(path.resolve()), "sha256": file_sha256(path)}
-        if path.name.endswith((".jsonl", ".jsonl.gz")):
-            if not pair:
-                raise InputError(f"{path.name} holds sentence pairs, but the model reads single sentences.")
-            return Corpus(path.name, True, ident, lambda: _items(load_nli_jsonl(path), NLI_LABELS, path.name))
-        return Corpus(path.name, pair, ident, lambda: _text_file(path, pair))
+        return _open_file(path, pair, given, model, relatedness)
+    if any(given.values()):
+        flags = " ".join(f"--{k.replace('_', '-')}" for k, v in given.items() if v)
+        raise InputError(f"{flags} name a file's columns; --data {data} is a named corpus, read by its own loader. "
+                         "Drop them, or give a table file.")
     if data in CORPORA:
         loader, labels, is_pair = CORPORA[data]
         read = lambda: _items(loader(data_dir), labels, data)  # noqa: E731

@@ -44,10 +44,18 @@ def search_spec() -> dict:
 
 
 def corpus_for(name: str, cfg) -> str:
-    """The bundled test set ``name``'s page searches (its card's training task decides a TREC model's)."""
-    from disan.api import PRETRAINED_DIR
+    """The corpus ``name``'s page searches: a model trained by ``train --data`` its own file while that file is
+    where its card says; a bundled model its bundled test set (its card's training task decides a TREC model's)."""
+    from disan.api import PRETRAINED_DIR, card_of
     from disan.cards import read_card
 
+    if name.endswith(".safetensors"):
+        try:
+            own = card_of(name).get("data_file", {}).get("files", {}).get("data", {}).get("path")
+        except (DisanError, OSError, ValueError):
+            own = None
+        if own and Path(own).is_file():
+            return own
     if cfg.pair:
         return RELATEDNESS_CORPUS if cfg.relatedness else PAIR_CORPUS
     try:
@@ -72,7 +80,8 @@ def cached_index(name: str, corpus: str, data_dir: str | None, log: Callable[[st
     folder = cache.index_folder(name, sha256(checkpoint_path(name)), corpus if data_dir is None else
                                 f"{corpus}@{Path(data_dir).name}")
     try:
-        ident = open_corpus(corpus, disan.load(name, "cpu").cfg.pair, data_dir).ident
+        cfg = disan.load(name, "cpu").cfg
+        ident = open_corpus(corpus, cfg.pair, data_dir, model=name, relatedness=cfg.relatedness).ident
         if (folder / "manifest.json").is_file():
             try:
                 index = open_index(folder)

@@ -110,7 +110,8 @@ def _build(name: str, corpus: str, folder) -> None:
     from disan.corpus.sources import open_corpus
 
     cfg = loaders.model_config(name)
-    total = sum(len(items) for _, items in open_corpus(corpus, cfg.pair).chunks())
+    corpus_items = open_corpus(corpus, cfg.pair, model=name, relatedness=cfg.relatedness)  # a table: the card's columns
+    total = sum(len(items) for _, items in corpus_items.chunks())
     bar = st.progress(0.0, text=f"Indexing {total:,} examples of {corpus}…")
     folder.parent.mkdir(parents=True, exist_ok=True)
     build_index(name, corpus, folder, progress=False, overwrite=True,
