@@ -218,9 +218,15 @@ function go(doc, step) {
   const top = coveredTop(doc);
   let current = 0;
   all.forEach((s, i) => { if (s.getBoundingClientRect().top <= top + 8) current = i; });
-  const target = all[Math.max(0, Math.min(all.length - 1, step === "first" ? 0 : step === "last"
-    ? all.length - 1 : current + step))];
-  target.style.scrollMarginTop = `${top}px`;
+  scrollTo(doc, v, all[Math.max(0, Math.min(all.length - 1, step === "first" ? 0 : step === "last"
+    ? all.length - 1 : current + step))]);
+}
+
+/* A section scrolled to just below the sticky header, and focused; a report file's address names it, the static
+ * explorer's keeps its state (its address holds the sentence and model: a section's id there would read as a link
+ * naming neither, and the page would reopen on the folder's own sentence). */
+function scrollTo(doc, v, target) {
+  target.style.scrollMarginTop = `${coveredTop(doc)}px`;
   target.scrollIntoView({ block: "start" });
   target.focus({ preventScroll: true });
   if (v.hash) history.replaceState(null, "", `#${target.id}${docState(doc).talk ? "-talk" : ""}`);
@@ -239,6 +245,9 @@ function keyboard(doc) {
   });
   doc.addEventListener("click", ev => {
     if (ev.target.closest && ev.target.closest('[data-control="talk"]')) setTalk(doc, !ds.talk);
+    const link = ev.target.closest && ev.target.closest('nav a[href^="#"]'), v = ds.current;
+    const section = link && v && v.root.querySelector(`.section[id="${CSS.escape(link.hash.slice(1))}"]`);
+    if (section) { ev.preventDefault(); scrollTo(doc, v, section); }
   });
 }
 

@@ -348,6 +348,7 @@ function drawStart() {
   doc.body.dataset.state = "computing";
   return draw(tv, false).then(() => {
     markDrawn(mine);
+    shownFor(state.model);
     doc.body.dataset.start = startShown = state.model; // whose stored run is on screen (until the next sentence)
     if (pending === null) say(STARTING, "note");
     return true;
@@ -468,11 +469,17 @@ function update(typed) {
   running = drawStart().then(() => loadModel(state.model)).then(function loop(model) {
     if (el("status").textContent === STARTING) say(""); // the model is ready
     if (pending === null) { warmStart(model); return null; }
+    // another model was picked while this one loaded: its request stays pending for that model's run
+    if (model.meta.name !== state.model) return loadModel(state.model).then(loop);
     const mine = pending;
     pending = null;
-    if (model.meta.name !== state.model) return loadModel(state.model).then(loop);
     const input = prepare(model, state.text, state.hypothesis, state.alpha);
-    if (input.problem) { say(input.problem, "error"); doc.body.dataset.state = "error"; return loop(model); }
+    if (input.problem) {
+      say(input.problem, "error");
+      doc.body.dataset.state = "error";
+      hideOthers(model.meta.name);
+      return loop(model);
+    }
     const t0 = performance.now();
     doc.body.dataset.state = "computing";
     // a key's maps are painted from what computes them first (paintMaps), its page from the whole run
@@ -486,6 +493,7 @@ function update(typed) {
       const wasTyping = typing;
       typing = false;
       return draw(tv, wasTyping).then(() => { // the run was the worker's: the page's thread only draws
+        shownFor(model.meta.name);
         say("");
         doc.body.dataset.computeMs = (performance.now() - t0).toFixed(2);
         markDrawn(mine);
@@ -500,6 +508,18 @@ function update(typed) {
     doc.body.dataset.state = "error";
   }).then(() => { running = null; });
   return running;
+}
+
+/* The report on screen is `model`'s (the sentence or the pair view drew it). */
+export function shownFor(model) {
+  el("report").dataset.model = model;
+  el("report").hidden = el("page-header").hidden = false;
+}
+
+/* An input error under `model`: a report of another model must not stand under its name (it is hidden until the
+ * next draw); one of this model stays, the last sentence it computed. */
+export function hideOthers(model) {
+  el("report").hidden = el("page-header").hidden = el("report").dataset.model !== model;
 }
 
 /* The trace view's sections (sections.js), drawn by report.js, which keeps the figures and controls across sentences.
@@ -543,7 +563,12 @@ function bind() {
     el("preset").value = "";
     if (p) edited({ text: p.text, hypothesis: p.hypothesis });
   });
-  window.addEventListener("hashchange", () => { applyHash(); update(); });
+  window.addEventListener("hashchange", () => {
+    // a section's own address (an old link, a typed #id) names no state: the page keeps its own
+    if (/^#[\w-]+$/.test(location.hash) && doc.getElementById(location.hash.slice(1))) { writeHash(); return; }
+    applyHash();
+    update();
+  });
 }
 
 /* Start onnxruntime and the linked model at once, then boot; on the folder's own sentence the stored run is drawn

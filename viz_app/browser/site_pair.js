@@ -81,7 +81,7 @@ async function step() {
     if (typedB) setTimeout(() => flushB(true), 0);
     const [a, bb] = await both;
     const problem = a.tv.problem ? sideProblem("A", a.tv.problem) : bb.tv.problem ? sideProblem("B", bb.tv.problem) : null;
-    if (problem) { say(problem, "error"); doc.body.dataset.state = "error"; continue; }
+    if (problem) { say(problem, "error"); doc.body.dataset.state = "error"; Site.hideOthers(s.model); continue; }
     traces = { [a.key]: a.tv, [bb.key]: bb.tv };
     if (pending) continue;
     // the figures whose numbers this B leaves as they were are the last page's own objects (nothing to redraw)
@@ -91,6 +91,7 @@ async function step() {
     doc.title = page.title + " — attention explorer";
     await Report.show(el("report"), page, { header: el("page-header"), values: { alpha: s.alpha, feature: 0 }, hash: false,
                                             typing: wasTyping, provenance: Site.modelMeta(s.model).provenance });
+    Site.shownFor(s.model);
     say("");
     doc.body.dataset.computeMs = (performance.now() - t0).toFixed(2);
     markDrawn("pair-" + mine);

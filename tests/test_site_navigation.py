@@ -1,0 +1,86 @@
+"""The static explorer's page keeps the reader's state: a section link scrolls without losing the sentence, a quick
+change of model draws the model the menu names, and an input error under a new model never leaves another model's
+report on screen (each found by a newcomer's pass over the page, each failing before its fix)."""
+
+from __future__ import annotations
+
+import time
+from urllib.parse import urlencode
+
+import pytest
+
+from tests.conftest import guarded_page
+
+pytestmark = pytest.mark.browser
+TIMEOUT_MS = 120_000
+SETTLED = "() => ['ready', 'error'].includes(document.body.dataset.state)"
+
+
+@pytest.fixture
+def open_page(chromium, static_site):
+    opened = []
+
+    def opener(**state: str):
+        folder = static_site.out.as_uri() + "/"
+        context, page, blocked, errors = guarded_page(chromium, lambda url: url.startswith(folder), TIMEOUT_MS)
+        opened.append((context, blocked, errors))
+        page.goto((static_site.out / "index.html").as_uri() + "#" + urlencode(state))
+        page.wait_for_function(SETTLED)
+        return page
+
+    yield opener
+    for context, blocked, errors in opened:
+        context.close()
+        assert blocked == [] and errors == []
+
+
+def report_model(page) -> str:
+    """The model whose report is drawn, from the report's own title (doc.title names it)."""
+    return page.title().split(" — ")[0]
+
+
+def test_a_section_link_scrolls_below_the_header_and_keeps_the_sentence(open_page):
+    """Before, the link's #disan-gate replaced the address, which then named no state: the page reopened on the
+    folder's own model and sentence, and the section stopped under the sticky header."""
+    page = open_page(m="dsa-nli", t="a man plays a guitar .", h="a person makes music .")
+    address = page.evaluate("location.hash")
+    link = page.locator("#page-header nav a").nth(2)
+    target = link.get_attribute("href")
+    link.click()
+    page.wait_for_timeout(300)
+    assert page.evaluate("location.hash") == address and page.input_value("#text") == "a man plays a guitar ."
+    assert page.input_value("#model") == "dsa-nli" and report_model(page) == "dsa-nli"
+    top = page.evaluate(f"document.querySelector('{target}').getBoundingClientRect().top")
+    header = page.evaluate("document.querySelector('body.site header').getBoundingClientRect().bottom")
+    assert header - 1 <= top <= header + 8, (top, header)
+
+
+@pytest.mark.parametrize("gap", [0.05, 0.3])
+def test_a_model_picked_and_picked_back_at_once_draws_the_model_the_menu_names(open_page, gap):
+    """Before, the request made while another model loaded was dropped: the page kept disan-sst5's report (or
+    "Loading dsa-nli…") under dsa-nli, marked ready."""
+    page = open_page(m="dsa-nli", t="a man plays a guitar .", h="a person makes music .")
+    page.focus("#model")
+    page.keyboard.press("ArrowUp")
+    time.sleep(gap)
+    page.keyboard.press("ArrowDown")
+    assert page.input_value("#model") == "dsa-nli"
+    page.wait_for_function("() => document.body.dataset.state === 'ready' && document.title.startsWith('dsa-nli ')",
+                           timeout=60_000)
+    page.wait_for_timeout(1500)  # nothing else is drawn after it
+    assert report_model(page) == "dsa-nli" and page.inner_text("#status").strip() == ""
+
+
+def test_an_input_error_under_a_new_model_hides_the_other_models_report(open_page):
+    """Before, "type a hypothesis" stood above disan-sst5's whole report under dsa-nli's name."""
+    page = open_page(m="disan-sst5", t="a man plays a guitar .", h="")  # no hypothesis: an NLI model refuses it
+    page.select_option("#model", "dsa-nli")
+    page.wait_for_function("() => document.body.dataset.state === 'error'")
+    assert "hypothesis" in page.inner_text("#status")
+    assert page.locator("#report").is_hidden() and page.locator("#page-header").is_hidden()
+    page.fill("#hypothesis", "a person makes music .")
+    page.wait_for_function("() => document.body.dataset.state === 'ready' && document.title.startsWith('dsa-nli ')")
+    assert page.locator("#report").is_visible()
+    page.fill("#hypothesis", "")  # the same model's last report stays while its input is fixed
+    page.wait_for_function("() => document.body.dataset.state === 'error'")
+    assert page.locator("#report").is_visible()
