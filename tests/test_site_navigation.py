@@ -84,3 +84,33 @@ def test_an_input_error_under_a_new_model_hides_the_other_models_report(open_pag
     page.fill("#hypothesis", "")  # the same model's last report stays while its input is fixed
     page.wait_for_function("() => document.body.dataset.state === 'error'")
     assert page.locator("#report").is_visible()
+
+
+def test_a_links_note_stays_until_the_readers_next_edit_and_a_bad_feature_k_gets_one(open_page):
+    """Before, the note was replaced by the draw's empty status within a second, and k = 99999 fell back to 0
+    without a word."""
+    page = open_page(m="dsa-nli", t="a man plays a guitar .", h="a person makes music .", a="abc")
+    page.wait_for_timeout(1500)
+    assert "α = abc is outside" in page.inner_text("#status")
+    page.fill("#text", "a man plays a piano .")
+    page.wait_for_function("() => document.body.dataset.state === 'ready' && "
+                           "document.querySelector('#report .tokens').innerText.includes('piano')")
+    assert page.inner_text("#status").strip() == ""
+    page = open_page(m="disan-sst5", t="a fine film .", k="99999")
+    page.wait_for_timeout(1500)
+    assert "Feature k = 99999 is not one of 0–" in page.inner_text("#status")
+
+
+def test_the_alpha_slider_keeps_the_keyboard_after_its_key_reruns_the_model(open_page):
+    """Before, the rerun's redraw replaced the slider: the second arrow key went to the page's section keys."""
+    page = open_page(m="dsa-nli", t="a man plays a guitar .", h="a person makes music .")
+    slider = page.locator('input[data-control="alpha"]').first
+    slider.focus()
+    start = float(slider.input_value())
+    for step in (1, 2):
+        page.keyboard.press("ArrowLeft")
+        page.wait_for_function("a => new URLSearchParams(location.hash.slice(1)).get('a') === a",
+                               arg=f"{start - 0.1 * step:g}")
+        page.wait_for_function(SETTLED)
+        page.wait_for_timeout(300)
+        assert page.evaluate("document.activeElement.dataset.control") == "alpha", step

@@ -269,7 +269,7 @@ function adopt(node, keep) {
  * pixels). */
 function writeParts(container, parts, html) {
   const doc = container.ownerDocument, last = partsOf.get(container), kids = container.children;
-  const keep = figuresIn(container);
+  const keep = figuresIn(container), refocus = focusedControl(container);
   const boxes = parts && last && last.length === parts.length && kids.length === parts.length &&
     container.childNodes.length === parts.length ? parts.map((h, i) => {
       if (h === last[i]) return null;
@@ -288,6 +288,19 @@ function writeParts(container, parts, html) {
     adopt(container, keep);
   }
   partsOf.set(container, parts && container.childNodes.length === parts.length ? parts : null);
+  refocus();
+}
+
+/* A control with the keyboard's focus (the α slider, whose let-go value reruns the model and redraws its section)
+ * keeps it in the new HTML: its next arrow key moves it again instead of going to the page's section keys. */
+function focusedControl(container) {
+  const active = container.ownerDocument.activeElement, control = active && active.dataset && active.dataset.control;
+  if (!control || !container.contains(active)) return () => {};
+  const selector = `[data-control="${control}"]` + (active.dataset.side ? `[data-side="${active.dataset.side}"]` : "");
+  return () => {
+    const now = container.querySelector(selector);
+    if (now && now !== active && !container.contains(active)) now.focus({ preventScroll: true });
+  };
 }
 
 /* The header's HTML into `header`: only its <header>'s lines that changed are replaced. */

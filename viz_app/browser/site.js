@@ -25,6 +25,7 @@ const state = { model: null, text: "", hypothesis: "", alpha: null, feature: 0, 
                 bText: null, bHyp: null, q: null };
 const loaded = {}, timers = {}; // name → Promise<{name, vocab, index, meta, weights, files, graphs}>; rest()'s timers
 let pending = null, running = null, generation = 0, typing = false, tokenize = null;
+let linkNote = ""; // what the link got wrong (applyHash): said until the reader's next edit, not only while it loads
 
 /** The page's element `id` (an input, a select or a box: any, for the checker). @returns {any} */
 export const el = id => doc.getElementById(id);
@@ -350,7 +351,7 @@ function drawStart() {
     markDrawn(mine);
     shownFor(state.model);
     doc.body.dataset.start = startShown = state.model; // whose stored run is on screen (until the next sentence)
-    if (pending === null) say(STARTING, "note");
+    if (pending === null) say(linkNote ? linkNote + " " + STARTING : STARTING, "note");
     return true;
   }, err => {
     warn("the opening sentence's maps could not be drawn; the model computes it", err);
@@ -411,6 +412,7 @@ function applyHash(booting) {
   const search = h.view === "search" && searchView;
   if (h.view !== undefined && h.view !== "pair" && h.view !== "sentence" && !search) notes.push("The link's view " + h.view + " is neither sentence nor pair; showing one sentence.");
   const meta = modelMeta(known ? h.model : DATA.default_model), k = h.feature !== undefined ? Number(h.feature) : 0;
+  if (meta.arch === "disan" && !(Number.isInteger(k) && k >= 0 && k < meta.d_model)) notes.push("Feature k = " + h.feature + " is not one of 0–" + (meta.d_model - 1) + "; showing k = 0.");
   Object.assign(state, {
     model: meta.name, text: clip(h.text) ?? DATA.default_text, hypothesis: clip(h.hypothesis) ?? DATA.default_hypothesis,
     alpha: a >= L.alpha_min && a <= L.alpha_max ? a : meta.alpha ?? null,
@@ -419,7 +421,13 @@ function applyHash(booting) {
     q: h.q ?? null,
   });
   showState();
-  if (notes.length || booting) say(notes.length ? notes.join(" ") : "Loading " + state.model + "…", "note");
+  linkNote = notes.join(" ");
+  if (notes.length || booting) say(linkNote || "Loading " + state.model + "…", "note");
+}
+
+/* A page drawn: the status line keeps only the link's note, until the reader's next edit (set, a key). */
+export function drawnSay() {
+  say(linkNote, "note");
 }
 
 function showState() {
@@ -467,7 +475,7 @@ function update(typed) {
   pending = ++generation;
   if (running) return running;
   running = drawStart().then(() => loadModel(state.model)).then(function loop(model) {
-    if (el("status").textContent === STARTING) say(""); // the model is ready
+    if (el("status").textContent.endsWith(STARTING)) drawnSay(); // the model is ready
     if (pending === null) { warmStart(model); return null; }
     // another model was picked while this one loaded: its request stays pending for that model's run
     if (model.meta.name !== state.model) return loadModel(state.model).then(loop);
@@ -494,7 +502,7 @@ function update(typed) {
       typing = false;
       return draw(tv, wasTyping).then(() => { // the run was the worker's: the page's thread only draws
         shownFor(model.meta.name);
-        say("");
+        drawnSay();
         doc.body.dataset.computeMs = (performance.now() - t0).toFixed(2);
         markDrawn(mine);
         return loop(model);
@@ -556,7 +564,12 @@ function bind() {
   });
   // a key in either sentence box: its sentence runs as typing, the address follows once typing rests
   for (const id of ["text", "hypothesis"]) {
-    el(id).addEventListener("input", () => { state[id] = el(id).value.slice(0, DATA.limits.max_chars); update(true); writeHashSoon(); });
+    el(id).addEventListener("input", () => {
+      state[id] = el(id).value.slice(0, DATA.limits.max_chars);
+      linkNote = "";
+      update(true);
+      writeHashSoon();
+    });
   }
   el("preset").addEventListener("change", () => {
     const p = DATA.presets[+el("preset").value];
@@ -653,6 +666,7 @@ function runner(name) {
 /* The modes' edits of the state, shown and written to the address (`typed`: once typing rests). */
 function set(patch, typed) {
   Object.assign(state, patch);
+  linkNote = "";
   showState();
   if (typed) writeHashSoon(); else writeHash();
 }

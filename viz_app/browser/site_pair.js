@@ -92,7 +92,7 @@ async function step() {
     await Report.show(el("report"), page, { header: el("page-header"), values: { alpha: s.alpha, feature: 0 }, hash: false,
                                             typing: wasTyping, provenance: Site.modelMeta(s.model).provenance });
     Site.shownFor(s.model);
-    say("");
+    Site.drawnSay();
     doc.body.dataset.computeMs = (performance.now() - t0).toFixed(2);
     markDrawn("pair-" + mine);
     // after the maps, not beside them: leave-one-out's runs in both workers would take the two cores the drawing
