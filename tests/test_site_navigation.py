@@ -114,3 +114,14 @@ def test_the_alpha_slider_keeps_the_keyboard_after_its_key_reruns_the_model(open
         page.wait_for_function(SETTLED)
         page.wait_for_timeout(300)
         assert page.evaluate("document.activeElement.dataset.control") == "alpha", step
+
+
+def test_one_long_token_keeps_the_page_in_the_window_and_an_nli_header_shows_no_stray_hypothesis_line(open_page):
+    """Before, a 2,000-letter word made Source2token's word menu (and the page) about 15,000 px wide, a one-word
+    sentence read "1 tokens", and an NLI page's header showed the hypothesis's line but not the premise's."""
+    page = open_page(m="disan-sst5", t="a" * 2000)
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1"), \
+        page.evaluate("document.documentElement.scrollWidth")
+    assert page.locator("#report .counts").first.inner_text().startswith("1 token ·")
+    page = open_page(m="dsa-nli", t="a man plays a guitar .", h="a person makes music .")
+    assert page.locator("#page-header .sub.hyp").count() == 1 and page.locator("#page-header .sub.hyp").is_hidden()

@@ -143,7 +143,8 @@ export function tokensHtml(sent) {
     return `<span class="tok tok-${escape(s)}" title="#${i} ${escape(name)}">${escape(t)}</span>`;
   });
   return `<p class="tokens">${badges.join(" ")}</p>` +
-    `<p class="counts">${sent.tokens.length} tokens · ${unknown} unknown · ${glove} GloVe-only</p>`;
+    `<p class="counts">${sent.tokens.length} token${sent.tokens.length === 1 ? "" : "s"} · ${unknown} unknown · ` +
+    `${glove} GloVe-only</p>`;
 }
 
 export function legendHtml() {
