@@ -193,3 +193,31 @@ def test_nearest_to_a_typed_sentence_orders_hits_as_disan_search_like_does(chrom
         assert not errors
     finally:
         context.close()
+
+
+def test_the_view_menu_opens_search_and_names_it_and_a_folder_without_search_says_so(chromium, built, static_site):
+    """Before, the view menu had no Search entry (it read "one sentence" in Search mode) and the report's section
+    links stayed above the hits; a folder built without --search showed an empty search form, loading for ever."""
+    info, _ = built
+    context, page, errors, _ = _open(chromium, info, "#" + urlencode({"m": MODEL, "t": "a fine film ."}))
+    try:
+        page.wait_for_function("() => ['ready', 'error'].includes(document.body.dataset.state)")
+        page.select_option("#view", "search")
+        page.wait_for_function("() => ['ready', 'empty'].includes(document.body.dataset.searchState)")
+        assert "view=search" in page.evaluate("location.hash") and page.input_value("#view") == "search"
+        assert page.is_visible("#search-panel") and page.is_hidden("#page-header")
+        page.select_option("#view", "sentence")
+        page.wait_for_function("() => document.body.dataset.state === 'ready' && !location.hash.includes('view=')")
+        assert page.is_visible("#report") and page.is_visible("#page-header") and page.is_hidden("#search-panel")
+    finally:
+        context.close()
+    assert errors == []
+    context, page, errors, _ = _open(chromium, static_site, "#" + urlencode({"m": MODEL, "view": "search"}))
+    try:
+        page.wait_for_function("() => ['ready', 'error'].includes(document.body.dataset.state)")
+        assert "has no search for disan-sst5" in page.inner_text("#status")
+        assert page.is_hidden("#search-panel") and page.is_visible("#report")
+        assert page.locator('#view option[value="search"]').is_disabled()
+    finally:
+        context.close()
+    assert errors == []

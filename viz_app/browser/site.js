@@ -409,9 +409,10 @@ function applyHash(booting) {
   const known = DATA.models.some(m => m.name === h.model), a = h.alpha !== undefined ? Number(h.alpha) : NaN;
   if (h.model !== undefined && !known) notes.push("The link names a model this folder lacks (" + h.model + "); showing " + DATA.default_model + ".");
   if (h.alpha !== undefined && !(a >= L.alpha_min && a <= L.alpha_max)) notes.push("α = " + h.alpha + " is outside " + L.alpha_min + "–" + L.alpha_max + "; using the model's own.");
-  const search = h.view === "search" && searchView;
-  if (h.view !== undefined && h.view !== "pair" && h.view !== "sentence" && !search) notes.push("The link's view " + h.view + " is neither sentence nor pair; showing one sentence.");
   const meta = modelMeta(known ? h.model : DATA.default_model), k = h.feature !== undefined ? Number(h.feature) : 0;
+  const search = h.view === "search" && searchView && Boolean(meta.search);
+  if (h.view === "search" && searchView && !search) notes.push("This folder has no search for " + meta.name + "; rebuild it with python -m viz_app site --search. Showing one sentence.");
+  else if (h.view !== undefined && h.view !== "pair" && h.view !== "sentence" && !search) notes.push("The link's view " + h.view + " is neither sentence nor pair; showing one sentence.");
   if (meta.arch === "disan" && !(Number.isInteger(k) && k >= 0 && k < meta.d_model)) notes.push("Feature k = " + h.feature + " is not one of 0–" + (meta.d_model - 1) + "; showing k = 0.");
   Object.assign(state, {
     model: meta.name, text: clip(h.text) ?? DATA.default_text, hypothesis: clip(h.hypothesis) ?? DATA.default_hypothesis,
@@ -673,6 +674,8 @@ function set(patch, typed) {
 
 /* The Pair and Search modes, plugged in by entry_site.js (the app's Explore runs the model without them). */
 const use = (pair, search) => { [pairView, searchView] = [pair, search]; };
+/* Whether this page has the Search mode (the static explorer; the app's Explore folder has none). */
+export const searchable = () => searchView !== null;
 const currentState = () => Object.assign({}, state);
 
 export { init, preload, boot, currentState as state, update, traceOf, runner, set, use };

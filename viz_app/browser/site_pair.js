@@ -35,7 +35,9 @@ function flushB(typed) {
  * B (left alone while they do, so the caret stays); their labels are site.js's (showState). */
 export function showControls(state) {
   const s = Object.assign({}, state, typedB || {}), pair = s.view === "pair", meta = Site.modelMeta(s.model), b = sideB(s);
-  el("view").value = pair ? "pair" : "sentence";
+  const search = el("view").querySelector('option[value="search"]');
+  search.hidden = search.disabled = !meta.search || !Site.searchable(); // a folder built with --search, in the site
+  el("view").value = s.view === "search" && !search.disabled ? "search" : pair ? "pair" : "sentence";
   el("pair-preset-row").hidden = el("b-text-row").hidden = !pair;
   el("b-hyp-row").hidden = !pair || !meta.pair;
   for (const [id, value] of [["b-text", b.text], ["b-hypothesis", b.hypothesis]]) if (el(id).value !== value) el(id).value = value;
@@ -217,9 +219,9 @@ function onReport(ev) {
 export function bind() {
   el("view").addEventListener("change", () => {
     flushB();
-    const s = Site.state(), pair = el("view").value === "pair";
+    const s = Site.state(), view = el("view").value, pair = view === "pair";
     // Site.set shows the controls (showState → showControls)
-    Site.set(pair && s.bText === null ? { view: "pair", bText: s.text, bHyp: s.hypothesis } : { view: pair ? "pair" : "sentence" });
+    Site.set(pair && s.bText === null ? { view: "pair", bText: s.text, bHyp: s.hypothesis } : { view });
     Site.update();
   });
   // a key in B: B's run starts first, and the state and address follow while the worker runs it (flushB)

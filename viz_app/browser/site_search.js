@@ -237,7 +237,7 @@ export function toggle(on, state) {
   el("search-open").hidden = !(m && m.search) || on;
   el("search-open").href = linkTo({ m: state.model, t: state.text, view: "search" });
   el("search-panel").hidden = !on;
-  el("report").hidden = on;
+  el("report").hidden = el("page-header").hidden = on; // the report's section links and talk mode: not Search's
   // boot's "Loading MODEL…" is about the model, which Search does not run
   if (on && el("status").textContent.startsWith("Loading ")) Site.say("");
   for (const id of ["preset", "text"]) el(id).parentNode.hidden = on;

@@ -348,7 +348,8 @@ def index_html() -> str:
         '<form id="controls" onsubmit="return false">'
         '<label class="field">model <select id="model"></select></label>'
         '<label class="field">view <select id="view"><option value="sentence">one sentence</option>'
-        '<option value="pair">minimal pair: A and B</option></select></label>'
+        '<option value="pair">minimal pair: A and B</option><option value="search" hidden disabled>search its corpus'
+        '</option></select></label>'
         '<label class="field">example sentences <select id="preset"><option value="">— pick one —</option>'
         "</select></label>"
         f'<label class="field wide">sentence <textarea id="text" rows="2" maxlength="{settings.MAX_CHARS}" '
