@@ -123,5 +123,12 @@ def test_one_long_token_keeps_the_page_in_the_window_and_an_nli_header_shows_no_
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1"), \
         page.evaluate("document.documentElement.scrollWidth")
     assert page.locator("#report .counts").first.inner_text().startswith("1 token ·")
+    # the prediction's table: its rows are labels
+    table = page.locator('.plot[data-fig="prediction"] details.disan-fig__table').first
+    table.scroll_into_view_if_needed()  # a figure is drawn once in view
+    page.wait_for_timeout(500)
+    table.locator("summary").click()
+    assert table.locator("th").first.inner_text().strip() == "label"
     page = open_page(m="dsa-nli", t="a man plays a guitar .", h="a person makes music .")
     assert page.locator("#page-header .sub.hyp").count() == 1 and page.locator("#page-header .sub.hyp").is_hidden()
+    assert page.inner_text("label:has(#text)").strip() == "premise"  # as its messages say; it read "sentence"

@@ -104,7 +104,7 @@ def test_a_bad_filter_gets_disan_searchs_own_line_in_the_page():
         assert "error" in want and "error" in page, where
         assert page["error"] == want["error"], where
     assert _page(site_search.search_script("disan-sst5", index), [_as_page([], False, None, False, 0, 0)])[0][
-        "error"].startswith("--top 0 is out of range")
+        "error"].startswith("Hits a page: 0 is out of range")  # the page's box, not the command's --top
 
 
 def test_the_file_holds_every_queryable_column_as_the_index_has_it():

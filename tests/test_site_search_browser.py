@@ -132,7 +132,7 @@ def test_a_linked_filter_and_a_typed_one_show_disan_searchs_hits_and_a_hit_opens
         assert page.inner_text("#sq-summary").startswith("The search in the link could not be read")
         page.goto((info.out / "index.html").as_uri() + _search_fragment({"top": 0, "where": [["word", "=", "<b>"]]}))
         page.wait_for_function("() => document.body.dataset.searchState === 'error'")
-        assert page.inner_text("#sq-summary") == "--top 0 is out of range; use 1 to 10,000."
+        assert page.inner_text("#sq-summary") == "Hits a page: 0 is out of range; use 1 to 10,000."
 
         # a hit opens the sentence view on its sentence
         page.goto((info.out / "index.html").as_uri() + _search_fragment({"where": [["word", "=", "not"]], "sort": "bw_gate"}))

@@ -171,7 +171,8 @@ export function barChart(series, tokens, o = {}) {
   const domain = o.yRange ? lim : [Math.min(0, lim[0]), Math.max(0, lim[1])];
   const panels = list.map((item, k) => {
     const name = String(item[0]);
-    return barsPanel(name, { values: values[k], labels: Array.from(tokens), title: name, valueName: o.yTitle || name,
+    return barsPanel(name, { values: values[k], labels: Array.from(tokens), title: name, labelName: o.labelName,
+      valueName: o.yTitle || name,
       yLabel: o.yTitle || "", orientation: "vertical", domain, theme: th.name });
   });
   return figureSpec(o.name, o.title, panels, { columns: Math.min(2, panels.length) });
@@ -183,7 +184,7 @@ export function predictionChart(prediction, o = {}) {
   const th = theme(o.theme), list = pairs(prediction), { title = "Prediction" } = o;
   const labels = list.map(p => String(p[0])), values = list.map(p => Number(p[1]));
   return figureSpec(o.name, "", [barsPanel("prediction", { values, labels, orientation: "horizontal", title,
-    valueName: "p", xLabel: o.xTitle || "probability", domain: [0, 1], highlight: argmax(values), theme: th.name })]);
+    labelName: "label", valueName: "p", xLabel: o.xTitle || "probability", domain: [0, 1], highlight: argmax(values), theme: th.name })]);
 }
 
 /* vectorGrids: feature vectors folded into rows × cols grids side by side on ONE scale (Shen Fig. 8). opts: {title,

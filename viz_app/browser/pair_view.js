@@ -313,7 +313,7 @@ export function page(tvA, tvB, opts = {}) {
   const prediction = section("pair-prediction", "Prediction", "", [figure("pair-prediction",
     () => Figures.barChart([["A", change.a], ["B", change.b]], change.labels, { title: change.relatedness
       ? `p̂ over the ${change.scoreName === "score" ? "" : "relatedness "}grades, A and B` : "Prediction of A and B",
-      yTitle: "probability", theme, yRange: [0, 1] }),
+      yTitle: "probability", labelName: "label", theme, yRange: [0, 1] }),
     tvA.arch === "disan" ? "Shen Sec. 5, A and B" : "Im Sec. 4.1, A and B",
     "The probability of each label for A and for B.", "prediction")]);
   const [maps, ...rest] = mapSections(tvA, tvB, aligned, theme, opts.alphaControl !== false);

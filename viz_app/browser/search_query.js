@@ -120,7 +120,7 @@ function compare(a, b) {
  * columns}, or an Error with `disan search`'s line (checked in build_sql's order). @param {any} db @param {any} spec */
 export function run(db, spec, query) {
   const top = query.top === undefined ? 20 : query.top, offset = query.offset || 0;
-  if (!(Number.isInteger(top) && top >= 1 && top <= spec.max_top)) throw new Error("--top " + top + " is out of range; use 1 to " + spec.max_top.toLocaleString("en") + ".");
+  if (!(Number.isInteger(top) && top >= 1 && top <= spec.max_top)) throw new Error("Hits a page: " + top + " is out of range; use 1 to " + spec.max_top.toLocaleString("en") + ".");
   if (!(Number.isInteger(offset) && offset >= 0)) throw new Error("The page offset " + offset + " is negative; use 0 or more.");
   const filters = (query.where || []).map(f => {
     const c = columnOf(db, f[0]), sql = checkOperator(spec, c.name, c.kind, f[1]);

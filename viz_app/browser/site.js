@@ -439,7 +439,8 @@ function showState() {
   el("hyp-row").hidden = !meta.pair;
   // a relatedness model's inputs are SICK's columns, sentence A and B, but its first and second sentence in the pair
   // view (SICK's names would read "B: sentence A")
-  const names = !meta.relatedness || !meta.pair ? ["sentence", "hypothesis"]
+  // an NLI model's first box is its premise, as its messages and report call it
+  const names = !meta.pair ? ["sentence", "hypothesis"] : !meta.relatedness ? ["premise", "hypothesis"]
     : state.view === "pair" ? PairView.inputNames(true) : ["sentence A", "sentence B"];
   ["text", "hypothesis"].forEach((id, i) => {
     el(id).parentNode.firstChild.textContent = names[i] + " ";

@@ -112,7 +112,7 @@ export function createBars(parent, { name = "bars", provenance = null } = {}) {
       : { x: L.plot.x, y: L.plot.y - L.f.cell - 4, w: L.plot.w, h: L.plot.h + 2 * (L.f.cell + 4) }), marks: () => L.plot },
     layers: { frame: (q) => paintBarsFrame(q, L), bars: (q) => paintBars(q, L, v.values, theme),
       marks: (q, live) => paintBoxes(q, L.plot, ...grid(), marks(live)) },
-    table: () => dataTable(v.title || name, "token", [v.valueName || "value"], v.labels.map((t, i) => `#${i} ${t}`), (r) => valueText(v.values[r])),
+    table: () => dataTable(v.title || name, v.labelName || "token", [v.valueName || "value"], v.labels.map((t, i) => `#${i} ${t}`), (r) => valueText(v.values[r])),
     data: () => ({ kind: "bars", name, title: v.title ?? null, value_name: v.valueName ?? null, labels: v.labels, values: Array.from(v.values) }),
     csv: (prov) => barsCsv(prov, v),
   });
