@@ -132,3 +132,17 @@ def test_one_long_token_keeps_the_page_in_the_window_and_an_nli_header_shows_no_
     page = open_page(m="dsa-nli", t="a man plays a guitar .", h="a person makes music .")
     assert page.locator("#page-header .sub.hyp").count() == 1 and page.locator("#page-header .sub.hyp").is_hidden()
     assert page.inner_text("label:has(#text)").strip() == "premise"  # as its messages say; it read "sentence"
+
+
+def test_a_maps_export_menu_offers_its_row_bars_once_a_row_fills_them(open_page):
+    """Before, the menu offered the row panel before any click: its export was the hidden, empty "click a row"."""
+    page = open_page(m="disan-sst5", t="a fine film .")
+    figure = page.locator('.plot[data-fig="mean-premise"]')
+    options = figure.locator('select[aria-label="panel to export"] option')
+    before = options.evaluate_all("os => os.map(o => o.value)")
+    assert before == ["forward", "backward"], before
+    figure.locator(".disan-fig__stage").first.focus()
+    page.keyboard.press("Enter")  # the focused cell's row fills the bars
+    page.wait_for_function("n => document.querySelectorAll('.plot[data-fig=\"mean-premise\"] "
+                           "select[aria-label=\"panel to export\"] option').length > n", arg=len(before))
+    assert options.evaluate_all("os => os.map(o => o.value)") == ["forward", "backward", "row"]

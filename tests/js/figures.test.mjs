@@ -121,3 +121,11 @@ test("tokenFeatureHeatmap: tokens as rows, feature k as columns; a wrong shape i
   assert.deepEqual([v.colTokens, v.xLabel, v.yLabel, v.valueName], [["0", "1"], "feature k", "token", "F"]);
   assert.throws(() => drawable(F.tokenFeatureHeatmap([[0]], ["a", "b"])), /z has 1 rows but there are 2 row tokens; give one row per token$/);
 });
+
+test("limits: a constant map's scale is one unit wide, [0, 1] for a constant probability (a one-word sentence)", () => {
+  assert.deepEqual(F.limits([[[1, 1], [1, 1]]]), [0, 1]); // source2token of one word: every feature's weight is 1
+  assert.deepEqual(F.limits([[[0.4]]]), [0, 1]);
+  assert.deepEqual(F.limits([[[0, 0]]]), [0, 1]);
+  assert.deepEqual(F.limits([[[3, 3]]]), [3, 4]);
+  assert.deepEqual(F.limits([[[0.2, 0.7]]]), [0.2, 0.7]);
+});

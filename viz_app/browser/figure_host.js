@@ -63,7 +63,8 @@ export function mountFigure(element, spec, options = {}) {
     const shown = next.panels.length - (next.rowBars ? 1 : 0);
     grid.style.gridTemplateColumns = `repeat(${Math.max(1, Math.min(next.columns || shown, shown))}, minmax(0, 1fr))`;
     root.dataset.figure = `figure:${next.name}`;
-    if (menu) menu.panels(next.panels.map((p) => p.name));
+    // the row bars are exported once a row fills them: before, the menu offered them empty ("Row … (click a row)")
+    if (menu) menu.panels(next.panels.filter((p) => !next.rowBars || next.rowBars.bars !== p.name).map((p) => p.name));
   }
 
   /* Draw a spec; false (one line shown instead) when it cannot be drawn. */
@@ -120,6 +121,7 @@ export function mountFigure(element, spec, options = {}) {
   function showBars(source, d) {
     const rb = current.rowBars, i = current.panels.findIndex((p) => p.name === rb.bars);
     panels[i].component.root.parentElement.hidden = false;
+    if (menu) menu.panels(current.panels.map((p) => p.name));
     panels[i].component.update(withTheme({ values: d.values, labels: d.colTokens, title: `${rb.title || "Row"} #${d.row} '${d.token}' (${source.name})`,
       valueName: source.view.valueName || "value", orientation: "vertical" }));
   }
@@ -161,7 +163,9 @@ export function mountFigure(element, spec, options = {}) {
     return {
       element: box,
       panels(names) {
+        const was = which.value;
         which.replaceChildren(...names.map((n) => el("option", { value: n, textContent: n })));
+        if (names.includes(was)) which.value = was;
         which.hidden = names.length < 2;
       },
     };

@@ -7,7 +7,7 @@
  * (arrays or typed arrays), a vector an array or typed array; `theme` a theme object or its name. */
 import { barsPanel, figureSpec, heatmapPanel } from "./figure_spec.js";
 import { argmax } from "./util.js";
-import { extent } from "./components/palettes.mjs";
+import { extent, oneUnit } from "./components/palettes.mjs";
 
 let given = null;
 
@@ -72,7 +72,7 @@ export function limits(mats, zmin, zmax) {
   const [min, max] = extent(mats.flat()), lo = zmin ?? min, hi = zmax ?? max;
   // a constant map gets a scale one unit wide: an all-masked map (a one-word sentence's) then has the [0, 1] of
   // any longer sentence's attention, so the maps typed after it are painted on the limits they are drawn with
-  return [lo, hi > lo ? hi : lo + 1];
+  return hi > lo ? [lo, hi] : oneUnit(lo);
 }
 
 /* The half-width of a difference's diverging scale: the largest finite |value| of `mat`, or for an all-zero

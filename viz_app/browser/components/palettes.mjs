@@ -38,12 +38,16 @@ export function themeOf(nameOrTheme) {
 export const LUT_SIZE = 257;  // odd: 0, the middle of a diverging scale, has a row of its own
 
 /* [lo, hi] of the finite values of a matrix (null, NaN and ±∞ skipped). A map with no finite value gets
- * [0, 1]; a constant map a scale one unit wide (figures.js limits is built on it). */
+ * [0, 1]; a constant map a scale one unit wide, [0, 1] for a constant in (0, 1] (a one-word sentence's
+ * source2token weights, all 1, were drawn on [1, 2], which no probability reaches; figures.js limits is built on it). */
 export function extent(z) {
   let lo = Infinity, hi = -Infinity;
   for (const row of z) for (const v of row) if (v !== null && Number.isFinite(v)) { if (v < lo) lo = v; if (v > hi) hi = v; }
-  return lo === Infinity ? [0, 1] : [lo, hi > lo ? hi : lo + 1];
+  return lo === Infinity ? [0, 1] : hi > lo ? [lo, hi] : oneUnit(lo);
 }
+
+/* The scale of a map whose values are all `c`. */
+export const oneUnit = (c) => (c > 0 && c <= 1 ? [0, 1] : [c, c + 1]);
 
 /* The domain a scale is drawn on: the caller's zmin/zmax where given, else the data's; a diverging domain is
  * symmetric about 0 (±max |value|) unless both ends are given. */
@@ -51,7 +55,7 @@ export function domainOf(kind, z, zmin, zmax) {
   const given = (v) => v !== null && v !== undefined && Number.isFinite(v);
   if (given(zmin) && given(zmax) && zmax > zmin) return [zmin, zmax];
   const [lo, hi] = extent(z), a = given(zmin) ? zmin : lo, b = given(zmax) ? zmax : hi;
-  if (kind !== "diverging") return [a, b > a ? b : a + 1];
+  if (kind !== "diverging") return b > a ? [a, b] : oneUnit(a);
   const bound = Math.max(Math.abs(a), Math.abs(b)) || 1;
   return [-bound, bound];
 }
