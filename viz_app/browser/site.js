@@ -557,7 +557,19 @@ function followReport() {
   for (const [target, type] of [[el("report"), "input"], [el("report"), "change"], [doc, "keyup"], [doc, "click"]]) target.addEventListener(type, later);
 }
 
+/* The header stays on screen while it takes at most a third of the window; a taller one (the pair view's, a
+ * laptop's 720 px: 59 %) scrolls away with the page, or the maps below it would never fit on screen. */
+const STICKY_SHARE = 1 / 3;
+
+function fitHeader() {
+  const header = el("site-header"), fit = () => doc.body.classList.toggle("header-scrolls",
+    header.offsetHeight > STICKY_SHARE * window.innerHeight);
+  new ResizeObserver(fit).observe(header);
+  window.addEventListener("resize", fit);
+}
+
 function bind() {
+  fitHeader();
   const edited = patch => { set(patch); update(); };
   el("model").addEventListener("change", () => {
     const meta = modelMeta(el("model").value);
