@@ -36,13 +36,15 @@ test("CSV: the provenance is the first line, one row per cell, fields quoted as 
   const lines = heatmapCsv(prov, { z, rowTokens: tokens, colTokens: tokens, valueName: "P" }).split("\r\n");
   assert.equal(lines[0], `# figure=heatmap:attention checkpoint_sha256=${SHA} version=1.2.3`);
   assert.equal(lines[1], "row,row_token,column,column_token,P,masked");
-  assert.equal(lines[2], '0,"a,b",0,"a,b",0.1,false');
+  assert.equal(lines[2], '0,"a,b",0,"a,b",0.1,'); // the view marks no masked cells: unknown, not "false"
   const records = parseCsv(heatmapCsv(prov, { z, rowTokens: tokens, colTokens: tokens }).split("\r\n").slice(1).join("\r\n"));
   assert.equal(records.length, 1 + 16);
   assert.deepEqual(records[1 + 2 * 4 + 3].slice(0, 4), ["2", "line\nbreak", "3", "<b>x</b>"]);
   assert.equal(csvField('say "hi"'), '"say ""hi"""');
   const body = heatmapCsv(prov, { z, rowTokens: tokens, colTokens: tokens });
-  assert.ok(body.includes(',-Infinity,') && body.includes(',2,"line\nbreak",,false'));
+  assert.ok(body.includes(',-Infinity,') && body.includes(',2,"line\nbreak",,\r\n'));
+  const masked = heatmapCsv(prov, { z, rowTokens: tokens, colTokens: tokens, masked: z.map((row, r) => row.map((_, c) => c > r)) });
+  assert.ok(masked.split("\r\n")[2].endsWith(",false") && masked.split("\r\n")[3].endsWith(",true"));
   const bars = barsCsv(prov, { values: [0.5, 1], labels: ["x", "y"], valueName: "P" }).split("\r\n");
   assert.deepEqual(bars.slice(0, 4), [`# figure=heatmap:attention checkpoint_sha256=${SHA} version=1.2.3`, "index,label,P", "0,x,0.5", "1,y,1"]);
 });

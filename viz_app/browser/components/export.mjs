@@ -26,10 +26,12 @@ const num = (v) => (v === null || v === undefined || Number.isNaN(v) ? "" : Stri
 const csv = (prov, header, rows) =>
   [`# ${provenanceLine(prov)}`, header.join(","), ...rows.map((r) => r.map(csvField).join(","))].join("\r\n") + "\r\n";
 
-/* One line per cell: row, row token, column, column token, value, masked. */
+/* One line per cell: row, row token, column, column token, value, masked (true/false where the view marks masked
+ * cells, a mask's −∞; empty where it marks none: an attention map's excluded cells are its zeros, and "false" there
+ * read as "this cell was allowed"). */
 export function heatmapCsv(prov, d) {
   const rows = Array.from(d.z).flatMap((zr, r) => Array.from(zr, (v, c) => [r, d.rowTokens[r], c, d.colTokens[c], num(v),
-    Boolean(d.masked?.[r]?.[c])]));
+    d.masked ? Boolean(d.masked[r]?.[c]) : ""]));
   return csv(prov, ["row", "row_token", "column", "column_token", d.valueName || "value", "masked"], rows);
 }
 
