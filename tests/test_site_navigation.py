@@ -154,7 +154,6 @@ def test_a_header_taller_than_a_third_of_the_window_scrolls_with_the_page(open_p
     position = "() => getComputedStyle(document.getElementById('site-header')).position"
     page = open_page(m="disan-sst5", t="a fine film .")
     assert page.evaluate(position) == "sticky"  # 1400 × 1000: the header fits in a third
-    page.set_viewport_size({"width": 1280, "height": 720})
     page = open_page(m="dsa-nli", t="a man plays a guitar .", h="a person makes music .", view="pair",
                      bt="a man plays a piano .", bh="a person makes music .")
     page.set_viewport_size({"width": 1280, "height": 720})

@@ -358,3 +358,11 @@ def test_a_glove_file_moved_after_training_is_one_line_and_disan_glove_finds_it(
     monkeypatch.setenv("DISAN_GLOVE", str(moved))
     code, stdout, _ = run(capsys, "trace", "--model", str(out.with_suffix(".safetensors")), "the plot is great")
     assert code == 0 and "tokens: the plot is great" in stdout
+
+
+def test_a_header_that_is_not_utf8_is_one_line_for_train_and_index_alike(capsys, tmp_path):
+    """The header is read first (the file's columns): a latin-1 byte there was a UnicodeDecodeError traceback."""
+    bad = tmp_path / "latin1_header.csv"
+    bad.write_bytes("r\xe9view,sentiment\ngreat the great is,pos\nand awful a awful,neg\n".encode("latin-1"))
+    code, _, err = train(capsys, tmp_path / "m", bad, "--text", "review", "--label", "sentiment")
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "line 1: not UTF-8 text" in err

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import InputError
+from ..data.table_file import shown_columns
 from .sources import Item, open_bytes
 
 #: File endings (after an optional ``.gz``) read as a table by their columns; any other file is plain text.
@@ -46,21 +47,10 @@ def is_snli(path: Path) -> bool:
 
 
 def columns_of(path: Path) -> tuple[str, list[str]]:
-    """The table's format and column names, every failure one ``InputError`` line naming the file."""
-    from ..data.table_file import columns_of, first_undecodable_line, table_format
+    """The table's format and column names (train's reader: every failure one line naming the file)."""
+    from ..data.table_file import columns_of, table_format
 
-    fmt = table_format(path)
-    try:
-        return fmt, columns_of(path)
-    except InputError:
-        raise
-    except UnicodeDecodeError:
-        raise InputError(f"{path}, line {first_undecodable_line(path)}: not UTF-8 text; save the file as UTF-8 "
-                         "(e.g. iconv -f latin1 -t utf-8).") from None
-    except (ValueError, OSError, EOFError) as err:
-        why = str(err).splitlines()[0][:160] if str(err).strip() else type(err).__name__
-        raise InputError(f"{path} cannot be read as {fmt.upper()} ({why}); check its format, delimiter and "
-                         "quoting.") from None
+    return table_format(path), columns_of(path)
 
 
 def card_columns(model: str | None) -> dict:
@@ -74,10 +64,6 @@ def card_columns(model: str | None) -> dict:
     except (OSError, ValueError):
         return {}
     return cols if isinstance(cols, dict) else {}
-
-
-def _shown(columns: list[str]) -> str:
-    return ", ".join(repr(c) for c in columns[:30]) + (" …" if len(columns) > 30 else "") or "none"
 
 
 def table_columns(path: Path, fmt: str, have: list[str], pair: bool, given: dict, card: dict) -> dict | None:
@@ -97,11 +83,11 @@ def table_columns(path: Path, fmt: str, have: list[str], pair: bool, given: dict
     for flag, key, column in (("--text", "text", text), ("--text-pair", "text_pair", text_pair)):
         if column is not None and column not in have:
             what = "the sentence column" if key == "text" else "the second sentence's (hypothesis) column"
-            raise InputError(f"{path} has no column {column!r}; its columns are: {_shown(have)}. Name {what} "
+            raise InputError(f"{path} has no column {column!r}; its columns are: {shown_columns(have)}. Name {what} "
                              f"with {flag}.")
     if label not in have:
         if given["label"]:
-            raise InputError(f"{path} has no column {label!r} (--label); its columns are: {_shown(have)}. Name the "
+            raise InputError(f"{path} has no column {label!r} (--label); its columns are: {shown_columns(have)}. Name the "
                              "gold label's column with --label, or leave it out.")
         label = None
     return {"text": text, "text_pair": text_pair, "label": label}

@@ -62,12 +62,28 @@ def columns_of(path: StrPath) -> list[str]:
     """The file's column names (the header of CSV/TSV, the keys of the first JSON line, Parquet's schema)."""
     p = check_file(path)
     fmt = table_format(p)
-    if fmt == "parquet":
-        import pyarrow.parquet as pq
+    try:
+        if fmt == "parquet":
+            import pyarrow.parquet as pq
 
-        return list(pq.ParquetFile(p).schema_arrow.names)
-    first = next(_frames(p, fmt, None, 1), None)
+            return list(pq.ParquetFile(p).schema_arrow.names)
+        first = next(_frames(p, fmt, None, 1), None)
+    except TableFileError:
+        raise
+    except UnicodeDecodeError:  # a header that is not UTF-8: one line here, for train and index alike
+        raise TableFileError(_not_utf8(p)) from None
+    except (pd.errors.ParserError, ValueError, OSError, EOFError) as err:
+        raise TableFileError(_unreadable(p, fmt, str(err) or type(err).__name__)) from None
     return [] if first is None else [str(c) for c in first.columns]
+
+
+def shown_columns(have: Sequence[str]) -> str:
+    """A file's columns as a message lists them (the first 30)."""
+    return ", ".join(repr(c) for c in have[:30]) + (" …" if len(have) > 30 else "") or "none"
+
+
+def _not_utf8(p: Path) -> str:
+    return f"{p}, line {first_undecodable_line(p)}: not UTF-8 text; save the file as UTF-8 (e.g. iconv -f latin1 -t utf-8)."
 
 
 def read_chunks(path: StrPath, columns: Sequence[str], chunk_rows: int = CHUNK_ROWS) -> Iterator[pd.DataFrame]:
@@ -77,15 +93,13 @@ def read_chunks(path: StrPath, columns: Sequence[str], chunk_rows: int = CHUNK_R
     have = columns_of(p)
     missing = [c for c in dict.fromkeys(columns) if c not in have]
     if missing:
-        shown = ", ".join(repr(c) for c in have[:30]) + (" …" if len(have) > 30 else "")
-        raise TableFileError(f"{p} has no column {', '.join(repr(c) for c in missing)}; its columns are: {shown or 'none'}. "
+        raise TableFileError(f"{p} has no column {', '.join(repr(c) for c in missing)}; its columns are: {shown_columns(have)}. "
                              "Name one of them with --text/--text-pair/--label/--split.")
     try:
         for frame in _frames(p, fmt, list(dict.fromkeys(columns)), chunk_rows):
             yield frame.astype("string").fillna("")
     except UnicodeDecodeError:
-        raise TableFileError(f"{p}, line {first_undecodable_line(p)}: not UTF-8 text; save the file as UTF-8 "
-                             "(e.g. iconv -f latin1 -t utf-8).") from None
+        raise TableFileError(_not_utf8(p)) from None
     except (pd.errors.ParserError, ValueError) as err:
         raise TableFileError(_unreadable(p, fmt, str(err))) from None
 

@@ -557,8 +557,8 @@ function followReport() {
   for (const [target, type] of [[el("report"), "input"], [el("report"), "change"], [doc, "keyup"], [doc, "click"]]) target.addEventListener(type, later);
 }
 
-/* The header stays on screen while it takes at most a third of the window; a taller one (the pair view's, a
- * laptop's 720 px: 59 %) scrolls away with the page, or the maps below it would never fit on screen. */
+/* The header stays on screen while it takes at most a third of the window; a taller one (the pair view's on a
+ * laptop's 720 px) scrolls away with the page, or the maps below it would never fit on screen. */
 const STICKY_SHARE = 1 / 3;
 
 function fitHeader() {

@@ -433,7 +433,7 @@ def _search_file(tmp: Path, name: str, source: str, search: bool | str, data_dir
     import disan
     from viz_app.draw import site_search
 
-    cfg = disan.load(source, "cpu").cfg
+    cfg = disan.describe(source)
     corpus = search if isinstance(search, str) else site_search.corpus_for(source, cfg)
     index = site_search.cached_index(source, corpus, data_dir, log)
     if index is None:

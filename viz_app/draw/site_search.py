@@ -80,7 +80,7 @@ def cached_index(name: str, corpus: str, data_dir: str | None, log: Callable[[st
     folder = cache.index_folder(name, sha256(checkpoint_path(name)), corpus if data_dir is None else
                                 f"{corpus}@{Path(data_dir).name}")
     try:
-        cfg = disan.load(name, "cpu").cfg
+        cfg = disan.describe(name)  # the config alone: the index build loads the weights
         ident = open_corpus(corpus, cfg.pair, data_dir, model=name, relatedness=cfg.relatedness).ident
         if (folder / "manifest.json").is_file():
             try:
