@@ -79,8 +79,12 @@ def check_glove(path: str | None):
         raise InputError(str(err).splitlines()[0] + " (--glove)") from None
     if glove.other_sizes:
         line, count = glove.first_other_size
-        raise InputError(f"GloVe file {path} mixes vector sizes: line {line} has {count} numbers where the file's "
-                         f"vectors have {glove.dim} ({glove.other_sizes:,} such lines); pass a file of one size.")
+        if line == 1 and count == 1 and glove.other_sizes == 1:  # "400000 300": a word2vec/fastText .vec header
+            raise InputError(f"GloVe file {path}, line 1 has 1 number where the file's vectors have {glove.dim}: a "
+                             "word2vec header ('count size'), which GloVe files lack; remove it (tail -n +2).")
+        raise InputError(f"GloVe file {path} mixes vector sizes: line {line} has {count} number{'s' * (count != 1)} "
+                         f"where the file's vectors have {glove.dim} ({glove.other_sizes:,} such "
+                         f"line{'s' * (glove.other_sizes != 1)}); pass a file of one size.")
     return glove
 
 

@@ -449,9 +449,7 @@ _PARSE_CHUNK_LINES = 8192
 def _load_txt_glove(file: Path, mtime_ns: int, size: int) -> Glove:
     """Stream a GloVe .txt file in chunks (``mtime_ns``/``size`` only key the cache)."""
     del mtime_ns, size
-    opened = gzip.open(file, "rt", encoding="utf-8", errors="replace") if file.suffix == ".gz" else \
-        file.open(encoding="utf-8", errors="replace")
-    with opened as handle:
+    with _open_glove(file) as handle:
         probe = list(itertools.islice(handle, _DIM_PROBE_LINES))
         dim = _guess_dim(file, probe)
         lines = itertools.chain(probe, handle)
@@ -468,10 +466,7 @@ def _load_txt_glove(file: Path, mtime_ns: int, size: int) -> Glove:
             total += n_lines
             read += len(chunk)
     if (total - len(words)) * 2 > total or not words:
-        raise ValueError(
-            f"GloVe file {file}: {total - len(words)} of {total} lines are not 'word' followed by {dim} numbers; "
-            "pass a GloVe .txt file with one vector of the same size per line."
-        )
+        raise ValueError(_too_many_bad_lines(file, probe, dim, total - len(words), total))
     return _dedupe_glove(words, np.concatenate(blocks), str(file), len(other), other[0] if other else None)
 
 
@@ -506,16 +501,86 @@ def _dedupe_glove(words: list[str], vectors: np.ndarray, source: str, other_size
     return Glove(tuple(words), vectors, source=source, other_sizes=other_sizes, first_other_size=first_other_size)
 
 
+def _open_glove(file: Path):
+    """The file as text, line by line (an undecodable byte is replaced: it makes a bad word, not a failed load)."""
+    if file.suffix == ".gz":
+        return gzip.open(file, "rt", encoding="utf-8", errors="replace")
+    return file.open(encoding="utf-8", errors="replace")
+
+
+def _all_numbers(values: list[str]) -> bool:
+    try:
+        np.array(values, dtype=np.float32)
+    except ValueError:
+        return False
+    return True
+
+
+def _sizes(lines: list[str]) -> Counter:
+    """How many lines hold each vector size, among ``lines`` that are a word followed by numbers only: a CSV row,
+    a sentence or a word2vec header's count says nothing about the size."""
+    return Counter(len(f) - 1 for f in map(str.split, lines) if len(f) > 1 and _all_numbers(f[1:]))
+
+
 def _guess_dim(file: Path, lines: list[str]) -> int:
-    """Most common number of values per line among the first lines of ``file``."""
-    counts = Counter(len(line.split()) - 1 for line in lines if line.strip())
-    counts.pop(0, None)
+    """Most common vector size among the first lines of ``file``; a file with none is not a GloVe file."""
+    counts = _sizes(lines)
     if not counts:
+        number, line = next(((n, line) for n, line in enumerate(lines, 1) if line.strip()), (0, ""))
+        if not number:
+            raise ValueError(
+                f"GloVe file {file} is empty or has no 'word v1 v2 ...' lines; pass a GloVe .txt file "
+                f"or None for the {PACKAGE_GLOVE} package."
+            )
         raise ValueError(
-            f"GloVe file {file} is empty or has no 'word v1 v2 ...' lines; pass a GloVe .txt file "
+            f"GloVe file {file}, line {number}: {_shown(line)} is not 'word' followed by numbers{_separator(line)}; "
+            f"pass a GloVe .txt file (one word and its vector a line, e.g. 'the 0.418 0.24968 ...') "
             f"or None for the {PACKAGE_GLOVE} package."
         )
     return counts.most_common(1)[0][0]
+
+
+def _shown(line: str) -> str:
+    text = line.strip()
+    return repr(text if len(text) <= 60 else text[:60] + "…")
+
+
+def _separator(line: str) -> str:
+    """Why a line of numbers did not split: GloVe separates its fields by spaces, not commas or semicolons."""
+    for mark, name in ((",", "commas"), (";", "semicolons")):
+        if len(line.split()) == 1 and mark in line:
+            return f" (its fields are separated by {name}; GloVe's by spaces)"
+    return ""
+
+
+def _line_problem(line: str, dim: int) -> str | None:
+    """What keeps one line from being read as a word and ``dim`` numbers (``_parse_chunk``'s rule), or None."""
+    word, _, rest = line.strip().partition(" ")
+    fields = line.split()
+    if not word:
+        return None
+    if len(fields) < 2 or not _all_numbers(fields[1:]):
+        return f"is {_shown(line)}, not 'word' followed by numbers{_separator(line)}"
+    if len(fields) - 1 != dim:
+        return f"has {len(fields) - 1} number{'s' * (len(fields) != 2)}, not {dim}"
+    if rest.split(" ") != fields[1:]:
+        return "separates its numbers by tabs or several spaces, not one space"
+    if not np.isfinite(np.array(fields[1:], dtype=np.float32)).all():
+        return "has a number that is not finite (nan or inf)"
+    return None
+
+
+def _too_many_bad_lines(file: Path, probe: list[str], dim: int, bad: int, total: int) -> str:
+    """The refusal of a file most of whose lines are not vectors of size ``dim``: how many, which sizes its first
+    lines hold when they differ (``dim`` is then only the most common one), and the first bad line and why."""
+    sizes = _sizes(probe)
+    mixed = f" (its first lines hold {len(sizes)} different sizes: {', '.join(map(str, sizes))})" \
+        if len(sizes) > 1 else ""
+    with _open_glove(file) as handle:  # the error path only: read again up to the first bad line
+        first = next(((n, why) for n, line in enumerate(handle, 1) if (why := _line_problem(line, dim))), None)
+    where = f"; line {first[0]} {first[1]}" if first else ""
+    return (f"GloVe file {file}: {bad} of {total} lines are not 'word' followed by {dim} numbers{mixed}{where}. "
+            "Pass a GloVe .txt file with one vector of the same size per line.")
 
 
 def _parse_chunk(lines: list[str], dim: int) -> tuple[list[str], np.ndarray, int]:

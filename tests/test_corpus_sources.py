@@ -64,6 +64,38 @@ def test_a_csv_gives_its_rows_with_their_gold_labels_not_its_header(tmp_path):
     assert corpus.ident["columns"] == {"text": "text", "text_pair": None, "label": "label"}
 
 
+def test_a_tables_sources_are_its_file_lines_past_blank_lines_and_quoted_line_breaks(tmp_path):
+    """Before, a row's line was its row number + 2 (JSON Lines: + 1): a blank line, which the reader skips, or a
+    quoted text over two lines put the source of every later row too low."""
+    path = tmp_path / "reviews.csv"
+    path.write_text('text,label\n\n"a film\nin two lines .",pos\nbad film .,neg\n\n   \nfine .,pos\n', encoding="utf-8")
+    items = list(open_corpus(str(path), False).read())
+    assert [(it.text, it.source) for it in items] == [("a film\nin two lines .", "reviews.csv:3"),
+                                                      ("bad film .", "reviews.csv:5"), ("fine .", "reviews.csv:8")]
+    tsv = tmp_path / "pairs.tsv"  # no quoting in TSV: a quote is text, and still one line
+    tsv.write_text('text\thypothesis\n\n"A man\tsings .\n\nA dog runs .\tAn animal runs .\n', encoding="utf-8")
+    assert [it.source for it in open_corpus(str(tsv), True).read()] == ["pairs.tsv:3", "pairs.tsv:5"]
+    jsonl = tmp_path / "reviews.jsonl"
+    jsonl.write_text('\n{"text": "a fine film ."}\n\n{"text": "dull ."}\n', encoding="utf-8")
+    assert [it.source for it in open_corpus(str(jsonl), False).read()] == ["reviews.jsonl:2", "reviews.jsonl:4"]
+    pair = tmp_path / "blank.csv"  # an error names the true line too
+    pair.write_text('text,hypothesis\n"A man\nsings .",Someone sings .\n\nA dog runs .,\n', encoding="utf-8")
+    with pytest.raises(InputError, match=r"^blank\.csv:5: a blank 'hypothesis'"):
+        list(open_corpus(str(pair), True).read())
+
+
+def test_an_existing_file_whose_name_holds_a_comma_is_read_not_split_into_corpora(tmp_path):
+    """Before, any --data with a comma was a list of corpora: "my,data.csv" became "…/my" and "data.csv"."""
+    path = _csv(tmp_path, "my,data.csv")
+    corpus = open_corpus(str(path), False)
+    assert [it.source for it in corpus.read()] == ["my,data.csv:2", "my,data.csv:3", "my,data.csv:4"]
+    assert corpus.ident["file"] == str(path.resolve())
+    missing = tmp_path / "gone,data.csv"
+    with pytest.raises(InputError, match=r"gone,data\.csv' is not an existing file, and as a list of corpora its "
+                                         r"part '.*gone' is neither a corpus .* or an existing file's path"):
+        open_corpus(str(missing), False)
+
+
 def test_the_columns_default_to_those_the_models_card_trained_on(tmp_path):
     path = tmp_path / "reviews.csv"
     path.write_text("id,review,sentiment\n1,a fine film .,pos\n2,a dull film .,neg\n", encoding="utf-8")

@@ -245,6 +245,64 @@ def test_a_tsv_text_that_starts_with_a_quote_is_text_not_a_field_running_over_th
     assert frame["sentiment"].tolist() == ["pos", "neg", "pos", "neg"]
 
 
+def test_a_rows_line_is_its_file_line_past_blank_lines_and_quoted_line_breaks(tmp_path):
+    """Before, a row's line was its row number + 2: a blank line (skipped by the reader) or a quoted text over two
+    lines made every later row's line, in messages and in each example's source, too low."""
+    from disan.data.file_task import FileSpec, read_rows
+    from disan.data.table_file import TableFileError, read_chunks
+
+    path = tmp_path / "reviews.csv"
+    spec = FileSpec(str(path), text="review", label="sentiment")
+    path.write_text('review,sentiment\n"a film\nin two lines .",pos\n\nbad film .,neg\n', encoding="utf-8")
+    assert read_rows(str(path), spec, with_split=False).lines == ["reviews.csv:line 2", "reviews.csv:line 5"]
+    path.write_text('review,sentiment\n"a film\nin two lines .",pos\n\nbad film .,\n', encoding="utf-8")
+    with pytest.raises(TableFileError, match=r"blank label 'sentiment', the first at line 5;"):
+        read_rows(str(path), spec, with_split=False)
+    path.write_text('review,sentiment\n"a film\nin two lines .",pos\n\nbad, film .,neg\n', encoding="utf-8")
+    with pytest.raises(TableFileError, match=r"reviews\.csv, line 5: 3 fields where the header has 2"):
+        list(read_chunks(path, ["review"]))  # pandas' own count (line 4) skips the quoted line break
+    jsonl = tmp_path / "reviews.jsonl"
+    jsonl.write_text('{"review": "a fine film .", "sentiment": "pos"}\n\n{"review": "dull .", "sentiment": ""}\n',
+                     encoding="utf-8")
+    with pytest.raises(TableFileError, match=r"blank label 'sentiment', the first at line 3;"):
+        read_rows(str(jsonl), FileSpec(str(jsonl), text="review", label="sentiment"), with_split=False)
+
+
+def test_a_first_row_with_a_field_more_than_the_header_is_refused_not_shifted(tmp_path):
+    """Before, pandas took the first row's extra field for an index column: "good, really good .,pos" trained the
+    text ' really good .' as 'pos' and the next row's label 'neg' as its text, without a word."""
+    from disan.data.table_file import TableFileError, read_chunks
+
+    path = tmp_path / "reviews.csv"
+    path.write_text("review,sentiment\ngood, really good .,pos\nbad .,neg\n", encoding="utf-8")
+    with pytest.raises(TableFileError, match=r"reviews\.csv, line 2: 3 fields where the header has 2; check for a "
+                                             r"comma inside a text"):
+        list(read_chunks(path, ["review", "sentiment"]))
+    tsv = tmp_path / "reviews.tsv"
+    tsv.write_text("review\tsentiment\n\ngood\tfilm\tpos\nbad .\tneg\n", encoding="utf-8")
+    with pytest.raises(TableFileError, match=r"reviews\.tsv, line 3: 3 fields where the header has 2; check for a tab"):
+        list(read_chunks(tsv, ["review"]))
+
+
+def test_a_glove_file_of_another_format_is_one_line_naming_its_line_and_the_fix(tmp_path):
+    """Before, the vector size of a file that is not GloVe came from its words ("not 'word' followed by 3
+    numbers" for a CSV), and a word2vec/fastText header was "line 1 has 1 numbers ... mixes vector sizes"."""
+    from disan.errors import InputError
+    from disan.train_file import check_glove
+
+    vec = tmp_path / "vectors.vec"
+    vec.write_text("2 3\nthe 0.1 0.2 0.3\nfilm 0.4 0.5 0.6\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"vectors\.vec, line 1 has 1 number where the file's vectors have 3: a "
+                                         r"word2vec header .* remove it \(tail -n \+2\)"):
+        check_glove(str(vec))
+    table = tmp_path / "reviews.csv"
+    table.write_text("review,sentiment\na good film .,pos\nbad .,neg\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"reviews\.csv, line 1: 'review,sentiment' is not 'word' followed by "
+                                         r"numbers \(its fields are separated by commas; GloVe's by spaces\); pass a "
+                                         r"GloVe \.txt file .*\(--glove\)$"):
+        check_glove(str(table))
+
+
 SETTINGS = [(["--batch-size", "0"], "--batch-size 0: give a whole number of at least 1"),
             (["--d-h", "0"], "--d-h 0: give a whole number"),
             (["--epochs", "0"], "--epochs 0: give a whole number"),

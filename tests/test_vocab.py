@@ -257,9 +257,10 @@ def test_glove_txt_streams_many_chunks(tmp_path):
 @pytest.mark.parametrize(
     ("name", "message"),
     [
-        ("inconsistent.txt", "5 of 6 lines are not 'word' followed by 3 numbers"),
+        ("inconsistent.txt", r"5 of 6 lines are not 'word' followed by 3 numbers \(its first lines hold 6 different "
+                             r"sizes: 3, 4, 2, 5, 6, 7\); line 2 has 4 numbers, not 3\. Pass a GloVe"),
         ("empty.txt", "is empty"),
-        ("no_vectors.txt", "are not 'word' followed by"),
+        ("no_vectors.txt", r"line 1: 'word2vec header style' is not 'word' followed by numbers; pass a GloVe"),
     ],
 )
 def test_glove_txt_errors_name_the_file(name, message):
@@ -267,6 +268,28 @@ def test_glove_txt_errors_name_the_file(name, message):
     with pytest.raises(ValueError, match=message) as err:
         load_glove(path)
     assert str(path.resolve()) in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("text,label\na good film .,pos\n", r"line 1: 'text,label' is not 'word' followed by numbers \(its fields "
+                                            r"are separated by commas; GloVe's by spaces\)"),
+        ("a good film .\nthe plot is thin\n", r"line 1: 'a good film \.' is not 'word' followed by numbers; pass"),
+        ("the 1 2\nmovie 3 4\nx0 some words here\nx1 more words here\nx2 yet more words\n",
+         r": 3 of 5 lines are not 'word' followed by 2 numbers; line 3 is 'x0 some words here', not 'word' followed"),
+        ("the\t1\t2\nmovie\t3\t4\n", r"2 of 2 lines .* 2 numbers; line 1 separates its numbers by tabs"),
+    ],
+    ids=["csv", "sentences", "words-outnumber-vectors", "tabs"],
+)
+def test_glove_txt_errors_take_the_size_from_lines_of_numbers_and_name_a_bad_line(tmp_path, text, message):
+    """Before, a line's words counted as its numbers: a CSV was "not 'word' followed by 3 numbers", and a file
+    with more lines of text than vectors was refused with the size of its text lines."""
+    path = tmp_path / "vectors.txt"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError, match=message) as err:
+        load_glove(path)
+    assert str(path.resolve()) in str(err.value) and "\n" not in str(err.value)
 
 
 def test_glove_missing_file_error_names_the_file(tmp_path):

@@ -171,23 +171,34 @@ def _open_file(path: Path, pair: bool, given: dict, model: str | None, relatedne
     return Corpus(path.name, pair, ident, lambda: _text_file(path, pair))
 
 
+def _known(data: str) -> bool:
+    """Whether ``data`` can name something to read: ``all``, a corpus, a TASK:SPLIT or an existing path."""
+    return data == "all" or data in CORPORA or ":" in data or Path(data).exists()
+
+
 def open_corpus(data: str, pair: bool, data_dir: str | None = None, *, text: str | None = None,
                 text_pair: str | None = None, label: str | None = None, model: str | None = None,
                 relatedness: bool = False) -> Corpus:
     """The corpus ``data`` names, checked against the model's input kind (``pair``). ``all`` is every named
-    corpus the model reads; ``a,b,c`` several, one after another (the ``corpus`` column tells them apart).
+    corpus the model reads; ``a,b,c`` several, one after another (the ``corpus`` column tells them apart), unless
+    a file of that name exists: a path may hold a comma (``/tmp/my,data.csv``).
 
     ``text``/``text_pair``/``label``: a table file's columns (``--text``, ``--text-pair``, ``--label``); ``model``
     (a ``.safetensors`` path) lends its card's columns as defaults when ``disan train --data`` made it;
     ``relatedness``: the label is a score (``gold_score``), not a class name (``gold``)."""
     given = {"text": text, "text_pair": text_pair, "label": label}
-    if data == "all" or "," in data:
+    if data == "all" or ("," in data and not Path(data).is_file()):  # a file's name may hold a comma: it wins
         names = (PAIR_CORPORA if pair else SINGLE_CORPORA) if data == "all" else [d.strip() for d in data.split(",")]
+        unknown = next((name for name in names if not _known(name)), None)
+        if unknown is not None:
+            raise InputError(f"--data {data!r} is not an existing file, and as a list of corpora its part {unknown!r} "
+                             f"is neither a corpus ({', '.join(CORPORA)}, or TASK:SPLIT such as sst5:test) nor an "
+                             "existing file; give corpus names such as trec,cr or an existing file's path.")
         parts = [open_corpus(name, pair, data_dir, **given, model=model, relatedness=relatedness) for name in names]
         return Corpus(data, pair, {"parts": [c.ident for c in parts]},
                       lambda: (item for c in parts for item in c.read()))
     path = Path(data)
-    if data not in CORPORA and ":" not in data and not path.exists():
+    if not _known(data):
         raise InputError(f"--data {data!r} is neither a corpus ({', '.join(CORPORA)}, or TASK:SPLIT such as "
                          "sst5:test) nor an existing file; give one of those or a text file's path.")
     if path.is_file():

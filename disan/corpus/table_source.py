@@ -96,16 +96,17 @@ def table_columns(path: Path, fmt: str, have: list[str], pair: bool, given: dict
 def table_items(path: Path, fmt: str, columns: dict, relatedness: bool) -> Iterator[Item]:
     """The rows of a table's ``columns``, chunk by chunk; rows whose texts are all blank are skipped."""
     from ..data.file_labels import number
-    from ..data.table_file import read_chunks, row_line
+    from ..data.table_file import read_chunks, row_lines
 
     text, text_pair, label = columns["text"], columns["text_pair"], columns["label"]
     wanted = [c for c in (text, text_pair, label) if c]
+    where = row_lines(path, fmt)  # one per row, in step with the chunks
     for frame in read_chunks(path, wanted):
         texts = frame[text].tolist()
         pairs = frame[text_pair].tolist() if text_pair else [None] * len(texts)
         golds = frame[label].tolist() if label else [""] * len(texts)
-        for row, t, h, g in zip(frame.index.tolist(), texts, pairs, golds):
-            source = f"{path.name}:{row_line(fmt, row).split()[-1]}"
+        for t, h, g in zip(texts, pairs, golds):
+            source = f"{path.name}:{next(where).split()[-1]}"
             sides = [t] if h is None else [t, h]
             if not any(v.strip() for v in sides):
                 continue

@@ -12,6 +12,7 @@ Every refusal is one ``TableFileError`` line naming the file, the value and the 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import math
 from collections import Counter
@@ -23,7 +24,7 @@ import numpy as np
 from ..checkpoint import sha256
 from .example import Example
 from .file_labels import class_labels, class_counts, number, score_labels
-from .table_file import TableFileError, check_file, read_chunks, row_line, table_format
+from .table_file import TableFileError, check_file, read_chunks, row_lines, table_format
 
 #: Values of a ``--split`` column and the part each names.
 SPLIT_NAMES = {"train": "train", "dev": "dev", "validation": "dev", "valid": "dev", "val": "dev", "trial": "dev",
@@ -81,7 +82,7 @@ def read_rows(path: str, spec: FileSpec, with_split: bool) -> _Rows:
         rows.extend(frame.index.tolist())
     if not rows:
         raise TableFileError(f"{p} has a header but no rows; give at least one labelled row per class.")
-    lines = [row_line(fmt, r) for r in rows]
+    lines = list(itertools.islice(row_lines(p, fmt), len(rows)))  # rows are 0..n-1, in file order
     for flag, column in (("--text", spec.text), ("--text-pair", spec.text_pair)):
         if column is None:
             continue

@@ -7,7 +7,8 @@ pyarrow's ``ParquetFile.iter_batches`` for Parquet, so memory is bounded by one 
 numbers are parsed by the caller that needs them (a label for ``--regression``).
 
 Every column is read, then the named ones kept: pandas' ``usecols`` drops a row's extra fields without a word, so
-an unquoted comma in a text ("good, really good .,pos") would have made "really good ." a class. TSV has no
+an unquoted comma in a text ("good, really good .,pos") would have made "really good ." a class; such a row is one
+line naming it, the first data row too (which pandas would take for an index column). TSV has no
 quoting (IANA's text/tab-separated-values): a text that starts with ``"`` is text, not the start of a field that
 runs on over the next rows.
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import csv
 import gzip
+import itertools
 import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -67,7 +69,10 @@ def columns_of(path: StrPath) -> list[str]:
             import pyarrow.parquet as pq
 
             return list(pq.ParquetFile(p).schema_arrow.names)
-        first = next(_frames(p, fmt, None, 1), None)
+        # the first frame with columns: a JSON Lines file's first line may be blank, a frame of none
+        first = next((f for f in _frames(p, fmt, None, 1) if len(f.columns)), None)
+        if fmt != "jsonl":
+            _check_first_row(p, fmt)
     except TableFileError:
         raise
     except UnicodeDecodeError:  # a header that is not UTF-8: one line here, for train and index alike
@@ -109,10 +114,26 @@ def _unreadable(p: Path, fmt: str, err: str) -> str:
         return f"{p}, line {line}: not one JSON object; each line of JSON Lines is one object such as {{\"text\": …}}."
     fields = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", err)
     if fields:
-        want, line, saw = fields.groups()
-        inside = 'a comma inside a text: quote that text ("good, really good .")' if fmt == "csv" else "a tab inside a text"
-        return f"{p}, line {line}: {saw} fields where the header has {want}; check for {inside}."
+        # pandas' line skips a quoted field's line breaks: the row is found again, by its file line
+        return _long_row(p, fmt, *((fmt != "jsonl" and first_long_row(p, fmt)) or (fields[2], fields[3], fields[1])))
     return f"{p} cannot be read as {fmt.upper()} ({err.splitlines()[0][:160]}); check its delimiter and quoting."
+
+
+def _long_row(p: Path, fmt: str, line, saw, want) -> str:
+    inside = 'a comma inside a text: quote that text ("good, really good .")' if fmt == "csv" else "a tab inside a text"
+    return f"{p}, line {line}: {saw} fields where the header has {want}; check for {inside}."
+
+
+def _check_first_row(p: Path, fmt: str) -> None:
+    """Refuse a first data row with more fields than the header: pandas' C reader, which refuses any later such
+    row, takes the first one's extra field for an index column and shifts the row's values without a word."""
+    records = _records(p, fmt)
+    try:
+        header, first = next(records, None), next(records, None)
+    except csv.Error:  # pandas read it; its own errors name what is wrong
+        return
+    if header and first and first[1] > header[1]:
+        raise TableFileError(_long_row(p, fmt, first[0], first[1], header[1]))
 
 
 def _frames(p: Path, fmt: str, columns: list[str] | None, chunk_rows: int) -> Iterator[pd.DataFrame]:
@@ -181,6 +202,76 @@ def first_bad_json_line(p: Path) -> int:
     return 0
 
 
-def row_line(fmt: str, row: int) -> str:
-    """Where a 0-based data row is, in the words a user looks with: a file line (header first) or a row number."""
-    return f"line {row + 2}" if fmt in ("csv", "tsv") else (f"line {row + 1}" if fmt == "jsonl" else f"row {row + 1}")
+def row_lines(p: Path, fmt: str) -> Iterator[str]:
+    """Where each data row is, in order, in the words a user looks with: its first file line, or a Parquet row.
+
+    A row is not always one line after the header: pandas skips blank lines (anywhere, the header's too) and a
+    quoted CSV field may hold line breaks, so the lines are counted by reading the file once more, split as pandas
+    splits it, one row at a time (memory stays bounded; callers take one per row they read).
+    """
+    if fmt == "parquet":
+        return (f"row {row}" for row in itertools.count(1))
+    if fmt == "jsonl":
+        return (f"line {line}" for line in _json_lines(p))
+    return _table_lines(p, fmt)
+
+
+def _open_text(p: Path):
+    """The file as text for counting lines: an undecodable byte is replaced, as it cannot be a line break or a
+    quote (the readers themselves refuse it, naming its line)."""
+    opener = gzip.open if p.suffix == ".gz" else open
+    return opener(p, "rt", encoding="utf-8", errors="replace", newline="")
+
+
+def _json_lines(p: Path) -> Iterator[int]:
+    """The 1-based lines that hold an object: pandas' JSON Lines reader drops lines that are blank once stripped."""
+    with _open_text(p) as handle:
+        yield from (number for number, line in enumerate(handle, 1) if line.strip())
+
+
+def _records(p: Path, fmt: str) -> Iterator[tuple[int, int]]:
+    """(first file line, number of fields) of each CSV/TSV record pandas' C reader keeps, header first.
+
+    Python's csv module splits records with the same quoting (CSV: ``"`` quotes, doubled inside; TSV: none);
+    what pandas skips as blank is checked on the raw line: empty, or spaces and tabs only (a tab is a field in TSV).
+    """
+    blank = " " if fmt == "tsv" else " \t"
+    csv.field_size_limit(max(csv.field_size_limit(), 2**31 - 1))  # pandas has no limit on a field's length
+    raw = ""
+
+    def physical(handle) -> Iterator[str]:
+        nonlocal raw
+        for raw in handle:
+            yield raw
+
+    with _open_text(p) as handle:
+        reader = csv.reader(physical(handle), delimiter="\t" if fmt == "tsv" else ",",
+                            quoting=csv.QUOTE_NONE if fmt == "tsv" else csv.QUOTE_MINIMAL)
+        end = 0
+        for fields in reader:
+            start, end = end + 1, reader.line_num
+            if start == end and not raw.rstrip("\r\n").strip(blank):
+                continue
+            yield start, len(fields)
+
+
+def _table_lines(p: Path, fmt: str) -> Iterator[str]:
+    records = _records(p, fmt)
+    row = 0
+    try:
+        next(records, None)  # the header
+        for row, (line, _) in enumerate(records, 1):
+            yield f"line {line}"
+    except csv.Error:  # a file pandas read and csv cannot: its rows are still numbered, if not by line
+        pass
+    yield from (f"row {n}" for n in itertools.count(row + 1))
+
+
+def first_long_row(p: Path, fmt: str) -> tuple[int, int, int] | None:
+    """(file line, fields, header's fields) of the first CSV/TSV row with more fields than its header, if any."""
+    records = _records(p, fmt)
+    try:
+        header = next(records, None)
+        return next(((line, n, header[1]) for line, n in records if n > header[1]), None) if header else None
+    except csv.Error:
+        return None
