@@ -7,7 +7,8 @@ fixed sentences, the page 1000 × 900 CSS pixels at devicePixelRatio 1. The kind
 
 - host-masked: the masks view (a one-figure report, the app's HTML download) of a DSA at α = 0.5: −∞ cells in
   the theme's masked colour beside finite ones, six panels;
-- host-shared-bar: the report's mean map, forward and backward panels sharing one colour bar (on one panel);
+- host-shared-bar: the report's mean map, forward and backward panels sharing one colour bar (on one panel), the
+  cells each block's mask excludes in the masked colour;
 - host-diverging: a minimal pair's forward maps, A, B and the diverging B − A map centred on 0, the inserted
   word's row and column outlined (green) and A's cells that B's word has no counterpart for empty;
 - host-bars: the report's gate figure, two bar charts;
@@ -106,6 +107,11 @@ def test_visual_shared_colour_bar(open_report, reports):
     page = open_report(reports["report"])
     bars = page.evaluate(f"f => ({HOST})(f).panels.map(p => p.kind === 'heatmap' ? !!p.component.layout.bar : null)", "mean-premise")
     assert bars == [False, True, None], bars  # one colour bar for the pair of maps; the row's bars hidden
+    # each block's excluded cells (DiSAN: the diagonal and one side of it, DESIGN.md) are masked, nothing else
+    masked = page.evaluate(f"f => ({HOST})(f).panels.filter(p => p.kind === 'heatmap').map(p => "
+                           "p.component.view.masked.map(row => row.map(Number)))", "mean-premise")
+    T = len(A.split())
+    assert masked == [[[int(j >= i) for j in range(T)] for i in range(T)], [[int(j <= i) for j in range(T)] for i in range(T)]]
     compare(page, "mean-premise", "host-shared-bar")
 
 

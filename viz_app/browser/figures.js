@@ -147,10 +147,13 @@ export function blockMean(mat, maxCells) {
 }
 
 /* smallMultiples: one panel per head on a shared scale, block-averaged to maxCells per side.
- * opts: {title, theme, cols, valueName, maxCells, names, name}. */
+ * opts: {title, theme, cols, valueName, maxCells, names, name, masked (T × T booleans every panel shares: a
+ * block is masked when each of its cells is)}. */
 export function smallMultiples(stack, tokens, titles, o = {}) {
   const { maxCells = constant("SMALL_MULTIPLE_MAX"), valueName = "P" } = o;
   const pooled = stack.map(m => blockMean(m, maxCells)), block = pooled.length ? pooled[0].block : 1;
+  const share = o.masked && blockMean(o.masked.map(row => row.map(Number)), maxCells).z;  // 1: all cells masked
+  const masked = share && share.map(row => row.map(v => v === 1));
   let labels = Array.from(tokens), title = o.title || "";
   if (block > 1) {
     labels = Array.from({ length: Math.ceil(tokens.length / block) },
@@ -159,6 +162,7 @@ export function smallMultiples(stack, tokens, titles, o = {}) {
   }
   return heatmapGrid(pooled.map(p => p.z), titles, labels, {
     title, theme: o.theme, cols: o.cols || Math.min(pooled.length, 5), name: o.name, valueName, names: o.names,
+    masked: masked && pooled.map(() => masked),
   });
 }
 
@@ -214,7 +218,8 @@ export function tokenFeatureHeatmap(matrix, tokens, o = {}) {
 }
 
 /* compareHeatmaps: A and B on ONE colour scale and A − B diverging about 0 (NaN where A or B is, as numpy). a, b:
- * T × T rows. opts: {titles (["A", "B"]), title, theme, valueName ("P"), diffTitle, name}. */
+ * T × T rows. opts: {titles (["A", "B"]), title, theme, valueName ("P"), diffTitle, name, masked ([A's, B's]
+ * T × T booleans)}. */
 export function compareHeatmaps(a, b, tokens, o = {}) {
   const titles = o.titles || ["A", "B"], T = tokens.length;
   if (a.length !== T || b.length !== T || shapeText(a) !== shapeText(b)) {
@@ -225,7 +230,7 @@ export function compareHeatmaps(a, b, tokens, o = {}) {
   const diff = Array.from(a, (row, r) => Array.from(row, (v, c) => num(v) - num(b[r][c])));
   return heatmapGrid([a, b, diff], [titles[0], titles[1], o.diffTitle || `${titles[0]} − ${titles[1]}`], tokens, {
     title: o.title, theme: o.theme, valueName: o.valueName, name: o.name, names: ["A", "B", "difference"], height: null,
-    difference: true });
+    difference: true, masked: o.masked });
 }
 
 /* heatmap's default axis titles: rows attend, columns are attended (docs/conventions.md). */

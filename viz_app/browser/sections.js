@@ -194,10 +194,18 @@ export function overview(tv, theme) {
           section("prediction", "Prediction", "", [prediction])];
 }
 
-/* A block pair's maps (forward, backward) on one scale; a clicked row shows its bars. */
-export function pair(fw, bw, tokens, titles, title, theme, valueName) {
-  return Figures.heatmapGrid([fw, bw], titles, tokens, { title, theme, valueName: valueName || "P",
-                                                       names: ["forward", "backward"], rowBars: true });
+/* The cells block `direction`'s mask excludes (allowed = 0: Shen Eq. 17, Im Fig. 3) as T rows of booleans. An
+ * attention map draws them in the theme's masked colour, so that an excluded cell is not read as a weight near 0. */
+export function excluded(sent, direction) {
+  const T = sent.tokens.length, allowed = sent[direction].allowed;
+  return Array.from({ length: T }, (_, i) => Array.from({ length: T }, (_, j) => !allowed[i * T + j]));
+}
+
+/* A block pair's maps (forward, backward) of sentence `sent` on one scale, each block's excluded cells masked; a
+ * clicked row shows its bars. */
+export function pair(fw, bw, sent, titles, title, theme, valueName) {
+  return Figures.heatmapGrid([fw, bw], titles, sent.tokens, { title, theme, valueName: valueName || "P",
+    names: ["forward", "backward"], rowBars: true, masked: [excluded(sent, "fw"), excluded(sent, "bw")] });
 }
 
 /* A block's head-averaged attention (T × T): the trace's own, or Im Eq. 7 again at another α from the pre-mask
@@ -211,7 +219,7 @@ export function attentionAt(tv, sent, direction, a) {
 /* The pair of a sentence's attention maps (Shen Fig. 6, Im Fig. 7), at α `a` (attentionAt); titles default to the
  * blocks' masks. */
 export function attentionPair(tv, sent, title, theme, titles, a) {
-  return pair(attentionAt(tv, sent, "fw", a), attentionAt(tv, sent, "bw", a), sent.tokens, titles || blockTitles(tv),
+  return pair(attentionAt(tv, sent, "fw", a), attentionAt(tv, sent, "bw", a), sent, titles || blockTitles(tv),
               title, theme);
 }
 
@@ -223,7 +231,7 @@ export function headsFigure(sent, direction, title, theme, a) {
   const b = sent[direction], T = sent.tokens.length, heads = a === undefined ? b.heads : Recompute.headsAt(b, T, a);
   const stack = [], titles = [];
   for (let h = 0; h < b.H; h++) { stack.push(matrix(heads, T, T, h * T * T)); titles.push(`head ${h + 1}`); }
-  return Figures.smallMultiples(stack, sent.tokens, titles, { title, theme,
+  return Figures.smallMultiples(stack, sent.tokens, titles, { title, theme, masked: excluded(sent, direction),
     maxCells: Figures.constant("HEAD_CELLS"), names: titles.map((_, k) => `head-${k + 1}`) });
 }
 
@@ -294,7 +302,7 @@ export function disanSections(tv, theme) {
       "Shen Fig. 6", "P averaged over the d_h features (Shen Sec. 5.3); rows attend, columns are attended.", side));
     feature.push(figure(`feature-${side}`, values => {
       const k = values ? values.feature : 0;
-      return pair(featureSlice(sent, "fw", k), featureSlice(sent, "bw", k), sent.tokens, titles,
+      return pair(featureSlice(sent, "fw", k), featureSlice(sent, "bw", k), sent, titles,
                   named(`Token2token attention, feature k = ${k}`, side, tv), theme, "P[k]");
     }, "Shen Fig. 6, one feature (Eq. 15)",
       "The softmax of one feature k before averaging; drag the slider or use its arrow keys.", side,

@@ -6,7 +6,7 @@
 import * as Figures from "./figures.js";
 import * as Recompute from "./recompute.js";
 import { define, need, checkArray, matrix, sentOf, s2tVector, s2tWordFigure, tokenBars, capitalize, featureSlice,
-  perFeature, pair, attentionAt, attentionPair, blockTitles, headsFigure } from "./sections.js";
+  perFeature, pair, excluded, attentionAt, attentionPair, blockTitles, headsFigure } from "./sections.js";
 
 function needIndex(value, T, what) {
   need(Number.isInteger(value) && value >= 0 && value < T,
@@ -59,7 +59,7 @@ const checkReduction = p => need(REDUCTIONS[p.reduction],
 define("disan-pair", (views, p, theme, values) => {
   checkReduction(p);
   const tv = views[0], sent = sentOf(tv, p.side), k = values ? values.feature : p.feature || 0;
-  const fig = pair(disanMap(sent, "fw", p.reduction, k), disanMap(sent, "bw", p.reduction, k), sent.tokens,
+  const fig = pair(disanMap(sent, "fw", p.reduction, k), disanMap(sent, "bw", p.reduction, k), sent,
                    blockTitles(tv), `Token2token attention — ${REDUCTIONS[p.reduction]}`, theme,
                    disanValueName(p.reduction, k));
   return { figure: fig, follows: p.reduction === "feature" ? "feature" : undefined };
@@ -121,7 +121,7 @@ define("compare", (views, p, theme, values) => {
   const what = tvA.arch === "disan" ? "mean over features" : "mean over heads";
   const titles = [values ? `A: α = ${Figures.formatG(values.alpha)}` : `A: ${p.titles[0]}`, `B: ${p.titles[1]}`];
   const fig = Figures.compareHeatmaps(attentionAt(tvA, a, p.dir, values ? values.alpha : alphas[0]),
-    attentionAt(tvB, b, p.dir, alphas[1]), a.tokens, { titles, theme,
+    attentionAt(tvB, b, p.dir, alphas[1]), a.tokens, { titles, theme, masked: [excluded(a, p.dir), excluded(b, p.dir)],
       title: `${capitalize(DIRECTION_NAMES[p.dir])} block, ${what} — A and B share one colour scale` });
   return { figure: fig, follows: p.live ? "alpha" : undefined };
 });
@@ -160,7 +160,8 @@ define("distance-effect", (views, p, theme) => {
   const mats = [0, p.alpha].flatMap(alpha => ["fw", "bw"].map(d => attentionAt(tv, sent, d, alpha)));
   const titles = ["(a) forward, no distance mask", "(b) backward, no distance mask", `(c) forward, α = ${a}`,
                   `(d) backward, α = ${a}`];
-  return { figure: Figures.heatmapGrid(mats, titles, sent.tokens, { title: p.title || "", theme, cols: 2 }) };
+  return { figure: Figures.heatmapGrid(mats, titles, sent.tokens, { title: p.title || "", theme, cols: 2,
+    masked: ["fw", "bw", "fw", "bw"].map(d => excluded(sent, d)) }) };
 });
 
 /* The heads of one block on one colour scale (Im Figs. 12–13). p: {side, dir, title}. */

@@ -73,7 +73,8 @@ test("cell numbers have two decimals, hover values six significant digits", () =
   assert.equal(formatCell(-0.17), "−0.17");
   assert.equal(valueText(0.123456789), "0.123457");
   assert.equal(valueText(2), "2");
-  assert.equal(valueText(0.5, true), "−∞ (masked)");
+  assert.equal(valueText(null, true), "−∞ (masked)");  // a mask's −∞, which JSON carries as null
+  assert.equal(valueText(0, true), "0 (masked)");  // an attention weight the block's mask excludes
   assert.equal(valueText(null), "no value");
   assert.equal(valueText(-Infinity), "−∞");
 });

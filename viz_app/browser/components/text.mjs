@@ -20,9 +20,10 @@ export const fonts = (theme, size = theme.font_size) =>
 export const cellTextFits = (textWidth, fontSize, cellWidth, cellHeight) =>
   textWidth + 2 * CELL_PAD <= cellWidth && fontSize + 2 * CELL_PAD <= cellHeight;
 
-/* A value as hover text shows it: −∞ for a masked cell, "no value" for a missing one. */
+/* A value as hover text shows it: a masked cell's value (an attention weight's exact 0) or −∞ (a mask's, which
+ * JSON carries as null) marked "(masked)", "no value" for a missing one. */
 export function valueText(v, masked) {
-  if (masked) return "−∞ (masked)";
+  if (masked) return `${typeof v === "number" && Number.isFinite(v) ? formatValue(v) : "−∞"} (masked)`;
   if (v === null || v === undefined || Number.isNaN(v)) return "no value";
   return Number.isFinite(v) ? formatValue(v) : v > 0 ? "∞" : "−∞";
 }
