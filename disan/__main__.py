@@ -31,7 +31,7 @@ def add_trace(sub) -> None:
     p.add_argument("--model", default="disan", help="pretrained name, checkpoint path, or disan/dsa (random weights)")
     p.add_argument("--hypothesis", default=None,
                    help="the second sentence of a pair model, required by them: an NLI model's hypothesis, "
-                        "SICK's sentence B (disan-sick, dsa-sick)")
+                        "SICK's sentence B (disan-sick)")
     p.add_argument("--alpha", type=float, default=None, help="DSA distance weight override")
     p.add_argument("--masks", default=None, help="default | swap | diag | none | 'fw,bw'")
     p.add_argument("--device", default=None)

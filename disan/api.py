@@ -79,9 +79,10 @@ def random_model(arch: str, device: torch.device | str = "cpu", **config) -> Sen
 
 
 def checkpoint_path(name_or_path: str) -> Path:
-    """The file of a bundled checkpoint name, else ``name_or_path`` as a path (it may not exist)."""
+    """The file of a bundled checkpoint name, else ``name_or_path`` as a path (it may not exist), ``~`` expanded
+    as a shell would: ``load("~/disan-runs/x.safetensors")`` in a notebook names the file the shell commands do."""
     bundled = PRETRAINED_DIR / f"{name_or_path}.safetensors"
-    return bundled if bundled.is_file() else Path(name_or_path)
+    return bundled if bundled.is_file() else Path(name_or_path).expanduser()
 
 
 def not_found(name_or_path: str) -> str:

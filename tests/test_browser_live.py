@@ -119,6 +119,7 @@ def _figure_draws(page) -> dict:
     return page.evaluate("() => window.__draws")
 
 
+@pytest.mark.slow  # kept out of the default set's 10 minutes (issue 54 item 8)
 def test_the_servers_echo_of_alpha_redraws_nothing(server, browser_page):  # noqa: F811
     """Issue 19: the rerun that the control's own value causes brings figures for what the page already
     shows; chart.js must draw none of them again (a redraw there would hold up the next key press). After two

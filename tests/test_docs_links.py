@@ -55,3 +55,37 @@ def test_every_docs_page_opens_with_its_title_and_what_it_answers():
         if lines and lines[0].startswith("<!--"):
             continue  # a report written whole by a command or a test (its first line says which)
         assert lines[0].startswith("# ") and lines[2].strip(), f"{page.name}: a title, then one line of what it answers"
+
+
+def slugs(text: str) -> set[str]:
+    """The anchors GitHub makes of a page's headings (lower case, punctuation dropped, spaces to hyphens, a repeat
+    numbered -1, -2, …) and its explicit ``<a id|name="…">``; headings inside fenced code are none."""
+    out: set[str] = set(re.findall(r"<a\s+(?:id|name)=\"([^\"]+)\"", text))
+    seen: dict[str, int] = {}
+    for heading in re.findall(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.sub(r"```.*?```", "", text, flags=re.S), re.M):
+        slug = re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+        n = seen.get(slug, 0)
+        seen[slug] = n + 1
+        out.add(slug if n == 0 else f"{slug}-{n}")
+    return out
+
+
+def test_the_slugs_are_githubs():
+    text = "# A title\n## Why canvas, and why our own component\n## Step 1: `x`\n## Step 1: `x`\n```\n# not one\n```"
+    assert slugs(text) == {"a-title", "why-canvas-and-why-our-own-component", "step-1-x", "step-1-x-1"}
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_every_links_anchor_is_a_heading_of_the_page_it_names(page):
+    """A link's #anchor, into a Markdown page of this repository or the page itself, names one of its headings
+    (README.md linked #adding-a-figure-that-follows-a-sentence after the heading was renamed)."""
+    text = page.read_text(encoding="utf-8")
+    bad = []
+    for target in links(text):
+        if "#" not in target or re.match(r"[a-z][a-z0-9+.-]*:", target, re.I):
+            continue
+        path, anchor = target.split("#", 1)
+        file = page if not path else (page.parent / path).resolve()
+        if file.suffix == ".md" and file.is_file() and anchor not in slugs(file.read_text(encoding="utf-8")):
+            bad.append(target)
+    assert not bad, f"{page.relative_to(ROOT)} links to anchors its target has no heading for: {bad}"

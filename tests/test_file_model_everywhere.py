@@ -40,6 +40,14 @@ def test_load_by_path_gives_the_files_labels_and_presets_one_per_class(trained):
     assert len({p["text"] for p in presets}) == 3  # three different rows of the file
 
 
+def test_load_and_describe_expand_a_home_path_as_the_shell_does(trained, monkeypatch):
+    """docs/your-data.md's notebook line: ``disan.load("~/disan-runs/x.safetensors")`` (was "No checkpoint file")."""
+    monkeypatch.setenv("HOME", str(trained.parent.parent))
+    home_path = f"~/{trained.parent.name}/{trained.name}"
+    assert disan.describe(home_path).labels == LABELS
+    assert disan.load(home_path, "cpu").name == "reviews-dsa"
+
+
 def test_app_lists_the_model_beside_the_bundled_ones_and_offers_its_presets(trained, monkeypatch):
     monkeypatch.setenv(disan.api.USER_MODELS_ENV, str(trained))
     names = disan.available()

@@ -134,3 +134,44 @@ def test_no_module_reads_another_through_a_global():
         assert "(function (root)" not in text and "globalThis : this" not in text, path.name
         for word in set(re.findall(r"\bDisan[A-Z]\w*", text)) - data:
             pytest.fail(f"{path.name} names {word}, a global of the classic scripts")
+
+
+def _imports_of(path: Path) -> set[str]:
+    """The relative modules a page module imports (``from "./x.js"``, ``import "./x.js"``, multi-line imports too)."""
+    found = re.findall(r'(?:from|import)\s+"(\.{1,2}/[^"]+)"', path.read_text(encoding="utf-8"))
+    return {name.removeprefix("./") for name in found}
+
+
+def _documented_graph() -> dict[str, set[str]]:
+    """docs/front-end.md's module graph: ``a.js -> b.js, c.js (why), …`` lines, continued on indented lines;
+    ``x.js, y.js: import nothing``."""
+    doc = (ROOT / "docs" / "front-end.md").read_text(encoding="utf-8")
+    block = doc.split("## How the modules depend on each other", 1)[1].split("```text", 1)[1].split("```", 1)[0]
+    graph: dict[str, set[str]] = {}
+    leaves = re.search(r"\n([^\n>]*):\s*import nothing", block)
+    for name in leaves[1].split(","):
+        graph[name.strip()] = set()
+    current = None
+    for line in block[:leaves.start()].splitlines():
+        if not line.strip():
+            continue
+        line = re.sub(r"\([^)]*\)", "", line)  # "(nextTask)", "(worker.js as text)": notes, not arrows
+        if "->" in line:
+            current, _, rest = line.partition("->")
+            current = current.strip()
+            graph[current] = set()
+        else:
+            rest = line
+        graph[current] |= {name.strip() for name in rest.split(",") if name.strip()}
+    return graph
+
+
+def test_the_documented_module_graph_is_the_imports():
+    """docs/front-end.md draws which module imports which; an import added or dropped without it fails here."""
+    browser = ROOT / "viz_app" / "browser"
+    actual = {path.name: _imports_of(path) for path in sorted(browser.glob("*.js"))}
+    documented = _documented_graph()
+    assert set(documented) == set(actual), ("modules", set(actual) ^ set(documented))
+    wrong = {name: (sorted(actual[name] - documented[name]), sorted(documented[name] - actual[name]))
+             for name in actual if actual[name] != documented[name]}
+    assert not wrong, f"module: (imported but not drawn, drawn but not imported): {wrong}"

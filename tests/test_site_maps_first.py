@@ -62,7 +62,8 @@ def _numbers(z) -> np.ndarray:
     return np.array([[np.nan if v is None else v for v in row] for row in z], dtype=float)
 
 
-@pytest.mark.parametrize("model", MODELS)
+# dsa-nli in the slow set: the default set's 10 minutes (issue 54 item 8) keep one model
+@pytest.mark.parametrize("model", [MODELS[0], pytest.param(MODELS[1], marks=pytest.mark.slow)])
 def test_a_keys_maps_are_painted_from_the_lean_graph_first_and_are_the_pages_own(chromium, built, model):
     folder = built.out.as_uri() + "/"
     context, page, blocked, errors = guarded_page(chromium, lambda url: url.startswith(folder), TIMEOUT_MS)

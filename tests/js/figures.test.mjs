@@ -70,6 +70,16 @@ test("compareHeatmaps: A and B on one domain, A − B diverging about 0 (NaN whe
   assert.throws(() => F.compareHeatmaps(A, [[1]], TOKENS), /same shape with one row per token: A is 4 × 4, B is 1 × 1/);
 });
 
+test("compareHeatmaps: A's and B's masked cells are theirs; A − B masks only the cells both mask", () => {
+  const fw = TOKENS.map((_, i) => TOKENS.map((_, j) => j >= i)), none = TOKENS.map(() => TOKENS.map(() => false));
+  const diag = TOKENS.map((_, i) => TOKENS.map((_, j) => j === i));
+  const [va, vb, vd] = views(drawable(F.compareHeatmaps(A, A, TOKENS, { masked: [fw, diag] })));
+  assert.deepEqual([va.masked, vb.masked], [fw, diag]);
+  assert.deepEqual(vd.masked, diag);  // the diagonal is excluded in both; above it, B has weights to compare
+  assert.equal(views(F.compareHeatmaps(A, B, TOKENS, { masked: [fw, none] }))[2].masked, null);
+  assert.equal(views(F.compareHeatmaps(A, B, TOKENS))[0].masked, null);
+});
+
 test("heatmap: diverging is symmetric about 0; the axis titles default to the attention convention", () => {
   const tau = [[1, -0.5], [-0.5, 1]];
   const [v] = views(drawable(F.heatmap(tau, ["m1", "m2"], null, { diverging: true, zmin: -1, zmax: 1, valueName: "τ" })));

@@ -40,3 +40,14 @@ test("a score model's change is a relatedness for a pair of sentences and a scor
   assert.equal(scoreOf(one), "the score");
   assert.equal(predictionChange(view(null, null), view(null, null)).relatedness, null); // a classifier: no score
 });
+
+test("each side's excluded cells follow it onto the aligned grid; a step with no token there is no excluded cell", async () => {
+  const { excludedOnGrid } = await import("../../viz_app/browser/pair_view.js");
+  const { directionAllowed } = await import("../../viz_app/browser/recompute.js");
+  const side = T => ({ tokens: Array.from({ length: T }, (_, i) => `w${i}`), fw: { allowed: directionAllowed(T, "fw") } });
+  // A "the film", B "the good film": B inserts step 1
+  const ops = [{ op: "keep", a: 0, b: 0 }, { op: "insert", a: null, b: 1 }, { op: "keep", a: 1, b: 2 }];
+  const ex = excludedOnGrid(side(2), side(3), "fw", ops);
+  assert.deepEqual(ex.a, [[true, false, true], [false, false, false], [false, false, true]]);
+  assert.deepEqual(ex.b, [[true, true, true], [false, true, true], [false, false, true]]);
+});

@@ -217,9 +217,12 @@ export function tokenFeatureHeatmap(matrix, tokens, o = {}) {
     zmax: o.zmax, valueName, names: ["features"], name: o.name, height: null, xLabel: "feature k", yLabel: "token" });
 }
 
+/* The cells masked in A and in B (T × T booleans each): where neither has a weight, A − B is no difference. */
+export const bothMasked = (a, b) => a.map((row, r) => row.map((m, c) => m && b[r][c]));
+
 /* compareHeatmaps: A and B on ONE colour scale and A − B diverging about 0 (NaN where A or B is, as numpy). a, b:
  * T × T rows. opts: {titles (["A", "B"]), title, theme, valueName ("P"), diffTitle, name, masked ([A's, B's]
- * T × T booleans)}. */
+ * T × T booleans: A − B masks the cells both do)}. */
 export function compareHeatmaps(a, b, tokens, o = {}) {
   const titles = o.titles || ["A", "B"], T = tokens.length;
   if (a.length !== T || b.length !== T || shapeText(a) !== shapeText(b)) {
@@ -230,7 +233,7 @@ export function compareHeatmaps(a, b, tokens, o = {}) {
   const diff = Array.from(a, (row, r) => Array.from(row, (v, c) => num(v) - num(b[r][c])));
   return heatmapGrid([a, b, diff], [titles[0], titles[1], o.diffTitle || `${titles[0]} − ${titles[1]}`], tokens, {
     title: o.title, theme: o.theme, valueName: o.valueName, name: o.name, names: ["A", "B", "difference"], height: null,
-    difference: true, masked: o.masked });
+    difference: true, masked: o.masked && [...o.masked, bothMasked(o.masked[0], o.masked[1])] });
 }
 
 /* heatmap's default axis titles: rows attend, columns are attended (docs/conventions.md). */

@@ -50,6 +50,13 @@ export function alignedMaps(a, TA, b, TB, ops, offsetA, offsetB) {
   return { a: ga, b: gb, diff };
 }
 
+/* The cells block `dir`'s mask excludes (sections.js excluded) on the aligned grid, for A and B: a cell whose step has
+ * no token on that side is not one of them (it is empty). */
+export function excludedOnGrid(sa, sb, dir, ops) {
+  const one = (s, side) => onGrid(s[dir].allowed, s.tokens.length, ops, side).map(row => row.map(v => v === 0));
+  return { a: one(sa, "a"), b: one(sb, "b") };
+}
+
 /* A per-token series of A (length TA) and of B (TB) on the L aligned steps, null where a step has no token on
  * that side; diff is B − A where both have one. */
 export function alignedSeries(a, b, ops) {
@@ -111,10 +118,11 @@ function outlineEdits(fig, ops) {
   return fig;
 }
 
-/* A, B and B − A of one aligned map: compareHeatmaps with its third panel B − A (its own A − B negated). */
-function compareFigure(m, labels, ops, o) {
+/* A, B and B − A of one aligned map: compareHeatmaps with its third panel B − A (its own A − B negated); A's and
+ * B's excluded cells (excludedOnGrid `ex`) masked. */
+function compareFigure(m, ex, labels, ops, o) {
   const fig = Figures.compareHeatmaps(m.a, m.b, labels, { titles: ["A", "B"], title: o.title, theme: o.theme,
-    valueName: o.valueName, diffTitle: "B − A (aligned cells)" });
+    valueName: o.valueName, diffTitle: "B − A (aligned cells)", masked: [ex.a, ex.b] });
   fig.panels[2].view.z = m.diff.map(row => row.map(v => (v === null ? NaN : v)));
   return outlineEdits(fig, ops);
 }
@@ -128,7 +136,7 @@ function headRows(sa, sb, dir, ops, labels, o) {
       (_, h) => alignedMaps(sa[dir].heads, TA, sb[dir].heads, TB, ops, h * TA * TA, h * TB * TB));
     const lim = Figures.limits(maps.flatMap(m => [m.a, m.b]), null, null);
     // no head changed: the difference gets the A/B scale's width, not 1e-9 (labelled "−1n…1n")
-    return { maps, lim, bound: Figures.diffBound(maps.flatMap(m => m.diff), lim) };
+    return { maps, lim, bound: Figures.diffBound(maps.flatMap(m => m.diff), lim), ex: excludedOnGrid(sa, sb, dir, ops) };
   });
   const NAMES = { a: "A", b: "B", diff: "B − A" };
   return which => {
@@ -137,7 +145,7 @@ function headRows(sa, sb, dir, ops, labels, o) {
     const fig = Figures.heatmapGrid(c.maps.map(m => m[which]), titles, labels, {
       title: `${o.title}, ${name}`, theme: th, cols: H, zmin: diff ? -c.bound : c.lim[0],
       zmax: diff ? c.bound : c.lim[1], valueName: diff ? "B − A" : "P", names: titles.map((t, h) => `head-${h + 1}`),
-      diverging: diff });
+      diverging: diff, masked: c.maps.map(() => (diff ? Figures.bothMasked(c.ex.a, c.ex.b) : c.ex[which])) });
     return outlineEdits(fig, ops);
   };
 }
@@ -243,7 +251,7 @@ function mapSections(tvA, tvB, aligned, theme, control) {
     const suffix = name ? ` — ${name.charAt(0).toLowerCase()}${name.slice(1)}` : ""; // "— second sentence"
     for (const [dir, Dir, k] of [["fw", "Forward", 0], ["bw", "Backward", 1]]) {
       maps.push(figure(`pair-mean-${dir}-${side}`, () => compareFigure(
-        alignedMaps(sa[dir].attention, TA, sb[dir].attention, TB, ops), labels, ops,
+        alignedMaps(sa[dir].attention, TA, sb[dir].attention, TB, ops), excludedOnGrid(sa, sb, dir, ops), labels, ops,
         { title: `${Dir} block (mask ${tvA.masks[k]}), ${mean}${at}${suffix}`, theme, valueName: "P" }),
         dsa ? "Im Fig. 7 (Eq. 7), A and B" : "Shen Fig. 6, A and B",
         "A and B on the aligned tokens, one colour scale; B − A where both have the cell. Token labels mark " +
