@@ -58,6 +58,14 @@ def write_card(card: dict, directory: Path = PRETRAINED_DIR) -> Path:
     return path
 
 
+def architecture_text(mcfg: dict, sep: str = "=") -> str:
+    """d_h, and the heads and α of a distance-based SAN (Im Eqs. 6–7): DiSAN has neither, though its config
+    carries their defaults (a card said "disan, heads=5, alpha=1.5")."""
+    parts = [("d_h", mcfg.get("d_h"))] + ([("heads", mcfg.get("heads")), ("alpha", mcfg.get("alpha"))]
+                                         if mcfg.get("arch") == "dsa" else [])
+    return ", ".join(f"{name}{sep}{value}" for name, value in parts)
+
+
 def epochs_text(train: dict) -> str:
     """Epochs as a fraction: a time budget can stop a run inside an epoch."""
     hist = train.get("history") or []
@@ -174,8 +182,8 @@ def render(card: dict) -> str:
         lines += [f"- Scored on `{split}`: {rep.get('n')} examples"]
     lines += [f"- {card['data_note']}"] if card.get("data_note") else []
     lines += ["", "## Model and training", ""]
-    lines += [f"- Architecture: `{mcfg.get('arch')}`, d_h={mcfg.get('d_h')}, heads={mcfg.get('heads')}, "
-              f"alpha={mcfg.get('alpha')}, masks={mcfg.get('masks')}, input dim {mcfg.get('d_in')} ({glove_text(mcfg)})"]
+    lines += [f"- Architecture: `{mcfg.get('arch')}`, {architecture_text(mcfg)}, masks={mcfg.get('masks')}, "
+              f"input dim {mcfg.get('d_in')} ({glove_text(mcfg)})"]
     lines += [f"- Parameters without embeddings: {train.get('params_without_embeddings', 0):,}; vocabulary {train.get('vocab_size')} words"]
     lines += [f"- Optimizer {tcfg.get('optimizer')} lr {tcfg.get('lr')}, batch {tcfg.get('batch_size')}, dropout {tcfg.get('dropout')}, "
               f"weight decay {tcfg.get('weight_decay')}, seed {tcfg.get('seed')}"]

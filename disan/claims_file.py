@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from .ablations import ABLATIONS
 from .api import PRETRAINED_DIR, load
 from .cards import read_card
 from .checkpoint import sha256
@@ -23,13 +24,6 @@ from .errors import DisanError, InputError
 from .evidence import run
 from .model import SentenceModel
 
-#: Separately trained ablations (Shen Tables 1–2 "w/o directions"; Im Table 3 / Fig. 6 "w/o distance mask").
-ABLATIONS = {
-    "disan-sst5": "disan-sst5-nodir",
-    "dsa-sst5": "dsa-sst5-nodist",
-    "dsa-nli": "dsa-nli-nodist",
-    "disan-nli": "disan-nli-nodir",  # Shen Table 1's "DiSAN w/o directions" (issue 57 item 5)
-}
 
 
 def checkpoint_path(name: str, directory: Path = PRETRAINED_DIR) -> Path:

@@ -285,6 +285,16 @@ def test_compare_ablation_names_a_missing_checkpoint():
         assert "missing" in text and ("disan-sst5" in text)
 
 
+def test_compare_ablation_of_an_nli_model_is_its_own_ablation():
+    """Before, disan-nli's pair defaulted to "disan-sst5 vs disan-sst5-nodir": the app's table lacked disan-nli."""
+    if not {"disan-nli", "disan-nli-nodir"} <= set(disan.available()):
+        pytest.skip("disan-nli and disan-nli-nodir are not both bundled")
+    at = run_app(view="compare", model="disan-nli", cmp="ablation")
+    assert_clean(at)
+    assert at.selectbox(key="cmp_pair").value == "disan-nli vs disan-nli-nodir"
+    assert chart_by_key(at, "compare")
+
+
 def test_query_params_restore_state():
     sentence = "The keys that the old man left are missing ."
     at = run_app(view="disan_attention", model="disan", sentence=sentence, reduce="feature", feature="5", token="2")
@@ -440,6 +450,9 @@ def test_each_paper_figure_renders_with_a_measured_verdict(figure):
     assert len(charts(at)) >= 1
     text = " ".join(m.value for m in at.markdown)
     assert "**Paper:**" in text and any(reading in text for reading in SENTENCE_READINGS.values())
+    if figure == "im8":  # one statistic over both blocks: its test-set line once, naming it (was twice, unnamed)
+        tests = [m.value for m in at.markdown if "**Test set" in m.value]
+        assert len(tests) == 1 and ("no stored result" in tests[0] or "mean attention distance" in tests[0]), tests
 
 
 @pytest.fixture

@@ -63,6 +63,8 @@ def test_a_linked_search_shows_hits_figures_and_stays_in_the_address(monkeypatch
     assert written["where"] == [["word", "=", "bad"]] and written["sort"] == "fw_gate"
     at.number_input(key="sq_page").set_value(2).run()  # past the last hit
     assert json.loads(at.query_params["q"])["page"] == 1 and not any("disan-search-hits" in m.value for m in at.markdown)
+    # said as a page past the last one, not as filters to loosen (which a search without filters was told too)
+    assert any("No hit on page 2: it is past the last page (the last of 2 hits is on page 1)" in i.value for i in at.info)
     at.text_input(key="sq_val0").set_value("not").run()
     assert_clean(at)
     assert json.loads(at.query_params["q"])["where"] == [["word", "=", "not"]]
@@ -78,6 +80,15 @@ def test_a_damaged_search_in_the_link_is_a_warning(monkeypatch, index_cache):
     at = _run(monkeypatch, index_cache, view="search", model="disan-sst5", q="{not json")
     assert_clean(at)
     assert any("could not be read" in w.value for w in at.warning)
+
+
+def test_a_linked_filter_on_a_column_the_index_lacks_is_a_warning(monkeypatch, index_cache):
+    """Before, the filter was dropped without a word and every sentence was shown as hits."""
+    q = {"corpus": SENTENCES.name, "where": [["token", "=", "<b>x</b>"]]}
+    at = _run(monkeypatch, index_cache, view="search", model="disan-sst5", q=json.dumps(q))
+    assert_clean(at)
+    assert any("Ignored the filter on 'token': this index has no such column" in w.value.replace("\\", "")
+               for w in at.warning)  # md_escape's backslashes
 
 
 def test_the_first_search_of_a_corpus_builds_its_index(monkeypatch, tmp_path):

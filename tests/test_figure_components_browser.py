@@ -131,6 +131,26 @@ def test_bar_hover_names_the_bar_and_talk_mode_outlines_its_cell(page):
     assert inside[3] == 0
 
 
+def test_a_masked_bar_has_no_bar_and_its_hover_and_table_say_masked(page):
+    """A row's bars beside a masked map: the cells the block excludes get no bar (before: a "0.00" bar each)."""
+    page.locator("#fig-horizontal .disan-fig__stage").scroll_into_view_if_needed()
+    geometry = """() => { const L = demo.figures.horizontal.layout, vs = demo.figures.horizontal.view.values;
+                          return {plot: L.plot, band: L.band, mid: Array.from(vs, v => (L.value(0) + L.value(v)) / 2)}; }"""
+    L = page.evaluate(geometry)
+    y = L["plot"]["y"] + 3.5 * L["band"]
+    L["x"] = L["mid"][3]
+    assert pixel(page, "horizontal", "bars", L["x"], y)[3] == 255  # bar 3 is drawn
+    page.evaluate("demo.figures.horizontal.update({masked: Array.from(demo.figures.horizontal.view.values, (_, i) => i === 3)})")
+    page.wait_for_function("demo.figures.horizontal.view.masked !== undefined")
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    assert pixel(page, "horizontal", "bars", L["x"], y)[3] == 0  # no bar
+    assert pixel(page, "horizontal", "bars", L["mid"][2], L["plot"]["y"] + 2.5 * L["band"])[3] == 255  # bar 2's
+    box = page.locator("#fig-horizontal .disan-fig__stage").bounding_box()
+    page.mouse.move(box["x"] + L["plot"]["x"] + 3, box["y"] + y)
+    v = page.evaluate("demo.figures.horizontal.view.values[3]")
+    assert page.locator("#fig-horizontal .disan-fig__tip").inner_text() == f"#3 <b>bold</b>\nP = {v:.6g} (masked)"
+
+
 def test_a_figure_without_a_fixed_width_follows_its_parent(page):
     page.evaluate("""(() => { const host = document.createElement('div'); host.id = 'fluid'; host.style.width = '500px';
         document.querySelector('main').append(host);

@@ -39,6 +39,19 @@ def test_checkpoint_is_small_hashed_and_has_a_card(name):
 
 
 @pytest.mark.parametrize("name", NAMES)
+def test_the_card_md_is_its_json_rendered_and_names_only_its_architectures_settings(name):
+    """The Markdown is ``disan.cards.render`` of the JSON (a card rendered by older code is stale); a DiSAN card
+    names no heads or α, which DiSAN does not have (its cards said "disan, heads=5, alpha=1.5")."""
+    from disan.cards import read_card, render
+
+    text = (PRETRAINED / f"{name}.card.md").read_text()
+    assert text == render(read_card(name)), f"pretrained/{name}.card.md is stale: re-render it from {name}.json"
+    arch_line = next(line for line in text.splitlines() if line.startswith("- Architecture:"))
+    dsa = card(name)["train"]["model_config"]["arch"] == "dsa"
+    assert ("heads=" in arch_line and "alpha=" in arch_line) == dsa, arch_line
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_loads_by_name_and_predicts_named_labels(name):
     model = disan.load(name, device="cpu")
     assert not model.random_weights

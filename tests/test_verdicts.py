@@ -48,3 +48,4 @@ def test_fusion_gate_names_the_sentence_reading_and_evidences_test_set_verdict_f
     assert any(f"**{reading}**" in sentence_line for reading in SENTENCE_READINGS.values()), sentence_line
     assert not any(mark.split()[1] in sentence_line for mark in TEST_SET_MARKS.values()), sentence_line
     assert f"**Test set ({MODEL}):** **{want}, n = {stored['n']:,}**" in test_line, test_line
+    assert stored["statistic"] in test_line, test_line  # what the number measures (Im Fig. 8's line did not say)

@@ -122,8 +122,9 @@ export function mountFigure(element, spec, options = {}) {
     const rb = current.rowBars, i = current.panels.findIndex((p) => p.name === rb.bars);
     panels[i].component.root.parentElement.hidden = false;
     if (menu) menu.panels(current.panels.map((p) => p.name));
+    const masked = source.view.masked?.[d.row];  // the row's excluded cells: no bar, as the map draws no weight
     panels[i].component.update(withTheme({ values: d.values, labels: d.colTokens, title: `${rb.title || "Row"} #${d.row} '${d.token}' (${source.name})`,
-      valueName: source.view.valueName || "value", orientation: "vertical" }));
+      valueName: source.view.valueName || "value", orientation: "vertical", masked: masked ? Array.from(masked, Boolean) : null }));
   }
 
   function setTheme(theme) {

@@ -118,7 +118,8 @@ export function heatmapGrid(mats, titles, rowTokens, o = {}) {
   if (o.rowBars) {
     const last = mats[0].length - 1;  // the first panel's last row: under a forward mask the one that sees every token
     panels.push(barsPanel("row", { values: Array.from(mats[0][last] || []), labels: Array.from(colTokens),
-      title: `Row #${last} '${rowTokens[last]}' (click a row)`, valueName, theme: th.name }));
+      title: `Row #${last} '${rowTokens[last]}' (click a row)`, valueName, theme: th.name,
+      masked: anyMasked(o.masked?.[0]) ? o.masked[0][last] : null }));
   }
   return figureSpec(o.name, o.title, panels, { columns: Math.min(cols, n),
                                                rowBars: o.rowBars ? { panel: "*", bars: "row", title: "Row" } : null });
@@ -167,7 +168,8 @@ export function smallMultiples(stack, tokens, titles, o = {}) {
 }
 
 /* barChart: bars per token, one panel per series on one value axis. series: [[name, values], ...] (or an
- * object whose keys are not integer-like). opts: {title, yTitle, theme, yRange, name}. */
+ * object whose keys are not integer-like). opts: {title, yTitle, theme, yRange, name, masked (per series: booleans
+ * per token, a bar its block's mask excludes, or null)}. */
 export function barChart(series, tokens, o = {}) {
   const th = theme(o.theme), list = pairs(series);
   const values = list.map(item => Array.from(item[1], v => (v !== null && isFinite(v) ? v : NaN)));
@@ -176,7 +178,7 @@ export function barChart(series, tokens, o = {}) {
   const panels = list.map((item, k) => {
     const name = String(item[0]);
     return barsPanel(name, { values: values[k], labels: Array.from(tokens), title: name, labelName: o.labelName,
-      valueName: o.yTitle || name,
+      valueName: o.yTitle || name, masked: o.masked?.[k] || null,
       yLabel: o.yTitle || "", orientation: "vertical", domain, theme: th.name });
   });
   return figureSpec(o.name, o.title, panels, { columns: Math.min(2, panels.length) });

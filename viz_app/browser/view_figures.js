@@ -73,7 +73,7 @@ define("disan-row", (views, p, theme, values) => {
   const fig = Figures.barChart([["forward", disanMap(sent, "fw", p.reduction, k)[p.token]],
                                 ["backward", disanMap(sent, "bw", p.reduction, k)[p.token]]], sent.tokens,
     { title: `Row #${p.token} '${sent.tokens[p.token]}': what it attends to`, yTitle: disanValueName(p.reduction, k),
-      theme });
+      theme, masked: ["fw", "bw"].map(d => excluded(sent, d)[p.token]) });
   return { figure: fig, follows: p.reduction === "feature" ? "feature" : undefined };
 });
 

@@ -20,7 +20,7 @@ from disan.wordclass import CONTENT, STOP, word_class
 from viz_app.draw.verdicts import SENTENCE_READINGS
 from viz_app.draw.reduce import head_divergence, pearson, received_attention, uniform_distance
 
-#: Two group means closer than this fraction of their mean count as "no clear difference".
+#: Two group means closer than this fraction of their mean are too close to call on one sentence.
 MIN_RELATIVE_GAP = 0.05
 
 
@@ -58,12 +58,13 @@ def _group_means(values: np.ndarray, tokens: Sequence[str], first: np.ndarray | 
 
 
 def _compare(a: float, b: float, a_larger: bool) -> bool | None:
-    """Is ``a`` clearly larger (or smaller) than ``b``? A gap under ``MIN_RELATIVE_GAP`` is no effect."""
+    """Is ``a`` clearly larger (or smaller) than ``b``? A gap under ``MIN_RELATIVE_GAP`` cannot tell (None): it was
+    "not shown", so the sentence with a test set's strongest effect, a small one, read as against the claim."""
     if not (np.isfinite(a) and np.isfinite(b)):
         return None
     scale = (abs(a) + abs(b)) / 2
     if scale == 0 or abs(a - b) < MIN_RELATIVE_GAP * scale:
-        return False
+        return None
     return a > b if a_larger else a < b
 
 
@@ -77,7 +78,7 @@ def content_attention(blocks: Sequence[tuple[np.ndarray, np.ndarray]], tokens: S
     return Verdict(
         "semantically important words (nouns, verbs) get large attention; stop words do not",
         f"attention received relative to uniform: content words {content:.2f}, stop words {stops:.2f}"
-        f" (gaps under {MIN_RELATIVE_GAP:.0%} count as no effect)",
+        f" (a gap under {MIN_RELATIVE_GAP:.0%} of the means is too small to call on one sentence)",
         _compare(content, stops, a_larger=True),
         "shen6-content-attention",
     )
@@ -101,7 +102,7 @@ def gate_by_word_type(gate: np.ndarray, tokens: Sequence[str], stop_words_small:
     return Verdict(
         claim,
         f"mean gate: content words {content:.3f}, {group} {stops:.3f}"
-        f" (gaps under {MIN_RELATIVE_GAP:.0%} count as no effect)",
+        f" (a gap under {MIN_RELATIVE_GAP:.0%} of the means is too small to call on one sentence)",
         _compare(stops, content, a_larger=not stop_words_small),
         "shen7-gate-stop-words" if stop_words_small else "im9-gate-of-period",
     )
@@ -167,7 +168,7 @@ def pooling_agreement(s2t_mean: np.ndarray, maxpool_share: np.ndarray) -> Verdic
     r = pearson(s2t_mean, maxpool_share)
     return Verdict(
         "multi-dimensional attention and max pooling concentrate on the same key words",
-        f"Pearson r between (a) and (b) over tokens = {r:.2f} (similar if > {SIMILAR_R})",
+        f"Pearson r between (a) and (b) over tokens = {r:.3f} (similar if > {SIMILAR_R})",
         None if not np.isfinite(r) else r > SIMILAR_R,
         "im11-pooling-agreement",
     )
@@ -190,7 +191,7 @@ def context_vectors_differ(a: np.ndarray, b: np.ndarray, word: str) -> Verdict:
     r = pearson(a, b)
     return Verdict(
         f"the source2token vectors of '{word}' in the two sentences are very different",
-        f"Pearson r between the two vectors = {r:.2f} (different if < {DIFFERENT_R})",
+        f"Pearson r between the two vectors = {r:.3f} (different if < {DIFFERENT_R})",  # .2f printed 0.899 as 0.90
         None if not np.isfinite(r) else r < DIFFERENT_R,
         "shen8-context-vectors",
     )

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from disan.card_runs import DEV_LABELS, spread_text, value_text
-from disan.cards import PAPER_REFERENCE, epochs_text, stopping_text
+from disan.cards import PAPER_REFERENCE, architecture_text, epochs_text, stopping_text
 from disan.evaluate import unpack_correct, unpack_scores
 from disan.paper_tables import LABELS
 from disan.seed_runs import CLASSIFICATION, RELATEDNESS, measure_stats
@@ -175,8 +175,8 @@ def facts(card: dict) -> list[tuple[str, str]]:
         ("training data", f"{train.get('train_examples', '–'):,} examples" if isinstance(train.get("train_examples"), int)
          else "–"),
         ("dev (selection)", _dev_text(train)),
-        ("architecture", f"{mcfg.get('arch', '–')}, d_h = {mcfg.get('d_h')}, heads = {mcfg.get('heads')}, "
-                         f"α = {mcfg.get('alpha')}, masks = {', '.join(mcfg.get('masks', []))}, "
+        ("architecture", f"{mcfg.get('arch', '–')}, {architecture_text(mcfg, ' = ').replace('alpha', 'α')}, "
+                         f"masks = {', '.join(mcfg.get('masks', []))}, "
                          f"input {mcfg.get('d_in')}-d {mcfg.get('glove', '')}"),
         ("parameters", f"{train.get('params_without_embeddings', 0):,} without embeddings; "
                        f"vocabulary {train.get('vocab_size', '–')} words"),

@@ -29,7 +29,8 @@ class Theme:
 
 
 NORMAL = Theme("normal", 13, "Viridis", "RdBu", OKABE_ITO, "#d9d9d9", "plotly_white", 24)
-PRESENTATION = Theme("presentation", 20, "Cividis", "PuOr", OKABE_ITO, "#ffffff", "simple_white", 34)
+# talk mode's masked cells grey too: white ones vanished into the page on a projector (the mask's triangle with them)
+PRESENTATION = Theme("presentation", 20, "Cividis", "PuOr", OKABE_ITO, "#d9d9d9", "simple_white", 34)
 
 
 def theme_for(presentation: bool) -> Theme:

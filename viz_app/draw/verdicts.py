@@ -1,7 +1,7 @@
 """The two verdicts the app gives a paper's claim, each with its own name and rule (issue 58, item 4).
 
 * **This sentence** (``viz_app/draw/claims.py``, the case-study views): the statistic measured on the one sentence
-  drawn; a gap under ``claims.MIN_RELATIVE_GAP`` of the groups' mean counts as no effect. Its words say it is
+  drawn; a gap under ``claims.MIN_RELATIVE_GAP`` of the groups' mean is too small to call ("cannot tell"). Its words say it is
   one sentence's reading: "shown on this sentence", "not shown on this sentence", "cannot tell from this sentence".
 * **Test set** (``disan/claims.py``, stored in ``pretrained/<name>.claims.json``, the Evidence view): the same
   statistic over the whole test set, supported when its 95% bootstrap interval lies on the claim's side of no

@@ -6,17 +6,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import disan
+from disan.ablations import ABLATIONS
 from disan.config import ARCHS
 
 #: Preferred default: the first bundled checkpoint in this order that exists.
 PREFERRED = ("disan-sst5", "dsa-sst5", "disan-nli", "dsa-nli")
 
-#: Separately trained ablations (Shen Tables 1–2 "w/o directions"; Im Table 3 "w/o distance mask").
-ABLATIONS = {
-    "disan-sst5": "disan-sst5-nodir",
-    "dsa-sst5": "dsa-sst5-nodist",
-    "dsa-nli": "dsa-nli-nodist",
-}
 
 #: Case-study models per architecture, best first (both papers' case studies use SNLI sentences).
 CASE_STUDY = {"disan": ("disan-nli", "disan-sst5"), "dsa": ("dsa-nli", "dsa-sst5")}

@@ -201,26 +201,32 @@ def summary_line(s: dict[str, float]) -> str:
     )
 
 
-def caption_claim(verdict, model: str | None = None) -> None:
+def caption_claim(verdict, model: str | None = None, test_set: bool = True) -> None:
     """Paper claim, what this one sentence shows (``verdict``, in words that say it is one sentence) and, beside
-    it, the test set's verdict on the same claim for ``model`` in Evidence's words (``viz_app/draw/verdicts.py``),
-    linked to the Evidence view; or that the test set has no result for it."""
+    it, the test set's verdict on the same claim for ``model`` (``test_set_line``; ``test_set=False``: a view that
+    shows one claim on several panels says it once, after them)."""
+    lines = [f"**Paper:** {md_escape(verdict.claim)}\\.",
+             f"**This sentence:** {md_escape(verdict.evidence)} → **{verdict.label}**\\."]
+    if test_set and verdict.claim_id and model:
+        lines.append(test_set_line(verdict.claim_id, model))
+    st.markdown("  \n".join(lines))
+
+
+def test_set_line(claim_id: str, model: str) -> str:
+    """The test set's verdict on claim ``claim_id`` for ``model`` in Evidence's words (``viz_app/draw/verdicts.py``)
+    and the statistic it measures, linked to the Evidence view; or that the test set has no result for it."""
     from viz_app.draw.verdicts import on_test_set_with_n
     from viz_app.shell.results import load_results
 
-    lines = [f"**Paper:** {md_escape(verdict.claim)}\\.",
-             f"**This sentence:** {md_escape(verdict.evidence)} → **{verdict.label}**\\."]
-    if verdict.claim_id and model:
-        stored = load_results().by_name(model)
-        result = stored.claim(verdict.claim_id) if stored is not None else None
-        link = md_link("Evidence ↗", claim_url(verdict.claim_id, model))
-        if result is None:
-            lines.append(f"**Test set:** no stored result of this claim for {md_escape(model)} ({link})\\.")
-        else:
-            stale = " (stale: measured on an earlier checkpoint)" if stored.stale else ""
-            lines.append(f"**Test set ({md_escape(model)}):** **{md_escape(on_test_set_with_n(result))}**{stale} "
-                         f"({link}: value and 95% interval over the test sentences)\\.")
-    st.markdown("  \n".join(lines))
+    stored = load_results().by_name(model)
+    result = stored.claim(claim_id) if stored is not None else None
+    link = md_link("Evidence ↗", claim_url(claim_id, model))
+    if result is None:
+        return f"**Test set:** no stored result of this claim for {md_escape(model)} ({link})\\."
+    stale = " (stale: measured on an earlier checkpoint)" if stored.stale else ""
+    what = f"; {md_escape(result['statistic'])}" if result.get("statistic") else ""
+    return (f"**Test set ({md_escape(model)}):** **{md_escape(on_test_set_with_n(result))}**{stale} "
+            f"({link}: value and 95% interval over the test sentences{what})\\.")
 
 
 def trace_for(model: str, text: str, *, masks: str = "default", alpha: float | None = None) -> TraceView | None:

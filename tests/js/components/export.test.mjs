@@ -46,7 +46,9 @@ test("CSV: the provenance is the first line, one row per cell, fields quoted as 
   const masked = heatmapCsv(prov, { z, rowTokens: tokens, colTokens: tokens, masked: z.map((row, r) => row.map((_, c) => c > r)) });
   assert.ok(masked.split("\r\n")[2].endsWith(",false") && masked.split("\r\n")[3].endsWith(",true"));
   const bars = barsCsv(prov, { values: [0.5, 1], labels: ["x", "y"], valueName: "P" }).split("\r\n");
-  assert.deepEqual(bars.slice(0, 4), [`# figure=heatmap:attention checkpoint_sha256=${SHA} version=1.2.3`, "index,label,P", "0,x,0.5", "1,y,1"]);
+  assert.deepEqual(bars.slice(0, 4), [`# figure=heatmap:attention checkpoint_sha256=${SHA} version=1.2.3`, "index,label,P,masked", "0,x,0.5,", "1,y,1,"]);
+  const row = barsCsv(prov, { values: [0, 0.7], labels: ["x", "y"], valueName: "P", masked: [true, false] }).split("\r\n");
+  assert.deepEqual(row.slice(2, 4), ["0,x,0,true", "1,y,0.7,false"]);  // a row's excluded cell, as the map marks it
 });
 
 test("JSON: the provenance first, typed arrays as lists, non-finite numbers as null", () => {
@@ -94,4 +96,27 @@ test("cell numbers are drawn only where they fit: all at 4 tokens in 500 px, non
     assert.equal(numbers.length, expected, `T=${T}`);
     if (expected) assert.ok(measure("0.50", L.f.cell) + 4 <= L.cw && L.f.cell + 4 <= L.ch);
   }
+});
+
+test("cell numbers: every one or none, so a negative number too wide for its cell takes the others with it", () => {
+  const theme = THEMES.normal, scale = colourScale({ kind: "diverging", palette: "RdBu", domain: [-1, 1] });
+  const layout = T => {
+    const toks = Array.from({ length: T }, (_, i) => `t${i}`);
+    return [toks, heatmapLayout({ width: 500, height: 400, rowTokens: toks, colTokens: toks, valueName: "ΔP",
+      barTickTexts: ["−1", "1"], theme }, measure)];
+  };
+  const numbers = (L, zz) => {
+    const p = svgPainter(measure);
+    paintCells(p, L, { z: zz, masked: null, scale, theme });
+    return (p.body().match(/<text/g) || []).length;
+  };
+  // a size where "0.50" fits a cell and "−0.33" does not (before, those cells alone were left without a number)
+  const T = Array.from({ length: 60 }, (_, i) => i + 2).find(t => {
+    const L = layout(t)[1], f = L.f.cell;
+    return L.ch >= f + 4 && measure("0.50", f) + 4 <= L.cw && measure("−0.33", f) + 4 > L.cw;
+  });
+  assert.ok(T, "some sentence length puts the cells between the two widths");
+  const [toks, L] = layout(T);
+  assert.equal(numbers(L, toks.map(() => toks.map(() => 0.5))), T * T);
+  assert.equal(numbers(L, toks.map((_, r) => toks.map((_, c) => (r === c ? -0.33 : 0.5)))), 0);
 });

@@ -58,12 +58,13 @@ export function paintBarsFrame(p, L) {
   paintLabels(p, L, L.labels, L.cat, L.band, horizontal);
 }
 
-/* Bars from 0 (positive in the theme's first colour, negative in its vermilion), values at their ends. */
-export function paintBars(p, L, values, theme) {
+/* Bars from 0 (positive in the theme's first colour, negative in its vermilion), values at their ends; a masked
+ * one (`masked[i]`: a cell its block's mask excludes) none. */
+export function paintBars(p, L, values, theme, masked = null) {
   const { plot, horizontal, value, band, f } = L, [lo, hi] = value.domain(), zero = value(Math.max(lo, Math.min(0, hi)));
   const thick = Math.max(1, band * 0.7), gap = (band - thick) / 2;
   values.forEach((v, i) => {
-    if (v === null || !Number.isFinite(v)) return;
+    if (v === null || !Number.isFinite(v) || masked?.[i]) return;
     const end = value(Math.max(lo, Math.min(v, hi))), at = (horizontal ? plot.y : plot.x) + i * band + gap;
     const colour = v < 0 ? theme.categorical[5] : theme.categorical[0], s = formatCell(v), w = p.measure(s, f.cell);
     if (horizontal) p.rect(Math.min(zero, end), at, Math.abs(end - zero), thick, colour);
@@ -90,7 +91,7 @@ export function createBars(parent, { name = "bars", provenance = null } = {}) {
   function draw(next) {
     v = checkBarsView({ ...(v || {}), ...next });
     theme = themeOf(v.theme);
-    if ("values" in next) data++;
+    if ("values" in next || "masked" in next) data++;
     const domain = barsDomain(v.values, v.domain), width = Math.round(v.width || parent.clientWidth || 480);
     const horizontal = v.orientation === "horizontal", n = v.labels.length;
     const height = Math.round(v.height || (horizontal ? Math.min(760, Math.max(200, 90 + theme.cell_height * n)) : 320));
@@ -104,16 +105,17 @@ export function createBars(parent, { name = "bars", provenance = null } = {}) {
   const fig = createFigure(parent, {
     kind: "bars", name, provenance, draw, view: () => v, layout: () => L, separator: ": ",
     reset() { v = null; },
-    describe: ([r, c]) => [`#${r + c} ${v.labels[r + c]}`, `${v.valueName || "value"} = ${valueText(v.values[r + c])}`],  // r or c is 0
+    describe: ([r, c]) => [`#${r + c} ${v.labels[r + c]}`, `${v.valueName || "value"} = ${valueText(v.values[r + c], v.masked?.[r + c])}`],  // r or c is 0
     grid,
     // the bars with their value texts (past a horizontal bar's end up to the stage's edge; above or below a vertical
     // one, in the room barsLayout keeps over the plot), and the marks inside the plot: figure.mjs place
     regions: { bars: () => (L.horizontal ? { x: L.plot.x, y: L.plot.y, w: L.width - L.plot.x, h: L.plot.h }
       : { x: L.plot.x, y: L.plot.y - L.f.cell - 4, w: L.plot.w, h: L.plot.h + 2 * (L.f.cell + 4) }), marks: () => L.plot },
-    layers: { frame: (q) => paintBarsFrame(q, L), bars: (q) => paintBars(q, L, v.values, theme),
+    layers: { frame: (q) => paintBarsFrame(q, L), bars: (q) => paintBars(q, L, v.values, theme, v.masked),
       marks: (q, live) => paintBoxes(q, L.plot, ...grid(), marks(live)) },
-    table: () => dataTable(v.title || name, v.labelName || "token", [v.valueName || "value"], v.labels.map((t, i) => `#${i} ${t}`), (r) => valueText(v.values[r])),
-    data: () => ({ kind: "bars", name, title: v.title ?? null, value_name: v.valueName ?? null, labels: v.labels, values: Array.from(v.values) }),
+    table: () => dataTable(v.title || name, v.labelName || "token", [v.valueName || "value"], v.labels.map((t, i) => `#${i} ${t}`), (r) => valueText(v.values[r], v.masked?.[r])),
+    data: () => ({ kind: "bars", name, title: v.title ?? null, value_name: v.valueName ?? null, labels: v.labels, values: Array.from(v.values),
+      masked: v.masked ? Array.from(v.masked, Boolean) : null }),
     csv: (prov) => barsCsv(prov, v),
   });
 

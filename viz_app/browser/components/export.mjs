@@ -35,7 +35,8 @@ export function heatmapCsv(prov, d) {
   return csv(prov, ["row", "row_token", "column", "column_token", d.valueName || "value", "masked"], rows);
 }
 
-export const barsCsv = (prov, d) => csv(prov, ["index", "label", d.valueName || "value"], d.values.map((v, i) => [i, d.labels[i], num(v)]));
+export const barsCsv = (prov, d) => csv(prov, ["index", "label", d.valueName || "value", "masked"],
+  d.values.map((v, i) => [i, d.labels[i], num(v), d.masked ? Boolean(d.masked[i]) : ""]));  // masked as heatmapCsv
 
 /* JSON with the provenance first; non-finite numbers become null (JSON has none). */
 export function figureJson(prov, data) {

@@ -42,8 +42,9 @@ export function paintFrame(p, L) {
   paintLabels(p, L, L.colLabels, L.xTicks, L.cw, false);
 }
 
-/* Cells in the scale's colours (masked and missing values in the theme's masked colour), then their values
- * where the text fits the cell. m: {z, masked, scale, theme}. */
+/* Cells in the scale's colours (masked and missing values in the theme's masked colour), then their values when
+ * the widest of them fits a cell: every number or none, so that a cell without one never reads as masked beside
+ * cells with one ("−0.33" is wider than "0.33"). m: {z, masked, scale, theme}. */
 export function paintCells(p, L, m) {
   const { z, masked, scale } = m, R = z.length, C = R ? z[0].length : 0, lut = scale.lut, maskedRgb = hexRgb(m.theme.masked);
   // one [r, g, b] reused for every cell (both painters read it at once): no array per cell of a T × T map
@@ -55,13 +56,21 @@ export function paintCells(p, L, m) {
     return rgb;
   };
   p.cells(L.plot.x, L.plot.y, L.cw, L.ch, R, C, rgbAt);
-  if (!numbersMayFit(L, p.measure)) return;
+  if (!numbersMayFit(L, p.measure)) return;  // cells this small hold no number: T is small past here
+  const texts = [];
+  let widest = 0;
   for (let r = 0; r < R; r++) {
     for (let c = 0; c < C; c++) {
-      const v = z[r][c], s = isMasked(r, c) || v === null || !Number.isFinite(v) ? null : formatCell(v);
-      if (s === null || !cellTextFits(p.measure(s, L.f.cell), L.f.cell, L.cw, L.ch)) continue;
-      p.text(s, L.plot.x + (c + 0.5) * L.cw, L.plot.y + (r + 0.5) * L.ch, { size: L.f.cell, fill: textColourOn(rgbAt(r, c)), align: "center" });
+      const v = z[r][c];
+      if (isMasked(r, c) || v === null || !Number.isFinite(v)) continue;
+      const s = formatCell(v);
+      widest = Math.max(widest, p.measure(s, L.f.cell));
+      texts.push([r, c, s]);
     }
+  }
+  if (!cellTextFits(widest, L.f.cell, L.cw, L.ch)) return;
+  for (const [r, c, s] of texts) {
+    p.text(s, L.plot.x + (c + 0.5) * L.cw, L.plot.y + (r + 0.5) * L.ch, { size: L.f.cell, fill: textColourOn(rgbAt(r, c)), align: "center" });
   }
 }
 

@@ -24,7 +24,7 @@ export const THEMES = Object.freeze({
   normal: { name: "normal", font_size: 13, sequential: "Viridis", diverging: "RdBu", categorical: OKABE_ITO,
     masked: "#d9d9d9", cell_height: 24 },
   presentation: { name: "presentation", font_size: 20, sequential: "Cividis", diverging: "PuOr",
-    categorical: OKABE_ITO, masked: "#ffffff", cell_height: 34 },
+    categorical: OKABE_ITO, masked: "#d9d9d9", cell_height: 34 },
 });
 
 /* A theme object from its name ("normal", "presentation", or "talk" for the latter) or the object itself. */

@@ -41,6 +41,7 @@ export function checkBarsView(v) {
   const labels = tokens(v.labels, "labels"), orientation = v.orientation || "horizontal";
   if (labels.length === 0) fail("nothing to draw: the view has no bars; give at least one value");
   if (labels.length !== v.values.length) fail(`there are ${v.values.length} values but ${labels.length} labels; give one label per value`);
+  if (v.masked && (!isList(v.masked) || v.masked.length !== labels.length)) fail(`masked must be null or one boolean per bar (${labels.length})`);
   if (orientation !== "horizontal" && orientation !== "vertical") {
     fail(`orientation ${JSON.stringify(orientation)} is unknown: use "horizontal" or "vertical"`);
   }

@@ -50,7 +50,7 @@ def render(ctx: Context) -> None:
         claims.gate_by_word_type((means["forward"] + means["backward"]) / 2, sent.tokens, True, "Shen Fig. 7"), ctx.model
     )
     caption_claim(claims.gate_by_word_type(means["forward"], sent.tokens, False, "Im Fig. 9 (forward block)"), ctx.model)
-    direction = direction_radio("Token × feature map of the")
+    direction = direction_radio("Token × feature map: block")
     gate = sent.block(direction).gate
     show_page_figure(
         ctx,

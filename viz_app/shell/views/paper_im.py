@@ -15,7 +15,7 @@ from viz_app.shell.context import Context
 from viz_app.shell.export import matrices_table, series_table, show_page_figure
 from viz_app.draw.presets import IM_SENTENCE, SNLI_LONGEST_TEST
 from viz_app.draw.text import md_escape
-from viz_app.shell.widgets import caption_claim, summary_text, trace_for
+from viz_app.shell.widgets import caption_claim, summary_text, test_set_line, trace_for
 
 
 def _stats(probs: np.ndarray) -> dict:
@@ -88,7 +88,9 @@ def fig8(ctx: Context, model: str) -> None:
     )
     for d, name in ((0, "Forward"), (1, "Backward")):
         st.markdown(f"*{name} block*")
-        caption_claim(claims.distance_effect(_stats(mats[2 + d]), _stats(mats[d])), model)
+        verdict = claims.distance_effect(_stats(mats[2 + d]), _stats(mats[d]))
+        caption_claim(verdict, model, test_set=False)
+    st.markdown(test_set_line(verdict.claim_id, model))  # one statistic over both blocks: said once
     ablation = models.ABLATIONS.get(model)
     if ablation and ablation in ctx.models:
         other = trace_for(ablation, SNLI_LONGEST_TEST)

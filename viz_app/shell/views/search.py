@@ -156,7 +156,7 @@ def _results(ctx: Context, index, con, query: Query, measure: str) -> None:
         result = run_query(index, query, cur)
         total = count_query(index, query, cur) if query.like is None else None
         if not result.rows:
-            st.info("No hit: no " + result.level[:-1] + " of this corpus matches the filters; loosen one of them.")
+            st.info(_no_hit(query, total, result.level[:-1]))
             return
         records = result.records()
         ids = sorted({r["sentence_id"] for r in records})
@@ -189,6 +189,16 @@ def _results(ctx: Context, index, con, query: Query, measure: str) -> None:
         body.append(f"<tr><td>{first + k}</td><td>{cells}</td>{extra}<td>{escape(pred)}</td><td>{_links(ctx, r)}</td></tr>")
     st.markdown(f'<table class="disan-search-hits"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>',
                 unsafe_allow_html=True)
+
+
+def _no_hit(query: Query, total: int | None, level: str) -> str:
+    """Why a page shows nothing: past the last page (a link's, or a page typed), else filters nothing meets."""
+    if query.offset and total != 0:
+        last = "" if total is None else f" (the last of {total:,} hits is on page {-(-total // PAGE):,})"
+        return f"No hit on page {query.offset // PAGE + 1:,}: it is past the last page{last}; go back to an earlier page."
+    if not query.filters and query.like is None:
+        return f"No hit: this index holds no {level}; build it again from a corpus with sentences."
+    return f"No hit: no {level} of this corpus matches the filters; loosen one of them."
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -282,6 +292,9 @@ def render(ctx: Context) -> None:
     for i in range(MAX_FILTERS):
         c1, c2, c3 = st.columns([3, 1, 3])
         if st.session_state.get(f"sq_col{i}") not in columns:
+            if st.session_state.get(f"sq_col{i}"):  # a link's (or an older index's) column: said, not dropped unseen
+                st.warning(md_escape(f"Ignored the filter on {st.session_state[f'sq_col{i}']!r}: this index has no "
+                                     f"such column; pick one of its columns (docs/search.md)."))
             st.session_state[f"sq_col{i}"] = ""
         col = c1.selectbox("column", columns, key=f"sq_col{i}", label_visibility="collapsed" if i else "visible")
         ops = KIND_OPERATORS[allowed[col][1]] if col else ("=",)
