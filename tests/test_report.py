@@ -360,9 +360,11 @@ def test_the_report_names_its_checkpoint_and_the_project_version_for_every_expor
     version = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())["project"]["version"]
     data = report_data(report.report_html(tiny_traces["disan"]))
     assert data["provenance"]["version"] == version
-    assert set(data["provenance"]) == {"checkpointSha256", "version"}
+    assert set(data["provenance"]) == {"model", "checkpointSha256", "version"}
     manifest = json.loads((Path(__file__).resolve().parents[1] / "pretrained" / "MANIFEST.json").read_text())
     name, sha = next(iter(manifest.items()))
-    assert provenance(name.removesuffix(".safetensors")) == {"checkpointSha256": sha, "version": version}
+    stem = name.removesuffix(".safetensors")
+    assert provenance(stem) == {"model": stem, "checkpointSha256": sha, "version": version}
+    assert provenance(f"/somewhere/{name}")["model"] == stem  # a path: the name a reader knows it by
     assert provenance("disan", random_weights=True)["checkpointSha256"] == "random weights"
     assert provenance("no-such-model")["checkpointSha256"] == "unknown"

@@ -207,10 +207,11 @@ def test_talk_mode_row_click_highlight_hover_and_exports(tmp_path, open_offline)
     svg = page.evaluate(f"() => ({HOST})('mean-premise').exportAs('svg', 'forward').then(f => f.data)")
     assert prov["checkpointSha256"] in svg and prov["version"] in svg and svg.count('class="cell"') == want.size
     html = page.evaluate(f"() => ({HOST})('mean-premise').exportAs('html').then(f => f.data)")
-    assert html.splitlines()[1] == (f"<!-- figure=mean-premise checkpoint_sha256={prov['checkpointSha256']} "
+    assert html.splitlines()[1] == (f"<!-- figure=mean-premise model={prov['model']} checkpoint_sha256={prov['checkpointSha256']} "
                                     f"version={prov['version']} -->")
     csv = page.evaluate(f"() => ({HOST})('mean-premise').exportAs('csv', 'backward').then(f => f.data)")
-    assert csv.splitlines()[0] == (f"# figure=heatmap:mean-premise/backward checkpoint_sha256={prov['checkpointSha256']} "
+    assert csv.splitlines()[0] == (f"# figure=heatmap:mean-premise/backward model={prov['model']} "
+                                   f"checkpoint_sha256={prov['checkpointSha256']} "
                                    f"version={prov['version']}")
     page.keyboard.press("t")
     assert view_of(page, "mean-premise", 0, "theme") in (None, "normal") and view_of(page, "mean-premise", 0, "highlight") is None

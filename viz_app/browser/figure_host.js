@@ -9,7 +9,7 @@
  *   drawIn(element, spec, {provenance, theme})  // the hosts' way: the host kept in `element`, updated; hostIn(element)
  *
  * A spec is plain data (typed arrays allowed), as figure_spec.js writes it. No plotting library is involved. */
-import { THEMES, createBars, createHeatmap, download } from "./components/index.mjs";
+import { THEMES, createBars, createHeatmap, download, fileStem } from "./components/index.mjs";
 import { addStyle, el } from "./components/figure.mjs";
 import { figureHtml, checkSpec, sameLayout, sameSpec } from "./figure_spec.js";
 import { argmax } from "./util.js";
@@ -145,7 +145,7 @@ export function mountFigure(element, spec, options = {}) {
         svgs.push(String((await p.component.exportAs("svg")).data));
         data.push(JSON.parse(String((await p.component.exportAs("json")).data)));
       }
-      return { filename: `${current.name.replace(/[^\w.-]+/g, "_")}.html`, mime: "text/html",
+      return { filename: `${fileStem(current.name, opts.provenance)}.html`, mime: "text/html",
         data: figureHtml({ name: current.name, title: current.title, columns: current.columns, provenance: opts.provenance, svgs, data }) };
     }
     const i = panel === undefined ? 0 : panels.findIndex((p) => p.name === panel);

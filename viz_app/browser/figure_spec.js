@@ -89,6 +89,6 @@ export function figureHtml({ name, title, columns, provenance, svgs, data }) {
     `<meta name="disan-version" content="${esc(version)}">\n` +
     `<style>body{font-family:sans-serif;margin:16px}.grid{display:grid;grid-template-columns:repeat(${cols},max-content);gap:8px 16px}</style>` +
     `</head><body>\n<h1>${esc(title || name)}</h1>\n<div class="grid">\n${svgs.map(svgBody).join("\n")}\n</div>\n` +
-    `<p>checkpoint SHA-256 ${esc(sha)} · version ${esc(version)}</p>\n` +
+    `<p>${prov.model ? `model ${esc(prov.model)} · ` : ""}checkpoint SHA-256 ${esc(sha)} · version ${esc(version)}</p>\n` +
     `<script type="application/json" id="figure-data">${json}</script>\n</body></html>\n`;
 }

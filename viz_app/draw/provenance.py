@@ -41,5 +41,7 @@ def checkpoint_sha256(model: str, random_weights: bool = False) -> str:
 
 
 def provenance(model: str, random_weights: bool = False) -> dict[str, str]:
-    """``{checkpointSha256, version}`` as figure_host.js takes it."""
-    return {"checkpointSha256": checkpoint_sha256(model, random_weights), "version": project_version()}
+    """``{model, checkpointSha256, version}`` as figure_host.js takes it; ``model`` is the name a reader knows it by
+    (a checkpoint path's stem), which the exports' first line and file names carry."""
+    name = Path(model).stem if model.endswith(".safetensors") else model
+    return {"model": name, "checkpointSha256": checkpoint_sha256(model, random_weights), "version": project_version()}

@@ -1,6 +1,6 @@
 import test from "node:test";
 import assert from "node:assert/strict";
-import { barsCsv, csvField, figureJson, heatmapCsv, provenanceOf, svgDocument } from "../../../viz_app/browser/components/export.mjs";
+import { barsCsv, csvField, exportFigure, figureJson, heatmapCsv, provenanceOf, svgDocument } from "../../../viz_app/browser/components/export.mjs";
 import { svgPainter, xmlText } from "../../../viz_app/browser/components/painter.mjs";
 import { heatmapLayout, paintCells, paintColourbar, paintFrame } from "../../../viz_app/browser/components/heatmap.mjs";
 import { THEMES, colourScale } from "../../../viz_app/browser/components/palettes.mjs";
@@ -119,4 +119,15 @@ test("cell numbers: every one or none, so a negative number too wide for its cel
   const [toks, L] = layout(T);
   assert.equal(numbers(L, toks.map(() => toks.map(() => 0.5))), T * T);
   assert.equal(numbers(L, toks.map((_, r) => toks.map((_, c) => (r === c ? -0.33 : 0.5)))), 0);
+});
+
+test("an export names its model in its first line and its file's name, so two models' exports stay apart", async () => {
+  const fig = { id: "bars:prediction/prediction", provenance: { model: "disan-sst5", checkpointSha256: SHA, version: "1.2.3" },
+                data: () => ({ values: [0.7] }), csv: (p) => barsCsv(p, { values: [0.7], labels: ["pos"] }) };
+  const json = await exportFigure("json", fig), csv = await exportFigure("csv", fig);
+  assert.equal(json.filename, "disan-sst5_bars_prediction_prediction.json");
+  assert.equal(JSON.parse(json.data).provenance.model, "disan-sst5");
+  assert.equal(csv.data.split("\r\n")[0], `# figure=bars:prediction/prediction model=disan-sst5 checkpoint_sha256=${SHA} version=1.2.3`);
+  const anonymous = await exportFigure("json", { ...fig, provenance: { checkpointSha256: SHA, version: "1.2.3" } });
+  assert.equal(anonymous.filename, "bars_prediction_prediction.json");  // a caller that names no model
 });

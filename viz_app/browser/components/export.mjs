@@ -7,14 +7,21 @@ const MIME = { png: "image/png", svg: "image/svg+xml", json: "application/json",
 export const EXPORT_KINDS = Object.keys(MIME);
 const oneLine = (v) => String(v ?? "unknown").replace(/[\r\n]+/g, " ");
 
-/* {figure, checkpoint_sha256, version} of a figure id ("heatmap:attention") and the caller's provenance. */
+/* {figure, model (where the caller names it), checkpoint_sha256, version} of a figure id ("heatmap:attention") and
+ * the caller's provenance. */
 export function provenanceOf(figure, provenance) {
   const p = provenance || {};
-  return { figure: oneLine(figure), checkpoint_sha256: oneLine(p.checkpointSha256), version: oneLine(p.version) };
+  return { figure: oneLine(figure), ...(p.model ? { model: oneLine(p.model) } : {}),
+           checkpoint_sha256: oneLine(p.checkpointSha256), version: oneLine(p.version) };
 }
 
-/* "figure=heatmap:x checkpoint_sha256=… version=…": the first line of a CSV (after "# "), PNG's Comment. */
-export const provenanceLine = (prov) => `figure=${prov.figure} checkpoint_sha256=${prov.checkpoint_sha256} version=${prov.version}`;
+/* "figure=heatmap:x model=… checkpoint_sha256=… version=…": the first line of a CSV (after "# "), PNG's Comment. */
+export const provenanceLine = (prov) =>
+  `figure=${prov.figure}${prov.model ? ` model=${prov.model}` : ""} checkpoint_sha256=${prov.checkpoint_sha256} version=${prov.version}`;
+
+/* A download's name without its ending: the model's name, then the figure's, so that the exports of two models
+ * of one figure do not take each other's name ("disan-sst5_heatmap_mean-premise_forward"). */
+export const fileStem = (id, provenance) => [provenance?.model, id].filter(Boolean).join("_").replace(/[^\w.-]+/g, "_");
 
 /* RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled. */
 export function csvField(v) {
@@ -87,7 +94,7 @@ export function pngWithText(bytes, entries) {
  * paint(painter) (every layer), measure, data() (JSON fields), csv(prov)}. */
 export async function exportFigure(kind, fig) {
   if (!EXPORT_KINDS.includes(kind)) throw new Error(`unknown export ${JSON.stringify(kind)}: use ${EXPORT_KINDS.join(", ")}`);
-  const prov = provenanceOf(fig.id, fig.provenance), filename = `${fig.id.replace(/[^\w.-]+/g, "_")}.${kind}`;
+  const prov = provenanceOf(fig.id, fig.provenance), filename = `${fileStem(fig.id, fig.provenance)}.${kind}`;
   if (kind === "json") return { filename, mime: MIME.json, data: figureJson(prov, fig.data()) };
   if (kind === "csv") return { filename, mime: MIME.csv, data: fig.csv(prov) };
   if (kind === "svg") {
