@@ -67,3 +67,30 @@ def test_search_view_shows_hits_links_and_figures(server, chromium):
         assert not outside, outside
     finally:
         context.close()
+
+
+@pytest.mark.data
+@pytest.mark.slow
+def test_the_corpus_box_drops_not_indexed_yet_once_its_build_finishes(server, chromium):
+    """Before, the box kept "trec:test (not indexed yet)" after Build had indexed it and the hits were shown (the
+    page's box keeps the label it had until the value is set again from the server)."""
+    from disan.data import DataFileError, load_task
+
+    try:
+        load_task("trec", "test")
+    except (DataFileError, OSError) as err:
+        pytest.skip(f"the TREC test set is missing from ../shared/data: {err}")
+    value = """() => (document.querySelector('[data-testid=stMain] [data-testid=stSelectbox] input') || {}).value"""
+    context, page, outside, errors = local_page(chromium)
+    try:
+        page.goto(f"{server}/?view=search&model=disan-trec")
+        page.get_by_role("button", name="Build the index").wait_for(timeout=60_000)
+        assert page.evaluate(value) == "trec:test (not indexed yet)"
+        page.get_by_role("button", name="Build the index").click()
+        page.wait_for_selector("table.disan-search-hits tbody tr", timeout=300_000)
+        page.wait_for_function(f"() => ({value})() === 'trec:test'", timeout=30_000)
+        assert not page.locator('[data-testid="stException"]').count()
+        assert not errors, errors
+        assert not outside, outside
+    finally:
+        context.close()

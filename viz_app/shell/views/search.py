@@ -260,6 +260,8 @@ def render(ctx: Context) -> None:
                + [c for c in candidates if cache.slug(c) not in built])
     if st.session_state.get("sq_corpus") not in offered:
         st.session_state["sq_corpus"] = offered[0]
+    if "_sq_built" in st.session_state:  # set again from here, the box shows the new label, not "(not indexed yet)"
+        st.session_state["sq_corpus"] = st.session_state.pop("_sq_built")
     corpus = st.selectbox("Corpus", offered, key="sq_corpus",
                           format_func=lambda c: c + ("" if cache.slug(c) in built else " (not indexed yet)"))
     folder = cache.index_folder(ctx.model, sha, corpus)
@@ -272,6 +274,7 @@ def render(ctx: Context) -> None:
             except disan.DisanError as err:
                 st.error(md_escape(str(err)))
                 return
+            st.session_state["_sq_built"] = corpus
             st.rerun()
         return
     stamp = (folder / "manifest.json").stat().st_mtime
