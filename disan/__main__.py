@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -447,7 +448,11 @@ def run_tables(args) -> int:
     from .output import replace_marked
     from .paper_tables import END, START, tables_text, write_block
 
-    text = tables_text(Path(args.pretrained_dir) if args.pretrained_dir else PRETRAINED_DIR)
+    cards = Path(args.pretrained_dir) if args.pretrained_dir else PRETRAINED_DIR
+    if not cards.is_dir():  # it printed every cell "not trained yet" under a header naming pretrained/
+        raise DisanError(f"--pretrained-dir {str(cards)!r} is not a folder; give the folder of the model cards "
+                         "(<name>.json, as disan train writes them).")
+    text = tables_text(cards)
     if not (args.docs or args.check):
         print(text)
         return 0
@@ -495,6 +500,9 @@ def run_command(argv: list[str], commands: dict, prog: str, description: str, pa
     except DisanError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `… | head`: the reader left; Python's own recipe, so the exit flush raises no more
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 def main(argv: list[str] | None = None) -> int:

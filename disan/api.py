@@ -105,6 +105,21 @@ def describe(name_or_path: str, verify: bool = False) -> ModelConfig:
     return read_metadata(path)[0]
 
 
+def device_of(device: torch.device | str) -> torch.device:
+    """``device`` (``--device``) as torch takes it, once a tensor could be made there; else one line naming it and
+    what this machine has (a misspelt "gpu", a CUDA device on a CPU build were tracebacks)."""
+    import torch
+
+    have = "cpu" + (", cuda" if torch.cuda.is_available() else "")
+    try:
+        d = torch.device(device)
+        torch.empty(0, device=d)
+    except (RuntimeError, AssertionError, TypeError) as err:
+        why = (str(err).strip().splitlines() or [type(err).__name__])[0][:120]
+        raise InputError(f"--device {device!r} cannot be used here ({why}); this machine has: {have}.") from None
+    return d
+
+
 def load(name_or_path: str, device: torch.device | str | None = None) -> SentenceModel:
     """Load a pretrained model by name (``disan-sst5``), a checkpoint by path, or ``disan``/``dsa`` random models."""
     import torch
@@ -112,7 +127,7 @@ def load(name_or_path: str, device: torch.device | str | None = None) -> Sentenc
     from .checkpoint import load_checkpoint
     from .vocab import load_glove
 
-    device = default_device() if device is None else torch.device(device)
+    device = default_device() if device is None else device_of(device)
     if name_or_path in ARCHS:
         return random_model(name_or_path, device)
     path = checkpoint_path(name_or_path)

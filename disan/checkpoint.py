@@ -106,6 +106,7 @@ def read_metadata(path: Path) -> tuple[ModelConfig, Vocab, dict]:
 
 def load_checkpoint(path: str | Path, glove: Glove | None, device: str | torch.device = "cpu", name: str | None = None) -> SentenceModel:
     """Rebuild a model from a checkpoint file, after checking its hash."""
+    import torch
     from safetensors.torch import load_file
 
     from .model import SentenceModel
@@ -125,6 +126,11 @@ def load_checkpoint(path: str | Path, glove: Glove | None, device: str | torch.d
         state = load_file(str(path))
     except (SafetensorError, OSError) as err:
         raise CheckpointError(f"Checkpoint {path} cannot be read ({err}); it is truncated or corrupt.") from err
+    # a file beside no manifest is checked by no hash: bytes flipped inside a tensor gave NaN predictions silently
+    bad = next((k for k, v in state.items() if v.is_floating_point() and not bool(torch.isfinite(v).all())), None)
+    if bad is not None:
+        raise CheckpointError(f"Checkpoint {path}: tensor {bad!r} holds NaN or infinite values; the file is corrupt. "
+                              "Train it again, or copy it again from where it was written.")
     model = SentenceModel(cfg, vocab, glove, name or path.stem, random_weights=False)
     try:
         model.load_state_dict({k: v.float() for k, v in state.items()}, strict=True)

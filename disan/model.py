@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 
 import torch
@@ -18,6 +19,17 @@ from .relatedness import expected_score
 from .trace import ModelTrace, SentenceTrace
 from .vocab import UNK_ID, Glove, Vocab, classify_tokens, tokenize
 
+
+
+def check_alpha(alpha) -> None:
+    """Im Eq. 7's α (None: the model's own) is a finite number ≥ 0: a NaN made every probability NaN (and JSON
+    that is not JSON), a negative one rewards distance, which the distance mask −α|i − j| is not."""
+    if alpha is None:
+        return
+    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):  # numpy's floats are Real too
+        raise InputError(f"alpha={alpha!r} is not a number; give a number ≥ 0 such as 1.5 (Im Eq. 7).")
+    if not (alpha >= 0 and alpha != float("inf")):  # NaN fails both comparisons
+        raise InputError(f"alpha={alpha} is not a finite number ≥ 0; give one such as 1.5 (0: no distance mask).")
 
 
 def resolve_masks(masks: str | Sequence[str] | None, default: tuple[str, str]) -> tuple[str, str]:
@@ -150,7 +162,9 @@ class SentenceModel(nn.Module):
             kind = "a relatedness model" if self.cfg.relatedness else "an NLI model"
             raise InputError(f"Model {self.name!r} is {kind}; give a {second} as well as a {first}.")
         if self.cfg.arch == "disan" and alpha is not None:
-            raise InputError(f"alpha={alpha} was given, but {self.name!r} is a DiSAN model with no distance mask.")
+            raise InputError(f"alpha={alpha} was given, but {self.name!r} is a DiSAN model with no distance mask; "
+                             "drop alpha (--alpha) for it.")
+        check_alpha(alpha)
         x, valid = self.embed(premise)  # (B, T, d_in), (B, T)
         y, valid_h = self.embed(hypothesis) if self.cfg.pair else (None, None)  # (B, T2, d_in), (B, T2)
         return self.classify(x, valid, y, valid_h, record, masks, alpha)
@@ -259,6 +273,9 @@ class SentenceModel(nn.Module):
         ``masks=`` and ``alpha=`` as in ``trace``.
         """
         self.eval()
+        if isinstance(inputs, str):  # iterated, a string is its characters: one prediction each, or a space "empty"
+            raise InputError("predict takes a list of texts (or (premise, hypothesis) pairs), not one string; "
+                             "pass [text], or trace(text) for one sentence.")
         masks = resolve_masks(overrides.get("masks"), self.cfg.masks)
         alpha = overrides.get("alpha")
         items = [self.split_input(item) for item in inputs]

@@ -55,6 +55,13 @@ def test_plain_output_says_random_weights(capsys):
         (["trace", "--model", "disan", "hi", "--alpha", "1"], "no distance mask"),
         (["trace", "--model", "disan", "hi", "--masks", "up,down"], "not understood"),
         (["train", "--model", "dsa", "--task", "nli", "--ablation", "nodir"], "use --ablation nodist"),
+        # a NaN α made every probability NaN (and JSON with NaN in it); a negative one rewarded distance
+        (["trace", "--model", "dsa", "hi", "--alpha", "nan"], "alpha=nan is not a finite number"),
+        (["trace", "--model", "dsa", "hi", "--alpha", "-1"], "alpha=-1.0 is not a finite number"),
+        (["trace", "--model", "dsa", "hi", "--alpha", "inf"], "alpha=inf is not a finite number"),
+        (["trace", "--model", "disan", "hi", "--device", "gpu"], "--device 'gpu' cannot be used here"),
+        (["evaluate", "--model", "disan", "--task", "nosuch"], "task must be one of"),
+        (["tables", "--pretrained-dir", "/nowhere/cards"], "--pretrained-dir '/nowhere/cards' is not a folder"),
     ],
 )
 def test_errors_are_one_line_with_status_2(capsys, args, fragment):
@@ -150,3 +157,56 @@ def test_a_pairs_trace_prints_both_sentences_tokens_and_alpha_only_for_a_dsa(tmp
     assert "tokens (sentence A): a man runs ." in out and "tokens (sentence B): the dog is fine ." in out, out
     assert "None" not in out
     assert ("alpha:" in out) == (arch == "dsa"), out
+
+
+def test_a_report_alpha_outside_its_slider_is_one_line(tmp_path, capsys):
+    """Before, --alpha 8 drew "α = 8" in the headings and 5 on the slider, which could not come back to it."""
+    from viz_app.cli import main as viz_main
+
+    for alpha in ("8", "nan"):
+        assert viz_main(["report", "hi", "--model", "dsa", "--alpha", alpha, "--out", str(tmp_path / "r.html")]) == 2
+        err = capsys.readouterr().err.strip()
+        assert f"--alpha {float(alpha)}: a report's α slider runs from 0 to 5" in err and "\n" not in err
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_the_api_refuses_a_bad_alpha_a_bad_device_and_one_string_for_predict():
+    import disan
+    from disan.errors import InputError
+
+    model = disan.load("dsa", "cpu")
+    for alpha in (float("nan"), -0.5, "x"):
+        with pytest.raises(InputError, match="alpha="):
+            model.trace("a film", alpha=alpha)
+    with pytest.raises(InputError, match="predict takes a list of texts"):
+        model.predict("a movie")  # it iterated over the characters: one prediction each, or "empty" at a space
+    with pytest.raises(InputError, match="--device 'cuda:99' cannot be used here"):
+        disan.load("dsa", "cuda:99")
+
+
+def test_a_checkpoint_with_a_non_finite_weight_is_refused(tmp_path, tiny_glove):
+    """A file beside no manifest is checked by no hash: bytes flipped inside a tensor gave NaN predictions."""
+    from safetensors.torch import load_file, save_file
+    from safetensors import safe_open
+
+    from disan.checkpoint import CheckpointError, load_checkpoint, save
+    from tests.conftest import make_tiny
+
+    path = save(make_tiny("dsa", tiny_glove), tmp_path / "tiny.safetensors", manifest=False)
+    with safe_open(str(path), "pt") as f:
+        meta = f.metadata()
+    state = load_file(str(path))
+    name = next(k for k, v in state.items() if v.is_floating_point())
+    state[name][0] = float("nan")
+    save_file(state, str(path), metadata=meta)
+    with pytest.raises(CheckpointError, match=f"tensor '{name}' holds NaN or infinite values"):
+        load_checkpoint(path, tiny_glove)
+
+
+def test_trace_into_a_closed_pipe_exits_quietly():
+    """`disan trace … | head -c 10` ended in a BrokenPipeError traceback."""
+    text = " ".join(["word"] * 300)  # megabytes of JSON: the reader leaves long before the writer is done
+    proc = subprocess.run(f"{sys.executable} -m disan trace --model disan '{text}' --json | head -c 10",
+                          shell=True, capture_output=True, text=True, timeout=300, cwd=Path(__file__).resolve().parents[1])
+    assert len(proc.stdout) == 10, proc.stdout
+    assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr, proc.stderr

@@ -129,6 +129,8 @@ def test_rebuilding_replaces_a_site_but_never_a_folder_of_other_files(tmp_path, 
     (earlier / "stale.txt").write_text("from an earlier build")
     site._swap_in(site._fresh_folder(earlier), earlier)  # what build_site does once the new folder is complete
     assert earlier.is_dir() and list(earlier.iterdir()) == []
+    # readable by a web server running as another user (mkdtemp's 0700 stayed: "Permission denied" for nginx)
+    assert earlier.stat().st_mode & 0o777 == 0o755 and built.out.stat().st_mode & 0o055 == 0o055
     assert not list(tmp_path.glob(".earlier*"))  # neither the temporary nor the old folder is left behind
     other = tmp_path / "mine"
     other.mkdir()

@@ -52,6 +52,7 @@ def run_pair_report(args) -> int:
     from disan.output import check_writable
     from viz_app.draw import pair_report
 
+    _check_report_alpha(args.alpha)
     out = check_writable(args.out)
     cfg = describe(args.model)
     if not cfg.pair and args.pair_hypothesis is not None:
@@ -69,6 +70,16 @@ def run_pair_report(args) -> int:
     return 0
 
 
+def _check_report_alpha(alpha: float | None) -> None:
+    """A report starts its α slider at ``alpha``: one outside the slider's range was drawn by the headings and not
+    by the slider, which could not come back to it."""
+    from viz_app.draw.settings import ALPHA_MAX, ALPHA_MIN
+
+    if alpha is not None and not ALPHA_MIN <= alpha <= ALPHA_MAX:  # NaN too
+        raise DisanError(f"--alpha {alpha}: a report's α slider runs from {ALPHA_MIN:g} to {ALPHA_MAX:g}; give a "
+                         "value in that range.")
+
+
 def run_report(args) -> int:
     from disan.api import describe, load
     from disan.output import check_writable
@@ -79,6 +90,7 @@ def run_report(args) -> int:
             raise DisanError("--attribution adds a section to one sentence's report; leave it out with --pair "
                              "(the pair report has leave-one-out rows under both sentences).")
         return run_pair_report(args)
+    _check_report_alpha(args.alpha)
     out = check_writable(args.out)  # before loading anything: a bad path costs nothing
     report = drawing_backend()
     cfg = describe(args.model)

@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Union
 
+from ..errors import InputError
+
 StrPath = Union[str, "os.PathLike[str]"]
 
 
@@ -29,4 +31,4 @@ class Example:
 
 def _check_choice(name: str, value: str, choices: Sequence[str]) -> None:
     if value not in choices:
-        raise ValueError(f"{name} must be one of {list(choices)}, got {value!r}")
+        raise InputError(f"{name} must be one of {list(choices)}, got {value!r}; choose one of them.")

@@ -384,9 +384,13 @@ def _fresh_folder(out: Path) -> Path:
     if not out.parent.is_dir():
         raise OutputError(f"Cannot create {str(out)!r}: its folder {str(out.parent)!r} does not exist; create it first.")
     try:
-        return Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".part", dir=out.parent))
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".part", dir=out.parent))
     except OSError as err:
         raise OutputError(f"Cannot write in {str(out.parent)!r}: {err.strerror}; choose a folder you can write to.") from None
+    # mkdtemp's folder is the owner's alone (0700): a web server running as another user could not read the site;
+    # readable by all as a folder mkdir makes under the usual umask (not os.umask: the app builds sites in threads)
+    tmp.chmod(0o755)
+    return tmp
 
 
 def _swap_in(tmp: Path, out: Path) -> None:
