@@ -260,7 +260,9 @@ def sentence_json(sent: SentenceTrace) -> dict:
         out["fw_gate"] = _list(enc.fw.gate[0].mean(-1))  # (T,)
         out["bw_gate"] = _list(enc.bw.gate[0].mean(-1))  # (T,)
         out["fw_ffn_deactivation"] = _list(enc.fw.ffn_deactivation[0])  # (T,)
+        out["bw_ffn_deactivation"] = _list(enc.bw.ffn_deactivation[0])  # (T,): the report draws both blocks' FFN
         out["fw_ln_max"] = _list(enc.fw.ln_max[0])  # (T,)
+        out["bw_ln_max"] = _list(enc.bw.ln_max[0])  # (T,)
         out["s2t"] = _list(enc.s2t_probs[0].mean(-1))  # (T,)
         out["maxpool_share"] = _list(enc.maxpool_share[0])  # (T,)
     return out

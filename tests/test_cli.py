@@ -39,6 +39,9 @@ def test_trace_json_dsa_alpha_override(capsys):
     H, T = len(out["fw_heads"]), len(out["tokens"])
     assert H == 5 and len(out["fw_heads"][0]) == T
     assert abs(sum(out["maxpool_share"]) - 1) < 1e-5
+    # both blocks' FFN, as the report draws them (the JSON had the forward block's alone)
+    assert all(len(out[f"{d}_{k}"]) == T for d in ("fw", "bw") for k in ("ffn_deactivation", "ln_max"))
+    assert 0 <= min(out["bw_ffn_deactivation"]) and max(out["bw_ffn_deactivation"]) <= 1
 
 
 def test_plain_output_says_random_weights(capsys):

@@ -81,9 +81,14 @@ def test_an_input_error_under_a_new_model_hides_the_other_models_report(open_pag
     page.fill("#hypothesis", "a person makes music .")
     page.wait_for_function("() => document.body.dataset.state === 'ready' && document.title.startsWith('dsa-nli ')")
     assert page.locator("#report").is_visible()
-    page.fill("#hypothesis", "")  # the same model's last report stays while its input is fixed
+    page.fill("#hypothesis", "")  # the same model's last report stays while its input is fixed, dimmed
     page.wait_for_function("() => document.body.dataset.state === 'error'")
     assert page.locator("#report").is_visible()
+    assert "still the last sentence's" in page.inner_text("#status")
+    assert float(page.evaluate("() => getComputedStyle(document.getElementById('report')).opacity")) < 0.5
+    page.fill("#hypothesis", "a person makes music .")  # drawn again: at full strength
+    page.wait_for_function("() => document.body.dataset.state === 'ready'")
+    assert page.evaluate("() => getComputedStyle(document.getElementById('report')).opacity") == "1"
 
 
 def test_a_links_note_stays_until_the_readers_next_edit_and_a_bad_feature_k_gets_one(open_page):

@@ -485,9 +485,9 @@ function update(typed) {
     pending = null;
     const input = prepare(model, state.text, state.hypothesis, state.alpha);
     if (input.problem) {
-      say(input.problem, "error");
-      doc.body.dataset.state = "error";
       hideOthers(model.meta.name);
+      say(input.problem + (el("report").hidden ? "" : " The maps below are still the last sentence's."), "error");
+      doc.body.dataset.state = "error";
       return loop(model);
     }
     const t0 = performance.now();
@@ -524,12 +524,16 @@ function update(typed) {
 export function shownFor(model) {
   el("report").dataset.model = model;
   el("report").hidden = el("page-header").hidden = false;
+  el("report").classList.remove("stale");
 }
 
 /* An input error under `model`: a report of another model must not stand under its name (it is hidden until the
- * next draw); one of this model stays, the last sentence it computed. */
+ * next draw); one of this model stays, the last sentence it computed, dimmed (site.css `.stale`): beside a refused
+ * input it read as that input's maps. */
 export function hideOthers(model) {
-  el("report").hidden = el("page-header").hidden = el("report").dataset.model !== model;
+  const other = el("report").dataset.model !== model;
+  el("report").hidden = el("page-header").hidden = other;
+  el("report").classList.toggle("stale", !other);
 }
 
 /* The trace view's sections (sections.js), drawn by report.js, which keeps the figures and controls across sentences.
