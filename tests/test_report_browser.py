@@ -331,3 +331,26 @@ def test_a_report_with_attribution_draws_every_method_lrp_included_offline(tmp_p
     drawn = page.eval_on_selector_all("#attribution [data-figure]", "els => els.map(e => e.dataset.drawn)")
     assert drawn and all(d and not d.endswith(":error") for d in drawn), drawn
     assert page.locator("#attribution figcaption").count() == 2
+
+
+def test_a_talk_links_section_is_scrolled_to_and_leaving_talk_mode_drops_talk_from_the_address(chromium, tmp_path):
+    """Before, "#disan-gate-talk" turned talk mode on at the top of the page (no element has that id), and "t"
+    left "-talk" in the address, so a reload reopened in talk mode."""
+    path = write(tmp_path, "talk-link", DISAN, SENTENCE)
+    own = path.resolve().as_uri()
+    context, page, blocked, errors = guarded_page(chromium, lambda url: url == own, TIMEOUT_MS, 1400)
+    try:
+        page.goto(own + "#disan-gate-talk")
+        page.wait_for_function("() => document.getElementById('report').dataset.ready === '1'")
+        page.wait_for_function("() => document.body.classList.contains('talk')")
+        page.wait_for_function("""() => { const s = document.getElementById('disan-gate').getBoundingClientRect();
+                                          return s.top > -2 && s.top < innerHeight / 2; }""")
+        assert page.evaluate("() => scrollY") > 500
+        page.keyboard.press("t")
+        page.wait_for_function("() => !document.body.classList.contains('talk')")
+        assert page.evaluate("() => location.hash") == "#disan-gate"
+        page.keyboard.press("t")
+        assert page.evaluate("() => location.hash") == "#disan-gate-talk"
+        assert not blocked and not errors, (blocked, errors)
+    finally:
+        context.close()

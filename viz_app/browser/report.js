@@ -23,7 +23,7 @@ const docStates = new WeakMap(), views = new WeakMap(), partsOf = new WeakMap();
 
 /* The document's: talk mode, the view the keys move, keys bound or not. */
 function docState(doc) {
-  if (!docStates.has(doc)) docStates.set(doc, { talk: false, keys: false, hashChecked: false, current: null, views: [] });
+  if (!docStates.has(doc)) docStates.set(doc, { talk: false, keys: false, hashChecked: false, current: null, views: [], linked: null });
   return docStates.get(doc);
 }
 
@@ -203,6 +203,11 @@ function showWord(v, select) {
 function setTalk(doc, on) {
   const ds = docState(doc);
   ds.talk = on;
+  // a report file's address says talk mode too ("#section-talk"): left on, a reload reopened in talk mode
+  if (ds.current && ds.current.hash && location.hash) {
+    const base = location.hash.replace(/^#talk$|-talk$/, "");
+    history.replaceState(null, "", base && base !== "#" ? `${base}${on ? "-talk" : ""}` : (on ? "#talk" : location.pathname + location.search));
+  }
   doc.body.classList.toggle("talk", on);
   for (const button of doc.querySelectorAll('[data-control="talk"]')) button.setAttribute("aria-pressed", String(on));
   for (const v of ds.views) {
@@ -343,6 +348,8 @@ function install(v, page, opts) {
     if (!ds.hashChecked) {
       ds.hashChecked = true;
       if (/-talk$|^#talk$/.test(location.hash)) setTalk(doc, true);
+      // "#dsa-heads-talk" names a section the browser cannot find (no element has that id): scrolled to once drawn
+      ds.linked = v.hash && /-talk$/.test(location.hash) ? location.hash.slice(1).replace(/-talk$/, "") : null;
     }
   }
   return drawAll(v, typing).then(complete => {
@@ -352,6 +359,9 @@ function install(v, page, opts) {
     v.root.dataset.feature = v.values.feature;
     v.root.dataset.drawn = String(v.drawn);
     v.root.dataset.ready = "1";
+    const target = ds.linked && doc.getElementById(ds.linked);
+    ds.linked = null;
+    if (target) scrollTo(doc, v, target);
   });
 }
 
