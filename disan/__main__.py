@@ -29,11 +29,13 @@ def add_trace(sub) -> None:
         epilog='example: disan trace --model disan-sick "A man is playing a guitar ." '
                '--hypothesis "A man is playing an instrument ."')
     p.add_argument("text", help="the sentence; for a pair model the first one (premise, or SICK's sentence A)")
-    p.add_argument("--model", default="disan", help="pretrained name, checkpoint path, or disan/dsa (random weights)")
+    p.add_argument("--model", default="disan", help="pretrained name (disan-sst5, …), checkpoint path, or disan/dsa "
+                   "(random weights); default: disan, random weights: give a trained model for maps that mean something")
     p.add_argument("--hypothesis", default=None,
                    help="the second sentence of a pair model, required by them: an NLI model's hypothesis, "
                         "SICK's sentence B (disan-sick)")
-    p.add_argument("--alpha", type=float, default=None, help="DSA distance weight override")
+    p.add_argument("--alpha", type=float, default=None,
+                   help="the distance-based SAN's α (Im Eq. 7), a number ≥ 0; default: the model's own")
     p.add_argument("--masks", default=None, help="default | swap | diag | none | 'fw,bw'")
     p.add_argument("--device", default=None)
     p.add_argument("--json", action="store_true", help="print one JSON object")

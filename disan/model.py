@@ -242,7 +242,8 @@ class SentenceModel(nn.Module):
                              f"trace({first.replace(' ', '_')}, {second.replace(' ', '_')}).")
         hyp = self.tokenize_checked(hypothesis, second) if self.cfg.pair else None
         if not self.cfg.pair and hypothesis:
-            raise InputError(f"Model {self.name!r} classifies single sentences; leave the hypothesis empty.")
+            raise InputError(f"Model {self.name!r} classifies single sentences; leave the hypothesis empty "
+                             "(on the command line: drop --hypothesis).")
         self.check_request(len(premise), len(hyp or ()))
         logits, tp, th = self(
             [premise], [hyp] if hyp is not None else None, record=True, masks=pair, alpha=alpha

@@ -213,8 +213,9 @@ class ModelTrace:
         except DisanError as err:
             rows = "".join(f"<tr><td>{escape(k)}</td><td>{v:.4f}</td></tr>" for k, v in self.prediction.items())
             score = "" if self.relatedness is None else f"<p>relatedness {self.relatedness:.2f}</p>"
+            second = "" if self.hypothesis is None else f"<br>{escape(' '.join(self.hypothesis.tokens))}"  # a pair's
             return (
-                f"<p><b>{escape(self.model)}</b>: {escape(' '.join(self.tokens))}</p>{score}<table>{rows}</table>"
+                f"<p><b>{escape(self.model)}</b>: {escape(' '.join(self.tokens))}{second}</p>{score}<table>{rows}</table>"
                 f"<p><i>The interactive view needs viz_app and plotly: {escape(str(err))}</i></p>"
             )
         return backend.notebook_html(self)

@@ -259,6 +259,7 @@ def test_the_plain_notebook_fallback_names_the_score(pretrained, monkeypatch):
     a, b = PAIRS[0]
     trace = model_of(pretrained, "disan").trace(a, b)
     assert f"relatedness {trace.relatedness:.2f}" in trace._repr_html_()
+    assert " ".join(trace.hypothesis.tokens) in trace._repr_html_()  # sentence B too (it showed A alone)
 
 
 # ------------------------------------------------------------------ the app
