@@ -221,9 +221,9 @@ def open_corpus(data: str, pair: bool, data_dir: str | None = None, *, text: str
             try:
                 examples = load_task(task, split, data_dir)
             except ValueError as err:
-                if isinstance(err, InputError) or hasattr(err, "path"):
+                if hasattr(err, "path"):  # a data file's own error names its file
                     raise
-                raise InputError(f"--data {data!r}: {err}") from None
+                raise InputError(f"--data {data!r}: {err}") from None  # a bad TASK:SPLIT names the value given
             return _items(examples, labels, data)
     if is_pair != pair:
         kind, fits = ("pairs", SINGLE_CORPORA) if is_pair else ("single sentences", PAIR_CORPORA)
