@@ -141,6 +141,7 @@ def test_the_servers_echo_of_alpha_redraws_nothing(server, browser_page):  # noq
     assert not errors and not outside
 
 
+@pytest.mark.slow  # kept out of the default set's 10 minutes (issue 54 item 8)
 def test_a_new_sentence_draws_each_live_chart_once(server, browser_page):  # noqa: F811
     """Issue 19: a submit brings a new payload (the control redraws its group) and new figures (each chart
     draws itself); the page must draw each chart once, not again for the group's redraw: those repeats held up

@@ -440,6 +440,7 @@ _SKELETON = """() => Array.from(document.querySelectorAll('#page-header, #report
 
 
 
+@pytest.mark.slow  # kept out of the default set's 10 minutes (issue 54 item 8)
 def test_a_key_parses_only_the_parts_that_changed_and_leaves_the_page_a_link_to_its_sentence_opens(open_site):
     """A key's page is written part by part (report.js writeParts): only the sections and header lines whose HTML
     changed are parsed, the figures' components are moved into the new sections rather than made again, and the

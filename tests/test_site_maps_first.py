@@ -109,6 +109,7 @@ def test_a_keys_maps_are_painted_from_the_lean_graph_first_and_are_the_pages_own
         context.close()
 
 
+@pytest.mark.slow  # kept out of the default set's 10 minutes (issue 54 item 8)
 def test_the_pair_view_which_paints_nothing_ahead_makes_no_lean_graph(chromium, built):
     """The lean graph is the sentence page's alone: the pair view (and the app's chart component) run the model
     through Disan.Site.traceOf, and the page's worker is not given a session they never use."""
