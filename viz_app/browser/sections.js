@@ -198,8 +198,14 @@ export function overview(tv, theme) {
  * attention map draws them in the theme's masked colour, so that an excluded cell is not read as a weight near 0. */
 export function excluded(sent, direction) {
   const T = sent.tokens.length, allowed = sent[direction].allowed;
-  return Array.from({ length: T }, (_, i) => Array.from({ length: T }, (_, j) => !allowed[i * T + j]));
+  let rows = EXCLUDED.get(allowed);  // once per block: every figure of a keystroke (and each α or k step) reads it
+  if (!rows) {
+    rows = Array.from({ length: T }, (_, i) => Array.from({ length: T }, (_, j) => !allowed[i * T + j]));
+    EXCLUDED.set(allowed, rows);
+  }
+  return rows;
 }
+const EXCLUDED = new WeakMap();
 
 /* A block pair's maps (forward, backward) of sentence `sent` on one scale, each block's excluded cells masked; a
  * clicked row shows its bars. */
