@@ -63,6 +63,8 @@ def run_trace(args) -> int:
                                                                      (f" ({second})", trace.hypothesis)]
     for name, sent in sides:  # "?": no vector for the token (it uses the <unk> row)
         print(f"tokens{name}:", " ".join(f"{t}{'?' if u else ''}" for t, u in zip(sent.tokens, sent.unknown)))
+    if any(any(sent.unknown) for _, sent in sides):  # the mark alone did not say what it means
+        print("word?: unknown to the model (in neither its vocabulary nor GloVe), read as the shared <unk> vector")
     if trace.relatedness is not None:  # rᵀp̂ over the grades below (Tai, Socher & Manning 2015)
         grades = list(trace.prediction)
         print(f"{'relatedness' if trace.hypothesis else 'score'}: {trace.relatedness:.2f} ({grades[0]}–{grades[-1]}); "

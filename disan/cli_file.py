@@ -14,12 +14,22 @@ import os
 import sys
 from pathlib import Path
 
-from .errors import DisanError
+from .errors import DisanError, InputError
 
 #: Early stopping of ``train --data``: the run stops after ``PATIENCE`` dev evaluations (one an epoch unless
 #: ``--eval-every``) without a new best by more than ``MIN_DELTA`` (accuracy, or Pearson's r).
 PATIENCE = 3
 MIN_DELTA = 0.002
+
+
+def check_no_fold(args) -> None:
+    """``--fold`` picks the test fold of a 10-fold task (``check_fold``); a ``--data`` file has no folds, and the
+    option was dropped without a word, so a user believed they had scored or trained one fold."""
+    if getattr(args, "fold", None) is not None:
+        from .data import CV_TASKS
+
+        raise InputError(f"--fold {args.fold} picks a fold of the 10-fold tasks (--task "
+                         f"{', '.join(sorted(CV_TASKS))}); a --data file has no folds: drop --fold.")
 
 
 def run_train_file(args) -> int:
@@ -28,6 +38,7 @@ def run_train_file(args) -> int:
     from .train_config import check_settings
     from .train_file import train_file
 
+    check_no_fold(args)
     given = {k: v for k, v in vars(args).items()
              if v is not None and k not in ("command", "func", "overwrite", "resume", "task")}
     for key in ("data", "dev", "test", "glove"):  # absolute: the card and the checkpoint are read from anywhere
@@ -70,6 +81,7 @@ def run_evaluate_file(args) -> int:
     from .train_file import spec_of
     from .train_config import TrainConfig
 
+    check_no_fold(args)
     model = load(args.model, args.device)
     folder = checkpoint_path(args.model).parent
     card = read_card(model.name, folder)

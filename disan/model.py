@@ -33,14 +33,21 @@ def check_alpha(alpha) -> None:
 
 
 def resolve_masks(masks: str | Sequence[str] | None, default: tuple[str, str]) -> tuple[str, str]:
-    """Turn ``None``, a preset name, ``"fw,bw"`` or a pair into a pair of mask kinds."""
+    """Turn ``None``, a preset name, ``"fw,bw"`` or a pair into a pair of mask kinds.
+
+    Names are matched without regard to case or surrounding spaces (``--masks FW,BW`` is ``fw,bw``): the case
+    carries no meaning here, so refusing it only sent the user back to retype the same masks.
+    """
     if masks is None:
         return default
     if isinstance(masks, str):
-        if masks in MASK_PRESETS:
-            return MASK_PRESETS[masks] or default
-        masks = masks.split(",")
-    pair = tuple(m.strip() for m in masks)
+        name = masks.strip().lower()
+        if name in MASK_PRESETS:
+            return MASK_PRESETS[name] or default
+        parts = name.split(",")
+    else:
+        parts = list(masks) if isinstance(masks, Sequence) else []  # anything else is refused below
+    pair = tuple(m.strip().lower() if isinstance(m, str) else m for m in parts)
     if len(pair) != 2 or any(m not in MASK_KINDS for m in pair):
         raise InputError(
             f"Masks {masks!r} are not understood; use a preset ({', '.join(MASK_PRESETS)}) "

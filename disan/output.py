@@ -10,14 +10,17 @@ from pathlib import Path
 from .errors import OutputError
 
 
-def check_writable(path: str | os.PathLike) -> Path:
+def check_writable(path: str | os.PathLike, argument: str | None = None) -> Path:
     """``path`` as a ``Path`` when a file can be created there; else ``OutputError`` naming the fix.
 
-    Checked before any slow work, so a typo in ``--out`` costs nothing.
+    Checked before any slow work, so a typo in ``--out`` costs nothing. ``argument`` is the name the caller gave
+    ``path`` under (``"--out"`` on a command line, ``"to_html's path"`` in the API): a folder is refused by that
+    name, so an API caller is not told about an option they never passed.
     """
     target = Path(path).expanduser()
     if target.is_dir():
-        raise OutputError(f"--out {str(target)!r} is a folder; give a file name such as {str(target / 'report.html')!r}.")
+        named = f"{argument} {str(target)!r}" if argument else repr(str(target))
+        raise OutputError(f"{named} is a folder; give a file name such as {str(target / 'report.html')!r}.")
     folder = target.parent
     if folder.exists() and not folder.is_dir():
         raise OutputError(f"Cannot write {str(target)!r}: {str(folder)!r} is a file, not a folder; choose another path.")

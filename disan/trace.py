@@ -197,8 +197,13 @@ class ModelTrace:
     def to_html(self, path) -> Path:
         """Write the same self-contained report as ``python -m viz_app report`` to ``path``; returns the path.
 
-        Raises ``DisanError`` when the drawing code cannot be imported (``drawing_backend``).
+        Raises ``DisanError`` when the drawing code cannot be imported (``drawing_backend``), ``OutputError`` when
+        ``path`` cannot be written (checked first, naming ``path`` as this method's argument, not as the command
+        line's ``--out``).
         """
+        from .output import check_writable
+
+        check_writable(path, "to_html's path")
         return drawing_backend().write_report(self, path)
 
     def _repr_html_(self) -> str:

@@ -59,7 +59,11 @@ def prepare_output(out: str, overwrite: bool, resume: bool) -> tuple[str, dict[s
 
 def check_writable(folder: Path) -> None:
     """--out's folder, or the nearest one that exists, is a folder this process may write in (checked before the
-    data file is read: a run that cannot save is refused at once)."""
+    data file is read: a run that cannot save is refused at once).
+
+    Not ``disan.output.check_writable``, which checks one file's path: that one refuses a folder that does not exist
+    yet, where a training run makes its folders (``stage.mkdir(parents=True)``).
+    """
     nearest = folder
     while not nearest.exists() and nearest != nearest.parent:
         nearest = nearest.parent

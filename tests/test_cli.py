@@ -49,6 +49,33 @@ def test_plain_output_says_random_weights(capsys):
     assert "random weights" in capsys.readouterr().out
 
 
+def test_plain_output_explains_the_unknown_word_mark_only_when_it_is_used(capsys):
+    """A trailing ? marked an unknown word and nothing said so; the line explaining it comes only with a mark (a
+    "?" token of the sentence is a known word and gets none)."""
+    assert main(["trace", "--model", "disan", "good movie xqzzyv ?"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    at = lines.index("tokens: good movie xqzzyv? ?")
+    assert lines[at + 1] == ("word?: unknown to the model (in neither its vocabulary nor GloVe), read as the shared "
+                             "<unk> vector")
+    assert main(["trace", "--model", "disan", "good movie ?"]) == 0
+    assert "unknown" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("given,expected", [("FW,BW", ["fw", "bw"]), (" Bw , Diag ", ["bw", "diag"]),
+                                            ("SWAP", ["bw", "fw"]), ("None", ["none", "none"])])
+def test_mask_names_are_read_whatever_their_case(capsys, given, expected):
+    """--masks FW,BW was refused for its case alone; the names mean the same in any case."""
+    assert main(["trace", "--model", "dsa", "good movie", "--masks", given, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["masks"] == expected
+
+
+def test_an_unknown_mask_name_in_capitals_is_still_refused_with_the_valid_ones(capsys):
+    assert main(["trace", "--model", "dsa", "good movie", "--masks", "FW,UP"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == ("error: Masks 'FW,UP' are not understood; use a preset (default, swap, diag, none) or two of fw, "
+                   "bw, diag, none such as 'fw,bw'.")
+
+
 @pytest.mark.parametrize(
     "args,fragment",
     [
@@ -64,6 +91,11 @@ def test_plain_output_says_random_weights(capsys):
         (["trace", "--model", "dsa", "hi", "--alpha", "inf"], "alpha=inf is not a finite number"),
         (["trace", "--model", "disan", "hi", "--device", "gpu"], "--device 'gpu' cannot be used here"),
         (["evaluate", "--model", "disan", "--task", "nosuch"], "task must be one of"),
+        # --fold with --data was dropped without a word: a user believed one fold was scored or trained
+        (["evaluate", "--model", "disan", "--data", "mine.csv", "--fold", "3"],
+         "--fold 3 picks a fold of the 10-fold tasks (--task cr, mpqa, subj); a --data file has no folds: drop "
+         "--fold."),
+        (["train", "--model", "dsa", "--data", "mine.csv", "--fold", "3"], "--fold 3 picks a fold of the 10-fold tasks"),
         (["tables", "--pretrained-dir", "/nowhere/cards"], "--pretrained-dir '/nowhere/cards' is not a folder"),
     ],
 )

@@ -64,6 +64,17 @@ def test_a_csv_gives_its_rows_with_their_gold_labels_not_its_header(tmp_path):
     assert corpus.ident["columns"] == {"text": "text", "text_pair": None, "label": "label"}
 
 
+def test_an_index_reads_a_missing_gold_label_as_none_not_as_a_class(tmp_path):
+    """Unlabelled rows are a corpus's right (train refuses them): "nan" or "NA" was a gold class "nan" in the index,
+    and a score model refused it as not a number."""
+    path = tmp_path / "reviews.csv"
+    path.write_text("text,label\na fine film .,pos\na dull film .,nan\nbad .,NA\nokay .,\n", encoding="utf-8")
+    assert [it.gold for it in open_corpus(str(path), False).read()] == ["pos", None, None, None]
+    path.write_text("text,label\na fine film .,4.5\na dull film .,NaN\n", encoding="utf-8")
+    items = list(open_corpus(str(path), False, relatedness=True).read())
+    assert [(it.gold, it.gold_score) for it in items] == [(None, 4.5), (None, None)]
+
+
 def test_a_tables_sources_are_its_file_lines_past_blank_lines_and_quoted_line_breaks(tmp_path):
     """Before, a row's line was its row number + 2 (JSON Lines: + 1): a blank line, which the reader skips, or a
     quoted text over two lines put the source of every later row too low."""

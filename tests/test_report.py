@@ -151,6 +151,18 @@ def test_to_html_writes_the_report_of_the_command(tiny_traces, tmp_path):
     assert data_of(text)["figures"].keys() == data_of(report.report_html(tiny_traces["dsa"]))["figures"].keys()
 
 
+def test_a_folder_is_refused_by_the_name_each_caller_gave_it(tiny_traces, tmp_path, capsys):
+    """to_html's caller passed a path, not --out: the refusal names the argument they know (it said --out)."""
+    with pytest.raises(OutputError) as refused:
+        tiny_traces["disan"].to_html(tmp_path)
+    message = str(refused.value)
+    assert message.startswith(f"to_html's path {str(tmp_path)!r} is a folder;") and "--out" not in message
+    assert main(["report", "good movie", "--model", "disan", "--out", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.strip().endswith(f"--out {str(tmp_path)!r} is a folder; give a file name such as "
+                                                    f"{str(tmp_path / 'report.html')!r}.")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_long_sentences_are_refused_before_writing(tiny_glove, tmp_path):
     trace = make_tiny("disan", tiny_glove, max_tokens=settings.REPORT_MAX_TOKENS + 8).trace(LONG)
     with pytest.raises(InputError, match=f"at most {settings.REPORT_MAX_TOKENS}"):

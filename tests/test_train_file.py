@@ -256,7 +256,7 @@ def test_a_rows_line_is_its_file_line_past_blank_lines_and_quoted_line_breaks(tm
     path.write_text('review,sentiment\n"a film\nin two lines .",pos\n\nbad film .,neg\n', encoding="utf-8")
     assert read_rows(str(path), spec, with_split=False).lines == ["reviews.csv:line 2", "reviews.csv:line 5"]
     path.write_text('review,sentiment\n"a film\nin two lines .",pos\n\nbad film .,\n', encoding="utf-8")
-    with pytest.raises(TableFileError, match=r"blank label 'sentiment', the first at line 5;"):
+    with pytest.raises(TableFileError, match=r"no label in 'sentiment' \(empty, null, NaN or NA\) at line 5;"):
         read_rows(str(path), spec, with_split=False)
     path.write_text('review,sentiment\n"a film\nin two lines .",pos\n\nbad, film .,neg\n', encoding="utf-8")
     with pytest.raises(TableFileError, match=r"reviews\.csv, line 5: 3 fields where the header has 2"):
@@ -264,7 +264,41 @@ def test_a_rows_line_is_its_file_line_past_blank_lines_and_quoted_line_breaks(tm
     jsonl = tmp_path / "reviews.jsonl"
     jsonl.write_text('{"review": "a fine film .", "sentiment": "pos"}\n\n{"review": "dull .", "sentiment": ""}\n',
                      encoding="utf-8")
-    with pytest.raises(TableFileError, match=r"blank label 'sentiment', the first at line 3;"):
+    with pytest.raises(TableFileError, match=r"no label in 'sentiment' \(empty, null, NaN or NA\) at line 3;"):
+        read_rows(str(jsonl), FileSpec(str(jsonl), text="review", label="sentiment"), with_split=False)
+
+
+def test_a_missing_label_is_refused_naming_its_lines_not_trained_as_a_class(capsys, tmp_path):
+    """A label written as "nan" (pandas' astype(str)) or "NA" (R) was read as text and trained as a class of its
+    own; such rows are refused with each one's file line, as empty, null and NaN labels are."""
+    from disan.data.file_task import FileSpec, read_rows
+    from disan.data.table_file import TableFileError
+
+    path = tmp_path / "reviews.csv"
+    path.write_text("review,sentiment\na fine film .,pos\na dull film .,nan\n\na good film .,pos\nbad .,NA\n"
+                    "awful .,neg\n", encoding="utf-8")
+    out = tmp_path / "out" / "model"
+    assert main(["train", "--model", "dsa", "--data", str(path), "--text", "review", "--label", "sentiment", "--out",
+                 str(out), "--d-h", "10", "--epochs", "1", "--glove", GLOVE]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (f"error: {path}: 2 row(s) have no label in 'sentiment' (empty, null, NaN or NA) at lines 3 and 6; "
+                   "fill them in or remove those rows (a class really named 'NA' needs another name).")
+    assert not (tmp_path / "out").exists()
+    spec = FileSpec(str(path), text="review", label="sentiment")
+    path.write_text("review,sentiment\n" + "".join(f"film {i} .,{'' if i % 2 else 'pos'}\n" for i in range(16)))
+    with pytest.raises(TableFileError, match=r"8 row\(s\) have no label in 'sentiment' \(empty, null, NaN or NA\) at "
+                                             r"lines 3, 5, 7, 9, 11 and 3 more; fill them in or remove those rows\.$"):
+        read_rows(str(path), spec, with_split=False)
+    parquet = tmp_path / "reviews.parquet"
+    pd.DataFrame({"review": ["a fine film .", "a dull film .", "bad ."], "sentiment": [1.0, float("nan"), 0.0]}
+                 ).to_parquet(parquet)
+    with pytest.raises(TableFileError, match=r"1 row\(s\) have no label in 'sentiment' \(empty, null, NaN or NA\) at "
+                                             r"row 2; fill them in or remove those rows\.$"):
+        read_rows(str(parquet), FileSpec(str(parquet), text="review", label="sentiment"), with_split=False)
+    jsonl = tmp_path / "reviews.jsonl"
+    jsonl.write_text('{"review": "a fine film .", "sentiment": "pos"}\n{"review": "dull .", "sentiment": null}\n'
+                     '{"review": "bad .", "sentiment": "neg"}\n{"review": "awful ."}\n', encoding="utf-8")
+    with pytest.raises(TableFileError, match=r"2 row\(s\) have no label .* at lines 2 and 4; fill them in"):
         read_rows(str(jsonl), FileSpec(str(jsonl), text="review", label="sentiment"), with_split=False)
 
 

@@ -53,7 +53,7 @@ def run_pair_report(args) -> int:
     from viz_app.draw import pair_report
 
     _check_report_alpha(args.alpha)
-    out = check_writable(args.out)
+    out = check_writable(args.out, "--out")
     cfg = describe(args.model)
     if not cfg.pair and args.pair_hypothesis is not None:
         raise DisanError(f"{args.model} reads one sentence; leave out --pair-hypothesis.")
@@ -91,7 +91,7 @@ def run_report(args) -> int:
                              "(the pair report has leave-one-out rows under both sentences).")
         return run_pair_report(args)
     _check_report_alpha(args.alpha)
-    out = check_writable(args.out)  # before loading anything: a bad path costs nothing
+    out = check_writable(args.out, "--out")  # before loading anything: a bad path costs nothing
     report = drawing_backend()
     cfg = describe(args.model)
     _needs_second(args.model, cfg, args.hypothesis)

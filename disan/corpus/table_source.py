@@ -95,7 +95,7 @@ def table_columns(path: Path, fmt: str, have: list[str], pair: bool, given: dict
 
 def table_items(path: Path, fmt: str, columns: dict, relatedness: bool) -> Iterator[Item]:
     """The rows of a table's ``columns``, chunk by chunk; rows whose texts are all blank are skipped."""
-    from ..data.file_labels import number
+    from ..data.file_labels import missing_label, number
     from ..data.table_file import read_chunks, row_lines
 
     text, text_pair, label = columns["text"], columns["text_pair"], columns["label"]
@@ -113,7 +113,8 @@ def table_items(path: Path, fmt: str, columns: dict, relatedness: bool) -> Itera
             blank = next((c for c, v in zip((text, text_pair), sides) if not v.strip()), None)
             if blank is not None:
                 raise InputError(f"{source}: a blank {blank!r} beside a sentence; fill it in or remove the row.")
-            g = g.strip()
+            # an index may hold unlabelled rows (train refuses them): "nan" or "NA" is no gold, as an empty cell is
+            g = "" if missing_label(g) else g.strip()
             gold, score = (None, None) if not g else (None, number(g)) if relatedness else (g, None)
             if relatedness and g and score is None:
                 raise InputError(f"{source}: label {g!r} of column {label!r} is not a number, and the model gives a "

@@ -22,6 +22,26 @@ if TYPE_CHECKING:
 
 #: A classification label column with more distinct numbers than this, some not integers, looks like a score.
 SCORE_LIKE_VALUES = 20
+#: Texts that stand for a missing value, compared lower-cased: a CSV/TSV is read with no NA parsing (a text
+#: "NA" stays text), so a label column written by ``df.astype(str).to_csv`` ("nan"), R ("NA") or a spreadsheet
+#: ("#N/A") trained such a text as a class of its own. "none" is left out: it is a real class in many sets.
+MISSING_LABELS = frozenset({"", "nan", "-nan", "+nan", "<na>", "na", "n/a", "#n/a", "null"})
+
+
+def missing_label(value: str) -> bool:
+    """Whether a label read as text (a null or NaN read as "", by ``read_chunks``) is a missing value."""
+    return value.strip().lower() in MISSING_LABELS
+
+
+def where(lines: list[str], rows: list[int], shown: int = 5) -> str:
+    """``rows``' places from ``lines`` (``"line 3"`` or Parquet's ``"row 3"``, one per row) as one phrase:
+    ``line 3``, ``lines 3, 5 and 9``, ``lines 3, 5, 9, 11, 12 and 7 more``."""
+    kind, *_ = lines[rows[0]].split()
+    numbers = [lines[i].split()[-1] for i in rows[:shown]]
+    if len(rows) == 1:
+        return f"{kind} {numbers[0]}"
+    last = f"{len(rows) - shown:,} more" if len(rows) > shown else numbers.pop()
+    return f"{kind}s {', '.join(numbers)} and {last}"
 
 
 def number(value: str) -> float | None:

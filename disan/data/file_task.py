@@ -23,7 +23,7 @@ import numpy as np
 
 from ..checkpoint import sha256
 from .example import Example
-from .file_labels import class_labels, class_counts, number, score_labels
+from .file_labels import class_labels, class_counts, missing_label, number, score_labels, where
 from .table_file import TableFileError, check_file, read_chunks, row_lines, table_format
 
 #: Values of a ``--split`` column and the part each names.
@@ -94,10 +94,12 @@ def read_rows(path: str, spec: FileSpec, with_split: bool) -> _Rows:
         if all(number(v) is not None for v in values):
             raise TableFileError(f"{p}: column {column!r} given as {flag} holds numbers only (e.g. {values[0]!r}), "
                                  "not sentences; name the text column with " + flag + ".")
-    blank = [i for i, v in enumerate(cols[spec.label]) if not v.strip()]
-    if blank:
-        raise TableFileError(f"{p}: {len(blank):,} row(s) have a blank label {spec.label!r}, the first at "
-                             f"{lines[blank[0]]}; label them or remove those rows.")
+    missing = [i for i, v in enumerate(cols[spec.label]) if missing_label(v)]
+    if missing:  # each one's line, so they can be found and filled in; a text such as "nan" may be a class's name
+        texts = sorted({cols[spec.label][i].strip() for i in missing} - {""})
+        named = f" (a class really named {texts[0]!r} needs another name)" if texts else ""
+        raise TableFileError(f"{p}: {len(missing):,} row(s) have no label in {spec.label!r} (empty, null, NaN or "
+                             f"NA) at {where(lines, missing)}; fill them in or remove those rows{named}.")
     return _Rows(p, cols[spec.text], cols[spec.text_pair] if spec.text_pair else None,
                  [v.strip() for v in cols[spec.label]], cols[spec.split] if with_split else None,
                  [f"{p.name}:{line}" for line in lines])
