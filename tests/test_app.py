@@ -494,6 +494,56 @@ def test_nli_model_has_a_hypothesis_and_sides(fake_nli):
     assert any("hypothesis" in plain(e.value) for e in at.error)
 
 
+def test_a_sentence_models_address_drops_the_nli_hypothesis_which_the_session_restores_on_switching_back(fake_nli):
+    """Switching from an NLI model to a sentence model left the hypothesis (and the side drawn) in the address, so
+    a copied link carried a hypothesis its page does not show, and an NLI model that link was switched to took it
+    up. The address holds only what the shown model reads; the session still restores the hypothesis and side
+    when this session switches back."""
+    hypothesis = "A woman sings loudly ."
+    at = run_app(view="explore", model="dsa-nli", hypothesis=hypothesis)
+    at.radio(key="side").set_value("hypothesis").run()
+    assert_clean(at)
+    assert at.query_params["hypothesis"] == hypothesis
+    at.selectbox(key="model").set_value("disan").run()
+    assert_clean(at)
+    link = dict(at.query_params)
+    assert link["model"] == "disan" and not {"hypothesis", "side"} & set(link), link
+    at.selectbox(key="model").set_value("dsa-nli").run()  # back in the same session: its hypothesis and side
+    assert_clean(at)
+    assert at.text_input(key="hypothesis").value == hypothesis and at.radio(key="side").value == "hypothesis"
+    assert at.query_params["hypothesis"] == hypothesis and at.query_params["side"] == "hypothesis"
+    again = run_app(**link)  # the sentence model's link in a new session, then an NLI model: the default
+    again.selectbox(key="model").set_value("dsa-nli").run()
+    assert_clean(again)
+    assert again.text_input(key="hypothesis").value == settings.DEFAULT_HYPOTHESIS
+
+
+def test_the_preset_menu_shows_the_picked_example_until_its_text_is_edited(fake_nli):
+    """The preset menu went back to "— choose a preset sentence —" after every pick while the sentence box held the
+    picked example, whose label (here a TREC test line's gold class) was gone. It shows the preset the boxes
+    hold; an edit of the sentence (or of an NLI model's hypothesis) brings the placeholder back, and picking the
+    same preset again restores its text."""
+    placeholder = "— choose a preset sentence —"
+    preset = next(p for p in PRESETS if p.task == "trec")
+    at = run_app(view="explore", model="disan", sentence="a dull mess .")
+    assert at.selectbox(key="preset").value == placeholder
+    at.selectbox(key="preset").set_value(preset.label).run()
+    assert_clean(at)
+    assert at.text_area(key="sentence").value == preset.sentence
+    assert at.selectbox(key="preset").value == preset.label
+    at.text_area(key="sentence").set_value(preset.sentence + " really").run()
+    assert at.selectbox(key="preset").value == placeholder
+    at.selectbox(key="preset").set_value(preset.label).run()
+    assert at.text_area(key="sentence").value == preset.sentence
+    assert at.selectbox(key="preset").value == preset.label
+    nli = run_app(view="explore", model="dsa-nli")
+    nli.selectbox(key="preset").set_value(preset.label).run()
+    assert nli.selectbox(key="preset").value == preset.label
+    nli.text_input(key="hypothesis").set_value("Nobody asks .").run()  # the pair no longer the preset's
+    assert_clean(nli)
+    assert nli.selectbox(key="preset").value == placeholder
+
+
 def test_table_fallback_is_drawn_on_demand_with_the_figure_values():
     at = run_app(view="explore", model="disan")
     assert_clean(at)

@@ -121,3 +121,15 @@ def test_every_view_is_a_valid_view_param():
     for view in VIEW_IDS:
         assert parse(view=view)[0]["view"] == view
     assert {p.key for p in PARAMS} >= {"view", "sentence", "hypothesis", "alpha", "masks", "feature", "token"}
+
+
+def test_a_single_sentence_models_address_holds_no_hypothesis_b_or_side():
+    """An NLI model's hypothesis (and the pair view's B hypothesis, the side drawn) stayed in the address after a
+    switch to a sentence model, which reads none of them; the address holds only what the shown model uses."""
+    values, _ = parse(view="pair", model="dsa", sentence="x y", hypothesis="h", hypothesis_b="hb", side="hypothesis",
+                      sentence_b="x z")
+    single = to_query_params(values, pair=False)
+    assert not {"hypothesis", "hypothesis_b", "side"} & set(single)
+    assert single["sentence"] == "x y" and single["sentence_b"] == "x z"  # a sentence model's inputs stay
+    both = to_query_params(values)  # a two-sentence model keeps them
+    assert (both["hypothesis"], both["hypothesis_b"], both["side"]) == ("h", "hb", "hypothesis")

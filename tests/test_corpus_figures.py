@@ -30,6 +30,7 @@ BUILDERS = {
     "lengths": lambda: cf.length_histogram([{"length": 3.5, "n": 4}, {"length": 4.0, "n": 6}]),
     "curve": lambda: cf.learning_curve([100, 200], [0.4, 0.5], [None, 0.9]),
     "confusion": lambda: cf.confusion_matrix(["a", "b"], [[3, 1], [0, 4]]),
+    "scatter": lambda: cf.relatedness_scatter([1.0, 3.0, 5.0], [1.5, 2.5, 4.5]),
 }
 
 
@@ -97,3 +98,98 @@ def test_distance_mass_log_axis_labels_powers_of_ten_not_si_prefixes():
     fig = sf.distance_mass(profile, 1.5, PRESENTATION, "mass")
     assert fig.layout.yaxis.type == "log"
     assert fig.layout.yaxis.exponentformat == "power"
+
+
+# ------------------------------------------------------------------ the Models view's figures as plotly.js draws them
+# A review (session 22) found three of the Models view's figures unclean in the app; each test draws the figure with
+# the app's own plotly.js at the size the view gives it and checks the drawn property, so a change of plotly.js's
+# defaults (the first defect came from one) fails here too.
+
+#: The Models view's two-column width (learning curve, scatter) and full width (by length), in CSS pixels.
+HALF_WIDTH, FULL_WIDTH = 520, 1050
+
+
+def _drawn(fig: go.Figure, width: int, script: str):
+    """Draw ``fig`` with the app's plotly.js in a ``width``-wide div and return ``script`` evaluated on it
+    (a function body of ``gd``, the drawn graph div)."""
+    from tests.conftest import offline_page
+    from viz_app.draw import plotly_bundle as pb
+
+    spec = json.loads(fig.to_json(validate=False))
+    with offline_page({"path": str(pb.plotly_bundle())}) as page:
+        return page.evaluate("""async ([spec, width, script]) => {
+          const gd = document.createElement('div');
+          gd.style.width = width + 'px';
+          document.body.appendChild(gd);
+          await Plotly.newPlot(gd, spec.data, spec.layout);
+          return new Function('gd', script)(gd);
+        }""", [spec, width, script])
+
+
+@pytest.mark.browser
+def test_the_learning_curves_loss_axis_is_labelled_at_round_numbers():
+    """The right (loss) axis read 0.967, 0.893, 0.819 …: plotly.js 4 gives an overlaying axis "sync" ticks, at the
+    left axis's grid lines. Its ticks must be evenly spaced at a round step (1, 2, 2.5 or 5 × 10ⁿ), each a
+    multiple of the step."""
+    fig = cf.learning_curve(list(range(1000, 15000, 1000)), np.linspace(0.40, 0.46, 14).tolist(),
+                            np.linspace(0.967, 0.523, 14).tolist(), title="Learning curve")
+    ticks = _drawn(fig, HALF_WIDTH, "return gd._fullLayout.yaxis2._vals.map(t => t.x);")
+    step = ticks[1] - ticks[0]
+    assert len(ticks) >= 3 and np.diff(ticks) == pytest.approx(step), ticks
+    mantissa = step / 10 ** np.floor(np.log10(step))
+    assert any(mantissa == pytest.approx(m) for m in (1, 2, 2.5, 5)), ticks
+    assert [t / step for t in ticks] == pytest.approx(np.round(np.array(ticks) / step), abs=1e-6), ticks
+
+
+@pytest.mark.browser
+def test_the_relatedness_scatter_keeps_its_axes_on_the_scale_in_a_column_wider_than_tall():
+    """SICK's relatedness runs from 1 to 5; the 1:1 aspect (scaleanchor) widened the gold axis's range to fill a
+    column wider than the plot is tall (0 to past 6). Both drawn ranges must stay the builder's 0.8–5.2."""
+    gold = np.linspace(1, 5, 200)
+    fig = cf.relatedness_scatter(gold, np.clip(gold + np.sin(gold), 1, 5), title="Test pairs")
+    ranges = _drawn(fig, HALF_WIDTH, "return [gd._fullLayout.xaxis.range, gd._fullLayout.yaxis.range];")
+    assert ranges == [pytest.approx([0.8, 5.2]), pytest.approx([0.8, 5.2])]
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("theme", ["normal", "presentation"])
+def test_the_by_length_figures_title_and_axis_titles_do_not_overlap(theme):
+    """The relatedness by-length figure's vertical y title ("Pearson's r (gold against predicted relatedness)")
+    was longer than the plot is tall and ran up into the figure's title. Drawn at the view's width, no two of
+    the figure's title and axis titles may overlap, and each lies inside the figure."""
+    from viz_app.draw.theme import theme_for
+
+    buckets = [{"lo": lo, "hi": lo + 5.0, "n": 40, "pearson_r": r, "pearson_r_ci95": [r - 0.1, min(r + 0.1, 1.0)],
+                "mse": 0.3, "mse_ci95": [0.2, 0.4]} for lo, r in zip(range(0, 30, 5), (0.85, 0.87, 0.81, 0.82, 0.74, 0.7))]
+    figures = {
+        measure: cf.relatedness_by_length_plot({"disan-sick": buckets}, measure=measure,
+                                               title="Test Pearson's r by length (95% intervals)",
+                                               x_title="length (tokens; pairs: mean of both)",
+                                               theme=theme_for(theme == "presentation"))
+        for measure in cf.BY_LENGTH_MEASURES}
+    figures["accuracy"] = cf.accuracy_by_length_plot(
+        {"disan-sst5": BUCKETS}, title="Test accuracy by length (95% intervals)",
+        x_title="length (tokens; pairs: mean of both)", theme=theme_for(theme == "presentation"))
+    for name, fig in figures.items():
+        boxes = _drawn(fig, FULL_WIDTH, """
+          const box = sel => { const r = gd.querySelector(sel).getBoundingClientRect();
+                               return [r.left, r.top, r.right, r.bottom]; };
+          const figure = gd.getBoundingClientRect();
+          return {title: box('.gtitle'), x: box('.xtitle'), y: box('.ytitle'),
+                  figure: [figure.left, figure.top, figure.right, figure.bottom]};""")
+        fl, ft, fr, fb = boxes.pop("figure")
+        for what, (left, top, right, bottom) in boxes.items():
+            assert fl <= left and ft <= top and right <= fr and bottom <= fb, (name, what, boxes)
+        names = sorted(boxes)
+        for i, a in enumerate(names):
+            for b in names[i + 1:]:
+                (al, at, ar, ab), (bl, bt, br, bb) = boxes[a], boxes[b]
+                assert ar <= bl or br <= al or ab <= bt or bb <= at, (name, a, b, boxes)
+
+
+def test_a_bucket_at_100_percent_keeps_its_whole_marker():
+    """On the fixed 0–100% axis a length bucket at 100% (disan-sst5's longest) lost the half of its marker above
+    the axis: the accuracy trace must not be clipped at the axis."""
+    fig = cf.accuracy_by_length_plot({"m": [{"lo": 55.0, "hi": 60.0, "n": 1, "accuracy": 1.0, "ci95": [1.0, 1.0]}]})
+    assert fig.layout.yaxis.range == (0, 1)
+    assert all(t.cliponaxis is False for t in fig.data)

@@ -137,8 +137,9 @@ def accuracy_by_length_plot(series: Mapping[str, Sequence[Mapping]], *, title: s
         ci = [b.get("ci95") or [b["accuracy"], b["accuracy"]] for b in buckets]
         colour = theme.categorical[k % len(theme.categorical)]
         data.append({
+            # not clipped at the axis: on the fixed 0–100% range a bucket at 100% (or 0%) lost half its marker
             "type": "scatter", "mode": "lines+markers", "x": mids, "y": acc, "name": html_escape(name),
-            "line": {"color": colour}, "marker": {"color": colour},
+            "line": {"color": colour}, "marker": {"color": colour}, "cliponaxis": False,
             "error_y": {"type": "data", "symmetric": False, "array": [c[1] - a for c, a in zip(ci, acc)],
                         "arrayminus": [a - c[0] for c, a in zip(ci, acc)], "color": colour},
             "customdata": [[b["lo"], b["hi"], b["n"]] for b in buckets],
@@ -153,10 +154,12 @@ def accuracy_by_length_plot(series: Mapping[str, Sequence[Mapping]], *, title: s
 
 
 #: What ``relatedness_by_length_plot`` can draw per bucket (``disan.evidence.relatedness_by_length``): its short
-#: name and the y axis title.
+#: name and the y axis title. The titles stay short: a vertical title longer than the plot is tall runs up into the
+#: figure's title ("Pearson's r (gold against predicted relatedness)" did at the Models view's height); what is
+#: correlated is the figure's caption's to say.
 BY_LENGTH_MEASURES = {
-    "pearson_r": ("Pearson's r", "Pearson's r (gold against predicted relatedness)"),
-    "mse": ("MSE", "mean squared error (relatedness²)"),
+    "pearson_r": ("Pearson's r", "Pearson's r"),
+    "mse": ("MSE", "mean squared error"),
 }
 
 
@@ -236,7 +239,10 @@ def learning_curve(steps: Sequence[float], dev_accuracy: Sequence[float | None],
         theme, title, 360 + 4 * theme.font_size, showlegend=True, legend={"orientation": "h", "y": -0.25},
         xaxis={"title": {"text": html_escape(x_title)}},
         yaxis={"title": {"text": html_escape(dev_title)}, "tickformat": ".0%" if percent else ".2f"},
-        yaxis2={"title": {"text": "train loss"}, "overlaying": "y", "side": "right", "showgrid": False},
+        # tickmode "auto": plotly.js 4 gives an overlaying axis "sync" ticks by default, placed at the left axis's
+        # grid lines, so the loss axis read 0.967, 0.893, 0.819 … instead of round numbers.
+        yaxis2={"title": {"text": "train loss"}, "overlaying": "y", "side": "right", "showgrid": False,
+                "tickmode": "auto"},
     ))
 
 
@@ -283,7 +289,9 @@ def relatedness_scatter(gold: Sequence[float], predicted: Sequence[float], *, gr
                 "line": {"color": theme.categorical[5], "dash": "dash", "width": 1.5}}
     return _figure(data, _layout(
         theme, title, 380 + 4 * theme.font_size, shapes=[diagonal],
-        xaxis={"title": {"text": "gold relatedness"}, "range": [lo - pad, hi + pad]},
+        # constrain "domain": the 1:1 aspect shrinks the wider side's plot area; Plotly's default ("range") widened
+        # its range instead, so in a column wider than tall the gold axis ran from 0 past 6 on a 1–5 scale.
+        xaxis={"title": {"text": "gold relatedness"}, "range": [lo - pad, hi + pad], "constrain": "domain"},
         yaxis={"title": {"text": "predicted relatedness (rᵀp̂)"}, "range": [lo - pad, hi + pad],
-               "scaleanchor": "x", "scaleratio": 1},
+               "scaleanchor": "x", "scaleratio": 1, "constrain": "domain"},
     ))

@@ -12,6 +12,10 @@ _INIT = "_state_initialised"
 _WARNINGS = "_state_warnings"
 #: The view a link named (its ``view`` parameter), until the first run opens it (``app.follow_link_view``).
 LINK_VIEW_KEY = "_link_view"
+#: Whether the model the run shows reads two sentences (``sidebar.render_sidebar`` sets it): the address holds a
+#: hypothesis only then (``state.PAIR_KEYS``). A session key, not an argument, because a view's fragment rerun
+#: writes the address too (``views/distance_attention.py``) and knows only the view.
+SHOWN_PAIR_KEY = "_shown_pair"
 
 
 def init_from_url(models: Sequence[str], default_model: str) -> None:
@@ -51,6 +55,6 @@ def write_url(view: str) -> None:
     """Mirror the session's settings into the query string (only when they changed)."""
     values = {key: st.session_state.get(key) for key in WIDGET_KEYS}
     values["view"] = view
-    target = to_query_params(values)
+    target = to_query_params(values, pair=st.session_state.get(SHOWN_PAIR_KEY, True))
     if st.query_params.to_dict() != target:
         st.query_params.from_dict(target)

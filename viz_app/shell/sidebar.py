@@ -12,7 +12,7 @@ from viz_app.draw import settings
 from viz_app.shell.context import Context
 from viz_app.shell.follow import typing_base
 from viz_app.draw.presets import preset_by_label, presets_for
-from viz_app.shell.session import ensure, init_from_url, keep_widget_state
+from viz_app.shell.session import SHOWN_PAIR_KEY, ensure, init_from_url, keep_widget_state
 from viz_app.draw.text import md_escape
 from viz_app.draw.theme import theme_for
 
@@ -30,7 +30,23 @@ def _apply_preset() -> None:
     if preset is not None:
         st.session_state["sentence"] = preset.sentence
         st.session_state["hypothesis"] = preset.hypothesis
-    st.session_state["preset"] = _PRESET_PLACEHOLDER
+
+
+def _shown_preset(name: str, pair: bool) -> str:
+    """The preset menu's value: the preset whose text the boxes hold, else the placeholder.
+
+    The menu went back to its placeholder after every pick, so it read "choose a preset sentence" beside the
+    example it had just put in the box, and the example's label (a test line's gold class, a SICK pair's
+    relatedness) was gone. Derived from the boxes each run, it shows the example until the text is edited, and
+    then the placeholder again, so picking the same example once more still changes the menu and restores it.
+    A two-sentence model matches on both boxes; a one-sentence model, whose hypothesis box is hidden, on the
+    sentence (the picked preset first: its hypothesis is still the session's)."""
+    sentence, hypothesis = st.session_state.get("sentence"), st.session_state.get("hypothesis")
+    offered = presets_for(name)
+    match = next((p for p in offered if (p.sentence, p.hypothesis) == (sentence, hypothesis)), None)
+    if match is None and not pair:
+        match = next((p for p in offered if p.sentence == sentence), None)
+    return match.label if match else _PRESET_PLACEHOLDER
 
 
 def validate(text: str | None, what: str) -> str | None:
@@ -116,6 +132,9 @@ def render_sidebar(view: str | None = None, prepared: tuple[list[str], str] | No
     names, default = prepared or prepare_session()
     with st.sidebar:
         name, cfg = _pick_model(names, default)
+        # the shown model's, which a checkpoint that fails to load replaces with random DiSAN (one sentence)
+        st.session_state[SHOWN_PAIR_KEY] = bool(cfg.pair)
+        st.session_state["preset"] = _shown_preset(name, cfg.pair)
         st.selectbox(
             "Preset", (_PRESET_PLACEHOLDER,) + tuple(p.label for p in presets_for(name)), key="preset",
             on_change=_apply_preset

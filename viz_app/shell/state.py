@@ -125,6 +125,12 @@ PARAMS = (
 #: Session keys mirrored in the URL (besides ``view``), all backed by widgets.
 WIDGET_KEYS = ("model",) + tuple(p.key for p in PARAMS if p.key != "view")
 
+#: Settings only a two-sentence model reads: its hypothesis, the Minimal pair's B hypothesis and the side drawn.
+#: The address leaves them out while a single-sentence model is shown: a link holds what its page shows, and an
+#: NLI model's hypothesis left in a sentence model's address came back as the hypothesis of any NLI model the link
+#: was later switched to. The session keeps them, so switching back in the same session restores them.
+PAIR_KEYS = ("hypothesis", "hypothesis_b", "side")
+
 #: Page-local widget keys that must also survive page switches (not in the URL).
 LOCAL_KEYS = ("s2t_scale", "s2t_pair", "s2t_other", "shen_model", "im_model", "cmp_pair", "ev_model", "ev_faith_model")
 
@@ -156,14 +162,15 @@ def parse_query_params(
     return values, warnings
 
 
-def to_query_params(values: Mapping[str, object]) -> dict[str, str]:
-    """Session values → query parameters; defaults are left out (``view``, ``model``, ``sentence`` always kept)."""
+def to_query_params(values: Mapping[str, object], pair: bool = True) -> dict[str, str]:
+    """Session values → query parameters; defaults are left out (``view``, ``model``, ``sentence`` always kept),
+    and so are ``PAIR_KEYS`` unless the shown model reads two sentences (``pair``)."""
     out: dict[str, str] = {}
     always = ("view", "model", "sentence")
     for key in ("view", "model") + tuple(p.key for p in PARAMS if p.key != "view"):
         value = values.get(key)
         default = next((p.default for p in PARAMS if p.key == key), None)
-        if value is None or (key not in always and value == default):
+        if value is None or (key not in always and value == default) or (not pair and key in PAIR_KEYS):
             continue
         out[key] = _format(value)
     return out
