@@ -59,7 +59,7 @@ def write_card(card: dict, directory: Path = PRETRAINED_DIR) -> Path:
 
 
 def architecture_text(mcfg: dict, sep: str = "=") -> str:
-    """d_h, and the heads and α of a distance-based SAN (Im Eqs. 6–7): DiSAN has neither, though its config
+    """d_h, and the heads and α of a distance-based SAN (Im Eqs. 7–8): DiSAN has neither, though its config
     carries their defaults (a card said "disan, heads=5, alpha=1.5")."""
     parts = [("d_h", mcfg.get("d_h"))] + ([("heads", mcfg.get("heads")), ("alpha", mcfg.get("alpha"))]
                                          if mcfg.get("arch") == "dsa" else [])

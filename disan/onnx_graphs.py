@@ -12,7 +12,7 @@ The page (viz_app/browser/site.js, worker.js) names a prepared graph and never r
   token2token blocks (Shen Eqs. 15, 11 under the masks of Eqs. 17-18), which the page's fused WebAssembly kernel
   (viz_app/kernels/token2token.ts, viz_app/browser/kernel_part.js) runs in between: ``front`` takes the inputs to
   the block's inputs and the part's outputs that do not need it, ``after`` the block's s (and h) to the rest.
-* for an NLI model, ``sentences.p`` / ``.h`` / ``.head``: the encoder reads one sentence (Shen §5.2, Im & Cho
+* for an NLI model, ``sentences.p`` / ``.h`` / ``.head``: the encoder reads one sentence (Shen §5.1, Im & Cho
   §4.2), so a key typed in the premise leaves the hypothesis's part as it was; ``probs`` is cut the same way.
 
 Every graph keeps the export's inputs (one feeds object runs them all) and refers to one shared weights file,

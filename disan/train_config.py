@@ -92,5 +92,5 @@ def check_settings(cfg: TrainConfig) -> None:
                          "dropout rate from 0 up to (not including) 1.")
     heads = cfg.heads or ModelConfig.heads
     if cfg.model == "dsa" and cfg.d_h % heads:
-        raise InputError(f"--d-h {cfg.d_h} is not divisible by {heads} heads (Im Sec. 3: each head takes d_h / h "
+        raise InputError(f"--d-h {cfg.d_h} is not divisible by {heads} heads (Im Sec. 4.2.2: each head takes d_h / h "
                          "features); give a --d-h that --heads divides, or another --heads.")

@@ -737,7 +737,7 @@ def init_embedding_matrix(
 
     Words GloVe knows get their GloVe vector; the others (``<unk>`` included)
     are drawn from U(-oov_scale, oov_scale), as in Shen et al. (2018, DiSAN,
-    Sec. 5): "out-of-vocabulary words in the training set are randomly
+    Sec. 5): "The Out-of-Vocabulary words in training set are randomly
     initialized by uniform distribution between (-0.05, 0.05)".  The
     ``<pad>`` row is zero.
     """

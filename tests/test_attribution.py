@@ -261,7 +261,7 @@ def test_detached_attention_stops_the_gradient_through_the_weights_only(tiny_glo
         assert not torch.allclose(attached, detached, atol=1e-7)
         with torch.no_grad():
             for name, p in model.encoder.named_parameters():
-                # the parameters that only feed attention logits (DiSAN Eqs. 12, 15; Im Eqs. 5, 15)
+                # the parameters that only feed attention logits (DiSAN Eqs. 12, 15; Im Eqs. 8, 14)
                 if any(part in name for part in ("w1.", "w2.", ".b1", "s2t.", ".q.", ".k.")):
                     p.zero_()
         attached, detached = gradient_x_input(fn, emb, target)[0], detached_gradient_x_input(fn, emb, target)[0]

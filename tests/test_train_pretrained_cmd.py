@@ -88,7 +88,7 @@ def test_the_pair_protocol_takes_its_partners_from_the_ablation_map():
 
 
 def test_disan_nli_nodir_is_disan_nlis_recipe_with_the_directions_removed():
-    """Shen Table 1's "DiSAN w/o directions": the published disan-nli's flags, seed and data, plus --ablation nodir."""
+    """Shen Table 1's "DiSAN without directions": the published disan-nli's flags, seed and data, plus --ablation nodir."""
     card = json.loads((ROOT / "pretrained" / "disan-nli.json").read_text())
     trained = {**{f.name: f.default for f in dataclasses.fields(TrainConfig)}, **card["train"]["train_config"]}
     ours = config_from(script_commands()["disan-nli-nodir"])

@@ -305,7 +305,7 @@ export function disanSections(tv, theme) {
   for (const [side, sent] of sides(tv)) {
     mean.push(figure(`mean-${side}`,
       () => attentionPair(tv, sent, named("Token2token attention, mean over features", side, tv), theme),
-      "Shen Fig. 6", "P averaged over the d_h features (Shen Sec. 5.3); rows attend, columns are attended.", side));
+      "Shen Fig. 6", "P averaged over the d_h features (Shen Sec. 5.4); rows attend, columns are attended.", side));
     feature.push(figure(`feature-${side}`, values => {
       const k = values ? values.feature : 0;
       return pair(featureSlice(sent, "fw", k), featureSlice(sent, "bw", k), sent, titles,
@@ -346,7 +346,7 @@ export function dsaSections(tv, theme) {
       heads.push(figure(`alpha-heads-${direction}-${side}`, values => headsFigure(sent, direction,
         named(`${name} heads at α = ${Figures.formatG(at(values))}`, side, tv), theme, values?.alpha),
       `Im Fig. ${fig}`,
-        `Every head of the ${name.toLowerCase()} block on one colour scale; heads specialise on different distances.`,
+        `Every head of the ${name.toLowerCase()} block on one colour scale; Im: the weights differ for each head.`,
         side, { follows: "alpha" }));
     }
     gates.push(barsFigure(tv, side, theme, "gate", GATES,

@@ -160,8 +160,8 @@ def preset_by_label(label: str) -> Preset | None:
 
 
 #: Minimal pairs (issue 30) that show the papers' ideas: negation, an intensifier, word order reversed (what DiSAN's
-#: direction masks tell apart, Shen Sec. 3), a distant dependency at several α (what the distance mask is for, Im
-#: Sec. 3), and a two-sentence pair with one word of its second sentence changed. Each is (id, label, task, α
+#: direction masks tell apart, Shen Sec. 3.3), a distant dependency at several α (what the distance mask is for, Im
+#: Sec. 4.2.2), and a two-sentence pair with one word of its second sentence changed. Each is (id, label, task, α
 #: values or None, A, B): task "sentence" for a one-sentence classifier, where A and B are sentences; task "pair"
 #: for an NLI or relatedness model, where A and B are (first, second) and the second is the edited side, "{second}"
 #: in the label standing for its name in the pair view (the hypothesis, the second sentence). The static explorer,

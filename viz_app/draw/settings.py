@@ -41,7 +41,7 @@ ALPHA_MIN, ALPHA_MAX, ALPHA_STEP = 0.0, 5.0, 0.1
 #: α drawn by the Masks view when the model is a DiSAN model (Im Sec. 5.2: 1.5).
 PAPER_ALPHA = 1.5
 
-#: Sentence shown on first load (Shen Fig. 6, sentence 2).
+#: Sentence shown on first load (Shen Sec. 5.4's sentence 1, Figs. 6–7; its Fig. 6 discussion calls it sentence 2).
 DEFAULT_SENTENCE = "Families have some dogs in front of a carousel"
 
 #: Hypothesis used when an NLI model is chosen and none was typed.

@@ -231,7 +231,7 @@ def _tested(card: dict) -> str:
 #: What a separately trained ablation (``disan train --ablation``) leaves out, in its picker title: without it an
 #: ablation had its base model's title ("DiSAN (Shen et al. 2018), SST-5" for disan-sst5 and disan-sst5-nodir).
 ABLATION_TITLES = {"nodir": "without direction masks (Shen Tables 1–2)",
-                   "nodist": "without the distance mask (Im Table 3)"}
+                   "nodist": "without the distance mask (Im Table 1)"}
 
 
 def _facts(name: str, meta: dict, source: str | None = None) -> tuple[str, str]:

@@ -1,4 +1,4 @@
-"""Masked vs unmasked on one colour scale, with A − B (Shen Tables 1–2 ablations; Im Fig. 8, Table 3)."""
+"""Masked vs unmasked on one colour scale, with A − B (Shen Tables 1–2 ablations; Im Fig. 8, Table 1)."""
 
 from __future__ import annotations
 
