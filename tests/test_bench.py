@@ -297,11 +297,51 @@ def test_site_open_only_times_the_cold_opens_and_nothing_typed(tmp_path, monkeyp
     (tmp_path / "assets" / "site.js").write_text("y")
     (tmp_path / "index.html").write_text("z")
     opened = []
-    monkeypatch.setattr(bench_site, "_first_maps", lambda b, f, model, n, link=False: opened.append(link) or [5.0] * n)
+    monkeypatch.setattr(bench_site, "_first_maps", lambda b, f, model, link=False: opened.append(link) or 5.0)
     for name in ("_measure", "_measure_view", "measure_pair"):
         monkeypatch.setattr(bench_site, name, lambda *a, **k: pytest.fail("an --open-only run measured typing"))
     result = bench_site.run(args, browser=object())
-    assert opened == [False, True] and result["first_maps_ms"] == [5.0, 5.0] and result["typed"] == []
+    assert opened == [False, True, False, True] and result["first_maps_ms"] == [5.0, 5.0] and result["typed"] == []
     assert result["sizes"]["models"] == {"m": 10}
     view, typed, opened_table, sizes = bench_site.tables(result)
     assert len(opened_table.rows) == 2 and not typed.rows
+
+
+def test_site_opens_take_this_commit_and_the_baseline_in_turn_and_a_failing_baseline_costs_only_its_rows(
+        tmp_path, monkeypatch):
+    """The cold opens of this commit's folder and the baseline's alternate (the first of each pair alternating), so
+    both meet the same load; timed in two blocks minutes apart, a published baseline met a target it misses
+    interleaved. A baseline whose open fails leaves this commit's opens whole and says why."""
+    from benchmarks import site as bench_site
+
+    for name in ("models", "assets"):
+        (tmp_path / name).mkdir()
+    (tmp_path / "models" / "m.js").write_text("x")
+    (tmp_path / "index.html").write_text("z")
+    base = tmp_path / "base"
+    monkeypatch.setattr(bench_site, "_baseline_site", lambda commit, models, work: base)
+    monkeypatch.setattr(bench_site, "_remove_worktree", lambda work: None)
+    opened, fail_at = [], [None]
+
+    def first_maps(browser, folder, model, link=False):
+        who = "base" if folder == base else "mine"
+        opened.append((who, "link" if link else "own"))
+        if who == "base" and len([o for o in opened if o[0] == "base"]) == fail_at[0]:
+            raise SystemExit("error: a figure in the window was never drawn")
+        return 7.0 if who == "base" else 5.0
+
+    monkeypatch.setattr(bench_site, "_first_maps", first_maps)
+    args = bench_site.parse_args(["--open-only", "--site", str(tmp_path), "--baseline", "abc1234", "--opens", "2"])
+    result = bench_site.run(args, browser=object())
+    assert opened == [("mine", "own"), ("base", "own"), ("mine", "link"), ("base", "link"),
+                      ("base", "own"), ("mine", "own"), ("base", "link"), ("mine", "link")]
+    assert result["first_maps_ms"] == [5.0, 5.0] and result["baseline"] == {
+        "first_maps_own_ms": [7.0, 7.0], "first_maps_ms": [7.0, 7.0]}
+
+    opened.clear()
+    fail_at[0] = 2
+    result = bench_site.run(args, browser=object())
+    assert [o for o in opened if o[0] == "mine"] == [("mine", "own"), ("mine", "link")] * 2
+    assert len([o for o in opened if o[0] == "base"]) == 2  # none after the failure
+    assert result["first_maps_own_ms"] == [5.0, 5.0] and result["first_maps_ms"] == [5.0, 5.0]
+    assert result["baseline"]["first_maps_own_ms"] == [7.0] and "never drawn" in result["baseline"]["error"]
