@@ -271,6 +271,24 @@ def test_keyboard_moves_the_focus_and_announces_the_value(page):
     assert page.locator("#fig-horizontal .disan-fig__live").inner_text() == f"#1 film: P = {bars[1]:.6g}"
 
 
+def test_a_click_draws_no_keyboard_focus_box_until_a_key_moves_it(page):
+    """Before, a click's focus outlined cell [0, 0] in black: in talk mode, beside the clicked row's largest cell, a
+    mark on a cell no one chose (a masked one on a forward map)."""
+    page.locator("#fig-talk .disan-fig__stage").scroll_into_view_if_needed()
+    L = layout(page, "talk")
+    corner = (L["plot"]["x"] + 1, L["plot"]["y"] + 0.5 * L["ch"])  # on the left edge of cell [0, 0], where its box is
+
+    def box_at_first_cell() -> bool:
+        edge = pixel(page, "talk", "marks", *corner)
+        return edge[3] == 255 and max(edge[:3]) < 60
+
+    page.mouse.click(*cell_point(page, "talk", 3, 2))
+    assert page.locator("#fig-talk .disan-fig__stage").evaluate("el => el === document.activeElement")
+    assert not box_at_first_cell()
+    page.keyboard.press("ArrowLeft")  # the key brings the box, from [0, 0]: still there at the grid's edge
+    assert box_at_first_cell()
+
+
 def test_update_with_new_values_repaints_only_the_cells_and_data_drawn_changes_with_them(page):
     paints = page.evaluate("({...demo.figures.sequential.paints})")
     seen = page.evaluate("""(() => {

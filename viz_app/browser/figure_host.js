@@ -43,10 +43,10 @@ export function mountFigure(element, spec, options = {}) {
   const menu = opts.menu ? exportMenu() : null;
   if (menu) head.append(menu.element);
 
-  // talk mode: the presentation theme, and a fixed height grown as its text (20 / 13)
-  const grow = THEMES.presentation.font_size / THEMES.normal.font_size;
-  const withTheme = (view) => (!opts.theme ? view : { ...view, theme: opts.theme,
-    ...(view.height && opts.theme === "presentation" && view.theme !== "presentation" ? { height: Math.round(view.height * grow) } : {}) });
+  // talk mode: the presentation theme, and a fixed height grown as its text (20 / 13) but so that its section fits the window
+  const grow = THEMES.presentation.font_size / THEMES.normal.font_size, win = element.ownerDocument.defaultView;
+  const withTheme = (view) => (!opts.theme ? view : { ...view, theme: opts.theme, ...(view.height && opts.theme === "presentation" &&
+    view.theme !== "presentation" ? { height: Math.min(Math.round(view.height * grow), Math.max(300, win.innerHeight - 320)) } : {}) });
   // the tokens the figure shows (its first panel's rows or bars), for data-drawn
   const tokensOf = (s) => (s.panels[0].kind === "heatmap" ? s.panels[0].view.rowTokens : s.panels[0].view.labels);
 

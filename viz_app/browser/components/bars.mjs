@@ -25,7 +25,7 @@ export function barsDomain(values, domain) {
 export function barsLayout(spec, measure) {
   const { width, height, labels } = spec, f = fonts(spec.theme), tickLine = Math.ceil(f.tick * 1.25);
   const horizontal = spec.orientation === "horizontal", value = scaleLinear().domain(spec.domain);
-  const valueTicks = tickTexts(value.ticks(5));
+  let valueTicks = tickTexts(value.ticks(5));
   const [clipped, widths] = clipLabels(labels, (horizontal ? width : height) * 0.25, f.tick, measure);
   const top = titleRoom(spec.title, f), xLabelRoom = axisRoom(spec.xLabel, f), yLabelRoom = axisRoom(spec.yLabel, f);
   let plot, cat;
@@ -41,6 +41,9 @@ export function barsLayout(spec, measure) {
     plot = { x: left, y: top + f.cell + 4, w, h: Math.max(1, height - top - f.cell - 4 - TICK_PAD - Math.ceil(cat.extent) - xLabelRoom - PAD) };
   }
   value.range(horizontal ? [plot.x, plot.x + plot.w] : [plot.y + plot.h, plot.y]);
+  // fewer value ticks where their numbers would touch (a narrow column in talk mode drew "0.00.20.40.60.81.0")
+  const clear = ([a, s], [b, t]) => Math.abs(value(b) - value(a)) >= (horizontal ? (measure(s, f.tick) + measure(t, f.tick)) / 2 : f.tick) + f.tick / 2;
+  for (let n = 4; n > 0 && valueTicks.some((t, i) => i > 0 && !clear(valueTicks[i - 1], t)); n--) valueTicks = tickTexts(value.ticks(n));
   return { width, height, f, plot, band: (horizontal ? plot.h : plot.w) / labels.length, horizontal, labels: clipped, cat,
     value, valueTicks, ...titles(spec, f, plot, height) };
 }

@@ -178,7 +178,7 @@ export function createFigure(parent, def) {
   new ResizeObserver(() => {  // a figure without a fixed width follows its parent's
     if (parent.clientWidth > 0 && ready() && !def.view().width && Math.round(parent.clientWidth) !== size[0]) fig.update({});
   }).observe(parent);
-  // the keyboard focus starts at [0, 0] and is kept inside the grid when the data shrinks
+  // the keyboard focus: from [0, 0], kept inside the grid; drawn for a key's focus, not a click's (a box no one chose)
   const move = (cell) => {
     focus = cell;
     if (!ready()) return;
@@ -190,7 +190,7 @@ export function createFigure(parent, def) {
     if (R && C) at = [Math.min(at?.[0] ?? 0, R - 1), Math.min(at?.[1] ?? 0, C - 1)];
     return [R, C];
   };
-  stage.addEventListener("focus", () => { if (grid()[0]) move(at); });
+  stage.addEventListener("focus", () => { if (grid()[0] && stage.matches(":focus-visible")) move(at); });
   stage.addEventListener("blur", () => move(null));
   stage.addEventListener("keydown", (e) => {
     const [R, C] = grid(), next = R && C && nextCell(at, e.key, R, C);

@@ -11,7 +11,9 @@ import { createFigure, dataTable } from "./figure.mjs";
 import { checkHeatmapView } from "./validate.mjs";
 import { heatmapCsv } from "./export.mjs";
 
-const GRID = "#c8d4e3", BAR_WIDTH = 14, BAR_GAP = 14;
+const GRID = "#c8d4e3", BAR_WIDTH = 14, BAR_GAP = 14, BAR_TICK = 3;
+/* Colour bar numbers start past the ticks by a gap growing with the text: 2 px from a tick, talk mode's read as "-0.8". */
+const barTextOffset = (f) => BAR_TICK + Math.round(f.tick * 0.35);
 
 /* Where every part goes, from the view, the size and how wide its text is (`measure(text, size)`: canvas on
  * screen, a stand-in in tests): the left margin holds the widest row label, the bottom one the column labels at
@@ -23,7 +25,7 @@ export function heatmapLayout(spec, measure) {
   const top = titleRoom(spec.title, f);
   const barTextW = Math.max(measure(spec.valueName || "", f.tick), ...spec.barTickTexts.map((s) => measure(s, f.tick)));
   const showBar = spec.colourbar !== false;
-  const right = showBar ? BAR_GAP + BAR_WIDTH + 4 + Math.ceil(barTextW) + PAD : PAD;
+  const right = showBar ? BAR_GAP + BAR_WIDTH + barTextOffset(f) + Math.ceil(barTextW) + PAD : PAD;
   const left = PAD + axisRoom(spec.yLabel, f) + Math.ceil(Math.max(0, ...rowWidths)) + TICK_PAD;
   const plotW = Math.max(1, width - left - right), cw = plotW / Math.max(1, colTokens.length);
   const xTicks = fitXTicks(colWidths, cw, tickLine);
@@ -95,8 +97,8 @@ export function paintColourbar(p, L, m) {
   p.text(m.valueName || "", bar.x, L.plot.y, { size: f.tick, fill: INK, baseline: "top" });
   for (const [value, text] of barTicks(m.scale)) {
     const y = bar.y + bar.h * (1 - m.scale.position(value));
-    p.line(bar.x + bar.w, y, bar.x + bar.w + 3, y, INK, 1);
-    p.text(text, bar.x + bar.w + 5, y, { size: f.tick, fill: INK });
+    p.line(bar.x + bar.w, y, bar.x + bar.w + BAR_TICK, y, INK, 1);
+    p.text(text, bar.x + bar.w + barTextOffset(f), y, { size: f.tick, fill: INK });
   }
 }
 
