@@ -23,6 +23,7 @@ from viz_app.shell.chart import SENT_VIEWS, unwire
 from viz_app.draw import settings
 from viz_app.shell.catalog import VIEW_IDS
 from viz_app.draw.presets import IM_SENTENCE, PRESETS
+from viz_app.draw.text import md_escape
 from viz_app.draw.verdicts import SENTENCE_READINGS
 
 APP = Path(__file__).resolve().parent.parent / "viz_app" / "app.py"
@@ -518,30 +519,31 @@ def test_a_sentence_models_address_drops_the_nli_hypothesis_which_the_session_re
     assert again.text_input(key="hypothesis").value == settings.DEFAULT_HYPOTHESIS
 
 
-def test_the_preset_menu_shows_the_picked_example_until_its_text_is_edited(fake_nli):
-    """The preset menu went back to "— choose a preset sentence —" after every pick while the sentence box held the
-    picked example, whose label (here a TREC test line's gold class) was gone. It shows the preset the boxes
-    hold; an edit of the sentence (or of an NLI model's hypothesis) brings the placeholder back, and picking the
-    same preset again restores its text."""
+def test_a_picked_example_is_named_under_the_boxes_until_its_text_is_edited(fake_nli):
+    """The preset menu goes back to "— choose a preset sentence —" after a pick (a value derived from the boxes each
+    run let a click replay a stale pick over typed text: tests/test_browser_typing.py), and the example's label
+    (here a TREC test line's gold class) was then gone. A caption names the example the boxes hold; an edit of the
+    sentence (or of an NLI model's hypothesis) takes it away, and picking the same preset again restores its text."""
     placeholder = "— choose a preset sentence —"
     preset = next(p for p in PRESETS if p.task == "trec")
+    named = f"Example: {md_escape(preset.label)}"
+    captions = lambda at: [c.value for c in at.sidebar.caption]  # noqa: E731
     at = run_app(view="explore", model="disan", sentence="a dull mess .")
-    assert at.selectbox(key="preset").value == placeholder
+    assert at.selectbox(key="preset").value == placeholder and named not in captions(at)
     at.selectbox(key="preset").set_value(preset.label).run()
     assert_clean(at)
     assert at.text_area(key="sentence").value == preset.sentence
-    assert at.selectbox(key="preset").value == preset.label
+    assert at.selectbox(key="preset").value == placeholder and named in captions(at)
     at.text_area(key="sentence").set_value(preset.sentence + " really").run()
-    assert at.selectbox(key="preset").value == placeholder
+    assert named not in captions(at)
     at.selectbox(key="preset").set_value(preset.label).run()
-    assert at.text_area(key="sentence").value == preset.sentence
-    assert at.selectbox(key="preset").value == preset.label
+    assert at.text_area(key="sentence").value == preset.sentence and named in captions(at)
     nli = run_app(view="explore", model="dsa-nli")
     nli.selectbox(key="preset").set_value(preset.label).run()
-    assert nli.selectbox(key="preset").value == preset.label
+    assert named in captions(nli)
     nli.text_input(key="hypothesis").set_value("Nobody asks .").run()  # the pair no longer the preset's
     assert_clean(nli)
-    assert nli.selectbox(key="preset").value == placeholder
+    assert named not in captions(nli)
 
 
 def test_table_fallback_is_drawn_on_demand_with_the_figure_values():

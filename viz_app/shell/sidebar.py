@@ -30,23 +30,25 @@ def _apply_preset() -> None:
     if preset is not None:
         st.session_state["sentence"] = preset.sentence
         st.session_state["hypothesis"] = preset.hypothesis
+    # The menu's own value stays the placeholder: one derived from the boxes each run changed as the text did, and a
+    # click that interrupted the run before the browser had the new value sent the old pick back, replacing the
+    # typed sentence with the example (tests/test_browser_typing.py). _shown_preset's caption names the example.
+    st.session_state["preset"] = _PRESET_PLACEHOLDER
 
 
-def _shown_preset(name: str, pair: bool) -> str:
-    """The preset menu's value: the preset whose text the boxes hold, else the placeholder.
+def _shown_preset(name: str, pair: bool) -> str | None:
+    """The label of the preset whose text the boxes hold, for a caption under the menu, else None.
 
-    The menu went back to its placeholder after every pick, so it read "choose a preset sentence" beside the
-    example it had just put in the box, and the example's label (a test line's gold class, a SICK pair's
-    relatedness) was gone. Derived from the boxes each run, it shows the example until the text is edited, and
-    then the placeholder again, so picking the same example once more still changes the menu and restores it.
-    A two-sentence model matches on both boxes; a one-sentence model, whose hypothesis box is hidden, on the
-    sentence (the picked preset first: its hypothesis is still the session's)."""
+    After a pick the menu reads "choose a preset sentence" again, so without it the example's label (a test
+    line's gold class, a SICK pair's relatedness) was gone. A two-sentence model matches on both boxes; a
+    one-sentence model, whose hypothesis box is hidden, on the sentence (the picked preset first: its hypothesis
+    is still the session's)."""
     sentence, hypothesis = st.session_state.get("sentence"), st.session_state.get("hypothesis")
     offered = presets_for(name)
     match = next((p for p in offered if (p.sentence, p.hypothesis) == (sentence, hypothesis)), None)
     if match is None and not pair:
         match = next((p for p in offered if p.sentence == sentence), None)
-    return match.label if match else _PRESET_PLACEHOLDER
+    return match.label if match else None
 
 
 def validate(text: str | None, what: str) -> str | None:
@@ -134,7 +136,6 @@ def render_sidebar(view: str | None = None, prepared: tuple[list[str], str] | No
         name, cfg = _pick_model(names, default)
         # the shown model's, which a checkpoint that fails to load replaces with random DiSAN (one sentence)
         st.session_state[SHOWN_PAIR_KEY] = bool(cfg.pair)
-        st.session_state["preset"] = _shown_preset(name, cfg.pair)
         st.selectbox(
             "Preset", (_PRESET_PLACEHOLDER,) + tuple(p.label for p in presets_for(name)), key="preset",
             on_change=_apply_preset
@@ -149,6 +150,9 @@ def render_sidebar(view: str | None = None, prepared: tuple[list[str], str] | No
                                        on_change="ignore")
             st.radio("Draw", ("premise", "hypothesis"), key="side", horizontal=True,
                      format_func=dict(premise=first, hypothesis=second).get)
+        shown = _shown_preset(name, cfg.pair)  # under the boxes: its line comes and goes without moving them
+        if shown is not None:
+            st.caption(f"Example: {md_escape(shown)}")
         masks = st.session_state["masks"]
         options = list(MASK_CHOICES) + ([masks] if masks not in MASK_CHOICES else [])
         st.selectbox(
