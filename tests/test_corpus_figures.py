@@ -133,7 +133,8 @@ def test_the_learning_curves_loss_axis_is_labelled_at_round_numbers():
     multiple of the step."""
     fig = cf.learning_curve(list(range(1000, 15000, 1000)), np.linspace(0.40, 0.46, 14).tolist(),
                             np.linspace(0.967, 0.523, 14).tolist(), title="Learning curve")
-    ticks = _drawn(fig, HALF_WIDTH, "return gd._fullLayout.yaxis2._vals.map(t => t.x);")
+    # the drawn tick labels (the page's SVG text), not plotly.js's private _fullLayout
+    ticks = [float(s) for s in _drawn(fig, HALF_WIDTH, "return [...gd.querySelectorAll('.y2tick text')].map(t => t.textContent);")]
     step = ticks[1] - ticks[0]
     assert len(ticks) >= 3 and np.diff(ticks) == pytest.approx(step), ticks
     mantissa = step / 10 ** np.floor(np.log10(step))
@@ -147,7 +148,8 @@ def test_the_relatedness_scatter_keeps_its_axes_on_the_scale_in_a_column_wider_t
     column wider than the plot is tall (0 to past 6). Both drawn ranges must stay the builder's 0.8–5.2."""
     gold = np.linspace(1, 5, 200)
     fig = cf.relatedness_scatter(gold, np.clip(gold + np.sin(gold), 1, 5), title="Test pairs")
-    ranges = _drawn(fig, HALF_WIDTH, "return [gd._fullLayout.xaxis.range, gd._fullLayout.yaxis.range];")
+    # gd.layout: the public layout, into which plotly.js writes the ranges it drew (a constrained one included)
+    ranges = _drawn(fig, HALF_WIDTH, "return [gd.layout.xaxis.range, gd.layout.yaxis.range];")
     assert ranges == [pytest.approx([0.8, 5.2]), pytest.approx([0.8, 5.2])]
 
 

@@ -38,19 +38,22 @@ SECTION = """() => { const s = document.activeElement;
 
 
 def sections_fit(page) -> list[str]:
-    """Press j through every section in talk mode; the one-figure sections that do not fit the window, with why."""
+    """Press j through every section in talk mode; the one-figure sections that do not fit the window, with why.
+    A page whose keys reached no one-figure section fails here: nothing would have been checked."""
     page.wait_for_function("() => document.body.classList.contains('talk')")
     ids = page.evaluate("() => [...document.querySelectorAll('#report .section')].map(s => s.id)")
     height = page.evaluate("() => innerHeight")
-    misfits = []
+    misfits, checked = [], 0
     for _ in ids[1:]:
         before = page.evaluate("() => document.activeElement && document.activeElement.id")
         page.keyboard.press("j")
         page.wait_for_function(f"before => document.activeElement.id !== before && ({SECTION})() !== null", arg=before)
         page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
         sid, top, bottom, figures = page.evaluate(SECTION)
+        checked += figures == 1
         if figures == 1 and (top < -2 or bottom > height + 1):
             misfits.append(f"{sid}: {top:.0f}–{bottom:.0f} px in a {height} px window")
+    assert checked >= 2, f"the keys reached {checked} one-figure section(s) of {ids}"
     return misfits
 
 
